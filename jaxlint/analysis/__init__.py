@@ -1,0 +1,1 @@
+"""Facts about a module that several checks share."""

@@ -1,0 +1,111 @@
+"""Qualified names from a module's imports: `jnp.zeros` -> `jax.numpy.zeros`.
+
+Rules speak in qualified names, never in spellings. Imports are collected per scope
+(module, then each function) with a shallow scan of the scope's statements, so an
+import below a function still counts inside it, as at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import libcst as cst
+
+_NESTED_BLOCKS = (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar)
+
+
+def dotted(expr: cst.BaseExpression) -> str | None:
+    """`a.b.c` as a string, or None when `expr` is not a plain dotted name."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted(expr.value)
+        return None if base is None else f"{base}.{expr.attr.value}"
+    return None
+
+
+def _scope_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """Small statements of one scope, entering blocks but not nested defs or classes."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif isinstance(statement, cst.BaseSmallStatement):
+            yield statement
+        elif isinstance(statement, _NESTED_BLOCKS):
+            yield from _scope_statements(_block_bodies(statement))
+
+
+def _block_bodies(block: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    parts = [getattr(block, "body", None), getattr(block, "orelse", None),
+             getattr(block, "finalbody", None)]
+    parts.extend(getattr(block, "handlers", ()))
+    for part in parts:
+        while part is not None:
+            inner = getattr(part, "body", None)
+            if isinstance(inner, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+                yield from inner.body
+            elif isinstance(inner, (list, tuple)):
+                yield from inner
+            # `elif` chains hang off If.orelse as nested If nodes.
+            part = part.orelse if isinstance(part, cst.If) else None
+
+
+def scope_imports(body: Iterable[cst.CSTNode]) -> dict[str, str]:
+    """Local name -> qualified name for every import statement of one scope."""
+    bound: dict[str, str] = {}
+    for statement in _scope_statements(body):
+        if isinstance(statement, cst.Import):
+            for alias in statement.names:
+                module = dotted(alias.name)
+                if module is None:
+                    continue
+                if alias.asname is not None:
+                    local = dotted(alias.asname.name)
+                    if local:
+                        bound[local] = module
+                else:
+                    top = module.split(".")[0]
+                    bound[top] = top
+        elif isinstance(statement, cst.ImportFrom):
+            if statement.relative or statement.module is None:
+                continue
+            module = dotted(statement.module)
+            if module is None or isinstance(statement.names, cst.ImportStar):
+                continue
+            for alias in statement.names:
+                name = dotted(alias.name)
+                if name is None:
+                    continue
+                local = dotted(alias.asname.name) if alias.asname else name
+                if local:
+                    bound[local] = f"{module}.{name}"
+    return bound
+
+
+class Names:
+    """Resolves names in the scope being visited. `None` marks a local that shadows an import."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self._scopes: list[dict[str, str | None]] = [dict(scope_imports(module.body))]
+
+    def enter_function(self, body: Iterable[cst.CSTNode], params: Iterable[str]) -> None:
+        scope: dict[str, str | None] = {name: None for name in params}
+        scope.update(scope_imports(body))
+        self._scopes.append(scope)
+
+    def leave_function(self) -> None:
+        self._scopes.pop()
+
+    def qualified(self, expr: cst.BaseExpression) -> str | None:
+        """The qualified name `expr` refers to, or None when it is not an imported name."""
+        spelled = dotted(expr)
+        if spelled is None:
+            return None
+        head, _, rest = spelled.partition(".")
+        for scope in reversed(self._scopes):
+            if head in scope:
+                target = scope[head]
+                if target is None:
+                    return None
+                return f"{target}.{rest}" if rest else target
+        return None

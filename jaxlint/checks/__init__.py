@@ -1,0 +1,29 @@
+"""The rule catalog: every rule class, and lookups by code or name."""
+
+from __future__ import annotations
+
+from jaxlint.checks.base import Rule
+from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
+from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
+
+ALL_RULES: tuple[type[Rule], ...] = (
+    SyntaxErrorRule,
+    UnreadableFileRule,
+    InPlaceUpdate,
+    DiscardedFunctionalUpdate,
+)
+BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
+BY_NAME: dict[str, type[Rule]] = {rule.name: rule for rule in ALL_RULES}
+
+
+def find_rule(code_or_name: str) -> type[Rule] | None:
+    """The rule spelled by a code (any case) or a kebab-case name."""
+    return BY_CODE.get(code_or_name.upper()) or BY_NAME.get(code_or_name.lower())
+
+
+DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/rules/"
+
+
+def rule_url(code: str) -> str:
+    """Where a rule's documentation page lives."""
+    return f"{DOCS_URL}{code}.md"

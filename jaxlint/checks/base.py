@@ -1,0 +1,43 @@
+"""The shape every rule has: identity, documentation, and visitor methods.
+
+A rule is one class. Its `visit_<Node>` / `leave_<Node>` methods (libcst node names, and
+`visit_<Node>_<field>` for a field) run in the single traversal of a file; `self.values` tells what
+each name holds there, `self.names` resolves imports, and `self.report(node, message)` records a finding.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, ClassVar, Union
+
+import libcst as cst
+
+from jaxlint.analysis.values import ValueTracker
+
+# A message, or a function building it once line numbers are known (positions are computed lazily).
+Message = Union[str, Callable[[Callable[[cst.CSTNode], int]], str]]
+Reporter = Callable[[str, cst.CSTNode, Message], None]
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    default_enabled: ClassVar[bool] = True
+    fixable: ClassVar[bool] = False
+
+    # Documentation, rendered into rules/<code>.md and by `jaxlint rule`.
+    what_it_does: ClassVar[str]
+    why_bad: ClassVar[str]
+    example: ClassVar[str] = ""
+    use_instead: ClassVar[str] = ""
+    not_flagged: ClassVar[str] = ""
+    fix_safety: ClassVar[str] = "No automatic fix."
+    verify: ClassVar[str] = "Not confirmed by `--verify` yet."
+
+    def __init__(self, values: ValueTracker, reporter: Reporter) -> None:
+        self.values = values
+        self.names = values.names
+        self._reporter = reporter
+
+    def report(self, node: cst.CSTNode, message: Message) -> None:
+        self._reporter(self.code, node, message)

@@ -1,0 +1,37 @@
+"""Rules about the input itself rather than the code in it: reported by lint.py, not by visitors."""
+
+from __future__ import annotations
+
+from jaxlint.checks.base import Rule
+
+
+class SyntaxErrorRule(Rule):
+    code = "JAX001"
+    name = "syntax-error"
+    summary = "A file that is not valid Python source: a syntax error, undecodable bytes, or a binary file"
+    what_it_does = (
+        "Reports a file that jaxlint cannot parse as Python: a syntax error (at the parser's line and "
+        "column), bytes that are not valid in the file's encoding (UTF-8 unless a coding cookie says "
+        "otherwise), or a binary file. The other files of the run are still checked."
+    )
+    why_bad = (
+        "No rule can check a file that does not parse, so a file that silently fails to parse would "
+        "hide every finding in it. Python itself refuses to import such a file."
+    )
+    example = "def f(x):\n    return x +\n"
+    use_instead = "def f(x):\n    return x + 1\n"
+
+
+class UnreadableFileRule(Rule):
+    code = "JAX003"
+    name = "unreadable-file"
+    summary = "A file that cannot be read: missing, a broken symlink, or permission denied"
+    what_it_does = (
+        "Reports a path that jaxlint was asked to check but could not read: a file that does not exist, "
+        "a symlink whose target is missing, a file without read permission. The run goes on with the "
+        "other files."
+    )
+    why_bad = (
+        "A file that is never read is never checked. Reporting it, instead of skipping it quietly, "
+        "keeps a broken link or a permissions problem from turning into a silent gap in CI."
+    )

@@ -1,0 +1,161 @@
+"""JAX1xx: JAX arrays are immutable."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.arrays import functional_update_receiver
+from jaxlint.analysis.values import Kind, Value
+from jaxlint.checks.base import Rule
+
+_UPDATE_METHOD = {
+    cst.AddAssign: "add",
+    cst.SubtractAssign: "subtract",
+    cst.MultiplyAssign: "multiply",
+    cst.DivideAssign: "divide",
+    cst.PowerAssign: "power",
+}
+_REMOVED_INDEX_OPS = {
+    "jax.ops.index_update": "set",
+    "jax.ops.index_add": "add",
+    "jax.ops.index_mul": "multiply",
+    "jax.ops.index_min": "min",
+    "jax.ops.index_max": "max",
+}
+_EMPTY = cst.Module(body=[])
+
+
+def code(node: cst.CSTNode, limit: int = 40) -> str:
+    """Source text of a node for a message, shortened when long."""
+    text = " ".join(_EMPTY.code_for_node(node).split())
+    return text if len(text) <= limit else "..."
+
+
+def why_array(name: str, value: Value):
+    """A message tail saying why `name` is a JAX array, built once lines are known."""
+    if value.kind is Kind.TRACED and value.origin is not None:
+        param, function = value.origin
+        transform = function.transforms[0]
+        return lambda line: (
+            f"`{param}` is a traced argument of `{function.name}`, "
+            f"transformed by `{transform.name}` at line {line(transform.node)}"
+        )
+    return lambda line: f"`{name}` holds a JAX array"
+
+
+class InPlaceUpdate(Rule):
+    code = "JAX101"
+    name = "in-place-update"
+    summary = "Item assignment on a JAX array, which is immutable"
+    what_it_does = (
+        "Flags `x[i] = v` and `x[i] op= v` when `x` is known to be a JAX array: bound from a "
+        "`jax.numpy`, `jax.random`, `jax.nn` or `jax.lax` call, derived from one by arithmetic, "
+        "indexing or an array method, annotated `jax.Array` (or `jnp.ndarray`, or a jaxtyping "
+        "`Float[Array, ...]`), or a traced parameter of a `jit`, `vmap`, `grad` or other transformed function."
+    )
+    why_bad = (
+        "JAX arrays are immutable. Item assignment raises `TypeError: JAX arrays are immutable and do "
+        "not support in-place item assignment` at run time, often deep inside a jitted function. "
+        "The functional form `x.at[i].set(v)` returns an updated copy, which XLA performs in place "
+        "when it can."
+    )
+    example = (
+        "import jax.numpy as jnp\n\n"
+        "x = jnp.zeros(3)\n"
+        "x[0] = 1.0\n"
+        "x[1] += 2.0\n"
+    )
+    use_instead = (
+        "import jax.numpy as jnp\n\n"
+        "x = jnp.zeros(3)\n"
+        "x = x.at[0].set(1.0)\n"
+        "x = x.at[1].add(2.0)\n"
+    )
+    not_flagged = (
+        "NumPy arrays, lists, dicts and any object jaxlint cannot show to be a JAX array (for example "
+        "`np.zeros(3)`, the result of `jax.device_get`, an attribute such as `self.buf`, or a name rebound "
+        "to a NumPy array). Parameters of `grad` that are not differentiated (not in `argnums`) and "
+        "`vmap` parameters mapped with `in_axes=None` are not tracers and are not flagged."
+    )
+    verify = "`--verify` traces the function and expects the `TypeError` at this line."
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for subscript in _subscripts(target.target):
+                self._check(subscript, "set", node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Subscript):
+            method = _UPDATE_METHOD.get(type(node.operator))
+            self._check(node.target, method, node.value, node.operator)
+
+    def _check(self, target: cst.Subscript, method: str | None, value: cst.BaseExpression,
+               operator: cst.BaseAugOp | None = None) -> None:
+        held = self.values.value_of(target.value)
+        if held is None or not held.is_array:
+            return
+        base = code(target.value)
+        index = code(cst.Subscript(value=cst.Name("_"), slice=target.slice))[1:]
+        if method is not None:
+            fix = f"`{base} = {base}.at{index}.{method}({code(value)})`"
+        else:
+            op = _EMPTY.code_for_node(operator).strip()[:-1]
+            fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {code(value)})`"
+        reason = why_array(base, held)
+        self.report(target, lambda line: (
+            f"in-place update of a JAX array raises TypeError ({reason(line)}); use {fix}"
+        ))
+
+
+def _subscripts(target: cst.BaseExpression):
+    if isinstance(target, cst.Subscript):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _subscripts(element.value)
+
+
+class DiscardedFunctionalUpdate(Rule):
+    code = "JAX102"
+    name = "discarded-functional-update"
+    summary = "The result of `x.at[i].set(v)` (or another functional update) is thrown away"
+    what_it_does = (
+        "Flags an expression statement `x.at[...].set(...)` (also `add`, `subtract`, `multiply`, "
+        "`divide`, `power`, `min`, `max`, `apply`) whose result is not used, and the removed "
+        "`jax.ops.index_update(...)` family used the same way."
+    )
+    why_bad = (
+        "A functional update returns a new array and leaves `x` unchanged. Written as a statement it "
+        "does nothing, silently: no error, just the old values."
+    )
+    example = (
+        "import jax.numpy as jnp\n\n"
+        "x = jnp.zeros(3)\n"
+        "x.at[0].set(1.0)\n"
+    )
+    use_instead = (
+        "import jax.numpy as jnp\n\n"
+        "x = jnp.zeros(3)\n"
+        "x = x.at[0].set(1.0)\n"
+    )
+    not_flagged = "Updates whose result is assigned, returned, passed on or used in any expression."
+    verify = "Not confirmed by `--verify`: the statement runs without error, which is the bug."
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if not isinstance(call, cst.Call):
+            return
+        receiver = functional_update_receiver(call)
+        if receiver is not None:
+            method = call.func.attr.value
+            self.report(call, (
+                f"the result of `.at[...].{method}(...)` is discarded: JAX arrays are immutable, so "
+                f"`{code(receiver)}` is unchanged; assign it: `{code(receiver)} = {code(call, 60)}`"
+            ))
+            return
+        qualified = self.names.qualified(call.func)
+        if qualified in _REMOVED_INDEX_OPS:
+            self.report(call, (
+                f"the result of `{qualified}(...)` is discarded: it returns a new array and leaves its "
+                f"operand unchanged; assign it: `x = x.at[idx].{_REMOVED_INDEX_OPS[qualified]}(v)`"
+            ))

@@ -1,0 +1,116 @@
+"""Command line: arguments -> settings -> run -> report -> exit code (0 clean, 1 findings, 2 error)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from typing import TextIO
+
+from jaxlint import __version__
+from jaxlint.catalog import rule_page
+from jaxlint.checks import ALL_RULES, find_rule
+from jaxlint.config import CommandLine, ConfigError, build_settings
+from jaxlint.report import FORMATS, text
+from jaxlint.runner import run
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+FORMAT_NAMES = ("text", "json", "sarif", "github")
+
+
+def _selectors(values: list[str] | None) -> list[str] | None:
+    """`--select A,B --select C` -> [A, B, C]."""
+    if values is None:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jaxlint",
+        description="A correctness linter for JAX code. `jaxlint rule CODE` explains a rule.",
+    )
+    parser.add_argument("paths", nargs="*", default=["."], help="files or folders to check (default: .)")
+    parser.add_argument("--select", action="append", metavar="CODES",
+                        help="only these rules: codes, names or prefixes, comma-separated")
+    parser.add_argument("--extend-select", action="append", default=[], metavar="CODES",
+                        help="also these rules (opt-in rules by code or name)")
+    parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
+                        help="not these rules")
+    parser.add_argument("--output-format", choices=FORMAT_NAMES, default="text")
+    parser.add_argument("--statistics", action="store_true", help="print counts by rule instead of findings")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    parser.add_argument("--config", metavar="FILE", help="read [tool.jaxlint] from FILE")
+    parser.add_argument("--force-exclude", action="store_true",
+                        help="apply excludes to files named on the command line too (for pre-commit)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
+    parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
+    return parser
+
+
+def _rule_command(argv: list[str], out: TextIO) -> int:
+    parser = argparse.ArgumentParser(prog="jaxlint rule", description="Explain a rule.")
+    parser.add_argument("rule", nargs="?", help="a rule code (JAX101) or name (in-place-update)")
+    parser.add_argument("--all", action="store_true", help="list every rule")
+    args = parser.parse_args(argv)
+    if args.all:
+        for rule in ALL_RULES:
+            default = "on" if rule.default_enabled else "opt-in"
+            out.write(f"{rule.code}  {rule.name:<30} {default:<6} {rule.summary}\n")
+        return EXIT_CLEAN
+    if not args.rule:
+        parser.error("give a rule code or name, or --all")
+    rule = find_rule(args.rule)
+    if rule is None:
+        print(f"jaxlint: error: unknown rule '{args.rule}' (jaxlint rule --all lists them)", file=sys.stderr)
+        return EXIT_ERROR
+    out.write(rule_page(rule))
+    return EXIT_CLEAN
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv[:1] == ["rule"]:
+            return _rule_command(argv[1:], out)
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:  # argparse: --help, --version, usage errors
+        return int(exit_.code or 0)
+    try:
+        return _lint(args, out)
+    except ConfigError as error:
+        print(f"jaxlint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as error:  # a bug in jaxlint: one line and exit 2, not a traceback
+        print(f"jaxlint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _lint(args: argparse.Namespace, out: TextIO) -> int:
+    settings = build_settings(CommandLine(
+        select=_selectors(args.select),
+        extend_select=_selectors(args.extend_select) or [],
+        ignore=_selectors(args.ignore) or [],
+        config=args.config,
+        force_exclude=args.force_exclude,
+    ))
+    result = run(args.paths, settings)
+    if args.statistics:
+        if args.output_format == "json":
+            counts = Counter(d.code for d in result.diagnostics)
+            out.write(json.dumps([{"code": c, "count": n} for c, n in counts.most_common()], indent=2) + "\n")
+        else:
+            out.write(text.statistics(result))
+    else:
+        out.write(FORMATS[args.output_format](result))
+    if args.output_format == "text" and not args.quiet:
+        out.write(text.summary(result))
+    for message in result.internal_errors:
+        print(f"jaxlint: {message}", file=sys.stderr)
+    if result.internal_errors:
+        return EXIT_ERROR
+    if result.diagnostics and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN

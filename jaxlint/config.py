@@ -1,0 +1,179 @@
+"""Settings: `[tool.jaxlint]` from pyproject.toml merged with the command line.
+
+Every mistake in configuration stops the run with a message naming the key, value or file:
+a linter that silently ignores `selct = [...]` checks something other than what its user asked for.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+from jaxlint.selection import UnknownSelector, enabled_codes, resolve
+
+DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
+
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
+_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores")
+
+
+class ConfigError(Exception):
+    """A problem in the configuration or the command line's rule selection: exit 2."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    enabled: frozenset[str]
+    root: Path
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    force_exclude: bool = False
+    config_file: Path | None = None
+
+    def _relative(self, path: str) -> PurePosixPath:
+        absolute = Path(os.path.abspath(path))
+        try:
+            return PurePosixPath(absolute.relative_to(self.root).as_posix())
+        except ValueError:
+            return PurePosixPath(absolute.as_posix())
+
+    def enabled_for(self, path: str) -> frozenset[str]:
+        """The codes checked in one file, after per-file-ignores."""
+        relative = self._relative(path)
+        ignored: set[str] = set()
+        for pattern, codes in self.per_file_ignores:
+            if _matches(pattern, relative):
+                ignored |= codes
+        return self.enabled - ignored
+
+    def is_excluded(self, path: str) -> bool:
+        relative = self._relative(path)
+        return any(_matches(pattern, relative) for pattern in self.exclude)
+
+
+def _matches(pattern: str, relative: PurePosixPath) -> bool:
+    """A glob with a slash matches the path from the config's folder; without one, any component."""
+    pattern = pattern.rstrip("/")
+    if "/" in pattern:
+        return fnmatch.fnmatchcase(str(relative), pattern) or fnmatch.fnmatchcase(
+            str(relative), pattern + "/*"
+        )
+    return any(fnmatch.fnmatchcase(part, pattern) for part in relative.parts)
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above `start` that has a `[tool.jaxlint]` table."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                if "jaxlint" in _read_toml(candidate).get("tool", {}):
+                    return candidate
+            except ConfigError:
+                # A broken pyproject.toml that never mentions jaxlint is not ours to judge.
+                if "[tool.jaxlint" in candidate.read_text(encoding="utf-8", errors="replace"):
+                    raise
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"invalid TOML in {path}: {error}") from None
+
+
+def load_table(path: Path) -> dict[str, Any]:
+    """The `[tool.jaxlint]` table of a config file, validated."""
+    table = _read_toml(path).get("tool", {}).get("jaxlint", {})
+    where = f"[tool.jaxlint] in {path}"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: expected a table")
+    for key, value in table.items():
+        if key not in _KNOWN_KEYS:
+            close = difflib.get_close_matches(key, _KNOWN_KEYS, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ConfigError(f"{where}: unknown key '{key}'{hint}")
+        if key in _LIST_KEYS and not _is_list_of_str(value):
+            raise ConfigError(f"{where}: '{key}' must be a list of strings, got {_describe(value)}")
+        if key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: 'per-file-ignores' must be a table of glob = [codes], "
+                                  f"got {_describe(value)}")
+            for glob, codes in value.items():
+                if not _is_list_of_str(codes):
+                    raise ConfigError(f"{where}: per-file-ignores '{glob}' must be a list of strings, "
+                                      f"got {_describe(codes)}")
+    return table
+
+
+def _is_list_of_str(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _describe(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"
+
+
+@dataclass
+class CommandLine:
+    """The rule and file options given on the command line (None: not given)."""
+
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    config: str | None = None
+    force_exclude: bool = False
+
+
+def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
+    cwd = cwd or Path.cwd()
+    if cli.config is not None:
+        config_file: Path | None = Path(cli.config)
+        if not config_file.is_file():
+            raise ConfigError(f"config file not found: {cli.config}")
+    else:
+        config_file = find_config(cwd)
+    table = load_table(config_file) if config_file else {}
+    root = config_file.resolve().parent if config_file else cwd.resolve()
+    where = f"[tool.jaxlint] in {config_file}"
+
+    def codes(selectors: list[str], label: str, *, for_select: bool) -> set[str]:
+        try:
+            return resolve(selectors, for_select=for_select)
+        except UnknownSelector as error:
+            raise ConfigError(f"{label}: unknown rule code or name '{error}'") from None
+
+    select = cli.select if cli.select is not None else table.get("select")
+    select_label = "--select" if cli.select is not None else f"{where}: 'select'"
+    extend = [(table.get("extend-select", []), f"{where}: 'extend-select'"),
+              (cli.extend_select, "--extend-select")]
+    ignore = [(table.get("ignore", []), f"{where}: 'ignore'"), (cli.ignore, "--ignore")]
+    for selectors, label in [(select or [], select_label), *extend]:
+        codes(selectors, label, for_select=True)
+    for selectors, label in ignore:
+        codes(selectors, label, for_select=False)
+    enabled = enabled_codes(
+        select,
+        [s for selectors, _ in extend for s in selectors],
+        [s for selectors, _ in ignore for s in selectors],
+    )
+    per_file = tuple(
+        (glob, frozenset(codes(selectors, f"{where}: per-file-ignores '{glob}'", for_select=False)))
+        for glob, selectors in table.get("per-file-ignores", {}).items()
+    )
+    exclude = tuple(table.get("exclude", DEFAULT_EXCLUDE)) + tuple(table.get("extend-exclude", ()))
+    return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file)

@@ -1,0 +1,80 @@
+"""Which files to check, and reading them without ever guessing at their bytes."""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from pathlib import Path
+
+from jaxlint.config import Settings
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+class InputError(Exception):
+    """A file that cannot be checked, with the code and position to report it at."""
+
+    def __init__(self, code: str, message: str, row: int = 1, col: int = 1) -> None:
+        super().__init__(message)
+        self.code, self.message, self.row, self.col = code, message, row, col
+
+
+def discover(paths: list[str], settings: Settings) -> list[str]:
+    """Files under `paths`, excludes applied, in a stable order, each once.
+
+    A file named on the command line is checked even when excluded (as in ruff and flake8),
+    unless `--force-exclude`, which pre-commit hooks use.
+    """
+    found: list[str] = []
+    for given in paths:
+        if os.path.isdir(given):
+            found.extend(_walk(given, settings))
+        elif not (settings.force_exclude and settings.is_excluded(given)):
+            found.append(os.path.normpath(given))
+    return list(dict.fromkeys(found))
+
+
+def _walk(top: str, settings: Settings) -> list[str]:
+    files = []
+    for folder, subfolders, names in os.walk(top):
+        subfolders[:] = sorted(d for d in subfolders if not settings.is_excluded(os.path.join(folder, d)))
+        for name in sorted(names):
+            path = os.path.normpath(os.path.join(folder, name))
+            if name.endswith(PYTHON_SUFFIXES) and not settings.is_excluded(path):
+                files.append(path)
+    return files
+
+
+def read_source(path: str) -> str:
+    """The text of a Python file, decoded as Python does (BOM, coding cookie, else UTF-8)."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise InputError("JAX003", f"broken symlink: its target {os.readlink(path)} does not exist")
+        raise InputError("JAX003", "no such file or directory")
+    except IsADirectoryError:
+        raise InputError("JAX003", "is a directory, not a file")
+    except PermissionError:
+        raise InputError("JAX003", "permission denied")
+    except OSError as error:
+        raise InputError("JAX003", f"cannot read: {error.strerror or error}")
+    if b"\0" in data:
+        raise InputError("JAX001", "binary file (contains NUL bytes), not Python source")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise InputError("JAX001", f"invalid encoding declaration: {error}")
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as error:
+        row = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        byte = data[error.start:error.start + 1].hex()
+        raise InputError(
+            "JAX001",
+            f"not valid {encoding.replace('-sig', '')}: byte 0x{byte} at line {row}, column {col} "
+            f"(declare the encoding with a coding comment, or save the file as UTF-8)",
+            row, col,
+        )

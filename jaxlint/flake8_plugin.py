@@ -1,0 +1,35 @@
+"""flake8 plugin: the same findings at the same positions, inside every editor that runs flake8.
+
+Which rules run follows `[tool.jaxlint]` (found from the working directory) like the jaxlint
+command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator
+
+from jaxlint import __version__
+from jaxlint.config import CommandLine, Settings, build_settings
+from jaxlint.lint import lint_source
+
+
+@lru_cache(maxsize=None)
+def _settings(cwd: str) -> Settings:
+    return build_settings(CommandLine(), Path(cwd))
+
+
+class JaxlintChecker:
+    name = "jaxlint"
+    version = __version__
+
+    def __init__(self, tree, filename: str, lines: list[str]) -> None:  # flake8 passes by name
+        self.filename = filename
+        self.lines = lines
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        settings = _settings(str(Path.cwd()))
+        source = "".join(self.lines)
+        for d in lint_source(source, self.filename, settings.enabled_for(self.filename)):
+            yield d.row, d.col - 1, f"{d.code} {d.message}", type(self)

@@ -1,0 +1,12 @@
+"""Output formats. Each module has `render(result) -> str`; lines and columns are 1-based everywhere."""
+
+from __future__ import annotations
+
+from jaxlint.report import github, json, sarif, text
+
+FORMATS = {
+    "text": text.render,
+    "json": json.render,
+    "sarif": sarif.render,
+    "github": github.render,
+}

@@ -1,0 +1,73 @@
+"""SARIF 2.1.0, for code-scanning dashboards: rule metadata with help links, one result per finding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+from jaxlint import __version__
+from jaxlint.checks import ALL_RULES, DOCS_URL, rule_url
+from jaxlint.runner import RunResult
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _rule(rule) -> dict:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.what_it_does},
+        "help": {"text": rule.why_bad, "markdown": f"{rule.why_bad}\n\n[{rule.code}]({rule_url(rule.code)})"},
+        "helpUri": rule_url(rule.code),
+        "defaultConfiguration": {"level": "error" if rule.default_enabled else "none"},
+    }
+
+
+def _artifact(filename: str) -> dict:
+    """Relative paths stay relative to the folder jaxlint ran in (%SRCROOT%), as code scanning expects."""
+    path = Path(filename)
+    if path.is_absolute():
+        return {"uri": path.as_uri()}
+    return {"uri": quote(path.as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def render(result: RunResult) -> str:
+    index = {rule.code: i for i, rule in enumerate(ALL_RULES)}
+    results = [
+        {
+            "ruleId": d.code,
+            "ruleIndex": index[d.code],
+            "level": "error",
+            "message": {"text": d.message},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": _artifact(d.filename),
+                    "region": {
+                        "startLine": d.row,
+                        "startColumn": d.col,
+                        "endLine": d.end_row,
+                        "endColumn": d.end_col,
+                    },
+                }
+            }],
+        }
+        for d in result.diagnostics
+    ]
+    log = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "jaxlint",
+                "version": __version__,
+                "informationUri": DOCS_URL + "README.md",
+                "rules": [_rule(rule) for rule in ALL_RULES],
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+    return json.dumps(log, indent=2) + "\n"

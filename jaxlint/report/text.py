@@ -1,0 +1,29 @@
+"""`path:line:col: CODE message`, one per line, then a one-line summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from jaxlint.checks import BY_CODE
+from jaxlint.runner import RunResult
+
+
+def render(result: RunResult) -> str:
+    return "".join(f"{d.filename}:{d.row}:{d.col}: {d.code} {d.message}\n" for d in result.diagnostics)
+
+
+def summary(result: RunResult) -> str:
+    checked = f"{result.files} file{'s' if result.files != 1 else ''} checked"
+    if result.skipped:
+        checked += f", {result.skipped} without jax skipped"
+    count = len(result.diagnostics)
+    if count == 0:
+        return f"All checks passed ({checked}).\n"
+    return f"Found {count} finding{'s' if count != 1 else ''} ({checked}).\n"
+
+
+def statistics(result: RunResult) -> str:
+    counts = Counter(d.code for d in result.diagnostics)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    width = max((len(str(n)) for _, n in rows), default=1)
+    return "".join(f"{n:>{width}}  {code}  {BY_CODE[code].name}\n" for code, n in rows)

@@ -1,0 +1,43 @@
+"""Many files: read, lint and collect, so that one bad file never stops the run."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+
+from jaxlint.config import Settings
+from jaxlint.diagnostics import Diagnostic
+from jaxlint.files import InputError, discover, read_source
+from jaxlint.lint import lint_source, mentions_jax
+
+
+@dataclass
+class RunResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    skipped: int = 0  # files that never mention jax, not parsed
+    internal_errors: list[str] = field(default_factory=list)
+
+
+def run(paths: list[str], settings: Settings) -> RunResult:
+    result = RunResult()
+    for path in discover(paths, settings):
+        result.files += 1
+        enabled = settings.enabled_for(path)
+        try:
+            source = read_source(path)
+        except InputError as error:
+            if error.code in enabled:
+                result.diagnostics.append(Diagnostic(
+                    path, error.row, error.col, error.code, error.message, error.row, error.col))
+            continue
+        if not mentions_jax(source):
+            result.skipped += 1
+            continue
+        try:
+            result.diagnostics.extend(lint_source(source, path, enabled))
+        except Exception:  # a bug in jaxlint: report it, keep checking the other files
+            result.internal_errors.append(
+                f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"
+            )
+    return result
