@@ -2,8 +2,9 @@
 
 The tracker rides along the single lint traversal. Its visit hooks run before the checks' and its
 leave hooks after, so a check always sees the state just before the statement it is looking at.
-Control flow is followed in the structured way Python allows: branches are joined, names rebound in
-a loop or a `try` are unknown where more than one binding can reach. Only known facts are stored;
+Control flow is followed in the structured way Python allows: branches are joined, a loop body
+sees the facts of its first iteration and the loop's exit joins every iteration count, names
+rebound in a `try` are unknown where more than one binding can reach. Only known facts are stored;
 a missing name is unknown, and checks stay silent on unknown.
 """
 
@@ -353,8 +354,9 @@ class ValueTracker:
         self.env.update(result)
 
     def _enter_loop_body(self, rebound: set[str]) -> None:
+        # The body starts with the facts of the first iteration: a finding that holds there
+        # is real even if later iterations differ. At the exit, every iteration count joins.
         self._loop_states.append((dict(self.env), rebound))
-        self._forget(rebound)
 
     def _leave_loop_body(self) -> None:
         before, rebound = self._loop_states.pop()
@@ -366,7 +368,9 @@ class ValueTracker:
                 self.env[name] = value
 
     def visit_For_body(self, node: cst.For) -> None:
-        self._enter_loop_body(rebound_names(node.body) | set(_target_names(node.target)))
+        targets = set(_target_names(node.target))
+        self._enter_loop_body(rebound_names(node.body) | targets)
+        self._forget(targets)
 
     def leave_For_body(self, node: cst.For) -> None:
         self._leave_loop_body()

@@ -1,0 +1,66 @@
+"""The flake8 plugin, through flake8's own command line, agrees with jaxlint finding for finding."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def _jaxlint(paths: list[str], cwd: Path) -> set[tuple[str, int, int, str]]:
+    run = subprocess.run([sys.executable, "-m", "jaxlint", "--output-format", "json", *paths],
+                         cwd=cwd, capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr
+    return {(Path(d["filename"]).name, d["location"]["row"], d["location"]["column"], d["code"])
+            for d in json.loads(run.stdout)}
+
+
+def _flake8(args: list[str], cwd: Path) -> tuple[int, set[tuple[str, int, int, str]], str]:
+    run = subprocess.run([sys.executable, "-m", "flake8", *args], cwd=cwd, capture_output=True, text=True)
+    found = set()
+    for line in run.stdout.splitlines():
+        match = re.match(r"^(?P<file>.+?):(?P<row>\d+):(?P<col>\d+): (?P<code>\w+) ", line)
+        assert match, line
+        found.add((Path(match["file"]).name, int(match["row"]), int(match["col"]), match["code"]))
+    return run.returncode, found, run.stderr
+
+
+def test_flake8_reports_the_same_findings_as_jaxlint_on_the_fixtures() -> None:
+    paths = [str(p) for p in sorted(FIXTURES.glob("JAX1*.py"))]
+    code, found, stderr = _flake8(["--select", "JAX", *paths], FIXTURES)
+    assert stderr == ""
+    assert code == 1
+    assert found == _jaxlint(paths, FIXTURES)
+    assert len(found) > 20
+
+
+def test_flake8_plugin_is_registered_and_silent_on_clean_code(tmp_path: Path) -> None:
+    (tmp_path / "clean.py").write_text("import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1)\n")
+    (tmp_path / "bug.py").write_text("import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\n")
+    code, found, _ = _flake8(["--select", "JAX", "clean.py"], tmp_path)
+    assert (code, found) == (0, set())
+    code, found, _ = _flake8(["--select", "JAX", "bug.py"], tmp_path)
+    assert (code, found) == (1, {("bug.py", 3, 1, "JAX101")})
+    version = subprocess.run([sys.executable, "-m", "flake8", "--version"], capture_output=True, text=True)
+    assert "jaxlint" in version.stdout
+
+
+def test_flake8_noqa_and_ignore_apply_on_top(tmp_path: Path) -> None:
+    (tmp_path / "bug.py").write_text(
+        "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1  # noqa: JAX101\nx[1] = 1\n"
+    )
+    _, found, _ = _flake8(["--select", "JAX", "bug.py"], tmp_path)
+    assert found == {("bug.py", 4, 1, "JAX101")}
+    code, found, _ = _flake8(["--select", "JAX", "--extend-ignore", "JAX101", "bug.py"], tmp_path)
+    assert (code, found) == (0, set())
+
+
+def test_flake8_follows_the_jaxlint_config(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nignore = ["in-place-update"]\n')
+    (tmp_path / "bug.py").write_text("import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\nx.at[0].set(2)\n")
+    _, found, _ = _flake8(["--select", "JAX", "bug.py"], tmp_path)
+    assert found == {("bug.py", 4, 1, "JAX102")}
