@@ -382,7 +382,12 @@ class ValueTracker:
         self._leave_loop_body()
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> None:
-        rebound = rebound_names([node.with_changes(finalbody=None)])
+        rebound = rebound_names(node.body)
+        for part in (*node.handlers, node.orelse):
+            if part is not None:
+                rebound |= rebound_names(part.body)
+                if getattr(part, "name", None) is not None:
+                    rebound.update(_target_names(part.name.name))
         self._try_rebound.append(rebound)
         self._forget(rebound)
 

@@ -17,6 +17,10 @@ def summary(result: RunResult) -> str:
     if result.skipped:
         checked += f", {result.skipped} without jax skipped"
     count = len(result.diagnostics)
+    if result.internal_errors:
+        errors = len(result.internal_errors)
+        return (f"Found {count} finding{'s' if count != 1 else ''} and {errors} internal "
+                f"error{'s' if errors != 1 else ''} ({checked}); see stderr.\n")
     if count == 0:
         return f"All checks passed ({checked}).\n"
     return f"Found {count} finding{'s' if count != 1 else ''} ({checked}).\n"
