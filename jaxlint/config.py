@@ -41,34 +41,43 @@ class Settings:
     config_file: Path | None = None
 
     def _relative(self, path: str) -> PurePosixPath:
+        """The path from the config's folder; outside that folder, just the file's name.
+
+        Folders above the project never take part in matching: `jaxlint /tmp/dist/proj`
+        must not exclude everything because of the `dist` above it.
+        """
         absolute = Path(os.path.abspath(path))
         try:
             return PurePosixPath(absolute.relative_to(self.root).as_posix())
         except ValueError:
-            return PurePosixPath(absolute.as_posix())
+            return PurePosixPath(absolute.name)
 
     def enabled_for(self, path: str) -> frozenset[str]:
         """The codes checked in one file, after per-file-ignores."""
         relative = self._relative(path)
         ignored: set[str] = set()
         for pattern, codes in self.per_file_ignores:
-            if _matches(pattern, relative):
+            if _matches(pattern, relative, relative.parts):
                 ignored |= codes
         return self.enabled - ignored
 
     def is_excluded(self, path: str) -> bool:
+        """Whether one file or folder is excluded by its own name or its path from the config's folder.
+
+        Its parents are not looked at: the walk prunes excluded folders as it meets them.
+        """
         relative = self._relative(path)
-        return any(_matches(pattern, relative) for pattern in self.exclude)
+        return any(_matches(pattern, relative, (relative.name,)) for pattern in self.exclude)
 
 
-def _matches(pattern: str, relative: PurePosixPath) -> bool:
-    """A glob with a slash matches the path from the config's folder; without one, any component."""
+def _matches(pattern: str, relative: PurePosixPath, names: tuple[str, ...]) -> bool:
+    """A glob with a slash matches the path from the config's folder; without one, any of `names`."""
     pattern = pattern.rstrip("/")
     if "/" in pattern:
         return fnmatch.fnmatchcase(str(relative), pattern) or fnmatch.fnmatchcase(
             str(relative), pattern + "/*"
         )
-    return any(fnmatch.fnmatchcase(part, pattern) for part in relative.parts)
+    return any(fnmatch.fnmatchcase(name, pattern) for name in names)
 
 
 def find_config(start: Path) -> Path | None:
@@ -81,9 +90,16 @@ def find_config(start: Path) -> Path | None:
                     return candidate
             except ConfigError:
                 # A broken pyproject.toml that never mentions jaxlint is not ours to judge.
-                if "[tool.jaxlint" in candidate.read_text(encoding="utf-8", errors="replace"):
+                if "[tool.jaxlint" in _read_text(candidate):
                     raise
     return None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import tokenize
 from pathlib import Path
 
@@ -20,24 +21,37 @@ class InputError(Exception):
         self.code, self.message, self.row, self.col = code, message, row, col
 
 
-def discover(paths: list[str], settings: Settings) -> list[str]:
-    """Files under `paths`, excludes applied, in a stable order, each once.
+def discover(paths: list[str], settings: Settings) -> tuple[list[str], list[tuple[str, InputError]]]:
+    """Files under `paths`, excludes applied, in a stable order, each once; and folders that could not be listed.
 
-    A file named on the command line is checked even when excluded (as in ruff and flake8),
-    unless `--force-exclude`, which pre-commit hooks use.
+    A file or folder named on the command line is checked even when its name is excluded (as in
+    ruff and flake8), unless `--force-exclude`, which pre-commit hooks use.
     """
     found: list[str] = []
+    unlistable: list[tuple[str, InputError]] = []
     for given in paths:
+        if settings.force_exclude and _excluded_with_parents(given, settings):
+            continue
         if os.path.isdir(given):
-            found.extend(_walk(given, settings))
-        elif not (settings.force_exclude and settings.is_excluded(given)):
+            found.extend(_walk(given, settings, unlistable))
+        else:
             found.append(os.path.normpath(given))
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(found)), unlistable
 
 
-def _walk(top: str, settings: Settings) -> list[str]:
+def _excluded_with_parents(given: str, settings: Settings) -> bool:
+    path = Path(os.path.normpath(given))
+    return any(settings.is_excluded(str(p)) for p in (path, *path.parents) if str(p) not in (".", "/"))
+
+
+def _walk(top: str, settings: Settings, unlistable: list[tuple[str, InputError]]) -> list[str]:
+    def failed(error: OSError) -> None:
+        reason = error.strerror or str(error)
+        unlistable.append((os.path.normpath(error.filename or top),
+                           InputError("JAX003", f"cannot list folder: {reason.lower()}")))
+
     files = []
-    for folder, subfolders, names in os.walk(top):
+    for folder, subfolders, names in os.walk(top, onerror=failed):
         subfolders[:] = sorted(d for d in subfolders if not settings.is_excluded(os.path.join(folder, d)))
         for name in sorted(names):
             path = os.path.normpath(os.path.join(folder, name))
@@ -49,6 +63,9 @@ def _walk(top: str, settings: Settings) -> list[str]:
 def read_source(path: str) -> str:
     """The text of a Python file, decoded as Python does (BOM, coding cookie, else UTF-8)."""
     try:
+        # Only regular files are opened: opening a FIFO named x.py would block the run forever.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise InputError("JAX003", "not a regular file (a pipe, socket or device)")
         data = Path(path).read_bytes()
     except FileNotFoundError:
         if os.path.islink(path):
@@ -70,7 +87,8 @@ def read_source(path: str) -> str:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
         row = data.count(b"\n", 0, error.start) + 1
-        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        col = len(data[line_start:error.start].decode(encoding, errors="replace")) + 1
         byte = data[error.start:error.start + 1].hex()
         raise InputError(
             "JAX001",

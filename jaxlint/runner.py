@@ -21,7 +21,11 @@ class RunResult:
 
 def run(paths: list[str], settings: Settings) -> RunResult:
     result = RunResult()
-    for path in discover(paths, settings):
+    files, unlistable = discover(paths, settings)
+    for folder, error in unlistable:
+        if error.code in settings.enabled_for(folder):
+            result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
+    for path in files:
         result.files += 1
         enabled = settings.enabled_for(path)
         try:

@@ -204,7 +204,8 @@ def test_non_utf8_column_counts_code_points(run, tmp_path: Path) -> None:
 def test_unknown_coding_cookie(run, tmp_path: Path) -> None:
     (tmp_path / "k.py").write_bytes(b"# -*- coding: klingon -*-\nimport jax\n")
     result = run("k.py", "--quiet")
-    assert (result.code, result.out) == (1, "k.py:1:1: JAX001 invalid encoding declaration: unknown encoding: klingon\n")
+    assert (result.code, result.out) == (
+        1, "k.py:1:1: JAX001 invalid encoding declaration: unknown encoding: klingon\n")
 
 
 def test_wrong_coding_cookie_reports_the_bad_byte(run, tmp_path: Path) -> None:

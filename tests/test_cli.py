@@ -434,3 +434,33 @@ def test_file_level_noqa(run, tmp_path: Path, header: str, expected: set) -> Non
 def test_file_level_noqa_at_the_top_of_the_file(run, tmp_path: Path) -> None:
     write(tmp_path / "a.py", "# jaxlint: noqa\n" + JAX101_SOURCE)
     assert run("a.py").out == "All checks passed (1 file checked).\n"
+
+
+# --- a bug in jaxlint while checking one file -----------------------------------------------------------
+
+
+def test_internal_error_in_one_file_exits_2_and_the_others_are_still_checked(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import jaxlint.runner
+
+    real = jaxlint.runner.lint_source
+
+    def lint_source(source: str, filename: str, enabled: frozenset[str]):
+        if filename.endswith("boom.py"):
+            raise RuntimeError("simulated bug")
+        return real(source, filename, enabled)
+
+    monkeypatch.setattr(jaxlint.runner, "lint_source", lint_source)
+    write(tmp_path / "a.py", JAX101_SOURCE)
+    write(tmp_path / "boom.py", JAX101_SOURCE)
+    result = run(".")
+    assert result.code == 2
+    assert result.out == (
+        f"{JAX101_LINE}\n"
+        "Found 1 finding and 1 internal error (2 files checked); see stderr.\n"
+    )
+    assert result.err.splitlines()[0] == "jaxlint: internal error while checking boom.py (please report it):"
+    assert "RuntimeError: simulated bug" in result.err
+    # --exit-zero does not hide a bug in jaxlint
+    assert run("--exit-zero", ".").code == 2
