@@ -9,7 +9,8 @@ from typing import Callable, Iterable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jaxlint.analysis.values import ValueTracker
+from jaxlint.analysis.scopes import ScopeFacts
+from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import Message, Rule
 from jaxlint.diagnostics import Diagnostic
@@ -93,18 +94,25 @@ def lint_source(source: str, filename: str, enabled: frozenset[str]) -> list[Dia
     return sorted(kept)
 
 
+# Each round may discover traced scopes (`jax.jit(f)` below `f`, helpers called with tracers);
+# a helper of a helper needs one more. Real code settles in two or three.
+MAX_ROUNDS = 5
+
+
 def _check(module: cst.Module, filename: str, enabled: frozenset[str]) -> list[Diagnostic]:
-    reports: list[tuple[str, cst.CSTNode, Message]] = []
-    tracker = ValueTracker(module)
-
-    def reporter(code: str, node: cst.CSTNode, message: Message) -> None:
-        reports.append((code, node, message))
-
-    rules = [rule(tracker, reporter) for rule in ALL_RULES
-             if rule.code in enabled and _has_hooks(rule)]
-    if not rules:
+    rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
+    if not rule_classes:
         return []
-    module.visit(_Traversal(tracker, rules))
+    facts = ScopeFacts()
+    for _ in range(MAX_ROUNDS):
+        reports: list[tuple[str, cst.CSTNode, Message]] = []
+        tracker = ValueTracker(module, facts)
+        rules = [rule(tracker, lambda *report: reports.append(report)) for rule in rule_classes]
+        module.visit(_Traversal(tracker, rules))
+        learned = tracker.recorder.facts()
+        if learned == facts:
+            break
+        facts = learned
     if not reports:
         return []
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)

@@ -1,8 +1,15 @@
 """Traced scopes: which functions run under a JAX transform, and which parameters are tracers.
 
-This module reads decorators in every spelling (`@jax.jit`, `@jit`, `@jax.jit(static_argnames=...)`,
-`@partial(jax.jit, static_argnums=...)`) and resolves static and differentiated arguments the way
-jax does. When an argument spec is not a literal, nothing is claimed about the parameters.
+A function is traced when a transform is applied to it, in any spelling: decorators (`@jax.jit`,
+`@jit`, `@jax.jit(static_argnames=...)`, `@partial(jax.jit, static_argnums=...)`), wrapping calls
+(`jax.jit(f, ...)`, `jax.vmap(jax.grad(f))`, `jax.jit(partial(f, cfg))`, `jax.jit(self.step)`),
+bodies passed to `lax.cond/switch/while_loop/fori_loop/scan/map/associative_scan`, and helpers
+called from a traced scope with traced arguments (values.py finds those). Static and differentiated
+arguments are resolved against the signature as jax does; when a spec is not a literal, nothing is
+claimed about the parameters.
+
+"Staged" transforms (jit, vmap, pmap, lax bodies...) give abstract tracers: Python `if`, `int()`
+and shapes fail on them. `grad` alone gives tracers that carry concrete values: those still work.
 """
 
 from __future__ import annotations
@@ -17,8 +24,8 @@ from jaxlint.analysis.names import Names
 # Transform families, by how they decide which arguments are traced.
 _JIT = {  # every argument is traced except static_argnums/static_argnames
     "jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.checkpoint", "jax.remat",
-    "jax.ad_checkpoint.checkpoint", "jax.make_jaxpr", "jax.shard_map",
-    "jax.experimental.shard_map.shard_map", "jax.named_call",
+    "jax.ad_checkpoint.checkpoint", "jax.make_jaxpr", "jax.eval_shape", "jax.shard_map",
+    "jax.experimental.shard_map.shard_map",
 }
 _GRAD = {  # only the argnums positions are traced
     "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
@@ -29,23 +36,91 @@ _MAP = {  # positions whose in_axes is not None are traced
 _CUSTOM = {  # every argument except nondiff_argnums is traced
     "jax.custom_jvp", "jax.custom_vjp",
 }
-_FILTERED = {  # non-array arguments are static: only array-annotated parameters are known traced
-    "equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap", "equinox.filter_grad",
-    "equinox.filter_value_and_grad", "equinox.filter_checkpoint", "flax.nnx.jit", "flax.nnx.vmap",
-    "flax.nnx.grad", "flax.nnx.value_and_grad", "flax.nnx.remat",
+_FILTERED_STAGED = {  # non-array arguments are static: only array-annotated parameters are known traced
+    "equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap", "equinox.filter_checkpoint",
+    "flax.nnx.jit", "flax.nnx.vmap", "flax.nnx.remat", "flax.nnx.pmap",
 }
-TRANSFORMS = _JIT | _GRAD | _MAP | _CUSTOM | _FILTERED
+_FILTERED_CONCRETE = {
+    "equinox.filter_grad", "equinox.filter_value_and_grad", "flax.nnx.grad", "flax.nnx.value_and_grad",
+}
+TRANSFORMS = _JIT | _GRAD | _MAP | _CUSTOM | _FILTERED_STAGED | _FILTERED_CONCRETE
+_STAGED = _JIT | _MAP | _FILTERED_STAGED
+
+# lax control flow: the callables at these positions (or keywords) are traced, all their parameters.
+LAX_BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    "jax.lax.cond": ((1, 2), ("true_fun", "false_fun")),
+    "jax.lax.switch": ((1,), ("branches",)),
+    "jax.lax.while_loop": ((0, 1), ("cond_fun", "body_fun")),
+    "jax.lax.fori_loop": ((2,), ("body_fun",)),
+    "jax.lax.scan": ((0,), ("f",)),
+    "jax.lax.map": ((0,), ("f",)),
+    "jax.lax.associative_scan": ((0,), ("fn",)),
+}
 
 _PARTIAL = {"functools.partial"}
 
 
 @dataclass(frozen=True)
 class Transform:
-    """One transform applied to a function, with the keyword arguments it was given."""
+    """One transform applied to a function, where, with the keyword arguments it was given.
+
+    `bound` positional parameters (and `bound_names`) are filled before the transform sees the
+    function: by `functools.partial`, or `self` for a bound method.
+    """
 
     name: str
     node: cst.CSTNode
     keywords: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    bound: int = 0
+    bound_names: frozenset[str] = frozenset()
+
+    @property
+    def staged(self) -> bool:
+        return self.name in _STAGED or self.name in LAX_BODIES
+
+
+@dataclass(frozen=True)
+class Tracer:
+    """Why a parameter holds a tracer: the transform applied to its function, or the traced call into it."""
+
+    function: str
+    param: str
+    transform: Transform
+    caller: str | None = None  # for a helper: the traced function that passes the tracer
+    container: bool = True  # may be a pytree of tracers rather than one array
+
+    @property
+    def staged(self) -> bool:
+        return self.transform.staged
+
+    def describe(self, line_of) -> str:
+        where = line_of(self.transform.node)
+        if self.caller is not None:
+            return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from "
+                    f"`{self.caller}` at line {where}")
+        return (f"`{self.param}` is a traced argument of `{self.function}`, "
+                f"transformed by `{self.transform.name}` at line {where}")
+
+
+@dataclass(frozen=True)
+class TracedFunction:
+    """A function (or lambda) whose body runs under a transform."""
+
+    name: str
+    traced: dict[str, Tracer]
+    static: frozenset[str]
+    staged: bool
+
+
+def _split_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression]]:
+    positional = []
+    for arg in call.args:
+        if arg.star:
+            break
+        if arg.keyword is None:
+            positional.append(arg.value)
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    return positional, keywords
 
 
 def decorator_transform(decorator: cst.Decorator, names: Names) -> Transform | None:
@@ -57,15 +132,58 @@ def decorator_transform(decorator: cst.Decorator, names: Names) -> Transform | N
     if not isinstance(expr, cst.Call):
         return None
     func = names.qualified(expr.func)
-    positional = [arg for arg in expr.args if arg.keyword is None and not arg.star]
-    keywords = {arg.keyword.value: arg.value for arg in expr.args if arg.keyword is not None}
-    if func in _PARTIAL and positional:
-        inner = names.qualified(positional[0].value)
-        if inner in TRANSFORMS and len(positional) == 1:
+    positional, keywords = _split_args(expr)
+    if func in _PARTIAL and len(positional) == 1:
+        inner = names.qualified(positional[0])
+        if inner in TRANSFORMS:
             return Transform(inner, decorator, keywords)
     if func in TRANSFORMS and not positional:
         return Transform(func, decorator, keywords)
     return None
+
+
+def applied_transforms(call: cst.Call, names: Names) -> list[tuple[cst.BaseExpression, Transform]]:
+    """The functions a call transforms, each with the transform: `jax.jit(f)`, `lax.scan(body, ...)`."""
+    func = names.qualified(call.func)
+    positional, keywords = _split_args(call)
+    if func in TRANSFORMS and positional:
+        target, bound, bound_names = _unwrap(positional[0], names)
+        if target is None:
+            return []
+        return [(target, Transform(func, call, keywords, bound, bound_names))]
+    if func in LAX_BODIES:
+        indices, words = LAX_BODIES[func]
+        bodies = [positional[i] for i in indices if i < len(positional)]
+        bodies += [keywords[w] for w in words if w in keywords]
+        found = []
+        for body in bodies:
+            for item in (body.elements if isinstance(body, (cst.List, cst.Tuple)) else [body]):
+                value = item.value if isinstance(item, cst.BaseElement) else item
+                target, bound, bound_names = _unwrap(value, names)
+                if target is not None:
+                    found.append((target, Transform(func, call, {}, bound, bound_names)))
+        return found
+    return []
+
+
+def _unwrap(expr: cst.BaseExpression, names: Names) -> tuple[cst.BaseExpression | None, int, frozenset[str]]:
+    """The function inside nested transforms and `partial`, with what partial binds.
+
+    An inner transform call is left to be found on its own; the outer one still applies to its function.
+    """
+    bound, bound_names = 0, frozenset()
+    while isinstance(expr, cst.Call):
+        func = names.qualified(expr.func)
+        positional, keywords = _split_args(expr)
+        if not positional or (func not in TRANSFORMS and func not in _PARTIAL):
+            return None, 0, frozenset()
+        if func in _PARTIAL:
+            bound += len(positional) - 1
+            bound_names |= frozenset(keywords)
+        expr = positional[0]
+    if isinstance(expr, (cst.Name, cst.Attribute, cst.Lambda)):
+        return expr, bound, bound_names
+    return None, 0, frozenset()
 
 
 @dataclass(frozen=True)
@@ -74,18 +192,24 @@ class Signature:
 
     positional: tuple[str, ...]
     keyword_only: tuple[str, ...]
+    defaults: frozenset[str]
     annotations: dict[str, cst.BaseExpression]
 
     @classmethod
     def of(cls, params: cst.Parameters) -> "Signature":
-        positional = tuple(p.name.value for p in (*params.posonly_params, *params.params))
-        keyword_only = tuple(p.name.value for p in params.kwonly_params)
-        annotations = {
-            p.name.value: p.annotation.annotation
-            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-            if p.annotation is not None
-        }
-        return cls(positional, keyword_only, annotations)
+        every = (*params.posonly_params, *params.params, *params.kwonly_params)
+        return cls(
+            tuple(p.name.value for p in (*params.posonly_params, *params.params)),
+            tuple(p.name.value for p in params.kwonly_params),
+            frozenset(p.name.value for p in every if p.default is not None),
+            {p.name.value: p.annotation.annotation for p in every if p.annotation is not None},
+        )
+
+    def after(self, transform: Transform) -> "Signature":
+        """The signature the transform sees, once `partial` (or `self`) has bound some parameters."""
+        keep = [p for p in self.positional[transform.bound:] if p not in transform.bound_names]
+        return Signature(tuple(keep), tuple(p for p in self.keyword_only if p not in transform.bound_names),
+                         self.defaults, self.annotations)
 
     @property
     def all(self) -> tuple[str, ...]:
@@ -100,7 +224,7 @@ def _int_or_ints(expr: cst.BaseExpression | None, default: tuple[int, ...] = ())
     if expr is None:
         return default
     if isinstance(expr, cst.Integer):
-        return (int(expr.value),)
+        return (int(expr.value, 0),)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         return tuple(-n for n in _int_or_ints(expr.expression))
     if isinstance(expr, (cst.Tuple, cst.List)):
@@ -123,26 +247,31 @@ def _positions(signature: Signature, argnums: tuple[int, ...]) -> set[str]:
     return {signature.positional[n] for n in argnums if -count <= n < count}
 
 
-def _traced_and_static(
-    transform: Transform, signature: Signature, names: Names
-) -> tuple[set[str], set[str]]:
-    """Parameters this transform makes tracers, and parameters it keeps static."""
+def _traced_and_static(transform: Transform, signature: Signature, names: Names) -> tuple[set[str], set[str]]:
+    """Parameters this transform makes tracers, and parameters it keeps static.
+
+    A parameter with a default may never be passed (then it is a plain Python value), so it is
+    never claimed traced.
+    """
     kw = transform.keywords
-    everything = set(signature.all)
-    if transform.name in _JIT:
+    name = transform.name
+    everything = set(signature.all) - signature.defaults
+    if name in _JIT:
         nums = _int_or_ints(kw.get("static_argnums"))
         static = _positions(signature, nums) | set(_str_or_strs(kw.get("static_argnames")))
-        return everything - static, static & everything
-    if transform.name in _GRAD:
-        return _positions(signature, _int_or_ints(kw.get("argnums"), (0,))), set()
-    if transform.name in _MAP:
+        return everything - static, static & set(signature.all)
+    if name in _GRAD:
+        return _positions(signature, _int_or_ints(kw.get("argnums"), (0,))) - signature.defaults, set()
+    if name in _MAP:
         static = _positions(signature, _int_or_ints(kw.get("static_broadcasted_argnums")))
-        return _mapped(kw.get("in_axes"), signature) - static, static
-    if transform.name in _CUSTOM:
+        return (_mapped(kw.get("in_axes"), signature) & everything) - static, static
+    if name in _CUSTOM:
         static = _positions(signature, _int_or_ints(kw.get("nondiff_argnums")))
         return everything - static, static
-    traced = {name for name, annotation in signature.annotations.items()
-              if is_array_annotation(annotation, names)}
+    if name in LAX_BODIES:
+        return everything, set()
+    traced = {p for p, annotation in signature.annotations.items()
+              if p in everything and is_array_annotation(annotation, names)}
     return traced, set()
 
 
@@ -162,29 +291,29 @@ def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str
     raise _NotLiteral
 
 
-@dataclass(frozen=True)
-class TracedFunction:
-    """A function whose body runs under `transforms`, with its traced and static parameters."""
-
-    name: str
-    transforms: tuple[Transform, ...]
-    traced: frozenset[str]
-    static: frozenset[str]
-
-
-def traced_function(function: cst.FunctionDef, names: Names) -> TracedFunction | None:
-    """The traced-scope facts of a decorated function, or None when no decorator is a transform."""
-    transforms = tuple(t for d in function.decorators if (t := decorator_transform(d, names)))
-    if not transforms:
+def traced_function(
+    name: str,
+    params: cst.Parameters,
+    transforms: list[Transform],
+    passed: dict[str, Tracer],
+    names: Names,
+) -> TracedFunction | None:
+    """The traced-scope facts of one function from everything applied to it, or None."""
+    if not transforms and not passed:
         return None
-    signature = Signature.of(function.params)
-    traced: set[str] = set()
+    signature = Signature.of(params)
+    traced: dict[str, Tracer] = {}
     static: set[str] = set()
     for transform in transforms:
         try:
-            more_traced, more_static = _traced_and_static(transform, signature, names)
+            more_traced, more_static = _traced_and_static(transform, signature.after(transform), names)
         except _NotLiteral:
             continue
-        traced |= more_traced
+        for param in more_traced:
+            traced.setdefault(param, Tracer(name, param, transform))
         static |= more_static
-    return TracedFunction(function.name.value, transforms, frozenset(traced), frozenset(static - traced))
+    for param, tracer in passed.items():
+        if param not in static:
+            traced.setdefault(param, tracer)
+    staged = any(t.staged for t in transforms) or any(t.staged for t in passed.values())
+    return TracedFunction(name, traced, frozenset(static - set(traced)), staged)

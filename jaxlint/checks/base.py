@@ -11,7 +11,7 @@ from typing import Callable, ClassVar, Union
 
 import libcst as cst
 
-from jaxlint.analysis.values import ValueTracker
+from jaxlint.analysis.tracker import ValueTracker
 
 # A message, or a function building it once line numbers are known (positions are computed lazily).
 Message = Union[str, Callable[[Callable[[cst.CSTNode], int]], str]]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.arrays import functional_update_receiver
-from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule
 
 _UPDATE_METHOD = {
@@ -29,18 +28,6 @@ def code(node: cst.CSTNode, limit: int = 40) -> str:
     """Source text of a node for a message, shortened when long."""
     text = " ".join(_EMPTY.code_for_node(node).split())
     return text if len(text) <= limit else "..."
-
-
-def why_array(name: str, value: Value):
-    """A message tail saying why `name` is a JAX array, built once lines are known."""
-    if value.kind is Kind.TRACED and value.origin is not None:
-        param, function = value.origin
-        transform = function.transforms[0]
-        return lambda line: (
-            f"`{param}` is a traced argument of `{function.name}`, "
-            f"transformed by `{transform.name}` at line {line(transform.node)}"
-        )
-    return lambda line: f"`{name}` holds a JAX array"
 
 
 class InPlaceUpdate(Rule):
@@ -94,6 +81,8 @@ class InPlaceUpdate(Rule):
         held = self.values.value_of(target.value)
         if held is None or not held.is_array:
             return
+        if held.container and not _array_index(target.slice, self.values.value_of):
+            return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
         base = code(target.value)
         index = code(cst.Subscript(value=cst.Name("_"), slice=target.slice))[1:]
         if method is not None:
@@ -101,10 +90,28 @@ class InPlaceUpdate(Rule):
         else:
             op = _EMPTY.code_for_node(operator).strip()[:-1]
             fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {code(value)})`"
-        reason = why_array(base, held)
-        self.report(target, lambda line: (
-            f"in-place update of a JAX array raises TypeError ({reason(line)}); use {fix}"
+        self.report(target, lambda line_of: (
+            f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
         ))
+
+
+def _array_index(elements, value_of) -> bool:
+    """An index only an array takes: integers, slices, `...`, `None`, arrays; not a key such as a string."""
+    for element in elements:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        held = value_of(value)
+        if held is not None and held.is_array:
+            continue
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        if not isinstance(value, (cst.Integer, cst.Ellipsis)) and not (
+            isinstance(value, cst.Name) and value.value == "None"
+        ):
+            return False
+    return True
 
 
 def _subscripts(target: cst.BaseExpression):

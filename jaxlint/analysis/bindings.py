@@ -1,0 +1,72 @@
+"""Which names a statement or block binds: what control flow must forget or join."""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import libcst as cst
+
+from jaxlint.analysis.names import scope_imports
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
+
+
+def statements(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        body = body.body
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        else:
+            yield statement
+
+
+def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
+    """Names a block may rebind, not counting nested function and class bodies."""
+    names: set[str] = set()
+    for statement in statements(body):
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                names.update(target_names(target.target))
+        elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+            names.update(target_names(statement.target))
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            names.add(statement.name.value)
+        elif isinstance(statement, (cst.Import, cst.ImportFrom)):
+            names.update(scope_imports([statement]))
+        elif isinstance(statement, cst.Del):
+            names.update(target_names(statement.target))
+        elif isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar)):
+            if isinstance(statement, cst.For):
+                names.update(target_names(statement.target))
+            if isinstance(statement, cst.With):
+                for item in statement.items:
+                    if item.asname is not None:
+                        names.update(target_names(item.asname.name))
+            names |= rebound_names(statement.body)
+            for handler in getattr(statement, "handlers", ()):
+                if handler.name is not None:
+                    names.update(target_names(handler.name.name))
+                names |= rebound_names(handler.body)
+            for part in ("orelse", "finalbody"):
+                block = getattr(statement, part, None)
+                if isinstance(block, cst.If):
+                    names |= rebound_names([block])
+                elif block is not None:
+                    names |= rebound_names(block.body)
+    return names
+
+
+def terminates(body: cst.BaseSuite) -> bool:
+    """True when a block always leaves by `return`, `raise`, `break` or `continue`."""
+    last = list(statements(body))[-1:]
+    return bool(last) and isinstance(last[0], (cst.Return, cst.Raise, cst.Break, cst.Continue))
+

@@ -1,0 +1,332 @@
+"""Follows what each name holds through the single lint traversal.
+
+The tracker's visit hooks run before the checks' and its leave hooks after, so a check always sees
+the facts just before the statement it is looking at. Control flow is followed the structured way
+Python allows: branches are joined; a loop body sees the facts of its first iteration (a finding
+that holds there is real) and the loop's exit joins every iteration count; names rebound in a `try`
+are forgotten where more than one binding can reach. Only known facts are stored.
+
+Along the way it records transform applications and calls that pass tracers (scopes.py), which
+decide the traced scopes of the next round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from jaxlint.analysis import arrays
+from jaxlint.analysis.bindings import rebound_names, target_names, terminates
+from jaxlint.analysis.names import Names, scope_imports
+from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder
+from jaxlint.analysis.traced import (
+    TracedFunction, applied_transforms, decorator_transform, traced_function,
+)
+from jaxlint.analysis.values import ARRAY, STATIC, Evaluator, Kind, Value, join
+
+Env = dict[str, Value]
+
+
+@dataclass
+class _Scope:
+    env: Env
+    own: TracedFunction | None  # the traced facts of this very function or lambda
+    traced: TracedFunction | None  # the innermost traced function around (nested defs run under it)
+    untracked: set[str]
+
+
+def _join_envs(a: Env, b: Env) -> Env:
+    joined = {}
+    for name in a.keys() & b.keys():
+        value = join(a[name], b[name])
+        if value is not None:
+            joined[name] = value
+    return joined
+
+
+def _parameter_names(params: cst.Parameters) -> list[str]:
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [p.name.value for p in every + stars]
+
+
+class ValueTracker:
+    def __init__(self, module: cst.Module, known: ScopeFacts) -> None:
+        self.names = Names(module)
+        self.recorder = ScopeRecorder()
+        self._known = known
+        self._chain: list[cst.CSTNode] = [module]
+        self._scopes = [_Scope({}, None, None, set())]
+        self._evaluator = Evaluator(self.names, self._lookup)
+        self._branch_states: list[list[Env | None]] = []
+        self._loop_states: list[tuple[Env, set[str]]] = []
+        self._try_rebound: list[set[str]] = []
+        self._pending: list[TracedFunction | None] = []
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def env(self) -> Env:
+        return self._scopes[-1].env
+
+    @property
+    def function(self) -> TracedFunction | None:
+        """The traced facts of the function or lambda whose body is being visited, if it is traced."""
+        return self._scopes[-1].own
+
+    @property
+    def traced_scope(self) -> TracedFunction | None:
+        """The innermost traced function around the current point, nested functions included."""
+        return self._scopes[-1].traced
+
+    def value_of(self, expr: cst.BaseExpression) -> Value | None:
+        return self._evaluator.value_of(expr)
+
+    def _lookup(self, name: str) -> Value | None:
+        scope = self._scopes[-1]
+        return None if name in scope.untracked else scope.env.get(name)
+
+    # ------------------------------------------------------------------ bindings
+
+    def _bind(self, target: cst.BaseExpression, value: Value | None) -> None:
+        if isinstance(target, cst.Name):
+            if target.value in self._scopes[-1].untracked or value is None:
+                self.env.pop(target.value, None)
+            else:
+                self.env[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            # Unpacking a tracer (or a pytree of them) gives tracers.
+            element = value if value is not None and value.kind is Kind.TRACED else None
+            for item in target.elements:
+                self._bind(item.value, element)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, None)
+
+    def _forget(self, names) -> None:
+        for name in names:
+            self.env.pop(name, None)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        value = self.value_of(node.value)
+        for target in node.targets:
+            left, right = target.target, node.value
+            if (isinstance(left, (cst.Tuple, cst.List)) and isinstance(right, (cst.Tuple, cst.List))
+                    and len(left.elements) == len(right.elements)):
+                for element, item in zip(left.elements, right.elements):
+                    self._bind(element.value, self.value_of(item.value))
+            else:
+                self._bind(left, value)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if arrays.is_array_annotation(node.annotation.annotation, self.names):
+            self._bind(node.target, ARRAY)
+        elif node.value is not None:
+            self._bind(node.target, self.value_of(node.value))
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        target, value = self.value_of(node.target), self.value_of(node.value)
+        operands = [v for v in (target, value) if v is not None and v.is_array]
+        traced = next((v for v in operands if v.kind is Kind.TRACED), None)
+        if traced is not None:
+            result = Value(Kind.TRACED, traced.tracer)
+        else:
+            result = ARRAY if operands else None
+        self._bind(node.target, result)
+
+    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target, self.value_of(node.value))
+
+    def leave_Del(self, node: cst.Del) -> None:
+        self._forget(target_names(node.target))
+
+    def leave_Import(self, node: cst.Import) -> None:
+        self._forget(scope_imports([node]))
+
+    leave_ImportFrom = leave_Import
+
+    def visit_Global(self, node: cst.Global) -> None:
+        names = [item.name.value for item in node.names]
+        self._scopes[-1].untracked.update(names)
+        self._forget(names)
+
+    visit_Nonlocal = visit_Global
+
+    # ------------------------------------------------------------------ traced scopes
+
+    def visit_Call(self, node: cst.Call) -> None:
+        chain = tuple(self._chain)
+        for target, transform in applied_transforms(node, self.names):
+            self.recorder.apply(chain, target, transform)
+        caller = self.traced_scope
+        if caller is not None and node.args:
+            values = [self.value_of(arg.value) for arg in node.args]
+            if any(v is not None and v.kind is Kind.TRACED for v in values):
+                self.recorder.traced_call(chain, node, values, caller.name)
+
+    def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
+        transforms = [*transforms, *self._known.applied.get(node, ())]
+        return traced_function(name, params, transforms, self._known.passed.get(node, {}), self.names)
+
+    def _enter(self, node: cst.CSTNode, params: cst.Parameters, function: TracedFunction | None,
+               body_statements) -> None:
+        env = dict(self.env)
+        self._forget_in(env, _parameter_names(params))
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            name = param.name.value
+            annotated = param.annotation is not None and arrays.is_array_annotation(
+                param.annotation.annotation, self.names)
+            if function is not None and name in function.traced:
+                tracer = function.traced[name]
+                env[name] = Value(Kind.TRACED, tracer, container=tracer.container and not annotated)
+            elif function is not None and name in function.static:
+                env[name] = STATIC
+            elif annotated:
+                env[name] = ARRAY
+        self.names.enter_function(body_statements, _parameter_names(params))
+        self._chain.append(node)
+        traced = function or self._scopes[-1].traced
+        self._scopes.append(_Scope(env, function, traced, set()))
+
+    def _leave(self) -> None:
+        self._scopes.pop()
+        self._chain.pop()
+        self.names.leave_function()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.recorder.define(self._chain[-1], node)
+        decorators = [t for d in node.decorators if (t := decorator_transform(d, self.names))]
+        self._pending.append(self._traced(node, node.name.value, node.params, decorators))
+
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._enter(node, node.params, self._pending.pop(), node.body.body)
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._leave()
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._forget([node.name.value])
+
+    def visit_Lambda_body(self, node: cst.Lambda) -> None:
+        self._enter(node, node.params, self._traced(node, "<lambda>", node.params, ()), ())
+
+    def leave_Lambda_body(self, node: cst.Lambda) -> None:
+        self._leave()
+
+    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self._chain.append(node)
+        self._scopes.append(_Scope(dict(self.env), None, self._scopes[-1].traced, set()))
+
+    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self._scopes.pop()
+        self._chain.pop()
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._forget([node.name.value])
+
+    def _enter_comprehension(self, node: cst.BaseComp) -> None:
+        scope = self._scopes[-1]
+        self._scopes.append(_Scope(dict(scope.env), scope.own, scope.traced, set(scope.untracked)))
+        clause = node.for_in
+        while clause is not None:
+            self._bind_loop_target(clause.target, clause.iter)
+            clause = clause.inner_for_in
+
+    def _leave_comprehension(self, node: cst.BaseComp) -> None:
+        self._scopes.pop()
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_comprehension
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comprehension
+
+    def _bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """Iterating over a tracer gives tracers; anything else is unknown."""
+        value = self.value_of(iterable)
+        self._forget(target_names(target))
+        if isinstance(target, cst.Name) and value is not None and value.kind is Kind.TRACED:
+            self.env[target.value] = value
+
+    @staticmethod
+    def _forget_in(env: Env, names) -> None:
+        for name in names:
+            env.pop(name, None)
+
+    # ------------------------------------------------------------------ control flow
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self._branch_states.append([dict(self.env)])
+
+    def leave_If_body(self, node: cst.If) -> None:
+        states = self._branch_states[-1]
+        states.append(None if terminates(node.body) else dict(self.env))
+        self.env.clear()
+        self.env.update(states[0])
+
+    def leave_If(self, node: cst.If) -> None:
+        _, after_body = self._branch_states.pop()
+        orelse = node.orelse
+        after_else = None if isinstance(orelse, cst.Else) and terminates(orelse.body) else dict(self.env)
+        if after_body is None and after_else is None:
+            return
+        if after_body is None or after_else is None:
+            result = after_body if after_else is None else after_else
+        else:
+            result = _join_envs(after_body, after_else)
+        self.env.clear()
+        self.env.update(result)
+
+    def _enter_loop_body(self, rebound: set[str]) -> None:
+        self._loop_states.append((dict(self.env), rebound))
+
+    def _leave_loop_body(self) -> None:
+        before, rebound = self._loop_states.pop()
+        for name in rebound:
+            value = join(before.get(name), self.env.get(name))
+            if value is None:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = value
+
+    def visit_For_body(self, node: cst.For) -> None:
+        self._enter_loop_body(rebound_names(node.body) | set(target_names(node.target)))
+        self._bind_loop_target(node.target, node.iter)
+
+    def leave_For_body(self, node: cst.For) -> None:
+        self._leave_loop_body()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._enter_loop_body(rebound_names(node.body))
+
+    def leave_While_body(self, node: cst.While) -> None:
+        self._leave_loop_body()
+
+    def visit_Try(self, node: cst.Try | cst.TryStar) -> None:
+        rebound = rebound_names(node.body)
+        for part in (*node.handlers, node.orelse):
+            if part is not None:
+                rebound |= rebound_names(part.body)
+                if getattr(part, "name", None) is not None:
+                    rebound.update(target_names(part.name.name))
+        self._try_rebound.append(rebound)
+        self._forget(rebound)
+
+    def visit_Try_finalbody(self, node: cst.Try | cst.TryStar) -> None:
+        self._forget(self._try_rebound.pop())
+
+    visit_TryStar = visit_Try
+    visit_TryStar_finalbody = visit_Try_finalbody
+
+    def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._forget(target_names(node.name.name))
+
+    visit_ExceptStarHandler_body = visit_ExceptHandler_body
+
+    def visit_With_body(self, node: cst.With) -> None:
+        for item in node.items:
+            if item.asname is not None:
+                self._forget(target_names(item.asname.name))
+
+    def visit_Match(self, node: cst.Match) -> None:
+        self.env.clear()
+
+    leave_Match = visit_Match
