@@ -33,7 +33,11 @@ class _Scope:
     env: Env
     own: TracedFunction | None  # the traced facts of this very function or lambda
     traced: TracedFunction | None  # the innermost traced function around (nested defs run under it)
-    untracked: set[str]
+    untracked: set[str]  # declared global or nonlocal here
+    traced_node: cst.CSTNode | None = None  # the FunctionDef or Lambda of `traced`
+
+
+_SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
 
 
 def _join_envs(a: Env, b: Env) -> Env:
@@ -79,6 +83,15 @@ class ValueTracker:
     def traced_scope(self) -> TracedFunction | None:
         """The innermost traced function around the current point, nested functions included."""
         return self._scopes[-1].traced
+
+    @property
+    def traced_node(self) -> cst.CSTNode | None:
+        """The FunctionDef or Lambda of `traced_scope`."""
+        return self._scopes[-1].traced_node
+
+    def is_global(self, name: str) -> bool:
+        """Declared `global` or `nonlocal` in the current function."""
+        return name in self._scopes[-1].untracked
 
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         return self._evaluator.value_of(expr)
@@ -174,19 +187,24 @@ class ValueTracker:
         self._forget_in(env, _parameter_names(params))
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             name = param.name.value
-            annotated = param.annotation is not None and arrays.is_array_annotation(
-                param.annotation.annotation, self.names)
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            annotated = annotation is not None and arrays.is_array_annotation(annotation, self.names)
+            scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS
             if function is not None and name in function.traced:
                 tracer = function.traced[name]
-                env[name] = Value(Kind.TRACED, tracer, container=tracer.container and not annotated)
+                container = tracer.container and not annotated and not scalar
+                env[name] = Value(Kind.TRACED, tracer, container=container)
             elif function is not None and name in function.static:
                 env[name] = STATIC
             elif annotated:
                 env[name] = ARRAY
         self.names.enter_function(body_statements, _parameter_names(params))
         self._chain.append(node)
-        traced = function or self._scopes[-1].traced
-        self._scopes.append(_Scope(env, function, traced, set()))
+        outer = self._scopes[-1]
+        if function is not None:
+            self._scopes.append(_Scope(env, function, function, set(), node))
+        else:
+            self._scopes.append(_Scope(env, None, outer.traced, set(), outer.traced_node))
 
     def _leave(self) -> None:
         self._scopes.pop()
@@ -215,7 +233,8 @@ class ValueTracker:
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
         self._chain.append(node)
-        self._scopes.append(_Scope(dict(self.env), None, self._scopes[-1].traced, set()))
+        outer = self._scopes[-1]
+        self._scopes.append(_Scope(dict(self.env), None, outer.traced, set(), outer.traced_node))
 
     def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
         self._scopes.pop()
@@ -226,7 +245,8 @@ class ValueTracker:
 
     def _enter_comprehension(self, node: cst.BaseComp) -> None:
         scope = self._scopes[-1]
-        self._scopes.append(_Scope(dict(scope.env), scope.own, scope.traced, set(scope.untracked)))
+        self._scopes.append(
+            _Scope(dict(scope.env), scope.own, scope.traced, set(scope.untracked), scope.traced_node))
         clause = node.for_in
         while clause is not None:
             self._bind_loop_target(clause.target, clause.iter)

@@ -17,6 +17,14 @@ from jaxlint.analysis.tracker import ValueTracker
 Message = Union[str, Callable[[Callable[[cst.CSTNode], int]], str]]
 Reporter = Callable[[str, cst.CSTNode, Message], None]
 
+_EMPTY = cst.Module(body=[])
+
+
+def code(node: cst.CSTNode, limit: int = 40) -> str:
+    """Source text of a node for a message, on one line, `...` when longer than `limit`."""
+    text = " ".join(_EMPTY.code_for_node(node).split())
+    return text if len(text) <= limit else "..."
+
 
 class Rule:
     code: ClassVar[str]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.arrays import functional_update_receiver
-from jaxlint.checks.base import Rule
+from jaxlint.checks.base import Rule, code
 
 _UPDATE_METHOD = {
     cst.AddAssign: "add",
@@ -21,15 +21,6 @@ _REMOVED_INDEX_OPS = {
     "jax.ops.index_min": "min",
     "jax.ops.index_max": "max",
 }
-_EMPTY = cst.Module(body=[])
-
-
-def code(node: cst.CSTNode, limit: int = 40) -> str:
-    """Source text of a node for a message, shortened when long."""
-    text = " ".join(_EMPTY.code_for_node(node).split())
-    return text if len(text) <= limit else "..."
-
-
 class InPlaceUpdate(Rule):
     code = "JAX101"
     name = "in-place-update"
@@ -88,7 +79,7 @@ class InPlaceUpdate(Rule):
         if method is not None:
             fix = f"`{base} = {base}.at{index}.{method}({code(value)})`"
         else:
-            op = _EMPTY.code_for_node(operator).strip()[:-1]
+            op = code(operator).strip()[:-1]
             fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {code(value)})`"
         self.report(target, lambda line_of: (
             f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
