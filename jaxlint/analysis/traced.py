@@ -112,15 +112,34 @@ class TracedFunction:
     staged: bool
 
 
+# Options a transform also takes by position, after the function.
+_POSITIONAL_OPTIONS = {
+    "jax.vmap": ("in_axes", "out_axes"),
+    "jax.pmap": ("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"),
+    "jax.grad": ("argnums",), "jax.value_and_grad": ("argnums",), "jax.jacfwd": ("argnums",),
+    "jax.jacrev": ("argnums",), "jax.hessian": ("argnums",),
+    "jax.custom_jvp": ("nondiff_argnums",), "jax.custom_vjp": ("nondiff_argnums",),
+}
+
+
+class _Unknowable(Exception):
+    """`*args` or `**kwargs` in a call: which parameters it fills is only known at run time."""
+
+
 def _split_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression]]:
-    positional = []
-    for arg in call.args:
-        if arg.star:
-            break
-        if arg.keyword is None:
-            positional.append(arg.value)
+    if any(arg.star for arg in call.args):
+        raise _Unknowable
+    positional = [arg.value for arg in call.args if arg.keyword is None]
     keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
     return positional, keywords
+
+
+def _options(name: str, extra: list[cst.BaseExpression], keywords: dict[str, cst.BaseExpression]):
+    """A transform's keyword options, with the ones given by position named."""
+    names = _POSITIONAL_OPTIONS.get(name, ())
+    if len(extra) > len(names):
+        raise _Unknowable
+    return {**dict(zip(names, extra)), **keywords}
 
 
 def decorator_transform(decorator: cst.Decorator, names: Names) -> Transform | None:
@@ -132,25 +151,35 @@ def decorator_transform(decorator: cst.Decorator, names: Names) -> Transform | N
     if not isinstance(expr, cst.Call):
         return None
     func = names.qualified(expr.func)
-    positional, keywords = _split_args(expr)
-    if func in _PARTIAL and len(positional) == 1:
-        inner = names.qualified(positional[0])
-        if inner in TRANSFORMS:
-            return Transform(inner, decorator, keywords)
-    if func in TRANSFORMS and not positional:
-        return Transform(func, decorator, keywords)
+    try:
+        positional, keywords = _split_args(expr)
+        if func in _PARTIAL and positional:
+            inner = names.qualified(positional[0])
+            if inner in TRANSFORMS:
+                return Transform(inner, decorator, _options(inner, positional[1:], keywords))
+        if func in TRANSFORMS and not positional:
+            return Transform(func, decorator, keywords)
+    except _Unknowable:
+        pass
     return None
 
 
 def applied_transforms(call: cst.Call, names: Names) -> list[tuple[cst.BaseExpression, Transform]]:
     """The functions a call transforms, each with the transform: `jax.jit(f)`, `lax.scan(body, ...)`."""
     func = names.qualified(call.func)
-    positional, keywords = _split_args(call)
+    if func not in TRANSFORMS and func not in LAX_BODIES:
+        return []
+    try:
+        positional, keywords = _split_args(call)
+        if func in TRANSFORMS:
+            options = _options(func, positional[1:], keywords)
+    except _Unknowable:
+        return []
     if func in TRANSFORMS and positional:
         target, bound, bound_names = _unwrap(positional[0], names)
         if target is None:
             return []
-        return [(target, Transform(func, call, keywords, bound, bound_names))]
+        return [(target, Transform(func, call, options, bound, bound_names))]
     if func in LAX_BODIES:
         indices, words = LAX_BODIES[func]
         bodies = [positional[i] for i in indices if i < len(positional)]
@@ -174,7 +203,10 @@ def _unwrap(expr: cst.BaseExpression, names: Names) -> tuple[cst.BaseExpression 
     bound, bound_names = 0, frozenset()
     while isinstance(expr, cst.Call):
         func = names.qualified(expr.func)
-        positional, keywords = _split_args(expr)
+        try:
+            positional, keywords = _split_args(expr)
+        except _Unknowable:
+            return None, 0, frozenset()
         if not positional or (func not in TRANSFORMS and func not in _PARTIAL):
             return None, 0, frozenset()
         if func in _PARTIAL:

@@ -5,12 +5,24 @@ from __future__ import annotations
 from jaxlint.checks.base import Rule
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
+from jaxlint.checks.tracers import (
+    DebugPrintFstring, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer, PythonLogicOnTracer,
+    TracerAsPythonIndex, TracerConcretization, TracerLeak,
+)
 
 ALL_RULES: tuple[type[Rule], ...] = (
     SyntaxErrorRule,
     UnreadableFileRule,
     InPlaceUpdate,
     DiscardedFunctionalUpdate,
+    PythonControlFlowOnTracer,
+    PythonLogicOnTracer,
+    TracerConcretization,
+    TracerAsPythonIndex,
+    NumpyOnTracer,
+    PrintInTraced,
+    DebugPrintFstring,
+    TracerLeak,
 )
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 BY_NAME: dict[str, type[Rule]] = {rule.name: rule for rule in ALL_RULES}

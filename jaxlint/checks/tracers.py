@@ -1,0 +1,628 @@
+"""JAX3xx: tracers reaching Python, which needs concrete values."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.bindings import rebound_names
+from jaxlint.analysis.values import Kind, Value
+from jaxlint.checks.base import Rule, code
+
+_JIT_LIKE = {"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"}
+
+
+def static_hint(value: Value) -> str:
+    """How to make the value static, when the fix is a jit argument spec."""
+    tracer = value.tracer
+    if tracer is not None and tracer.caller is None and tracer.transform.name in _JIT_LIKE:
+        return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
+    return ""
+
+
+def _builtin(rule: Rule, func: cst.BaseExpression, names: set[str]) -> str | None:
+    """The builtin a call's function names (not shadowed by an import), or None."""
+    if isinstance(func, cst.Name) and func.value in names and rule.names.qualified(func) is None:
+        return func.value
+    return None
+
+
+class PythonControlFlowOnTracer(Rule):
+    code = "JAX301"
+    name = "python-control-flow-on-tracer"
+    summary = "Python `if`, `while`, `assert` or a conditional expression on a traced value"
+    what_it_does = (
+        "Flags `if`, `elif`, `while`, `assert`, `a if cond else b` and comprehension `if` clauses whose "
+        "condition is a traced value inside a jitted (or vmapped, pmapped, lax-body) function: a comparison "
+        "or arithmetic on a traced argument, a `jnp` result computed from one, and the same in helper "
+        "functions called with traced arguments."
+    )
+    why_bad = (
+        "Under `jit`, arguments are abstract tracers: their values are unknown while Python runs the function "
+        "once to trace it, so Python cannot decide which branch to take. JAX raises "
+        "`TracerBoolConversionError` (a `ConcretizationTypeError`), usually far from the jit call."
+    )
+    example = (
+        "@jax.jit\n"
+        "def relu(x):\n"
+        "    if x > 0:\n"
+        "        return x\n"
+        "    return 0.0\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def relu(x):\n"
+        "    return jnp.where(x > 0, x, 0.0)\n\n\n"
+        "# or, when the condition is a configuration value, make it static:\n"
+        "@partial(jax.jit, static_argnames=('training',))\n"
+        "def step(x, training):\n"
+        "    if training:\n"
+        "        x = dropout(x)\n"
+        "    return x\n"
+    )
+    not_flagged = (
+        "Conditions on static values: shapes (`x.shape[0] > 2`, `x.ndim`), `len(x)`, `x is None`, "
+        "`isinstance(...)`, static arguments, literals and module constants. The truth value of a bare "
+        "argument (`if params:`), which may be a pytree of tracers whose truth value is fine. Functions "
+        "under `grad` alone, whose tracers carry concrete values and support Python control flow. "
+        "Code outside traced functions."
+    )
+    verify = "`--verify` traces the function and expects `TracerBoolConversionError` at this line."
+
+    def _check(self, test: cst.BaseExpression, keyword: str, remedy: str) -> None:
+        if isinstance(test, cst.BooleanOperation):
+            # `if a and b` asks for the truth of `b` too; JAX302 reports a traced `a`.
+            left = self.values.value_of(test.left)
+            if left is not None and left.abstract:
+                return
+            test = test.right
+        value = self.values.value_of(test)
+        if value is None or not value.abstract:
+            return
+        self.report(test, lambda line_of: (
+            f"Python `{keyword}` on a traced value raises TracerBoolConversionError: `{code(test)}` is "
+            f"traced ({value.describe(code(test), line_of)}); use {remedy}{static_hint(value)}"
+        ))
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check(node.test, "if", "`jnp.where` or `lax.cond`")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._check(node.test, "while", "`lax.while_loop`")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._check(node.test, "assert", "`checkify.check` or `jax.debug.callback`")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._check(node.test, "if", "`jnp.where` or `lax.cond`")
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._check(node.test, "if", "`jnp.where` with a mask")
+
+
+class PythonLogicOnTracer(Rule):
+    code = "JAX302"
+    name = "python-logic-on-tracer"
+    summary = "`and`/`or`/`not`, `bool()`, builtin `min`/`max`/`any`/`all` on a traced value"
+    what_it_does = (
+        "Flags Python's boolean operators and the builtins that compare or test truth values when they get "
+        "a traced value inside a jitted (or vmapped, lax-body) function: `a and b`, `a or b`, `not a`, "
+        "`bool(a)`, `min(a, b)`, `max(a, b)`, `any(a)`, `all(a)`."
+    )
+    why_bad = (
+        "Each of these asks Python for a concrete `True` or `False` (or compares with `<`) and a tracer has "
+        "no concrete value: JAX raises `TracerBoolConversionError`. The `jnp` functions work element-wise "
+        "on tracers instead."
+    )
+    example = (
+        "@jax.jit\n"
+        "def clip_grad(g, limit):\n"
+        "    too_big = g > limit\n"
+        "    if too_big and not jnp.isnan(g):\n"
+        "        g = limit\n"
+        "    return max(g, -limit)\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def clip_grad(g, limit):\n"
+        "    too_big = (g > limit) & ~jnp.isnan(g)\n"
+        "    g = jnp.where(too_big, limit, g)\n"
+        "    return jnp.maximum(g, -limit)\n"
+    )
+    not_flagged = (
+        "Operands that are static or unknown, bare arguments (possibly pytrees), `jnp.logical_and`, "
+        "`jnp.minimum`, `jnp.any`, and functions under `grad` alone."
+    )
+    verify = "`--verify` traces the function and expects `TracerBoolConversionError` at this line."
+
+    _REPLACEMENTS = {"min": "jnp.minimum", "max": "jnp.maximum", "any": "jnp.any", "all": "jnp.all",
+                     "bool": "a `jnp` boolean array"}
+
+    def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value,
+                remedy: str) -> None:
+        self.report(node, lambda line_of: (
+            f"{what} on a traced value raises TracerBoolConversionError: `{code(operand)}` is traced "
+            f"({value.describe(code(operand), line_of)}); use {remedy}{static_hint(value)}"
+        ))
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        # `a and b` asks for the truth of `a`; `b` is returned as it is.
+        value = self.values.value_of(node.left)
+        if value is not None and value.abstract:
+            operator = "and" if isinstance(node.operator, cst.And) else "or"
+            remedy = "`&`" if operator == "and" else "`|`"
+            self._report(node, f"Python `{operator}`", node.left, value,
+                         f"{remedy} (or `jnp.logical_{operator}`)")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not):
+            value = self.values.value_of(node.expression)
+            if value is not None and value.abstract:
+                self._report(node, "Python `not`", node.expression, value, "`~` (or `jnp.logical_not`)")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        builtin = _builtin(self, node.func, set(self._REPLACEMENTS))
+        if builtin is None:
+            return
+        for arg in node.args:
+            if arg.keyword is not None:
+                continue
+            value = self.values.value_of(arg.value)
+            if value is not None and value.abstract:
+                self._report(node, f"builtin `{builtin}()`", arg.value, value,
+                             f"`{self._REPLACEMENTS[builtin]}`")
+                return
+
+
+class TracerConcretization(Rule):
+    code = "JAX303"
+    name = "tracer-concretization"
+    summary = "`int()`, `float()`, `.item()`, `.tolist()` or an `axis=` argument given a traced value"
+    what_it_does = (
+        "Flags conversions of a traced value to a Python number or list inside a jitted (or vmapped, "
+        "lax-body) function: `int(x)`, `float(x)`, `complex(x)`, `operator.index(x)`, `x.item()`, "
+        "`x.tolist()`, and a traced value passed as `axis=`, `num=` or `k=` to a `jax.numpy` or `jax.lax` "
+        "function."
+    )
+    why_bad = (
+        "A tracer has no concrete value while the function is traced, so JAX raises "
+        "`ConcretizationTypeError`. Keep the value as an array (`x.astype(jnp.int32)`), or make the "
+        "argument static when it really is a configuration value."
+    )
+    example = (
+        "@jax.jit\n"
+        "def scale(x, factor):\n"
+        "    return x * float(factor)\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def scale(x, factor):\n"
+        "    return x * factor.astype(x.dtype)\n"
+    )
+    not_flagged = (
+        "Conversions of static values: `int(x.shape[0])`, `float(learning_rate)` of a static argument, "
+        "`len(x)`. `jnp.float32(x)` and `x.astype(...)`, which stay arrays. Functions under `grad` alone."
+    )
+    verify = "`--verify` traces the function and expects `ConcretizationTypeError` at this line."
+
+    _CONVERSIONS = {"int", "float", "complex"}
+    _METHODS = {"item", "tolist"}
+    _STATIC_KEYWORDS = {"axis", "num", "k"}
+
+    def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value) -> None:
+        self.report(node, lambda line_of: (
+            f"{what} needs a concrete value and raises ConcretizationTypeError: `{code(operand)}` is traced "
+            f"({value.describe(code(operand), line_of)}); keep it an array (`.astype(...)`)"
+            f"{static_hint(value)}"
+        ))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        builtin = _builtin(self, func, self._CONVERSIONS)
+        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        if (builtin or self.names.qualified(func) == "operator.index") and len(positional) == 1:
+            value = self.values.value_of(positional[0])
+            if value is not None and value.staged:
+                self._report(node, f"`{code(func)}()`", positional[0], value)
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value in self._METHODS and not node.args:
+            value = self.values.value_of(func.value)
+            if value is not None and value.staged:
+                self._report(node, f"`.{func.attr.value}()`", func.value, value)
+            return
+        qualified = self.names.qualified(func) or ""
+        if qualified.startswith(("jax.numpy.", "jax.lax.")):
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in self._STATIC_KEYWORDS:
+                    value = self.values.value_of(arg.value)
+                    if value is not None and value.staged:
+                        self._report(arg, f"`{arg.keyword.value}=`", arg.value, value)
+
+
+class TracerAsPythonIndex(Rule):
+    code = "JAX304"
+    name = "tracer-as-python-index"
+    summary = "`range()` of a traced value, or a traced index into a list, tuple or NumPy array"
+    what_it_does = (
+        "Flags a traced value used where Python needs an integer inside a jitted (or vmapped, lax-body) "
+        "function: `range(n)`, and indexing a Python list or tuple or a NumPy array (`table[i]`) with a "
+        "traced index."
+    )
+    why_bad = (
+        "Python's `range` and sequence indexing call `__index__`, which a tracer cannot answer: JAX raises "
+        "`TracerIntegerConversionError`; indexing a NumPy array with a tracer raises "
+        "`TracerArrayConversionError`. Loop with `lax.fori_loop`, or index a `jnp` array instead."
+    )
+    example = (
+        "@jax.jit\n"
+        "def power(x, n):\n"
+        "    out = x\n"
+        "    for _ in range(n - 1):\n"
+        "        out = out * x\n"
+        "    return out\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def power(x, n):\n"
+        "    return lax.fori_loop(1, n, lambda _, out: out * x, x)\n\n\n"
+        "# or, when n is a configuration value:\n"
+        "@partial(jax.jit, static_argnames=('n',))\n"
+        "def power(x, n):\n"
+        "    ...\n"
+    )
+    not_flagged = (
+        "`range(x.shape[0])`, `range(len(xs))` and other static bounds; indexing a `jnp` array with a "
+        "tracer (`x[i]` is a dynamic index, which JAX supports); functions under `grad` alone."
+    )
+    verify = "`--verify` traces the function and expects `TracerIntegerConversionError` at this line."
+
+    _HOST_SEQUENCES = (cst.List, cst.Tuple)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _builtin(self, node.func, {"range"}) is None:
+            return
+        for arg in node.args:
+            value = self.values.value_of(arg.value)
+            if value is not None and value.staged:
+                self.report(node, lambda line_of: (
+                    f"`range()` of a traced value raises TracerIntegerConversionError: `{code(arg.value)}` "
+                    f"is traced ({value.describe(code(arg.value), line_of)}); loop with `lax.fori_loop`"
+                    f"{static_hint(value)}"
+                ))
+                return
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not isinstance(node.value, self._HOST_SEQUENCES) or len(node.slice) != 1:
+            return
+        index = node.slice[0].slice
+        if not isinstance(index, cst.Index):
+            return
+        value = self.values.value_of(index.value)
+        if value is not None and value.staged:
+            self.report(node, lambda line_of: (
+                f"indexing a Python sequence with a traced value raises TracerIntegerConversionError: "
+                f"`{code(index.value)}` is traced ({value.describe(code(index.value), line_of)}); index a "
+                f"`jnp.asarray(...)` instead{static_hint(value)}"
+            ))
+
+
+class NumpyOnTracer(Rule):
+    code = "JAX305"
+    name = "numpy-on-tracer"
+    summary = "A NumPy, SciPy or `math` function called on a traced value"
+    what_it_does = (
+        "Flags `np.<function>(x)`, `np.asarray(x)`, `np.float32(x)`, `scipy.<...>(x)` and `math.<function>(x)` "
+        "when an argument is a traced value inside a transformed function (jit, vmap, grad, lax bodies), "
+        "with `import numpy as np`, `import numpy as onp`, `from numpy import ...` alike."
+    )
+    why_bad = (
+        "NumPy needs concrete data: converting a tracer raises `TracerArrayConversionError` (and `math` "
+        "functions raise `ConcretizationTypeError`). Under `grad` the conversion would also drop the "
+        "gradient. The `jax.numpy` function of the same name works on tracers."
+    )
+    example = (
+        "@jax.jit\n"
+        "def normalize(x):\n"
+        "    return x / np.linalg.norm(x)\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def normalize(x):\n"
+        "    return x / jnp.linalg.norm(x)\n"
+    )
+    not_flagged = (
+        "NumPy on static values (`np.prod(x.shape)`, `np.zeros(3)`, `np.float32` as a dtype), the "
+        "shape and dtype helpers (`np.shape`, `np.ndim`, `np.size`, `np.result_type`, `np.dtype`, "
+        "`np.iinfo`, `np.finfo`, `np.issubdtype`, `np.promote_types`, `np.can_cast`), and NumPy outside "
+        "traced functions."
+    )
+    verify = "`--verify` traces the function and expects `TracerArrayConversionError` at this line."
+
+    _SHAPE_ONLY = frozenset(
+        "numpy." + name for name in
+        "shape ndim size result_type dtype iinfo finfo issubdtype promote_types can_cast isdtype "
+        "broadcast_shapes isscalar".split()
+    )
+    _NAMESPACES = ("numpy.", "scipy.", "math.")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.names.qualified(node.func)
+        if qualified is None or not qualified.startswith(self._NAMESPACES) or qualified in self._SHAPE_ONLY:
+            return
+        if qualified.startswith("numpy.random."):
+            return  # JAX204 stateful-rng-in-traced covers NumPy's random state
+        for arg in node.args:
+            value = self.values.value_of(arg.value)
+            if value is None or value.kind is not Kind.TRACED:
+                continue
+            if qualified.startswith("math.") and not value.staged:
+                continue
+            short = qualified.split(".", 1)[1]
+            fix = f"`jnp.{short}`" if qualified.startswith("numpy.") else "the `jax.numpy`/`jax.scipy` equivalent"
+            self.report(node, lambda line_of: (
+                f"`{code(node.func)}()` on a traced value raises TracerArrayConversionError: "
+                f"`{code(arg.value)}` is traced ({value.describe(code(arg.value), line_of)}); use {fix}"
+            ))
+            return
+
+
+def _mentions_traced(rule: Rule, expr: cst.BaseExpression, staged: bool) -> Value | None:
+    """A traced value inside an argument: itself, an f-string field, a `%`/`.format` operand, a tuple item."""
+    value = rule.values.value_of(expr)
+    if value is not None and value.kind is Kind.TRACED and (value.staged or not staged):
+        return value
+    parts: list[cst.BaseExpression] = []
+    if isinstance(expr, cst.FormattedString):
+        parts = [p.expression for p in expr.parts if isinstance(p, cst.FormattedStringExpression)]
+    elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+        parts = [expr.right]
+    elif isinstance(expr, (cst.Tuple, cst.List)):
+        parts = [element.value for element in expr.elements]
+    elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+          and expr.func.attr.value == "format"):
+        parts = [arg.value for arg in expr.args]
+    for part in parts:
+        found = _mentions_traced(rule, part, staged)
+        if found is not None:
+            return found
+    return None
+
+
+class PrintInTraced(Rule):
+    code = "JAX306"
+    name = "print-in-traced"
+    summary = "`print()` or `logging` of a traced value inside a jitted function"
+    what_it_does = (
+        "Flags `print(...)`, `logging.<level>(...)`, `logger.<level>(...)` (a module-level "
+        "`logging.getLogger(...)`) and `absl.logging` calls that get a traced value (directly, in an f-string, "
+        "through `%` or `.format`) inside a jitted (or vmapped, pmapped, lax-body) function."
+    )
+    why_bad = (
+        "Python's `print` runs once, while JAX traces the function: it shows `Traced<ShapedArray(...)>` "
+        "instead of the numbers, and never runs again on later calls, which hit the compiled cache. "
+        "`jax.debug.print` is staged into the computation and prints the runtime values on every call."
+    )
+    example = (
+        "@jax.jit\n"
+        "def step(params, batch):\n"
+        "    loss = loss_fn(params, batch)\n"
+        "    print(f\"loss = {loss}\")\n"
+        "    return loss\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def step(params, batch):\n"
+        "    loss = loss_fn(params, batch)\n"
+        "    jax.debug.print(\"loss = {}\", loss)\n"
+        "    return loss\n"
+    )
+    not_flagged = (
+        "`print` of static values (shapes, dtypes, static arguments, strings), which is a common and "
+        "deliberate way to see what is being traced; `jax.debug.print`; printing outside traced functions; "
+        "functions under `grad` alone (the value is printed on every call)."
+    )
+    verify = "`--verify` traces the function with `print` recorded and confirms a tracer was printed."
+
+    _LEVELS = frozenset("debug info warning warn error exception critical fatal log".split())
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._loggers = set()
+        for statement in node.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)
+                        and self.names.qualified(small.value.func) in ("logging.getLogger",
+                                                                        "absl.logging.get_absl_logger")):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name):
+                            self._loggers.add(target.target.value)
+
+    def _is_output(self, func: cst.BaseExpression) -> str | None:
+        if _builtin(self, func, {"print"}):
+            return "print"
+        qualified = self.names.qualified(func) or ""
+        if qualified.startswith(("logging.", "absl.logging.")) and qualified.rsplit(".", 1)[1] in self._LEVELS:
+            return qualified
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value in self._loggers and func.attr.value in self._LEVELS):
+            return code(func)
+        return None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        scope = self.values.traced_scope
+        if scope is None or not scope.staged:
+            return
+        what = self._is_output(node.func)
+        if what is None:
+            return
+        for arg in node.args:
+            value = _mentions_traced(self, arg.value, staged=True)
+            if value is not None:
+                self.report(node, lambda line_of: (
+                    f"`{what}` of a traced value runs once at trace time and shows `Traced<...>`, not the "
+                    f"numbers: `{code(arg.value)}` is traced ({value.describe(code(arg.value), line_of)}); "
+                    f"use `jax.debug.print(\"... {{}}\", value)`"
+                ))
+                return
+
+
+class DebugPrintFstring(Rule):
+    code = "JAX307"
+    name = "debug-print-fstring"
+    summary = "`jax.debug.print` given an f-string (or `%`/`.format`) that formats a traced value"
+    what_it_does = (
+        "Flags `jax.debug.print(f\"... {x}\")`, and the same with `%` or `.format`, when the formatted "
+        "value is traced: the string is built in Python, at trace time."
+    )
+    why_bad = (
+        "The f-string is evaluated before `jax.debug.print` sees it, so it formats the tracer's repr "
+        "(`Traced<ShapedArray(float32[])>`) instead of the runtime value; recent JAX versions raise a "
+        "`ValueError` when the braces left in the formatted text do not match the arguments. Pass the "
+        "values as arguments and let `jax.debug.print` format them at run time."
+    )
+    example = (
+        "@jax.jit\n"
+        "def step(x):\n"
+        "    jax.debug.print(f\"x = {x}\")\n"
+        "    return x * 2\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def step(x):\n"
+        "    jax.debug.print(\"x = {}\", x)\n"
+        "    return x * 2\n"
+    )
+    not_flagged = (
+        "Format strings with `{}` placeholders and the values as arguments; f-strings that only format "
+        "static values (`f\"step {name}: {{}}\"` with a static `name`)."
+    )
+    verify = "`--verify` traces the function and checks the printed text for a tracer repr."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.names.qualified(node.func) != "jax.debug.print" or not node.args:
+            return
+        template = node.args[0].value
+        if isinstance(template, (cst.SimpleString, cst.ConcatenatedString)):
+            return
+        value = _mentions_traced(self, template, staged=False)
+        if value is not None:
+            self.report(template, lambda line_of: (
+                f"`jax.debug.print` gets a string already formatted at trace time, showing the tracer "
+                f"instead of its value ({value.describe(code(template), line_of)}); pass the value as an "
+                f"argument: `jax.debug.print(\"... {{}}\", value)`"
+            ))
+
+
+class TracerLeak(Rule):
+    code = "JAX308"
+    name = "tracer-leak"
+    summary = "A traced value stored outside the traced function: a global, a closure list, `self`"
+    what_it_does = (
+        "Flags a traced function (jitted, vmapped, or a lax body) that stores a traced value where it "
+        "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert(x)`, "
+        "`outer[k] = x` on a container defined outside the traced "
+        "function, or `self.attr = x` in a jitted method."
+    )
+    why_bad = (
+        "The stored object is a tracer that belongs to one trace. Using it after the trace ends raises "
+        "`UnexpectedTracerError`, later and far from here; and the function stays impure, so the store "
+        "happens once at trace time, not on every call. Return the value instead (or carry it through "
+        "`lax.scan`), and keep state in explicit arguments."
+    )
+    example = (
+        "losses = []\n\n\n"
+        "@jax.jit\n"
+        "def step(params, batch):\n"
+        "    loss = loss_fn(params, batch)\n"
+        "    losses.append(loss)\n"
+        "    return update(params, loss)\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def step(params, batch):\n"
+        "    loss = loss_fn(params, batch)\n"
+        "    return update(params, loss), loss\n\n\n"
+        "params, loss = step(params, batch)\n"
+        "losses.append(loss)\n"
+    )
+    not_flagged = (
+        "Containers created inside the traced function (a list built and returned by the same trace), "
+        "storing static values, `self` attributes in `flax.nnx` / `equinox` transformed methods (those "
+        "transforms propagate module state), and code outside traced functions."
+    )
+    verify = "`--verify` traces under `jax.checking_leaks()`, which reports the leaked tracer."
+
+    # Not `update` or `add`: `opt.update(grads, state)` is how optax is called.
+    _STORE_METHODS = frozenset("append extend insert appendleft extendleft".split())
+
+    def __init__(self, values, reporter) -> None:
+        super().__init__(values, reporter)
+        self._locals: dict[int, set[str]] = {}
+
+    def _outside(self, name: str) -> bool:
+        """Whether `name` is bound outside the innermost traced function."""
+        node = self.values.traced_node
+        if node is None:
+            return False
+        if self.values.is_global(name):
+            return True
+        key = id(node)
+        if key not in self._locals:
+            params = node.params
+            bound = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+            bound |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+            if isinstance(node, cst.FunctionDef):
+                bound |= rebound_names(node.body)
+            self._locals[key] = bound
+        return name not in self._locals[key]
+
+    def _leaked(self, expr: cst.BaseExpression) -> Value | None:
+        scope = self.values.traced_scope
+        if scope is None or not scope.staged:
+            return None
+        value = self.values.value_of(expr)
+        return value if value is not None and value.staged else None
+
+    def _report(self, node: cst.CSTNode, where: str, stored: cst.BaseExpression, value: Value) -> None:
+        self.report(node, lambda line_of: (
+            f"a traced value escapes into {where}: `{code(stored)}` is traced "
+            f"({value.describe(code(stored), line_of)}); using it after the trace raises "
+            f"UnexpectedTracerError: return it instead"
+        ))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = self._leaked(node.value)
+        if value is None:
+            return
+        for target in node.targets:
+            self._check_target(target.target, node, value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        value = self._leaked(node.value)
+        if value is not None:
+            self._check_target(node.target, node, value)
+
+    def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value) -> None:
+        if isinstance(target, cst.Name) and self.values.is_global(target.value):
+            self._report(node, f"the global `{target.value}`", node.value, value)
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            if self._outside(target.value.value):
+                self._report(node, f"`{target.value.value}`, defined outside the traced function",
+                             node.value, value)
+        elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+              and target.value.value == "self" and value.tracer is not None
+              and value.tracer.transform.name.startswith("jax.")
+              and self.values.function is not None):
+            self._report(node, f"`self.{target.attr.value}`", node.value, value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.attr.value in self._STORE_METHODS):
+            return
+        for arg in node.args:
+            value = self._leaked(arg.value)
+            if value is not None and self._outside(func.value.value):
+                self._report(node, f"`{func.value.value}`, defined outside the traced function",
+                             arg.value, value)
+                return
