@@ -23,7 +23,7 @@ from jaxlint.selection import UnknownSelector, enabled_codes, resolve
 
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
 
-_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms")
 _KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores")
 
 
@@ -39,6 +39,7 @@ class Settings:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     force_exclude: bool = False
     config_file: Path | None = None
+    extra_transforms: frozenset[str] = frozenset()  # qualified names that behave like jax.jit
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -192,4 +193,9 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
         for glob, selectors in table.get("per-file-ignores", {}).items()
     )
     exclude = tuple(table.get("exclude", DEFAULT_EXCLUDE)) + tuple(table.get("extend-exclude", ()))
-    return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file)
+    extra_transforms = frozenset(table.get("extra-transforms", ()))
+    for name in extra_transforms:
+        if not all(part.isidentifier() for part in name.split(".")) or "." not in name:
+            raise ConfigError(f"{where}: 'extra-transforms' entries are qualified names such as "
+                              f"'mylib.compile', got {name!r}")
+    return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms)

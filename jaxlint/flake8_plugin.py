@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from jaxlint import __version__
+from jaxlint.analysis.traced import TransformTable
 from jaxlint.config import CommandLine, Settings, build_settings
 from jaxlint.lint import lint_source
 
@@ -31,5 +32,6 @@ class JaxlintChecker:
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         settings = _settings(str(Path.cwd()))
         source = "".join(self.lines)
-        for d in lint_source(source, self.filename, settings.enabled_for(self.filename)):
+        table = TransformTable(settings.extra_transforms)
+        for d in lint_source(source, self.filename, settings.enabled_for(self.filename), table):
             yield d.row, d.col - 1, f"{d.code} {d.message}", type(self)

@@ -10,6 +10,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis.scopes import ScopeFacts
+from jaxlint.analysis.traced import DEFAULT_TABLE, TransformTable
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import Message, Rule
@@ -73,7 +74,9 @@ def syntax_error(source: str, filename: str, error: cst.ParserSyntaxError) -> Di
     return Diagnostic(filename, row, col, "JAX001", message, row, col)
 
 
-def lint_source(source: str, filename: str, enabled: frozenset[str]) -> list[Diagnostic]:
+def lint_source(
+    source: str, filename: str, enabled: frozenset[str], table: TransformTable = DEFAULT_TABLE
+) -> list[Diagnostic]:
     """The findings of the enabled rules in one file's text, sorted, noqa applied."""
     if not mentions_jax(source):
         return []
@@ -82,7 +85,7 @@ def lint_source(source: str, filename: str, enabled: frozenset[str]) -> list[Dia
     except cst.ParserSyntaxError as error:
         diagnostics = [syntax_error(source, filename, error)] if "JAX001" in enabled else []
     else:
-        diagnostics = _check(module, filename, enabled)
+        diagnostics = _check(module, filename, enabled, table)
     if not diagnostics:
         return []
     lines = _LINE_BREAK.split(source)
@@ -99,14 +102,14 @@ def lint_source(source: str, filename: str, enabled: frozenset[str]) -> list[Dia
 MAX_ROUNDS = 5
 
 
-def _check(module: cst.Module, filename: str, enabled: frozenset[str]) -> list[Diagnostic]:
+def _check(module: cst.Module, filename: str, enabled: frozenset[str], table: TransformTable) -> list[Diagnostic]:
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
         return []
     facts = ScopeFacts()
     for _ in range(MAX_ROUNDS):
         reports: list[tuple[str, cst.CSTNode, Message]] = []
-        tracker = ValueTracker(module, facts)
+        tracker = ValueTracker(module, facts, table)
         rules = [rule(tracker, lambda *report: reports.append(report)) for rule in rule_classes]
         module.visit(_Traversal(tracker, rules))
         learned = tracker.recorder.facts()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass, field
 
+from jaxlint.analysis.traced import TransformTable
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.files import InputError, discover, read_source
@@ -21,6 +22,7 @@ class RunResult:
 
 def run(paths: list[str], settings: Settings) -> RunResult:
     result = RunResult()
+    table = TransformTable(settings.extra_transforms)
     files, unlistable = discover(paths, settings)
     for folder, error in unlistable:
         if error.code in settings.enabled_for(folder):
@@ -39,7 +41,7 @@ def run(paths: list[str], settings: Settings) -> RunResult:
             result.skipped += 1
             continue
         try:
-            result.diagnostics.extend(lint_source(source, path, enabled))
+            result.diagnostics.extend(lint_source(source, path, enabled, table))
         except Exception:  # a bug in jaxlint: report it, keep checking the other files
             result.internal_errors.append(
                 f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"

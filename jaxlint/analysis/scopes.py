@@ -100,6 +100,6 @@ class ScopeRecorder:
                     continue
                 passed = facts.passed.setdefault(node, {})
                 if param not in passed:
-                    via = Transform(value.tracer.transform.name, call.node)
+                    via = Transform(value.tracer.transform.name, call.node, value.tracer.staged)
                     passed[param] = Tracer(node.name.value, param, via, call.caller, value.container)
         return facts

@@ -46,6 +46,7 @@ _FILTERED_CONCRETE = {
 TRANSFORMS = _JIT | _GRAD | _MAP | _CUSTOM | _FILTERED_STAGED | _FILTERED_CONCRETE
 _STAGED = _JIT | _MAP | _FILTERED_STAGED
 
+
 # lax control flow: the callables at these positions (or keywords) are traced, all their parameters.
 LAX_BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "jax.lax.cond": ((1, 2), ("true_fun", "false_fun")),
@@ -56,6 +57,18 @@ LAX_BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "jax.lax.map": ((0,), ("f",)),
     "jax.lax.associative_scan": ((0,), ("fn",)),
 }
+
+class TransformTable:
+    """The transforms jaxlint knows, plus the user's `extra-transforms` (which behave like `jax.jit`)."""
+
+    def __init__(self, extra: frozenset[str] = frozenset()) -> None:
+        self.jit_like = frozenset(_JIT | extra)
+        self.all = frozenset(TRANSFORMS | extra)
+        self.staged = frozenset(_STAGED | extra | set(LAX_BODIES))
+
+
+DEFAULT_TABLE = TransformTable()
+
 
 _PARTIAL = {"functools.partial"}
 
@@ -70,13 +83,10 @@ class Transform:
 
     name: str
     node: cst.CSTNode
+    staged: bool
     keywords: dict[str, cst.BaseExpression] = field(default_factory=dict)
     bound: int = 0
     bound_names: frozenset[str] = frozenset()
-
-    @property
-    def staged(self) -> bool:
-        return self.name in _STAGED or self.name in LAX_BODIES
 
 
 @dataclass(frozen=True)
@@ -142,12 +152,12 @@ def _options(name: str, extra: list[cst.BaseExpression], keywords: dict[str, cst
     return {**dict(zip(names, extra)), **keywords}
 
 
-def decorator_transform(decorator: cst.Decorator, names: Names) -> Transform | None:
+def decorator_transform(decorator: cst.Decorator, names: Names, table: TransformTable) -> Transform | None:
     """The transform a decorator applies, or None when it is not one."""
     expr = decorator.decorator
     qualified = names.qualified(expr)
-    if qualified in TRANSFORMS:
-        return Transform(qualified, decorator)
+    if qualified in table.all:
+        return Transform(qualified, decorator, qualified in table.staged)
     if not isinstance(expr, cst.Call):
         return None
     func = names.qualified(expr.func)
@@ -155,31 +165,34 @@ def decorator_transform(decorator: cst.Decorator, names: Names) -> Transform | N
         positional, keywords = _split_args(expr)
         if func in _PARTIAL and positional:
             inner = names.qualified(positional[0])
-            if inner in TRANSFORMS:
-                return Transform(inner, decorator, _options(inner, positional[1:], keywords))
-        if func in TRANSFORMS and not positional:
-            return Transform(func, decorator, keywords)
+            if inner in table.all:
+                options = _options(inner, positional[1:], keywords)
+                return Transform(inner, decorator, inner in table.staged, options)
+        if func in table.all and not positional:
+            return Transform(func, decorator, func in table.staged, keywords)
     except _Unknowable:
         pass
     return None
 
 
-def applied_transforms(call: cst.Call, names: Names) -> list[tuple[cst.BaseExpression, Transform]]:
+def applied_transforms(
+    call: cst.Call, names: Names, table: TransformTable
+) -> list[tuple[cst.BaseExpression, Transform]]:
     """The functions a call transforms, each with the transform: `jax.jit(f)`, `lax.scan(body, ...)`."""
     func = names.qualified(call.func)
-    if func not in TRANSFORMS and func not in LAX_BODIES:
+    if func not in table.all and func not in LAX_BODIES:
         return []
     try:
         positional, keywords = _split_args(call)
-        if func in TRANSFORMS:
+        if func in table.all:
             options = _options(func, positional[1:], keywords)
     except _Unknowable:
         return []
-    if func in TRANSFORMS and positional:
-        target, bound, bound_names = _unwrap(positional[0], names)
+    if func in table.all and positional:
+        target, bound, bound_names = _unwrap(positional[0], names, table)
         if target is None:
             return []
-        return [(target, Transform(func, call, options, bound, bound_names))]
+        return [(target, Transform(func, call, func in table.staged, options, bound, bound_names))]
     if func in LAX_BODIES:
         indices, words = LAX_BODIES[func]
         bodies = [positional[i] for i in indices if i < len(positional)]
@@ -188,14 +201,16 @@ def applied_transforms(call: cst.Call, names: Names) -> list[tuple[cst.BaseExpre
         for body in bodies:
             for item in (body.elements if isinstance(body, (cst.List, cst.Tuple)) else [body]):
                 value = item.value if isinstance(item, cst.BaseElement) else item
-                target, bound, bound_names = _unwrap(value, names)
+                target, bound, bound_names = _unwrap(value, names, table)
                 if target is not None:
-                    found.append((target, Transform(func, call, {}, bound, bound_names)))
+                    found.append((target, Transform(func, call, True, {}, bound, bound_names)))
         return found
     return []
 
 
-def _unwrap(expr: cst.BaseExpression, names: Names) -> tuple[cst.BaseExpression | None, int, frozenset[str]]:
+def _unwrap(
+    expr: cst.BaseExpression, names: Names, table: TransformTable
+) -> tuple[cst.BaseExpression | None, int, frozenset[str]]:
     """The function inside nested transforms and `partial`, with what partial binds.
 
     An inner transform call is left to be found on its own; the outer one still applies to its function.
@@ -207,7 +222,7 @@ def _unwrap(expr: cst.BaseExpression, names: Names) -> tuple[cst.BaseExpression 
             positional, keywords = _split_args(expr)
         except _Unknowable:
             return None, 0, frozenset()
-        if not positional or (func not in TRANSFORMS and func not in _PARTIAL):
+        if not positional or (func not in table.all and func not in _PARTIAL):
             return None, 0, frozenset()
         if func in _PARTIAL:
             bound += len(positional) - 1
@@ -279,7 +294,9 @@ def _positions(signature: Signature, argnums: tuple[int, ...]) -> set[str]:
     return {signature.positional[n] for n in argnums if -count <= n < count}
 
 
-def _traced_and_static(transform: Transform, signature: Signature, names: Names) -> tuple[set[str], set[str]]:
+def _traced_and_static(
+    transform: Transform, signature: Signature, names: Names, table: TransformTable
+) -> tuple[set[str], set[str]]:
     """Parameters this transform makes tracers, and parameters it keeps static.
 
     A parameter with a default may never be passed (then it is a plain Python value), so it is
@@ -288,7 +305,7 @@ def _traced_and_static(transform: Transform, signature: Signature, names: Names)
     kw = transform.keywords
     name = transform.name
     everything = set(signature.all) - signature.defaults
-    if name in _JIT:
+    if name in table.jit_like:
         nums = _int_or_ints(kw.get("static_argnums"))
         static = _positions(signature, nums) | set(_str_or_strs(kw.get("static_argnames")))
         return everything - static, static & set(signature.all)
@@ -329,6 +346,7 @@ def traced_function(
     transforms: list[Transform],
     passed: dict[str, Tracer],
     names: Names,
+    table: TransformTable,
 ) -> TracedFunction | None:
     """The traced-scope facts of one function from everything applied to it, or None."""
     if not transforms and not passed:
@@ -338,7 +356,7 @@ def traced_function(
     static: set[str] = set()
     for transform in transforms:
         try:
-            more_traced, more_static = _traced_and_static(transform, signature.after(transform), names)
+            more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table)
         except _NotLiteral:
             continue
         for param in more_traced:

@@ -21,7 +21,8 @@ from jaxlint.analysis.bindings import rebound_names, target_names, terminates
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder
 from jaxlint.analysis.traced import (
-    TracedFunction, applied_transforms, decorator_transform, traced_function,
+    DEFAULT_TABLE, TracedFunction, TransformTable, applied_transforms, decorator_transform,
+    traced_function,
 )
 from jaxlint.analysis.values import ARRAY, STATIC, Evaluator, Kind, Value, join
 
@@ -56,8 +57,9 @@ def _parameter_names(params: cst.Parameters) -> list[str]:
 
 
 class ValueTracker:
-    def __init__(self, module: cst.Module, known: ScopeFacts) -> None:
+    def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE) -> None:
         self.names = Names(module)
+        self.transforms = table
         self.recorder = ScopeRecorder()
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
@@ -169,7 +171,7 @@ class ValueTracker:
 
     def visit_Call(self, node: cst.Call) -> None:
         chain = tuple(self._chain)
-        for target, transform in applied_transforms(node, self.names):
+        for target, transform in applied_transforms(node, self.names, self.transforms):
             self.recorder.apply(chain, target, transform)
         caller = self.traced_scope
         if caller is not None and node.args:
@@ -179,7 +181,8 @@ class ValueTracker:
 
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ())]
-        return traced_function(name, params, transforms, self._known.passed.get(node, {}), self.names)
+        passed = self._known.passed.get(node, {})
+        return traced_function(name, params, transforms, passed, self.names, self.transforms)
 
     def _enter(self, node: cst.CSTNode, params: cst.Parameters, function: TracedFunction | None,
                body_statements) -> None:
@@ -213,7 +216,7 @@ class ValueTracker:
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.recorder.define(self._chain[-1], node)
-        decorators = [t for d in node.decorators if (t := decorator_transform(d, self.names))]
+        decorators = [t for d in node.decorators if (t := decorator_transform(d, self.names, self.transforms))]
         self._pending.append(self._traced(node, node.name.value, node.params, decorators))
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:

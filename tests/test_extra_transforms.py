@@ -1,0 +1,63 @@
+"""`extra-transforms`: the user's own jit wrappers make traced scopes like `jax.jit` does."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+from jaxlint.cli import main
+
+SOURCE = """\
+import jax.numpy as jnp
+from mylib import compile as fast
+
+
+@fast(static_argnames=("n",))
+def step(x, n):
+    if n > 2:
+        x = x * 2
+    if x.sum() > 0:
+        x = -x
+    return x
+
+
+def other(x):
+    if x.sum() > 0:
+        return x
+    return -x
+
+
+other_fast = fast(other)
+"""
+
+
+def _lint(tmp_path: Path, config: str) -> tuple[int, str]:
+    (tmp_path / "pyproject.toml").write_text(config)
+    (tmp_path / "model.py").write_text(SOURCE)
+    out = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code = main(["model.py", "--quiet", "--select", "JAX301"], out=out)
+    finally:
+        os.chdir(cwd)
+    return code, out.getvalue()
+
+
+def test_configured_transform_is_traced_with_its_static_arguments(tmp_path: Path) -> None:
+    code, out = _lint(tmp_path, '[tool.jaxlint]\nextra-transforms = ["mylib.compile"]\n')
+    rows = [line.split(" ", 2)[:2] for line in out.splitlines()]
+    assert code == 1
+    assert rows == [["model.py:9:8:", "JAX301"], ["model.py:15:8:", "JAX301"]]
+    assert "transformed by `mylib.compile` at line 5" in out.splitlines()[0]
+
+
+def test_without_the_setting_the_wrapper_is_unknown(tmp_path: Path) -> None:
+    assert _lint(tmp_path, "[tool.jaxlint]\n") == (0, "")
+
+
+def test_a_bad_entry_is_a_config_error(tmp_path: Path, capsys) -> None:
+    code, _ = _lint(tmp_path, '[tool.jaxlint]\nextra-transforms = ["not a name"]\n')
+    assert code == 2
+    assert "'extra-transforms'" in capsys.readouterr().err
