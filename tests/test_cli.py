@@ -443,10 +443,10 @@ def test_internal_error_in_one_file_exits_2_and_the_others_are_still_checked(
 
     real = jaxlint.runner.lint_source
 
-    def lint_source(source: str, filename: str, enabled: frozenset[str]):
+    def lint_source(source: str, filename: str, *rest):
         if filename.endswith("boom.py"):
             raise RuntimeError("simulated bug")
-        return real(source, filename, enabled)
+        return real(source, filename, *rest)
 
     monkeypatch.setattr(jaxlint.runner, "lint_source", lint_source)
     write(tmp_path / "a.py", JAX101_SOURCE)
