@@ -68,6 +68,16 @@ def produces_array(call: cst.Call, names: Names) -> bool:
     return True
 
 
+_NUMPY_ARRAY_FACTORIES = frozenset(
+    "numpy." + name for name in "array asarray zeros ones full empty arange linspace eye identity".split()
+)
+
+
+def produces_host_array(call: cst.Call, names: Names) -> bool:
+    """A NumPy array built on the host: `np.array([...])`, `np.zeros(3)`."""
+    return names.qualified(call.func) in _NUMPY_ARRAY_FACTORIES
+
+
 def functional_update_receiver(call: cst.Call) -> cst.BaseExpression | None:
     """`x` for a call spelled `x.at[...].set(...)` (or another update method), else None."""
     func = call.func

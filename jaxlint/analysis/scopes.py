@@ -1,9 +1,10 @@
 """Which functions of a module are traced, learned while traversing it.
 
-A traversal records every transform application (`jax.jit(f)`, `lax.scan(body, ...)`) and every
-call that passes a tracer into a function of the same module. Both may name a function defined
-further down, so they are resolved after the traversal; lint.py traverses again until nothing new
-is learned (a helper of a helper needs one more round).
+A traversal records every transform application (`jax.jit(f)`, `lax.scan(body, ...)`), every call
+that passes a tracer into a function of the same module, and every call that passes a Python
+scalar literal (`step(x, True)`: under jit that argument is one traced scalar, not a pytree).
+Calls may name a function defined further down, or a name bound to `jax.jit(f)`, so they are
+resolved after the traversal; lint.py traverses again until nothing new is learned.
 """
 
 from __future__ import annotations
@@ -20,58 +21,77 @@ Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and 
 
 @dataclass
 class ScopeFacts:
-    """Transforms applied to each function (or lambda) node, and tracers passed into its parameters."""
+    """What a traversal learned about each function (or lambda) node."""
 
     applied: dict[cst.CSTNode, list[Transform]] = field(default_factory=dict)
     passed: dict[cst.CSTNode, dict[str, Tracer]] = field(default_factory=dict)
+    scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
 
 
 @dataclass(frozen=True)
-class _TracedCall:
+class _Call:
     chain: Chain
     func: cst.BaseExpression
     positional: tuple[Value | None, ...]
     keywords: tuple[tuple[str, Value], ...]
     node: cst.Call
-    caller: str
+    caller: str | None  # the traced function making the call, if any
+
+
+def is_scalar_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float)) or (
+        isinstance(expr, cst.Name) and expr.value in ("True", "False")
+    )
 
 
 class ScopeRecorder:
     def __init__(self) -> None:
         self._defs: dict[tuple[int, str], cst.FunctionDef] = {}
+        self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression]] = {}
         self._applications: list[tuple[Chain, cst.BaseExpression, Transform]] = []
-        self._calls: list[_TracedCall] = []
+        self._calls: list[_Call] = []
 
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef) -> None:
         self._defs[(id(scope), function.name.value)] = function
 
+    def alias(self, chain: Chain, name: str, target: cst.BaseExpression) -> None:
+        """`name = jax.jit(target)`: calling `name` calls `target`."""
+        self._aliases[(id(chain[-1]), name)] = (chain, target)
+
     def apply(self, chain: Chain, target: cst.BaseExpression, transform: Transform) -> None:
         self._applications.append((chain, target, transform))
 
-    def traced_call(self, chain: Chain, call: cst.Call, values: list[Value | None], caller: str) -> None:
+    def call(self, chain: Chain, call: cst.Call, values: list[Value | None], caller: str | None) -> None:
+        """A call worth resolving: it passes tracers, or scalar literals (marked STATIC here)."""
         positional: list[Value | None] = []
         keywords: list[tuple[str, Value]] = []
         for arg, value in zip(call.args, values):
             if arg.star:
                 break
+            if is_scalar_literal(arg.value):
+                value = Value(Kind.STATIC)
             if arg.keyword is None:
                 positional.append(value)
             elif value is not None:
                 keywords.append((arg.keyword.value, value))
-        self._calls.append(_TracedCall(chain, call.func, tuple(positional), tuple(keywords), call, caller))
+        self._calls.append(_Call(chain, call.func, tuple(positional), tuple(keywords), call, caller))
 
-    def _resolve(self, chain: Chain, expr: cst.BaseExpression) -> tuple[cst.CSTNode | None, int]:
+    def _resolve(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.CSTNode | None, int]:
         """The function node an expression names, and how many leading parameters are bound (self)."""
         if isinstance(expr, cst.Lambda):
             return expr, 0
         if isinstance(expr, cst.Name):
-            for depth, scope in enumerate(reversed(chain)):
+            for level, scope in enumerate(reversed(chain)):
                 # A class body's names are not visible from the functions inside it.
-                if isinstance(scope, cst.ClassDef) and depth > 0:
+                if isinstance(scope, cst.ClassDef) and level > 0:
                     continue
-                found = self._defs.get((id(scope), expr.value))
-                if found is not None:
-                    return found, 0
+                key = (id(scope), expr.value)
+                if key in self._defs:
+                    return self._defs[key], 0
+                if key in self._aliases and depth < 3:
+                    return self._resolve(*self._aliases[key], depth + 1)
             return None, 0
         if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
                 and expr.value.value in ("self", "cls")):
@@ -96,10 +116,13 @@ class ScopeRecorder:
             params = dict(zip(signature.positional[bound:], call.positional))
             params.update((k, v) for k, v in call.keywords if k in signature.all)
             for param, value in params.items():
-                if value is None or value.kind is not Kind.TRACED or value.tracer is None:
+                if value is None:
                     continue
-                passed = facts.passed.setdefault(node, {})
-                if param not in passed:
-                    via = Transform(value.tracer.transform.name, call.node, value.tracer.staged)
-                    passed[param] = Tracer(node.name.value, param, via, call.caller, value.container)
+                if value.kind is Kind.STATIC:
+                    facts.scalars[node] = facts.scalars.get(node, frozenset()) | {param}
+                elif value.kind is Kind.TRACED and value.tracer is not None and call.caller is not None:
+                    passed = facts.passed.setdefault(node, {})
+                    if param not in passed:
+                        via = Transform(value.tracer.transform.name, call.node, value.tracer.staged)
+                        passed[param] = Tracer(node.name.value, param, via, call.caller, value.container)
         return facts

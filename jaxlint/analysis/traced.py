@@ -359,8 +359,11 @@ def traced_function(
             more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table)
         except _NotLiteral:
             continue
+        seen = signature.after(transform).positional
         for param in more_traced:
-            traced.setdefault(param, Tracer(name, param, transform))
+            # fori_loop's body gets the loop index first: one integer tracer, not a pytree.
+            scalar = transform.name == "jax.lax.fori_loop" and seen[:1] == (param,)
+            traced.setdefault(param, Tracer(name, param, transform, container=not scalar))
         static |= more_static
     for param, tracer in passed.items():
         if param not in static:

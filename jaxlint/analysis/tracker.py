@@ -19,7 +19,7 @@ import libcst as cst
 from jaxlint.analysis import arrays
 from jaxlint.analysis.bindings import rebound_names, target_names, terminates
 from jaxlint.analysis.names import Names, scope_imports
-from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder
+from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder, is_scalar_literal
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE, TracedFunction, TransformTable, applied_transforms, decorator_transform,
     traced_function,
@@ -64,7 +64,7 @@ class ValueTracker:
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
-        self._evaluator = Evaluator(self.names, self._lookup)
+        self._evaluator = Evaluator(self.names, self._lookup, table)
         self._branch_states: list[list[Env | None]] = []
         self._loop_states: list[tuple[Env, set[str]]] = []
         self._try_rebound: list[set[str]] = []
@@ -123,6 +123,11 @@ class ValueTracker:
             self.env.pop(name, None)
 
     def leave_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call) and len(node.targets) == 1:
+            target = node.targets[0].target
+            applied = applied_transforms(node.value, self.names, self.transforms)
+            if isinstance(target, cst.Name) and len(applied) == 1:
+                self.recorder.alias(tuple(self._chain), target.value, applied[0][0])
         value = self.value_of(node.value)
         for target in node.targets:
             left, right = target.target, node.value
@@ -173,11 +178,14 @@ class ValueTracker:
         chain = tuple(self._chain)
         for target, transform in applied_transforms(node, self.names, self.transforms):
             self.recorder.apply(chain, target, transform)
+        if not node.args:
+            return
         caller = self.traced_scope
-        if caller is not None and node.args:
-            values = [self.value_of(arg.value) for arg in node.args]
-            if any(v is not None and v.kind is Kind.TRACED for v in values):
-                self.recorder.traced_call(chain, node, values, caller.name)
+        values = [self.value_of(arg.value) for arg in node.args] if caller is not None else []
+        if any(v is not None and v.kind is Kind.TRACED for v in values) or any(
+            is_scalar_literal(arg.value) for arg in node.args
+        ):
+            self.recorder.call(chain, node, values or [None] * len(node.args), caller and caller.name)
 
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ())]
@@ -195,6 +203,7 @@ class ValueTracker:
             scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS
             if function is not None and name in function.traced:
                 tracer = function.traced[name]
+                scalar = scalar or name in self._known.scalars.get(node, ())
                 container = tracer.container and not annotated and not scalar
                 env[name] = Value(Kind.TRACED, tracer, container=container)
             elif function is not None and name in function.static:
@@ -265,6 +274,7 @@ class ValueTracker:
         """Iterating over a tracer gives tracers; anything else is unknown."""
         value = self.value_of(iterable)
         self._forget(target_names(target))
+        # Over a pytree, the items may be its (string) keys: they stay "container" values.
         if isinstance(target, cst.Name) and value is not None and value.kind is Kind.TRACED:
             self.env[target.value] = value
 

@@ -15,11 +15,12 @@ import libcst as cst
 
 from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
-from jaxlint.analysis.traced import Tracer
+from jaxlint.analysis.traced import TransformTable, Tracer
 
 
 class Kind(enum.Enum):
     STATIC = "static"  # a Python value known before tracing: a literal, a shape, a static argument
+    HOST = "host"  # a Python list or tuple, or a NumPy array: indexed with Python integers only
     ARRAY = "array"  # a JAX array, concrete
     TRACED = "traced"  # a tracer, or a pytree of them
 
@@ -34,7 +35,8 @@ class Value:
 
     @property
     def is_array(self) -> bool:
-        return self.kind is not Kind.STATIC
+        """A JAX array or a tracer."""
+        return self.kind in (Kind.ARRAY, Kind.TRACED)
 
     @property
     def is_tracer(self) -> bool:
@@ -60,6 +62,7 @@ class Value:
 
 ARRAY = Value(Kind.ARRAY)
 STATIC = Value(Kind.STATIC)
+HOST = Value(Kind.HOST)
 
 _STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type"})
 _STATIC_BUILTINS = frozenset({"len", "isinstance", "type", "callable", "hasattr", "id", "repr", "str"})
@@ -99,9 +102,10 @@ def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | 
 class Evaluator:
     """Evaluates expressions against the facts known for names at the current point."""
 
-    def __init__(self, names: Names, lookup: Callable[[str], Value | None]) -> None:
+    def __init__(self, names: Names, lookup: Callable[[str], Value | None], table: TransformTable) -> None:
         self.names = names
         self._lookup = lookup
+        self._table = table
 
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         """The known fact about `expr`, or None when unknown."""
@@ -136,6 +140,8 @@ class Evaluator:
             return self.value_of(expr.value)
         if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, *_STRINGS)):
             return STATIC
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return HOST
         return None
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
@@ -164,6 +170,12 @@ class Evaluator:
         if isinstance(func, cst.Name) and func.value in _STATIC_BUILTINS and self.names.qualified(func) is None:
             return STATIC
         arguments = [self.value_of(arg.value) for arg in call.args]
+        if isinstance(func, cst.Call) and self.names.qualified(func.func) in self._table.all:
+            # `jax.value_and_grad(f)(params, x)`: tracers in, a pytree of tracers out.
+            traced = next((a for a in arguments if a is not None and a.kind is Kind.TRACED), None)
+            return Value(Kind.TRACED, traced.tracer, container=True) if traced else None
+        if arrays.produces_host_array(call, self.names):
+            return HOST
         if arrays.produces_array(call, self.names):
             qualified = self.names.qualified(func)
             return _derived(arguments, boolean=qualified in _BOOLEAN_FUNCTIONS) or ARRAY

@@ -94,7 +94,7 @@ def _array_index(elements, value_of) -> bool:
             continue
         value = index.value
         held = value_of(value)
-        if held is not None and held.is_array:
+        if held is not None and held.is_array and not held.container:
             continue
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
             value = value.expression

@@ -275,8 +275,6 @@ class TracerAsPythonIndex(Rule):
     )
     verify = "`--verify` traces the function and expects `TracerIntegerConversionError` at this line."
 
-    _HOST_SEQUENCES = (cst.List, cst.Tuple)
-
     def visit_Call(self, node: cst.Call) -> None:
         if _builtin(self, node.func, {"range"}) is None:
             return
@@ -291,7 +289,8 @@ class TracerAsPythonIndex(Rule):
                 return
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if not isinstance(node.value, self._HOST_SEQUENCES) or len(node.slice) != 1:
+        base = self.values.value_of(node.value)
+        if base is None or base.kind is not Kind.HOST or len(node.slice) != 1:
             return
         index = node.slice[0].slice
         if not isinstance(index, cst.Index):
@@ -337,16 +336,19 @@ class NumpyOnTracer(Rule):
     )
     verify = "`--verify` traces the function and expects `TracerArrayConversionError` at this line."
 
-    _SHAPE_ONLY = frozenset(
+    # Shape and dtype helpers, and the functions NumPy hands to the argument's own method
+    # (`np.sum(x)` calls `x.sum()`), which work on tracers.
+    _WORKS_ON_TRACERS = frozenset(
         "numpy." + name for name in
         "shape ndim size result_type dtype iinfo finfo issubdtype promote_types can_cast isdtype "
-        "broadcast_shapes isscalar".split()
+        "broadcast_shapes isscalar all any amax amin max min argmax argmin around round cumprod "
+        "cumsum mean moveaxis prod repeat reshape squeeze std sum swapaxes transpose var".split()
     )
     _NAMESPACES = ("numpy.", "scipy.", "math.")
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func)
-        if qualified is None or not qualified.startswith(self._NAMESPACES) or qualified in self._SHAPE_ONLY:
+        if qualified is None or not qualified.startswith(self._NAMESPACES) or qualified in self._WORKS_ON_TRACERS:
             return
         if qualified.startswith("numpy.random."):
             return  # JAX204 stateful-rng-in-traced covers NumPy's random state
