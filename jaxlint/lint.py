@@ -110,7 +110,7 @@ def _check(module: cst.Module, filename: str, enabled: frozenset[str], table: Tr
     for _ in range(MAX_ROUNDS):
         reports: list[tuple[str, cst.CSTNode, Message]] = []
         tracker = ValueTracker(module, facts, table)
-        rules = [rule(tracker, lambda *report: reports.append(report)) for rule in rule_classes]
+        rules = [rule(tracker, lambda *report: reports.append(report), filename) for rule in rule_classes]
         module.visit(_Traversal(tracker, rules))
         learned = tracker.recorder.facts()
         if learned == facts:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from jaxlint.analysis.traced import Signature, Tracer, Transform
+from jaxlint.analysis.traced import Entry, Signature, Tracer, Transform
 from jaxlint.analysis.values import Kind, Value
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
@@ -25,7 +25,9 @@ class ScopeFacts:
 
     applied: dict[cst.CSTNode, list[Transform]] = field(default_factory=dict)
     passed: dict[cst.CSTNode, dict[str, Tracer]] = field(default_factory=dict)
+    entries: dict[cst.CSTNode, list[Entry]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
+    host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class _Call:
     keywords: tuple[tuple[str, Value], ...]
     node: cst.Call
     caller: str | None  # the traced function making the call, if any
+    via: Transform | None  # the caller's trace, named after its transform
 
 
 def is_scalar_literal(expr: cst.BaseExpression) -> bool:
@@ -52,22 +55,27 @@ class ScopeRecorder:
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression]] = {}
         self._applications: list[tuple[Chain, cst.BaseExpression, Transform]] = []
         self._calls: list[_Call] = []
+        self._host: list[tuple[Chain, cst.BaseExpression]] = []
 
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef) -> None:
         self._defs[(id(scope), function.name.value)] = function
 
     def alias(self, chain: Chain, name: str, target: cst.BaseExpression) -> None:
-        """`name = jax.jit(target)`: calling `name` calls `target`."""
+        """`name = jax.jit(target)` or `name = lambda ...`: calling `name` calls `target`."""
         self._aliases[(id(chain[-1]), name)] = (chain, target)
+
+    def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
+        self._host.append((chain, target))
 
     def apply(self, chain: Chain, target: cst.BaseExpression, transform: Transform) -> None:
         self._applications.append((chain, target, transform))
 
-    def call(self, chain: Chain, call: cst.Call, values: list[Value | None], caller: str | None) -> None:
-        """A call worth resolving: it passes tracers, or scalar literals (marked STATIC here)."""
+    def call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression, args: list[cst.Arg],
+             values: list[Value | None], caller: str | None, via: Transform | None) -> None:
+        """A call worth resolving: from a traced scope, or passing scalar literals (marked STATIC here)."""
         positional: list[Value | None] = []
         keywords: list[tuple[str, Value]] = []
-        for arg, value in zip(call.args, values):
+        for arg, value in zip(args, values):
             if arg.star:
                 break
             if is_scalar_literal(arg.value):
@@ -76,7 +84,7 @@ class ScopeRecorder:
                 positional.append(value)
             elif value is not None:
                 keywords.append((arg.keyword.value, value))
-        self._calls.append(_Call(chain, call.func, tuple(positional), tuple(keywords), call, caller))
+        self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via))
 
     def _resolve(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.CSTNode | None, int]:
         """The function node an expression names, and how many leading parameters are bound (self)."""
@@ -108,10 +116,19 @@ class ScopeRecorder:
             if node is not None:
                 applied = replace(transform, bound=transform.bound + bound)
                 facts.applied.setdefault(node, []).append(applied)
+        for chain, target in self._host:
+            node, _ = self._resolve(chain, target)
+            if node is not None:
+                facts.host.add(node)
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
-            if not isinstance(node, cst.FunctionDef):
+            if node is None or node in facts.host:
                 continue
+            name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+            if call.via is not None:
+                entries = facts.entries.setdefault(node, [])
+                if all(entry.caller != call.caller for entry in entries):
+                    entries.append(Entry(call.via, call.caller))
             signature = Signature.of(node.params)
             params = dict(zip(signature.positional[bound:], call.positional))
             params.update((k, v) for k, v in call.keywords if k in signature.all)
@@ -124,5 +141,5 @@ class ScopeRecorder:
                     passed = facts.passed.setdefault(node, {})
                     if param not in passed:
                         via = Transform(value.tracer.transform.name, call.node, value.tracer.staged)
-                        passed[param] = Tracer(node.name.value, param, via, call.caller, value.container)
+                        passed[param] = Tracer(name, param, via, call.caller, value.container)
         return facts

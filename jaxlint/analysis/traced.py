@@ -70,6 +70,17 @@ class TransformTable:
 DEFAULT_TABLE = TransformTable()
 
 
+# Callables given to these run on the host, with concrete values, on every call: not traced.
+HOST_CALLBACKS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "jax.pure_callback": (0, ("callback",)),
+    "jax.debug.callback": (0, ("callback",)),
+    "jax.experimental.io_callback": (0, ("callback",)),
+    "jax.experimental.host_callback.call": (0, ("callback_func",)),
+    "jax.experimental.host_callback.id_tap": (0, ("tap_func",)),
+}
+# These call their function on every leaf: a pytree of tracers gives it tracers.
+TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+
 _PARTIAL = {"functools.partial"}
 
 
@@ -113,13 +124,39 @@ class Tracer:
 
 
 @dataclass(frozen=True)
+class Entry:
+    """A call into a function from a traced scope: its body runs while the caller is traced."""
+
+    via: Transform  # named after the caller's transform, at the call
+    caller: str
+
+
+@dataclass(frozen=True)
 class TracedFunction:
-    """A function (or lambda) whose body runs under a transform."""
+    """A function (or lambda) whose body runs under a transform, or while one traces its caller."""
 
     name: str
     traced: dict[str, Tracer]
     static: frozenset[str]
     staged: bool
+    transforms: tuple[Transform, ...] = ()  # applied to it directly
+    entries: tuple[Entry, ...] = ()  # calls into it from traced scopes
+
+    @property
+    def trace(self) -> Transform | None:
+        """How it is traced, for messages: the first transform applied, else the first traced call."""
+        if self.transforms:
+            return self.transforms[0]
+        if self.entries:
+            return self.entries[0].via
+        return next((t.transform for t in self.traced.values()), None)
+
+    @property
+    def only_traced_for_shapes(self) -> bool:
+        """Only `eval_shape`/`make_jaxpr` trace it: it is never run, so constants in it never matter."""
+        names = {t.name for t in self.transforms} | {e.via.name for e in self.entries}
+        names |= {t.transform.name for t in self.traced.values()}
+        return bool(names) and names <= {"jax.eval_shape", "jax.make_jaxpr"}
 
 
 # Options a transform also takes by position, after the function.
@@ -206,6 +243,21 @@ def applied_transforms(
                     found.append((target, Transform(func, call, True, {}, bound, bound_names)))
         return found
     return []
+
+
+def host_callback_target(call: cst.Call, names: Names) -> cst.BaseExpression | None:
+    """The function a host callback call runs (`jax.pure_callback(f, ...)`), through `partial`."""
+    spec = HOST_CALLBACKS.get(names.qualified(call.func) or "")
+    if spec is None:
+        return None
+    position, words = spec
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    target = positional[position] if len(positional) > position else next(
+        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in words), None)
+    while (isinstance(target, cst.Call) and names.qualified(target.func) in _PARTIAL and target.args
+           and target.args[0].keyword is None):
+        target = target.args[0].value
+    return target if isinstance(target, (cst.Name, cst.Lambda, cst.Attribute)) else None
 
 
 def _unwrap(
@@ -345,11 +397,12 @@ def traced_function(
     params: cst.Parameters,
     transforms: list[Transform],
     passed: dict[str, Tracer],
+    entries: list[Entry],
     names: Names,
     table: TransformTable,
 ) -> TracedFunction | None:
     """The traced-scope facts of one function from everything applied to it, or None."""
-    if not transforms and not passed:
+    if not transforms and not passed and not entries:
         return None
     signature = Signature.of(params)
     traced: dict[str, Tracer] = {}
@@ -368,5 +421,7 @@ def traced_function(
     for param, tracer in passed.items():
         if param not in static:
             traced.setdefault(param, tracer)
-    staged = any(t.staged for t in transforms) or any(t.staged for t in passed.values())
-    return TracedFunction(name, traced, frozenset(static - set(traced)), staged)
+    staged = (any(t.staged for t in transforms) or any(t.staged for t in passed.values())
+              or any(e.via.staged for e in entries))
+    return TracedFunction(name, traced, frozenset(static - set(traced)), staged, tuple(transforms),
+                          tuple(entries))

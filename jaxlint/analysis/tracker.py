@@ -12,7 +12,7 @@ decide the traced scopes of the next round.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -21,8 +21,8 @@ from jaxlint.analysis.bindings import rebound_names, target_names, terminates
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder, is_scalar_literal
 from jaxlint.analysis.traced import (
-    DEFAULT_TABLE, TracedFunction, TransformTable, applied_transforms, decorator_transform,
-    traced_function,
+    DEFAULT_TABLE, TREE_MAPS, TracedFunction, Transform, TransformTable, applied_transforms,
+    decorator_transform, host_callback_target, traced_function,
 )
 from jaxlint.analysis.values import ARRAY, STATIC, Evaluator, Kind, Value, join
 
@@ -123,10 +123,12 @@ class ValueTracker:
             self.env.pop(name, None)
 
     def leave_Assign(self, node: cst.Assign) -> None:
-        if isinstance(node.value, cst.Call) and len(node.targets) == 1:
-            target = node.targets[0].target
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        if isinstance(target, cst.Name) and isinstance(node.value, cst.Lambda):
+            self.recorder.alias(tuple(self._chain), target.value, node.value)
+        elif isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
             applied = applied_transforms(node.value, self.names, self.transforms)
-            if isinstance(target, cst.Name) and len(applied) == 1:
+            if len(applied) == 1:
                 self.recorder.alias(tuple(self._chain), target.value, applied[0][0])
         value = self.value_of(node.value)
         for target in node.targets:
@@ -145,14 +147,10 @@ class ValueTracker:
             self._bind(node.target, self.value_of(node.value))
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
-        target, value = self.value_of(node.target), self.value_of(node.value)
-        operands = [v for v in (target, value) if v is not None and v.is_array]
-        traced = next((v for v in operands if v.kind is Kind.TRACED), None)
-        if traced is not None:
-            result = Value(Kind.TRACED, traced.tracer)
-        else:
-            result = ARRAY if operands else None
-        self._bind(node.target, result)
+        # `x op= v` binds what `x op v` computes: `BitAndAssign` -> `BitAnd`.
+        operator = getattr(cst, type(node.operator).__name__[: -len("Assign")])()
+        operation = cst.BinaryOperation(left=node.target, operator=operator, right=node.value)
+        self._bind(node.target, self.value_of(operation))
 
     def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._bind(node.target, self.value_of(node.value))
@@ -176,21 +174,36 @@ class ValueTracker:
 
     def visit_Call(self, node: cst.Call) -> None:
         chain = tuple(self._chain)
+        caller = self.traced_scope
         for target, transform in applied_transforms(node, self.names, self.transforms):
+            if caller is not None and caller.staged and not transform.staged:
+                transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
             self.recorder.apply(chain, target, transform)
+        callback = host_callback_target(node, self.names)
+        if callback is not None:
+            self.recorder.host_callback(chain, callback)
         if not node.args:
             return
-        caller = self.traced_scope
-        values = [self.value_of(arg.value) for arg in node.args] if caller is not None else []
-        if any(v is not None and v.kind is Kind.TRACED for v in values) or any(
-            is_scalar_literal(arg.value) for arg in node.args
-        ):
-            self.recorder.call(chain, node, values or [None] * len(node.args), caller and caller.name)
+        if caller is not None:
+            via = Transform(caller.trace.name if caller.trace else "a traced caller", node, caller.staged)
+            values = [self.value_of(arg.value) for arg in node.args]
+            if self.names.qualified(node.func) in TREE_MAPS:
+                # The function gets one leaf of each tree: tracers, not pytrees.
+                leaves = [replace(v, container=False) if v is not None and v.kind is Kind.TRACED else None
+                          for v in values[1:]]
+                self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
+            else:
+                self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)
+        elif any(is_scalar_literal(arg.value) for arg in node.args):
+            self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
 
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ())]
+        if node in self._known.host:
+            return None
         passed = self._known.passed.get(node, {})
-        return traced_function(name, params, transforms, passed, self.names, self.transforms)
+        entries = self._known.entries.get(node, [])
+        return traced_function(name, params, transforms, passed, entries, self.names, self.transforms)
 
     def _enter(self, node: cst.CSTNode, params: cst.Parameters, function: TracedFunction | None,
                body_statements) -> None:
@@ -215,6 +228,8 @@ class ValueTracker:
         outer = self._scopes[-1]
         if function is not None:
             self._scopes.append(_Scope(env, function, function, set(), node))
+        elif node in self._known.host:  # a host callback runs with concrete values
+            self._scopes.append(_Scope(env, None, None, set(), None))
         else:
             self._scopes.append(_Scope(env, None, outer.traced, set(), outer.traced_node))
 

@@ -140,8 +140,13 @@ class Evaluator:
             return self.value_of(expr.value)
         if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, *_STRINGS)):
             return STATIC
-        if isinstance(expr, (cst.List, cst.Tuple)):
-            return HOST
+        if isinstance(expr, cst.Tuple):
+            # A tuple holding a tracer is a pytree of tracers (`shape = (n, 3)`), else a host value.
+            items = (self.value_of(e.value) for e in expr.elements if not isinstance(e, cst.StarredElement))
+            traced = next((v for v in items if v is not None and v.kind is Kind.TRACED), None)
+            return Value(Kind.TRACED, traced.tracer, container=True) if traced else HOST
+        if isinstance(expr, cst.List):
+            return HOST  # a mutable Python list, whatever it holds: `out[1] = ...` is fine
         return None
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
@@ -185,5 +190,6 @@ class Evaluator:
         if isinstance(func, cst.Attribute) and func.attr.value in arrays.ARRAY_METHODS:
             base = self.value_of(func.value)
             if base is not None and base.is_array:
-                return _derived([base])
+                reduced_truth = func.attr.value in ("all", "any")
+                return _derived([base], boolean=reduced_truth or (base.boolean and func.attr.value != "astype"))
         return None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from jaxlint.checks.base import Rule
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
+from jaxlint.checks.randomness import ConstantKeyInTraced, StatefulRngInTraced
+from jaxlint.checks.shapes import BooleanMaskIndex, DataDependentSize, TracedShape, TracedSliceBounds
 from jaxlint.checks.tracers import (
     DebugPrintFstring, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer, PythonLogicOnTracer,
     TracerAsPythonIndex, TracerConcretization, TracerLeak,
@@ -15,6 +17,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnreadableFileRule,
     InPlaceUpdate,
     DiscardedFunctionalUpdate,
+    ConstantKeyInTraced,
+    StatefulRngInTraced,
     PythonControlFlowOnTracer,
     PythonLogicOnTracer,
     TracerConcretization,
@@ -23,6 +27,10 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PrintInTraced,
     DebugPrintFstring,
     TracerLeak,
+    TracedShape,
+    BooleanMaskIndex,
+    DataDependentSize,
+    TracedSliceBounds,
 )
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 BY_NAME: dict[str, type[Rule]] = {rule.name: rule for rule in ALL_RULES}

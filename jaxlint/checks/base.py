@@ -26,6 +26,14 @@ def code(node: cst.CSTNode, limit: int = 40) -> str:
     return text if len(text) <= limit else "..."
 
 
+def is_test_file(filename: str) -> bool:
+    """`test_*.py`, `*_test.py`, `conftest.py`, or anything under a `tests`/`test` folder."""
+    parts = filename.replace("\\", "/").split("/")
+    name = parts[-1]
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or any(part in ("tests", "test") for part in parts[:-1]))
+
+
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
@@ -42,9 +50,10 @@ class Rule:
     fix_safety: ClassVar[str] = "No automatic fix."
     verify: ClassVar[str] = "Not confirmed by `--verify` yet."
 
-    def __init__(self, values: ValueTracker, reporter: Reporter) -> None:
+    def __init__(self, values: ValueTracker, reporter: Reporter, filename: str = "") -> None:
         self.values = values
         self.names = values.names
+        self.filename = filename
         self._reporter = reporter
 
     def report(self, node: cst.CSTNode, message: Message) -> None:

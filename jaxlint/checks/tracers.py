@@ -180,7 +180,7 @@ class TracerConcretization(Rule):
     what_it_does = (
         "Flags conversions of a traced value to a Python number or list inside a jitted (or vmapped, "
         "lax-body) function: `int(x)`, `float(x)`, `complex(x)`, `operator.index(x)`, `x.item()`, "
-        "`x.tolist()`, and a traced value passed as `axis=`, `num=` or `k=` to a `jax.numpy` or `jax.lax` "
+        "`x.tolist()`, and a traced value passed as `axis=` or `k=` to a `jax.numpy` or `jax.lax` "
         "function."
     )
     why_bad = (
@@ -206,7 +206,7 @@ class TracerConcretization(Rule):
 
     _CONVERSIONS = {"int", "float", "complex"}
     _METHODS = {"item", "tolist"}
-    _STATIC_KEYWORDS = {"axis", "num", "k"}
+    _STATIC_KEYWORDS = {"axis", "k"}  # `num=` is a size: JAX401
 
     def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value) -> None:
         self.report(node, lambda line_of: (
@@ -290,7 +290,8 @@ class TracerAsPythonIndex(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         base = self.values.value_of(node.value)
-        if base is None or base.kind is not Kind.HOST or len(node.slice) != 1:
+        literal = isinstance(node.value, (cst.List, cst.Tuple))
+        if not literal and (base is None or base.kind is not Kind.HOST) or len(node.slice) != 1:
             return
         index = node.slice[0].slice
         if not isinstance(index, cst.Index):
@@ -557,8 +558,8 @@ class TracerLeak(Rule):
     # Not `update` or `add`: `opt.update(grads, state)` is how optax is called.
     _STORE_METHODS = frozenset("append extend insert appendleft extendleft".split())
 
-    def __init__(self, values, reporter) -> None:
-        super().__init__(values, reporter)
+    def __init__(self, values, reporter, filename: str = "") -> None:
+        super().__init__(values, reporter, filename)
         self._locals: dict[int, set[str]] = {}
 
     def _outside(self, name: str) -> bool:

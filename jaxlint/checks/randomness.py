@@ -1,0 +1,363 @@
+"""JAX2xx: randomness. Keys that never change, and host randomness frozen at trace time.
+
+Python code inside a staged traced scope (jit, vmap, pmap, a lax body...) runs once, while jax
+traces it; only what flows through jax operations is computed again on each call. A literal seed,
+a clock read, or a draw from NumPy's or Python's generator there becomes a constant of the traced
+computation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import libcst as cst
+
+from jaxlint.analysis.names import Names
+from jaxlint.analysis.traced import LAX_BODIES, TracedFunction
+from jaxlint.checks.base import Rule, code, is_test_file
+
+KEY_CONSTRUCTORS = frozenset({"jax.random.key", "jax.random.PRNGKey"})
+_FOLD_IN = "jax.random.fold_in"
+
+# Host values that differ from one Python call to the next, and that tracing freezes.
+_CLOCKS = frozenset({
+    "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",
+    "time.monotonic_ns", "time.process_time", "time.process_time_ns",
+    "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today",
+})
+_UUIDS = frozenset({"uuid.uuid1", "uuid.uuid4"})
+_HOST_RNG_PREFIXES = ("numpy.random.", "random.")
+_SEEDS = frozenset({"numpy.random.seed", "random.seed"})
+
+_LOOPS = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
+_MAPS = frozenset({"jax.vmap", "jax.pmap", "equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.vmap",
+                   "flax.nnx.pmap"})
+
+
+def host_state_kind(qualified: str | None) -> str | None:
+    """"rng", "seed", "clock" or "uuid" for a call that reads (or seeds) host state, else None."""
+    if qualified is None:
+        return None
+    if qualified in _SEEDS:
+        return "seed"
+    if qualified.startswith(_HOST_RNG_PREFIXES):
+        return "rng"
+    if qualified in _CLOCKS:
+        return "clock"
+    if qualified in _UUIDS:
+        return "uuid"
+    return None
+
+
+def call_text(call: cst.Call, limit: int = 40) -> str:
+    """`f(args)` for a message, or `f(...)` when the arguments make it long."""
+    text = code(call, limit)
+    return text if text != "..." else f"{code(call.func)}(...)"
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg.value
+        elif positional == position:
+            return arg.value
+        else:
+            positional += 1
+    return None
+
+
+def _is_int_literal(expr: cst.BaseExpression) -> bool:
+    """`0`, `-1`, `2**31 - 1`: an integer written in the source."""
+    if isinstance(expr, cst.Integer):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        return _is_int_literal(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return _is_int_literal(expr.left) and _is_int_literal(expr.right)
+    return False
+
+
+def _host_state_calls(expr: cst.CSTNode, names: Names):
+    """Calls inside `expr` (not inside a lambda) that read host state."""
+    if isinstance(expr, cst.Lambda):
+        return
+    if isinstance(expr, cst.Call) and host_state_kind(names.qualified(expr.func)):
+        yield expr
+        return
+    for child in expr.children:
+        yield from _host_state_calls(child, names)
+
+
+@dataclass(frozen=True)
+class Context:
+    """The traced function around a finding, as a message names it."""
+
+    subject: str  # `f`, or `inner` (inside `f`) for a function nested in it
+    function: str  # `f`: where a key or a value can be passed in
+    phrase: str  # how it is traced: " by `jax.jit`", " as a helper called with tracers from `g`"
+    node: cst.CSTNode | None  # where that happens
+    role: str  # "call", "map", "loop" (a lax loop body), "branch" (a cond/switch branch), "helper"
+
+    def how(self, line_of: Callable[[cst.CSTNode], int]) -> str:
+        return f"{self.phrase} at line {line_of(self.node)}" if self.node is not None else self.phrase
+
+    @property
+    def each(self) -> str:
+        """Who sees the same constant."""
+        return {"map": "every mapped example", "loop": "every iteration",
+                "helper": "every run"}.get(self.role, "every call")
+
+    @property
+    def carrier(self) -> str:
+        """How a key or a value gets into the function."""
+        if self.role == "loop":
+            return "through the loop carry (or the scanned operands)"
+        if self.role == "branch":
+            return "as an operand of the branch"
+        return f"as an argument of {self.function}"
+
+
+class _TraceTimeRule(Rule):
+    """Shared by the JAX2xx rules: where Python code runs once, while a staged function is traced.
+
+    Not in host callbacks (`jax.pure_callback`, `jax.debug.callback`...), which run with concrete
+    values on every call, nor in functions only given to `jax.eval_shape`/`jax.make_jaxpr`, which
+    are traced but never run; the analysis knows both.
+    """
+
+    def __init__(self, values, reporter, filename: str = "") -> None:
+        super().__init__(values, reporter, filename)
+        self._folded: set[cst.Call] = set()  # key constructors folded with varying data
+        self._defs: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._defs.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._defs.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.names.qualified(node.func) == _FOLD_IN:
+            key, data = _argument(node, 0, "key"), _argument(node, 1, "data")
+            if (isinstance(key, cst.Call) and self.names.qualified(key.func) in KEY_CONSTRUCTORS
+                    and data is not None and not _is_int_literal(data)):
+                self._folded.add(key)
+
+    def trace_time_scope(self) -> TracedFunction | None:
+        """The staged traced function whose Python code runs here only while it is traced, or None."""
+        scope = self.values.traced_scope
+        if scope is None or not scope.staged or scope.only_traced_for_shapes:
+            return None
+        return scope
+
+    def constant_key(self, call: cst.Call) -> tuple[str, cst.Call | None] | None:
+        """For `jax.random.key/PRNGKey(...)` with a seed fixed at trace time: ("literal", None) or
+        ("host", the host-state call it is seeded from). None otherwise."""
+        if self.names.qualified(call.func) not in KEY_CONSTRUCTORS or call in self._folded:
+            return None
+        seed = _argument(call, 0, "seed")
+        if seed is None:
+            return None
+        if _is_int_literal(seed):
+            return "literal", None
+        source = next(_host_state_calls(seed, self.names), None)
+        if source is not None:
+            return "host", source
+        return None
+
+    def describe(self, scope: TracedFunction) -> Context:
+        """The traced function around this point, as messages name it."""
+        name = "the lambda" if scope.name == "<lambda>" else f"`{scope.name}`"
+        inner = self._defs[-1] if self._defs else None
+        subject = name
+        if inner is not None and inner is not self.values.traced_node and scope.name != "<lambda>":
+            subject = f"`{inner.name.value}` (inside `{scope.name}`)"
+        transform = scope.trace
+        if not scope.transforms and scope.entries:
+            caller = scope.entries[0].caller
+            return Context(subject, name, f" as a helper called from `{caller}`", transform.node, "helper")
+        if transform is None:
+            return Context(subject, name, "", None, "call")
+        if transform.name in _LOOPS:
+            role = "loop"
+        elif transform.name in LAX_BODIES:
+            role = "branch"
+        elif transform.name in _MAPS:
+            role = "map"
+        else:
+            role = "call"
+        return Context(subject, name, f" by `{transform.name}`", transform.node, role)
+
+
+class ConstantKeyInTraced(_TraceTimeRule):
+    code = "JAX203"
+    name = "constant-key-in-traced"
+    summary = "A PRNG key from a literal seed, or seeded from the clock, inside a jitted or vmapped function"
+    what_it_does = (
+        "Flags `jax.random.key(...)` and `jax.random.PRNGKey(...)` inside a staged traced function (one "
+        "under `jit`, `vmap`, `pmap`, `shard_map`, `checkpoint`, or a `lax.scan`/`fori_loop`/`while_loop`/"
+        "`cond` body, and the functions nested in it) when the seed is an integer literal, or is computed "
+        "from a value read on the host: `time.time()`, `time.time_ns()`, `time.perf_counter()`, "
+        "`datetime.now()`, `np.random.*`, `random.*`, `uuid.uuid4()`."
+    )
+    why_bad = (
+        "A key built from a literal is the same key on every call, so the function draws the same "
+        "\"random\" numbers every time it runs: every training step gets the same dropout mask, every "
+        "`scan` iteration and every `vmap`ped example the same noise. Seeding from the clock does not help "
+        "inside a traced function: the Python code runs once, while jax traces it, so the clock is read "
+        "once and its value is baked into the traced computation as a constant. No error is raised; the "
+        "results are just not random."
+    )
+    example = (
+        "import time\n\n"
+        "import jax\n\n\n"
+        "@jax.jit\n"
+        "def add_noise(x):\n"
+        "    key = jax.random.key(0)\n"
+        "    return x + jax.random.normal(key, x.shape)\n\n\n"
+        "@jax.jit\n"
+        "def dropout(x):\n"
+        "    key = jax.random.key(int(time.time()))\n"
+        "    return jax.random.bernoulli(key, 0.9, x.shape) * x\n"
+    )
+    use_instead = (
+        "import jax\n\n\n"
+        "@jax.jit\n"
+        "def add_noise(x, key):\n"
+        "    return x + jax.random.normal(key, x.shape)\n\n\n"
+        "key = jax.random.key(0)\n"
+        "for x in batches:\n"
+        "    key, subkey = jax.random.split(key)\n"
+        "    y = add_noise(x, subkey)\n"
+    )
+    not_flagged = (
+        "Keys made outside traced functions (a literal seed at the top of a script is the usual idiom), "
+        "keys made from an argument (`jax.random.key(seed)` where `seed` is a parameter, traced or static), "
+        "`jax.random.fold_in(jax.random.key(0), step)` with a data argument that is not a literal, a literal "
+        "seed in a traced function that has no traced argument (`@jax.jit def init(): return "
+        "model.init(jax.random.key(0), x)` returns the same result on every call anyway: a deterministic "
+        "initialisation), and "
+        "functions traced only by `grad` (their Python code runs on every call), by `jax.eval_shape` or "
+        "`jax.make_jaxpr` (they are traced but never run), or passed to `jax.pure_callback`/"
+        "`jax.debug.callback` (they run on the host at every call). A seed held in a module constant "
+        "(`SEED = 0`) is not recognised. A literal seed in a test file (`test_*.py`, `*_test.py`, "
+        "`conftest.py`, or under `tests/`), where a fixed key is how tests stay reproducible."
+    )
+    verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        constant = self.constant_key(node)
+        if constant is None or (constant[0] == "literal" and is_test_file(self.filename)):
+            return
+        scope = self.trace_time_scope()
+        if scope is None:
+            return
+        kind, source = constant
+        if kind == "literal" and not scope.traced:
+            return  # no traced input: the whole function is a constant, a deterministic init
+        text = call_text(node, 60)
+        where = self.describe(scope)
+        fix = f"pass a key in {where.carrier} and `jax.random.split` it for each use"
+        if kind == "literal":
+            self.report(node, lambda line_of: (
+                f"`{text}` makes the same key every time {where.subject} runs "
+                f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {fix}"
+            ))
+        else:
+            read = call_text(source)
+            self.report(node, lambda line_of: (
+                f"`{text}`: `{read}` is read only once, while {where.subject} is traced"
+                f"{where.how(line_of)}, so the key is a constant and {where.each} draws the same numbers; "
+                f"{fix}"
+            ))
+
+
+class StatefulRngInTraced(_TraceTimeRule):
+    code = "JAX204"
+    name = "stateful-rng-in-traced"
+    summary = "NumPy or Python randomness, a clock or a uuid read inside a jitted or vmapped function"
+    what_it_does = (
+        "Flags calls that read host state inside a staged traced function (one under `jit`, `vmap`, `pmap`, "
+        "`shard_map`, `checkpoint`, or a `lax.scan`/`fori_loop`/`while_loop`/`cond` body, and the functions "
+        "nested in it): `numpy.random.*` (including `np.random.default_rng(...)`, `np.random.seed(...)` and "
+        "the legacy `RandomState`), Python's `random.*`, `time.time()`, `time.time_ns()`, "
+        "`time.perf_counter()`, `time.monotonic()`, `datetime.datetime.now()`/`utcnow()`/`today()`, "
+        "`datetime.date.today()`, `uuid.uuid1()` and `uuid.uuid4()`, in any import spelling."
+    )
+    why_bad = (
+        "The Python code of a traced function runs once, while jax traces it. A value drawn from NumPy's or "
+        "Python's generator, or read from the clock, is computed at that moment and baked into the traced "
+        "computation as a constant: every later call of the jitted function sees the same number, every "
+        "`scan` iteration and every `vmap`ped example too. A generator created there "
+        "(`np.random.default_rng()`) is created once as well, so whatever is drawn from it is frozen with "
+        "it; seeding there (`np.random.seed(0)`) happens at trace time, and again whenever the function is "
+        "retraced, not on each call. No error is raised."
+    )
+    example = (
+        "import jax\n"
+        "import numpy as np\n\n\n"
+        "@jax.jit\n"
+        "def add_noise(x):\n"
+        "    return x + np.random.normal(size=x.shape)\n"
+    )
+    use_instead = (
+        "import jax\n\n\n"
+        "@jax.jit\n"
+        "def add_noise(x, key):\n"
+        "    return x + jax.random.normal(key, x.shape)\n"
+    )
+    not_flagged = (
+        "These calls outside traced functions (a data loader, module-level setup, the training loop "
+        "around a jitted step), in functions traced only by `grad` (their Python code runs on every call) "
+        "or by `jax.eval_shape`/`jax.make_jaxpr` (never run), in callables passed to `jax.pure_callback`, "
+        "`jax.debug.callback` or `io_callback` (they run on the host at every call), and `jax.random.*` "
+        "calls. `uuid.uuid3`/`uuid5` are deterministic and not flagged. A generator created inside the "
+        "traced function is reported where it is created, not at each draw from it. Draws from a generator "
+        "created outside the traced function (`rng = np.random.default_rng(0)` at module level, then "
+        "`rng.normal()` inside) are not recognised."
+    )
+    verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
+
+    def __init__(self, values, reporter, filename: str = "") -> None:
+        super().__init__(values, reporter, filename)
+        self._covered: list[cst.Call] = []  # a reported call: calls in its arguments are not reported again
+
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        if self._covered:
+            return
+        kind = host_state_kind(self.names.qualified(node.func))
+        if kind is None:
+            return
+        scope = self.trace_time_scope()
+        if scope is None:
+            return
+        self._covered.append(node)
+        what = call_text(node)
+        where = self.describe(scope)
+        if kind == "rng":
+            fix = f"draw with `jax.random` from a key passed in {where.carrier}, or pass the value in"
+        elif kind == "seed":
+            self.report(node, lambda line_of: (
+                f"`{what}` runs only once, while {where.subject} is traced{where.how(line_of)} (and again "
+                f"at each retrace), reseeding the host generator at unpredictable times instead of on each "
+                f"call; seed once on the host, and draw with `jax.random` from a key passed in "
+                f"{where.carrier}"
+            ))
+            return
+        else:
+            fix = f"read it outside and pass it in {where.carrier}"
+        self.report(node, lambda line_of: (
+            f"`{what}` runs only once, while {where.subject} is traced{where.how(line_of)}: its value is "
+            f"baked in as a constant and {where.each} sees the same one; {fix}"
+        ))
+
+    def leave_Call(self, node: cst.Call) -> None:
+        if self._covered and self._covered[-1] is node:
+            self._covered.pop()
