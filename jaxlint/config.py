@@ -19,11 +19,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.selection import UnknownSelector, enabled_codes, resolve
 
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
 
-_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms")
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
 _KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores")
 
 
@@ -40,6 +41,7 @@ class Settings:
     force_exclude: bool = False
     config_file: Path | None = None
     extra_transforms: frozenset[str] = frozenset()  # qualified names that behave like jax.jit
+    key_names: tuple[str, ...] = DEFAULT_KEY_NAMES  # parameter names (globs) that hold PRNG keys
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -198,4 +200,6 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
         if not all(part.isidentifier() for part in name.split(".")) or "." not in name:
             raise ConfigError(f"{where}: 'extra-transforms' entries are qualified names such as "
                               f"'mylib.compile', got {name!r}")
-    return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms)
+    key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
+    return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
+                    key_names)

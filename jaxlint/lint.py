@@ -9,6 +9,7 @@ from typing import Callable, Iterable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.analysis.scopes import ScopeFacts
 from jaxlint.analysis.traced import DEFAULT_TABLE, TransformTable
 from jaxlint.analysis.tracker import ValueTracker
@@ -31,11 +32,11 @@ class _Traversal(cst.CSTVisitor):
     def __init__(self, tracker: ValueTracker, rules: Iterable[Rule]) -> None:
         self._visit: dict[str, list[Callable]] = defaultdict(list)
         self._leave: dict[str, list[Callable]] = defaultdict(list)
-        for handler in (tracker, *rules):
+        for handler in (tracker, tracker.keys, *rules):
             for attribute in dir(type(handler)):
                 if attribute.startswith("visit_"):
                     self._visit[attribute[6:]].append(getattr(handler, attribute))
-        for handler in (*rules, tracker):
+        for handler in (*rules, tracker.keys, tracker):
             for attribute in dir(type(handler)):
                 if attribute.startswith("leave_"):
                     self._leave[attribute[6:]].append(getattr(handler, attribute))
@@ -75,7 +76,11 @@ def syntax_error(source: str, filename: str, error: cst.ParserSyntaxError) -> Di
 
 
 def lint_source(
-    source: str, filename: str, enabled: frozenset[str], table: TransformTable = DEFAULT_TABLE
+    source: str,
+    filename: str,
+    enabled: frozenset[str],
+    table: TransformTable = DEFAULT_TABLE,
+    key_names: tuple[str, ...] = DEFAULT_KEY_NAMES,
 ) -> list[Diagnostic]:
     """The findings of the enabled rules in one file's text, sorted, noqa applied."""
     if not mentions_jax(source):
@@ -85,7 +90,7 @@ def lint_source(
     except cst.ParserSyntaxError as error:
         diagnostics = [syntax_error(source, filename, error)] if "JAX001" in enabled else []
     else:
-        diagnostics = _check(module, filename, enabled, table)
+        diagnostics = _check(module, filename, enabled, table, key_names)
     if not diagnostics:
         return []
     lines = _LINE_BREAK.split(source)
@@ -102,14 +107,16 @@ def lint_source(
 MAX_ROUNDS = 5
 
 
-def _check(module: cst.Module, filename: str, enabled: frozenset[str], table: TransformTable) -> list[Diagnostic]:
+def _check(
+    module: cst.Module, filename: str, enabled: frozenset[str], table: TransformTable, key_names: tuple[str, ...]
+) -> list[Diagnostic]:
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
         return []
     facts = ScopeFacts()
     for _ in range(MAX_ROUNDS):
         reports: list[tuple[str, cst.CSTNode, Message]] = []
-        tracker = ValueTracker(module, facts, table)
+        tracker = ValueTracker(module, facts, table, key_names)
         rules = [rule(tracker, lambda *report: reports.append(report), filename) for rule in rule_classes]
         module.visit(_Traversal(tracker, rules))
         learned = tracker.recorder.facts()

@@ -61,3 +61,29 @@ def test_a_bad_entry_is_a_config_error(tmp_path: Path, capsys) -> None:
     code, _ = _lint(tmp_path, '[tool.jaxlint]\nextra-transforms = ["not a name"]\n')
     assert code == 2
     assert "'extra-transforms'" in capsys.readouterr().err
+
+
+KEYS = """\
+import jax
+
+
+def sample(noise_source, shape):
+    a = jax.random.normal(noise_source, shape)
+    b = jax.random.uniform(noise_source, shape)
+    return a, b
+"""
+
+
+def test_key_names_decide_which_parameters_hold_keys(tmp_path: Path) -> None:
+    (tmp_path / "sample.py").write_text(KEYS)
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nkey-names = ["*_source"]\n')
+    out = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(["sample.py", "--quiet", "--select", "JAX201"], out=out) == 1
+        (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+        assert main(["sample.py", "--quiet", "--select", "JAX201"], out=io.StringIO()) == 0
+    finally:
+        os.chdir(cwd)
+    assert out.getvalue().startswith("sample.py:6:28: JAX201 `noise_source` was already consumed")

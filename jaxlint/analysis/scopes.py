@@ -28,6 +28,8 @@ class ScopeFacts:
     entries: dict[cst.CSTNode, list[Entry]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
+    consumes: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # key parameters consumed
+    consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class ScopeRecorder:
         self._applications: list[tuple[Chain, cst.BaseExpression, Transform]] = []
         self._calls: list[_Call] = []
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
+        self._key_consumed: dict[cst.CSTNode, set[str]] = {}
+        self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode, list[str | None]]] = []
 
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef) -> None:
         self._defs[(id(scope), function.name.value)] = function
@@ -66,6 +70,42 @@ class ScopeRecorder:
 
     def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
         self._host.append((chain, target))
+
+    def key_consumed(self, function: cst.CSTNode, param: str) -> None:
+        """`function` consumes its key parameter `param` itself."""
+        self._key_consumed.setdefault(function, set()).add(param)
+
+    def key_call(self, chain: Chain, call: cst.Call, caller: cst.CSTNode, params: list[str | None]) -> None:
+        """A call passing keys; `params[i]` is the caller's key parameter given as argument i, if any."""
+        self._key_calls.append((chain, call, caller, params))
+
+    def _key_summaries(self, facts: ScopeFacts) -> None:
+        """Which key parameters each function consumes, through its callees too, and what each call consumes."""
+        consumes = {node: set(params) for node, params in self._key_consumed.items()}
+        edges = []
+        for chain, call, caller, params in self._key_calls:
+            callee, bound = self._resolve(chain, call.func)
+            if not isinstance(callee, cst.FunctionDef):
+                continue
+            signature = Signature.of(callee.params)
+            positional = iter(signature.positional[bound:])
+            for arg, param in zip(call.args, params):
+                if arg.star:
+                    break
+                target = arg.keyword.value if arg.keyword is not None else next(positional, None)
+                if target is not None:
+                    edges.append((call, caller, callee, target, arg.value, param))
+        changed = True
+        while changed:
+            changed = False
+            for _, caller, callee, target, _, param in edges:
+                if param is not None and target in consumes.get(callee, ()) and param not in consumes.get(caller, ()):
+                    consumes.setdefault(caller, set()).add(param)
+                    changed = True
+        facts.consumes = {node: frozenset(params) for node, params in consumes.items()}
+        for call, _, callee, target, value, _ in edges:
+            if target in consumes.get(callee, ()):
+                facts.consuming[call] = (*facts.consuming.get(call, ()), value)
 
     def apply(self, chain: Chain, target: cst.BaseExpression, transform: Transform) -> None:
         self._applications.append((chain, target, transform))
@@ -116,6 +156,7 @@ class ScopeRecorder:
             if node is not None:
                 applied = replace(transform, bound=transform.bound + bound)
                 facts.applied.setdefault(node, []).append(applied)
+        self._key_summaries(facts)
         for chain, target in self._host:
             node, _ = self._resolve(chain, target)
             if node is not None:

@@ -18,6 +18,7 @@ import libcst as cst
 
 from jaxlint.analysis import arrays
 from jaxlint.analysis.bindings import rebound_names, target_names, terminates
+from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder, is_scalar_literal
 from jaxlint.analysis.traced import (
@@ -57,9 +58,11 @@ def _parameter_names(params: cst.Parameters) -> list[str]:
 
 
 class ValueTracker:
-    def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE) -> None:
+    def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE,
+                 key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:
         self.names = Names(module)
         self.transforms = table
+        self.keys = KeyFlow(self, key_names)
         self.recorder = ScopeRecorder()
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
@@ -85,6 +88,16 @@ class ValueTracker:
     def traced_scope(self) -> TracedFunction | None:
         """The innermost traced function around the current point, nested functions included."""
         return self._scopes[-1].traced
+
+    @property
+    def known(self) -> ScopeFacts:
+        """What the previous round learned about the module's functions."""
+        return self._known
+
+    @property
+    def chain(self) -> tuple[cst.CSTNode, ...]:
+        """The module, classes, functions and lambdas around the current point."""
+        return tuple(self._chain)
 
     @property
     def traced_node(self) -> cst.CSTNode | None:

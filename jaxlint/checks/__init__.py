@@ -5,7 +5,9 @@ from __future__ import annotations
 from jaxlint.checks.base import Rule
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
-from jaxlint.checks.randomness import ConstantKeyInTraced, StatefulRngInTraced
+from jaxlint.checks.randomness import (
+    ConstantKeyInTraced, KeyReuseInLoop, LegacyPrngKey, PrngKeyReuse, StatefulRngInTraced,
+)
 from jaxlint.checks.shapes import BooleanMaskIndex, DataDependentSize, TracedShape, TracedSliceBounds
 from jaxlint.checks.tracers import (
     DebugPrintFstring, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer, PythonLogicOnTracer,
@@ -17,8 +19,11 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnreadableFileRule,
     InPlaceUpdate,
     DiscardedFunctionalUpdate,
+    PrngKeyReuse,
+    KeyReuseInLoop,
     ConstantKeyInTraced,
     StatefulRngInTraced,
+    LegacyPrngKey,
     PythonControlFlowOnTracer,
     PythonLogicOnTracer,
     TracerConcretization,

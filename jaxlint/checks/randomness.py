@@ -361,3 +361,139 @@ class StatefulRngInTraced(_TraceTimeRule):
     def leave_Call(self, node: cst.Call) -> None:
         if self._covered and self._covered[-1] is node:
             self._covered.pop()
+
+
+def _split_first(ref: str) -> str:
+    if "[" in ref:
+        return f"use another item of the split for each draw (`{ref.split('[')[0]}[i]`)"
+    return f"split it first: `{ref}, subkey = jax.random.split({ref})` and use `subkey`"
+
+
+class PrngKeyReuse(Rule):
+    code = "JAX201"
+    name = "prng-key-reuse"
+    summary = "One PRNG key consumed twice: identical or correlated random draws"
+    what_it_does = (
+        "Follows each PRNG key through a function (and at module level): variables bound to "
+        "`jax.random.key/PRNGKey/split/fold_in/wrap_key_data/clone`, parameters named like keys "
+        "(`key`, `rng`, `prng_key`, `*_key`, `*_rng`; see `key-names`), the items `keys[0]`, `keys[1]` of a "
+        "split, and `self.<key>` in a method. Flags a key consumed a second time, on some path, with no "
+        "rebinding in between. Every `jax.random` sampler and `split` consume their key; so does a function "
+        "of the same module that consumes its key parameter (directly or through its callees), at each call."
+    )
+    why_bad = (
+        "JAX's random numbers are a pure function of the key: the same key gives the same numbers. Two "
+        "samplers given one key return identical (or, for different distributions, correlated) values, and "
+        "using a key after splitting it correlates the parent with its children. JAX does not warn, unless "
+        "typed keys and `jax_debug_key_reuse` are used at run time."
+    )
+    example = (
+        "key = jax.random.key(0)\n"
+        "w = jax.random.normal(key, (3, 3))\n"
+        "b = jax.random.normal(key, (3,))  # the same numbers as w's first row\n"
+    )
+    use_instead = (
+        "key = jax.random.key(0)\n"
+        "w_key, b_key = jax.random.split(key)\n"
+        "w = jax.random.normal(w_key, (3, 3))\n"
+        "b = jax.random.normal(b_key, (3,))\n"
+    )
+    not_flagged = (
+        "A key consumed once in each branch of an `if`/`else`; `key, sub = jax.random.split(key)` before each "
+        "use; `jax.random.fold_in(key, i)`, which derives a new key without consuming `key`; distinct items of "
+        "one split (`keys[0]`, `keys[1]`); keys passed to functions of other modules (jaxlint cannot see "
+        "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
+        "`conftest.py`, files under `tests/`), where reusing a key is how a test reproduces the same draws "
+        "to compare two computations."
+    )
+    verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if is_test_file(self.filename):
+            return
+        keys = self.values.keys
+        seen: dict[str, str] = {}
+        for expr, ref, by in keys.uses(node):
+            prior = keys.state.prior_use(ref)
+            if prior is not None:
+                self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
+                    f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
+                    f"`{by}` gets the same random bits: {_split_first(ref)}"
+                ))
+            elif ref in seen:
+                self.report(expr, (
+                    f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}"
+                ))
+            seen[ref] = by
+
+
+class KeyReuseInLoop(Rule):
+    code = "JAX202"
+    name = "key-reuse-in-loop"
+    summary = "A PRNG key from outside a loop consumed in every iteration without being split"
+    what_it_does = (
+        "Flags a key bound outside a `for`/`while` loop or a comprehension, or a key a `lax.scan`, "
+        "`fori_loop`, `while_loop` or `lax.map` body takes from its enclosing scope, when it is consumed "
+        "inside and never rebound there."
+    )
+    why_bad = (
+        "Each iteration gives the sampler the same key, so each iteration draws the same numbers: the "
+        "'random' dropout mask, noise or minibatch is identical every step. Nothing fails."
+    )
+    example = (
+        "for step in range(num_steps):\n"
+        "    noise = jax.random.normal(key, x.shape)\n"
+        "    x = update(x, noise)\n"
+    )
+    use_instead = (
+        "for step in range(num_steps):\n"
+        "    key, subkey = jax.random.split(key)\n"
+        "    noise = jax.random.normal(subkey, x.shape)\n"
+        "    x = update(x, noise)\n\n\n"
+        "# or derive one key per step:\n"
+        "for step in range(num_steps):\n"
+        "    noise = jax.random.normal(jax.random.fold_in(key, step), x.shape)\n"
+    )
+    not_flagged = (
+        "Keys rebound inside the loop (`key, sub = split(key)`), `fold_in(key, i)` per step, loop variables "
+        "over a split (`for k in jax.random.split(key, n)`), keys carried through `lax.scan` as part of the "
+        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); test files."
+    )
+    verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if is_test_file(self.filename):
+            return
+        keys = self.values.keys
+        for expr, ref, by in keys.uses(node):
+            if keys.state.prior_use(ref) is None and keys.state.reused_by_loop(ref):
+                self.report(expr, (
+                    f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
+                    f"iteration draws the same numbers: split it inside the loop "
+                    f"(`{ref}, subkey = jax.random.split({ref})`) or use `jax.random.fold_in({ref}, i)`"
+                ))
+
+
+class LegacyPrngKey(Rule):
+    code = "JAX205"
+    name = "legacy-prng-key"
+    summary = "`jax.random.PRNGKey` makes a legacy uint32 key instead of a typed key"
+    default_enabled = False
+    what_it_does = "Flags calls to `jax.random.PRNGKey(...)` (opt-in)."
+    why_bad = (
+        "Legacy keys are plain `uint32[2]` arrays: JAX cannot tell them from data, so its own key-reuse "
+        "checker (`jax.config.update('jax_debug_key_reuse', True)`) ignores them, and they can be added, "
+        "indexed and reshaped like numbers by mistake. `jax.random.key` makes a typed key with the same "
+        "random stream semantics."
+    )
+    example = "key = jax.random.PRNGKey(0)\n"
+    use_instead = "key = jax.random.key(0)\n"
+    not_flagged = "`jax.random.key(...)` and keys received as arguments."
+    verify = "Not applicable: legacy keys work; the rule is about making reuse checkable."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.names.qualified(node.func) == "jax.random.PRNGKey":
+            self.report(node, (
+                "`jax.random.PRNGKey` makes a legacy uint32 key that JAX's key-reuse checker ignores; "
+                "use `jax.random.key(...)`, a typed key"
+            ))

@@ -1,0 +1,397 @@
+"""PRNG key def-use: which keys may already be consumed at the point being visited.
+
+A key is consumed by every `jax.random` sampler and by `split`; `fold_in(key, data)` derives a
+new key without consuming, `clone` copies. Consuming a key again, on some path, gives identical or
+correlated draws and JAX never says so (JAX201); consuming a key bound outside a loop in every
+iteration, without rebinding it there, draws the same numbers each time (JAX202).
+
+Keys are variables bound to `key/PRNGKey/split/fold_in/wrap_key_data/clone` results, parameters
+named like keys (`key`, `rng`, `*_key`...), items of a split array with a literal index
+(`keys[0]` and `keys[1]` are distinct), and `self.<key-named attribute>` inside a method.
+The tracker drives this along the same structured control flow it follows for values.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from jaxlint.analysis.bindings import rebound_names, target_names, terminates
+from jaxlint.analysis.names import Names
+
+DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
+
+_MAKERS = frozenset({
+    "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",
+    "jax.random.wrap_key_data", "jax.random.clone",
+})
+_NOT_CONSUMERS = frozenset({
+    "jax.random.key", "jax.random.PRNGKey", "jax.random.fold_in", "jax.random.clone",
+    "jax.random.key_data", "jax.random.wrap_key_data", "jax.random.key_impl",
+    "jax.random.default_prng_impl",
+})
+
+
+@dataclass(frozen=True)
+class Use:
+    """Where a key was consumed, and by what."""
+
+    node: cst.CSTNode
+    by: str
+
+
+def makes_key(call: cst.Call, names: Names) -> bool:
+    return names.qualified(call.func) in _MAKERS
+
+
+def sampler_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] | None:
+    """The key argument of a `jax.random` function that consumes it, with the function's name."""
+    qualified = names.qualified(call.func)
+    if qualified is None or not qualified.startswith("jax.random.") or qualified in _NOT_CONSUMERS:
+        return None
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None or arg.keyword.value == "key":
+            return arg.value, qualified
+    return None
+
+
+def key_ref(expr: cst.BaseExpression) -> str | None:
+    """A trackable spelling of a key: `key`, `keys[0]`, `self.rng`; None for anything else."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+            and expr.value.value == "self"):
+        return f"self.{expr.attr.value}"
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
+            return f"{expr.value.value}[{int(index.value.value, 0)}]"
+    return None
+
+
+def _base(ref: str) -> str:
+    return ref.split("[", 1)[0]
+
+
+@dataclass
+class KeyState:
+    """The keys of one scope: which names hold keys, and which may already be consumed."""
+
+    key_names: tuple[str, ...]
+    keys: dict[str, int] = field(default_factory=dict)  # key variable -> loop depth where bound
+    consumed: dict[str, Use] = field(default_factory=dict)  # ref -> its first consumption
+    params: set[str] = field(default_factory=set)  # key parameters not rebound yet
+    loops: list[set[str]] = field(default_factory=list)  # names rebound in each enclosing loop body
+
+    def named_like_key(self, name: str) -> bool:
+        last = name.rsplit(".", 1)[-1]
+        return any(fnmatch.fnmatchcase(last, pattern) for pattern in self.key_names)
+
+    def copy(self) -> "KeyState":
+        return KeyState(self.key_names, dict(self.keys), dict(self.consumed), set(self.params),
+                        [set(loop) for loop in self.loops])
+
+    def restore(self, other: "KeyState") -> None:
+        self.keys, self.consumed, self.params = dict(other.keys), dict(other.consumed), set(other.params)
+
+    def join(self, other: "KeyState") -> None:
+        """After a branch: a key is a key if either path says so; consumed if consumed on either path."""
+        for name, depth in other.keys.items():
+            self.keys.setdefault(name, depth)
+        for ref, use in other.consumed.items():
+            self.consumed.setdefault(ref, use)
+        self.params &= other.params
+
+    # ------------------------------------------------------------------ bindings
+
+    def bind(self, name: str, is_key: bool) -> None:
+        """`name` gets a new value: a fresh key when `is_key` (or when named like one)."""
+        for ref in [r for r in self.consumed if _base(r) == name]:
+            del self.consumed[ref]
+        self.params.discard(name)
+        if is_key:
+            self.keys[name] = len(self.loops)
+        else:
+            self.keys.pop(name, None)
+
+    def add_parameter(self, name: str) -> None:
+        if self.named_like_key(name):
+            self.keys[name] = 0
+            self.params.add(name)
+
+    def is_key(self, ref: str) -> bool:
+        base = _base(ref)
+        if base in self.keys:
+            return True
+        if base.startswith("self.") and self.named_like_key(base):
+            self.keys[base] = 0  # `self.rng` of the instance: a key from the method's start
+            return True
+        return False
+
+    # ------------------------------------------------------------------ queries
+
+    def prior_use(self, ref: str) -> Use | None:
+        """An earlier consumption of `ref`, of the whole array it indexes, or of one of its items."""
+        if ref in self.consumed:
+            return self.consumed[ref]
+        base = _base(ref)
+        if ref != base:
+            return self.consumed.get(base)
+        return next((use for r, use in self.consumed.items() if _base(r) == base), None)
+
+    def reused_by_loop(self, ref: str) -> bool:
+        """Bound outside the innermost loop and never rebound in its body: every iteration sees it."""
+        base = _base(ref)
+        return bool(self.loops) and self.keys.get(base, 0) < len(self.loops) and base not in self.loops[-1]
+
+    def consume(self, ref: str, use: Use) -> None:
+        self.consumed.setdefault(ref, use)
+
+
+_LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
+
+
+class KeyFlow:
+    """Follows key bindings and consumptions through the traversal, beside the value tracker.
+
+    Like the tracker, its visit hooks run before the rules' and its leave hooks after: a rule
+    asking about a call sees the keys as they were just before it. Consumptions by same-module
+    functions come from the previous round's summaries (`ScopeFacts.consuming`).
+    """
+
+    def __init__(self, tracker, key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:
+        self._tracker = tracker
+        self._key_names = key_names
+        self._states = [KeyState(key_names)]
+        self._branches: list[list[KeyState | None]] = []
+        self._functions: list[cst.CSTNode | None] = [None]
+        self._tries: list[list[KeyState]] = []  # [before, after the body, after each handler...]
+        self._outermost: set[cst.CompFor] = set()  # first `for` clauses of the comprehensions being visited
+        self._suspended: list[set[str]] = []
+
+    @property
+    def state(self) -> KeyState:
+        return self._states[-1]
+
+    # ------------------------------------------------------------------ queries for rules
+
+    def uses(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:
+        """The keys this call consumes: (argument, ref, consumer name)."""
+        found = []
+        names = self._tracker.names
+        sampled = sampler_key(call, names)
+        candidates = [sampled] if sampled else []
+        for expr in self._tracker.known.consuming.get(call, ()):
+            candidates.append((expr, f"{_callee_name(call)}()"))
+        for expr, by in candidates:
+            ref = key_ref(expr)
+            if ref is not None and self.state.is_key(ref):
+                found.append((expr, ref, by))
+        return found
+
+    # ------------------------------------------------------------------ calls
+
+    def leave_Call(self, node: cst.Call) -> None:
+        uses = self.uses(node)
+        function = self._functions[-1]
+        recorder = self._tracker.recorder
+        for _, ref, by in uses:
+            if ref in self.state.params and function is not None:
+                recorder.key_consumed(function, ref)
+            self.state.consume(ref, Use(node, by))
+        if function is not None and node.args:
+            params = [arg.value.value if isinstance(arg.value, cst.Name) and arg.value.value in self.state.params
+                      else None for arg in node.args]
+            if any(key_ref(arg.value) is not None and self.state.is_key(key_ref(arg.value)) for arg in node.args):
+                recorder.key_call(tuple(self._tracker.chain), node, function, params)
+
+    # ------------------------------------------------------------------ bindings
+
+    def _is_key_value(self, name: str, value: cst.BaseExpression | None) -> bool:
+        if isinstance(value, cst.Call):
+            return makes_key(value, self._tracker.names) or self.state.named_like_key(name)
+        ref = key_ref(value) if value is not None else None
+        if ref is not None:
+            return self.state.is_key(ref) or self.state.named_like_key(name)
+        return False
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        ref = key_ref(target) if not isinstance(target, cst.Subscript) else None
+        if ref is not None:
+            self.state.bind(ref, self._is_key_value(ref, value))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            # `k1, k2 = split(k)`: each part is a fresh key; otherwise parts named like keys are.
+            split = isinstance(value, cst.Call) and makes_key(value, self._tracker.names)
+            for element in target.elements:
+                inner = element.value.value if isinstance(element.value, cst.StarredElement) else element.value
+                name = key_ref(inner)
+                if name is not None:
+                    self.state.bind(name, split or self.state.named_like_key(name))
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target, node.value)
+
+    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target, node.value)
+
+    def leave_Del(self, node: cst.Del) -> None:
+        self._bind(node.target, None)
+
+    def visit_With_body(self, node: cst.With) -> None:
+        for item in node.items:
+            if item.asname is not None:
+                self._bind(item.asname.name, None)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.state.bind(node.name.value, False)
+
+    # ------------------------------------------------------------------ scopes
+
+    def _enter(self, node: cst.CSTNode, params: cst.Parameters, body) -> None:
+        outer = self.state
+        state = KeyState(self._key_names, {name: 0 for name in outer.keys if not name.startswith("self.")})
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        for param in every:
+            state.bind(param.name.value, False)
+            state.add_parameter(param.name.value)
+        function = self._tracker.function
+        if function is not None and any(t.name in _LOOP_BODIES for t in function.transforms):
+            # A lax loop body runs once per iteration: keys from outside are reused unless split here.
+            local = {p.name.value for p in every} | (rebound_names(body) if body is not None else set())
+            state.loops.append(local)
+        self._states.append(state)
+        self._functions.append(node)
+
+    def _leave(self) -> None:
+        self._states.pop()
+        self._functions.pop()
+
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._enter(node, node.params, node.body)
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._leave()
+
+    def visit_Lambda_body(self, node: cst.Lambda) -> None:
+        self._enter(node, node.params, None)
+
+    def leave_Lambda_body(self, node: cst.Lambda) -> None:
+        self._leave()
+
+    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self._states.append(KeyState(self._key_names))
+        self._functions.append(None)
+
+    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self._leave()
+
+    def _enter_comprehension(self, node: cst.BaseComp) -> None:
+        self._outermost.add(node.for_in)
+        state = self.state.copy()
+        clause, targets = node.for_in, set()
+        while clause is not None:
+            targets |= set(target_names(clause.target))
+            clause = clause.inner_for_in
+        state.loops.append(targets)
+        for name in targets:
+            state.bind(name, False)
+        self._states.append(state)
+        self._functions.append(self._functions[-1])
+
+    def _leave_comprehension(self, node: cst.BaseComp) -> None:
+        inner = self._states.pop()
+        self._functions.pop()
+        for ref, use in inner.consumed.items():
+            if _base(ref) in self.state.keys:
+                self.state.consume(ref, use)
+
+    def visit_CompFor_iter(self, node: cst.CompFor) -> None:
+        # The first iterable is evaluated once, before the loop starts.
+        if node in self._outermost:
+            self._suspended.append(self.state.loops.pop())
+
+    def leave_CompFor_iter(self, node: cst.CompFor) -> None:
+        if node in self._outermost:
+            self.state.loops.append(self._suspended.pop())
+            self._outermost.discard(node)
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_comprehension
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comprehension
+
+    # ------------------------------------------------------------------ control flow
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self._branches.append([self.state.copy()])
+
+    def leave_If_body(self, node: cst.If) -> None:
+        states = self._branches[-1]
+        states.append(None if terminates(node.body) else self.state.copy())
+        self.state.restore(states[0])
+
+    def leave_If(self, node: cst.If) -> None:
+        _, after_body = self._branches.pop()
+        orelse = node.orelse
+        if isinstance(orelse, cst.Else) and terminates(orelse.body):
+            if after_body is not None:
+                self.state.restore(after_body)
+        elif after_body is not None:
+            self.state.join(after_body)
+
+    def visit_Try_body(self, node: cst.Try | cst.TryStar) -> None:
+        self._tries.append([self.state.copy()])
+
+    def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
+        self._tries[-1].append(self.state.copy())
+
+    def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
+        # A handler may run before the body consumed anything.
+        self.state.restore(self._tries[-1][0])
+
+    def leave_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
+        if not terminates(node.body):
+            self._tries[-1].append(self.state.copy())
+
+    def visit_Try_orelse(self, node: cst.Try | cst.TryStar) -> None:
+        self.state.restore(self._tries[-1][1])
+
+    def visit_Try_finalbody(self, node: cst.Try | cst.TryStar) -> None:
+        for handled in self._tries.pop()[2:]:
+            self.state.join(handled)
+
+    visit_TryStar_body, leave_TryStar_body = visit_Try_body, leave_Try_body
+    visit_ExceptStarHandler_body, leave_ExceptStarHandler_body = visit_ExceptHandler_body, leave_ExceptHandler_body
+    visit_TryStar_orelse, visit_TryStar_finalbody = visit_Try_orelse, visit_Try_finalbody
+
+    def visit_For_body(self, node: cst.For) -> None:
+        targets = set(target_names(node.target))
+        self.state.loops.append(rebound_names(node.body) | targets)
+        fresh = isinstance(node.iter, cst.Call) and makes_key(node.iter, self._tracker.names)
+        fresh = fresh or (key_ref(node.iter) is not None and self.state.is_key(key_ref(node.iter)))
+        for name in targets:
+            self.state.bind(name, fresh or self.state.named_like_key(name))
+
+    def leave_For_body(self, node: cst.For) -> None:
+        self.state.loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self.state.loops.append(rebound_names(node.body))
+
+    def leave_While_body(self, node: cst.While) -> None:
+        self.state.loops.pop()
+
+
+def _callee_name(call: cst.Call) -> str:
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return "the function"
