@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, target_names, terminates
+from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
 
 DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
@@ -51,12 +52,8 @@ def sampler_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] 
     qualified = names.qualified(call.func)
     if qualified is None or not qualified.startswith("jax.random.") or qualified in _NOT_CONSUMERS:
         return None
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is None or arg.keyword.value == "key":
-            return arg.value, qualified
-    return None
+    key = argument(call, 0, "key")
+    return (key, qualified) if key is not None else None
 
 
 def key_ref(expr: cst.BaseExpression) -> str | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jaxlint.analysis.arrays import is_array_annotation
+from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
 
 # Transform families, by how they decide which arguments are traced.
@@ -174,11 +175,10 @@ class _Unknowable(Exception):
 
 
 def _split_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression]]:
-    if any(arg.star for arg in call.args):
+    given = arguments(call)
+    if not given.complete:
         raise _Unknowable
-    positional = [arg.value for arg in call.args if arg.keyword is None]
-    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
-    return positional, keywords
+    return given.positional, given.keywords
 
 
 def _options(name: str, extra: list[cst.BaseExpression], keywords: dict[str, cst.BaseExpression]):
@@ -251,9 +251,7 @@ def host_callback_target(call: cst.Call, names: Names) -> cst.BaseExpression | N
     if spec is None:
         return None
     position, words = spec
-    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-    target = positional[position] if len(positional) > position else next(
-        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in words), None)
+    target = next((t for t in (argument(call, position, word) for word in words) if t is not None), None)
     while (isinstance(target, cst.Call) and names.qualified(target.func) in _PARTIAL and target.args
            and target.args[0].keyword is None):
         target = target.args[0].value

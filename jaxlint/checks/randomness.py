@@ -13,6 +13,7 @@ from typing import Callable
 
 import libcst as cst
 
+from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import LAX_BODIES, TracedFunction
 from jaxlint.checks.base import Rule, code, is_test_file
@@ -54,21 +55,6 @@ def call_text(call: cst.Call, limit: int = 40) -> str:
     """`f(args)` for a message, or `f(...)` when the arguments make it long."""
     text = code(call, limit)
     return text if text != "..." else f"{code(call.func)}(...)"
-
-
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    positional = 0
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is not None:
-            if arg.keyword.value == keyword:
-                return arg.value
-        elif positional == position:
-            return arg.value
-        else:
-            positional += 1
-    return None
 
 
 def _is_int_literal(expr: cst.BaseExpression) -> bool:
@@ -143,7 +129,7 @@ class _TraceTimeRule(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.names.qualified(node.func) == _FOLD_IN:
-            key, data = _argument(node, 0, "key"), _argument(node, 1, "data")
+            key, data = argument(node, 0, "key"), argument(node, 1, "data")
             if (isinstance(key, cst.Call) and self.names.qualified(key.func) in KEY_CONSTRUCTORS
                     and data is not None and not _is_int_literal(data)):
                 self._folded.add(key)
@@ -160,7 +146,7 @@ class _TraceTimeRule(Rule):
         ("host", the host-state call it is seeded from). None otherwise."""
         if self.names.qualified(call.func) not in KEY_CONSTRUCTORS or call in self._folded:
             return None
-        seed = _argument(call, 0, "seed")
+        seed = argument(call, 0, "seed")
         if seed is None:
             return None
         if _is_int_literal(seed):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
 
@@ -70,19 +71,8 @@ _DATA_DEPENDENT: dict[str, tuple[tuple[int, ...], str]] = {
 
 def _arguments(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression]] | None:
     """Positional and keyword arguments, or None when `**kwargs` may hold any keyword."""
-    positional: list[cst.BaseExpression] = []
-    keywords: dict[str, cst.BaseExpression] = {}
-    after_star = False
-    for arg in call.args:
-        if arg.star == "**":
-            return None
-        if arg.star == "*":
-            after_star = True  # later positions are unknown
-        elif arg.keyword is not None:
-            keywords[arg.keyword.value] = arg.value
-        elif not after_star:
-            positional.append(arg.value)
-    return positional, keywords
+    given = arguments(call)
+    return None if given.double_starred else (given.positional, given.keywords)
 
 
 def _static_hint(rule: Rule, value: Value, operand: cst.BaseExpression, mask: bool = True) -> str | None:

@@ -1,0 +1,42 @@
+"""A call's arguments, as the callee will receive them, when the source says so."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+
+@dataclass
+class Arguments:
+    positional: list[cst.BaseExpression] = field(default_factory=list)  # those before any `*args`
+    keywords: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    starred: bool = False  # `*args`: the positions after it are unknown
+    double_starred: bool = False  # `**kwargs`: any keyword may be given
+
+    @property
+    def complete(self) -> bool:
+        """No `*args` or `**kwargs`: every argument is one of the above."""
+        return not (self.starred or self.double_starred)
+
+
+def arguments(call: cst.Call) -> Arguments:
+    found = Arguments()
+    for arg in call.args:
+        if arg.star == "**":
+            found.double_starred = True
+        elif arg.star == "*":
+            found.starred = True
+        elif arg.keyword is not None:
+            found.keywords[arg.keyword.value] = arg.value
+        elif not found.starred:
+            found.positional.append(arg.value)
+    return found
+
+
+def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The argument for one parameter: by keyword, or by position when no `*args` comes first."""
+    given = arguments(call)
+    if keyword in given.keywords:
+        return given.keywords[keyword]
+    return given.positional[position] if position < len(given.positional) else None
