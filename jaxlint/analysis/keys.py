@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names, target_names, terminates
+from jaxlint.analysis.bindings import rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
 
@@ -166,6 +166,7 @@ class KeyFlow:
         self._states = [KeyState(key_names)]
         self._branches: list[list[KeyState | None]] = []
         self._functions: list[cst.CSTNode | None] = [None]
+        self._leaving: list[int] = []  # per block: the loop depth it leaves by break/return/raise, or -1
         self._tries: list[list[KeyState]] = []  # [before, after the body, after each handler...]
         self._outermost: set[cst.CompFor] = set()  # first `for` clauses of the comprehensions being visited
         self._suspended: list[set[str]] = []
@@ -325,18 +326,38 @@ class KeyFlow:
 
     # ------------------------------------------------------------------ control flow
 
+    def reused_by_loop(self, ref: str) -> bool:
+        """Consumed here in every iteration of the innermost loop (not in a block that leaves it)."""
+        return self.state.reused_by_loop(ref) and len(self.state.loops) not in self._leaving
+
+    def _enter_block(self, body: cst.BaseSuite) -> None:
+        last = list(statements(body))[-1:]
+        leaves = bool(last) and isinstance(last[0], (cst.Break, cst.Return, cst.Raise))
+        self._leaving.append(len(self.state.loops) if leaves else -1)
+
+    def _leave_block(self, body: cst.BaseSuite) -> None:
+        self._leaving.pop()
+
     def visit_If_body(self, node: cst.If) -> None:
         self._branches.append([self.state.copy()])
+        self._enter_block(node.body)
+
+    def visit_Else_body(self, node: cst.Else) -> None:
+        self._enter_block(node.body)
+
+    def leave_Else_body(self, node: cst.Else) -> None:
+        self._leave_block(node.body)
 
     def leave_If_body(self, node: cst.If) -> None:
+        self._leave_block(node.body)
         states = self._branches[-1]
-        states.append(None if terminates(node.body) else self.state.copy())
+        states.append(None if _returns(node.body) else self.state.copy())
         self.state.restore(states[0])
 
     def leave_If(self, node: cst.If) -> None:
         _, after_body = self._branches.pop()
         orelse = node.orelse
-        if isinstance(orelse, cst.Else) and terminates(orelse.body):
+        if isinstance(orelse, cst.Else) and _returns(orelse.body):
             if after_body is not None:
                 self.state.restore(after_body)
         elif after_body is not None:
@@ -353,7 +374,7 @@ class KeyFlow:
         self.state.restore(self._tries[-1][0])
 
     def leave_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
-        if not terminates(node.body):
+        if not _returns(node.body):
             self._tries[-1].append(self.state.copy())
 
     def visit_Try_orelse(self, node: cst.Try | cst.TryStar) -> None:
@@ -374,15 +395,28 @@ class KeyFlow:
         fresh = fresh or (key_ref(node.iter) is not None and self.state.is_key(key_ref(node.iter)))
         for name in targets:
             self.state.bind(name, fresh or self.state.named_like_key(name))
+        self._enter_block(node.body)
 
     def leave_For_body(self, node: cst.For) -> None:
+        self._leave_block(node.body)
         self.state.loops.pop()
 
     def visit_While(self, node: cst.While) -> None:
         self.state.loops.append(rebound_names(node.body))
 
+    def visit_While_body(self, node: cst.While) -> None:
+        self._enter_block(node.body)
+
     def leave_While_body(self, node: cst.While) -> None:
+        self._leave_block(node.body)
         self.state.loops.pop()
+
+
+def _returns(body: cst.BaseSuite) -> bool:
+    """Leaves the function: keys consumed there reach nothing after. (A `break` still reaches
+    the code after its loop, and a `continue` the next iteration.)"""
+    last = list(statements(body))[-1:]
+    return bool(last) and isinstance(last[0], (cst.Return, cst.Raise))
 
 
 def _callee_name(call: cst.Call) -> str:

@@ -452,7 +452,7 @@ class KeyReuseInLoop(Rule):
             return
         keys = self.values.keys
         for expr, ref, by in keys.uses(node):
-            if keys.state.prior_use(ref) is None and keys.state.reused_by_loop(ref):
+            if keys.state.prior_use(ref) is None and keys.reused_by_loop(ref):
                 self.report(expr, (
                     f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
                     f"iteration draws the same numbers: split it inside the loop "
