@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -10,22 +9,11 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from jaxlint.cli import main
-
-JAX101_SOURCE = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\n"
-JAX101_MESSAGE = (
-    "in-place update of a JAX array raises TypeError (`x` holds a JAX array); use `x = x.at[0].set(1)`"
-)
-
-
-def jaxlint(cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "jaxlint", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
+from helpers import JAX101_MESSAGE, JAX101_SOURCE, jaxlint
 
 
 def as_json(result: subprocess.CompletedProcess) -> list[dict]:
@@ -41,27 +29,6 @@ def positions(found: list[dict]) -> set[tuple[str, int, int, str]]:
 
 def messages(found: list[dict]) -> dict[str, str]:
     return {Path(d["filename"]).name: d["message"] for d in found}
-
-
-@dataclass
-class Outcome:
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> callable:
-    monkeypatch.chdir(tmp_path)
-
-    def call(*args: str) -> Outcome:
-        out = io.StringIO()
-        capsys.readouterr()
-        code = main(list(args), out=out)
-        captured = capsys.readouterr()
-        return Outcome(code, out.getvalue() + captured.out, captured.err)
-
-    return call
 
 
 # --- one folder holding every kind of bad input ---------------------------------------------------------

@@ -6,79 +6,18 @@ in-process for speed; both run with the test's temporary folder as the working d
 
 from __future__ import annotations
 
-import io
 import json
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from helpers import (BOTH, BOTH_SOURCE, CLEAN_SOURCE, JAX101_MESSAGE, JAX101_SOURCE, finding_files, findings,
+                     jaxlint, write)
 from jaxlint import __version__
 from jaxlint.catalog import rule_page
 from jaxlint.checks import ALL_RULES, BY_CODE
-from jaxlint.cli import main
 
-JAX101_SOURCE = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\n"
-JAX101_MESSAGE = (
-    "in-place update of a JAX array raises TypeError (`x` holds a JAX array); use `x = x.at[0].set(1)`"
-)
 JAX101_LINE = f"a.py:3:1: JAX101 {JAX101_MESSAGE}"
-CLEAN_SOURCE = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1)\n"
-# One JAX101 (line 3) and one JAX102 (line 4).
-BOTH_SOURCE = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\nx.at[1].set(2)\n"
-BOTH = {(3, 1, "JAX101"), (4, 1, "JAX102")}
-
-
-@dataclass
-class Outcome:
-    code: int
-    out: str
-    err: str
-
-
-def jaxlint(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    """The real command line, in a subprocess."""
-    return subprocess.run([sys.executable, "-m", "jaxlint", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> callable:
-    """`jaxlint.cli.main` in-process, in tmp_path: returns exit code, what it wrote to `out`, and stderr."""
-    monkeypatch.chdir(tmp_path)
-
-    def call(*args: str) -> Outcome:
-        out = io.StringIO()
-        capsys.readouterr()
-        code = main(list(args), out=out)
-        captured = capsys.readouterr()
-        return Outcome(code, out.getvalue() + captured.out, captured.err)
-
-    return call
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def findings(text_output: str) -> set[tuple[int, int, str]]:
-    """(row, col, code) of each finding line of text output, ignoring the summary."""
-    found = set()
-    for line in text_output.splitlines():
-        if line.startswith(("Found ", "All checks passed")):
-            continue
-        _, row, col, rest = line.split(":", 3)
-        found.add((int(row), int(col), rest.split()[0]))
-    return found
-
-
-def finding_files(text_output: str) -> set[str]:
-    return {line.split(":", 1)[0] for line in text_output.splitlines()
-            if not line.startswith(("Found ", "All checks passed"))}
 
 
 # --- the real process -----------------------------------------------------------------------------

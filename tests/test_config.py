@@ -2,74 +2,18 @@
 
 from __future__ import annotations
 
-import io
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from jaxlint.cli import main
+from helpers import BOTH, BOTH_SOURCE, Outcome, by_file, findings, jaxlint, write
 
-# One JAX101 (line 3) and one JAX102 (line 4).
-BOTH_SOURCE = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\nx.at[1].set(2)\n"
-BOTH = {(3, 1, "JAX101"), (4, 1, "JAX102")}
 ONLY_101 = {(3, 1, "JAX101")}
 ONLY_102 = {(4, 1, "JAX102")}
 
 
-@dataclass
-class Outcome:
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> callable:
-    """`jaxlint.cli.main` in-process, by default in tmp_path (`cwd=` to run elsewhere)."""
-
-    def call(*args: str, cwd: Path | None = None) -> Outcome:
-        monkeypatch.chdir(cwd or tmp_path)
-        out = io.StringIO()
-        capsys.readouterr()
-        code = main(list(args), out=out)
-        captured = capsys.readouterr()
-        return Outcome(code, out.getvalue() + captured.out, captured.err)
-
-    return call
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def config(folder: Path, body: str, name: str = "pyproject.toml") -> Path:
     return write(folder / name, "[project]\nname = 'demo'\n\n[tool.jaxlint]\n" + body + "\n")
-
-
-def findings(text_output: str) -> set[tuple[int, int, str]]:
-    found = set()
-    for line in text_output.splitlines():
-        if line.startswith(("Found ", "All checks passed")):
-            continue
-        _, row, col, rest = line.split(":", 3)
-        found.add((int(row), int(col), rest.split()[0]))
-    return found
-
-
-def by_file(text_output: str) -> dict[str, set[str]]:
-    """file -> codes found in it."""
-    found: dict[str, set[str]] = {}
-    for line in text_output.splitlines():
-        if line.startswith(("Found ", "All checks passed")):
-            continue
-        path, _, _, rest = line.split(":", 3)
-        found.setdefault(path, set()).add(rest.split()[0])
-    return found
 
 
 # --- discovery ----------------------------------------------------------------------------------------
@@ -355,8 +299,7 @@ def test_config_option_pointing_to_a_missing_file(run, tmp_path: Path, given: st
 def test_config_error_in_a_real_process(tmp_path: Path) -> None:
     pyproject = config(tmp_path, 'selct = ["JAX101"]')
     write(tmp_path / "a.py", BOTH_SOURCE)
-    result = subprocess.run([sys.executable, "-m", "jaxlint", "a.py"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
+    result = jaxlint(tmp_path, "a.py")
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr == (

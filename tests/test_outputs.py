@@ -3,33 +3,22 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 
+from helpers import CLEAN_SOURCE, JAX101_MESSAGE, JAX101_SOURCE, jaxlint
 from jaxlint import __version__
 from jaxlint.checks import ALL_RULES
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sarif-schema-2.1.0.json"
 DOCS = "https://github.com/jaxlint/jaxlint/blob/main/rules/"
 
-JAX101_SOURCE = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\n"
-JAX101_MESSAGE = (
-    "in-place update of a JAX array raises TypeError (`x` holds a JAX array); use `x = x.at[0].set(1)`"
-)
 JAX102_MESSAGE = (
     "the result of `.at[...].set(...)` is discarded: JAX arrays are immutable, so `x` is unchanged; "
     "assign it: `x = x.at[1].set(2)`"
 )
-CLEAN_SOURCE = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1)\n"
-
-
-def jaxlint(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "jaxlint", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
 
 
 @pytest.fixture

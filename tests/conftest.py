@@ -1,0 +1,31 @@
+"""Fixtures shared by the tests; plain helpers and sample sources are in helpers.py."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from helpers import Outcome
+from jaxlint.cli import main
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> callable:
+    """`jaxlint.cli.main` in-process, in tmp_path (or wherever the test chdirs; `cwd=` to run elsewhere).
+
+    Returns the exit code, what it wrote to `out` plus stdout, and stderr.
+    """
+    monkeypatch.chdir(tmp_path)
+
+    def call(*args: str, cwd: Path | None = None) -> Outcome:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        out = io.StringIO()
+        capsys.readouterr()
+        code = main(list(args), out=out)
+        captured = capsys.readouterr()
+        return Outcome(code, out.getvalue() + captured.out, captured.err)
+
+    return call
