@@ -70,3 +70,20 @@ def terminates(body: cst.BaseSuite) -> bool:
     last = list(statements(body))[-1:]
     return bool(last) and isinstance(last[0], (cst.Return, cst.Raise, cst.Break, cst.Continue))
 
+
+
+def declared_outer(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
+    """Names a function body declares `global` or `nonlocal` (not counting nested functions)."""
+    found: set[str] = set()
+    for statement in statements(body):
+        if isinstance(statement, (cst.Global, cst.Nonlocal)):
+            found.update(item.name.value for item in statement.names)
+        elif isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar)):
+            found |= declared_outer(statement.body)
+            for part in (*getattr(statement, "handlers", ()), getattr(statement, "orelse", None),
+                         getattr(statement, "finalbody", None)):
+                if isinstance(part, cst.If):
+                    found |= declared_outer([part])
+                elif part is not None:
+                    found |= declared_outer(part.body)
+    return found

@@ -12,7 +12,7 @@ decide the traced scopes of the next round.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -37,6 +37,8 @@ class _Scope:
     traced: TracedFunction | None  # the innermost traced function around (nested defs run under it)
     untracked: set[str]  # declared global or nonlocal here
     traced_node: cst.CSTNode | None = None  # the FunctionDef or Lambda of `traced`
+    node: cst.CSTNode | None = None  # this scope's FunctionDef or Lambda
+    globals: set[str] = field(default_factory=set)  # declared global here
 
 
 _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
@@ -105,8 +107,25 @@ class ValueTracker:
         return self._scopes[-1].traced_node
 
     def is_global(self, name: str) -> bool:
-        """Declared `global` or `nonlocal` in the current function."""
-        return name in self._scopes[-1].untracked
+        """Declared `global` in the current function."""
+        return name in self._scopes[-1].globals
+
+    def is_nonlocal(self, name: str) -> bool:
+        """Declared `nonlocal` in the current function."""
+        scope = self._scopes[-1]
+        return name in scope.untracked and name not in scope.globals
+
+    def trace_functions(self) -> list[cst.CSTNode]:
+        """The functions (and lambdas) around this point, innermost first, out to the innermost one a
+        transform is applied to: they all run inside one trace. All of them when none is."""
+        nodes = []
+        for scope in reversed(self._scopes):
+            if scope.node is None:
+                continue
+            nodes.append(scope.node)
+            if scope.own is not None and scope.own.transforms:
+                break
+        return nodes
 
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         return self._evaluator.value_of(expr)
@@ -177,11 +196,13 @@ class ValueTracker:
     leave_ImportFrom = leave_Import
 
     def visit_Global(self, node: cst.Global) -> None:
+        self._scopes[-1].globals.update(item.name.value for item in node.names)
+        self.visit_Nonlocal(node)
+
+    def visit_Nonlocal(self, node: cst.Global | cst.Nonlocal) -> None:
         names = [item.name.value for item in node.names]
         self._scopes[-1].untracked.update(names)
         self._forget(names)
-
-    visit_Nonlocal = visit_Global
 
     # ------------------------------------------------------------------ traced scopes
 
@@ -240,11 +261,11 @@ class ValueTracker:
         self._chain.append(node)
         outer = self._scopes[-1]
         if function is not None:
-            self._scopes.append(_Scope(env, function, function, set(), node))
+            self._scopes.append(_Scope(env, function, function, set(), node, node))
         elif node in self._known.host:  # a host callback runs with concrete values
-            self._scopes.append(_Scope(env, None, None, set(), None))
+            self._scopes.append(_Scope(env, None, None, set(), None, node))
         else:
-            self._scopes.append(_Scope(env, None, outer.traced, set(), outer.traced_node))
+            self._scopes.append(_Scope(env, None, outer.traced, set(), outer.traced_node, node))
 
     def _leave(self) -> None:
         self._scopes.pop()
@@ -302,8 +323,8 @@ class ValueTracker:
         """Iterating over a tracer gives tracers; anything else is unknown."""
         value = self.value_of(iterable)
         self._forget(target_names(target))
-        # Over a pytree, the items may be its (string) keys: they stay "container" values.
-        if isinstance(target, cst.Name) and value is not None and value.kind is Kind.TRACED:
+        # Not over a possible pytree: iterating a dict of tracers gives its (string) keys.
+        if isinstance(target, cst.Name) and value is not None and value.is_tracer:
             self.env[target.value] = value
 
     @staticmethod

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names
+from jaxlint.analysis.bindings import declared_outer, rebound_names
+from jaxlint.analysis.traced import Signature
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
 
@@ -563,21 +564,24 @@ class TracerLeak(Rule):
         self._locals: dict[int, set[str]] = {}
 
     def _outside(self, name: str) -> bool:
-        """Whether `name` is bound outside the innermost traced function."""
-        node = self.values.traced_node
-        if node is None:
-            return False
+        """Whether `name` lives outside the trace: not local to any function that runs inside it."""
         if self.values.is_global(name):
             return True
+        for node in self.values.trace_functions():
+            if name in self._locals_of(node):
+                return False
+        return True
+
+    def _locals_of(self, node: cst.CSTNode) -> set[str]:
         key = id(node)
         if key not in self._locals:
+            bound = set(Signature.of(node.params).all)
             params = node.params
-            bound = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
             bound |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
             if isinstance(node, cst.FunctionDef):
-                bound |= rebound_names(node.body)
+                bound |= rebound_names(node.body) - declared_outer(node.body)
             self._locals[key] = bound
-        return name not in self._locals[key]
+        return self._locals[key]
 
     def _leaked(self, expr: cst.BaseExpression) -> Value | None:
         scope = self.values.traced_scope
@@ -608,6 +612,9 @@ class TracerLeak(Rule):
     def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value) -> None:
         if isinstance(target, cst.Name) and self.values.is_global(target.value):
             self._report(node, f"the global `{target.value}`", node.value, value)
+        elif isinstance(target, cst.Name) and self.values.is_nonlocal(target.value):
+            if self._outside(target.value):
+                self._report(node, f"`{target.value}`, defined outside the traced function", node.value, value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             if self._outside(target.value.value):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function",
