@@ -43,6 +43,11 @@ class _Call:
     via: Transform | None  # the caller's trace, named after its transform
 
 
+def _is_static(function: cst.FunctionDef) -> bool:
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+               for d in function.decorators)
+
+
 def is_scalar_literal(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         expr = expr.expression
@@ -54,7 +59,8 @@ def is_scalar_literal(expr: cst.BaseExpression) -> bool:
 class ScopeRecorder:
     def __init__(self) -> None:
         self._defs: dict[tuple[int, str], cst.FunctionDef] = {}
-        self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression]] = {}
+        self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
+        self._bound: dict[int, set[str]] = {}
         self._applications: list[tuple[Chain, cst.BaseExpression, Transform]] = []
         self._calls: list[_Call] = []
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
@@ -64,9 +70,14 @@ class ScopeRecorder:
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef) -> None:
         self._defs[(id(scope), function.name.value)] = function
 
-    def alias(self, chain: Chain, name: str, target: cst.BaseExpression) -> None:
-        """`name = jax.jit(target)` or `name = lambda ...`: calling `name` calls `target`."""
-        self._aliases[(id(chain[-1]), name)] = (chain, target)
+    def alias(self, chain: Chain, name: str, target: cst.BaseExpression, bound: int = 0) -> None:
+        """`name = jax.jit(target)` or `name = lambda ...`: calling `name` calls `target`, with the
+        first `bound` parameters already given (`jax.jit(partial(f, cfg))`)."""
+        self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
+
+    def scope_names(self, scope: cst.CSTNode, names: set[str]) -> None:
+        """Every name a scope binds: one of them hides a function of that name further out."""
+        self._bound[id(scope)] = names
 
     def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
         self._host.append((chain, target))
@@ -139,14 +150,18 @@ class ScopeRecorder:
                 if key in self._defs:
                     return self._defs[key], 0
                 if key in self._aliases and depth < 3:
-                    return self._resolve(*self._aliases[key], depth + 1)
+                    alias_chain, target, alias_bound = self._aliases[key]
+                    node, bound = self._resolve(alias_chain, target, depth + 1)
+                    return node, bound + alias_bound
+                if expr.value in self._bound.get(id(scope), ()):
+                    return None, 0  # a parameter or variable of that name hides any function further out
             return None, 0
         if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
                 and expr.value.value in ("self", "cls")):
             for outer, inner in zip(reversed(chain[:-1]), reversed(chain)):
                 if isinstance(inner, cst.FunctionDef) and isinstance(outer, cst.ClassDef):
                     found = self._defs.get((id(outer), expr.attr.value))
-                    return found, 1 if found is not None else 0
+                    return found, 1 if found is not None and not _is_static(found) else 0
         return None, 0
 
     def facts(self) -> ScopeFacts:

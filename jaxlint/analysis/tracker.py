@@ -64,8 +64,9 @@ class ValueTracker:
                  key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:
         self.names = Names(module)
         self.transforms = table
-        self.keys = KeyFlow(self, key_names)
         self.recorder = ScopeRecorder()
+        self.recorder.scope_names(module, rebound_names(module.body))
+        self.keys = KeyFlow(self, key_names)
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
@@ -161,7 +162,8 @@ class ValueTracker:
         elif isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
             applied = applied_transforms(node.value, self.names, self.transforms)
             if len(applied) == 1:
-                self.recorder.alias(tuple(self._chain), target.value, applied[0][0])
+                function, transform = applied[0]
+                self.recorder.alias(tuple(self._chain), target.value, function, transform.bound)
         value = self.value_of(node.value)
         for target in node.targets:
             left, right = target.target, node.value
@@ -258,6 +260,7 @@ class ValueTracker:
             elif annotated:
                 env[name] = ARRAY
         self.names.enter_function(body_statements, _parameter_names(params))
+        self.recorder.scope_names(node, set(_parameter_names(params)) | rebound_names(body_statements))
         self._chain.append(node)
         outer = self._scopes[-1]
         if function is not None:
