@@ -44,6 +44,9 @@ def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
             names.update(scope_imports([statement]))
         elif isinstance(statement, cst.Del):
             names.update(target_names(statement.target))
+        elif isinstance(statement, cst.Match):
+            for case in statement.cases:
+                names |= rebound_names(case.body)
         elif isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar)):
             if isinstance(statement, cst.For):
                 names.update(target_names(statement.target))

@@ -363,6 +363,34 @@ class KeyFlow:
         elif after_body is not None:
             self.state.join(after_body)
 
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._branches.append([self.state.copy()])
+
+    def leave_IfExp_body(self, node: cst.IfExp) -> None:
+        # `a if c else b`: the body is visited first; the other arm starts where the body did.
+        states = self._branches[-1]
+        states.append(self.state.copy())
+        self.state.restore(states[0])
+
+    def leave_IfExp(self, node: cst.IfExp) -> None:
+        self.state.join(self._branches.pop()[1])
+
+    def visit_Match(self, node: cst.Match) -> None:
+        self._branches.append([self.state.copy()])
+
+    def visit_MatchCase(self, node: cst.MatchCase) -> None:
+        self.state.restore(self._branches[-1][0])
+
+    def leave_MatchCase(self, node: cst.MatchCase) -> None:
+        if not _returns(node.body):
+            self._branches[-1].append(self.state.copy())
+
+    def leave_Match(self, node: cst.Match) -> None:
+        before, *ends = self._branches.pop()
+        self.state.restore(before)
+        for end in ends:
+            self.state.join(end)
+
     def visit_Try_body(self, node: cst.Try | cst.TryStar) -> None:
         self._tries.append([self.state.copy()])
 

@@ -73,7 +73,7 @@ class ValueTracker:
         self._evaluator = Evaluator(self.names, self._lookup, table)
         self._branch_states: list[list[Env | None]] = []
         self._loop_states: list[tuple[Env, set[str]]] = []
-        self._try_rebound: list[set[str]] = []
+        self._try_states: list[tuple[set[str], Env, Env]] = []  # rebound names, before, after the body
         self._pending: list[TracedFunction | None] = []
 
     # ------------------------------------------------------------------ queries
@@ -385,26 +385,42 @@ class ValueTracker:
         self._leave_loop_body()
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> None:
+        # Names rebound anywhere in the statement are forgotten: a handler may start anywhere in
+        # the body. Each handler starts from the state before the body; `else` from its end.
         rebound = rebound_names(node.body)
         for part in (*node.handlers, node.orelse):
             if part is not None:
                 rebound |= rebound_names(part.body)
                 if getattr(part, "name", None) is not None:
                     rebound.update(target_names(part.name.name))
-        self._try_rebound.append(rebound)
         self._forget(rebound)
+        self._try_states.append((rebound, dict(self.env), {}))
+
+    def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
+        self._try_states[-1][2].update(self.env)
+
+    def visit_Try_orelse(self, node: cst.Try | cst.TryStar) -> None:
+        self._set_env(self._try_states[-1][2])
 
     def visit_Try_finalbody(self, node: cst.Try | cst.TryStar) -> None:
-        self._forget(self._try_rebound.pop())
+        rebound, _, _ = self._try_states.pop()
+        self._forget(rebound)
 
     visit_TryStar = visit_Try
+    leave_TryStar_body = leave_Try_body
+    visit_TryStar_orelse = visit_Try_orelse
     visit_TryStar_finalbody = visit_Try_finalbody
 
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
+        self._set_env(self._try_states[-1][1])
         if node.name is not None:
             self._forget(target_names(node.name.name))
 
     visit_ExceptStarHandler_body = visit_ExceptHandler_body
+
+    def _set_env(self, env: Env) -> None:
+        self.env.clear()
+        self.env.update(env)
 
     def visit_With_body(self, node: cst.With) -> None:
         for item in node.items:
