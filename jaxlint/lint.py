@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from collections import defaultdict
 from typing import Callable, Iterable
 
@@ -19,6 +21,7 @@ from jaxlint.diagnostics import Diagnostic
 from jaxlint.noqa import file_suppressions, is_suppressed
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+DEEP_RECURSION = 20_000
 
 
 def mentions_jax(source: str) -> bool:
@@ -59,20 +62,22 @@ class _Traversal(cst.CSTVisitor):
             hook(original_node)
 
 
-def syntax_error(source: str, filename: str, error: cst.ParserSyntaxError) -> Diagnostic:
-    """JAX001 at Python's own error position when it has one, else libcst's."""
+def _python_rejects(source: str, filename: str) -> Diagnostic | None:
+    """Python's own parser first: it is fast, its messages are the ones users know, and libcst's
+    parser crashes (segfaults) on nesting that Python refuses with a clean error."""
     try:
-        compile(source, filename, "exec", flags=0x400, dont_inherit=True)  # PyCF_ONLY_AST
-    except SyntaxError as python_error:
-        row = python_error.lineno or 1
-        col = python_error.offset or 1
-        message = f"syntax error: {python_error.msg}"
-    except ValueError as python_error:  # null bytes and the like
-        row, col, message = 1, 1, f"cannot parse: {python_error}"
-    else:
-        row, col = error.raw_line, error.raw_column + 1
-        message = f"libcst cannot parse this file: {error.message}"
-    return Diagnostic(filename, row, col, "JAX001", message, row, col)
+        compile(source, filename, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        row, col = error.lineno or 1, error.offset or 1
+        return Diagnostic(filename, row, col, "JAX001", f"syntax error: {error.msg}", row, col)
+    except (RecursionError, MemoryError):
+        return _too_deep(filename)
+    return None
+
+
+def _too_deep(filename: str) -> Diagnostic:
+    message = "nested too deeply for jaxlint to check (Python's recursion limit); the file was skipped"
+    return Diagnostic(filename, 1, 1, "JAX003", message, 1, 1)
 
 
 def lint_source(
@@ -85,12 +90,11 @@ def lint_source(
     """The findings of the enabled rules in one file's text, sorted, noqa applied."""
     if not mentions_jax(source):
         return []
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as error:
-        diagnostics = [syntax_error(source, filename, error)] if "JAX001" in enabled else []
+    rejected = _python_rejects(source, filename)
+    if rejected is not None:
+        diagnostics = [rejected] if rejected.code in enabled else []
     else:
-        diagnostics = _check(module, filename, enabled, table, key_names)
+        diagnostics = _parse_and_check(source, filename, enabled, table, key_names)
     if not diagnostics:
         return []
     lines = _LINE_BREAK.split(source)
@@ -102,9 +106,26 @@ def lint_source(
     return sorted(kept)
 
 
+def _parse_and_check(
+    source: str, filename: str, enabled: frozenset[str], table: TransformTable, key_names: tuple[str, ...]
+) -> list[Diagnostic]:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
+    try:
+        return _check(cst.parse_module(source), filename, enabled, table, key_names)
+    except cst.ParserSyntaxError as error:
+        row, col = error.raw_line, error.raw_column + 1
+        message = f"libcst cannot parse this file: {error.message}"
+        return [Diagnostic(filename, row, col, "JAX001", message, row, col)] if "JAX001" in enabled else []
+    except RecursionError:
+        return [_too_deep(filename)] if "JAX003" in enabled else []
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 # Each round may discover traced scopes (`jax.jit(f)` below `f`, helpers called with tracers);
-# a helper of a helper needs one more. Real code settles in two or three.
-MAX_ROUNDS = 5
+# a helper of a helper needs one more. Real code settles in two or three (the deepest seen: six).
+MAX_ROUNDS = 8
 
 
 def _check(

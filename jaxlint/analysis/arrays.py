@@ -73,6 +73,9 @@ _NUMPY_ARRAY_FACTORIES = frozenset(
 )
 
 
+REF_FACTORIES = frozenset({"jax.new_ref", "jax.ref.new_ref", "jax.experimental.mutable_array"})
+
+
 def produces_host_array(call: cst.Call, names: Names) -> bool:
     """A NumPy array built on the host: `np.array([...])`, `np.zeros(3)`."""
     return names.qualified(call.func) in _NUMPY_ARRAY_FACTORIES

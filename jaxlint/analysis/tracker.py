@@ -12,6 +12,7 @@ decide the traced scopes of the next round.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -66,6 +67,8 @@ class ValueTracker:
         self.transforms = table
         self.recorder = ScopeRecorder()
         self.recorder.scope_names(module, rebound_names(module.body))
+        bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
+        self._rebound_globals = {name for name, count in bindings.items() if count > 1}
         self.keys = KeyFlow(self, key_names)
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
@@ -243,8 +246,12 @@ class ValueTracker:
 
     def _enter(self, node: cst.CSTNode, params: cst.Parameters, function: TracedFunction | None,
                body_statements) -> None:
-        env = dict(self.env)
+        # A function sees the scope around its definition, never a class body's names; and not the
+        # module's names that are bound more than once (which binding it sees depends on when it runs).
+        outer_env = self._scopes[-2].env if isinstance(self._chain[-1], cst.ClassDef) else self.env
+        env = dict(outer_env)
         self._forget_in(env, _parameter_names(params))
+        self._forget_in(env, self._rebound_globals)
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             name = param.name.value
             annotation = param.annotation.annotation if param.annotation is not None else None

@@ -23,6 +23,7 @@ class Kind(enum.Enum):
     HOST = "host"  # a Python list or tuple, or a NumPy array: indexed with Python integers only
     ARRAY = "array"  # a JAX array, concrete
     TRACED = "traced"  # a tracer, or a pytree of them
+    REF = "ref"  # a mutable `jax.Ref`: `ref[i] = v` and `ref.at[i].set(v)` write in place
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class Value:
 ARRAY = Value(Kind.ARRAY)
 STATIC = Value(Kind.STATIC)
 HOST = Value(Kind.HOST)
+REF = Value(Kind.REF)
 
 _STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type"})
 _STATIC_BUILTINS = frozenset({"len", "isinstance", "type", "callable", "hasattr", "id", "repr", "str"})
@@ -181,6 +183,8 @@ class Evaluator:
             return Value(Kind.TRACED, traced.tracer, container=True) if traced else None
         if arrays.produces_host_array(call, self.names):
             return HOST
+        if self.names.qualified(func) in arrays.REF_FACTORIES:
+            return REF
         if arrays.produces_array(call, self.names):
             qualified = self.names.qualified(func)
             return _derived(arguments, boolean=qualified in _BOOLEAN_FUNCTIONS) or ARRAY

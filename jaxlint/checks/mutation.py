@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.arrays import functional_update_receiver
+from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import Rule, code
 
 _UPDATE_METHOD = {
@@ -136,15 +137,27 @@ class DiscardedFunctionalUpdate(Rule):
         "x = jnp.zeros(3)\n"
         "x = x.at[0].set(1.0)\n"
     )
-    not_flagged = "Updates whose result is assigned, returned, passed on or used in any expression."
+    not_flagged = (
+        "Updates whose result is assigned, returned, passed on or used in any expression; writes through a "
+        "mutable `jax.Ref` (`jax.new_ref(...)`, or a Pallas kernel's `o_ref`, named `*ref`), where "
+        "`.at[...].set(...)` is an in-place write that returns `None`."
+    )
     verify = "Not confirmed by `--verify`: the statement runs without error, which is the bug."
+
+    def _is_ref(self, receiver: cst.BaseExpression) -> bool:
+        """A `jax.Ref` (or a Pallas kernel's `x_ref`): its `.at[...].set(...)` writes in place."""
+        held = self.values.value_of(receiver)
+        if held is not None and held.kind is Kind.REF:
+            return True
+        name = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
+        return isinstance(name, str) and name.lower().endswith("ref")
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
         if not isinstance(call, cst.Call):
             return
         receiver = functional_update_receiver(call)
-        if receiver is not None:
+        if receiver is not None and not self._is_ref(receiver):
             method = call.func.attr.value
             self.report(call, (
                 f"the result of `.at[...].{method}(...)` is discarded: JAX arrays are immutable, so "
