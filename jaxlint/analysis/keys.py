@@ -21,6 +21,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
+from jaxlint.analysis.traced import LOOP_BODIES
 
 DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
 
@@ -149,9 +150,6 @@ class KeyState:
         self.consumed.setdefault(ref, use)
 
 
-_LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
-
-
 class KeyFlow:
     """Follows key bindings and consumptions through the traversal, beside the value tracker.
 
@@ -261,7 +259,7 @@ class KeyFlow:
             state.bind(param.name.value, False)
             state.add_parameter(param.name.value)
         function = self._tracker.function
-        if function is not None and any(t.name in _LOOP_BODIES for t in function.transforms):
+        if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
             local = {p.name.value for p in every} | (rebound_names(body) if body is not None else set())
             state.loops.append(local)

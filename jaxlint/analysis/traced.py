@@ -59,10 +59,17 @@ LAX_BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "jax.lax.associative_scan": ((0,), ("fn",)),
 }
 
+# Transforms whose function runs once per iteration or once per mapped example.
+LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
+MAPS = frozenset(_MAP | {"equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.vmap", "flax.nnx.pmap"})
+
+
 class TransformTable:
     """The transforms jaxlint knows, plus the user's `extra-transforms` (which behave like `jax.jit`)."""
 
     def __init__(self, extra: frozenset[str] = frozenset()) -> None:
+        # Those that take `static_argnames=`: the fix a message can suggest.
+        self.static_argnames = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"} | extra)
         self.jit_like = frozenset(_JIT | extra)
         self.all = frozenset(TRANSFORMS | extra)
         self.staged = frozenset(_STAGED | extra | set(LAX_BODIES))
@@ -167,7 +174,12 @@ _POSITIONAL_OPTIONS = {
     "jax.grad": ("argnums",), "jax.value_and_grad": ("argnums",), "jax.jacfwd": ("argnums",),
     "jax.jacrev": ("argnums",), "jax.hessian": ("argnums",),
     "jax.custom_jvp": ("nondiff_argnums",), "jax.custom_vjp": ("nondiff_argnums",),
+    "jax.make_jaxpr": ("static_argnums",),
+    "jax.shard_map": ("mesh", "in_specs", "out_specs"),
+    "jax.experimental.shard_map.shard_map": ("mesh", "in_specs", "out_specs"),
 }
+# Transforms called with the function's arguments right after it: `jax.eval_shape(f, x, y)`.
+_CALLED_WITH_ARGUMENTS = frozenset({"jax.eval_shape"})
 
 
 class _Unknowable(Exception):
@@ -184,6 +196,8 @@ def _split_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst
 def _options(name: str, extra: list[cst.BaseExpression], keywords: dict[str, cst.BaseExpression]):
     """A transform's keyword options, with the ones given by position named."""
     names = _POSITIONAL_OPTIONS.get(name, ())
+    if name in _CALLED_WITH_ARGUMENTS:
+        extra = []
     if len(extra) > len(names):
         raise _Unknowable
     return {**dict(zip(names, extra)), **keywords}

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
-from jaxlint.analysis.traced import LAX_BODIES, TracedFunction
+from jaxlint.analysis.traced import LAX_BODIES, LOOP_BODIES, MAPS, TracedFunction
 from jaxlint.checks.base import Rule, code, is_test_file
 
 KEY_CONSTRUCTORS = frozenset({"jax.random.key", "jax.random.PRNGKey"})
@@ -31,9 +31,6 @@ _UUIDS = frozenset({"uuid.uuid1", "uuid.uuid4"})
 _HOST_RNG_PREFIXES = ("numpy.random.", "random.")
 _SEEDS = frozenset({"numpy.random.seed", "random.seed"})
 
-_LOOPS = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
-_MAPS = frozenset({"jax.vmap", "jax.pmap", "equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.vmap",
-                   "flax.nnx.pmap"})
 
 
 def host_state_kind(qualified: str | None) -> str | None:
@@ -169,11 +166,11 @@ class _TraceTimeRule(Rule):
             return Context(subject, name, f" as a helper called from `{caller}`", transform.node, "helper")
         if transform is None:
             return Context(subject, name, "", None, "call")
-        if transform.name in _LOOPS:
+        if transform.name in LOOP_BODIES:
             role = "loop"
         elif transform.name in LAX_BODIES:
             role = "branch"
-        elif transform.name in _MAPS:
+        elif transform.name in MAPS:
             role = "map"
         else:
             role = "call"

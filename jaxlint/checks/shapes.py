@@ -5,16 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.calls import arguments
+from jaxlint.analysis.traced import LOOP_BODIES, MAPS
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
-
-# Transforms that take `static_argnames=`, and those whose arguments change with each example or iteration.
-_STATIC_ARGNAMES = {"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"}
-_MAPS = {"jax.vmap", "jax.pmap"}
-_LOOPS = {
-    "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.scan", "jax.lax.map", "jax.lax.associative_scan",
-}
-
 
 def _np(*names: str) -> list[str]:
     return ["jax.numpy." + name for name in names]
@@ -85,12 +78,12 @@ def _static_hint(rule: Rule, value: Value, operand: cst.BaseExpression, mask: bo
     param, transform = tracer.param, tracer.transform.name
     if tracer.caller is not None:
         return f"pass a static Python value for `{param}` from `{tracer.caller}`"
-    if transform in _STATIC_ARGNAMES:
+    if transform in rule.values.transforms.static_argnames:
         return f"mark `{param}` static with `static_argnames=('{param}',)`"
-    if transform in _MAPS or transform in _LOOPS:
+    if transform in MAPS or transform in LOOP_BODIES:
         if not mask:
             return None
-        each = "example" if transform in _MAPS else "iteration"
+        each = "example" if transform in MAPS else "iteration"
         return (f"`{param}` changes with each {each} of `{transform}`: use a static maximum size and a mask "
                 f"(`jnp.arange(max_size) < {param}`)")
     return f"make `{param}` a static Python value"

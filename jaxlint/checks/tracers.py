@@ -9,13 +9,10 @@ from jaxlint.analysis.traced import Signature
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
 
-_JIT_LIKE = {"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"}
-
-
-def static_hint(value: Value) -> str:
+def static_hint(rule: Rule, value: Value) -> str:
     """How to make the value static, when the fix is a jit argument spec."""
     tracer = value.tracer
-    if tracer is not None and tracer.caller is None and tracer.transform.name in _JIT_LIKE:
+    if tracer is not None and tracer.caller is None and tracer.transform.name in rule.values.transforms.static_argnames:
         return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
     return ""
 
@@ -81,7 +78,7 @@ class PythonControlFlowOnTracer(Rule):
             return
         self.report(test, lambda line_of: (
             f"Python `{keyword}` on a traced value raises TracerBoolConversionError: `{code(test)}` is "
-            f"traced ({value.describe(code(test), line_of)}); use {remedy}{static_hint(value)}"
+            f"traced ({value.describe(code(test), line_of)}); use {remedy}{static_hint(self, value)}"
         ))
 
     def visit_If(self, node: cst.If) -> None:
@@ -142,7 +139,7 @@ class PythonLogicOnTracer(Rule):
                 remedy: str) -> None:
         self.report(node, lambda line_of: (
             f"{what} on a traced value raises TracerBoolConversionError: `{code(operand)}` is traced "
-            f"({value.describe(code(operand), line_of)}); use {remedy}{static_hint(value)}"
+            f"({value.describe(code(operand), line_of)}); use {remedy}{static_hint(self, value)}"
         ))
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
@@ -213,7 +210,7 @@ class TracerConcretization(Rule):
         self.report(node, lambda line_of: (
             f"{what} needs a concrete value and raises ConcretizationTypeError: `{code(operand)}` is traced "
             f"({value.describe(code(operand), line_of)}); keep it an array (`.astype(...)`)"
-            f"{static_hint(value)}"
+            f"{static_hint(self, value)}"
         ))
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -285,7 +282,7 @@ class TracerAsPythonIndex(Rule):
                 self.report(node, lambda line_of: (
                     f"`range()` of a traced value raises TracerIntegerConversionError: `{code(arg.value)}` "
                     f"is traced ({value.describe(code(arg.value), line_of)}); loop with `lax.fori_loop`"
-                    f"{static_hint(value)}"
+                    f"{static_hint(self, value)}"
                 ))
                 return
 
@@ -302,7 +299,7 @@ class TracerAsPythonIndex(Rule):
             self.report(node, lambda line_of: (
                 f"indexing a Python sequence with a traced value raises TracerIntegerConversionError: "
                 f"`{code(index.value)}` is traced ({value.describe(code(index.value), line_of)}); index a "
-                f"`jnp.asarray(...)` instead{static_hint(value)}"
+                f"`jnp.asarray(...)` instead{static_hint(self, value)}"
             ))
 
 
