@@ -68,11 +68,22 @@ def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
     return names
 
 
+def ends_with(body: cst.BaseSuite, *kinds: type) -> bool:
+    """True when a block's last statement is one of `kinds` (`cst.Return`, `cst.Break`...)."""
+    last = list(statements(body))[-1:]
+    return bool(last) and isinstance(last[0], kinds)
+
+
 def terminates(body: cst.BaseSuite) -> bool:
     """True when a block always leaves by `return`, `raise`, `break` or `continue`."""
-    last = list(statements(body))[-1:]
-    return bool(last) and isinstance(last[0], (cst.Return, cst.Raise, cst.Break, cst.Continue))
+    return ends_with(body, cst.Return, cst.Raise, cst.Break, cst.Continue)
 
+
+def parameter_names(params: cst.Parameters) -> list[str]:
+    """Every parameter a function or lambda binds, `*args` and `**kwargs` included."""
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [p.name.value for p in every + stars]
 
 
 def declared_outer(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names, statements, target_names
+from jaxlint.analysis.bindings import ends_with, parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import LOOP_BODIES
@@ -254,14 +254,14 @@ class KeyFlow:
     def _enter(self, node: cst.CSTNode, params: cst.Parameters, body) -> None:
         outer = self.state
         state = KeyState(self._key_names, {name: 0 for name in outer.keys if not name.startswith("self.")})
-        every = [*params.posonly_params, *params.params, *params.kwonly_params]
-        for param in every:
-            state.bind(param.name.value, False)
-            state.add_parameter(param.name.value)
+        names = parameter_names(params)
+        for name in names:
+            state.bind(name, False)
+            state.add_parameter(name)
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
-            local = {p.name.value for p in every} | (rebound_names(body) if body is not None else set())
+            local = set(names) | (rebound_names(body) if body is not None else set())
             state.loops.append(local)
         self._states.append(state)
         self._functions.append(node)
@@ -329,8 +329,7 @@ class KeyFlow:
         return self.state.reused_by_loop(ref) and len(self.state.loops) not in self._leaving
 
     def _enter_block(self, body: cst.BaseSuite) -> None:
-        last = list(statements(body))[-1:]
-        leaves = bool(last) and isinstance(last[0], (cst.Break, cst.Return, cst.Raise))
+        leaves = ends_with(body, cst.Break, cst.Return, cst.Raise)
         self._leaving.append(len(self.state.loops) if leaves else -1)
 
     def _leave_block(self, body: cst.BaseSuite) -> None:
@@ -441,8 +440,7 @@ class KeyFlow:
 def _returns(body: cst.BaseSuite) -> bool:
     """Leaves the function: keys consumed there reach nothing after. (A `break` still reaches
     the code after its loop, and a `continue` the next iteration.)"""
-    last = list(statements(body))[-1:]
-    return bool(last) and isinstance(last[0], (cst.Return, cst.Raise))
+    return ends_with(body, cst.Return, cst.Raise)
 
 
 def _callee_name(call: cst.Call) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from jaxlint.analysis import arrays
-from jaxlint.analysis.bindings import rebound_names, target_names, terminates
+from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names, terminates
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder, is_scalar_literal
@@ -54,10 +54,9 @@ def _join_envs(a: Env, b: Env) -> Env:
     return joined
 
 
-def _parameter_names(params: cst.Parameters) -> list[str]:
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return [p.name.value for p in every + stars]
+def _forget(env: Env, names) -> None:
+    for name in names:
+        env.pop(name, None)
 
 
 class ValueTracker:
@@ -155,8 +154,7 @@ class ValueTracker:
             self._bind(target.value, None)
 
     def _forget(self, names) -> None:
-        for name in names:
-            self.env.pop(name, None)
+        _forget(self.env, names)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         target = node.targets[0].target if len(node.targets) == 1 else None
@@ -250,8 +248,8 @@ class ValueTracker:
         # module's names that are bound more than once (which binding it sees depends on when it runs).
         outer_env = self._scopes[-2].env if isinstance(self._chain[-1], cst.ClassDef) else self.env
         env = dict(outer_env)
-        self._forget_in(env, _parameter_names(params))
-        self._forget_in(env, self._rebound_globals)
+        _forget(env, parameter_names(params))
+        _forget(env, self._rebound_globals)
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             name = param.name.value
             annotation = param.annotation.annotation if param.annotation is not None else None
@@ -266,8 +264,8 @@ class ValueTracker:
                 env[name] = STATIC
             elif annotated:
                 env[name] = ARRAY
-        self.names.enter_function(body_statements, _parameter_names(params))
-        self.recorder.scope_names(node, set(_parameter_names(params)) | rebound_names(body_statements))
+        self.names.enter_function(body_statements, parameter_names(params))
+        self.recorder.scope_names(node, set(parameter_names(params)) | rebound_names(body_statements))
         self._chain.append(node)
         outer = self._scopes[-1]
         if function is not None:
@@ -337,11 +335,6 @@ class ValueTracker:
         if isinstance(target, cst.Name) and value is not None and value.is_tracer:
             self.env[target.value] = value
 
-    @staticmethod
-    def _forget_in(env: Env, names) -> None:
-        for name in names:
-            env.pop(name, None)
-
     # ------------------------------------------------------------------ control flow
 
     def visit_If_body(self, node: cst.If) -> None:
@@ -350,8 +343,7 @@ class ValueTracker:
     def leave_If_body(self, node: cst.If) -> None:
         states = self._branch_states[-1]
         states.append(None if terminates(node.body) else dict(self.env))
-        self.env.clear()
-        self.env.update(states[0])
+        self._set_env(states[0])
 
     def leave_If(self, node: cst.If) -> None:
         _, after_body = self._branch_states.pop()
@@ -363,8 +355,7 @@ class ValueTracker:
             result = after_body if after_else is None else after_else
         else:
             result = _join_envs(after_body, after_else)
-        self.env.clear()
-        self.env.update(result)
+        self._set_env(result)
 
     def _enter_loop_body(self, rebound: set[str]) -> None:
         self._loop_states.append((dict(self.env), rebound))

@@ -116,13 +116,6 @@ class _TraceTimeRule(Rule):
     def __init__(self, values, reporter, filename: str = "") -> None:
         super().__init__(values, reporter, filename)
         self._folded: set[cst.Call] = set()  # key constructors folded with varying data
-        self._defs: list[cst.FunctionDef] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._defs.append(node)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._defs.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.names.qualified(node.func) == _FOLD_IN:
@@ -156,7 +149,7 @@ class _TraceTimeRule(Rule):
     def describe(self, scope: TracedFunction) -> Context:
         """The traced function around this point, as messages name it."""
         name = "the lambda" if scope.name == "<lambda>" else f"`{scope.name}`"
-        inner = self._defs[-1] if self._defs else None
+        inner = next((n for n in reversed(self.values.chain) if isinstance(n, cst.FunctionDef)), None)
         subject = name
         if inner is not None and inner is not self.values.traced_node and scope.name != "<lambda>":
             subject = f"`{inner.name.value}` (inside `{scope.name}`)"

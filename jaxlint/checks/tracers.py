@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import declared_outer, rebound_names
-from jaxlint.analysis.traced import Signature
+from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
 
@@ -572,9 +571,7 @@ class TracerLeak(Rule):
     def _locals_of(self, node: cst.CSTNode) -> set[str]:
         key = id(node)
         if key not in self._locals:
-            bound = set(Signature.of(node.params).all)
-            params = node.params
-            bound |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+            bound = set(parameter_names(node.params))
             if isinstance(node, cst.FunctionDef):
                 bound |= rebound_names(node.body) - declared_outer(node.body)
             self._locals[key] = bound
