@@ -1,8 +1,38 @@
-"""What a check reports: one finding at a 1-based position in one file."""
+"""What a check reports: one finding at a 1-based position in one file, maybe with a fix."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+SAFE, UNSAFE = "safe", "unsafe"
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace the text from (row, col) up to (end_row, end_col) with `content`; 1-based, code points."""
+
+    row: int
+    col: int
+    end_row: int
+    end_col: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Edits that resolve one finding together. `safe` keeps behaviour; `unsafe` may change it."""
+
+    applicability: str
+    message: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What `--verify` found for a finding: confirmed, not-reproduced or unverified, and why."""
+
+    status: str
+    detail: str = ""
 
 
 @dataclass(frozen=True, order=True)
@@ -16,6 +46,8 @@ class Diagnostic:
     message: str
     end_row: int
     end_col: int
+    fix: Fix | None = field(default=None, compare=False)
+    verify: Verification | None = field(default=None, compare=False)
 
     @property
     def noqa_row(self) -> int:

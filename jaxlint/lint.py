@@ -12,12 +12,13 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
+from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.scopes import ScopeFacts
 from jaxlint.analysis.traced import DEFAULT_TABLE, TransformTable
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
-from jaxlint.checks.base import Message, Rule
-from jaxlint.diagnostics import Diagnostic
+from jaxlint.checks.base import FixPlan, Message, Rule
+from jaxlint.diagnostics import Diagnostic, Edit, Fix
 from jaxlint.noqa import file_suppressions, is_suppressed
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -136,7 +137,7 @@ def _check(
         return []
     facts = ScopeFacts()
     for _ in range(MAX_ROUNDS):
-        reports: list[tuple[str, cst.CSTNode, Message]] = []
+        reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
         tracker = ValueTracker(module, facts, table, key_names)
         rules = [rule(tracker, lambda *report: reports.append(report), filename) for rule in rule_classes]
         module.visit(_Traversal(tracker, rules))
@@ -152,14 +153,63 @@ def _check(
         return positions[node].start.line
 
     diagnostics = []
-    for code, node, message in reports:
+    for code, node, message, plan in reports:
         where = positions[node]
         text = message if isinstance(message, str) else message(line_of)
+        fix = None if plan is None else _fix(plan, module, positions)
         diagnostics.append(Diagnostic(
             filename, where.start.line, where.start.column + 1, code, text,
-            where.end.line, where.end.column + 1,
+            where.end.line, where.end.column + 1, fix,
         ))
     return diagnostics
+
+
+def _fix(plan: FixPlan, module: cst.Module, positions) -> Fix:
+    """Positioned edits for a rule's fix plan, in the file's own newline style."""
+    newline = module.default_newline
+
+    def in_style(content: str) -> str:
+        return content.replace("\r\n", "\n").replace("\n", newline)
+
+    edits = []
+    for node, new in plan.replacements:
+        where = positions[node]
+        content = new if isinstance(new, str) else module.code_for_node(new)
+        edits.append(Edit(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1,
+                          in_style(content)))
+    bound = scope_imports(module.body)
+    for name in plan.imports:
+        if bound.get(name) != name:
+            edits.append(_import_edit(name, module, positions, newline))
+    return Fix(plan.applicability, plan.message, tuple(sorted(edits)))
+
+
+def _import_edit(name: str, module: cst.Module, positions, newline: str) -> Edit:
+    """`import name` after the imports that open the file, or before its first statement."""
+    statements = list(module.body)
+    first = 0
+    if statements and _is_docstring(statements[0]):
+        first = 1
+    last_import = None
+    for statement in statements[first:]:
+        if not (isinstance(statement, cst.SimpleStatementLine)
+                and all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)):
+            break
+        last_import = statement
+    if last_import is not None:
+        end = positions[last_import].end
+        return Edit(end.line, end.column + 1, end.line, end.column + 1, f"{newline}import {name}")
+    if first < len(statements):
+        start = positions[statements[first]].start
+        return Edit(start.line, 1, start.line, 1, f"import {name}{newline}")
+    end = positions[module].end
+    return Edit(end.line, end.column + 1, end.line, end.column + 1, f"{newline}import {name}{newline}")
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _has_hooks(rule: type[Rule]) -> bool:

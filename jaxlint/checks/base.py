@@ -2,20 +2,39 @@
 
 A rule is one class. Its `visit_<Node>` / `leave_<Node>` methods (libcst node names, and
 `visit_<Node>_<field>` for a field) run in the single traversal of a file; `self.values` tells what
-each name holds there, `self.names` resolves imports, and `self.report(node, message)` records a finding.
+each name holds there, `self.names` resolves imports, and `self.report(node, message)` records a finding;
+`self.report(node, message, fix=FixPlan(...))` offers a fix for it.
 """
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar, Union
+from dataclasses import dataclass
+from typing import Callable, ClassVar, Optional, Union
 
 import libcst as cst
 
 from jaxlint.analysis.tracker import ValueTracker
+from jaxlint.diagnostics import SAFE
 
 # A message, or a function building it once line numbers are known (positions are computed lazily).
 Message = Union[str, Callable[[Callable[[cst.CSTNode], int]], str]]
-Reporter = Callable[[str, cst.CSTNode, Message], None]
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    """A fix as a rule sees it: put new code in place of nodes. lint.py turns it into positioned edits.
+
+    `imports` names modules the new code uses under their own name (`"jax"` for `jax.tree.map`);
+    `import jax` is added once at the top of the file when the module does not bind that name yet.
+    """
+
+    message: str
+    replacements: tuple[tuple[cst.CSTNode, Union[str, cst.CSTNode]], ...]
+    applicability: str = SAFE
+    imports: tuple[str, ...] = ()
+
+
+Reporter = Callable[[str, cst.CSTNode, Message, Optional[FixPlan]], None]
 
 _EMPTY = cst.Module(body=[])
 
@@ -56,5 +75,5 @@ class Rule:
         self.filename = filename
         self._reporter = reporter
 
-    def report(self, node: cst.CSTNode, message: Message) -> None:
-        self._reporter(self.code, node, message)
+    def report(self, node: cst.CSTNode, message: Message, fix: FixPlan | None = None) -> None:
+        self._reporter(self.code, node, message, fix)
