@@ -180,12 +180,14 @@ def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:
             return piece.replace("\r\n", "\n").replace("\n", newline)
         if isinstance(piece, tuple):
             return original(*piece)
+        if piece not in positions:  # a node the rule built: its code, in the file's newline style
+            return text(module.code_for_node(piece))
         return original(piece, piece)
 
     edits = []
     for node, new in plan.replacements:
         where = positions[node]
-        content = text(new) if isinstance(new, str) else "".join(text(piece) for piece in new)
+        content = "".join(text(piece) for piece in new) if isinstance(new, tuple) else text(new)
         edits.append(Edit(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1, content))
     bound = scope_imports(module.body)
     for name in plan.imports:

@@ -20,8 +20,9 @@ from jaxlint.diagnostics import SAFE
 Message = Union[str, Callable[[Callable[[cst.CSTNode], int]], str]]
 
 
-# A piece of a fix's new code: text, an original node copied as written (with its parentheses), or
-# the original text from the start of one node to the end of another.
+# A piece of a fix's new code: text, an original node copied as written (with its parentheses), the
+# original text from the start of one node to the end of another, or a new node (rendered by libcst;
+# prefer original nodes inside it as pieces, since libcst renders them without their block's indentation).
 Piece = Union[str, cst.CSTNode, tuple[cst.CSTNode, cst.CSTNode]]
 
 
@@ -35,7 +36,7 @@ class FixPlan:
     """
 
     message: str
-    replacements: tuple[tuple[cst.CSTNode, Union[str, tuple[Piece, ...]]], ...]
+    replacements: tuple[tuple[cst.CSTNode, Union[str, cst.CSTNode, tuple[Piece, ...]]], ...]
     applicability: str = SAFE
     imports: tuple[str, ...] = ()
 
