@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import json
+from functools import lru_cache
+from pathlib import Path
 
 import libcst as cst
 
@@ -353,6 +355,12 @@ class NumpyOnTracer(Rule):
         "traced functions."
     )
     verify = "`--verify` traces the function and expects `TracerArrayConversionError` at this line."
+    fixable = True
+    fix_safety = (
+        "Safe for a `numpy` function that `jax.numpy` also has (`np.linalg.norm` -> `jnp.linalg.norm`, "
+        "spelled through the file's own alias): the original raises, and the `jax.numpy` function computes "
+        "the same result on the traced value. Not fixed: calls with `out=`, `scipy` and `math` functions."
+    )
 
     # Shape and dtype helpers, and the functions NumPy hands to the argument's own method
     # (`np.sum(x)` calls `x.sum()`), which work on tracers.
@@ -381,8 +389,28 @@ class NumpyOnTracer(Rule):
             self.report(node, lambda line_of: (
                 f"`{code(node.func)}()` on a traced value raises TracerArrayConversionError: "
                 f"`{code(arg.value)}` is traced ({value.describe(code(arg.value), line_of)}); use {fix}"
-            ))
+            ), self._jax_numpy(node, qualified))
             return
+
+    def _jax_numpy(self, node: cst.Call, qualified: str) -> FixPlan | None:
+        """`np.f(x)` -> `jnp.f(x)` when jax.numpy has `f` (and no `out=`, which jax.numpy refuses)."""
+        short = qualified.split(".", 1)[1]
+        if not qualified.startswith("numpy.") or short not in _jax_numpy_names():
+            return None
+        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
+            return None
+        spelled = self.spell(f"jax.numpy.{short}")
+        if spelled is None:
+            return None
+        name, imports = spelled
+        return FixPlan(f"use `{name}`", ((node.func, name),), imports=imports)
+
+
+@lru_cache(maxsize=1)
+def _jax_numpy_names() -> frozenset[str]:
+    """What jax.numpy shares with NumPy (data/jax_numpy_names.txt), read the first time a fix needs it."""
+    text = (Path(__file__).resolve().parents[1] / "data" / "jax_numpy_names.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
 
 
 def _mentions_traced(rule: Rule, expr: cst.BaseExpression, staged: bool) -> Value | None:
