@@ -93,3 +93,11 @@ class Rule:
             return spelled, ()
         top = qualified.partition(".")[0]
         return (qualified, (top,)) if self.names.free(top) else None
+
+    def rename(self, node: cst.CSTNode, qualified: str, applicability: str = SAFE) -> FixPlan | None:
+        """A fix putting the name of `qualified` (as `spell` gives it) in place of `node`."""
+        spelled = self.spell(qualified)
+        if spelled is None:
+            return None
+        name, imports = spelled
+        return FixPlan(f"use `{name}`", ((node, name),), applicability, imports)

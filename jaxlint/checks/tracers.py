@@ -185,11 +185,7 @@ class PythonLogicOnTracer(Rule):
         """`min(a, b)` -> `jnp.minimum(a, b)`: the same value for two operands, computed in JAX."""
         if builtin not in ("min", "max") or len(node.args) != 2 or any(a.keyword or a.star for a in node.args):
             return None
-        spelled = self.spell(f"jax.numpy.{builtin}imum")
-        if spelled is None:
-            return None
-        name, imports = spelled
-        return FixPlan(f"use `{name}`", ((node.func, name),), imports=imports)
+        return self.rename(node.func, f"jax.numpy.{builtin}imum")
 
 
 class TracerConcretization(Rule):
@@ -399,11 +395,7 @@ class NumpyOnTracer(Rule):
             return None
         if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
             return None
-        spelled = self.spell(f"jax.numpy.{short}")
-        if spelled is None:
-            return None
-        name, imports = spelled
-        return FixPlan(f"use `{name}`", ((node.func, name),), imports=imports)
+        return self.rename(node.func, f"jax.numpy.{short}")
 
 
 @lru_cache(maxsize=1)
