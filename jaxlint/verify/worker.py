@@ -254,4 +254,5 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # Skip interpreter shutdown: threads or atexit hooks the module left behind must not hold the worker.
+    os._exit(main(sys.argv[1:]))
