@@ -6,7 +6,6 @@ a linter that silently ignores `selct = [...]` checks something other than what 
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 import sys
@@ -21,11 +20,13 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.selection import UnknownSelector, enabled_codes, resolve
+from jaxlint.suggest import unknown_key
+from jaxlint.verify.options import VerifyConfigError, validate as validate_verify
 
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
-_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores")
+_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "verify")
 
 
 class ConfigError(Exception):
@@ -123,9 +124,7 @@ def load_table(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{where}: expected a table")
     for key, value in table.items():
         if key not in _KNOWN_KEYS:
-            close = difflib.get_close_matches(key, _KNOWN_KEYS, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise ConfigError(f"{where}: unknown key '{key}'{hint}")
+            raise ConfigError(unknown_key(where, key, _KNOWN_KEYS))
         if key in _LIST_KEYS and not _is_list_of_str(value):
             raise ConfigError(f"{where}: '{key}' must be a list of strings, got {_describe(value)}")
         if key == "per-file-ignores":
@@ -136,6 +135,11 @@ def load_table(path: Path) -> dict[str, Any]:
                 if not _is_list_of_str(codes):
                     raise ConfigError(f"{where}: per-file-ignores '{glob}' must be a list of strings, "
                                       f"got {_describe(codes)}")
+        if key == "verify":
+            try:
+                validate_verify(value, where)
+            except VerifyConfigError as error:
+                raise ConfigError(str(error)) from None
     return table
 
 

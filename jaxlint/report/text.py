@@ -7,13 +7,24 @@ from collections import Counter
 from jaxlint.checks import BY_CODE
 from jaxlint.fix import applicable
 from jaxlint.runner import RunResult
+from jaxlint.verify.errors import RUNTIME_CODES
+
+
+def _verified(d) -> str:
+    """` [confirmed]`, ` [not reproduced]`, ` [unverified: reason]` after a finding when --verify ran."""
+    if d.verify is None:
+        return ""
+    if d.verify.status == "unverified":
+        return f" [unverified: {d.verify.detail}]"
+    return f" [{d.verify.status.replace('-', ' ')}]"
 
 
 def render(result: RunResult) -> str:
-    """`[*]` after the code marks a finding `--fix` can fix (with `--unsafe-fixes`, unsafe ones too)."""
+    """`[*]` after the code marks a finding `--fix` can fix (with `--unsafe-fixes`, unsafe ones too);
+    `[confirmed]` and the like after the message say what `--verify` found."""
     return "".join(
         f"{d.filename}:{d.row}:{d.col}: {d.code}{' [*]' if applicable(d, result.unsafe_fixes) else ''} "
-        f"{d.message}\n"
+        f"{d.message}{_verified(d)}\n"
         for d in result.diagnostics
     )
 
@@ -75,3 +86,11 @@ def statistics(result: RunResult) -> str:
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     width = max((len(str(n)) for _, n in rows), default=1)
     return "".join(f"{n:>{width}}  {code}  {BY_CODE[code].name}\n" for code, n in rows)
+
+
+def verify_summary(result: RunResult) -> str:
+    """One line after the summary when --verify ran; runtime-only (JAX0xx) findings count as new."""
+    counts = Counter("new" if d.code in RUNTIME_CODES else d.verify.status
+                     for d in result.diagnostics if d.verify is not None)
+    return (f"Verify: {counts['confirmed']} confirmed, {counts['not-reproduced']} not reproduced, "
+            f"{counts['unverified']} unverified, {counts['new']} new.\n")
