@@ -158,7 +158,7 @@ def _check(
     for code, node, message, plan in reports:
         where = positions[node]
         text = message if isinstance(message, str) else message(line_of)
-        fix = None if plan is None else _fix(plan, module, source, positions)
+        fix = None if plan is None or _drops_comments(plan) else _fix(plan, module, source, positions)
         diagnostics.append(Diagnostic(
             filename, where.start.line, where.start.column + 1, code, text,
             where.end.line, where.end.column + 1, fix,
@@ -194,6 +194,27 @@ def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:
         if bound.get(name) != name:
             edits.append(_import_edit(name, module, positions, newline))
     return Fix(plan.applicability, plan.message, tuple(sorted(edits)))
+
+
+def _drops_comments(plan: FixPlan) -> bool:
+    """Whether the fix would delete a comment: one in a replaced node that no copied piece keeps."""
+    for node, new in plan.replacements:
+        kept = [piece for part in (new if isinstance(new, tuple) else (new,))
+                for piece in (part if isinstance(part, tuple) else (part,)) if isinstance(piece, cst.CSTNode)]
+        if len(_comments(node)) > sum(len(_comments(piece)) for piece in kept):
+            return True
+    return False
+
+
+def _comments(node: cst.CSTNode) -> list[cst.Comment]:
+    found: list[cst.Comment] = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_Comment(self, comment: cst.Comment) -> None:
+            found.append(comment)
+
+    node.visit(Collector())
+    return found
 
 
 def _outer(node: cst.CSTNode, side: int) -> cst.CSTNode:
