@@ -41,7 +41,8 @@ def run(paths: list[str], settings: Settings) -> RunResult:
             result.skipped += 1
             continue
         try:
-            result.diagnostics.extend(lint_source(source, path, enabled, table, settings.key_names))
+            result.diagnostics.extend(lint_source(source, path, enabled, table, settings.key_names,
+                                                  settings.target_jax_version))
         except Exception:  # a bug in jaxlint: report it, keep checking the other files
             result.internal_errors.append(
                 f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"

@@ -109,3 +109,19 @@ class Names:
                     return None
                 return f"{target}.{rest}" if rest else target
         return None
+
+    def spelling(self, qualified: str) -> str | None:
+        """How this scope can spell a qualified name through its imports, or None.
+
+        The import that binds the longest prefix wins: `jax.numpy.prod` is `jnp.prod` after
+        `import jax.numpy as jnp`, even when `jax` is imported too.
+        """
+        visible: dict[str, str | None] = {}
+        for scope in self._scopes:
+            visible.update(scope)
+        best: tuple[int, str] | None = None
+        for local, target in visible.items():
+            if target and (qualified == target or qualified.startswith(target + ".")):
+                if best is None or len(target) > best[0]:
+                    best = (len(target), local + qualified[len(target):])
+        return best[1] if best else None
