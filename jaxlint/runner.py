@@ -1,15 +1,25 @@
-"""Many files: read, lint and collect, so that one bad file never stops the run."""
+"""Many files: read, lint (and fix) and collect, so that one bad file never stops the run."""
 
 from __future__ import annotations
 
+import difflib
 import traceback
 from dataclasses import dataclass, field
 
 from jaxlint.analysis.traced import TransformTable
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.files import InputError, discover, read_source
+from jaxlint.files import InputError, decode, discover, read_bytes
+from jaxlint.fix import FixError, fix_source, write_atomically
 from jaxlint.lint import lint_source, mentions_jax
+
+
+@dataclass(frozen=True)
+class FixMode:
+    """`--fix` (write the files) or `--diff` (show what would change); `--unsafe-fixes` for both kinds."""
+
+    unsafe: bool = False
+    write: bool = True
 
 
 @dataclass
@@ -18,10 +28,15 @@ class RunResult:
     files: int = 0
     skipped: int = 0  # files that never mention jax, not parsed
     internal_errors: list[str] = field(default_factory=list)
+    unsafe_fixes: bool = False  # whether unsafe fixes count as available (`[*]` in text)
+    fixed: list[Diagnostic] = field(default_factory=list)  # fixed (or, with --diff, fixable) findings
+    diffs: list[str] = field(default_factory=list)
+    fix_failures: list[str] = field(default_factory=list)  # files that could not be written, and why
 
 
-def run(paths: list[str], settings: Settings) -> RunResult:
-    result = RunResult()
+def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None,
+        unsafe_fixes: bool = False) -> RunResult:
+    result = RunResult(unsafe_fixes=unsafe_fixes)
     table = TransformTable(settings.extra_transforms)
     files, unlistable = discover(paths, settings)
     for folder, error in unlistable:
@@ -31,7 +46,8 @@ def run(paths: list[str], settings: Settings) -> RunResult:
         result.files += 1
         enabled = settings.enabled_for(path)
         try:
-            source = read_source(path)
+            data = read_bytes(path)
+            source, encoding = decode(data)
         except InputError as error:
             if error.code in enabled:
                 result.diagnostics.append(Diagnostic(
@@ -40,11 +56,44 @@ def run(paths: list[str], settings: Settings) -> RunResult:
         if not mentions_jax(source):
             result.skipped += 1
             continue
+
+        def lint(text: str) -> list[Diagnostic]:
+            return lint_source(text, path, enabled, table, settings.key_names, settings.target_jax_version)
+
         try:
-            result.diagnostics.extend(lint_source(source, path, enabled, table, settings.key_names,
-                                                  settings.target_jax_version))
+            if fix_mode is None:
+                result.diagnostics.extend(lint(source))
+            else:
+                _fix_file(path, data, source, encoding, lint, fix_mode, result)
         except Exception:  # a bug in jaxlint: report it, keep checking the other files
             result.internal_errors.append(
                 f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"
             )
     return result
+
+
+def _fix_file(path: str, data: bytes, source: str, encoding: str, lint, mode: FixMode,
+              result: RunResult) -> None:
+    """Fix one file, or diff it; when it cannot be written, its findings stay as they were."""
+    fixed = fix_source(source, lint, mode.unsafe)
+    if not fixed.fixed:
+        result.diagnostics.extend(fixed.remaining)
+        return
+    if not mode.write:
+        result.diffs.append(_diff(path, source, fixed.source))
+    else:
+        try:
+            write_atomically(path, fixed.source.encode(encoding), data)
+        except (FixError, UnicodeEncodeError) as error:
+            result.fix_failures.append(f"{path}: not fixed: {error}")
+            result.diagnostics.extend(lint(source))
+            return
+    result.fixed.extend(fixed.fixed)
+    result.diagnostics.extend(fixed.remaining)
+
+
+def _diff(path: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}")
+    return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n"
+                   for line in lines)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import jaxlint
+
 from jaxlint.analysis.apis import TABLE_PATH, load_table, newest_version, parse_version
 from jaxlint.config import CommandLine, ConfigError, build_settings
 from jaxlint.lint import lint_source
@@ -116,3 +118,12 @@ def test_no_fix_where_the_replacement_behaves_differently() -> None:
     source = "import jax\n\njax.random.shuffle(k, x)\njax.device_put_sharded(xs, devices)\n"
     assert [code for _, _, code in findings(source)] == ["JAX801", "JAX801"]
     assert fixes(source) == []
+
+
+def test_an_older_target_fixes_deprecated_renames_as_jax802(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\ntarget-jax-version = "0.4.26"\n')
+    (tmp_path / "m.py").write_text("import jax\n\ntree = jax.tree_map(abs, [1])\n")
+    listed = jaxlint(tmp_path, "m.py").stdout.splitlines()
+    assert listed[0] == "m.py:3:8: JAX802 [*] `jax.tree_map` is deprecated since jax 0.4.26; use `jax.tree.map`"
+    assert jaxlint(tmp_path, "--fix", "m.py").returncode == 0
+    assert (tmp_path / "m.py").read_text() == "import jax\n\ntree = jax.tree.map(abs, [1])\n"

@@ -99,8 +99,9 @@ class Names:
     def qualified(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name `expr` refers to, or None when it is not an imported name."""
         spelled = dotted(expr)
-        if spelled is None:
-            return None
+        return None if spelled is None else self._resolve(spelled)
+
+    def _resolve(self, spelled: str) -> str | None:
         head, _, rest = spelled.partition(".")
         for scope in reversed(self._scopes):
             if head in scope:
@@ -111,17 +112,15 @@ class Names:
         return None
 
     def spelling(self, qualified: str) -> str | None:
-        """How this scope can spell a qualified name through its imports, or None.
+        """The shortest name for `qualified` that this scope's imports give (`jnp.minimum`), or None."""
+        candidates = sorted(
+            (local + qualified[len(target):]
+             for scope in self._scopes for local, target in scope.items()
+             if target and (qualified == target or qualified.startswith(target + "."))),
+            key=len,
+        )
+        return next((spelled for spelled in candidates if self._resolve(spelled) == qualified), None)
 
-        The import that binds the longest prefix wins: `jax.numpy.prod` is `jnp.prod` after
-        `import jax.numpy as jnp`, even when `jax` is imported too.
-        """
-        visible: dict[str, str | None] = {}
-        for scope in self._scopes:
-            visible.update(scope)
-        best: tuple[int, str] | None = None
-        for local, target in visible.items():
-            if target and (qualified == target or qualified.startswith(target + ".")):
-                if best is None or len(target) > best[0]:
-                    best = (len(target), local + qualified[len(target):])
-        return best[1] if best else None
+    def free(self, name: str) -> bool:
+        """Whether no scope binds `name` to anything but the module of that name (so `import name` works)."""
+        return all(scope.get(name, name) == name for scope in self._scopes)

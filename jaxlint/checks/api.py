@@ -234,6 +234,12 @@ class _ApiUses(Rule):
         parent = entry.api.rsplit(".", 1)[0]
         if target.startswith(parent + "."):
             return _source(node.value) + target[len(parent):], ()
+        head = node
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        bound = self.names.qualified(head)
+        if bound and target.startswith(bound + "."):
+            return head.value + target[len(bound):], ()
         spelled = self.names.spelling(target)
         if spelled is not None:
             return spelled, ()
@@ -356,6 +362,7 @@ class DeprecatedApi(_ApiUses):
     code = "JAX802"
     name = "deprecated-api"
     status = "deprecated"
+    fixable = False  # nothing deprecated in the newest jax is a pure rename; older targets reuse JAX801's fixes
     summary = "An API that jax has deprecated: it still works, with a DeprecationWarning, until it is removed"
     what_it_does = (
         "Flags every use of a JAX API that is deprecated in the target jax version but not yet removed "
@@ -379,5 +386,9 @@ class DeprecatedApi(_ApiUses):
         "APIs deprecated after the configured `target-jax-version`, the replacements themselves, and "
         "compatibility code (as for JAX801)."
     )
-    fix_safety = "Safe where the replacement is a pure rename, as for JAX801; otherwise no fix."
+    fix_safety = (
+        "Nothing deprecated in the newest jax is a pure rename, so by default there is no fix. With an older "
+        "`target-jax-version`, the APIs JAX801 renames (`jax.tree_map` while only deprecated, in 0.4.26–0.5) "
+        "get the same safe fix."
+    )
     verify = "Not confirmed by `--verify`: the code still runs, with a DeprecationWarning."
