@@ -18,6 +18,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from jaxlint.analysis.apis import VERSION as JAX_VERSION
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.selection import UnknownSelector, enabled_codes, resolve
 from jaxlint.suggest import unknown_key
@@ -26,7 +27,7 @@ from jaxlint.verify.options import VerifyConfigError, validate as validate_verif
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
-_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "verify")
+_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify")
 
 
 class ConfigError(Exception):
@@ -43,6 +44,7 @@ class Settings:
     config_file: Path | None = None
     extra_transforms: frozenset[str] = frozenset()  # qualified names that behave like jax.jit
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES  # parameter names (globs) that hold PRNG keys
+    target_jax_version: str | None = None  # JAX801/JAX802 judge APIs against this release (None: newest known)
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -127,6 +129,9 @@ def load_table(path: Path) -> dict[str, Any]:
             raise ConfigError(unknown_key(where, key, _KNOWN_KEYS))
         if key in _LIST_KEYS and not _is_list_of_str(value):
             raise ConfigError(f"{where}: '{key}' must be a list of strings, got {_describe(value)}")
+        if key == "target-jax-version" and not (isinstance(value, str) and JAX_VERSION.match(value)):
+            raise ConfigError(f"{where}: 'target-jax-version' must be a jax version such as \"0.4.30\", "
+                              f"got {_describe(value)}")
         if key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: 'per-file-ignores' must be a table of glob = [codes], "
@@ -206,4 +211,4 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
                               f"'mylib.compile', got {name!r}")
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names)
+                    key_names, table.get("target-jax-version"))

@@ -88,6 +88,7 @@ def lint_source(
     enabled: frozenset[str],
     table: TransformTable = DEFAULT_TABLE,
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES,
+    jax_version: str | None = None,
 ) -> list[Diagnostic]:
     """The findings of the enabled rules in one file's text, sorted, noqa applied."""
     if not mentions_jax(source):
@@ -96,7 +97,7 @@ def lint_source(
     if rejected is not None:
         diagnostics = [rejected] if rejected.code in enabled else []
     else:
-        diagnostics = _parse_and_check(source, filename, enabled, table, key_names)
+        diagnostics = _parse_and_check(source, filename, enabled, table, key_names, jax_version)
     if not diagnostics:
         return []
     lines = _LINE_BREAK.split(source)
@@ -109,12 +110,13 @@ def lint_source(
 
 
 def _parse_and_check(
-    source: str, filename: str, enabled: frozenset[str], table: TransformTable, key_names: tuple[str, ...]
+    source: str, filename: str, enabled: frozenset[str], table: TransformTable, key_names: tuple[str, ...],
+    jax_version: str | None,
 ) -> list[Diagnostic]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
     try:
-        return _check(cst.parse_module(source), source, filename, enabled, table, key_names)
+        return _check(cst.parse_module(source), source, filename, enabled, table, key_names, jax_version)
     except cst.ParserSyntaxError as error:
         row, col = error.raw_line, error.raw_column + 1
         message = f"libcst cannot parse this file: {error.message}"
@@ -132,7 +134,7 @@ MAX_ROUNDS = 8
 
 def _check(
     module: cst.Module, source: str, filename: str, enabled: frozenset[str], table: TransformTable,
-    key_names: tuple[str, ...],
+    key_names: tuple[str, ...], jax_version: str | None = None,
 ) -> list[Diagnostic]:
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
@@ -142,6 +144,8 @@ def _check(
         reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
         tracker = ValueTracker(module, facts, table, key_names)
         rules = [rule(tracker, lambda *report: reports.append(report), filename) for rule in rule_classes]
+        for rule in rules:
+            rule.jax_version = jax_version
         module.visit(_Traversal(tracker, rules))
         learned = tracker.recorder.facts()
         if learned == facts:
@@ -252,4 +256,4 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
 
 
 def _has_hooks(rule: type[Rule]) -> bool:
-    return any(name.startswith(("visit_", "leave_")) for name in vars(rule))
+    return any(name.startswith(("visit_", "leave_")) for name in dir(rule))

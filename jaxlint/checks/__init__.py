@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from jaxlint.checks.api import DeprecatedApi, RemovedApi
 from jaxlint.checks.base import Rule
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
@@ -37,6 +38,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BooleanMaskIndex,
     DataDependentSize,
     TracedSliceBounds,
+    RemovedApi,
+    DeprecatedApi,
     VerifyTraceError,  # JAX01x: reported by --verify only
     VerifyTracerLeak,
     VerifyKeyReuse,
