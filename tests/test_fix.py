@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import JAX101_SOURCE, jaxlint, write
+from jaxlint.checks import ALL_RULES
 from jaxlint.diagnostics import SAFE, Diagnostic, Edit, Fix
 from jaxlint.fix import FixError, apply_fixes, fix_source, write_atomically
 
@@ -19,12 +20,15 @@ FIXED_JAX101 = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1)\n"
 
 
 def fix_pairs() -> list[Path]:
-    """fixtures/fix/<name>.py with its expected result <name>.fixed.py; `unsafe` in the name: --unsafe-fixes."""
+    """fixtures/fix/<name>.py with its expected result <name>.fixed.py; `unsafe` in the name: --unsafe-fixes,
+    an opt-in rule's name (with `_` for `-`) in it: that rule is selected too."""
     return sorted(p for p in FIX_FIXTURES.glob("*.py") if not p.name.endswith(".fixed.py"))
 
 
 def fix_args(path: Path) -> list[str]:
-    return ["--fix", "--unsafe-fixes"] if ".unsafe" in path.name else ["--fix"]
+    args = ["--fix", "--unsafe-fixes"] if ".unsafe" in path.name else ["--fix"]
+    opt_in = [rule.code for rule in ALL_RULES if not rule.default_enabled and rule.name.replace("-", "_") in path.name]
+    return args + [f"--extend-select={code}" for code in opt_in]
 
 
 @pytest.mark.parametrize("original", fix_pairs(), ids=lambda p: p.name)
@@ -47,11 +51,10 @@ def test_fixing_a_fixed_file_changes_nothing(original: Path, tmp_path: Path) -> 
 
 
 def test_every_fixable_rule_has_a_fix_pair() -> None:
-    from jaxlint.checks import ALL_RULES
     fixed_codes = set()
     for original in fix_pairs():
         fixed_codes |= {d["code"] for d in json.loads(jaxlint(
-            FIX_FIXTURES, "--output-format", "json", "--unsafe-fixes", original.name).stdout) if d["fix"]}
+            FIX_FIXTURES, "--output-format", "json", *fix_args(original)[1:], original.name).stdout) if d["fix"]}
     assert {rule.code for rule in ALL_RULES if rule.fixable} - fixed_codes == set()
 
 

@@ -98,7 +98,11 @@ class Rule:
         return (qualified, (top,)) if self.names.free(top) else None
 
     def rename(self, node: cst.CSTNode, qualified: str, applicability: str = SAFE) -> FixPlan | None:
-        """A fix putting the name of `qualified` (as `spell` gives it) in place of `node`."""
+        """A fix putting the name of `qualified` in place of `node`: `jax.random.PRNGKey` keeps its
+        `jax.random.` prefix when that is `qualified`'s module, else as `spell` gives it."""
+        parent, _, last = qualified.rpartition(".")
+        if isinstance(node, cst.Attribute) and self.names.qualified(node.value) == parent:
+            return FixPlan(f"use `{code(node.value)}.{last}`", ((node.attr, last),), applicability)
         spelled = self.spell(qualified)
         if spelled is None:
             return None

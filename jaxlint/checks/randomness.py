@@ -17,6 +17,7 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import LAX_BODIES, LOOP_BODIES, MAPS, TracedFunction
 from jaxlint.checks.base import Rule, code, is_test_file
+from jaxlint.diagnostics import UNSAFE
 
 KEY_CONSTRUCTORS = frozenset({"jax.random.key", "jax.random.PRNGKey"})
 _FOLD_IN = "jax.random.fold_in"
@@ -466,10 +467,17 @@ class LegacyPrngKey(Rule):
     use_instead = "key = jax.random.key(0)\n"
     not_flagged = "`jax.random.key(...)` and keys received as arguments."
     verify = "Not applicable: legacy keys work; the rule is about making reuse checkable."
+    fixable = True
+    fix_safety = (
+        "Unsafe: `PRNGKey(seed)` becomes `key(seed)`, spelled through the file's `jax.random` alias. Both "
+        "give the same random numbers, but a typed key is not a `uint32[2]` array: code that indexes, "
+        "stacks, saves or compares keys as numbers (or passes them to libraries expecting raw keys) needs "
+        "`jax.random.key_data` at those places."
+    )
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.names.qualified(node.func) == "jax.random.PRNGKey":
             self.report(node, (
                 "`jax.random.PRNGKey` makes a legacy uint32 key that JAX's key-reuse checker ignores; "
                 "use `jax.random.key(...)`, a typed key"
-            ))
+            ), self.rename(node.func, "jax.random.key", UNSAFE))
