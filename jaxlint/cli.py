@@ -107,6 +107,8 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         out.write(FORMATS[args.output_format](result))
     if args.output_format == "text" and not args.quiet:
         out.write(text.summary(result))
+    for note in result.notes:
+        print(f"jaxlint: note: {note}", file=sys.stderr)
     for message in result.internal_errors:
         print(f"jaxlint: {message}", file=sys.stderr)
     if result.internal_errors:

@@ -48,6 +48,7 @@ class Diagnostic:
     end_col: int
     fix: Fix | None = field(default=None, compare=False)
     verify: Verification | None = field(default=None, compare=False)
+    cell: int | None = field(default=None, compare=False)  # in a notebook: rows count from its cell's start
 
     @property
     def noqa_row(self) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 from jaxlint.config import Settings
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
 class InputError(Exception):
@@ -55,18 +56,18 @@ def _walk(top: str, settings: Settings, unlistable: list[tuple[str, InputError]]
         subfolders[:] = sorted(d for d in subfolders if not settings.is_excluded(os.path.join(folder, d)))
         for name in sorted(names):
             path = os.path.normpath(os.path.join(folder, name))
-            if name.endswith(PYTHON_SUFFIXES) and not settings.is_excluded(path):
+            if name.endswith((*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX)) and not settings.is_excluded(path):
                 files.append(path)
     return files
 
 
-def read_source(path: str) -> str:
-    """The text of a Python file, decoded as Python does (BOM, coding cookie, else UTF-8)."""
+def read_bytes(path: str) -> bytes:
+    """The bytes of a regular file, or an InputError that says why they cannot be read."""
     try:
         # Only regular files are opened: opening a FIFO named x.py would block the run forever.
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise InputError("JAX003", "not a regular file (a pipe, socket or device)")
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except FileNotFoundError:
         if os.path.islink(path):
             raise InputError("JAX003", f"broken symlink: its target {os.readlink(path)} does not exist")
@@ -77,6 +78,11 @@ def read_source(path: str) -> str:
         raise InputError("JAX003", "permission denied")
     except OSError as error:
         raise InputError("JAX003", f"cannot read: {error.strerror or error}")
+
+
+def read_source(path: str) -> str:
+    """The text of a Python file, decoded as Python does (BOM, coding cookie, else UTF-8)."""
+    data = read_bytes(path)
     if b"\0" in data:
         raise InputError("JAX001", "binary file (contains NUL bytes), not Python source")
     try:

@@ -10,6 +10,7 @@ from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.files import InputError, discover, read_source
 from jaxlint.lint import lint_source, mentions_jax
+from jaxlint.notebooks import NotPython, is_notebook, read_notebook
 
 
 @dataclass
@@ -18,6 +19,7 @@ class RunResult:
     files: int = 0
     skipped: int = 0  # files that never mention jax, not parsed
     internal_errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # files left out on purpose, and why
 
 
 def run(paths: list[str], settings: Settings) -> RunResult:
@@ -31,7 +33,11 @@ def run(paths: list[str], settings: Settings) -> RunResult:
         result.files += 1
         enabled = settings.enabled_for(path)
         try:
-            source = read_source(path)
+            notebook = read_notebook(path) if is_notebook(path) else None
+            source = notebook.source if notebook else read_source(path)
+        except NotPython as reason:
+            result.notes.append(f"{path}: {reason}")
+            continue
         except InputError as error:
             if error.code in enabled:
                 result.diagnostics.append(Diagnostic(
@@ -41,7 +47,9 @@ def run(paths: list[str], settings: Settings) -> RunResult:
             result.skipped += 1
             continue
         try:
-            result.diagnostics.extend(lint_source(source, path, enabled, table, settings.key_names))
+            diagnostics = lint_source(source, path, enabled, table, settings.key_names,
+                                      notebook.line_name if notebook else str)
+            result.diagnostics.extend(notebook.locate(diagnostics) if notebook else diagnostics)
         except Exception:  # a bug in jaxlint: report it, keep checking the other files
             result.internal_errors.append(
                 f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"

@@ -20,6 +20,7 @@ def render(result: RunResult) -> str:
             "fix": None,
             "url": rule_url(d.code),
             "noqa_row": d.noqa_row,
+            "cell": d.cell,
         }
         for d in result.diagnostics
     ]

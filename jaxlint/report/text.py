@@ -5,11 +5,18 @@ from __future__ import annotations
 from collections import Counter
 
 from jaxlint.checks import BY_CODE
+from jaxlint.diagnostics import Diagnostic
 from jaxlint.runner import RunResult
 
 
+def location(d: Diagnostic) -> str:
+    """`path:line:col`, and `path:cell N:line:col` in a notebook."""
+    cell = "" if d.cell is None else f"cell {d.cell}:"
+    return f"{d.filename}:{cell}{d.row}:{d.col}"
+
+
 def render(result: RunResult) -> str:
-    return "".join(f"{d.filename}:{d.row}:{d.col}: {d.code} {d.message}\n" for d in result.diagnostics)
+    return "".join(f"{location(d)}: {d.code} {d.message}\n" for d in result.diagnostics)
 
 
 def summary(result: RunResult) -> str:
