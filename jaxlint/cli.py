@@ -13,7 +13,7 @@ from jaxlint.catalog import rule_page
 from jaxlint.checks import ALL_RULES, find_rule
 from jaxlint.config import CommandLine, ConfigError, build_settings
 from jaxlint.report import FORMATS, source, text
-from jaxlint.runner import run
+from jaxlint.runner import FixMode, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMAT_NAMES = ("text", "json", "sarif", "github", "junit", "concise")
@@ -47,6 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--force-exclude", action="store_true",
                         help="apply excludes to files named on the command line too (for pre-commit)")
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
+    parser.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="with --fix or --diff, also apply fixes that may change behaviour")
+    parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    parser.add_argument("--show-fixes", action="store_true", help="list the findings that were fixed")
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
     return parser
 
@@ -98,8 +103,25 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         config=args.config,
         force_exclude=args.force_exclude,
     ))
-    result = run(args.paths, settings)
-    if args.statistics:
+    fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
+    result = run(args.paths, settings, fix_mode, args.unsafe_fixes)
+    _report(args, result, out)
+    for note in result.notes:
+        print(f"jaxlint: note: {note}", file=sys.stderr)
+    for message in result.fix_failures + result.internal_errors:
+        print(f"jaxlint: {message}", file=sys.stderr)
+    if result.internal_errors:
+        return EXIT_ERROR
+    if (result.diagnostics or result.diffs) and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _report(args: argparse.Namespace, result, out: TextIO) -> None:
+    """Findings in the chosen format (with --diff: the diffs instead), what was fixed, the summary."""
+    if args.diff:
+        out.write("".join(result.diffs))
+    elif args.statistics:
         if args.output_format == "json":
             counts = Counter(d.code for d in result.diagnostics)
             out.write(json.dumps([{"code": c, "count": n} for c, n in counts.most_common()], indent=2) + "\n")
@@ -109,14 +131,8 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         out.write(source.render(result))
     else:
         out.write(FORMATS[args.output_format](result))
-    if args.output_format == "text" and not args.quiet:
+    human = args.output_format == "text" or args.diff
+    if human and args.show_fixes:
+        out.write(text.fixes(result))
+    if human and not args.quiet:
         out.write(text.summary(result))
-    for note in result.notes:
-        print(f"jaxlint: note: {note}", file=sys.stderr)
-    for message in result.internal_errors:
-        print(f"jaxlint: {message}", file=sys.stderr)
-    if result.internal_errors:
-        return EXIT_ERROR
-    if result.diagnostics and not args.exit_zero:
-        return EXIT_FINDINGS
-    return EXIT_CLEAN

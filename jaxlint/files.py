@@ -61,13 +61,18 @@ def _walk(top: str, settings: Settings, unlistable: list[tuple[str, InputError]]
     return files
 
 
+def read_source(path: str) -> str:
+    """The text of a Python file, decoded as Python does (BOM, coding cookie, else UTF-8)."""
+    return decode(read_bytes(path))[0]
+
+
 def read_bytes(path: str) -> bytes:
-    """The bytes of a regular file, or an InputError that says why they cannot be read."""
+    """A file's bytes, or an InputError saying why it cannot be read (never blocks on a pipe)."""
     try:
         # Only regular files are opened: opening a FIFO named x.py would block the run forever.
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise InputError("JAX003", "not a regular file (a pipe, socket or device)")
-        return Path(path).read_bytes()
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         if os.path.islink(path):
             raise InputError("JAX003", f"broken symlink: its target {os.readlink(path)} does not exist")
@@ -78,11 +83,11 @@ def read_bytes(path: str) -> bytes:
         raise InputError("JAX003", "permission denied")
     except OSError as error:
         raise InputError("JAX003", f"cannot read: {error.strerror or error}")
+    return data
 
 
-def read_source(path: str) -> str:
-    """The text of a Python file, decoded as Python does (BOM, coding cookie, else UTF-8)."""
-    data = read_bytes(path)
+def decode(data: bytes) -> tuple[str, str]:
+    """(text, encoding) of Python source bytes; the encoding writes the text back the same way."""
     if b"\0" in data:
         raise InputError("JAX001", "binary file (contains NUL bytes), not Python source")
     try:
@@ -90,7 +95,7 @@ def read_source(path: str) -> str:
     except SyntaxError as error:
         raise InputError("JAX001", f"invalid encoding declaration: {error}")
     try:
-        return data.decode(encoding)
+        return data.decode(encoding), encoding
     except UnicodeDecodeError as error:
         row = data.count(b"\n", 0, error.start) + 1
         line_start = data.rfind(b"\n", 0, error.start) + 1

@@ -2,6 +2,7 @@
 
 Which rules run follows `[tool.jaxlint]` (found from the working directory) like the jaxlint
 command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin.
+flake8 cannot fix code, so a fixable finding says which jaxlint command fixes it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Iterator
 from jaxlint import __version__
 from jaxlint.analysis.traced import TransformTable
 from jaxlint.config import CommandLine, Settings, build_settings
+from jaxlint.diagnostics import SAFE, Diagnostic
 from jaxlint.lint import lint_source
 
 
@@ -34,4 +36,12 @@ class JaxlintChecker:
         source = "".join(self.lines)
         table = TransformTable(settings.extra_transforms)
         for d in lint_source(source, self.filename, settings.enabled_for(self.filename), table, settings.key_names):
-            yield d.row, d.col - 1, f"{d.code} {d.message}", type(self)
+            yield d.row, d.col - 1, f"{d.code} {d.message}{_fixable(d)}", type(self)
+
+
+def _fixable(d: Diagnostic) -> str:
+    if d.fix is None:
+        return ""
+    if d.fix.applicability == SAFE:
+        return " (fixable with `jaxlint --fix`)"
+    return " (fixable with `jaxlint --fix --unsafe-fixes`)"

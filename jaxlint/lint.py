@@ -19,6 +19,7 @@ from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import FixPlan, Message, Rule
 from jaxlint.diagnostics import Diagnostic, Edit, Fix
+from jaxlint.fix import Offsets
 from jaxlint.noqa import file_suppressions, is_suppressed
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -118,7 +119,7 @@ def _parse_and_check(
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
     try:
-        return _check(cst.parse_module(source), filename, enabled, table, key_names, line_name)
+        return _check(cst.parse_module(source), source, filename, enabled, table, key_names, line_name)
     except cst.ParserSyntaxError as error:
         row, col = error.raw_line, error.raw_column + 1
         message = f"libcst cannot parse this file: {error.message}"
@@ -135,8 +136,8 @@ MAX_ROUNDS = 8
 
 
 def _check(
-    module: cst.Module, filename: str, enabled: frozenset[str], table: TransformTable, key_names: tuple[str, ...],
-    line_name: Callable[[int], str],
+    module: cst.Module, source: str, filename: str, enabled: frozenset[str], table: TransformTable,
+    key_names: tuple[str, ...], line_name: Callable[[int], str],
 ) -> list[Diagnostic]:
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
@@ -162,7 +163,7 @@ def _check(
     for code, node, message, plan in reports:
         where = positions[node]
         text = message if isinstance(message, str) else message(line_of)
-        fix = None if plan is None else _fix(plan, module, positions)
+        fix = None if plan is None else _fix(plan, module, source, positions)
         diagnostics.append(Diagnostic(
             filename, where.start.line, where.start.column + 1, code, text,
             where.end.line, where.end.column + 1, fix,
@@ -170,24 +171,40 @@ def _check(
     return diagnostics
 
 
-def _fix(plan: FixPlan, module: cst.Module, positions) -> Fix:
+def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:
     """Positioned edits for a rule's fix plan, in the file's own newline style."""
     newline = module.default_newline
+    offsets = Offsets(source)
 
-    def in_style(content: str) -> str:
-        return content.replace("\r\n", "\n").replace("\n", newline)
+    def original(first: cst.CSTNode, last: cst.CSTNode) -> str:
+        start, end = positions[_outer(first, 0)].start, positions[_outer(last, -1)].end
+        return source[offsets.of(start.line, start.column + 1):offsets.of(end.line, end.column + 1)]
+
+    def text(piece) -> str:
+        if isinstance(piece, str):
+            return piece.replace("\r\n", "\n").replace("\n", newline)
+        if isinstance(piece, tuple):
+            return original(*piece)
+        if piece not in positions:  # a node the rule built: its code, in the file's newline style
+            return text(module.code_for_node(piece))
+        return original(piece, piece)
 
     edits = []
     for node, new in plan.replacements:
         where = positions[node]
-        content = new if isinstance(new, str) else module.code_for_node(new)
-        edits.append(Edit(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1,
-                          in_style(content)))
+        content = "".join(text(piece) for piece in new) if isinstance(new, tuple) else text(new)
+        edits.append(Edit(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1, content))
     bound = scope_imports(module.body)
     for name in plan.imports:
         if bound.get(name) != name:
             edits.append(_import_edit(name, module, positions, newline))
     return Fix(plan.applicability, plan.message, tuple(sorted(edits)))
+
+
+def _outer(node: cst.CSTNode, side: int) -> cst.CSTNode:
+    """The node's outermost parenthesis on that side (positions leave parentheses out), or the node."""
+    parens = getattr(node, "lpar" if side == 0 else "rpar", None)
+    return parens[side] if parens else node
 
 
 def _import_edit(name: str, module: cst.Module, positions, newline: str) -> Edit:

@@ -13,11 +13,18 @@ import json
 import re
 import tokenize
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
+from itertools import product
+from typing import Callable
 
-from jaxlint.diagnostics import Diagnostic, Edit, Fix
+from jaxlint.diagnostics import Diagnostic, Edit
 from jaxlint.files import NOTEBOOK_SUFFIX, InputError, read_bytes
+from jaxlint.fix import FixError
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+MARKER = "# %% notebook cell {}"  # never says `jax`: the prefilter reads the program
+_JSON_LINES = re.compile(r"[^\n]*\n|[^\n]+")  # how Jupyter splits a cell's source into a list
+_MARKER = re.compile(r"^# %% notebook cell (\d+)$", re.MULTILINE)
 # `%time f()`, `%%time`, `!pip install jax`, and their assigned forms `files = !ls`, `t = %timeit -o f()`.
 _MAGIC = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)?[%!]")
 # `jnp.zeros?`, `jax.random.*key*??`, `?jit`
@@ -31,33 +38,72 @@ class NotPython(Exception):
 
 
 @dataclass(frozen=True)
-class CodeCell:
-    number: int  # 1-based position among all the notebook's cells
-    first_row: int  # where its first line sits in the program
-
-
-@dataclass(frozen=True)
 class Notebook:
-    source: str  # the Python code cells, one after the other
-    cells: tuple[CodeCell, ...]
+    """A notebook read from `data`, and `source`: its Python code cells as one program.
 
-    def cell_of(self, row: int) -> CodeCell:
-        return next(cell for cell in reversed(self.cells) if cell.first_row <= row)
+    A marker comment opens each cell in the program, so that any version of the program (after fixes
+    add or remove lines) still says which rows belong to which cell.
+    """
 
-    def line_name(self, row: int) -> str:
-        """How a message names a row of the program: `3 of cell 5`, as in "at line 3 of cell 5"."""
-        cell = self.cell_of(row)
-        return f"{row - cell.first_row + 1} of cell {cell.number}"
+    data: bytes
+    document: dict
+    source: str
 
-    def locate(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-        """Program rows -> (cell, row within the cell), for the finding and its fix's edits."""
-        located = []
-        for d in diagnostics:
-            cell = self.cell_of(d.row)
-            shift = cell.first_row - 1
-            fix = d.fix and replace(d.fix, edits=tuple(_shifted(edit, shift) for edit in d.fix.edits))
-            located.append(replace(d, row=d.row - shift, end_row=d.end_row - shift, fix=fix, cell=cell.number))
-        return located
+    @classmethod
+    def read(cls, data: bytes) -> Notebook:
+        document = parse_notebook(data)
+        return cls(data, document, program(document))
+
+    def rewrite(self, fixed: str) -> bytes:
+        """The notebook with the cells of a fixed program, in the file's own JSON layout."""
+        document = json.loads(self.data.decode("utf-8-sig"))
+        rows = _LINE_BREAK.split(fixed)[:-1]
+        cells = _cells_in(fixed)
+        if [number for _, number in cells] != [number for _, number in _cells_in(self.source)]:
+            raise FixError("a fix moved code across notebook cells")
+        ends = [first - 2 for first, _ in cells[1:]] + [len(rows)]  # the row before the next marker
+        for (first, number), end in zip(cells, ends):
+            cell = document["cells"][number - 1]
+            text = cell_text(cell)
+            lines = cell_lines(text)
+            new = _restore_ipython(lines, python_lines(lines), rows[first - 1:end])
+            if new != lines:
+                new_text = "\n".join(new) + ("\n" if text.endswith("\n") else "")
+                cell["source"] = new_text if isinstance(cell["source"], str) else _JSON_LINES.findall(new_text)
+        return _dump_like(self.data, self.document, document)
+
+
+def line_name(program_text: str) -> Callable[[int], str]:
+    """How a message names a row of the program: `3 of cell 5`, as in "at line 3 of cell 5"."""
+    cells = _cells_in(program_text)
+
+    def name(row: int) -> str:
+        first, number = _cell_of(cells, row)
+        return f"{row - first + 1} of cell {number}"
+
+    return name
+
+
+def locate(program_text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Program rows -> (cell, row within the cell), for each finding and its fix's edits."""
+    cells = _cells_in(program_text)
+    located = []
+    for d in diagnostics:
+        first, number = _cell_of(cells, d.row)
+        shift = first - 1
+        fix = d.fix and replace(d.fix, edits=tuple(_shifted(edit, shift) for edit in d.fix.edits))
+        located.append(replace(d, row=d.row - shift, end_row=d.end_row - shift, fix=fix, cell=number))
+    return located
+
+
+def _cells_in(program_text: str) -> list[tuple[int, int]]:
+    """(first row, cell number) of each cell in a program, from its markers."""
+    return [(program_text.count("\n", 0, match.start()) + 2, int(match.group(1)))
+            for match in _MARKER.finditer(program_text)]
+
+
+def _cell_of(cells: list[tuple[int, int]], row: int) -> tuple[int, int]:
+    return next((cell for cell in reversed(cells) if cell[0] <= row), cells[0])
 
 
 def _shifted(edit: Edit, shift: int) -> Edit:
@@ -69,8 +115,8 @@ def is_notebook(path: str) -> bool:
 
 
 def read_notebook(path: str) -> Notebook:
-    """The program of a notebook's Python code cells; InputError when it is not a valid notebook."""
-    return program(parse_notebook(read_bytes(path)))
+    """A notebook file; InputError when it is not a valid notebook, NotPython when it is another language."""
+    return Notebook.read(read_bytes(path))
 
 
 def parse_notebook(data: bytes) -> dict:
@@ -129,18 +175,15 @@ def cell_lines(text: str) -> list[str]:
     return lines
 
 
-def program(document: dict) -> Notebook:
+def program(document: dict) -> str:
+    """The Python code cells, each after its marker line."""
     rows: list[str] = []
-    cells = []
     for number, cell in enumerate(document["cells"], 1):
-        if cell["cell_type"] != "code":
-            continue
-        python = python_lines(cell_lines(cell_text(cell)))
-        if python is None:
-            continue
-        cells.append(CodeCell(number, len(rows) + 1))
-        rows.extend(python)
-    return Notebook("".join(row + "\n" for row in rows), tuple(cells))
+        python = python_lines(cell_lines(cell_text(cell))) if cell["cell_type"] == "code" else None
+        if python is not None:
+            rows.append(MARKER.format(number))
+            rows.extend(python)
+    return "".join(row + "\n" for row in rows)
 
 
 def python_lines(lines: list[str]) -> list[str] | None:
@@ -172,3 +215,22 @@ def _inside_statement(lines: list[str]) -> bool:
     except SyntaxError:  # an indentation error: not an open statement
         return False
     return False
+
+
+def _restore_ipython(original: list[str], python: list[str], fixed: list[str]) -> list[str]:
+    """The fixed cell with its IPython lines back where the program had `pass` for them."""
+    restored = []
+    matcher = SequenceMatcher(None, python, fixed, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        restored.extend(original[i1:i2] if tag == "equal" else fixed[j1:j2])
+    return restored
+
+
+def _dump_like(data: bytes, original: dict, document: dict) -> bytes:
+    """`document` as JSON in the layout of `data` (indent, escapes, final newline): the layout that
+    writes `original` back byte for byte. A notebook written some other way is not rewritten."""
+    text = data.decode("utf-8")
+    for indent, ascii_only, end in product((1, 2, 4, None), (False, True), ("\n", "")):
+        if json.dumps(original, indent=indent, ensure_ascii=ascii_only) + end == text:
+            return (json.dumps(document, indent=indent, ensure_ascii=ascii_only) + end).encode("utf-8")
+    raise FixError("jaxlint cannot rewrite this notebook's JSON in its own layout")

@@ -94,14 +94,14 @@ def test_bad_folder_text(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr == ""
     lines = result.stdout.splitlines()
-    assert lines[-1] == "Found 7 findings (9 files checked, 1 without jax skipped)."
+    assert lines[-1] == "Found 7 findings (9 files checked, 1 without jax skipped); 3 fixable with `--fix`."
     assert lines[:-1] == [
         "mixed/bad_link.py:1:1: JAX003 broken symlink: its target missing_target.py does not exist",
         "mixed/binary.py:1:1: JAX001 binary file (contains NUL bytes), not Python source",
-        "mixed/crlf.py:4:1: JAX101 in-place update of a JAX array raises TypeError (`x` holds a JAX array); "
+        "mixed/crlf.py:4:1: JAX101 [*] in-place update of a JAX array raises TypeError (`x` holds a JAX array); "
         "use `x = x.at[1].set(2)`",
-        f"mixed/good.py:3:1: JAX101 {JAX101_MESSAGE}",
-        "mixed/latin1_cookie.py:4:13: JAX101 in-place update of a JAX array raises TypeError "
+        f"mixed/good.py:3:1: JAX101 [*] {JAX101_MESSAGE}",
+        "mixed/latin1_cookie.py:4:13: JAX101 [*] in-place update of a JAX array raises TypeError "
         "(`x` holds a JAX array); use `x = x.at[0].set(1)`",
         "mixed/non_utf8.py:2:6: JAX001 not valid utf-8: byte 0xff at line 2, column 6 "
         "(declare the encoding with a coding comment, or save the file as UTF-8)",
@@ -149,14 +149,14 @@ def test_bom_does_not_shift_columns(run, tmp_path: Path) -> None:
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + line.encode() + b"\n")
     result = run("bom.py")
     assert result.code == 1
-    assert result.out.splitlines()[0] == f"bom.py:1:{line.index('x[0]') + 1}: JAX101 {JAX101_MESSAGE}"
+    assert result.out.splitlines()[0] == f"bom.py:1:{line.index('x[0]') + 1}: JAX101 [*] {JAX101_MESSAGE}"
 
 
 def test_crlf_noqa_still_applies(run, tmp_path: Path) -> None:
     (tmp_path / "crlf.py").write_bytes(
         b"import jax.numpy as jnp\r\nx = jnp.zeros(3)\r\nx[0] = 1  # noqa: JAX101\r\nx[1] = 2\r\n")
     result = run("crlf.py", "--quiet")
-    assert result.out == "crlf.py:4:1: JAX101 in-place update of a JAX array raises TypeError " \
+    assert result.out == "crlf.py:4:1: JAX101 [*] in-place update of a JAX array raises TypeError " \
                          "(`x` holds a JAX array); use `x = x.at[1].set(2)`\n"
 
 
@@ -194,8 +194,8 @@ def test_missing_file(run, tmp_path: Path) -> None:
     assert result.code == 1
     assert result.out == (
         "missing.py:1:1: JAX003 no such file or directory\n"
-        f"good.py:3:1: JAX101 {JAX101_MESSAGE}\n"
-        "Found 2 findings (2 files checked).\n"
+        f"good.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
+        "Found 2 findings (2 files checked); 1 fixable with `--fix`.\n"
     )
 
 
@@ -214,14 +214,14 @@ def test_symlink_to_a_good_file_is_followed(run, tmp_path: Path) -> None:
     (tmp_path / "real" / "target.py").write_text(JAX101_SOURCE)
     os.symlink("real/target.py", tmp_path / "link.py")
     result = run("link.py", "--quiet")
-    assert (result.code, result.out) == (1, f"link.py:3:1: JAX101 {JAX101_MESSAGE}\n")
+    assert (result.code, result.out) == (1, f"link.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n")
 
 
 def test_a_directory_named_like_a_python_file_is_walked_not_read(run, tmp_path: Path) -> None:
     (tmp_path / "pkg.py").mkdir()
     (tmp_path / "pkg.py" / "inner.py").write_text(JAX101_SOURCE)
     result = run("pkg.py", "--quiet")
-    assert (result.code, result.out, result.err) == (1, f"pkg.py/inner.py:3:1: JAX101 {JAX101_MESSAGE}\n", "")
+    assert (result.code, result.out, result.err) == (1, f"pkg.py/inner.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n", "")
 
 
 def test_an_unparsable_file_does_not_hide_findings_when_its_rule_is_off(run, tmp_path: Path) -> None:
@@ -229,7 +229,7 @@ def test_an_unparsable_file_does_not_hide_findings_when_its_rule_is_off(run, tmp
     (tmp_path / "good.py").write_text(JAX101_SOURCE)
     result = run("--select", "JAX101", ".")
     assert (result.code, result.err) == (1, "")
-    assert result.out == f"good.py:3:1: JAX101 {JAX101_MESSAGE}\nFound 1 finding (2 files checked).\n"
+    assert result.out == f"good.py:3:1: JAX101 [*] {JAX101_MESSAGE}\nFound 1 finding (2 files checked); 1 fixable with `--fix`.\n"
 
 
 # --- files that exist but cannot be read ----------------------------------------------------------------

@@ -17,7 +17,7 @@ from jaxlint import __version__
 from jaxlint.catalog import rule_page
 from jaxlint.checks import ALL_RULES, BY_CODE
 
-JAX101_LINE = f"a.py:3:1: JAX101 {JAX101_MESSAGE}"
+JAX101_LINE = f"a.py:3:1: JAX101 [*] {JAX101_MESSAGE}"
 
 
 # --- the real process -----------------------------------------------------------------------------
@@ -27,7 +27,7 @@ def test_subprocess_finding_exits_1_with_the_exact_line(tmp_path: Path) -> None:
     write(tmp_path / "a.py", JAX101_SOURCE)
     result = jaxlint(tmp_path, "a.py")
     assert result.returncode == 1
-    assert result.stdout == f"{JAX101_LINE}\nFound 1 finding (1 file checked).\n"
+    assert result.stdout == f"{JAX101_LINE}\nFound 1 finding (1 file checked); 1 fixable with `--fix`.\n"
     assert result.stderr == ""
 
 
@@ -44,7 +44,7 @@ def test_subprocess_default_path_is_the_current_folder(tmp_path: Path) -> None:
     write(tmp_path / "b.py", "print('no array library here')\n")
     result = jaxlint(tmp_path)
     assert result.returncode == 1
-    assert result.stdout == f"{JAX101_LINE}\nFound 1 finding (2 files checked, 1 without jax skipped).\n"
+    assert result.stdout == f"{JAX101_LINE}\nFound 1 finding (2 files checked, 1 without jax skipped); 1 fixable with `--fix`.\n"
 
 
 def test_subprocess_version(tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_subprocess_exit_zero_still_prints_findings(tmp_path: Path) -> None:
     write(tmp_path / "a.py", JAX101_SOURCE)
     result = jaxlint(tmp_path, "--exit-zero", "a.py")
     assert result.returncode == 0
-    assert result.stdout == f"{JAX101_LINE}\nFound 1 finding (1 file checked).\n"
+    assert result.stdout == f"{JAX101_LINE}\nFound 1 finding (1 file checked); 1 fixable with `--fix`.\n"
 
 
 # --- in-process: main(argv, out=...) ----------------------------------------------------------------
@@ -85,7 +85,7 @@ def test_main_finding_exits_1_with_the_exact_line(run, tmp_path: Path) -> None:
     write(tmp_path / "a.py", JAX101_SOURCE)
     result = run("a.py")
     assert (result.code, result.out, result.err) == (
-        1, f"{JAX101_LINE}\nFound 1 finding (1 file checked).\n", "")
+        1, f"{JAX101_LINE}\nFound 1 finding (1 file checked); 1 fixable with `--fix`.\n", "")
 
 
 def test_main_correct_code_exits_0(run, tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ def test_main_default_path_is_the_current_folder(run, tmp_path: Path) -> None:
     assert result.code == 1
     assert result.out.splitlines()[0] == JAX101_LINE
     assert finding_files(result.out) == {"a.py", "pkg/b.py"}
-    assert result.out.endswith("Found 3 findings (2 files checked).\n")
+    assert result.out.endswith("Found 3 findings (2 files checked); 2 fixable with `--fix`, 1 more with `--unsafe-fixes`.\n")
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -162,7 +162,7 @@ def test_unknown_selector_exits_2(run, tmp_path: Path, args: list[str], selector
 def test_exit_zero(run, tmp_path: Path) -> None:
     write(tmp_path / "a.py", JAX101_SOURCE)
     result = run("--exit-zero", "a.py")
-    assert (result.code, result.out) == (0, f"{JAX101_LINE}\nFound 1 finding (1 file checked).\n")
+    assert (result.code, result.out) == (0, f"{JAX101_LINE}\nFound 1 finding (1 file checked); 1 fixable with `--fix`.\n")
 
 
 @pytest.mark.parametrize("flag", ["--quiet", "-q"])
@@ -183,7 +183,7 @@ def test_statistics_counts_by_code(run, tmp_path: Path) -> None:
     assert result.out == (
         "3  JAX101  in-place-update\n"
         "1  JAX102  discarded-functional-update\n"
-        "Found 4 findings (2 files checked).\n"
+        "Found 4 findings (2 files checked); 3 fixable with `--fix`, 1 more with `--unsafe-fixes`.\n"
     )
 
 
@@ -264,7 +264,8 @@ def test_default_excludes_when_walking(run, tmp_path: Path) -> None:
     result = run(".")
     assert result.code == 1
     assert finding_files(result.out) == set(INCLUDED)
-    assert result.out.endswith(f"Found {len(INCLUDED)} findings ({len(INCLUDED)} files checked).\n")
+    n = len(INCLUDED)
+    assert result.out.endswith(f"Found {n} findings ({n} files checked); {n} fixable with `--fix`.\n")
 
 
 @pytest.mark.parametrize("name", [".venv/lib.py", "build/gen.py", "node_modules/pkg/m.py", "src/build/inner.py"])
@@ -272,7 +273,7 @@ def test_a_file_named_explicitly_is_checked_even_if_excluded(run, tmp_path: Path
     _excludes_tree(tmp_path)
     result = run(name)
     assert result.code == 1
-    assert result.out == f"{name}:3:1: JAX101 {JAX101_MESSAGE}\nFound 1 finding (1 file checked).\n"
+    assert result.out == f"{name}:3:1: JAX101 [*] {JAX101_MESSAGE}\nFound 1 finding (1 file checked); 1 fixable with `--fix`.\n"
 
 
 @pytest.mark.parametrize("name", [".venv/lib.py", "build/gen.py", "node_modules/pkg/m.py", "src/build/inner.py"])
@@ -280,7 +281,7 @@ def test_force_exclude_applies_to_files_named_explicitly(run, tmp_path: Path, na
     _excludes_tree(tmp_path)
     result = run("--force-exclude", name, "a.py")
     assert result.code == 1
-    assert result.out == f"{JAX101_LINE}\nFound 1 finding (1 file checked).\n"
+    assert result.out == f"{JAX101_LINE}\nFound 1 finding (1 file checked); 1 fixable with `--fix`.\n"
 
 
 def test_force_exclude_keeps_files_that_are_not_excluded(run, tmp_path: Path) -> None:

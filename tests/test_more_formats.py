@@ -78,10 +78,10 @@ def test_concise_is_one_line_per_finding_and_no_summary(run, tmp_path: Path) -> 
     result = run("--output-format", "concise", ".")
     assert (result.code, result.err) == (1, "")
     assert result.out == (
-        f"a.py:3:1: JAX101 {JAX101_MESSAGE}\n"
-        f"b.py:3:1: JAX101 {JAX101_MESSAGE}\n"
+        f"a.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
+        f"b.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
         f"b.py:4:1: JAX102 {JAX102_MESSAGE}\n"
-        f"nb.ipynb:cell 1:3:1: JAX101 {JAX101_MESSAGE}\n"
+        f"nb.ipynb:cell 1:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
     )
     clean = run("--output-format", "concise", "clean.py")
     assert (clean.code, clean.out) == (0, "")
@@ -95,13 +95,13 @@ def test_show_source_puts_the_line_and_a_caret_under_each_finding(run, tmp_path:
     result = run("--show-source", "b.py")
     assert result.code == 1
     assert result.out == (
-        f"b.py:3:1: JAX101 {JAX101_MESSAGE}\n"
+        f"b.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
         "3 | x[0] = 1\n"
         "  | ^^^^\n"
         f"b.py:4:1: JAX102 {JAX102_MESSAGE}\n"
         "4 | x.at[1].set(2)\n"
         "  | ^^^^^^^^^^^^^^\n"
-        "Found 2 findings (1 file checked).\n"
+        "Found 2 findings (1 file checked); 1 fixable with `--fix`, 1 more with `--unsafe-fixes`.\n"
     )
 
 
@@ -140,7 +140,7 @@ def test_show_source_in_a_notebook_shows_the_cell_line(run, tmp_path: Path) -> N
         ("code", "x = jnp.zeros(12)\n\n\n\n\n\n\n\n\nx[0] = 1")))
     result = run("--show-source", "--quiet", "nb.ipynb")
     assert result.out == (
-        f"nb.ipynb:cell 2:10:1: JAX101 {JAX101_MESSAGE}\n"
+        f"nb.ipynb:cell 2:10:1: JAX101 [*] {JAX101_MESSAGE}\n"
         "10 | x[0] = 1\n"
         "   | ^^^^\n"
     )
@@ -149,4 +149,4 @@ def test_show_source_in_a_notebook_shows_the_cell_line(run, tmp_path: Path) -> N
 def test_show_source_is_for_text_output_only(run, tmp_path: Path) -> None:
     make_project(tmp_path)
     assert run("--show-source", "--output-format", "concise", "a.py").out == (
-        f"a.py:3:1: JAX101 {JAX101_MESSAGE}\n")
+        f"a.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n")

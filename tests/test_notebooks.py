@@ -58,7 +58,8 @@ def test_text_names_the_cell_and_messages_point_into_cells(run) -> None:
         "`jax.random.normal` gets the same random bits: split it first: `key, subkey = jax.random.split(key)` "
         "and use `subkey`")
     assert "transformed by `jax.jit` at line 1 of cell 5)" in lines[1]
-    assert lines[-1] == "Found 5 findings (1 file checked)."
+    assert lines[-1] == (
+        "Found 5 findings (1 file checked); 1 fixable with `--fix`, 1 more with `--unsafe-fixes`.")
 
 
 def notebook(*cells: tuple[str, str], metadata: dict | None = None) -> str:
@@ -92,7 +93,9 @@ def test_json_of_a_notebook_finding_is_ruff_style_with_a_cell(run) -> None:
         "filename": str(Path("nb.ipynb").resolve()),
         "location": {"row": 3, "column": 1},
         "end_location": {"row": 3, "column": 5},
-        "fix": None,
+        "fix": {"applicability": "safe", "message": "use `x = x.at[0].set(1)`", "edits": [{
+            "content": "x = x.at[0].set(1)",  # cell-relative, like the finding
+            "location": {"row": 3, "column": 1}, "end_location": {"row": 3, "column": 9}}]},
         "url": "https://github.com/jaxlint/jaxlint/blob/main/rules/JAX101.md",
         "noqa_row": 3,
         "cell": 2,
@@ -138,9 +141,9 @@ def test_folders_are_searched_for_notebooks_and_the_prefilter_reads_code_cells_o
     write(Path("src/b.py"), JAX101_SOURCE)
     outcome = run(".")
     assert outcome.out == (
-        f"src/a.ipynb:cell 1:3:1: JAX101 {JAX101_MESSAGE}\n"
-        f"src/b.py:3:1: JAX101 {JAX101_MESSAGE}\n"
-        "Found 2 findings (3 files checked, 1 without jax skipped).\n")
+        f"src/a.ipynb:cell 1:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
+        f"src/b.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
+        "Found 2 findings (3 files checked, 1 without jax skipped); 2 fixable with `--fix`.\n")
 
 
 def test_a_notebook_in_another_language_is_skipped_with_a_note(run) -> None:
@@ -209,3 +212,61 @@ def test_a_missing_notebook_is_jax003(run) -> None:
 ])
 def test_ipython_syntax_becomes_pass_line_for_line(lines: list[str], python: list[str] | None) -> None:
     assert python_lines(lines) == python
+
+
+# --- --fix --------------------------------------------------------------------------------------------
+
+
+def test_fix_pair_byte_for_byte_across_cells(run) -> None:
+    """fixable.unsafe.ipynb: fixes in three cells, one adding `import jax` to the imports cell (every
+    later cell moves down a row in the program), magics kept, a cell whose source is one string."""
+    shutil.copy(NOTEBOOKS / "fixable.unsafe.ipynb", "nb.ipynb")
+    outcome = run("--fix", "--unsafe-fixes", "nb.ipynb")
+    assert (outcome.code, outcome.out) == (0, "Found 5 findings (5 fixed, 0 remaining; 1 file checked).\n")
+    assert Path("nb.ipynb").read_bytes() == (NOTEBOOKS / "fixable.unsafe.fixed.ipynb").read_bytes()
+    again = run("--fix", "--unsafe-fixes", "nb.ipynb")
+    assert (again.code, again.out) == (0, "All checks passed (1 file checked).\n")
+    assert Path("nb.ipynb").read_bytes() == (NOTEBOOKS / "fixable.unsafe.fixed.ipynb").read_bytes()
+
+
+def test_fix_reports_what_remains_in_cells_of_the_fixed_notebook(run) -> None:
+    write(Path("nb.ipynb"), notebook(
+        ("code", "from jax import jit\nimport jax.numpy as jnp"),
+        ("code", "@jit\ndef f(x):\n    print(x)\n    return x"),
+        ("code", "y = jnp.ones(2)\ny[0] = 1\ny.at[1].set(2)")))
+    outcome = run("--fix", "--unsafe-fixes", "--select", "JAX306,JAX101", "nb.ipynb")
+    assert outcome.out == "Found 2 findings (2 fixed, 0 remaining; 1 file checked).\n"
+    # `import jax` went after the imports in cell 1; the JAX102 left in cell 3 is still at its row there.
+    outcome = run("--output-format", "json", "nb.ipynb")
+    assert found(outcome) == [(3, 3, 1, "JAX102")]
+    cells = json.loads(Path("nb.ipynb").read_text())["cells"]
+    assert cells[0]["source"] == ["from jax import jit\n", "import jax.numpy as jnp\n", "import jax"]
+    assert cells[1]["source"][2] == '    jax.debug.print("{}", x)\n'
+
+
+@pytest.mark.parametrize("indent, ascii_only, end", [(2, True, ""), (4, False, "\n"), (None, False, "")])
+def test_fix_keeps_the_json_layout(run, indent: int | None, ascii_only: bool, end: str) -> None:
+    document = json.loads(notebook(("markdown", "Schätzung — naïve"), ("code", JAX101_SOURCE)))
+    Path("nb.ipynb").write_text(json.dumps(document, indent=indent, ensure_ascii=ascii_only) + end, "utf-8")
+    assert run("--fix", "nb.ipynb").code == 0
+    document["cells"][1]["source"][2] = "x = x.at[0].set(1)\n"
+    assert Path("nb.ipynb").read_text("utf-8") == json.dumps(document, indent=indent, ensure_ascii=ascii_only) + end
+
+
+def test_a_notebook_in_a_layout_jaxlint_cannot_write_back_is_left_alone(run) -> None:
+    hand_written = notebook(("code", JAX101_SOURCE)).replace('"nbformat": 4', '"nbformat":   4')
+    write(Path("nb.ipynb"), hand_written)
+    outcome = run("--fix", "nb.ipynb")
+    assert outcome.code == 1
+    assert outcome.err == "jaxlint: nb.ipynb: not fixed: jaxlint cannot rewrite this notebook's JSON in its own layout\n"
+    assert outcome.out.startswith("nb.ipynb:cell 1:3:1: JAX101 [*] ")
+    assert Path("nb.ipynb").read_text() == hand_written
+
+
+def test_diff_of_a_notebook_is_of_its_json_and_writes_nothing(run) -> None:
+    original = write(Path("nb.ipynb"), notebook(("code", JAX101_SOURCE))).read_text()
+    outcome = run("--diff", "nb.ipynb")
+    assert outcome.code == 1
+    assert '-    "x[0] = 1\\n"\n+    "x = x.at[0].set(1)\\n"\n' in outcome.out
+    assert outcome.out.startswith("--- a/nb.ipynb\n+++ b/nb.ipynb\n")
+    assert Path("nb.ipynb").read_text() == original

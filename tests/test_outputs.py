@@ -36,17 +36,17 @@ def project(tmp_path: Path) -> Path:
 def test_text_exact(project: Path) -> None:
     result = jaxlint(project, "a.py")
     assert (result.returncode, result.stderr) == (1, "")
-    assert result.stdout == f"a.py:3:1: JAX101 {JAX101_MESSAGE}\nFound 1 finding (1 file checked).\n"
+    assert result.stdout == f"a.py:3:1: JAX101 [*] {JAX101_MESSAGE}\nFound 1 finding (1 file checked); 1 fixable with `--fix`.\n"
 
 
 def test_text_several_files_in_order(project: Path) -> None:
     result = jaxlint(project, ".")
     assert result.returncode == 1
     assert result.stdout == (
-        f"a.py:3:1: JAX101 {JAX101_MESSAGE}\n"
-        f"b.py:3:1: JAX101 {JAX101_MESSAGE}\n"
+        f"a.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
+        f"b.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
         f"b.py:4:1: JAX102 {JAX102_MESSAGE}\n"
-        "Found 3 findings (3 files checked).\n"
+        "Found 3 findings (3 files checked); 2 fixable with `--fix`, 1 more with `--unsafe-fixes`.\n"
     )
 
 
@@ -68,7 +68,12 @@ def test_json_exact(project: Path) -> None:
         "filename": str(project.resolve() / "a.py"),
         "location": {"row": 3, "column": 1},
         "end_location": {"row": 3, "column": 5},
-        "fix": None,
+        "fix": {
+            "applicability": "safe",
+            "message": "use `x = x.at[0].set(1)`",
+            "edits": [{"content": "x = x.at[0].set(1)",
+                       "location": {"row": 3, "column": 1}, "end_location": {"row": 3, "column": 9}}],
+        },
         "url": f"{DOCS}JAX101.md",
         "noqa_row": 3,
         "cell": None,
@@ -88,7 +93,7 @@ def test_json_several_findings(project: Path) -> None:
         assert Path(finding["filename"]).is_absolute()
         assert finding["url"] == f"{DOCS}{finding['code']}.md"
         assert finding["noqa_row"] == finding["location"]["row"]
-        assert finding["fix"] is None
+    assert [finding["fix"]["applicability"] for finding in found] == ["safe", "safe", "unsafe"]
 
 
 def test_json_clean_is_an_empty_list(project: Path) -> None:

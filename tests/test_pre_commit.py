@@ -1,12 +1,14 @@
-"""The hooks in .pre-commit-hooks.yaml, run by the real `pre-commit try-repo`.
+"""The hooks in .pre-commit-hooks.yaml, run by the real pre-commit.
 
-try-repo installs the hook repository into a fresh virtualenv (pip, from the package index), so each
-invocation takes a while; the tests keep to few of them. The hook repository is a temporary git
+`pre-commit try-repo` installs the hook repository into a fresh virtualenv (pip, from the package
+index) each time, so it runs once; `pre-commit run` with a config naming the same repository installs
+once into PRE_COMMIT_HOME and reuses it for both hooks. The hook repository is a temporary git
 repository holding this checkout's current files (committed or not), so the test checks what is on disk.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -14,6 +16,7 @@ import sys
 from pathlib import Path
 
 from helpers import CLEAN_SOURCE, JAX101_SOURCE, write
+from test_fix import FIXED_JAX101
 from test_notebooks import notebook
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,15 +42,22 @@ def hook_repository(folder: Path) -> Path:
     return folder
 
 
-def try_repo(repo: Path, project: Path, hook: str, *files: str) -> subprocess.CompletedProcess:
+def pre_commit(project: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PRE_COMMIT_HOME": str(project.parent / "pre-commit-home"), "NO_COLOR": "1"}
     env.pop("VIRTUAL_ENV", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(repo), hook, "--color", "never", "--files", *files],
-        cwd=project, env=env, capture_output=True, text=True, timeout=TRY_REPO_TIMEOUT)
+    return subprocess.run([sys.executable, "-m", "pre_commit", *args, "--color", "never"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=TRY_REPO_TIMEOUT)
 
 
-def test_jaxlint_hook_fails_on_buggy_files_and_passes_on_clean_ones(tmp_path: Path) -> None:
+def config_for(repo: Path, folder: Path) -> Path:
+    """A .pre-commit-config.yaml (JSON is YAML) using both hooks of `repo` at its commit."""
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    hooks = [{"id": "jaxlint"}, {"id": "jaxlint-fix"}]
+    return write(folder / "pre-commit-config.yaml", json.dumps({"repos": [{"repo": str(repo), "rev": rev,
+                                                                             "hooks": hooks}]}))
+
+
+def test_hooks_fail_on_buggy_files_pass_on_clean_ones_and_fix(tmp_path: Path) -> None:
     repo = hook_repository(tmp_path / "hook")
     project = tmp_path / "project"
     write(project / "buggy.py", JAX101_SOURCE)
@@ -57,12 +67,22 @@ def test_jaxlint_hook_fails_on_buggy_files_and_passes_on_clean_ones(tmp_path: Pa
     git(project, "init", "-q")
     git(project, "add", ".")
 
-    failing = try_repo(repo, project, "jaxlint", "buggy.py", "clean.py", "nb.ipynb", "notes.txt")
+    failing = pre_commit(project, "try-repo", str(repo), "jaxlint",
+                         "--files", "buggy.py", "clean.py", "nb.ipynb", "notes.txt")
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "jaxlint" in failing.stdout and "Failed" in failing.stdout
-    reported = [line.split(" ", 2)[:2] for line in failing.stdout.splitlines() if ": JAX" in line]
-    assert reported == [["buggy.py:3:1:", "JAX101"], ["nb.ipynb:cell", "2:3:1:"]]
+    reported = [line.split(" ", 3)[:3] for line in failing.stdout.splitlines() if ": JAX" in line]
+    assert reported == [["buggy.py:3:1:", "JAX101", "[*]"], ["nb.ipynb:cell", "2:3:1:", "JAX101"]]
 
-    passing = try_repo(repo, project, "jaxlint", "clean.py")
+    config = config_for(repo, tmp_path)
+    passing = pre_commit(project, "run", "--config", str(config), "--files", "clean.py")
     assert passing.returncode == 0, passing.stdout + passing.stderr
-    assert "Passed" in passing.stdout and ": JAX" not in passing.stdout
+    assert [line.rsplit(".", 1)[-1] for line in passing.stdout.splitlines() if line.startswith("jaxlint")] == [
+        "Passed", "Passed"]
+
+    fixing = pre_commit(project, "run", "jaxlint-fix", "--config", str(config), "--files", "buggy.py", "nb.ipynb")
+    assert fixing.returncode == 1, fixing.stdout + fixing.stderr  # pre-commit fails a hook that changed files
+    assert "files were modified by this hook" in fixing.stdout
+    assert (project / "buggy.py").read_text() == FIXED_JAX101
+    assert json.loads((project / "nb.ipynb").read_text())["cells"][1]["source"][2] == "x = x.at[0].set(1)\n"
+    assert (project / "clean.py").read_text() == CLEAN_SOURCE

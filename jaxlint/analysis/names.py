@@ -99,8 +99,9 @@ class Names:
     def qualified(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name `expr` refers to, or None when it is not an imported name."""
         spelled = dotted(expr)
-        if spelled is None:
-            return None
+        return None if spelled is None else self._resolve(spelled)
+
+    def _resolve(self, spelled: str) -> str | None:
         head, _, rest = spelled.partition(".")
         for scope in reversed(self._scopes):
             if head in scope:
@@ -109,3 +110,17 @@ class Names:
                     return None
                 return f"{target}.{rest}" if rest else target
         return None
+
+    def spelling(self, qualified: str) -> str | None:
+        """The shortest name for `qualified` that this scope's imports give (`jnp.minimum`), or None."""
+        candidates = sorted(
+            (local + qualified[len(target):]
+             for scope in self._scopes for local, target in scope.items()
+             if target and (qualified == target or qualified.startswith(target + "."))),
+            key=len,
+        )
+        return next((spelled for spelled in candidates if self._resolve(spelled) == qualified), None)
+
+    def free(self, name: str) -> bool:
+        """Whether no scope binds `name` to anything but the module of that name (so `import name` works)."""
+        return all(scope.get(name, name) == name for scope in self._scopes)

@@ -20,16 +20,23 @@ from jaxlint.diagnostics import SAFE
 Message = Union[str, Callable[[Callable[[cst.CSTNode], int]], str]]
 
 
+# A piece of a fix's new code: text, an original node copied as written (with its parentheses), the
+# original text from the start of one node to the end of another, or a new node (rendered by libcst;
+# prefer original nodes inside it as pieces, since libcst renders them without their block's indentation).
+Piece = Union[str, cst.CSTNode, tuple[cst.CSTNode, cst.CSTNode]]
+
+
 @dataclass(frozen=True)
 class FixPlan:
     """A fix as a rule sees it: put new code in place of nodes. lint.py turns it into positioned edits.
 
-    `imports` names modules the new code uses under their own name (`"jax"` for `jax.tree.map`);
-    `import jax` is added once at the top of the file when the module does not bind that name yet.
+    New code is text, or pieces that copy original code verbatim (comments, line breaks and
+    indentation inside it included). `imports` names modules the new code uses under their own name
+    (`"jax"` for `jax.tree.map`); `import jax` is added once when the module does not bind that name.
     """
 
     message: str
-    replacements: tuple[tuple[cst.CSTNode, Union[str, cst.CSTNode]], ...]
+    replacements: tuple[tuple[cst.CSTNode, Union[str, cst.CSTNode, tuple[Piece, ...]]], ...]
     applicability: str = SAFE
     imports: tuple[str, ...] = ()
 
@@ -77,3 +84,20 @@ class Rule:
 
     def report(self, node: cst.CSTNode, message: Message, fix: FixPlan | None = None) -> None:
         self._reporter(self.code, node, message, fix)
+
+    def spell(self, qualified: str) -> tuple[str, tuple[str, ...]] | None:
+        """Code naming `qualified` here and the imports it needs: `jnp.minimum` through the file's own
+        alias, else `jax.numpy.minimum` with `import jax`; None when a local hides the top module."""
+        spelled = self.names.spelling(qualified)
+        if spelled is not None:
+            return spelled, ()
+        top = qualified.partition(".")[0]
+        return (qualified, (top,)) if self.names.free(top) else None
+
+    def rename(self, node: cst.CSTNode, qualified: str, applicability: str = SAFE) -> FixPlan | None:
+        """A fix putting the name of `qualified` (as `spell` gives it) in place of `node`."""
+        spelled = self.spell(qualified)
+        if spelled is None:
+            return None
+        name, imports = spelled
+        return FixPlan(f"use `{name}`", ((node, name),), applicability, imports)

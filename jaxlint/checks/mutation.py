@@ -6,7 +6,8 @@ import libcst as cst
 
 from jaxlint.analysis.arrays import functional_update_receiver
 from jaxlint.analysis.values import Kind
-from jaxlint.checks.base import Rule, code
+from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.diagnostics import UNSAFE
 
 _UPDATE_METHOD = {
     cst.AddAssign: "add",
@@ -58,18 +59,26 @@ class InPlaceUpdate(Rule):
     )
     verify = "`--verify` traces the function and expects the `TypeError` at this line."
 
+    fixable = True
+    fix_safety = (
+        "Safe, when the array is a plain name and the statement assigns one subscript: `x[i] = v` "
+        "becomes `x = x.at[i].set(v)`, and `+=`, `-=`, `*=`, `/=`, `**=` become `.add`, `.subtract`, "
+        "`.multiply`, `.divide`, `.power`. The original statement raises, so no working code changes meaning."
+    )
+
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             for subscript in _subscripts(target.target):
-                self._check(subscript, "set", node.value)
+                whole = len(node.targets) == 1 and subscript is target.target
+                self._check(subscript, "set", node.value, statement=node if whole else None)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Subscript):
             method = _UPDATE_METHOD.get(type(node.operator))
-            self._check(node.target, method, node.value, node.operator)
+            self._check(node.target, method, node.value, node.operator, statement=node)
 
     def _check(self, target: cst.Subscript, method: str | None, value: cst.BaseExpression,
-               operator: cst.BaseAugOp | None = None) -> None:
+               operator: cst.BaseAugOp | None = None, statement: cst.CSTNode | None = None) -> None:
         held = self.values.value_of(target.value)
         if held is None or not held.is_array:
             return
@@ -82,9 +91,19 @@ class InPlaceUpdate(Rule):
         else:
             op = code(operator).strip()[:-1]
             fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {code(value)})`"
+        plan = None
+        if statement is not None and method is not None and isinstance(target.value, cst.Name):
+            plan = FixPlan(f"use {fix}", ((statement, _functional_update(target, method, value)),))
         self.report(target, lambda line_of: (
             f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
-        ))
+        ), plan)
+
+
+def _functional_update(target: cst.Subscript, method: str, value: cst.BaseExpression) -> tuple:
+    """`x = x.at[i].method(value)`, the index and the value copied as they were written."""
+    bare_tuple = isinstance(value, cst.Tuple) and not value.lpar
+    return (target.value, " = ", target.value, ".at", (target.lbracket, target.rbracket), f".{method}(",
+            *(("(", value, ")") if bare_tuple else (value,)), ")")
 
 
 def _array_index(elements, value_of) -> bool:
@@ -143,6 +162,12 @@ class DiscardedFunctionalUpdate(Rule):
         "`.at[...].set(...)` is an in-place write that returns `None`."
     )
     verify = "Not confirmed by `--verify`: the statement runs without error, which is the bug."
+    fixable = True
+    fix_safety = (
+        "Unsafe: for a plain name, `x.at[i].set(v)` becomes `x = x.at[i].set(v)`. The statement did "
+        "nothing before, so assigning the result changes what the code computes (that is the point, but "
+        "review it)."
+    )
 
     def _is_ref(self, receiver: cst.BaseExpression) -> bool:
         """A `jax.Ref` (or a Pallas kernel's `x_ref`): its `.at[...].set(...)` writes in place."""
@@ -159,10 +184,11 @@ class DiscardedFunctionalUpdate(Rule):
         receiver = functional_update_receiver(call)
         if receiver is not None and not self._is_ref(receiver):
             method = call.func.attr.value
+            assign = f"{code(receiver)} = {code(call, 60)}"
             self.report(call, (
                 f"the result of `.at[...].{method}(...)` is discarded: JAX arrays are immutable, so "
-                f"`{code(receiver)}` is unchanged; assign it: `{code(receiver)} = {code(call, 60)}`"
-            ))
+                f"`{code(receiver)}` is unchanged; assign it: `{assign}`"
+            ), _assign_back(node, receiver, assign))
             return
         qualified = self.names.qualified(call.func)
         if qualified in _REMOVED_INDEX_OPS:
@@ -170,3 +196,10 @@ class DiscardedFunctionalUpdate(Rule):
                 f"the result of `{qualified}(...)` is discarded: it returns a new array and leaves its "
                 f"operand unchanged; assign it: `x = x.at[idx].{_REMOVED_INDEX_OPS[qualified]}(v)`"
             ))
+
+
+def _assign_back(statement: cst.Expr, receiver: cst.BaseExpression, assign: str) -> FixPlan | None:
+    """`x.at[i].set(v)` -> `x = x.at[i].set(v)`, for a plain-name receiver."""
+    if not isinstance(receiver, cst.Name):
+        return None
+    return FixPlan(f"assign the result: `{assign}`", ((statement, (receiver, " = ", statement.value)),), UNSAFE)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ast
+import json
+from functools import lru_cache
+from pathlib import Path
+
 import libcst as cst
 
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
 from jaxlint.analysis.values import Kind, Value
-from jaxlint.checks.base import Rule, code
+from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.diagnostics import UNSAFE
 
 def static_hint(rule: Rule, value: Value) -> str:
     """How to make the value static, when the fix is a jit argument spec."""
@@ -130,16 +136,22 @@ class PythonLogicOnTracer(Rule):
         "`jnp.minimum`, `jnp.any`, and functions under `grad` alone."
     )
     verify = "`--verify` traces the function and expects `TracerBoolConversionError` at this line."
+    fixable = True
+    fix_safety = (
+        "Safe for builtin `min`/`max` of exactly two operands: `jnp.minimum`/`jnp.maximum` compute the "
+        "same value (spelled through the file's own `jax.numpy` alias, else `jax.numpy` with `import jax` "
+        "added). Other forms have no automatic fix."
+    )
 
     _REPLACEMENTS = {"min": "jnp.minimum", "max": "jnp.maximum", "any": "jnp.any", "all": "jnp.all",
                      "bool": "a `jnp` boolean array"}
 
     def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value,
-                remedy: str) -> None:
+                remedy: str, fix: FixPlan | None = None) -> None:
         self.report(node, lambda line_of: (
             f"{what} on a traced value raises TracerBoolConversionError: `{code(operand)}` is traced "
             f"({value.describe(code(operand), line_of)}); use {remedy}{static_hint(self, value)}"
-        ))
+        ), fix)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # `a and b` asks for the truth of `a`; `b` is returned as it is.
@@ -166,8 +178,14 @@ class PythonLogicOnTracer(Rule):
             value = self.values.value_of(arg.value)
             if value is not None and value.abstract:
                 self._report(node, f"builtin `{builtin}()`", arg.value, value,
-                             f"`{self._REPLACEMENTS[builtin]}`")
+                             f"`{self._REPLACEMENTS[builtin]}`", self._elementwise(node, builtin))
                 return
+
+    def _elementwise(self, node: cst.Call, builtin: str) -> FixPlan | None:
+        """`min(a, b)` -> `jnp.minimum(a, b)`: the same value for two operands, computed in JAX."""
+        if builtin not in ("min", "max") or len(node.args) != 2 or any(a.keyword or a.star for a in node.args):
+            return None
+        return self.rename(node.func, f"jax.numpy.{builtin}imum")
 
 
 class TracerConcretization(Rule):
@@ -333,6 +351,12 @@ class NumpyOnTracer(Rule):
         "traced functions."
     )
     verify = "`--verify` traces the function and expects `TracerArrayConversionError` at this line."
+    fixable = True
+    fix_safety = (
+        "Safe for a `numpy` function that `jax.numpy` also has (`np.linalg.norm` -> `jnp.linalg.norm`, "
+        "spelled through the file's own alias): the original raises, and the `jax.numpy` function computes "
+        "the same result on the traced value. Not fixed: calls with `out=`, `scipy` and `math` functions."
+    )
 
     # Shape and dtype helpers, and the functions NumPy hands to the argument's own method
     # (`np.sum(x)` calls `x.sum()`), which work on tracers.
@@ -361,8 +385,24 @@ class NumpyOnTracer(Rule):
             self.report(node, lambda line_of: (
                 f"`{code(node.func)}()` on a traced value raises TracerArrayConversionError: "
                 f"`{code(arg.value)}` is traced ({value.describe(code(arg.value), line_of)}); use {fix}"
-            ))
+            ), self._jax_numpy(node, qualified))
             return
+
+    def _jax_numpy(self, node: cst.Call, qualified: str) -> FixPlan | None:
+        """`np.f(x)` -> `jnp.f(x)` when jax.numpy has `f` (and no `out=`, which jax.numpy refuses)."""
+        short = qualified.split(".", 1)[1]
+        if not qualified.startswith("numpy.") or short not in _jax_numpy_names():
+            return None
+        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
+            return None
+        return self.rename(node.func, f"jax.numpy.{short}")
+
+
+@lru_cache(maxsize=1)
+def _jax_numpy_names() -> frozenset[str]:
+    """What jax.numpy shares with NumPy (data/jax_numpy_names.txt), read the first time a fix needs it."""
+    text = (Path(__file__).resolve().parents[1] / "data" / "jax_numpy_names.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
 
 
 def _mentions_traced(rule: Rule, expr: cst.BaseExpression, staged: bool) -> Value | None:
@@ -421,6 +461,13 @@ class PrintInTraced(Rule):
         "functions under `grad` alone (the value is printed on every call)."
     )
     verify = "`--verify` traces the function with `print` recorded and confirms a tracer was printed."
+    fixable = True
+    fix_safety = (
+        "Unsafe: `print(a, b)` becomes `jax.debug.print(\"{} {}\", a, b)` (string arguments kept as text, "
+        "f-string fields turned into placeholders). The output now appears on every call, at run time, "
+        "formatted by JAX, which is a change in behaviour. Calls with `sep=`, `end=`, `file=` or `*args`, and "
+        "logging calls, have no automatic fix."
+    )
 
     _LEVELS = frozenset("debug info warning warn error exception critical fatal log".split())
 
@@ -462,8 +509,32 @@ class PrintInTraced(Rule):
                     f"`{what}` of a traced value runs once at trace time and shows `Traced<...>`, not the "
                     f"numbers: `{code(arg.value)}` is traced ({value.describe(code(arg.value), line_of)}); "
                     f"use `jax.debug.print(\"... {{}}\", value)`"
-                ))
+                ), self._debug_print(node) if what == "print" else None)
                 return
+
+    def _debug_print(self, node: cst.Call) -> FixPlan | None:
+        """`print("loss", loss)` -> `jax.debug.print("loss {}", loss)`: the same text, printed at run time."""
+        if any(arg.keyword or arg.star for arg in node.args):
+            return None  # sep=, end=, file=, *args: no faithful translation
+        texts, values = [], []
+        for arg in node.args:
+            if isinstance(arg.value, cst.SimpleString) and "b" not in arg.value.prefix.lower():
+                texts.append(arg.value.evaluated_value.replace("{", "{{").replace("}", "}}"))
+            elif isinstance(arg.value, cst.FormattedString):
+                converted = _runtime_template(arg.value)
+                if converted is None:
+                    return None
+                texts.append(converted[0])
+                values.extend(converted[1])
+            else:
+                texts.append("{}")
+                values.extend(_argument(arg.value))
+        spelled = self.spell("jax.debug.print")
+        if spelled is None:
+            return None
+        name, imports = spelled
+        call = (f"{name}({json.dumps(' '.join(texts), ensure_ascii=False)}", *values, ")")
+        return FixPlan(f"use `{name}`", ((node, call),), UNSAFE, imports)
 
 
 class DebugPrintFstring(Rule):
@@ -497,6 +568,12 @@ class DebugPrintFstring(Rule):
         "static values (`f\"step {name}: {{}}\"` with a static `name`)."
     )
     verify = "`--verify` traces the function and checks the printed text for a tracer repr."
+    fixable = True
+    fix_safety = (
+        "Safe for an f-string: each field becomes a `{}` placeholder (keeping its `!r` and format spec) and "
+        "its expression an argument, so `jax.debug.print` formats the runtime value. Not fixed: `{x=}` fields, "
+        "nested fields in a format spec, calls with more positional arguments, `%` and `.format`."
+    )
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.names.qualified(node.func) != "jax.debug.print" or not node.args:
@@ -510,7 +587,60 @@ class DebugPrintFstring(Rule):
                 f"`jax.debug.print` gets a string already formatted at trace time, showing the tracer "
                 f"instead of its value ({value.describe(code(template), line_of)}); pass the value as an "
                 f"argument: `jax.debug.print(\"... {{}}\", value)`"
-            ))
+            ), _placeholders(node, template))
+
+
+def _placeholders(call: cst.Call, template: cst.BaseExpression) -> FixPlan | None:
+    """`f"x = {x:.3f}"` -> `"x = {:.3f}", x`, keeping the quotes, the text and the format specs."""
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if not isinstance(template, cst.FormattedString) or len(positional) != 1 or template.lpar:
+        return None  # more arguments: the f-string's `{{}}` may be meant for them
+    split = _split_fstring(template, lambda text: text)
+    if split is None:
+        return None
+    prefix = template.start.replace("f", "").replace("F", "")
+    new = (f"{prefix}{split[0]}{template.end}", *split[1])
+    return FixPlan("pass the values as arguments", ((template, new),))
+
+
+def _runtime_template(template: cst.FormattedString) -> tuple[str, tuple] | None:
+    """An f-string as the text `str.format` expects at run time (escapes evaluated) and its arguments."""
+    prefix = template.start.replace("f", "").replace("F", "").rstrip("'\"")
+    return _split_fstring(template, lambda text: ast.literal_eval(f"{prefix}{template.end}{text}{template.end}"))
+
+
+def _split_fstring(template: cst.FormattedString, text_of) -> tuple[str, tuple] | None:
+    """An f-string's text with `{}` placeholders (each part's text through `text_of`), and fix pieces
+    passing its fields' expressions as arguments; None when a field has no placeholder form."""
+    body, values = [], []
+    for part in template.parts:
+        if isinstance(part, cst.FormattedStringText):
+            body.append(text_of(part.value))
+            continue
+        field = _field(part)
+        if field is None:
+            return None
+        body.append(field)
+        values.extend(_argument(part.expression))
+    return "".join(body), tuple(values)
+
+
+def _field(part: cst.FormattedStringExpression) -> str | None:
+    """`{x!r:>8}` -> `{!r:>8}`; None for `{x=}` and nested fields in the format spec."""
+    if part.equal is not None:
+        return None
+    spec = ""
+    if part.format_spec is not None:
+        if not all(isinstance(piece, cst.FormattedStringText) for piece in part.format_spec):
+            return None
+        spec = ":" + "".join(piece.value for piece in part.format_spec)
+    conversion = f"!{part.conversion}" if part.conversion else ""
+    return "{" + conversion + spec + "}"
+
+
+def _argument(expr: cst.BaseExpression) -> tuple:
+    """Fix pieces passing `expr` on as a call argument, as written (a bare tuple gets parentheses)."""
+    return (", ", "(", expr, ")") if isinstance(expr, cst.Tuple) and not expr.lpar else (", ", expr)
 
 
 class TracerLeak(Rule):

@@ -6,7 +6,25 @@ import json
 import os
 
 from jaxlint.checks import rule_url
+from jaxlint.diagnostics import Fix
 from jaxlint.runner import RunResult
+
+
+def fix_object(fix: Fix | None) -> dict | None:
+    if fix is None:
+        return None
+    return {
+        "applicability": fix.applicability,
+        "message": fix.message,
+        "edits": [
+            {
+                "content": edit.content,
+                "location": {"row": edit.row, "column": edit.col},
+                "end_location": {"row": edit.end_row, "column": edit.end_col},
+            }
+            for edit in fix.edits
+        ],
+    }
 
 
 def render(result: RunResult) -> str:
@@ -17,7 +35,7 @@ def render(result: RunResult) -> str:
             "filename": os.path.abspath(d.filename),
             "location": {"row": d.row, "column": d.col},
             "end_location": {"row": d.end_row, "column": d.end_col},
-            "fix": None,
+            "fix": fix_object(d.fix),
             "url": rule_url(d.code),
             "noqa_row": d.noqa_row,
             "cell": d.cell,

@@ -51,6 +51,23 @@ def _where(d: Diagnostic) -> dict:
     }
 
 
+def _fixes(d) -> dict:
+    """SARIF `fixes`: the replacements `jaxlint --fix` would make."""
+    if d.fix is None:
+        return {}
+    replacements = [
+        {
+            "deletedRegion": {"startLine": e.row, "startColumn": e.col, "endLine": e.end_row, "endColumn": e.end_col},
+            "insertedContent": {"text": e.content},
+        }
+        for e in d.fix.edits
+    ]
+    return {"fixes": [{
+        "description": {"text": f"{d.fix.message} ({d.fix.applicability})"},
+        "artifactChanges": [{"artifactLocation": _artifact(d.filename), "replacements": replacements}],
+    }]}
+
+
 def render(result: RunResult) -> str:
     index = {rule.code: i for i, rule in enumerate(ALL_RULES)}
     results = [
@@ -60,6 +77,7 @@ def render(result: RunResult) -> str:
             "level": "error",
             "message": {"text": d.message},
             **_where(d),
+            **_fixes(d),
         }
         for d in result.diagnostics
     ]

@@ -12,7 +12,7 @@ import unicodedata
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.files import InputError, read_bytes, read_source
 from jaxlint.notebooks import NotPython, cell_lines, cell_text, is_notebook, parse_notebook
-from jaxlint.report.text import location
+from jaxlint.report.text import finding
 from jaxlint.runner import RunResult
 
 TAB_SIZE = 4
@@ -23,7 +23,7 @@ def render(result: RunResult) -> str:
     sources: dict[str, list[str] | dict | None] = {}
     out = []
     for d in result.diagnostics:
-        out.append(f"{location(d)}: {d.code} {d.message}\n")
+        out.append(finding(d, result.unsafe_fixes))
         if d.filename not in sources:
             sources[d.filename] = _read(d.filename)
         line = _line(sources[d.filename], d)

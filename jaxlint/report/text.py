@@ -6,6 +6,7 @@ from collections import Counter
 
 from jaxlint.checks import BY_CODE
 from jaxlint.diagnostics import Diagnostic
+from jaxlint.fix import applicable
 from jaxlint.runner import RunResult
 
 
@@ -16,7 +17,12 @@ def location(d: Diagnostic) -> str:
 
 
 def render(result: RunResult) -> str:
-    return "".join(f"{location(d)}: {d.code} {d.message}\n" for d in result.diagnostics)
+    return "".join(finding(d, result.unsafe_fixes) for d in result.diagnostics)
+
+
+def finding(d: Diagnostic, unsafe_fixes: bool) -> str:
+    """`[*]` after the code marks a finding `--fix` can fix (with `--unsafe-fixes`, unsafe ones too)."""
+    return f"{location(d)}: {d.code}{' [*]' if applicable(d, unsafe_fixes) else ''} {d.message}\n"
 
 
 def summary(result: RunResult) -> str:
@@ -24,13 +30,51 @@ def summary(result: RunResult) -> str:
     if result.skipped:
         checked += f", {result.skipped} without jax skipped"
     count = len(result.diagnostics)
+    if result.diffs or result.fixed:
+        return _fix_summary(result, checked)
     if result.internal_errors:
         errors = len(result.internal_errors)
         return (f"Found {count} finding{'s' if count != 1 else ''} and {errors} internal "
                 f"error{'s' if errors != 1 else ''} ({checked}); see stderr.\n")
     if count == 0:
         return f"All checks passed ({checked}).\n"
-    return f"Found {count} finding{'s' if count != 1 else ''} ({checked}).\n"
+    return f"Found {count} finding{'s' if count != 1 else ''} ({checked}){_fixable(result)}.\n"
+
+
+def _fixable(result: RunResult) -> str:
+    """How many findings `--fix` would fix, and how many more `--unsafe-fixes` would."""
+    safe = sum(applicable(d, False) for d in result.diagnostics)
+    unsafe = sum(applicable(d, True) for d in result.diagnostics) - safe
+    if result.unsafe_fixes and safe + unsafe:
+        return f"; {safe + unsafe} fixable with `--fix --unsafe-fixes`"
+    if safe and unsafe:
+        return f"; {safe} fixable with `--fix`, {unsafe} more with `--unsafe-fixes`"
+    if safe:
+        return f"; {safe} fixable with `--fix`"
+    return f"; {unsafe} fixable with `--fix --unsafe-fixes`" if unsafe else ""
+
+
+def _fix_summary(result: RunResult, checked: str) -> str:
+    fixed, remaining = len(result.fixed), len(result.diagnostics)
+    if result.diffs:
+        return f"Would fix {fixed} finding{'s' if fixed != 1 else ''} ({remaining} would remain; {checked}).\n"
+    total = fixed + remaining
+    return f"Found {total} finding{'s' if total != 1 else ''} ({fixed} fixed, {remaining} remaining; {checked}).\n"
+
+
+def fixes(result: RunResult) -> str:
+    """`--show-fixes`: what was fixed, by file and rule."""
+    if not result.fixed:
+        return "No findings fixed.\n" if not result.diffs else "No findings would be fixed.\n"
+    counts = Counter((d.filename, d.code) for d in result.fixed)
+    verb = "Would fix" if result.diffs else "Fixed"
+    lines = [f"{verb} {len(result.fixed)} finding{'s' if len(result.fixed) != 1 else ''}:\n"]
+    for filename in dict.fromkeys(d.filename for d in result.fixed):
+        lines.append(f"- {filename}:\n")
+        for (name, code), n in sorted(counts.items()):
+            if name == filename:
+                lines.append(f"    {n} × {code} ({BY_CODE[code].name})\n")
+    return "".join(lines)
 
 
 def statistics(result: RunResult) -> str:
