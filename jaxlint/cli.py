@@ -11,7 +11,7 @@ from typing import TextIO
 from jaxlint import __version__
 from jaxlint.catalog import rule_page
 from jaxlint.checks import ALL_RULES, find_rule
-from jaxlint.config import CommandLine, ConfigError, build_settings
+from jaxlint.config import CommandLine, ConfigError, build_settings, load_table
 from jaxlint.report import FORMATS, source, text
 from jaxlint.runner import FixMode, run
 
@@ -53,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     parser.add_argument("--show-fixes", action="store_true", help="list the findings that were fixed")
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
+    parser.add_argument("--verify", nargs="?", const="flagged", choices=("flagged", "all"),
+                        help="trace the flagged functions with real jax (imports your modules); "
+                             "--verify=all traces every transformed function")
+    parser.add_argument("--verify-timeout", type=float, metavar="SECONDS", help="per file (default 60)")
+    parser.add_argument("--fail-on", choices=("any", "confirmed"), default="any",
+                        help="with --verify: exit 1 on any finding (default) or only on confirmed ones")
     return parser
 
 
@@ -82,7 +88,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     try:
         if argv[:1] == ["rule"]:
             return _rule_command(argv[1:], out)
-        args = _parser().parse_args(argv)
+        # A bare `--verify` must not swallow the path after it as its optional value.
+        args = _parser().parse_args(["--verify=flagged" if a == "--verify" else a for a in argv])
     except SystemExit as exit_:  # argparse: --help, --version, usage errors
         return int(exit_.code or 0)
     try:
@@ -95,6 +102,19 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_ERROR
 
 
+def _verify(args: argparse.Namespace, settings, result) -> None:
+    """Trace with real jax (imported by the worker processes only, never here)."""
+    from jaxlint.verify import run as verify_run  # not on the static path
+    from jaxlint.verify.options import from_table as verify_options
+
+    if verify_run.jax_missing():
+        raise ConfigError(verify_run.INSTALL_HINT)
+    table = load_table(settings.config_file).get("verify", {}) if settings.config_file else {}
+    options = verify_options(table, args.verify == "all", args.verify_timeout)
+    for note in verify_run.verify(args.paths, result, settings, options):
+        print(f"jaxlint: {note}", file=sys.stderr)
+
+
 def _lint(args: argparse.Namespace, out: TextIO) -> int:
     settings = build_settings(CommandLine(
         select=_selectors(args.select),
@@ -105,6 +125,8 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
     ))
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
     result = run(args.paths, settings, fix_mode, args.unsafe_fixes)
+    if args.verify:
+        _verify(args, settings, result)
     _report(args, result, out)
     for note in result.notes:
         print(f"jaxlint: note: {note}", file=sys.stderr)
@@ -112,7 +134,9 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         print(f"jaxlint: {message}", file=sys.stderr)
     if result.internal_errors:
         return EXIT_ERROR
-    if (result.diagnostics or result.diffs) and not args.exit_zero:
+    failing = [d for d in result.diagnostics
+               if args.fail_on == "any" or (d.verify is not None and d.verify.status == "confirmed")]
+    if (failing or result.diffs) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
@@ -136,3 +160,5 @@ def _report(args: argparse.Namespace, result, out: TextIO) -> None:
         out.write(text.fixes(result))
     if human and not args.quiet:
         out.write(text.summary(result))
+        if args.verify:
+            out.write(text.verify_summary(result))

@@ -6,7 +6,6 @@ a linter that silently ignores `selct = [...]` checks something other than what 
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 import sys
@@ -19,13 +18,16 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from jaxlint.analysis.apis import VERSION as JAX_VERSION
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.selection import UnknownSelector, enabled_codes, resolve
+from jaxlint.suggest import unknown_key
+from jaxlint.verify.options import VerifyConfigError, validate as validate_verify
 
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
-_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores")
+_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify")
 
 
 class ConfigError(Exception):
@@ -42,6 +44,7 @@ class Settings:
     config_file: Path | None = None
     extra_transforms: frozenset[str] = frozenset()  # qualified names that behave like jax.jit
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES  # parameter names (globs) that hold PRNG keys
+    target_jax_version: str | None = None  # JAX801/JAX802 judge APIs against this release (None: newest known)
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -123,11 +126,12 @@ def load_table(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{where}: expected a table")
     for key, value in table.items():
         if key not in _KNOWN_KEYS:
-            close = difflib.get_close_matches(key, _KNOWN_KEYS, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise ConfigError(f"{where}: unknown key '{key}'{hint}")
+            raise ConfigError(unknown_key(where, key, _KNOWN_KEYS))
         if key in _LIST_KEYS and not _is_list_of_str(value):
             raise ConfigError(f"{where}: '{key}' must be a list of strings, got {_describe(value)}")
+        if key == "target-jax-version" and not (isinstance(value, str) and JAX_VERSION.match(value)):
+            raise ConfigError(f"{where}: 'target-jax-version' must be a jax version such as \"0.4.30\", "
+                              f"got {_describe(value)}")
         if key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: 'per-file-ignores' must be a table of glob = [codes], "
@@ -136,6 +140,11 @@ def load_table(path: Path) -> dict[str, Any]:
                 if not _is_list_of_str(codes):
                     raise ConfigError(f"{where}: per-file-ignores '{glob}' must be a list of strings, "
                                       f"got {_describe(codes)}")
+        if key == "verify":
+            try:
+                validate_verify(value, where)
+            except VerifyConfigError as error:
+                raise ConfigError(str(error)) from None
     return table
 
 
@@ -202,4 +211,4 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
                               f"'mylib.compile', got {name!r}")
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names)
+                    key_names, table.get("target-jax-version"))

@@ -88,6 +88,7 @@ def lint_source(
     enabled: frozenset[str],
     table: TransformTable = DEFAULT_TABLE,
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES,
+    jax_version: str | None = None,
     line_name: Callable[[int], str] = str,
 ) -> list[Diagnostic]:
     """The findings of the enabled rules in one file's text, sorted, noqa applied.
@@ -100,7 +101,7 @@ def lint_source(
     if rejected is not None:
         diagnostics = [rejected] if rejected.code in enabled else []
     else:
-        diagnostics = _parse_and_check(source, filename, enabled, table, key_names, line_name)
+        diagnostics = _parse_and_check(source, filename, enabled, table, key_names, jax_version, line_name)
     if not diagnostics:
         return []
     lines = _LINE_BREAK.split(source)
@@ -114,12 +115,14 @@ def lint_source(
 
 def _parse_and_check(
     source: str, filename: str, enabled: frozenset[str], table: TransformTable, key_names: tuple[str, ...],
+    jax_version: str | None,
     line_name: Callable[[int], str],
 ) -> list[Diagnostic]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
     try:
-        return _check(cst.parse_module(source), source, filename, enabled, table, key_names, line_name)
+        return _check(cst.parse_module(source), source, filename, enabled, table, key_names, jax_version,
+                      line_name)
     except cst.ParserSyntaxError as error:
         row, col = error.raw_line, error.raw_column + 1
         message = f"libcst cannot parse this file: {error.message}"
@@ -137,7 +140,7 @@ MAX_ROUNDS = 8
 
 def _check(
     module: cst.Module, source: str, filename: str, enabled: frozenset[str], table: TransformTable,
-    key_names: tuple[str, ...], line_name: Callable[[int], str],
+    key_names: tuple[str, ...], jax_version: str | None, line_name: Callable[[int], str],
 ) -> list[Diagnostic]:
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
@@ -147,6 +150,8 @@ def _check(
         reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
         tracker = ValueTracker(module, facts, table, key_names)
         rules = [rule(tracker, lambda *report: reports.append(report), filename) for rule in rule_classes]
+        for rule in rules:
+            rule.jax_version = jax_version
         module.visit(_Traversal(tracker, rules))
         learned = tracker.recorder.facts()
         if learned == facts:
@@ -163,7 +168,7 @@ def _check(
     for code, node, message, plan in reports:
         where = positions[node]
         text = message if isinstance(message, str) else message(line_of)
-        fix = None if plan is None else _fix(plan, module, source, positions)
+        fix = None if plan is None or _drops_comments(plan) else _fix(plan, module, source, positions)
         diagnostics.append(Diagnostic(
             filename, where.start.line, where.start.column + 1, code, text,
             where.end.line, where.end.column + 1, fix,
@@ -201,6 +206,27 @@ def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:
     return Fix(plan.applicability, plan.message, tuple(sorted(edits)))
 
 
+def _drops_comments(plan: FixPlan) -> bool:
+    """Whether the fix would delete a comment: one in a replaced node that no copied piece keeps."""
+    for node, new in plan.replacements:
+        kept = [piece for part in (new if isinstance(new, tuple) else (new,))
+                for piece in (part if isinstance(part, tuple) else (part,)) if isinstance(piece, cst.CSTNode)]
+        if len(_comments(node)) > sum(len(_comments(piece)) for piece in kept):
+            return True
+    return False
+
+
+def _comments(node: cst.CSTNode) -> list[cst.Comment]:
+    found: list[cst.Comment] = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_Comment(self, comment: cst.Comment) -> None:
+            found.append(comment)
+
+    node.visit(Collector())
+    return found
+
+
 def _outer(node: cst.CSTNode, side: int) -> cst.CSTNode:
     """The node's outermost parenthesis on that side (positions leave parentheses out), or the node."""
     parens = getattr(node, "lpar" if side == 0 else "rpar", None)
@@ -236,4 +262,4 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
 
 
 def _has_hooks(rule: type[Rule]) -> bool:
-    return any(name.startswith(("visit_", "leave_")) for name in vars(rule))
+    return any(name.startswith(("visit_", "leave_")) for name in dir(rule))

@@ -66,7 +66,7 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None,
             continue
 
         def lint(text: str) -> list[Diagnostic]:
-            return lint_source(text, path, enabled, table, settings.key_names,
+            return lint_source(text, path, enabled, table, settings.key_names, settings.target_jax_version,
                                line_name(text) if notebook else str)
 
         try:

@@ -49,5 +49,5 @@ def test_fixture_findings_match_expectations(path: Path) -> None:
 
 def test_every_rule_with_visitors_has_a_fixture() -> None:
     covered = {code for path in fixture_files() for _, _, code in expectations(path.read_text("utf-8"))}
-    checked = {rule.code for rule in ALL_RULES if any(n.startswith("visit_") for n in vars(rule))}
+    checked = {rule.code for rule in ALL_RULES if any(n.startswith("visit_") for n in dir(rule))}
     assert checked - covered == set()

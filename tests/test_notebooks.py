@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers import JAX101_MESSAGE, JAX101_SOURCE, write
+from jaxlint.diagnostics import Diagnostic
 from jaxlint.notebooks import python_lines
 from test_outputs import assert_valid_sarif
 
@@ -194,6 +195,15 @@ def test_a_missing_notebook_is_jax003(run) -> None:
     assert run("gone.ipynb").out.startswith("gone.ipynb:1:1: JAX003 no such file or directory\n")
 
 
+def test_findings_sort_by_cell_before_row() -> None:
+    """Rows restart in each cell, so a sort by row alone (as --verify does) would mix the cells."""
+    in_cell_3 = Diagnostic("nb.ipynb", 1, 1, "JAX101", "m", 1, 2, cell=3)
+    in_cell_2 = Diagnostic("nb.ipynb", 5, 1, "JAX101", "m", 5, 2, cell=2)
+    in_script = Diagnostic("a.py", 9, 1, "JAX101", "m", 9, 2)
+    assert [(d.filename, d.cell) for d in sorted([in_cell_3, in_cell_2, in_script])] == [
+        ("a.py", None), ("nb.ipynb", 2), ("nb.ipynb", 3)]
+
+
 # --- IPython syntax, line by line ---------------------------------------------------------------------
 
 
@@ -258,7 +268,8 @@ def test_a_notebook_in_a_layout_jaxlint_cannot_write_back_is_left_alone(run) -> 
     write(Path("nb.ipynb"), hand_written)
     outcome = run("--fix", "nb.ipynb")
     assert outcome.code == 1
-    assert outcome.err == "jaxlint: nb.ipynb: not fixed: jaxlint cannot rewrite this notebook's JSON in its own layout\n"
+    assert outcome.err == (
+        "jaxlint: nb.ipynb: not fixed: jaxlint cannot rewrite this notebook's JSON in its own layout\n")
     assert outcome.out.startswith("nb.ipynb:cell 1:3:1: JAX101 [*] ")
     assert Path("nb.ipynb").read_text() == hand_written
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from jaxlint.checks.api import DeprecatedApi, RemovedApi
 from jaxlint.checks.base import Rule
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
 from jaxlint.checks.randomness import (
     ConstantKeyInTraced, KeyReuseInLoop, LegacyPrngKey, PrngKeyReuse, StatefulRngInTraced,
 )
+from jaxlint.checks.runtime import VerifyKeyReuse, VerifyTraceError, VerifyTracerLeak
 from jaxlint.checks.shapes import BooleanMaskIndex, DataDependentSize, TracedShape, TracedSliceBounds
 from jaxlint.checks.tracers import (
     DebugPrintFstring, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer, PythonLogicOnTracer,
@@ -36,6 +38,11 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BooleanMaskIndex,
     DataDependentSize,
     TracedSliceBounds,
+    RemovedApi,
+    DeprecatedApi,
+    VerifyTraceError,  # JAX01x: reported by --verify only
+    VerifyTracerLeak,
+    VerifyKeyReuse,
 )
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 BY_NAME: dict[str, type[Rule]] = {rule.name: rule for rule in ALL_RULES}

@@ -76,6 +76,9 @@ class Rule:
     fix_safety: ClassVar[str] = "No automatic fix."
     verify: ClassVar[str] = "Not confirmed by `--verify` yet."
 
+    # The jax release the code must run on (`target-jax-version`); None: the newest jaxlint knows.
+    jax_version: str | None = None
+
     def __init__(self, values: ValueTracker, reporter: Reporter, filename: str = "") -> None:
         self.values = values
         self.names = values.names

@@ -7,7 +7,8 @@ import libcst as cst
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.traced import LOOP_BODIES, MAPS
 from jaxlint.analysis.values import Kind, Value
-from jaxlint.checks.base import Rule, code
+from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.diagnostics import UNSAFE
 
 def _np(*names: str) -> list[str]:
     return ["jax.numpy." + name for name in names]
@@ -289,6 +290,32 @@ class BooleanMaskIndex(Rule):
         "outside traced functions; functions under `grad` alone, whose tracers carry values."
     )
     verify = "`--verify` traces the function and expects `NonConcreteBooleanIndexError` at this line."
+    fixable = True
+    fix_safety = (
+        "Unsafe: `x.at[mask].set(v)` becomes `jnp.where(mask, v, x)`. That is the same update when `mask` "
+        "has the shape of `x` and `v` is a scalar or has that shape too; a mask over the leading axes only, "
+        "or `v` holding just the selected values, broadcasts differently, so review each fix. Reads "
+        "(`x[mask]`) have no automatic fix: the right replacement depends on what the code does next."
+    )
+
+    def __init__(self, values, reporter, filename: str = "") -> None:
+        super().__init__(values, reporter, filename)
+        self._set_calls: dict[int, cst.Call] = {}  # `x.at[m]` -> its `x.at[m].set(v)` call
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (isinstance(func, cst.Attribute) and func.attr.value == "set" and isinstance(func.value, cst.Subscript)
+                and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star):
+            self._set_calls[id(func.value)] = node
+
+    def _where(self, node: cst.Subscript, mask: cst.BaseExpression, base: cst.BaseExpression) -> FixPlan | None:
+        call = self._set_calls.get(id(node))
+        spelled = self.spell("jax.numpy.where")
+        if call is None or len(node.slice) != 1 or spelled is None:
+            return None
+        name, imports = spelled
+        new = (f"{name}(", mask, ", ", call.args[0].value, ", ", base, ")")
+        return FixPlan(f"use `{name}(mask, value, array)`", ((call, new),), UNSAFE, imports)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         base, update = _indexed(node)
@@ -310,7 +337,7 @@ class BooleanMaskIndex(Rule):
                 f"indexing with a traced boolean mask raises NonConcreteBooleanIndexError (the result size "
                 f"depends on the data): `{code(mask)}` is traced ({value.describe(code(mask), line_of)}); "
                 f"use {fix}"
-            ))
+            ), self._where(node, mask, base) if update else None)
             return
 
 

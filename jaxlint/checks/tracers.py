@@ -567,7 +567,8 @@ class DebugPrintFstring(Rule):
         "Format strings with `{}` placeholders and the values as arguments; f-strings that only format "
         "static values (`f\"step {name}: {{}}\"` with a static `name`)."
     )
-    verify = "`--verify` traces the function and checks the printed text for a tracer repr."
+    verify = ("`--verify` traces the function and confirms when `jax.debug.print` gets a format string "
+              "that already holds a tracer repr.")
     fixable = True
     fix_safety = (
         "Safe for an f-string: each field becomes a `{}` placeholder (keeping its `!r` and format spec) and "
@@ -680,7 +681,8 @@ class TracerLeak(Rule):
         "storing static values, `self` attributes in `flax.nnx` / `equinox` transformed methods (those "
         "transforms propagate module state), and code outside traced functions."
     )
-    verify = "`--verify` traces under `jax.checking_leaks()`, which reports the leaked tracer."
+    verify = ("`--verify` traces the function holding the finding under `jax.checking_leaks()` and "
+              "confirms when jax reports the leak.")
 
     # Not `update` or `add`: `opt.update(grads, state)` is how optax is called.
     _STORE_METHODS = frozenset("append extend insert appendleft extendleft".split())

@@ -42,4 +42,7 @@ def render(result: RunResult) -> str:
         }
         for d in result.diagnostics
     ]
+    for found, d in zip(objects, result.diagnostics):
+        if d.verify is not None:  # only when --verify ran
+            found["verify"] = {"status": d.verify.status, "detail": d.verify.detail}
     return json.dumps(objects, indent=2) + "\n"

@@ -81,6 +81,9 @@ def render(result: RunResult) -> str:
         }
         for d in result.diagnostics
     ]
+    for found, d in zip(results, result.diagnostics):
+        if d.verify is not None:  # only when --verify ran
+            found["properties"] = {"verify": {"status": d.verify.status, "detail": d.verify.detail}}
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",

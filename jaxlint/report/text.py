@@ -8,6 +8,16 @@ from jaxlint.checks import BY_CODE
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.fix import applicable
 from jaxlint.runner import RunResult
+from jaxlint.verify.errors import RUNTIME_CODES
+
+
+def _verified(d) -> str:
+    """` [confirmed]`, ` [not reproduced]`, ` [unverified: reason]` after a finding when --verify ran."""
+    if d.verify is None:
+        return ""
+    if d.verify.status == "unverified":
+        return f" [unverified: {d.verify.detail}]"
+    return f" [{d.verify.status.replace('-', ' ')}]"
 
 
 def location(d: Diagnostic) -> str:
@@ -21,8 +31,10 @@ def render(result: RunResult) -> str:
 
 
 def finding(d: Diagnostic, unsafe_fixes: bool) -> str:
-    """`[*]` after the code marks a finding `--fix` can fix (with `--unsafe-fixes`, unsafe ones too)."""
-    return f"{location(d)}: {d.code}{' [*]' if applicable(d, unsafe_fixes) else ''} {d.message}\n"
+    """`[*]` after the code marks a finding `--fix` can fix (with `--unsafe-fixes`, unsafe ones too);
+    `[confirmed]` and the like after the message say what `--verify` found."""
+    fixable = " [*]" if applicable(d, unsafe_fixes) else ""
+    return f"{location(d)}: {d.code}{fixable} {d.message}{_verified(d)}\n"
 
 
 def summary(result: RunResult) -> str:
@@ -82,3 +94,11 @@ def statistics(result: RunResult) -> str:
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     width = max((len(str(n)) for _, n in rows), default=1)
     return "".join(f"{n:>{width}}  {code}  {BY_CODE[code].name}\n" for code, n in rows)
+
+
+def verify_summary(result: RunResult) -> str:
+    """One line after the summary when --verify ran; runtime-only (JAX0xx) findings count as new."""
+    counts = Counter("new" if d.code in RUNTIME_CODES else d.verify.status
+                     for d in result.diagnostics if d.verify is not None)
+    return (f"Verify: {counts['confirmed']} confirmed, {counts['not-reproduced']} not reproduced, "
+            f"{counts['unverified']} unverified, {counts['new']} new.\n")

@@ -1,0 +1,77 @@
+"""The table of removed and deprecated JAX APIs (jaxlint/data/removed_apis.toml).
+
+Read once, on first use, and only by the JAX8xx rules: the other rules never pay for it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+TABLE_PATH = Path(__file__).resolve().parent.parent / "data" / "removed_apis.toml"
+VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
+
+Version = tuple[int, ...]
+
+
+def parse_version(text: str) -> Version:
+    """`"0.4.26"` -> (0, 4, 26); `"0.5"` -> (0, 5, 0), so that both compare as jax releases do."""
+    parts = tuple(int(part) for part in text.split("."))
+    return parts + (0,) * (3 - len(parts))
+
+
+@dataclass(frozen=True)
+class Api:
+    api: str
+    deprecated_in: Version
+    removed_in: Version | None
+    replacement: str | None
+    rename_safe: bool
+    at_method: str | None
+    note: str | None
+
+    def status(self, target: Version) -> str | None:
+        """`"removed"` or `"deprecated"` in the target jax version, None while it is fine there."""
+        if self.removed_in is not None and self.removed_in <= target:
+            return "removed"
+        if self.deprecated_in <= target:
+            return "deprecated"
+        return None
+
+    def when(self, status: str) -> str:
+        version = self.removed_in if status == "removed" else self.deprecated_in
+        return ".".join(str(part) for part in version)
+
+
+@lru_cache(maxsize=None)
+def load_table(path: Path = TABLE_PATH) -> dict[str, Api]:
+    """Qualified name -> entry."""
+    with open(path, "rb") as handle:
+        rows = tomllib.load(handle)["api"]
+    table = {}
+    for row in rows:
+        removed = row.get("removed_in")
+        table[row["api"]] = Api(
+            api=row["api"],
+            deprecated_in=parse_version(row["deprecated_in"]),
+            removed_in=parse_version(removed) if removed else None,
+            replacement=row.get("replacement"),
+            rename_safe=bool(row.get("rename_safe", False)),
+            at_method=row.get("at_method"),
+            note=row.get("note"),
+        )
+    return table
+
+
+def newest_version() -> Version:
+    """The default target: the newest release the table knows about."""
+    return max(version for api in load_table().values()
+               for version in (api.deprecated_in, api.removed_in) if version is not None)

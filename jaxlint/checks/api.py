@@ -1,0 +1,394 @@
+"""JAX8xx: APIs removed from jax, or deprecated in it, found through every spelling.
+
+Where a finding goes, so that each use is reported once and the fixes together give code that runs:
+- an import of a removed name (`from jax import tree_map`, `import jax.experimental.stax as stax`)
+  is reported at the import, and its fix rewrites the import only: the names it binds keep working;
+- an attribute spelling (`jax.tree_map`, `jnp.round_`, `j.experimental.stax.Dense`) is reported at
+  the attribute naming the API, and its fix renames it in the user's spelling (`jnp.round`);
+- a call of `jax.ops.index_*` is reported at the call, whose fix is `x.at[idx].set(v)`; when the
+  function was imported by name, its import is reported too and removed once every use is fixed.
+Compatibility code is left alone: anything inside a `try` that catches ImportError or AttributeError,
+and `if` statements (with their `elif`/`else`) that test `hasattr(...)` or a version.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar
+
+import libcst as cst
+
+from jaxlint.analysis.apis import Api, load_table, newest_version, parse_version
+from jaxlint.analysis.names import dotted
+from jaxlint.checks.base import FixPlan, Rule
+from jaxlint.diagnostics import SAFE
+
+_EMPTY = cst.Module(body=[])
+_GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
+# Submodules that `import jax` loads: `jax.tree.map` works with nothing but `import jax`.
+_LOADED_WITH_JAX = frozenset({
+    "jax", "jax.core", "jax.debug", "jax.dtypes", "jax.errors", "jax.export", "jax.lax", "jax.nn",
+    "jax.numpy", "jax.ops", "jax.random", "jax.sharding", "jax.tree", "jax.tree_util",
+})
+_INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
+
+
+def _source(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+def _tests_version(node: cst.If) -> bool:
+    """`if hasattr(jax, "tree_map"):`, `if jax.__version__ >= ...:`: code written for several jax releases."""
+    test = _source(node.test)
+    return "hasattr(" in test or "version" in test.lower()
+
+
+def _catches_guard(handler: cst.ExceptHandler) -> bool:
+    caught = handler.type
+    if caught is None:
+        return True
+    names = [element.value for element in caught.elements] if isinstance(caught, cst.Tuple) else [caught]
+    return any((dotted(name) or "").rsplit(".", 1)[-1] in _GUARDS | {"Exception"} for name in names)
+
+
+class _ApiUses(Rule):
+    """Finds uses of the table's APIs; each subclass reports those in one status."""
+
+    status: ClassVar[str]
+    fixable = True
+
+    def __init__(self, values, reporter, filename: str = "") -> None:
+        super().__init__(values, reporter, filename)
+        self._table = load_table()
+        self._last_names = {api.rsplit(".", 1)[-1] for api in self._table}
+        self._in_import = 0
+        self._guarded = 0
+        self._depth = 0
+        self._version_tests: set[cst.If] = set()
+        self._calls: set[cst.CSTNode] = set()  # `func` of the index-update calls already reported
+        self._index_imports: list[tuple[cst.ImportAlias, cst.ImportFrom, str, Api]] = []
+        self._name_uses: Counter[str] = Counter()
+        self._fixable_calls: Counter[str] = Counter()
+
+    def _target(self):
+        return parse_version(self.jax_version) if self.jax_version else newest_version()
+
+    def _entry(self, qualified: str | None, covering: bool = False) -> Api | None:
+        """The entry for `qualified` (or, with `covering`, for a module containing it) in our status."""
+        if qualified is None:
+            return None
+        parts = qualified.split(".")
+        for end in range(len(parts), 0 if covering else len(parts) - 1, -1):
+            entry = self._table.get(".".join(parts[:end]))
+            if entry is not None:
+                return entry if entry.status(self._target()) == self.status else None
+        return None
+
+    def _message(self, spelled: str, entry: Api, instead: str | None = None) -> str:
+        when = entry.when(self.status)
+        if self.status == "removed":
+            text = f"`{spelled}` was removed in jax {when}"
+        else:
+            text = f"`{spelled}` is deprecated since jax {when}"
+        instead = instead or entry.replacement
+        if instead:
+            text += f"; use `{instead}`"
+        if entry.note:
+            text += f" ({entry.note})"
+        return text
+
+    # ------------------------------------------------------------------ where uses are not reported
+
+    def visit_Try(self, node: cst.Try) -> None:
+        if any(_catches_guard(handler) for handler in node.handlers):
+            self._guarded += 1
+
+    def leave_Try(self, node: cst.Try) -> None:
+        if any(_catches_guard(handler) for handler in node.handlers):
+            self._guarded -= 1
+
+    def visit_If(self, node: cst.If) -> None:
+        if _tests_version(node):
+            self._guarded += 1
+            self._version_tests.add(node)
+
+    def leave_If(self, node: cst.If) -> None:
+        if node in self._version_tests:
+            self._guarded -= 1
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth += 1
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth -= 1
+
+    visit_ClassDef = visit_FunctionDef
+    leave_ClassDef = leave_FunctionDef
+
+    # ------------------------------------------------------------------ imports
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self._in_import += 1
+        if self._guarded:
+            return
+        for alias in node.names:
+            module = dotted(alias.name)
+            entry = self._entry(module, covering=True)
+            if entry is None:
+                continue
+            fix = None
+            new = self._moved_module(entry, module)
+            if new is not None and (alias.asname is not None or new.split(".")[0] == module.split(".")[0]):
+                fix = FixPlan(f"import `{new}`", ((alias.name, new),))
+            self.report(alias, self._message(module, entry, new), fix)
+
+    def leave_Import(self, node: cst.Import) -> None:
+        self._in_import -= 1
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._in_import += 1
+        if self._guarded or node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted(node.module)
+        entry = self._entry(module, covering=True)
+        if entry is not None:
+            new = self._moved_module(entry, module)
+            fix = None if new is None else FixPlan(f"import from `{new}`", ((node.module, new),))
+            self.report(node.module, self._message(module, entry, new), fix)
+            return
+        for alias in node.names:
+            name = dotted(alias.name)
+            entry = self._entry(f"{module}.{name}")
+            if entry is None:
+                continue
+            local = dotted(alias.asname.name) if alias.asname else name
+            if entry.at_method:
+                self._index_imports.append((alias, node, local, entry))
+                continue
+            fix = self._renamed_import(node, alias, module, local, entry)
+            self.report(alias, self._message(f"{module}.{name}", entry), fix)
+
+    def leave_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._in_import -= 1
+
+    @staticmethod
+    def _moved_module(entry: Api, module: str) -> str | None:
+        """The new name of an imported module when the entry is a rename: the tail kept."""
+        if not entry.rename_safe or not entry.replacement:
+            return None
+        return entry.replacement + module[len(entry.api):]
+
+    def _renamed_import(self, node: cst.ImportFrom, alias: cst.ImportAlias, module: str, local: str,
+                        entry: Api) -> FixPlan | None:
+        """`from jax import tree_map` -> `from jax.tree import map as tree_map`: every use keeps working."""
+        if not entry.rename_safe or not entry.replacement or "." not in entry.replacement:
+            return None
+        parent, name = entry.replacement.rsplit(".", 1)
+        imported = name if name == local else f"{name} as {local}"
+        message = f"import `{entry.replacement}`"
+        if parent == module:
+            if alias.asname is not None:
+                return FixPlan(message, ((alias.name, name),))
+            return FixPlan(message, ((alias.name, imported),))
+        if len(node.names) == 1:
+            same = imported == _source(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+            return FixPlan(message, ((node.module, parent),) + (() if same else ((alias, imported),)))
+        if self._depth == 0 and not self._guarded:
+            rest = self._without(node, alias)
+            return FixPlan(message, ((node, f"{rest}\nfrom {parent} import {imported}"),))
+        return None
+
+    @staticmethod
+    def _without(node: cst.ImportFrom, alias: cst.ImportAlias) -> str:
+        """The source of a from-import with one of its names taken out."""
+        names = [item for item in node.names if item is not alias]
+        names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return _source(node.with_changes(names=names, semicolon=cst.MaybeSentinel.DEFAULT))
+
+    # ------------------------------------------------------------------ attribute spellings
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if not self._in_import:
+            self._name_uses[node.value] += 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if (self._in_import or self._guarded or node.attr.value not in self._last_names
+                or node in self._calls):
+            return
+        qualified = self.names.qualified(node)
+        entry = self._entry(qualified)
+        if entry is None:
+            return
+        spelled = _source(node)
+        renamed = self._renamed(node, entry) if entry.rename_safe and entry.replacement else None
+        if renamed is None:
+            self.report(node, self._message(spelled, entry))
+            return
+        new, imports = renamed
+        self.report(node, self._message(spelled, entry, new),
+                    FixPlan(f"use `{new}`", ((node, new),), SAFE, imports))
+
+    def _renamed(self, node: cst.Attribute, entry: Api) -> tuple[str, tuple[str, ...]] | None:
+        """The replacement in the user's own spelling, and the import it needs (if any)."""
+        target = entry.replacement
+        parent = entry.api.rsplit(".", 1)[0]
+        if target.startswith(parent + "."):
+            return _source(node.value) + target[len(parent):], ()
+        head = node
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        bound = self.names.qualified(head)
+        if bound and target.startswith(bound + "."):
+            return head.value + target[len(bound):], ()
+        spelled = self.names.spelling(target)
+        if spelled is not None:
+            return spelled, ()
+        if target.rsplit(".", 1)[0] in _LOADED_WITH_JAX:
+            return target, ("jax",)
+        return None
+
+    # ------------------------------------------------------------------ jax.ops.index_* calls
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._guarded:
+            return
+        qualified = self.names.qualified(node.func)
+        entry = self._entry(qualified)
+        if entry is None or not entry.at_method:
+            return
+        self._calls.add(node.func)
+        new = self._at_update(node, entry.at_method)
+        if new is None:
+            self.report(node, self._message(_source(node.func), entry))
+            return
+        if isinstance(node.func, cst.Name):
+            self._fixable_calls[node.func.value] += 1
+        self.report(node, self._message(_source(node.func), entry, new),
+                    FixPlan(f"use `{new}`", ((node, new),)))
+
+    @staticmethod
+    def _at_update(call: cst.Call, method: str) -> str | None:
+        """`index_add(x, idx, v)` -> `x.at[idx].add(v)`, or None when the arguments do not fit."""
+        positional = [arg for arg in call.args if arg.keyword is None]
+        keywords = [arg for arg in call.args if arg.keyword is not None]
+        if (len(positional) != 3 or any(arg.star for arg in call.args)
+                or any(arg.keyword.value not in _INDEX_KEYWORDS for arg in keywords)):
+            return None
+        if "#" in _source(call):
+            return None  # rebuilding the call would drop the comments inside it
+        operand, index, value = (arg.value for arg in positional)
+        array = _source(operand)
+        if not isinstance(operand, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not operand.lpar:
+            array = f"({array})"
+        extra = "".join(f", {arg.keyword.value}={_source(arg.value)}" for arg in keywords)
+        return f"{array}.at[{_source(index)}].{method}({_source(value)}{extra})"
+
+    def leave_Module(self, node: cst.Module) -> None:
+        """Index-update imports: removed by the fix once every use of the name is a fixed call."""
+        for alias, statement, local, entry in self._index_imports:
+            fix = None
+            if self._depth == 0 and self._name_uses[local] == self._fixable_calls[local]:
+                removal = "" if len(statement.names) == 1 else self._without(statement, alias)
+                if removal or self._is_own_line(node, statement):
+                    fix = FixPlan(f"remove the import of `{local}`", ((statement, removal),))
+            self.report(alias, self._message(f"{dotted(statement.module)}.{dotted(alias.name)}", entry,
+                                             f"x.at[idx].{entry.at_method}(v)"), fix)
+
+    @staticmethod
+    def _is_own_line(module: cst.Module, statement: cst.ImportFrom) -> bool:
+        """A module-level line holding nothing but this import: emptying it leaves valid code."""
+        return any(isinstance(line, cst.SimpleStatementLine) and list(line.body) == [statement]
+                   for line in module.body)
+
+
+class RemovedApi(_ApiUses):
+    code = "JAX801"
+    name = "removed-api"
+    status = "removed"
+    summary = "An API that jax has removed: the code fails with AttributeError or ImportError"
+    what_it_does = (
+        "Flags every use of a JAX API that the target jax version no longer has (`target-jax-version` in "
+        "`[tool.jaxlint]`; default: the newest release jaxlint knows): `jax.tree_map`, "
+        "`jax.tree_util.tree_multimap`, `jax.ops.index_update`, `jax.numpy.DeviceArray`, "
+        "`jax.experimental.stax`, `jax.experimental.host_callback`, `jnp.product` and the rest of "
+        "jaxlint's table (jaxlint/data/removed_apis.toml), through any spelling: attribute access "
+        "(`jax.tree_map`, `jnp.round_`), aliases (`import jax as j; j.tree_map`), `import a.b as c`, "
+        "`from a import b`, submodules (`jax.experimental.host_callback.call`) and annotations "
+        "(`x: jnp.DeviceArray`). The message names the version that removed it and the replacement."
+    )
+    why_bad = (
+        "Upgrading jax turns these into `AttributeError` or `ImportError`, often at import time, so that "
+        "nothing in the module runs. They are the most common reason code written for an older jax breaks."
+    )
+    example = (
+        "import jax\n"
+        "import jax.numpy as jnp\n"
+        "from jax.experimental import stax\n\n"
+        "def scale(tree, x: jnp.DeviceArray):\n"
+        "    y = jax.ops.index_update(x, 0, 1.0)\n"
+        "    return jax.tree_map(lambda leaf: leaf * jnp.product(y), tree)\n"
+    )
+    use_instead = (
+        "import jax\n"
+        "import jax.numpy as jnp\n"
+        "from jax.example_libraries import stax\n\n"
+        "def scale(tree, x: jax.Array):\n"
+        "    y = x.at[0].set(1.0)\n"
+        "    return jax.tree.map(lambda leaf: leaf * jnp.prod(y), tree)\n"
+    )
+    not_flagged = (
+        "The replacements (`jax.tree.map`, `jax.tree_util.tree_map`), your own functions that happen to "
+        "share a name (`def tree_map(...)`), names jaxlint cannot trace to an import of jax, and "
+        "compatibility code: inside a `try` whose `except` catches `ImportError` or `AttributeError`, or "
+        "under an `if` that tests `hasattr(...)` or a version. APIs removed after the configured `target-jax-version` are reported by JAX802 while still "
+        "deprecated there, and not at all before that."
+    )
+    fix_safety = (
+        "Safe where the replacement is a pure rename: `jax.tree_map` -> `jax.tree.map`, "
+        "`tree_multimap` -> `jax.tree_util.tree_map`, `DeviceArray` -> `jax.Array`, `jax.experimental.stax` "
+        "-> `jax.example_libraries.stax`, `jnp.product` -> `jnp.prod` and the like, keeping your spelling "
+        "(`jnp.round_` -> `jnp.round`); an import is rewritten so that the name it binds keeps working "
+        "(`from jax import tree_map` -> `from jax.tree import map as tree_map`); `import jax` is added once "
+        "when the replacement needs it. `jax.ops.index_update(x, idx, v)` becomes `x.at[idx].set(v)` (and "
+        "`index_add`/`mul`/`min`/`max` become `.add`/`.multiply`/`.min`/`.max`), parenthesising `x` when "
+        "needed; a by-name import of those functions is removed once every use has been rewritten. "
+        "APIs whose replacement behaves differently (`jax.random.shuffle`, `jax.experimental.maps`, "
+        "`host_callback`, `jax.device_put_sharded`…) get no fix: the message names the replacement."
+    )
+    verify = "Not needed: importing the module on the target jax fails with the `AttributeError`/`ImportError`."
+
+
+class DeprecatedApi(_ApiUses):
+    code = "JAX802"
+    name = "deprecated-api"
+    status = "deprecated"
+    fixable = False  # nothing deprecated in the newest jax is a pure rename; older targets reuse JAX801's fixes
+    summary = "An API that jax has deprecated: it still works, with a DeprecationWarning, until it is removed"
+    what_it_does = (
+        "Flags every use of a JAX API that is deprecated in the target jax version but not yet removed "
+        "(`jax.experimental.pjit.pjit`, `jax.experimental.shard_map.shard_map`, and, for an older "
+        "`target-jax-version`, everything JAX801 reports that was only deprecated then), through the same "
+        "spellings as JAX801."
+    )
+    why_bad = (
+        "A deprecated API is removed a few releases later (JAX's policy is at least three months): the "
+        "code that works today breaks on the next upgrade, and the `DeprecationWarning` is easy to miss."
+    )
+    example = (
+        "from jax.experimental.pjit import pjit\n\n"
+        "step = pjit(train_step, in_shardings=shardings, out_shardings=shardings)\n"
+    )
+    use_instead = (
+        "import jax\n\n"
+        "step = jax.jit(train_step, in_shardings=shardings, out_shardings=shardings)\n"
+    )
+    not_flagged = (
+        "APIs deprecated after the configured `target-jax-version`, the replacements themselves, and "
+        "compatibility code (as for JAX801)."
+    )
+    fix_safety = (
+        "Nothing deprecated in the newest jax is a pure rename, so by default there is no fix. With an older "
+        "`target-jax-version`, the APIs JAX801 renames (`jax.tree_map` while only deprecated, in 0.4.26–0.5) "
+        "get the same safe fix."
+    )
+    verify = "Not confirmed by `--verify`: the code still runs, with a DeprecationWarning."

@@ -1,0 +1,146 @@
+"""`jaxlint --verify`: the real command line in a subprocess, tracing fixtures/verify/ with real jax (CPU).
+
+Several fixture modules go into one run (one worker process per file, one parent): jax's import is the
+cost, so the runs are few and each assertion names the file it is about.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from helpers import jaxlint, write
+from test_fixtures import expectations
+from test_outputs import SARIF_SCHEMA
+
+ROOT = Path(__file__).resolve().parents[1]
+VERIFY = ROOT / "fixtures" / "verify"
+CONFIRMABLE = sorted(VERIFY.glob("confirm_jax*.py"))
+BROKEN = ["hangs_at_import.py", "exits_at_import.py", "crashes_at_import.py", "raises_at_import.py"]
+
+
+def verify_json(*args: str, cwd: Path = VERIFY, timeout: float = 300) -> tuple[int, list[dict]]:
+    run = jaxlint(cwd, "--output-format", "json", *args, timeout=timeout)
+    assert run.returncode in (0, 1), run.stderr
+    return run.returncode, json.loads(run.stdout)  # the modules print: stdout must still be pure json
+
+
+def statuses(found: list[dict]) -> dict[tuple[str, int, str], tuple[str, str]]:
+    return {(Path(d["filename"]).name, d["location"]["row"], d["code"]): (d["verify"]["status"], d["verify"]["detail"])
+            for d in found}
+
+
+def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_correct_code_is_quiet() -> None:
+    files = [*CONFIRMABLE, VERIFY / "helper_under_jit.py", VERIFY / "script_at_import.py", VERIFY / "correct.py"]
+    code, found = verify_json("--verify", *map(str, files))
+    expected = {(path.name, row, rule) for path in files for row, _, rule in expectations(path.read_text())}
+    assert len(CONFIRMABLE) == 15 and len(expected) == 17
+    assert {key: status for key, (status, _) in statuses(found).items()} == dict.fromkeys(expected, "confirmed")
+    assert code == 1
+    details = statuses(found)
+    assert details[("helper_under_jit.py", 8, "JAX301")] == (
+        "confirmed", "TracerBoolConversionError here while tracing `bounded`")  # the helper's line, via its caller
+    assert details[("script_at_import.py", 8, "JAX301")] == (
+        "confirmed", "importing the module raised TracerBoolConversionError here")
+    assert details[("confirm_jax308.py", 9, "JAX308")] == (
+        "confirmed", "jax.checking_leaks reported a leak while tracing `remember`")
+    assert details[("confirm_jax201.py", 8, "JAX201")] == ("confirmed", "KeyReuseError here while tracing `two_draws`")
+
+
+def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find_new_bugs() -> None:
+    files = ["runtime_only.py", "correct.py", "needs_example.py", *BROKEN]
+    started = time.monotonic()
+    code, found = verify_json("--verify=all", "--verify-timeout", "8", *files)
+    assert time.monotonic() - started < 60  # the hanging module is killed at its timeout
+    assert code == 1
+    assert statuses(found) == {
+        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing"),
+        ("runtime_only.py", 18, "JAX012"): ("confirmed", "found by tracing"),
+        ("needs_example.py", 10, "JAX301"): (
+            "unverified", "needs concrete data: static parameter `n` has no example"),
+        ("hangs_at_import.py", 9, "JAX101"): ("unverified", "timed out after 8 s (--verify-timeout)"),
+        ("exits_at_import.py", 9, "JAX101"): ("unverified", "the module called sys.exit(3) at import"),
+        ("crashes_at_import.py", 10, "JAX101"): ("unverified", "the module crashed the worker (SIGSEGV)"),
+        ("raises_at_import.py", 7, "JAX101"): ("unverified", "import failed: RuntimeError: no config file"),
+    }
+    leak = next(d for d in found if d["code"] == "JAX011")
+    assert leak["message"].startswith("a tracer leaked out of `remember` while it was traced (jax.checking_leaks)")
+    assert leak["location"] == {"row": 10, "column": 1}
+
+
+def test_text_output_marks_each_finding_and_fail_on_confirmed_ignores_unverified_ones() -> None:
+    run = jaxlint(VERIFY, "--verify", "--fail-on", "confirmed", "needs_example.py", "correct.py", timeout=300)
+    message = next(line for line in run.stdout.splitlines() if "JAX301" in line)
+    assert message.startswith("needs_example.py:10:8: JAX301 Python `if` on a traced value")
+    assert message.endswith(" [unverified: needs concrete data: static parameter `n` has no example]")
+    assert run.stdout.splitlines()[1:] == [
+        "Found 1 finding (2 files checked).",
+        "Verify: 0 confirmed, 0 not reproduced, 1 unverified, 0 new.",
+    ]
+    assert (run.returncode, run.stderr) == (0, "")
+    failing = jaxlint(VERIFY, "--verify", "needs_example.py", timeout=300)
+    assert failing.returncode == 1  # --fail-on any (the default): every finding counts
+
+
+def test_config_examples_give_static_arguments_and_sarif_carries_the_status(tmp_path: Path) -> None:
+    config = write(tmp_path / "pyproject.toml", (
+        "[tool.jaxlint.verify]\ntimeout = 120\n"
+        "[tool.jaxlint.verify.examples]\n"
+        '"needs_example:first_rows" = { x = "f32[8,3]", n = 4 }\n'
+    ))
+    run = jaxlint(VERIFY, "--verify", "--config", str(config), "--output-format", "sarif", "needs_example.py",
+                  timeout=300)
+    assert (run.returncode, run.stderr) == (1, "")
+    log = json.loads(run.stdout)
+    jsonschema.validate(log, json.loads(SARIF_SCHEMA.read_text()))
+    [result] = log["runs"][0]["results"]
+    assert result["ruleId"] == "JAX301"
+    assert result["properties"] == {"verify": {
+        "status": "confirmed", "detail": "TracerBoolConversionError here while tracing `first_rows`"}}
+    rule_ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
+    assert {"JAX010", "JAX011", "JAX012"} <= set(rule_ids)
+
+
+def test_without_verify_the_json_has_no_verify_key() -> None:
+    code, found = verify_json("needs_example.py")
+    assert code == 1 and "verify" not in found[0]
+
+
+def test_verify_without_findings_traces_nothing(tmp_path: Path) -> None:
+    """Only --verify=all traces a file that has no static finding: plain --verify leaves it alone."""
+    write(tmp_path / "quiet.py", (VERIFY / "runtime_only.py").read_text())
+    run = jaxlint(tmp_path, "--verify", "quiet.py", timeout=300)
+    assert (run.returncode, run.stdout, run.stderr) == (
+        0, "All checks passed (1 file checked).\nVerify: 0 confirmed, 0 not reproduced, 0 unverified, 0 new.\n", "")
+
+
+@pytest.mark.parametrize("table, message", [
+    ("[tool.jaxlint.verify]\ntimout = 3\n", "'verify': unknown key 'timout' (did you mean 'timeout'?)"),
+    ("[tool.jaxlint.verify]\ntimeout = \"3\"\n", "'verify': 'timeout' must be a positive number of seconds, got '3'"),
+    ("[tool.jaxlint.verify]\ntimeout = 0\n", "'verify': 'timeout' must be a positive number of seconds, got 0"),
+    ("[tool.jaxlint.verify.examples]\n\"mod.fn\" = { x = 1 }\n",
+     "'verify': examples key 'mod.fn' must look like \"pkg.module:function\""),
+    ("[tool.jaxlint.verify.examples]\n\"mod:fn\" = 3\n",
+     "'verify': examples 'mod:fn' must be a table of parameter = value, got 3"),
+])
+def test_bad_verify_config_stops_the_run(run, tmp_path: Path, table: str, message: str) -> None:
+    write(tmp_path / "pyproject.toml", table)
+    write(tmp_path / "a.py", "import jax\n")
+    outcome = run("a.py")
+    assert outcome.code == 2
+    assert outcome.err == f"jaxlint: error: [tool.jaxlint] in {tmp_path / 'pyproject.toml'}: {message}\n"
+
+
+def test_verify_without_jax_says_how_to_install_it(tmp_path: Path) -> None:
+    write(tmp_path / "a.py", "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\n")
+    script = ("import sys\nsys.modules['jax'] = None  # as if jax were not installed\n"
+              "from jaxlint.cli import main\nsys.exit(main(['--verify', 'a.py']))\n")
+    run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == "jaxlint: error: --verify needs jax: pip install 'jaxlint[verify]'\n"
