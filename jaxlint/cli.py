@@ -12,11 +12,11 @@ from jaxlint import __version__
 from jaxlint.catalog import rule_page
 from jaxlint.checks import ALL_RULES, find_rule
 from jaxlint.config import CommandLine, ConfigError, build_settings, load_table
-from jaxlint.report import FORMATS, text
+from jaxlint.report import FORMATS, source, text
 from jaxlint.runner import FixMode, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FORMAT_NAMES = ("text", "json", "sarif", "github")
+FORMAT_NAMES = ("text", "json", "sarif", "github", "junit", "concise")
 
 
 def _selectors(values: list[str] | None) -> list[str] | None:
@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
                         help="not these rules")
     parser.add_argument("--output-format", choices=FORMAT_NAMES, default="text")
+    parser.add_argument("--show-source", action="store_true",
+                        help="print the source line of each finding, with a caret under it (text output)")
     parser.add_argument("--statistics", action="store_true", help="print counts by rule instead of findings")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--config", metavar="FILE", help="read [tool.jaxlint] from FILE")
@@ -126,6 +128,8 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
     if args.verify:
         _verify(args, settings, result)
     _report(args, result, out)
+    for note in result.notes:
+        print(f"jaxlint: note: {note}", file=sys.stderr)
     for message in result.fix_failures + result.internal_errors:
         print(f"jaxlint: {message}", file=sys.stderr)
     if result.internal_errors:
@@ -147,6 +151,8 @@ def _report(args: argparse.Namespace, result, out: TextIO) -> None:
             out.write(json.dumps([{"code": c, "count": n} for c, n in counts.most_common()], indent=2) + "\n")
         else:
             out.write(text.statistics(result))
+    elif args.show_source and args.output_format == "text":
+        out.write(source.render(result))
     else:
         out.write(FORMATS[args.output_format](result))
     human = args.output_format == "text" or args.diff

@@ -35,9 +35,10 @@ class Verification:
     detail: str = ""
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Diagnostic:
-    """A finding. Rows and columns are 1-based, columns count code points."""
+    """A finding. Rows and columns are 1-based, columns count code points. Sorted by file, then cell
+    (a notebook's rows restart in each cell), then position."""
 
     filename: str
     row: int
@@ -48,6 +49,14 @@ class Diagnostic:
     end_col: int
     fix: Fix | None = field(default=None, compare=False)
     verify: Verification | None = field(default=None, compare=False)
+    cell: int | None = field(default=None, compare=False)  # in a notebook: rows count from its cell's start
+
+    def __lt__(self, other: Diagnostic) -> bool:
+        return self._order() < other._order()
+
+    def _order(self) -> tuple:
+        return (self.filename, self.cell or 0, self.row, self.col, self.code, self.message, self.end_row,
+                self.end_col)
 
     @property
     def noqa_row(self) -> int:

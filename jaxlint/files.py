@@ -11,6 +11,7 @@ from pathlib import Path
 from jaxlint.config import Settings
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
 class InputError(Exception):
@@ -55,7 +56,7 @@ def _walk(top: str, settings: Settings, unlistable: list[tuple[str, InputError]]
         subfolders[:] = sorted(d for d in subfolders if not settings.is_excluded(os.path.join(folder, d)))
         for name in sorted(names):
             path = os.path.normpath(os.path.join(folder, name))
-            if name.endswith(PYTHON_SUFFIXES) and not settings.is_excluded(path):
+            if name.endswith((*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX)) and not settings.is_excluded(path):
                 files.append(path)
     return files
 

@@ -89,15 +89,19 @@ def lint_source(
     table: TransformTable = DEFAULT_TABLE,
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES,
     jax_version: str | None = None,
+    line_name: Callable[[int], str] = str,
 ) -> list[Diagnostic]:
-    """The findings of the enabled rules in one file's text, sorted, noqa applied."""
+    """The findings of the enabled rules in one file's text, sorted, noqa applied.
+
+    Messages that point at another line ("transformed by `jax.jit` at line 3") spell it with `line_name`.
+    """
     if not mentions_jax(source):
         return []
     rejected = _python_rejects(source, filename)
     if rejected is not None:
         diagnostics = [rejected] if rejected.code in enabled else []
     else:
-        diagnostics = _parse_and_check(source, filename, enabled, table, key_names, jax_version)
+        diagnostics = _parse_and_check(source, filename, enabled, table, key_names, jax_version, line_name)
     if not diagnostics:
         return []
     lines = _LINE_BREAK.split(source)
@@ -112,11 +116,13 @@ def lint_source(
 def _parse_and_check(
     source: str, filename: str, enabled: frozenset[str], table: TransformTable, key_names: tuple[str, ...],
     jax_version: str | None,
+    line_name: Callable[[int], str],
 ) -> list[Diagnostic]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
     try:
-        return _check(cst.parse_module(source), source, filename, enabled, table, key_names, jax_version)
+        return _check(cst.parse_module(source), source, filename, enabled, table, key_names, jax_version,
+                      line_name)
     except cst.ParserSyntaxError as error:
         row, col = error.raw_line, error.raw_column + 1
         message = f"libcst cannot parse this file: {error.message}"
@@ -134,7 +140,7 @@ MAX_ROUNDS = 8
 
 def _check(
     module: cst.Module, source: str, filename: str, enabled: frozenset[str], table: TransformTable,
-    key_names: tuple[str, ...], jax_version: str | None = None,
+    key_names: tuple[str, ...], jax_version: str | None, line_name: Callable[[int], str],
 ) -> list[Diagnostic]:
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
@@ -155,8 +161,8 @@ def _check(
         return []
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
-    def line_of(node: cst.CSTNode) -> int:
-        return positions[node].start.line
+    def line_of(node: cst.CSTNode) -> str:
+        return line_name(positions[node].start.line)
 
     diagnostics = []
     for code, node, message, plan in reports:

@@ -12,6 +12,7 @@ from jaxlint.diagnostics import Diagnostic
 from jaxlint.files import InputError, decode, discover, read_bytes
 from jaxlint.fix import FixError, fix_source, write_atomically
 from jaxlint.lint import lint_source, mentions_jax
+from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class RunResult:
     files: int = 0
     skipped: int = 0  # files that never mention jax, not parsed
     internal_errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # files left out on purpose, and why
     unsafe_fixes: bool = False  # whether unsafe fixes count as available (`[*]` in text)
     fixed: list[Diagnostic] = field(default_factory=list)  # fixed (or, with --diff, fixable) findings
     diffs: list[str] = field(default_factory=list)
@@ -45,9 +47,15 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None,
     for path in files:
         result.files += 1
         enabled = settings.enabled_for(path)
+        notebook = None
         try:
             data = read_bytes(path)
-            source, encoding = decode(data)
+            if is_notebook(path):
+                notebook = Notebook.read(data)
+            source, encoding = (notebook.source, "utf-8") if notebook else decode(data)
+        except NotPython as reason:
+            result.notes.append(f"{path}: {reason}")
+            continue
         except InputError as error:
             if error.code in enabled:
                 result.diagnostics.append(Diagnostic(
@@ -58,13 +66,14 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None,
             continue
 
         def lint(text: str) -> list[Diagnostic]:
-            return lint_source(text, path, enabled, table, settings.key_names, settings.target_jax_version)
+            return lint_source(text, path, enabled, table, settings.key_names, settings.target_jax_version,
+                               line_name(text) if notebook else str)
 
         try:
             if fix_mode is None:
-                result.diagnostics.extend(lint(source))
+                result.diagnostics.extend(locate(source, lint(source)) if notebook else lint(source))
             else:
-                _fix_file(path, data, source, encoding, lint, fix_mode, result)
+                _fix_file(path, data, source, encoding, lint, fix_mode, result, notebook)
         except Exception:  # a bug in jaxlint: report it, keep checking the other files
             result.internal_errors.append(
                 f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"
@@ -73,23 +82,30 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None,
 
 
 def _fix_file(path: str, data: bytes, source: str, encoding: str, lint, mode: FixMode,
-              result: RunResult) -> None:
-    """Fix one file, or diff it; when it cannot be written, its findings stay as they were."""
+              result: RunResult, notebook: Notebook | None = None) -> None:
+    """Fix one file, or diff it; when it cannot be written, its findings stay as they were.
+
+    A notebook's program is fixed as a whole and written back into its cells (the diff is of its JSON).
+    """
+    def placed(text: str, found: list[Diagnostic]) -> list[Diagnostic]:
+        return locate(text, found) if notebook else found
+
     fixed = fix_source(source, lint, mode.unsafe)
     if not fixed.fixed:
-        result.diagnostics.extend(fixed.remaining)
+        result.diagnostics.extend(placed(fixed.source, fixed.remaining))
+        return
+    try:
+        new = notebook.rewrite(fixed.source) if notebook else fixed.source.encode(encoding)
+        if mode.write:
+            write_atomically(path, new, data)
+    except (FixError, UnicodeEncodeError) as error:
+        result.fix_failures.append(f"{path}: not fixed: {error}")
+        result.diagnostics.extend(placed(source, lint(source)))
         return
     if not mode.write:
-        result.diffs.append(_diff(path, source, fixed.source))
-    else:
-        try:
-            write_atomically(path, fixed.source.encode(encoding), data)
-        except (FixError, UnicodeEncodeError) as error:
-            result.fix_failures.append(f"{path}: not fixed: {error}")
-            result.diagnostics.extend(lint(source))
-            return
-    result.fixed.extend(fixed.fixed)
-    result.diagnostics.extend(fixed.remaining)
+        result.diffs.append(_diff(path, data.decode(encoding), new.decode(encoding)))
+    result.fixed.extend(placed(source, fixed.fixed))
+    result.diagnostics.extend(placed(fixed.source, fixed.remaining))
 
 
 def _diff(path: str, before: str, after: str) -> str:

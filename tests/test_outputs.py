@@ -76,6 +76,7 @@ def test_json_exact(project: Path) -> None:
         },
         "url": f"{DOCS}JAX101.md",
         "noqa_row": 3,
+        "cell": None,
     }]
 
 
@@ -88,7 +89,7 @@ def test_json_several_findings(project: Path) -> None:
     ]
     for finding in found:
         assert set(finding) == {"code", "message", "filename", "location", "end_location", "fix", "url",
-                                "noqa_row"}
+                                "noqa_row", "cell"}
         assert Path(finding["filename"]).is_absolute()
         assert finding["url"] == f"{DOCS}{finding['code']}.md"
         assert finding["noqa_row"] == finding["location"]["row"]

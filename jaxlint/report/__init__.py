@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from jaxlint.report import github, json, sarif, text
+from jaxlint.report import github, json, junit, sarif, text
 
 FORMATS = {
     "text": text.render,
     "json": json.render,
     "sarif": sarif.render,
     "github": github.render,
+    "junit": junit.render,
+    "concise": text.render,  # the text findings without the summary
 }

@@ -38,6 +38,7 @@ def render(result: RunResult) -> str:
             "fix": fix_object(d.fix),
             "url": rule_url(d.code),
             "noqa_row": d.noqa_row,
+            "cell": d.cell,
         }
         for d in result.diagnostics
     ]

@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 from jaxlint import __version__
 from jaxlint.checks import ALL_RULES, DOCS_URL, rule_url
+from jaxlint.diagnostics import Diagnostic
 from jaxlint.runner import RunResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -31,6 +32,23 @@ def _artifact(filename: str) -> dict:
     if path.is_absolute():
         return {"uri": path.as_uri()}
     return {"uri": quote(path.as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def _where(d: Diagnostic) -> dict:
+    """The finding's location. A region counts lines of the file, so a notebook finding names its cell
+    as a logical location instead, and keeps its place within the cell in the result's properties."""
+    region = {"startLine": d.row, "startColumn": d.col, "endLine": d.end_row, "endColumn": d.end_col}
+    physical = {"artifactLocation": _artifact(d.filename)}
+    if d.cell is None:
+        return {"locations": [{"physicalLocation": {**physical, "region": region}}]}
+    cell = f"cell {d.cell}"
+    return {
+        "locations": [{
+            "physicalLocation": physical,
+            "logicalLocations": [{"name": cell, "fullyQualifiedName": f"{d.filename}:{cell}"}],
+        }],
+        "properties": {"cell": d.cell, "cellRegion": region},
+    }
 
 
 def _fixes(d) -> dict:
@@ -58,17 +76,7 @@ def render(result: RunResult) -> str:
             "ruleIndex": index[d.code],
             "level": "error",
             "message": {"text": d.message},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": _artifact(d.filename),
-                    "region": {
-                        "startLine": d.row,
-                        "startColumn": d.col,
-                        "endLine": d.end_row,
-                        "endColumn": d.end_col,
-                    },
-                }
-            }],
+            **_where(d),
             **_fixes(d),
         }
         for d in result.diagnostics

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from jaxlint.checks import BY_CODE
+from jaxlint.diagnostics import Diagnostic
 from jaxlint.fix import applicable
 from jaxlint.runner import RunResult
 from jaxlint.verify.errors import RUNTIME_CODES
@@ -19,14 +20,21 @@ def _verified(d) -> str:
     return f" [{d.verify.status.replace('-', ' ')}]"
 
 
+def location(d: Diagnostic) -> str:
+    """`path:line:col`, and `path:cell N:line:col` in a notebook."""
+    cell = "" if d.cell is None else f"cell {d.cell}:"
+    return f"{d.filename}:{cell}{d.row}:{d.col}"
+
+
 def render(result: RunResult) -> str:
+    return "".join(finding(d, result.unsafe_fixes) for d in result.diagnostics)
+
+
+def finding(d: Diagnostic, unsafe_fixes: bool) -> str:
     """`[*]` after the code marks a finding `--fix` can fix (with `--unsafe-fixes`, unsafe ones too);
     `[confirmed]` and the like after the message say what `--verify` found."""
-    return "".join(
-        f"{d.filename}:{d.row}:{d.col}: {d.code}{' [*]' if applicable(d, result.unsafe_fixes) else ''} "
-        f"{d.message}{_verified(d)}\n"
-        for d in result.diagnostics
-    )
+    fixable = " [*]" if applicable(d, unsafe_fixes) else ""
+    return f"{location(d)}: {d.code}{fixable} {d.message}{_verified(d)}\n"
 
 
 def summary(result: RunResult) -> str:

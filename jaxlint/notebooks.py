@@ -1,0 +1,236 @@
+"""Jupyter notebooks: the code cells become one program (the analysis must see imports made in cell 1
+when it checks a jitted function in cell 3), and each finding is mapped back to its cell.
+
+IPython syntax that is not Python (`%magic`, `!shell`, `obj?`) is replaced line for line by `pass`, so
+rows and columns stay those of the cell. A cell run by a non-Python cell magic (`%%bash`) is left out.
+Cells are numbered as in the file, from 1, counting every cell (markdown too).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import tokenize
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
+from itertools import product
+from typing import Callable
+
+from jaxlint.diagnostics import Diagnostic, Edit
+from jaxlint.files import NOTEBOOK_SUFFIX, InputError, read_bytes
+from jaxlint.fix import FixError
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+MARKER = "# %% notebook cell {}"  # never says `jax`: the prefilter reads the program
+_JSON_LINES = re.compile(r"[^\n]*\n|[^\n]+")  # how Jupyter splits a cell's source into a list
+_MARKER = re.compile(r"^# %% notebook cell (\d+)$", re.MULTILINE)
+# `%time f()`, `%%time`, `!pip install jax`, and their assigned forms `files = !ls`, `t = %timeit -o f()`.
+_MAGIC = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)?[%!]")
+# `jnp.zeros?`, `jax.random.*key*??`, `?jit`
+_HELP = re.compile(r"^\s*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*$")
+# Cell magics whose body is Python run in this kernel; the others (`%%bash`, `%%html`, `%%writefile`) are not.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+
+
+class NotPython(Exception):
+    """A valid notebook in another language: nothing for jaxlint to check."""
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """A notebook read from `data`, and `source`: its Python code cells as one program.
+
+    A marker comment opens each cell in the program, so that any version of the program (after fixes
+    add or remove lines) still says which rows belong to which cell.
+    """
+
+    data: bytes
+    document: dict
+    source: str
+
+    @classmethod
+    def read(cls, data: bytes) -> Notebook:
+        document = parse_notebook(data)
+        return cls(data, document, program(document))
+
+    def rewrite(self, fixed: str) -> bytes:
+        """The notebook with the cells of a fixed program, in the file's own JSON layout."""
+        document = json.loads(self.data.decode("utf-8-sig"))
+        rows = _LINE_BREAK.split(fixed)[:-1]
+        cells = _cells_in(fixed)
+        if [number for _, number in cells] != [number for _, number in _cells_in(self.source)]:
+            raise FixError("a fix moved code across notebook cells")
+        ends = [first - 2 for first, _ in cells[1:]] + [len(rows)]  # the row before the next marker
+        for (first, number), end in zip(cells, ends):
+            cell = document["cells"][number - 1]
+            text = cell_text(cell)
+            lines = cell_lines(text)
+            new = _restore_ipython(lines, python_lines(lines), rows[first - 1:end])
+            if new != lines:
+                new_text = "\n".join(new) + ("\n" if text.endswith("\n") else "")
+                cell["source"] = new_text if isinstance(cell["source"], str) else _JSON_LINES.findall(new_text)
+        return _dump_like(self.data, self.document, document)
+
+
+def line_name(program_text: str) -> Callable[[int], str]:
+    """How a message names a row of the program: `3 of cell 5`, as in "at line 3 of cell 5"."""
+    cells = _cells_in(program_text)
+
+    def name(row: int) -> str:
+        first, number = _cell_of(cells, row)
+        return f"{row - first + 1} of cell {number}"
+
+    return name
+
+
+def locate(program_text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Program rows -> (cell, row within the cell), for each finding and its fix's edits."""
+    cells = _cells_in(program_text)
+    located = []
+    for d in diagnostics:
+        first, number = _cell_of(cells, d.row)
+        shift = first - 1
+        fix = d.fix and replace(d.fix, edits=tuple(_shifted(edit, shift) for edit in d.fix.edits))
+        located.append(replace(d, row=d.row - shift, end_row=d.end_row - shift, fix=fix, cell=number))
+    return located
+
+
+def _cells_in(program_text: str) -> list[tuple[int, int]]:
+    """(first row, cell number) of each cell in a program, from its markers."""
+    return [(program_text.count("\n", 0, match.start()) + 2, int(match.group(1)))
+            for match in _MARKER.finditer(program_text)]
+
+
+def _cell_of(cells: list[tuple[int, int]], row: int) -> tuple[int, int]:
+    return next((cell for cell in reversed(cells) if cell[0] <= row), cells[0])
+
+
+def _shifted(edit: Edit, shift: int) -> Edit:
+    return replace(edit, row=edit.row - shift, end_row=edit.end_row - shift)
+
+
+def is_notebook(path: str) -> bool:
+    return path.endswith(NOTEBOOK_SUFFIX)
+
+
+def read_notebook(path: str) -> Notebook:
+    """A notebook file; InputError when it is not a valid notebook, NotPython when it is another language."""
+    return Notebook.read(read_bytes(path))
+
+
+def parse_notebook(data: bytes) -> dict:
+    """The notebook's JSON, checked far enough to find its code cells (nbformat 4)."""
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise _invalid(f"not UTF-8 (byte 0x{data[error.start:error.start + 1].hex()})")
+    except json.JSONDecodeError as error:
+        raise _invalid(f"not JSON: {error.msg}", error.lineno, error.colno)
+    if not isinstance(document, dict):
+        raise _invalid("the top level is not a JSON object")
+    version = document.get("nbformat")
+    if version != 4:
+        raise _invalid(f"nbformat {version!r}; jaxlint reads nbformat 4 (convert it with `jupyter nbconvert`)")
+    cells = document.get("cells")
+    if not isinstance(cells, list):
+        raise _invalid("no `cells` list")
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            raise _invalid(f"cell {number} is not an object with a `cell_type`")
+        source = cell.get("source")
+        if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
+            raise _invalid(f"cell {number} has no `source` string or list of strings")
+    language = _language(document.get("metadata"))
+    if language.lower() != "python":
+        raise NotPython(f"skipped: a notebook in {language}, not Python")
+    return document
+
+
+def _invalid(reason: str, row: int = 1, col: int = 1) -> InputError:
+    return InputError("JAX001", f"not a valid Jupyter notebook: {reason}", row, col)
+
+
+def _language(metadata: object) -> str:
+    """The kernel's language; Python when the notebook does not say."""
+    if not isinstance(metadata, dict):
+        return "python"
+    for key, field in (("kernelspec", "language"), ("language_info", "name")):
+        section = metadata.get(key)
+        if isinstance(section, dict) and isinstance(section.get(field), str):
+            return section[field]
+    return "python"
+
+
+def cell_text(cell: dict) -> str:
+    source = cell["source"]
+    return source if isinstance(source, str) else "".join(source)
+
+
+def cell_lines(text: str) -> list[str]:
+    """The lines of a cell as Jupyter shows them, without a last empty line after a final newline."""
+    lines = _LINE_BREAK.split(text)
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def program(document: dict) -> str:
+    """The Python code cells, each after its marker line."""
+    rows: list[str] = []
+    for number, cell in enumerate(document["cells"], 1):
+        python = python_lines(cell_lines(cell_text(cell))) if cell["cell_type"] == "code" else None
+        if python is not None:
+            rows.append(MARKER.format(number))
+            rows.extend(python)
+    return "".join(row + "\n" for row in rows)
+
+
+def python_lines(lines: list[str]) -> list[str] | None:
+    """The cell's lines with IPython syntax replaced by `pass`; None for a cell that is not Python."""
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if first.startswith("%%") and first[2:].split(" ")[0] not in PYTHON_CELL_MAGICS:
+        return None
+    python: list[str] = []
+    indent = None  # of a magic line that ends in `\` and so goes on on the next line
+    for line in lines:
+        if indent is None and (_MAGIC.match(line) or _HELP.match(line)) and not _inside_statement(python):
+            indent = line[:len(line) - len(line.lstrip())]
+        if indent is None:
+            python.append(line)
+            continue
+        python.append(indent + "pass")
+        if not line.rstrip().endswith("\\"):
+            indent = None
+    return python
+
+
+def _inside_statement(lines: list[str]) -> bool:
+    """Whether these lines end inside a bracket or a string, where `%` and `!` are Python, not IPython."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("".join(line + "\n" for line in lines)).readline):
+            pass
+    except tokenize.TokenError:
+        return True
+    except SyntaxError:  # an indentation error: not an open statement
+        return False
+    return False
+
+
+def _restore_ipython(original: list[str], python: list[str], fixed: list[str]) -> list[str]:
+    """The fixed cell with its IPython lines back where the program had `pass` for them."""
+    restored = []
+    matcher = SequenceMatcher(None, python, fixed, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        restored.extend(original[i1:i2] if tag == "equal" else fixed[j1:j2])
+    return restored
+
+
+def _dump_like(data: bytes, original: dict, document: dict) -> bytes:
+    """`document` as JSON in the layout of `data` (indent, escapes, final newline): the layout that
+    writes `original` back byte for byte. A notebook written some other way is not rewritten."""
+    text = data.decode("utf-8")
+    for indent, ascii_only, end in product((1, 2, 4, None), (False, True), ("\n", "")):
+        if json.dumps(original, indent=indent, ensure_ascii=ascii_only) + end == text:
+            return (json.dumps(document, indent=indent, ensure_ascii=ascii_only) + end).encode("utf-8")
+    raise FixError("jaxlint cannot rewrite this notebook's JSON in its own layout")

@@ -1,0 +1,283 @@
+"""Notebooks: code cells checked as one program, findings reported at (cell, line within the cell, column)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import JAX101_MESSAGE, JAX101_SOURCE, write
+from jaxlint.diagnostics import Diagnostic
+from jaxlint.notebooks import python_lines
+from test_outputs import assert_valid_sarif
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "fixtures" / "notebooks"
+
+# (cell, line, column, code): cells count every cell of the file from 1, markdown included.
+EXPECTED = {
+    "training.ipynb": [
+        (4, 4, 27, "JAX202"),  # one key for every layer, drawn in a loop
+        (5, 5, 8, "JAX301"),   # `if` on a traced value in the jitted loss
+        (5, 6, 9, "JAX306"),   # print of a tracer
+        (7, 5, 38, "JAX201"),  # the data key reused for the noise (line 5 of a `%%time` cell)
+        (10, 9, 5, "JAX101"),  # losses[i] = ... on a jnp array
+    ],
+    "magics.ipynb": [
+        (6, 3, 1, "JAX101"),   # inside `%%timeit`, which runs Python; `%%bash`/`%%writefile` are skipped
+        (7, 7, 1, "JAX102"),   # after `% 2` (Python) and an indented `%time` (IPython); the noqa holds
+    ],
+    "clean.ipynb": [],
+}
+
+
+def found(outcome) -> list[tuple[int, int, int, str]]:
+    return [(d["cell"], d["location"]["row"], d["location"]["column"], d["code"])
+            for d in json.loads(outcome.out)]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_notebook_findings(run, name: str) -> None:
+    outcome = run("--output-format", "json", str(NOTEBOOKS / name))
+    assert (found(outcome), outcome.err) == (EXPECTED[name], "")
+    assert outcome.code == (1 if EXPECTED[name] else 0)
+
+
+def test_text_names_the_cell_and_messages_point_into_cells(run) -> None:
+    shutil.copy(NOTEBOOKS / "training.ipynb", "nb.ipynb")
+    lines = run("nb.ipynb").out.splitlines()
+    assert [line.split(" ", 3)[:3] for line in lines[:-1]] == [
+        ["nb.ipynb:cell", "4:4:27:", "JAX202"],
+        ["nb.ipynb:cell", "5:5:8:", "JAX301"],
+        ["nb.ipynb:cell", "5:6:9:", "JAX306"],
+        ["nb.ipynb:cell", "7:5:38:", "JAX201"],
+        ["nb.ipynb:cell", "10:9:5:", "JAX101"],
+    ]
+    assert lines[3] == (
+        "nb.ipynb:cell 7:5:38: JAX201 `key` was already consumed by `jax.random.uniform` at line 4 of cell 7; "
+        "`jax.random.normal` gets the same random bits: split it first: `key, subkey = jax.random.split(key)` "
+        "and use `subkey`")
+    assert "transformed by `jax.jit` at line 1 of cell 5)" in lines[1]
+    assert lines[-1] == (
+        "Found 5 findings (1 file checked); 1 fixable with `--fix`, 1 more with `--unsafe-fixes`.")
+
+
+def notebook(*cells: tuple[str, str], metadata: dict | None = None) -> str:
+    """A notebook as Jupyter writes it (indent 1, source as a list of lines)."""
+    return json.dumps({
+        "cells": [{"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True),
+                   **({"execution_count": None, "outputs": []} if kind == "code" else {})}
+                  for kind, text in cells],
+        "metadata": {"kernelspec": {"language": "python", "name": "python3"}} if metadata is None else metadata,
+        "nbformat": 4, "nbformat_minor": 5,
+    }, indent=1) + "\n"
+
+
+def test_analysis_sees_every_cell_and_reports_in_each(run) -> None:
+    write(Path("nb.ipynb"), notebook(
+        ("code", "import jax\nimport jax.numpy as jnp"),
+        ("markdown", "The step function:"),
+        ("code", "@jax.jit\ndef step(x):\n    if x > 0:\n        x = -x\n    return x"),
+        ("code", "y = jnp.ones(2)\n\ny[0] = 3\n"),
+    ))
+    outcome = run("--output-format", "json", "nb.ipynb")
+    assert found(outcome) == [(3, 3, 8, "JAX301"), (4, 3, 1, "JAX101")]
+    assert [d["noqa_row"] for d in json.loads(outcome.out)] == [3, 3]
+
+
+def test_json_of_a_notebook_finding_is_ruff_style_with_a_cell(run) -> None:
+    write(Path("nb.ipynb"), notebook(("markdown", "# title"), ("code", JAX101_SOURCE)))
+    assert json.loads(run("--output-format", "json", "nb.ipynb").out) == [{
+        "code": "JAX101",
+        "message": JAX101_MESSAGE,
+        "filename": str(Path("nb.ipynb").resolve()),
+        "location": {"row": 3, "column": 1},
+        "end_location": {"row": 3, "column": 5},
+        "fix": {"applicability": "safe", "message": "use `x = x.at[0].set(1)`", "edits": [{
+            "content": "x = x.at[0].set(1)",  # cell-relative, like the finding
+            "location": {"row": 3, "column": 1}, "end_location": {"row": 3, "column": 9}}]},
+        "url": "https://github.com/jaxlint/jaxlint/blob/main/rules/JAX101.md",
+        "noqa_row": 3,
+        "cell": 2,
+    }]
+
+
+def test_sarif_names_the_cell_and_is_valid(run) -> None:
+    write(Path("nb.ipynb"), notebook(("markdown", "# title"), ("code", JAX101_SOURCE)))
+    write(Path("a.py"), JAX101_SOURCE)
+    log = json.loads(run("--output-format", "sarif", "nb.ipynb", "a.py").out)
+    assert_valid_sarif(log)
+    in_notebook, in_file = log["runs"][0]["results"]
+    assert in_notebook["locations"] == [{
+        "physicalLocation": {"artifactLocation": {"uri": "nb.ipynb", "uriBaseId": "%SRCROOT%"}},
+        "logicalLocations": [{"name": "cell 2", "fullyQualifiedName": "nb.ipynb:cell 2"}],
+    }]
+    assert in_notebook["properties"] == {
+        "cell": 2, "cellRegion": {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 5}}
+    assert in_file["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+    assert "properties" not in in_file
+
+
+def test_github_annotates_the_notebook_file_and_names_the_cell(run) -> None:
+    write(Path("nb.ipynb"), notebook(("markdown", "# title"), ("code", JAX101_SOURCE)))
+    assert run("--output-format", "github", "nb.ipynb").out == (
+        f"::error file=nb.ipynb,title=JAX101::cell 2:3:1: JAX101 {JAX101_MESSAGE}\n")
+
+
+def test_noqa_in_a_cell_and_file_level_noqa_in_any_cell(run) -> None:
+    write(Path("line.ipynb"), notebook(("code", JAX101_SOURCE.replace("x[0] = 1", "x[0] = 1  # noqa: JAX101"))))
+    write(Path("file.ipynb"), notebook(("code", JAX101_SOURCE), ("code", "# jaxlint: noqa\n")))
+    assert run("line.ipynb", "file.ipynb").out == "All checks passed (2 files checked).\n"
+
+
+def test_syntax_error_in_a_cell_is_jax001_in_that_cell(run) -> None:
+    write(Path("nb.ipynb"), notebook(("code", "import jax"), ("code", "def f(:\n    pass")))
+    assert found(run("--output-format", "json", "nb.ipynb")) == [(2, 1, 7, "JAX001")]
+
+
+def test_folders_are_searched_for_notebooks_and_the_prefilter_reads_code_cells_only(run) -> None:
+    write(Path("src/a.ipynb"), notebook(("code", JAX101_SOURCE)))
+    write(Path("src/no_jax.ipynb"), notebook(("markdown", "We use jax here."), ("code", "x = [1]\nx[0] = 2")))
+    write(Path("src/b.py"), JAX101_SOURCE)
+    outcome = run(".")
+    assert outcome.out == (
+        f"src/a.ipynb:cell 1:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
+        f"src/b.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
+        "Found 2 findings (3 files checked, 1 without jax skipped); 2 fixable with `--fix`.\n")
+
+
+def test_a_notebook_in_another_language_is_skipped_with_a_note(run) -> None:
+    r_kernel = {"kernelspec": {"language": "R", "name": "ir"}, "language_info": {"name": "R"}}
+    write(Path("r.ipynb"), notebook(("code", "library(jax)\nx[0] <- 1"), metadata=r_kernel))
+    outcome = run("r.ipynb")
+    assert (outcome.code, outcome.out) == (0, "All checks passed (1 file checked).\n")
+    assert outcome.err == "jaxlint: note: r.ipynb: skipped: a notebook in R, not Python\n"
+
+
+INVALID = {
+    "bad_json.ipynb": ('{\n "cells": [\n  {"cell_type": "code",}\n ]\n}\n',
+                       3, 24, "not JSON: Expecting property name enclosed in double quotes"),
+    "not_utf8.ipynb": (b'{"cells": [], "nbformat": 4, "x": "\xff"}', 1, 1, "not UTF-8 (byte 0xff)"),
+    "a_list.ipynb": ("[]", 1, 1, "the top level is not a JSON object"),
+    "v3.ipynb": ('{"nbformat": 3, "worksheets": []}', 1, 1,
+                 "nbformat 3; jaxlint reads nbformat 4 (convert it with `jupyter nbconvert`)"),
+    "no_version.ipynb": ('{"cells": []}', 1, 1,
+                         "nbformat None; jaxlint reads nbformat 4 (convert it with `jupyter nbconvert`)"),
+    "no_cells.ipynb": ('{"nbformat": 4, "metadata": {}}', 1, 1, "no `cells` list"),
+    "cells_not_list.ipynb": ('{"nbformat": 4, "cells": {}}', 1, 1, "no `cells` list"),
+    "cell_not_object.ipynb": ('{"nbformat": 4, "cells": ["import jax"]}', 1, 1,
+                              "cell 1 is not an object with a `cell_type`"),
+    "no_source.ipynb": ('{"nbformat": 4, "cells": [{"cell_type": "markdown", "source": ""},'
+                        ' {"cell_type": "code"}]}', 1, 1, "cell 2 has no `source` string or list of strings"),
+    "source_of_numbers.ipynb": ('{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["x", 1]}]}', 1, 1,
+                                "cell 1 has no `source` string or list of strings"),
+}
+
+
+def test_each_invalid_notebook_is_one_jax001_and_the_run_goes_on(run) -> None:
+    for name, (content, *_) in INVALID.items():
+        path = Path("bad") / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    write(Path("bad/good.py"), JAX101_SOURCE)
+    outcome = run("--output-format", "json", "bad")
+    assert outcome.code == 1 and outcome.err == ""
+    reported = {(Path(d["filename"]).name, d["location"]["row"], d["location"]["column"], d["code"], d["cell"],
+                 d["message"]) for d in json.loads(outcome.out)}
+    assert reported == {
+        (name, row, col, "JAX001", None, f"not a valid Jupyter notebook: {reason}")
+        for name, (_, row, col, reason) in INVALID.items()
+    } | {("good.py", 3, 1, "JAX101", None, JAX101_MESSAGE)}
+
+
+def test_a_missing_notebook_is_jax003(run) -> None:
+    assert run("gone.ipynb").out.startswith("gone.ipynb:1:1: JAX003 no such file or directory\n")
+
+
+def test_findings_sort_by_cell_before_row() -> None:
+    """Rows restart in each cell, so a sort by row alone (as --verify does) would mix the cells."""
+    in_cell_3 = Diagnostic("nb.ipynb", 1, 1, "JAX101", "m", 1, 2, cell=3)
+    in_cell_2 = Diagnostic("nb.ipynb", 5, 1, "JAX101", "m", 5, 2, cell=2)
+    in_script = Diagnostic("a.py", 9, 1, "JAX101", "m", 9, 2)
+    assert [(d.filename, d.cell) for d in sorted([in_cell_3, in_cell_2, in_script])] == [
+        ("a.py", None), ("nb.ipynb", 2), ("nb.ipynb", 3)]
+
+
+# --- IPython syntax, line by line ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines, python", [
+    (["%matplotlib inline", "import jax"], ["pass", "import jax"]),
+    (["!pip install jax", "files = !ls", "t = %timeit -o f()", "a, b = !echo 1 2"], ["pass"] * 4),
+    (["jnp.zeros?", "?jax.jit", "jax.random.*key*??"], ["pass"] * 3),
+    (["%pip install \\", "    jax optax", "x = 1"], ["pass", "pass", "x = 1"]),
+    (["for i in range(3):", "    %time f(i)"], ["for i in range(3):", "    pass"]),
+    # Python, not IPython: a modulo on a continuation line, `!=`, `==`, a comment, a help-like string.
+    (["y = (x", "     % 2)", "z = x != 1", "w = x == 2  # why?", 's = """', "!not a shell", '"""'],
+     ["y = (x", "     % 2)", "z = x != 1", "w = x == 2  # why?", 's = """', "!not a shell", '"""']),
+    (["%%time", "x = f()"], ["pass", "x = f()"]),
+    (["", "%%bash", "echo jax"], None),
+    (["%%writefile helper.py", "import jax"], None),
+])
+def test_ipython_syntax_becomes_pass_line_for_line(lines: list[str], python: list[str] | None) -> None:
+    assert python_lines(lines) == python
+
+
+# --- --fix --------------------------------------------------------------------------------------------
+
+
+def test_fix_pair_byte_for_byte_across_cells(run) -> None:
+    """fixable.unsafe.ipynb: fixes in three cells, one adding `import jax` to the imports cell (every
+    later cell moves down a row in the program), magics kept, a cell whose source is one string."""
+    shutil.copy(NOTEBOOKS / "fixable.unsafe.ipynb", "nb.ipynb")
+    outcome = run("--fix", "--unsafe-fixes", "nb.ipynb")
+    assert (outcome.code, outcome.out) == (0, "Found 5 findings (5 fixed, 0 remaining; 1 file checked).\n")
+    assert Path("nb.ipynb").read_bytes() == (NOTEBOOKS / "fixable.unsafe.fixed.ipynb").read_bytes()
+    again = run("--fix", "--unsafe-fixes", "nb.ipynb")
+    assert (again.code, again.out) == (0, "All checks passed (1 file checked).\n")
+    assert Path("nb.ipynb").read_bytes() == (NOTEBOOKS / "fixable.unsafe.fixed.ipynb").read_bytes()
+
+
+def test_fix_reports_what_remains_in_cells_of_the_fixed_notebook(run) -> None:
+    write(Path("nb.ipynb"), notebook(
+        ("code", "from jax import jit\nimport jax.numpy as jnp"),
+        ("code", "@jit\ndef f(x):\n    print(x)\n    return x"),
+        ("code", "y = jnp.ones(2)\ny[0] = 1\ny.at[1].set(2)")))
+    outcome = run("--fix", "--unsafe-fixes", "--select", "JAX306,JAX101", "nb.ipynb")
+    assert outcome.out == "Found 2 findings (2 fixed, 0 remaining; 1 file checked).\n"
+    # `import jax` went after the imports in cell 1; the JAX102 left in cell 3 is still at its row there.
+    outcome = run("--output-format", "json", "nb.ipynb")
+    assert found(outcome) == [(3, 3, 1, "JAX102")]
+    cells = json.loads(Path("nb.ipynb").read_text())["cells"]
+    assert cells[0]["source"] == ["from jax import jit\n", "import jax.numpy as jnp\n", "import jax"]
+    assert cells[1]["source"][2] == '    jax.debug.print("{}", x)\n'
+
+
+@pytest.mark.parametrize("indent, ascii_only, end", [(2, True, ""), (4, False, "\n"), (None, False, "")])
+def test_fix_keeps_the_json_layout(run, indent: int | None, ascii_only: bool, end: str) -> None:
+    document = json.loads(notebook(("markdown", "Schätzung — naïve"), ("code", JAX101_SOURCE)))
+    Path("nb.ipynb").write_text(json.dumps(document, indent=indent, ensure_ascii=ascii_only) + end, "utf-8")
+    assert run("--fix", "nb.ipynb").code == 0
+    document["cells"][1]["source"][2] = "x = x.at[0].set(1)\n"
+    assert Path("nb.ipynb").read_text("utf-8") == json.dumps(document, indent=indent, ensure_ascii=ascii_only) + end
+
+
+def test_a_notebook_in_a_layout_jaxlint_cannot_write_back_is_left_alone(run) -> None:
+    hand_written = notebook(("code", JAX101_SOURCE)).replace('"nbformat": 4', '"nbformat":   4')
+    write(Path("nb.ipynb"), hand_written)
+    outcome = run("--fix", "nb.ipynb")
+    assert outcome.code == 1
+    assert outcome.err == (
+        "jaxlint: nb.ipynb: not fixed: jaxlint cannot rewrite this notebook's JSON in its own layout\n")
+    assert outcome.out.startswith("nb.ipynb:cell 1:3:1: JAX101 [*] ")
+    assert Path("nb.ipynb").read_text() == hand_written
+
+
+def test_diff_of_a_notebook_is_of_its_json_and_writes_nothing(run) -> None:
+    original = write(Path("nb.ipynb"), notebook(("code", JAX101_SOURCE))).read_text()
+    outcome = run("--diff", "nb.ipynb")
+    assert outcome.code == 1
+    assert '-    "x[0] = 1\\n"\n+    "x = x.at[0].set(1)\\n"\n' in outcome.out
+    assert outcome.out.startswith("--- a/nb.ipynb\n+++ b/nb.ipynb\n")
+    assert Path("nb.ipynb").read_text() == original
