@@ -144,3 +144,9 @@ def test_verify_without_jax_says_how_to_install_it(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert (run.returncode, run.stdout) == (2, "")
     assert run.stderr == "jaxlint: error: --verify needs jax: pip install 'jaxlint[verify]'\n"
+
+
+def test_notebook_findings_say_notebooks_are_not_traced() -> None:
+    _, found = verify_json("--verify", str(ROOT / "fixtures" / "notebooks" / "training.ipynb"))
+    assert found and {(d["verify"]["status"], d["verify"]["detail"]) for d in found} == {
+        ("unverified", "notebooks are not traced: --verify imports .py modules only")}

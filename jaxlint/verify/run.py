@@ -111,7 +111,9 @@ def verify(paths: list[str], result: RunResult, settings: Settings, options: Ver
     plans = _plans(paths, result, settings, options)
     traced = {plan.path for plan in plans}
     untraced = [d for d in result.diagnostics if d.filename not in traced]
-    checked = with_status(untraced, UNVERIFIED, "not observable by tracing")
+    checked = with_status([d for d in untraced if d.cell is None], UNVERIFIED, "not observable by tracing")
+    checked += with_status([d for d in untraced if d.cell is not None], UNVERIFIED,
+                           "notebooks are not traced: --verify imports .py modules only")
     notes = []
     with ThreadPoolExecutor(max_workers=max(1, min(len(plans), os.cpu_count() or 1, 8))) as pool:
         for plan, (found, note) in zip(plans, pool.map(lambda p: _verify_file(p, options, settings), plans)):
