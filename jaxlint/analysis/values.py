@@ -33,6 +33,7 @@ class Value:
     # A traced parameter may be a pytree (a tuple or dict of tracers): its truth value is fine.
     container: bool = False
     boolean: bool = False  # an array of booleans: a comparison, `~m`, `jnp.isnan(x)`
+    numpy: bool = False  # a host value that is a NumPy array: `jnp.asarray` of it holds the same numbers
 
     @property
     def is_array(self) -> bool:
@@ -64,6 +65,7 @@ class Value:
 ARRAY = Value(Kind.ARRAY)
 STATIC = Value(Kind.STATIC)
 HOST = Value(Kind.HOST)
+NUMPY_ARRAY = Value(Kind.HOST, numpy=True)
 REF = Value(Kind.REF)
 
 _STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type"})
@@ -88,6 +90,8 @@ def join(a: Value | None, b: Value | None) -> Value | None:
         return replace(a, container=a.container or b.container, boolean=a.boolean and b.boolean)
     if a.is_array and b.is_array:
         return ARRAY
+    if a.kind is b.kind is Kind.HOST:
+        return HOST
     return None
 
 
@@ -182,7 +186,7 @@ class Evaluator:
             traced = next((a for a in arguments if a is not None and a.kind is Kind.TRACED), None)
             return Value(Kind.TRACED, traced.tracer, container=True) if traced else None
         if arrays.produces_host_array(call, self.names):
-            return HOST
+            return NUMPY_ARRAY
         if self.names.qualified(func) in arrays.REF_FACTORIES:
             return REF
         if arrays.produces_array(call, self.names):

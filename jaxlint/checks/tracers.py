@@ -289,6 +289,12 @@ class TracerAsPythonIndex(Rule):
         "tracer (`x[i]` is a dynamic index, which JAX supports); functions under `grad` alone."
     )
     verify = "`--verify` traces the function and expects `TracerIntegerConversionError` at this line."
+    fixable = True
+    fix_safety = (
+        "Safe when the indexed value is a NumPy array (built by `np.array`, `np.zeros` and the like): "
+        "`table[i]` becomes `jnp.asarray(table)[i]`, the same numbers indexed in JAX. Lists, tuples and "
+        "`range()` have no automatic fix: a list may hold objects that are not numbers."
+    )
 
     def visit_Call(self, node: cst.Call) -> None:
         if _builtin(self, node.func, {"range"}) is None:
@@ -317,7 +323,16 @@ class TracerAsPythonIndex(Rule):
                 f"indexing a Python sequence with a traced value raises TracerIntegerConversionError: "
                 f"`{code(index.value)}` is traced ({value.describe(code(index.value), line_of)}); index a "
                 f"`jnp.asarray(...)` instead{static_hint(self, value)}"
-            ))
+            ), self._on_device(node) if base is not None and base.numpy else None)
+
+    def _on_device(self, node: cst.Subscript) -> FixPlan | None:
+        """`table[i]` -> `jnp.asarray(table)[i]` for a NumPy array: the same numbers, indexed in JAX."""
+        spelled = self.spell("jax.numpy.asarray")
+        if spelled is None:
+            return None
+        name, imports = spelled
+        new = (f"{name}(", node.value, ")", (node.lbracket, node.rbracket))
+        return FixPlan(f"index `{name}(...)`", ((node, new),), imports=imports)
 
 
 class NumpyOnTracer(Rule):
