@@ -9,8 +9,6 @@ from collections import Counter
 from typing import TextIO
 
 from jaxlint import __version__
-from jaxlint.catalog import rule_page
-from jaxlint.checks import ALL_RULES, find_rule
 from jaxlint.config import CommandLine, ConfigError, build_settings
 from jaxlint.report import FORMATS, text
 from jaxlint.runner import run
@@ -24,6 +22,12 @@ def _selectors(values: list[str] | None) -> list[str] | None:
     if values is None:
         return None
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _positive(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value!r}")
+    return int(value)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,11 +49,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--force-exclude", action="store_true",
                         help="apply excludes to files named on the command line too (for pre-commit)")
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
+    parser.add_argument("--jobs", "-j", type=_positive, metavar="N",
+                        help="check files in N processes (default: the number of cores)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help="keep the result cache in DIR (default: .jaxlint_cache at the project root)")
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
     return parser
 
 
 def _rule_command(argv: list[str], out: TextIO) -> int:
+    from jaxlint.catalog import rule_page
+    from jaxlint.checks import ALL_RULES, find_rule
+
     parser = argparse.ArgumentParser(prog="jaxlint rule", description="Explain a rule.")
     parser.add_argument("rule", nargs="?", help="a rule code (JAX101) or name (in-place-update)")
     parser.add_argument("--all", action="store_true", help="list every rule")
@@ -96,7 +108,7 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         config=args.config,
         force_exclude=args.force_exclude,
     ))
-    result = run(args.paths, settings)
+    result = run(args.paths, settings, jobs=args.jobs, cache_dir=args.cache_dir, use_cache=not args.no_cache)
     if args.statistics:
         if args.output_format == "json":
             counts = Counter(d.code for d in result.diagnostics)

@@ -19,9 +19,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.selection import UnknownSelector, enabled_codes, resolve
 
+# Parameter names (globs) that hold PRNG keys, unless `key-names` says otherwise.
+DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")

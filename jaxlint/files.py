@@ -60,8 +60,18 @@ def _walk(top: str, settings: Settings, unlistable: list[tuple[str, InputError]]
     return files
 
 
+def mentions_jax(source: str) -> bool:
+    """Files that never say `jax` cannot use it; they are not parsed at all."""
+    return "jax" in source
+
+
 def read_source(path: str) -> str:
     """The text of a Python file, decoded as Python does (BOM, coding cookie, else UTF-8)."""
+    return decode_source(read_bytes(path))
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of a file, or an InputError (JAX003) saying why they cannot be read."""
     try:
         # Only regular files are opened: opening a FIFO named x.py would block the run forever.
         if not stat.S_ISREG(os.stat(path).st_mode):
@@ -77,6 +87,11 @@ def read_source(path: str) -> str:
         raise InputError("JAX003", "permission denied")
     except OSError as error:
         raise InputError("JAX003", f"cannot read: {error.strerror or error}")
+    return data
+
+
+def decode_source(data: bytes) -> str:
+    """Python source bytes decoded as Python does, or an InputError (JAX001) saying why they are not."""
     if b"\0" in data:
         raise InputError("JAX001", "binary file (contains NUL bytes), not Python source")
     try:

@@ -19,15 +19,11 @@ from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import FixPlan, Message, Rule
 from jaxlint.diagnostics import Diagnostic, Edit, Fix
+from jaxlint.files import mentions_jax
 from jaxlint.noqa import file_suppressions, is_suppressed
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 DEEP_RECURSION = 20_000
-
-
-def mentions_jax(source: str) -> bool:
-    """Files that never say `jax` cannot use it; they are not parsed at all."""
-    return "jax" in source
 
 
 class _Traversal(cst.CSTVisitor):

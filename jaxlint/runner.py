@@ -1,15 +1,28 @@
-"""Many files: read, lint and collect, so that one bad file never stops the run."""
+"""Many files: read, lint and collect, so that one bad file never stops the run.
+
+Everything revolves around one per-file function, `check_bytes(path, data, settings)`; the cache
+answers for unchanged files before it runs and a process pool runs it for many files at once.
+Results come back in the order of the files, whatever order the workers finish in.
+jaxlint.lint (and so libcst) is imported only when a file has to be parsed: a fully cached run
+never pays for it.
+"""
 
 from __future__ import annotations
 
+import os
 import traceback
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from jaxlint.analysis.traced import TransformTable
+from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.files import InputError, discover, read_source
-from jaxlint.lint import lint_source, mentions_jax
+from jaxlint.files import InputError, decode_source, discover, mentions_jax, read_bytes
+
+# Below this many files to parse, starting worker processes costs more than it saves.
+MIN_FILES_FOR_POOL = 8
 
 
 @dataclass
@@ -20,30 +33,113 @@ class RunResult:
     internal_errors: list[str] = field(default_factory=list)
 
 
-def run(paths: list[str], settings: Settings) -> RunResult:
+@dataclass
+class FileResult:
+    """One file's outcome. `digest` is the hash of the content it was computed from, None when
+    the result must not be cached (unreadable or undecodable files, internal errors)."""
+
+    diagnostics: list[Diagnostic]
+    skipped: bool = False
+    internal_error: str | None = None
+    digest: str | None = None
+
+
+def check_file(path: str, settings: Settings) -> FileResult:
+    """The findings of one file on disk."""
+    try:
+        data = read_bytes(path)
+    except InputError as error:
+        return _input_error(path, error, settings)
+    return check_bytes(path, data, settings)
+
+
+def check_bytes(path: str, data: bytes, settings: Settings) -> FileResult:
+    """The findings of one file's content; never raises."""
+    try:
+        source = decode_source(data)
+    except InputError as error:
+        return _input_error(path, error, settings)
+    digest = content_hash(data)
+    if not mentions_jax(source):
+        return FileResult([], skipped=True, digest=digest)
+    try:
+        from jaxlint.lint import lint_source  # libcst: only for files that are parsed
+
+        diagnostics = lint_source(source, path, settings.enabled_for(path), _table(settings),
+                                  settings.key_names)
+    except Exception:  # a bug in jaxlint: report it, keep checking the other files
+        return FileResult([], internal_error=(
+            f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"))
+    return FileResult(diagnostics, digest=digest)
+
+
+_tables: dict = {}
+
+
+def _table(settings: Settings):
+    """The transform table of the settings' extra transforms, built once per process."""
+    if settings.extra_transforms not in _tables:
+        from jaxlint.analysis.traced import TransformTable
+
+        _tables[settings.extra_transforms] = TransformTable(settings.extra_transforms)
+    return _tables[settings.extra_transforms]
+
+
+def _input_error(path: str, error: InputError, settings: Settings) -> FileResult:
+    if error.code not in settings.enabled_for(path):
+        return FileResult([])
+    return FileResult([Diagnostic(path, error.row, error.col, error.code, error.message, error.row, error.col)])
+
+
+def run(paths: list[str], settings: Settings, jobs: int | None = None, cache_dir: str | None = None,
+        use_cache: bool = True) -> RunResult:
+    """Check every file under `paths`: cached results first, the rest in `jobs` processes."""
     result = RunResult()
-    table = TransformTable(settings.extra_transforms)
     files, unlistable = discover(paths, settings)
     for folder, error in unlistable:
         if error.code in settings.enabled_for(folder):
             result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
-    for path in files:
-        result.files += 1
-        enabled = settings.enabled_for(path)
+    cache = Cache(Path(cache_dir) if cache_dir else settings.root / DEFAULT_DIR) if use_cache else None
+    outcomes: list[FileResult | None] = [None] * len(files)
+    misses: list[tuple[int, bytes]] = []
+    for index, path in enumerate(files):
         try:
-            source = read_source(path)
+            data = read_bytes(path)
         except InputError as error:
-            if error.code in enabled:
-                result.diagnostics.append(Diagnostic(
-                    path, error.row, error.col, error.code, error.message, error.row, error.col))
+            outcomes[index] = _input_error(path, error, settings)
             continue
-        if not mentions_jax(source):
-            result.skipped += 1
-            continue
-        try:
-            result.diagnostics.extend(lint_source(source, path, enabled, table, settings.key_names))
-        except Exception:  # a bug in jaxlint: report it, keep checking the other files
-            result.internal_errors.append(
-                f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"
-            )
+        hit = cache.get(fingerprint(settings, path), content_hash(data)) if cache else None
+        if hit is not None:
+            outcomes[index] = FileResult(hit[0], skipped=hit[1])
+        else:
+            misses.append((index, data))
+    for index, outcome in _check_all(files, misses, settings, jobs or os.cpu_count() or 1):
+        outcomes[index] = outcome
+        if cache and outcome.digest is not None:
+            cache.put(fingerprint(settings, files[index]), outcome.digest, outcome.diagnostics, outcome.skipped)
+    for outcome in outcomes:
+        result.files += 1
+        result.skipped += outcome.skipped
+        result.diagnostics.extend(outcome.diagnostics)
+        if outcome.internal_error:
+            result.internal_errors.append(outcome.internal_error)
     return result
+
+
+def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Settings, jobs: int):
+    """(index, result) of each file to check: in this process for a few, else in a pool."""
+    if jobs <= 1 or len(misses) < MIN_FILES_FOR_POOL:
+        for index, data in misses:
+            yield index, check_bytes(files[index], data, settings)
+        return
+    # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
+    ordered = sorted(misses, key=lambda miss: -len(miss[1]))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(misses))) as pool:
+        futures = [(index, pool.submit(check_bytes, files[index], data, settings)) for index, data in ordered]
+        for index, future in futures:
+            try:
+                yield index, future.result()
+            except BrokenProcessPool:  # a worker died (killed, out of memory): say which file it left
+                yield index, FileResult([], internal_error=(
+                    f"internal error while checking {files[index]} (please report it): "
+                    f"its worker process died"))

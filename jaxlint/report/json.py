@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from jaxlint.checks import rule_url
+from jaxlint.rule_index import rule_url
 from jaxlint.runner import RunResult
 
 

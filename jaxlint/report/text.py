@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from jaxlint.checks import BY_CODE
+from jaxlint.rule_index import RULES
 from jaxlint.runner import RunResult
 
 
@@ -30,4 +30,5 @@ def statistics(result: RunResult) -> str:
     counts = Counter(d.code for d in result.diagnostics)
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     width = max((len(str(n)) for _, n in rows), default=1)
-    return "".join(f"{n:>{width}}  {code}  {BY_CODE[code].name}\n" for code, n in rows)
+    names = {code: name for code, name, _ in RULES}
+    return "".join(f"{n:>{width}}  {code}  {names[code]}\n" for code, n in rows)
