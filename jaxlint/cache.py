@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from jaxlint import __version__
@@ -77,6 +76,8 @@ class Cache:
 
 
 def _write_atomically(target: Path, data: bytes) -> None:
+    import tempfile  # only runs that write entries need it
+
     descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
     try:
         with os.fdopen(descriptor, "wb") as handle:

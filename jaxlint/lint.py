@@ -5,8 +5,6 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections import defaultdict
-from typing import Callable, Iterable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -21,42 +19,10 @@ from jaxlint.checks.base import FixPlan, Message, Rule
 from jaxlint.diagnostics import Diagnostic, Edit, Fix
 from jaxlint.files import mentions_jax
 from jaxlint.noqa import file_suppressions, is_suppressed
+from jaxlint.traversal import Traversal
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 DEEP_RECURSION = 20_000
-
-
-class _Traversal(cst.CSTVisitor):
-    """Dispatches each node to the tracker's and the rules' hooks, tracker visits first, leaves last."""
-
-    def __init__(self, tracker: ValueTracker, rules: Iterable[Rule]) -> None:
-        self._visit: dict[str, list[Callable]] = defaultdict(list)
-        self._leave: dict[str, list[Callable]] = defaultdict(list)
-        for handler in (tracker, tracker.keys, *rules):
-            for attribute in dir(type(handler)):
-                if attribute.startswith("visit_"):
-                    self._visit[attribute[6:]].append(getattr(handler, attribute))
-        for handler in (*rules, tracker.keys, tracker):
-            for attribute in dir(type(handler)):
-                if attribute.startswith("leave_"):
-                    self._leave[attribute[6:]].append(getattr(handler, attribute))
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        for hook in self._visit.get(type(node).__name__, ()):
-            hook(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for hook in self._leave.get(type(original_node).__name__, ()):
-            hook(original_node)
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        for hook in self._visit.get(f"{type(node).__name__}_{attribute}", ()):
-            hook(node)
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        for hook in self._leave.get(f"{type(original_node).__name__}_{attribute}", ()):
-            hook(original_node)
 
 
 def _python_rejects(source: str, filename: str) -> Diagnostic | None:
@@ -136,7 +102,7 @@ def _check(
         reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
         tracker = ValueTracker(module, facts, table, key_names)
         rules = [rule(tracker, lambda *report: reports.append(report), filename) for rule in rule_classes]
-        module.visit(_Traversal(tracker, rules))
+        Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker)).walk(module)
         learned = tracker.recorder.facts()
         if learned == facts:
             break

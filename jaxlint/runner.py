@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import traceback
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,6 +130,9 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
         for index, data in misses:
             yield index, check_bytes(files[index], data, settings)
         return
+    from concurrent.futures import ProcessPoolExecutor  # not imported by runs that need no pool
+    from concurrent.futures.process import BrokenProcessPool
+
     # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
     ordered = sorted(misses, key=lambda miss: -len(miss[1]))
     with ProcessPoolExecutor(max_workers=min(jobs, len(misses))) as pool:
