@@ -136,11 +136,23 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
     # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
     ordered = sorted(misses, key=lambda miss: -len(miss[1]))
     with ProcessPoolExecutor(max_workers=min(jobs, len(misses))) as pool:
-        futures = [(index, pool.submit(check_bytes, files[index], data, settings)) for index, data in ordered]
-        for index, future in futures:
+        futures = [(index, data, pool.submit(check_bytes, files[index], data, settings)) for index, data in ordered]
+        for index, data, future in futures:
             try:
                 yield index, future.result()
-            except BrokenProcessPool:  # a worker died (killed, out of memory): say which file it left
-                yield index, FileResult([], internal_error=(
-                    f"internal error while checking {files[index]} (please report it): "
-                    f"its worker process died"))
+            except BrokenProcessPool:  # a worker died: every unfinished file again, each on its own
+                yield index, _alone(files[index], data, settings)
+
+
+def _alone(path: str, data: bytes, settings: Settings) -> FileResult:
+    """One file in a process of its own, so that a file that kills its process (a crash in the
+    parser, running out of memory) is the only one reported, and never takes the run down."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        try:
+            return pool.submit(check_bytes, path, data, settings).result()
+        except BrokenProcessPool:
+            return FileResult([], internal_error=(
+                f"internal error while checking {path} (please report it): the process checking it died"))

@@ -47,6 +47,17 @@ def test_a_crash_in_a_worker_is_reported_and_the_other_files_are_still_checked(
     assert last.startswith("RuntimeError: simulated bug in process ") and worker != os.getpid()
 
 
+def test_a_worker_that_dies_costs_only_its_own_file(run, tmp_path: Path, bug_in) -> None:
+    bug_in("m07.py", kills=True)
+    many_files(tmp_path)
+    result = run("--no-cache", "--jobs", "2", "pkg")
+    assert result.code == 2
+    assert result.out.count(" JAX101 ") == 2 * (3 * MIN_FILES_FOR_POOL - 5 - 1)
+    assert result.out.endswith("and 1 internal error (24 files checked, 5 without jax skipped); see stderr.\n")
+    assert result.err == ("jaxlint: internal error while checking pkg/sub1/m07.py (please report it): "
+                          "the process checking it died\n")
+
+
 def test_jobs_must_be_a_positive_number(tmp_path: Path) -> None:
     run = jaxlint(tmp_path, "--jobs", "0", ".")
     assert run.returncode == 2
