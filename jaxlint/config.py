@@ -26,7 +26,7 @@ DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
-_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores")
+_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "cache-dir")
 
 
 class ConfigError(Exception):
@@ -43,6 +43,7 @@ class Settings:
     config_file: Path | None = None
     extra_transforms: frozenset[str] = frozenset()  # qualified names that behave like jax.jit
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES  # parameter names (globs) that hold PRNG keys
+    cache_dir: Path | None = None  # where results are cached, from the config (relative to its folder)
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -129,6 +130,8 @@ def load_table(path: Path) -> dict[str, Any]:
             raise ConfigError(f"{where}: unknown key '{key}'{hint}")
         if key in _LIST_KEYS and not _is_list_of_str(value):
             raise ConfigError(f"{where}: '{key}' must be a list of strings, got {_describe(value)}")
+        if key == "cache-dir" and not isinstance(value, str):
+            raise ConfigError(f"{where}: 'cache-dir' must be a string, got {_describe(value)}")
         if key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: 'per-file-ignores' must be a table of glob = [codes], "
@@ -202,5 +205,6 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
             raise ConfigError(f"{where}: 'extra-transforms' entries are qualified names such as "
                               f"'mylib.compile', got {name!r}")
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
+    cache_dir = root / table["cache-dir"] if "cache-dir" in table else None
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names)
+                    key_names, cache_dir)

@@ -91,13 +91,16 @@ def _input_error(path: str, error: InputError, settings: Settings) -> FileResult
 
 def run(paths: list[str], settings: Settings, jobs: int | None = None, cache_dir: str | None = None,
         use_cache: bool = True) -> RunResult:
-    """Check every file under `paths`: cached results first, the rest in `jobs` processes."""
+    """Check every file under `paths`: cached results first, the rest in `jobs` processes.
+
+    The cache is in `cache_dir`, else the config's `cache-dir`, else `.jaxlint_cache` at the root."""
     result = RunResult()
     files, unlistable = discover(paths, settings)
     for folder, error in unlistable:
         if error.code in settings.enabled_for(folder):
             result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
-    cache = Cache(Path(cache_dir) if cache_dir else settings.root / DEFAULT_DIR) if use_cache else None
+    folder = Path(cache_dir) if cache_dir else settings.cache_dir or settings.root / DEFAULT_DIR
+    cache = Cache(folder) if use_cache else None
     outcomes: list[FileResult | None] = [None] * len(files)
     misses: list[tuple[int, bytes]] = []
     for index, path in enumerate(files):

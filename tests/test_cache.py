@@ -147,6 +147,17 @@ def test_cache_dir_and_the_default_folder_at_the_project_root(tmp_path: Path) ->
     assert (tmp_path / "elsewhere" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
+def test_cache_dir_from_the_config_is_relative_to_its_folder(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.jaxlint]\ncache-dir = ".cache/jaxlint"\n')
+    write(tmp_path / "src" / "a.py", JAX101_SOURCE)
+    jaxlint(tmp_path / "src", "a.py")
+    assert len(entries(tmp_path / ".cache" / "jaxlint")) == 1 and not (tmp_path / CACHE).exists()
+    write(tmp_path / "pyproject.toml", "[tool.jaxlint]\ncache-dir = 1\n")
+    run = jaxlint(tmp_path, "src")
+    assert (run.returncode, run.stderr) == (
+        2, f"jaxlint: error: [tool.jaxlint] in {tmp_path / 'pyproject.toml'}: 'cache-dir' must be a string, got int 1\n")
+
+
 def test_results_of_unreadable_files_are_not_cached(tmp_path: Path) -> None:
     (tmp_path / "link.py").symlink_to(tmp_path / "missing.py")
     write(tmp_path / "binary.py", "import jax\x00\n")
