@@ -42,17 +42,8 @@ class FileResult:
     digest: str | None = None
 
 
-def check_file(path: str, settings: Settings) -> FileResult:
-    """The findings of one file on disk."""
-    try:
-        data = read_bytes(path)
-    except InputError as error:
-        return _input_error(path, error, settings)
-    return check_bytes(path, data, settings)
-
-
 def check_bytes(path: str, data: bytes, settings: Settings) -> FileResult:
-    """The findings of one file's content; never raises."""
+    """The findings of one file's content (read by the caller, who hashed it for the cache); never raises."""
     try:
         source = decode_source(data)
     except InputError as error:
