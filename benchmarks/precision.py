@@ -11,45 +11,14 @@ Wheels are fetched once with `pip download --no-deps` into the cache (default: .
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import zipfile
 from collections import Counter
 from pathlib import Path
 
+from libraries import LIBRARIES, count_lines, fetch
+
 from jaxlint.config import CommandLine, build_settings
 from jaxlint.runner import run
-
-LIBRARIES = {
-    "jax": "0.10.2",
-    "flax": "0.12.8",
-    "optax": "0.2.8",
-    "equinox": "0.13.8",
-    "dm-haiku": "0.0.17",
-    "chex": "0.1.92",
-}
-
-
-def fetch(cache: Path) -> list[Path]:
-    """The unpacked source folder of each library, downloading what is missing."""
-    wheels, sources = cache / "wheels", cache / "src"
-    folders = []
-    for name, version in LIBRARIES.items():
-        folder = sources / f"{name}-{version}"
-        if not folder.is_dir():
-            wheels.mkdir(parents=True, exist_ok=True)
-            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-                            "-d", str(wheels), f"{name}=={version}"], check=True)
-            prefix = name.replace("-", "_")
-            wheel = next(w for w in wheels.glob("*.whl") if w.name.lower().startswith(f"{prefix}-{version}"))
-            with zipfile.ZipFile(wheel) as archive:
-                archive.extractall(folder)
-        folders.append(folder)
-    return folders
-
-
-def count_lines(folders: list[Path]) -> int:
-    return sum(len(path.read_bytes().splitlines()) for folder in folders for path in folder.rglob("*.py"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,8 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     folders = fetch(Path(args.cache))
     select = args.select.split(",") if args.select else None
     settings = build_settings(CommandLine(select=select))
-    result = run([str(folder) for folder in folders], settings)
-    lines = count_lines(folders)
+    result = run([str(folder) for folder in folders], settings, use_cache=False)
+    lines = count_lines([path for folder in folders for path in folder.rglob("*.py")])
     for d in result.diagnostics:
         print(f"{d.filename}:{d.row}:{d.col}: {d.code} {d.message}")
     for message in result.internal_errors:

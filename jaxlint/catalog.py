@@ -57,9 +57,32 @@ def rules_index() -> str:
     )
 
 
+RULE_INDEX_HEADER = '''"""Each rule's code, name and default, for the command line: reading this never imports the rule
+classes and libcst, so a run that finds every file in the cache never does.
+
+Generated from the rule classes by `python -m jaxlint.catalog`: do not edit.
+"""
+
+DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/rules/"
+
+
+def rule_url(code: str) -> str:
+    """Where a rule's documentation page lives."""
+    return f"{DOCS_URL}{code}.md"
+
+
+# (code, name, on by default)
+'''
+
+
+def rule_index_module() -> str:
+    rows = "".join(f"    ({rule.code!r}, {rule.name!r}, {rule.default_enabled}),\n" for rule in ALL_RULES)
+    return f"{RULE_INDEX_HEADER}RULES = (\n{rows})\n"
+
+
 def expected_files(root: Path) -> dict[Path, str]:
     """Every generated file under the project root, with the text it should have."""
-    files = {root / "rules" / "README.md": rules_index()}
+    files = {root / "rules" / "README.md": rules_index(), root / "jaxlint" / "rule_index.py": rule_index_module()}
     for rule in ALL_RULES:
         files[root / "rules" / f"{rule.code}.md"] = rule_page(rule)
     readme = root / "README.md"

@@ -9,8 +9,6 @@ from collections import Counter
 from typing import TextIO
 
 from jaxlint import __version__
-from jaxlint.catalog import rule_page
-from jaxlint.checks import ALL_RULES, find_rule
 from jaxlint.config import CommandLine, ConfigError, build_settings, load_table
 from jaxlint.report import FORMATS, source, text
 from jaxlint.runner import FixMode, run
@@ -24,6 +22,12 @@ def _selectors(values: list[str] | None) -> list[str] | None:
     if values is None:
         return None
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _positive(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value!r}")
+    return int(value)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,6 +56,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="with --fix or --diff, also apply fixes that may change behaviour")
     parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     parser.add_argument("--show-fixes", action="store_true", help="list the findings that were fixed")
+    parser.add_argument("--jobs", "-j", type=_positive, metavar="N",
+                        help="check files in N processes (default: the number of cores)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help="keep the result cache in DIR (default: .jaxlint_cache at the project root)")
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
     parser.add_argument("--verify", nargs="?", const="flagged", choices=("flagged", "all"),
                         help="trace the flagged functions with real jax (imports your modules); "
@@ -63,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _rule_command(argv: list[str], out: TextIO) -> int:
+    from jaxlint.catalog import rule_page
+    from jaxlint.checks import ALL_RULES, find_rule
+
     parser = argparse.ArgumentParser(prog="jaxlint rule", description="Explain a rule.")
     parser.add_argument("rule", nargs="?", help="a rule code (JAX101) or name (in-place-update)")
     parser.add_argument("--all", action="store_true", help="list every rule")
@@ -124,7 +136,8 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         force_exclude=args.force_exclude,
     ))
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
-    result = run(args.paths, settings, fix_mode, args.unsafe_fixes)
+    result = run(args.paths, settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
+                 cache_dir=args.cache_dir, use_cache=not args.no_cache)
     if args.verify:
         _verify(args, settings, result)
     _report(args, result, out)

@@ -19,15 +19,16 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 from jaxlint.analysis.apis import VERSION as JAX_VERSION
-from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.selection import UnknownSelector, enabled_codes, resolve
 from jaxlint.suggest import unknown_key
 from jaxlint.verify.options import VerifyConfigError, validate as validate_verify
 
+# Parameter names (globs) that hold PRNG keys, unless `key-names` says otherwise.
+DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
-_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify")
+_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify", "cache-dir")
 
 
 class ConfigError(Exception):
@@ -45,6 +46,7 @@ class Settings:
     extra_transforms: frozenset[str] = frozenset()  # qualified names that behave like jax.jit
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES  # parameter names (globs) that hold PRNG keys
     target_jax_version: str | None = None  # JAX801/JAX802 judge APIs against this release (None: newest known)
+    cache_dir: Path | None = None  # where results are cached, from the config (relative to its folder)
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -132,6 +134,8 @@ def load_table(path: Path) -> dict[str, Any]:
         if key == "target-jax-version" and not (isinstance(value, str) and JAX_VERSION.match(value)):
             raise ConfigError(f"{where}: 'target-jax-version' must be a jax version such as \"0.4.30\", "
                               f"got {_describe(value)}")
+        if key == "cache-dir" and not isinstance(value, str):
+            raise ConfigError(f"{where}: 'cache-dir' must be a string, got {_describe(value)}")
         if key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: 'per-file-ignores' must be a table of glob = [codes], "
@@ -210,5 +214,6 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
             raise ConfigError(f"{where}: 'extra-transforms' entries are qualified names such as "
                               f"'mylib.compile', got {name!r}")
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
+    cache_dir = root / table["cache-dir"] if "cache-dir" in table else None
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names, table.get("target-jax-version"))
+                    key_names, table.get("target-jax-version"), cache_dir)

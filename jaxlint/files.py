@@ -61,6 +61,11 @@ def _walk(top: str, settings: Settings, unlistable: list[tuple[str, InputError]]
     return files
 
 
+def mentions_jax(source: str) -> bool:
+    """Files that never say `jax` cannot use it; they are not parsed at all."""
+    return "jax" in source
+
+
 def read_source(path: str) -> str:
     """The text of a Python file, decoded as Python does (BOM, coding cookie, else UTF-8)."""
     return decode(read_bytes(path))[0]

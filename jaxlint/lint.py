@@ -5,8 +5,6 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections import defaultdict
-from typing import Callable, Iterable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -19,49 +17,13 @@ from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import FixPlan, Message, Rule
 from jaxlint.diagnostics import Diagnostic, Edit, Fix
+from jaxlint.files import mentions_jax
 from jaxlint.fix import Offsets
 from jaxlint.noqa import file_suppressions, is_suppressed
+from jaxlint.traversal import Traversal
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 DEEP_RECURSION = 20_000
-
-
-def mentions_jax(source: str) -> bool:
-    """Files that never say `jax` cannot use it; they are not parsed at all."""
-    return "jax" in source
-
-
-class _Traversal(cst.CSTVisitor):
-    """Dispatches each node to the tracker's and the rules' hooks, tracker visits first, leaves last."""
-
-    def __init__(self, tracker: ValueTracker, rules: Iterable[Rule]) -> None:
-        self._visit: dict[str, list[Callable]] = defaultdict(list)
-        self._leave: dict[str, list[Callable]] = defaultdict(list)
-        for handler in (tracker, tracker.keys, *rules):
-            for attribute in dir(type(handler)):
-                if attribute.startswith("visit_"):
-                    self._visit[attribute[6:]].append(getattr(handler, attribute))
-        for handler in (*rules, tracker.keys, tracker):
-            for attribute in dir(type(handler)):
-                if attribute.startswith("leave_"):
-                    self._leave[attribute[6:]].append(getattr(handler, attribute))
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        for hook in self._visit.get(type(node).__name__, ()):
-            hook(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for hook in self._leave.get(type(original_node).__name__, ()):
-            hook(original_node)
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        for hook in self._visit.get(f"{type(node).__name__}_{attribute}", ()):
-            hook(node)
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        for hook in self._leave.get(f"{type(original_node).__name__}_{attribute}", ()):
-            hook(original_node)
 
 
 def _python_rejects(source: str, filename: str) -> Diagnostic | None:
@@ -152,7 +114,7 @@ def _check(
         rules = [rule(tracker, lambda *report: reports.append(report), filename) for rule in rule_classes]
         for rule in rules:
             rule.jax_version = jax_version
-        module.visit(_Traversal(tracker, rules))
+        Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker)).walk(module)
         learned = tracker.recorder.facts()
         if learned == facts:
             break

@@ -1,18 +1,29 @@
-"""Many files: read, lint (and fix) and collect, so that one bad file never stops the run."""
+"""Many files: read, lint (or fix) and collect, so that one bad file never stops the run.
+
+Everything revolves around one per-file function, `check_bytes(path, data, settings)`; the cache
+answers for unchanged files before it runs and a process pool runs it for many files at once.
+Results come back in the order of the files, whatever order the workers finish in.
+jaxlint.lint (and so libcst) is imported only when a file has to be parsed: a fully cached run
+never pays for it. `--fix` and `--diff` bypass the cache: they must read what is on disk now.
+"""
 
 from __future__ import annotations
 
 import difflib
+import os
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from jaxlint.analysis.traced import TransformTable
+from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.files import InputError, decode, discover, read_bytes
+from jaxlint.files import InputError, decode, discover, mentions_jax, read_bytes
 from jaxlint.fix import FixError, fix_source, write_atomically
-from jaxlint.lint import lint_source, mentions_jax
 from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
+
+# Below this many files to parse, starting worker processes costs more than it saves.
+MIN_FILES_FOR_POOL = 8
 
 
 @dataclass(frozen=True)
@@ -36,53 +47,74 @@ class RunResult:
     fix_failures: list[str] = field(default_factory=list)  # files that could not be written, and why
 
 
-def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None,
-        unsafe_fixes: bool = False) -> RunResult:
-    result = RunResult(unsafe_fixes=unsafe_fixes)
-    table = TransformTable(settings.extra_transforms)
-    files, unlistable = discover(paths, settings)
-    for folder, error in unlistable:
-        if error.code in settings.enabled_for(folder):
-            result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
-    for path in files:
-        result.files += 1
-        enabled = settings.enabled_for(path)
-        notebook = None
-        try:
-            data = read_bytes(path)
-            if is_notebook(path):
-                notebook = Notebook.read(data)
-            source, encoding = (notebook.source, "utf-8") if notebook else decode(data)
-        except NotPython as reason:
-            result.notes.append(f"{path}: {reason}")
-            continue
-        except InputError as error:
-            if error.code in enabled:
-                result.diagnostics.append(Diagnostic(
-                    path, error.row, error.col, error.code, error.message, error.row, error.col))
-            continue
-        if not mentions_jax(source):
-            result.skipped += 1
-            continue
+@dataclass
+class FileResult:
+    """One file's outcome. `digest` is the hash of the content it was computed from, None when
+    the result must not be cached (unreadable or undecodable files, internal errors, fixes)."""
+
+    diagnostics: list[Diagnostic]
+    skipped: bool = False
+    internal_error: str | None = None
+    digest: str | None = None
+    note: str | None = None
+    fixed: list[Diagnostic] = field(default_factory=list)
+    diff: str | None = None
+    fix_failure: str | None = None
+
+
+def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None = None) -> FileResult:
+    """The findings of one file's content (read by the caller, who hashed it for the cache), or its
+    fixes with `fix_mode`; never raises. A notebook's code cells are checked as one program."""
+    notebook = None
+    try:
+        if is_notebook(path):
+            notebook = Notebook.read(data)
+            source, encoding = notebook.source, "utf-8"
+        else:
+            source, encoding = decode(data)
+    except NotPython as reason:
+        return FileResult([], note=f"{path}: {reason}")
+    except InputError as error:
+        return _input_error(path, error, settings)
+    digest = content_hash(data)
+    if not mentions_jax(source):
+        return FileResult([], skipped=True, digest=digest)
+    try:
+        from jaxlint.lint import lint_source  # libcst: only for files that are parsed
 
         def lint(text: str) -> list[Diagnostic]:
-            return lint_source(text, path, enabled, table, settings.key_names, settings.target_jax_version,
-                               line_name(text) if notebook else str)
+            return lint_source(text, path, settings.enabled_for(path), _table(settings), settings.key_names,
+                               settings.target_jax_version, line_name(text) if notebook else str)
 
-        try:
-            if fix_mode is None:
-                result.diagnostics.extend(locate(source, lint(source)) if notebook else lint(source))
-            else:
-                _fix_file(path, data, source, encoding, lint, fix_mode, result, notebook)
-        except Exception:  # a bug in jaxlint: report it, keep checking the other files
-            result.internal_errors.append(
-                f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"
-            )
-    return result
+        if fix_mode is not None:
+            return _fix_file(path, data, source, encoding, lint, fix_mode, notebook)
+        found = lint(source)
+        return FileResult(locate(source, found) if notebook else found, digest=digest)
+    except Exception:  # a bug in jaxlint: report it, keep checking the other files
+        return FileResult([], internal_error=(
+            f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"))
+
+
+_tables: dict = {}
+
+
+def _table(settings: Settings):
+    """The transform table of the settings' extra transforms, built once per process."""
+    if settings.extra_transforms not in _tables:
+        from jaxlint.analysis.traced import TransformTable
+
+        _tables[settings.extra_transforms] = TransformTable(settings.extra_transforms)
+    return _tables[settings.extra_transforms]
+
+
+def _input_error(path: str, error: InputError, settings: Settings) -> FileResult:
+    if error.code not in settings.enabled_for(path):
+        return FileResult([])
+    return FileResult([Diagnostic(path, error.row, error.col, error.code, error.message, error.row, error.col)])
 
 
 def _fix_file(path: str, data: bytes, source: str, encoding: str, lint, mode: FixMode,
-              result: RunResult, notebook: Notebook | None = None) -> None:
+              notebook: Notebook | None) -> FileResult:
     """Fix one file, or diff it; when it cannot be written, its findings stay as they were.
 
     A notebook's program is fixed as a whole and written back into its cells (the diff is of its JSON).
@@ -92,20 +124,15 @@ def _fix_file(path: str, data: bytes, source: str, encoding: str, lint, mode: Fi
 
     fixed = fix_source(source, lint, mode.unsafe)
     if not fixed.fixed:
-        result.diagnostics.extend(placed(fixed.source, fixed.remaining))
-        return
+        return FileResult(placed(fixed.source, fixed.remaining))
     try:
         new = notebook.rewrite(fixed.source) if notebook else fixed.source.encode(encoding)
         if mode.write:
             write_atomically(path, new, data)
     except (FixError, UnicodeEncodeError) as error:
-        result.fix_failures.append(f"{path}: not fixed: {error}")
-        result.diagnostics.extend(placed(source, lint(source)))
-        return
-    if not mode.write:
-        result.diffs.append(_diff(path, data.decode(encoding), new.decode(encoding)))
-    result.fixed.extend(placed(source, fixed.fixed))
-    result.diagnostics.extend(placed(fixed.source, fixed.remaining))
+        return FileResult(placed(source, lint(source)), fix_failure=f"{path}: not fixed: {error}")
+    diff = None if mode.write else _diff(path, data.decode(encoding), new.decode(encoding))
+    return FileResult(placed(fixed.source, fixed.remaining), fixed=placed(source, fixed.fixed), diff=diff)
 
 
 def _diff(path: str, before: str, after: str) -> str:
@@ -113,3 +140,84 @@ def _diff(path: str, before: str, after: str) -> str:
         before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}")
     return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n"
                    for line in lines)
+
+
+def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, unsafe_fixes: bool = False,
+        jobs: int | None = None, cache_dir: str | None = None, use_cache: bool = True) -> RunResult:
+    """Check (or fix) every file under `paths`: cached results first, the rest in `jobs` processes.
+
+    The cache is in `cache_dir`, else the config's `cache-dir`, else `.jaxlint_cache` at the root."""
+    result = RunResult(unsafe_fixes=unsafe_fixes)
+    files, unlistable = discover(paths, settings)
+    for folder, error in unlistable:
+        if error.code in settings.enabled_for(folder):
+            result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
+    folder = Path(cache_dir) if cache_dir else settings.cache_dir or settings.root / DEFAULT_DIR
+    cache = Cache(folder) if use_cache and fix_mode is None else None
+    outcomes: list[FileResult | None] = [None] * len(files)
+    misses: list[tuple[int, bytes]] = []
+    for index, path in enumerate(files):
+        try:
+            data = read_bytes(path)
+        except InputError as error:
+            outcomes[index] = _input_error(path, error, settings)
+            continue
+        hit = cache.get(fingerprint(settings, path), content_hash(data)) if cache else None
+        if hit is not None:
+            outcomes[index] = FileResult(hit[0], skipped=hit[1])
+        else:
+            misses.append((index, data))
+    for index, outcome in _check_all(files, misses, settings, jobs or os.cpu_count() or 1, fix_mode):
+        outcomes[index] = outcome
+        if cache and outcome.digest is not None:
+            cache.put(fingerprint(settings, files[index]), outcome.digest, outcome.diagnostics, outcome.skipped)
+    for outcome in outcomes:
+        _collect(outcome, result)
+    return result
+
+
+def _collect(outcome: FileResult, result: RunResult) -> None:
+    result.files += 1
+    result.skipped += outcome.skipped
+    result.diagnostics.extend(outcome.diagnostics)
+    result.fixed.extend(outcome.fixed)
+    for value, into in ((outcome.internal_error, result.internal_errors), (outcome.note, result.notes),
+                        (outcome.diff, result.diffs), (outcome.fix_failure, result.fix_failures)):
+        if value:
+            into.append(value)
+
+
+def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Settings, jobs: int,
+               fix_mode: FixMode | None):
+    """(index, result) of each file to check: in this process for a few, else in a pool."""
+    if jobs <= 1 or len(misses) < MIN_FILES_FOR_POOL:
+        for index, data in misses:
+            yield index, check_bytes(files[index], data, settings, fix_mode)
+        return
+    from concurrent.futures import ProcessPoolExecutor  # not imported by runs that need no pool
+    from concurrent.futures.process import BrokenProcessPool
+
+    # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
+    ordered = sorted(misses, key=lambda miss: -len(miss[1]))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(misses))) as pool:
+        futures = [(index, data, pool.submit(check_bytes, files[index], data, settings, fix_mode))
+                   for index, data in ordered]
+        for index, data, future in futures:
+            try:
+                yield index, future.result()
+            except BrokenProcessPool:  # a worker died: every unfinished file again, each on its own
+                yield index, _alone(files[index], data, settings, fix_mode)
+
+
+def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None) -> FileResult:
+    """One file in a process of its own, so that a file that kills its process (a crash in the
+    parser, running out of memory) is the only one reported, and never takes the run down."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        try:
+            return pool.submit(check_bytes, path, data, settings, fix_mode).result()
+        except BrokenProcessPool:
+            return FileResult([], internal_error=(
+                f"internal error while checking {path} (please report it): the process checking it died"))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from jaxlint.checks import ALL_RULES, find_rule
+from jaxlint.rule_index import RULES
 
-DEFAULT = frozenset(rule.code for rule in ALL_RULES if rule.default_enabled)
+DEFAULT = frozenset(code for code, _, default_enabled in RULES if default_enabled)
+_BY_CODE_OR_NAME = {key: code for code, name, _ in RULES for key in (code, name)}
 
 
 class UnknownSelector(ValueError):
@@ -21,12 +22,12 @@ def resolve(selectors: Iterable[str], *, for_select: bool) -> set[str]:
     """
     codes: set[str] = set()
     for selector in selectors:
-        rule = find_rule(selector)
-        if rule is not None:
-            codes.add(rule.code)
+        code = _BY_CODE_OR_NAME.get(selector.upper()) or _BY_CODE_OR_NAME.get(selector.lower())
+        if code is not None:
+            codes.add(code)
             continue
         prefix = selector.upper()
-        matched = [r.code for r in ALL_RULES if prefix.startswith("JAX") and r.code.startswith(prefix)]
+        matched = [code for code, _, _ in RULES if prefix.startswith("JAX") and code.startswith(prefix)]
         if not matched:
             raise UnknownSelector(selector)
         codes.update(c for c in matched if not for_select or c in DEFAULT)

@@ -3,12 +3,38 @@
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
 
 from helpers import Outcome
 from jaxlint.cli import main
+
+
+@pytest.fixture
+def bug_in(monkeypatch: pytest.MonkeyPatch) -> callable:
+    """`bug_in("boom.py")`: checking files with that name raises, as a bug in jaxlint would.
+
+    The message names the process that raised; pool workers forked after the call inherit the bug.
+    With `kills=True` a worker checking it dies instead (the test's own process still only raises).
+    """
+    import jaxlint.lint
+
+    real = jaxlint.lint.lint_source
+    test_process = os.getpid()
+
+    def arm(name: str, kills: bool = False) -> None:
+        def lint_source(source: str, filename: str, *rest):
+            if filename.endswith(name):
+                if kills and os.getpid() != test_process:
+                    os._exit(70)
+                raise RuntimeError(f"simulated bug in process {os.getpid()}")
+            return real(source, filename, *rest)
+
+        monkeypatch.setattr(jaxlint.lint, "lint_source", lint_source)
+
+    return arm
 
 
 @pytest.fixture

@@ -377,18 +377,9 @@ def test_file_level_noqa_at_the_top_of_the_file(run, tmp_path: Path) -> None:
 
 
 def test_internal_error_in_one_file_exits_2_and_the_others_are_still_checked(
-    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run, tmp_path: Path, bug_in
 ) -> None:
-    import jaxlint.runner
-
-    real = jaxlint.runner.lint_source
-
-    def lint_source(source: str, filename: str, *rest):
-        if filename.endswith("boom.py"):
-            raise RuntimeError("simulated bug")
-        return real(source, filename, *rest)
-
-    monkeypatch.setattr(jaxlint.runner, "lint_source", lint_source)
+    bug_in("boom.py")
     write(tmp_path / "a.py", JAX101_SOURCE)
     write(tmp_path / "boom.py", JAX101_SOURCE)
     result = run(".")

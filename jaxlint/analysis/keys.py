@@ -22,8 +22,7 @@ from jaxlint.analysis.bindings import ends_with, parameter_names, rebound_names,
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import LOOP_BODIES
-
-DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
+from jaxlint.config import DEFAULT_KEY_NAMES
 
 _MAKERS = frozenset({
     "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",

@@ -87,19 +87,27 @@ class Names:
 
     def __init__(self, module: cst.Module) -> None:
         self._scopes: list[dict[str, str | None]] = [dict(scope_imports(module.body))]
+        # Answers for the current scopes, by node identity (libcst's __hash__ is slow Python):
+        # every rule asks about the same call's function again. Keeping the node keeps its id unique.
+        self._answers: dict[int, tuple[cst.CSTNode, str | None]] = {}
 
     def enter_function(self, body: Iterable[cst.CSTNode], params: Iterable[str]) -> None:
         scope: dict[str, str | None] = {name: None for name in params}
         scope.update(scope_imports(body))
         self._scopes.append(scope)
+        self._answers = {}
 
     def leave_function(self) -> None:
         self._scopes.pop()
+        self._answers = {}
 
     def qualified(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name `expr` refers to, or None when it is not an imported name."""
-        spelled = dotted(expr)
-        return None if spelled is None else self._resolve(spelled)
+        known = self._answers.get(id(expr))
+        if known is None:
+            spelled = dotted(expr)
+            known = self._answers[id(expr)] = (expr, None if spelled is None else self._resolve(spelled))
+        return known[1]
 
     def _resolve(self, spelled: str) -> str | None:
         head, _, rest = spelled.partition(".")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from jaxlint.checks.api import DeprecatedApi, RemovedApi
 from jaxlint.checks.base import Rule
+from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
 from jaxlint.checks.randomness import (
@@ -51,11 +52,3 @@ BY_NAME: dict[str, type[Rule]] = {rule.name: rule for rule in ALL_RULES}
 def find_rule(code_or_name: str) -> type[Rule] | None:
     """The rule spelled by a code (any case) or a kebab-case name."""
     return BY_CODE.get(code_or_name.upper()) or BY_NAME.get(code_or_name.lower())
-
-
-DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/rules/"
-
-
-def rule_url(code: str) -> str:
-    """Where a rule's documentation page lives."""
-    return f"{DOCS_URL}{code}.md"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 
-from jaxlint.checks import rule_url
 from jaxlint.diagnostics import Fix
+from jaxlint.rule_index import rule_url
 from jaxlint.runner import RunResult
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from jaxlint import __version__
-from jaxlint.checks import ALL_RULES, DOCS_URL, rule_url
 from jaxlint.diagnostics import Diagnostic
+from jaxlint.rule_index import DOCS_URL, rule_url
 from jaxlint.runner import RunResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -69,6 +69,8 @@ def _fixes(d) -> dict:
 
 
 def render(result: RunResult) -> str:
+    from jaxlint.checks import ALL_RULES  # the rules' documentation, which only SARIF carries
+
     index = {rule.code: i for i, rule in enumerate(ALL_RULES)}
     results = [
         {

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from jaxlint.checks import BY_CODE
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.fix import applicable
+from jaxlint.rule_index import RULES
 from jaxlint.runner import RunResult
 from jaxlint.verify.errors import RUNTIME_CODES
+
+_NAMES = {code: name for code, name, _ in RULES}
 
 
 def _verified(d) -> str:
@@ -85,7 +87,7 @@ def fixes(result: RunResult) -> str:
         lines.append(f"- {filename}:\n")
         for (name, code), n in sorted(counts.items()):
             if name == filename:
-                lines.append(f"    {n} × {code} ({BY_CODE[code].name})\n")
+                lines.append(f"    {n} × {code} ({_NAMES[code]})\n")
     return "".join(lines)
 
 
@@ -93,7 +95,7 @@ def statistics(result: RunResult) -> str:
     counts = Counter(d.code for d in result.diagnostics)
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     width = max((len(str(n)) for _, n in rows), default=1)
-    return "".join(f"{n:>{width}}  {code}  {BY_CODE[code].name}\n" for code, n in rows)
+    return "".join(f"{n:>{width}}  {code}  {_NAMES[code]}\n" for code, n in rows)
 
 
 def verify_summary(result: RunResult) -> str:

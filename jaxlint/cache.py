@@ -1,0 +1,108 @@
+"""Results of unchanged files, kept between runs in `.jaxlint_cache/` so a warm run never parses.
+
+One entry per (file path, settings fingerprint, jaxlint version), holding the hash of the content it
+was computed from: an edited file overwrites its own entry instead of piling up new ones. An entry
+that cannot be read, does not decode, or belongs to other content is a miss, never an error; entries
+are written to a temporary file and renamed into place, so a run that reads while another writes
+sees either the old entry or the new one, whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from jaxlint import __version__
+from jaxlint.config import Settings
+from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification
+
+DEFAULT_DIR = ".jaxlint_cache"
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fingerprint(settings: Settings, path: str) -> str:
+    """Everything besides the content that decides a file's findings."""
+    return json.dumps([
+        __version__,
+        path,  # findings carry it, and rules treat test files differently
+        sorted(settings.enabled_for(path)),
+        sorted(settings.extra_transforms),
+        list(settings.key_names),
+        settings.target_jax_version,
+    ])
+
+
+class Cache:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _entry(self, key: str) -> Path:
+        name = hashlib.sha256(key.encode("utf-8")).hexdigest()
+        return self.folder / name[:2] / name[2:]
+
+    def get(self, key: str, digest: str) -> tuple[list[Diagnostic], bool] | None:
+        """(findings, skipped) stored for this key and content, or None."""
+        try:
+            with open(self._entry(key), "rb") as handle:
+                entry = json.load(handle)
+            if entry["key"] != key or entry["content"] != digest:
+                return None
+            return [_diagnostic(item) for item in entry["diagnostics"]], bool(entry["skipped"])
+        except Exception:  # missing, unreadable, truncated, corrupt or foreign: recompute
+            return None
+
+    def put(self, key: str, digest: str, diagnostics: list[Diagnostic], skipped: bool) -> None:
+        """Store an entry atomically; a cache that cannot be written only costs speed."""
+        entry = {"key": key, "content": digest, "skipped": skipped,
+                 "diagnostics": [_serialize(d) for d in diagnostics]}
+        target = self._entry(key)
+        try:
+            self._prepare(target.parent)
+            _write_atomically(target, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+        except OSError:
+            pass
+
+    def _prepare(self, subfolder: Path) -> None:
+        if subfolder.is_dir():
+            return
+        subfolder.mkdir(parents=True, exist_ok=True)
+        ignore = self.folder / ".gitignore"
+        if not ignore.exists():
+            _write_atomically(ignore, b"# created by jaxlint\n*\n")
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    import tempfile  # only runs that write entries need it
+
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _serialize(d: Diagnostic) -> list:
+    fix = None if d.fix is None else [
+        d.fix.applicability, d.fix.message,
+        [[e.row, e.col, e.end_row, e.end_col, e.content] for e in d.fix.edits],
+    ]
+    verify = None if d.verify is None else [d.verify.status, d.verify.detail]
+    return [d.filename, d.row, d.col, d.code, d.message, d.end_row, d.end_col, fix, verify, d.cell]
+
+
+def _diagnostic(item: list) -> Diagnostic:
+    filename, row, col, code, message, end_row, end_col, fix, verify, cell = item
+    return Diagnostic(
+        filename, row, col, code, message, end_row, end_col,
+        None if fix is None else Fix(fix[0], fix[1], tuple(Edit(*edit) for edit in fix[2])),
+        None if verify is None else Verification(*verify),
+        cell,
+    )

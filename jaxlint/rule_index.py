@@ -1,0 +1,43 @@
+"""Each rule's code, name and default, for the command line: reading this never imports the rule
+classes and libcst, so a run that finds every file in the cache never does.
+
+Generated from the rule classes by `python -m jaxlint.catalog`: do not edit.
+"""
+
+DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/rules/"
+
+
+def rule_url(code: str) -> str:
+    """Where a rule's documentation page lives."""
+    return f"{DOCS_URL}{code}.md"
+
+
+# (code, name, on by default)
+RULES = (
+    ('JAX001', 'syntax-error', True),
+    ('JAX003', 'unreadable-file', True),
+    ('JAX101', 'in-place-update', True),
+    ('JAX102', 'discarded-functional-update', True),
+    ('JAX201', 'prng-key-reuse', True),
+    ('JAX202', 'key-reuse-in-loop', True),
+    ('JAX203', 'constant-key-in-traced', True),
+    ('JAX204', 'stateful-rng-in-traced', True),
+    ('JAX205', 'legacy-prng-key', False),
+    ('JAX301', 'python-control-flow-on-tracer', True),
+    ('JAX302', 'python-logic-on-tracer', True),
+    ('JAX303', 'tracer-concretization', True),
+    ('JAX304', 'tracer-as-python-index', True),
+    ('JAX305', 'numpy-on-tracer', True),
+    ('JAX306', 'print-in-traced', True),
+    ('JAX307', 'debug-print-fstring', True),
+    ('JAX308', 'tracer-leak', True),
+    ('JAX401', 'traced-shape', True),
+    ('JAX402', 'boolean-mask-index', True),
+    ('JAX403', 'data-dependent-size', True),
+    ('JAX404', 'traced-slice-bounds', True),
+    ('JAX801', 'removed-api', True),
+    ('JAX802', 'deprecated-api', True),
+    ('JAX010', 'verify-trace-error', True),
+    ('JAX011', 'verify-tracer-leak', True),
+    ('JAX012', 'verify-key-reuse', True),
+)

@@ -1,0 +1,125 @@
+"""jaxlint's walk calls the same hooks as libcst's `module.visit`, in the same order, on real code."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from jaxlint.analysis.scopes import ScopeFacts
+from jaxlint.analysis.tracker import ValueTracker
+from jaxlint.checks import ALL_RULES
+from jaxlint.traversal import TOKENS, Traversal
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted([*ROOT.glob("fixtures/**/*.py"), *ROOT.glob("jaxlint/analysis/*.py")])
+EDGE_CASES = '''
+from . import *
+from .a import (b as c, d)
+x = f"{a!r:>{width}} {b} {c:{d}x} {e=}"
+y = [*a, *(b)] if (a := 1) else {**c}
+@dec
+async def g(a, /, b: int = 1, *c, d, **e) -> None:
+    async with a as (b, c), d:
+        yield from (await b)
+    match x:
+        case [1, *rest] | {"k": v, **kw} if v: pass
+        case Point(x=0) as p: del p
+    try:
+        pass
+    except* (E, F) as e:
+        raise X from e
+    else:
+        lambda: (yield)
+    finally:
+        global q; nonlocal_ = 1  # comment
+'''
+
+
+def _all_hook_names() -> list[str]:
+    """visit_/leave_ for every node type and every field of it."""
+    names = []
+    for cls in _node_classes(cst.CSTNode):
+        for suffix in (cls.__name__, *(f"{cls.__name__}_{f.name}" for f in dataclasses.fields(cls))):
+            names += [f"visit_{suffix}", f"leave_{suffix}"]
+    return names
+
+
+def _node_classes(base: type) -> set[type]:
+    found = set()
+    for sub in base.__subclasses__():
+        found |= {sub} | _node_classes(sub)
+    return found
+
+
+def _recorder(hook_names: list[str], log: list) -> object:
+    def hook(name: str):
+        return lambda self, node: log.append((name, node))
+
+    return type("Recorder", (), {name: hook(name) for name in hook_names})()
+
+
+class _LibcstRecorder(cst.CSTVisitor):
+    """What libcst's own traversal calls, as the hook names it would dispatch to."""
+
+    def __init__(self, hook_names: set[str], log: list) -> None:
+        self.names, self.log = hook_names, log
+
+    def _record(self, name: str, node: cst.CSTNode) -> None:
+        if name in self.names:
+            self.log.append((name, node))
+
+    def on_visit(self, node):
+        self._record(f"visit_{type(node).__name__}", node)
+        return True
+
+    def on_leave(self, original_node):
+        self._record(f"leave_{type(original_node).__name__}", original_node)
+
+    def on_visit_attribute(self, node, attribute):
+        self._record(f"visit_{type(node).__name__}_{attribute}", node)
+
+    def on_leave_attribute(self, original_node, attribute):
+        self._record(f"leave_{type(original_node).__name__}_{attribute}", original_node)
+
+
+def _both_orders(source: str, hook_names: list[str]) -> tuple[list, list]:
+    module = cst.parse_module(source)
+    ours, theirs = [], []
+    recorder = _recorder(hook_names, ours)
+    Traversal([recorder], [recorder]).walk(module)
+    module.visit(_LibcstRecorder(set(hook_names), theirs))
+    return ours, theirs
+
+
+def _jaxlint_hook_names() -> list[str]:
+    module = cst.parse_module("")
+    tracker = ValueTracker(module, ScopeFacts())
+    rules = [rule(tracker, lambda *report: None) for rule in ALL_RULES]
+    return sorted({name for handler in (tracker, tracker.keys, *rules) for name in dir(type(handler))
+                   if name.startswith(("visit_", "leave_"))})
+
+
+@pytest.mark.parametrize("hook_names", [_all_hook_names(), _jaxlint_hook_names()], ids=["every-hook", "jaxlint-hooks"])
+def test_the_walk_calls_what_libcst_calls_in_the_same_order(hook_names: list[str]) -> None:
+    for source in [EDGE_CASES, *(path.read_text(encoding="utf-8") for path in SOURCES)]:
+        ours, theirs = _both_orders(source, hook_names)
+        assert ours and len(ours) == len(theirs) and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(ours, theirs))
+
+
+def test_tokens_hold_only_tokens() -> None:
+    """What the walk skips when nothing hooks a token has no other node below it."""
+    module = cst.parse_module(EDGE_CASES + "".join(p.read_text(encoding="utf-8") for p in SOURCES[:20]))
+    seen: set[type] = set()
+
+    class Check(cst.CSTVisitor):
+        def on_visit(self, node):
+            seen.add(type(node))
+            if type(node) in TOKENS:
+                assert all(type(child) in TOKENS for child in node.children), node
+            return True
+
+    module.visit(Check())
+    assert {cst.Name, cst.SimpleWhitespace, cst.Comma, cst.Integer} <= seen & TOKENS
