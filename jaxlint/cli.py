@@ -169,7 +169,7 @@ def _report(args: argparse.Namespace, result, out: TextIO) -> None:
     else:
         out.write(FORMATS[args.output_format](result))
     human = args.output_format == "text" or args.diff
-    if human and args.show_fixes:
+    if human and args.show_fixes and (args.fix or args.diff):
         out.write(text.fixes(result))
     if human and not args.quiet:
         out.write(text.summary(result))

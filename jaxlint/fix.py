@@ -49,10 +49,13 @@ def fix_source(source: str, lint: Callable[[str], list[Diagnostic]], unsafe: boo
             break
         text, applied = apply_fixes(result.source, candidates)
         if not parses(text):
-            # Apply one at a time to find the fix that breaks the code; keep the others.
-            text, applied = apply_fixes(result.source, candidates[:1])
-            if not parses(text):
-                rejected.add((candidates[0].code, candidates[0].fix.edits))
+            # Find the fixes that break the code on their own and set them aside; apply the others.
+            broken = [d for d in candidates if not parses(apply_fixes(result.source, [d])[0])]
+            rejected.update((d.code, d.fix.edits) for d in broken)
+            text, applied = apply_fixes(result.source, [d for d in candidates if d not in broken])
+            if not parses(text):  # fine alone, broken together: one at a time
+                text, applied = apply_fixes(result.source, applied[:1])
+            if not applied:
                 continue
         result.source = text
         result.fixed.extend(applied)
@@ -101,6 +104,11 @@ class Offsets:
     def __init__(self, source: str) -> None:
         self._starts = [0] + [match.end() for match in _LINE_START.finditer(source)]
         self._length = len(source)
+
+    @property
+    def rows(self) -> int:
+        """How many lines the text has (a final line break starts an empty last line)."""
+        return len(self._starts)
 
     def of(self, row: int, col: int) -> int:
         if row > len(self._starts):

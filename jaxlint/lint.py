@@ -10,7 +10,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
-from jaxlint.analysis.names import scope_imports
+from jaxlint.analysis.names import dotted, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts
 from jaxlint.analysis.traced import DEFAULT_TABLE, TransformTable
 from jaxlint.analysis.tracker import ValueTracker
@@ -164,7 +164,7 @@ def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:
     bound = scope_imports(module.body)
     for name in plan.imports:
         if bound.get(name) != name:
-            edits.append(_import_edit(name, module, positions, newline))
+            edits.append(_import_edit(name, module, positions, offsets, newline))
     return Fix(plan.applicability, plan.message, tuple(sorted(edits)))
 
 
@@ -195,26 +195,50 @@ def _outer(node: cst.CSTNode, side: int) -> cst.CSTNode:
     return parens[side] if parens else node
 
 
-def _import_edit(name: str, module: cst.Module, positions, newline: str) -> Edit:
-    """`import name` after the imports that open the file, or before its first statement."""
+def _import_edit(name: str, module: cst.Module, positions, offsets: Offsets, newline: str) -> Edit:
+    """`import name` on its own line after the imports that open the file, or, when jax is first
+    imported further down (after setup code such as `os.environ[...] = ...`), after the imports that
+    import of jax is one of; else before the first statement."""
     statements = list(module.body)
-    first = 0
-    if statements and _is_docstring(statements[0]):
-        first = 1
-    last_import = None
+    first = 1 if statements and _is_docstring(statements[0]) else 0
+    opening = []
     for statement in statements[first:]:
-        if not (isinstance(statement, cst.SimpleStatementLine)
-                and all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)):
+        if not _imports(statement):
             break
-        last_import = statement
-    if last_import is not None:
-        end = positions[last_import].end
-        return Edit(end.line, end.column + 1, end.line, end.column + 1, f"{newline}import {name}")
+        opening.append(statement)
+    of_jax = next((i for i, s in enumerate(statements) if any(m.split(".")[0] == "jax" for m in _imports(s))),
+                  None)
+    if of_jax is not None and statements[of_jax] not in opening:
+        while of_jax + 1 < len(statements) and _imports(statements[of_jax + 1]):
+            of_jax += 1  # the end of the imports that jax's is one of
+        anchor = statements[of_jax]
+    else:
+        anchor = opening[-1] if opening else None
+    if anchor is not None:
+        row = positions[anchor].end.line + 1  # the next line: the anchor's trailing comment stays with it
+        if row > offsets.rows:
+            return Edit(row, 1, row, 1, f"{newline}import {name}")
+        return Edit(row, 1, row, 1, f"import {name}{newline}")
     if first < len(statements):
         start = positions[statements[first]].start
         return Edit(start.line, 1, start.line, 1, f"import {name}{newline}")
     end = positions[module].end
     return Edit(end.line, end.column + 1, end.line, end.column + 1, f"{newline}import {name}{newline}")
+
+
+def _imports(statement: cst.CSTNode) -> list[str]:
+    """The modules a top-level line of nothing but imports imports from; [] for any other statement."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return []
+    modules = []
+    for small in statement.body:
+        if isinstance(small, cst.Import):
+            modules.extend(dotted(alias.name) or "" for alias in small.names)
+        elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+            modules.append(dotted(small.module) or "")
+        else:
+            return []
+    return modules
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:

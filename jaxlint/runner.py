@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,9 +136,12 @@ def _fix_file(path: str, data: bytes, source: str, encoding: str, lint, mode: Fi
     return FileResult(placed(fixed.source, fixed.remaining), fixed=placed(source, fixed.fixed), diff=diff)
 
 
+# A line with its line break, as Python counts line breaks (str.splitlines also splits at form feeds).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
 def _diff(path: str, before: str, after: str) -> str:
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}")
+    lines = difflib.unified_diff(_LINE.findall(before), _LINE.findall(after), f"a/{path}", f"b/{path}")
     return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n"
                    for line in lines)
 

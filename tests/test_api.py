@@ -83,7 +83,7 @@ def test_renames_keep_the_users_spelling_and_add_import_jax_once() -> None:
     assert fixes(source) == [
         ("safe", [(3, 5, 3, 15, "jnp.round")]),
         ("safe", [(3, 16, 3, 27, "jnp.prod")]),
-        ("safe", [(1, 24, 1, 24, "\nimport jax"), (4, 4, 4, 19, "jax.Array")]),
+        ("safe", [(2, 1, 2, 1, "import jax\n"), (4, 4, 4, 19, "jax.Array")]),
     ]
 
 

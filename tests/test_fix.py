@@ -171,3 +171,41 @@ def test_a_fix_that_would_break_the_code_is_skipped_and_the_others_applied() -> 
     assert fixed.source == "x = 1\nz = 2\n"
     assert fixed.fixed == [good]
     assert fixed.remaining == [breaking]
+
+
+MAX_UNDER_JIT = "@jit\ndef f(x, lo):\n    return max(x * 2, lo)\n"
+
+
+def test_import_jax_goes_after_the_first_jax_import_keeping_setup_code_first(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.py", 'import os\nos.environ["JAX_ENABLE_X64"] = "1"\nfrom jax import jit  # type: ignore\n'
+                 + MAX_UNDER_JIT)
+    jaxlint(tmp_path, "--fix", "a.py")
+    assert path.read_text() == (
+        'import os\nos.environ["JAX_ENABLE_X64"] = "1"\nfrom jax import jit  # type: ignore\nimport jax\n'
+        "@jit\ndef f(x, lo):\n    return jax.numpy.maximum(x * 2, lo)\n")
+
+
+def test_a_noqa_comment_stays_on_its_import(tmp_path: Path) -> None:
+    source = "from jax import jit\nfrom jax import tree_map  # noqa: JAX801\n" + MAX_UNDER_JIT
+    path = write(tmp_path / "a.py", source)
+    result = jaxlint(tmp_path, "--fix", "a.py")
+    assert result.stdout == "Found 1 finding (1 fixed, 0 remaining; 1 file checked).\n"
+    assert path.read_text() == source.replace("# noqa: JAX801\n", "# noqa: JAX801\nimport jax\n").replace(
+        "max(", "jax.numpy.maximum(")
+
+
+def test_one_unparsable_fix_does_not_hold_back_the_others(tmp_path: Path) -> None:
+    body = "".join(f"    x[{i}] = v\n" for i in range(15))
+    path = write(tmp_path / "a.py", f"import jax\n\n\n@jax.jit\ndef f(x, v):\n{body}    x[99] = yield v\n")
+    result = jaxlint(tmp_path, "--fix", "a.py")
+    assert result.stdout == "Found 16 findings (16 fixed, 0 remaining; 1 file checked).\n"
+    assert "    x = x.at[99].set((yield v))\n" in path.read_text()
+    assert jaxlint(tmp_path, "--diff", "a.py").stdout.startswith("All checks passed")
+
+
+def test_diff_splits_lines_as_python_does(tmp_path: Path) -> None:
+    """A form feed is not a line break for Python or patch: the diff stays a valid patch."""
+    write(tmp_path / "a.py", "from jax import jit\n\n" + MAX_UNDER_JIT.replace("    return", "    y = 1\x0c\n    return"))
+    result = jaxlint(tmp_path, "--diff", "a.py")
+    assert result.stdout.splitlines(keepends=False)[:3] == ["--- a/a.py", "+++ b/a.py", "@@ -1,6 +1,7 @@"]
+    assert "No newline" not in result.stdout and "    y = 1\x0c\n" in result.stdout

@@ -101,9 +101,9 @@ class InPlaceUpdate(Rule):
 
 def _functional_update(target: cst.Subscript, method: str, value: cst.BaseExpression) -> tuple:
     """`x = x.at[i].method(value)`, the index and the value copied as they were written."""
-    bare_tuple = isinstance(value, cst.Tuple) and not value.lpar
+    bare = isinstance(value, (cst.Tuple, cst.Yield)) and not value.lpar  # `x[0] = 1, 2`, `x[0] = yield`
     return (target.value, " = ", target.value, ".at", (target.lbracket, target.rbracket), f".{method}(",
-            *(("(", value, ")") if bare_tuple else (value,)), ")")
+            *(("(", value, ")") if bare else (value,)), ")")
 
 
 def _array_index(elements, value_of) -> bool:
