@@ -123,3 +123,17 @@ def test_tokens_hold_only_tokens() -> None:
 
     module.visit(Check())
     assert {cst.Name, cst.SimpleWhitespace, cst.Comma, cst.Integer} <= seen & TOKENS
+
+
+def test_no_hook_on_tokens_so_the_walk_can_skip_them() -> None:
+    """A single `visit_Name` anywhere makes every file's walk enter every token (about five times the
+    calls): rules find names through the nodes that hold them instead."""
+    from jaxlint.analysis.keys import KeyFlow
+    from jaxlint.analysis.tracker import ValueTracker
+    from jaxlint.checks import ALL_RULES
+    from jaxlint.traversal import TOKENS
+
+    tokens = {cls.__name__ for cls in TOKENS}
+    hooked = {(handler.__name__, name) for handler in (*ALL_RULES, ValueTracker, KeyFlow) for name in dir(handler)
+              if name.startswith(("visit_", "leave_")) and name.split("_")[1] in tokens}
+    assert hooked == set()

@@ -59,6 +59,26 @@ def _catches_guard(handler: cst.ExceptHandler) -> bool:
     return any((dotted(name) or "").rsplit(".", 1)[-1] in _GUARDS | {"Exception"} for name in names)
 
 
+def _name_uses(module: cst.Module, names: set[str]) -> Counter[str]:
+    """How often each of `names` is used outside import statements. Counted only when needed: a
+    rule hooking every name would make the single traversal visit every token of every file."""
+    uses: Counter[str] = Counter()
+
+    class Uses(cst.CSTVisitor):
+        def visit_Import(self, node: cst.Import) -> bool:
+            return False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in names:
+                uses[node.value] += 1
+
+    module.visit(Uses())
+    return uses
+
+
 class _ApiUses(Rule):
     """Finds uses of the table's APIs; each subclass reports those in one status."""
 
@@ -75,7 +95,6 @@ class _ApiUses(Rule):
         self._version_tests: set[cst.If] = set()
         self._calls: set[cst.CSTNode] = set()  # `func` of the index-update calls already reported
         self._index_imports: list[tuple[cst.ImportAlias, cst.ImportFrom, str, Api]] = []
-        self._name_uses: Counter[str] = Counter()
         self._fixable_calls: Counter[str] = Counter()
 
     def _target(self):
@@ -215,10 +234,6 @@ class _ApiUses(Rule):
 
     # ------------------------------------------------------------------ attribute spellings
 
-    def visit_Name(self, node: cst.Name) -> None:
-        if not self._in_import:
-            self._name_uses[node.value] += 1
-
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if (self._in_import or self._guarded or node.attr.value not in self._last_names
                 or node in self._calls):
@@ -293,9 +308,10 @@ class _ApiUses(Rule):
 
     def leave_Module(self, node: cst.Module) -> None:
         """Index-update imports: removed by the fix once every use of the name is a fixed call."""
+        uses = _name_uses(node, {local for _, _, local, _ in self._index_imports}) if self._index_imports else {}
         for alias, statement, local, entry in self._index_imports:
             fix = None
-            if self._depth == 0 and self._name_uses[local] == self._fixable_calls[local]:
+            if self._depth == 0 and uses[local] == self._fixable_calls[local]:
                 removal = "" if len(statement.names) == 1 else self._without(statement, alias)
                 if removal or self._is_own_line(node, statement):
                     fix = FixPlan(f"remove the import of `{local}`", ((statement, removal),))
