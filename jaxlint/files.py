@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import tokenize
 from pathlib import Path
 
 from jaxlint.config import Settings
 
+# Python's line breaks (str.splitlines also splits at form feeds and other separators, Python does not).
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
 

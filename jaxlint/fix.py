@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 import stat
 import tempfile
 from dataclasses import dataclass, field
@@ -16,9 +15,9 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from jaxlint.diagnostics import SAFE, Diagnostic, Edit
+from jaxlint.files import LINE_BREAK
 
 MAX_ROUNDS = 10
-_LINE_START = re.compile(r"\r\n|\r|\n")
 
 
 class FixError(Exception):
@@ -102,7 +101,7 @@ class Offsets:
     """1-based (row, code-point column) -> index into the text."""
 
     def __init__(self, source: str) -> None:
-        self._starts = [0] + [match.end() for match in _LINE_START.finditer(source)]
+        self._starts = [0] + [match.end() for match in LINE_BREAK.finditer(source)]
         self._length = len(source)
 
     @property

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
-import re
 import sys
+from typing import Callable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -17,12 +17,11 @@ from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import FixPlan, Message, Rule
 from jaxlint.diagnostics import Diagnostic, Edit, Fix
-from jaxlint.files import mentions_jax
+from jaxlint.files import LINE_BREAK, mentions_jax
 from jaxlint.fix import Offsets
 from jaxlint.noqa import file_suppressions, is_suppressed
 from jaxlint.traversal import Traversal
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 DEEP_RECURSION = 20_000
 
 
@@ -66,7 +65,7 @@ def lint_source(
         diagnostics = _parse_and_check(source, filename, enabled, table, key_names, jax_version, line_name)
     if not diagnostics:
         return []
-    lines = _LINE_BREAK.split(source)
+    lines = LINE_BREAK.split(source)
     file_level = file_suppressions(source)
     kept = [
         d for d in diagnostics

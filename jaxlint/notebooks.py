@@ -18,10 +18,9 @@ from itertools import product
 from typing import Callable
 
 from jaxlint.diagnostics import Diagnostic, Edit
-from jaxlint.files import NOTEBOOK_SUFFIX, InputError, read_bytes
+from jaxlint.files import LINE_BREAK, NOTEBOOK_SUFFIX, InputError, read_bytes
 from jaxlint.fix import FixError
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MARKER = "# %% notebook cell {}"  # never says `jax`: the prefilter reads the program
 _JSON_LINES = re.compile(r"[^\n]*\n|[^\n]+")  # how Jupyter splits a cell's source into a list
 _MARKER = re.compile(r"^# %% notebook cell (\d+)$", re.MULTILINE)
@@ -57,7 +56,7 @@ class Notebook:
     def rewrite(self, fixed: str) -> bytes:
         """The notebook with the cells of a fixed program, in the file's own JSON layout."""
         document = json.loads(self.data.decode("utf-8-sig"))
-        rows = _LINE_BREAK.split(fixed)[:-1]
+        rows = LINE_BREAK.split(fixed)[:-1]
         cells = _cells_in(fixed)
         if [number for _, number in cells] != [number for _, number in _cells_in(self.source)]:
             raise FixError("a fix moved code across notebook cells")
@@ -169,7 +168,7 @@ def cell_text(cell: dict) -> str:
 
 def cell_lines(text: str) -> list[str]:
     """The lines of a cell as Jupyter shows them, without a last empty line after a final newline."""
-    lines = _LINE_BREAK.split(text)
+    lines = LINE_BREAK.split(text)
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return lines

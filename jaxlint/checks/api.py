@@ -20,21 +20,11 @@ import libcst as cst
 
 from jaxlint.analysis.apis import Api, load_table, newest_version, parse_version
 from jaxlint.analysis.names import dotted
-from jaxlint.checks.base import FixPlan, Rule
+from jaxlint.checks.base import FixPlan, Rule, source
 from jaxlint.diagnostics import SAFE
 
-_EMPTY = cst.Module(body=[])
 _GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
-# Submodules that `import jax` loads: `jax.tree.map` works with nothing but `import jax`.
-_LOADED_WITH_JAX = frozenset({
-    "jax", "jax.core", "jax.debug", "jax.dtypes", "jax.errors", "jax.export", "jax.lax", "jax.nn",
-    "jax.numpy", "jax.ops", "jax.random", "jax.sharding", "jax.tree", "jax.tree_util",
-})
 _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
-
-
-def _source(node: cst.CSTNode) -> str:
-    return _EMPTY.code_for_node(node)
 
 
 def _tests_version(node: cst.If) -> bool:
@@ -218,7 +208,7 @@ class _ApiUses(Rule):
                 return FixPlan(message, ((alias.name, name),))
             return FixPlan(message, ((alias.name, imported),))
         if len(node.names) == 1:
-            same = imported == _source(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+            same = imported == source(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
             return FixPlan(message, ((node.module, parent),) + (() if same else ((alias, imported),)))
         if self._depth == 0 and not self._guarded:
             rest = self._without(node, alias)
@@ -230,7 +220,7 @@ class _ApiUses(Rule):
         """The source of a from-import with one of its names taken out."""
         names = [item for item in node.names if item is not alias]
         names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return _source(node.with_changes(names=names, semicolon=cst.MaybeSentinel.DEFAULT))
+        return source(node.with_changes(names=names, semicolon=cst.MaybeSentinel.DEFAULT))
 
     # ------------------------------------------------------------------ attribute spellings
 
@@ -242,33 +232,14 @@ class _ApiUses(Rule):
         entry = self._entry(qualified)
         if entry is None:
             return
-        spelled = _source(node)
-        renamed = self._renamed(node, entry) if entry.rename_safe and entry.replacement else None
+        spelled = source(node)
+        renamed = self.respell(node, entry.replacement) if entry.rename_safe and entry.replacement else None
         if renamed is None:
             self.report(node, self._message(spelled, entry))
             return
         new, imports = renamed
         self.report(node, self._message(spelled, entry, new),
                     FixPlan(f"use `{new}`", ((node, new),), SAFE, imports))
-
-    def _renamed(self, node: cst.Attribute, entry: Api) -> tuple[str, tuple[str, ...]] | None:
-        """The replacement in the user's own spelling, and the import it needs (if any)."""
-        target = entry.replacement
-        parent = entry.api.rsplit(".", 1)[0]
-        if target.startswith(parent + "."):
-            return _source(node.value) + target[len(parent):], ()
-        head = node
-        while isinstance(head, cst.Attribute):
-            head = head.value
-        bound = self.names.qualified(head)
-        if bound and target.startswith(bound + "."):
-            return head.value + target[len(bound):], ()
-        spelled = self.names.spelling(target)
-        if spelled is not None:
-            return spelled, ()
-        if target.rsplit(".", 1)[0] in _LOADED_WITH_JAX:
-            return target, ("jax",)
-        return None
 
     # ------------------------------------------------------------------ jax.ops.index_* calls
 
@@ -282,11 +253,11 @@ class _ApiUses(Rule):
         self._calls.add(node.func)
         new = self._at_update(node, entry.at_method)
         if new is None:
-            self.report(node, self._message(_source(node.func), entry))
+            self.report(node, self._message(source(node.func), entry))
             return
         if isinstance(node.func, cst.Name):
             self._fixable_calls[node.func.value] += 1
-        self.report(node, self._message(_source(node.func), entry, new),
+        self.report(node, self._message(source(node.func), entry, new),
                     FixPlan(f"use `{new}`", ((node, new),)))
 
     @staticmethod
@@ -297,14 +268,14 @@ class _ApiUses(Rule):
         if (len(positional) != 3 or any(arg.star for arg in call.args)
                 or any(arg.keyword.value not in _INDEX_KEYWORDS for arg in keywords)):
             return None
-        if "#" in _source(call):
+        if "#" in source(call):
             return None  # rebuilding the call would drop the comments inside it
         operand, index, value = (arg.value for arg in positional)
-        array = _source(operand)
+        array = source(operand)
         if not isinstance(operand, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not operand.lpar:
             array = f"({array})"
-        extra = "".join(f", {arg.keyword.value}={_source(arg.value)}" for arg in keywords)
-        return f"{array}.at[{_source(index)}].{method}({_source(value)}{extra})"
+        extra = "".join(f", {arg.keyword.value}={source(arg.value)}" for arg in keywords)
+        return f"{array}.at[{source(index)}].{method}({source(value)}{extra})"
 
     def leave_Module(self, node: cst.Module) -> None:
         """Index-update imports: removed by the fix once every use of the name is a fixed call."""

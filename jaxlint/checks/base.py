@@ -45,10 +45,21 @@ Reporter = Callable[[str, cst.CSTNode, Message, Optional[FixPlan]], None]
 
 _EMPTY = cst.Module(body=[])
 
+# Submodules that `import jax` loads: `jax.numpy.maximum` works with nothing but `import jax`.
+IMPORTED_WITH_JAX = frozenset({
+    "jax", "jax.core", "jax.debug", "jax.dtypes", "jax.errors", "jax.export", "jax.lax", "jax.nn",
+    "jax.numpy", "jax.ops", "jax.random", "jax.sharding", "jax.tree", "jax.tree_util",
+})
+
+
+def source(node: cst.CSTNode) -> str:
+    """A node's code as written (without the indentation of the block around it)."""
+    return _EMPTY.code_for_node(node)
+
 
 def code(node: cst.CSTNode, limit: int = 40) -> str:
     """Source text of a node for a message, on one line, `...` when longer than `limit`."""
-    text = " ".join(_EMPTY.code_for_node(node).split())
+    text = " ".join(source(node).split())
     return text if len(text) <= limit else "..."
 
 
@@ -90,21 +101,32 @@ class Rule:
 
     def spell(self, qualified: str) -> tuple[str, tuple[str, ...]] | None:
         """Code naming `qualified` here and the imports it needs: `jnp.minimum` through the file's own
-        alias, else `jax.numpy.minimum` with `import jax`; None when a local hides the top module."""
+        alias, else `jax.numpy.minimum` with `import jax` (when that loads its module); None when a
+        local hides `jax` or `import jax` would not load the module."""
         spelled = self.names.spelling(qualified)
         if spelled is not None:
             return spelled, ()
-        top = qualified.partition(".")[0]
-        return (qualified, (top,)) if self.names.free(top) else None
+        top, module = qualified.partition(".")[0], qualified.rpartition(".")[0]
+        if not self.names.free(top) or (module != top and module not in IMPORTED_WITH_JAX):
+            return None
+        return qualified, (top,)
+
+    def respell(self, node: cst.CSTNode, qualified: str) -> tuple[str, tuple[str, ...]] | None:
+        """`qualified` in the spelling of the name `node` replaces: its own prefix when that names a
+        module above `qualified` (`jax.random.PRNGKey` -> `jax.random.key`, `j.tree_map` ->
+        `j.tree.map`), else as `spell` gives it."""
+        prefix = node.value if isinstance(node, cst.Attribute) else None
+        while prefix is not None:
+            bound = self.names.qualified(prefix)
+            if bound and qualified.startswith(bound + "."):
+                return source(prefix) + qualified[len(bound):], ()
+            prefix = prefix.value if isinstance(prefix, cst.Attribute) else None
+        return self.spell(qualified)
 
     def rename(self, node: cst.CSTNode, qualified: str, applicability: str = SAFE) -> FixPlan | None:
-        """A fix putting the name of `qualified` in place of `node`: `jax.random.PRNGKey` keeps its
-        `jax.random.` prefix when that is `qualified`'s module, else as `spell` gives it."""
-        parent, _, last = qualified.rpartition(".")
-        if isinstance(node, cst.Attribute) and self.names.qualified(node.value) == parent:
-            return FixPlan(f"use `{code(node.value)}.{last}`", ((node.attr, last),), applicability)
-        spelled = self.spell(qualified)
-        if spelled is None:
+        """A fix putting `qualified`, as `respell` writes it, in place of `node`."""
+        respelled = self.respell(node, qualified)
+        if respelled is None:
             return None
-        name, imports = spelled
+        name, imports = respelled
         return FixPlan(f"use `{name}`", ((node, name),), applicability, imports)

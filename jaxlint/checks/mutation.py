@@ -23,6 +23,8 @@ _REMOVED_INDEX_OPS = {
     "jax.ops.index_min": "min",
     "jax.ops.index_max": "max",
 }
+
+
 class InPlaceUpdate(Rule):
     code = "JAX101"
     name = "in-place-update"

@@ -33,7 +33,6 @@ _HOST_RNG_PREFIXES = ("numpy.random.", "random.")
 _SEEDS = frozenset({"numpy.random.seed", "random.seed"})
 
 
-
 def host_state_kind(qualified: str | None) -> str | None:
     """"rng", "seed", "clock" or "uuid" for a call that reads (or seeds) host state, else None."""
     if qualified is None:

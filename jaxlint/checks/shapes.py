@@ -10,6 +10,7 @@ from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.diagnostics import UNSAFE
 
+
 def _np(*names: str) -> list[str]:
     return ["jax.numpy." + name for name in names]
 

@@ -14,6 +14,7 @@ from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.diagnostics import UNSAFE
 
+
 def static_hint(rule: Rule, value: Value) -> str:
     """How to make the value static, when the fix is a jit argument spec."""
     tracer = value.tracer

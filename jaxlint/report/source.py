@@ -6,17 +6,15 @@ tabs (expanded to the next multiple of 4) and wide characters (two cells).
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.files import InputError, read_bytes, read_source
+from jaxlint.files import LINE_BREAK, InputError, read_bytes, read_source
 from jaxlint.notebooks import NotPython, cell_lines, cell_text, is_notebook, parse_notebook
 from jaxlint.report.text import finding
 from jaxlint.runner import RunResult
 
 TAB_SIZE = 4
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def render(result: RunResult) -> str:
@@ -35,7 +33,7 @@ def render(result: RunResult) -> str:
 def _read(path: str) -> list[str] | dict | None:
     """The file's lines, or a notebook's JSON; None when it cannot be read (it was reported already)."""
     try:
-        return parse_notebook(read_bytes(path)) if is_notebook(path) else _LINE_BREAK.split(read_source(path))
+        return parse_notebook(read_bytes(path)) if is_notebook(path) else LINE_BREAK.split(read_source(path))
     except (InputError, NotPython):
         return None
 
