@@ -14,7 +14,7 @@ and shapes fail on them. `grad` alone gives tracers that carry concrete values: 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -117,12 +117,16 @@ class Tracer:
     transform: Transform
     caller: str | None = None  # for a helper: the traced function that passes the tracer
     container: bool = True  # may be a pytree of tracers rather than one array
+    returned_by: str | None = None  # for a call's result: the function that returned this tracer
 
     @property
     def staged(self) -> bool:
         return self.transform.staged
 
     def describe(self, line_of) -> str:
+        if self.returned_by is not None:
+            origin = replace(self, returned_by=None).describe(line_of)
+            return f"returned by `{self.returned_by}` from a traced argument: {origin}"
         where = line_of(self.transform.node)
         if self.caller is not None:
             return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from "

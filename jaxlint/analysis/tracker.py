@@ -23,7 +23,7 @@ from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder, is_scalar_literal
 from jaxlint.analysis.traced import (
-    DEFAULT_TABLE, TREE_MAPS, TracedFunction, Transform, TransformTable, applied_transforms,
+    DEFAULT_TABLE, TREE_MAPS, Signature, TracedFunction, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, traced_function,
 )
 from jaxlint.analysis.values import ARRAY, STATIC, Evaluator, Kind, Value, join
@@ -72,7 +72,7 @@ class ValueTracker:
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
-        self._evaluator = Evaluator(self.names, self._lookup, table)
+        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned)
         self._branch_states: list[list[Env | None]] = []
         self._loop_states: list[tuple[Env, set[str]]] = []
         self._try_states: list[tuple[set[str], Env, Env]] = []  # rebound names, before, after the body
@@ -132,6 +132,22 @@ class ValueTracker:
 
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         return self._evaluator.value_of(expr)
+
+    def _returned(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
+        """What a call of a function of this module gives, from its returns (the previous round's)."""
+        found = self._known.callees.get(call)
+        if found is None:
+            return None
+        function, bound = found
+        positional = iter(Signature.of(function.params).positional[bound:])
+        given: dict[str, Value | None] = {}
+        for arg, value in zip(call.args, arguments):
+            if arg.star:
+                break
+            param = arg.keyword.value if arg.keyword is not None else next(positional, None)
+            if param is not None:
+                given[param] = value
+        return self._known.returns[function].result(given)
 
     def _lookup(self, name: str) -> Value | None:
         scope = self._scopes[-1]
@@ -216,6 +232,10 @@ class ValueTracker:
             if caller is not None and caller.staged and not transform.staged:
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
             self.recorder.apply(chain, target, transform)
+        func = node.func
+        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                          and func.value.value in ("self", "cls")):
+            self.recorder.callable_call(chain, node)
         callback = host_callback_target(node, self.names)
         if callback is not None:
             self.recorder.host_callback(chain, callback)
@@ -287,9 +307,23 @@ class ValueTracker:
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self._enter(node, node.params, self._pending.pop(), node.body.body)
+        if node.asynchronous is not None:
+            self.recorder.generator(node)  # calling it gives a coroutine
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        if not terminates(node.body):
+            self.recorder.returned(node, STATIC)  # falls off its end: returns None
         self._leave()
+
+    def leave_Return(self, node: cst.Return) -> None:
+        function = self._scopes[-1].node
+        if function is not None:
+            self.recorder.returned(function, STATIC if node.value is None else self.value_of(node.value))
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        function = self._scopes[-1].node
+        if function is not None:
+            self.recorder.generator(function)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._forget([node.name.value])
@@ -298,6 +332,7 @@ class ValueTracker:
         self._enter(node, node.params, self._traced(node, "<lambda>", node.params, ()), ())
 
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
+        self.recorder.returned(node, self.value_of(node.body))
         self._leave()
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:

@@ -417,11 +417,13 @@ class KeyReuseInLoop(Rule):
         "'random' dropout mask, noise or minibatch is identical every step. Nothing fails."
     )
     example = (
+        "key = jax.random.key(0)\n"
         "for step in range(num_steps):\n"
         "    noise = jax.random.normal(key, x.shape)\n"
         "    x = update(x, noise)\n"
     )
     use_instead = (
+        "key = jax.random.key(0)\n"
         "for step in range(num_steps):\n"
         "    key, subkey = jax.random.split(key)\n"
         "    noise = jax.random.normal(subkey, x.shape)\n"

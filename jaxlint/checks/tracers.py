@@ -458,6 +458,8 @@ class PrintInTraced(Rule):
         "`jax.debug.print` is staged into the computation and prints the runtime values on every call."
     )
     example = (
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
@@ -465,6 +467,8 @@ class PrintInTraced(Rule):
         "    return loss\n"
     )
     use_instead = (
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
@@ -678,6 +682,8 @@ class TracerLeak(Rule):
     )
     example = (
         "losses = []\n\n\n"
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
@@ -685,6 +691,8 @@ class TracerLeak(Rule):
         "    return update(params, loss)\n"
     )
     use_instead = (
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
