@@ -45,6 +45,9 @@ _FILTERED_CONCRETE = {
     "equinox.filter_grad", "equinox.filter_value_and_grad", "flax.nnx.grad", "flax.nnx.value_and_grad",
 }
 TRANSFORMS = _JIT | _GRAD | _MAP | _CUSTOM | _FILTERED_STAGED | _FILTERED_CONCRETE
+# Alone (no jit around), these trace with values: `if`, `int()` and shapes work, while `float()`,
+# `math.*` and NumPy raise, and `print` shows `GradTracer(primal=...)`, on every call (jax 0.10).
+GRADIENTS = frozenset(_GRAD | _FILTERED_CONCRETE)
 _STAGED = _JIT | _MAP | _FILTERED_STAGED
 
 
@@ -118,15 +121,24 @@ class Tracer:
     caller: str | None = None  # for a helper: the traced function that passes the tracer
     container: bool = True  # may be a pytree of tracers rather than one array
     returned_by: str | None = None  # for a call's result: the function that returned this tracer
+    origin: str | None = None  # for a call from another module: where (`train.py:12`)
 
     @property
     def staged(self) -> bool:
         return self.transform.staged
 
+    @property
+    def differentiated(self) -> bool:
+        """Traced by a gradient transform alone: a tracer that carries its value."""
+        return not self.transform.staged and self.transform.name in GRADIENTS
+
     def describe(self, line_of) -> str:
         if self.returned_by is not None:
             origin = replace(self, returned_by=None).describe(line_of)
             return f"returned by `{self.returned_by}` from a traced argument: {origin}"
+        if self.origin is not None:
+            return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from `{self.caller}` "
+                    f"({self.origin}), transformed by `{self.transform.name}`")
         where = line_of(self.transform.node)
         if self.caller is not None:
             return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from "
@@ -162,6 +174,11 @@ class TracedFunction:
         if self.entries:
             return self.entries[0].via
         return next((t.transform for t in self.traced.values()), None)
+
+    @property
+    def differentiated(self) -> bool:
+        """Traced by a gradient transform alone (no jit around): its values are concrete."""
+        return not self.staged and self.trace is not None and self.trace.name in GRADIENTS
 
     @property
     def only_traced_for_shapes(self) -> bool:

@@ -20,10 +20,11 @@ import libcst as cst
 from jaxlint.analysis import arrays
 from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names, terminates
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
-from jaxlint.analysis.names import Names, scope_imports
-from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder, is_scalar_literal
+from jaxlint.analysis.interface import ModuleContext
+from jaxlint.analysis.names import Names, dotted, scope_imports
+from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal
 from jaxlint.analysis.traced import (
-    DEFAULT_TABLE, TREE_MAPS, Signature, TracedFunction, Transform, TransformTable, applied_transforms,
+    DEFAULT_TABLE, TREE_MAPS, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, traced_function,
 )
 from jaxlint.analysis.values import ARRAY, STATIC, Evaluator, Kind, Value, join
@@ -54,6 +55,19 @@ def _join_envs(a: Env, b: Env) -> Env:
     return joined
 
 
+def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]) -> Env:
+    """The values of a call's arguments by the callee's parameter names (up to a `*args`)."""
+    names = iter(positional)
+    given: dict[str, Value | None] = {}
+    for arg, value in zip(call.args, arguments):
+        if arg.star:
+            break
+        param = arg.keyword.value if arg.keyword is not None else next(names, None)
+        if param is not None:
+            given[param] = value
+    return given
+
+
 def _forget(env: Env, names) -> None:
     for name in names:
         env.pop(name, None)
@@ -61,8 +75,11 @@ def _forget(env: Env, names) -> None:
 
 class ValueTracker:
     def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE,
-                 key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:
-        self.names = Names(module)
+                 key_names: tuple[str, ...] = DEFAULT_KEY_NAMES, context: ModuleContext | None = None) -> None:
+        self.context = context
+        self.names = Names(module, context.package if context is not None else None)
+        self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...]]] = []
+        self.uses: set[str] = set()  # project names called, qualified
         self.transforms = table
         self.recorder = ScopeRecorder()
         self.recorder.scope_names(module, rebound_names(module.body))
@@ -137,17 +154,21 @@ class ValueTracker:
         """What a call of a function of this module gives, from its returns (the previous round's)."""
         found = self._known.callees.get(call)
         if found is None:
-            return None
+            return self._imported_return(call, arguments)
         function, bound = found
-        positional = iter(Signature.of(function.params).positional[bound:])
-        given: dict[str, Value | None] = {}
-        for arg, value in zip(call.args, arguments):
-            if arg.star:
-                break
-            param = arg.keyword.value if arg.keyword is not None else next(positional, None)
-            if param is not None:
-                given[param] = value
+        given = _by_parameter(call, arguments, Signature.of(function.params).positional[bound:])
         return self._known.returns[function].result(given)
+
+    def _imported_return(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
+        """What a call of another module's function gives, from that module's interface."""
+        if self.context is None or not self.context.imported.returns:
+            return None
+        exported = self.context.imported.returns.get(self.names.qualified(call.func) or "")
+        if exported is None:
+            return None
+        value = None if exported.value is None else Value(Kind(exported.value))
+        returned = Returned(dotted(call.func) or "<function>", exported.params, None, value, exported.container)
+        return returned.result(_by_parameter(call, arguments, exported.positional))
 
     def _lookup(self, name: str) -> Value | None:
         scope = self._scopes[-1]
@@ -239,6 +260,12 @@ class ValueTracker:
         callback = host_callback_target(node, self.names)
         if callback is not None:
             self.recorder.host_callback(chain, callback)
+        if self.context is not None:
+            qualified = self.names.qualified(func)
+            if self.context.in_project(qualified):
+                self.uses.add(qualified)
+                if caller is not None and node.args:
+                    self._call_into_project(qualified, node, caller)
         if not node.args:
             return
         if caller is not None:
@@ -254,11 +281,42 @@ class ValueTracker:
         elif any(is_scalar_literal(arg.value) for arg in node.args):
             self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
 
+    def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:
+        """Record a traced function's call into another module when it passes tracers."""
+        positional: list[int] = []
+        keywords: list[str] = []
+        for index, arg in enumerate(node.args):
+            if arg.star:
+                break
+            value = self.value_of(arg.value)
+            if value is not None and value.kind is Kind.TRACED:
+                if arg.keyword is None:
+                    positional.append(index)
+                else:
+                    keywords.append(arg.keyword.value)
+        if positional or keywords:
+            trace = caller.trace or Transform("a traced caller", node, caller.staged)
+            self.outgoing.append((qualified, node, caller.name, trace, tuple(positional), tuple(keywords)))
+
+    def _from_other_modules(self, node: cst.CSTNode, name: str) -> dict[str, Tracer]:
+        """Tracers that traced functions of other modules pass to this module-level function."""
+        if self.context is None or len(self._chain) != 1 or not isinstance(node, cst.FunctionDef):
+            return {}
+        positional = Signature.of(node.params).positional
+        passed = {}
+        for entry in reversed(self.context.imported.entries.get(name, ())):
+            param = entry.param if isinstance(entry.param, str) else (
+                positional[entry.param] if entry.param < len(positional) else None)
+            if param is not None:
+                passed[param] = Tracer(name, param, Transform(entry.transform, node, entry.staged), entry.caller,
+                                       origin=entry.where)
+        return passed
+
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ())]
         if node in self._known.host:
             return None
-        passed = self._known.passed.get(node, {})
+        passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
         entries = self._known.entries.get(node, [])
         return traced_function(name, params, transforms, passed, entries, self.names, self.transforms)
 
