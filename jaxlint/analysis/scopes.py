@@ -205,6 +205,10 @@ class ScopeRecorder:
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)
 
     def apply(self, chain: Chain, target: cst.BaseExpression, transform: Transform) -> None:
+        # `f = jax.jit(f)` applies to the `f` defined before it in the same scope, not to a later
+        # `def f` that replaces it: resolve a name defined there already now, the others at the end.
+        if isinstance(target, cst.Name) and (id(chain[-1]), target.value) in self._defs:
+            target = self._defs[(id(chain[-1]), target.value)]
         self._applications.append((chain, target, transform))
 
     def call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression, args: list[cst.Arg],
@@ -225,7 +229,7 @@ class ScopeRecorder:
 
     def _resolve(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.CSTNode | None, int]:
         """The function node an expression names, and how many leading parameters are bound (self)."""
-        if isinstance(expr, cst.Lambda):
+        if isinstance(expr, (cst.Lambda, cst.FunctionDef)):
             return expr, 0
         if isinstance(expr, cst.Name):
             for level, scope in enumerate(reversed(chain)):
