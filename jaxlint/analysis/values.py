@@ -51,6 +51,11 @@ class Value:
         return self.kind is Kind.TRACED and self.tracer is not None and self.tracer.staged
 
     @property
+    def differentiated(self) -> bool:
+        """A tracer of a gradient transform alone: `float()`, `math.*` and NumPy still fail on it."""
+        return self.kind is Kind.TRACED and self.tracer is not None and self.tracer.differentiated
+
+    @property
     def abstract(self) -> bool:
         """A staged tracer that is certainly an array, not a pytree: the value JAX3xx/JAX4xx rules need."""
         return self.staged and not self.container
