@@ -713,7 +713,8 @@ class TracerLeak(Rule):
     not_flagged = (
         "Containers created inside the traced function (a list built and returned by the same trace), "
         "storing static values, `self` attributes in `flax.nnx` / `equinox` transformed methods (those "
-        "transforms propagate module state), and code outside traced functions."
+        "transforms propagate module state), functions of imported modules named like list methods "
+        "(`jnp.append`, `jnp.insert`: they return new arrays), and code outside traced functions."
     )
     verify = ("`--verify` traces the function holding the finding under `jax.checking_leaks()` and "
               "confirms when jax reports the leak.")
@@ -790,6 +791,8 @@ class TracerLeak(Rule):
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.attr.value in self._STORE_METHODS):
             return
+        if self.names.qualified(func.value) is not None:
+            return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
         for arg in node.args:
             value = self._leaked(arg.value)
             if value is not None and self._outside(func.value.value):
