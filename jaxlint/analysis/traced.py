@@ -188,6 +188,9 @@ class TracedFunction:
         return bool(names) and names <= {"jax.eval_shape", "jax.make_jaxpr"}
 
 
+# Transforms that pass the arguments whose spec is `None` through as they are (static): the option.
+_UNSPECIFIED_STATIC = {"jax.shard_map": "in_specs", "jax.experimental.shard_map.shard_map": "in_specs"}
+
 # Options a transform also takes by position, after the function.
 _POSITIONAL_OPTIONS = {
     "jax.vmap": ("in_axes", "out_axes"),
@@ -393,6 +396,8 @@ def _traced_and_static(
     if name in table.jit_like:
         nums = _int_or_ints(kw.get("static_argnums"))
         static = _positions(signature, nums) | set(_str_or_strs(kw.get("static_argnames")))
+        if name in _UNSPECIFIED_STATIC:
+            static |= _unspecified(kw.get(_UNSPECIFIED_STATIC[name]), signature)
         return everything - static, static & set(signature.all)
     if name in _GRAD:
         return _positions(signature, _int_or_ints(kw.get("argnums"), (0,))) - signature.defaults, set()
@@ -407,6 +412,14 @@ def _traced_and_static(
     traced = {p for p, annotation in signature.annotations.items()
               if p in everything and is_array_annotation(annotation, names)}
     return traced, set()
+
+
+def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[str]:
+    """The parameters whose entry in a literal `in_specs` tuple is `None`."""
+    if not isinstance(specs, (cst.Tuple, cst.List)) or len(specs.elements) != len(signature.positional):
+        return set()
+    return {name for name, element in zip(signature.positional, specs.elements)
+            if isinstance(element.value, cst.Name) and element.value.value == "None"}
 
 
 def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str]:
