@@ -28,6 +28,7 @@ class ScopeFacts:
     entries: dict[cst.CSTNode, list[Entry]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
+    kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     consumes: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # key parameters consumed
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
     callees: dict[cst.Call, tuple[cst.CSTNode, int]] = field(default_factory=dict)  # the function a call calls
@@ -122,6 +123,7 @@ class ScopeRecorder:
         self._applications: list[tuple[Chain, cst.BaseExpression, Transform]] = []
         self._calls: list[_Call] = []
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
+        self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._key_consumed: dict[cst.CSTNode, set[str]] = {}
         self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode, list[str | None]]] = []
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
@@ -167,6 +169,9 @@ class ScopeRecorder:
 
     def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
         self._host.append((chain, target))
+
+    def kernel(self, chain: Chain, target: cst.BaseExpression) -> None:
+        self._kernels.append((chain, target))
 
     def key_consumed(self, function: cst.CSTNode, param: str) -> None:
         """`function` consumes its key parameter `param` itself."""
@@ -266,6 +271,10 @@ class ScopeRecorder:
             node, _ = self._resolve(chain, target)
             if node is not None:
                 facts.host.add(node)
+        for chain, target in self._kernels:
+            node, _ = self._resolve(chain, target)
+            if node is not None:
+                facts.kernels.add(node)
         self._return_summaries(facts)
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)

@@ -89,10 +89,16 @@ HOST_CALLBACKS: dict[str, tuple[int, tuple[str, ...]]] = {
     "jax.experimental.host_callback.call": (0, ("callback_func",)),
     "jax.experimental.host_callback.id_tap": (0, ("tap_func",)),
 }
+# Callables given to these get mutable refs, whatever their annotations say: `o_ref[...] = v` is a store.
+REF_KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "jax.experimental.pallas.pallas_call": (0, ("kernel",)),
+    "jax.experimental.pallas.run_scoped": (0, ("f",)),
+    "jax.experimental.pallas.core_map": (0, ("f",)),
+}
 # These call their function on every leaf: a pytree of tracers gives it tracers.
 TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 
-_PARTIAL = {"functools.partial"}
+PARTIAL = frozenset({"functools.partial"})
 
 
 @dataclass(frozen=True)
@@ -238,7 +244,7 @@ def decorator_transform(decorator: cst.Decorator, names: Names, table: Transform
     func = names.qualified(expr.func)
     try:
         positional, keywords = _split_args(expr)
-        if func in _PARTIAL and positional:
+        if func in PARTIAL and positional:
             inner = names.qualified(positional[0])
             if inner in table.all:
                 options = _options(inner, positional[1:], keywords)
@@ -285,12 +291,22 @@ def applied_transforms(
 
 def host_callback_target(call: cst.Call, names: Names) -> cst.BaseExpression | None:
     """The function a host callback call runs (`jax.pure_callback(f, ...)`), through `partial`."""
-    spec = HOST_CALLBACKS.get(names.qualified(call.func) or "")
+    return _callable_given(call, names, HOST_CALLBACKS)
+
+
+def ref_kernel_target(call: cst.Call, names: Names) -> cst.BaseExpression | None:
+    """The kernel a Pallas call runs (`pl.pallas_call(kernel, ...)`), through `partial`."""
+    return _callable_given(call, names, REF_KERNELS)
+
+
+def _callable_given(call: cst.Call, names: Names, table: dict[str, tuple[int, tuple[str, ...]]]
+                    ) -> cst.BaseExpression | None:
+    spec = table.get(names.qualified(call.func) or "")
     if spec is None:
         return None
     position, words = spec
     target = next((t for t in (argument(call, position, word) for word in words) if t is not None), None)
-    while (isinstance(target, cst.Call) and names.qualified(target.func) in _PARTIAL and target.args
+    while (isinstance(target, cst.Call) and names.qualified(target.func) in PARTIAL and target.args
            and target.args[0].keyword is None):
         target = target.args[0].value
     return target if isinstance(target, (cst.Name, cst.Lambda, cst.Attribute)) else None
@@ -310,9 +326,9 @@ def _unwrap(
             positional, keywords = _split_args(expr)
         except _Unknowable:
             return None, 0, frozenset()
-        if not positional or (func not in table.all and func not in _PARTIAL):
+        if not positional or (func not in table.all and func not in PARTIAL):
             return None, 0, frozenset()
-        if func in _PARTIAL:
+        if func in PARTIAL:
             bound += len(positional) - 1
             bound_names |= frozenset(keywords)
         expr = positional[0]

@@ -24,10 +24,10 @@ from jaxlint.analysis.interface import ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal
 from jaxlint.analysis.traced import (
-    DEFAULT_TABLE, TREE_MAPS, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
-    decorator_transform, host_callback_target, traced_function,
+    DEFAULT_TABLE, PARTIAL, TREE_MAPS, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
+    decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
-from jaxlint.analysis.values import ARRAY, STATIC, Evaluator, Kind, Value, join
+from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, join
 
 Env = dict[str, Value]
 
@@ -183,8 +183,10 @@ class ValueTracker:
             else:
                 self.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
-            # Unpacking a tracer (or a pytree of them) gives tracers.
-            element = value if value is not None and value.kind is Kind.TRACED else None
+            # Unpacking a tracer (or a pytree of them) gives tracers, or lists and tuples of them.
+            element = None
+            if value is not None and value.kind is Kind.TRACED:
+                element = replace(value, pytree_part=True) if value.container else value
             for item in target.elements:
                 self._bind(item.value, element)
         elif isinstance(target, cst.StarredElement):
@@ -202,6 +204,11 @@ class ValueTracker:
             if len(applied) == 1:
                 function, transform = applied[0]
                 self.recorder.alias(tuple(self._chain), target.value, function, transform.bound)
+            elif self.names.qualified(node.value.func) in PARTIAL and node.value.args:
+                # `kernel = partial(add_kernel, scale=2.0)`: calling `kernel` calls `add_kernel`.
+                given = [arg for arg in node.value.args if arg.keyword is None]
+                if given and not any(arg.star for arg in node.value.args):
+                    self.recorder.alias(tuple(self._chain), target.value, given[0].value, len(given) - 1)
         value = self.value_of(node.value)
         for target in node.targets:
             left, right = target.target, node.value
@@ -260,6 +267,9 @@ class ValueTracker:
         callback = host_callback_target(node, self.names)
         if callback is not None:
             self.recorder.host_callback(chain, callback)
+        kernel = ref_kernel_target(node, self.names)
+        if kernel is not None:
+            self.recorder.kernel(chain, kernel)
         if self.context is not None:
             qualified = self.names.qualified(func)
             if self.context.in_project(qualified):
@@ -333,7 +343,9 @@ class ValueTracker:
             annotation = param.annotation.annotation if param.annotation is not None else None
             annotated = annotation is not None and arrays.is_array_annotation(annotation, self.names)
             scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS
-            if function is not None and name in function.traced:
+            if node in self._known.kernels:
+                env[name] = REF  # a Pallas kernel reads and writes its refs in place
+            elif function is not None and name in function.traced:
                 tracer = function.traced[name]
                 scalar = scalar or name in self._known.scalars.get(node, ())
                 container = tracer.container and not annotated and not scalar

@@ -34,6 +34,8 @@ class Value:
     container: bool = False
     boolean: bool = False  # an array of booleans: a comparison, `~m`, `jnp.isnan(x)`
     numpy: bool = False  # a host value that is a NumPy array: `jnp.asarray` of it holds the same numbers
+    # Unpacked from a pytree of tracers (`parts, total = carry`): as often a Python list as an array.
+    pytree_part: bool = False
 
     @property
     def is_array(self) -> bool:
@@ -92,7 +94,8 @@ def join(a: Value | None, b: Value | None) -> Value | None:
     if a == b:
         return a
     if a.kind is b.kind is Kind.TRACED:
-        return replace(a, container=a.container or b.container, boolean=a.boolean and b.boolean)
+        return replace(a, container=a.container or b.container, boolean=a.boolean and b.boolean,
+                       pytree_part=a.pytree_part or b.pytree_part)
     if a.is_array and b.is_array:
         return ARRAY
     if a.kind is b.kind is Kind.HOST:
