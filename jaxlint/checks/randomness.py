@@ -376,7 +376,9 @@ class PrngKeyReuse(Rule):
     )
     not_flagged = (
         "A key consumed once in each branch of an `if`/`else`; `key, sub = jax.random.split(key)` before each "
-        "use; `jax.random.fold_in(key, i)`, which derives a new key without consuming `key`; distinct items of "
+        "use; `jax.random.fold_in(key, i)`, which derives a new key without consuming `key`; in a notebook, a "
+        "key used once in each of several cells (each cell restarts an experiment from the notebook's key; "
+        "reuse within one cell is flagged); distinct items of "
         "one split (`keys[0]`, `keys[1]`); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
         "`conftest.py`, files under `tests/`), where reusing a key is how a test reproduces the same draws "
