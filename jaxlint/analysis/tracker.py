@@ -18,7 +18,9 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from jaxlint.analysis import arrays
-from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names, terminates
+from jaxlint.analysis.bindings import (
+    is_wildcard, parameter_names, pattern_names, rebound_names, target_names, terminates,
+)
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.interface import ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
@@ -93,6 +95,7 @@ class ValueTracker:
         self._branch_states: list[list[Env | None]] = []
         self._loop_states: list[tuple[Env, set[str]]] = []
         self._try_states: list[tuple[set[str], Env, Env]] = []  # rebound names, before, after the body
+        self._match_states: list[tuple[Env, list[Env | None]]] = []  # before, at the end of each case
         self._pending: list[TracedFunction | None] = []
 
     # ------------------------------------------------------------------ queries
@@ -531,6 +534,24 @@ class ValueTracker:
                 self._forget(target_names(item.asname.name))
 
     def visit_Match(self, node: cst.Match) -> None:
-        self.env.clear()
+        self._match_states.append((dict(self.env), []))
 
-    leave_Match = visit_Match
+    def visit_MatchCase(self, node: cst.MatchCase) -> None:
+        # Each case starts from the state before the match, its captures rebound by the pattern.
+        self._set_env(self._match_states[-1][0])
+        self._forget(pattern_names(node.pattern))
+
+    def leave_MatchCase(self, node: cst.MatchCase) -> None:
+        self._match_states[-1][1].append(None if terminates(node.body) else dict(self.env))
+
+    def leave_Match(self, node: cst.Match) -> None:
+        before, ends = self._match_states.pop()
+        if not node.cases or not is_wildcard(node.cases[-1].pattern):
+            ends.append(before)  # no case matched
+        reached = [env for env in ends if env is not None]
+        if not reached:
+            return
+        result = reached[0]
+        for env in reached[1:]:
+            result = _join_envs(result, env)
+        self._set_env(result)
