@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from helpers import jaxlint, write
+from helpers import JAX101_SOURCE, jaxlint, write
 from test_fixtures import expectations
 from test_outputs import SARIF_SCHEMA
 
@@ -45,12 +45,12 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     assert code == 1
     details = statuses(found)
     assert details[("helper_under_jit.py", 8, "JAX301")] == (
-        "confirmed", "TracerBoolConversionError here while tracing `bounded`")  # the helper's line, via its caller
+        "confirmed", "tracing `bounded` raised TracerBoolConversionError here")  # the helper's line, via its caller
     assert details[("script_at_import.py", 8, "JAX301")] == (
         "confirmed", "importing the module raised TracerBoolConversionError here")
     assert details[("confirm_jax308.py", 9, "JAX308")] == (
         "confirmed", "jax.checking_leaks reported a leak while tracing `remember`")
-    assert details[("confirm_jax201.py", 8, "JAX201")] == ("confirmed", "KeyReuseError here while tracing `two_draws`")
+    assert details[("confirm_jax201.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
 
 
 def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find_new_bugs() -> None:
@@ -60,14 +60,15 @@ def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find
     assert time.monotonic() - started < 60  # the hanging module is killed at its timeout
     assert code == 1
     assert statuses(found) == {
-        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing"),
-        ("runtime_only.py", 18, "JAX012"): ("confirmed", "found by tracing"),
+        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing `remember`"),
+        ("runtime_only.py", 18, "JAX012"): ("confirmed", "found by tracing `noise`"),
         ("needs_example.py", 10, "JAX301"): (
             "unverified", "needs concrete data: static parameter `n` has no example"),
         ("hangs_at_import.py", 9, "JAX101"): ("unverified", "timed out after 8 s (--verify-timeout)"),
         ("exits_at_import.py", 9, "JAX101"): ("unverified", "the module called sys.exit(3) at import"),
         ("crashes_at_import.py", 10, "JAX101"): ("unverified", "the module crashed the worker (SIGSEGV)"),
         ("raises_at_import.py", 7, "JAX101"): ("unverified", "import failed: RuntimeError: no config file"),
+        ("raises_at_import.py", 11, "JAX010"): ("confirmed", "found by importing the module"),
     }
     leak = next(d for d in found if d["code"] == "JAX011")
     assert leak["message"].startswith("a tracer leaked out of `remember` while it was traced (jax.checking_leaks)")
@@ -137,16 +138,54 @@ def test_bad_verify_config_stops_the_run(run, tmp_path: Path, table: str, messag
     assert outcome.err == f"jaxlint: error: [tool.jaxlint] in {tmp_path / 'pyproject.toml'}: {message}\n"
 
 
-def test_verify_without_jax_says_how_to_install_it(tmp_path: Path) -> None:
+def test_verify_without_jax_prints_the_static_findings_then_says_how_to_install_it(tmp_path: Path) -> None:
     write(tmp_path / "a.py", "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\n")
     script = ("import sys\nsys.modules['jax'] = None  # as if jax were not installed\n"
-              "from jaxlint.cli import main\nsys.exit(main(['--verify', 'a.py']))\n")
+              "from jaxlint.cli import main\nsys.exit(main(['--verify', '--output-format', 'concise', 'a.py']))\n")
     run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert (run.returncode, run.stdout) == (2, "")
+    assert run.returncode == 2  # what was asked for (verification) did not happen
+    assert run.stdout.startswith("a.py:3:1: JAX101 [*] in-place update of a JAX array")
+    assert len(run.stdout.splitlines()) == 1
     assert run.stderr == "jaxlint: error: --verify needs jax: pip install 'jaxlint[verify]'\n"
+
+
+def test_fail_on_confirmed_without_verify_is_a_usage_error(tmp_path: Path) -> None:
+    write(tmp_path / "a.py", JAX101_SOURCE)
+    run = jaxlint(tmp_path, "--fail-on", "confirmed", "a.py")
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == "jaxlint: error: --fail-on confirmed needs --verify (without it no finding is confirmed)\n"
 
 
 def test_notebook_findings_say_notebooks_are_not_traced() -> None:
     _, found = verify_json("--verify", str(ROOT / "fixtures" / "notebooks" / "training.ipynb"))
     assert found and {(d["verify"]["status"], d["verify"]["detail"]) for d in found} == {
         ("unverified", "notebooks are not traced: --verify imports .py modules only")}
+
+
+IMPORTS = VERIFY / "imports"
+
+
+def test_errors_from_importing_the_users_code_are_findings_at_the_innermost_project_line() -> None:
+    """Every file that imports jax is imported, findings or not; what the import raises is evidence."""
+    code, found = verify_json("--verify", "imports")
+    assert code == 1
+    assert [(Path(d["filename"]).name, d["location"]["row"], d["location"]["column"], d["code"], d["message"],
+             d["verify"]["status"], d["verify"]["detail"]) for d in found] == [
+        ("concretize.py", 10, 13, "JAX303", found[0]["message"], "confirmed",
+         "importing the module raised TracerIntegerConversionError here"),
+        ("needs_config.py", 6, 6, "JAX010",
+         "the module could not be imported: FileNotFoundError: [Errno 2] No such file or directory: "
+         "'settings-that-do-not-exist.json'", "confirmed", "found by importing the module"),
+        # pipeline.py's jitted call fails inside shapes.py: the line in the helper module is the finding
+        ("shapes.py", 6, 32, "JAX010",
+         "Importing the module raised TypeError: Shapes must be 1D sequences of concrete values of integer "
+         "type, got (JitTracer(~int32[]),).", "confirmed", "found by importing the module"),
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["text", "concise", "json", "sarif", "github", "junit"])
+def test_a_module_that_cannot_be_imported_fails_the_run_in_every_format(fmt: str) -> None:
+    run = jaxlint(IMPORTS, "--verify", "--output-format", fmt, "needs_config.py", timeout=300)
+    assert run.returncode == 1, run.stderr
+    assert "All checks passed" not in run.stdout
+    assert "the module could not be imported: FileNotFoundError" in run.stdout
