@@ -7,6 +7,7 @@ cost, so the runs are few and each assertion names the file it is about.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -189,3 +190,23 @@ def test_a_module_that_cannot_be_imported_fails_the_run_in_every_format(fmt: str
     assert run.returncode == 1, run.stderr
     assert "All checks passed" not in run.stdout
     assert "the module could not be imported: FileNotFoundError" in run.stdout
+
+
+def test_modules_that_parse_argv_warn_spawn_children_or_shadow_the_stdlib_are_still_verified(tmp_path: Path) -> None:
+    """argparse at import sees the module's own argv; a warning is recorded, not raised; random.py is
+    imported by location; a folder without __init__.py uses relative imports; children die with the worker."""
+    pid_file = tmp_path / "child.pid"
+    run = subprocess.run([sys.executable, "-m", "jaxlint", "--verify", "--output-format", "json", "robust"],
+                         cwd=VERIFY, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "JAXLINT_TEST_CHILD_PID": str(pid_file)})
+    assert run.returncode == 1, run.stderr
+    assert {key: status for key, (status, _) in statuses(json.loads(run.stdout)).items()} == {
+        ("train.py", 9, "JAX301"): "confirmed",
+        ("random.py", 7, "JAX301"): "confirmed",
+        ("spawns.py", 15, "JAX101"): "confirmed",
+        ("uses_argparse.py", 13, "JAX101"): "confirmed",
+        ("warns.py", 10, "JAX101"): "confirmed",
+    }
+    child = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)  # killed with the worker's process group

@@ -117,8 +117,13 @@ def _needs_plain_keys(events: list[dict[str, Any]]) -> bool:
                and "key" in e.get("text", "").lower() for e in events)
 
 
+# The worker, started without the working folder on sys.path (as `-m` would put it): a user file there
+# named like a standard module (random.py) must not replace it in jaxlint or jax.
+WORKER = [sys.executable, "-c", "import sys; del sys.path[0]; from jaxlint.verify import worker; worker.start()"]
+
+
 def _worker(job: dict[str, Any], timeout: float, cwd: str | None = None) -> tuple[list, str]:
-    argv = [sys.executable, "-m", "jaxlint.verify.worker"]
+    argv = WORKER
     events, failure = run_worker(argv, job, timeout, cwd)
     if _needs_plain_keys(events):
         events, failure = run_worker(argv, {**job, "custom_prng": False}, timeout, cwd)
@@ -135,7 +140,7 @@ def _command_job(command: Command, settings: Settings) -> tuple[list[str], dict[
         job.update(path=path, argv=[command.target, *command.args], sys_path=[os.path.dirname(os.path.abspath(path))])
     else:
         job.update(module=command.target, argv=[command.target, *command.args], sys_path=[root])
-    return [sys.executable, "-m", "jaxlint.verify.worker"], job
+    return WORKER, job
 
 
 def _run_command(command: Command, settings: Settings, timeout: float) -> Report:

@@ -1,7 +1,7 @@
 """One process, jax's checkers on: import a module (or run a script as `__main__`), then trace its
 functions, writing each thing seen to an event log as it happens (events.py).
 
-`python -m jaxlint.verify.worker` reads the job (JSON, at $JAXLINT_VERIFY_JOB) and appends events to the
+`worker.start()` (run.py starts it) reads the job (JSON, at $JAXLINT_VERIFY_JOB) and appends events to the
 file the job names, never to stdout: the user's code may print anything, and the parent keeps its stdout for the report.
 Only this module, observe.py and the pytest plugin import jax.
 """
@@ -269,6 +269,6 @@ def main() -> int:
     return 0
 
 
-if __name__ == "__main__":
+def start() -> None:
     # Skip interpreter shutdown: threads or atexit hooks the module left behind must not hold the worker.
     os._exit(main())
