@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -210,3 +211,70 @@ def test_modules_that_parse_argv_warn_spawn_children_or_shadow_the_stdlib_are_st
     child = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)  # killed with the worker's process group
+
+
+SILENT = VERIFY / "silent"
+PROJECT = VERIFY / "project"
+
+
+def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
+    """Legacy-key reuse at module level (the import ran it), a pytree of tracers printed, a clock read
+    frozen at trace time, a removed API missing from the installed jax."""
+    code, found = verify_json("--verify", "silent")
+    assert code == 1
+    assert statuses(found) == {
+        ("module_key.py", 7, "JAX201"): ("confirmed", "importing the module raised KeyReuseError here"),
+        ("pytree_print.py", 8, "JAX306"): ("confirmed", "a tracer reached print/logging here while tracing"),
+        ("frozen_time.py", 9, "JAX204"): (
+            "confirmed", "time.time() read while tracing: the value is frozen into the traced function"),
+        ("removed_api.py", 6, "JAX801"): (
+            "confirmed", f"the installed jax {installed_jax()} has no `jax.tree_map`"),
+    }
+
+
+def installed_jax() -> str:
+    return subprocess.run([sys.executable, "-c", "import jax; print(jax.__version__)"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def test_a_jitted_lambda_in_a_loop_shows_as_retraces_at_its_call(tmp_path: Path) -> None:
+    from jaxlint.verify.run import _worker
+
+    script = SILENT / "jit_in_loop.py"
+    job = {"mode": "run", "path": str(script), "module": "", "project_root": str(VERIFY),
+           "sys_path": [str(SILENT)], "argv": [script.name]}
+    events, failure = _worker(job, 120)
+    assert failure == ""
+    assert [e for e in events if e["event"] == "observed"] == [
+        {"event": "observed", "kind": "retrace", "where": [[str(script.resolve()), 8]],
+         "detail": "3 new functions traced at this call"}]
+
+
+def test_run_mode_runs_scripts_and_the_tests_under_the_checkers_and_keeps_what_a_timeout_cut_short() -> None:
+    run = jaxlint(PROJECT, "--verify=run", "--verify-timeout", "20", "--output-format", "json",
+                  "train.py", "mlpkg", "tests", timeout=300)
+    assert run.returncode == 1
+    assert statuses(json.loads(run.stdout)) == {
+        ("train.py", 10, "JAX306"): ("confirmed", "a tracer reached print/logging here while tracing"),
+        ("augment.py", 13, "JAX012"): ("confirmed", "found by the tests"),
+    }
+    assert run.stderr == ("jaxlint: `python train.py`: timed out after 20 s (--verify-timeout); "
+                          "what it did until then is kept\n")
+
+
+def test_a_run_records_signatures_that_plain_verify_replays(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("train.py", "__pycache__", ".jaxlint_cache"))
+    recorded = jaxlint(project, "--verify=run", "mlpkg", "tests", timeout=300)
+    assert recorded.returncode == 1, recorded.stderr  # augment.py's key reuse
+    model = project / "mlpkg" / "model.py"
+    model.write_text(model.read_text().replace(
+        '    return jnp.tanh(x @ params["w"] + params["b"])',
+        '    h = x @ params["w"] + params["b"]\n    if h.sum() > 0:\n        h = -h\n    return jnp.tanh(h)'))
+    replayed = jaxlint(project, "--verify", "--output-format", "json", "mlpkg/model.py", timeout=300)
+    assert statuses(json.loads(replayed.stdout)) == {("model.py", 10, "JAX301"): (
+        "confirmed", "tracing `predict` with the arguments a run recorded raised TracerBoolConversionError here")}
+    made_up = jaxlint(project, "--verify", "--no-cache", "--output-format", "json", "mlpkg/model.py", timeout=300)
+    [(status, detail)] = statuses(json.loads(made_up.stdout)).values()
+    assert status == "unverified"  # made-up arguments that fail differently say nothing
+    assert detail.startswith("tracing `predict` stopped first at line 9: ")

@@ -165,7 +165,8 @@ def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -
     for exit_ in report.of("exit"):
         return Verification(UNVERIFIED, f"the module called sys.exit({exit_['code']}) at import")
     for error in report.of("error"):
-        return Verification(UNVERIFIED, f"import failed: {error['classes'][0]}: {error['message']}")
+        failed = "import failed" if error["phase"] == "import" else f"{report.doing(error['phase'])} raised"
+        return Verification(UNVERIFIED, f"{failed}: {error['classes'][0]}: {error['message']}")
     if d.code == PROBED:
         probes = [p for p in report.of("probe") if p["row"] == d.row]
         if probes and probes[0]["status"] == "present":

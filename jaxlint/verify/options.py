@@ -93,7 +93,7 @@ def from_table(table: dict[str, Any], mode: str, timeout: float | None, scripts:
     `--verify=run`, the scripts named on the command line run first, then the table's commands."""
     commands: tuple[Command, ...] = ()
     if mode == "run":
-        commands = (*(Command(f"python {shlex.quote(s)}", "run", s, ()) for s in scripts),
+        commands = (*(Command(f"python {shlex.quote(s)}", "run", os.path.abspath(s), ()) for s in scripts),
                     *(parse_command(text) for text in table.get("run", [])))
     return VerifyOptions(mode == "all", float(timeout or table.get("timeout", DEFAULT_TIMEOUT)),
                          dict(table.get("examples", {})), commands, cache_dir)

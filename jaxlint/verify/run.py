@@ -186,12 +186,17 @@ def _shown(real: str, plans: list[FilePlan]) -> str:
 def verify(paths: list[str], result: RunResult, settings: Settings, options: VerifyOptions) -> list[str]:
     """Give every finding of `result` its verification, add the new findings; return notes about runs
     and files that could not be verified and had no finding to carry the reason."""
-    plans = _plans(paths, result, settings)
+    every_plan = _plans(paths, result, settings)
+    plans = list(every_plan)  # the files to import
     store = signatures.load(options.cache_dir)
     notes: list[str] = []
     reports: list[Report] = []
+    scripts = {os.path.realpath(plan.path): plan for plan in plans}
     for command in options.commands:  # one at a time: they are the project's own heavy entry points
         report = _run_command(command, settings, options.timeout)
+        if command.mode == "run" and os.path.realpath(command.target) in scripts:
+            report.plan = scripts[os.path.realpath(command.target)]  # ran as __main__: not imported again
+            plans.remove(report.plan)
         reports.append(report)
         if report.failure:
             notes.append(f"`{command.text}`: {report.failure}; what it did until then is kept")
@@ -202,8 +207,8 @@ def verify(paths: list[str], result: RunResult, settings: Settings, options: Ver
         jobs = [_import_job(plan, options, settings, store) for plan in plans]
         for plan, (events, failure) in zip(plans, pool.map(lambda job: _worker(job, options.timeout), jobs)):
             reports.append(Report(plan.path, plan, events, failure))
-    evidence = gather(result.diagnostics, plans, reports)
-    planned = {plan.path for plan in plans}
+    evidence = gather(result.diagnostics, every_plan, reports)
+    planned = {plan.path for plan in every_plan}
     untraced = [d for d in result.diagnostics if d.filename not in planned]
     checked = with_status([d for d in untraced if d.cell is None], UNVERIFIED, "not observable by tracing")
     checked += with_status([d for d in untraced if d.cell is not None], UNVERIFIED,
@@ -214,7 +219,7 @@ def verify(paths: list[str], result: RunResult, settings: Settings, options: Ver
             if report.failure and not report.plan.findings:
                 notes.append(f"{report.plan.path}: not verified: {report.failure}")
     for d in evidence.new.values():
-        shown = _shown(d.filename, plans)
+        shown = _shown(d.filename, every_plan)
         if d.code in settings.enabled_for(shown) or d.code not in RUNTIME_CODES:
             checked.append(Diagnostic(shown, d.row, d.col, d.code, d.message, d.end_row, d.end_col,
                                       verify=d.verify))
