@@ -189,7 +189,8 @@ def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -
         if outcome["target"] != owner:
             continue
         if outcome["status"] == "ok":
-            return Verification(NOT_REPRODUCED, f"`{owner}` traced without error")
+            observed = any(d.code in codes for codes in OBSERVED.values())
+            return Verification(NOT_REPRODUCED, f"`{owner}` traced without {'it being seen' if observed else 'error'}")
         if outcome["status"] == "unbuildable":
             return Verification(UNVERIFIED, outcome["reason"])
         error = outcome["error"]

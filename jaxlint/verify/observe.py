@@ -38,6 +38,7 @@ _TRACER_TEXT = re.compile(r"\w*Tracer\(|Traced<")
 _CACHE_MISS = re.compile(r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+):\d+")
 RETRACES = 3  # new function objects traced at one call site before it counts as re-created every time
 SIGNATURES_PER_FUNCTION = 3
+LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 CLOCKS = {time: ("time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "process_time")}
 HOST_RANDOM = {
     random: ("random", "randint", "uniform", "gauss", "choice", "shuffle", "sample", "randrange", "normalvariate"),
@@ -47,17 +48,18 @@ HOST_RANDOM = {
 
 
 class Project:
-    """Which files are the user's: under the project root, outside installed packages and jaxlint."""
+    """Which files are the user's: under the project root (or the folders the checked file was imported
+    from), outside installed packages and jaxlint."""
 
-    def __init__(self, root: str) -> None:
-        self.root = os.path.realpath(root) + os.sep
+    def __init__(self, roots: list[str]) -> None:
+        self.roots = tuple(os.path.realpath(root) + os.sep for root in roots)
         self._known: dict[str, str | None] = {}
 
     def file(self, filename: str) -> str | None:
         """The real path of a project file, or None."""
         if filename not in self._known:
             real = os.path.realpath(filename) if not filename.startswith("<") else ""
-            mine = real.startswith(self.root) and not real.startswith(_JAXLINT) and not any(
+            mine = real.startswith(self.roots) and not real.startswith(_JAXLINT) and not any(
                 part in real for part in _SITE_PACKAGES)
             self._known[filename] = real if mine else None
         return self._known[filename]
@@ -183,33 +185,38 @@ class Observer:
 
     # -- observers
     def _watch_output(self) -> None:
-        real_print, real_log, real_debug_print = builtins.print, logging.Logger._log, jax.debug.print
-        logging_file = logging.Logger._log.__code__.co_filename
+        real_print, real_debug_print = builtins.print, jax.debug.print
         observer = self
 
         def print_(*args, **kwargs):
-            if args and _has_tracer(args):
-                where = observer.project.caller(1)
-                if where:
-                    observer.observed("print", [where])
+            observer._output("print", args)
             return real_print(*args, **kwargs)
-
-        def log(logger, level, msg, args, *rest, **kwargs):
-            if _has_tracer((msg, args)):
-                where = observer.project.caller(1, skip=logging_file)
-                if where:
-                    observer.observed("print", [where])
-            return real_log(logger, level, msg, args, *rest, **kwargs)
 
         @functools.wraps(real_debug_print)
         def debug_print(fmt, *args, **kwargs):
             if isinstance(fmt, str) and _TRACER_TEXT.search(fmt):
-                where = observer.project.caller(1)
-                if where:
-                    observer.observed("debug-print", [where])
+                observer._output("debug-print", (fmt,))
             return real_debug_print(fmt, *args, **kwargs)
 
-        builtins.print, logging.Logger._log, jax.debug.print = print_, log, debug_print
+        builtins.print, jax.debug.print = print_, debug_print
+        for level in LOG_METHODS:  # before the level check: a disabled level still formats at trace time
+            setattr(logging.Logger, level, self._logging(getattr(logging.Logger, level)))
+
+    def _output(self, kind: str, values: Any) -> None:
+        """A tracer reached output: record the user's line that called print/logging directly."""
+        if values and _has_tracer(values):
+            where = self.project.caller(2, skip=logging.__file__)  # `logging.info` goes through the root logger
+            if where:
+                self.observed(kind, [where])
+
+    def _logging(self, real: Callable) -> Callable:
+        observer = self
+
+        @functools.wraps(real)
+        def log(logger, *args, **kwargs):
+            observer._output("print", args)
+            return real(logger, *args, **kwargs)
+        return log
 
     def _watch_host_state(self) -> None:
         for group in (CLOCKS, HOST_RANDOM):

@@ -23,7 +23,7 @@ def pytest_configure(config) -> None:
 
     with open(path, encoding="utf-8") as handle:
         job = json.load(handle)
-    _events, _project = EventLog(job["events"]), Project(job["project_root"])
+    _events, _project = EventLog(job["events"]), Project([job["project_root"]])
     Observer(_project, _events).install(custom_prng=job.get("custom_prng", True))
 
 

@@ -218,7 +218,7 @@ def probe(module: Any, text: str) -> str:
 
 
 def run(job: dict[str, Any], events: EventLog) -> None:
-    project = Project(job["project_root"])
+    project = Project([job["project_root"], *job["sys_path"]])
     path = os.path.realpath(job["path"])
     Observer(project, events).install(custom_prng=job.get("custom_prng", True))
     for folder in reversed(job["sys_path"]):
