@@ -120,14 +120,14 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_ERROR
 
 
-def _verify(args: argparse.Namespace, settings, result) -> str:
+def _verify(args: argparse.Namespace, settings, result, server) -> str:
     """Run the user's code with real jax (imported by the worker processes only, never here); the
     reason it could not ("" when it ran)."""
     from jaxlint.cache import DEFAULT_DIR
     from jaxlint.verify import run as verify_run  # not on the static path
     from jaxlint.verify.options import VerifyConfigError, from_table as verify_options
 
-    if verify_run.jax_missing():
+    if server is None:
         return verify_run.INSTALL_HINT
     table = load_table(settings.config_file).get("verify", {}) if settings.config_file else {}
     cache_dir = None if args.no_cache else str(args.cache_dir or settings.cache_dir or settings.root / DEFAULT_DIR)
@@ -136,9 +136,16 @@ def _verify(args: argparse.Namespace, settings, result) -> str:
         options = verify_options(table, args.verify, args.verify_timeout, scripts, cache_dir)
     except VerifyConfigError as error:
         raise ConfigError(str(error)) from None
-    for note in verify_run.verify(args.paths, result, settings, options):
+    for note in verify_run.verify(args.paths, result, settings, options, server):
         print(f"jaxlint: {note}", file=sys.stderr)
     return ""
+
+
+def _verify_server():
+    """With --verify, the process that imports jax, started before the static pass (None without jax)."""
+    from jaxlint.verify import run as verify_run  # not on the static path
+
+    return None if verify_run.jax_missing() else verify_run.start_server()
 
 
 def _lint(args: argparse.Namespace, out: TextIO) -> int:
@@ -150,9 +157,10 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         force_exclude=args.force_exclude,
     ))
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
+    server = _verify_server() if args.verify else None
     result = run(args.paths, settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
                  cache_dir=args.cache_dir, use_cache=not args.no_cache)
-    unverifiable = _verify(args, settings, result) if args.verify else ""
+    unverifiable = _verify(args, settings, result, server) if args.verify else ""
     _report(args, result, out, unverifiable)
     for note in result.notes:
         print(f"jaxlint: note: {note}", file=sys.stderr)

@@ -150,15 +150,18 @@ class Observer:
     # -- checkers
     @staticmethod
     def _check_leaks_per_trace() -> None:
-        """Run jax's leak check at the end of each trace only, with jax's caches left on."""
+        """Run jax's leak check at the end of each jit-style trace (cached by jax, so rare), with jax's
+        caches left on; eager vmap calls, one trace each, stay unchecked (the check collects garbage)."""
         from jax._src import core
+        from jax._src.interpreters import partial_eval
         original = getattr(core, "ensure_no_leaks", None)
-        if original is None:
+        staged = getattr(partial_eval, "DynamicJaxprTrace", None)
+        if original is None or staged is None:
             return
 
         @contextlib.contextmanager
         def checked(trace):
-            manager = original(trace)
+            manager, check = original(trace), isinstance(trace, staged)
             del trace  # a reference held here would keep the trace alive
             manager.__enter__()
             try:
@@ -167,7 +170,7 @@ class Observer:
                 if not manager.__exit__(*sys.exc_info()):
                     raise
                 return
-            with jax.checking_leaks():  # on for the check alone
+            with jax.checking_leaks() if check else contextlib.nullcontext():  # on for the check alone
                 manager.__exit__(None, None, None)
 
         core.ensure_no_leaks = checked

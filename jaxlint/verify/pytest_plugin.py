@@ -12,10 +12,11 @@ from jaxlint.verify.events import EventLog
 
 _events: EventLog | None = None
 _project = None
+_custom_prng = True
 
 
 def pytest_configure(config) -> None:
-    global _events, _project
+    global _events, _project, _custom_prng
     path = os.environ.get("JAXLINT_VERIFY_JOB")
     if not path:
         return
@@ -24,7 +25,8 @@ def pytest_configure(config) -> None:
     with open(path, encoding="utf-8") as handle:
         job = json.load(handle)
     _events, _project = EventLog(job["events"]), Project([job["project_root"]])
-    Observer(_project, _events).install(custom_prng=job.get("custom_prng", True))
+    _custom_prng = job.get("custom_prng", True)
+    Observer(_project, _events).install(custom_prng=_custom_prng)
 
 
 def pytest_exception_interact(node, call, report) -> None:
@@ -32,7 +34,7 @@ def pytest_exception_interact(node, call, report) -> None:
         return
     from jaxlint.verify.observe import describe
 
-    _events.emit("error", phase="test", test=node.nodeid, custom_prng=False,
+    _events.emit("error", phase="test", test=node.nodeid, custom_prng=_custom_prng,
                  **describe(call.excinfo.value, _project))
 
 

@@ -272,3 +272,68 @@ def main() -> int:
 def start() -> None:
     # Skip interpreter shutdown: threads or atexit hooks the module left behind must not hold the worker.
     os._exit(main())
+
+
+def serve() -> None:
+    """The fork server (processes.ForkServer): jax is imported once, here; each line on stdin is a job
+    file, run in a forked child in its own session. Answers each job with the child's pid; writes each
+    child's exit code to the job's status file when it ends. Ends at the end of its input."""
+    import select
+
+    children: dict[int, str] = {}  # pid -> status file
+    pending = b""
+    while True:
+        ready, _, _ = select.select([0], [], [], 0.05)
+        _reap(children)
+        if not ready:
+            continue
+        data = os.read(0, 65536)
+        if not data:
+            return
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            job_path = line.decode()
+            try:
+                with open(job_path, encoding="utf-8") as handle:
+                    job = json.load(handle)
+            except (OSError, ValueError):
+                os.write(1, b"-\n")  # not a job: the parent runs it as a subprocess
+                continue
+            pid = os.fork()
+            if pid == 0:
+                _child(job_path, job)
+            children[pid] = job["status"]
+            os.write(1, f"{pid}\n".encode())
+
+
+def _child(job_path: str, job: dict[str, Any]) -> None:
+    try:
+        os.setsid()  # its own process group: killed with whatever the user's code starts
+        quiet = os.open(os.devnull, os.O_RDWR)
+        os.dup2(quiet, 0)
+        os.dup2(quiet, 1)
+        os.dup2(os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_APPEND), 2)
+        os.chdir(job["cwd"])
+        os.environ["JAXLINT_VERIFY_JOB"] = job_path
+        code = main()
+    except BaseException:
+        code = 1
+    os._exit(code)
+
+
+def _reap(children: dict[int, str]) -> None:
+    while children:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        path = children.pop(pid, None)
+        try:
+            with open(path + ".partial", "w", encoding="utf-8") as handle:
+                handle.write(str(os.waitstatus_to_exitcode(status)))
+            os.replace(path + ".partial", path)
+        except (OSError, TypeError):
+            pass  # the job's folder is gone: it timed out and nobody waits for it
