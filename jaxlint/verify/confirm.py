@@ -103,6 +103,8 @@ class Evidence:
         text = _MESSAGES[code].format(doing=doing[0].upper() + doing[1:], cls=cls, message=message, target=target)
         if code == TRACE_ERROR and runtime_code(classes, message) is None and doing == "importing the module":
             text = f"the module could not be imported: {cls}: {message}"
+        elif code == TRACER_LEAK and not target:
+            text = f"a tracer leaked while {doing} (jax's leak check): {message}"
         self.new.setdefault((file, row, code), Diagnostic(file, row, col, code, text, row, col,
                                                           verify=Verification(CONFIRMED, f"found by {doing}")))
         return False
