@@ -228,7 +228,7 @@ PROJECT = VERIFY / "project"
 
 def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
     """Legacy-key reuse at module level (the import ran it), a pytree of tracers printed, a clock read
-    frozen at trace time, a removed API missing from the installed jax."""
+    frozen at trace time, a removed API missing from the installed jax, a deprecated one warning."""
     code, found = verify_json("--verify", "silent")
     assert code == 1
     assert statuses(found) == {
@@ -238,6 +238,8 @@ def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
             "confirmed", "time.time() read while tracing: the value is frozen into the traced function"),
         ("removed_api.py", 6, "JAX801"): (
             "confirmed", f"the installed jax {installed_jax()} has no `jax.tree_map`"),
+        ("deprecated_api.py", 4, "JAX802"): ("confirmed", "DeprecationWarning here: jax.experimental.pjit.pjit "
+                                                          "has been deprecated. Please use `jax.jit` instead."),
     }
 
 

@@ -21,6 +21,7 @@ _MESSAGES = {
     "JAX011": "a tracer leaked out of `{target}` while it was traced (jax.checking_leaks): {message}",
     "JAX012": "a PRNG key is consumed twice (jax.debug_key_reuse): {message}",
 }
+IMPORTING = "importing the module"
 _NAMED_LINE = re.compile(r"(/[^\s:'\"()]+\.py):(\d+)")
 
 
@@ -38,7 +39,7 @@ class Report:
 
     def doing(self, phase: str) -> str:
         if phase == "import":
-            return "importing the module"
+            return IMPORTING
         return "the tests" if phase == "test" else f"running `{self.label}`"
 
 
@@ -71,43 +72,44 @@ class Evidence:
 
     def error(self, error: dict[str, Any], doing: str, fallback: tuple[str, int] | None,
               report_new: bool, target: str = "") -> bool:
-        """Confirm the findings an error passes through (innermost first); else a new finding at the
-        innermost project line. Whether anything was confirmed."""
-        classes, message, cls = error["classes"], error["message"], error["classes"][0]
+        """Confirm the findings an error passes through (innermost first) or, for a leak, the JAX308
+        findings of the functions it names; else (when `report_new`) a new finding at the innermost
+        project line. Whether anything was confirmed."""
+        classes, message = error["classes"], error["message"]
         for where in reversed(error["frames"]):
             hits = [d for d in self.at(where) if matches(d.code, classes, message)]
             for d in hits:
-                self.confirm(d, f"{doing} raised {cls} here")
+                self.confirm(d, f"{doing} raised {classes[0]} here")
             if hits:
                 return True
         code = runtime_code(classes, message)
         if code == TRACER_LEAK:
-            lines = [[os.path.realpath(f), int(r)] for f, r in _NAMED_LINE.findall(error.get("text", ""))]
-            lines += [list(fallback)] if fallback and target else []
-            leaks = [d for where in [*error["frames"], *lines] for d in self.owned(where[0], where[1])
+            named = [[os.path.realpath(f), int(r)] for f, r in _NAMED_LINE.findall(error.get("text", ""))]
+            named += [list(fallback)] if fallback and target else []
+            leaks = [d for where in [*error["frames"], *named] for d in self.owned(where[0], where[1])
                      if d.code == LEAK]
             for d in leaks:
-                self.confirm(d, f"jax.checking_leaks reported a leak while {doing[0].lower() + doing[1:]}")
+                self.confirm(d, f"jax.checking_leaks reported a leak while {doing}")
             if leaks:
                 return True
-        if not report_new:
-            return False
-        where = error["frames"][-1][:3] if error["frames"] else fallback
-        if where is None:
-            return False
+        where = error["frames"][-1] if error["frames"] else fallback
+        if report_new and where is not None:
+            self._new(code or TRACE_ERROR, error, doing, where, target)
+        return False
+
+    def _new(self, code: str, error: dict[str, Any], doing: str, where: list[Any] | tuple, target: str) -> None:
         file, row = where[0], where[1]
         col = where[2] if len(where) > 2 else 1
+        cls, message = error["classes"][0], error["message"]
         if code == TRACER_LEAK and target and file in self.plans and target in self.plans[file].defs:
-            row, col = self.plans[file].defs[target]
-        code = code or TRACE_ERROR
+            row, col = self.plans[file].defs[target]  # the leak surfaces after the trace: its function
         text = _MESSAGES[code].format(doing=doing[0].upper() + doing[1:], cls=cls, message=message, target=target)
-        if code == TRACE_ERROR and runtime_code(classes, message) is None and doing == "importing the module":
+        if code == TRACE_ERROR and runtime_code(error["classes"], message) is None and doing == IMPORTING:
             text = f"the module could not be imported: {cls}: {message}"
         elif code == TRACER_LEAK and not target:
             text = f"a tracer leaked while {doing} (jax's leak check): {message}"
         self.new.setdefault((file, row, code), Diagnostic(file, row, col, code, text, row, col,
                                                           verify=Verification(CONFIRMED, f"found by {doing}")))
-        return False
 
 
 def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Report]) -> Evidence:
@@ -130,8 +132,8 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
                             evidence.confirm(d, OBSERVED_DETAIL[event["kind"]].format(detail=event["detail"]))
             elif kind == "warning":
                 for d in evidence.at(event["where"]):
-                    if d.code in WARNED and any(cls in event["classes"] and fragment in event["message"]
-                                                for cls, fragment in (WARNED[d.code],)):
+                    cls, fragment = WARNED.get(d.code, ("", ""))
+                    if cls in event["classes"] and fragment in event["message"]:
                         evidence.confirm(d, f"{event['classes'][0]} here: {event['message']}")
             elif kind == "probe" and plan_file and event["status"] == "missing":
                 for d in evidence.at([plan_file, event["row"]]):
