@@ -293,3 +293,15 @@ def test_a_run_records_signatures_that_plain_verify_replays(tmp_path: Path) -> N
     [(status, detail)] = statuses(json.loads(made_up.stdout)).values()
     assert status == "unverified"  # made-up arguments that fail differently say nothing
     assert detail.startswith("tracing `predict` stopped first at line 9: ")
+
+
+def test_a_worker_that_exits_without_a_result_says_the_last_line_of_its_stderr(tmp_path: Path) -> None:
+    write(tmp_path / "noisy.py", (
+        "import os\nimport sys\n\nimport jax\n\n"
+        "for _ in range(3000):\n    sys.stderr.write('x' * 1000 + '\\n')\n"
+        "sys.stderr.write('giving up\\n')\nsys.stderr.flush()\nos._exit(7)\n"))
+    run = jaxlint(tmp_path, "--verify", "noisy.py", timeout=300)
+    assert (run.returncode, run.stdout) == (
+        0, "All checks passed (1 file checked).\nVerify: 0 confirmed, 0 not reproduced, 0 unverified, 0 new.\n")
+    assert run.stderr == ("jaxlint: noisy.py: not verified: the worker exited with code 7 without a result: "
+                          "giving up\n")

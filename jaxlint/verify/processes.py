@@ -53,17 +53,24 @@ class Job:
                        "cwd": cwd or os.getcwd()}, handle)
 
     def cap_stderr(self) -> None:
+        """Keep the file under STDERR_LIMIT: its tail stays (the job appends, so it goes on after it)."""
         try:
             if os.path.getsize(self.stderr) > STDERR_LIMIT:
-                os.truncate(self.stderr, 0)  # opened for appending: what comes next is kept
+                tail = self._tail()
+                with open(self.stderr, "r+b") as handle:
+                    handle.truncate(0)
+                    handle.write(tail)
         except OSError:
             pass
 
+    def _tail(self) -> bytes:
+        with open(self.stderr, "rb") as handle:
+            handle.seek(max(0, os.path.getsize(self.stderr) - 4096))
+            return handle.read()
+
     def last_stderr_line(self) -> str:
         try:
-            with open(self.stderr, "rb") as handle:
-                handle.seek(max(0, os.path.getsize(self.stderr) - 4096))
-                lines = handle.read().decode("utf-8", "replace").strip().splitlines()
+            lines = self._tail().decode("utf-8", "replace").strip().splitlines()
         except OSError:
             return ""
         return lines[-1] if lines else ""
