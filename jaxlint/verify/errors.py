@@ -61,7 +61,9 @@ def runtime_code(classes: list[str], message: str) -> str | None:
     if is_leak(classes, message):
         return TRACER_LEAK
     if any(cls in classes for cls in _TRACER_ERRORS) or any(
-            matches(code, classes, message) for code in ("JAX101", "JAX401", "JAX404")):
+            matches(code, classes, message) for code in ("JAX101", "JAX404")):
+        return TRACE_ERROR
+    if matches("JAX401", classes, message) and "Tracer" in message:  # not a shape the arguments made float
         return TRACE_ERROR
     return None
 
