@@ -121,6 +121,7 @@ class Observer:
         self.misses: dict[tuple[str, int], int] = {}
         self.signatures: dict[str, int] = {}
         self.wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.reported: set[tuple] = set()  # what was reported already
 
     def install(self, custom_prng: bool = True, record: bool = True) -> None:
         warnings.simplefilter("always")  # recorded, never escalated: a warning must not stop the code
@@ -138,12 +139,16 @@ class Observer:
             self._record_signatures()
 
     # -- events
-    def observed(self, kind: str, where: list[Any] | list[list[Any]], detail: str = "") -> None:
-        self.events.emit("observed", kind=kind, where=where, detail=detail)
+    def observed(self, kind: str, where: list[list[Any]], detail: str = "") -> None:
+        key = (kind, *(tuple(w) for w in where))
+        if key not in self.reported:  # once per line
+            self.reported.add(key)
+            self.events.emit("observed", kind=kind, where=where, detail=detail)
 
     def _warning(self, message, category, filename, lineno, file=None, line=None) -> None:
         real = self.project.file(filename)
-        if real:
+        if real and (category, real, lineno) not in self.reported:  # once per line: loops warn every step
+            self.reported.add((category, real, lineno))
             self.events.emit("warning", classes=[c.__name__ for c in category.__mro__],
                              message=str(message).splitlines()[0] if str(message) else "", where=[real, lineno])
 
