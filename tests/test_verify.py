@@ -131,6 +131,9 @@ def test_verify_without_findings_traces_nothing(tmp_path: Path) -> None:
      "'verify': examples key 'mod.fn' must look like \"pkg.module:function\""),
     ("[tool.jaxlint.verify.examples]\n\"mod:fn\" = 3\n",
      "'verify': examples 'mod:fn' must be a table of parameter = value, got 3"),
+    ("[tool.jaxlint.verify]\nrun = \"pytest\"\n", "'verify': 'run' must be a list of commands, got 'pytest'"),
+    ("[tool.jaxlint.verify]\nrun = [\"make test\"]\n",
+     "'verify': run command 'make test' must be `python SCRIPT ...`, `python -m MODULE ...` or `pytest ...`"),
 ])
 def test_bad_verify_config_stops_the_run(run, tmp_path: Path, table: str, message: str) -> None:
     write(tmp_path / "pyproject.toml", table)
@@ -305,3 +308,16 @@ def test_a_worker_that_exits_without_a_result_says_the_last_line_of_its_stderr(t
         0, "All checks passed (1 file checked).\nVerify: 0 confirmed, 0 not reproduced, 0 unverified, 0 new.\n")
     assert run.stderr == ("jaxlint: noisy.py: not verified: the worker exited with code 7 without a result: "
                           "giving up\n")
+
+
+def test_a_module_run_with_python_m_that_raises_is_a_finding_at_the_innermost_project_line(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("train.py", "tests", "__pycache__"))
+    write(project / "pyproject.toml", '[tool.jaxlint.verify]\nrun = ["python -m mlpkg.evaluate"]\n')
+    run = jaxlint(project, "--verify=run", "--output-format", "json", "mlpkg", timeout=300)
+    assert run.returncode == 1, run.stderr
+    found = {(Path(d["filename"]).name, d["location"]["row"], d["code"]): d for d in json.loads(run.stdout)}
+    crash = found.pop(("model.py", 9, "JAX010"))  # predict's matmul, called from evaluate.main
+    assert crash["message"].startswith("Running `python -m mlpkg.evaluate` raised TypeError: dot_general requires")
+    assert crash["verify"] == {"status": "confirmed", "detail": "found by running `python -m mlpkg.evaluate`"}
+    assert not found  # augment.py's key reuse shows only when its tests run
