@@ -36,6 +36,7 @@ _SITE_PACKAGES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + 
 _JAXLINT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _TRACER_TEXT = re.compile(r"\w*Tracer\(|Traced<")
 _CACHE_MISS = re.compile(r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+):\d+")
+_DEFINED_AT = re.compile(r"defined at (?P<file>\S+?):(?P<line>\d+)")
 RETRACES = 3  # new function objects traced at one call site before it counts as re-created every time
 SIGNATURES_PER_FUNCTION = 3
 LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
@@ -188,8 +189,12 @@ class Observer:
         if real:
             site = (real, int(match["line"]))
             self.misses[site] = self.misses.get(site, 0) + 1
-            if self.misses[site] == RETRACES:
-                self.observed("retrace", [list(site)], f"{RETRACES} new functions traced at this call")
+            if self.misses[site] == RETRACES:  # the call, and where the function jitted anew is defined
+                defined = _DEFINED_AT.search(message)
+                where = [site] + ([(self.project.file(defined["file"]), int(defined["line"]))]
+                                  if defined and self.project.file(defined["file"]) else [])
+                self.observed("retrace", [list(w) for w in dict.fromkeys(where)],
+                              f"{RETRACES} new functions traced at this call")
 
     # -- observers
     def _watch_output(self) -> None:
