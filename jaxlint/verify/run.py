@@ -35,10 +35,12 @@ def jax_missing() -> bool:
 
 def _import_job(plan: FilePlan, options: VerifyOptions, settings: Settings, store: signatures.Store) -> dict:
     recorded = store.get(os.path.relpath(os.path.abspath(plan.path), settings.root), {})
+    # A file with findings, or with signatures a run recorded (cheap and real), has its jitted functions traced.
+    trace_all = options.all_scopes or wants_tracing(plan.findings) or bool(recorded)
     return {"mode": "import", "path": plan.path, "module": plan.module, "sys_path": plan.sys_path,
-            "project_root": str(settings.root), "owners": sorted(set(plan.owners.values())),
-            "trace_all": options.all_scopes or wants_tracing(plan.findings), "examples": options.examples, "key_names": list(settings.key_names),
-            "probes": plan.probes, "signatures": recorded}
+            "project_root": str(settings.root), "owners": sorted(set(plan.owners.values())), "trace_all": trace_all,
+            "examples": options.examples, "key_names": list(settings.key_names), "probes": plan.probes,
+            "signatures": recorded}
 
 
 def _needs_plain_keys(events: list[dict[str, Any]]) -> bool:
