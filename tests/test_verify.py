@@ -321,3 +321,12 @@ def test_a_module_run_with_python_m_that_raises_is_a_finding_at_the_innermost_pr
     assert crash["message"].startswith("Running `python -m mlpkg.evaluate` raised TypeError: dot_general requires")
     assert crash["verify"] == {"status": "confirmed", "detail": "found by running `python -m mlpkg.evaluate`"}
     assert not found  # augment.py's key reuse shows only when its tests run
+
+
+def test_code_under_the_main_guard_is_run_by_verify_run_only() -> None:
+    _, imported = verify_json("--verify", "main_block.py")
+    assert statuses(imported) == {("main_block.py", 6, "JAX101"): (
+        "unverified", 'under `if __name__ == "__main__":`, which an import skips (--verify=run runs it)')}
+    _, ran = verify_json("--verify=run", "main_block.py")
+    assert statuses(ran) == {("main_block.py", 6, "JAX101"): (
+        "confirmed", "running `python main_block.py` raised TypeError here")}

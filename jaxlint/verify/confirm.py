@@ -184,6 +184,10 @@ def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -
     if id(d) in evidence.against:
         return evidence.against[id(d)]
     owner = plan.owners.get(d.row)
+    if owner is None and plan.main_block and plan.main_block[0] <= d.row <= plan.main_block[1] \
+            and report.label == plan.path:
+        return Verification(UNVERIFIED, 'under `if __name__ == "__main__":`, which an import skips (--verify=run '
+                                        'runs it)')
     if owner is None:
         return Verification(UNVERIFIED, "module-level code: the import ran without this error")
     skipped = {e["owner"]: e["reason"] for e in report.of("skipped")}

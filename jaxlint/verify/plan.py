@@ -30,6 +30,7 @@ class FilePlan:
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)  # function -> (first, last) line
     defs: dict[str, tuple[int, int]] = field(default_factory=dict)  # function -> (row, col) of its `def`
     probes: list[tuple[int, str]] = field(default_factory=list)  # JAX801 rows and the name as written
+    main_block: tuple[int, int] | None = None  # the lines of `if __name__ == "__main__":`, which imports skip
 
     def owner_of(self, row: int) -> str | None:
         return next((name for name, (first, last) in self.spans.items() if first <= row <= last), None)
@@ -75,6 +76,15 @@ def functions(tree: ast.Module) -> list[tuple[int, int, str, ast.AST]]:
     return spans
 
 
+def main_block(tree: ast.Module) -> tuple[int, int] | None:
+    for node in tree.body:
+        test = node.test if isinstance(node, ast.If) else None
+        if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+                and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)):
+            return node.lineno, node.end_lineno or node.lineno
+    return None
+
+
 def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: str) -> FilePlan | None:
     """The plan for a file that imports jax (None for any other file)."""
     try:
@@ -88,6 +98,7 @@ def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: 
     spans = functions(tree)
     plan.spans = {name: (first, last) for first, last, name, _ in spans}
     plan.defs = {name: (node.lineno, node.col_offset + 1) for _, _, name, node in spans}
+    plan.main_block = main_block(tree)
     lines = source.splitlines()
     for finding in findings:
         owner = plan.owner_of(finding.row)
