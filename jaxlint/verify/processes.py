@@ -77,11 +77,11 @@ class Job:
 
 
 def _kill_session(pid: int) -> None:
-    for kill in (os.killpg, os.kill):  # the group (the job and what it started), or the job alone
+    for kill in (getattr(os, "killpg", None), os.kill):  # the group (the job and what it started), or the job
         try:
-            kill(pid, signal.SIGKILL)
+            kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
             return
-        except (ProcessLookupError, PermissionError):
+        except (ProcessLookupError, PermissionError, TypeError):
             continue
 
 
@@ -102,7 +102,8 @@ def _outcome(job: Job, events: list[dict[str, Any]], timed_out: str, code: int |
     if timed_out or any(e["event"] == "done" for e in events):
         return events, timed_out
     if code is not None and code < 0:
-        return events, f"the module crashed the worker ({signal.Signals(-code).name})"
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+        return events, f"the module crashed the worker ({name})"
     last = job.last_stderr_line()
     return events, f"the worker exited with code {code} without a result{': ' + last if last else ''}"
 
