@@ -330,3 +330,15 @@ def test_code_under_the_main_guard_is_run_by_verify_run_only() -> None:
     _, ran = verify_json("--verify=run", "main_block.py")
     assert statuses(ran) == {("main_block.py", 6, "JAX101"): (
         "confirmed", "running `python main_block.py` raised TypeError here")}
+
+
+def test_a_package_init_is_imported_once_under_the_package_name(tmp_path: Path) -> None:
+    write(tmp_path / "pkg" / "__init__.py", (
+        "import sys\n\nimport jax\n\n"
+        "if hasattr(sys, 'pkg_initialised'):\n    raise RuntimeError('pkg initialised twice')\n"
+        "sys.pkg_initialised = True\n\n\n"
+        "@jax.jit\ndef relu(x):\n    if x > 0:\n        return x\n    return 0.0\n"))
+    code, found = verify_json("--verify", "pkg", cwd=tmp_path)
+    assert code == 1
+    assert statuses(found) == {("__init__.py", 12, "JAX301"): (
+        "confirmed", "tracing `relu` raised TracerBoolConversionError here")}

@@ -49,6 +49,8 @@ def module_name(path: str, project_root: str, tree: ast.Module | None = None) ->
     if relative and top == folder and folder.startswith(root + os.sep):
         parts = [*os.path.relpath(folder, root).split(os.sep), parts[0]]  # namespace packages from the root
         top = root
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()  # a package is imported under its own name, once
     if not all(part.isidentifier() for part in parts):  # `model.fixed.py`: no import statement names it
         parts = ["jaxlint_verify_" + re.sub(r"\W", "_", "_".join(parts))]
     return ".".join(parts), list(dict.fromkeys([top, folder, root]))
