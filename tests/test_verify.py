@@ -199,7 +199,7 @@ def test_a_module_that_cannot_be_imported_fails_the_run_in_every_format(fmt: str
 def test_modules_that_parse_argv_warn_spawn_children_or_shadow_the_stdlib_are_still_verified(tmp_path: Path) -> None:
     """argparse at import sees the module's own argv; a warning is recorded, not raised; random.py is
     imported by location; a folder without __init__.py uses relative imports; children die with the
-    worker; pmap finds 8 host devices."""
+    worker; pmap finds 8 host devices; code that needs legacy keys' data runs without typed keys."""
     pid_file = tmp_path / "child.pid"
     run = subprocess.run([sys.executable, "-m", "jaxlint", "--verify", "--output-format", "json", "robust"],
                          cwd=VERIFY, capture_output=True, text=True, timeout=300,
@@ -212,6 +212,7 @@ def test_modules_that_parse_argv_warn_spawn_children_or_shadow_the_stdlib_are_st
         ("uses_argparse.py", 13, "JAX101"): "confirmed",
         ("warns.py", 10, "JAX101"): "confirmed",
         ("shards.py", 10, "JAX101"): "confirmed",  # its pmap over 8 devices at import ran
+        ("legacy_key_data.py", 10, "JAX101"): "confirmed",  # imported again without typed keys
     }
     assert not running(int(pid_file.read_text()))  # killed with the worker's process group
 
