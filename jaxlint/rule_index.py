@@ -35,6 +35,7 @@ RULES = (
     ('JAX402', 'boolean-mask-index', True),
     ('JAX403', 'data-dependent-size', True),
     ('JAX404', 'traced-slice-bounds', True),
+    ('JAX504', 'donated-buffer-reuse', True),
     ('JAX801', 'removed-api', True),
     ('JAX802', 'deprecated-api', True),
     ('JAX010', 'verify-trace-error', True),
