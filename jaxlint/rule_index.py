@@ -36,6 +36,7 @@ RULES = (
     ('JAX403', 'data-dependent-size', True),
     ('JAX404', 'traced-slice-bounds', True),
     ('JAX504', 'donated-buffer-reuse', True),
+    ('JAX507', 'donate-by-keyword', True),
     ('JAX801', 'removed-api', True),
     ('JAX802', 'deprecated-api', True),
     ('JAX010', 'verify-trace-error', True),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jaxlint.checks.api import DeprecatedApi, RemovedApi
 from jaxlint.checks.base import Rule
-from jaxlint.checks.compilation import DonatedBufferReuse
+from jaxlint.checks.compilation import DonateByKeyword, DonatedBufferReuse
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
@@ -41,6 +41,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DataDependentSize,
     TracedSliceBounds,
     DonatedBufferReuse,
+    DonateByKeyword,
     RemovedApi,
     DeprecatedApi,
     VerifyTraceError,  # JAX01x: reported by --verify only
