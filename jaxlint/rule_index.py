@@ -35,6 +35,7 @@ RULES = (
     ('JAX402', 'boolean-mask-index', True),
     ('JAX403', 'data-dependent-size', True),
     ('JAX404', 'traced-slice-bounds', True),
+    ('JAX501', 'jit-recreated', True),
     ('JAX502', 'unhashable-static-arg', True),
     ('JAX504', 'donated-buffer-reuse', True),
     ('JAX507', 'donate-by-keyword', True),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from jaxlint.checks.api import DeprecatedApi, RemovedApi
 from jaxlint.checks.base import Rule
-from jaxlint.checks.compilation import DonateByKeyword, DonatedBufferReuse, UnhashableStaticArg
+from jaxlint.checks.compilation import (
+    DonateByKeyword, DonatedBufferReuse, JitRecreated, UnhashableStaticArg,
+)
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
@@ -40,6 +42,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BooleanMaskIndex,
     DataDependentSize,
     TracedSliceBounds,
+    JitRecreated,
     UnhashableStaticArg,
     DonatedBufferReuse,
     DonateByKeyword,

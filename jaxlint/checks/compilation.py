@@ -625,3 +625,179 @@ class UnhashableStaticArg(_CalleeRule):
         # Only the brackets change: the elements, their comments and line breaks stay as written.
         replacements = ((expr.lbracket, "("), (expr.rbracket, ",)" if single else ")"))
         return FixPlan("use a tuple", replacements)
+
+
+# ---------------------------------------------------------------------- JAX501
+
+# Transforms that cache what they compile by the identity of the function they wrap (checked with jax 0.10.2).
+_CACHED_BY_FUNCTION = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap"})
+_CACHES = frozenset({"functools.cache", "functools.lru_cache"})
+
+
+@dataclass
+class _Frame:
+    """One function (or the module) being visited: its loops, and the jitted names made in each."""
+
+    node: cst.CSTNode
+    loops: list[dict[str, cst.Call]]  # per enclosing loop: name -> the fresh jit bound to it there
+    local: dict[str, cst.Call]  # the same outside any loop
+    defs_in_loops: set[int]  # ids of defs made inside a loop of this function
+
+
+class JitRecreated(_CalleeRule):
+    code = "JAX501"
+    name = "jit-recreated"
+    summary = "`jax.jit` of a fresh callable (lambda, partial, nested def, bound method) made and called in a loop"
+    what_it_does = (
+        "Flags `jax.jit(f)` (also `pjit`, `pmap`) where `f` is a new object each time the expression runs (a "
+        "`lambda`, a `functools.partial(...)`, a def made in the same loop body, or `self.method`, a bound "
+        "method) and the jitted callable is called in the same place: directly (`jax.jit(lambda x: ...)(x)`), or "
+        "through a name bound to it and called in the same loop body. It flags this inside a loop (`for`, "
+        "`while`, a comprehension), and in a function body when that function is itself called in a loop in the "
+        "same module."
+    )
+    why_bad = (
+        "jax caches compiled code by the identity of the wrapped function. A new lambda, partial, nested def or "
+        "bound method is a new key, so every iteration traces and compiles again, silently: measured with jax "
+        "0.10.2 and `jax_log_compiles`, three iterations of `jax.jit(lambda v: v * 3)(x)` (likewise a `partial`, "
+        "a nested def or `jax.jit(obj.method)`) compile three times, while `jax.jit(g)(x)` with a module-level "
+        "`g` compiles once. Compilation usually costs far more than the step itself. See "
+        "[JIT compilation](https://docs.jax.dev/en/latest/jit-compilation.html) (\"avoid calling `jax.jit` on "
+        "temporary functions such as lambdas or `functools.partial`\")."
+    )
+    example = (
+        "import jax\n"
+        "import jax.numpy as jnp\n\n\n"
+        "def evaluate(params, batches):\n"
+        "    losses = []\n"
+        "    for x, y in batches:\n"
+        "        loss = jax.jit(lambda p: jnp.mean((x @ p - y) ** 2))(params)\n"
+        "        losses.append(loss)\n"
+        "    return losses\n"
+    )
+    use_instead = (
+        "import jax\n"
+        "import jax.numpy as jnp\n\n\n"
+        "@jax.jit\n"
+        "def mse(params, x, y):\n"
+        "    return jnp.mean((x @ params - y) ** 2)\n\n\n"
+        "def evaluate(params, batches):\n"
+        "    return [mse(params, x, y) for x, y in batches]\n"
+    )
+    not_flagged = (
+        "`jax.jit(f)` of a module-level function or of a def made outside the loop (the same object each time: "
+        "one compilation); a jitted callable created once and stored (`self.step = jax.jit(self._step)` in "
+        "`__init__`, a module-level `step = jax.jit(...)`) or returned by a factory; functions decorated with "
+        "`functools.cache`/`lru_cache`; `jax.jit` inside a function that is itself traced (it is inlined into "
+        "the outer trace); function bodies whose function is not visibly called in a loop; "
+        "`equinox.filter_jit` and `flax.nnx.jit`, whose caches jaxlint has not checked."
+    )
+    verify = "Not confirmed by `--verify`: recompilation is slow, not an error."
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self._frames = [_Frame(node, [], {}, set())]
+        self._per_call: list[tuple[cst.Call, int, str]] = []  # (the jit, id of its function, what it wraps)
+        self._called_in_loops: set[int] = set()  # ids of defs called inside some loop
+        self._reported: set[int] = set()
+
+    def _enter(self, node: cst.CSTNode) -> None:
+        self._frames.append(_Frame(node, [], {}, set()))
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        self._frames.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        frame = self._frames[-1]
+        if frame.loops:
+            frame.defs_in_loops.add(id(node))
+
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._enter(node)
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._leave(node)
+
+    visit_Lambda_body, leave_Lambda_body = visit_FunctionDef_body, leave_FunctionDef_body
+
+    def _enter_loop(self, node: cst.CSTNode) -> None:
+        self._frames[-1].loops.append({})
+
+    def _leave_loop(self, node: cst.CSTNode) -> None:
+        self._frames[-1].loops.pop()
+
+    visit_For_body = visit_While_body = _enter_loop
+    leave_For_body = leave_While_body = _leave_loop
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_loop
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_loop
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        if isinstance(node.value, cst.Call) and self._fresh(node.value) is not None:
+            frame = self._frames[-1]
+            (frame.loops[-1] if frame.loops else frame.local)[node.targets[0].target.value] = node.value
+
+    def visit_Call(self, node: cst.Call) -> None:
+        frame = self._frames[-1]
+        if frame.loops:
+            callee = self.callees.bindings.binding(node.func, self.values.chain)
+            if callee is not None and isinstance(callee[0], cst.FunctionDef):
+                self._called_in_loops.add(id(callee[0]))
+        if self.values.traced_scope is not None:
+            return
+        jit = node.func if isinstance(node.func, cst.Call) else None
+        if jit is None and isinstance(node.func, cst.Name):
+            jit = (frame.loops[-1] if frame.loops else frame.local).get(node.func.value)
+        what = self._fresh(jit) if jit is not None and id(jit) not in self._reported else None
+        if what is None:
+            return
+        self._reported.add(id(jit))
+        if frame.loops:
+            self.report(jit, (
+                f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called in every "
+                f"iteration of this loop: each new callable misses jax's compilation cache, so it is traced "
+                f"and compiled again every time; create the jitted function once, outside the loop"))
+        elif isinstance(frame.node, cst.FunctionDef) and not self._cached(frame.node):
+            self._per_call.append((jit, id(frame.node), what))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for jit, function, what in self._per_call:
+            if function in self._called_in_loops:
+                self.report(jit, (
+                    f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called on every "
+                    f"call of this function, which is called in a loop: each new callable misses jax's "
+                    f"compilation cache, so every call traces and compiles again; create the jitted function "
+                    f"once (at module level, or in `__init__`)"))
+
+    def _cached(self, function: cst.FunctionDef) -> bool:
+        for decorator in function.decorators:
+            expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            if self.names.qualified(expr) in _CACHES:
+                return True
+        return False
+
+    def _fresh(self, jit: cst.Call) -> str | None:
+        """What fresh callable a jit call wraps ("a lambda"...), or None when it is not one."""
+        if self.names.qualified(jit.func) not in _CACHED_BY_FUNCTION or not jit.args:
+            return None
+        first = jit.args[0]
+        if first.keyword is not None or first.star:
+            return None
+        wrapped = first.value
+        if isinstance(wrapped, cst.Lambda):
+            return "a lambda"
+        if isinstance(wrapped, cst.Call) and self.names.qualified(wrapped.func) == "functools.partial":
+            return "a `functools.partial`"
+        found = self.callees.bindings.binding(wrapped, self.values.chain, want_def=True)
+        if found is None or not isinstance(found[0], cst.FunctionDef):
+            return None
+        function, _, through_self = found
+        if through_self:
+            return f"the bound method `{code(wrapped)}`"
+        frame = self._frames[-1]
+        if frame.loops:
+            return f"the def `{function.name.value}` made in the loop" if id(function) in frame.defs_in_loops else None
+        if found[1][-1] is frame.node and isinstance(frame.node, cst.FunctionDef):
+            return f"the nested def `{function.name.value}`"
+        return None
