@@ -37,6 +37,7 @@ RULES = (
     ('JAX404', 'traced-slice-bounds', True),
     ('JAX501', 'jit-recreated', True),
     ('JAX502', 'unhashable-static-arg', True),
+    ('JAX503', 'jit-method-self', True),
     ('JAX504', 'donated-buffer-reuse', True),
     ('JAX507', 'donate-by-keyword', True),
     ('JAX801', 'removed-api', True),

@@ -100,6 +100,10 @@ class JittedCallee:
     def gives(self, option: str) -> bool:
         return option in self.options
 
+    def static(self, jax_version: Version | None = None) -> tuple[set[int] | None, set[str] | None]:
+        """The static positions and names, after jax's inference; None for a half only run time knows."""
+        return self._role(options_of(self.transform).static, jax_version)
+
     def _role(self, role: Role, jax_version: Version | None) -> tuple[set[int] | None, set[str] | None]:
         """The positions and the names jax takes in this role; None for a half only run time knows."""
         try:
@@ -377,12 +381,12 @@ class Callees:
             return None
         node, scope_chain, through_self = found
         if isinstance(node, cst.FunctionDef):
-            return self._decorated(node, scope_chain, through_self)
+            return self.decorated(node, through_self)
         if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
             return self._callee(node, scope_chain, depth + 1)
         return None
 
-    def _decorated(self, function: cst.FunctionDef, chain: Chain, through_self: bool) -> JittedCallee | None:
+    def decorated(self, function: cst.FunctionDef, through_self: bool = False) -> JittedCallee | None:
         """A def whose outermost decorator jits it."""
         if not function.decorators:
             return None
