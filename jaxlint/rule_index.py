@@ -39,6 +39,7 @@ RULES = (
     ('JAX502', 'unhashable-static-arg', True),
     ('JAX503', 'jit-method-self', True),
     ('JAX504', 'donated-buffer-reuse', True),
+    ('JAX505', 'timing-without-sync', True),
     ('JAX507', 'donate-by-keyword', True),
     ('JAX801', 'removed-api', True),
     ('JAX802', 'deprecated-api', True),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from jaxlint.checks.api import DeprecatedApi, RemovedApi
 from jaxlint.checks.base import Rule
 from jaxlint.checks.compilation import (
-    DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, UnhashableStaticArg,
+    DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, TimingWithoutSync, UnhashableStaticArg,
 )
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
@@ -46,6 +46,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnhashableStaticArg,
     JitMethodSelf,
     DonatedBufferReuse,
+    TimingWithoutSync,
     DonateByKeyword,
     RemovedApi,
     DeprecatedApi,
