@@ -80,6 +80,8 @@ class Argument:
 
 @dataclass(frozen=True)
 class JittedCallee:
+    """The transformed callable a call calls: jitted (`Callees.jitted`), or vmapped (`Callees.mapped`)."""
+
     transform: str  # qualified: `jax.jit`
     options: Mapping[str, cst.BaseExpression]
     where: cst.CSTNode  # the jit application (a decorator or a call), for messages
@@ -360,7 +362,8 @@ def module_bindings(module: cst.Module) -> ModuleBindings:
 
 
 class Callees:
-    """Answers `jitted(call)` for the calls of one module, at the point of the traversal they are visited."""
+    """Answers `jitted(call)` and `mapped(call)` for the calls of one module, at the point of the traversal
+    they are visited."""
 
     def __init__(self, module: cst.Module, names: Names, table: TransformTable) -> None:
         self.bindings = module_bindings(module)
@@ -369,38 +372,48 @@ class Callees:
 
     def jitted(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
         """The jitted callable a call calls, when the source shows one."""
-        return self._callee(call.func, chain, 0)
+        return self._callee(call.func, chain, 0, self._takes_arguments)
 
-    def _callee(self, expr: cst.BaseExpression, chain: Chain, depth: int) -> JittedCallee | None:
+    def mapped(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
+        """The `jax.vmap`ped callable a call calls (also inside a jit: `jax.jit(jax.vmap(f, ...))`)."""
+        return self._callee(call.func, chain, 0, VMAPS.__contains__)
+
+    def _callee(self, expr: cst.BaseExpression, chain: Chain, depth: int, accept) -> JittedCallee | None:
         if depth > 4:
             return None
         if isinstance(expr, cst.Call):
-            return self._application(expr, chain)
+            return self.application(expr, chain, accept)
         found = self.bindings.binding(expr, chain)
         if found is None:
             return None
         node, scope_chain, through_self = found
         if isinstance(node, cst.FunctionDef):
-            return self.decorated(node, through_self)
+            return self.decorated(node, through_self, accept)
         if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
-            return self._callee(node, scope_chain, depth + 1)
+            return self._callee(node, scope_chain, depth + 1, accept)
         return None
 
-    def decorated(self, function: cst.FunctionDef, through_self: bool = False) -> JittedCallee | None:
-        """A def whose outermost decorator jits it."""
-        if not function.decorators:
-            return None
-        decorator = function.decorators[0]
-        transform = decorator_transform(decorator, self.names, self.table)
-        if transform is None or not self._takes_arguments(transform.name):
-            return None
+    def decorated(self, function: cst.FunctionDef, through_self: bool = False, accept=None) -> JittedCallee | None:
+        """A def whose outermost decorator jits it (or, for `accept`, applies an accepted transform,
+        looking through jit decorators above it)."""
+        accept = accept or self._takes_arguments
         static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
                      for d in function.decorators)
-        return JittedCallee(transform.name, transform.keywords, decorator, function, 0, frozenset(),
-                            1 if through_self and not static else 0)
+        for decorator in function.decorators:
+            transform = decorator_transform(decorator, self.names, self.table)
+            if transform is None:
+                return None
+            if accept(transform.name):
+                return JittedCallee(transform.name, transform.keywords, decorator, function, 0, frozenset(),
+                                    1 if through_self and not static else 0)
+            if not self._takes_arguments(transform.name):
+                return None
+        return None
 
-    def _application(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
-        """`jax.jit(f, ...)`, `jax.jit(partial(f, a), ...)`, `partial(jax.jit, ...)(f)`, `jax.jit(...)(f)`."""
+    def application(self, call: cst.Call, chain: Chain, accept=None) -> JittedCallee | None:
+        """`jax.jit(f, ...)`, `jax.jit(partial(f, a), ...)`, `partial(jax.jit, ...)(f)`, `jax.jit(...)(f)`:
+        the transformed callable this call makes, when `accept` takes its transform (default: jit)."""
+        accept = accept or self._takes_arguments
         applied = applied_transforms(call, self.names, self.table)
         if len(applied) == 1:
             target, transform = applied[0]
@@ -411,7 +424,10 @@ class Callees:
             target = call.args[0].value
         else:
             return None
-        if not self._takes_arguments(transform.name):
+        if not accept(transform.name):
+            inner = call.args[0].value if call.args and call.args[0].keyword is None else None
+            if self._takes_arguments(transform.name) and isinstance(inner, cst.Call):
+                return self.application(inner, chain, accept)  # `jax.jit(jax.vmap(f, ...))`
             return None
         function, bound = self._function(target, chain)
         return JittedCallee(transform.name, transform.keywords, call, function, transform.bound + bound,
@@ -433,6 +449,7 @@ class Callees:
         return transform in TRANSFORMS or (transform in self.table.jit_like and transform not in _NOT_JIT)
 
 
+VMAPS = frozenset({"jax.vmap"})
 # jit-like for tracing, but their options are not jit's.
 _NOT_JIT = frozenset({
     "jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "jax.make_jaxpr", "jax.eval_shape",

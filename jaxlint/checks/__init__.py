@@ -15,6 +15,7 @@ from jaxlint.checks.randomness import (
 )
 from jaxlint.checks.runtime import VerifyKeyReuse, VerifyTraceError, VerifyTracerLeak
 from jaxlint.checks.shapes import BooleanMaskIndex, DataDependentSize, TracedShape, TracedSliceBounds
+from jaxlint.checks.transforms import VmapInAxesArity
 from jaxlint.checks.tracers import (
     DebugPrintFstring, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer, PythonLogicOnTracer,
     TracerAsPythonIndex, TracerConcretization, TracerLeak,
@@ -48,6 +49,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DonatedBufferReuse,
     TimingWithoutSync,
     DonateByKeyword,
+    VmapInAxesArity,
     RemovedApi,
     DeprecatedApi,
     VerifyTraceError,  # JAX01x: reported by --verify only
