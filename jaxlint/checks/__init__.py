@@ -8,6 +8,7 @@ from jaxlint.checks.compilation import (
     DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, TimingWithoutSync, UnhashableStaticArg,
 )
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
+from jaxlint.checks.dtypes import NonArrayInput
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
 from jaxlint.checks.randomness import (
@@ -50,6 +51,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     TimingWithoutSync,
     DonateByKeyword,
     VmapInAxesArity,
+    NonArrayInput,
     RemovedApi,
     DeprecatedApi,
     VerifyTraceError,  # JAX01x: reported by --verify only
