@@ -43,6 +43,7 @@ RULES = (
     ('JAX507', 'donate-by-keyword', True),
     ('JAX603', 'vmap-in-axes-arity', True),
     ('JAX702', 'non-array-input', True),
+    ('JAX703', 'lax-mixed-dtypes', True),
     ('JAX801', 'removed-api', True),
     ('JAX802', 'deprecated-api', True),
     ('JAX010', 'verify-trace-error', True),

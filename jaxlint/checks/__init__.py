@@ -8,7 +8,7 @@ from jaxlint.checks.compilation import (
     DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, TimingWithoutSync, UnhashableStaticArg,
 )
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
-from jaxlint.checks.dtypes import NonArrayInput
+from jaxlint.checks.dtypes import LaxMixedDtypes, NonArrayInput
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
 from jaxlint.checks.randomness import (
@@ -52,6 +52,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DonateByKeyword,
     VmapInAxesArity,
     NonArrayInput,
+    LaxMixedDtypes,
     RemovedApi,
     DeprecatedApi,
     VerifyTraceError,  # JAX01x: reported by --verify only
