@@ -347,6 +347,7 @@ def _blocks(statement: cst.CSTNode) -> Iterator[list[cst.CSTNode]]:
 
 
 _CACHE: dict[int, ModuleBindings] = {}
+_SHARED: dict[int, tuple[object, "Callees"]] = {}
 
 
 def module_bindings(module: cst.Module) -> ModuleBindings:
@@ -361,6 +362,15 @@ def module_bindings(module: cst.Module) -> ModuleBindings:
 # ---------------------------------------------------------------------- the query
 
 
+def callees_for(module: cst.Module, names: Names, table: TransformTable) -> "Callees":
+    """The Callees of one traversal (one `names`), shared by every rule that asks in it."""
+    found = _SHARED.get(id(names))
+    if found is None or found[0] is not names:
+        _SHARED.clear()
+        found = _SHARED[id(names)] = (names, Callees(module, names, table))
+    return found[1]
+
+
 class Callees:
     """Answers `jitted(call)` and `mapped(call)` for the calls of one module, at the point of the traversal
     they are visited."""
@@ -369,14 +379,22 @@ class Callees:
         self.bindings = module_bindings(module)
         self.names = names
         self.table = table
+        # Answers by call, for the rules that ask about the same call at the same point of the traversal.
+        self._answers: dict[tuple[int, str], tuple[cst.Call, JittedCallee | None]] = {}
 
     def jitted(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
         """The jitted callable a call calls, when the source shows one."""
-        return self._callee(call.func, chain, 0, self._takes_arguments)
+        return self._answer(call, chain, "jit", self._takes_arguments)
 
     def mapped(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
         """The `jax.vmap`ped callable a call calls (also inside a jit: `jax.jit(jax.vmap(f, ...))`)."""
-        return self._callee(call.func, chain, 0, VMAPS.__contains__)
+        return self._answer(call, chain, "vmap", VMAPS.__contains__)
+
+    def _answer(self, call: cst.Call, chain: Chain, kind: str, accept) -> JittedCallee | None:
+        known = self._answers.get((id(call), kind))
+        if known is None or known[0] is not call:
+            known = self._answers[(id(call), kind)] = (call, self._callee(call.func, chain, 0, accept))
+        return known[1]
 
     def _callee(self, expr: cst.BaseExpression, chain: Chain, depth: int, accept) -> JittedCallee | None:
         if depth > 4:

@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.analysis.apis import Version, parse_version
 from jaxlint.analysis.bindings import target_names
-from jaxlint.analysis.callees import Argument, Callees, JittedCallee
+from jaxlint.analysis.callees import Argument, Callees, JittedCallee, callees_for
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code
@@ -21,7 +21,7 @@ class _CalleeRule(Rule):
     callees: Callees
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.callees = Callees(node, self.names, self.values.transforms)
+        self.callees = callees_for(node, self.names, self.values.transforms)
 
     @property
     def target_version(self) -> Version | None:
