@@ -524,8 +524,8 @@ class UnhashableStaticArg(_CalleeRule):
         "object of type <class 'list'>, [1, 2]. The error was: TypeError: unhashable type: 'list'` at the call "
         "(checked with jax 0.10.2 for lists, dicts, sets, NumPy and jax arrays and tuples holding a list; "
         "`jax.pmap` raises the same `ValueError` for `static_broadcasted_argnums`). See `static_argnums` in "
-        "[`jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html): \"static arguments should be "
-        "hashable, meaning both `__hash__` and `__eq__` are implemented, and immutable\"."
+        "[`jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html): \"Static arguments are included "
+        "as part of a compilation cache key, which is why hash and equality operators must be defined.\""
     )
     example = (
         "import jax\n"
@@ -662,8 +662,7 @@ class JitRecreated(_CalleeRule):
         "0.10.2 and `jax_log_compiles`, three iterations of `jax.jit(lambda v: v * 3)(x)` (likewise a `partial`, "
         "a nested def or `jax.jit(obj.method)`) compile three times, while `jax.jit(g)(x)` with a module-level "
         "`g` compiles once. Compilation usually costs far more than the step itself. See "
-        "[JIT compilation](https://docs.jax.dev/en/latest/jit-compilation.html) (\"avoid calling `jax.jit` on "
-        "temporary functions such as lambdas or `functools.partial`\")."
+        "[JIT and caching](https://docs.jax.dev/en/latest/jit-compilation.html#jit-and-caching)."
     )
     example = (
         "import jax\n"

@@ -38,9 +38,9 @@ class NonArrayInput(Rule):
     why_bad = (
         "Unlike NumPy, `jax.numpy` does not convert lists and tuples implicitly (converting a long list element "
         "by element would be slow and hide a per-element trace). With jax 0.10.2, `jnp.sum([1, 2])` raises "
-        "`TypeError: sum requires ndarray or scalar arguments, got <class 'list'> at position 0.` See "
-        "[Non-array inputs](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#non-array-inputs-numpy-vs-jax) "
-        "in \"The Sharp Bits\"."
+        "`TypeError: sum requires ndarray or scalar arguments, got <class 'list'> at position 0.` (jax 0.2.21 "
+        "made many more `jax.numpy` functions reject lists.) See the section \"Non-array inputs: NumPy vs. JAX\" "
+        "of [The Sharp Bits](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)."
     )
     example = (
         "import jax.numpy as jnp\n\n\n"
@@ -122,8 +122,8 @@ class LaxMixedDtypes(Rule):
         "`lax` functions do not promote dtypes, and a Python int is an integer even next to a float array. "
         "With jax 0.10.2 `lax.add(jnp.ones(2), 1)` and `lax.add(1, 2.0)` raise `TypeError: lax.add requires "
         "arguments to have the same dtypes, got float32, int32.` (`lax.add(jnp.ones(2), 1.5)` works: a float "
-        "literal is weakly typed). See [`jax.lax`](https://docs.jax.dev/en/latest/jax.lax.html) (\"lax is "
-        "stricter than jax.numpy: it does not do implicit type promotion\") and [type "
+        "literal is weakly typed); the message itself suggests the `jnp` function. See "
+        "[`jax.lax`](https://docs.jax.dev/en/latest/jax.lax.html) and [type "
         "promotion](https://docs.jax.dev/en/latest/type_promotion.html)."
     )
     example = (
