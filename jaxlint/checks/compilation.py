@@ -445,7 +445,6 @@ class DonateByKeyword(_CalleeRule):
 
 # ---------------------------------------------------------------------- JAX502
 
-_UNHASHABLE_LITERALS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 _UNHASHABLE_BUILTINS = frozenset({"list", "dict", "set", "bytearray"})
 # Calls that return an array (NumPy or JAX): arrays are unhashable.
 _ARRAY_MAKERS = frozenset(
@@ -630,8 +629,11 @@ class UnhashableStaticArg(_CalleeRule):
 # ---------------------------------------------------------------------- JAX501
 
 # Transforms that cache what they compile by the identity of the function they wrap (checked with jax 0.10.2).
-_CACHED_BY_FUNCTION = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap"})
+_CACHED_BY_FUNCTION = frozenset({
+    "jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap", "equinox.filter_jit",
+})
 _CACHES = frozenset({"functools.cache", "functools.lru_cache"})
+_METHOD_JITS = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})  # JAX503: they trace `self`
 
 
 @dataclass
@@ -649,7 +651,8 @@ class JitRecreated(_CalleeRule):
     name = "jit-recreated"
     summary = "`jax.jit` of a fresh callable (lambda, partial, nested def, bound method) made and called in a loop"
     what_it_does = (
-        "Flags `jax.jit(f)` (also `pjit`, `pmap`) where `f` is a new object each time the expression runs (a "
+        "Flags `jax.jit(f)` (also `pjit`, `pmap`, `equinox.filter_jit`) where `f` is a new object each time the "
+        "expression runs (a "
         "`lambda`, a `functools.partial(...)`, a def made in the same loop body, or `self.method`, a bound "
         "method) and the jitted callable is called in the same place: directly (`jax.jit(lambda x: ...)(x)`), or "
         "through a name bound to it and called in the same loop body. It flags this inside a loop (`for`, "
@@ -661,7 +664,8 @@ class JitRecreated(_CalleeRule):
         "bound method is a new key, so every iteration traces and compiles again, silently: measured with jax "
         "0.10.2 and `jax_log_compiles`, three iterations of `jax.jit(lambda v: v * 3)(x)` (likewise a `partial`, "
         "a nested def or `jax.jit(obj.method)`) compile three times, while `jax.jit(g)(x)` with a module-level "
-        "`g` compiles once. Compilation usually costs far more than the step itself. See "
+        "`g` compiles once; `equinox.filter_jit` 0.13.8 behaves the same. Compilation usually costs far more "
+        "than the step itself. See "
         "[JIT and caching](https://docs.jax.dev/en/latest/jit-compilation.html#jit-and-caching)."
     )
     example = (
@@ -689,7 +693,7 @@ class JitRecreated(_CalleeRule):
         "`__init__`, a module-level `step = jax.jit(...)`) or returned by a factory; functions decorated with "
         "`functools.cache`/`lru_cache`; `jax.jit` inside a function that is itself traced (it is inlined into "
         "the outer trace); function bodies whose function is not visibly called in a loop; "
-        "`equinox.filter_jit` and `flax.nnx.jit`, whose caches jaxlint has not checked."
+        "`flax.nnx.jit`, whose cache jaxlint has not checked."
     )
     verify = "Not confirmed by `--verify`: recompilation is slow, not an error."
 
@@ -810,6 +814,7 @@ _PYTREE_REGISTRATIONS = frozenset({
     "jax.tree_util.register_pytree_with_keys", "jax.tree_util.register_pytree_with_keys_class",
     "jax.tree_util.register_dataclass", "jax.tree_util.register_static",
 })
+_FLATTEN_METHODS = frozenset({"tree_flatten", "tree_flatten_with_keys"})  # a pytree class registered elsewhere
 # Class decorators that leave the class an ordinary (non-pytree) class.
 _PLAIN_CLASS_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
 
@@ -889,7 +894,7 @@ class JitMethodSelf(_CalleeRule):
         if len(node.decorators) != 1:
             return  # another decorator may bind or wrap `self`
         callee = self.callees.decorated(node)
-        if callee is None or callee.transform not in _CACHED_BY_FUNCTION - {"jax.pmap"}:
+        if callee is None or callee.transform not in _METHOD_JITS:
             return
         positions, names = callee.static()
         if positions is None or names is None or 0 in positions or "self" in names:
@@ -917,7 +922,7 @@ class JitMethodSelf(_CalleeRule):
             if self.names.qualified(expr) not in _PLAIN_CLASS_DECORATORS:
                 return False
         for statement in cls.body.body:
-            if isinstance(statement, cst.FunctionDef) and statement.name.value in ("tree_flatten", "tree_flatten_with_keys"):
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in _FLATTEN_METHODS:
                 return False
         for base in cls.bases:
             value = base.value
