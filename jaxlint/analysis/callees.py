@@ -13,7 +13,7 @@ where jax does that, and since which release).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator, Mapping, Optional
 
 import libcst as cst
@@ -400,6 +400,10 @@ class Callees:
         if depth > 4:
             return None
         if isinstance(expr, cst.Call):
+            bound = self.partial_of(expr, chain, accept)
+            if bound is not None:  # the partial's calls pass their positional arguments after the bound ones
+                inner, spelled = bound
+                return replace(inner, offset=inner.offset + len(arguments(spelled).positional))
             return self.application(expr, chain, accept)
         found = self.bindings.binding(expr, chain)
         if found is None:
@@ -410,6 +414,19 @@ class Callees:
         if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
             return self._callee(node, scope_chain, depth + 1, accept)
         return None
+
+    def partial_of(self, call: cst.Call, chain: Chain, accept=None) -> tuple[JittedCallee, cst.Call] | None:
+        """`partial(step, cfg, n=3)` of a jitted callable: that callable, and the call `step(cfg, n=3)`
+        the partial spells (its arguments reach every call of the partial)."""
+        if self.names.qualified(call.func) != "functools.partial" or not call.args or call.args[0].keyword:
+            return None
+        given = arguments(call)
+        if given.starred or given.double_starred:
+            return None
+        inner = self._callee(call.args[0].value, chain, 1, accept or self._takes_arguments)
+        if inner is None:
+            return None
+        return inner, cst.Call(func=call.args[0].value, args=call.args[1:])
 
     def decorated(self, function: cst.FunctionDef, through_self: bool = False, accept=None) -> JittedCallee | None:
         """A def whose outermost decorator jits it (or, for `accept`, applies an accepted transform,

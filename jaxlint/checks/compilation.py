@@ -281,9 +281,10 @@ class DonatedBufferReuse(_CalleeRule):
     )
     why_bad = (
         "Donating an argument tells XLA it may reuse the argument's buffer for an output. When it does (an output "
-        "has the same shape and dtype), jax marks the array deleted: any later use raises "
+        "has the same shape and dtype), jax marks the array deleted: any later use of it raises "
         "`RuntimeError: Array has been deleted with shape=float32[3].` (checked with jax 0.10.2 on CPU; a pytree "
-        "argument's leaves are deleted the same way). When no output matches, jax warns `Some donated buffers were "
+        "argument's array leaves are deleted the same way; its static fields, such as a train state's `apply_fn`, "
+        "are not, and reading one is flagged all the same). When no output matches, jax warns `Some donated buffers were "
         "not usable` and the array survives, so the same code fails on another shape. JAX's "
         "[buffer donation](https://docs.jax.dev/en/latest/buffer_donation.html) documentation: \"you will not use "
         "the donated input buffer after calling the donating function\"."
@@ -563,6 +564,11 @@ class UnhashableStaticArg(_CalleeRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         found = self.jitted_arguments(node)
+        bound = self.callees.partial_of(node, self.values.chain)
+        if bound is not None:  # `partial(step, [64, 64])`: the call it spells gets the list
+            callee, spelled = bound
+            found = callee, callee.arguments(spelled, self.target_version)
+            node = spelled
         if found is None:
             return
         callee, arguments = found
