@@ -15,7 +15,7 @@ from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code
 
 
-class _CalleeRule(Rule):
+class CalleeRule(Rule):
     """A rule that asks which calls call a jitted callable."""
 
     callees: Callees
@@ -266,7 +266,7 @@ class _UseAfterDonation:
         return _join(after, *breaks)
 
 
-class DonatedBufferReuse(_CalleeRule):
+class DonatedBufferReuse(CalleeRule):
     code = "JAX504"
     name = "donated-buffer-reuse"
     summary = "An array read after it was donated to a jitted call"
@@ -365,7 +365,7 @@ class DonatedBufferReuse(_CalleeRule):
 # ---------------------------------------------------------------------- JAX507
 
 
-class DonateByKeyword(_CalleeRule):
+class DonateByKeyword(CalleeRule):
     code = "JAX507"
     name = "donate-by-keyword"
     summary = "A parameter listed for donation passed in a way jax does not donate (by keyword, or by position)"
@@ -504,7 +504,7 @@ def _use_ok(parents: tuple[cst.CSTNode, ...], use: cst.Name, names) -> bool:
     return isinstance(parent, (cst.Param, cst.AssignTarget))  # the parameter itself, or a plain rebinding
 
 
-class UnhashableStaticArg(_CalleeRule):
+class UnhashableStaticArg(CalleeRule):
     code = "JAX502"
     name = "unhashable-static-arg"
     summary = "A list, dict, set or array passed in a static position of a jitted callable"
@@ -652,7 +652,7 @@ class _Frame:
     defs_in_loops: set[int]  # ids of defs made inside a loop of this function
 
 
-class JitRecreated(_CalleeRule):
+class JitRecreated(CalleeRule):
     code = "JAX501"
     name = "jit-recreated"
     summary = "`jax.jit` of a fresh callable (lambda, partial, nested def, bound method) made and called in a loop"
@@ -825,7 +825,7 @@ _FLATTEN_METHODS = frozenset({"tree_flatten", "tree_flatten_with_keys"})  # a py
 _PLAIN_CLASS_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
 
 
-class JitMethodSelf(_CalleeRule):
+class JitMethodSelf(CalleeRule):
     code = "JAX503"
     name = "jit-method-self"
     summary = "`@jax.jit` on a method: `self` is traced as an array argument"
@@ -992,7 +992,7 @@ def _may_sync(node: cst.CSTNode) -> bool:
     return any(_may_sync(child) for child in node.children)
 
 
-class TimingWithoutSync(_CalleeRule):
+class TimingWithoutSync(CalleeRule):
     code = "JAX505"
     name = "timing-without-sync"
     summary = "A timer read around jax calls with nothing waiting for their results"
