@@ -46,7 +46,7 @@ class Role:
 @dataclass(frozen=True)
 class Options:
     static: Role
-    donate: Role
+    donate: Optional[Role]  # None: donated arguments stay usable (the transform writes results back into them)
 
 
 _JIT = Options(Role("static_argnums", "static_argnames", (0, 0, 0)),
@@ -56,7 +56,8 @@ TRANSFORMS: dict[str, Options] = {
     "jax.jit": _JIT,
     "jax.pjit": _JIT,
     "jax.experimental.pjit.pjit": _JIT,
-    "flax.nnx.jit": _JIT,
+    # nnx.jit merges the outputs back into the donated Modules and Optimizers: they stay usable.
+    "flax.nnx.jit": Options(_JIT.static, None),
     "jax.pmap": Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
 }
 
@@ -106,8 +107,10 @@ class JittedCallee:
         """The static positions and names, after jax's inference; None for a half only run time knows."""
         return self._role(options_of(self.transform).static, jax_version)
 
-    def _role(self, role: Role, jax_version: Version | None) -> tuple[set[int] | None, set[str] | None]:
+    def _role(self, role: Role | None, jax_version: Version | None) -> tuple[set[int] | None, set[str] | None]:
         """The positions and the names jax takes in this role; None for a half only run time knows."""
+        if role is None:
+            return set(), set()
         try:
             nums = set(_int_or_ints(self.options.get(role.argnums)))
             names = set(_str_or_strs(self.options.get(role.argnames))) if role.argnames else set()
@@ -166,6 +169,8 @@ class JittedCallee:
     def _listed(self) -> tuple[set[int], set[str]]:
         """The donated positions and names as written."""
         role = options_of(self.transform).donate
+        if role is None:
+            return set(), set()
         try:
             nums = set(_int_or_ints(self.options.get(role.argnums)))
             names = set(_str_or_strs(self.options.get(role.argnames))) if role.argnames else set()

@@ -272,7 +272,7 @@ class DonatedBufferReuse(CalleeRule):
     summary = "An array read after it was donated to a jitted call"
     what_it_does = (
         "Flags a read of a name after it was passed in a donated position of a jitted callable "
-        "(`donate_argnums`/`donate_argnames` of `jax.jit`, `jax.pmap`, `pjit`, `flax.nnx.jit`) and before it "
+        "(`donate_argnums`/`donate_argnames` of `jax.jit`, `jax.pmap`, `pjit`) and before it "
         "is bound again: later in the same function, after the `if` that donated it, or in the next iteration of "
         "a loop that donates it without rebinding it. The callee is followed through the spellings of a jitted "
         "callable: `jax.jit(f, donate_argnums=0)` assigned to a name (or to `self.step`) and called later, "
@@ -316,7 +316,9 @@ class DonatedBufferReuse(CalleeRule):
         "that are not plain names (`self.state`, `batch[\"x\"]`), NumPy arrays and Python values (jax copies "
         "them to the device, so the caller's object is never deleted); another name for the same array "
         "(`old = params` before the call); callables jaxlint cannot see are jitted with donation (imported from "
-        "another module, chosen at run time, bound more than once); `equinox.filter_jit(donate=...)`."
+        "another module, chosen at run time, bound more than once); `equinox.filter_jit(donate=...)`; "
+        "`flax.nnx.jit(donate_argnums=...)`, which writes the results back into the donated Modules and "
+        "Optimizers, so they stay usable."
     )
     verify = (
         "Not confirmed by `--verify`: it traces functions without running them, and only running the "
@@ -949,6 +951,8 @@ _TIMERS = frozenset({
 # Calls that wait for jax's results (or may: anything that reads an array's value on the host).
 _SYNCS = frozenset({"jax.block_until_ready", "jax.device_get", "jax.effects_barrier"})
 _SYNC_METHODS = frozenset({"block_until_ready", "item", "tolist", "__array__"})
+# Modules whose functions run work on the device, asynchronously (`jax.tree_util` and the like run on the host).
+_DISPATCHING = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.device_put")
 # Calls that neither wait nor hide a wait: what a timed loop around jax calls may also do.
 _HARMLESS = frozenset({"range", "len", "enumerate", "zip", "iter", "next", "reversed", "min", "max"})
 _HARMLESS_METHODS = frozenset({"append", "extend", "keys", "values", "items"})
@@ -992,14 +996,29 @@ def _may_sync(node: cst.CSTNode) -> bool:
     return any(_may_sync(child) for child in node.children)
 
 
+def _computes_nothing(function: cst.FunctionDef | cst.Lambda) -> bool:
+    """A body with no call and no operation (`pass`, `return x, y`): jit runs nothing on the device, so a
+    timer around it measures dispatch overhead on purpose."""
+    body = function.body
+    return not any(isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscript,
+                                     cst.Attribute, cst.Comparison, cst.BooleanOperation))
+                   for node in _walk(body))
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
 class TimingWithoutSync(CalleeRule):
     code = "JAX505"
     name = "timing-without-sync"
     summary = "A timer read around jax calls with nothing waiting for their results"
     what_it_does = (
         "Flags `t0 = time.perf_counter()` (also `time.time`, `time.monotonic`, their `_ns` forms, "
-        "`timeit.default_timer`) followed in the same block by jax work (a call to a jitted callable or to a "
-        "`jax`/`jax.numpy` function) and then by a second read of the clock subtracted from `t0`, when nothing in "
+        "`timeit.default_timer`) followed in the same block by device work (a call to a jitted callable or to a "
+        "`jax.numpy`, `jax.lax`, `jax.random`, `jax.nn` or `jax.scipy` function, or `jax.device_put`) and then by a second read of the clock subtracted from `t0`, when nothing in "
         "between waits for the results: no `.block_until_ready()`, `jax.block_until_ready(...)`, "
         "`jax.device_get`, `.item()`, `.tolist()`, `float(...)`, `print(...)` or NumPy conversion. Only plain "
         "timed regions are judged: any other call, `if`, `while`, comparison or f-string in between might wait, "
@@ -1034,7 +1053,9 @@ class TimingWithoutSync(CalleeRule):
     )
     not_flagged = (
         "Regions with a wait in them (see above), or with any call jaxlint does not know does not wait (a helper "
-        "of yours may convert the result); regions that do not visibly run jax; timers that are not read back "
+        "of yours may convert the result); regions that do not visibly run device work (`jax.tree_util` runs on "
+        "the host; a jitted function whose body computes nothing, such as `pass` or `return state`, is timed for "
+        "its dispatch overhead on purpose); timers that are not read back "
         "with a subtraction from the start in the same block; code inside traced functions."
     )
     fixable = True
@@ -1096,10 +1117,13 @@ class TimingWithoutSync(CalleeRule):
             return "sync"
         if qualified is not None and (qualified.startswith("numpy.") or qualified in _TIMERS):
             return "sync" if qualified.startswith("numpy.") else "harmless"
+        if qualified is not None and qualified.startswith(_DISPATCHING):
+            return "jax"
         if qualified is not None and qualified.startswith("jax."):
-            return "jax"
-        if self.callees.jitted(call, self.values.chain) is not None:
-            return "jax"
+            return "harmless" if qualified.startswith(("jax.tree_util.", "jax.tree.")) else "unknown"
+        callee = self.callees.jitted(call, self.values.chain)
+        if callee is not None:
+            return "harmless" if callee.function is not None and _computes_nothing(callee.function) else "jax"
         if isinstance(func, cst.Name) and func.value in _HARMLESS and self.callees.bindings.binding(
                 func, self.values.chain) is None:
             return "harmless"
