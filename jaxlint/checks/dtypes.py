@@ -9,6 +9,7 @@ import libcst as cst
 
 from jaxlint.analysis.calls import arguments
 from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.checks.compilation import ExpectedErrors
 
 LIST_OPERANDS = Path(__file__).resolve().parent.parent / "data" / "jnp_list_operands.txt"
 
@@ -24,7 +25,7 @@ def list_rejecting(path: Path = LIST_OPERANDS) -> dict[str, frozenset[int]]:
     return table
 
 
-class NonArrayInput(Rule):
+class NonArrayInput(ExpectedErrors, Rule):
     code = "JAX702"
     name = "non-array-input"
     summary = "A Python list or tuple literal where a `jax.numpy` function needs an array"
@@ -108,7 +109,7 @@ _DTYPE_KINDS = {
 }
 
 
-class LaxMixedDtypes(Rule):
+class LaxMixedDtypes(ExpectedErrors, Rule):
     code = "JAX703"
     name = "lax-mixed-dtypes"
     summary = "A `lax` binary op given an int and a float (or complex) operand"

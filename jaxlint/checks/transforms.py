@@ -7,7 +7,7 @@ import libcst as cst
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.callees import JittedCallee
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation import CalleeRule
+from jaxlint.checks.compilation import CalleeRule, ExpectedErrors
 
 
 def _axes_count(callee: JittedCallee) -> int | None:
@@ -20,7 +20,7 @@ def _axes_count(callee: JittedCallee) -> int | None:
     return len(in_axes.elements)
 
 
-class VmapInAxesArity(CalleeRule):
+class VmapInAxesArity(ExpectedErrors, CalleeRule):
     code = "JAX603"
     name = "vmap-in-axes-arity"
     summary = "A `vmap` `in_axes` tuple whose length is not the number of positional arguments"
