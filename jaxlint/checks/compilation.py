@@ -8,7 +8,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint.analysis.apis import Version, parse_version
-from jaxlint.analysis.bindings import target_names
+from jaxlint.analysis.bindings import rebound_names, target_names
 from jaxlint.analysis.callees import Argument, Callees, JittedCallee, callees_for
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.values import Kind
@@ -1149,6 +1149,8 @@ class TimingWithoutSync(CalleeRule):
                     break
 
     def _region(self, first: cst.CSTNode, region: list[cst.CSTNode], last: cst.CSTNode, start: str) -> None:
+        if {name.value for name in _reads(last)} & rebound_names(region):
+            return  # `print(f"{loss} {time.time() - t0}")` may convert a result before reading the clock
         running = []  # statements with jax work
         for statement in region:
             if _may_sync(statement):
