@@ -3,8 +3,9 @@
 A call's function is resolved through the spellings users write: `jax.jit(f, donate_argnums=0)(x)`,
 a name bound once to `jax.jit(f, ...)` (`step = jax.jit(step, ...)` over its own def included), a def
 decorated with `@jax.jit(...)` or `@partial(jax.jit, ...)`, `self.step` bound in any method of the class,
-a jitted method called as `self.method(...)`, and names bound to any of these. A name bound more than
-once in its scope (or hidden by a parameter) resolves to nothing: a silent miss beats a false alarm.
+a jitted method called as `self.method(...)`, `functools.partial` of any of these, and names bound to
+them. A name bound more than once in its scope (or hidden by a parameter) resolves to nothing: a silent
+miss beats a false alarm. `Callees.mapped` answers the same for `jax.vmap`, looking through a jit around it.
 
 `static_argnums`/`donate_argnums` are resolved against the wrapped function's signature (after what
 `partial` binds) as jax does, names inferred from numbers and the other way round (TRANSFORMS says
