@@ -5,6 +5,8 @@ results compared byte for byte."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import re
 import subprocess
 import sys
@@ -15,7 +17,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from helpers import write
+from helpers import jaxlint, write
 from jaxlint.catalog import rule_page
 from jaxlint.checks import find_rule
 
@@ -101,11 +103,12 @@ def summary(diagnostics) -> list[tuple[str, tuple, str]]:
 
 
 async def actions(client: LanguageClient, uri: str, line: int, character: int,
-                  only: list[str] | None = (types.CodeActionKind.QuickFix,)) -> list[types.CodeAction]:
+                  only: list[str] | None = (types.CodeActionKind.QuickFix,),
+                  trigger: types.CodeActionTriggerKind | None = None) -> list[types.CodeAction]:
     where = types.Position(line, character)
     found = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), types.Range(where, where),
-        types.CodeActionContext(diagnostics=[], only=only and list(only))))
+        types.CodeActionContext(diagnostics=[], only=only and list(only), trigger_kind=trigger)))
     return list(found or [])
 
 
@@ -193,6 +196,34 @@ async def test_the_project_config_found_from_the_file_is_honoured(client: Langua
 
 
 @pytest.mark.asyncio
+async def test_a_changed_config_is_read_at_the_next_check(client: LanguageClient, tmp_path: Path):
+    config = write(tmp_path / "pyproject.toml", '[tool.jaxlint]\nignore = ["JAX306"]\n')
+    uri = open_file(client, write(tmp_path / "train.py", TRAIN))
+    await published(client, uri, TRAIN_FINDINGS[:1])
+    config.write_text('[tool.jaxlint]\nignore = ["JAX101"]\n', encoding="utf-8")
+    os.utime(config, ns=(config.stat().st_atime_ns, config.stat().st_mtime_ns + 1_000_000_000))
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    await published(client, uri, TRAIN_FINDINGS[1:])
+
+
+@pytest.mark.asyncio
+async def test_the_result_cache_the_command_line_wrote_is_read(client: LanguageClient, tmp_path: Path):
+    write(tmp_path / "pyproject.toml", "[tool.jaxlint]\n")
+    path = write(tmp_path / "train.py", TRAIN)
+    assert jaxlint(tmp_path, "--quiet", str(path)).returncode == 1
+    [entry] = [p for p in (tmp_path / ".jaxlint_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    stored = json.loads(entry.read_text(encoding="utf-8"))
+    stored["diagnostics"][0][4] = "as the command line stored it"  # proves the server parsed nothing
+    entry.write_text(json.dumps(stored), encoding="utf-8")
+    uri = open_file(client, path)
+    await published(client, uri, [(*TRAIN_FINDINGS[0][:2], "as the command line stored it"), TRAIN_FINDINGS[1]])
+    # An edit is checked, and its result replaces the entry (there is one per file and settings).
+    change(client, uri, 2, TRAIN.replace("buffer[0] = update", "buffer = buffer.at[0].set(update)"))
+    await published(client, uri, TRAIN_FINDINGS[1:])
+    assert not entry.read_text(encoding="utf-8").count("as the command line stored it")
+
+
+@pytest.mark.asyncio
 async def test_a_config_error_is_shown_once_and_checks_nothing(client: LanguageClient, tmp_path: Path):
     write(tmp_path / "pyproject.toml", '[tool.jaxlint]\nselct = ["JAX1"]\n')
     uri = open_file(client, write(tmp_path / "train.py", TRAIN))
@@ -268,6 +299,11 @@ async def test_fix_all_applies_the_safe_fixes_only(client: LanguageClient, tmp_p
         "buffer[1] = 0", "buffer = buffer.at[1].set(0)")
     quick = await actions(client, uri, 7, 4, only=[types.CodeActionKind.QuickFix])
     assert [a.kind for a in quick] == [types.CodeActionKind.QuickFix] * 2
+    # The light bulb asks on every cursor move: fix all (a check per round) only when asked for.
+    automatic = await actions(client, uri, 7, 4, only=None, trigger=types.CodeActionTriggerKind.Automatic)
+    assert [a.title for a in automatic] == [a.title for a in quick]
+    invoked = await actions(client, uri, 7, 4, only=None, trigger=types.CodeActionTriggerKind.Invoked)
+    assert [a.title for a in invoked] == [*(a.title for a in quick), "Fix all safe jaxlint findings"]
 
 
 # Hover.

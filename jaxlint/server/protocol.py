@@ -247,7 +247,9 @@ def code_actions(server: JaxlintServer, result: Result, uri: str,
                 title=f"Suppress {d.code} with # noqa", kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diagnostic],
                 edit=types.WorkspaceEdit(changes={uri: [text_edit(lines, noqa, codec)]})))
-    if result.snapshot.cells is None and wanted(FIX_ALL, only) and any(
+    # Fix all costs a check per round of fixes: offered when asked for, not on every cursor move.
+    asked = only is not None or params.context.trigger_kind != types.CodeActionTriggerKind.Automatic
+    if result.snapshot.cells is None and asked and wanted(FIX_ALL, only) and any(
             d.fix is not None and d.fix.applicability == SAFE for d in findings):
         fixed = server.checker.fix_all(result.snapshot.path, text)
         if fixed is not None:
@@ -356,7 +358,11 @@ def build() -> JaxlintServer:
     async def code_action(ls: JaxlintServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         result = await ls.fresh(ls.owner(uri))
-        return None if result is None else code_actions(ls, result, uri, params) or None
+        if result is None:
+            return None
+        # In the checking thread: fix all checks the fixed text again.
+        found = await asyncio.get_running_loop().run_in_executor(ls.executor, code_actions, ls, result, uri, params)
+        return found or None
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: JaxlintServer, params: types.HoverParams) -> types.Hover | None:
