@@ -223,6 +223,26 @@ async def test_the_result_cache_the_command_line_wrote_is_read(client: LanguageC
     assert not entry.read_text(encoding="utf-8").count("as the command line stored it")
 
 
+@pytest.fixture
+def in_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server starts in the project's folder, as editors start it in their project's root."""
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.asyncio
+async def test_the_cache_of_a_run_on_relative_paths_is_shared(in_project, client: LanguageClient, tmp_path: Path):
+    write(tmp_path / "pyproject.toml", "[tool.jaxlint]\n")
+    path = write(tmp_path / "src" / "train.py", TRAIN)
+    assert jaxlint(tmp_path, "--quiet", ".").returncode == 1  # what pre-commit and `jaxlint` run
+    [entry] = [p for p in (tmp_path / ".jaxlint_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    stored = json.loads(entry.read_text(encoding="utf-8"))
+    assert stored["diagnostics"][0][0] == "src/train.py"
+    stored["diagnostics"][0][4] = "as the command line stored it"
+    entry.write_text(json.dumps(stored), encoding="utf-8")
+    uri = open_file(client, path)
+    await published(client, uri, [(*TRAIN_FINDINGS[0][:2], "as the command line stored it"), TRAIN_FINDINGS[1]])
+
+
 @pytest.mark.asyncio
 async def test_a_config_error_is_shown_once_and_checks_nothing(client: LanguageClient, tmp_path: Path):
     write(tmp_path / "pyproject.toml", '[tool.jaxlint]\nselct = ["JAX1"]\n')

@@ -69,7 +69,7 @@ class Checker:
 
     def check_text(self, path: str | None, text: str) -> Checked:
         """The findings of a Python document's text (`path` None: not a file, checked as untitled.py)."""
-        name = path or "untitled.py"
+        name = command_line_name(path) if path else "untitled.py"
         try:
             settings = self.settings_for(path)
         except ConfigError as error:
@@ -78,7 +78,8 @@ class Checker:
 
     def check_notebook(self, path: str | None, cells: list[Cell], metadata: dict | None) -> Checked:
         """The findings of a notebook's cells, checked as one program as `jaxlint x.ipynb` does."""
-        name = path if path and path.endswith(".ipynb") else f"{path or 'untitled'}.ipynb"
+        name = command_line_name(path) if path else "untitled"
+        name = name if name.endswith(".ipynb") else f"{name}.ipynb"
         try:
             settings = self.settings_for(path)
         except ConfigError as error:
@@ -111,6 +112,17 @@ class Checker:
         """The text with every safe fix applied (as `jaxlint --fix`), or None when there is none."""
         fixed = fix_source(text, lambda source: self.check_text(path, source).diagnostics)
         return fixed.source if fixed.fixed else None
+
+
+def command_line_name(path: str) -> str:
+    """A file as `jaxlint` run in the server's working directory names it (relative below it, else
+    absolute): editors start the server in the project's root, where the command line runs too, so the
+    result cache's entries (keyed by that name) are shared, and test folders are told apart alike."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
 
 
 def _stamp(folder: Path) -> tuple:
