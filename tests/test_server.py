@@ -196,6 +196,16 @@ async def test_the_project_config_found_from_the_file_is_honoured(client: Langua
 
 
 @pytest.mark.asyncio
+async def test_excluded_files_get_no_findings(client: LanguageClient, tmp_path: Path):
+    write(tmp_path / "build" / "pyproject.toml", '[tool.jaxlint]\nextend-exclude = ["generated"]\n')
+    excluded = open_file(client, write(tmp_path / "build" / "generated" / "ops" / "train.py", TRAIN))
+    assert await published(client, excluded) == []
+    # `build` is a default exclude, but above the project it excludes nothing.
+    checked = open_file(client, write(tmp_path / "build" / "src" / "train.py", TRAIN))
+    await published(client, checked, TRAIN_FINDINGS)
+
+
+@pytest.mark.asyncio
 async def test_a_changed_config_is_read_at_the_next_check(client: LanguageClient, tmp_path: Path):
     config = write(tmp_path / "pyproject.toml", '[tool.jaxlint]\nignore = ["JAX306"]\n')
     uri = open_file(client, write(tmp_path / "train.py", TRAIN))

@@ -69,23 +69,26 @@ class Checker:
 
     def check_text(self, path: str | None, text: str) -> Checked:
         """The findings of a Python document's text (`path` None: not a file, checked as untitled.py)."""
-        name = command_line_name(path) if path else "untitled.py"
-        try:
-            settings = self.settings_for(path)
-        except ConfigError as error:
-            return Checked(problem=f"jaxlint: error: {error}")
-        return self._check(name, _encode(text), settings, _cache(settings) if path else None)
+        return self._check_document(path, _encode(text), notebook=False)
 
     def check_notebook(self, path: str | None, cells: list[Cell], metadata: dict | None) -> Checked:
         """The findings of a notebook's cells, checked as one program as `jaxlint x.ipynb` does."""
-        name = command_line_name(path) if path else "untitled"
-        name = name if name.endswith(".ipynb") else f"{name}.ipynb"
+        return self._check_document(path, json.dumps(_notebook(cells, metadata)).encode("utf-8"), notebook=True)
+
+    def _check_document(self, path: str | None, data: bytes, notebook: bool) -> Checked:
         try:
             settings = self.settings_for(path)
         except ConfigError as error:
             return Checked(problem=f"jaxlint: error: {error}")
-        data = json.dumps(_notebook(cells, metadata)).encode("utf-8")
-        return self._check(name, data, settings, None)  # the cache holds the .ipynb file's bytes, not these
+        if path and _excluded(path, settings):
+            return Checked()
+        name = command_line_name(path) if path else "untitled"
+        if notebook and not name.endswith(".ipynb"):
+            name += ".ipynb"  # the name tells the per-file function that the bytes are a notebook
+        elif not path:
+            name += ".py"
+        # The cache holds a notebook file's bytes, not the cells an editor sends.
+        return self._check(name, data, settings, None if notebook or not path else _cache(settings))
 
     def _check(self, name: str, data: bytes, settings: Settings, cache: Cache | None) -> Checked:
         key, digest = fingerprint(settings, name), content_hash(data)
@@ -123,6 +126,14 @@ def command_line_name(path: str) -> str:
     except ValueError:  # another drive
         return path
     return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
+
+
+def _excluded(path: str, settings: Settings) -> bool:
+    """Whether the file or a folder it is in, below the config's folder, is excluded: as with
+    `--force-exclude` (pre-commit), an editor opening it gets no findings."""
+    absolute = Path(os.path.abspath(path))
+    return any(settings.is_excluded(str(part)) for part in (absolute, *absolute.parents)
+               if settings.root in part.parents)
 
 
 def _stamp(folder: Path) -> tuple:
