@@ -183,6 +183,8 @@ async def test_a_file_that_does_not_parse_is_one_error_until_it_does(client: Lan
     assert await actions(client, uri, 5, 8) == []
     change(client, uri, 2, TRAIN)
     await published(client, uri, TRAIN_FINDINGS)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    assert await published(client, uri, []) == []
 
 
 @pytest.mark.asyncio
@@ -394,6 +396,13 @@ async def test_notebook_cells_are_one_program_with_diagnostics_per_cell(client: 
             types.NotebookDocumentCellContentChanges(types.VersionedTextDocumentIdentifier(2, cells[2]),
                                                      [types.TextDocumentContentChangeWholeDocument(fixed)])]))))
     await published(client, cells[2], [summary(found)[1]])
+    # The cell deleted: its diagnostics go with it.
+    client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+        types.VersionedNotebookDocumentIdentifier(3, notebook),
+        types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(
+            structure=types.NotebookDocumentCellChangeStructure(
+                types.NotebookCellArrayChange(2, 1), did_close=[types.TextDocumentIdentifier(cells[2])])))))
+    assert await published(client, cells[2], []) == []
 
 
 # The command without pygls.

@@ -128,8 +128,7 @@ class JaxlintServer(LanguageServer):
                 if snapshot is None:
                     return
                 result = await self._check(snapshot)
-                current = self.snapshot(uri)
-                if current is not None and current.version == snapshot.version:
+                if self.snapshot(uri) == snapshot:  # else it changed meanwhile, and is dirty again
                     self.publish(result)
         finally:
             self.running.pop(uri, None)
@@ -139,7 +138,8 @@ class JaxlintServer(LanguageServer):
         if checked.problem:
             self.tell(checked.problem)
         result = Result(snapshot, checked)
-        self.results[snapshot.uri] = result
+        if snapshot.uri in self.open:
+            self.results[snapshot.uri] = result
         return result
 
     async def fresh(self, uri: str) -> Result | None:
