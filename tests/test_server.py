@@ -430,4 +430,3 @@ def test_server_help_names_the_transport() -> None:
                          timeout=60)
     assert run.returncode == 0
     assert "--stdio" in run.stdout and run.stdout.startswith("usage: jaxlint server")
-
