@@ -338,6 +338,21 @@ async def test_fix_all_applies_the_safe_fixes_only(client: LanguageClient, tmp_p
     assert [a.title for a in invoked] == [*(a.title for a in quick), "Fix all safe jaxlint findings"]
 
 
+@pytest.mark.asyncio
+async def test_fixes_keep_a_files_crlf_line_breaks(client: LanguageClient, tmp_path: Path):
+    text = TRAIN.replace("    return state + buffer", "    buffer[1] = 0\n    return state + buffer")
+    text = text.replace("\n", "\r\n")
+    uri = open_file(client, tmp_path / "train.py", text)  # as the editor holds it
+    await published(client, uri)
+    [fix_all] = await actions(client, uri, 0, 0, only=[types.CodeActionKind.SourceFixAll])
+    assert apply(text, only_changes(fix_all)[uri]) == text.replace(
+        "buffer[0] = update", "buffer = buffer.at[0].set(update)").replace(
+        "buffer[1] = 0", "buffer = buffer.at[1].set(0)")
+    [_, noqa] = await actions(client, uri, 8, 4)
+    assert apply(text, only_changes(noqa)[uri]) == text.replace(
+        'print("buffer", buffer)\r\n', 'print("buffer", buffer)  # noqa: JAX306\r\n')
+
+
 # Hover.
 
 @pytest.mark.asyncio

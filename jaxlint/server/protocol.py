@@ -277,9 +277,13 @@ def whole_edit(before: str, after: str, codec: PositionCodec) -> types.TextEdit:
     start = 0
     while start < min(len(before), len(after)) and before[start] == after[start]:
         start += 1
+    if before[start - 1:start + 1] == "\r\n":
+        start -= 1  # never between the two characters of one line break
     end = 0
     while end < min(len(before), len(after)) - start and before[-1 - end] == after[-1 - end]:
         end += 1
+    if end and before[len(before) - end - 1:len(before) - end + 1] == "\r\n":
+        end -= 1
     lines = LINE_BREAK.split(before)
 
     def at(offset: int) -> types.Position:
