@@ -255,6 +255,50 @@ async def test_the_cache_of_a_run_on_relative_paths_is_shared(in_project, client
     await published(client, uri, [(*TRAIN_FINDINGS[0][:2], "as the command line stored it"), TRAIN_FINDINGS[1]])
 
 
+METRICS = """import jax.numpy as jnp
+
+
+def report(values):
+    if values.mean() > 0:
+        print("positive")
+    return jnp.abs(values)
+"""
+CALLER = """import jax
+
+from metrics import report
+
+
+@jax.jit
+def step(x):
+    return report(x * 2)
+"""
+
+
+@pytest.mark.asyncio
+async def test_a_module_is_checked_with_its_project_as_the_command_line_does(
+        in_project, client: LanguageClient, tmp_path: Path):
+    write(tmp_path / "metrics.py", METRICS)
+    write(tmp_path / "train.py", CALLER)
+    [expected] = json.loads(jaxlint(tmp_path, "--no-cache", "--output-format", "json", "metrics.py").stdout)
+    metrics = open_file(client, tmp_path / "metrics.py")
+    found = summary(await published(client, metrics))
+    start, end = expected["location"], expected["end_location"]
+    assert found == [(expected["code"], ((start["row"] - 1, start["column"] - 1), (end["row"] - 1, end["column"] - 1)),
+                      expected["message"])]
+    assert found[0][0] == "JAX301" and "called with a tracer from `step` (train.py:8)" in found[0][2]
+    # The caller edited (not saved): without its jit, metrics.py is not traced any more, and back.
+    train = open_file(client, tmp_path / "train.py")
+    assert await published(client, train) == []
+    change(client, train, 2, CALLER.replace("@jax.jit\n", ""))
+    assert await published(client, metrics, []) == []
+    change(client, train, 3, CALLER)
+    await published(client, metrics, found)
+    # Closed unsaved, the caller is its file again: the one on disk has no jit.
+    write(tmp_path / "train.py", CALLER.replace("@jax.jit\n", ""))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(train)))
+    assert await published(client, metrics, []) == []
+
+
 @pytest.mark.asyncio
 async def test_a_config_error_is_shown_once_and_checks_nothing(client: LanguageClient, tmp_path: Path):
     write(tmp_path / "pyproject.toml", '[tool.jaxlint]\nselct = ["JAX1"]\n')

@@ -1,10 +1,11 @@
-"""What the language server checks, with no LSP in it: a document's text or a notebook's cells checked by
-the runner's per-file function, with the settings found from the document's own path, and the edits a
-finding offers beyond its fix (`# noqa`, fix all).
+"""What the language server checks, with no LSP in it: a document's text, or a notebook's cells, checked by
+the runner's per-file function with the settings found from the document's own path; a module together
+with the other modules of its project, as `jaxlint file.py` checks it (jaxlint/project.py).
 
-Results are remembered by (settings, content): an edit that brings a document back to a text already
-checked (undo, save) parses nothing, and with a project config the on-disk result cache that the command
-line writes is read and written too, so opening a file `jaxlint` already checked parses nothing either.
+The server keeps each project's modules as last checked (the editor's text for open documents, the
+file's for the others), so an edit checks the edited module again, and the other modules only when
+what it tells them changed. Results are remembered by (settings, project facts, content): an undo or a
+save parses nothing; in a project with a config the command line's result cache is read and written.
 """
 
 from __future__ import annotations
@@ -12,33 +13,32 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import tokenize
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from jaxlint import project
+from jaxlint.analysis.interface import Imported, Interface, ModuleContext
 from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import CommandLine, ConfigError, Settings, build_settings
-from jaxlint.diagnostics import Diagnostic, Edit
-from jaxlint.files import LINE_BREAK
-from jaxlint.fix import Offsets, fix_source, parses
-from jaxlint.noqa import line_suppression
-from jaxlint.notebooks import MARKER, program
+from jaxlint.diagnostics import Diagnostic
+from jaxlint.files import PYTHON_SUFFIXES, InputError, read_bytes
+from jaxlint.fix import fix_source
 from jaxlint.runner import check_bytes
 
-MEMORY = 64  # results kept in memory, across documents: a few versions of each open document
-_NOQA_CODES = re.compile(r"#\s*noqa:\s*", re.IGNORECASE)  # where a noqa comment's code list starts
-_MARKER_ROW = re.compile("^" + re.escape(MARKER).replace(re.escape("{}"), r"(\d+)") + "$", re.MULTILINE)
+MEMORY = 256  # results kept in memory: a few versions of each open document, and what linking re-checks
 
 
 @dataclass(frozen=True)
 class Checked:
     """A document's findings (in a notebook: rows within their cell, `cell` numbered from 1 in the order
-    the cells were given), and a problem to tell the user about: a configuration error, a bug."""
+    the cells were given), a problem to tell the user about (a configuration error, a bug), and the
+    other files of the project whose findings changed with it."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     problem: str | None = None
+    changed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,13 +47,27 @@ class Cell:
     text: str
 
 
+@dataclass(frozen=True)
+class Module:
+    """One module of a project as last checked, from its file (`stamp`) or an editor's text (None)."""
+
+    path: str
+    data: bytes
+    stamp: tuple | None
+    context: ModuleContext
+    checked: Checked
+    interface: Interface
+
+
 class Checker:
     """Checks documents; `fallback_root` gives the settings of documents that are not files (untitled)."""
 
     def __init__(self, fallback_root: Path) -> None:
         self.fallback_root = fallback_root
         self._settings: dict[Path, tuple[tuple, Settings]] = {}
-        self._results: OrderedDict[tuple[str, str], list[Diagnostic]] = OrderedDict()
+        self._results: OrderedDict[tuple[str, str], tuple[list[Diagnostic], Interface]] = OrderedDict()
+        self._projects: dict[Path, dict[str, Module]] = {}  # by root, then module name
+        self._listings: dict[Path, dict[str, Path]] = {}
 
     def settings_for(self, path: str | None) -> Settings:
         """`[tool.jaxlint]` from the nearest pyproject.toml above the document, read again when one of
@@ -69,13 +83,32 @@ class Checker:
 
     def check_text(self, path: str | None, text: str) -> Checked:
         """The findings of a Python document's text (`path` None: not a file, checked as untitled.py)."""
-        return self._check_document(path, _encode(text), notebook=False)
+        if path and path.endswith(PYTHON_SUFFIXES):
+            return self._check_module(path, _encode(text))
+        return self._check_alone(path, _encode(text), notebook=False)
 
     def check_notebook(self, path: str | None, cells: list[Cell], metadata: dict | None) -> Checked:
         """The findings of a notebook's cells, checked as one program as `jaxlint x.ipynb` does."""
-        return self._check_document(path, json.dumps(_notebook(cells, metadata)).encode("utf-8"), notebook=True)
+        data = json.dumps(notebook_document(cells, metadata)).encode("utf-8")
+        return self._check_alone(path, data, notebook=True)
 
-    def _check_document(self, path: str | None, data: bytes, notebook: bool) -> Checked:
+    def release(self, path: str) -> None:
+        """The editor closed the document: its module is the file's again."""
+        root, name = project.module_of(path)
+        module = self._projects.get(root, {}).get(name)
+        if module is not None:
+            self._projects[root][name] = replace(module, stamp=())  # no file has this stamp: read it again
+
+    def fix_all(self, path: str | None, text: str) -> str | None:
+        """The text with every safe fix applied, as `jaxlint --fix` (each module alone), or None."""
+        name = command_line_name(path) if path else "untitled.py"
+        settings = self.settings_for(path)
+        fixed = fix_source(text, lambda source: self._check(name, _encode(source), settings, None, None)[1].diagnostics)
+        return fixed.source if fixed.fixed else None
+
+    # One document alone: a notebook, or a file that is not a module of a project.
+
+    def _check_alone(self, path: str | None, data: bytes, notebook: bool) -> Checked:
         try:
             settings = self.settings_for(path)
         except ConfigError as error:
@@ -88,33 +121,97 @@ class Checker:
         elif not path:
             name += ".py"
         # The cache holds a notebook file's bytes, not the cells an editor sends.
-        return self._check(name, data, settings, None if notebook or not path else _cache(settings))
+        cache = None if notebook or not path else _cache(settings)
+        return self._check(name, data, settings, cache, None)[1]
 
-    def _check(self, name: str, data: bytes, settings: Settings, cache: Cache | None) -> Checked:
-        key, digest = fingerprint(settings, name), content_hash(data)
+    # A module, with the other modules of its project.
+
+    def _check_module(self, path: str, data: bytes) -> Checked:
+        try:
+            if _excluded(path, self.settings_for(path)):
+                return Checked()
+        except ConfigError as error:
+            return Checked(problem=f"jaxlint: error: {error}")
+        root, name = project.module_of(path)
+        modules = self._projects.setdefault(root, {})
+        before = {other: module.checked for other, module in modules.items()}
+        self._read_files(root, modules, name)
+        known = modules.get(name)
+        context = project.context(path, known.context.imported if known else Imported())
+        modules[name] = self._module(path, data, None, context)
+        self._link(modules)
+        changed = tuple(module.path for other, module in modules.items()
+                        if other != name and other in before and module.checked != before[other])
+        return replace(modules[name].checked, changed=changed)
+
+    def _read_files(self, root: Path, modules: dict[str, Module], editing: str) -> None:
+        """The project's modules from their files: new and changed ones checked (phase 1); an editor's
+        texts stay. A file added or removed changes what `import` finds: every module is read again."""
+        listing = {}
+        for file in project.importable(root):
+            listing.setdefault(project.module_of(str(file))[1], file)
+        if self._listings.get(root) != listing:
+            self._listings[root] = listing
+            project.top_level.cache_clear()
+            for name in [name for name, module in modules.items() if module.stamp is not None]:
+                del modules[name]
+        for name, file in listing.items():
+            known = modules.get(name)
+            if name == editing or known is not None and known.stamp is None:
+                continue
+            try:
+                stamp = _file_stamp(file)
+                if known is not None and known.stamp == stamp:
+                    continue
+                data = read_bytes(str(file))
+            except (OSError, InputError):
+                modules.pop(name, None)
+                continue
+            context = project.context(str(file), known.context.imported if known else Imported())
+            modules[name] = self._module(str(file), data, stamp, context)
+
+    def _link(self, modules: dict[str, Module]) -> None:
+        """Phase 2: each module checked again with what the others tell it, until nothing changes."""
+        for _ in range(project.MAX_ROUNDS):
+            facts = project.imported_facts({name: module.interface for name, module in modules.items()})
+            todo = [name for name, imported in facts.items() if imported != modules[name].context.imported]
+            if not todo:
+                return
+            for name in todo:
+                module = modules[name]
+                context = replace(module.context, imported=facts[name])
+                modules[name] = self._module(module.path, module.data, module.stamp, context)
+
+    def _module(self, path: str, data: bytes, stamp: tuple | None, context: ModuleContext) -> Module:
+        try:
+            settings = self.settings_for(path)
+        except ConfigError as error:
+            return Module(path, data, stamp, context, Checked(problem=f"jaxlint: error: {error}"), Interface())
+        interface, checked = self._check(command_line_name(path), data, settings, _cache(settings), context)
+        return Module(path, data, stamp, context, checked, interface)
+
+    def _check(self, name: str, data: bytes, settings: Settings, cache: Cache | None,
+               context: ModuleContext | None) -> tuple[Interface, Checked]:
+        """The per-file function, answered from memory or the result cache when it can be."""
+        key, digest = fingerprint(settings, name, context), content_hash(data)
         known = self._results.get((key, digest))
         if known is not None:
             self._results.move_to_end((key, digest))
-            return Checked(known)
+            return known[1], Checked(known[0])
         hit = cache.get(key, digest) if cache else None
         if hit is not None:
-            diagnostics = hit[0]
+            diagnostics, interface = hit[0], hit[2]
         else:
-            result = check_bytes(name, data, settings)
+            result = check_bytes(name, data, settings, None, context)
             if result.internal_error:
-                return Checked(problem=f"jaxlint: {result.internal_error}")
-            diagnostics = result.diagnostics
+                return Interface(), Checked(problem=f"jaxlint: {result.internal_error}")
+            diagnostics, interface = result.diagnostics, result.interface
             if cache is not None and result.digest is not None:
-                cache.put(key, result.digest, diagnostics, result.skipped)
-        self._results[(key, digest)] = diagnostics
+                cache.put(key, result.digest, diagnostics, result.skipped, interface)
+        self._results[(key, digest)] = (diagnostics, interface)
         if len(self._results) > MEMORY:
             self._results.popitem(last=False)
-        return Checked(diagnostics)
-
-    def fix_all(self, path: str | None, text: str) -> str | None:
-        """The text with every safe fix applied (as `jaxlint --fix`), or None when there is none."""
-        fixed = fix_source(text, lambda source: self.check_text(path, source).diagnostics)
-        return fixed.source if fixed.fixed else None
+        return interface, Checked(diagnostics)
 
 
 def command_line_name(path: str) -> str:
@@ -126,6 +223,12 @@ def command_line_name(path: str) -> str:
     except ValueError:  # another drive
         return path
     return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
+
+
+def notebook_document(cells: list[Cell], metadata: dict | None) -> dict:
+    """An nbformat 4 notebook of these cells, as the per-file function reads notebooks."""
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": metadata or {},
+            "cells": [{"cell_type": cell.kind, "metadata": {}, "source": cell.text} for cell in cells]}
 
 
 def _excluded(path: str, settings: Settings) -> bool:
@@ -148,6 +251,11 @@ def _stamp(folder: Path) -> tuple:
     return tuple(stamp)
 
 
+def _file_stamp(file: Path) -> tuple:
+    info = file.stat()
+    return info.st_mtime_ns, info.st_size
+
+
 def _cache(settings: Settings) -> Cache | None:
     """The project's result cache, where the command line keeps it; none outside a configured project
     (opening a file must not leave a cache folder beside it)."""
@@ -164,48 +272,3 @@ def _encode(text: str) -> bytes:
         return data if encoding in ("utf-8", "utf-8-sig") else text.encode(encoding)
     except (SyntaxError, UnicodeEncodeError, LookupError):
         return data  # an invalid coding comment, or text it cannot hold: the check reports it (JAX001)
-
-
-def _notebook(cells: list[Cell], metadata: dict | None) -> dict:
-    return {"nbformat": 4, "nbformat_minor": 5, "metadata": metadata or {},
-            "cells": [{"cell_type": cell.kind, "metadata": {}, "source": cell.text} for cell in cells]}
-
-
-def cell_edits(cells: list[Cell], diagnostic: Diagnostic) -> list[tuple[int, Edit]]:
-    """A notebook finding's fix as (cell number, edit within that cell): a fix's edits may be in other
-    cells than its finding (`import jax` goes after the notebook's imports). An insertion at the start of
-    a cell's marker row, just after the previous cell's last line, goes at the start of that cell."""
-    text = program(_notebook(cells, None))
-    firsts = [(text.count("\n", 0, match.start()) + 2, int(match.group(1))) for match in _MARKER_ROW.finditer(text)]
-    shift = next(first for first, number in firsts if number == diagnostic.cell) - 1
-    placed = []
-    for edit in diagnostic.fix.edits:
-        row, end_row = edit.row + shift, edit.end_row + shift
-        starting = [(first, number) for first, number in firsts if first - 1 == row]
-        if starting and edit.col == 1 and (edit.end_row, edit.end_col) == (edit.row, edit.col):
-            placed.append((starting[0][1], Edit(1, 1, 1, 1, edit.content)))
-            continue
-        first, number = next((f, n) for f, n in reversed(firsts) if f <= row)
-        placed.append((number, Edit(row - first + 1, edit.col, end_row - first + 1, edit.end_col, edit.content)))
-    return placed
-
-
-def noqa_edit(text: str, diagnostic: Diagnostic) -> Edit | None:
-    """The edit that adds the finding's code to the `# noqa` of its line; None when the result would not
-    be the same program (a line that goes on after a backslash, where a comment is a syntax error)."""
-    lines = LINE_BREAK.split(text)
-    row = diagnostic.noqa_row
-    if row > len(lines):
-        return None
-    line = lines[row - 1]
-    match = _NOQA_CODES.search(line)
-    if line_suppression(line) is False or match is None:
-        content = line.rstrip()
-        edit = Edit(row, len(content) + 1, row, len(line) + 1, f"  # noqa: {diagnostic.code}")
-    else:
-        edit = Edit(row, match.end() + 1, row, match.end() + 1, f"{diagnostic.code}, ")
-    offsets = Offsets(text)
-    new = text[:offsets.of(edit.row, edit.col)] + edit.content + text[offsets.of(edit.end_row, edit.end_col):]
-    if parses(text) and not parses(new):
-        return None
-    return edit

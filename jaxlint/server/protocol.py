@@ -24,7 +24,8 @@ from jaxlint import __version__
 from jaxlint.diagnostics import SAFE, Diagnostic, Edit
 from jaxlint.files import LINE_BREAK
 from jaxlint.rule_index import rule_url
-from jaxlint.server.checking import Cell, Checked, Checker, cell_edits, noqa_edit
+from jaxlint.server.checking import Cell, Checked, Checker
+from jaxlint.server.edits import cell_edits, noqa_edit
 
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.jaxlint"
 FAILED = ("JAX001", "JAX003")  # the file was not checked: an error, not a warning
@@ -130,6 +131,9 @@ class JaxlintServer(LanguageServer):
                 result = await self._check(snapshot)
                 if self.snapshot(uri) == snapshot:  # else it changed meanwhile, and is dirty again
                     self.publish(result)
+                for other in self.open:  # modules whose facts from this one changed
+                    if other != uri and to_fs_path(other) in result.checked.changed:
+                        self.request_check(other)
         finally:
             self.running.pop(uri, None)
 
@@ -177,6 +181,11 @@ class JaxlintServer(LanguageServer):
             uri, [to_lsp(d, lines, codec) for d in findings], version))
 
     def forget(self, uri: str) -> None:
+        path = to_fs_path(uri)
+        if path and uri in self.open:
+            self.executor.submit(self.checker.release, path)  # in the checking thread, after its checks
+            for other in self.open - {uri}:  # its file may tell them something else than its text did
+                self.request_check(other)
         self.open.discard(uri)
         self.dirty.discard(uri)
         self.results.pop(uri, None)
