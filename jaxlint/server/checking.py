@@ -81,10 +81,13 @@ class Checker:
         self._settings[folder] = (stamp, settings)
         return settings
 
-    def check_text(self, path: str | None, text: str) -> Checked:
-        """The findings of a Python document's text (`path` None: not a file, checked as untitled.py)."""
+    def check_text(self, path: str | None, text: str, with_project: bool = True) -> Checked:
+        """The findings of a Python document's text (`path` None: not a file, checked as untitled.py).
+
+        `with_project=False`: a module with what its project told it last time, without reading or
+        checking the project's other files (the first time, that is all of them): a first answer."""
         if path and path.endswith(PYTHON_SUFFIXES):
-            return self._check_module(path, _encode(text))
+            return self._check_module(path, _encode(text), with_project)
         return self._check_alone(path, _encode(text), notebook=False)
 
     def check_notebook(self, path: str | None, cells: list[Cell], metadata: dict | None) -> Checked:
@@ -126,7 +129,7 @@ class Checker:
 
     # A module, with the other modules of its project.
 
-    def _check_module(self, path: str, data: bytes) -> Checked:
+    def _check_module(self, path: str, data: bytes, with_project: bool) -> Checked:
         try:
             if _excluded(path, self.settings_for(path)):
                 return Checked()
@@ -134,10 +137,12 @@ class Checker:
             return Checked(problem=f"jaxlint: error: {error}")
         root, name = project.module_of(path)
         modules = self._projects.setdefault(root, {})
-        before = {other: module.checked for other, module in modules.items()}
-        self._read_files(root, modules, name)
         known = modules.get(name)
         context = project.context(path, known.context.imported if known else Imported())
+        if not with_project:
+            return self._module(path, data, None, context).checked
+        before = {other: module.checked for other, module in modules.items()}
+        self._read_files(root, modules, name)
         modules[name] = self._module(path, data, None, context)
         self._link(modules)
         changed = tuple(module.path for other, module in modules.items()

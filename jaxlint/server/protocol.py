@@ -50,9 +50,9 @@ class Snapshot:
     kinds: tuple[str, ...] = ()
     metadata: dict | None = None
 
-    def check(self, checker: Checker) -> Checked:
+    def check(self, checker: Checker, with_project: bool = True) -> Checked:
         if self.cells is None:
-            return checker.check_text(self.path, self.texts[0])
+            return checker.check_text(self.path, self.texts[0], with_project)
         return checker.check_notebook(self.path, self.cells_for_checker(), self.metadata)
 
     def cells_for_checker(self) -> list[Cell]:
@@ -128,8 +128,15 @@ class JaxlintServer(LanguageServer):
                 snapshot = self.snapshot(uri)
                 if snapshot is None:
                     return
+                first = None
+                if snapshot.cells is None:  # a module's own findings first: its project may take long
+                    first = await self._check(snapshot, with_project=False)
+                    if self.snapshot(uri) == snapshot:
+                        self.publish(first)
                 result = await self._check(snapshot)
-                if self.snapshot(uri) == snapshot:  # else it changed meanwhile, and is dirty again
+                # Published unless the text changed meanwhile (then it is dirty again) or nothing did.
+                if self.snapshot(uri) == snapshot and (
+                        first is None or result.checked.diagnostics != first.checked.diagnostics):
                     self.publish(result)
                 for other in self.open:  # modules whose facts from this one changed
                     if other != uri and to_fs_path(other) in result.checked.changed:
@@ -137,8 +144,9 @@ class JaxlintServer(LanguageServer):
         finally:
             self.running.pop(uri, None)
 
-    async def _check(self, snapshot: Snapshot) -> Result:
-        checked = await asyncio.get_running_loop().run_in_executor(self.executor, snapshot.check, self.checker)
+    async def _check(self, snapshot: Snapshot, with_project: bool = True) -> Result:
+        checked = await asyncio.get_running_loop().run_in_executor(
+            self.executor, snapshot.check, self.checker, with_project)
         if checked.problem:
             self.tell(checked.problem)
         result = Result(snapshot, checked)
