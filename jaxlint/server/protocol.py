@@ -4,7 +4,9 @@ Checks run in one worker thread, so the server keeps reading messages while a fi
 document has at most one check running: changes that arrive meanwhile are coalesced into one more
 check of the newest text when it ends (leading and trailing debounce: an edit after a pause is checked
 at once, a burst of keystrokes costs two checks), and results for a text that changed meanwhile are
-never published. Positions: jaxlint counts code points from 1, the client the encoding it negotiated.
+never published. A module's own findings are published first, then (when they differ) those with its
+project, whose first check reads every module of it. Positions: jaxlint counts code points from 1, the
+client the encoding it negotiated.
 """
 
 from __future__ import annotations
