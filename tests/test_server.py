@@ -173,6 +173,36 @@ async def test_positions_count_utf16_units_as_lsp_clients_do(client: LanguageCli
     assert apply(text, only_changes(fix)[uri]).splitlines()[8] == '    jax.debug.print("\U0001f642 buffer {}", buffer)'
 
 
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "jaxlint", "server"]))
+async def utf8_client(lsp_client: LanguageClient, tmp_path: Path):
+    """A client that counts positions in UTF-8 bytes (LSP 3.17 position encodings)."""
+    result = await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(general=types.GeneralClientCapabilities(
+            position_encodings=[types.PositionEncodingKind.Utf8])),
+        root_uri=tmp_path.as_uri()))
+    assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf8
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_positions_count_utf8_bytes_when_the_client_asks(utf8_client: LanguageClient, tmp_path: Path):
+    text = TRAIN.replace('print("buffer", buffer)', 'print("\U0001f642 buffer", buffer)')
+    uri = open_file(utf8_client, write(tmp_path / "train.py", text))
+    found = await published(utf8_client, uri)
+    assert summary(found)[1][:2] == ("JAX306", ((8, 4), (8, 32)))  # the emoji is four bytes
+
+
+@pytest.mark.asyncio
+async def test_an_untitled_document_is_checked(client: LanguageClient):
+    uri = "untitled:Untitled-1"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, TRAIN)))
+    await published(client, uri, TRAIN_FINDINGS)
+    fix, _ = await actions(client, uri, 7, 4)
+    assert apply(TRAIN, only_changes(fix)[uri]) == TRAIN.replace("buffer[0] = update",
+                                                                 "buffer = buffer.at[0].set(update)")
+
+
 @pytest.mark.asyncio
 async def test_a_file_that_does_not_parse_is_one_error_until_it_does(client: LanguageClient, tmp_path: Path):
     broken = TRAIN.replace("def step(state, update):", "def step(state, update:")
