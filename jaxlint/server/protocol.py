@@ -147,8 +147,12 @@ class JaxlintServer(LanguageServer):
             self.running.pop(uri, None)
 
     async def _check(self, snapshot: Snapshot, with_project: bool = True) -> Result:
-        checked = await asyncio.get_running_loop().run_in_executor(
-            self.executor, snapshot.check, self.checker, with_project)
+        try:
+            checked = await asyncio.get_running_loop().run_in_executor(
+                self.executor, snapshot.check, self.checker, with_project)
+        except Exception as error:  # a bug in the server: say so, and keep serving
+            logger.exception("checking %s", snapshot.uri)
+            checked = Checked(problem=f"jaxlint: internal error: {type(error).__name__}: {error}")
         if checked.problem:
             self.tell(checked.problem)
         result = Result(snapshot, checked)
