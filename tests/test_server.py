@@ -330,6 +330,21 @@ async def test_a_module_is_checked_with_its_project_as_the_command_line_does(
 
 
 @pytest.mark.asyncio
+async def test_without_a_config_the_cache_is_the_one_of_the_working_folder(
+        in_project, client: LanguageClient, tmp_path: Path):
+    uri = open_file(client, write(tmp_path / "src" / "train.py", TRAIN))
+    await published(client, uri, TRAIN_FINDINGS)
+    [entry] = [p for p in (tmp_path / ".jaxlint_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    assert json.loads(json.loads(entry.read_text(encoding="utf-8"))["key"])[1] == "src/train.py"
+    # Where the command line run in the same folder finds it: it parses nothing.
+    stored = json.loads(entry.read_text(encoding="utf-8"))
+    stored["diagnostics"][0][4] = "as the server stored it"
+    entry.write_text(json.dumps(stored), encoding="utf-8")
+    run = jaxlint(tmp_path, "--output-format", "concise", "src/train.py")
+    assert run.stdout.splitlines()[0] == "src/train.py:8:5: JAX101 [*] as the server stored it"
+
+
+@pytest.mark.asyncio
 async def test_a_config_error_is_shown_once_and_checks_nothing(client: LanguageClient, tmp_path: Path):
     write(tmp_path / "pyproject.toml", '[tool.jaxlint]\nselct = ["JAX1"]\n')
     uri = open_file(client, write(tmp_path / "train.py", TRAIN))

@@ -5,7 +5,7 @@ with the other modules of its project, as `jaxlint file.py` checks it (jaxlint/p
 The server keeps each project's modules as last checked (the editor's text for open documents, the
 file's for the others), so an edit checks the edited module again, and the other modules only when
 what it tells them changed. Results are remembered by (settings, project facts, content): an undo or a
-save parses nothing; in a project with a config the command line's result cache is read and written.
+save parses nothing; the result cache of the command line run in the server's folder is read and written.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ class Checker:
         elif not path:
             name += ".py"
         # The cache holds a notebook file's bytes, not the cells an editor sends.
-        cache = None if notebook or not path else _cache(settings)
+        cache = None if notebook or not path else _cache(settings, path)
         return self._check(name, data, settings, cache, None)[1]
 
     # A module, with the other modules of its project.
@@ -192,7 +192,7 @@ class Checker:
             settings = self.settings_for(path)
         except ConfigError as error:
             return Module(path, data, stamp, context, Checked(problem=f"jaxlint: error: {error}"), Interface())
-        interface, checked = self._check(command_line_name(path), data, settings, _cache(settings), context)
+        interface, checked = self._check(command_line_name(path), data, settings, _cache(settings, path), context)
         return Module(path, data, stamp, context, checked, interface)
 
     def _check(self, name: str, data: bytes, settings: Settings, cache: Cache | None,
@@ -261,12 +261,15 @@ def _file_stamp(file: Path) -> tuple:
     return info.st_mtime_ns, info.st_size
 
 
-def _cache(settings: Settings) -> Cache | None:
-    """The project's result cache, where the command line keeps it; none outside a configured project
-    (opening a file must not leave a cache folder beside it)."""
-    if settings.config_file is None:
-        return None
-    return Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
+def _cache(settings: Settings, path: str) -> Cache | None:
+    """The result cache `jaxlint` run in the server's working directory uses for the file: the project
+    config's, else the working directory's for a file below it; none for a file elsewhere (opening a
+    file must not leave a cache folder beside it)."""
+    if settings.config_file is not None:
+        return Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
+    if command_line_name(path) != path:  # below the working directory
+        return Cache(Path.cwd() / DEFAULT_DIR)
+    return None
 
 
 def _encode(text: str) -> bytes:
