@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from typing import Callable
 
@@ -135,13 +136,16 @@ def _check(
             rule.jax_version = jax_version
         Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker)).walk(module)
         learned = tracker.recorder.facts()
-        if learned == facts:
-            break
+        settled = learned.settled(facts, tracker.asked)
         facts = learned
-    if not reports and not tracker.outgoing:
-        return [], _interface(module, filename, facts, tracker, context, lambda node: 0)
+        if settled:
+            break
+    if not reports:  # positions are a second full pass: a call's line is found in the text instead
+        return [], _interface(module, filename, facts, tracker, context,
+                              lambda node, caller: _line_in_text(source, node, caller))
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    interface = _interface(module, filename, facts, tracker, context, lambda node: positions[node].start.line)
+    interface = _interface(module, filename, facts, tracker, context,
+                           lambda node, caller: positions[node].start.line)
 
     def line_of(node: cst.CSTNode) -> str:
         return line_name(positions[node].start.line)
@@ -158,8 +162,22 @@ def _check(
     return diagnostics, interface
 
 
+def _line_in_text(source: str, call: cst.Call, caller: str) -> int:
+    """The line of a call, found in the text (libcst renders a node as written): its first occurrence
+    after `def caller`, else its first occurrence; 0 when not found."""
+    text = _EMPTY.code_for_node(call)
+    definition = re.search(rf"\bdef\s+{re.escape(caller)}\b", source)
+    found = source.find(text, definition.end()) if definition else -1
+    if found < 0:
+        found = source.find(text)
+    return source.count("\n", 0, found) + 1 if found >= 0 else 0
+
+
+_EMPTY = cst.Module(body=[])
+
+
 def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: ValueTracker,
-               context: ModuleContext | None, line: Callable[[cst.CSTNode], int]) -> Interface:
+               context: ModuleContext | None, line: Callable[[cst.CSTNode, str], int]) -> Interface:
     """What this module tells the other modules of its project (nothing outside a project)."""
     if context is None:
         return Interface()
@@ -171,7 +189,7 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
             positional = Signature.of(statement.params).positional
             returns[statement.name.value] = Exported(positional, summary.params, value, summary.container)
     calls = tuple(
-        Outgoing(target, caller, trace.name, trace.staged, f"{filename}:{line(node)}", positional,
+        Outgoing(target, caller, trace.name, trace.staged, f"{filename}:{line(node, caller)}", positional,
                  keywords)
         for target, node, caller, trace, positional, keywords in tracker.outgoing
     )

@@ -34,6 +34,20 @@ class ScopeFacts:
     callees: dict[cst.Call, tuple[cst.CSTNode, int]] = field(default_factory=dict)  # the function a call calls
     returns: dict[cst.CSTNode, "Returned"] = field(default_factory=dict)  # what calling a function gives
 
+    def summary_of(self, call: cst.Call) -> "Returned | None":
+        found = self.callees.get(call)
+        return None if found is None else self.returns.get(found[0])
+
+    def settled(self, before: "ScopeFacts", used: dict[cst.Call, "Returned | None"]) -> bool:
+        """Whether another round would see what this one saw: the same traced scopes and keys, and for
+        every call whose value was asked, the summary it was given. (A summary no call asked about
+        changes nothing.)"""
+        return (all(getattr(self, name) == getattr(before, name) for name in _FLOW_FIELDS)
+                and all(self.summary_of(call) == summary for call, summary in used.items()))
+
+
+_FLOW_FIELDS = ("applied", "passed", "entries", "scalars", "host", "kernels", "consumes", "consuming")
+
 
 @dataclass(frozen=True)
 class Returned:
@@ -77,6 +91,12 @@ class Returned:
         value = None if container else Value(Kind.ARRAY)
         return cls(function, own, closure, value, container)
 
+    @property
+    def matters(self) -> bool:
+        """Whether calls may give something a rule acts on: a tracer, or an array or NumPy value. A
+        function returning only static values gives what an unknown call gives: rules stay silent."""
+        return bool(self.params or self.closure) or (self.value is not None and self.value.kind is not Kind.STATIC)
+
     def result(self, given: dict[str, Value | None]) -> Value | None:
         """The value a call gives, `given` the values of the arguments by parameter name."""
         if self.closure is not None:
@@ -107,6 +127,11 @@ def _is_static(function: cst.FunctionDef) -> bool:
                for d in function.decorators)
 
 
+def _is_init(function: cst.CSTNode) -> bool:
+    """A class's `__init__`: calling the class gives the instance, not what `__init__` returns."""
+    return isinstance(function, cst.FunctionDef) and function.name.value == "__init__"
+
+
 def is_scalar_literal(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         expr = expr.expression
@@ -127,10 +152,12 @@ class ScopeRecorder:
         self._key_consumed: dict[cst.CSTNode, set[str]] = {}
         self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode, list[str | None]]] = []
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
+        self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
         self._generators: set[cst.CSTNode] = set()
         self._callable: list[tuple[Chain, cst.Call]] = []
 
-    def define(self, scope: cst.CSTNode, function: cst.FunctionDef) -> None:
+    def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef) -> None:
+        """A def, or a class: calling a class runs its `__init__` with the new instance as `self`."""
         self._defs[(id(scope), function.name.value)] = function
 
     def alias(self, chain: Chain, name: str, target: cst.BaseExpression, bound: int = 0) -> None:
@@ -146,6 +173,24 @@ class ScopeRecorder:
         """`function` may return `value` (None: something unknown)."""
         self._returns.setdefault(function, []).append(value)
 
+    def finished(self, function: cst.CSTNode, host: set[cst.CSTNode]) -> None:
+        """`function`'s body has been walked this round: calls below it can use its summary now."""
+        self._finished[function] = self._summary(function, host)
+
+    def summary_now(self, chain: Chain, call: cst.Call) -> tuple[cst.CSTNode, int, Returned | None] | None:
+        """The function a call calls, when its body was walked already this round, with its summary."""
+        node, bound = self._resolve(chain, call.func)
+        if node is None or node not in self._finished or _is_init(node):
+            return None
+        return node, bound, self._finished[node]
+
+    def _summary(self, function: cst.CSTNode, host: set[cst.CSTNode]) -> Returned | None:
+        if function in self._generators or function in host:
+            return None
+        name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
+        summary = Returned.of(name, Signature.of(function.params).all, self._returns.get(function, []))
+        return summary if summary is not None and summary.matters else None
+
     def generator(self, function: cst.CSTNode) -> None:
         """`function` yields: calling it gives a generator, not what it returns."""
         self._generators.add(function)
@@ -155,16 +200,13 @@ class ScopeRecorder:
         self._callable.append((chain, call))
 
     def _return_summaries(self, facts: ScopeFacts) -> None:
-        for function, values in self._returns.items():
-            if function in self._generators or function in facts.host:
-                continue
-            name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
-            summary = Returned.of(name, Signature.of(function.params).all, values)
+        for function in self._returns:
+            summary = self._summary(function, facts.host)
             if summary is not None:
                 facts.returns[function] = summary
         for chain, call in self._callable:
             node, bound = self._resolve(chain, call.func)
-            if node is not None and node in facts.returns:
+            if node is not None and node in facts.returns and not _is_init(node):
                 facts.callees[call] = (node, bound)
 
     def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
@@ -212,7 +254,7 @@ class ScopeRecorder:
     def apply(self, chain: Chain, target: cst.BaseExpression, transform: Transform) -> None:
         # `f = jax.jit(f)` applies to the `f` defined before it in the same scope, not to a later
         # `def f` that replaces it: resolve a name defined there already now, the others at the end.
-        if isinstance(target, cst.Name) and (id(chain[-1]), target.value) in self._defs:
+        if isinstance(self._defs.get((id(chain[-1]), getattr(target, "value", None))), cst.FunctionDef):
             target = self._defs[(id(chain[-1]), target.value)]
         self._applications.append((chain, target, transform))
 
@@ -243,7 +285,10 @@ class ScopeRecorder:
                     continue
                 key = (id(scope), expr.value)
                 if key in self._defs:
-                    return self._defs[key], 0
+                    found = self._defs[key]
+                    if isinstance(found, cst.ClassDef):
+                        return self._defs.get((id(found), "__init__")), 1
+                    return found, 0
                 if key in self._aliases and depth < 3:
                     alias_chain, target, alias_bound = self._aliases[key]
                     node, bound = self._resolve(alias_chain, target, depth + 1)

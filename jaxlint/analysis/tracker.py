@@ -57,6 +57,9 @@ def _join_envs(a: Env, b: Env) -> Env:
     return joined
 
 
+_NO_CALLEE = object()  # a call of nothing this module defines
+
+
 def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]) -> Env:
     """The values of a call's arguments by the callee's parameter names (up to a `*args`)."""
     names = iter(positional)
@@ -82,6 +85,8 @@ class ValueTracker:
         self.names = Names(module, context.package if context is not None else None)
         self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...]]] = []
         self.uses: set[str] = set()  # project names called, qualified
+        self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
+        self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
         self.transforms = table
         self.recorder = ScopeRecorder()
         self.recorder.scope_names(module, rebound_names(module.body))
@@ -154,13 +159,28 @@ class ValueTracker:
         return self._evaluator.value_of(expr)
 
     def _returned(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
-        """What a call of a function of this module gives, from its returns (the previous round's)."""
-        found = self._known.callees.get(call)
-        if found is None:
+        """What a call of a function of this module gives: from this round's summary when its body
+        was walked already (a helper defined above its caller), else from the previous round's."""
+        callee = self._callees.get(id(call))  # rules ask for the same call's value again and again
+        if callee is None:
+            callee = self._callees[id(call)] = self._callee(call)
+        if callee is _NO_CALLEE:
             return self._imported_return(call, arguments)
-        function, bound = found
-        given = _by_parameter(call, arguments, Signature.of(function.params).positional[bound:])
-        return self._known.returns[function].result(given)
+        positional, summary = callee
+        self.asked[call] = summary
+        return None if summary is None else summary.result(_by_parameter(call, arguments, positional))
+
+    def _callee(self, call: cst.Call) -> tuple[tuple[str, ...], Returned | None] | object:
+        """The positional parameters and the summary of the module's function a call calls."""
+        now = self.recorder.summary_now(tuple(self._chain), call)
+        if now is not None:
+            function, bound, summary = now
+        elif call in self._known.callees:
+            function, bound = self._known.callees[call]
+            summary = self._known.returns[function]
+        else:
+            return _NO_CALLEE
+        return Signature.of(function.params).positional[bound:], summary
 
     def _imported_return(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
         """What a call of another module's function gives, from that module's interface."""
@@ -386,6 +406,7 @@ class ValueTracker:
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         if not terminates(node.body):
             self.recorder.returned(node, STATIC)  # falls off its end: returns None
+        self.recorder.finished(node, self._known.host)
         self._leave()
 
     def leave_Return(self, node: cst.Return) -> None:
@@ -409,6 +430,7 @@ class ValueTracker:
         self._leave()
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self.recorder.define(self._chain[-1], node)
         self._chain.append(node)
         outer = self._scopes[-1]
         self._scopes.append(_Scope(dict(self.env), None, outer.traced, set(), outer.traced_node))

@@ -245,9 +245,10 @@ class ConstantKeyInTraced(_TraceTimeRule):
             return
         block = node.body if not tested else node.orelse.body if isinstance(node.orelse, cst.Else) else None
         for statement in getattr(block, "body", ()):
-            for small in getattr(statement, "body", ()):
-                if isinstance(small, cst.Assign):
-                    self._fallbacks.add(id(small.value))
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        self._fallbacks.add(id(small.value))
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if isinstance(node.operator, cst.Or):  # `key = key or jax.random.key(0)`

@@ -783,7 +783,9 @@ class TracerLeak(Rule):
         elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
               and target.value.value == "self" and value.tracer is not None
               and value.tracer.transform.name.startswith("jax.")
-              and self.values.function is not None):
+              and self.values.function is not None and self.values.function.transforms):
+            # Only a method jax traces itself: one merely called from a trace (`__init__` of an
+            # object built inside it) may be storing on an object that lives inside the trace.
             self._report(node, f"`self.{target.attr.value}`", node.value, value)
 
     def visit_Call(self, node: cst.Call) -> None:
