@@ -304,15 +304,31 @@ def step(x):
 """
 
 
+def command_line_findings(folder: Path, name: str) -> list[tuple[str, tuple, str]]:
+    """What `jaxlint NAME` run in `folder` finds, as `summary` gives the server's (0-based positions)."""
+    found = json.loads(jaxlint(folder, "--no-cache", "--output-format", "json", name).stdout)
+    return [(d["code"], ((d["location"]["row"] - 1, d["location"]["column"] - 1),
+                         (d["end_location"]["row"] - 1, d["end_location"]["column"] - 1)), d["message"])
+            for d in found]
+
+
+@pytest.mark.asyncio
+async def test_a_module_created_later_joins_its_project(in_project, client: LanguageClient, tmp_path: Path):
+    train = open_file(client, write(tmp_path / "train.py", CALLER))
+    assert await published(client, train) == []
+    write(tmp_path / "metrics.py", METRICS)
+    found = command_line_findings(tmp_path, "metrics.py")
+    assert [code for code, _, _ in found] == ["JAX301"]
+    metrics = open_file(client, tmp_path / "metrics.py")
+    await published(client, metrics, found)
+
+
 @pytest.mark.asyncio
 async def test_a_module_is_checked_with_its_project_as_the_command_line_does(
         in_project, client: LanguageClient, tmp_path: Path):
     write(tmp_path / "metrics.py", METRICS)
     write(tmp_path / "train.py", CALLER)
-    [expected] = json.loads(jaxlint(tmp_path, "--no-cache", "--output-format", "json", "metrics.py").stdout)
-    start, end = expected["location"], expected["end_location"]
-    found = [(expected["code"], ((start["row"] - 1, start["column"] - 1), (end["row"] - 1, end["column"] - 1)),
-              expected["message"])]
+    found = command_line_findings(tmp_path, "metrics.py")
     assert found[0][0] == "JAX301" and "called with a tracer from `step` (train.py:8)" in found[0][2]
     metrics = open_file(client, tmp_path / "metrics.py")
     await published(client, metrics, found)  # first its own findings (none), then with its project

@@ -137,13 +137,11 @@ class Checker:
             return Checked(problem=f"jaxlint: error: {error}")
         root, name = project.module_of(path)
         modules = self._projects.setdefault(root, {})
-        known = modules.get(name)
-        context = project.context(path, known.context.imported if known else Imported())
         if not with_project:
-            return self._module(path, data, None, context).checked
+            return self._module(path, data, None, _context(path, modules.get(name))).checked
         before = {other: module.checked for other, module in modules.items()}
         self._read_files(root, modules, name)
-        modules[name] = self._module(path, data, None, context)
+        modules[name] = self._module(path, data, None, _context(path, modules.get(name)))
         self._link(modules)
         changed = tuple(module.path for other, module in modules.items()
                         if other != name and other in before and module.checked != before[other])
@@ -158,8 +156,11 @@ class Checker:
         if self._listings.get(root) != listing:
             self._listings[root] = listing
             project.top_level.cache_clear()
-            for name in [name for name, module in modules.items() if module.stamp is not None]:
-                del modules[name]
+            for name, module in list(modules.items()):
+                if module.stamp is not None:
+                    del modules[name]
+                elif name != editing:  # an editor's text, in the project as `import` now finds it
+                    modules[name] = self._module(module.path, module.data, None, _context(module.path, module))
         for name, file in listing.items():
             known = modules.get(name)
             if name == editing or known is not None and known.stamp is None:
@@ -172,8 +173,7 @@ class Checker:
             except (OSError, InputError):
                 modules.pop(name, None)
                 continue
-            context = project.context(str(file), known.context.imported if known else Imported())
-            modules[name] = self._module(str(file), data, stamp, context)
+            modules[name] = self._module(str(file), data, stamp, _context(str(file), known))
 
     def _link(self, modules: dict[str, Module]) -> None:
         """Phase 2: each module checked again with what the others tell it, until nothing changes."""
@@ -217,6 +217,11 @@ class Checker:
         if len(self._results) > MEMORY:
             self._results.popitem(last=False)
         return interface, Checked(diagnostics)
+
+
+def _context(path: str, known: Module | None) -> ModuleContext:
+    """The module's place in its project, with what the project told it last time (nothing at first)."""
+    return project.context(path, known.context.imported if known else Imported())
 
 
 def command_line_name(path: str) -> str:
