@@ -105,6 +105,8 @@ class InPlaceUpdate(Rule):
             # A traced argument or carry may be a list (`acc[0] = v` works on it; `.at` does not).
             applicability = UNSAFE if held.container else SAFE
             plan = FixPlan(f"use {fix}", ((statement, _functional_update(target, method, value)),), applicability)
+        if isinstance(target.value, cst.Name):
+            fix += declaration_needed(self, target.value.value)
         self.report(target, lambda line_of: (
             f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
         ), plan)
@@ -116,12 +118,21 @@ def rebinds_here(rule: Rule, name: str) -> bool:
     `nonlocal` declaration). Elsewhere the assignment would make a global or closure variable local to
     the function (`UnboundLocalError` on every read before it), or bind a class attribute."""
     scope = rule.values.chain[-1]
-    if isinstance(scope, cst.Module):
-        return True
-    if not isinstance(scope, cst.FunctionDef):
-        return False
-    body = scope.body
-    return name in parameter_names(scope.params) or name in rebound_names(body) or name in declared_outer(body)
+    return isinstance(scope, cst.Module) or isinstance(scope, cst.FunctionDef) and _binds(scope, name)
+
+
+def declaration_needed(rule: Rule, name: str) -> str:
+    """For a message: `(after `global x`)` when assigning `name` in this function needs that declaration."""
+    chain = rule.values.chain
+    if rebinds_here(rule, name) or not isinstance(chain[-1], cst.FunctionDef):
+        return ""
+    outer = next((f for f in reversed(chain[:-1]) if isinstance(f, cst.FunctionDef) and _binds(f, name)), None)
+    return f" (after `{'global' if outer is None else 'nonlocal'} {name}`)"
+
+
+def _binds(function: cst.FunctionDef, name: str) -> bool:
+    body = function.body
+    return name in parameter_names(function.params) or name in rebound_names(body) or name in declared_outer(body)
 
 
 def _bare(value: cst.BaseExpression) -> bool:
@@ -231,9 +242,10 @@ class DiscardedFunctionalUpdate(Rule):
         if receiver is not None and not self._is_ref(receiver):
             method = call.func.attr.value
             assign = f"{code(receiver)} = {code(call, 60)}"
+            declaration = declaration_needed(self, receiver.value) if isinstance(receiver, cst.Name) else ""
             self.report(call, (
                 f"the result of `.at[...].{method}(...)` is discarded: JAX arrays are immutable, so "
-                f"`{code(receiver)}` is unchanged; assign it: `{assign}`"
+                f"`{code(receiver)}` is unchanged; assign it: `{assign}`{declaration}"
             ), _assign_back(node, receiver, assign) if self._rebinds(receiver) else None)
             return
         qualified = self.names.qualified(call.func)

@@ -12,6 +12,7 @@ from pathlib import Path
 import libcst as cst
 
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
+from jaxlint.analysis.traced import decorator_transform
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.diagnostics import SAFE, UNSAFE
@@ -31,21 +32,22 @@ _RUN_AS_GIVEN = frozenset({"jax.custom_jvp", "jax.custom_vjp"})
 
 def only_traced(rule: Rule) -> bool:
     """Whether the code here runs only while a transform traces it, so that a fix may assume its traced
-    values are tracers: the function (or one it is nested in) is decorated with a transform, which its
-    name then calls, or is a lambda written as a transform's argument. Not a helper that a traced caller
-    passes tracers to, nor a function wrapped by a call (`jax.jit(f)`): those may also be called with
-    NumPy arrays or Python numbers."""
+    values are tracers: it is in a function decorated with a transform (whose name then calls the
+    transformed function; its results are arrays, so the functions nested in it cannot escape), or in
+    a lambda written as a transform's argument. Not in a helper that traced code passes tracers to, nor
+    in a function wrapped by a call (`jax.jit(f)`): those may also be called with NumPy arrays or numbers."""
     scope, node = rule.values.traced_scope, rule.values.traced_node
     if scope is None:
         return False
-    for transform in scope.transforms:
-        if transform.name in _RUN_AS_GIVEN:
-            continue
-        if isinstance(transform.node, cst.Decorator):
+    for function in rule.values.chain:
+        if isinstance(function, cst.FunctionDef) and any(
+            transform is not None and transform.name not in _RUN_AS_GIVEN
+            for transform in (decorator_transform(d, rule.names, rule.values.transforms) for d in function.decorators)
+        ):
             return True
-        if isinstance(node, cst.Lambda) and isinstance(transform.node, cst.Call) and _written_in(node, transform.node):
-            return True
-    return False
+    return isinstance(node, cst.Lambda) and any(
+        isinstance(t.node, cst.Call) and t.name not in _RUN_AS_GIVEN and _written_in(node, t.node)
+        for t in scope.transforms)
 
 
 def _written_in(function: cst.Lambda, call: cst.Call) -> bool:
