@@ -16,10 +16,15 @@ from helpers import jaxlint, write
 FIX_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "fix"
 
 
+def execute(path: Path, **env: str) -> subprocess.CompletedProcess:
+    """Run a program with real jax on the CPU."""
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "JAX_PLATFORMS": "cpu", **env})
+
+
 def run(path: Path, **env: str) -> str:
-    """What a program prints, run with real jax on the CPU."""
-    result = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "JAX_PLATFORMS": "cpu", **env})
+    """What a program that must succeed prints."""
+    result = execute(path, **env)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -47,22 +52,28 @@ def test_fixed_prints_show_at_run_time_what_the_original_shows_without_jit() -> 
     assert "loss = 1.875\n" in untraced
 
 
-def test_the_fixes_left_out_would_have_broken_the_programs(tmp_path: Path) -> None:
-    """What the rules refuse really breaks: the fixes forced by hand fail or print something else."""
-    source = (FIX_FIXTURES / "in_place_update_scopes.py").read_text()
-    forced = source.replace("table[0] = 1.0", "table = table.at[0].set(1.0)").replace(
-        "acc[0] = acc[0] + i", "acc = acc.at[0].set(acc[0] + i)")
-    result = subprocess.run([sys.executable, str(write(tmp_path / "forced.py", forced))],
-                            capture_output=True, text=True, timeout=120, env={**os.environ, "JAX_PLATFORMS": "cpu"})
-    assert "UnboundLocalError" in result.stderr
-    forced = forced.replace("table = table.at[0].set(1.0)", "table[0] = 1.0")
-    result = subprocess.run([sys.executable, str(write(tmp_path / "forced.py", forced))],
-                            capture_output=True, text=True, timeout=120, env={**os.environ, "JAX_PLATFORMS": "cpu"})
-    assert "AttributeError: 'list' object has no attribute 'at'" in result.stderr
+@pytest.mark.parametrize("name, written, forced, broken", [
+    ("in_place_update_scopes.py", "table[0] = 1.0", "table = table.at[0].set(1.0)", "UnboundLocalError"),
+    ("in_place_update_scopes.py", "acc[0] = acc[0] + i", "acc = acc.at[0].set(acc[0] + i)",
+     "AttributeError: 'list' object has no attribute 'at'"),
+    ("numpy_in_helpers.py", "np.linalg.norm(v)", "jnp.linalg.norm(v)", "ArrayImpl 1.7320508"),
+    ("numpy_in_helpers.py", "max(a, b)", "jnp.maximum(a, b)", "ArrayImpl 2"),
+    ("numpy_in_helpers.py", "np.tanh(x)", "jnp.tanh(x)", "ArrayImpl [0.7615942 0.7615942]"),
+    ("legacy_prng_key_as_data.unsafe.py", "state = jax.random.PRNGKey", "state = jax.random.key", "IndexError"),
+])
+def test_the_fixes_left_out_would_have_broken_the_programs(name: str, written: str, forced: str, broken: str,
+                                                            tmp_path: Path) -> None:
+    """What the rules refuse really breaks: each fix, forced by hand, fails or prints something else."""
+    source = (FIX_FIXTURES / name).read_text()
+    assert source.count(written) == 1
+    result = execute(write(tmp_path / "forced.py", source.replace(written, forced)))
+    assert broken in result.stdout + result.stderr
+    assert broken not in run(FIX_FIXTURES / name)
 
 
 def test_jnp_fixes_are_safe_only_where_the_code_runs_only_traced() -> None:
-    findings = json.loads(jaxlint(FIX_FIXTURES, "--no-cache", "--output-format", "json", "numpy_in_helpers.py").stdout)
+    findings = json.loads(jaxlint(FIX_FIXTURES, "--no-cache", "--output-format", "json",
+                                  "numpy_in_helpers.py").stdout)
     applicability = {(f["location"]["row"], f["code"], f["fix"]["message"]): f["fix"]["applicability"]
                      for f in findings}
     assert applicability == {

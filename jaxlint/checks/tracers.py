@@ -40,18 +40,19 @@ def only_traced(rule: Rule) -> bool:
     if scope is None:
         return False
     for function in rule.values.chain:
-        if isinstance(function, cst.FunctionDef) and any(
-            transform is not None and transform.name not in _RUN_AS_GIVEN
-            for transform in (decorator_transform(d, rule.names, rule.values.transforms) for d in function.decorators)
-        ):
-            return True
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        for decorator in function.decorators:
+            transform = decorator_transform(decorator, rule.names, rule.values.transforms)
+            if transform is not None and transform.name not in _RUN_AS_GIVEN:
+                return True
     return isinstance(node, cst.Lambda) and any(
         isinstance(t.node, cst.Call) and t.name not in _RUN_AS_GIVEN and _written_in(node, t.node)
         for t in scope.transforms)
 
 
 def _written_in(function: cst.Lambda, call: cst.Call) -> bool:
-    """`lax.fori_loop(0, n, lambda i, x: ..., x)`, `lax.switch(i, [lambda: ..., ...])`: the lambda is an argument."""
+    """`lax.fori_loop(0, n, lambda i, x: ..., x)`, `lax.switch(i, [lambda: ...])`: the lambda is an argument."""
     for arg in call.args:
         items = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
         if any((item.value if isinstance(item, cst.BaseElement) else item) is function for item in items):
