@@ -707,8 +707,12 @@ class DebugPrintFstring(Rule):
               "that already holds a tracer repr.")
     fixable = True
     fix_safety = (
-        "Safe for an f-string: each field becomes a `{}` placeholder (keeping its `!r` and format spec) and "
-        "its expression an argument, so `jax.debug.print` formats the runtime value. Not fixed: `{x=}` fields, "
+        "For an f-string: each field becomes a `{}` placeholder (keeping its `!r` and format spec) and "
+        "its expression an argument, so `jax.debug.print` formats the runtime value. Safe when every field is "
+        "a traced value and the function is decorated with a transform (or nested in one), so the original "
+        "only ever printed tracers. Unsafe otherwise: `jax.debug.print` turns Python and NumPy numbers into "
+        "JAX arrays, so a static float field, or any field in a helper also called outside `jit`, prints "
+        "as float32 (`0.3333333432674408` instead of `0.3333333333333333`). Not fixed: `{x=}` fields, "
         "nested fields in a format spec, calls with more positional arguments, `%` and `.format`."
     )
 
@@ -724,10 +728,16 @@ class DebugPrintFstring(Rule):
                 f"`jax.debug.print` gets a string already formatted at trace time, showing the tracer "
                 f"instead of its value ({value.describe(code(template), line_of)}); pass the value as an "
                 f"argument: `jax.debug.print(\"... {{}}\", value)`"
-            ), _placeholders(node, template))
+            ), _placeholders(node, template, self._all_traced(template) and only_traced(self)))
+
+    def _all_traced(self, template: cst.BaseExpression) -> bool:
+        """Whether every field of an f-string is a traced value (whose text was the tracer's repr)."""
+        parts = getattr(template, "parts", ())
+        values = [self.values.value_of(p.expression) for p in parts if isinstance(p, cst.FormattedStringExpression)]
+        return all(value is not None and value.kind is Kind.TRACED for value in values)
 
 
-def _placeholders(call: cst.Call, template: cst.BaseExpression) -> FixPlan | None:
+def _placeholders(call: cst.Call, template: cst.BaseExpression, safe: bool) -> FixPlan | None:
     """`f"x = {x:.3f}"` -> `"x = {:.3f}", x`, keeping the quotes, the text and the format specs."""
     positional = [arg for arg in call.args if arg.keyword is None]
     if not isinstance(template, cst.FormattedString) or len(positional) != 1 or template.lpar:
@@ -737,7 +747,7 @@ def _placeholders(call: cst.Call, template: cst.BaseExpression) -> FixPlan | Non
         return None
     prefix = template.start.replace("f", "").replace("F", "")
     new = (f"{prefix}{split[0]}{template.end}", *split[1])
-    return FixPlan("pass the values as arguments", ((template, new),))
+    return FixPlan("pass the values as arguments", ((template, new),), SAFE if safe else UNSAFE)
 
 
 def _runtime_template(template: cst.FormattedString) -> tuple[str, tuple] | None:
