@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                      FixMode(unsafe=True), unsafe_fixes=True, use_cache=False)
         problems += result.internal_errors + result.fix_failures
         fixed_files = sorted({Path(d.filename) for d in result.fixed})
-        report_fixes(result.fixed, len(fixed_files), result.files)
+        report_fixes(result.fixed, len(fixed_files), result.files, after)
         problems += [f"{path}: the fixed file does not parse" for path in fixed_files if not parses(path)]
         for folder in originals:
             problems += compare_imports(before / folder.name, after / folder.name, fixed_files)
@@ -85,11 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if problems else 0
 
 
-def report_fixes(fixed, files: int, checked: int) -> None:
-    counts = Counter((d.code, d.fix.applicability) for d in fixed)
+def report_fixes(fixed, files: int, checked: int, root: Path) -> None:
+    counts = Counter((Path(d.filename).relative_to(root).parts[0], d.code, d.fix.applicability) for d in fixed)
     print(f"{len(fixed)} fixes in {files} files ({checked} files checked)")
-    for (code, applicability), n in sorted(counts.items()):
-        print(f"  {code} {applicability}: {n}")
+    for (library, code, applicability), n in sorted(counts.items()):
+        print(f"  {library}: {code} {applicability}: {n}")
 
 
 def parses(path: Path) -> bool:
