@@ -60,6 +60,7 @@ def test_fixed_prints_show_at_run_time_what_the_original_shows_without_jit() -> 
     ("numpy_in_helpers.py", "max(a, b)", "jnp.maximum(a, b)", "ArrayImpl 2"),
     ("numpy_in_helpers.py", "np.tanh(x)", "jnp.tanh(x)", "ArrayImpl [0.7615942 0.7615942]"),
     ("legacy_prng_key_as_data.unsafe.py", "state = jax.random.PRNGKey", "state = jax.random.key", "IndexError"),
+    ("legacy_prng_key_as_data.unsafe.py", "low_word(jax.random.PRNGKey", "low_word(jax.random.key", "IndexError"),
 ])
 def test_the_fixes_left_out_would_have_broken_the_programs(name: str, written: str, forced: str, broken: str,
                                                             tmp_path: Path) -> None:

@@ -507,7 +507,8 @@ class _KeyUses(cst.CSTVisitor):
 
     A typed key behaves differently there: `key[0]` raises, `key.shape` is `()`, `split(key).shape`
     is `(n,)`, NumPy refuses it. Names are followed through the whole module regardless of scope (a
-    name used as data anywhere counts), so the answer errs towards "used as data".
+    name used as data anywhere counts), and into the parameters of the module's functions that a key
+    is passed to, so the answer errs towards "used as data".
     """
 
     def __init__(self, names) -> None:
@@ -516,6 +517,8 @@ class _KeyUses(cst.CSTVisitor):
         self._uses: dict[str, list[tuple[cst.CSTNode, ...]]] = {}  # name -> each use and the nodes around it
         self._makers: dict[cst.Call, tuple[cst.CSTNode, ...]] = {}  # PRNGKey call -> it and the nodes around it
         self._bindings: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []  # (target, value)
+        self._functions: dict[str, list[cst.FunctionDef]] = {}
+        self._calls: list[cst.Call] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self._stack.append(node)
@@ -530,10 +533,31 @@ class _KeyUses(cst.CSTVisitor):
         elif isinstance(node, (cst.For, cst.CompFor)):  # the loop variable: an item of the iterable
             item = cst.Subscript(node.iter, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
             self._bindings.append((node.target, item))
+        elif isinstance(node, cst.FunctionDef):
+            self._functions.setdefault(node.name.value, []).append(node)
+        if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
+            self._calls.append(node)
         return True
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        """Calls of the module's functions bind their parameters (`f(key)`, `self.f(key)`, by name too)."""
+        for call in self._calls:
+            name = call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value
+            for function in self._functions.get(name, ()):
+                params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+                if isinstance(call.func, cst.Attribute) and params[:1] in (["self"], ["cls"]):
+                    params = params[1:]
+                for position, arg in enumerate(call.args):
+                    if arg.star:
+                        break
+                    param = arg.keyword.value if arg.keyword is not None else (
+                        params[position] if position < len(params) else None)
+                    if param is not None:
+                        self._bindings.append((cst.Name(param), arg.value))
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self._stack.pop()
+        super().on_leave(original_node)
 
     def _around(self) -> tuple[cst.CSTNode, ...]:
         """The node being visited and up to four nodes around it, innermost first."""
