@@ -1,7 +1,8 @@
 """flake8 plugin: the same findings at the same positions, inside every editor that runs flake8.
 
 Which rules run follows `[tool.jaxlint]` (found from the working directory) like the jaxlint
-command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin.
+command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin. A file is
+checked with its project, as `jaxlint FILE` checks it: each process analyses the project once.
 flake8 cannot fix code, so a fixable finding says which jaxlint command fixes it.
 """
 
@@ -15,7 +16,9 @@ from jaxlint import __version__
 from jaxlint.analysis.traced import TransformTable
 from jaxlint.config import CommandLine, Settings, build_settings
 from jaxlint.diagnostics import SAFE, Diagnostic
-from jaxlint.lint import lint_source
+from jaxlint.analysis.interface import ModuleContext
+from jaxlint.lint import lint_module
+from jaxlint.project import context, importable, module_of
 
 
 @lru_cache(maxsize=None)
@@ -32,12 +35,35 @@ class JaxlintChecker:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        settings = _settings(str(Path.cwd()))
+        cwd = str(Path.cwd())
+        settings = _settings(cwd)
         source = "".join(self.lines)
         table = TransformTable(settings.extra_transforms)
-        for d in lint_source(source, self.filename, settings.enabled_for(self.filename), table,
-                             settings.key_names, settings.target_jax_version):
+        found, _ = lint_module(source, self.filename, settings.enabled_for(self.filename), table,
+                               settings.key_names, settings.target_jax_version, context=_context(self.filename, cwd))
+        for d in found:
             yield d.row, d.col - 1, f"{d.code} {d.message}{_fixable(d)}", type(self)
+
+
+def _context(filename: str, cwd: str) -> ModuleContext | None:
+    """The file's place in its project and what the project's other modules tell it, as `jaxlint` sees it."""
+    path = Path(filename)
+    if path.suffix not in (".py", ".pyi") or not path.is_file():
+        return None  # stdin, or a file flake8 made up: checked on its own
+    root, _ = module_of(filename)
+    return _project(str(root), cwd).get(path.absolute()) or context(filename)
+
+
+@lru_cache(maxsize=None)
+def _project(root: str, cwd: str) -> dict[Path, ModuleContext]:
+    """Once per process and project: every module analysed, through jaxlint's result cache."""
+    from jaxlint.cache import DEFAULT_DIR, Cache
+    from jaxlint.runner import project_contexts
+
+    settings = _settings(cwd)
+    cache = Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
+    files = [str(path) for path in importable(Path(root))]
+    return {Path(path).absolute(): found for path, found in project_contexts(files, settings, cache).items()}
 
 
 def _fixable(d: Diagnostic) -> str:

@@ -69,3 +69,11 @@ def test_flake8_follows_the_jaxlint_config(tmp_path: Path) -> None:
     (tmp_path / "bug.py").write_text("import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\nx.at[0].set(2)\n")
     _, found, _ = _flake8(["--select", "JAX", "bug.py"], tmp_path)
     assert found == {("bug.py", 4, 1, "JAX102")}
+
+
+def test_flake8_checks_one_file_with_its_project() -> None:
+    # flake8 hands the plugin one file; its findings come from the jitted caller in another module.
+    metrics = "project/mypkg/metrics.py"
+    code, found, stderr = _flake8(["--select", "JAX", metrics], FIXTURES)
+    assert (code, stderr) == (1, "")
+    assert found == {(metrics, 11, 5, "JAX306"), (metrics, 17, 8, "JAX301")}
