@@ -246,10 +246,11 @@ def test_literal_getattr_is_a_spelling_and_a_default_marks_compatibility_code() 
 
 
 def test_a_module_gone_whose_name_still_resolves_counts_only_in_imports() -> None:
-    """`jax.config` became the config object: `jax.config.update(...)` works, `import jax.config` does not."""
-    source = ("import jax\nimport jax.config\nfrom jax.config import config\nfrom jax import config as c\n\n"
-              "jax.config.update('jax_enable_x64', True)\n")
-    assert findings(source) == [(2, 8, "JAX801"), (3, 6, "JAX801")]
+    """`jax.config` became the config object: `jax.config.update(...)` works, `import jax.config` does not.
+    `import jax.config as jc` gets no fix: `import jax as jc` would bind the package, not the config."""
+    source = ("import jax\nimport jax.config\nfrom jax.config import config\nfrom jax import config as c\n"
+              "import jax.config as jc\n\njax.config.update('jax_enable_x64', True)\n")
+    assert findings(source) == [(2, 8, "JAX801"), (3, 6, "JAX801"), (5, 8, "JAX801")]
     assert fixes(source) == [("safe", [(2, 8, 2, 18, "jax")]), ("safe", [(3, 6, 3, 16, "jax")])]
 
 

@@ -185,6 +185,8 @@ class _ApiUses(Rule):
                 continue
             fix = None
             new = self._moved_module(entry, module)
+            if entry.import_only and alias.asname is not None:
+                new = None  # `import jax.config as c` -> `import jax as c` would bind the package, not config
             if new is not None and (alias.asname is not None or new.split(".")[0] == module.split(".")[0]):
                 fix = FixPlan(f"import `{new}`", ((alias.name, new),))
             self.report(alias, self._message(module, entry, new), fix)
@@ -432,9 +434,11 @@ class DeprecatedApi(_ApiUses):
     summary = "An API that jax has deprecated: it still works, with a DeprecationWarning, until it is removed"
     what_it_does = (
         "Flags every use of a JAX API that is deprecated in the target jax version but not yet removed "
-        "(`jax.experimental.pjit.pjit`, `jax.experimental.shard_map.shard_map`, and, for an older "
-        "`target-jax-version`, everything JAX801 reports that was only deprecated then), through the same "
-        "spellings as JAX801."
+        "(`jax.experimental.pjit.pjit`, `jax.experimental.shard_map.shard_map`, the `jax.core` names "
+        "deprecated in 0.10.0, and, for an older target version, everything JAX801 reports that was only "
+        "deprecated then), through the same spellings as JAX801. A name counts as deprecated from the first "
+        "release whose source warns about it (a `_deprecations` table, or a `DeprecationWarning` or "
+        "`FutureWarning` raised by the function or module)."
     )
     why_bad = (
         "A deprecated API is removed a few releases later (JAX's policy is at least three months): the "
