@@ -295,10 +295,11 @@ def is_public(module: str) -> bool:
 class Release:
     """The modules of one jax release and what resolves in them."""
 
-    def __init__(self, version: Version) -> None:
+    def __init__(self, version: Version, files: dict[str, str] | None = None) -> None:
+        """The release's files are read from its cached archive unless given (path -> source)."""
         self.version = version
         self.files: dict[str, tuple[bool, str]] = {}  # module -> (is a package, source); parsed when needed
-        for path, text in sorted(sources(archive(version)).items()):
+        for path, text in sorted((sources(archive(version)) if files is None else files).items()):
             if path.endswith(".pyi"):
                 continue
             package = path.endswith("/__init__.py")
@@ -478,7 +479,10 @@ def entries(history: list[Release], keep: set[str]) -> list[dict]:
                                    and ".".join(api.split(".")[:end]) not in newest.files
                                    for end in range(2, len(api.split(".")))):
             continue  # the row of its module covers it
-        index = max(i for i, release in enumerate(history) if there(release))
+        had = [i for i, release in enumerate(history) if there(release)]
+        if not had:
+            continue  # only ever named by a `_deprecations` table that says it is gone
+        index = had[-1]
         first = index
         while first > 0 and there(history[first - 1]):
             first -= 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
 import json
 import subprocess
 import sys
@@ -264,3 +265,62 @@ def test_jax_ops_index_inside_an_index_update_becomes_the_index_itself() -> None
         ("safe", [(4, 5, 4, 38, "x.at[0, :].set(1.0)")]),
         ("safe", [(5, 5, 5, 50, "x.at[::2].add(2.0)")]),
     ]
+
+
+def _generator():
+    """scripts/removed_apis.py as a module (it is a script, not part of the package)."""
+    spec = importlib.util.spec_from_file_location("removed_apis", ROOT / "scripts" / "removed_apis.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["removed_apis"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+OLD_JAX = {
+    "jax/__init__.py": "from jax._src.api import jit as jit, tree_multimap\nfrom jax import numpy as numpy\n"
+                       "from jax._src import config as _config\nconfig = _config.config\n",
+    "jax/_src/__init__.py": "",
+    "jax/_src/api.py": "import warnings\n\ndef jit(f):\n    return f\n\n"
+                       "def tree_multimap(f, *trees):\n    warnings.warn('use tree_map', FutureWarning)\n",
+    "jax/_src/config.py": "config = object()\n",
+    "jax/config.py": "from jax._src.config import config\n",
+    "jax/numpy/__init__.py": "from jax._src.numpy import *\n",
+    "jax/_src/numpy.py": "__all__ = ['product', 'prod', 'quantile']\n\nproduct = prod = 1\n\n"
+                         "def quantile(a, interpolation=None):\n    if interpolation:\n"
+                         "        warnings.warn('interpolation', DeprecationWarning)\n",
+    "jax/experimental/__init__.py": "",
+    "jax/experimental/stax.py": "import warnings\nfrom jax.example_libraries.stax import *\n"
+                                "warnings.warn('moved', FutureWarning)\n",
+    "jax/example_libraries/__init__.py": "",
+    "jax/example_libraries/stax.py": "def Dense(n):\n    pass\n",
+}
+NEW_JAX = {
+    "jax/__init__.py": "from jax._src.api import jit as jit\nfrom jax import numpy as numpy\n"
+                       "from jax._src import config as _config\nconfig = _config.config\n"
+                       "from jax._src.deprecations import deprecation_getattr as _getattr\n"
+                       "_deprecations = {'tree_map': ('use jax.tree.map', jit), 'tree_flatten': ('gone', None)}\n"
+                       "__getattr__ = _getattr(__name__, _deprecations)\n",
+    "jax/_src/__init__.py": "",
+    "jax/_src/api.py": "def jit(f):\n    return f\n",
+    "jax/_src/config.py": "config = object()\n",
+    "jax/numpy/__init__.py": "from jax._src.numpy import prod as prod, quantile as quantile\n",
+    "jax/_src/numpy.py": OLD_JAX["jax/_src/numpy.py"],
+    "jax/experimental/__init__.py": "",
+    "jax/example_libraries/__init__.py": "",
+    "jax/example_libraries/stax.py": "def Dense(n):\n    pass\n",
+}
+
+
+def test_the_generator_reads_removals_and_deprecations_from_the_source() -> None:
+    """Two made-up releases, read as scripts/removed_apis.py reads real ones (nothing downloaded)."""
+    generator = _generator()
+    history = [generator.Release((0, 3, 0), OLD_JAX), generator.Release((0, 3, 1), OLD_JAX),
+               generator.Release((0, 4, 0), NEW_JAX)]
+    assert generator.entries(history, keep=set()) == [
+        {"api": "jax.config", "deprecated_in": "0.4.0", "removed_in": "0.4.0", "last_in": "0.3.1",
+         "import_only": True},  # the module went; `jax.config` is still the config object
+        {"api": "jax.experimental.stax", "deprecated_in": "0.3.0", "removed_in": "0.4.0", "last_in": "0.3.1"},
+        {"api": "jax.numpy.product", "deprecated_in": "0.4.0", "removed_in": "0.4.0", "last_in": "0.3.1"},
+        {"api": "jax.tree_map", "deprecated_in": "0.4.0"},  # in a `_deprecations` table, with its object
+        {"api": "jax.tree_multimap", "deprecated_in": "0.3.0", "removed_in": "0.4.0", "last_in": "0.3.1"},
+    ]  # jax.tree_flatten never was public here; quantile warns only for one argument; stax.Dense goes with stax
