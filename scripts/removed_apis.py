@@ -6,9 +6,10 @@ Run by hand, never in CI or the tests (it downloads about 120 releases once):
     python scripts/removed_apis.py --offline  # only the releases already in the cache
 
 Each release of the `jax` package is fetched once with `pip download --no-deps` (the wheel, or the
-source archive for releases that have none) into ~/.cache/jaxlint-apis (or $JAXLINT_APIS_CACHE) and
-read from there with `ast`: nothing in it is imported or run. jaxlib is not read: jax's public API
-(`jax.lib` included) lives in the `jax` package, jaxlib only holds the compiled backend behind it.
+source archive for the releases up to 0.4.14, which have none) into ~/.cache/jaxlint-apis (or
+$JAXLINT_APIS_CACHE) and read from there with `ast`: this script imports nothing from it (for a source
+archive, pip itself prepares its metadata in an isolated build environment). jaxlib is not read: jax's
+public API (`jax.lib` included) lives in the `jax` package, jaxlib only holds the compiled backend.
 
 For each release it lists the public API surface: every public module (no `_`-prefixed part, no
 tests) and the names it binds (`__all__`, top-level defs, classes, assignments, re-exports, star
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import io
 import os
 import re
 import shutil
@@ -134,7 +134,8 @@ def _warns(node: ast.AST) -> bool:
         if isinstance(call, ast.Call):
             func = call.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if isinstance(func, ast.Attribute) and func.attr == "warn" and getattr(func.value, "id", "") == "deprecations":
+            if (isinstance(func, ast.Attribute) and func.attr == "warn"
+                    and getattr(func.value, "id", "") == "deprecations"):
                 return True  # jax._src.deprecations.warn(id, message): a DeprecationWarning
             if called in ("warn", "warn_deprecated") and any(
                     (getattr(arg, "id", None) or getattr(arg, "attr", None)) in WARNINGS
@@ -397,7 +398,8 @@ class Release:
     def _offered(self, name: str) -> set[str]:
         """The names a public module offers as its API: its own definitions, `__all__`, explicit
         re-exports (`from m import x as x`, and any import of jax's own code in a package's
-        `__init__`, and a public module's names imported from jax._src), what its star imports bring, and its `_deprecations` table."""
+        `__init__`, and a public module's names imported from jax._src), what its star imports bring,
+        and its `_deprecations` table."""
         module = self.module(name)
         offered = module.own | module.same_alias | set(module.deprecations) | (module.all or set())
         for source in module.stars:
