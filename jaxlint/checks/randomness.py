@@ -438,13 +438,21 @@ class PrngKeyReuse(Rule):
             if prior is not None:
                 self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
-                    f"`{by}` gets the same random bits: {_split_first(ref)}"
+                    f"`{by}` {_reuse(by, prior.by)}: {_split_first(ref)}"
                 ))
             elif ref in seen:
                 self.report(expr, (
                     f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}"
                 ))
             seen[ref] = by
+
+
+def _reuse(by: str, before: str) -> str:
+    """What a second use of one key does. Two draws get the same random bits; with a split on either
+    side (jax 0.10's partitionable threefry) the bits differ, but both come from the one key."""
+    if "split" in (by.rsplit(".", 1)[-1], before.rsplit(".", 1)[-1]):
+        return "draws from the same key again (correlated randomness: jax's key-reuse checker rejects it)"
+    return "gets the same random bits"
 
 
 class KeyReuseInLoop(Rule):
