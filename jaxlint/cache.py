@@ -34,6 +34,7 @@ def fingerprint(settings: Settings, path: str) -> str:
         sorted(settings.extra_transforms),
         list(settings.key_names),
         settings.target_jax_version,
+        settings.python_version,
     ])
 
 

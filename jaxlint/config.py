@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -28,7 +29,8 @@ DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
-_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify", "cache-dir")
+_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify", "cache-dir", "target-version")
+PYTHON_VERSION = re.compile(r"^3\.\d{1,2}$")
 
 
 class ConfigError(Exception):
@@ -47,6 +49,7 @@ class Settings:
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES  # parameter names (globs) that hold PRNG keys
     target_jax_version: str | None = None  # JAX801/JAX802 judge APIs against this release (None: newest known)
     cache_dir: Path | None = None  # where results are cached, from the config (relative to its folder)
+    python_version: str | None = None  # the code's Python ("3.12"), whose syntax it is parsed with (None: newest)
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -134,6 +137,9 @@ def load_table(path: Path) -> dict[str, Any]:
         if key == "target-jax-version" and not (isinstance(value, str) and JAX_VERSION.match(value)):
             raise ConfigError(f"{where}: 'target-jax-version' must be a jax version such as \"0.4.30\", "
                               f"got {_describe(value)}")
+        if key == "target-version" and not (isinstance(value, str) and PYTHON_VERSION.match(value)):
+            raise ConfigError(f"{where}: 'target-version' must be a Python version such as \"3.12\", "
+                              f"got {_describe(value)}")
         if key == "cache-dir" and not isinstance(value, str):
             raise ConfigError(f"{where}: 'cache-dir' must be a string, got {_describe(value)}")
         if key == "per-file-ignores":
@@ -215,5 +221,28 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
                               f"'mylib.compile', got {name!r}")
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
     cache_dir = root / table["cache-dir"] if "cache-dir" in table else None
+    python_version = table.get("target-version") or requires_python(config_file, root)
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names, table.get("target-jax-version"), cache_dir)
+                    key_names, table.get("target-jax-version"), cache_dir, python_version)
+
+
+_LOWER_BOUND = re.compile(r"(?:>=|~=|==|>)\s*(\d+)\.(\d+)")
+
+
+def requires_python(config_file: Path | None, root: Path) -> str | None:
+    """The oldest Python the project supports, from `requires-python` in its pyproject.toml (the config
+    file when it is one, else the nearest at or above the root): the syntax its code may use."""
+    if config_file is not None and config_file.name == "pyproject.toml":
+        candidates = [config_file]
+    else:
+        candidates = [folder / "pyproject.toml" for folder in (root, *root.parents)]
+    for candidate in candidates:
+        if not candidate.is_file():
+            continue
+        try:
+            spec = _read_toml(candidate).get("project", {}).get("requires-python")
+        except ConfigError:
+            return None  # not ours to judge: the file's own tools will say what is wrong
+        bounds = _LOWER_BOUND.findall(spec) if isinstance(spec, str) else []
+        return ".".join(min(bounds, key=lambda b: (int(b[0]), int(b[1])))) if bounds else None
+    return None

@@ -36,7 +36,8 @@ class JaxlintChecker:
         source = "".join(self.lines)
         table = TransformTable(settings.extra_transforms)
         for d in lint_source(source, self.filename, settings.enabled_for(self.filename), table,
-                             settings.key_names, settings.target_jax_version):
+                             settings.key_names, settings.target_jax_version,
+                             python_version=settings.python_version):
             yield d.row, d.col - 1, f"{d.code} {d.message}{_fixable(d)}", type(self)
 
 

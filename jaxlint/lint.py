@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import sys
 from typing import Callable
 
@@ -17,25 +16,13 @@ from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import FixPlan, Message, Rule
 from jaxlint.diagnostics import Diagnostic, Edit, Fix
-from jaxlint.files import LINE_BREAK, mentions_jax
+from jaxlint.files import LINE_BREAK, InputError, mentions_jax
 from jaxlint.fix import Offsets
 from jaxlint.noqa import file_suppressions, is_suppressed
+from jaxlint.syntax import NEWEST, parse, parse_version
 from jaxlint.traversal import Traversal
 
 DEEP_RECURSION = 20_000
-
-
-def _python_rejects(source: str, filename: str) -> Diagnostic | None:
-    """Python's own parser first: it is fast, its messages are the ones users know, and libcst's
-    parser crashes (segfaults) on nesting that Python refuses with a clean error."""
-    try:
-        compile(source, filename, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as error:
-        row, col = error.lineno or 1, error.offset or 1
-        return Diagnostic(filename, row, col, "JAX001", f"syntax error: {error.msg}", row, col)
-    except (RecursionError, MemoryError):
-        return _too_deep(filename)
-    return None
 
 
 def _too_deep(filename: str) -> Diagnostic:
@@ -51,18 +38,17 @@ def lint_source(
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES,
     jax_version: str | None = None,
     line_name: Callable[[int], str] = str,
+    python_version: str | None = None,
 ) -> list[Diagnostic]:
     """The findings of the enabled rules in one file's text, sorted, noqa applied.
 
     Messages that point at another line ("transformed by `jax.jit` at line 3") spell it with `line_name`.
+    The text is parsed as code of `python_version` ("3.12"; default: the newest syntax jaxlint knows).
     """
     if not mentions_jax(source):
         return []
-    rejected = _python_rejects(source, filename)
-    if rejected is not None:
-        diagnostics = [rejected] if rejected.code in enabled else []
-    else:
-        diagnostics = _parse_and_check(source, filename, enabled, table, key_names, jax_version, line_name)
+    target = parse_version(python_version) if python_version else NEWEST
+    diagnostics = _parse_and_check(source, filename, enabled, table, key_names, jax_version, line_name, target)
     if not diagnostics:
         return []
     lines = LINE_BREAK.split(source)
@@ -78,16 +64,16 @@ def _parse_and_check(
     source: str, filename: str, enabled: frozenset[str], table: TransformTable, key_names: tuple[str, ...],
     jax_version: str | None,
     line_name: Callable[[int], str],
+    target: tuple[int, int],
 ) -> list[Diagnostic]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
     try:
-        return _check(cst.parse_module(source), source, filename, enabled, table, key_names, jax_version,
+        return _check(parse(source, target), source, filename, enabled, table, key_names, jax_version,
                       line_name)
-    except cst.ParserSyntaxError as error:
-        row, col = error.raw_line, error.raw_column + 1
-        message = f"libcst cannot parse this file: {error.message}"
-        return [Diagnostic(filename, row, col, "JAX001", message, row, col)] if "JAX001" in enabled else []
+    except InputError as error:
+        found = Diagnostic(filename, error.row, error.col, error.code, error.message, error.row, error.col)
+        return [found] if error.code in enabled else []
     except RecursionError:
         return [_too_deep(filename)] if "JAX003" in enabled else []
     finally:

@@ -85,7 +85,8 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
 
         def lint(text: str) -> list[Diagnostic]:
             return lint_source(text, path, settings.enabled_for(path), _table(settings), settings.key_names,
-                               settings.target_jax_version, line_name(text) if notebook else str)
+                               settings.target_jax_version, line_name(text) if notebook else str,
+                               settings.python_version)
 
         if fix_mode is not None:
             return _fix_file(path, data, source, encoding, lint, fix_mode, notebook)

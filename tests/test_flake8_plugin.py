@@ -35,7 +35,9 @@ def _flake8(args: list[str], cwd: Path) -> tuple[int, set[tuple[str, int, int, s
 
 
 def test_flake8_reports_the_same_findings_as_jaxlint_on_the_fixtures() -> None:
-    paths = [str(p) for p in sorted(FIXTURES.rglob("*.py"))]
+    # Not fixtures/syntax/: flake8 parses each file with the Python that runs it before any plugin
+    # runs (E999 and no plugin on 3.12+ syntax under 3.11); jaxlint parses as the code's own version.
+    paths = [str(p) for p in sorted(FIXTURES.rglob("*.py")) if p.parent.name != "syntax"]
     code, found, stderr = _flake8(["--select", "JAX", *paths], FIXTURES)
     assert stderr == ""
     assert code == 1
