@@ -26,7 +26,8 @@ from jaxlint.verify.options import VerifyConfigError, validate as validate_verif
 
 # Parameter names (globs) that hold PRNG keys, unless `key-names` says otherwise.
 DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
-DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
+DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules",
+                   ".ipynb_checkpoints")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
 _KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify", "cache-dir", "target-version")

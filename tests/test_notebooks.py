@@ -29,6 +29,14 @@ EXPECTED = {
         (7, 7, 1, "JAX102"),   # after `% 2` (Python) and an indented `%time` (IPython); the noqa holds
     ],
     "clean.ipynb": [],
+    # Each cell as IPython runs it, cleaned up first: never JAX001, every finding where it is in its cell.
+    "ipython_cleanup.ipynb": [
+        (3, 5, 12, "JAX301"),  # after two blank lines, a cell indented by four spaces (cell 2: by one)
+        (4, 4, 3, "JAX101"),   # an indented cell with `%time` and `!` lines
+        (5, 6, 19, "JAX201"),  # after `jnp.zeros?`, `?jax.jit`, `jax.random.split??`
+        (6, 5, 1, "JAX101"),   # after the autocall escapes `/print 1 2`, `,print a b`, `;print a b`
+        (7, 5, 2, "JAX102"),   # a cell indented by a tab, with a string whose lines are not indented
+    ],
 }
 
 
@@ -218,6 +226,11 @@ def test_findings_sort_by_cell_before_row() -> None:
      ["y = (x", "     % 2)", "z = x != 1", "w = x == 2  # why?", 's = """', "!not a shell", '"""']),
     (["%%time", "x = f()"], ["pass", "x = f()"]),
     (["", "%%bash", "echo jax"], None),
+    # IPython dedents a cell indented as a whole (by its first line that is not blank), then reads it.
+    (["", "  x = 1", "  if x:", "      %time f()", "", "  y = \"\"\"", "z\"\"\""],
+     ["", "x = 1", "if x:", "    pass", "", "y = \"\"\"", "z\"\"\""]),
+    (["\t/print 1 2", "\t,f a", "\t;f a b"], ["pass"] * 3),
+    (["f(1,", ",2)", "x = (1", "/2)"], ["f(1,", ",2)", "x = (1", "/2)"]),
     (["%%writefile helper.py", "import jax"], None),
 ])
 def test_ipython_syntax_becomes_pass_line_for_line(lines: list[str], python: list[str] | None) -> None:
@@ -281,3 +294,23 @@ def test_diff_of_a_notebook_is_of_its_json_and_writes_nothing(run) -> None:
     assert '-    "x[0] = 1\\n"\n+    "x = x.at[0].set(1)\\n"\n' in outcome.out
     assert outcome.out.startswith("--- a/nb.ipynb\n+++ b/nb.ipynb\n")
     assert Path("nb.ipynb").read_text() == original
+
+
+def test_fix_in_an_indented_cell_keeps_its_indentation(run) -> None:
+    write(Path("nb.ipynb"), notebook(("code", "  import jax.numpy as jnp\n  x = jnp.zeros(3)\n  x[0] = 1\n  %time x")))
+    outcome = run("--output-format", "json", "nb.ipynb")
+    assert found(outcome) == [(1, 3, 3, "JAX101")]
+    edits = json.loads(outcome.out)[0]["fix"]["edits"]
+    assert edits == [{"content": "x = x.at[0].set(1)", "location": {"row": 3, "column": 3},
+                      "end_location": {"row": 3, "column": 11}}]
+    assert run("--fix", "nb.ipynb").code == 0
+    assert json.loads(Path("nb.ipynb").read_text())["cells"][0]["source"] == [
+        "  import jax.numpy as jnp\n", "  x = jnp.zeros(3)\n", "  x = x.at[0].set(1)\n", "  %time x"]
+
+
+def test_jupyter_checkpoints_are_excluded_by_default(run) -> None:
+    write(Path("nb.ipynb"), notebook(("code", JAX101_SOURCE)))
+    write(Path(".ipynb_checkpoints/nb-checkpoint.ipynb"), notebook(("code", JAX101_SOURCE)))
+    outcome = run("--output-format", "json", ".")
+    assert [(d["filename"], d["cell"], d["code"]) for d in json.loads(outcome.out)] == [
+        (str(Path("nb.ipynb").resolve()), 1, "JAX101")]
