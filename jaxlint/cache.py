@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from jaxlint import __version__
+from jaxlint.analysis.interface import Interface, ModuleContext
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification
 
@@ -25,8 +26,9 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def fingerprint(settings: Settings, path: str) -> str:
-    """Everything besides the content that decides a file's findings."""
+def fingerprint(settings: Settings, path: str, context: ModuleContext | None = None) -> str:
+    """Everything besides the content that decides a file's findings: the settings, and what the other
+    modules of its project tell it (so editing `metrics.py` checks again the modules that import it)."""
     return json.dumps([
         __version__,
         path,  # findings carry it, and rules treat test files differently
@@ -35,6 +37,7 @@ def fingerprint(settings: Settings, path: str) -> str:
         list(settings.key_names),
         settings.target_jax_version,
         settings.python_version,
+        None if context is None else [context.package, sorted(context.top_level), context.imported.digest()],
     ])
 
 
@@ -46,20 +49,22 @@ class Cache:
         name = hashlib.sha256(key.encode("utf-8")).hexdigest()
         return self.folder / name[:2] / name[2:]
 
-    def get(self, key: str, digest: str) -> tuple[list[Diagnostic], bool] | None:
-        """(findings, skipped) stored for this key and content, or None."""
+    def get(self, key: str, digest: str) -> tuple[list[Diagnostic], bool, Interface] | None:
+        """(findings, skipped, the module's interface) stored for this key and content, or None."""
         try:
             with open(self._entry(key), "rb") as handle:
                 entry = json.load(handle)
             if entry["key"] != key or entry["content"] != digest:
                 return None
-            return [_diagnostic(item) for item in entry["diagnostics"]], bool(entry["skipped"])
+            interface = Interface.from_json(entry["interface"])
+            return [_diagnostic(item) for item in entry["diagnostics"]], bool(entry["skipped"]), interface
         except Exception:  # missing, unreadable, truncated, corrupt or foreign: recompute
             return None
 
-    def put(self, key: str, digest: str, diagnostics: list[Diagnostic], skipped: bool) -> None:
+    def put(self, key: str, digest: str, diagnostics: list[Diagnostic], skipped: bool,
+            interface: Interface = Interface()) -> None:
         """Store an entry atomically; a cache that cannot be written only costs speed."""
-        entry = {"key": key, "content": digest, "skipped": skipped,
+        entry = {"key": key, "content": digest, "skipped": skipped, "interface": interface.to_json(),
                  "diagnostics": [_serialize(d) for d in diagnostics]}
         target = self._entry(key)
         try:

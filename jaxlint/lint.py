@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Callable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jaxlint.analysis.interface import Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.analysis.names import dotted, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts
-from jaxlint.analysis.traced import DEFAULT_TABLE, TransformTable
+from jaxlint.analysis.traced import DEFAULT_TABLE, Signature, TransformTable
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import FixPlan, Message, Rule
@@ -45,37 +47,56 @@ def lint_source(
     Messages that point at another line ("transformed by `jax.jit` at line 3") spell it with `line_name`.
     The text is parsed as code of `python_version` ("3.12"; default: the newest syntax jaxlint knows).
     """
-    if not mentions_jax(source):
-        return []
+    return lint_module(source, filename, enabled, table, key_names, jax_version, line_name,
+                       python_version=python_version)[0]
+
+
+def lint_module(
+    source: str,
+    filename: str,
+    enabled: frozenset[str],
+    table: TransformTable = DEFAULT_TABLE,
+    key_names: tuple[str, ...] = DEFAULT_KEY_NAMES,
+    jax_version: str | None = None,
+    line_name: Callable[[int], str] = str,
+    context: ModuleContext | None = None,
+    python_version: str | None = None,
+) -> tuple[list[Diagnostic], Interface]:
+    """`lint_source` for a module of a project: what the other modules tell it in `context`, and
+    what it tells them (its interface) besides its findings."""
+    if not mentions_jax(source) and (context is None or not context.imported.entries):
+        return [], Interface()
     target = parse_version(python_version) if python_version else NEWEST
-    diagnostics = _parse_and_check(source, filename, enabled, table, key_names, jax_version, line_name, target)
+    diagnostics, interface = _parse_and_check(source, filename, enabled, table, key_names, jax_version,
+                                              line_name, context, target)
     if not diagnostics:
-        return []
+        return [], interface
     lines = LINE_BREAK.split(source)
     file_level = file_suppressions(source)
     kept = [
         d for d in diagnostics
         if not is_suppressed(d.code, lines[d.noqa_row - 1] if d.noqa_row <= len(lines) else "", file_level)
     ]
-    return sorted(kept)
+    return sorted(kept), interface
 
 
 def _parse_and_check(
     source: str, filename: str, enabled: frozenset[str], table: TransformTable, key_names: tuple[str, ...],
     jax_version: str | None,
     line_name: Callable[[int], str],
+    context: ModuleContext | None,
     target: tuple[int, int],
-) -> list[Diagnostic]:
+) -> tuple[list[Diagnostic], Interface]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
     try:
         return _check(parse(source, target), source, filename, enabled, table, key_names, jax_version,
-                      line_name)
+                      line_name, context)
     except InputError as error:
         found = Diagnostic(filename, error.row, error.col, error.code, error.message, error.row, error.col)
-        return [found] if error.code in enabled else []
+        return [found] if error.code in enabled else [], Interface()
     except RecursionError:
-        return [_too_deep(filename)] if "JAX003" in enabled else []
+        return [_too_deep(filename)] if "JAX003" in enabled else [], Interface()
     finally:
         sys.setrecursionlimit(limit)
 
@@ -88,25 +109,30 @@ MAX_ROUNDS = 8
 def _check(
     module: cst.Module, source: str, filename: str, enabled: frozenset[str], table: TransformTable,
     key_names: tuple[str, ...], jax_version: str | None, line_name: Callable[[int], str],
-) -> list[Diagnostic]:
+    context: ModuleContext | None,
+) -> tuple[list[Diagnostic], Interface]:
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
-        return []
+        return [], Interface()
     facts = ScopeFacts()
     for _ in range(MAX_ROUNDS):
         reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
-        tracker = ValueTracker(module, facts, table, key_names)
+        tracker = ValueTracker(module, facts, table, key_names, context)
         rules = [rule(tracker, lambda *report: reports.append(report), filename) for rule in rule_classes]
         for rule in rules:
             rule.jax_version = jax_version
         Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker)).walk(module)
         learned = tracker.recorder.facts()
-        if learned == facts:
-            break
+        settled = learned.settled(facts, tracker.asked)
         facts = learned
-    if not reports:
-        return []
+        if settled:
+            break
+    if not reports:  # positions are a second full pass: a call's line is found in the text instead
+        return [], _interface(module, filename, facts, tracker, context,
+                              lambda node, caller: _line_in_text(source, node, caller))
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    interface = _interface(module, filename, facts, tracker, context,
+                           lambda node, caller: positions[node].start.line)
 
     def line_of(node: cst.CSTNode) -> str:
         return line_name(positions[node].start.line)
@@ -120,7 +146,43 @@ def _check(
             filename, where.start.line, where.start.column + 1, code, text,
             where.end.line, where.end.column + 1, fix,
         ))
-    return diagnostics
+    return diagnostics, interface
+
+
+def _line_in_text(source: str, call: cst.Call, caller: str) -> int:
+    """The line of a call, found in the text (libcst renders a node as written): its first occurrence
+    after `def caller`, else its first occurrence; 0 when not found."""
+    text = _EMPTY.code_for_node(call)
+    definition = re.search(rf"\bdef\s+{re.escape(caller)}\b", source)
+    found = source.find(text, definition.end()) if definition else -1
+    if found < 0:
+        found = source.find(text)
+    return source.count("\n", 0, found) + 1 if found >= 0 else 0
+
+
+_EMPTY = cst.Module(body=[])
+
+
+def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: ValueTracker,
+               context: ModuleContext | None, line: Callable[[cst.CSTNode, str], int]) -> Interface:
+    """What this module tells the other modules of its project (nothing outside a project)."""
+    if context is None:
+        return Interface()
+    returns = {}
+    for statement in module.body:
+        summary = facts.returns.get(statement) if isinstance(statement, cst.FunctionDef) else None
+        if summary is not None and summary.params and summary.closure is None:
+            value = summary.value.kind.value if summary.value is not None else None
+            positional = Signature.of(statement.params).positional
+            returns[statement.name.value] = Exported(positional, summary.params, value, summary.container)
+    calls = tuple(
+        Outgoing(target, caller, trace.name, trace.staged, f"{filename}:{line(node, caller)}", positional,
+                 keywords)
+        for target, node, caller, trace, positional, keywords in tracker.outgoing
+    )
+    reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
+                 if context.in_project(qualified)}
+    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports)
 
 
 def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:

@@ -13,9 +13,11 @@ import difflib
 import os
 import re
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from jaxlint import project
+from jaxlint.analysis.interface import Interface, ModuleContext
 from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
@@ -61,11 +63,14 @@ class FileResult:
     fixed: list[Diagnostic] = field(default_factory=list)
     diff: str | None = None
     fix_failure: str | None = None
+    interface: Interface = Interface()  # what the module tells the other modules of its project
 
 
-def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None = None) -> FileResult:
+def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None = None,
+                context: ModuleContext | None = None) -> FileResult:
     """The findings of one file's content (read by the caller, who hashed it for the cache), or its
-    fixes with `fix_mode`; never raises. A notebook's code cells are checked as one program."""
+    fixes with `fix_mode`; never raises. A notebook's code cells are checked as one program.
+    `context` places a module in its project (jaxlint/project.py)."""
     notebook = None
     try:
         if is_notebook(path):
@@ -78,20 +83,22 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
     except InputError as error:
         return _input_error(path, error, settings)
     digest = content_hash(data)
-    if not mentions_jax(source):
-        return FileResult([], skipped=True, digest=digest)
+    # A module without jax is still checked when traced functions of other modules call into it.
+    if not mentions_jax(source) and (context is None or not context.imported.entries):
+        interface = project.reexports(source, context) if context is not None and "import" in source else Interface()
+        return FileResult([], skipped=True, digest=digest, interface=interface)
     try:
-        from jaxlint.lint import lint_source  # libcst: only for files that are parsed
+        from jaxlint.lint import lint_module  # libcst: only for files that are parsed
 
-        def lint(text: str) -> list[Diagnostic]:
-            return lint_source(text, path, settings.enabled_for(path), _table(settings), settings.key_names,
-                               settings.target_jax_version, line_name(text) if notebook else str,
+        def analyse(text: str) -> tuple[list[Diagnostic], Interface]:
+            return lint_module(text, path, settings.enabled_for(path), _table(settings), settings.key_names,
+                               settings.target_jax_version, line_name(text) if notebook else str, context,
                                settings.python_version)
 
         if fix_mode is not None:
-            return _fix_file(path, data, source, encoding, lint, fix_mode, notebook)
-        found = lint(source)
-        return FileResult(locate(source, found) if notebook else found, digest=digest)
+            return _fix_file(path, data, source, encoding, lambda text: analyse(text)[0], fix_mode, notebook)
+        found, interface = analyse(source)
+        return FileResult(locate(source, found) if notebook else found, digest=digest, interface=interface)
     except Exception:  # a bug in jaxlint: report it, keep checking the other files
         return FileResult([], internal_error=(
             f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"))
@@ -159,26 +166,61 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, u
             result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
     folder = Path(cache_dir) if cache_dir else settings.cache_dir or settings.root / DEFAULT_DIR
     cache = Cache(folder) if use_cache and fix_mode is None else None
-    outcomes: list[FileResult | None] = [None] * len(files)
+    # Fixes come from each module alone; findings from the whole project, its files not named included.
+    named = len(files)
+    if fix_mode is None:
+        files = files + project.siblings(files)
+    contexts = {} if fix_mode is not None else {
+        index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
+    outcomes = _check_files(files, dict.fromkeys(range(len(files))), contexts, settings, cache, jobs, fix_mode)
+    if contexts:
+        _link(files, outcomes, contexts, settings, cache, jobs)
+    for outcome in outcomes[:named]:
+        _collect(outcome, result)
+    return result
+
+
+def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, ModuleContext], settings: Settings,
+                 cache: Cache | None, jobs: int | None, fix_mode: FixMode | None,
+                 outcomes: list[FileResult | None] | None = None) -> list[FileResult | None]:
+    """Check the files whose indexes are in `todo`: cached results first, the rest in `jobs` processes."""
+    outcomes = outcomes if outcomes is not None else [None] * len(files)
     misses: list[tuple[int, bytes]] = []
-    for index, path in enumerate(files):
+    for index in todo:
+        path = files[index]
         try:
             data = read_bytes(path)
         except InputError as error:
             outcomes[index] = _input_error(path, error, settings)
             continue
-        hit = cache.get(fingerprint(settings, path), content_hash(data)) if cache else None
+        hit = cache.get(fingerprint(settings, path, contexts.get(index)), content_hash(data)) if cache else None
         if hit is not None:
-            outcomes[index] = FileResult(hit[0], skipped=hit[1])
+            outcomes[index] = FileResult(hit[0], skipped=hit[1], interface=hit[2])
         else:
             misses.append((index, data))
-    for index, outcome in _check_all(files, misses, settings, jobs or os.cpu_count() or 1, fix_mode):
+    for index, outcome in _check_all(files, misses, settings, jobs or os.cpu_count() or 1, fix_mode, contexts):
         outcomes[index] = outcome
         if cache and outcome.digest is not None:
-            cache.put(fingerprint(settings, files[index]), outcome.digest, outcome.diagnostics, outcome.skipped)
-    for outcome in outcomes:
-        _collect(outcome, result)
-    return result
+            cache.put(fingerprint(settings, files[index], contexts.get(index)), outcome.digest,
+                      outcome.diagnostics, outcome.skipped, outcome.interface)
+    return outcomes
+
+
+def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[int, ModuleContext],
+          settings: Settings, cache: Cache | None, jobs: int | None) -> None:
+    """Phase 2 (jaxlint/project.py): check again each module whose facts from the others changed."""
+    for _ in range(project.MAX_ROUNDS):
+        todo: dict[int, None] = {}
+        for modules in project.projects({index: files[index] for index in contexts}).values():
+            interfaces = {name: outcomes[index].interface for name, index in modules.items()}
+            for name, imported in project.imported_facts(interfaces).items():
+                index = modules[name]
+                if imported != contexts[index].imported:
+                    contexts[index] = replace(contexts[index], imported=imported)
+                    todo[index] = None
+        if not todo:
+            return
+        _check_files(files, todo, contexts, settings, cache, jobs, None, outcomes)
 
 
 def _collect(outcome: FileResult, result: RunResult) -> None:
@@ -193,11 +235,11 @@ def _collect(outcome: FileResult, result: RunResult) -> None:
 
 
 def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Settings, jobs: int,
-               fix_mode: FixMode | None):
+               fix_mode: FixMode | None, contexts: dict[int, ModuleContext]):
     """(index, result) of each file to check: in this process for a few, else in a pool."""
     if jobs <= 1 or len(misses) < MIN_FILES_FOR_POOL:
         for index, data in misses:
-            yield index, check_bytes(files[index], data, settings, fix_mode)
+            yield index, check_bytes(files[index], data, settings, fix_mode, contexts.get(index))
         return
     from concurrent.futures import ProcessPoolExecutor  # not imported by runs that need no pool
     from concurrent.futures.process import BrokenProcessPool
@@ -205,16 +247,18 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
     # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
     ordered = sorted(misses, key=lambda miss: -len(miss[1]))
     with ProcessPoolExecutor(max_workers=min(jobs, len(misses))) as pool:
-        futures = [(index, data, pool.submit(check_bytes, files[index], data, settings, fix_mode))
+        futures = [(index, data, pool.submit(check_bytes, files[index], data, settings, fix_mode,
+                                             contexts.get(index)))
                    for index, data in ordered]
         for index, data, future in futures:
             try:
                 yield index, future.result()
             except BrokenProcessPool:  # a worker died: every unfinished file again, each on its own
-                yield index, _alone(files[index], data, settings, fix_mode)
+                yield index, _alone(files[index], data, settings, fix_mode, contexts.get(index))
 
 
-def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None) -> FileResult:
+def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None,
+           context: ModuleContext | None) -> FileResult:
     """One file in a process of its own, so that a file that kills its process (a crash in the
     parser, running out of memory) is the only one reported, and never takes the run down."""
     from concurrent.futures import ProcessPoolExecutor
@@ -222,7 +266,7 @@ def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None)
 
     with ProcessPoolExecutor(max_workers=1) as pool:
         try:
-            return pool.submit(check_bytes, path, data, settings, fix_mode).result()
+            return pool.submit(check_bytes, path, data, settings, fix_mode, context).result()
         except BrokenProcessPool:
             return FileResult([], internal_error=(
                 f"internal error while checking {path} (please report it): the process checking it died"))

@@ -21,18 +21,18 @@ def bug_in(monkeypatch: pytest.MonkeyPatch) -> callable:
     """
     import jaxlint.lint
 
-    real = jaxlint.lint.lint_source
+    real = jaxlint.lint.lint_module
     test_process = os.getpid()
 
     def arm(name: str, kills: bool = False) -> None:
-        def lint_source(source: str, filename: str, *rest, **named):
+        def lint_module(source: str, filename: str, *rest, **named):
             if filename.endswith(name):
                 if kills and os.getpid() != test_process:
                     os._exit(70)
                 raise RuntimeError(f"simulated bug in process {os.getpid()}")
             return real(source, filename, *rest, **named)
 
-        monkeypatch.setattr(jaxlint.lint, "lint_source", lint_source)
+        monkeypatch.setattr(jaxlint.lint, "lint_module", lint_module)
 
     return arm
 

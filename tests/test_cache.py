@@ -10,6 +10,7 @@ from pathlib import Path
 
 from helpers import BOTH, JAX101_SOURCE, findings, jaxlint, write
 
+from jaxlint.analysis.interface import Exported, Interface, Outgoing
 from jaxlint.cache import Cache
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification
 
@@ -29,11 +30,17 @@ def test_an_entry_round_trips_findings_with_their_fixes_exactly(tmp_path: Path) 
         Diagnostic("src/ä.py", 7, 5, "JAX201", "key reused", 7, 12, None, Verification("confirmed", "why")),
         Diagnostic("nb.ipynb", 2, 1, "JAX301", "in a cell", 2, 9, cell=3),
     ]
+    interface = Interface(
+        {"mse": Exported(("params", "batch"), ("params",), "array", False)},
+        (Outgoing("pkg.metrics.report", "step", "jax.jit", True, "train.py:12", (0,), ("loss",)),),
+        ("pkg.metrics.report",), {"report": "pkg.metrics.report"},
+    )
     cache = Cache(tmp_path / CACHE)
-    cache.put("key", "digest", stored, False)
-    loaded, skipped = Cache(tmp_path / CACHE).get("key", "digest")
+    cache.put("key", "digest", stored, False, interface)
+    loaded, skipped, loaded_interface = Cache(tmp_path / CACHE).get("key", "digest")
     assert [(d, d.fix, d.verify, d.cell) for d in loaded] == [(d, d.fix, d.verify, d.cell) for d in stored]
     assert skipped is False
+    assert loaded_interface == interface
     assert cache.get("key", "other content") is None
     assert cache.get("other key", "digest") is None
     assert (tmp_path / CACHE / ".gitignore").read_text() == "# created by jaxlint\n*\n"

@@ -94,6 +94,20 @@ def test_analysis_sees_every_cell_and_reports_in_each(run) -> None:
     assert [d["noqa_row"] for d in json.loads(outcome.out)] == [3, 3]
 
 
+def test_each_cell_restarts_from_the_notebooks_key_but_reuse_within_a_cell_is_found(run) -> None:
+    write(Path("nb.ipynb"), notebook(
+        ("code", "import jax\nkey = jax.random.key(0)"),
+        ("code", "# experiment 1\nx = jax.random.normal(key, (100,))\nprint(x.mean())"),
+        ("code", "# experiment 2: the same seed on purpose, a new run\ny = jax.random.uniform(key, (100,))"),
+        ("code", "w = jax.random.normal(key, (3, 3))\nb = jax.random.normal(key, (3,))"),
+    ))
+    result = run("--output-format", "concise", "nb.ipynb")
+    assert result.out.splitlines() == [
+        "nb.ipynb:cell 4:2:23: JAX201 `key` was already consumed by `jax.random.normal` at line 1 of cell 4; "
+        "`jax.random.normal` gets the same random bits: split it first: `key, subkey = jax.random.split(key)` "
+        "and use `subkey`"]
+
+
 def test_json_of_a_notebook_finding_is_ruff_style_with_a_cell(run) -> None:
     write(Path("nb.ipynb"), notebook(("markdown", "# title"), ("code", JAX101_SOURCE)))
     assert json.loads(run("--output-format", "json", "nb.ipynb").out) == [{

@@ -64,6 +64,7 @@ def test_hooks_fail_on_buggy_files_pass_on_clean_ones_and_fix(tmp_path: Path) ->
     write(project / "clean.py", CLEAN_SOURCE)
     write(project / "nb.ipynb", notebook(("markdown", "# notes"), ("code", JAX101_SOURCE)))
     write(project / "notes.txt", JAX101_SOURCE)  # not Python: the hook is never given it
+    shutil.copytree(ROOT / "fixtures" / "project" / "mypkg", project / "mypkg")
     git(project, "init", "-q")
     git(project, "add", ".")
 
@@ -79,6 +80,13 @@ def test_hooks_fail_on_buggy_files_pass_on_clean_ones_and_fix(tmp_path: Path) ->
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert [line.rsplit(".", 1)[-1] for line in passing.stdout.splitlines() if line.startswith("jaxlint")] == [
         "Passed", "Passed"]
+
+    # Only the helpers module changed: its findings come from the jitted caller in train.py all the same.
+    helpers = pre_commit(project, "run", "jaxlint", "--config", str(config), "--files", "mypkg/metrics.py")
+    assert helpers.returncode == 1, helpers.stdout + helpers.stderr
+    assert [line.split(" ", 2)[:2] for line in helpers.stdout.splitlines() if ": JAX" in line] == [
+        ["mypkg/metrics.py:11:5:", "JAX306"], ["mypkg/metrics.py:17:8:", "JAX301"]]
+    assert "`report` is called with a tracer from `train_step` (mypkg/train.py:26)" in helpers.stdout
 
     fixing = pre_commit(project, "run", "jaxlint-fix", "--config", str(config), "--files", "buggy.py", "nb.ipynb")
     assert fixing.returncode == 1, fixing.stdout + fixing.stderr  # pre-commit fails a hook that changed files

@@ -46,7 +46,7 @@ def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
             names.update(target_names(statement.target))
         elif isinstance(statement, cst.Match):
             for case in statement.cases:
-                names |= rebound_names(case.body)
+                names |= pattern_names(case.pattern) | rebound_names(case.body)
         elif isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar)):
             if isinstance(statement, cst.For):
                 names.update(target_names(statement.target))
@@ -66,6 +66,32 @@ def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
                 elif block is not None:
                     names |= rebound_names(block.body)
     return names
+
+
+def pattern_names(pattern: cst.MatchPattern) -> set[str]:
+    """The names a `case` pattern captures (`case Point(x=px, y=0) as p:` binds `px` and `p`)."""
+    names: set[str] = set()
+
+    class Captures(cst.CSTVisitor):
+        def visit_MatchAs(self, node: cst.MatchAs) -> None:
+            if node.name is not None:
+                names.add(node.name.value)
+
+        def visit_MatchStar(self, node: cst.MatchStar) -> None:
+            if node.name is not None:
+                names.add(node.name.value)
+
+        def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+            if node.rest is not None:
+                names.add(node.rest.value)
+
+    pattern.visit(Captures())
+    return names
+
+
+def is_wildcard(pattern: cst.MatchPattern) -> bool:
+    """`case _:` or `case name:`: a pattern that always matches."""
+    return isinstance(pattern, cst.MatchAs) and pattern.pattern is None
 
 
 def ends_with(body: cst.BaseSuite, *kinds: type) -> bool:

@@ -23,6 +23,7 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import LOOP_BODIES
 from jaxlint.config import DEFAULT_KEY_NAMES
+from jaxlint.notebooks import CELL_MARKER
 
 _MAKERS = frozenset({
     "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",
@@ -171,6 +172,17 @@ class KeyFlow:
     @property
     def state(self) -> KeyState:
         return self._states[-1]
+
+    def _cell_start(self, node: cst.CSTNode) -> None:
+        """A notebook cell restarts from the notebook's keys: each cell's experiment is its own. A key
+        used twice within one cell is still reuse; across cells it is counted once per cell."""
+        if len(self._states) == 1 and any(
+                line.comment is not None and line.comment.value.startswith(CELL_MARKER)
+                for line in getattr(node, "leading_lines", ())):
+            self.state.consumed.clear()
+
+    visit_SimpleStatementLine = visit_If = visit_For = visit_With = visit_Try = visit_TryStar = _cell_start
+    visit_ClassDef = visit_FunctionDef = _cell_start
 
     # ------------------------------------------------------------------ queries for rules
 
@@ -372,6 +384,7 @@ class KeyFlow:
         self.state.join(self._branches.pop()[1])
 
     def visit_Match(self, node: cst.Match) -> None:
+        self._cell_start(node)
         self._branches.append([self.state.copy()])
 
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
@@ -426,6 +439,7 @@ class KeyFlow:
         self.state.loops.pop()
 
     def visit_While(self, node: cst.While) -> None:
+        self._cell_start(node)
         self.state.loops.append(rebound_names(node.body))
 
     def visit_While_body(self, node: cst.While) -> None:

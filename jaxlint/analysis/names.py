@@ -50,8 +50,24 @@ def _block_bodies(block: cst.CSTNode) -> Iterator[cst.CSTNode]:
             part = part.orelse if isinstance(part, cst.If) else None
 
 
-def scope_imports(body: Iterable[cst.CSTNode]) -> dict[str, str]:
-    """Local name -> qualified name for every import statement of one scope."""
+def _absolute(statement: cst.ImportFrom, package: str | None) -> str | None:
+    """The module a `from ... import` names, relative imports resolved against `package`."""
+    module = dotted(statement.module) if statement.module is not None else None
+    if not statement.relative:
+        return module
+    if package is None:
+        return None
+    parts = package.split(".") if package else []
+    up = len(statement.relative) - 1
+    if up > len(parts) or (up == len(parts) and module is None):
+        return None
+    base = parts[:len(parts) - up]
+    return ".".join([*base, module] if module else base) or None
+
+
+def scope_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> dict[str, str]:
+    """Local name -> qualified name for every import statement of one scope; relative imports too
+    when the module's `package` is known."""
     bound: dict[str, str] = {}
     for statement in _scope_statements(body):
         if isinstance(statement, cst.Import):
@@ -67,9 +83,7 @@ def scope_imports(body: Iterable[cst.CSTNode]) -> dict[str, str]:
                     top = module.split(".")[0]
                     bound[top] = top
         elif isinstance(statement, cst.ImportFrom):
-            if statement.relative or statement.module is None:
-                continue
-            module = dotted(statement.module)
+            module = _absolute(statement, package)
             if module is None or isinstance(statement.names, cst.ImportStar):
                 continue
             for alias in statement.names:
@@ -85,15 +99,16 @@ def scope_imports(body: Iterable[cst.CSTNode]) -> dict[str, str]:
 class Names:
     """Resolves names in the scope being visited. `None` marks a local that shadows an import."""
 
-    def __init__(self, module: cst.Module) -> None:
-        self._scopes: list[dict[str, str | None]] = [dict(scope_imports(module.body))]
+    def __init__(self, module: cst.Module, package: str | None = None) -> None:
+        self._package = package  # the module's package, for relative imports; None: not known
+        self._scopes: list[dict[str, str | None]] = [dict(scope_imports(module.body, package))]
         # Answers for the current scopes, by node identity (libcst's __hash__ is slow Python):
         # every rule asks about the same call's function again. Keeping the node keeps its id unique.
         self._answers: dict[int, tuple[cst.CSTNode, str | None]] = {}
 
     def enter_function(self, body: Iterable[cst.CSTNode], params: Iterable[str]) -> None:
         scope: dict[str, str | None] = {name: None for name in params}
-        scope.update(scope_imports(body))
+        scope.update(scope_imports(body, self._package))
         self._scopes.append(scope)
         self._answers = {}
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from jaxlint.analysis.traced import Entry, Signature, Tracer, Transform
-from jaxlint.analysis.values import Kind, Value
+from jaxlint.analysis.values import Kind, Value, join
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
 
@@ -28,8 +28,87 @@ class ScopeFacts:
     entries: dict[cst.CSTNode, list[Entry]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
+    kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     consumes: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # key parameters consumed
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
+    callees: dict[cst.Call, tuple[cst.CSTNode, int]] = field(default_factory=dict)  # the function a call calls
+    returns: dict[cst.CSTNode, "Returned"] = field(default_factory=dict)  # what calling a function gives
+
+    def summary_of(self, call: cst.Call) -> "Returned | None":
+        found = self.callees.get(call)
+        return None if found is None else self.returns.get(found[0])
+
+    def settled(self, before: "ScopeFacts", used: dict[cst.Call, "Returned | None"]) -> bool:
+        """Whether another round would see what this one saw: the same traced scopes and keys, and for
+        every call whose value was asked, the summary it was given. (A summary no call asked about
+        changes nothing.)"""
+        return (all(getattr(self, name) == getattr(before, name) for name in _FLOW_FIELDS)
+                and all(self.summary_of(call) == summary for call, summary in used.items()))
+
+
+_FLOW_FIELDS = ("applied", "passed", "entries", "scalars", "host", "kernels", "consumes", "consuming")
+
+
+@dataclass(frozen=True)
+class Returned:
+    """What calling a function gives, in terms of its arguments: a tracer when the argument for one
+    of `params` holds one (or always, from `closure`: a tracer of an enclosing trace), else `value`.
+
+    Learned from the function's `return` statements as the last round saw them: a parameter is in
+    `params` once some traced call passed it a tracer that reached a `return`.
+    """
+
+    function: str
+    params: tuple[str, ...] = ()  # in the signature's order
+    closure: Tracer | None = None
+    value: Value | None = None  # what it gives when no argument in `params` holds a tracer
+    container: bool = False  # a tuple or dict of tracers rather than one array
+
+    @classmethod
+    def of(cls, function: str, params: tuple[str, ...], values: list[Value | None]) -> "Returned | None":
+        """The summary of a function whose `return`s give `values`; None when nothing is known."""
+        if not values or any(value is None for value in values):
+            return None
+        traced = [value for value in values if value.kind is Kind.TRACED]
+        if not traced:
+            joined = values[0]
+            for value in values[1:]:
+                joined = join(joined, value)
+            return cls(function, value=joined) if joined is not None else None
+        if len(traced) < len(values):
+            return None  # a tracer on some paths only: `return x if ... else None`
+        if any(value.tracer is None for value in traced):
+            return None
+
+        def is_own(tracer: Tracer) -> bool:
+            return tracer.function == function and tracer.param in params
+
+        reached = {value.tracer.param for value in traced if is_own(value.tracer)}
+        own = tuple(param for param in params if param in reached)
+        closure = next((value.tracer for value in traced if not is_own(value.tracer)), None)
+        container = any(value.container for value in traced)
+        # Without tracers in, a function returning arrays computed from its arguments returns arrays.
+        value = None if container else Value(Kind.ARRAY)
+        return cls(function, own, closure, value, container)
+
+    @property
+    def matters(self) -> bool:
+        """Whether calls may give something a rule acts on: a tracer, or an array or NumPy value. A
+        function returning only static values gives what an unknown call gives: rules stay silent."""
+        return bool(self.params or self.closure) or (self.value is not None and self.value.kind is not Kind.STATIC)
+
+    def result(self, given: dict[str, Value | None]) -> Value | None:
+        """The value a call gives, `given` the values of the arguments by parameter name."""
+        if self.closure is not None:
+            return Value(Kind.TRACED, self.closure, container=self.container)
+        for param in self.params:
+            value = given.get(param)
+            if value is not None and value.kind is Kind.TRACED and value.tracer is not None:
+                tracer = replace(value.tracer, returned_by=self.function)
+                return Value(Kind.TRACED, tracer, container=self.container)
+        if self.params and not all(given.get(param) is not None and given[param].is_array for param in self.params):
+            return None  # the result follows arguments whose values are unknown
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -48,6 +127,11 @@ def _is_static(function: cst.FunctionDef) -> bool:
                for d in function.decorators)
 
 
+def _is_init(function: cst.CSTNode) -> bool:
+    """A class's `__init__`: calling the class gives the instance, not what `__init__` returns."""
+    return isinstance(function, cst.FunctionDef) and function.name.value == "__init__"
+
+
 def is_scalar_literal(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         expr = expr.expression
@@ -64,10 +148,16 @@ class ScopeRecorder:
         self._applications: list[tuple[Chain, cst.BaseExpression, Transform]] = []
         self._calls: list[_Call] = []
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
+        self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._key_consumed: dict[cst.CSTNode, set[str]] = {}
         self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode, list[str | None]]] = []
+        self._returns: dict[cst.CSTNode, list[Value | None]] = {}
+        self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
+        self._generators: set[cst.CSTNode] = set()
+        self._callable: list[tuple[Chain, cst.Call]] = []
 
-    def define(self, scope: cst.CSTNode, function: cst.FunctionDef) -> None:
+    def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef) -> None:
+        """A def, or a class: calling a class runs its `__init__` with the new instance as `self`."""
         self._defs[(id(scope), function.name.value)] = function
 
     def alias(self, chain: Chain, name: str, target: cst.BaseExpression, bound: int = 0) -> None:
@@ -79,8 +169,51 @@ class ScopeRecorder:
         """Every name a scope binds: one of them hides a function of that name further out."""
         self._bound[id(scope)] = names
 
+    def returned(self, function: cst.CSTNode, value: Value | None) -> None:
+        """`function` may return `value` (None: something unknown)."""
+        self._returns.setdefault(function, []).append(value)
+
+    def finished(self, function: cst.CSTNode, host: set[cst.CSTNode]) -> None:
+        """`function`'s body has been walked this round: calls below it can use its summary now."""
+        self._finished[function] = self._summary(function, host)
+
+    def summary_now(self, chain: Chain, call: cst.Call) -> tuple[cst.CSTNode, int, Returned | None] | None:
+        """The function a call calls, when its body was walked already this round, with its summary."""
+        node, bound = self._resolve(chain, call.func)
+        if node is None or node not in self._finished or _is_init(node):
+            return None
+        return node, bound, self._finished[node]
+
+    def _summary(self, function: cst.CSTNode, host: set[cst.CSTNode]) -> Returned | None:
+        if function in self._generators or function in host:
+            return None
+        name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
+        summary = Returned.of(name, Signature.of(function.params).all, self._returns.get(function, []))
+        return summary if summary is not None and summary.matters else None
+
+    def generator(self, function: cst.CSTNode) -> None:
+        """`function` yields: calling it gives a generator, not what it returns."""
+        self._generators.add(function)
+
+    def callable_call(self, chain: Chain, call: cst.Call) -> None:
+        """A call that may call a function of this module: its result follows that function's returns."""
+        self._callable.append((chain, call))
+
+    def _return_summaries(self, facts: ScopeFacts) -> None:
+        for function in self._returns:
+            summary = self._summary(function, facts.host)
+            if summary is not None:
+                facts.returns[function] = summary
+        for chain, call in self._callable:
+            node, bound = self._resolve(chain, call.func)
+            if node is not None and node in facts.returns and not _is_init(node):
+                facts.callees[call] = (node, bound)
+
     def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
         self._host.append((chain, target))
+
+    def kernel(self, chain: Chain, target: cst.BaseExpression) -> None:
+        self._kernels.append((chain, target))
 
     def key_consumed(self, function: cst.CSTNode, param: str) -> None:
         """`function` consumes its key parameter `param` itself."""
@@ -119,6 +252,10 @@ class ScopeRecorder:
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)
 
     def apply(self, chain: Chain, target: cst.BaseExpression, transform: Transform) -> None:
+        # `f = jax.jit(f)` applies to the `f` defined before it in the same scope, not to a later
+        # `def f` that replaces it: resolve a name defined there already now, the others at the end.
+        if isinstance(self._defs.get((id(chain[-1]), getattr(target, "value", None))), cst.FunctionDef):
+            target = self._defs[(id(chain[-1]), target.value)]
         self._applications.append((chain, target, transform))
 
     def call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression, args: list[cst.Arg],
@@ -139,7 +276,7 @@ class ScopeRecorder:
 
     def _resolve(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.CSTNode | None, int]:
         """The function node an expression names, and how many leading parameters are bound (self)."""
-        if isinstance(expr, cst.Lambda):
+        if isinstance(expr, (cst.Lambda, cst.FunctionDef)):
             return expr, 0
         if isinstance(expr, cst.Name):
             for level, scope in enumerate(reversed(chain)):
@@ -148,7 +285,10 @@ class ScopeRecorder:
                     continue
                 key = (id(scope), expr.value)
                 if key in self._defs:
-                    return self._defs[key], 0
+                    found = self._defs[key]
+                    if isinstance(found, cst.ClassDef):
+                        return self._defs.get((id(found), "__init__")), 1
+                    return found, 0
                 if key in self._aliases and depth < 3:
                     alias_chain, target, alias_bound = self._aliases[key]
                     node, bound = self._resolve(alias_chain, target, depth + 1)
@@ -176,6 +316,11 @@ class ScopeRecorder:
             node, _ = self._resolve(chain, target)
             if node is not None:
                 facts.host.add(node)
+        for chain, target in self._kernels:
+            node, _ = self._resolve(chain, target)
+            if node is not None:
+                facts.kernels.add(node)
+        self._return_summaries(facts)
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
             if node is None or node in facts.host:

@@ -14,7 +14,7 @@ and shapes fail on them. `grad` alone gives tracers that carry concrete values: 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -45,6 +45,9 @@ _FILTERED_CONCRETE = {
     "equinox.filter_grad", "equinox.filter_value_and_grad", "flax.nnx.grad", "flax.nnx.value_and_grad",
 }
 TRANSFORMS = _JIT | _GRAD | _MAP | _CUSTOM | _FILTERED_STAGED | _FILTERED_CONCRETE
+# Alone (no jit around), these trace with values: `if`, `int()` and shapes work, while `float()`,
+# `math.*` and NumPy raise, and `print` shows `GradTracer(primal=...)`, on every call (jax 0.10).
+GRADIENTS = frozenset(_GRAD | _FILTERED_CONCRETE)
 _STAGED = _JIT | _MAP | _FILTERED_STAGED
 
 
@@ -86,10 +89,16 @@ HOST_CALLBACKS: dict[str, tuple[int, tuple[str, ...]]] = {
     "jax.experimental.host_callback.call": (0, ("callback_func",)),
     "jax.experimental.host_callback.id_tap": (0, ("tap_func",)),
 }
+# Callables given to these get mutable refs, whatever their annotations say: `o_ref[...] = v` is a store.
+REF_KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "jax.experimental.pallas.pallas_call": (0, ("kernel",)),
+    "jax.experimental.pallas.run_scoped": (0, ("f",)),
+    "jax.experimental.pallas.core_map": (0, ("f",)),
+}
 # These call their function on every leaf: a pytree of tracers gives it tracers.
 TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 
-_PARTIAL = {"functools.partial"}
+PARTIAL = frozenset({"functools.partial"})
 
 
 @dataclass(frozen=True)
@@ -117,12 +126,25 @@ class Tracer:
     transform: Transform
     caller: str | None = None  # for a helper: the traced function that passes the tracer
     container: bool = True  # may be a pytree of tracers rather than one array
+    returned_by: str | None = None  # for a call's result: the function that returned this tracer
+    origin: str | None = None  # for a call from another module: where (`train.py:12`)
 
     @property
     def staged(self) -> bool:
         return self.transform.staged
 
+    @property
+    def differentiated(self) -> bool:
+        """Traced by a gradient transform alone: a tracer that carries its value."""
+        return not self.transform.staged and self.transform.name in GRADIENTS
+
     def describe(self, line_of) -> str:
+        if self.returned_by is not None:
+            origin = replace(self, returned_by=None).describe(line_of)
+            return f"returned by `{self.returned_by}` from a traced argument: {origin}"
+        if self.origin is not None:
+            return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from `{self.caller}` "
+                    f"({self.origin}), transformed by `{self.transform.name}`")
         where = line_of(self.transform.node)
         if self.caller is not None:
             return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from "
@@ -160,12 +182,20 @@ class TracedFunction:
         return next((t.transform for t in self.traced.values()), None)
 
     @property
+    def differentiated(self) -> bool:
+        """Traced by a gradient transform alone (no jit around): its values are concrete."""
+        return not self.staged and self.trace is not None and self.trace.name in GRADIENTS
+
+    @property
     def only_traced_for_shapes(self) -> bool:
         """Only `eval_shape`/`make_jaxpr` trace it: it is never run, so constants in it never matter."""
         names = {t.name for t in self.transforms} | {e.via.name for e in self.entries}
         names |= {t.transform.name for t in self.traced.values()}
         return bool(names) and names <= {"jax.eval_shape", "jax.make_jaxpr"}
 
+
+# Transforms that pass the arguments whose spec is `None` through as they are (static): the option.
+_UNSPECIFIED_STATIC = {"jax.shard_map": "in_specs", "jax.experimental.shard_map.shard_map": "in_specs"}
 
 # Options a transform also takes by position, after the function.
 _POSITIONAL_OPTIONS = {
@@ -214,7 +244,7 @@ def decorator_transform(decorator: cst.Decorator, names: Names, table: Transform
     func = names.qualified(expr.func)
     try:
         positional, keywords = _split_args(expr)
-        if func in _PARTIAL and positional:
+        if func in PARTIAL and positional:
             inner = names.qualified(positional[0])
             if inner in table.all:
                 options = _options(inner, positional[1:], keywords)
@@ -261,12 +291,22 @@ def applied_transforms(
 
 def host_callback_target(call: cst.Call, names: Names) -> cst.BaseExpression | None:
     """The function a host callback call runs (`jax.pure_callback(f, ...)`), through `partial`."""
-    spec = HOST_CALLBACKS.get(names.qualified(call.func) or "")
+    return _callable_given(call, names, HOST_CALLBACKS)
+
+
+def ref_kernel_target(call: cst.Call, names: Names) -> cst.BaseExpression | None:
+    """The kernel a Pallas call runs (`pl.pallas_call(kernel, ...)`), through `partial`."""
+    return _callable_given(call, names, REF_KERNELS)
+
+
+def _callable_given(call: cst.Call, names: Names, table: dict[str, tuple[int, tuple[str, ...]]]
+                    ) -> cst.BaseExpression | None:
+    spec = table.get(names.qualified(call.func) or "")
     if spec is None:
         return None
     position, words = spec
     target = next((t for t in (argument(call, position, word) for word in words) if t is not None), None)
-    while (isinstance(target, cst.Call) and names.qualified(target.func) in _PARTIAL and target.args
+    while (isinstance(target, cst.Call) and names.qualified(target.func) in PARTIAL and target.args
            and target.args[0].keyword is None):
         target = target.args[0].value
     return target if isinstance(target, (cst.Name, cst.Lambda, cst.Attribute)) else None
@@ -286,9 +326,9 @@ def _unwrap(
             positional, keywords = _split_args(expr)
         except _Unknowable:
             return None, 0, frozenset()
-        if not positional or (func not in table.all and func not in _PARTIAL):
+        if not positional or (func not in table.all and func not in PARTIAL):
             return None, 0, frozenset()
-        if func in _PARTIAL:
+        if func in PARTIAL:
             bound += len(positional) - 1
             bound_names |= frozenset(keywords)
         expr = positional[0]
@@ -372,6 +412,8 @@ def _traced_and_static(
     if name in table.jit_like:
         nums = _int_or_ints(kw.get("static_argnums"))
         static = _positions(signature, nums) | set(_str_or_strs(kw.get("static_argnames")))
+        if name in _UNSPECIFIED_STATIC:
+            static |= _unspecified(kw.get(_UNSPECIFIED_STATIC[name]), signature)
         return everything - static, static & set(signature.all)
     if name in _GRAD:
         return _positions(signature, _int_or_ints(kw.get("argnums"), (0,))) - signature.defaults, set()
@@ -386,6 +428,14 @@ def _traced_and_static(
     traced = {p for p, annotation in signature.annotations.items()
               if p in everything and is_array_annotation(annotation, names)}
     return traced, set()
+
+
+def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[str]:
+    """The parameters whose entry in a literal `in_specs` tuple is `None`."""
+    if not isinstance(specs, (cst.Tuple, cst.List)) or len(specs.elements) != len(signature.positional):
+        return set()
+    return {name for name, element in zip(signature.positional, specs.elements)
+            if isinstance(element.value, cst.Name) and element.value.value == "None"}
 
 
 def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str]:

@@ -18,15 +18,18 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from jaxlint.analysis import arrays
-from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names, terminates
-from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
-from jaxlint.analysis.names import Names, scope_imports
-from jaxlint.analysis.scopes import ScopeFacts, ScopeRecorder, is_scalar_literal
-from jaxlint.analysis.traced import (
-    DEFAULT_TABLE, TREE_MAPS, TracedFunction, Transform, TransformTable, applied_transforms,
-    decorator_transform, host_callback_target, traced_function,
+from jaxlint.analysis.bindings import (
+    is_wildcard, parameter_names, pattern_names, rebound_names, target_names, terminates,
 )
-from jaxlint.analysis.values import ARRAY, STATIC, Evaluator, Kind, Value, join
+from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
+from jaxlint.analysis.interface import ModuleContext
+from jaxlint.analysis.names import Names, dotted, scope_imports
+from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal
+from jaxlint.analysis.traced import (
+    DEFAULT_TABLE, PARTIAL, TREE_MAPS, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
+    decorator_transform, host_callback_target, ref_kernel_target, traced_function,
+)
+from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, join
 
 Env = dict[str, Value]
 
@@ -54,6 +57,22 @@ def _join_envs(a: Env, b: Env) -> Env:
     return joined
 
 
+_NO_CALLEE = object()  # a call of nothing this module defines
+
+
+def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]) -> Env:
+    """The values of a call's arguments by the callee's parameter names (up to a `*args`)."""
+    names = iter(positional)
+    given: dict[str, Value | None] = {}
+    for arg, value in zip(call.args, arguments):
+        if arg.star:
+            break
+        param = arg.keyword.value if arg.keyword is not None else next(names, None)
+        if param is not None:
+            given[param] = value
+    return given
+
+
 def _forget(env: Env, names) -> None:
     for name in names:
         env.pop(name, None)
@@ -61,8 +80,13 @@ def _forget(env: Env, names) -> None:
 
 class ValueTracker:
     def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE,
-                 key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:
-        self.names = Names(module)
+                 key_names: tuple[str, ...] = DEFAULT_KEY_NAMES, context: ModuleContext | None = None) -> None:
+        self.context = context
+        self.names = Names(module, context.package if context is not None else None)
+        self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...]]] = []
+        self.uses: set[str] = set()  # project names called, qualified
+        self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
+        self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
         self.transforms = table
         self.recorder = ScopeRecorder()
         self.recorder.scope_names(module, rebound_names(module.body))
@@ -72,10 +96,11 @@ class ValueTracker:
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
-        self._evaluator = Evaluator(self.names, self._lookup, table)
+        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned)
         self._branch_states: list[list[Env | None]] = []
         self._loop_states: list[tuple[Env, set[str]]] = []
         self._try_states: list[tuple[set[str], Env, Env]] = []  # rebound names, before, after the body
+        self._match_states: list[tuple[Env, list[Env | None]]] = []  # before, at the end of each case
         self._pending: list[TracedFunction | None] = []
 
     # ------------------------------------------------------------------ queries
@@ -133,6 +158,41 @@ class ValueTracker:
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         return self._evaluator.value_of(expr)
 
+    def _returned(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
+        """What a call of a function of this module gives: from this round's summary when its body
+        was walked already (a helper defined above its caller), else from the previous round's."""
+        callee = self._callees.get(id(call))  # rules ask for the same call's value again and again
+        if callee is None:
+            callee = self._callees[id(call)] = self._callee(call)
+        if callee is _NO_CALLEE:
+            return self._imported_return(call, arguments)
+        positional, summary = callee
+        self.asked[call] = summary
+        return None if summary is None else summary.result(_by_parameter(call, arguments, positional))
+
+    def _callee(self, call: cst.Call) -> tuple[tuple[str, ...], Returned | None] | object:
+        """The positional parameters and the summary of the module's function a call calls."""
+        now = self.recorder.summary_now(tuple(self._chain), call)
+        if now is not None:
+            function, bound, summary = now
+        elif call in self._known.callees:
+            function, bound = self._known.callees[call]
+            summary = self._known.returns[function]
+        else:
+            return _NO_CALLEE
+        return Signature.of(function.params).positional[bound:], summary
+
+    def _imported_return(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
+        """What a call of another module's function gives, from that module's interface."""
+        if self.context is None or not self.context.imported.returns:
+            return None
+        exported = self.context.imported.returns.get(self.names.qualified(call.func) or "")
+        if exported is None:
+            return None
+        value = None if exported.value is None else Value(Kind(exported.value))
+        returned = Returned(dotted(call.func) or "<function>", exported.params, None, value, exported.container)
+        return returned.result(_by_parameter(call, arguments, exported.positional))
+
     def _lookup(self, name: str) -> Value | None:
         scope = self._scopes[-1]
         return None if name in scope.untracked else scope.env.get(name)
@@ -146,8 +206,10 @@ class ValueTracker:
             else:
                 self.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
-            # Unpacking a tracer (or a pytree of them) gives tracers.
-            element = value if value is not None and value.kind is Kind.TRACED else None
+            # Unpacking a tracer (or a pytree of them) gives tracers, or lists and tuples of them.
+            element = None
+            if value is not None and value.kind is Kind.TRACED:
+                element = replace(value, pytree_part=True) if value.container else value
             for item in target.elements:
                 self._bind(item.value, element)
         elif isinstance(target, cst.StarredElement):
@@ -165,6 +227,11 @@ class ValueTracker:
             if len(applied) == 1:
                 function, transform = applied[0]
                 self.recorder.alias(tuple(self._chain), target.value, function, transform.bound)
+            elif self.names.qualified(node.value.func) in PARTIAL and node.value.args:
+                # `kernel = partial(add_kernel, scale=2.0)`: calling `kernel` calls `add_kernel`.
+                given = [arg for arg in node.value.args if arg.keyword is None]
+                if given and not any(arg.star for arg in node.value.args):
+                    self.recorder.alias(tuple(self._chain), target.value, given[0].value, len(given) - 1)
         value = self.value_of(node.value)
         for target in node.targets:
             left, right = target.target, node.value
@@ -216,9 +283,22 @@ class ValueTracker:
             if caller is not None and caller.staged and not transform.staged:
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
             self.recorder.apply(chain, target, transform)
+        func = node.func
+        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                          and func.value.value in ("self", "cls")):
+            self.recorder.callable_call(chain, node)
         callback = host_callback_target(node, self.names)
         if callback is not None:
             self.recorder.host_callback(chain, callback)
+        kernel = ref_kernel_target(node, self.names)
+        if kernel is not None:
+            self.recorder.kernel(chain, kernel)
+        if self.context is not None:
+            qualified = self.names.qualified(func)
+            if self.context.in_project(qualified):
+                self.uses.add(qualified)
+                if caller is not None and node.args:
+                    self._call_into_project(qualified, node, caller)
         if not node.args:
             return
         if caller is not None:
@@ -234,11 +314,42 @@ class ValueTracker:
         elif any(is_scalar_literal(arg.value) for arg in node.args):
             self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
 
+    def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:
+        """Record a traced function's call into another module when it passes tracers."""
+        positional: list[int] = []
+        keywords: list[str] = []
+        for index, arg in enumerate(node.args):
+            if arg.star:
+                break
+            value = self.value_of(arg.value)
+            if value is not None and value.kind is Kind.TRACED:
+                if arg.keyword is None:
+                    positional.append(index)
+                else:
+                    keywords.append(arg.keyword.value)
+        if positional or keywords:
+            trace = caller.trace or Transform("a traced caller", node, caller.staged)
+            self.outgoing.append((qualified, node, caller.name, trace, tuple(positional), tuple(keywords)))
+
+    def _from_other_modules(self, node: cst.CSTNode, name: str) -> dict[str, Tracer]:
+        """Tracers that traced functions of other modules pass to this module-level function."""
+        if self.context is None or len(self._chain) != 1 or not isinstance(node, cst.FunctionDef):
+            return {}
+        positional = Signature.of(node.params).positional
+        passed = {}
+        for entry in reversed(self.context.imported.entries.get(name, ())):
+            param = entry.param if isinstance(entry.param, str) else (
+                positional[entry.param] if entry.param < len(positional) else None)
+            if param is not None:
+                passed[param] = Tracer(name, param, Transform(entry.transform, node, entry.staged), entry.caller,
+                                       origin=entry.where)
+        return passed
+
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ())]
         if node in self._known.host:
             return None
-        passed = self._known.passed.get(node, {})
+        passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
         entries = self._known.entries.get(node, [])
         return traced_function(name, params, transforms, passed, entries, self.names, self.transforms)
 
@@ -255,7 +366,9 @@ class ValueTracker:
             annotation = param.annotation.annotation if param.annotation is not None else None
             annotated = annotation is not None and arrays.is_array_annotation(annotation, self.names)
             scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS
-            if function is not None and name in function.traced:
+            if node in self._known.kernels:
+                env[name] = REF  # a Pallas kernel reads and writes its refs in place
+            elif function is not None and name in function.traced:
                 tracer = function.traced[name]
                 scalar = scalar or name in self._known.scalars.get(node, ())
                 container = tracer.container and not annotated and not scalar
@@ -287,9 +400,24 @@ class ValueTracker:
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self._enter(node, node.params, self._pending.pop(), node.body.body)
+        if node.asynchronous is not None:
+            self.recorder.generator(node)  # calling it gives a coroutine
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        if not terminates(node.body):
+            self.recorder.returned(node, STATIC)  # falls off its end: returns None
+        self.recorder.finished(node, self._known.host)
         self._leave()
+
+    def leave_Return(self, node: cst.Return) -> None:
+        function = self._scopes[-1].node
+        if function is not None:
+            self.recorder.returned(function, STATIC if node.value is None else self.value_of(node.value))
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        function = self._scopes[-1].node
+        if function is not None:
+            self.recorder.generator(function)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._forget([node.name.value])
@@ -298,9 +426,11 @@ class ValueTracker:
         self._enter(node, node.params, self._traced(node, "<lambda>", node.params, ()), ())
 
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
+        self.recorder.returned(node, self.value_of(node.body))
         self._leave()
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self.recorder.define(self._chain[-1], node)
         self._chain.append(node)
         outer = self._scopes[-1]
         self._scopes.append(_Scope(dict(self.env), None, outer.traced, set(), outer.traced_node))
@@ -426,6 +556,24 @@ class ValueTracker:
                 self._forget(target_names(item.asname.name))
 
     def visit_Match(self, node: cst.Match) -> None:
-        self.env.clear()
+        self._match_states.append((dict(self.env), []))
 
-    leave_Match = visit_Match
+    def visit_MatchCase(self, node: cst.MatchCase) -> None:
+        # Each case starts from the state before the match, its captures rebound by the pattern.
+        self._set_env(self._match_states[-1][0])
+        self._forget(pattern_names(node.pattern))
+
+    def leave_MatchCase(self, node: cst.MatchCase) -> None:
+        self._match_states[-1][1].append(None if terminates(node.body) else dict(self.env))
+
+    def leave_Match(self, node: cst.Match) -> None:
+        before, ends = self._match_states.pop()
+        if not node.cases or not is_wildcard(node.cases[-1].pattern):
+            ends.append(before)  # no case matched
+        reached = [env for env in ends if env is not None]
+        if not reached:
+            return
+        result = reached[0]
+        for env in reached[1:]:
+            result = _join_envs(result, env)
+        self._set_env(result)

@@ -34,6 +34,8 @@ class Value:
     container: bool = False
     boolean: bool = False  # an array of booleans: a comparison, `~m`, `jnp.isnan(x)`
     numpy: bool = False  # a host value that is a NumPy array: `jnp.asarray` of it holds the same numbers
+    # Unpacked from a pytree of tracers (`parts, total = carry`): as often a Python list as an array.
+    pytree_part: bool = False
 
     @property
     def is_array(self) -> bool:
@@ -49,6 +51,11 @@ class Value:
     def staged(self) -> bool:
         """A traced value under jit/vmap/lax: abstract, so `bool()`, `int()` and shapes fail on it."""
         return self.kind is Kind.TRACED and self.tracer is not None and self.tracer.staged
+
+    @property
+    def differentiated(self) -> bool:
+        """A tracer of a gradient transform alone: `float()`, `math.*` and NumPy still fail on it."""
+        return self.kind is Kind.TRACED and self.tracer is not None and self.tracer.differentiated
 
     @property
     def abstract(self) -> bool:
@@ -87,7 +94,8 @@ def join(a: Value | None, b: Value | None) -> Value | None:
     if a == b:
         return a
     if a.kind is b.kind is Kind.TRACED:
-        return replace(a, container=a.container or b.container, boolean=a.boolean and b.boolean)
+        return replace(a, container=a.container or b.container, boolean=a.boolean and b.boolean,
+                       pytree_part=a.pytree_part or b.pytree_part)
     if a.is_array and b.is_array:
         return ARRAY
     if a.kind is b.kind is Kind.HOST:
@@ -108,10 +116,13 @@ def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | 
 class Evaluator:
     """Evaluates expressions against the facts known for names at the current point."""
 
-    def __init__(self, names: Names, lookup: Callable[[str], Value | None], table: TransformTable) -> None:
+    def __init__(self, names: Names, lookup: Callable[[str], Value | None], table: TransformTable,
+                 returned: Callable[[cst.Call, list[Value | None]], Value | None] = lambda call, args: None,
+                 ) -> None:
         self.names = names
         self._lookup = lookup
         self._table = table
+        self._returned = returned  # what a call of one of the module's own functions gives
 
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         """The known fact about `expr`, or None when unknown."""
@@ -200,4 +211,4 @@ class Evaluator:
             if base is not None and base.is_array:
                 reduced_truth = func.attr.value in ("all", "any")
                 return _derived([base], boolean=reduced_truth or (base.boolean and func.attr.value != "astype"))
-        return None
+        return self._returned(call, arguments)

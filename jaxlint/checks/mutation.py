@@ -57,7 +57,11 @@ class InPlaceUpdate(Rule):
         "NumPy arrays, lists, dicts and any object jaxlint cannot show to be a JAX array (for example "
         "`np.zeros(3)`, the result of `jax.device_get`, an attribute such as `self.buf`, or a name rebound "
         "to a NumPy array). Parameters of `grad` that are not differentiated (not in `argnums`) and "
-        "`vmap` parameters mapped with `in_axes=None` are not tracers and are not flagged."
+        "`vmap` parameters mapped with `in_axes=None` are not tracers and are not flagged. The parameters "
+        "of a Pallas kernel (given to `pallas_call`, `run_scoped` or `core_map`) are mutable refs, whatever "
+        "their annotations: `o_ref[...] = v` is how a kernel stores. A part unpacked from a pytree of "
+        "tracers (`parts, total = carry` in a `lax.scan` body) is as often a Python list, where "
+        "`parts[0] = v` is ordinary Python."
     )
     verify = "`--verify` traces the function and expects the `TypeError` at this line."
 
@@ -86,6 +90,8 @@ class InPlaceUpdate(Rule):
             return
         if held.container and not _array_index(target.slice, self.values.value_of):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
+        if held.pytree_part:
+            return  # `parts, total = carry`: `parts` is as often a Python list, where `parts[0] = v` works
         base = code(target.value)
         index = code(cst.Subscript(value=cst.Name("_"), slice=target.slice))[1:]
         if method is not None:

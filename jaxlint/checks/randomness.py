@@ -222,14 +222,44 @@ class ConstantKeyInTraced(_TraceTimeRule):
         "`jax.make_jaxpr` (they are traced but never run), or passed to `jax.pure_callback`/"
         "`jax.debug.callback` (they run on the host at every call). A seed held in a module constant "
         "(`SEED = 0`) is not recognised. A literal seed in a test file (`test_*.py`, `*_test.py`, "
-        "`conftest.py`, or under `tests/`), where a fixed key is how tests stay reproducible."
+        "`conftest.py`, or under `tests/`), where a fixed key is how tests stay reproducible. A fixed key "
+        "used only when none was given (`key if key is not None else jax.random.key(0)`, "
+        "`if key is None: key = ...`, `key or ...`): a documented default."
     )
     verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
+
+    def __init__(self, values, reporter, filename: str = "") -> None:
+        super().__init__(values, reporter, filename)
+        self._fallbacks: set[int] = set()  # key constructors only run when no key was given
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        # `key if key is not None else jax.random.key(0)`: a documented default, not the key in use.
+        tested = _none_test(node.test)
+        if tested is not None:
+            self._fallbacks.add(id(node.orelse if tested else node.body))
+
+    def visit_If(self, node: cst.If) -> None:
+        # `if key is None: key = jax.random.key(0)`, and the `else` of `if key is not None:`.
+        tested = _none_test(node.test)
+        if tested is None:
+            return
+        block = node.body if not tested else node.orelse.body if isinstance(node.orelse, cst.Else) else None
+        for statement in getattr(block, "body", ()):
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        self._fallbacks.add(id(small.value))
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if isinstance(node.operator, cst.Or):  # `key = key or jax.random.key(0)`
+            self._fallbacks.add(id(node.right))
 
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
         constant = self.constant_key(node)
         if constant is None or (constant[0] == "literal" and is_test_file(self.filename)):
+            return
+        if id(node) in self._fallbacks:
             return
         scope = self.trace_time_scope()
         if scope is None:
@@ -252,6 +282,18 @@ class ConstantKeyInTraced(_TraceTimeRule):
                 f"{where.how(line_of)}, so the key is a constant and {where.each} draws the same numbers; "
                 f"{fix}"
             ))
+
+
+def _none_test(test: cst.BaseExpression) -> bool | None:
+    """For `x is None`, False; for `x is not None`, True (whether a value was given); else None."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+        return None
+    if isinstance(target.operator, cst.IsNot):
+        return True
+    return False if isinstance(target.operator, cst.Is) else None
 
 
 class StatefulRngInTraced(_TraceTimeRule):
@@ -376,7 +418,9 @@ class PrngKeyReuse(Rule):
     )
     not_flagged = (
         "A key consumed once in each branch of an `if`/`else`; `key, sub = jax.random.split(key)` before each "
-        "use; `jax.random.fold_in(key, i)`, which derives a new key without consuming `key`; distinct items of "
+        "use; `jax.random.fold_in(key, i)`, which derives a new key without consuming `key`; in a notebook, a "
+        "key used once in each of several cells (each cell restarts an experiment from the notebook's key; "
+        "reuse within one cell is flagged); distinct items of "
         "one split (`keys[0]`, `keys[1]`); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
         "`conftest.py`, files under `tests/`), where reusing a key is how a test reproduces the same draws "
@@ -417,11 +461,13 @@ class KeyReuseInLoop(Rule):
         "'random' dropout mask, noise or minibatch is identical every step. Nothing fails."
     )
     example = (
+        "key = jax.random.key(0)\n"
         "for step in range(num_steps):\n"
         "    noise = jax.random.normal(key, x.shape)\n"
         "    x = update(x, noise)\n"
     )
     use_instead = (
+        "key = jax.random.key(0)\n"
         "for step in range(num_steps):\n"
         "    key, subkey = jax.random.split(key)\n"
         "    noise = jax.random.normal(subkey, x.shape)\n"

@@ -216,7 +216,9 @@ class TracerConcretization(Rule):
     )
     not_flagged = (
         "Conversions of static values: `int(x.shape[0])`, `float(learning_rate)` of a static argument, "
-        "`len(x)`. `jnp.float32(x)` and `x.astype(...)`, which stay arrays. Functions under `grad` alone."
+        "`len(x)`. `jnp.float32(x)` and `x.astype(...)`, which stay arrays. Under `grad` alone (no `jit`), "
+        "`int()`, `.item()` and `.tolist()` see the value and work; `float()` and `complex()` still raise "
+        "`ConcretizationTypeError` (jax 0.10), and are flagged."
     )
     verify = "`--verify` traces the function and expects `ConcretizationTypeError` at this line."
 
@@ -237,7 +239,9 @@ class TracerConcretization(Rule):
         positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
         if (builtin or self.names.qualified(func) == "operator.index") and len(positional) == 1:
             value = self.values.value_of(positional[0])
-            if value is not None and value.staged:
+            # Under grad alone, `int()` sees the value but `float()` and `complex()` raise.
+            grad_fails = builtin in ("float", "complex") and value is not None and value.differentiated
+            if value is not None and (value.staged or grad_fails):
                 self._report(node, f"`{code(func)}()`", positional[0], value)
             return
         if isinstance(func, cst.Attribute) and func.attr.value in self._METHODS and not node.args:
@@ -394,12 +398,13 @@ class NumpyOnTracer(Rule):
             value = self.values.value_of(arg.value)
             if value is None or value.kind is not Kind.TRACED:
                 continue
-            if qualified.startswith("math.") and not value.staged:
+            if qualified.startswith("math.") and not (value.staged or value.differentiated):
                 continue
             short = qualified.split(".", 1)[1]
             fix = f"`jnp.{short}`" if qualified.startswith("numpy.") else "the `jax.numpy`/`jax.scipy` equivalent"
+            error = "ConcretizationTypeError" if qualified.startswith("math.") else "TracerArrayConversionError"
             self.report(node, lambda line_of: (
-                f"`{code(node.func)}()` on a traced value raises TracerArrayConversionError: "
+                f"`{code(node.func)}()` on a traced value raises {error}: "
                 f"`{code(arg.value)}` is traced ({value.describe(code(arg.value), line_of)}); use {fix}"
             ), self._jax_numpy(node, qualified))
             return
@@ -458,6 +463,8 @@ class PrintInTraced(Rule):
         "`jax.debug.print` is staged into the computation and prints the runtime values on every call."
     )
     example = (
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
@@ -465,6 +472,8 @@ class PrintInTraced(Rule):
         "    return loss\n"
     )
     use_instead = (
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
@@ -473,8 +482,9 @@ class PrintInTraced(Rule):
     )
     not_flagged = (
         "`print` of static values (shapes, dtypes, static arguments, strings), which is a common and "
-        "deliberate way to see what is being traced; `jax.debug.print`; printing outside traced functions; "
-        "functions under `grad` alone (the value is printed on every call)."
+        "deliberate way to see what is being traced; `jax.debug.print`; printing outside traced functions. "
+        "Under `grad` alone (no `jit`) the print runs on every call but shows "
+        "`GradTracer(primal=2.0, ...)` (jax 0.10): that is flagged too."
     )
     verify = "`--verify` traces the function with `print` recorded and confirms a tracer was printed."
     fixable = True
@@ -513,20 +523,24 @@ class PrintInTraced(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         scope = self.values.traced_scope
-        if scope is None or not scope.staged:
+        if scope is None or not (scope.staged or scope.differentiated):
             return
         what = self._is_output(node.func)
         if what is None:
             return
         for arg in node.args:
-            value = _mentions_traced(self, arg.value, staged=True)
-            if value is not None:
-                self.report(node, lambda line_of: (
-                    f"`{what}` of a traced value runs once at trace time and shows `Traced<...>`, not the "
-                    f"numbers: `{code(arg.value)}` is traced ({value.describe(code(arg.value), line_of)}); "
-                    f"use `jax.debug.print(\"... {{}}\", value)`"
-                ), self._debug_print(node) if what == "print" else None)
-                return
+            value = _mentions_traced(self, arg.value, staged=scope.staged)
+            if value is None:
+                continue
+            if scope.staged:
+                shown = "runs once at trace time and shows `Traced<...>`, not the numbers"
+            else:
+                shown = "under a gradient transform shows `GradTracer(primal=...)`, not the numbers"
+            self.report(node, lambda line_of: (
+                f"`{what}` of a traced value {shown}: `{code(arg.value)}` is traced "
+                f"({value.describe(code(arg.value), line_of)}); use `jax.debug.print(\"... {{}}\", value)`"
+            ), self._debug_print(node) if what == "print" else None)
+            return
 
     def _debug_print(self, node: cst.Call) -> FixPlan | None:
         """`print("loss", loss)` -> `jax.debug.print("loss {}", loss)`: the same text, printed at run time."""
@@ -678,6 +692,8 @@ class TracerLeak(Rule):
     )
     example = (
         "losses = []\n\n\n"
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
@@ -685,6 +701,8 @@ class TracerLeak(Rule):
         "    return update(params, loss)\n"
     )
     use_instead = (
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
@@ -695,7 +713,8 @@ class TracerLeak(Rule):
     not_flagged = (
         "Containers created inside the traced function (a list built and returned by the same trace), "
         "storing static values, `self` attributes in `flax.nnx` / `equinox` transformed methods (those "
-        "transforms propagate module state), and code outside traced functions."
+        "transforms propagate module state), functions of imported modules named like list methods "
+        "(`jnp.append`, `jnp.insert`: they return new arrays), and code outside traced functions."
     )
     verify = ("`--verify` traces the function holding the finding under `jax.checking_leaks()` and "
               "confirms when jax reports the leak.")
@@ -764,7 +783,9 @@ class TracerLeak(Rule):
         elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
               and target.value.value == "self" and value.tracer is not None
               and value.tracer.transform.name.startswith("jax.")
-              and self.values.function is not None):
+              and self.values.function is not None and self.values.function.transforms):
+            # Only a method jax traces itself: one merely called from a trace (`__init__` of an
+            # object built inside it) may be storing on an object that lives inside the trace.
             self._report(node, f"`self.{target.attr.value}`", node.value, value)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -772,6 +793,8 @@ class TracerLeak(Rule):
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.attr.value in self._STORE_METHODS):
             return
+        if self.names.qualified(func.value) is not None:
+            return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
         for arg in node.args:
             value = self._leaked(arg.value)
             if value is not None and self._outside(func.value.value):

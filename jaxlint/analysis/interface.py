@@ -1,0 +1,103 @@
+"""What the modules of one project tell each other, as plain data (cached, and passed between processes).
+
+Each module's analysis gives its `Interface`: what its functions return in terms of their arguments,
+the calls its traced functions make into other modules of the project with tracers, and the project
+names it calls. The project phase (jaxlint/project.py) turns the interfaces of all modules into each
+module's `Imported` facts and analyses again the modules whose facts changed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What calling a module-level function gives: a tracer when an argument in `params` holds one."""
+
+    positional: tuple[str, ...]  # its positional parameters, to match arguments given by position
+    params: tuple[str, ...]
+    value: str | None  # the value's kind (values.Kind) otherwise, None when unknown
+    container: bool
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A call from a traced function into another module's function, passing tracers."""
+
+    target: str  # the qualified name called: `pkg.metrics.report`
+    caller: str
+    transform: str  # how the caller is traced: `jax.jit`
+    staged: bool
+    where: str  # `train.py:12`
+    positional: tuple[int, ...]  # the arguments that hold tracers, by position...
+    keywords: tuple[str, ...]  # ...and by keyword
+
+
+@dataclass(frozen=True)
+class Interface:
+    returns: dict[str, Exported] = field(default_factory=dict)
+    calls: tuple[Outgoing, ...] = ()
+    uses: tuple[str, ...] = ()  # project names it calls, qualified
+    reexports: dict[str, str] = field(default_factory=dict)  # its imports of project names: `report` -> `pkg.metrics.report`
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Interface":
+        return cls(
+            {name: Exported(tuple(e["positional"]), tuple(e["params"]), e["value"], e["container"])
+             for name, e in data["returns"].items()},
+            tuple(Outgoing(c["target"], c["caller"], c["transform"], c["staged"], c["where"],
+                           tuple(c["positional"]), tuple(c["keywords"])) for c in data["calls"]),
+            tuple(data["uses"]),
+            dict(data["reexports"]),
+        )
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A parameter of this module's function that a traced function of another module passes a tracer."""
+
+    param: int | str  # by position in the call, or by keyword
+    caller: str
+    transform: str
+    staged: bool
+    where: str
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What the other modules of the project tell one module."""
+
+    entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)  # by function name
+    returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
+
+    def __bool__(self) -> bool:
+        return bool(self.entries or self.returns)
+
+    def digest(self) -> str:
+        """A stable text of these facts, for the result cache's key."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class ModuleContext:
+    """Where a module sits in its project, and what the project's other modules tell it."""
+
+    package: str  # the package the module is in (`pkg.sub`), for relative imports; "" at the top
+    top_level: frozenset[str]  # names importable from the project root: its top-level modules and packages
+    imported: Imported = Imported()
+
+    def in_project(self, qualified: str | None) -> bool:
+        if qualified is None:
+            return False
+        top = qualified.split(".", 1)[0]
+        return top in self.top_level and top not in MODELLED
+
+
+# Packages jaxlint knows from its own tables: their functions are never read as project code, even
+# when the project is jax itself (`jnp.array` is an array constructor, whatever its source does).
+MODELLED = frozenset({"jax", "jaxlib"})

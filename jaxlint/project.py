@@ -1,0 +1,168 @@
+"""Across modules: the files of one project are analysed together.
+
+A helper that a jitted function of another module calls with tracers is checked as traced code, and
+what another module's function returns is traced when it comes from a traced argument. Phase 1
+analyses each module alone (cached by content) and gives its interface (jaxlint/analysis/interface.py);
+phase 2, here, turns every module's interface into the facts each module imports, and analyses again
+the modules whose facts changed, until nothing changes (at most MAX_ROUNDS times).
+
+A project is the folder imports start from: the folder above a file's topmost package (a folder with
+`__init__.py`), or the file's own folder for a script. Every Python file of it takes part, named on the
+command line or not, so the answer for one file does not depend on which files were named.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from jaxlint.analysis.interface import Entry, Imported, Interface, ModuleContext
+
+MAX_ROUNDS = 4
+# A project larger than this is checked file by file, without the files that were not named.
+MAX_PROJECT_FILES = 3000
+
+
+def module_of(path: str) -> tuple[Path, str]:
+    """The folder imports start from, and the module's dotted name (`pkg.sub.train`)."""
+    file = Path(path).absolute()
+    parts = [] if file.stem == "__init__" else [file.stem]
+    folder = file.parent
+    while _is_file(folder / "__init__.py"):
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return folder, ".".join(parts)
+
+
+@lru_cache(maxsize=None)
+def top_level(root: Path) -> frozenset[str]:
+    """The names `import` finds in the project's root: its modules and packages."""
+    try:
+        return frozenset(entry.stem if entry.suffix == ".py" else entry.name for entry in root.iterdir()
+                         if entry.suffix == ".py" or _is_file(entry / "__init__.py"))
+    except OSError:
+        return frozenset()
+
+
+def context(path: str, imported: Imported = Imported()) -> ModuleContext:
+    root, name = module_of(path)
+    package = name if Path(path).stem == "__init__" else name.rpartition(".")[0]
+    return ModuleContext(package, top_level(root), imported)
+
+
+def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
+    """What each module (by dotted name) learns from the interfaces of all of them."""
+
+    def resolve(qualified: str, depth: int = 0) -> str:
+        """Follow re-exports: `pkg.report` is `pkg.metrics.report` when pkg/__init__.py imports it."""
+        module, _, name = qualified.rpartition(".")
+        interface = modules.get(module)
+        if interface is not None and name in interface.reexports and depth < 8:
+            return resolve(interface.reexports[name], depth + 1)
+        return qualified
+
+    entries: dict[str, dict[str, list[Entry]]] = {}
+    for caller_module, interface in modules.items():
+        for call in interface.calls:
+            module, _, function = resolve(call.target).rpartition(".")
+            if module not in modules or module == caller_module:
+                continue
+            into = entries.setdefault(module, {}).setdefault(function, [])
+            for param in (*call.positional, *call.keywords):
+                entry = Entry(param, call.caller, call.transform, call.staged, call.where)
+                if entry not in into:
+                    into.append(entry)
+    facts = {}
+    for name, interface in modules.items():
+        returns = {}
+        for qualified in interface.uses:
+            module, _, function = resolve(qualified).rpartition(".")
+            exported = modules[module].returns.get(function) if module in modules and module != name else None
+            if exported is not None:
+                returns[qualified] = exported
+        given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
+        facts[name] = Imported(given, returns)
+    return facts
+
+
+def importable(root: Path) -> list[Path]:
+    """The Python files `import` can reach from the project's root: its top-level modules and the
+    files of its packages (folders with `__init__.py`, all the way down)."""
+    found: list[Path] = []
+    folders = [root]
+    while folders and len(found) <= MAX_PROJECT_FILES:
+        folder = folders.pop()
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.suffix == ".py" and _is_file(entry):
+                found.append(entry)
+            elif not entry.name.startswith(".") and _is_file(entry / "__init__.py"):
+                folders.append(entry)
+    return found if len(found) <= MAX_PROJECT_FILES else []
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False when it cannot be looked at (a folder without permission)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def siblings(files: list[str]) -> list[str]:
+    """The files of the named files' projects that were not named themselves."""
+    named = {Path(file).absolute() for file in files}
+    roots = sorted({module_of(file)[0] for file in files if file.endswith((".py", ".pyi"))})
+    extra = []
+    for root in roots:
+        extra.extend(_shown(path) for path in importable(root) if path.absolute() not in named)
+    return extra
+
+
+def _shown(path: Path) -> str:
+    """A path as findings show it: relative to the working folder when it is below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def projects(files: dict[int, str]) -> dict[Path, dict[str, int]]:
+    """The files (by index) of each project, by module name; the first file of a name wins."""
+    found: dict[Path, dict[str, int]] = {}
+    for index, path in files.items():
+        root, name = module_of(path)
+        found.setdefault(root, {}).setdefault(name, index)
+    return found
+
+
+def reexports(source: str, context: ModuleContext) -> Interface:
+    """The interface of a module that never mentions jax: only the project names it imports, which
+    its importers may reach through it (`from mypkg import report` where mypkg/__init__.py imports it).
+    Python's own parser is enough, and much cheaper than the analysis."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return Interface()
+    found = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.ImportFrom) or statement.level == 0 and statement.module is None:
+            continue
+        base = context.package.split(".") if context.package else []
+        if statement.level:
+            if statement.level - 1 > len(base):
+                continue
+            base = base[:len(base) - (statement.level - 1)]
+            module = ".".join([*base, statement.module] if statement.module else base)
+        else:
+            module = statement.module
+        for alias in statement.names:
+            qualified = f"{module}.{alias.name}"
+            if alias.name != "*" and context.in_project(qualified):
+                found[alias.asname or alias.name] = qualified
+    return Interface(reexports=found)
