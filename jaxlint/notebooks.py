@@ -96,7 +96,7 @@ def locate(program_text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]
     for d in diagnostics:
         first, number, indent = _cell_of(cells, d.row)
         shift = first - 1
-        fix = d.fix and replace(d.fix, edits=tuple(_shifted(edit, shift, indent) for edit in d.fix.edits))
+        fix = d.fix and replace(d.fix, edits=tuple(_edit_in_cell(edit, cells, program_text) for edit in d.fix.edits))
         located.append(replace(d, row=d.row - shift, end_row=d.end_row - shift, col=d.col + indent,
                                end_col=d.end_col + indent, fix=fix, cell=number))
     return located
@@ -112,9 +112,20 @@ def _cell_of(cells: list[tuple[int, int, int]], row: int) -> tuple[int, int, int
     return next((cell for cell in reversed(cells) if cell[0] <= row), cells[0])
 
 
-def _shifted(edit: Edit, shift: int, indent: int) -> Edit:
+def _edit_in_cell(edit: Edit, cells: list[tuple[int, int, int]], program_text: str) -> Edit:
+    """An edit of the program as an edit of the cell it falls in. An insertion at the start of a marker
+    row (`import jax` after the imports that end a cell) is an insertion at the end of the cell before."""
+    markers = {first - 1: index for index, (first, _, _) in enumerate(cells)}
+    if edit.row in markers and edit.row == edit.end_row and edit.col == edit.end_col == 1 and markers[edit.row]:
+        first, number, indent = cells[markers[edit.row] - 1]
+        last = LINE_BREAK.split(program_text)[edit.row - 2]  # the cell's last line
+        row, col = edit.row - first, len(last) + 1 + indent
+        content = "\n" + edit.content[:-1] if edit.content.endswith("\n") else "\n" + edit.content
+        return Edit(row, col, row, col, content, number)
+    first, number, indent = _cell_of(cells, edit.row)
+    shift = first - 1
     return replace(edit, row=edit.row - shift, end_row=edit.end_row - shift, col=edit.col + indent,
-                   end_col=edit.end_col + indent)
+                   end_col=edit.end_col + indent, cell=number)
 
 
 def is_notebook(path: str) -> bool:
