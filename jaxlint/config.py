@@ -30,7 +30,13 @@ DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".to
                    ".ipynb_checkpoints")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
-_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify", "cache-dir", "target-version")
+_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify", "cache-dir", "target-version",
+               "max-file-size")
+# Files larger than this are reported (JAX003) and skipped: generated code and data saved as .py take
+# time and memory in proportion to their size, and are not where JAX bugs live.
+DEFAULT_MAX_FILE_SIZE = 2_000_000
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB)?\s*$", re.IGNORECASE)
+_UNITS = {"b": 1, "kb": 1_000, "mb": 1_000_000, "gb": 1_000_000_000}
 PYTHON_VERSION = re.compile(r"^3\.\d{1,2}$")
 
 
@@ -51,6 +57,7 @@ class Settings:
     target_jax_version: str | None = None  # JAX801/JAX802 judge APIs against this release (None: newest known)
     cache_dir: Path | None = None  # where results are cached, from the config (relative to its folder)
     python_version: str | None = None  # the code's Python ("3.12"), whose syntax it is parsed with (None: newest)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files are reported and skipped
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -141,6 +148,9 @@ def load_table(path: Path) -> dict[str, Any]:
         if key == "target-version" and not (isinstance(value, str) and PYTHON_VERSION.match(value)):
             raise ConfigError(f"{where}: 'target-version' must be a Python version such as \"3.12\", "
                               f"got {_describe(value)}")
+        if key == "max-file-size" and file_size(value) is None:
+            raise ConfigError(f"{where}: 'max-file-size' must be a size such as \"5MB\", \"500KB\" or a number "
+                              f"of bytes, got {_describe(value)}")
         if key == "cache-dir" and not isinstance(value, str):
             raise ConfigError(f"{where}: 'cache-dir' must be a string, got {_describe(value)}")
         if key == "per-file-ignores":
@@ -223,8 +233,20 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
     cache_dir = root / table["cache-dir"] if "cache-dir" in table else None
     python_version = table.get("target-version") or requires_python(config_file, root)
+    max_file_size = file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE))
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names, table.get("target-jax-version"), cache_dir, python_version)
+                    key_names, table.get("target-jax-version"), cache_dir, python_version, max_file_size)
+
+
+def file_size(value: Any) -> int | None:
+    """Bytes from `2000000`, "2MB" or "500 KB" (units of 1000); None when it is not a size."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if value > 0 else None
+    match = _SIZE.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    size = int(float(match.group(1)) * _UNITS[(match.group(2) or "b").lower()])
+    return size if size > 0 else None
 
 
 _LOWER_BOUND = re.compile(r"(?:>=|~=|==|>)\s*(\d+)\.(\d+)")

@@ -21,7 +21,7 @@ from jaxlint.analysis.interface import Interface, ModuleContext
 from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.files import InputError, decode, discover, mentions_jax, read_bytes
+from jaxlint.files import InputError, check_size, decode, discover, mentions_jax, read_bytes
 from jaxlint.fix import FixError, fix_source, write_atomically
 from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
 
@@ -73,6 +73,7 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
     `context` places a module in its project (jaxlint/project.py)."""
     notebook = None
     try:
+        check_size(len(data), settings.max_file_size)
         if is_notebook(path):
             notebook = Notebook.read(data)
             source, encoding = notebook.source, "utf-8"
@@ -189,7 +190,7 @@ def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, Mo
     for index in todo:
         path = files[index]
         try:
-            data = read_bytes(path)
+            data = read_bytes(path, settings.max_file_size)
         except InputError as error:
             outcomes[index] = _input_error(path, error, settings)
             continue
