@@ -1,7 +1,9 @@
 """flake8 plugin: the same findings at the same positions, inside every editor that runs flake8.
 
 Which rules run follows `[tool.jaxlint]` (found from the working directory) like the jaxlint
-command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin.
+command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin: the plugin
+leaves `# noqa` comments to flake8 (so `flake8 --disable-noqa` shows what they hide, and flake8-noqa
+sees them used), and applies only jaxlint's own file-level `# jaxlint: noqa`.
 flake8 cannot fix code, so a fixable finding says which jaxlint command fixes it.
 """
 
@@ -37,7 +39,7 @@ class JaxlintChecker:
         table = TransformTable(settings.extra_transforms)
         for d in lint_source(source, self.filename, settings.enabled_for(self.filename), table,
                              settings.key_names, settings.target_jax_version,
-                             python_version=settings.python_version):
+                             python_version=settings.python_version, line_noqa=False):
             yield d.row, d.col - 1, f"{d.code} {d.message}{_fixable(d)}", type(self)
 
 

@@ -41,14 +41,16 @@ def lint_source(
     jax_version: str | None = None,
     line_name: Callable[[int], str] = str,
     python_version: str | None = None,
+    line_noqa: bool = True,
 ) -> list[Diagnostic]:
-    """The findings of the enabled rules in one file's text, sorted, noqa applied.
+    """The findings of the enabled rules in one file's text, sorted, noqa applied (`# noqa` comments
+    only with `line_noqa`: flake8 applies them itself; `# jaxlint: noqa` always).
 
     Messages that point at another line ("transformed by `jax.jit` at line 3") spell it with `line_name`.
     The text is parsed as code of `python_version` ("3.12"; default: the newest syntax jaxlint knows).
     """
     return lint_module(source, filename, enabled, table, key_names, jax_version, line_name,
-                       python_version=python_version)[0]
+                       python_version=python_version, line_noqa=line_noqa)[0]
 
 
 def lint_module(
@@ -61,6 +63,7 @@ def lint_module(
     line_name: Callable[[int], str] = str,
     context: ModuleContext | None = None,
     python_version: str | None = None,
+    line_noqa: bool = True,
 ) -> tuple[list[Diagnostic], Interface]:
     """`lint_source` for a module of a project: what the other modules tell it in `context`, and
     what it tells them (its interface) besides its findings."""
@@ -75,7 +78,8 @@ def lint_module(
     file_level = file_suppressions(source)
     kept = [
         d for d in diagnostics
-        if not is_suppressed(d.code, lines[d.noqa_row - 1] if d.noqa_row <= len(lines) else "", file_level)
+        if not is_suppressed(d.code, lines[d.noqa_row - 1] if line_noqa and d.noqa_row <= len(lines) else "",
+                             file_level)
     ]
     return sorted(kept), interface
 

@@ -78,3 +78,18 @@ def test_flake8_follows_the_jaxlint_config(tmp_path: Path) -> None:
 def test_flake8_sees_each_file_alone_so_findings_across_modules_are_jaxlints() -> None:
     code, found, stderr = _flake8(["--select", "JAX", "project"], FIXTURES)
     assert (code, found, stderr) == (0, set(), "")
+
+
+def test_noqa_is_left_to_flake8(tmp_path: Path) -> None:
+    (tmp_path / "bug.py").write_text("import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1  # noqa: JAX101\n"
+                                     "x[1] = 2  # noqa\n")
+    assert _flake8(["--select", "JAX", "bug.py"], tmp_path)[:2] == (0, set())
+    code, found, _ = _flake8(["--select", "JAX", "--disable-noqa", "bug.py"], tmp_path)
+    assert (code, found) == (1, {("bug.py", 3, 1, "JAX101"), ("bug.py", 4, 1, "JAX101")})
+
+
+def test_file_level_jaxlint_noqa_still_holds_in_the_plugin(tmp_path: Path) -> None:
+    (tmp_path / "bug.py").write_text("# jaxlint: noqa: JAX101\nimport jax.numpy as jnp\nx = jnp.zeros(3)\n"
+                                     "x[0] = 1\nx.at[1].set(2)\n")
+    code, found, _ = _flake8(["--select", "JAX", "--disable-noqa", "bug.py"], tmp_path)
+    assert (code, found) == (1, {("bug.py", 5, 1, "JAX102")})
