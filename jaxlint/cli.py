@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
 from collections import Counter
 from typing import TextIO
@@ -11,9 +13,10 @@ from typing import TextIO
 from jaxlint import __version__
 from jaxlint.config import CommandLine, ConfigError, build_settings, load_table
 from jaxlint.report import FORMATS, source, text
-from jaxlint.runner import FixMode, run
+from jaxlint.runner import FixMode, check_stdin, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_BROKEN_PIPE = 128 + 13  # as a process killed by SIGPIPE
 FORMAT_NAMES = ("text", "json", "sarif", "github", "junit", "concise")
 
 
@@ -35,7 +38,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="jaxlint",
         description="A correctness linter for JAX code. `jaxlint rule CODE` explains a rule.",
     )
-    parser.add_argument("paths", nargs="*", default=["."], help="files or folders to check (default: .)")
+    parser.add_argument("paths", nargs="*", default=["."],
+                        help="files or folders to check (default: .); `-` reads the code from stdin")
+    parser.add_argument("--stdin-filename", metavar="NAME",
+                        help="with `-`: the file name the code on stdin is checked and reported as")
+    parser.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE, not stdout")
     parser.add_argument("--select", action="append", metavar="CODES",
                         help="only these rules: codes, names or prefixes, comma-separated")
     parser.add_argument("--extend-select", action="append", default=[], metavar="CODES",
@@ -97,6 +104,8 @@ def _rule_command(argv: list[str], out: TextIO) -> int:
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["check"]:  # `jaxlint check src/`, as `ruff check src/`
+        argv = argv[1:]
     try:
         if argv[:1] == ["rule"]:
             return _rule_command(argv[1:], out)
@@ -109,6 +118,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     except ConfigError as error:
         print(f"jaxlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # `jaxlint . | head`: the reader has what it wanted
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as error:  # a bug in jaxlint: one line and exit 2, not a traceback
         print(f"jaxlint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -136,11 +148,18 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         force_exclude=args.force_exclude,
     ))
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
-    result = run(args.paths, settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
-                 cache_dir=args.cache_dir, use_cache=not args.no_cache)
+    if "-" in args.paths:
+        if args.paths != ["-"] or fix_mode is not None or args.verify:
+            raise ConfigError("`-` (stdin) is checked alone, without --fix, --diff or --verify")
+        result = check_stdin(args.stdin_filename or "-", sys.stdin.buffer.read(), settings)
+    else:
+        result = run(args.paths, settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
+                     cache_dir=args.cache_dir, use_cache=not args.no_cache)
     if args.verify:
         _verify(args, settings, result)
-    _report(args, result, out)
+    report = io.StringIO()
+    _report(args, result, report)
+    _write_report(report.getvalue(), args.output_file, out)
     for note in result.notes:
         print(f"jaxlint: note: {note}", file=sys.stderr)
     for message in result.fix_failures + result.internal_errors:
@@ -152,6 +171,32 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
     if (failing or result.diffs) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _write_report(report: str, output_file: str | None, out: TextIO) -> None:
+    """The report to stdout or to --output-file; a disk that is full or a file that cannot be written
+    is a one-line error (a closed pipe is for main to handle)."""
+    try:
+        if output_file is None:
+            out.write(report)
+            out.flush()
+        else:
+            with open(output_file, "w", encoding="utf-8") as handle:
+                handle.write(report)
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        where = "stdout" if output_file is None else output_file
+        raise ConfigError(f"cannot write the report to {where}: {error.strerror or error}") from None
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail again on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
 
 
 def _report(args: argparse.Namespace, result, out: TextIO) -> None:

@@ -129,6 +129,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"invalid TOML in {path}: {error}") from None
+    except UnicodeDecodeError as error:  # TOML is UTF-8
+        raise ConfigError(f"invalid TOML in {path}: not UTF-8 (byte 0x{error.object[error.start:error.start + 1].hex()} "
+                          f"at offset {error.start})") from None
 
 
 def load_table(path: Path) -> dict[str, Any]:

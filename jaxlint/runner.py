@@ -224,6 +224,13 @@ def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[in
         _check_files(files, todo, contexts, settings, cache, jobs, None, outcomes)
 
 
+def check_stdin(name: str, data: bytes, settings: Settings) -> RunResult:
+    """The code read from stdin, checked as the file `name` (its settings, its kind: `.ipynb` or not)."""
+    result = RunResult()
+    _collect(check_bytes(name, data, settings), result)
+    return result
+
+
 def _collect(outcome: FileResult, result: RunResult) -> None:
     result.files += 1
     result.skipped += outcome.skipped
