@@ -6,7 +6,9 @@ import argparse
 import io
 import json
 import os
+import signal
 import sys
+import threading
 from collections import Counter
 from typing import TextIO
 
@@ -17,6 +19,7 @@ from jaxlint.runner import FixMode, check_stdin, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a process killed by SIGPIPE
+EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + 2, 128 + 15  # SIGINT, SIGTERM
 FORMAT_NAMES = ("text", "json", "sarif", "github", "junit", "concise")
 
 
@@ -113,8 +116,16 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         args = _parser().parse_args(["--verify=flagged" if a == "--verify" else a for a in argv])
     except SystemExit as exit_:  # argparse: --help, --version, usage errors
         return int(exit_.code or 0)
+    previous = _on_sigterm(_terminate)
     try:
         return _lint(args, out)
+    except (KeyboardInterrupt, Terminated) as stop:  # Ctrl-C, SIGTERM: stop now, workers too
+        from jaxlint.runner import kill_workers
+
+        kill_workers()
+        terminated = isinstance(stop, Terminated)
+        print(f"jaxlint: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     except ConfigError as error:
         print(f"jaxlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -124,6 +135,23 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     except Exception as error:  # a bug in jaxlint: one line and exit 2, not a traceback
         print(f"jaxlint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        _on_sigterm(previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the run is, like KeyboardInterrupt for Ctrl-C."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated
+
+
+def _on_sigterm(handler):
+    """Install a SIGTERM handler (in the main thread only: signals go there); the one it replaces."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
 
 
 def _verify(args: argparse.Namespace, settings, result) -> None:

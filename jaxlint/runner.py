@@ -12,7 +12,9 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import signal
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -249,12 +251,11 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
         for index, data in misses:
             yield index, check_bytes(files[index], data, settings, fix_mode, contexts.get(index))
         return
-    from concurrent.futures import ProcessPoolExecutor  # not imported by runs that need no pool
-    from concurrent.futures.process import BrokenProcessPool
+    from concurrent.futures.process import BrokenProcessPool  # not imported by runs that need no pool
 
     # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
     ordered = sorted(misses, key=lambda miss: -len(miss[1]))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(misses))) as pool:
+    with _pool(min(jobs, len(misses))) as pool:
         futures = [(index, data, pool.submit(check_bytes, files[index], data, settings, fix_mode,
                                              contexts.get(index)))
                    for index, data in ordered]
@@ -265,14 +266,47 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
                 yield index, _alone(files[index], data, settings, fix_mode, contexts.get(index))
 
 
+_live_pools: set = set()
+
+
+@contextmanager
+def _pool(workers: int):
+    """A process pool whose workers leave Ctrl-C to this process, and are killed, not waited for, when
+    the run is interrupted (see kill_workers)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_the_parent)
+    _live_pools.add(pool)
+    try:
+        yield pool
+    except BaseException:
+        kill_workers()
+        raise
+    finally:
+        _live_pools.discard(pool)
+    pool.shutdown(wait=True)
+
+
+def kill_workers() -> None:
+    """Kill the pools' worker processes at once (an interrupted run must not wait for them)."""
+    for pool in list(_live_pools):
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        _live_pools.discard(pool)
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group
+
+
 def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None,
            context: ModuleContext | None) -> FileResult:
     """One file in a process of its own, so that a file that kills its process (a crash in the
     parser, running out of memory) is the only one reported, and never takes the run down."""
-    from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=1) as pool:
+    with _pool(1) as pool:
         try:
             return pool.submit(check_bytes, path, data, settings, fix_mode, context).result()
         except BrokenProcessPool:
