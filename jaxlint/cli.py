@@ -9,13 +9,14 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from collections import Counter
 from typing import TextIO
 
 from jaxlint import __version__
-from jaxlint.config import CommandLine, ConfigError, build_settings, load_table
+from jaxlint.config import CommandLine, ConfigError, Settings, build_settings, find_config, load_table
 from jaxlint.report import FORMATS, source, text
-from jaxlint.runner import FixMode, check_stdin, run
+from jaxlint.runner import FixMode, RunResult, check_stdin, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a process killed by SIGPIPE
@@ -168,21 +169,29 @@ def _verify(args: argparse.Namespace, settings, result) -> None:
 
 
 def _lint(args: argparse.Namespace, out: TextIO) -> int:
-    settings = build_settings(CommandLine(
+    command_line = CommandLine(
         select=_selectors(args.select),
         extend_select=_selectors(args.extend_select) or [],
         ignore=_selectors(args.ignore) or [],
         config=args.config,
         force_exclude=args.force_exclude,
-    ))
+    )
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
     if "-" in args.paths:
         if args.paths != ["-"] or fix_mode is not None or args.verify:
             raise ConfigError("`-` (stdin) is checked alone, without --fix, --diff or --verify")
+        [(settings, _)] = _by_config([args.stdin_filename or "-"], command_line)
         result = check_stdin(args.stdin_filename or "-", sys.stdin.buffer.read(), settings)
     else:
-        result = run(args.paths, settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
-                     cache_dir=args.cache_dir, use_cache=not args.no_cache)
+        groups = _by_config(args.paths, command_line)
+        settings = groups[0][0]
+        result = RunResult(unsafe_fixes=args.unsafe_fixes)
+        for group_settings, paths in groups:
+            part = run(paths, group_settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
+                       cache_dir=args.cache_dir, use_cache=not args.no_cache)
+            for name, value in vars(part).items():
+                if isinstance(value, (list, int)) and not isinstance(value, bool):
+                    setattr(result, name, getattr(result, name) + value)
     if args.verify:
         _verify(args, settings, result)
     report = io.StringIO()
@@ -199,6 +208,19 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
     if (failing or result.diffs) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settings, list[str]]]:
+    """The paths grouped by the settings that apply to them: `--config`, else the nearest pyproject.toml
+    with [tool.jaxlint] at or above each path (as ruff does), else the one found from here."""
+    if command_line.config is not None:
+        return [(build_settings(command_line), paths)]
+    groups: dict[Path | None, list[str]] = {}
+    for path in paths:
+        absolute = Path(os.path.abspath(path))
+        groups.setdefault(find_config(absolute if absolute.is_dir() else absolute.parent), []).append(path)
+    return [(build_settings(command_line, config.parent if config else None), group)
+            for config, group in groups.items()]
 
 
 def _write_report(report: str, output_file: str | None, out: TextIO) -> None:

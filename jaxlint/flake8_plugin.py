@@ -1,6 +1,6 @@
 """flake8 plugin: the same findings at the same positions, inside every editor that runs flake8.
 
-Which rules run follows `[tool.jaxlint]` (found from the working directory) like the jaxlint
+Which rules run follows `[tool.jaxlint]` (the nearest at or above each file) like the jaxlint
 command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin: the plugin
 leaves `# noqa` comments to flake8 (so `flake8 --disable-noqa` shows what they hide, and flake8-noqa
 sees them used), and applies only jaxlint's own file-level `# jaxlint: noqa`.
@@ -34,7 +34,7 @@ class JaxlintChecker:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        settings = _settings(str(Path.cwd()))
+        settings = _settings(str(Path(self.filename).absolute().parent))  # the file's config, as jaxlint
         source = "".join(self.lines)
         table = TransformTable(settings.extra_transforms)
         for d in lint_source(source, self.filename, settings.enabled_for(self.filename), table,
