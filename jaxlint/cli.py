@@ -73,11 +73,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", metavar="DIR",
                         help="keep the result cache in DIR (default: .jaxlint_cache at the project root)")
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
-    parser.add_argument("--verify", nargs="?", const="flagged", choices=("flagged", "all"),
-                        help="trace the flagged functions with real jax (imports your modules); "
-                             "--verify=all traces every transformed function")
-    parser.add_argument("--verify-timeout", type=float, metavar="SECONDS", help="per file (default 60)")
-    parser.add_argument("--fail-on", choices=("any", "confirmed"), default="any",
+    parser.add_argument("--verify", nargs="?", const="flagged", choices=("flagged", "all", "run"),
+                        help="import your modules under jax's checkers and trace the flagged functions; "
+                             "--verify=all traces every transformed function; --verify=run also runs the "
+                             "named scripts and [tool.jaxlint.verify] run commands")
+    parser.add_argument("--verify-timeout", type=float, metavar="SECONDS",
+                        help="per file and per run command (default 60)")
+    parser.add_argument("--fail-on", choices=("any", "confirmed"),
                         help="with --verify: exit 1 on any finding (default) or only on confirmed ones")
     return parser
 
@@ -113,10 +115,18 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     try:
         if argv[:1] == ["rule"]:
             return _rule_command(argv[1:], out)
+        if argv[:1] == ["server"]:
+            from jaxlint.server import main as server_command  # pygls: only for the server
+
+            return server_command(argv[1:])
         # A bare `--verify` must not swallow the path after it as its optional value.
         args = _parser().parse_args(["--verify=flagged" if a == "--verify" else a for a in argv])
     except SystemExit as exit_:  # argparse: --help, --version, usage errors
         return int(exit_.code or 0)
+    if args.fail_on == "confirmed" and not args.verify:
+        print("jaxlint: error: --fail-on confirmed needs --verify (without it no finding is confirmed)",
+              file=sys.stderr)
+        return EXIT_ERROR
     previous = _on_sigterm(_terminate)
     try:
         return _lint(args, out)
@@ -155,17 +165,32 @@ def _on_sigterm(handler):
     return signal.signal(signal.SIGTERM, handler)
 
 
-def _verify(args: argparse.Namespace, settings, result) -> None:
-    """Trace with real jax (imported by the worker processes only, never here)."""
+def _verify(args: argparse.Namespace, settings, result, server) -> str:
+    """Run the user's code with real jax (imported by the worker processes only, never here); the
+    reason it could not ("" when it ran)."""
+    from jaxlint.cache import DEFAULT_DIR
     from jaxlint.verify import run as verify_run  # not on the static path
-    from jaxlint.verify.options import from_table as verify_options
+    from jaxlint.verify.options import VerifyConfigError, from_table as verify_options
 
-    if verify_run.jax_missing():
-        raise ConfigError(verify_run.INSTALL_HINT)
+    if server is None:
+        return verify_run.INSTALL_HINT
     table = load_table(settings.config_file).get("verify", {}) if settings.config_file else {}
-    options = verify_options(table, args.verify == "all", args.verify_timeout)
-    for note in verify_run.verify(args.paths, result, settings, options):
+    cache_dir = None if args.no_cache else str(args.cache_dir or settings.cache_dir or settings.root / DEFAULT_DIR)
+    scripts = [p for p in args.paths if p.endswith(".py")]
+    try:
+        options = verify_options(table, args.verify, args.verify_timeout, scripts, cache_dir)
+    except VerifyConfigError as error:
+        raise ConfigError(str(error)) from None
+    for note in verify_run.verify(args.paths, result, settings, options, server):
         print(f"jaxlint: {note}", file=sys.stderr)
+    return ""
+
+
+def _verify_server():
+    """With --verify, the process that imports jax, started before the static pass (None without jax)."""
+    from jaxlint.verify import run as verify_run  # not on the static path
+
+    return None if verify_run.jax_missing() else verify_run.start_server()
 
 
 def _lint(args: argparse.Namespace, out: TextIO) -> int:
@@ -177,6 +202,7 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         force_exclude=args.force_exclude,
     )
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
+    server = _verify_server() if args.verify else None
     if "-" in args.paths:
         if args.paths != ["-"] or fix_mode is not None or args.verify:
             raise ConfigError("`-` (stdin) is checked alone, without --fix, --diff or --verify")
@@ -192,19 +218,20 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
             for name, value in vars(part).items():
                 if isinstance(value, (list, int)) and not isinstance(value, bool):
                     setattr(result, name, getattr(result, name) + value)
-    if args.verify:
-        _verify(args, settings, result)
+    unverifiable = _verify(args, settings, result, server) if args.verify else ""
     report = io.StringIO()
-    _report(args, result, report)
+    _report(args, result, report, unverifiable)
     _write_report(report.getvalue(), args.output_file, out)
     for note in result.notes:
         print(f"jaxlint: note: {note}", file=sys.stderr)
     for message in result.fix_failures + result.internal_errors:
         print(f"jaxlint: {message}", file=sys.stderr)
-    if result.internal_errors:
+    if unverifiable:  # the static findings are printed above; --verify itself could not run
+        print(f"jaxlint: error: {unverifiable}", file=sys.stderr)
+    if result.internal_errors or unverifiable:
         return EXIT_ERROR
     failing = [d for d in result.diagnostics
-               if args.fail_on == "any" or (d.verify is not None and d.verify.status == "confirmed")]
+               if args.fail_on != "confirmed" or (d.verify is not None and d.verify.status == "confirmed")]
     if (failing or result.diffs) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
@@ -249,7 +276,7 @@ def _silence_stdout() -> None:
         pass
 
 
-def _report(args: argparse.Namespace, result, out: TextIO) -> None:
+def _report(args: argparse.Namespace, result, out: TextIO, unverifiable: str = "") -> None:
     """Findings in the chosen format (with --diff: the diffs instead), what was fixed, the summary."""
     if args.diff:
         out.write("".join(result.diffs))
@@ -268,5 +295,5 @@ def _report(args: argparse.Namespace, result, out: TextIO) -> None:
         out.write(text.fixes(result))
     if human and not args.quiet:
         out.write(text.summary(result))
-        if args.verify:
+        if args.verify and not unverifiable:
             out.write(text.verify_summary(result))

@@ -54,7 +54,9 @@ class Settings:
     config_file: Path | None = None
     extra_transforms: frozenset[str] = frozenset()  # qualified names that behave like jax.jit
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES  # parameter names (globs) that hold PRNG keys
-    target_jax_version: str | None = None  # JAX801/JAX802 judge APIs against this release (None: newest known)
+    # JAX801/JAX802 judge APIs against this release: `target-jax-version`, else the lowest jax the
+    # project's dependencies allow (None: the newest jaxlint knows).
+    target_jax_version: str | None = None
     cache_dir: Path | None = None  # where results are cached, from the config (relative to its folder)
     python_version: str | None = None  # the code's Python ("3.12"), whose syntax it is parsed with (None: newest)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files are reported and skipped
@@ -172,6 +174,33 @@ def load_table(path: Path) -> dict[str, Any]:
     return table
 
 
+_JAX_REQUIREMENT = re.compile(r"\s*jax(?![\w.-])\s*(\[[^\]]*\])?\s*(?P<specifiers>[^;]*)", re.IGNORECASE)
+_LOWER_BOUND = re.compile(r"(===|==|>=|~=|>)\s*(?P<version>\d+(\.\d+){0,2})")
+
+
+def pinned_jax(pyproject: Path | None) -> str | None:
+    """The lowest jax release a project's dependencies allow (`jax==0.4.30`, `jax>=0.4.20,<0.5`):
+    the one its code must still run on. None without a pyproject.toml or a lower bound on jax."""
+    if pyproject is None:
+        return None
+    try:
+        dependencies = _read_toml(pyproject).get("project", {}).get("dependencies", [])
+    except ConfigError:
+        return None
+    bounds = []
+    for requirement in dependencies if isinstance(dependencies, list) else []:
+        found = _JAX_REQUIREMENT.match(requirement) if isinstance(requirement, str) else None
+        if found:
+            bounds += [tuple(int(part) for part in bound.group("version").split("."))
+                       for bound in _LOWER_BOUND.finditer(found.group("specifiers"))]
+    return ".".join(str(part) for part in max(bounds)) if bounds else None
+
+
+def _nearest_pyproject(start: Path) -> Path | None:
+    return next((folder / "pyproject.toml" for folder in (start, *start.parents)
+                 if (folder / "pyproject.toml").is_file()), None)
+
+
 def _is_list_of_str(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
@@ -238,7 +267,8 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
     python_version = table.get("target-version") or requires_python(config_file, root)
     max_file_size = file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE))
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names, table.get("target-jax-version"), cache_dir, python_version, max_file_size)
+                    key_names, table.get("target-jax-version") or pinned_jax(config_file or _nearest_pyproject(cwd)),
+                    cache_dir, python_version, max_file_size)
 
 
 def file_size(value: Any) -> int | None:

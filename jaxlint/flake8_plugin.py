@@ -3,7 +3,8 @@
 Which rules run follows `[tool.jaxlint]` (the nearest at or above each file) like the jaxlint
 command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin: the plugin
 leaves `# noqa` comments to flake8 (so `flake8 --disable-noqa` shows what they hide, and flake8-noqa
-sees them used), and applies only jaxlint's own file-level `# jaxlint: noqa`.
+sees them used), and applies only jaxlint's own file-level `# jaxlint: noqa`. A file is
+checked with its project, as `jaxlint FILE` checks it: each process analyses the project once.
 flake8 cannot fix code, so a fixable finding says which jaxlint command fixes it.
 """
 
@@ -17,7 +18,9 @@ from jaxlint import __version__
 from jaxlint.analysis.traced import TransformTable
 from jaxlint.config import CommandLine, Settings, build_settings
 from jaxlint.diagnostics import SAFE, Diagnostic
-from jaxlint.lint import lint_source
+from jaxlint.analysis.interface import ModuleContext
+from jaxlint.lint import lint_module
+from jaxlint.project import context, importable, module_of
 
 
 @lru_cache(maxsize=None)
@@ -34,13 +37,36 @@ class JaxlintChecker:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        settings = _settings(str(Path(self.filename).absolute().parent))  # the file's config, as jaxlint
+        folder = str(Path(self.filename).absolute().parent)  # the file's config, as jaxlint finds it
+        settings = _settings(folder)
         source = "".join(self.lines)
         table = TransformTable(settings.extra_transforms)
-        for d in lint_source(source, self.filename, settings.enabled_for(self.filename), table,
-                             settings.key_names, settings.target_jax_version,
-                             python_version=settings.python_version, line_noqa=False):
+        found, _ = lint_module(source, self.filename, settings.enabled_for(self.filename), table,
+                               settings.key_names, settings.target_jax_version, context=_context(self.filename, folder),
+                               python_version=settings.python_version, line_noqa=False)
+        for d in found:
             yield d.row, d.col - 1, f"{d.code} {d.message}{_fixable(d)}", type(self)
+
+
+def _context(filename: str, cwd: str) -> ModuleContext | None:
+    """The file's place in its project and what the project's other modules tell it, as `jaxlint` sees it."""
+    path = Path(filename)
+    if path.suffix not in (".py", ".pyi") or not path.is_file():
+        return None  # stdin, or a file flake8 made up: checked on its own
+    root, _ = module_of(filename)
+    return _project(str(root), cwd).get(path.absolute()) or context(filename)
+
+
+@lru_cache(maxsize=None)
+def _project(root: str, cwd: str) -> dict[Path, ModuleContext]:
+    """Once per process and project: every module analysed, through jaxlint's result cache."""
+    from jaxlint.cache import DEFAULT_DIR, Cache
+    from jaxlint.runner import project_contexts
+
+    settings = _settings(cwd)
+    cache = Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
+    files = [str(path) for path in importable(Path(root))]
+    return {Path(path).absolute(): found for path, found in project_contexts(files, settings, cache).items()}
 
 
 def _fixable(d: Diagnostic) -> str:

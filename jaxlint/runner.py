@@ -183,6 +183,16 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, u
     return result
 
 
+def project_contexts(paths: list[str], settings: Settings, cache: Cache | None) -> dict[str, ModuleContext]:
+    """What the other modules of their projects tell each of these files, by path: for the flake8
+    plugin, which sees one file at a time."""
+    files = paths + project.siblings(paths)
+    contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
+    outcomes = _check_files(files, dict.fromkeys(contexts), contexts, settings, cache, 1, None)
+    _link(files, outcomes, contexts, settings, cache, 1)
+    return {files[index]: context for index, context in contexts.items()}
+
+
 def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, ModuleContext], settings: Settings,
                  cache: Cache | None, jobs: int | None, fix_mode: FixMode | None,
                  outcomes: list[FileResult | None] | None = None) -> list[FileResult | None]:

@@ -7,6 +7,8 @@ cost, so the runs are few and each assertion names the file it is about.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -15,7 +17,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from helpers import jaxlint, write
+from helpers import JAX101_SOURCE, jaxlint, write
 from test_fixtures import expectations
 from test_outputs import SARIF_SCHEMA
 
@@ -45,12 +47,12 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     assert code == 1
     details = statuses(found)
     assert details[("helper_under_jit.py", 8, "JAX301")] == (
-        "confirmed", "TracerBoolConversionError here while tracing `bounded`")  # the helper's line, via its caller
+        "confirmed", "tracing `bounded` raised TracerBoolConversionError here")  # the helper's line, via its caller
     assert details[("script_at_import.py", 8, "JAX301")] == (
         "confirmed", "importing the module raised TracerBoolConversionError here")
     assert details[("confirm_jax308.py", 9, "JAX308")] == (
         "confirmed", "jax.checking_leaks reported a leak while tracing `remember`")
-    assert details[("confirm_jax201.py", 8, "JAX201")] == ("confirmed", "KeyReuseError here while tracing `two_draws`")
+    assert details[("confirm_jax201.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
 
 
 def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find_new_bugs() -> None:
@@ -60,14 +62,15 @@ def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find
     assert time.monotonic() - started < 60  # the hanging module is killed at its timeout
     assert code == 1
     assert statuses(found) == {
-        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing"),
-        ("runtime_only.py", 18, "JAX012"): ("confirmed", "found by tracing"),
+        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing `remember`"),
+        ("runtime_only.py", 18, "JAX012"): ("confirmed", "found by tracing `noise`"),
         ("needs_example.py", 10, "JAX301"): (
             "unverified", "needs concrete data: static parameter `n` has no example"),
         ("hangs_at_import.py", 9, "JAX101"): ("unverified", "timed out after 8 s (--verify-timeout)"),
         ("exits_at_import.py", 9, "JAX101"): ("unverified", "the module called sys.exit(3) at import"),
         ("crashes_at_import.py", 10, "JAX101"): ("unverified", "the module crashed the worker (SIGSEGV)"),
         ("raises_at_import.py", 7, "JAX101"): ("unverified", "import failed: RuntimeError: no config file"),
+        ("raises_at_import.py", 11, "JAX010"): ("confirmed", "found by importing the module"),
     }
     leak = next(d for d in found if d["code"] == "JAX011")
     assert leak["message"].startswith("a tracer leaked out of `remember` while it was traced (jax.checking_leaks)")
@@ -102,7 +105,7 @@ def test_config_examples_give_static_arguments_and_sarif_carries_the_status(tmp_
     [result] = log["runs"][0]["results"]
     assert result["ruleId"] == "JAX301"
     assert result["properties"] == {"verify": {
-        "status": "confirmed", "detail": "TracerBoolConversionError here while tracing `first_rows`"}}
+        "status": "confirmed", "detail": "tracing `first_rows` raised TracerBoolConversionError here"}}
     rule_ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
     assert {"JAX010", "JAX011", "JAX012"} <= set(rule_ids)
 
@@ -112,8 +115,9 @@ def test_without_verify_the_json_has_no_verify_key() -> None:
     assert code == 1 and "verify" not in found[0]
 
 
-def test_verify_without_findings_traces_nothing(tmp_path: Path) -> None:
-    """Only --verify=all traces a file that has no static finding: plain --verify leaves it alone."""
+def test_verify_imports_a_file_without_findings_but_traces_nothing(tmp_path: Path) -> None:
+    """Plain --verify imports the file (its import is fine) but traces only files with findings or
+    recorded signatures; --verify=all would find runtime_only.py's bugs."""
     write(tmp_path / "quiet.py", (VERIFY / "runtime_only.py").read_text())
     run = jaxlint(tmp_path, "--verify", "quiet.py", timeout=300)
     assert (run.returncode, run.stdout, run.stderr) == (
@@ -128,6 +132,9 @@ def test_verify_without_findings_traces_nothing(tmp_path: Path) -> None:
      "'verify': examples key 'mod.fn' must look like \"pkg.module:function\""),
     ("[tool.jaxlint.verify.examples]\n\"mod:fn\" = 3\n",
      "'verify': examples 'mod:fn' must be a table of parameter = value, got 3"),
+    ("[tool.jaxlint.verify]\nrun = \"pytest\"\n", "'verify': 'run' must be a list of commands, got 'pytest'"),
+    ("[tool.jaxlint.verify]\nrun = [\"make test\"]\n",
+     "'verify': run command 'make test' must be `python SCRIPT ...`, `python -m MODULE ...` or `pytest ...`"),
 ])
 def test_bad_verify_config_stops_the_run(run, tmp_path: Path, table: str, message: str) -> None:
     write(tmp_path / "pyproject.toml", table)
@@ -137,16 +144,206 @@ def test_bad_verify_config_stops_the_run(run, tmp_path: Path, table: str, messag
     assert outcome.err == f"jaxlint: error: [tool.jaxlint] in {tmp_path / 'pyproject.toml'}: {message}\n"
 
 
-def test_verify_without_jax_says_how_to_install_it(tmp_path: Path) -> None:
+def test_verify_without_jax_prints_the_static_findings_then_says_how_to_install_it(tmp_path: Path) -> None:
     write(tmp_path / "a.py", "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1\n")
     script = ("import sys\nsys.modules['jax'] = None  # as if jax were not installed\n"
-              "from jaxlint.cli import main\nsys.exit(main(['--verify', 'a.py']))\n")
+              "from jaxlint.cli import main\nsys.exit(main(['--verify', '--output-format', 'concise', 'a.py']))\n")
     run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert (run.returncode, run.stdout) == (2, "")
+    assert run.returncode == 2  # what was asked for (verification) did not happen
+    assert run.stdout.startswith("a.py:3:1: JAX101 [*] in-place update of a JAX array")
+    assert len(run.stdout.splitlines()) == 1
     assert run.stderr == "jaxlint: error: --verify needs jax: pip install 'jaxlint[verify]'\n"
+
+
+def test_fail_on_confirmed_without_verify_is_a_usage_error(tmp_path: Path) -> None:
+    write(tmp_path / "a.py", JAX101_SOURCE)
+    run = jaxlint(tmp_path, "--fail-on", "confirmed", "a.py")
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == "jaxlint: error: --fail-on confirmed needs --verify (without it no finding is confirmed)\n"
 
 
 def test_notebook_findings_say_notebooks_are_not_traced() -> None:
     _, found = verify_json("--verify", str(ROOT / "fixtures" / "notebooks" / "training.ipynb"))
     assert found and {(d["verify"]["status"], d["verify"]["detail"]) for d in found} == {
         ("unverified", "notebooks are not traced: --verify imports .py modules only")}
+
+
+IMPORTS = VERIFY / "imports"
+
+
+def test_errors_from_importing_the_users_code_are_findings_at_the_innermost_project_line() -> None:
+    """Every file that imports jax is imported, findings or not; what the import raises is evidence."""
+    code, found = verify_json("--verify", "imports")
+    assert code == 1
+    assert [(Path(d["filename"]).name, d["location"]["row"], d["location"]["column"], d["code"], d["message"],
+             d["verify"]["status"], d["verify"]["detail"]) for d in found] == [
+        ("concretize.py", 10, 13, "JAX303", found[0]["message"], "confirmed",
+         "importing the module raised TracerIntegerConversionError here"),
+        ("needs_config.py", 6, 6, "JAX010",
+         "the module could not be imported: FileNotFoundError: [Errno 2] No such file or directory: "
+         "'settings-that-do-not-exist.json'", "confirmed", "found by importing the module"),
+        # pipeline.py's jitted call fails inside shapes.py: the line in the helper module is the finding
+        ("shapes.py", 6, 32, "JAX010",
+         "Importing the module raised TypeError: Shapes must be 1D sequences of concrete values of integer "
+         "type, got (JitTracer(~int32[]),).", "confirmed", "found by importing the module"),
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["text", "concise", "json", "sarif", "github", "junit"])
+def test_a_module_that_cannot_be_imported_fails_the_run_in_every_format(fmt: str) -> None:
+    run = jaxlint(IMPORTS, "--verify", "--output-format", fmt, "needs_config.py", timeout=300)
+    assert run.returncode == 1, run.stderr
+    assert "All checks passed" not in run.stdout
+    assert "the module could not be imported: FileNotFoundError" in run.stdout
+
+
+def test_modules_that_parse_argv_warn_spawn_children_or_shadow_the_stdlib_are_still_verified(tmp_path: Path) -> None:
+    """argparse at import sees the module's own argv; a warning is recorded, not raised; random.py is
+    imported by location; a folder without __init__.py uses relative imports; children die with the
+    worker; pmap finds 8 host devices; code that needs legacy keys' data runs without typed keys."""
+    pid_file = tmp_path / "child.pid"
+    run = subprocess.run([sys.executable, "-m", "jaxlint", "--verify", "--output-format", "json", "robust"],
+                         cwd=VERIFY, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "JAXLINT_TEST_CHILD_PID": str(pid_file)})
+    assert run.returncode == 1, run.stderr
+    assert {key: status for key, (status, _) in statuses(json.loads(run.stdout)).items()} == {
+        ("train.py", 9, "JAX301"): "confirmed",
+        ("random.py", 7, "JAX301"): "confirmed",
+        ("spawns.py", 15, "JAX101"): "confirmed",
+        ("uses_argparse.py", 13, "JAX101"): "confirmed",
+        ("warns.py", 10, "JAX101"): "confirmed",
+        ("shards.py", 10, "JAX101"): "confirmed",  # its pmap over 8 devices at import ran
+        ("legacy_key_data.py", 10, "JAX101"): "confirmed",  # imported again without typed keys
+    }
+    assert not running(int(pid_file.read_text()))  # killed with the worker's process group
+
+
+def running(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting for a parent that never reaps it does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+SILENT = VERIFY / "silent"
+PROJECT = VERIFY / "project"
+
+
+def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
+    """Legacy-key reuse at module level (the import ran it), a pytree of tracers printed, a clock read
+    frozen at trace time, a removed API missing from the installed jax, a deprecated one warning, a jit
+    made in a loop retracing at every iteration."""
+    code, found = verify_json("--verify", "silent")
+    assert code == 1
+    assert statuses(found) == {
+        ("module_key.py", 7, "JAX201"): ("confirmed", "importing the module raised KeyReuseError here"),
+        ("pytree_print.py", 8, "JAX306"): ("confirmed", "a tracer reached print/logging here while tracing"),
+        ("frozen_time.py", 9, "JAX204"): (
+            "confirmed", "time.time() read while tracing: the value is frozen into the traced function"),
+        ("removed_api.py", 6, "JAX801"): (
+            "confirmed", f"the installed jax {installed_jax()} has no `jax.tree_map`"),
+        ("deprecated_api.py", 4, "JAX802"): ("confirmed", "DeprecationWarning here: jax.experimental.pjit.pjit "
+                                                          "has been deprecated. Please use `jax.jit` instead."),
+        ("jit_in_loop.py", 8, "JAX501"): (
+            "confirmed", "jax traced a new function at this call again and again (jax_explain_cache_misses)"),
+    }
+
+
+def installed_jax() -> str:
+    return subprocess.run([sys.executable, "-c", "import jax; print(jax.__version__)"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def test_a_jitted_lambda_in_a_loop_shows_as_retraces_at_its_call(tmp_path: Path) -> None:
+    from jaxlint.verify.processes import ForkServer
+
+    script = SILENT / "jit_in_loop.py"
+    job = {"mode": "run", "path": str(script), "module": "", "project_root": str(VERIFY),
+           "sys_path": [str(SILENT)], "argv": [script.name]}
+    server = ForkServer()
+    try:
+        events, failure = server.run(job, 120, None)
+    finally:
+        server.close()
+    assert failure == ""
+    assert [e for e in events if e["event"] == "observed"] == [
+        {"event": "observed", "kind": "retrace", "where": [[str(script.resolve()), 8]],
+         "detail": "3 new functions traced at this call"}]
+
+
+def test_run_mode_runs_scripts_and_the_tests_under_the_checkers_and_keeps_what_a_timeout_cut_short() -> None:
+    run = jaxlint(PROJECT, "--verify=run", "--verify-timeout", "20", "--output-format", "json",
+                  "train.py", "mlpkg", "tests", timeout=300)
+    assert run.returncode == 1
+    assert statuses(json.loads(run.stdout)) == {
+        ("train.py", 10, "JAX306"): ("confirmed", "a tracer reached print/logging here while tracing"),
+        ("augment.py", 13, "JAX012"): ("confirmed", "found by the tests"),
+    }
+    assert run.stderr == ("jaxlint: `python train.py`: timed out after 20 s (--verify-timeout); "
+                          "what it did until then is kept\n")
+
+
+def test_a_run_records_signatures_that_plain_verify_replays(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("train.py", "__pycache__", ".jaxlint_cache"))
+    recorded = jaxlint(project, "--verify=run", "mlpkg", "tests", timeout=300)
+    assert recorded.returncode == 1, recorded.stderr  # augment.py's key reuse
+    model = project / "mlpkg" / "model.py"
+    model.write_text(model.read_text().replace(
+        '    return jnp.tanh(x @ params["w"] + params["b"])',
+        '    h = x @ params["w"] + params["b"]\n    if h.sum() > 0:\n        h = -h\n    return jnp.tanh(h)'))
+    replayed = jaxlint(project, "--verify", "--output-format", "json", "mlpkg/model.py", timeout=300)
+    assert statuses(json.loads(replayed.stdout)) == {("model.py", 10, "JAX301"): (
+        "confirmed", "tracing `predict` with the arguments a run recorded raised TracerBoolConversionError here")}
+    made_up = jaxlint(project, "--verify", "--no-cache", "--output-format", "json", "mlpkg/model.py", timeout=300)
+    [(status, detail)] = statuses(json.loads(made_up.stdout)).values()
+    assert status == "unverified"  # made-up arguments that fail differently say nothing
+    assert detail.startswith("tracing `predict` stopped first at line 9: ")
+
+
+def test_a_worker_that_exits_without_a_result_says_the_last_line_of_its_stderr(tmp_path: Path) -> None:
+    write(tmp_path / "noisy.py", (
+        "import os\nimport sys\n\nimport jax\n\n"
+        "for _ in range(3000):\n    sys.stderr.write('x' * 1000 + '\\n')\n"
+        "sys.stderr.write('giving up\\n')\nsys.stderr.flush()\nos._exit(7)\n"))
+    run = jaxlint(tmp_path, "--verify", "noisy.py", timeout=300)
+    assert (run.returncode, run.stdout) == (
+        0, "All checks passed (1 file checked).\nVerify: 0 confirmed, 0 not reproduced, 0 unverified, 0 new.\n")
+    assert run.stderr == ("jaxlint: noisy.py: not verified: the worker exited with code 7 without a result: "
+                          "giving up\n")
+
+
+def test_a_module_run_with_python_m_that_raises_is_a_finding_at_the_innermost_project_line(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("train.py", "tests", "__pycache__"))
+    write(project / "pyproject.toml", '[tool.jaxlint.verify]\nrun = ["python -m mlpkg.evaluate"]\n')
+    run = jaxlint(project, "--verify=run", "--output-format", "json", "mlpkg", timeout=300)
+    assert run.returncode == 1, run.stderr
+    found = {(Path(d["filename"]).name, d["location"]["row"], d["code"]): d for d in json.loads(run.stdout)}
+    crash = found.pop(("model.py", 9, "JAX010"))  # predict's matmul, called from evaluate.main
+    assert crash["message"].startswith("Running `python -m mlpkg.evaluate` raised TypeError: dot_general requires")
+    assert crash["verify"] == {"status": "confirmed", "detail": "found by running `python -m mlpkg.evaluate`"}
+    assert not found  # augment.py's key reuse shows only when its tests run
+
+
+def test_code_under_the_main_guard_is_run_by_verify_run_only() -> None:
+    _, imported = verify_json("--verify", "main_block.py")
+    assert statuses(imported) == {("main_block.py", 6, "JAX101"): (
+        "unverified", 'under `if __name__ == "__main__":`, which an import skips (--verify=run runs it)')}
+    _, ran = verify_json("--verify=run", "main_block.py")
+    assert statuses(ran) == {("main_block.py", 6, "JAX101"): (
+        "confirmed", "running `python main_block.py` raised TypeError here")}
+
+
+def test_a_package_init_is_imported_once_under_the_package_name(tmp_path: Path) -> None:
+    write(tmp_path / "pkg" / "__init__.py", (
+        "import sys\n\nimport jax\n\n"
+        "if hasattr(sys, 'pkg_initialised'):\n    raise RuntimeError('pkg initialised twice')\n"
+        "sys.pkg_initialised = True\n\n\n"
+        "@jax.jit\ndef relu(x):\n    if x > 0:\n        return x\n    return 0.0\n"))
+    code, found = verify_json("--verify", "pkg", cwd=tmp_path)
+    assert code == 1
+    assert statuses(found) == {("__init__.py", 12, "JAX301"): (
+        "confirmed", "tracing `relu` raised TracerBoolConversionError here")}

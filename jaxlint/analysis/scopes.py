@@ -144,6 +144,7 @@ class ScopeRecorder:
     def __init__(self) -> None:
         self._defs: dict[tuple[int, str], cst.FunctionDef] = {}
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
+        self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
         self._bound: dict[int, set[str]] = {}
         self._applications: list[tuple[Chain, cst.BaseExpression, Transform]] = []
         self._calls: list[_Call] = []
@@ -160,10 +161,23 @@ class ScopeRecorder:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`."""
         self._defs[(id(scope), function.name.value)] = function
 
-    def alias(self, chain: Chain, name: str, target: cst.BaseExpression, bound: int = 0) -> None:
-        """`name = jax.jit(target)` or `name = lambda ...`: calling `name` calls `target`, with the
-        first `bound` parameters already given (`jax.jit(partial(f, cfg))`)."""
+    def alias(self, chain: Chain, name: str, target: cst.BaseExpression, bound: int = 0,
+              bound_names: frozenset[str] = frozenset()) -> None:
+        """`name = jax.jit(target)`, `name = lambda ...` or `name = partial(target, cfg, k=v)`: calling
+        `name` calls `target`, with the first `bound` parameters and `bound_names` already given."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
+        self._alias_names[(id(chain[-1]), name)] = bound_names
+
+    def _bound_names(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> frozenset[str]:
+        """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
+        aliases (`mapped = jax.vmap(inner)`)."""
+        if isinstance(expr, cst.Name) and depth < 3:
+            for scope in reversed(chain):
+                key = (id(scope), expr.value)
+                if key in self._aliases:
+                    alias_chain, target, _ = self._aliases[key]
+                    return self._alias_names[key] | self._bound_names(alias_chain, target, depth + 1)
+        return frozenset()
 
     def scope_names(self, scope: cst.CSTNode, names: set[str]) -> None:
         """Every name a scope binds: one of them hides a function of that name further out."""
@@ -309,7 +323,8 @@ class ScopeRecorder:
         for chain, target, transform in self._applications:
             node, bound = self._resolve(chain, target)
             if node is not None:
-                applied = replace(transform, bound=transform.bound + bound)
+                names = transform.bound_names | self._bound_names(chain, target)
+                applied = replace(transform, bound=transform.bound + bound, bound_names=names)
                 facts.applied.setdefault(node, []).append(applied)
         self._key_summaries(facts)
         for chain, target in self._host:

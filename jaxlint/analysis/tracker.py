@@ -231,7 +231,8 @@ class ValueTracker:
                 # `kernel = partial(add_kernel, scale=2.0)`: calling `kernel` calls `add_kernel`.
                 given = [arg for arg in node.value.args if arg.keyword is None]
                 if given and not any(arg.star for arg in node.value.args):
-                    self.recorder.alias(tuple(self._chain), target.value, given[0].value, len(given) - 1)
+                    names = frozenset(arg.keyword.value for arg in node.value.args if arg.keyword is not None)
+                    self.recorder.alias(tuple(self._chain), target.value, given[0].value, len(given) - 1, names)
         value = self.value_of(node.value)
         for target in node.targets:
             left, right = target.target, node.value

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from jaxlint.checks.api import DeprecatedApi, RemovedApi
 from jaxlint.checks.base import Rule
+from jaxlint.checks.compilation import (
+    DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, TimingWithoutSync, UnhashableStaticArg,
+)
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
+from jaxlint.checks.dtypes import LaxMixedDtypes, NonArrayInput
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
 from jaxlint.checks.randomness import (
@@ -12,6 +16,7 @@ from jaxlint.checks.randomness import (
 )
 from jaxlint.checks.runtime import VerifyKeyReuse, VerifyTraceError, VerifyTracerLeak
 from jaxlint.checks.shapes import BooleanMaskIndex, DataDependentSize, TracedShape, TracedSliceBounds
+from jaxlint.checks.transforms import VmapInAxesArity
 from jaxlint.checks.tracers import (
     DebugPrintFstring, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer, PythonLogicOnTracer,
     TracerAsPythonIndex, TracerConcretization, TracerLeak,
@@ -39,6 +44,15 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BooleanMaskIndex,
     DataDependentSize,
     TracedSliceBounds,
+    JitRecreated,
+    UnhashableStaticArg,
+    JitMethodSelf,
+    DonatedBufferReuse,
+    TimingWithoutSync,
+    DonateByKeyword,
+    VmapInAxesArity,
+    NonArrayInput,
+    LaxMixedDtypes,
     RemovedApi,
     DeprecatedApi,
     VerifyTraceError,  # JAX01x: reported by --verify only

@@ -6,25 +6,28 @@ from __future__ import annotations
 from jaxlint.checks.base import Rule
 
 _FOUND_BY_TRACING = (
-    "This finding exists only under `--verify`: it is what tracing the function with real jax reported."
+    "This finding exists only under `--verify`: it is what running or tracing your code with real jax "
+    "reported."
 )
 
 
 class VerifyTraceError(Rule):
     code = "JAX010"
     name = "verify-trace-error"
-    summary = "Tracing a jitted function with `--verify` raised a JAX error that no static rule predicted"
+    summary = "Running your code under `--verify` raised an error that no static rule predicted"
     what_it_does = (
-        "With `--verify`, jaxlint traces each jitted function (abstract arguments, no compilation). When "
-        "jax rejects the traced code (`ConcretizationTypeError` and its relatives, a traced shape or slice "
-        "bound, an in-place update) at a line where no static finding predicted it, the error is reported "
-        "at the deepest line of your file in its traceback: for example when the traced value went through "
-        "a function in another module, which static analysis does not follow."
+        "With `--verify`, jaxlint imports each module that imports jax (`--verify=run` also runs your "
+        "scripts and tests) and traces jitted functions. When that raises and no static finding on the "
+        "line predicted the error, it is reported at the innermost line of your project in its traceback: "
+        "a jax error (`ConcretizationTypeError` and its relatives, a traced shape or slice bound, an "
+        "in-place update), for example when the traced value went through a function in another module, "
+        "which static analysis does not follow; or any other exception your code raised "
+        "(\"the module could not be imported: FileNotFoundError: ...\")."
     )
     why_bad = (
-        "The function fails the first time it is called under `jit`. Errors raised only because of the "
-        "made-up arguments (a wrong rank, a missing attribute) are not reported: only jax's own verdicts "
-        "on traced values, which hold for any argument values."
+        "The code fails the first time it runs. When jaxlint traces with arguments it made up, only jax's "
+        "own verdicts on traced values are reported (they hold for any argument values), never errors the "
+        "made-up arguments may have caused (a wrong rank, a missing attribute)."
     )
     example = (
         "# lib.py\n"
@@ -42,11 +45,13 @@ class VerifyTraceError(Rule):
 class VerifyTracerLeak(Rule):
     code = "JAX011"
     name = "verify-tracer-leak"
-    summary = "A tracer escaped a jitted function while `--verify` traced it under `jax.checking_leaks()`"
+    summary = "A tracer escaped a traced function, found by `--verify` with jax's leak checker"
     what_it_does = (
-        "With `--verify`, each jitted function is traced under `jax.checking_leaks()`. When jax reports that "
-        "a tracer outlived the trace (stored by a library call, a callback, an object's attribute) and no "
-        "JAX308 finding in that function explains it, the leak is reported at the function's first line."
+        "With `--verify`, jax's tracer-leak check runs at the end of every trace while your code runs "
+        "(and around each trace jaxlint makes itself). When jax reports that a tracer outlived the trace "
+        "(stored by a library call, a callback, an object's attribute) and no JAX308 finding in that "
+        "function explains it, the leak is reported at the function's `def` line when jaxlint traced it, "
+        "else at the innermost line of your project where the error surfaced."
     )
     why_bad = (
         "A leaked tracer is an abstract value with no data: whatever later reads it fails with "
@@ -66,9 +71,10 @@ class VerifyTracerLeak(Rule):
 class VerifyKeyReuse(Rule):
     code = "JAX012"
     name = "verify-key-reuse"
-    summary = "A PRNG key consumed twice, found by `--verify` under `jax.debug_key_reuse(True)`"
+    summary = "A PRNG key consumed twice, found by `--verify` with jax's key-reuse checker"
     what_it_does = (
-        "With `--verify`, each jitted function is traced under `jax.debug_key_reuse(True)`, with a typed key "
+        "With `--verify`, your code runs with `jax_debug_key_reuse` on and `jax_enable_custom_prng`, so "
+        "legacy `jax.random.PRNGKey` keys are checked too; jitted functions are traced with a typed key "
         "(`jax.random.key(0)`) for each key parameter. A `KeyReuseError` that no JAX201/JAX202 finding "
         "explains (the key went through a helper in another module, a data structure or a loop jaxlint "
         "cannot follow) is reported at the line where the key was consumed the second time."

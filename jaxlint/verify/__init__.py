@@ -1,1 +1,2 @@
-"""`jaxlint --verify`: the dynamic mode. run.py drives it; only worker.py (in its own process) imports jax."""
+"""`jaxlint --verify`: the dynamic mode. run.py drives it in the parent; only the processes it starts
+(worker.py, observe.py, pytest_plugin.py) import jax and the user's code."""

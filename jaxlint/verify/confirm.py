@@ -1,118 +1,215 @@
-"""What the worker saw, mapped back to lines: each static finding confirmed, not reproduced or unverified
-(with the reason), and errors no rule predicted as new JAX0xx findings."""
+"""What the workers saw, mapped back to lines: each static finding confirmed, not reproduced or unverified
+(with the reason), and errors no finding explains as new JAX01x findings at the innermost project line."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import os
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jaxlint.diagnostics import Diagnostic, Verification
-from jaxlint.verify.errors import CONFIRMABLE, LEAK, OBSERVED, TRACER_LEAK, matches, runtime_code
+from jaxlint.verify.errors import (
+    CONFIRMABLE, LEAK, OBSERVED, OBSERVED_DETAIL, PROBED, TRACE_ERROR, TRACER_LEAK, WARNED, matches, runtime_code,
+)
 from jaxlint.verify.plan import FilePlan
 
 CONFIRMED, NOT_REPRODUCED, UNVERIFIED = "confirmed", "not-reproduced", "unverified"
 
 _MESSAGES = {
-    "JAX010": "tracing under jit raised {cls}: {message}",
+    "JAX010": "{doing} raised {cls}: {message}",
     "JAX011": "a tracer leaked out of `{target}` while it was traced (jax.checking_leaks): {message}",
     "JAX012": "a PRNG key is consumed twice (jax.debug_key_reuse): {message}",
 }
+IMPORTING = "importing the module"
+_NAMED_LINE = re.compile(r"(/[^\s:'\"()]+\.py):(\d+)")
+
+
+@dataclass
+class Report:
+    """One worker's events: an imported file (`plan`) or a run command (`label`)."""
+
+    label: str
+    plan: FilePlan | None
+    events: list[dict[str, Any]]
+    failure: str = ""  # why the worker ended without finishing ("" when it finished)
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["event"] == kind]
+
+    def doing(self, phase: str) -> str:
+        if phase == "import":
+            return IMPORTING
+        return "the tests" if phase == "test" else f"running `{self.label}`"
 
 
 def with_status(findings: list[Diagnostic], status: str, detail: str) -> list[Diagnostic]:
     return [replace(d, verify=Verification(status, detail)) for d in findings]
 
 
-def _error_name(error: dict[str, Any]) -> str:
-    return error["classes"][0]
+@dataclass
+class Evidence:
+    """Verdicts keyed by finding, and the new findings, gathered over every report."""
+
+    plans: dict[str, FilePlan]  # real path -> plan
+    sites: dict[tuple[str, int], list[Diagnostic]] = field(default_factory=dict)
+    confirmed: dict[int, str] = field(default_factory=dict)  # id(finding) -> detail
+    against: dict[int, Verification] = field(default_factory=dict)  # id(finding) -> a trace's other verdict
+    new: dict[tuple[str, int, str], Diagnostic] = field(default_factory=dict)
+
+    def at(self, where: list[Any]) -> list[Diagnostic]:
+        return self.sites.get((where[0], where[1]), [])
+
+    def confirm(self, d: Diagnostic, detail: str) -> None:
+        self.confirmed.setdefault(id(d), detail)
+
+    def owned(self, real: str, row: int) -> list[Diagnostic]:
+        """The findings in the function around a line."""
+        plan = self.plans.get(real)
+        owner = plan and plan.owner_of(row)
+        return [d for (file, r), found in self.sites.items() if file == real for d in found
+                if owner and plan.owners.get(r) == owner]
+
+    def error(self, error: dict[str, Any], doing: str, fallback: tuple[str, int] | None,
+              report_new: bool, target: str = "") -> bool:
+        """Confirm the findings an error passes through (innermost first) or, for a leak, the JAX308
+        findings of the functions it names; else (when `report_new`) a new finding at the innermost
+        project line. Whether anything was confirmed."""
+        classes, message = error["classes"], error["message"]
+        for where in reversed(error["frames"]):
+            hits = [d for d in self.at(where) if matches(d.code, classes, message)]
+            for d in hits:
+                self.confirm(d, f"{doing} raised {classes[0]} here")
+            if hits:
+                return True
+        code = runtime_code(classes, message)
+        if code == TRACER_LEAK:
+            named = [[os.path.realpath(f), int(r)] for f, r in _NAMED_LINE.findall(error.get("text", ""))]
+            named += [list(fallback)] if fallback and target else []
+            leaks = [d for where in [*error["frames"], *named] for d in self.owned(where[0], where[1])
+                     if d.code == LEAK]
+            for d in leaks:
+                self.confirm(d, f"jax.checking_leaks reported a leak while {doing}")
+            if leaks:
+                return True
+        where = error["frames"][-1] if error["frames"] else fallback
+        if report_new and where is not None:
+            self._new(code or TRACE_ERROR, error, doing, where, target)
+        return False
+
+    def _new(self, code: str, error: dict[str, Any], doing: str, where: list[Any] | tuple, target: str) -> None:
+        file, row = where[0], where[1]
+        col = where[2] if len(where) > 2 else 1
+        cls, message = error["classes"][0], error["message"]
+        if code == TRACER_LEAK and target and file in self.plans and target in self.plans[file].defs:
+            row, col = self.plans[file].defs[target]  # the leak surfaces after the trace: its function
+        text = _MESSAGES[code].format(doing=doing[0].upper() + doing[1:], cls=cls, message=message, target=target)
+        if code == TRACE_ERROR and runtime_code(error["classes"], message) is None and doing == IMPORTING:
+            text = f"the module could not be imported: {cls}: {message}"
+        elif code == TRACER_LEAK and not target:
+            text = f"a tracer leaked while {doing} (jax's leak check): {message}"
+        self.new.setdefault((file, row, code), Diagnostic(file, row, col, code, text, row, col,
+                                                          verify=Verification(CONFIRMED, f"found by {doing}")))
 
 
-def _raised_at(error: dict[str, Any], row: int) -> bool:
-    return any(line == row for line, _ in error["frames"])
+def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Report]) -> Evidence:
+    evidence = Evidence({os.path.realpath(p.path): p for p in plans})
+    for d in findings:
+        evidence.sites.setdefault((os.path.realpath(d.filename), d.row), []).append(d)
+    for report in reports:
+        plan_file = os.path.realpath(report.plan.path) if report.plan else None
+        for event in report.events:
+            kind = event["event"]
+            if kind == "error":
+                fallback = (plan_file, 1) if plan_file else None
+                jaxish = runtime_code(event["classes"], event["message"]) is not None
+                evidence.error(event, report.doing(event["phase"]), fallback,
+                               report_new=event["phase"] != "test" or jaxish)
+            elif kind == "observed":
+                for where in event["where"]:
+                    for d in evidence.at(where):
+                        if d.code in OBSERVED[event["kind"]]:
+                            evidence.confirm(d, OBSERVED_DETAIL[event["kind"]].format(detail=event["detail"]))
+            elif kind == "warning":
+                for d in evidence.at(event["where"]):
+                    cls, fragment = WARNED.get(d.code, ("", ""))
+                    if cls in event["classes"] and fragment in event["message"]:
+                        evidence.confirm(d, f"{event['classes'][0]} here: {event['message']}")
+            elif kind == "probe" and plan_file and event["status"] == "missing":
+                for d in evidence.at([plan_file, event["row"]]):
+                    if d.code == PROBED:
+                        evidence.confirm(d, f"the installed jax {event['jax']} has no `{event['text']}`")
+            elif kind == "outcome" and event["status"] == "error" and event["file"]:
+                _outcome(evidence, event)
+    return evidence
 
 
-def import_failed(plan: FilePlan, error: dict[str, Any]) -> list[Diagnostic]:
-    """A module that cannot be imported: a finding the failure passes through is confirmed."""
-    if error["classes"] == ["SystemExit"]:
-        return with_status(plan.findings, UNVERIFIED, f"the module called {error['message']} at import")
-    found = []
-    for d in plan.findings:
-        if _raised_at(error, d.row) and matches(d.code, error["classes"], error["message"]):
-            found.append(replace(d, verify=Verification(CONFIRMED, f"importing the module raised "
-                                                                    f"{_error_name(error)} here")))
-        else:
-            found.append(replace(d, verify=Verification(
-                UNVERIFIED, f"import failed: {_error_name(error)}: {error['message']}")))
-    return found
+def _outcome(evidence: Evidence, outcome: dict[str, Any]) -> None:
+    error, target = outcome["error"], outcome["target"]
+    doing = f"tracing `{target}`"
+    if outcome.get("arguments") == "recorded":
+        doing += " with the arguments a run recorded"
+    real_arguments = outcome.get("arguments") in ("recorded", "given")
+    jax_verdict = runtime_code(error["classes"], error["message"]) is not None
+    found = evidence.error(error, doing, (outcome["file"], outcome["line"]),
+                           report_new=jax_verdict and (outcome["staged"] or real_arguments), target=target)
+    if found:
+        return
+    for where in error["frames"]:
+        for d in evidence.at(where):
+            if d.code in CONFIRMABLE and id(d) not in evidence.against:
+                status = NOT_REPRODUCED if real_arguments else UNVERIFIED
+                evidence.against[id(d)] = Verification(status, f"{doing} raised {error['classes'][0]} here instead")
 
 
-def _verdict(d: Diagnostic, plan: FilePlan, report: dict[str, Any]) -> Verification:
+def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -> Verification:
+    """The verification of a static finding that no evidence confirmed."""
+    if report.failure:
+        return Verification(UNVERIFIED, report.failure)
+    for exit_ in report.of("exit"):
+        return Verification(UNVERIFIED, f"the module called sys.exit({exit_['code']}) at import")
+    for error in report.of("error"):
+        failed = "import failed" if error["phase"] == "import" else f"{report.doing(error['phase'])} raised"
+        return Verification(UNVERIFIED, f"{failed}: {error['classes'][0]}: {error['message']}")
+    if d.code == PROBED:
+        probes = [p for p in report.of("probe") if p["row"] == d.row]
+        if probes and probes[0]["status"] == "present":
+            return Verification(UNVERIFIED, f"the installed jax {probes[0]['jax']} still has `{probes[0]['text']}`")
+    if d.code in WARNED:
+        return Verification(UNVERIFIED, f"no {WARNED[d.code][0]} at this line while the module was imported")
+    if d.code in OBSERVED["retrace"]:
+        return Verification(UNVERIFIED, "retraces show only when the code runs: see --verify=run")
     if d.code not in CONFIRMABLE:
         return Verification(UNVERIFIED, "not observable by tracing")
-    if d.row in report["observed"].get(OBSERVED.get(d.code, ""), ()):
-        return Verification(CONFIRMED, "a tracer was printed here while tracing")
+    if id(d) in evidence.against:
+        return evidence.against[id(d)]
     owner = plan.owners.get(d.row)
-    outcomes = report["outcomes"]
-    mismatch = None
-    for outcome in outcomes:
-        error = outcome.get("error")
-        if outcome["status"] != "error":
-            continue
-        if d.code == LEAK and outcome["target"] == owner and runtime_code(
-                error["classes"], error["message"]) == TRACER_LEAK:
-            return Verification(CONFIRMED, f"jax.checking_leaks reported a leak while tracing `{owner}`")
-        if _raised_at(error, d.row):
-            if matches(d.code, error["classes"], error["message"]):
-                return Verification(CONFIRMED, f"{_error_name(error)} here while tracing `{outcome['target']}`")
-            mismatch = mismatch or f"tracing `{outcome['target']}` raised {_error_name(error)} here instead"
-    if mismatch:
-        return Verification(NOT_REPRODUCED, mismatch)
+    if owner is None and plan.main_block and plan.main_block[0] <= d.row <= plan.main_block[1] \
+            and report.label == plan.path:
+        return Verification(UNVERIFIED, 'under `if __name__ == "__main__":`, which an import skips (--verify=run '
+                                        'runs it)')
     if owner is None:
-        return Verification(UNVERIFIED, "module-level code: not in a function jaxlint can trace")
-    if owner in report["skipped"]:
-        return Verification(UNVERIFIED, report["skipped"][owner])
-    for outcome in outcomes:
+        return Verification(UNVERIFIED, "module-level code: the import ran without this error")
+    skipped = {e["owner"]: e["reason"] for e in report.of("skipped")}
+    if owner in skipped:
+        return Verification(UNVERIFIED, skipped[owner])
+    for outcome in report.of("outcome"):
         if outcome["target"] != owner:
             continue
+        if outcome["status"] == "ok" and any(d.code in codes for codes in OBSERVED.values()):
+            # the observers see only some spellings, and only lines that ran: not seeing is no proof
+            return Verification(UNVERIFIED, f"`{owner}` traced; nothing was seen at this line")
         if outcome["status"] == "ok":
             return Verification(NOT_REPRODUCED, f"`{owner}` traced without error")
         if outcome["status"] == "unbuildable":
             return Verification(UNVERIFIED, outcome["reason"])
         error = outcome["error"]
-        where = f" at line {error['frames'][-1][0]}" if error["frames"] else ""
+        where = f" at line {error['frames'][-1][1]}" if error["frames"] else ""
         return Verification(UNVERIFIED, f"tracing `{owner}` stopped first{where}: "
-                                        f"{_error_name(error)}: {error['message']}")
+                                        f"{error['classes'][0]}: {error['message']}")
     return Verification(UNVERIFIED, f"`{owner}` was traced only through other functions, which never reached it")
 
 
-def new_findings(plan: FilePlan, report: dict[str, Any], confirmed: list[Diagnostic]) -> list[Diagnostic]:
-    """Errors from jitted functions (whose non-static arguments are really tracers) that no finding explains."""
-    confirmed_rows = {d.row for d in confirmed}
-    leaky = {plan.owners.get(d.row) for d in confirmed if d.code == LEAK}
-    found = {}
-    for outcome in report["outcomes"]:
-        error = outcome.get("error")
-        if outcome["status"] != "error" or not outcome["staged"]:
-            continue
-        code = runtime_code(error["classes"], error["message"])
-        if code is None:
-            continue
-        if code == TRACER_LEAK or not error["frames"]:
-            row, col = plan.defs.get(outcome["target"], (outcome["line"], 1))
-        else:
-            row, col = error["frames"][-1]
-        if row in confirmed_rows or (code == TRACER_LEAK and outcome["target"] in leaky):
-            continue
-        message = _MESSAGES[code].format(cls=_error_name(error), message=error["message"],
-                                         target=outcome["target"])
-        found.setdefault((row, code), Diagnostic(plan.path, row, col, code, message, row, col,
-                                                 verify=Verification(CONFIRMED, "found by tracing")))
-    return list(found.values())
-
-
-def confirm(plan: FilePlan, report: dict[str, Any]) -> list[Diagnostic]:
-    if "import_error" in report:
-        return import_failed(plan, report["import_error"])
-    checked = [replace(d, verify=_verdict(d, plan, report)) for d in plan.findings]
-    confirmed = [d for d in checked if d.verify.status == CONFIRMED]
-    return checked + new_findings(plan, report, confirmed)
+def decide(plan: FilePlan, report: Report, evidence: Evidence) -> list[Diagnostic]:
+    return [replace(d, verify=Verification(CONFIRMED, evidence.confirmed[id(d)]) if id(d) in evidence.confirmed
+                    else verdict(d, plan, report, evidence)) for d in plan.findings]

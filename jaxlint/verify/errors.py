@@ -10,7 +10,7 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX202": (("KeyReuseError", ""),),
     "JAX301": (("TracerBoolConversionError", ""),),
     "JAX302": (("TracerBoolConversionError", ""),),
-    "JAX303": (("ConcretizationTypeError", ""),),
+    "JAX303": (("ConcretizationTypeError", ""), ("TracerIntegerConversionError", "")),
     "JAX304": (("TracerIntegerConversionError", ""), ("TracerArrayConversionError", ""),
                ("ConcretizationTypeError", "")),
     "JAX305": (("TracerArrayConversionError", ""), ("ConcretizationTypeError", "")),
@@ -19,12 +19,24 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX402": (("NonConcreteBooleanIndexError", ""),),
     "JAX403": (("ConcretizationTypeError", ""),),
     "JAX404": (("IndexError", "Slice entries must be static"),),
-    "JAX701": (("UserWarning", "is not available"),),
+    # jax.debug.print formats its string with str.format: braces from a formatted pytree fail there.
+    "JAX307": (("KeyError", ""), ("IndexError", "Replacement index"), ("ValueError", "format")),
+    "JAX801": (("AttributeError", "jax"), ("ImportError", "jax")),
 }
-# Confirmed by what tracing observed rather than by an exception.
-OBSERVED = {"JAX306": "print", "JAX307": "debug-print"}
+# Confirmed by what the observers saw (observe.py's event kinds) rather than by an exception.
+OBSERVED = {"print": ("JAX306", "JAX509"), "debug-print": ("JAX307",), "host-state": ("JAX204", "JAX203"),
+            "retrace": ("JAX501",)}
+OBSERVED_DETAIL = {
+    "print": "a tracer reached print/logging here while tracing",
+    "debug-print": "a tracer was formatted into jax.debug.print's format string here",
+    "host-state": "{detail}: the value is frozen into the traced function",
+    "retrace": "jax traced a new function at this call again and again (jax_explain_cache_misses)",
+}
+# Confirmed by a warning recorded at the line.
+WARNED = {"JAX802": ("DeprecationWarning", ""), "JAX701": ("UserWarning", "is not available")}
 LEAK = "JAX308"
-CONFIRMABLE = frozenset({*EXPECTED, *OBSERVED, LEAK})
+PROBED = "JAX801"  # also confirmed when the installed jax lacks the name
+CONFIRMABLE = frozenset({*EXPECTED, *(c for codes in OBSERVED.values() for c in codes), *WARNED, LEAK})
 
 # Runtime-only findings: an error under jit that no static rule predicted.
 TRACE_ERROR, TRACER_LEAK, KEY_REUSE = "JAX010", "JAX011", "JAX012"
@@ -49,7 +61,9 @@ def runtime_code(classes: list[str], message: str) -> str | None:
     if is_leak(classes, message):
         return TRACER_LEAK
     if any(cls in classes for cls in _TRACER_ERRORS) or any(
-            matches(code, classes, message) for code in ("JAX101", "JAX401", "JAX404")):
+            matches(code, classes, message) for code in ("JAX101", "JAX404")):
+        return TRACE_ERROR
+    if matches("JAX401", classes, message) and "Tracer" in message:  # not a shape the arguments made float
         return TRACE_ERROR
     return None
 

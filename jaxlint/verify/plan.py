@@ -1,44 +1,74 @@
 """Which files to import and which functions to trace, from the static findings (no jax here).
 
-Each file is imported under its package name (found by walking up `__init__.py`), never as `__main__`.
-A finding belongs to the top-level function (or method) around it: that function is traced unless a
-transformed function of the module already traces through it.
+Every file that imports jax is imported (an import that raises is evidence too). A file is imported under
+its package name (found by walking up `__init__.py`); a file using relative imports in a folder without
+`__init__.py` gets its name from the project root (namespace packages). A finding belongs to the
+top-level function (or method) around it: that function is traced.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass, field
 
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.verify.errors import CONFIRMABLE
+
+# Importing any of these imports jax.
+JAX_PACKAGES = frozenset({"jax", "jaxlib", "flax", "optax", "equinox", "haiku", "chex", "orbax"})
 
 
 @dataclass
 class FilePlan:
     path: str
     module: str
-    root: str  # the folder that goes on sys.path
+    sys_path: list[str]  # folders that go on sys.path, first wins
     findings: list[Diagnostic] = field(default_factory=list)
     owners: dict[int, str] = field(default_factory=dict)  # finding row -> enclosing top-level function
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)  # function -> (first, last) line
     defs: dict[str, tuple[int, int]] = field(default_factory=dict)  # function -> (row, col) of its `def`
+    probes: list[tuple[int, str]] = field(default_factory=list)  # JAX801 rows and the name as written
+    main_block: tuple[int, int] | None = None  # the lines of `if __name__ == "__main__":`, which imports skip
+
+    def owner_of(self, row: int) -> str | None:
+        return next((name for name, (first, last) in self.spans.items() if first <= row <= last), None)
 
 
-def module_name(path: str) -> tuple[str, str]:
-    """(dotted module name, folder to put on sys.path) for a source file."""
+def module_name(path: str, project_root: str, tree: ast.Module | None = None) -> tuple[str, list[str]]:
+    """(dotted module name, folders to put on sys.path) for a source file."""
     folder, name = os.path.split(os.path.abspath(path))
     parts = [os.path.splitext(name)[0]]
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        folder, package = os.path.split(folder)
+    top = folder
+    while os.path.isfile(os.path.join(top, "__init__.py")):
+        top, package = os.path.split(top)
         parts.insert(0, package)
-    return ".".join(parts), folder
+    relative = tree is not None and any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
+    root = os.path.abspath(project_root)
+    if relative and top == folder and folder.startswith(root + os.sep):
+        parts = [*os.path.relpath(folder, root).split(os.sep), parts[0]]  # namespace packages from the root
+        top = root
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()  # a package is imported under its own name, once
+    if not all(part.isidentifier() for part in parts):  # `model.fixed.py`: no import statement names it
+        parts = ["jaxlint_verify_" + re.sub(r"\W", "_", "_".join(parts))]
+    return ".".join(parts), list(dict.fromkeys([top, folder, root]))
 
 
-def functions(source: str) -> list[tuple[int, int, str, ast.AST]]:
+def imports_jax(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+            [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+        if any(n.split(".")[0] in JAX_PACKAGES for n in names):
+            return True
+    return False
+
+
+def functions(tree: ast.Module) -> list[tuple[int, int, str, ast.AST]]:
     """(first line with decorators, last line, qualified name, node) of each top-level function and method."""
     spans = []
-    for node in ast.parse(source).body:
+    for node in tree.body:
         members = [(node, "")] if not isinstance(node, ast.ClassDef) else [
             (member, node.name + ".") for member in node.body]
         for member, prefix in members:
@@ -48,15 +78,36 @@ def functions(source: str) -> list[tuple[int, int, str, ast.AST]]:
     return spans
 
 
-def plan_file(path: str, source: str, findings: list[Diagnostic]) -> FilePlan:
-    module, root = module_name(path)
-    plan = FilePlan(path, module, root, findings)
-    spans = functions(source)
+def main_block(tree: ast.Module) -> tuple[int, int] | None:
+    for node in tree.body:
+        test = node.test if isinstance(node, ast.If) else None
+        if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+                and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)):
+            return node.lineno, node.end_lineno or node.lineno
+    return None
+
+
+def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: str) -> FilePlan | None:
+    """The plan for a file that imports jax (None for any other file)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None  # valid for libcst (a newer Python), not for this interpreter: it cannot be imported here
+    if not imports_jax(tree):
+        return None
+    module, sys_path = module_name(path, project_root, tree)
+    plan = FilePlan(path, module, sys_path, findings)
+    spans = functions(tree)
+    plan.spans = {name: (first, last) for first, last, name, _ in spans}
     plan.defs = {name: (node.lineno, node.col_offset + 1) for _, _, name, node in spans}
+    plan.main_block = main_block(tree)
+    lines = source.splitlines()
     for finding in findings:
-        for first, last, name, _ in spans:
-            if first <= finding.row <= last:
-                plan.owners[finding.row] = name
+        owner = plan.owner_of(finding.row)
+        if owner:
+            plan.owners[finding.row] = owner
+        if finding.code == "JAX801" and finding.row == finding.end_row and finding.row <= len(lines):
+            plan.probes.append((finding.row, lines[finding.row - 1][finding.col - 1:finding.end_col - 1]))
     return plan
 
 

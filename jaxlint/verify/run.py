@@ -1,5 +1,6 @@
-"""`jaxlint --verify`: after the static pass, trace the flagged functions with real jax, one subprocess
-per file, and mark each finding confirmed, not reproduced or unverified.
+"""`jaxlint --verify`: after the static pass, run the user's code with real jax under jax's checkers,
+one subprocess per file (and per run command), and mark each finding confirmed, not reproduced or
+unverified; errors no finding explains become new findings.
 
 The parent never imports jax or the user's code: a module that hangs, exits or crashes costs one
 worker, never the run, and the parent's stdout carries only the report.
@@ -8,12 +9,8 @@ worker, never the run, and the parent's stdout carries only the report.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import signal
-import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -21,12 +18,13 @@ from typing import Any
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.files import InputError, discover, read_source
-from jaxlint.lint import mentions_jax
 from jaxlint.runner import RunResult
-from jaxlint.verify.confirm import UNVERIFIED, confirm, with_status
-from jaxlint.verify.errors import RUNTIME_CODES
-from jaxlint.verify.options import VerifyOptions
+from jaxlint.verify import signatures
+from jaxlint.verify.confirm import UNVERIFIED, Report, decide, gather, with_status
+from jaxlint.verify.errors import RUNTIME_CODES, runtime_code
+from jaxlint.verify.options import Command, VerifyOptions
 from jaxlint.verify.plan import FilePlan, plan_file, wants_tracing
+from jaxlint.verify.processes import ForkServer, run_subprocess
 
 INSTALL_HINT = "--verify needs jax: pip install 'jaxlint[verify]'"
 
@@ -35,90 +33,145 @@ def jax_missing() -> bool:
     return importlib.util.find_spec("jax") is None
 
 
-def _worker_failure(process: subprocess.Popen, stderr_path: str) -> str:
-    if process.returncode < 0:
-        return f"the module crashed the worker ({signal.Signals(-process.returncode).name})"
-    with open(stderr_path, encoding="utf-8", errors="replace") as handle:
-        lines = handle.read().strip().splitlines()
-    last = f": {lines[-1]}" if lines else ""
-    return f"the worker exited with code {process.returncode} without a result{last}"
+def _import_job(plan: FilePlan, options: VerifyOptions, settings: Settings, store: signatures.Store) -> dict:
+    recorded = store.get(os.path.relpath(os.path.abspath(plan.path), settings.root), {})
+    # A file with findings, or with signatures a run recorded (cheap and real), has its jitted functions traced.
+    trace_all = options.all_scopes or wants_tracing(plan.findings) or bool(recorded)
+    return {"mode": "import", "path": plan.path, "module": plan.module, "sys_path": plan.sys_path,
+            "project_root": str(settings.root), "owners": sorted(set(plan.owners.values())), "trace_all": trace_all,
+            "examples": options.examples, "key_names": list(settings.key_names), "probes": plan.probes,
+            "signatures": recorded}
 
 
-def run_worker(job: dict[str, Any], timeout: float) -> dict[str, Any] | str:
-    """The worker's report for one file, or why there is none."""
-    with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as folder:
-        job_path, result_path = os.path.join(folder, "job.json"), os.path.join(folder, "result.json")
-        stderr_path = os.path.join(folder, "stderr")
-        with open(job_path, "w", encoding="utf-8") as handle:
-            json.dump(job, handle)
-        env = {"JAX_PLATFORMS": "cpu", **os.environ}  # tracing needs no accelerator
-        with open(stderr_path, "wb") as stderr:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "jaxlint.verify.worker", job_path, result_path],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env,
-                start_new_session=True,  # its own process group: a timeout kills whatever it started too
-            )
-            try:
-                process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-                return f"timed out after {timeout:g} s (--verify-timeout)"
-        if not os.path.isfile(result_path):
-            return _worker_failure(process, stderr_path)
-        with open(result_path, encoding="utf-8") as handle:
-            return json.load(handle)
+def _needs_plain_keys(events: list[dict[str, Any]]) -> bool:
+    """An error under jax_enable_custom_prng that is not jax's verdict may come from the typed keys
+    themselves (code that indexes, converts or adds to a legacy key's uint32 data, with messages that
+    rarely say so): run once more without them, and believe that run. A test suite is run again only
+    when a failure mentions keys (tests fail for their own reasons)."""
+    return any(e["event"] == "error" and e.get("custom_prng") and runtime_code(e["classes"], e["message"]) is None
+               and (e["phase"] != "test" or "key" in e.get("text", "").lower()) for e in events)
 
 
-def _verify_file(plan: FilePlan, options: VerifyOptions, settings: Settings) -> tuple[list[Diagnostic], str]:
-    """The file's findings with their verification, and why the file could not be verified at all ("" if it was)."""
-    job = {"path": plan.path, "module": plan.module, "root": plan.root,
-           "owners": sorted(set(plan.owners.values())), "examples": options.examples,
-           "key_names": list(settings.key_names)}
-    report = run_worker(job, options.timeout)
-    if isinstance(report, str):
-        return with_status(plan.findings, UNVERIFIED, report), report
-    failure = report.get("import_error")
-    note = f"import failed: {failure['classes'][0]}: {failure['message']}" if failure else ""
-    enabled = settings.enabled_for(plan.path)
-    return [d for d in confirm(plan, report) if d.code not in RUNTIME_CODES or d.code in enabled], note
+def _worker(server: ForkServer, job: dict[str, Any], timeout: float, cwd: str | None = None,
+            argv: list[str] | None = None) -> tuple[list, str]:
+    """Run a job in a child of the fork server, or as the program `argv`; once more without typed keys
+    when they may be what failed."""
+    def once(job: dict[str, Any]) -> tuple[list, str]:
+        return server.run(job, timeout, cwd) if argv is None else run_subprocess(argv, job, timeout, cwd)
+
+    events, failure = once(job)
+    if _needs_plain_keys(events):
+        events, failure = once({**job, "custom_prng": False})
+    return events, failure
 
 
-def _plans(paths: list[str], result: RunResult, settings: Settings, options: VerifyOptions) -> list[FilePlan]:
+def _command_job(command: Command, settings: Settings) -> tuple[list[str] | None, dict[str, Any]]:
+    root = str(settings.root)
+    job = {"mode": command.mode, "project_root": root, "sys_path": [], "argv": [], "path": "", "module": ""}
+    if command.mode == "pytest":
+        return [sys.executable, "-m", "pytest", "-p", "jaxlint.verify.pytest_plugin", *command.args], job
+    if command.mode == "run":
+        path = os.path.join(root, command.target) if not os.path.isabs(command.target) else command.target
+        job.update(path=path, argv=[command.target, *command.args], sys_path=[os.path.dirname(os.path.abspath(path))])
+    else:
+        job.update(module=command.target, argv=[command.target, *command.args], sys_path=[root])
+    return None, job
+
+
+def _run_command(server: ForkServer, command: Command, settings: Settings, timeout: float) -> Report:
+    argv, job = _command_job(command, settings)
+    events, failure = _worker(server, job, timeout, str(settings.root), argv)
+    if command.mode == "pytest" and failure.startswith("the worker exited"):
+        failure = ""  # pytest exits 1 when a test fails: its events say why
+    return Report(command.text, None, events, failure)
+
+
+def _plans(paths: list[str], result: RunResult, settings: Settings) -> list[FilePlan]:
+    """A plan for every checked .py file that imports jax."""
     by_file: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in result.diagnostics:
         by_file[d.filename].append(d)
-    if options.all_scopes:
-        candidates, _ = discover(paths, settings)
-    else:
-        candidates = [name for name, found in by_file.items() if wants_tracing(found)]
+    candidates, _ = discover(paths, settings)
     plans = []
-    for path in candidates:
-        if not path.endswith(".py"):
+    for path in dict.fromkeys([*candidates, *by_file]):
+        if not path.endswith(".py") or any(d.code in ("JAX001", "JAX003") for d in by_file[path]):
             continue
         try:
             source = read_source(path)
         except InputError:
             continue  # already reported by the static pass
-        if mentions_jax(source) and not any(d.code in ("JAX001", "JAX003") for d in by_file[path]):
-            plans.append(plan_file(path, source, by_file[path]))
+        plan = plan_file(path, source, by_file[path], str(settings.root))
+        if plan is not None:
+            plans.append(plan)
     return plans
 
 
-def verify(paths: list[str], result: RunResult, settings: Settings, options: VerifyOptions) -> list[str]:
-    """Give every finding of `result` its verification, add the new findings; return notes about files
-    that could not be verified and had no finding to carry the reason."""
-    plans = _plans(paths, result, settings, options)
-    traced = {plan.path for plan in plans}
-    untraced = [d for d in result.diagnostics if d.filename not in traced]
+def _shown(real: str, plans: list[FilePlan]) -> str:
+    """The name a new finding's file is shown under: as the user named it, else relative to here."""
+    for plan in plans:
+        if os.path.realpath(plan.path) == real:
+            return plan.path
+    relative = os.path.relpath(real)
+    return real if relative.startswith("..") else relative
+
+
+def _run_all(server: ForkServer, plans: list[FilePlan], settings: Settings, options: VerifyOptions,
+             store: signatures.Store, notes: list[str]) -> list[Report]:
+    """The run commands, one at a time (they are the project's own heavy entry points; the scripts they
+    run are not imported again), then every remaining file's import, in parallel."""
+    reports: list[Report] = []
+    scripts = {os.path.realpath(plan.path): plan for plan in plans}
+    for command in options.commands:
+        report = _run_command(server, command, settings, options.timeout)
+        if command.mode == "run" and os.path.realpath(command.target) in scripts:
+            report.plan = scripts[os.path.realpath(command.target)]
+            plans.remove(report.plan)
+        reports.append(report)
+        if report.failure:
+            notes.append(f"`{command.text}`: {report.failure}; what it did until then is kept")
+        notes += [f"`{command.text}` exited with code {e['code']}" for e in report.of("exit")]
+    if signatures.add(store, [e for r in reports for e in r.of("signature")], str(settings.root)):
+        signatures.save(options.cache_dir, store)
+    jobs = [_import_job(plan, options, settings, store) for plan in plans]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(plans), os.cpu_count() or 1, 8))) as pool:
+        for plan, (events, failure) in zip(plans, pool.map(lambda job: _worker(server, job, options.timeout), jobs)):
+            reports.append(Report(plan.path, plan, events, failure))
+    return reports
+
+
+def start_server() -> ForkServer:
+    """The fork server, started before the static pass (its jax import runs meanwhile)."""
+    return ForkServer().start()
+
+
+def verify(paths: list[str], result: RunResult, settings: Settings, options: VerifyOptions,
+           server: ForkServer | None = None) -> list[str]:
+    """Give every finding of `result` its verification, add the new findings; return notes about runs
+    and files that could not be verified and had no finding to carry the reason."""
+    every_plan = _plans(paths, result, settings)
+    plans = list(every_plan)  # the files to import
+    store = signatures.load(options.cache_dir)
+    notes: list[str] = []
+    server = server or ForkServer()
+    try:
+        reports = _run_all(server, plans, settings, options, store, notes)
+    finally:
+        server.close()
+    evidence = gather(result.diagnostics, every_plan, reports)
+    planned = {plan.path for plan in every_plan}
+    untraced = [d for d in result.diagnostics if d.filename not in planned]
     checked = with_status([d for d in untraced if d.cell is None], UNVERIFIED, "not observable by tracing")
     checked += with_status([d for d in untraced if d.cell is not None], UNVERIFIED,
                            "notebooks are not traced: --verify imports .py modules only")
-    notes = []
-    with ThreadPoolExecutor(max_workers=max(1, min(len(plans), os.cpu_count() or 1, 8))) as pool:
-        for plan, (found, note) in zip(plans, pool.map(lambda p: _verify_file(p, options, settings), plans)):
-            checked.extend(found)
-            if note and not plan.findings:
-                notes.append(f"{plan.path}: not verified: {note}")
+    for report in reports:
+        if report.plan is not None:
+            checked += decide(report.plan, report, evidence)
+            if report.failure and not report.plan.findings:
+                notes.append(f"{report.plan.path}: not verified: {report.failure}")
+    for d in evidence.new.values():
+        shown = _shown(d.filename, every_plan)
+        if d.code in settings.enabled_for(shown) or d.code not in RUNTIME_CODES:
+            checked.append(Diagnostic(shown, d.row, d.col, d.code, d.message, d.end_row, d.end_col,
+                                      verify=d.verify))
     result.diagnostics = sorted(checked)
     return notes

@@ -1,30 +1,31 @@
-"""One file, in its own process: import the module, trace its functions with real jax, write what happened.
+"""One process, jax's checkers on: import a module (or run a script as `__main__`), then trace its
+functions, writing each thing seen to an event log as it happens (events.py).
 
-`python -m jaxlint.verify.worker JOB RESULT` reads the job (JSON) and writes the result (JSON) to the
-file RESULT, never to stdout: the user's module may print anything, and the parent keeps its stdout for
-the report. This is the only jaxlint module that imports jax.
+`worker.start()` (run.py starts it) reads the job (JSON, at $JAXLINT_VERIFY_JOB) and appends events to the
+file the job names, never to stdout: the user's code may print anything, and the parent keeps its stdout for the report.
+Only this module, observe.py and the pytest plugin import jax.
 """
 
 from __future__ import annotations
 
-import builtins
 import fnmatch
 import functools
 import importlib
+import importlib.util
 import inspect
 import json
-import logging
 import os
 import re
+import runpy
 import sys
-import traceback
-import warnings
 from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
 
 from jaxlint.verify.errors import is_jax_error
+from jaxlint.verify.events import EventLog
+from jaxlint.verify.observe import Observer, Project, concrete, describe
 
 # Arguments tried in turn when nothing says what a parameter holds: float scalars, int scalars (counts and
 # indices), then vectors, then matrices.
@@ -35,70 +36,11 @@ _DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float
            "c64": "complex64"}
 _SCALAR_ANNOTATIONS = {int: "int32", float: "float32", bool: "bool", "int": "int32", "float": "float32",
                        "bool": "bool"}
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 
 
 class NeedsData(Exception):
     """No argument can be built for a parameter: the reason is shown as `unverified: ...`."""
-
-
-class Observations:
-    """What tracing printed: the user-file lines on the stack when a tracer reached print, logging or
-    jax.debug.print's format string."""
-
-    def __init__(self, filename: str) -> None:
-        self.filename = filename
-        self.lines: dict[str, set[int]] = {"print": set(), "debug-print": set()}
-
-    def record(self, kind: str) -> None:
-        frame = sys._getframe(2)
-        while frame is not None:
-            if os.path.realpath(frame.f_code.co_filename) == self.filename:
-                self.lines[kind].add(frame.f_lineno)
-            frame = frame.f_back
-
-    def install(self) -> None:
-        real_print, real_log, real_debug_print = builtins.print, logging.Logger._log, jax.debug.print
-
-        def print_(*args, **kwargs):
-            if any(isinstance(a, jax.core.Tracer) for a in args):
-                self.record("print")
-            return real_print(*args, **kwargs)
-
-        def log(logger, level, msg, args, *rest, **kwargs):
-            values = (msg, *(args if isinstance(args, tuple) else (args,)))
-            if any(isinstance(a, jax.core.Tracer) for a in values):
-                self.record("print")
-            return real_log(logger, level, msg, args, *rest, **kwargs)
-
-        def debug_print(fmt, *args, **kwargs):
-            if "Traced<" in str(fmt) or "Tracer(" in str(fmt):
-                self.record("debug-print")
-            return real_debug_print(fmt, *args, **kwargs)
-
-        builtins.print, logging.Logger._log, jax.debug.print = print_, log, debug_print
-
-
-def user_frames(error: BaseException, filename: str) -> list[list[int]]:
-    """[line, column] of each frame in the user's file, outermost first, through the exception's causes
-    (jax attaches the stack of the operation that failed as the cause)."""
-    frames: list[list[int]] = []
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        for frame in traceback.extract_tb(error.__traceback__):
-            if os.path.realpath(frame.filename) == filename and frame.lineno:
-                frames.append([frame.lineno, (frame.colno or 0) + 1])
-        error = error.__cause__ or error.__context__
-    return frames
-
-
-def describe(error: BaseException, filename: str) -> dict[str, Any]:
-    message = str(error).strip().splitlines()
-    return {
-        "classes": [cls.__name__ for cls in type(error).__mro__],
-        "message": message[0] if message else "",
-        "frames": user_frames(error, filename),
-    }
 
 
 def array_spec(text: str) -> jax.ShapeDtypeStruct | None:
@@ -134,7 +76,8 @@ class Target:
             params[i] for i in (getattr(info, "static_argnums", ()) or ()) if i < len(params)}
 
     def arguments(self, fallback: tuple[tuple[int, ...], str], examples: dict[str, Any], key_names: list[str]):
-        positional, keywords = [], {}
+        """(positional, keywords, whether any of them is a made-up fallback)."""
+        positional, keywords, guessed = [], {}, False
         for param in inspect.signature(self.function).parameters.values():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 continue
@@ -149,58 +92,81 @@ class Target:
             elif param.annotation in _SCALAR_ANNOTATIONS:
                 value = jax.ShapeDtypeStruct((), jnp.dtype(_SCALAR_ANNOTATIONS[param.annotation]))
             else:
-                value = jax.ShapeDtypeStruct(*fallback)
+                value, guessed = jax.ShapeDtypeStruct(*fallback), True
             if param.kind == param.KEYWORD_ONLY:
                 keywords[param.name] = value
             else:
                 positional.append(value)
-        return positional, keywords
+        return positional, keywords, guessed
 
     def trace(self, positional: list[Any], keywords: dict[str, Any]) -> None:
-        if self.jit is not None:
-            self.jit.trace(*positional, **keywords)
-            return
-        static = {k: v for k, v in keywords.items() if not isinstance(v, jax.ShapeDtypeStruct)}
-        traced = {k: v for k, v in keywords.items() if k not in static}
-        jax.eval_shape(functools.partial(self.function, **static), *positional, **traced)
+        with jax.checking_leaks():  # a trace only: cheap
+            if self.jit is not None:
+                self.jit.trace(*positional, **keywords)
+                return
+            static = {k: v for k, v in keywords.items() if not isinstance(v, jax.ShapeDtypeStruct)}
+            traced = {k: v for k, v in keywords.items() if k not in static}
+            jax.eval_shape(functools.partial(self.function, **static), *positional, **traced)
 
 
-def trace(target: Target, examples: dict[str, Any], key_names: list[str], filename: str) -> dict[str, Any]:
-    """Trace one function, trying larger fallback shapes while the failure is our guess, not jax's verdict."""
+def _attempt(target: Target, positional: list, keywords: dict, project: Project) -> dict[str, Any]:
+    try:
+        target.trace(positional, keywords)
+    except SystemExit as exit_:
+        return {"status": "unbuildable", "reason": f"called sys.exit({exit_.code})"}
+    except Exception as error:
+        return {"status": "error", "error": describe(error, project)}
+    return {"status": "ok"}
+
+
+def trace(target: Target, examples: dict[str, Any], recorded: list[dict], key_names: list[str],
+          project: Project) -> dict[str, Any]:
+    """Trace one function: with the signatures a run recorded (real shapes), else with config examples
+    and made-up arguments, trying larger fallbacks while a failure may be the guess, not jax's verdict."""
     outcome: dict[str, Any] = {"target": target.function.__qualname__, "staged": target.staged,
-                               "line": target.function.__code__.co_firstlineno}
+                               "line": target.function.__code__.co_firstlineno,
+                               "file": project.file(target.function.__code__.co_filename)}
+    traced = False
+    for signature in recorded:
+        args = [concrete(a) for a in signature["args"]]
+        kwargs = {k: concrete(v) for k, v in signature["kwargs"].items()}
+        result = _attempt(target, args, kwargs, project)
+        if result["status"] == "error" and is_jax_error(result["error"]["classes"], result["error"]["message"]):
+            return {**outcome, **result, "arguments": "recorded"}
+        traced = traced or result["status"] == "ok"
+    if traced:  # another error means the function changed since the run: the signature no longer fits
+        return {**outcome, "status": "ok", "arguments": "recorded"}
+    result: dict[str, Any] = {}
     for fallback in FALLBACKS:
         try:
-            positional, keywords = target.arguments(fallback, examples, key_names)
+            positional, keywords, guessed = target.arguments(fallback, examples, key_names)
         except NeedsData as reason:
             return {**outcome, "status": "unbuildable", "reason": str(reason)}
-        try:
-            with jax.checking_leaks(), jax.debug_key_reuse(True):
-                target.trace(positional, keywords)
-        except SystemExit as exit_:
-            return {**outcome, "status": "unbuildable", "reason": f"called sys.exit({exit_.code})"}
-        except Exception as error:
-            outcome.update(status="error", error=describe(error, filename))
-            if is_jax_error(outcome["error"]["classes"], outcome["error"]["message"]):
-                return outcome
-            continue
-        return {**outcome, "status": "ok"}
-    return outcome
+        result = _attempt(target, positional, keywords, project)
+        result["arguments"] = "made-up" if guessed else "given"
+        if not guessed and result["status"] == "error":
+            return {**outcome, **result}  # nothing to vary: the arguments were all given
+        if result["status"] != "error" or is_jax_error(result["error"]["classes"], result["error"]["message"]):
+            return {**outcome, **result}
+    return {**outcome, **result}
 
 
-def targets(module, filename: str, owners: list[str]) -> tuple[list[Target], dict[str, str]]:
-    """Transformed callables of the module (jit objects, vmapped or grad functions defined in it), then
-    the plain functions that hold findings. Also why an owner cannot be traced."""
+def targets(module, project: Project, path: str, owners: list[str],
+            everything: bool) -> tuple[list[Target], dict[str, str]]:
+    """Transformed callables of the module (jit objects, vmapped or grad functions defined in it) when
+    `everything`, then the functions that hold findings. Also why an owner cannot be traced."""
     found, skipped, seen = [], {}, set()
+    wanted = set(owners)
     for name, obj in vars(module).items():
         if not callable(obj) or not hasattr(obj, "__wrapped__"):
             continue
         function = inspect.unwrap(obj)
         code = getattr(function, "__code__", None)
-        if code is None or os.path.realpath(code.co_filename) != filename or code in seen:
+        if code is None or project.file(code.co_filename) != path or code in seen:
             continue
-        seen.add(code)
-        found.append(Target(name, obj, staged=hasattr(obj, "_jit_info")))
+        if everything or name in wanted or function.__qualname__ in wanted:
+            seen.add(code)
+            found.append(Target(name, obj, staged=hasattr(obj, "_jit_info")))
     for owner in owners:
         obj = module
         for part in owner.split("."):
@@ -215,44 +181,163 @@ def targets(module, filename: str, owners: list[str]) -> tuple[list[Target], dic
     return found, skipped
 
 
-def run(job: dict[str, Any]) -> dict[str, Any]:
-    filename = os.path.realpath(job["path"])
-    jax.config.update("jax_traceback_filtering", "off")
-    warnings.filterwarnings("error", message=r"Explicitly requested dtype .* is not available")
-    observations = Observations(filename)
-    observations.install()
-    sys.path.insert(0, job["root"])
+def load(path: str, name: str) -> Any:
+    """Import the file at `path` as module `name`, by location: a user file named like a module that is
+    already loaded (`random.py`) gets a private name instead of being mistaken for it."""
+    existing = sys.modules.get(name)
+    if existing is not None and os.path.realpath(getattr(existing, "__file__", "") or "") == path:
+        return existing
+    if existing is None and "." in name:
+        importlib.import_module(name.rpartition(".")[0])  # the package first: relative imports need it
+        existing = sys.modules.get(name)
+        if existing is not None and os.path.realpath(getattr(existing, "__file__", "") or "") == path:
+            return existing  # the package's __init__ imported it
+    if existing is not None:
+        name = "jaxlint_verify_" + name.replace(".", "_")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     try:
-        module = importlib.import_module(job["module"])
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def probe(module: Any, text: str) -> str:
+    """Whether a dotted name (a removed API, as the user spelled it) exists in the installed jax."""
+    head, *rest = text.split(".")
+    obj = vars(module).get(head)
+    if obj is None:
+        return "unknown"
+    for part in rest:
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            return "missing"
+        except Exception:
+            return "unknown"
+    return "present"
+
+
+def run(job: dict[str, Any], events: EventLog) -> None:
+    project = Project([job["project_root"], *job["sys_path"]])
+    path = os.path.realpath(job["path"])
+    Observer(project, events).install(custom_prng=job.get("custom_prng", True))
+    for folder in reversed(job["sys_path"]):
+        sys.path.insert(0, folder)
+    sys.argv = list(job.get("argv") or [job["path"]])  # the module's own command line, not the worker's
+    module = None
+    try:
+        if job["mode"] == "run":
+            runpy.run_path(job["path"], run_name="__main__")
+        elif job["mode"] == "run-module":
+            runpy.run_module(job["module"], run_name="__main__", alter_sys=True)
+        else:
+            module = load(path, job["module"])
     except SystemExit as exit_:
-        return {"import_error": {"classes": ["SystemExit"], "message": f"sys.exit({exit_.code})", "frames": []}}
-    except BaseException as error:  # anything the module raises, even KeyboardInterrupt
-        return {"import_error": describe(error, filename)}
-    found, skipped = targets(module, filename, job["owners"])
-    def examples(target: Target) -> dict[str, Any]:
-        """Config examples, under the module attribute's name or the function's own."""
-        for name in (target.name, target.function.__qualname__):
-            if f"{job['module']}:{name}" in job["examples"]:
-                return job["examples"][f"{job['module']}:{name}"]
-        return {}
+        if exit_.code not in (None, 0):
+            events.emit("exit", code=exit_.code if isinstance(exit_.code, int) else str(exit_.code))
+        return
+    except BaseException as error:  # anything the code raises, even KeyboardInterrupt
+        events.emit("error", phase=job["mode"], custom_prng=job.get("custom_prng", True),
+                    **describe(error, project))
+        return
+    if module is None:
+        return
+    for row, text in job.get("probes", []):
+        if _DOTTED.match(text):
+            events.emit("probe", row=row, text=text, status=probe(module, text), jax=jax.__version__)
+    found, skipped = targets(module, project, path, job["owners"], job.get("trace_all", False))
+    for owner, reason in skipped.items():
+        events.emit("skipped", owner=owner, reason=reason)
+    for target in found:
+        name = target.function.__qualname__
+        examples = next((job["examples"][key] for key in (f"{job['module']}:{target.name}", f"{job['module']}:{name}")
+                         if key in job["examples"]), {})
+        recorded = job.get("signatures", {}).get(name, [])
+        events.emit("outcome", **trace(target, examples, recorded, job["key_names"], project))
 
-    outcomes = [trace(t, examples(t), job["key_names"], filename) for t in found]
-    return {"outcomes": outcomes, "skipped": skipped,
-            "observed": {kind: sorted(lines) for kind, lines in observations.lines.items()}}
+
+def read_job() -> dict[str, Any]:
+    with open(os.environ["JAXLINT_VERIFY_JOB"], encoding="utf-8") as handle:
+        return json.load(handle)
 
 
-def main(argv: list[str]) -> int:
-    job_path, result_path = argv
-    with open(job_path, encoding="utf-8") as handle:
-        job = json.load(handle)
-    result = run(job)
-    partial_path = result_path + ".partial"
-    with open(partial_path, "w", encoding="utf-8") as handle:
-        json.dump(result, handle)
-    os.replace(partial_path, result_path)  # the parent never reads half a result
+def main() -> int:
+    job = read_job()
+    events = EventLog(job["events"])
+    run(job, events)
+    events.emit("done")
     return 0
 
 
-if __name__ == "__main__":
+def start() -> None:
     # Skip interpreter shutdown: threads or atexit hooks the module left behind must not hold the worker.
-    os._exit(main(sys.argv[1:]))
+    os._exit(main())
+
+
+def serve() -> None:
+    """The fork server (processes.ForkServer): jax is imported once, here; each line on stdin is a job
+    file, run in a forked child in its own session. Answers each job with the child's pid; writes each
+    child's exit code to the job's status file when it ends. Ends at the end of its input."""
+    import select
+
+    children: dict[int, str] = {}  # pid -> status file
+    pending = b""
+    while True:
+        ready, _, _ = select.select([0], [], [], 0.05)
+        _reap(children)
+        if not ready:
+            continue
+        data = os.read(0, 65536)
+        if not data:
+            os._exit(0)  # no interpreter shutdown: tearing jax down takes half a second
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            job_path = line.decode()
+            try:
+                with open(job_path, encoding="utf-8") as handle:
+                    job = json.load(handle)
+            except (OSError, ValueError):
+                os.write(1, b"-\n")  # not a job: the parent runs it as a subprocess
+                continue
+            pid = os.fork()
+            if pid == 0:
+                _child(job_path, job)
+            children[pid] = job["status"]
+            os.write(1, f"{pid}\n".encode())
+
+
+def _child(job_path: str, job: dict[str, Any]) -> None:
+    try:
+        os.setsid()  # its own process group: killed with whatever the user's code starts
+        quiet = os.open(os.devnull, os.O_RDWR)
+        os.dup2(quiet, 0)
+        os.dup2(quiet, 1)
+        os.dup2(os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_APPEND), 2)
+        os.chdir(job["cwd"])
+        os.environ["JAXLINT_VERIFY_JOB"] = job_path
+        code = main()
+    except BaseException:
+        code = 1
+    os._exit(code)
+
+
+def _reap(children: dict[int, str]) -> None:
+    while children:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        path = children.pop(pid, None)
+        try:
+            with open(path + ".partial", "w", encoding="utf-8") as handle:
+                handle.write(str(os.waitstatus_to_exitcode(status)))
+            os.replace(path + ".partial", path)
+        except (OSError, TypeError):
+            pass  # the job's folder is gone: it timed out and nobody waits for it

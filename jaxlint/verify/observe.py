@@ -1,0 +1,353 @@
+"""jax's checkers and jaxlint's observers, installed in a process before the user's code runs (the verify
+worker, or pytest through jaxlint's plugin). Each thing seen is one event, at a line of a project file.
+
+- `jax_debug_key_reuse` with `jax_enable_custom_prng`, so legacy `PRNGKey` keys are checked too;
+- the tracer-leak check at the end of every trace (not jax's global switch, which turns off jax's caches
+  and makes eager code many times slower);
+- `jax_explain_cache_misses`: the same call site tracing a new function object again and again;
+- `print`, `logging` and `jax.debug.print` given a tracer (in any pytree, or formatted into a string);
+- clocks and host randomness (`time.time()`, `random.*`, `np.random.*`) read while tracing: frozen values;
+- warnings, recorded (never turned into errors);
+- the abstract signature (shapes, dtypes, static values) each jitted project function is traced with.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import functools
+import logging
+import os
+import random
+import re
+import sys
+import time
+import traceback
+import warnings
+import weakref
+from typing import Any, Callable
+
+import jax
+import numpy as np
+
+from jaxlint.verify.events import EventLog
+
+_SITE_PACKAGES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
+_JAXLINT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_TRACER_TEXT = re.compile(r"\w*Tracer\(|Traced<")
+_CACHE_MISS = re.compile(r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+):\d+")
+_DEFINED_AT = re.compile(r"defined at (?P<file>\S+?):(?P<line>\d+)")
+RETRACES = 3  # new function objects traced at one call site before it counts as re-created every time
+SIGNATURES_PER_FUNCTION = 3
+LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
+CLOCKS = {time: ("time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "process_time")}
+HOST_RANDOM = {
+    random: ("random", "randint", "uniform", "gauss", "choice", "shuffle", "sample", "randrange", "normalvariate"),
+    np.random: ("rand", "randn", "random", "normal", "uniform", "randint", "choice", "permutation", "shuffle",
+                "random_sample", "standard_normal"),
+}
+
+
+class Project:
+    """Which files are the user's: under the project root (or the folders the checked file was imported
+    from), outside installed packages and jaxlint."""
+
+    def __init__(self, roots: list[str]) -> None:
+        self.roots = tuple(os.path.realpath(root) + os.sep for root in roots)
+        self._known: dict[str, str | None] = {}
+
+    def file(self, filename: str) -> str | None:
+        """The real path of a project file, or None."""
+        if filename not in self._known:
+            real = os.path.realpath(filename) if not filename.startswith("<") else ""
+            mine = real.startswith(self.roots) and not real.startswith(_JAXLINT) and not any(
+                part in real for part in _SITE_PACKAGES)
+            self._known[filename] = real if mine else None
+        return self._known[filename]
+
+    def frames(self, error: BaseException) -> list[list[Any]]:
+        """[file, line, column] of each project frame of the error, outermost first, through its causes
+        (jax attaches the stack of the operation that failed as the cause)."""
+        found, seen = [], set()
+        while error is not None and id(error) not in seen:
+            seen.add(id(error))
+            for frame in traceback.extract_tb(error.__traceback__):
+                real = self.file(frame.filename)
+                if real and frame.lineno:
+                    found.append([real, frame.lineno, (frame.colno or 0) + 1])
+            error = error.__cause__ or error.__context__
+        return found
+
+    def stack(self, depth: int) -> list[list[Any]]:
+        """[file, line] of each project frame on the current stack, innermost first."""
+        frame, found = sys._getframe(depth + 1), []
+        while frame is not None:
+            real = self.file(frame.f_code.co_filename)
+            if real:
+                found.append([real, frame.f_lineno])
+            frame = frame.f_back
+        return found
+
+    def caller(self, depth: int, skip: str = "") -> list[Any] | None:
+        """[file, line] of the frame `depth` levels up (past frames of the module file `skip`) when it
+        is a project file: the user's code called this directly."""
+        frame = sys._getframe(depth + 1)
+        while skip and frame is not None and frame.f_code.co_filename == skip:
+            frame = frame.f_back
+        real = frame and self.file(frame.f_code.co_filename)
+        return [real, frame.f_lineno] if real else None
+
+
+def describe(error: BaseException, project: Project) -> dict[str, Any]:
+    message = str(error).strip().splitlines()
+    return {"classes": [cls.__name__ for cls in type(error).__mro__], "message": message[0] if message else "",
+            "text": str(error)[:2000], "frames": project.frames(error)}
+
+
+def tracing() -> bool:
+    from jax._src import core
+    return not isinstance(core.trace_ctx.trace, core.EvalTrace)
+
+
+def _has_tracer(values: Any) -> bool:
+    for leaf in jax.tree_util.tree_leaves(values):
+        if isinstance(leaf, jax.core.Tracer) or (isinstance(leaf, str) and _TRACER_TEXT.search(leaf)):
+            return True
+    return False
+
+
+class Observer:
+    def __init__(self, project: Project, events: EventLog) -> None:
+        self.project, self.events = project, events
+        self.misses: dict[tuple[str, int], int] = {}
+        self.signatures: dict[str, int] = {}
+        self.wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.reported: set[tuple] = set()  # what was reported already
+
+    def install(self, custom_prng: bool = True, record: bool = True) -> None:
+        warnings.simplefilter("always")  # recorded, never escalated: a warning must not stop the code
+        warnings.showwarning = self._warning
+        if custom_prng:
+            jax.config.update("jax_enable_custom_prng", True)  # legacy PRNGKey keys become checkable
+        jax.config.update("jax_debug_key_reuse", True)
+        jax.config.update("jax_traceback_filtering", "off")
+        self._check_leaks_per_trace()
+        jax.config.update("jax_explain_cache_misses", True)
+        logging.getLogger("jax").addHandler(_Misses(self))
+        self._watch_output()
+        self._watch_host_state()
+        if record:
+            self._record_signatures()
+
+    # -- events
+    def observed(self, kind: str, where: list[list[Any]], detail: str = "") -> None:
+        key = (kind, *(tuple(w) for w in where))
+        if key not in self.reported:  # once per line
+            self.reported.add(key)
+            self.events.emit("observed", kind=kind, where=where, detail=detail)
+
+    def _warning(self, message, category, filename, lineno, file=None, line=None) -> None:
+        real = self.project.file(filename)
+        if real and (category, real, lineno) not in self.reported:  # once per line: loops warn every step
+            self.reported.add((category, real, lineno))
+            self.events.emit("warning", classes=[c.__name__ for c in category.__mro__],
+                             message=str(message).splitlines()[0] if str(message) else "", where=[real, lineno])
+
+    # -- checkers
+    @staticmethod
+    def _check_leaks_per_trace() -> None:
+        """Run jax's leak check at the end of each jit-style trace (cached by jax, so rare), with jax's
+        caches left on; eager vmap calls, one trace each, stay unchecked (the check collects garbage)."""
+        from jax._src import core
+        from jax._src.interpreters import partial_eval
+        original = getattr(core, "ensure_no_leaks", None)
+        staged = getattr(partial_eval, "DynamicJaxprTrace", None)
+        if original is None or staged is None:
+            return
+
+        @contextlib.contextmanager
+        def checked(trace):
+            manager, check = original(trace), isinstance(trace, staged)
+            del trace  # a reference held here would keep the trace alive
+            manager.__enter__()
+            try:
+                yield
+            except BaseException:
+                if not manager.__exit__(*sys.exc_info()):
+                    raise
+                return
+            with jax.checking_leaks() if check else contextlib.nullcontext():  # on for the check alone
+                manager.__exit__(None, None, None)
+
+        core.ensure_no_leaks = checked
+
+    def missed(self, message: str) -> None:
+        match = _CACHE_MISS.match(message)
+        if not match or "never seen function" not in message:
+            return
+        real = self.project.file(match["file"])
+        if real:
+            site = (real, int(match["line"]))
+            self.misses[site] = self.misses.get(site, 0) + 1
+            if self.misses[site] == RETRACES:  # the call, and where the function jitted anew is defined
+                defined = _DEFINED_AT.search(message)
+                where = [site] + ([(self.project.file(defined["file"]), int(defined["line"]))]
+                                  if defined and self.project.file(defined["file"]) else [])
+                self.observed("retrace", [list(w) for w in dict.fromkeys(where)],
+                              f"{RETRACES} new functions traced at this call")
+
+    # -- observers
+    def _watch_output(self) -> None:
+        real_print, real_debug_print = builtins.print, jax.debug.print
+        observer = self
+
+        def print_(*args, **kwargs):
+            observer._output("print", args)
+            return real_print(*args, **kwargs)
+
+        @functools.wraps(real_debug_print)
+        def debug_print(fmt, *args, **kwargs):
+            if isinstance(fmt, str) and _TRACER_TEXT.search(fmt):
+                observer._output("debug-print", (fmt,))
+            return real_debug_print(fmt, *args, **kwargs)
+
+        builtins.print, jax.debug.print = print_, debug_print
+        for level in LOG_METHODS:  # before the level check: a disabled level still formats at trace time
+            setattr(logging.Logger, level, self._logging(getattr(logging.Logger, level)))
+
+    def _output(self, kind: str, values: Any) -> None:
+        """A tracer reached output: record the user's line that called print/logging directly."""
+        if values and _has_tracer(values):
+            where = self.project.caller(2, skip=logging.__file__)  # `logging.info` goes through the root logger
+            if where:
+                self.observed(kind, [where])
+
+    def _logging(self, real: Callable) -> Callable:
+        observer = self
+
+        @functools.wraps(real)
+        def log(logger, *args, **kwargs):
+            observer._output("print", args)
+            return real(logger, *args, **kwargs)
+        return log
+
+    def _watch_host_state(self) -> None:
+        for group in (CLOCKS, HOST_RANDOM):
+            for module, names in group.items():
+                for name in names:
+                    real = getattr(module, name, None)
+                    if real is not None:
+                        setattr(module, name, self._host_read(f"{module.__name__}.{name}", real))
+
+    def _host_read(self, label: str, real: Callable) -> Callable:
+        observer = self
+
+        @functools.wraps(real)
+        def read(*args, **kwargs):
+            if tracing():
+                where = observer.project.caller(1)
+                if where:
+                    observer.observed("host-state", [where], f"{label}() read while tracing")
+            return real(*args, **kwargs)
+        return read
+
+    def _record_signatures(self) -> None:
+        real_jit = jax.jit
+        observer = self
+
+        @functools.wraps(real_jit)
+        def jit(fun=None, *args, **kwargs):
+            if fun is None:  # jax.jit(static_argnums=...) used as a decorator factory
+                return lambda f: jit(f, *args, **kwargs)
+            return real_jit(observer._recording(fun), *args, **kwargs)
+
+        jax.jit = jit
+
+    def _recording(self, fun: Callable) -> Callable:
+        """`fun`, wrapped to record its arguments at trace time; one wrapper per function, so that jax's
+        caches (keyed by the function) still hit when the user jits the same function again."""
+        try:
+            return self.wrappers[fun]
+        except (KeyError, TypeError):
+            pass
+        wrapper = self._new_recording(fun)
+        with contextlib.suppress(TypeError):
+            self.wrappers[fun] = wrapper
+        return wrapper
+
+    def _new_recording(self, fun: Callable) -> Callable:
+        code = getattr(inspect_unwrap(fun), "__code__", None)
+        real = code and self.project.file(code.co_filename)
+        if not real or not callable(fun):
+            return fun
+        name = getattr(inspect_unwrap(fun), "__qualname__", "")
+        observer = self
+
+        @functools.wraps(fun)
+        def recorded(*args, **kwargs):
+            label = f"{real}:{name}"
+            if observer.signatures.get(label, 0) < SIGNATURES_PER_FUNCTION:
+                try:
+                    signature = {"args": [abstract(a) for a in args],
+                                 "kwargs": {k: abstract(v) for k, v in kwargs.items()}}
+                except Unrecordable:
+                    signature = None
+                if signature is not None:
+                    observer.signatures[label] = observer.signatures.get(label, 0) + 1
+                    observer.events.emit("signature", file=real, function=name, signature=signature)
+            return fun(*args, **kwargs)
+        return recorded
+
+
+def inspect_unwrap(fun: Any) -> Any:
+    while hasattr(fun, "__wrapped__"):
+        fun = fun.__wrapped__
+    return getattr(fun, "__func__", fun)
+
+
+class _Misses(logging.Handler):
+    def __init__(self, observer: Observer) -> None:
+        super().__init__()
+        self.observer = observer
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.observer.missed(record.getMessage())
+        except Exception:
+            pass  # an observer never breaks the user's code
+
+
+class Unrecordable(Exception):
+    """An argument whose abstract form cannot be written down (a custom pytree, an object)."""
+
+
+def abstract(value: Any) -> dict[str, Any]:
+    """A JSON form of an argument as jit saw it: arrays as shape and dtype, Python values as they are."""
+    if isinstance(value, jax.core.Tracer) or isinstance(value, jax.Array):
+        aval = value.aval if isinstance(value, jax.core.Tracer) else jax.core.get_aval(value)
+        if jax.dtypes.issubdtype(aval.dtype, jax.dtypes.prng_key):
+            return {"key": list(aval.shape)}
+        return {"array": [list(aval.shape), str(aval.dtype)]}
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"dict": {k: abstract(v) for k, v in value.items()}}
+    if type(value) in (list, tuple):
+        return {type(value).__name__: [abstract(v) for v in value]}
+    if value is None or type(value) in (bool, int, float, str):
+        return {"value": value}
+    raise Unrecordable(type(value).__name__)
+
+
+def concrete(form: dict[str, Any]) -> Any:
+    """The argument to trace with, from `abstract`'s form: arrays as jax.ShapeDtypeStruct (no data)."""
+    if "array" in form:
+        shape, dtype = form["array"]
+        return jax.ShapeDtypeStruct(tuple(shape), np.dtype(dtype) if dtype != "bfloat16" else jax.numpy.bfloat16)
+    if "key" in form:
+        return jax.ShapeDtypeStruct(tuple(form["key"]), jax.random.key(0).dtype)
+    if "dict" in form:
+        return {k: concrete(v) for k, v in form["dict"].items()}
+    if "list" in form:
+        return [concrete(v) for v in form["list"]]
+    if "tuple" in form:
+        return tuple(concrete(v) for v in form["tuple"])
+    return form["value"]
