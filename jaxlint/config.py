@@ -282,7 +282,7 @@ def file_size(value: Any) -> int | None:
     return size if size > 0 else None
 
 
-_LOWER_BOUND = re.compile(r"(?:>=|~=|==|>)\s*(\d+)\.(\d+)")
+_PYTHON_LOWER_BOUND = re.compile(r"(?:>=|~=|==|>)\s*(\d+)\.(\d+)")
 
 
 def requires_python(config_file: Path | None, root: Path) -> str | None:
@@ -299,6 +299,6 @@ def requires_python(config_file: Path | None, root: Path) -> str | None:
             spec = _read_toml(candidate).get("project", {}).get("requires-python")
         except ConfigError:
             return None  # not ours to judge: the file's own tools will say what is wrong
-        bounds = _LOWER_BOUND.findall(spec) if isinstance(spec, str) else []
+        bounds = _PYTHON_LOWER_BOUND.findall(spec) if isinstance(spec, str) else []
         return ".".join(min(bounds, key=lambda b: (int(b[0]), int(b[1])))) if bounds else None
     return None
