@@ -36,6 +36,7 @@ def fingerprint(settings: Settings, path: str, context: ModuleContext | None = N
         sorted(settings.extra_transforms),
         list(settings.key_names),
         settings.target_jax_version,
+        settings.python_version,
         None if context is None else [context.package, sorted(context.top_level), context.imported.digest()],
     ])
 
@@ -97,7 +98,7 @@ def _write_atomically(target: Path, data: bytes) -> None:
 def _serialize(d: Diagnostic) -> list:
     fix = None if d.fix is None else [
         d.fix.applicability, d.fix.message,
-        [[e.row, e.col, e.end_row, e.end_col, e.content] for e in d.fix.edits],
+        [[e.row, e.col, e.end_row, e.end_col, e.content, e.cell] for e in d.fix.edits],
     ]
     verify = None if d.verify is None else [d.verify.status, d.verify.detail]
     return [d.filename, d.row, d.col, d.code, d.message, d.end_row, d.end_col, fix, verify, d.cell]

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
+import signal
 import sys
+import threading
+from pathlib import Path
 from collections import Counter
 from typing import TextIO
 
 from jaxlint import __version__
-from jaxlint.config import CommandLine, ConfigError, build_settings, load_table
+from jaxlint.config import CommandLine, ConfigError, Settings, build_settings, find_config, load_table
 from jaxlint.report import FORMATS, source, text
-from jaxlint.runner import FixMode, run
+from jaxlint.runner import FixMode, RunResult, check_stdin, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_BROKEN_PIPE = 128 + 13  # as a process killed by SIGPIPE
+EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + 2, 128 + 15  # SIGINT, SIGTERM
 FORMAT_NAMES = ("text", "json", "sarif", "github", "junit", "concise")
 
 
@@ -35,7 +42,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="jaxlint",
         description="A correctness linter for JAX code. `jaxlint rule CODE` explains a rule.",
     )
-    parser.add_argument("paths", nargs="*", default=["."], help="files or folders to check (default: .)")
+    parser.add_argument("paths", nargs="*", default=["."],
+                        help="files or folders to check (default: .); `-` reads the code from stdin")
+    parser.add_argument("--stdin-filename", metavar="NAME",
+                        help="with `-`: the file name the code on stdin is checked and reported as")
+    parser.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE, not stdout")
     parser.add_argument("--select", action="append", metavar="CODES",
                         help="only these rules: codes, names or prefixes, comma-separated")
     parser.add_argument("--extend-select", action="append", default=[], metavar="CODES",
@@ -99,6 +110,8 @@ def _rule_command(argv: list[str], out: TextIO) -> int:
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["check"]:  # `jaxlint check src/`, as `ruff check src/`
+        argv = argv[1:]
     try:
         if argv[:1] == ["rule"]:
             return _rule_command(argv[1:], out)
@@ -114,14 +127,42 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         print("jaxlint: error: --fail-on confirmed needs --verify (without it no finding is confirmed)",
               file=sys.stderr)
         return EXIT_ERROR
+    previous = _on_sigterm(_terminate)
     try:
         return _lint(args, out)
+    except (KeyboardInterrupt, Terminated) as stop:  # Ctrl-C, SIGTERM: stop now, workers too
+        from jaxlint.runner import kill_workers
+
+        kill_workers()
+        terminated = isinstance(stop, Terminated)
+        print(f"jaxlint: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     except ConfigError as error:
         print(f"jaxlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # `jaxlint . | head`: the reader has what it wanted
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as error:  # a bug in jaxlint: one line and exit 2, not a traceback
         print(f"jaxlint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        _on_sigterm(previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the run is, like KeyboardInterrupt for Ctrl-C."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated
+
+
+def _on_sigterm(handler):
+    """Install a SIGTERM handler (in the main thread only: signals go there); the one it replaces."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
 
 
 def _verify(args: argparse.Namespace, settings, result, server) -> str:
@@ -153,19 +194,34 @@ def _verify_server():
 
 
 def _lint(args: argparse.Namespace, out: TextIO) -> int:
-    settings = build_settings(CommandLine(
+    command_line = CommandLine(
         select=_selectors(args.select),
         extend_select=_selectors(args.extend_select) or [],
         ignore=_selectors(args.ignore) or [],
         config=args.config,
         force_exclude=args.force_exclude,
-    ))
+    )
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
     server = _verify_server() if args.verify else None
-    result = run(args.paths, settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
-                 cache_dir=args.cache_dir, use_cache=not args.no_cache)
+    if "-" in args.paths:
+        if args.paths != ["-"] or fix_mode is not None or args.verify:
+            raise ConfigError("`-` (stdin) is checked alone, without --fix, --diff or --verify")
+        [(settings, _)] = _by_config([args.stdin_filename or "-"], command_line)
+        result = check_stdin(args.stdin_filename or "-", sys.stdin.buffer.read(), settings)
+    else:
+        groups = _by_config(args.paths, command_line)
+        settings = groups[0][0]
+        result = RunResult(unsafe_fixes=args.unsafe_fixes)
+        for group_settings, paths in groups:
+            part = run(paths, group_settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
+                       cache_dir=args.cache_dir, use_cache=not args.no_cache)
+            for name, value in vars(part).items():
+                if isinstance(value, (list, int)) and not isinstance(value, bool):
+                    setattr(result, name, getattr(result, name) + value)
     unverifiable = _verify(args, settings, result, server) if args.verify else ""
-    _report(args, result, out, unverifiable)
+    report = io.StringIO()
+    _report(args, result, report, unverifiable)
+    _write_report(report.getvalue(), args.output_file, out)
     for note in result.notes:
         print(f"jaxlint: note: {note}", file=sys.stderr)
     for message in result.fix_failures + result.internal_errors:
@@ -179,6 +235,45 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
     if (failing or result.diffs) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settings, list[str]]]:
+    """The paths grouped by the settings that apply to them: `--config`, else the nearest pyproject.toml
+    with [tool.jaxlint] at or above each path (as ruff does), else the one found from here."""
+    if command_line.config is not None:
+        return [(build_settings(command_line), paths)]
+    groups: dict[Path | None, list[str]] = {}
+    for path in paths:
+        absolute = Path(os.path.abspath(path))
+        groups.setdefault(find_config(absolute if absolute.is_dir() else absolute.parent), []).append(path)
+    return [(build_settings(command_line, config.parent if config else None), group)
+            for config, group in groups.items()]
+
+
+def _write_report(report: str, output_file: str | None, out: TextIO) -> None:
+    """The report to stdout or to --output-file; a disk that is full or a file that cannot be written
+    is a one-line error (a closed pipe is for main to handle)."""
+    try:
+        if output_file is None:
+            out.write(report)
+            out.flush()
+        else:
+            with open(output_file, "w", encoding="utf-8") as handle:
+                handle.write(report)
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        where = "stdout" if output_file is None else output_file
+        raise ConfigError(f"cannot write the report to {where}: {error.strerror or error}") from None
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail again on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
 
 
 def _report(args: argparse.Namespace, result, out: TextIO, unverifiable: str = "") -> None:

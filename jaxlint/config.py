@@ -26,10 +26,18 @@ from jaxlint.verify.options import VerifyConfigError, validate as validate_verif
 
 # Parameter names (globs) that hold PRNG keys, unless `key-names` says otherwise.
 DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
-DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules")
+DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules",
+                   ".ipynb_checkpoints")
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
-_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify", "cache-dir")
+_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify", "cache-dir", "target-version",
+               "max-file-size")
+# Files larger than this are reported (JAX003) and skipped: generated code and data saved as .py take
+# time and memory in proportion to their size, and are not where JAX bugs live.
+DEFAULT_MAX_FILE_SIZE = 2_000_000
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB)?\s*$", re.IGNORECASE)
+_UNITS = {"b": 1, "kb": 1_000, "mb": 1_000_000, "gb": 1_000_000_000}
+PYTHON_VERSION = re.compile(r"^3\.\d{1,2}$")
 
 
 class ConfigError(Exception):
@@ -50,6 +58,8 @@ class Settings:
     # project's dependencies allow (None: the newest jaxlint knows).
     target_jax_version: str | None = None
     cache_dir: Path | None = None  # where results are cached, from the config (relative to its folder)
+    python_version: str | None = None  # the code's Python ("3.12"), whose syntax it is parsed with (None: newest)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files are reported and skipped
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -121,6 +131,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"invalid TOML in {path}: {error}") from None
+    except UnicodeDecodeError as error:  # TOML is UTF-8
+        raise ConfigError(f"invalid TOML in {path}: not UTF-8 (byte 0x{error.object[error.start:error.start + 1].hex()} "
+                          f"at offset {error.start})") from None
 
 
 def load_table(path: Path) -> dict[str, Any]:
@@ -137,6 +150,12 @@ def load_table(path: Path) -> dict[str, Any]:
         if key == "target-jax-version" and not (isinstance(value, str) and JAX_VERSION.match(value)):
             raise ConfigError(f"{where}: 'target-jax-version' must be a jax version such as \"0.4.30\", "
                               f"got {_describe(value)}")
+        if key == "target-version" and not (isinstance(value, str) and PYTHON_VERSION.match(value)):
+            raise ConfigError(f"{where}: 'target-version' must be a Python version such as \"3.12\", "
+                              f"got {_describe(value)}")
+        if key == "max-file-size" and file_size(value) is None:
+            raise ConfigError(f"{where}: 'max-file-size' must be a size such as \"5MB\", \"500KB\" or a number "
+                              f"of bytes, got {_describe(value)}")
         if key == "cache-dir" and not isinstance(value, str):
             raise ConfigError(f"{where}: 'cache-dir' must be a string, got {_describe(value)}")
         if key == "per-file-ignores":
@@ -245,6 +264,41 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
                               f"'mylib.compile', got {name!r}")
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
     cache_dir = root / table["cache-dir"] if "cache-dir" in table else None
+    python_version = table.get("target-version") or requires_python(config_file, root)
+    max_file_size = file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE))
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
                     key_names, table.get("target-jax-version") or pinned_jax(config_file or _nearest_pyproject(cwd)),
-                    cache_dir)
+                    cache_dir, python_version, max_file_size)
+
+
+def file_size(value: Any) -> int | None:
+    """Bytes from `2000000`, "2MB" or "500 KB" (units of 1000); None when it is not a size."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if value > 0 else None
+    match = _SIZE.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    size = int(float(match.group(1)) * _UNITS[(match.group(2) or "b").lower()])
+    return size if size > 0 else None
+
+
+_PYTHON_LOWER_BOUND = re.compile(r"(?:>=|~=|==|>)\s*(\d+)\.(\d+)")
+
+
+def requires_python(config_file: Path | None, root: Path) -> str | None:
+    """The oldest Python the project supports, from `requires-python` in its pyproject.toml (the config
+    file when it is one, else the nearest at or above the root): the syntax its code may use."""
+    if config_file is not None and config_file.name == "pyproject.toml":
+        candidates = [config_file]
+    else:
+        candidates = [folder / "pyproject.toml" for folder in (root, *root.parents)]
+    for candidate in candidates:
+        if not candidate.is_file():
+            continue
+        try:
+            spec = _read_toml(candidate).get("project", {}).get("requires-python")
+        except ConfigError:
+            return None  # not ours to judge: the file's own tools will say what is wrong
+        bounds = _PYTHON_LOWER_BOUND.findall(spec) if isinstance(spec, str) else []
+        return ".".join(min(bounds, key=lambda b: (int(b[0]), int(b[1])))) if bounds else None
+    return None

@@ -16,6 +16,7 @@ class Edit:
     end_row: int
     end_col: int
     content: str
+    cell: int | None = field(default=None, compare=False)  # in a notebook: the cell its rows count from
 
 
 @dataclass(frozen=True)

@@ -74,12 +74,16 @@ def read_source(path: str) -> str:
     return decode(read_bytes(path))[0]
 
 
-def read_bytes(path: str) -> bytes:
-    """A file's bytes, or an InputError saying why it cannot be read (never blocks on a pipe)."""
+def read_bytes(path: str, max_size: int | None = None) -> bytes:
+    """A file's bytes, or an InputError saying why it cannot be read (never blocks on a pipe), or why
+    it is not read: larger than `max_size` bytes."""
     try:
+        status = os.stat(path)
         # Only regular files are opened: opening a FIFO named x.py would block the run forever.
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        if not stat.S_ISREG(status.st_mode):
             raise InputError("JAX003", "not a regular file (a pipe, socket or device)")
+        if max_size is not None:
+            check_size(status.st_size, max_size)
         data = Path(path).read_bytes()
     except FileNotFoundError:
         if os.path.islink(path):
@@ -92,6 +96,16 @@ def read_bytes(path: str) -> bytes:
     except OSError as error:
         raise InputError("JAX003", f"cannot read: {error.strerror or error}")
     return data
+
+
+def check_size(size: int, max_size: int) -> None:
+    if size > max_size:
+        raise InputError("JAX003", f"too large to check: {_megabytes(size)}, over max-file-size "
+                                   f"({_megabytes(max_size)}); the file was skipped")
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
 
 
 def decode(data: bytes) -> tuple[str, str]:

@@ -1,7 +1,9 @@
 """flake8 plugin: the same findings at the same positions, inside every editor that runs flake8.
 
-Which rules run follows `[tool.jaxlint]` (found from the working directory) like the jaxlint
-command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin. A file is
+Which rules run follows `[tool.jaxlint]` (the nearest at or above each file) like the jaxlint
+command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin: the plugin
+leaves `# noqa` comments to flake8 (so `flake8 --disable-noqa` shows what they hide, and flake8-noqa
+sees them used), and applies only jaxlint's own file-level `# jaxlint: noqa`. A file is
 checked with its project, as `jaxlint FILE` checks it: each process analyses the project once.
 flake8 cannot fix code, so a fixable finding says which jaxlint command fixes it.
 """
@@ -35,12 +37,13 @@ class JaxlintChecker:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        cwd = str(Path.cwd())
-        settings = _settings(cwd)
+        folder = str(Path(self.filename).absolute().parent)  # the file's config, as jaxlint finds it
+        settings = _settings(folder)
         source = "".join(self.lines)
         table = TransformTable(settings.extra_transforms)
         found, _ = lint_module(source, self.filename, settings.enabled_for(self.filename), table,
-                               settings.key_names, settings.target_jax_version, context=_context(self.filename, cwd))
+                               settings.key_names, settings.target_jax_version, context=_context(self.filename, folder),
+                               python_version=settings.python_version, line_noqa=False)
         for d in found:
             yield d.row, d.col - 1, f"{d.code} {d.message}{_fixable(d)}", type(self)
 

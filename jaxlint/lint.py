@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 import sys
 from typing import Callable
@@ -19,25 +18,13 @@ from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import FixPlan, Message, Rule
 from jaxlint.diagnostics import Diagnostic, Edit, Fix
-from jaxlint.files import LINE_BREAK, mentions_jax
+from jaxlint.files import LINE_BREAK, InputError, mentions_jax
 from jaxlint.fix import Offsets
 from jaxlint.noqa import file_suppressions, is_suppressed
+from jaxlint.syntax import NEWEST, parse, parse_version
 from jaxlint.traversal import Traversal
 
 DEEP_RECURSION = 20_000
-
-
-def _python_rejects(source: str, filename: str) -> Diagnostic | None:
-    """Python's own parser first: it is fast, its messages are the ones users know, and libcst's
-    parser crashes (segfaults) on nesting that Python refuses with a clean error."""
-    try:
-        compile(source, filename, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as error:
-        row, col = error.lineno or 1, error.offset or 1
-        return Diagnostic(filename, row, col, "JAX001", f"syntax error: {error.msg}", row, col)
-    except (RecursionError, MemoryError):
-        return _too_deep(filename)
-    return None
 
 
 def _too_deep(filename: str) -> Diagnostic:
@@ -53,12 +40,17 @@ def lint_source(
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES,
     jax_version: str | None = None,
     line_name: Callable[[int], str] = str,
+    python_version: str | None = None,
+    line_noqa: bool = True,
 ) -> list[Diagnostic]:
-    """The findings of the enabled rules in one file's text, sorted, noqa applied.
+    """The findings of the enabled rules in one file's text, sorted, noqa applied (`# noqa` comments
+    only with `line_noqa`: flake8 applies them itself; `# jaxlint: noqa` always).
 
     Messages that point at another line ("transformed by `jax.jit` at line 3") spell it with `line_name`.
+    The text is parsed as code of `python_version` ("3.12"; default: the newest syntax jaxlint knows).
     """
-    return lint_module(source, filename, enabled, table, key_names, jax_version, line_name)[0]
+    return lint_module(source, filename, enabled, table, key_names, jax_version, line_name,
+                       python_version=python_version, line_noqa=line_noqa)[0]
 
 
 def lint_module(
@@ -70,25 +62,24 @@ def lint_module(
     jax_version: str | None = None,
     line_name: Callable[[int], str] = str,
     context: ModuleContext | None = None,
+    python_version: str | None = None,
+    line_noqa: bool = True,
 ) -> tuple[list[Diagnostic], Interface]:
     """`lint_source` for a module of a project: what the other modules tell it in `context`, and
     what it tells them (its interface) besides its findings."""
     if not mentions_jax(source) and (context is None or not context.imported.entries):
         return [], Interface()
-    rejected = _python_rejects(source, filename)
-    interface = Interface()
-    if rejected is not None:
-        diagnostics = [rejected] if rejected.code in enabled else []
-    else:
-        diagnostics, interface = _parse_and_check(source, filename, enabled, table, key_names, jax_version,
-                                                  line_name, context)
+    target = parse_version(python_version) if python_version else NEWEST
+    diagnostics, interface = _parse_and_check(source, filename, enabled, table, key_names, jax_version,
+                                              line_name, context, target)
     if not diagnostics:
         return [], interface
     lines = LINE_BREAK.split(source)
     file_level = file_suppressions(source)
     kept = [
         d for d in diagnostics
-        if not is_suppressed(d.code, lines[d.noqa_row - 1] if d.noqa_row <= len(lines) else "", file_level)
+        if not is_suppressed(d.code, lines[d.noqa_row - 1] if line_noqa and d.noqa_row <= len(lines) else "",
+                             file_level)
     ]
     return sorted(kept), interface
 
@@ -98,16 +89,16 @@ def _parse_and_check(
     jax_version: str | None,
     line_name: Callable[[int], str],
     context: ModuleContext | None,
+    target: tuple[int, int],
 ) -> tuple[list[Diagnostic], Interface]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
     try:
-        return _check(cst.parse_module(source), source, filename, enabled, table, key_names, jax_version,
+        return _check(parse(source, target), source, filename, enabled, table, key_names, jax_version,
                       line_name, context)
-    except cst.ParserSyntaxError as error:
-        row, col = error.raw_line, error.raw_column + 1
-        message = f"libcst cannot parse this file: {error.message}"
-        return [Diagnostic(filename, row, col, "JAX001", message, row, col)] if "JAX001" in enabled else [], Interface()
+    except InputError as error:
+        found = Diagnostic(filename, error.row, error.col, error.code, error.message, error.row, error.col)
+        return [found] if error.code in enabled else [], Interface()
     except RecursionError:
         return [_too_deep(filename)] if "JAX003" in enabled else [], Interface()
     finally:

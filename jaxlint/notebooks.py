@@ -1,8 +1,10 @@
 """Jupyter notebooks: the code cells become one program (the analysis must see imports made in cell 1
 when it checks a jitted function in cell 3), and each finding is mapped back to its cell.
 
-IPython syntax that is not Python (`%magic`, `!shell`, `obj?`) is replaced line for line by `pass`, so
-rows and columns stay those of the cell. A cell run by a non-Python cell magic (`%%bash`) is left out.
+Each cell is cleaned up as IPython does before running it: a cell indented as a whole is dedented
+(its marker line records by how much, so columns are those of the cell), and IPython syntax that is
+not Python (`%magic`, `!shell`, `obj?`, `/f x`) is replaced line for line by `pass`, so rows stay
+those of the cell. A cell run by a non-Python cell magic (`%%bash`) is left out.
 Cells are numbered as in the file, from 1, counting every cell (markdown too).
 """
 
@@ -22,11 +24,13 @@ from jaxlint.files import LINE_BREAK, NOTEBOOK_SUFFIX, InputError, read_bytes
 from jaxlint.fix import FixError
 
 MARKER = "# %% notebook cell {}"  # never says `jax`: the prefilter reads the program
+INDENT = " indent {}"  # after the marker of a cell IPython dedents
 CELL_MARKER = MARKER.split("{")[0]  # how the analysis sees a cell start: a comment before its first line
 _JSON_LINES = re.compile(r"[^\n]*\n|[^\n]+")  # how Jupyter splits a cell's source into a list
-_MARKER = re.compile(r"^# %% notebook cell (\d+)$", re.MULTILINE)
-# `%time f()`, `%%time`, `!pip install jax`, and their assigned forms `files = !ls`, `t = %timeit -o f()`.
-_MAGIC = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)?[%!]")
+_MARKER = re.compile(r"^# %% notebook cell (\d+)(?: indent (\d+))?$", re.MULTILINE)
+# `%time f()`, `%%time`, `!pip install jax`, and their assigned forms `files = !ls`, `t = %timeit -o f()`;
+# the autocall escapes `/f 1 2`, `,f a b`, `;f a b`.
+_MAGIC = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)?[%!]|^\s*[/,;][A-Za-z_]")
 # `jnp.zeros?`, `jax.random.*key*??`, `?jit`
 _HELP = re.compile(r"^\s*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*$")
 # Cell magics whose body is Python run in this kernel; the others (`%%bash`, `%%html`, `%%writefile`) are not.
@@ -59,14 +63,14 @@ class Notebook:
         document = json.loads(self.data.decode("utf-8-sig"))
         rows = LINE_BREAK.split(fixed)[:-1]
         cells = _cells_in(fixed)
-        if [number for _, number in cells] != [number for _, number in _cells_in(self.source)]:
+        if [number for _, number, _ in cells] != [number for _, number, _ in _cells_in(self.source)]:
             raise FixError("a fix moved code across notebook cells")
-        ends = [first - 2 for first, _ in cells[1:]] + [len(rows)]  # the row before the next marker
-        for (first, number), end in zip(cells, ends):
+        ends = [first - 2 for first, _, _ in cells[1:]] + [len(rows)]  # the row before the next marker
+        for (first, number, _), end in zip(cells, ends):
             cell = document["cells"][number - 1]
             text = cell_text(cell)
             lines = cell_lines(text)
-            new = _restore_ipython(lines, python_lines(lines), rows[first - 1:end])
+            new = _restore_ipython(lines, python_lines(lines), rows[first - 1:end], leading_indent(lines))
             if new != lines:
                 new_text = "\n".join(new) + ("\n" if text.endswith("\n") else "")
                 cell["source"] = new_text if isinstance(cell["source"], str) else _JSON_LINES.findall(new_text)
@@ -78,36 +82,50 @@ def line_name(program_text: str) -> Callable[[int], str]:
     cells = _cells_in(program_text)
 
     def name(row: int) -> str:
-        first, number = _cell_of(cells, row)
+        first, number, _ = _cell_of(cells, row)
         return f"{row - first + 1} of cell {number}"
 
     return name
 
 
 def locate(program_text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """Program rows -> (cell, row within the cell), for each finding and its fix's edits."""
+    """Program rows -> (cell, row within the cell), for each finding and its fix's edits; columns move
+    right by the indentation IPython removed from the cell."""
     cells = _cells_in(program_text)
     located = []
     for d in diagnostics:
-        first, number = _cell_of(cells, d.row)
+        first, number, indent = _cell_of(cells, d.row)
         shift = first - 1
-        fix = d.fix and replace(d.fix, edits=tuple(_shifted(edit, shift) for edit in d.fix.edits))
-        located.append(replace(d, row=d.row - shift, end_row=d.end_row - shift, fix=fix, cell=number))
+        fix = d.fix and replace(d.fix, edits=tuple(_edit_in_cell(edit, cells, program_text) for edit in d.fix.edits))
+        located.append(replace(d, row=d.row - shift, end_row=d.end_row - shift, col=d.col + indent,
+                               end_col=d.end_col + indent, fix=fix, cell=number))
     return located
 
 
-def _cells_in(program_text: str) -> list[tuple[int, int]]:
-    """(first row, cell number) of each cell in a program, from its markers."""
-    return [(program_text.count("\n", 0, match.start()) + 2, int(match.group(1)))
+def _cells_in(program_text: str) -> list[tuple[int, int, int]]:
+    """(first row, cell number, indentation removed) of each cell in a program, from its markers."""
+    return [(program_text.count("\n", 0, match.start()) + 2, int(match.group(1)), int(match.group(2) or 0))
             for match in _MARKER.finditer(program_text)]
 
 
-def _cell_of(cells: list[tuple[int, int]], row: int) -> tuple[int, int]:
+def _cell_of(cells: list[tuple[int, int, int]], row: int) -> tuple[int, int, int]:
     return next((cell for cell in reversed(cells) if cell[0] <= row), cells[0])
 
 
-def _shifted(edit: Edit, shift: int) -> Edit:
-    return replace(edit, row=edit.row - shift, end_row=edit.end_row - shift)
+def _edit_in_cell(edit: Edit, cells: list[tuple[int, int, int]], program_text: str) -> Edit:
+    """An edit of the program as an edit of the cell it falls in. An insertion at the start of a marker
+    row (`import jax` after the imports that end a cell) is an insertion at the end of the cell before."""
+    markers = {first - 1: index for index, (first, _, _) in enumerate(cells)}
+    if edit.row in markers and edit.row == edit.end_row and edit.col == edit.end_col == 1 and markers[edit.row]:
+        first, number, indent = cells[markers[edit.row] - 1]
+        last = LINE_BREAK.split(program_text)[edit.row - 2]  # the cell's last line
+        row, col = edit.row - first, len(last) + 1 + indent
+        content = "\n" + edit.content[:-1] if edit.content.endswith("\n") else "\n" + edit.content
+        return Edit(row, col, row, col, content, number)
+    first, number, indent = _cell_of(cells, edit.row)
+    shift = first - 1
+    return replace(edit, row=edit.row - shift, end_row=edit.end_row - shift, col=edit.col + indent,
+                   end_col=edit.end_col + indent, cell=number)
 
 
 def is_notebook(path: str) -> bool:
@@ -179,15 +197,27 @@ def program(document: dict) -> str:
     """The Python code cells, each after its marker line."""
     rows: list[str] = []
     for number, cell in enumerate(document["cells"], 1):
-        python = python_lines(cell_lines(cell_text(cell))) if cell["cell_type"] == "code" else None
+        lines = cell_lines(cell_text(cell))
+        python = python_lines(lines) if cell["cell_type"] == "code" else None
         if python is not None:
-            rows.append(MARKER.format(number))
+            indent = len(leading_indent(lines))
+            rows.append(MARKER.format(number) + (INDENT.format(indent) if indent else ""))
             rows.extend(python)
     return "".join(row + "\n" for row in rows)
 
 
+def leading_indent(lines: list[str]) -> str:
+    """The indentation IPython removes from every line of a cell: that of its first line that is not blank."""
+    first = next((line for line in lines if line.strip()), "")
+    return first[:len(first) - len(first.lstrip(" \t"))]
+
+
 def python_lines(lines: list[str]) -> list[str] | None:
-    """The cell's lines with IPython syntax replaced by `pass`; None for a cell that is not Python."""
+    """The cell's lines as IPython runs them, dedented, with IPython syntax replaced by `pass`; None for a
+    cell that is not Python."""
+    indent = leading_indent(lines)
+    if indent:
+        lines = [line[len(indent):] if line.startswith(indent) else line for line in lines]
     first = next((line.strip() for line in lines if line.strip()), "")
     if first.startswith("%%") and first[2:].split(" ")[0] not in PYTHON_CELL_MAGICS:
         return None
@@ -217,12 +247,14 @@ def _inside_statement(lines: list[str]) -> bool:
     return False
 
 
-def _restore_ipython(original: list[str], python: list[str], fixed: list[str]) -> list[str]:
-    """The fixed cell with its IPython lines back where the program had `pass` for them."""
+def _restore_ipython(original: list[str], python: list[str], fixed: list[str], indent: str) -> list[str]:
+    """The fixed cell with its IPython lines back where the program had `pass` for them, and the
+    indentation IPython removes back on the lines the fixes wrote."""
     restored = []
     matcher = SequenceMatcher(None, python, fixed, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        restored.extend(original[i1:i2] if tag == "equal" else fixed[j1:j2])
+        restored.extend(original[i1:i2] if tag == "equal" else
+                        [indent + line if line.strip() else line for line in fixed[j1:j2]])
     return restored
 
 

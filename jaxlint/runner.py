@@ -12,7 +12,9 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import signal
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from jaxlint.analysis.interface import Interface, ModuleContext
 from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.files import InputError, decode, discover, mentions_jax, read_bytes
+from jaxlint.files import InputError, check_size, decode, discover, mentions_jax, read_bytes
 from jaxlint.fix import FixError, fix_source, write_atomically
 from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
 
@@ -73,6 +75,7 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
     `context` places a module in its project (jaxlint/project.py)."""
     notebook = None
     try:
+        check_size(len(data), settings.max_file_size)
         if is_notebook(path):
             notebook = Notebook.read(data)
             source, encoding = notebook.source, "utf-8"
@@ -92,7 +95,8 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
 
         def analyse(text: str) -> tuple[list[Diagnostic], Interface]:
             return lint_module(text, path, settings.enabled_for(path), _table(settings), settings.key_names,
-                               settings.target_jax_version, line_name(text) if notebook else str, context)
+                               settings.target_jax_version, line_name(text) if notebook else str, context,
+                               settings.python_version)
 
         if fix_mode is not None:
             return _fix_file(path, data, source, encoding, lambda text: analyse(text)[0], fix_mode, notebook)
@@ -198,7 +202,7 @@ def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, Mo
     for index in todo:
         path = files[index]
         try:
-            data = read_bytes(path)
+            data = read_bytes(path, settings.max_file_size)
         except InputError as error:
             outcomes[index] = _input_error(path, error, settings)
             continue
@@ -232,6 +236,13 @@ def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[in
         _check_files(files, todo, contexts, settings, cache, jobs, None, outcomes)
 
 
+def check_stdin(name: str, data: bytes, settings: Settings) -> RunResult:
+    """The code read from stdin, checked as the file `name` (its settings, its kind: `.ipynb` or not)."""
+    result = RunResult()
+    _collect(check_bytes(name, data, settings), result)
+    return result
+
+
 def _collect(outcome: FileResult, result: RunResult) -> None:
     result.files += 1
     result.skipped += outcome.skipped
@@ -250,12 +261,11 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
         for index, data in misses:
             yield index, check_bytes(files[index], data, settings, fix_mode, contexts.get(index))
         return
-    from concurrent.futures import ProcessPoolExecutor  # not imported by runs that need no pool
-    from concurrent.futures.process import BrokenProcessPool
+    from concurrent.futures.process import BrokenProcessPool  # not imported by runs that need no pool
 
     # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
     ordered = sorted(misses, key=lambda miss: -len(miss[1]))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(misses))) as pool:
+    with _pool(min(jobs, len(misses))) as pool:
         futures = [(index, data, pool.submit(check_bytes, files[index], data, settings, fix_mode,
                                              contexts.get(index)))
                    for index, data in ordered]
@@ -266,14 +276,47 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
                 yield index, _alone(files[index], data, settings, fix_mode, contexts.get(index))
 
 
+_live_pools: set = set()
+
+
+@contextmanager
+def _pool(workers: int):
+    """A process pool whose workers leave Ctrl-C to this process, and are killed, not waited for, when
+    the run is interrupted (see kill_workers)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_the_parent)
+    _live_pools.add(pool)
+    try:
+        yield pool
+    except BaseException:
+        kill_workers()
+        raise
+    finally:
+        _live_pools.discard(pool)
+    pool.shutdown(wait=True)
+
+
+def kill_workers() -> None:
+    """Kill the pools' worker processes at once (an interrupted run must not wait for them)."""
+    for pool in list(_live_pools):
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        _live_pools.discard(pool)
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group
+
+
 def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None,
            context: ModuleContext | None) -> FileResult:
     """One file in a process of its own, so that a file that kills its process (a crash in the
     parser, running out of memory) is the only one reported, and never takes the run down."""
-    from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=1) as pool:
+    with _pool(1) as pool:
         try:
             return pool.submit(check_bytes, path, data, settings, fix_mode, context).result()
         except BrokenProcessPool:

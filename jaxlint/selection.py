@@ -22,6 +22,9 @@ def resolve(selectors: Iterable[str], *, for_select: bool) -> set[str]:
     """
     codes: set[str] = set()
     for selector in selectors:
+        if selector.upper() == "ALL":  # as in ruff: every rule, opt-in ones included
+            codes.update(code for code, _, _ in RULES)
+            continue
         code = _BY_CODE_OR_NAME.get(selector.upper()) or _BY_CODE_OR_NAME.get(selector.lower())
         if code is not None:
             codes.add(code)

@@ -25,12 +25,12 @@ def bug_in(monkeypatch: pytest.MonkeyPatch) -> callable:
     test_process = os.getpid()
 
     def arm(name: str, kills: bool = False) -> None:
-        def lint_module(source: str, filename: str, *rest):
+        def lint_module(source: str, filename: str, *rest, **named):
             if filename.endswith(name):
                 if kills and os.getpid() != test_process:
                     os._exit(70)
                 raise RuntimeError(f"simulated bug in process {os.getpid()}")
-            return real(source, filename, *rest)
+            return real(source, filename, *rest, **named)
 
         monkeypatch.setattr(jaxlint.lint, "lint_module", lint_module)
 

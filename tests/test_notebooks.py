@@ -29,6 +29,14 @@ EXPECTED = {
         (7, 7, 1, "JAX102"),   # after `% 2` (Python) and an indented `%time` (IPython); the noqa holds
     ],
     "clean.ipynb": [],
+    # Each cell as IPython runs it, cleaned up first: never JAX001, every finding where it is in its cell.
+    "ipython_cleanup.ipynb": [
+        (3, 5, 12, "JAX301"),  # after two blank lines, a cell indented by four spaces (cell 2: by one)
+        (4, 4, 3, "JAX101"),   # an indented cell with `%time` and `!` lines
+        (5, 6, 19, "JAX201"),  # after `jnp.zeros?`, `?jax.jit`, `jax.random.split??`
+        (6, 5, 1, "JAX101"),   # after the autocall escapes `/print 1 2`, `,print a b`, `;print a b`
+        (7, 5, 2, "JAX102"),   # a cell indented by a tab, with a string whose lines are not indented
+    ],
 }
 
 
@@ -109,8 +117,8 @@ def test_json_of_a_notebook_finding_is_ruff_style_with_a_cell(run) -> None:
         "location": {"row": 3, "column": 1},
         "end_location": {"row": 3, "column": 5},
         "fix": {"applicability": "safe", "message": "use `x = x.at[0].set(1)`", "edits": [{
-            "content": "x = x.at[0].set(1)",  # cell-relative, like the finding
-            "location": {"row": 3, "column": 1}, "end_location": {"row": 3, "column": 9}}]},
+            "content": "x = x.at[0].set(1)",  # cell-relative, like the finding, and naming its cell
+            "location": {"row": 3, "column": 1}, "end_location": {"row": 3, "column": 9}, "cell": 2}]},
         "url": "https://github.com/jaxlint/jaxlint/blob/main/rules/JAX101.md",
         "noqa_row": 3,
         "cell": 2,
@@ -128,7 +136,13 @@ def test_sarif_names_the_cell_and_is_valid(run) -> None:
         "logicalLocations": [{"name": "cell 2", "fullyQualifiedName": "nb.ipynb:cell 2"}],
     }]
     assert in_notebook["properties"] == {
-        "cell": 2, "cellRegion": {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 5}}
+        "cell": 2, "cellRegion": {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 5},
+        "cellFix": {"description": "use `x = x.at[0].set(1)` (safe)", "replacements": [
+            {"deletedRegion": {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 9},
+             "insertedContent": {"text": "x = x.at[0].set(1)"}, "properties": {"cell": 2}}]}}
+    assert "fixes" not in in_notebook and in_file["fixes"][0]["artifactChanges"][0]["replacements"] == [
+        {"deletedRegion": {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 9},
+         "insertedContent": {"text": "x = x.at[0].set(1)"}}]
     assert in_file["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
     assert "properties" not in in_file
 
@@ -232,6 +246,11 @@ def test_findings_sort_by_cell_before_row() -> None:
      ["y = (x", "     % 2)", "z = x != 1", "w = x == 2  # why?", 's = """', "!not a shell", '"""']),
     (["%%time", "x = f()"], ["pass", "x = f()"]),
     (["", "%%bash", "echo jax"], None),
+    # IPython dedents a cell indented as a whole (by its first line that is not blank), then reads it.
+    (["", "  x = 1", "  if x:", "      %time f()", "", "  y = \"\"\"", "z\"\"\""],
+     ["", "x = 1", "if x:", "    pass", "", "y = \"\"\"", "z\"\"\""]),
+    (["\t/print 1 2", "\t,f a", "\t;f a b"], ["pass"] * 3),
+    (["f(1,", ",2)", "x = (1", "/2)"], ["f(1,", ",2)", "x = (1", "/2)"]),
     (["%%writefile helper.py", "import jax"], None),
 ])
 def test_ipython_syntax_becomes_pass_line_for_line(lines: list[str], python: list[str] | None) -> None:
@@ -295,3 +314,77 @@ def test_diff_of_a_notebook_is_of_its_json_and_writes_nothing(run) -> None:
     assert '-    "x[0] = 1\\n"\n+    "x = x.at[0].set(1)\\n"\n' in outcome.out
     assert outcome.out.startswith("--- a/nb.ipynb\n+++ b/nb.ipynb\n")
     assert Path("nb.ipynb").read_text() == original
+
+
+def test_fix_in_an_indented_cell_keeps_its_indentation(run) -> None:
+    write(Path("nb.ipynb"), notebook(("code", "  import jax.numpy as jnp\n  x = jnp.zeros(3)\n  x[0] = 1\n  %time x")))
+    outcome = run("--output-format", "json", "nb.ipynb")
+    assert found(outcome) == [(1, 3, 3, "JAX101")]
+    edits = json.loads(outcome.out)[0]["fix"]["edits"]
+    assert edits == [{"content": "x = x.at[0].set(1)", "location": {"row": 3, "column": 3},
+                      "end_location": {"row": 3, "column": 11}, "cell": 1}]
+    assert run("--fix", "nb.ipynb").code == 0
+    assert json.loads(Path("nb.ipynb").read_text())["cells"][0]["source"] == [
+        "  import jax.numpy as jnp\n", "  x = jnp.zeros(3)\n", "  x = x.at[0].set(1)\n", "  %time x"]
+
+
+def test_jupyter_checkpoints_are_excluded_by_default(run) -> None:
+    write(Path("nb.ipynb"), notebook(("code", JAX101_SOURCE)))
+    write(Path(".ipynb_checkpoints/nb-checkpoint.ipynb"), notebook(("code", JAX101_SOURCE)))
+    outcome = run("--output-format", "json", ".")
+    assert [(d["filename"], d["cell"], d["code"]) for d in json.loads(outcome.out)] == [
+        (str(Path("nb.ipynb").resolve()), 1, "JAX101")]
+
+
+# --- fix edits in the output formats ------------------------------------------------------------------
+
+FIX_ACROSS_CELLS = (("code", "import jax.numpy as jnp\nfrom jax import jit"),
+                    ("code", "@jit\ndef f(x):\n    print(x)\n    return x"))
+
+
+def _apply(cells: list[str], edits: list[dict]) -> list[str]:
+    """Each edit applied to the cell it names, last first (rows and columns from 1, as printed)."""
+    for edit in sorted(edits, key=lambda e: (e["cell"], e["location"]["row"], e["location"]["column"]),
+                       reverse=True):
+        lines = cells[edit["cell"] - 1].split("\n")
+        start = sum(len(line) + 1 for line in lines[:edit["location"]["row"] - 1]) + edit["location"]["column"] - 1
+        end = sum(len(line) + 1 for line in lines[:edit["end_location"]["row"] - 1]) + edit["end_location"]["column"] - 1
+        text = cells[edit["cell"] - 1]
+        cells[edit["cell"] - 1] = text[:start] + edit["content"] + text[end:]
+    return cells
+
+
+def test_fix_edits_name_their_cell_in_json_and_applying_them_is_what_fix_writes(run) -> None:
+    write(Path("nb.ipynb"), notebook(*FIX_ACROSS_CELLS))
+    outcome = run("--output-format", "json", "--unsafe-fixes", "nb.ipynb")
+    [finding] = json.loads(outcome.out)
+    assert (finding["cell"], finding["location"]) == (2, {"row": 3, "column": 5})
+    # `import jax` goes after the imports, at the end of cell 1: never a row 0 of cell 2.
+    assert finding["fix"]["edits"] == [
+        {"content": "\nimport jax", "location": {"row": 2, "column": 20}, "end_location": {"row": 2, "column": 20},
+         "cell": 1},
+        {"content": 'jax.debug.print("{}", x)', "location": {"row": 3, "column": 5},
+         "end_location": {"row": 3, "column": 13}, "cell": 2},
+    ]
+    applied = _apply([text for _, text in FIX_ACROSS_CELLS], finding["fix"]["edits"])
+    assert run("--fix", "--unsafe-fixes", "nb.ipynb").code == 0
+    assert ["".join(cell["source"]) for cell in json.loads(Path("nb.ipynb").read_text())["cells"]] == applied
+
+
+def test_sarif_fix_edits_of_a_notebook_are_cell_relative_properties(run) -> None:
+    write(Path("nb.ipynb"), notebook(*FIX_ACROSS_CELLS))
+    log = json.loads(run("--output-format", "sarif", "nb.ipynb").out)
+    assert_valid_sarif(log)
+    [result] = log["runs"][0]["results"]
+    assert "fixes" not in result  # a SARIF region counts lines of the .ipynb file, not of a cell
+    assert result["properties"] == {
+        "cell": 2, "cellRegion": {"startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 13},
+        "cellFix": {"description": "use `jax.debug.print` (unsafe)", "replacements": [
+            {"deletedRegion": {"startLine": 2, "startColumn": 20, "endLine": 2, "endColumn": 20},
+             "insertedContent": {"text": "\nimport jax"}, "properties": {"cell": 1}},
+            {"deletedRegion": {"startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 13},
+             "insertedContent": {"text": 'jax.debug.print("{}", x)'}, "properties": {"cell": 2}},
+        ]},
+    }
+    assert '"startLine": 0' not in json.dumps(log) and '"row": 0' not in run("--output-format", "json",
+                                                                          "nb.ipynb").out

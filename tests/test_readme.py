@@ -25,3 +25,17 @@ def test_the_lint_command_points_at_bundled_examples() -> None:
     install_and_lint, _ = _quick_start_commands()
     target = install_and_lint.rsplit("jaxlint ", 1)[1]
     assert (ROOT / target).is_dir() and any((ROOT / target).glob("*.py"))
+
+
+def test_install_lines_name_this_projects_distribution() -> None:
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    name = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert name != "jaxlint"  # taken on PyPI by an unrelated project
+    assert f"pip install {name} " in readme and f"pip install '{name}[verify]'" in readme
+    assert "pip install jaxlint" not in readme and "'jaxlint[" not in readme

@@ -21,6 +21,7 @@ def fix_object(fix: Fix | None) -> dict | None:
                 "content": edit.content,
                 "location": {"row": edit.row, "column": edit.col},
                 "end_location": {"row": edit.end_row, "column": edit.end_col},
+                **({} if edit.cell is None else {"cell": edit.cell}),  # notebooks: rows count from this cell
             }
             for edit in fix.edits
         ],

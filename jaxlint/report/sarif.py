@@ -52,40 +52,42 @@ def _where(d: Diagnostic) -> dict:
 
 
 def _fixes(d) -> dict:
-    """SARIF `fixes`: the replacements `jaxlint --fix` would make."""
+    """SARIF `fixes`: the replacements `jaxlint --fix` would make. A region counts lines of the file,
+    so a notebook's edits, whose rows count from a cell, go to the result's properties instead."""
     if d.fix is None:
         return {}
     replacements = [
         {
             "deletedRegion": {"startLine": e.row, "startColumn": e.col, "endLine": e.end_row, "endColumn": e.end_col},
             "insertedContent": {"text": e.content},
+            **({} if e.cell is None else {"properties": {"cell": e.cell}}),
         }
         for e in d.fix.edits
     ]
+    if d.cell is not None:
+        return {"properties": {"cellFix": {"description": f"{d.fix.message} ({d.fix.applicability})",
+                                           "replacements": replacements}}}
     return {"fixes": [{
         "description": {"text": f"{d.fix.message} ({d.fix.applicability})"},
         "artifactChanges": [{"artifactLocation": _artifact(d.filename), "replacements": replacements}],
     }]}
 
 
+def _result(d: Diagnostic, rule_index: int) -> dict:
+    where, fixes = _where(d), _fixes(d)
+    properties = {**where.pop("properties", {}), **fixes.pop("properties", {})}
+    if d.verify is not None:  # only when --verify ran
+        properties["verify"] = {"status": d.verify.status, "detail": d.verify.detail}
+    found = {"ruleId": d.code, "ruleIndex": rule_index, "level": "error", "message": {"text": d.message},
+             **where, **fixes}
+    return {**found, "properties": properties} if properties else found
+
+
 def render(result: RunResult) -> str:
     from jaxlint.checks import ALL_RULES  # the rules' documentation, which only SARIF carries
 
     index = {rule.code: i for i, rule in enumerate(ALL_RULES)}
-    results = [
-        {
-            "ruleId": d.code,
-            "ruleIndex": index[d.code],
-            "level": "error",
-            "message": {"text": d.message},
-            **_where(d),
-            **_fixes(d),
-        }
-        for d in result.diagnostics
-    ]
-    for found, d in zip(results, result.diagnostics):
-        if d.verify is not None:  # only when --verify ran
-            found["properties"] = {"verify": {"status": d.verify.status, "detail": d.verify.detail}}
+    results = [_result(d, index[d.code]) for d in result.diagnostics]
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",

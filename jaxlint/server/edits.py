@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from jaxlint.diagnostics import Diagnostic, Edit
 from jaxlint.files import LINE_BREAK
@@ -20,6 +21,8 @@ def cell_edits(cells: list[Cell], diagnostic: Diagnostic) -> list[tuple[int, Edi
     """A notebook finding's fix as (cell number, edit within that cell): a fix's edits may be in other
     cells than its finding (`import jax` goes after the notebook's imports). An insertion at the start of
     a cell's marker row, just after the previous cell's last line, goes at the start of that cell."""
+    if all(edit.cell is not None for edit in diagnostic.fix.edits):  # placed in their cells by notebooks.locate
+        return [(edit.cell, replace(edit, cell=None)) for edit in diagnostic.fix.edits]
     text = program(notebook_document(cells, None))
     firsts = [(text.count("\n", 0, match.start()) + 2, int(match.group(1))) for match in _MARKER_ROW.finditer(text)]
     shift = next(first for first, number in firsts if number == diagnostic.cell) - 1
