@@ -42,28 +42,29 @@ class JaxlintChecker:
         source = "".join(self.lines)
         table = TransformTable(settings.extra_transforms)
         found, _ = lint_module(source, self.filename, settings.enabled_for(self.filename), table,
-                               settings.key_names, settings.target_jax_version, context=_context(self.filename, folder),
+                               settings.key_names, settings.target_jax_version, context=_context(self.filename),
                                python_version=settings.python_version, line_noqa=False)
         for d in found:
             yield d.row, d.col - 1, f"{d.code} {d.message}{_fixable(d)}", type(self)
 
 
-def _context(filename: str, cwd: str) -> ModuleContext | None:
+def _context(filename: str) -> ModuleContext | None:
     """The file's place in its project and what the project's other modules tell it, as `jaxlint` sees it."""
     path = Path(filename)
     if path.suffix not in (".py", ".pyi") or not path.is_file():
         return None  # stdin, or a file flake8 made up: checked on its own
     root, _ = module_of(filename)
-    return _project(str(root), cwd).get(path.absolute()) or context(filename)
+    return _project(str(root)).get(path.absolute()) or context(filename)
 
 
 @lru_cache(maxsize=None)
-def _project(root: str, cwd: str) -> dict[Path, ModuleContext]:
-    """Once per process and project: every module analysed, through jaxlint's result cache."""
+def _project(root: str) -> dict[Path, ModuleContext]:
+    """Once per process and project: every module analysed (with the project root's settings), through
+    jaxlint's result cache."""
     from jaxlint.cache import DEFAULT_DIR, Cache
     from jaxlint.runner import project_contexts
 
-    settings = _settings(cwd)
+    settings = _settings(root)
     cache = Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
     files = [str(path) for path in importable(Path(root))]
     return {Path(path).absolute(): found for path, found in project_contexts(files, settings, cache).items()}
