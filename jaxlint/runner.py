@@ -27,6 +27,10 @@ from jaxlint.files import InputError, check_size, decode, discover, mentions_jax
 from jaxlint.fix import FixError, fix_source, write_atomically
 from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
 
+# A notebook's size is mostly its outputs (images, tables): max-file-size applies to its code, and the
+# file itself may be this many times larger.
+NOTEBOOK_OUTPUTS = 20
+
 # Below this many files to parse, starting worker processes costs more than it saves.
 MIN_FILES_FOR_POOL = 8
 
@@ -75,11 +79,13 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
     `context` places a module in its project (jaxlint/project.py)."""
     notebook = None
     try:
-        check_size(len(data), settings.max_file_size)
         if is_notebook(path):
+            check_size(len(data), settings.max_file_size * NOTEBOOK_OUTPUTS)
             notebook = Notebook.read(data)
             source, encoding = notebook.source, "utf-8"
+            check_size(len(source.encode("utf-8")), settings.max_file_size)  # its code, not its outputs
         else:
+            check_size(len(data), settings.max_file_size)
             source, encoding = decode(data)
     except NotPython as reason:
         return FileResult([], note=f"{path}: {reason}")
@@ -202,7 +208,7 @@ def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, Mo
     for index in todo:
         path = files[index]
         try:
-            data = read_bytes(path, settings.max_file_size)
+            data = read_bytes(path, settings.max_file_size * (NOTEBOOK_OUTPUTS if is_notebook(path) else 1))
         except InputError as error:
             outcomes[index] = _input_error(path, error, settings)
             continue

@@ -3,6 +3,8 @@ goes on with the other files. Time and memory below the limit are measured by be
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -35,11 +37,20 @@ def test_max_file_size_setting(tmp_path: Path, limit: str, expected: str | None)
     assert result.returncode == (1 if expected else 0)
 
 
-def test_a_big_notebook_is_skipped_too(tmp_path: Path) -> None:
+def test_a_notebook_is_judged_by_its_code_not_its_outputs(tmp_path: Path) -> None:
+    # A notebook's bytes are mostly outputs (jumanji's 8 MB example): its code is what must fit.
     write(tmp_path / "pyproject.toml", '[tool.jaxlint]\nmax-file-size = "1KB"\n')
-    write(tmp_path / "nb.ipynb", '{"cells": [], "nbformat": 4, "metadata": {}, "x": "' + "a" * 2_000 + '"}')
+    output = {"output_type": "stream", "name": "stdout", "text": ["x" * 5_000]}
+    code = {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [output],
+            "source": ["import jax.numpy as jnp\n", "x = jnp.zeros(3)\n", "x[0] = 1\n"]}
+    write(tmp_path / "nb.ipynb", json.dumps({"cells": [code], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}))
+    result = jaxlint(tmp_path, "--no-cache", "--quiet", "--output-format", "concise", "nb.ipynb")
+    assert [line.split(" ", 2)[:2] for line in result.stdout.splitlines()] == [["nb.ipynb:cell", "1:3:1:"]]
+    long_code = dict(code, source=["import jax\n", "y = 1\n" * 400])
+    write(tmp_path / "nb.ipynb", json.dumps({"cells": [long_code], "nbformat": 4, "nbformat_minor": 5,
+                                             "metadata": {}}))
     result = jaxlint(tmp_path, "--no-cache", "--quiet", "nb.ipynb")
-    assert result.stdout == ("nb.ipynb:1:1: JAX003 too large to check: 2,053 bytes, over max-file-size "
+    assert result.stdout == ("nb.ipynb:1:1: JAX003 too large to check: 2,432 bytes, over max-file-size "
                              "(1,000 bytes); the file was skipped\n")
 
 
