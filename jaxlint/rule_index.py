@@ -37,6 +37,8 @@ RULES = (
     ('JAX404', 'traced-slice-bounds', True),
     ('JAX801', 'removed-api', True),
     ('JAX802', 'deprecated-api', True),
+    ('JAX601', 'grad-non-scalar', True),
+    ('JAX604', 'reverse-mode-while-loop', True),
     ('JAX010', 'verify-trace-error', True),
     ('JAX011', 'verify-tracer-leak', True),
     ('JAX012', 'verify-key-reuse', True),

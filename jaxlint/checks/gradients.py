@@ -1,0 +1,194 @@
+"""JAX6xx: gradient transforms given functions or inputs they cannot differentiate."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.calls import argument
+from jaxlint.analysis.traced import Transform, decorator_transform
+from jaxlint.analysis.values import Kind, Value
+from jaxlint.checks.base import Rule, code
+
+# Transforms that need a scalar output: the function's value is what they differentiate.
+_SCALAR_OUTPUT = frozenset({"jax.grad", "jax.value_and_grad"})
+_KINDS = {cst.Tuple: "a tuple", cst.List: "a list", cst.ListComp: "a list", cst.Dict: "a dict",
+          cst.DictComp: "a dict"}
+
+
+def _has_aux(transform: Transform) -> bool | None:
+    """The `has_aux=` a gradient transform was given: True, False, or None when only run time knows."""
+    given = transform.keywords.get("has_aux")
+    if given is None:
+        return False
+    if isinstance(given, cst.Name) and given.value in ("True", "False"):
+        return given.value == "True"
+    return None
+
+
+class GradNonScalar(Rule):
+    code = "JAX601"
+    name = "grad-non-scalar"
+    summary = "`jax.grad`/`value_and_grad` of a function that returns a tuple, list or dict, without `has_aux=True`"
+    what_it_does = (
+        "Flags `jax.grad(f)` and `jax.value_and_grad(f)` (as a decorator, a wrapping call, through a name or "
+        "`functools.partial`) when `f` returns a tuple, list or dict on every path: a literal such as "
+        "`return loss, aux`, a local name only ever bound to one, or a call of a function of the same module "
+        "that does. `has_aux=` is missing or `False`."
+    )
+    why_bad = (
+        "`grad` differentiates the function's output, which must be a scalar. A function that returns "
+        "`(loss, metrics)` makes the gradient call raise `TypeError: Gradient only defined for scalar-output "
+        "functions. Output was (...)` (jax 0.10.2, for tuples, lists and dicts alike, one-element tuples "
+        "included). To return extra values next to the loss, return a pair `(loss, aux)` and pass "
+        "`has_aux=True`: jax differentiates the first element and hands the second back unchanged. See the "
+        "`jax.grad` and `jax.value_and_grad` API documentation (parameter `has_aux`) and the "
+        "\"Auxiliary data\" part of JAX's autodiff cookbook."
+    )
+    example = (
+        "def loss_fn(params, x, y):\n"
+        "    pred = x @ params\n"
+        "    loss = jnp.mean((pred - y) ** 2)\n"
+        "    return loss, pred\n\n\n"
+        "grads = jax.grad(loss_fn)(params, x, y)\n"
+    )
+    use_instead = (
+        "def loss_fn(params, x, y):\n"
+        "    pred = x @ params\n"
+        "    loss = jnp.mean((pred - y) ** 2)\n"
+        "    return loss, pred\n\n\n"
+        "grads, pred = jax.grad(loss_fn, has_aux=True)(params, x, y)\n"
+    )
+    not_flagged = (
+        "`has_aux=True`, or a `has_aux=` that is not a literal; functions that return a container on some "
+        "paths only (`return loss, aux` under `if return_aux:`, with `partial(loss_fn, return_aux=False)` "
+        "given to `grad`); functions whose output is a non-scalar array (their shapes are not known "
+        "statically); functions with a decorator other than a jax transform (it may change what they "
+        "return); `jax.jacfwd`/`jacrev`/`hessian`, which accept any output; functions of other modules."
+    )
+    verify = "Not confirmed by `--verify` yet: calling the gradient raises the `TypeError` quoted above."
+
+    def _check(self, function: cst.CSTNode, name: str, decorators: list[Transform]) -> None:
+        applied = [*decorators, *self.values.known.applied.get(function, ())]
+        transforms = [t for t in applied if t.name in _SCALAR_OUTPUT and _has_aux(t) is False]
+        if not transforms:
+            return
+        returned = self.values.returned_container(function)
+        if returned is None:
+            return
+        shown = code(returned)
+        what = _KINDS[type(returned)] + (f" (`{shown}`)" if shown != "..." else "")
+        pair = isinstance(returned, cst.Tuple) and len(returned.elements) == 2
+        remedy = ("pass `has_aux=True` to differentiate the first element and get the second back"
+                  if pair else "return `(loss, aux)` and pass `has_aux=True`")
+        for transform in transforms:
+            self.report(transform.node, lambda line_of, transform=transform: (
+                f"`{transform.name}` needs {name} to return a scalar, but it returns {what} at line "
+                f"{line_of(returned)}: calling the gradient raises TypeError (\"Gradient only defined for "
+                f"scalar-output functions\"); {remedy}"
+            ))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        decorators = []
+        for decorator in node.decorators:
+            transform = decorator_transform(decorator, self.names, self.values.transforms)
+            if transform is not None:
+                decorators.append(transform)
+            elif not (isinstance(decorator.decorator, cst.Name)
+                      and decorator.decorator.value in ("staticmethod", "classmethod")):
+                return  # another decorator may change what calling the function gives
+        self._check(node, f"`{node.name.value}`", decorators)
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._check(node, "the lambda", [])
+
+
+# Reverse-mode transforms: they transpose the computation, which a loop of unknown length cannot be.
+_REVERSE = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.hessian"})
+
+
+class ReverseModeWhileLoop(Rule):
+    code = "JAX604"
+    name = "reverse-mode-while-loop"
+    summary = "`lax.while_loop` (or `fori_loop` with traced bounds) on a value differentiated by `grad`/`jacrev`"
+    what_it_does = (
+        "Flags `lax.while_loop(cond, body, init)` whose carried `init` is a value that `jax.grad`, "
+        "`value_and_grad`, `jacrev` or `hessian` differentiates: in the differentiated function itself or in "
+        "a helper of the same module (or another module of the project) it passes that value to, at any "
+        "depth. Also `lax.fori_loop(lower, upper, body, init)` when a bound is traced under `jit` (a "
+        "`fori_loop` with a traced trip count is a `while_loop`)."
+    )
+    why_bad = (
+        "Reverse-mode differentiation has to store every iteration for the backward pass, and a "
+        "`while_loop` has no bound on its number of iterations, so jax refuses it: calling the gradient "
+        "raises `ValueError: Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
+        "with dynamic start/stop values` (jax 0.10.2: for `grad`, `value_and_grad`, `jacrev`, `hessian` and "
+        "`vjp`; `jacfwd` and `jvp` work). The `jax.lax.while_loop` API documentation says it is not "
+        "reverse-mode differentiable; the `jax.lax.fori_loop` documentation says a `fori_loop` is a `scan` "
+        "(differentiable) only when its trip count is static."
+    )
+    example = (
+        "def newton_sqrt(a):\n"
+        "    def body(state):\n"
+        "        x, i = state\n"
+        "        return 0.5 * (x + a / x), i + 1\n\n"
+        "    x, _ = lax.while_loop(lambda s: s[1] < 20, body, (a, 0))\n"
+        "    return x\n\n\n"
+        "def loss(a):\n"
+        "    return newton_sqrt(a) ** 2\n\n\n"
+        "da = jax.grad(loss)(2.0)\n"
+    )
+    use_instead = (
+        "def newton_sqrt(a):\n"
+        "    def body(x, _):\n"
+        "        return 0.5 * (x + a / x), None\n\n"
+        "    x, _ = lax.scan(body, a, None, length=20)\n"
+        "    return x\n\n\n"
+        "def loss(a):\n"
+        "    return newton_sqrt(a) ** 2\n\n\n"
+        "da = jax.grad(loss)(2.0)\n"
+    )
+    not_flagged = (
+        "Loops whose carried value is not differentiated (a constant, a non-differentiated argument such as "
+        "a static iteration count): jax differentiates nothing through them, which works. `fori_loop` with "
+        "static bounds (a `scan`); forward mode (`jacfwd`, `jvp`); loops inside `custom_vjp`/`custom_jvp` "
+        "functions, whose own rule is used. Not found yet: a loop that only reads a differentiated value from "
+        "its closure (`body` uses `x`, `init` is a constant), `jax.vjp(f, x)` (not followed as a transform), "
+        "and loops reached only through `jax.jit(jax.grad(f))` in a helper of `f`."
+    )
+    verify = ("Not confirmed by `--verify` yet: calling the gradient raises the `ValueError` quoted above.")
+
+    def _reverse(self, value: Value | None) -> str | None:
+        """The reverse-mode transform that differentiates a value, if one does."""
+        if value is None or value.kind is not Kind.TRACED or value.tracer is None:
+            return None
+        if value.tracer.transform.name in _REVERSE:
+            return value.tracer.transform.name
+        scope = self.values.traced_scope
+        if scope is not None:
+            return next((t.name for t in scope.transforms if t.name in _REVERSE), None)
+        return None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.names.qualified(node.func)
+        if qualified == "jax.lax.while_loop":
+            init = argument(node, 2, "init_val")
+            loop = "`lax.while_loop`"
+        elif qualified == "jax.lax.fori_loop":
+            bounds = [argument(node, 0, "lower"), argument(node, 1, "upper")]
+            if not any(bound is not None and (value := self.values.value_of(bound)) is not None and value.staged
+                       for bound in bounds):
+                return
+            init = argument(node, 3, "init_val")
+            loop = "`lax.fori_loop` with a traced trip count (a `while_loop`)"
+        else:
+            return
+        value = None if init is None else self.values.value_of(init)
+        transform = self._reverse(value)
+        if transform is None:
+            return
+        self.report(node, lambda line_of: (
+            f"{loop} carries `{code(init)}`, which `{transform}` differentiates in reverse mode "
+            f"({value.describe(code(init), line_of)}): calling the gradient raises ValueError (\"Reverse-mode "
+            f"differentiation does not work for lax.while_loop\"); use `lax.scan` with a fixed number of steps, "
+            f"`fori_loop` with static bounds, or forward mode (`jax.jacfwd`, `jax.jvp`)"
+        ))
