@@ -38,6 +38,7 @@ RULES = (
     ('JAX801', 'removed-api', True),
     ('JAX802', 'deprecated-api', True),
     ('JAX601', 'grad-non-scalar', True),
+    ('JAX602', 'grad-integer-input', True),
     ('JAX604', 'reverse-mode-while-loop', True),
     ('JAX010', 'verify-trace-error', True),
     ('JAX011', 'verify-tracer-leak', True),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jaxlint.checks.api import DeprecatedApi, RemovedApi
 from jaxlint.checks.base import Rule
-from jaxlint.checks.gradients import GradNonScalar, ReverseModeWhileLoop
+from jaxlint.checks.gradients import GradIntegerInput, GradNonScalar, ReverseModeWhileLoop
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
@@ -43,6 +43,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     RemovedApi,
     DeprecatedApi,
     GradNonScalar,
+    GradIntegerInput,
     ReverseModeWhileLoop,
     VerifyTraceError,  # JAX01x: reported by --verify only
     VerifyTracerLeak,
