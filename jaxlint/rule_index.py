@@ -40,6 +40,7 @@ RULES = (
     ('JAX601', 'grad-non-scalar', True),
     ('JAX602', 'grad-integer-input', True),
     ('JAX509', 'print-at-trace-time', False),
+    ('JAX508', 'state-mutation-in-traced', True),
     ('JAX604', 'reverse-mode-while-loop', True),
     ('JAX010', 'verify-trace-error', True),
     ('JAX011', 'verify-tracer-leak', True),

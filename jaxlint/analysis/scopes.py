@@ -128,7 +128,7 @@ class _Call:
 _CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.ListComp, cst.DictComp)
 
 
-def _assigned(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpression | None]:
+def assigned_values(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpression | None]:
     """What a block binds to `name`: the value of each plain `name = value`, None for any other binding
     (a loop target, unpacking, `+=`, an import...). Nested function and class bodies are their own."""
     found: list[cst.BaseExpression | None] = []
@@ -143,7 +143,7 @@ def _assigned(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpression 
             if _binds_itself(statement, name):
                 found.append(None)
             for block in _blocks(statement):
-                found.extend(_assigned(block, name))
+                found.extend(assigned_values(block, name))
         elif name in rebound_names([statement]):
             found.append(None)
     return found
@@ -269,7 +269,7 @@ class ScopeRecorder:
             node, _ = self._resolve(chain, expr.func)
             return facts.containers.get(node) if node is not None and not _is_init(node) else None
         if isinstance(expr, cst.Name) and isinstance(function, cst.FunctionDef):
-            bound = _assigned(function.body, expr.value)
+            bound = assigned_values(function.body, expr.value)
             if bound and all(isinstance(value, _CONTAINERS) for value in bound):
                 return bound[0]
         return None

@@ -12,7 +12,7 @@ from jaxlint.checks.randomness import (
     ConstantKeyInTraced, KeyReuseInLoop, LegacyPrngKey, PrngKeyReuse, StatefulRngInTraced,
 )
 from jaxlint.checks.runtime import VerifyKeyReuse, VerifyTraceError, VerifyTracerLeak
-from jaxlint.checks.side_effects import PrintAtTraceTime
+from jaxlint.checks.side_effects import PrintAtTraceTime, StateMutationInTraced
 from jaxlint.checks.shapes import BooleanMaskIndex, DataDependentSize, TracedShape, TracedSliceBounds
 from jaxlint.checks.tracers import (
     DebugPrintFstring, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer, PythonLogicOnTracer,
@@ -46,6 +46,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     GradNonScalar,
     GradIntegerInput,
     PrintAtTraceTime,
+    StateMutationInTraced,
     ReverseModeWhileLoop,
     VerifyTraceError,  # JAX01x: reported by --verify only
     VerifyTracerLeak,
