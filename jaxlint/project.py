@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from jaxlint.analysis.interface import Entry, Imported, Interface, ModuleContext
+from jaxlint.analysis.interface import Entry, Imported, Interface, ModuleContext, absolute_module
 
 MAX_ROUNDS = 4
 # A project larger than this is checked file by file, without the files that were not named.
@@ -151,16 +151,11 @@ def reexports(source: str, context: ModuleContext) -> Interface:
         return Interface()
     found = {}
     for statement in tree.body:
-        if not isinstance(statement, ast.ImportFrom) or statement.level == 0 and statement.module is None:
+        if not isinstance(statement, ast.ImportFrom):
             continue
-        base = context.package.split(".") if context.package else []
-        if statement.level:
-            if statement.level - 1 > len(base):
-                continue
-            base = base[:len(base) - (statement.level - 1)]
-            module = ".".join([*base, statement.module] if statement.module else base)
-        else:
-            module = statement.module
+        module = absolute_module(statement.level, statement.module, context.package)
+        if module is None:
+            continue
         for alias in statement.names:
             qualified = f"{module}.{alias.name}"
             if alias.name != "*" and context.in_project(qualified):

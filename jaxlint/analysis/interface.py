@@ -101,3 +101,18 @@ class ModuleContext:
 # Packages jaxlint knows from its own tables: their functions are never read as project code, even
 # when the project is jax itself (`jnp.array` is an array constructor, whatever its source does).
 MODELLED = frozenset({"jax", "jaxlib"})
+
+
+def absolute_module(level: int, module: str | None, package: str | None) -> str | None:
+    """`from {'.' * level}{module} import ...` in a module of `package`: the module it names, or None
+    when that cannot be known (a relative import with no package known, or above the top)."""
+    if not level:
+        return module
+    if package is None:
+        return None
+    parts = package.split(".") if package else []
+    up = level - 1
+    if up > len(parts) or (up == len(parts) and module is None):
+        return None
+    base = parts[:len(parts) - up]
+    return ".".join([*base, module] if module else base) or None

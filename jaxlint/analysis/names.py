@@ -11,6 +11,8 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 
+from jaxlint.analysis.interface import absolute_module
+
 _NESTED_BLOCKS = (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar)
 
 
@@ -53,16 +55,7 @@ def _block_bodies(block: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def _absolute(statement: cst.ImportFrom, package: str | None) -> str | None:
     """The module a `from ... import` names, relative imports resolved against `package`."""
     module = dotted(statement.module) if statement.module is not None else None
-    if not statement.relative:
-        return module
-    if package is None:
-        return None
-    parts = package.split(".") if package else []
-    up = len(statement.relative) - 1
-    if up > len(parts) or (up == len(parts) and module is None):
-        return None
-    base = parts[:len(parts) - up]
-    return ".".join([*base, module] if module else base) or None
+    return absolute_module(len(statement.relative), module, package)
 
 
 def scope_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> dict[str, str]:

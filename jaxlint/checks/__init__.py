@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from jaxlint.checks.api import DeprecatedApi, RemovedApi
 from jaxlint.checks.base import Rule
+from jaxlint.checks.compilation import (
+    DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, TimingWithoutSync, UnhashableStaticArg,
+)
 from jaxlint.checks.gradients import GradIntegerInput, GradNonScalar, ReverseModeWhileLoop
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
+from jaxlint.checks.dtypes import LaxMixedDtypes, NonArrayInput
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
 from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
 from jaxlint.checks.randomness import (
@@ -14,6 +18,7 @@ from jaxlint.checks.randomness import (
 from jaxlint.checks.runtime import VerifyKeyReuse, VerifyTraceError, VerifyTracerLeak
 from jaxlint.checks.side_effects import PrintAtTraceTime, StateMutationInTraced
 from jaxlint.checks.shapes import BooleanMaskIndex, DataDependentSize, TracedShape, TracedSliceBounds
+from jaxlint.checks.transforms import VmapInAxesArity
 from jaxlint.checks.tracers import (
     DebugPrintFstring, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer, PythonLogicOnTracer,
     TracerAsPythonIndex, TracerConcretization, TracerLeak,
@@ -41,13 +46,22 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BooleanMaskIndex,
     DataDependentSize,
     TracedSliceBounds,
-    RemovedApi,
-    DeprecatedApi,
+    JitRecreated,
+    UnhashableStaticArg,
+    JitMethodSelf,
+    DonatedBufferReuse,
+    TimingWithoutSync,
+    DonateByKeyword,
+    StateMutationInTraced,
+    PrintAtTraceTime,
     GradNonScalar,
     GradIntegerInput,
-    PrintAtTraceTime,
-    StateMutationInTraced,
+    VmapInAxesArity,
     ReverseModeWhileLoop,
+    NonArrayInput,
+    LaxMixedDtypes,
+    RemovedApi,
+    DeprecatedApi,
     VerifyTraceError,  # JAX01x: reported by --verify only
     VerifyTracerLeak,
     VerifyKeyReuse,

@@ -1,0 +1,498 @@
+"""Calls whose callee is a jitted callable, with what jax makes of each argument: static, donated.
+
+A call's function is resolved through the spellings users write: `jax.jit(f, donate_argnums=0)(x)`,
+a name bound once to `jax.jit(f, ...)` (`step = jax.jit(step, ...)` over its own def included), a def
+decorated with `@jax.jit(...)` or `@partial(jax.jit, ...)`, `self.step` bound in any method of the class,
+a jitted method called as `self.method(...)`, `functools.partial` of any of these, and names bound to
+them. A name bound more than once in its scope (or hidden by a parameter) resolves to nothing: a silent
+miss beats a false alarm. `Callees.mapped` answers the same for `jax.vmap`, looking through a jit around it.
+
+`static_argnums`/`donate_argnums` are resolved against the wrapped function's signature (after what
+`partial` binds) as jax does, names inferred from numbers and the other way round (TRANSFORMS says
+where jax does that, and since which release).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterator, Mapping, Optional
+
+import libcst as cst
+
+from jaxlint.analysis.apis import Version, parse_version
+from jaxlint.analysis.bindings import parameter_names, target_names
+from jaxlint.analysis.calls import arguments
+from jaxlint.analysis.names import Names, scope_imports
+from jaxlint.analysis.traced import (
+    Signature, Transform, TransformTable, _int_or_ints, _NotLiteral, _str_or_strs, applied_transforms,
+    decorator_transform,
+)
+
+Chain = tuple[cst.CSTNode, ...]
+
+
+@dataclass(frozen=True)
+class Role:
+    """Where a transform takes one kind of argument list (static or donated) and when it infers the other half.
+
+    `infers_since`: from this jax release on, giving only the numbers (or only the names) makes jax find the
+    other half with `inspect.signature`; None: it never does (the names option does not exist).
+    """
+
+    argnums: str
+    argnames: Optional[str]
+    infers_since: Optional[Version]
+
+
+@dataclass(frozen=True)
+class Options:
+    static: Role
+    donate: Optional[Role]  # None: donated arguments stay usable (the transform writes results back into them)
+
+
+_JIT = Options(Role("static_argnums", "static_argnames", (0, 0, 0)),
+               Role("donate_argnums", "donate_argnames", parse_version("0.4.14")))
+# The transforms whose calls take static and donated arguments, as data.
+TRANSFORMS: dict[str, Options] = {
+    "jax.jit": _JIT,
+    "jax.pjit": _JIT,
+    "jax.experimental.pjit.pjit": _JIT,
+    # nnx.jit merges the outputs back into the donated Modules and Optimizers: they stay usable.
+    "flax.nnx.jit": Options(_JIT.static, None),
+    "jax.pmap": Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
+}
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument of a call to a jitted callable: whether jax treats it as static and as donated.
+
+    None when that cannot be known (a spec that is not a literal, a keyword with no visible signature).
+    `donate_listed`: its parameter is listed in `donate_argnums` or `donate_argnames` as written, whether
+    or not jax donates it.
+    """
+
+    expr: cst.BaseExpression
+    keyword: Optional[str]
+    param: Optional[str]
+    static: Optional[bool]
+    donated: Optional[bool]
+    donate_listed: bool
+
+
+@dataclass(frozen=True)
+class JittedCallee:
+    """The transformed callable a call calls: jitted (`Callees.jitted`), or vmapped (`Callees.mapped`)."""
+
+    transform: str  # qualified: `jax.jit`
+    options: Mapping[str, cst.BaseExpression]
+    where: cst.CSTNode  # the jit application (a decorator or a call), for messages
+    function: cst.FunctionDef | cst.Lambda | None  # the wrapped function, when visible
+    bound: int  # its leading parameters that `partial` or a bound `self` fill before jit sees it
+    bound_names: frozenset[str]
+    offset: int  # jit's positions the call does not spell: 1 for a jitted method called as `self.m(...)`
+
+    @property
+    def signature(self) -> Signature | None:
+        """The parameters as the transform sees them (after `partial`)."""
+        if self.function is None:
+            return None
+        full = Signature.of(self.function.params)
+        return full.after(Transform(self.transform, self.where, True, bound=self.bound,
+                                    bound_names=self.bound_names))
+
+    def gives(self, option: str) -> bool:
+        return option in self.options
+
+    def static(self, jax_version: Version | None = None) -> tuple[set[int] | None, set[str] | None]:
+        """The static positions and names, after jax's inference; None for a half only run time knows."""
+        return self._role(options_of(self.transform).static, jax_version)
+
+    def _role(self, role: Role | None, jax_version: Version | None) -> tuple[set[int] | None, set[str] | None]:
+        """The positions and the names jax takes in this role; None for a half only run time knows."""
+        if role is None:
+            return set(), set()
+        try:
+            nums = set(_int_or_ints(self.options.get(role.argnums)))
+            names = set(_str_or_strs(self.options.get(role.argnames))) if role.argnames else set()
+        except _NotLiteral:
+            return None, None
+        if any(n < 0 for n in nums):
+            return None, None
+        given_nums, given_names = role.argnums in self.options, role.argnames in self.options
+        infers = role.infers_since is not None and (jax_version is None or jax_version >= role.infers_since)
+        if not infers or given_nums == given_names:
+            return nums, names
+        signature = self.signature
+        if signature is None:
+            return (nums, None) if given_nums else (None, names)
+        named = self._by_keyword(signature)
+        if given_nums:
+            return nums, names | {p for i, p in enumerate(signature.positional) if i in nums and p in named}
+        return nums | {i for i, p in enumerate(signature.positional) if p in names and p in named}, names
+
+    def _by_keyword(self, signature: Signature) -> set[str]:
+        """Positional parameters that can also be passed by keyword (not positional-only)."""
+        posonly = {p.name.value for p in self.function.params.posonly_params} if self.function else set()
+        return set(signature.positional) - posonly
+
+    def arguments(self, call: cst.Call, jax_version: Version | None = None) -> list[Argument]:
+        """The call's arguments (those before any `*args`, and its keywords) with their roles."""
+        static_nums, static_names = self._role(options_of(self.transform).static, jax_version)
+        donate_nums, donate_names = self._role(options_of(self.transform).donate, jax_version)
+        listed_nums, listed_names = self._listed()
+        signature = self.signature
+        given = arguments(call)
+        found = []
+        for index, expr in enumerate(given.positional):
+            position = index + self.offset
+            param = None
+            if signature is not None and position < len(signature.positional):
+                param = signature.positional[position]
+            found.append(Argument(
+                expr, None, param,
+                None if static_nums is None else position in static_nums,
+                None if donate_nums is None else position in donate_nums,
+                position in listed_nums or (param is not None and param in listed_names),
+            ))
+        for keyword, expr in given.keywords.items():
+            position = None
+            if signature is not None and keyword in signature.positional:
+                position = signature.positional.index(keyword)
+            found.append(Argument(
+                expr, keyword, keyword if signature is None or keyword in signature.all else None,
+                None if static_names is None else keyword in static_names,
+                None if donate_names is None else keyword in donate_names,
+                keyword in listed_names or (position is not None and position in listed_nums),
+            ))
+        return found
+
+    def _listed(self) -> tuple[set[int], set[str]]:
+        """The donated positions and names as written."""
+        role = options_of(self.transform).donate
+        if role is None:
+            return set(), set()
+        try:
+            nums = set(_int_or_ints(self.options.get(role.argnums)))
+            names = set(_str_or_strs(self.options.get(role.argnames))) if role.argnames else set()
+        except _NotLiteral:
+            return set(), set()
+        return nums, names
+
+
+def options_of(transform: str) -> Options:
+    return TRANSFORMS.get(transform, _JIT)  # the user's extra transforms behave like jax.jit
+
+
+# ---------------------------------------------------------------------- what each scope binds
+
+_OTHER = cst.Name("_")  # a binding jaxlint does not follow: a parameter, a loop target, an import...
+
+
+@dataclass
+class _Scope:
+    names: dict[str, list[cst.CSTNode]]  # a def, the value of `name = value`, or _OTHER
+    attributes: dict[str, list[cst.CSTNode]]  # for a class: `self.attr = value` in its methods
+
+
+class ModuleBindings:
+    """What every module, class and function scope binds, read once per module from its statements."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.scopes: dict[int, _Scope] = {}
+        self._keep = module
+        self._scan(module, module.body, None)
+
+    def _scan(self, owner: cst.CSTNode, body, cls: _Scope | None) -> None:
+        scope = _Scope({}, {})
+        self.scopes[id(owner)] = scope
+        if isinstance(owner, cst.FunctionDef):
+            for name in parameter_names(owner.params):
+                scope.names.setdefault(name, []).append(_OTHER)
+        self._statements(body, scope, owner, cls)
+
+    def _statements(self, body, scope: _Scope, owner: cst.CSTNode, cls: _Scope | None) -> None:
+        for statement in body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    self._small(small, scope, owner, cls)
+            elif isinstance(statement, cst.FunctionDef):
+                scope.names.setdefault(statement.name.value, []).append(statement)
+                is_method = isinstance(owner, cst.ClassDef)
+                self._scan(statement, statement.body.body, scope if is_method else None)
+            elif isinstance(statement, cst.ClassDef):
+                scope.names.setdefault(statement.name.value, []).append(_OTHER)
+                self._scan(statement, statement.body.body, None)
+            else:
+                for name in _compound_targets(statement):
+                    scope.names.setdefault(name, []).append(_OTHER)
+                for block in _blocks(statement):
+                    self._statements(block, scope, owner, cls)
+
+    def _small(self, small: cst.CSTNode, scope: _Scope, owner: cst.CSTNode, cls: _Scope | None) -> None:
+        if isinstance(small, cst.Assign):
+            single = len(small.targets) == 1
+            for target in small.targets:
+                node = target.target
+                if isinstance(node, cst.Name):
+                    scope.names.setdefault(node.value, []).append(small.value if single else _OTHER)
+                elif _is_self_attribute(node, owner) and cls is not None:
+                    cls.attributes.setdefault(node.attr.value, []).append(small.value if single else _OTHER)
+                else:
+                    for name in target_names(node):
+                        scope.names.setdefault(name, []).append(_OTHER)
+        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            node = small.target
+            if _is_self_attribute(node, owner) and cls is not None:
+                value = small.value if isinstance(small, cst.AnnAssign) and small.value is not None else _OTHER
+                cls.attributes.setdefault(node.attr.value, []).append(value)
+            elif isinstance(node, cst.Name):
+                value = small.value if isinstance(small, cst.AnnAssign) and small.value is not None else _OTHER
+                scope.names.setdefault(node.value, []).append(value)
+        elif isinstance(small, (cst.Import, cst.ImportFrom, cst.Del, cst.Global, cst.Nonlocal)):
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                bound = list(scope_imports([small]))
+            elif isinstance(small, cst.Del):
+                bound = list(target_names(small.target))
+            else:
+                bound = [item.name.value for item in small.names]
+            for name in bound:
+                scope.names.setdefault(name, []).append(_OTHER)
+
+    # ------------------------------------------------------------------ lookups
+
+    def binding(self, expr: cst.BaseExpression, chain: Chain, want_def: bool = False
+                ) -> tuple[cst.CSTNode, Chain, bool] | None:
+        """The one def or value a name (or `self.attr`) is bound to where `chain` ends, with the chain
+        of the scope that binds it and whether it is a method reached through `self`."""
+        if isinstance(expr, cst.Name):
+            for level in range(len(chain) - 1, -1, -1):
+                owner = chain[level]
+                if isinstance(owner, cst.ClassDef) and level != len(chain) - 1:
+                    continue  # a class body's names are not visible from its methods
+                if isinstance(owner, cst.Lambda):
+                    if expr.value in parameter_names(owner.params):
+                        return None
+                    continue
+                scope = self.scopes.get(id(owner))
+                bound = scope.names.get(expr.value) if scope is not None else None
+                if bound:
+                    chosen = _single(bound, want_def)
+                    return None if chosen is None else (chosen, chain[:level + 1], False)
+            return None
+        if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+                and expr.value.value == "self"):
+            for level in range(len(chain) - 1, 0, -1):
+                method, cls = chain[level], chain[level - 1]
+                if isinstance(method, cst.FunctionDef) and isinstance(cls, cst.ClassDef):
+                    if not _is_self_attribute(expr, method):
+                        return None
+                    scope = self.scopes.get(id(cls))
+                    attribute = scope.attributes.get(expr.attr.value) if scope else None
+                    defined = scope.names.get(expr.attr.value) if scope else None
+                    if attribute and defined:
+                        return None
+                    if attribute:
+                        chosen = _single(attribute, want_def)
+                        return None if chosen is None else (chosen, chain[:level + 1], False)
+                    if defined:
+                        chosen = _single(defined, want_def)
+                        return None if chosen is None else (chosen, chain[:level], True)
+                    return None
+        return None
+
+
+def _single(bound: list[cst.CSTNode], want_def: bool) -> cst.CSTNode | None:
+    """The binding that holds after the module (or function) has run, when there is exactly one.
+
+    `def step(...)` followed by `step = jax.jit(step, ...)` counts as one: the def when the wrapped
+    function is wanted, the jitted value otherwise.
+    """
+    if len(bound) == 1:
+        return None if bound[0] is _OTHER else bound[0]
+    if len(bound) == 2 and isinstance(bound[0], cst.FunctionDef) and isinstance(bound[1], cst.Call):
+        return bound[0] if want_def else bound[1]
+    return None
+
+
+def _is_self_attribute(node: cst.BaseExpression, method: cst.CSTNode) -> bool:
+    """`self.attr` where `self` is the method's first parameter."""
+    if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"):
+        return False
+    if not isinstance(method, cst.FunctionDef):
+        return False
+    params = [*method.params.posonly_params, *method.params.params]
+    return bool(params) and params[0].name.value == "self"
+
+
+def _compound_targets(statement: cst.CSTNode) -> Iterator[str]:
+    if isinstance(statement, cst.For):
+        yield from target_names(statement.target)
+    elif isinstance(statement, cst.With):
+        for item in statement.items:
+            if item.asname is not None:
+                yield from target_names(item.asname.name)
+    for handler in getattr(statement, "handlers", ()):
+        if handler.name is not None:
+            yield from target_names(handler.name.name)
+
+
+def _blocks(statement: cst.CSTNode) -> Iterator[list[cst.CSTNode]]:
+    """The statement lists inside a compound statement (same scope)."""
+    if isinstance(statement, cst.Match):
+        for case in statement.cases:
+            yield list(case.body.body)
+        return
+    parts = [getattr(statement, "body", None), getattr(statement, "orelse", None),
+             getattr(statement, "finalbody", None), *getattr(statement, "handlers", ())]
+    for part in parts:
+        while part is not None:
+            suite = part if isinstance(part, cst.BaseSuite) else part.body
+            yield list(suite.body)
+            part = part.orelse if isinstance(part, cst.If) else None
+
+
+_CACHE: dict[int, ModuleBindings] = {}
+_SHARED: dict[int, tuple[object, "Callees"]] = {}
+
+
+def module_bindings(module: cst.Module) -> ModuleBindings:
+    """One module's bindings, read once however many rules and rounds ask."""
+    found = _CACHE.get(id(module))
+    if found is None or found._keep is not module:
+        _CACHE.clear()
+        found = _CACHE[id(module)] = ModuleBindings(module)
+    return found
+
+
+# ---------------------------------------------------------------------- the query
+
+
+def callees_for(module: cst.Module, names: Names, table: TransformTable) -> "Callees":
+    """The Callees of one traversal (one `names`), shared by every rule that asks in it."""
+    found = _SHARED.get(id(names))
+    if found is None or found[0] is not names:
+        _SHARED.clear()
+        found = _SHARED[id(names)] = (names, Callees(module, names, table))
+    return found[1]
+
+
+class Callees:
+    """Answers `jitted(call)` and `mapped(call)` for the calls of one module, at the point of the traversal
+    they are visited."""
+
+    def __init__(self, module: cst.Module, names: Names, table: TransformTable) -> None:
+        self.bindings = module_bindings(module)
+        self.names = names
+        self.table = table
+        # Answers by call, for the rules that ask about the same call at the same point of the traversal.
+        self._answers: dict[tuple[int, str], tuple[cst.Call, JittedCallee | None]] = {}
+
+    def jitted(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
+        """The jitted callable a call calls, when the source shows one."""
+        return self._answer(call, chain, "jit", self._takes_arguments)
+
+    def mapped(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
+        """The `jax.vmap`ped callable a call calls (also inside a jit: `jax.jit(jax.vmap(f, ...))`)."""
+        return self._answer(call, chain, "vmap", VMAPS.__contains__)
+
+    def _answer(self, call: cst.Call, chain: Chain, kind: str, accept) -> JittedCallee | None:
+        known = self._answers.get((id(call), kind))
+        if known is None or known[0] is not call:
+            known = self._answers[(id(call), kind)] = (call, self._callee(call.func, chain, 0, accept))
+        return known[1]
+
+    def _callee(self, expr: cst.BaseExpression, chain: Chain, depth: int, accept) -> JittedCallee | None:
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Call):
+            bound = self.partial_of(expr, chain, accept)
+            if bound is not None:  # the partial's calls pass their positional arguments after the bound ones
+                inner, spelled = bound
+                return replace(inner, offset=inner.offset + len(arguments(spelled).positional))
+            return self.application(expr, chain, accept)
+        found = self.bindings.binding(expr, chain)
+        if found is None:
+            return None
+        node, scope_chain, through_self = found
+        if isinstance(node, cst.FunctionDef):
+            return self.decorated(node, through_self, accept)
+        if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
+            return self._callee(node, scope_chain, depth + 1, accept)
+        return None
+
+    def partial_of(self, call: cst.Call, chain: Chain, accept=None) -> tuple[JittedCallee, cst.Call] | None:
+        """`partial(step, cfg, n=3)` of a jitted callable: that callable, and the call `step(cfg, n=3)`
+        the partial spells (its arguments reach every call of the partial)."""
+        if self.names.qualified(call.func) != "functools.partial" or not call.args or call.args[0].keyword:
+            return None
+        given = arguments(call)
+        if given.starred or given.double_starred:
+            return None
+        inner = self._callee(call.args[0].value, chain, 1, accept or self._takes_arguments)
+        if inner is None:
+            return None
+        return inner, cst.Call(func=call.args[0].value, args=call.args[1:])
+
+    def decorated(self, function: cst.FunctionDef, through_self: bool = False, accept=None) -> JittedCallee | None:
+        """A def whose outermost decorator jits it (or, for `accept`, applies an accepted transform,
+        looking through jit decorators above it)."""
+        accept = accept or self._takes_arguments
+        static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+                     for d in function.decorators)
+        for decorator in function.decorators:
+            transform = decorator_transform(decorator, self.names, self.table)
+            if transform is None:
+                return None
+            if accept(transform.name):
+                return JittedCallee(transform.name, transform.keywords, decorator, function, 0, frozenset(),
+                                    1 if through_self and not static else 0)
+            if not self._takes_arguments(transform.name):
+                return None
+        return None
+
+    def application(self, call: cst.Call, chain: Chain, accept=None) -> JittedCallee | None:
+        """`jax.jit(f, ...)`, `jax.jit(partial(f, a), ...)`, `partial(jax.jit, ...)(f)`, `jax.jit(...)(f)`:
+        the transformed callable this call makes, when `accept` takes its transform (default: jit)."""
+        accept = accept or self._takes_arguments
+        applied = applied_transforms(call, self.names, self.table)
+        if len(applied) == 1:
+            target, transform = applied[0]
+        elif isinstance(call.func, cst.Call) and call.args and call.args[0].keyword is None:
+            transform = decorator_transform(cst.Decorator(decorator=call.func), self.names, self.table)
+            if transform is None:
+                return None
+            target = call.args[0].value
+        else:
+            return None
+        if not accept(transform.name):
+            inner = call.args[0].value if call.args and call.args[0].keyword is None else None
+            if self._takes_arguments(transform.name) and isinstance(inner, cst.Call):
+                return self.application(inner, chain, accept)  # `jax.jit(jax.vmap(f, ...))`
+            return None
+        function, bound = self._function(target, chain)
+        return JittedCallee(transform.name, transform.keywords, call, function, transform.bound + bound,
+                            transform.bound_names, 0)
+
+    def _function(self, target: cst.BaseExpression, chain: Chain) -> tuple[cst.FunctionDef | cst.Lambda | None, int]:
+        """The def (or lambda) a jit wraps, and 1 when it is a method bound through `self`."""
+        if isinstance(target, cst.Lambda):
+            return target, 0
+        found = self.bindings.binding(target, chain, want_def=True)
+        if found is None or not isinstance(found[0], (cst.FunctionDef, cst.Lambda)):
+            return None, 0
+        node, _, through_self = found
+        static = isinstance(node, cst.FunctionDef) and any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
+        return node, 1 if through_self and not static else 0
+
+    def _takes_arguments(self, transform: str) -> bool:
+        return transform in TRANSFORMS or (transform in self.table.jit_like and transform not in _NOT_JIT)
+
+
+VMAPS = frozenset({"jax.vmap"})
+# jit-like for tracing, but their options are not jit's.
+_NOT_JIT = frozenset({
+    "jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "jax.make_jaxpr", "jax.eval_shape",
+    "jax.shard_map", "jax.experimental.shard_map.shard_map",
+})
