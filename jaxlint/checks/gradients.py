@@ -41,9 +41,10 @@ class GradNonScalar(Rule):
         "`(loss, metrics)` makes the gradient call raise `TypeError: Gradient only defined for scalar-output "
         "functions. Output was (...)` (jax 0.10.2, for tuples, lists and dicts alike, one-element tuples "
         "included). To return extra values next to the loss, return a pair `(loss, aux)` and pass "
-        "`has_aux=True`: jax differentiates the first element and hands the second back unchanged. See the "
-        "`jax.grad` and `jax.value_and_grad` API documentation (parameter `has_aux`) and the "
-        "\"Auxiliary data\" part of JAX's autodiff cookbook."
+        "`has_aux=True`: jax differentiates the first element and hands the second back unchanged. The "
+        "[`jax.grad`](https://docs.jax.dev/en/latest/_autosummary/jax.grad.html) and "
+        "[`jax.value_and_grad`](https://docs.jax.dev/en/latest/_autosummary/jax.value_and_grad.html) documentation says `fun` \"should return a scalar\" and "
+        "describes `has_aux`."
     )
     example = (
         "def loss_fn(params, x, y):\n"
@@ -123,8 +124,10 @@ class ReverseModeWhileLoop(Rule):
         "`while_loop` has no bound on its number of iterations, so jax refuses it: calling the gradient "
         "raises `ValueError: Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
         "with dynamic start/stop values` (jax 0.10.2: for `grad`, `value_and_grad`, `jacrev`, `hessian` and "
-        "`vjp`; `jacfwd` and `jvp` work). The `jax.lax.while_loop` API documentation says it is not "
-        "reverse-mode differentiable; the `jax.lax.fori_loop` documentation says a `fori_loop` is a `scan` "
+        "`vjp`; `jacfwd` and `jvp` work). The "
+        "[`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html) documentation says it is not "
+        "reverse-mode differentiable; the [`jax.lax.fori_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html) "
+        "documentation says a `fori_loop` is a `scan` "
         "(differentiable) only when its trip count is static."
     )
     example = (
@@ -229,8 +232,8 @@ class GradIntegerInput(Rule):
         "Gradients are defined for floating-point (or complex) inputs only. A Python `3` becomes an `int32` "
         "array, and the call raises `TypeError: grad requires real- or complex-valued inputs (input dtype that "
         "is a sub-dtype of np.inexact), but got int32` (jax 0.10.2; `bool` for `True`; the same error from "
-        "`value_and_grad` and `jacrev`, while `jacfwd` and `hessian` say `jacfwd requires real-valued inputs`). The `jax.grad` API "
-        "documentation says the arguments at `argnums` must be of inexact type. Write `3.0`."
+        "`value_and_grad` and `jacrev`, while `jacfwd` and `hessian` say `jacfwd requires real-valued inputs`). The "
+        "[`jax.grad`](https://docs.jax.dev/en/latest/_autosummary/jax.grad.html) documentation says the arguments at `argnums` must be of inexact type. Write `3.0`."
     )
     example = (
         "def f(x):\n"
