@@ -43,7 +43,8 @@ class GradNonScalar(Rule):
         "included). To return extra values next to the loss, return a pair `(loss, aux)` and pass "
         "`has_aux=True`: jax differentiates the first element and hands the second back unchanged. The "
         "[`jax.grad`](https://docs.jax.dev/en/latest/_autosummary/jax.grad.html) and "
-        "[`jax.value_and_grad`](https://docs.jax.dev/en/latest/_autosummary/jax.value_and_grad.html) documentation says `fun` \"should return a scalar\" and "
+        "[`jax.value_and_grad`](https://docs.jax.dev/en/latest/_autosummary/jax.value_and_grad.html) "
+        "documentation says `fun` \"should return a scalar\" and "
         "describes `has_aux`."
     )
     example = (
@@ -125,8 +126,9 @@ class ReverseModeWhileLoop(Rule):
         "raises `ValueError: Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
         "with dynamic start/stop values` (jax 0.10.2: for `grad`, `value_and_grad`, `jacrev`, `hessian` and "
         "`vjp`; `jacfwd` and `jvp` work). The "
-        "[`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html) documentation says it is not "
-        "reverse-mode differentiable; the [`jax.lax.fori_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html) "
+        "[`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html) "
+        "documentation says it is not reverse-mode differentiable; the "
+        "[`jax.lax.fori_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html) "
         "documentation says a `fori_loop` is a `scan` "
         "(differentiable) only when its trip count is static."
     )
@@ -233,7 +235,8 @@ class GradIntegerInput(Rule):
         "array, and the call raises `TypeError: grad requires real- or complex-valued inputs (input dtype that "
         "is a sub-dtype of np.inexact), but got int32` (jax 0.10.2; `bool` for `True`; the same error from "
         "`value_and_grad` and `jacrev`, while `jacfwd` and `hessian` say `jacfwd requires real-valued inputs`). The "
-        "[`jax.grad`](https://docs.jax.dev/en/latest/_autosummary/jax.grad.html) documentation says the arguments at `argnums` must be of inexact type. Write `3.0`."
+        "[`jax.grad`](https://docs.jax.dev/en/latest/_autosummary/jax.grad.html) documentation says the "
+        "arguments at `argnums` must be of inexact type. Write `3.0`."
     )
     example = (
         "def f(x):\n"
@@ -253,7 +256,8 @@ class GradIntegerInput(Rule):
     )
     fixable = True
     fix_safety = (
-        "Safe for a decimal integer literal: `3` becomes `3.0`, `-2` becomes `-2.0` (the call raised before, and now differentiates "
+        "Safe for a decimal integer literal: `3` becomes `3.0`, `-2` becomes `-2.0` (the call raised before, "
+        "and now differentiates "
         "at that point). `True`/`False` and hexadecimal, octal or binary literals are not fixed."
     )
     verify = "Not confirmed by `--verify` yet: the call raises the `TypeError` quoted above."
@@ -341,7 +345,8 @@ class GradIntegerInput(Rule):
             if isinstance(digits, cst.Integer) and digits.value.replace("_", "").isdigit():
                 fix = FixPlan(f"use `{code(arg)}.0`", ((digits, f"{digits.value}.0"),))
             self.report(arg, lambda line_of, arg=arg, fix=fix, position=position: (
-                f"`{code(arg)}` is {'a boolean' if isinstance(arg, cst.Name) else 'an integer'}, passed where `{transform}` differentiates (argument {position}): "
+                f"`{code(arg)}` is {'a boolean' if isinstance(arg, cst.Name) else 'an integer'}, passed where "
+                f"`{transform}` differentiates (argument {position}): "
                 f"the call raises TypeError (\"{_REJECTION[transform]}\"); pass a float"
                 + (f" (`{code(arg)}.0`)" if fix is not None else "")
             ), fix)

@@ -27,8 +27,10 @@ class PrintAtTraceTime(Rule):
         "and print nothing, which looks like a function that is not being called. Measured on jax 0.10.2: "
         "a `print` in a jitted function prints on the first call and not on the second call with same-shaped "
         "arguments. `jax.debug.print` prints on every call. The JAX documentation shows this in "
-        "[The Sharp Bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions), and "
-        "documents [`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html) for printing at run time."
+        "[The Sharp Bits: pure functions]"
+        "(https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions), and documents "
+        "[`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html) for printing at "
+        "run time."
     )
     example = (
         "@jax.jit\n"
@@ -106,7 +108,8 @@ class StateMutationInTraced(TracerLeak):
         "(and whenever jax retraces), not on every call: a counter stops counting, a flag set inside stays "
         "set, an appended history has one entry. Measured on jax 0.10.2: a jitted function doing "
         "`nonlocal calls; calls += 1` called three times with same-shaped arguments leaves `calls == 1`. "
-        "[The Sharp Bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions) "
+        "[The Sharp Bits: pure functions]"
+        "(https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions) "
         "asks for functions whose state goes in and out through arguments and return values."
     )
     example = (
