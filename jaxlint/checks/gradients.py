@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import target_names
+from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.traced import Transform, decorator_transform
 from jaxlint.analysis.values import Kind, Value
@@ -275,6 +275,8 @@ class GradIntegerInput(Rule):
                 found = self._named.get((id(scope), expr.value))
                 if found is not None:
                     return found
+                if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and self._binds(scope, expr.value):
+                    return None  # a parameter or local of that name hides the one further out
             return None
         if not isinstance(expr, cst.Call):
             return None
@@ -284,6 +286,11 @@ class GradIntegerInput(Rule):
         if qualified == "jax.jit" and len(expr.args) == 1 and expr.args[0].keyword is None:
             return self._gradient(expr.args[0].value)
         return None
+
+    @staticmethod
+    def _binds(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
+        return name in parameter_names(function.params) or (
+            isinstance(function, cst.FunctionDef) and name in rebound_names(function.body))
 
     def _differentiated(self, gradient: cst.Call) -> tuple[str, tuple[int, ...]] | None:
         """The transform and its literal argnums, unless `allow_int`/`holomorphic` or a spec only run time knows."""
