@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -19,21 +20,27 @@ LIBRARIES = {
 
 def fetch(cache: Path, names: list[str] | None = None) -> list[Path]:
     """The unpacked source folder of each library (all of them by default), downloading what is missing."""
+    return [fetch_release(cache, name, LIBRARIES[name]) for name in names or list(LIBRARIES)]
+
+
+def fetch_release(cache: Path, name: str, version: str) -> Path:
+    """The unpacked source folder of one release of a package, downloading its wheel (or, for old
+    releases without one, its source archive) when missing."""
     wheels, sources = cache / "wheels", cache / "src"
-    folders = []
-    for name in names or list(LIBRARIES):
-        version = LIBRARIES[name]
-        folder = sources / f"{name}-{version}"
-        if not folder.is_dir():
-            wheels.mkdir(parents=True, exist_ok=True)
-            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-                            "-d", str(wheels), f"{name}=={version}"], check=True)
-            prefix = name.replace("-", "_")
-            wheel = next(w for w in wheels.glob("*.whl") if w.name.lower().startswith(f"{prefix}-{version}"))
-            with zipfile.ZipFile(wheel) as archive:
+    folder = sources / f"{name}-{version}"
+    if not folder.is_dir():
+        wheels.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+                        "-d", str(wheels), f"{name}=={version}"], check=True)
+        prefix = name.replace("-", "_")
+        found = next(w for w in wheels.iterdir() if w.name.lower().startswith(f"{prefix}-{version}"))
+        if found.name.endswith(".tar.gz"):
+            with tarfile.open(found) as archive:
+                archive.extractall(folder, filter="data")
+        else:
+            with zipfile.ZipFile(found) as archive:
                 archive.extractall(folder)
-        folders.append(folder)
-    return folders
+    return folder
 
 
 def count_lines(files: list[Path]) -> int:

@@ -102,6 +102,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     try:
         if argv[:1] == ["rule"]:
             return _rule_command(argv[1:], out)
+        if argv[:1] == ["server"]:
+            from jaxlint.server import main as server_command  # pygls: only for the server
+
+            return server_command(argv[1:])
         # A bare `--verify` must not swallow the path after it as its optional value.
         args = _parser().parse_args(["--verify=flagged" if a == "--verify" else a for a in argv])
     except SystemExit as exit_:  # argparse: --help, --version, usage errors

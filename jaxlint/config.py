@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -45,7 +46,9 @@ class Settings:
     config_file: Path | None = None
     extra_transforms: frozenset[str] = frozenset()  # qualified names that behave like jax.jit
     key_names: tuple[str, ...] = DEFAULT_KEY_NAMES  # parameter names (globs) that hold PRNG keys
-    target_jax_version: str | None = None  # JAX801/JAX802 judge APIs against this release (None: newest known)
+    # JAX801/JAX802 judge APIs against this release: `target-jax-version`, else the lowest jax the
+    # project's dependencies allow (None: the newest jaxlint knows).
+    target_jax_version: str | None = None
     cache_dir: Path | None = None  # where results are cached, from the config (relative to its folder)
 
     def _relative(self, path: str) -> PurePosixPath:
@@ -152,6 +155,33 @@ def load_table(path: Path) -> dict[str, Any]:
     return table
 
 
+_JAX_REQUIREMENT = re.compile(r"\s*jax(?![\w.-])\s*(\[[^\]]*\])?\s*(?P<specifiers>[^;]*)", re.IGNORECASE)
+_LOWER_BOUND = re.compile(r"(===|==|>=|~=|>)\s*(?P<version>\d+(\.\d+){0,2})")
+
+
+def pinned_jax(pyproject: Path | None) -> str | None:
+    """The lowest jax release a project's dependencies allow (`jax==0.4.30`, `jax>=0.4.20,<0.5`):
+    the one its code must still run on. None without a pyproject.toml or a lower bound on jax."""
+    if pyproject is None:
+        return None
+    try:
+        dependencies = _read_toml(pyproject).get("project", {}).get("dependencies", [])
+    except ConfigError:
+        return None
+    bounds = []
+    for requirement in dependencies if isinstance(dependencies, list) else []:
+        found = _JAX_REQUIREMENT.match(requirement) if isinstance(requirement, str) else None
+        if found:
+            bounds += [tuple(int(part) for part in bound.group("version").split("."))
+                       for bound in _LOWER_BOUND.finditer(found.group("specifiers"))]
+    return ".".join(str(part) for part in max(bounds)) if bounds else None
+
+
+def _nearest_pyproject(start: Path) -> Path | None:
+    return next((folder / "pyproject.toml" for folder in (start, *start.parents)
+                 if (folder / "pyproject.toml").is_file()), None)
+
+
 def _is_list_of_str(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
@@ -216,4 +246,5 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
     cache_dir = root / table["cache-dir"] if "cache-dir" in table else None
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names, table.get("target-jax-version"), cache_dir)
+                    key_names, table.get("target-jax-version") or pinned_jax(config_file or _nearest_pyproject(cwd)),
+                    cache_dir)

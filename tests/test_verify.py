@@ -233,7 +233,8 @@ PROJECT = VERIFY / "project"
 
 def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
     """Legacy-key reuse at module level (the import ran it), a pytree of tracers printed, a clock read
-    frozen at trace time, a removed API missing from the installed jax, a deprecated one warning."""
+    frozen at trace time, a removed API missing from the installed jax, a deprecated one warning, a jit
+    made in a loop retracing at every iteration."""
     code, found = verify_json("--verify", "silent")
     assert code == 1
     assert statuses(found) == {
@@ -245,6 +246,8 @@ def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
             "confirmed", f"the installed jax {installed_jax()} has no `jax.tree_map`"),
         ("deprecated_api.py", 4, "JAX802"): ("confirmed", "DeprecationWarning here: jax.experimental.pjit.pjit "
                                                           "has been deprecated. Please use `jax.jit` instead."),
+        ("jit_in_loop.py", 8, "JAX501"): (
+            "confirmed", "jax traced a new function at this call again and again (jax_explain_cache_misses)"),
     }
 
 

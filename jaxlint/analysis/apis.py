@@ -37,6 +37,7 @@ class Api:
     rename_safe: bool
     at_method: str | None
     note: str | None
+    import_only: bool = False  # a module whose name still resolves as an attribute: only imports of it fail
 
     def status(self, target: Version) -> str | None:
         """`"removed"` or `"deprecated"` in the target jax version, None while it is fine there."""
@@ -67,6 +68,7 @@ def load_table(path: Path = TABLE_PATH) -> dict[str, Api]:
             rename_safe=bool(row.get("rename_safe", False)),
             at_method=row.get("at_method"),
             note=row.get("note"),
+            import_only=bool(row.get("import_only", False)),
         )
     return table
 

@@ -14,6 +14,7 @@ and `if` statements (with their `elif`/`else`) that test `hasattr(...)` or a ver
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from typing import ClassVar
 
 import libcst as cst
@@ -25,12 +26,13 @@ from jaxlint.diagnostics import SAFE
 
 _GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
+_INDEX = "jax.ops.index"  # `jax.ops.index[i, :]` was how an index for jax.ops.index_* was written
 
 
-def _tests_version(node: cst.If) -> bool:
+def _tests_version(test: cst.BaseExpression) -> bool:
     """`if hasattr(jax, "tree_map"):`, `if jax.__version__ >= ...:`: code written for several jax releases.
     Walks the test's nodes rather than printing it: every `if` of every file asks."""
-    pending: list[cst.CSTNode] = [node.test]
+    pending: list[cst.CSTNode] = [test]
     while pending:
         expr = pending.pop()
         if isinstance(expr, cst.Name) and (expr.value == "hasattr" or "version" in expr.value.lower()):
@@ -61,12 +63,22 @@ def _name_uses(module: cst.Module, names: set[str]) -> Counter[str]:
         def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
             return False
 
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)  # `jax.ops.index`: the attribute's own name is not a use of `index`
+            return False
+
         def visit_Name(self, node: cst.Name) -> None:
             if node.value in names:
                 uses[node.value] += 1
 
     module.visit(Uses())
     return uses
+
+
+@lru_cache(maxsize=1)
+def _last_names() -> frozenset[str]:
+    """The last part of every API in the table: an attribute with another name is never one of them."""
+    return frozenset(api.rsplit(".", 1)[-1] for api in load_table())
 
 
 class _ApiUses(Rule):
@@ -78,11 +90,11 @@ class _ApiUses(Rule):
     def __init__(self, values, reporter, filename: str = "") -> None:
         super().__init__(values, reporter, filename)
         self._table = load_table()
-        self._last_names = {api.rsplit(".", 1)[-1] for api in self._table}
+        self._last_names = _last_names()
         self._in_import = 0
         self._guarded = 0
         self._depth = 0
-        self._version_tests: set[cst.If] = set()
+        self._version_tests: set[cst.CSTNode] = set()
         self._calls: set[cst.CSTNode] = set()  # `func` of the index-update calls already reported
         self._index_imports: list[tuple[cst.ImportAlias, cst.ImportFrom, str, Api]] = []
         self._fixable_calls: Counter[str] = Counter()
@@ -90,14 +102,16 @@ class _ApiUses(Rule):
     def _target(self):
         return parse_version(self.jax_version) if self.jax_version else newest_version()
 
-    def _entry(self, qualified: str | None, covering: bool = False) -> Api | None:
-        """The entry for `qualified` (or, with `covering`, for a module containing it) in our status."""
+    def _entry(self, qualified: str | None, covering: bool = False, module: bool = False) -> Api | None:
+        """The entry for `qualified` (or, with `covering`, for a module containing it) in our status.
+        A module that is gone while its name still resolves as an attribute (`jax.config`) counts only
+        where an import statement names it as a `module`."""
         if qualified is None:
             return None
         parts = qualified.split(".")
         for end in range(len(parts), 0 if covering else len(parts) - 1, -1):
             entry = self._table.get(".".join(parts[:end]))
-            if entry is not None:
+            if entry is not None and (module or not entry.import_only):
                 return entry if entry.status(self._target()) == self.status else None
         return None
 
@@ -125,13 +139,29 @@ class _ApiUses(Rule):
             self._guarded -= 1
 
     def visit_If(self, node: cst.If) -> None:
-        if _tests_version(node):
+        if _tests_version(node.test):
             self._guarded += 1
             self._version_tests.add(node)
 
     def leave_If(self, node: cst.If) -> None:
         if node in self._version_tests:
             self._guarded -= 1
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        """`jax.tree_map if hasattr(jax, "tree_map") else jax.tree.map`."""
+        if _tests_version(node.test):
+            self._guarded += 1
+            self._version_tests.add(node)
+
+    leave_IfExp = leave_If
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        """`hasattr(jax, "pxla") and isinstance(x, jax.pxla.ShardedDeviceArray)`."""
+        if isinstance(node.operator, cst.And) and _tests_version(node.left):
+            self._guarded += 1
+            self._version_tests.add(node)
+
+    leave_BooleanOperation = leave_If
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._depth += 1
@@ -150,11 +180,13 @@ class _ApiUses(Rule):
             return
         for alias in node.names:
             module = dotted(alias.name)
-            entry = self._entry(module, covering=True)
+            entry = self._entry(module, covering=True, module=True)
             if entry is None:
                 continue
             fix = None
             new = self._moved_module(entry, module)
+            if entry.import_only and alias.asname is not None:
+                new = None  # `import jax.config as c` -> `import jax as c` would bind the package, not config
             if new is not None and (alias.asname is not None or new.split(".")[0] == module.split(".")[0]):
                 fix = FixPlan(f"import `{new}`", ((alias.name, new),))
             self.report(alias, self._message(module, entry, new), fix)
@@ -167,7 +199,7 @@ class _ApiUses(Rule):
         if self._guarded or node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return
         module = dotted(node.module)
-        entry = self._entry(module, covering=True)
+        entry = self._entry(module, covering=True, module=True)
         if entry is not None:
             new = self._moved_module(entry, module)
             fix = None if new is None else FixPlan(f"import from `{new}`", ((node.module, new),))
@@ -179,7 +211,7 @@ class _ApiUses(Rule):
             if entry is None:
                 continue
             local = dotted(alias.asname.name) if alias.asname else name
-            if entry.at_method:
+            if entry.at_method or entry.api == _INDEX:
                 self._index_imports.append((alias, node, local, entry))
                 continue
             fix = self._renamed_import(node, alias, module, local, entry)
@@ -246,6 +278,9 @@ class _ApiUses(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if self._guarded:
             return
+        if isinstance(node.func, cst.Name) and node.func.value == "getattr":
+            self._getattr(node)
+            return
         qualified = self.names.qualified(node.func)
         entry = self._entry(qualified)
         if entry is None or not entry.at_method:
@@ -255,14 +290,43 @@ class _ApiUses(Rule):
         if new is None:
             self.report(node, self._message(source(node.func), entry))
             return
-        if isinstance(node.func, cst.Name):
-            self._fixable_calls[node.func.value] += 1
+        for used in (node.func, self._index_helper(node.args[1].value)):
+            if isinstance(used, cst.Name):
+                self._fixable_calls[used.value] += 1
+            if used is not None:
+                self._calls.add(used)  # rewritten by this fix: not reported on its own
         self.report(node, self._message(source(node.func), entry, new),
                     FixPlan(f"use `{new}`", ((node, new),)))
 
-    @staticmethod
-    def _at_update(call: cst.Call, method: str) -> str | None:
-        """`index_add(x, idx, v)` -> `x.at[idx].add(v)`, or None when the arguments do not fit."""
+    def _getattr(self, node: cst.Call) -> None:
+        """`getattr(jax, "tree_map")`: the attribute named by a literal string. With a default
+        (`getattr(jax, "tree_map", None)`) it is compatibility code, and left alone."""
+        if len(node.args) != 2 or any(arg.keyword or arg.star for arg in node.args) or not self.names.free("getattr"):
+            return
+        owner, name = node.args[0].value, node.args[1].value
+        if not isinstance(name, cst.SimpleString) or name.prefix.lower() not in ("", "u"):
+            return
+        base = self.names.qualified(owner)
+        entry = self._entry(f"{base}.{name.evaluated_value}" if base else None)
+        if entry is None:
+            return
+        spelled = f'getattr({source(owner)}, {source(name)})'
+        fix = None
+        if entry.rename_safe and entry.replacement:
+            renamed = self.spell(entry.replacement)
+            if renamed is not None:
+                fix = FixPlan(f"use `{renamed[0]}`", ((node, renamed[0]),), SAFE, renamed[1])
+        self.report(node, self._message(spelled, entry, fix and renamed[0]), fix)
+
+    def _index_helper(self, index: cst.BaseExpression) -> cst.BaseExpression | None:
+        """`jax.ops.index` (or the name it was imported as) when `index` is `jax.ops.index[...]`."""
+        if isinstance(index, cst.Subscript) and self.names.qualified(index.value) == _INDEX:
+            return index.value
+        return None
+
+    def _at_update(self, call: cst.Call, method: str) -> str | None:
+        """`index_add(x, idx, v)` -> `x.at[idx].add(v)` (and `jax.ops.index[i, :]` -> `i, :`), or None
+        when the arguments do not fit."""
         positional = [arg for arg in call.args if arg.keyword is None]
         keywords = [arg for arg in call.args if arg.keyword is not None]
         if (len(positional) != 3 or any(arg.star for arg in call.args)
@@ -275,7 +339,10 @@ class _ApiUses(Rule):
         if not isinstance(operand, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not operand.lpar:
             array = f"({array})"
         extra = "".join(f", {arg.keyword.value}={source(arg.value)}" for arg in keywords)
-        return f"{array}.at[{source(index)}].{method}({source(value)}{extra})"
+        where = source(index)
+        if self._index_helper(index) is not None:
+            where = "".join(source(element) for element in index.slice).rstrip(", ")
+        return f"{array}.at[{where}].{method}({source(value)}{extra})"
 
     def leave_Module(self, node: cst.Module) -> None:
         """Index-update imports: removed by the fix once every use of the name is a fixed call."""
@@ -286,8 +353,8 @@ class _ApiUses(Rule):
                 removal = "" if len(statement.names) == 1 else self._without(statement, alias)
                 if removal or self._is_own_line(node, statement):
                     fix = FixPlan(f"remove the import of `{local}`", ((statement, removal),))
-            self.report(alias, self._message(f"{dotted(statement.module)}.{dotted(alias.name)}", entry,
-                                             f"x.at[idx].{entry.at_method}(v)"), fix)
+            instead = f"x.at[idx].{entry.at_method}(v)" if entry.at_method else None
+            self.report(alias, self._message(f"{dotted(statement.module)}.{dotted(alias.name)}", entry, instead), fix)
 
     @staticmethod
     def _is_own_line(module: cst.Module, statement: cst.ImportFrom) -> bool:
@@ -302,14 +369,17 @@ class RemovedApi(_ApiUses):
     status = "removed"
     summary = "An API that jax has removed: the code fails with AttributeError or ImportError"
     what_it_does = (
-        "Flags every use of a JAX API that the target jax version no longer has (`target-jax-version` in "
-        "`[tool.jaxlint]`; default: the newest release jaxlint knows): `jax.tree_map`, "
-        "`jax.tree_util.tree_multimap`, `jax.ops.index_update`, `jax.numpy.DeviceArray`, "
-        "`jax.experimental.stax`, `jax.experimental.host_callback`, `jnp.product` and the rest of "
-        "jaxlint's table (jaxlint/data/removed_apis.toml), through any spelling: attribute access "
-        "(`jax.tree_map`, `jnp.round_`), aliases (`import jax as j; j.tree_map`), `import a.b as c`, "
-        "`from a import b`, submodules (`jax.experimental.host_callback.call`) and annotations "
-        "(`x: jnp.DeviceArray`). The message names the version that removed it and the replacement."
+        "Flags every use of a JAX API that the target jax version no longer has: `jax.tree_map`, "
+        "`jax.tree_multimap`, `jax.ops.index_update`, `jax.numpy.DeviceArray`, `jax.experimental.stax`, "
+        "`from jax.config import config`, `jnp.product` and every other public name a jax release since "
+        "0.2.0 removed (jaxlint/data/removed_apis.toml, generated from the source of every release by "
+        "scripts/removed_apis.py), through any spelling: attribute access (`jax.tree_map`, `jnp.round_`), "
+        "aliases (`import jax as j; j.tree_map`), `import a.b as c`, `from a import b`, submodules "
+        "(`jax.experimental.host_callback.call`), annotations (`x: jnp.DeviceArray`) and "
+        "`getattr(jax, \"tree_map\")` with a literal name. The target is `target-jax-version` in "
+        "`[tool.jaxlint]`, else the lowest jax the project's `pyproject.toml` dependencies allow "
+        "(`jax>=0.4.20,<0.5`: 0.4.20), else the newest release jaxlint knows. The message names the "
+        "version that removed it and the replacement."
     )
     why_bad = (
         "Upgrading jax turns these into `AttributeError` or `ImportError`, often at import time, so that "
@@ -334,9 +404,11 @@ class RemovedApi(_ApiUses):
     not_flagged = (
         "The replacements (`jax.tree.map`, `jax.tree_util.tree_map`), your own functions that happen to "
         "share a name (`def tree_map(...)`), names jaxlint cannot trace to an import of jax, and "
-        "compatibility code: inside a `try` whose `except` catches `ImportError` or `AttributeError`, or "
-        "under an `if` that tests `hasattr(...)` or a version. APIs removed after the configured `target-jax-version` are reported by JAX802 while still "
-        "deprecated there, and not at all before that."
+        "compatibility code: inside a `try` whose `except` catches `ImportError` or `AttributeError`, "
+        "under an `if` that tests `hasattr(...)` or a version, or `getattr(jax, \"name\", default)`. A "
+        "module whose name now means something else is flagged only where an import names it as a module "
+        "(`jax.config.update(...)` is fine, `from jax.config import config` is not). APIs removed after the "
+        "target version are reported by JAX802 while still deprecated there, and not at all before that."
     )
     fix_safety = (
         "Safe where the replacement is a pure rename: `jax.tree_map` -> `jax.tree.map`, "
@@ -345,8 +417,9 @@ class RemovedApi(_ApiUses):
         "(`jnp.round_` -> `jnp.round`); an import is rewritten so that the name it binds keeps working "
         "(`from jax import tree_map` -> `from jax.tree import map as tree_map`); `import jax` is added once "
         "when the replacement needs it. `jax.ops.index_update(x, idx, v)` becomes `x.at[idx].set(v)` (and "
-        "`index_add`/`mul`/`min`/`max` become `.add`/`.multiply`/`.min`/`.max`), parenthesising `x` when "
-        "needed; a by-name import of those functions is removed once every use has been rewritten. "
+        "`index_add`/`mul`/`min`/`max` become `.add`/`.multiply`/`.min`/`.max`, `jax.ops.index[i, :]` "
+        "becomes `i, :`), parenthesising `x` when needed; a by-name import of those functions is removed "
+        "once every use has been rewritten. "
         "APIs whose replacement behaves differently (`jax.random.shuffle`, `jax.experimental.maps`, "
         "`host_callback`, `jax.device_put_sharded`…) get no fix: the message names the replacement."
     )
@@ -361,9 +434,11 @@ class DeprecatedApi(_ApiUses):
     summary = "An API that jax has deprecated: it still works, with a DeprecationWarning, until it is removed"
     what_it_does = (
         "Flags every use of a JAX API that is deprecated in the target jax version but not yet removed "
-        "(`jax.experimental.pjit.pjit`, `jax.experimental.shard_map.shard_map`, and, for an older "
-        "`target-jax-version`, everything JAX801 reports that was only deprecated then), through the same "
-        "spellings as JAX801."
+        "(`jax.experimental.pjit.pjit`, `jax.experimental.shard_map.shard_map`, the `jax.core` names "
+        "deprecated in 0.10.0, and, for an older target version, everything JAX801 reports that was only "
+        "deprecated then), through the same spellings as JAX801. A name counts as deprecated from the first "
+        "release whose source warns about it (a `_deprecations` table, or a `DeprecationWarning` or "
+        "`FutureWarning` raised by the function or module)."
     )
     why_bad = (
         "A deprecated API is removed a few releases later (JAX's policy is at least three months): the "

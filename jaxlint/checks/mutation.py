@@ -5,9 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.arrays import functional_update_receiver
+from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code
-from jaxlint.diagnostics import UNSAFE
+from jaxlint.diagnostics import SAFE, UNSAFE
 
 _UPDATE_METHOD = {
     cst.AddAssign: "add",
@@ -67,9 +68,14 @@ class InPlaceUpdate(Rule):
 
     fixable = True
     fix_safety = (
-        "Safe, when the array is a plain name and the statement assigns one subscript: `x[i] = v` "
-        "becomes `x = x.at[i].set(v)`, and `+=`, `-=`, `*=`, `/=`, `**=` become `.add`, `.subtract`, "
-        "`.multiply`, `.divide`, `.power`. The original statement raises, so no working code changes meaning."
+        "Safe, when the array is a plain name known to hold a JAX array (not a traced argument that may be "
+        "a list or another pytree) and the statement assigns one subscript: `x[i] = v` becomes "
+        "`x = x.at[i].set(v)`, and `+=`, `-=`, `*=`, `/=`, `**=` become `.add`, `.subtract`, `.multiply`, "
+        "`.divide`, `.power`. The original statement raises, so no working code changes meaning. Unsafe "
+        "when `x` is a traced argument, a loop carry or unpacked from one: a Python list passed through "
+        "`jit` or carried through `lax.fori_loop`/`scan` supports item assignment and has no `.at`. No fix "
+        "when `x` is a global or a closure variable of the function (assigning it would make it local: "
+        "`UnboundLocalError`) or the statement is in a class body."
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -95,23 +101,68 @@ class InPlaceUpdate(Rule):
         base = code(target.value)
         index = code(cst.Subscript(value=cst.Name("_"), slice=target.slice))[1:]
         if method is not None:
-            fix = f"`{base} = {base}.at{index}.{method}({code(value)})`"
+            fix = f"`{base} = {base}.at{index}.{method}({_argument_text(value)})`"
         else:
             op = code(operator).strip()[:-1]
-            fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {code(value)})`"
+            fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {_operand_text(value)})`"
         plan = None
-        if statement is not None and method is not None and isinstance(target.value, cst.Name):
-            plan = FixPlan(f"use {fix}", ((statement, _functional_update(target, method, value)),))
+        if (statement is not None and method is not None and isinstance(target.value, cst.Name)
+                and rebinds_here(self, target.value.value)):
+            # A traced argument or carry may be a list (`acc[0] = v` works on it; `.at` does not).
+            applicability = UNSAFE if held.container else SAFE
+            plan = FixPlan(f"use {fix}", ((statement, _functional_update(target, method, value)),), applicability)
+        if isinstance(target.value, cst.Name):
+            fix += declaration_needed(self, target.value.value)
         self.report(target, lambda line_of: (
             f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
         ), plan)
 
 
+def rebinds_here(rule: Rule, name: str) -> bool:
+    """Whether `name = ...` at this point rebinds the variable a read of `name` here sees: at module
+    level, or in a function that binds `name` itself (a parameter, an assignment, a `global` or
+    `nonlocal` declaration). Elsewhere the assignment would make a global or closure variable local to
+    the function (`UnboundLocalError` on every read before it), or bind a class attribute."""
+    scope = rule.values.chain[-1]
+    return isinstance(scope, cst.Module) or isinstance(scope, cst.FunctionDef) and _binds(scope, name)
+
+
+def declaration_needed(rule: Rule, name: str) -> str:
+    """For a message: `(after `global x`)` when assigning `name` in this function needs that declaration."""
+    chain = rule.values.chain
+    if rebinds_here(rule, name) or not isinstance(chain[-1], cst.FunctionDef):
+        return ""
+    outer = next((f for f in reversed(chain[:-1]) if isinstance(f, cst.FunctionDef) and _binds(f, name)), None)
+    return f" (after `{'global' if outer is None else 'nonlocal'} {name}`)"
+
+
+def _binds(function: cst.FunctionDef, name: str) -> bool:
+    body = function.body
+    return name in parameter_names(function.params) or name in rebound_names(body) or name in declared_outer(body)
+
+
+def _bare(value: cst.BaseExpression) -> bool:
+    """A value that needs parentheses as a call argument: `x[0] = 1, 2`, `x[0] = yield v`."""
+    return isinstance(value, (cst.Tuple, cst.Yield)) and not value.lpar
+
+
+def _argument_text(value: cst.BaseExpression) -> str:
+    """The value as a message writes it as the argument of `.set(...)`."""
+    return f"({code(value)})" if _bare(value) and code(value) != "..." else code(value)
+
+
+def _operand_text(value: cst.BaseExpression) -> str:
+    """The value as a message writes it as the right operand of a binary operator."""
+    atoms = (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Integer, cst.Float, cst.Imaginary,
+             cst.SimpleString, cst.List, cst.Dict, cst.Set)
+    text = code(value)
+    return text if isinstance(value, atoms) or value.lpar or text == "..." else f"({text})"
+
+
 def _functional_update(target: cst.Subscript, method: str, value: cst.BaseExpression) -> tuple:
     """`x = x.at[i].method(value)`, the index and the value copied as they were written."""
-    bare = isinstance(value, (cst.Tuple, cst.Yield)) and not value.lpar  # `x[0] = 1, 2`, `x[0] = yield`
     return (target.value, " = ", target.value, ".at", (target.lbracket, target.rbracket), f".{method}(",
-            *(("(", value, ")") if bare else (value,)), ")")
+            *(("(", value, ")") if _bare(value) else (value,)), ")")
 
 
 def _array_index(elements, value_of) -> bool:
@@ -174,7 +225,8 @@ class DiscardedFunctionalUpdate(Rule):
     fix_safety = (
         "Unsafe: for a plain name, `x.at[i].set(v)` becomes `x = x.at[i].set(v)`. The statement did "
         "nothing before, so assigning the result changes what the code computes (that is the point, but "
-        "review it)."
+        "review it). No fix when `x` is a global or a closure variable of the function (assigning it would "
+        "make it local: `UnboundLocalError`) or the statement is in a class body."
     )
 
     def _is_ref(self, receiver: cst.BaseExpression) -> bool:
@@ -185,6 +237,9 @@ class DiscardedFunctionalUpdate(Rule):
         name = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
         return isinstance(name, str) and name.lower().endswith("ref")
 
+    def _rebinds(self, receiver: cst.BaseExpression) -> bool:
+        return isinstance(receiver, cst.Name) and rebinds_here(self, receiver.value)
+
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
         if not isinstance(call, cst.Call):
@@ -193,10 +248,11 @@ class DiscardedFunctionalUpdate(Rule):
         if receiver is not None and not self._is_ref(receiver):
             method = call.func.attr.value
             assign = f"{code(receiver)} = {code(call, 60)}"
+            declaration = declaration_needed(self, receiver.value) if isinstance(receiver, cst.Name) else ""
             self.report(call, (
                 f"the result of `.at[...].{method}(...)` is discarded: JAX arrays are immutable, so "
-                f"`{code(receiver)}` is unchanged; assign it: `{assign}`"
-            ), _assign_back(node, receiver, assign))
+                f"`{code(receiver)}` is unchanged; assign it: `{assign}`{declaration}"
+            ), _assign_back(node, receiver, assign) if self._rebinds(receiver) else None)
             return
         qualified = self.names.qualified(call.func)
         if qualified in _REMOVED_INDEX_OPS:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import ast
 import json
+import re
+import string
 from functools import lru_cache
 from pathlib import Path
 
 import libcst as cst
 
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
+from jaxlint.analysis.traced import decorator_transform
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
-from jaxlint.diagnostics import UNSAFE
+from jaxlint.diagnostics import SAFE, UNSAFE
 
 
 def static_hint(rule: Rule, value: Value) -> str:
@@ -21,6 +24,40 @@ def static_hint(rule: Rule, value: Value) -> str:
     if tracer is not None and tracer.caller is None and tracer.transform.name in rule.values.transforms.static_argnames:
         return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
     return ""
+
+
+# Transforms that, called outside a trace, run the function on its arguments as given (NumPy stays NumPy).
+_RUN_AS_GIVEN = frozenset({"jax.custom_jvp", "jax.custom_vjp"})
+
+
+def only_traced(rule: Rule) -> bool:
+    """Whether the code here runs only while a transform traces it, so that a fix may assume its traced
+    values are tracers: it is in a function decorated with a transform (whose name then calls the
+    transformed function; its results are arrays, so the functions nested in it cannot escape), or in
+    a lambda written as a transform's argument. Not in a helper that traced code passes tracers to, nor
+    in a function wrapped by a call (`jax.jit(f)`): those may also be called with NumPy arrays or numbers."""
+    scope, node = rule.values.traced_scope, rule.values.traced_node
+    if scope is None:
+        return False
+    for function in rule.values.chain:
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        for decorator in function.decorators:
+            transform = decorator_transform(decorator, rule.names, rule.values.transforms)
+            if transform is not None and transform.name not in _RUN_AS_GIVEN:
+                return True
+    return isinstance(node, cst.Lambda) and any(
+        isinstance(t.node, cst.Call) and t.name not in _RUN_AS_GIVEN and _written_in(node, t.node)
+        for t in scope.transforms)
+
+
+def _written_in(function: cst.Lambda, call: cst.Call) -> bool:
+    """`lax.fori_loop(0, n, lambda i, x: ..., x)`, `lax.switch(i, [lambda: ...])`: the lambda is an argument."""
+    for arg in call.args:
+        items = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
+        if any((item.value if isinstance(item, cst.BaseElement) else item) is function for item in items):
+            return True
+    return False
 
 
 def _builtin(rule: Rule, func: cst.BaseExpression, names: set[str]) -> str | None:
@@ -139,9 +176,12 @@ class PythonLogicOnTracer(Rule):
     verify = "`--verify` traces the function and expects `TracerBoolConversionError` at this line."
     fixable = True
     fix_safety = (
-        "Safe for builtin `min`/`max` of exactly two operands: `jnp.minimum`/`jnp.maximum` compute the "
+        "For builtin `min`/`max` of exactly two operands: `jnp.minimum`/`jnp.maximum` compute the "
         "same value (spelled through the file's own `jax.numpy` alias, else `jax.numpy` with `import jax` "
-        "added). Other forms have no automatic fix."
+        "added). Safe in a function decorated with a transform (or nested in one), whose code only ever runs "
+        "traced, where the original raises. Unsafe in a helper that a traced caller passes tracers to, or a "
+        "function wrapped by a call (`jax.jit(f)`): called directly with Python numbers, `max` returns a "
+        "Python number and `jnp.maximum` a JAX array. Other forms have no automatic fix."
     )
 
     _REPLACEMENTS = {"min": "jnp.minimum", "max": "jnp.maximum", "any": "jnp.any", "all": "jnp.all",
@@ -186,7 +226,7 @@ class PythonLogicOnTracer(Rule):
         """`min(a, b)` -> `jnp.minimum(a, b)`: the same value for two operands, computed in JAX."""
         if builtin not in ("min", "max") or len(node.args) != 2 or any(a.keyword or a.star for a in node.args):
             return None
-        return self.rename(node.func, f"jax.numpy.{builtin}imum")
+        return self.rename(node.func, f"jax.numpy.{builtin}imum", SAFE if only_traced(self) else UNSAFE)
 
 
 class TracerConcretization(Rule):
@@ -296,9 +336,13 @@ class TracerAsPythonIndex(Rule):
     verify = "`--verify` traces the function and expects `TracerIntegerConversionError` at this line."
     fixable = True
     fix_safety = (
-        "Safe when the indexed value is a NumPy array (built by `np.array`, `np.zeros` and the like): "
-        "`table[i]` becomes `jnp.asarray(table)[i]`, the same numbers indexed in JAX. Lists, tuples and "
-        "`range()` have no automatic fix: a list may hold objects that are not numbers."
+        "When the indexed value is a NumPy array (built by `np.array`, `np.zeros` and the like): "
+        "`table[i]` becomes `jnp.asarray(table)[i]`, the same numbers indexed in JAX. Safe in a function "
+        "decorated with a transform (or nested in one), whose code only ever runs traced; unsafe in a "
+        "helper that a traced caller passes tracers to, or a function wrapped by a call (`jax.jit(f)`), "
+        "which may also be called with a Python integer and then returns a JAX array instead of a NumPy "
+        "value. Lists, tuples and `range()` have no automatic fix: a list may hold objects that are not "
+        "numbers."
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -337,7 +381,7 @@ class TracerAsPythonIndex(Rule):
             return None
         name, imports = spelled
         new = (f"{name}(", node.value, ")", (node.lbracket, node.rbracket))
-        return FixPlan(f"index `{name}(...)`", ((node, new),), imports=imports)
+        return FixPlan(f"index `{name}(...)`", ((node, new),), SAFE if only_traced(self) else UNSAFE, imports)
 
 
 class NumpyOnTracer(Rule):
@@ -373,9 +417,13 @@ class NumpyOnTracer(Rule):
     verify = "`--verify` traces the function and expects `TracerArrayConversionError` at this line."
     fixable = True
     fix_safety = (
-        "Safe for a `numpy` function that `jax.numpy` also has (`np.linalg.norm` -> `jnp.linalg.norm`, "
-        "spelled through the file's own alias): the original raises, and the `jax.numpy` function computes "
-        "the same result on the traced value. Not fixed: calls with `out=`, `scipy` and `math` functions."
+        "For a `numpy` function that `jax.numpy` also has (`np.linalg.norm` -> `jnp.linalg.norm`, "
+        "spelled through the file's own alias). Safe in a function decorated with a transform (or nested in "
+        "one), whose code only ever runs traced: the original raises, and the `jax.numpy` function computes "
+        "the same result on the traced value. Unsafe in a helper that a traced caller passes tracers to, in "
+        "a function wrapped by a call (`jax.jit(f)`, `jax.grad(loss)`) and under `custom_jvp`/`custom_vjp`: "
+        "called directly with NumPy arrays, the function returned NumPy results (float64 by default) and "
+        "would return JAX arrays (float32). Not fixed: calls with `out=`, `scipy` and `math` functions."
     )
 
     # Shape and dtype helpers, and the functions NumPy hands to the argument's own method
@@ -416,7 +464,7 @@ class NumpyOnTracer(Rule):
             return None
         if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
             return None
-        return self.rename(node.func, f"jax.numpy.{short}")
+        return self.rename(node.func, f"jax.numpy.{short}", SAFE if only_traced(self) else UNSAFE)
 
 
 @lru_cache(maxsize=1)
@@ -490,9 +538,10 @@ class PrintInTraced(Rule):
     fixable = True
     fix_safety = (
         "Unsafe: `print(a, b)` becomes `jax.debug.print(\"{} {}\", a, b)` (string arguments kept as text, "
-        "f-string fields turned into placeholders). The output now appears on every call, at run time, "
-        "formatted by JAX, which is a change in behaviour. Calls with `sep=`, `end=`, `file=` or `*args`, and "
-        "logging calls, have no automatic fix."
+        "f-string fields, `%s`/`%r` of `%` formatting and the automatically numbered fields of `.format` "
+        "turned into placeholders). The output now appears on every call, at run time, formatted by JAX, "
+        "which is a change in behaviour. Calls with `sep=`, `end=`, `file=` or `*args`, other `%` conversions "
+        "(`%d`, `%.3f`...), numbered or named `.format` fields, and logging calls, have no automatic fix."
     )
 
     _LEVELS = frozenset("debug info warning warn error exception critical fatal log".split())
@@ -548,23 +597,94 @@ class PrintInTraced(Rule):
             return None  # sep=, end=, file=, *args: no faithful translation
         texts, values = [], []
         for arg in node.args:
-            if isinstance(arg.value, cst.SimpleString) and "b" not in arg.value.prefix.lower():
-                texts.append(arg.value.evaluated_value.replace("{", "{{").replace("}", "}}"))
-            elif isinstance(arg.value, cst.FormattedString):
+            if _text(arg.value) is not None:
+                texts.append(_escaped(_text(arg.value)))
+                continue
+            if isinstance(arg.value, cst.FormattedString):
                 converted = _runtime_template(arg.value)
-                if converted is None:
-                    return None
-                texts.append(converted[0])
-                values.extend(converted[1])
+            elif _formats_at_trace_time(self, arg.value):
+                converted = _percent_template(self, arg.value) or _format_template(arg.value)
             else:
-                texts.append("{}")
-                values.extend(_argument(arg.value))
+                converted = "{}", _argument(arg.value)
+            if converted is None:
+                return None  # a string formatted in Python would print the tracer: no faithful translation
+            texts.append(converted[0])
+            values.extend(converted[1])
         spelled = self.spell("jax.debug.print")
         if spelled is None:
             return None
         name, imports = spelled
         call = (f"{name}({json.dumps(' '.join(texts), ensure_ascii=False)}", *values, ")")
         return FixPlan(f"use `{name}`", ((node, call),), UNSAFE, imports)
+
+
+def _text(expr: cst.BaseExpression) -> str | None:
+    """The text of a plain (not bytes) string literal."""
+    if isinstance(expr, cst.SimpleString) and "b" not in expr.prefix.lower():
+        return expr.evaluated_value
+    return None
+
+
+def _escaped(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _formats_at_trace_time(rule: Rule, expr: cst.BaseExpression) -> bool:
+    """A string built from a traced value in Python (`"%s" % x`, `"{}".format(x)`): it holds the tracer's repr."""
+    value = rule.values.value_of(expr)
+    return not (value is not None and value.kind is Kind.TRACED) and _mentions_traced(rule, expr, True) is not None
+
+
+_PERCENT = re.compile(r"%(.?)", re.DOTALL)
+_PERCENT_FIELDS = {"%": None, "s": "{}", "r": "{!r}"}
+
+
+def _percent_template(rule: Rule, expr: cst.BaseExpression) -> tuple[str, tuple] | None:
+    """`"loss %s (%r)" % (x, y)` -> `"loss {} ({!r})"` and `x, y`: only `%s`, `%r` and `%%`, whose
+    `str.format` forms print the same text; None for anything else."""
+    if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo)):
+        return None
+    template = _text(expr.left)
+    if template is None:
+        return None
+    body, fields, start = [], 0, 0
+    for match in _PERCENT.finditer(template):
+        if match.group(1) not in _PERCENT_FIELDS:
+            return None
+        field = _PERCENT_FIELDS[match.group(1)]
+        body += [_escaped(template[start:match.start()]), "%" if field is None else field]
+        fields += field is not None
+        start = match.end()
+    body.append(_escaped(template[start:]))
+    right = expr.right
+    if isinstance(right, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in right.elements):
+        operands = [element.value for element in right.elements]
+    else:
+        held = rule.values.value_of(right)
+        if held is None or not held.is_array or held.container:
+            return None  # `"%s %s" % pair`: a tuple at run time fills several fields
+        operands = [right]
+    if len(operands) != fields:
+        return None
+    return "".join(body), tuple(piece for operand in operands for piece in _argument(operand))
+
+
+def _format_template(expr: cst.BaseExpression) -> tuple[str, tuple] | None:
+    """`"loss {} {:.3f}".format(x, y)` -> the same template and `x, y`, when every field is automatically
+    numbered and takes a positional argument: `jax.debug.print` formats with `str.format` too."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "format" and not expr.func.value.lpar):
+        return None
+    template = _text(expr.func.value)
+    if template is None or any(arg.keyword is not None or arg.star for arg in expr.args):
+        return None
+    try:
+        fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
+    except ValueError:
+        return None
+    if len(fields) != len(expr.args) or any(name != "" or "{" in spec for name, spec in fields):
+        return None
+    return template, tuple(piece for arg in expr.args for piece in _argument(arg.value))
 
 
 class DebugPrintFstring(Rule):
@@ -601,8 +721,12 @@ class DebugPrintFstring(Rule):
               "that already holds a tracer repr.")
     fixable = True
     fix_safety = (
-        "Safe for an f-string: each field becomes a `{}` placeholder (keeping its `!r` and format spec) and "
-        "its expression an argument, so `jax.debug.print` formats the runtime value. Not fixed: `{x=}` fields, "
+        "For an f-string: each field becomes a `{}` placeholder (keeping its `!r` and format spec) and "
+        "its expression an argument, so `jax.debug.print` formats the runtime value. Safe when every field is "
+        "a traced value and the function is decorated with a transform (or nested in one), so the original "
+        "only ever printed tracers. Unsafe otherwise: `jax.debug.print` turns Python and NumPy numbers into "
+        "JAX arrays, so a static float field, or any field in a helper also called outside `jit`, prints "
+        "as float32 (`0.3333333432674408` instead of `0.3333333333333333`). Not fixed: `{x=}` fields, "
         "nested fields in a format spec, calls with more positional arguments, `%` and `.format`."
     )
 
@@ -618,10 +742,16 @@ class DebugPrintFstring(Rule):
                 f"`jax.debug.print` gets a string already formatted at trace time, showing the tracer "
                 f"instead of its value ({value.describe(code(template), line_of)}); pass the value as an "
                 f"argument: `jax.debug.print(\"... {{}}\", value)`"
-            ), _placeholders(node, template))
+            ), _placeholders(node, template, self._all_traced(template) and only_traced(self)))
+
+    def _all_traced(self, template: cst.BaseExpression) -> bool:
+        """Whether every field of an f-string is a traced value (whose text was the tracer's repr)."""
+        parts = getattr(template, "parts", ())
+        values = [self.values.value_of(p.expression) for p in parts if isinstance(p, cst.FormattedStringExpression)]
+        return all(value is not None and value.kind is Kind.TRACED for value in values)
 
 
-def _placeholders(call: cst.Call, template: cst.BaseExpression) -> FixPlan | None:
+def _placeholders(call: cst.Call, template: cst.BaseExpression, safe: bool) -> FixPlan | None:
     """`f"x = {x:.3f}"` -> `"x = {:.3f}", x`, keeping the quotes, the text and the format specs."""
     positional = [arg for arg in call.args if arg.keyword is None]
     if not isinstance(template, cst.FormattedString) or len(positional) != 1 or template.lpar:
@@ -631,7 +761,7 @@ def _placeholders(call: cst.Call, template: cst.BaseExpression) -> FixPlan | Non
         return None
     prefix = template.start.replace("f", "").replace("F", "")
     new = (f"{prefix}{split[0]}{template.end}", *split[1])
-    return FixPlan("pass the values as arguments", ((template, new),))
+    return FixPlan("pass the values as arguments", ((template, new),), SAFE if safe else UNSAFE)
 
 
 def _runtime_template(template: cst.FormattedString) -> tuple[str, tuple] | None:
