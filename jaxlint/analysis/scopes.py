@@ -163,6 +163,18 @@ def _blocks(statement: cst.CSTNode) -> list[cst.BaseSuite]:
     return blocks
 
 
+def _literal(function: cst.CSTNode, expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """The container literal `return expr` certainly gives: `expr` itself, or what a local name only ever
+    bound to container literals holds."""
+    if isinstance(expr, _CONTAINERS):
+        return expr
+    if isinstance(expr, cst.Name) and isinstance(function, cst.FunctionDef):
+        bound = assigned_values(function.body, expr.value)
+        if bound and all(isinstance(value, _CONTAINERS) for value in bound):
+            return bound[0]
+    return None
+
+
 def _binds_itself(statement: cst.CSTNode, name: str) -> bool:
     """A compound statement binding `name` outside its blocks: a loop target, `with ... as`, `except ... as`."""
     own = set()
@@ -249,30 +261,37 @@ class ScopeRecorder:
     def _container_returns(self, facts: ScopeFacts) -> None:
         """The functions that return a tuple, list or dict literal on every path: directly, through a local
         name only ever bound to one, or by returning a call of such a function of this module."""
+        candidates: dict[cst.CSTNode, list] = {}  # each return: its literal, or the (chain, call) it returns
+        for function, forms in self._return_forms.items():
+            if function in self._generators:
+                continue
+            parts = []
+            for chain, expr in forms:
+                part = (chain, expr) if isinstance(expr, cst.Call) else _literal(function, expr)
+                if part is None:
+                    break
+                parts.append(part)
+            else:
+                candidates[function] = parts
         changed = True
-        while changed:
+        while changed:  # a function returning a call is known once its callee is
             changed = False
-            for function, forms in self._return_forms.items():
-                if function in facts.containers or function in self._generators:
+            for function, parts in candidates.items():
+                if function in facts.containers:
                     continue
-                literals = [self._container(function, chain, expr, facts) for chain, expr in forms]
-                if literals and all(literal is not None for literal in literals):
+                literals = []
+                for part in parts:
+                    literal = self._returned_literal(*part, facts) if isinstance(part, tuple) else part
+                    if literal is None:
+                        break
+                    literals.append(literal)
+                else:
                     facts.containers[function] = literals[0]
                     changed = True
 
-    def _container(self, function: cst.CSTNode, chain: Chain, expr: cst.BaseExpression | None,
-                   facts: ScopeFacts) -> cst.BaseExpression | None:
-        """The container literal a `return expr` gives, if it certainly gives one."""
-        if isinstance(expr, _CONTAINERS):
-            return expr
-        if isinstance(expr, cst.Call):
-            node, _ = self._resolve(chain, expr.func)
-            return facts.containers.get(node) if node is not None and not _is_init(node) else None
-        if isinstance(expr, cst.Name) and isinstance(function, cst.FunctionDef):
-            bound = assigned_values(function.body, expr.value)
-            if bound and all(isinstance(value, _CONTAINERS) for value in bound):
-                return bound[0]
-        return None
+    def _returned_literal(self, chain: Chain, call: cst.Call, facts: ScopeFacts) -> cst.BaseExpression | None:
+        node, _ = self._resolve(chain, call.func)
+        return facts.containers.get(node) if node is not None and not _is_init(node) else None
 
     def finished(self, function: cst.CSTNode, host: set[cst.CSTNode]) -> None:
         """`function`'s body has been walked this round: calls below it can use its summary now."""
