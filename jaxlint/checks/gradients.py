@@ -155,7 +155,8 @@ class ReverseModeWhileLoop(Rule):
     )
     not_flagged = (
         "Loops whose carried value is not differentiated (a constant, a non-differentiated argument such as "
-        "a static iteration count): jax differentiates nothing through them, which works. `fori_loop` with "
+        "a static iteration count, `lax.stop_gradient(x)`): jax differentiates nothing through them, which "
+        "works. `fori_loop` with "
         "static bounds (a `scan`); forward mode (`jacfwd`, `jvp`); loops inside `custom_vjp`/`custom_jvp` "
         "functions, whose own rule is used. Not found yet: a loop that only reads a differentiated value from "
         "its closure (`body` uses `x`, `init` is a constant), `jax.vjp(f, x)` (not followed as a transform), "
@@ -188,7 +189,9 @@ class ReverseModeWhileLoop(Rule):
             loop = "`lax.fori_loop` with a traced trip count (a `while_loop`)"
         else:
             return
-        value = None if init is None else self.values.value_of(init)
+        if init is None or (isinstance(init, cst.Call) and self.names.qualified(init.func) == "jax.lax.stop_gradient"):
+            return  # nothing to differentiate through the loop
+        value = self.values.value_of(init)
         transform = self._reverse(value)
         if transform is None:
             return
