@@ -1,7 +1,14 @@
-"""The pinned JAX libraries the benchmarks run on, fetched once with `pip download --no-deps`."""
+"""The pinned JAX libraries and applications the benchmarks run on, fetched once with `pip download --no-deps`.
+
+Libraries come as wheels: the code users import. Applications come as sdists where PyPI has one,
+since sdists also carry the example scripts, notebooks and tests that wheels leave out, and those
+are where helpers called under jit, training loops and experiment cells live.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 import tarfile
@@ -17,31 +24,69 @@ LIBRARIES = {
     "chex": "0.1.92",
 }
 
+# RL environments and training code, simulators, an LLM trainer, a research model.
+APPLICATIONS = {
+    "brax": "0.14.2",            # physics simulator; PPO/SAC/ES training loops
+    "jumanji": "1.1.2",          # RL environments, training code, examples, notebooks
+    "gymnax": "1.0.1",           # RL environments
+    "jaxmarl": "0.2.0",          # multi-agent RL environments and tutorials
+    "rejax": "0.1.3",            # RL algorithms, examples, a notebook, cleanRL baselines
+    "jax-md": "0.2.29",          # molecular dynamics: examples, notebooks, ML potentials with Pallas kernels
+    "craftax": "1.6.1",          # open-world RL environment
+    "pgx": "2.6.0",              # board-game RL environments (wheel: no sdist on PyPI)
+    "dopamine-rl": "4.1.2",      # RL agents and research labs code
+    "jaxsim": "0.9.0",           # robot physics simulator: examples, notebooks
+    "levanter": "1.1",           # LLM training
+    "recurrentgemma": "1.0.1",   # research model: Pallas kernels, shard_map
+}
+WHEEL_ONLY = frozenset({"pgx"})
+
 
 def fetch(cache: Path, names: list[str] | None = None) -> list[Path]:
-    """The unpacked source folder of each library (all of them by default), downloading what is missing."""
-    return [fetch_release(cache, name, LIBRARIES[name]) for name in names or list(LIBRARIES)]
+    """The unpacked source folder of each package (the libraries by default), downloading what is missing."""
+    return [fetch_release(cache, name, LIBRARIES.get(name) or APPLICATIONS[name],
+                          sdist=name in APPLICATIONS and name not in WHEEL_ONLY)
+            for name in names or list(LIBRARIES)]
 
 
-def fetch_release(cache: Path, name: str, version: str) -> Path:
-    """The unpacked source folder of one release of a package, downloading its wheel (or, for old
-    releases without one, its source archive) when missing."""
-    wheels, sources = cache / "wheels", cache / "src"
-    folder = sources / f"{name}-{version}"
+def fetch_release(cache: Path, name: str, version: str, sdist: bool = False) -> Path:
+    """The unpacked source folder of one release of a package, downloading its wheel (or its source
+    archive: when `sdist` asks for it, or for old releases without a wheel) when missing."""
+    folder = cache / "src" / f"{name}-{version}"
     if not folder.is_dir():
-        wheels.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-                        "-d", str(wheels), f"{name}=={version}"], check=True)
-        prefix = name.replace("-", "_")
-        found = next(w for w in wheels.iterdir() if w.name.lower().startswith(f"{prefix}-{version}"))
-        if found.name.endswith(".tar.gz"):
-            with tarfile.open(found) as archive:
-                archive.extractall(folder, filter="data")
+        archive = _download(cache / ("sdists" if sdist else "wheels"), name, version, sdist)
+        if archive.name.endswith(".tar.gz"):
+            with tarfile.open(archive) as tar:
+                tar.extractall(folder, filter="data")
         else:
-            with zipfile.ZipFile(found) as archive:
-                archive.extractall(folder)
+            with zipfile.ZipFile(archive) as wheel:
+                wheel.extractall(folder)
     return folder
 
 
+def _download(into: Path, name: str, version: str, sdist: bool) -> Path:
+    into.mkdir(parents=True, exist_ok=True)
+    only = ["--no-binary", ":all:"] if sdist else []
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", *only,
+                    "-d", str(into), f"{name}=={version}"], check=True)
+    prefix = _normalise(f"{name}-{version}-")  # `jax-0.2.28-py3-...whl` and `jax-0.2.28.tar.gz` alike
+    return next(path for path in into.iterdir() if _normalise(path.name).startswith(prefix))
+
+
+def _normalise(filename: str) -> str:
+    """Archive names spell a project `jax-md`, `jax_md` or `Jax.MD`: compare them one way."""
+    return re.sub(r"[-_.]+", "_", filename.lower())
+
+
 def count_lines(files: list[Path]) -> int:
-    return sum(len(path.read_bytes().splitlines()) for path in files)
+    """Lines of Python: every line of a .py file, every line of a notebook's code cells."""
+    return sum(_notebook_lines(path) if path.suffix == ".ipynb" else len(path.read_bytes().splitlines())
+               for path in files)
+
+
+def _notebook_lines(path: Path) -> int:
+    try:
+        cells = json.loads(path.read_bytes())["cells"]
+    except (ValueError, KeyError, TypeError):
+        return 0
+    return sum(len("".join(cell.get("source", [])).splitlines()) for cell in cells if cell.get("cell_type") == "code")

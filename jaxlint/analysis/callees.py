@@ -406,7 +406,7 @@ class Callees:
         if depth > 4:
             return None
         if isinstance(expr, cst.Call):
-            bound = self.partial_of(expr, chain, accept)
+            bound = self.partial_of(expr, chain, accept, depth)
             if bound is not None:  # the partial's calls pass their positional arguments after the bound ones
                 inner, spelled = bound
                 return replace(inner, offset=inner.offset + len(arguments(spelled).positional))
@@ -421,7 +421,8 @@ class Callees:
             return self._callee(node, scope_chain, depth + 1, accept)
         return None
 
-    def partial_of(self, call: cst.Call, chain: Chain, accept=None) -> tuple[JittedCallee, cst.Call] | None:
+    def partial_of(self, call: cst.Call, chain: Chain, accept=None, depth: int = 0
+                   ) -> tuple[JittedCallee, cst.Call] | None:
         """`partial(step, cfg, n=3)` of a jitted callable: that callable, and the call `step(cfg, n=3)`
         the partial spells (its arguments reach every call of the partial)."""
         if self.names.qualified(call.func) != "functools.partial" or not call.args or call.args[0].keyword:
@@ -429,7 +430,8 @@ class Callees:
         given = arguments(call)
         if given.starred or given.double_starred:
             return None
-        inner = self._callee(call.args[0].value, chain, 1, accept or self._takes_arguments)
+        # `f = partial(f, ...)` names itself: the depth carried through stops the chase.
+        inner = self._callee(call.args[0].value, chain, depth + 1, accept or self._takes_arguments)
         if inner is None:
             return None
         return inner, cst.Call(func=call.args[0].value, args=call.args[1:])

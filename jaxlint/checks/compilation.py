@@ -11,6 +11,7 @@ from jaxlint.analysis.apis import Version, parse_version
 from jaxlint.analysis.bindings import rebound_names, target_names
 from jaxlint.analysis.callees import Argument, Callees, JittedCallee, callees_for
 from jaxlint.analysis.names import scope_imports
+from jaxlint.analysis.traced import TREE_MAPS
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code, is_test_file
 
@@ -770,6 +771,7 @@ class JitRecreated(CalleeRule):
         self._per_call: list[tuple[cst.Call, int, str]] = []  # (the jit, id of its function, what it wraps)
         self._called_in_loops: set[int] = set()  # ids of defs called inside some loop
         self._reported: set[int] = set()
+        self._named_uses: dict[int, list] = {}  # a jit bound to a name in a loop: [the jit, loop depth, calls]
 
     def _enter(self, node: cst.CSTNode) -> None:
         self._frames.append(_Frame(node, [], {}, set()))
@@ -794,7 +796,25 @@ class JitRecreated(CalleeRule):
         self._frames[-1].loops.append({})
 
     def _leave_loop(self, node: cst.CSTNode) -> None:
+        """A jit bound to a name in this loop and called once per iteration is a new compile each time;
+        one called again in the same iteration (a warm-up, then timed runs) is compiled once per setting,
+        as a jit closing over the iteration's values must be."""
+        depth = len(self._frames[-1].loops)
+        for key, (jit, bound_depth, calls) in list(self._named_uses.items()):
+            if bound_depth != depth:
+                continue
+            del self._named_uses[key]
+            what = self._fresh(jit) if calls == 1 and key not in self._reported else None
+            if what is not None:
+                self._reported.add(key)
+                self._report_in_loop(jit, what)
         self._frames[-1].loops.pop()
+
+    def _report_in_loop(self, jit: cst.Call, what: str) -> None:
+        self.report(jit, (
+            f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called in every "
+            f"iteration of this loop: each new callable misses jax's compilation cache, so it is traced "
+            f"and compiled again every time; create the jitted function once, outside the loop"))
 
     visit_For_body = visit_While_body = _enter_loop
     leave_For_body = leave_While_body = _leave_loop
@@ -817,17 +837,21 @@ class JitRecreated(CalleeRule):
         if self.values.traced_scope is not None or is_test_file(self.filename):
             return  # tests build a fresh jit per case on purpose
         jit = node.func if isinstance(node.func, cst.Call) else None
+        if jit is None and isinstance(node.func, cst.Name) and frame.loops:
+            bound = next(((loop[node.func.value], depth) for depth, loop in reversed(list(enumerate(frame.loops, 1)))
+                          if node.func.value in loop), None)
+            if bound is not None:  # judged when its loop ends: called again in the iteration, it is reused
+                uses = self._named_uses.setdefault(id(bound[0]), [bound[0], bound[1], 0])
+                uses[2] += 1 if len(frame.loops) == bound[1] else 2
+            return
         if jit is None and isinstance(node.func, cst.Name):
-            jit = (frame.loops[-1] if frame.loops else frame.local).get(node.func.value)
+            jit = frame.local.get(node.func.value)
         what = self._fresh(jit) if jit is not None and id(jit) not in self._reported else None
         if what is None:
             return
         self._reported.add(id(jit))
         if frame.loops:
-            self.report(jit, (
-                f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called in every "
-                f"iteration of this loop: each new callable misses jax's compilation cache, so it is traced "
-                f"and compiled again every time; create the jitted function once, outside the loop"))
+            self._report_in_loop(jit, what)
         elif isinstance(frame.node, cst.FunctionDef) and not self._cached(frame.node):
             self._per_call.append((jit, id(frame.node), what))
 
@@ -1182,6 +1206,8 @@ class TimingWithoutSync(CalleeRule):
             return "sync" if qualified.startswith("numpy.") else "harmless"
         if qualified is not None and qualified.startswith(_DISPATCHING):
             return "jax"
+        if qualified in TREE_MAPS and call.args and self._waits(call.args[0].value):
+            return "sync"  # `jax.tree.map(lambda x: x.block_until_ready(), metrics)` waits on every leaf
         if qualified is not None and qualified.startswith("jax."):
             return "harmless" if qualified.startswith(("jax.tree_util.", "jax.tree.")) else "unknown"
         callee = self.callees.jitted(call, self.values.chain)
@@ -1193,6 +1219,12 @@ class TimingWithoutSync(CalleeRule):
         if isinstance(func, cst.Attribute) and func.attr.value in _HARMLESS_METHODS:
             return "harmless"
         return "unknown"
+
+    def _waits(self, function: cst.BaseExpression) -> bool:
+        """A function given to a tree map that waits for its leaf: a sync, or a lambda calling one."""
+        if isinstance(function, cst.Lambda):
+            return isinstance(function.body, cst.Call) and self._kind(function.body) == "sync"
+        return self.names.qualified(function) in _SYNCS
 
     def _fix(self, running: list[cst.CSTNode]) -> FixPlan | None:
         if len(running) != 1 or not isinstance(running[0], cst.SimpleStatementLine) or len(running[0].body) != 1:
