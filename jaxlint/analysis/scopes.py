@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from jaxlint.analysis.bindings import rebound_names, statements, target_names
 from jaxlint.analysis.traced import Entry, Signature, Tracer, Transform
 from jaxlint.analysis.values import Kind, Value, join
 
@@ -33,6 +34,8 @@ class ScopeFacts:
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
     callees: dict[cst.Call, tuple[cst.CSTNode, int]] = field(default_factory=dict)  # the function a call calls
     returns: dict[cst.CSTNode, "Returned"] = field(default_factory=dict)  # what calling a function gives
+    # Functions that return a tuple, list or dict on every path: the literal their first `return` gives.
+    containers: dict[cst.CSTNode, cst.BaseExpression] = field(default_factory=dict)
 
     def summary_of(self, call: cst.Call) -> "Returned | None":
         found = self.callees.get(call)
@@ -122,6 +125,69 @@ class _Call:
     via: Transform | None  # the caller's trace, named after its transform
 
 
+_CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.ListComp, cst.DictComp)
+
+
+def assigned_values(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpression | None]:
+    """What a block binds to `name`: the value of each plain `name = value`, None for any other binding
+    (a loop target, unpacking, `+=`, an import...). Nested function and class bodies are their own."""
+    found: list[cst.BaseExpression | None] = []
+    for statement in statements(body):
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    found.append(statement.value)
+                elif name in target_names(target.target):
+                    found.append(None)
+        elif isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar)):
+            if _binds_itself(statement, name):
+                found.append(None)
+            for block in _blocks(statement):
+                found.extend(assigned_values(block, name))
+        elif name in rebound_names([statement]):
+            found.append(None)
+    return found
+
+
+def _blocks(statement: cst.CSTNode) -> list[cst.BaseSuite]:
+    """The blocks of a compound statement (an `elif` is a block of its own)."""
+    blocks = [statement.body]
+    for handler in getattr(statement, "handlers", ()):
+        blocks.append(handler.body)
+    for part in ("orelse", "finalbody"):
+        block = getattr(statement, part, None)
+        if isinstance(block, cst.If):
+            blocks.append([block])
+        elif block is not None:
+            blocks.append(block.body)
+    return blocks
+
+
+def _literal(function: cst.CSTNode, expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """The container literal `return expr` certainly gives: `expr` itself, or what a local name only ever
+    bound to container literals holds."""
+    if isinstance(expr, _CONTAINERS):
+        return expr
+    if isinstance(expr, cst.Name) and isinstance(function, cst.FunctionDef):
+        bound = assigned_values(function.body, expr.value)
+        if bound and all(isinstance(value, _CONTAINERS) for value in bound):
+            return bound[0]
+    return None
+
+
+def _binds_itself(statement: cst.CSTNode, name: str) -> bool:
+    """A compound statement binding `name` outside its blocks: a loop target, `with ... as`, `except ... as`."""
+    own = set()
+    if isinstance(statement, cst.For):
+        own.update(target_names(statement.target))
+    if isinstance(statement, cst.With):
+        own.update(n for item in statement.items if item.asname is not None for n in target_names(item.asname.name))
+    for handler in getattr(statement, "handlers", ()):
+        if handler.name is not None:
+            own.update(target_names(handler.name.name))
+    return name in own
+
+
 def _is_static(function: cst.FunctionDef) -> bool:
     return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
                for d in function.decorators)
@@ -156,6 +222,7 @@ class ScopeRecorder:
         self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
         self._generators: set[cst.CSTNode] = set()
         self._callable: list[tuple[Chain, cst.Call]] = []
+        self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
 
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef) -> None:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`."""
@@ -186,6 +253,45 @@ class ScopeRecorder:
     def returned(self, function: cst.CSTNode, value: Value | None) -> None:
         """`function` may return `value` (None: something unknown)."""
         self._returns.setdefault(function, []).append(value)
+
+    def return_form(self, function: cst.CSTNode, chain: Chain, expr: cst.BaseExpression | None) -> None:
+        """`function` returns `expr` as written (None: `None`, or falling off its end), seen from `chain`."""
+        self._return_forms.setdefault(function, []).append((chain, expr))
+
+    def _container_returns(self, facts: ScopeFacts) -> None:
+        """The functions that return a tuple, list or dict literal on every path: directly, through a local
+        name only ever bound to one, or by returning a call of such a function of this module."""
+        candidates: dict[cst.CSTNode, list] = {}  # each return: its literal, or the (chain, call) it returns
+        for function, forms in self._return_forms.items():
+            if function in self._generators:
+                continue
+            parts = []
+            for chain, expr in forms:
+                part = (chain, expr) if isinstance(expr, cst.Call) else _literal(function, expr)
+                if part is None:
+                    break
+                parts.append(part)
+            else:
+                candidates[function] = parts
+        changed = True
+        while changed:  # a function returning a call is known once its callee is
+            changed = False
+            for function, parts in candidates.items():
+                if function in facts.containers:
+                    continue
+                literals = []
+                for part in parts:
+                    literal = self._returned_literal(*part, facts) if isinstance(part, tuple) else part
+                    if literal is None:
+                        break
+                    literals.append(literal)
+                else:
+                    facts.containers[function] = literals[0]
+                    changed = True
+
+    def _returned_literal(self, chain: Chain, call: cst.Call, facts: ScopeFacts) -> cst.BaseExpression | None:
+        node, _ = self._resolve(chain, call.func)
+        return facts.containers.get(node) if node is not None and not _is_init(node) else None
 
     def finished(self, function: cst.CSTNode, host: set[cst.CSTNode]) -> None:
         """`function`'s body has been walked this round: calls below it can use its summary now."""
@@ -336,6 +442,7 @@ class ScopeRecorder:
             if node is not None:
                 facts.kernels.add(node)
         self._return_summaries(facts)
+        self._container_returns(facts)
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
             if node is None or node in facts.host:

@@ -158,6 +158,11 @@ class ValueTracker:
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         return self._evaluator.value_of(expr)
 
+    def returned_container(self, function: cst.CSTNode) -> cst.BaseExpression | None:
+        """The tuple, list or dict literal `function` returns when it returns one on every path (the one its
+        first `return` gives), as the previous round learned it; else None."""
+        return self._known.containers.get(function)
+
     def _returned(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
         """What a call of a function of this module gives: from this round's summary when its body
         was walked already (a helper defined above its caller), else from the previous round's."""
@@ -407,6 +412,7 @@ class ValueTracker:
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         if not terminates(node.body):
             self.recorder.returned(node, STATIC)  # falls off its end: returns None
+            self.recorder.return_form(node, self.chain, None)
         self.recorder.finished(node, self._known.host)
         self._leave()
 
@@ -414,6 +420,7 @@ class ValueTracker:
         function = self._scopes[-1].node
         if function is not None:
             self.recorder.returned(function, STATIC if node.value is None else self.value_of(node.value))
+            self.recorder.return_form(function, self.chain, node.value)
 
     def visit_Yield(self, node: cst.Yield) -> None:
         function = self._scopes[-1].node
@@ -428,6 +435,7 @@ class ValueTracker:
 
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
         self.recorder.returned(node, self.value_of(node.body))
+        self.recorder.return_form(node, self.chain, node.body)
         self._leave()
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:

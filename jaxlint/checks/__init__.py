@@ -7,6 +7,7 @@ from jaxlint.checks.base import Rule
 from jaxlint.checks.compilation import (
     DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, TimingWithoutSync, UnhashableStaticArg,
 )
+from jaxlint.checks.gradients import GradIntegerInput, GradNonScalar, ReverseModeWhileLoop
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
 from jaxlint.checks.dtypes import LaxMixedDtypes, NonArrayInput
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
@@ -15,6 +16,7 @@ from jaxlint.checks.randomness import (
     ConstantKeyInTraced, KeyReuseInLoop, LegacyPrngKey, PrngKeyReuse, StatefulRngInTraced,
 )
 from jaxlint.checks.runtime import VerifyKeyReuse, VerifyTraceError, VerifyTracerLeak
+from jaxlint.checks.side_effects import PrintAtTraceTime, StateMutationInTraced
 from jaxlint.checks.shapes import BooleanMaskIndex, DataDependentSize, TracedShape, TracedSliceBounds
 from jaxlint.checks.transforms import VmapInAxesArity
 from jaxlint.checks.tracers import (
@@ -50,7 +52,12 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DonatedBufferReuse,
     TimingWithoutSync,
     DonateByKeyword,
+    StateMutationInTraced,
+    PrintAtTraceTime,
+    GradNonScalar,
+    GradIntegerInput,
     VmapInAxesArity,
+    ReverseModeWhileLoop,
     NonArrayInput,
     LaxMixedDtypes,
     RemovedApi,

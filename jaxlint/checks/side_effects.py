@@ -1,0 +1,229 @@
+"""JAX5xx: Python side effects in staged functions, which run once, while jax traces them."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.bindings import parameter_names
+from jaxlint.analysis.scopes import assigned_values
+from jaxlint.analysis.traced import TracedFunction
+from jaxlint.checks.base import Rule, code, is_test_file
+from jaxlint.checks.tracers import PrintInTraced, TracerLeak, _builtin, _mentions_traced
+
+
+class PrintAtTraceTime(Rule):
+    code = "JAX509"
+    name = "print-at-trace-time"
+    summary = "`print()` in a jitted (staged) function: it runs only while jax traces it"
+    default_enabled = False
+    what_it_does = (
+        "Flags every `print(...)` in a function that jax stages (`jit`, `vmap`, `pmap`, lax loop and branch "
+        "bodies, and helpers called from them with traced values), including prints of static values "
+        "(shapes, strings, configuration). Prints of traced values are JAX306's (`print-in-traced`)."
+    )
+    why_bad = (
+        "A staged function's Python body runs when jax traces it: on the first call and again only when "
+        "the arguments' shapes, dtypes or static values change. Later calls run the compiled computation "
+        "and print nothing, which looks like a function that is not being called. Measured on jax 0.10.2: "
+        "a `print` in a jitted function prints on the first call and not on the second call with same-shaped "
+        "arguments. `jax.debug.print` prints on every call. The JAX documentation shows this in "
+        "[The Sharp Bits: pure functions]"
+        "(https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions), and documents "
+        "[`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html) for printing at "
+        "run time."
+    )
+    example = (
+        "@jax.jit\n"
+        "def step(params, batch):\n"
+        "    print(\"running step\")\n"
+        "    return params - 0.1 * jnp.mean(batch)\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def step(params, batch):\n"
+        "    jax.debug.print(\"running step\")\n"
+        "    return params - 0.1 * jnp.mean(batch)\n"
+    )
+    not_flagged = (
+        "Prints outside staged functions; under `grad` alone (it runs on every call); in functions traced "
+        "only by `jax.eval_shape`/`jax.make_jaxpr`; prints of traced values, which JAX306 reports. Off by "
+        "default: printing static values at trace time is also a deliberate way to see when jax retraces."
+    )
+    fixable = True
+    fix_safety = (
+        "Unsafe: `print(a, b)` becomes `jax.debug.print(\"{} {}\", a, b)`, which prints on every call, at run "
+        "time: a change in behaviour. Calls with `sep=`, `end=`, `file=` or `*args` are not fixed."
+    )
+    verify = "Not confirmed by `--verify` yet."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        scope = self.values.traced_scope
+        if scope is None or not scope.staged or scope.only_traced_for_shapes:
+            return
+        if _builtin(self, node.func, {"print"}) is None:
+            return
+        if any(_mentions_traced(self, arg.value, staged=True) is not None for arg in node.args):
+            return  # JAX306
+        self.report(node, lambda line_of: (
+            f"`print` in `{scope.name}` ({_how_traced(scope, line_of)}) runs only while jax traces it: once per "
+            "compilation, not on every call; use `jax.debug.print` to print at run time"
+        ), PrintInTraced._debug_print(self, node))
+
+
+def _how_traced(scope: TracedFunction, line_of) -> str:
+    """`staged by `jax.jit` at line 9`, or `called from `body` at line 31, traced by `jax.lax.scan``."""
+    trace = scope.trace
+    if trace is None:
+        return "traced"
+    if scope.transforms:
+        return f"staged by `{trace.name}` at line {line_of(trace.node)}"
+    caller = scope.entries[0].caller if scope.entries else next(
+        (t.caller for t in scope.traced.values() if t.caller), None)
+    origin = f" from `{caller}`" if caller else ""
+    return f"called{origin} at line {line_of(trace.node)}, traced by `{trace.name}`"
+
+
+# Constructors of mutable Python containers: a name bound to one of these is visibly a container.
+_CONTAINER_CALLS = frozenset({
+    "list", "dict", "set", "collections.defaultdict", "collections.OrderedDict", "collections.deque",
+    "collections.Counter",
+})
+_CONTAINER_LITERALS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+_MUTATORS = frozenset("append extend insert appendleft extendleft update add setdefault".split())
+
+
+class StateMutationInTraced(TracerLeak):
+    code = "JAX508"
+    name = "state-mutation-in-traced"
+    summary = "A jitted (staged) function writes `self.attr`, a global, a closure variable or an outside container"
+    what_it_does = (
+        "Flags, in a function jax stages (`jit`, `vmap`, `pmap`, lax bodies, helpers they call), a write that "
+        "outlives the call: `self.attr = v` in a method jax traces itself (`jax.jit(self.step)`, `@jax.jit` on "
+        "a method), assigning a `global` or `nonlocal` name (`count += 1`), or mutating a list, dict or set "
+        "defined outside the function (`CACHE[k] = v`, `history.append(v)`, `seen.add(v)`, `d.update(...)`) "
+        "with a value that is not traced. Stores of traced values are JAX308's (`tracer-leak`)."
+    )
+    why_bad = (
+        "A staged function's Python body runs only while jax traces it. The write happens on the first call "
+        "(and whenever jax retraces), not on every call: a counter stops counting, a flag set inside stays "
+        "set, an appended history has one entry. Measured on jax 0.10.2: a jitted function doing "
+        "`nonlocal calls; calls += 1` called three times with same-shaped arguments leaves `calls == 1`. "
+        "[The Sharp Bits: pure functions]"
+        "(https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions) "
+        "asks for functions whose state goes in and out through arguments and return values."
+    )
+    example = (
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.steps = 0\n"
+        "        self.step = jax.jit(self._step)\n\n"
+        "    def _step(self, params, grads):\n"
+        "        self.steps += 1\n"
+        "        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)\n"
+    )
+    use_instead = (
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.steps = 0\n"
+        "        self._jitted = jax.jit(self._step)\n\n"
+        "    def step(self, params, grads):\n"
+        "        self.steps += 1  # outside the trace: runs on every call\n"
+        "        return self._jitted(params, grads)\n\n"
+        "    def _step(self, params, grads):\n"
+        "        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)\n"
+    )
+    not_flagged = (
+        "Containers and names local to the traced function (or to functions that run inside the same trace); "
+        "containers the function received as arguments; calls on objects that are not visibly a list, dict "
+        "or set (`opt.update(...)` of optax returns new state); `self` writes in methods only called from a "
+        "trace (an object built inside it) and in `flax.nnx`/`equinox` transformed methods (those transforms "
+        "carry module state); functions under `grad` alone, which run on every call; test files, where "
+        "counting traces with a `nonlocal` counter is how retracing is tested."
+    )
+    verify = "Not confirmed by `--verify` yet."
+
+    def _report_write(self, node: cst.CSTNode, where: str) -> None:
+        scope = self.values.traced_scope
+        self.report(node, lambda line_of: (
+            f"`{scope.name}` ({_how_traced(scope, line_of)}) writes {where}: the write runs once, while jax "
+            f"traces it, not on every call; return the new state instead and keep it outside the traced function"
+        ))
+
+    def _staged(self) -> bool:
+        scope = self.values.traced_scope
+        return (scope is not None and scope.staged and not scope.only_traced_for_shapes
+                and not is_test_file(self.filename))
+
+    def _untraced(self, expr: cst.BaseExpression | None) -> bool:
+        """Not a traced value (those are JAX308's): static, a concrete array, or unknown."""
+        return expr is None or self._leaked(expr) is None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._staged() and self._untraced(node.value):
+            for target in node.targets:
+                self._check_write(target.target, node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._staged() and self._untraced(node.value):
+            self._check_write(node.target, node)
+
+    def _check_write(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name) and self.values.is_global(target.value):
+            self._report_write(node, f"the global `{target.value}`")
+        elif isinstance(target, cst.Name) and self.values.is_nonlocal(target.value):
+            if self._outside(target.value):
+                self._report_write(node, f"`{target.value}`, a variable of an enclosing function")
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            if self._outside_container(target.value.value):
+                self._report_write(node, f"into `{target.value.value}`, defined outside it")
+        elif self._self_attribute(target) is not None:
+            self._report_write(node, f"`{code(target)}`")
+
+    def _self_attribute(self, target: cst.BaseExpression) -> str | None:
+        """`self.attr` (or `self.attr[k]`) in a method jax itself traces."""
+        while isinstance(target, cst.Subscript):
+            target = target.value
+        function = self.values.function
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == "self" and function is not None):
+            return None
+        if any(t.name.startswith("jax.") for t in function.transforms):
+            return target.attr.value
+        return None
+
+    def _outside_container(self, name: str) -> bool:
+        """A list, dict or set bound outside the traced function (at module level or in an enclosing one)."""
+        if not self._outside(name):
+            return False
+        inside = set(map(id, self.values.trace_functions()))
+        for scope in reversed(self.values.chain):
+            if id(scope) in inside or isinstance(scope, (cst.ClassDef, cst.Lambda)):
+                continue
+            bound = assigned_values(scope.body, name)
+            if bound:
+                return all(value is not None and self._is_container(value) for value in bound)
+            if isinstance(scope, cst.FunctionDef) and name in parameter_names(scope.params):
+                return False
+        return False
+
+    def _is_container(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, _CONTAINER_LITERALS):
+            return True
+        if isinstance(value, cst.Call):
+            func = value.func
+            builtin = isinstance(func, cst.Name) and func.value in ("list", "dict", "set") and \
+                self.names.qualified(func) is None
+            return builtin or self.names.qualified(func) in _CONTAINER_CALLS
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _MUTATORS and self._staged()):
+            return
+        if not all(self._untraced(arg.value) for arg in node.args):
+            return  # a traced value stored: JAX308
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and self._outside_container(receiver.value):
+            self._report_write(node, f"into `{receiver.value}` (`.{func.attr.value}`), defined outside it")
+        elif self._self_attribute(receiver) is not None:
+            self._report_write(node, f"into `{code(receiver)}` (`.{func.attr.value}`)")
