@@ -18,7 +18,10 @@ release lacks it; the data keeps the last release that still had it (`last_in`, 
 first one without it (`removed_in`) and the first release that warned about it (`deprecated_in`, from
 `_deprecations` tables and `warnings.warn(..., DeprecationWarning/FutureWarning)` in the function or
 module; equal to `removed_in` when no release warned). Names deprecated in the newest release but
-still there are kept without `removed_in`. The hand-written columns (replacement, rename_safe,
+still there are kept without `removed_in`. It also lists the public methods and attributes of each
+release's array class (DeviceArray, later jax.Array: its class bodies, `setattr` calls and the method
+tables of lax_numpy/array_methods; a property kept only to raise counts as gone) and writes a
+`jax.Array.<name>` row for each one the newest release lacks. The hand-written columns (replacement, rename_safe,
 at_method, note, taken from jax's CHANGELOG) are read from the existing file and kept. Running it
 twice over the same cache writes the same file.
 """
