@@ -18,7 +18,10 @@ release lacks it; the data keeps the last release that still had it (`last_in`, 
 first one without it (`removed_in`) and the first release that warned about it (`deprecated_in`, from
 `_deprecations` tables and `warnings.warn(..., DeprecationWarning/FutureWarning)` in the function or
 module; equal to `removed_in` when no release warned). Names deprecated in the newest release but
-still there are kept without `removed_in`. The hand-written columns (replacement, rename_safe,
+still there are kept without `removed_in`. It also lists the public methods and attributes of each
+release's array class (DeviceArray, later jax.Array: its class bodies, `setattr` calls and the method
+tables of lax_numpy/array_methods; a property kept only to raise counts as gone) and writes a
+`jax.Array.<name>` row for each one the newest release lacks. The hand-written columns (replacement, rename_safe,
 at_method, note, taken from jax's CHANGELOG) are read from the existing file and kept. Running it
 twice over the same cache writes the same file.
 """
@@ -285,6 +288,97 @@ def read_module(name: str, package: bool, text: str) -> Module | None:
     return module
 
 
+# ---------------------------------------------------------------------------- the array class
+
+ARRAY = "jax.Array"  # the key of the array rows: `jax.Array.device_buffer`
+ARRAY_CLASSES = {  # file -> the array classes it defines, across the releases
+    "jax/interpreters/xla.py": {"_DeviceArray", "DeviceArray"},
+    "jax/_src/device_array.py": {"_DeviceArray", "DeviceArray"},
+    "jax/_src/array.py": {"ArrayImpl", "Array"},
+    "jax/_src/basearray.py": {"Array"},
+    "jax/_src/basearray.pyi": {"Array"},
+}
+ARRAY_METHOD_FILES = ("jax/numpy/lax_numpy.py", "jax/_src/numpy/lax_numpy.py", "jax/_src/numpy/array_methods.py")
+ARRAY_TARGETS = {"device_array", "DeviceArray", "_DeviceArray", "ArrayImpl", "Array", "basearray"}
+
+
+def _raises_only(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    body = [statement for statement in definition.body
+            if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
+
+
+def _warning_methods(definition: ast.ClassDef) -> set[str]:
+    return {statement.name for statement in definition.body
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and _warns(statement)}
+
+
+def _class_attributes(definition: ast.ClassDef) -> set[str]:
+    """What a class body defines (methods, properties, class attributes, `__slots__`), and the
+    `self.x = ...` attributes its methods set."""
+    names = set()
+    for statement in definition.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if _raises_only(statement):
+                continue  # a tombstone (`raise AttributeError("arr.device_buffer has been deprecated")`)
+            names.add(statement.name)
+            for node in ast.walk(statement):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, ast.AnnAssign) else []
+                names |= {target.attr for target in targets if isinstance(target, ast.Attribute)
+                          and isinstance(target.value, ast.Name) and target.value.id == "self"}
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id == "__slots__":
+                    names |= _strings(statement.value) or set()
+                elif isinstance(target, ast.Name):
+                    names.add(target.id)
+    return names
+
+
+def _attached(tree: ast.AST) -> set[str]:
+    """Names attached to the array class by `setattr(device_array, "name", ...)`, and the names in
+    the method tables those loops read (`_nondiff_methods`, `_array_methods`, `_array_properties`)."""
+    names = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setattr" and len(node.args) == 3
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+            target = node.args[0]
+            if (getattr(target, "id", None) or getattr(target, "attr", None)) in ARRAY_TARGETS:
+                names.add(node.args[1].value)
+        if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and re.fullmatch(r"_\w*(methods|properties)", target.id)
+                for target in node.targets):
+            value = node.value
+            keys = value.keys if isinstance(value, ast.Dict) else getattr(value, "elts", [])
+            names |= {key.value for key in keys if isinstance(key, ast.Constant) and isinstance(key.value, str)}
+    return names
+
+
+def array_attributes(files: dict[str, str]) -> tuple[set[str], set[str]]:
+    """The public methods and attributes of one release's array class (DeviceArray, later jax.Array),
+    and those of its methods that warn (deprecated)."""
+    names: set[str] = set()
+    warned: set[str] = set()
+    for path, text in files.items():
+        if path not in ARRAY_CLASSES and path not in ARRAY_METHOD_FILES:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        if path in ARRAY_METHOD_FILES:
+            names |= _attached(tree)
+        else:
+            names |= _attached(tree)
+            for statement in tree.body:
+                if isinstance(statement, ast.ClassDef) and statement.name in ARRAY_CLASSES[path]:
+                    names |= _class_attributes(statement)
+                    warned |= _warning_methods(statement)
+    return {name for name in names if not name.startswith("_")}, warned
+
+
 # ---------------------------------------------------------------------------- one release
 
 
@@ -300,7 +394,9 @@ class Release:
         """The release's files are read from its cached archive unless given (path -> source)."""
         self.version = version
         self.files: dict[str, tuple[bool, str]] = {}  # module -> (is a package, source); parsed when needed
-        for path, text in sorted((sources(archive(version)) if files is None else files).items()):
+        files = sources(archive(version)) if files is None else files
+        self.array_attributes, self.array_warnings = array_attributes(files)
+        for path, text in sorted(files.items()):
             if path.endswith(".pyi"):
                 continue
             package = path.endswith("/__init__.py")
@@ -498,6 +594,23 @@ def entries(history: list[Release], keep: set[str]) -> list[dict]:
     return rows
 
 
+def array_entries(history: list[Release]) -> list[dict]:
+    """One row (`jax.Array.<name>`) per public attribute of the array class that the newest release
+    lacks (or only keeps as a property that raises)."""
+    newest = history[-1]
+    rows = []
+    for name in sorted(set().union(*(release.array_attributes for release in history)) - newest.array_attributes):
+        index = max(i for i, release in enumerate(history) if name in release.array_attributes)
+        first = index
+        while first > 0 and name in history[first - 1].array_attributes:
+            first -= 1
+        warned = [release for release in history[first: index + 1] if name in release.array_warnings]
+        removed = history[index + 1]
+        rows.append({"api": f"{ARRAY}.{name}", "deprecated_in": show((warned[0] if warned else removed).version),
+                     "removed_in": show(removed.version), "last_in": show(history[index].version)})
+    return rows
+
+
 # ---------------------------------------------------------------------------- the data file
 
 
@@ -517,7 +630,8 @@ def write(rows: list[dict], history: list[Release], path: Path) -> None:
         f"({len(history)} releases).",
         "#",
         "# Generated columns:",
-        "#   api           qualified name (a module, function, class or constant)",
+        "#   api           qualified name (a module, function, class or constant; `jax.Array.<name>` for a",
+        "#                 method or attribute of the array class, DeviceArray in older releases)",
         "#   deprecated_in the first release that warned about it; equal to removed_in when none did",
         "#   removed_in    the first release without it; absent while the newest release still has it",
         "#   last_in       the last release that still had it (the evidence)",
@@ -525,7 +639,8 @@ def write(rows: list[dict], history: list[Release], path: Path) -> None:
         "#                 (`jax.config` is now an object): only `import` statements naming it fail",
         "# The names inside a removed module are covered by the module's row.",
         "# Hand-written columns (from jax's CHANGELOG.md):",
-        "#   replacement   what to use instead, as a qualified name when there is one",
+        "#   replacement   what to use instead, as a qualified name when there is one; in a `jax.Array.*`",
+        "#                 row, `x` stands for the array",
         "#   rename_safe   true when `replacement` is a drop-in rename, so --fix may rewrite it as a safe fix",
         "#   at_method     for jax.ops.index_*: `f(x, idx, v)` becomes `x.at[idx].<at_method>(v)`",
         "#   note          shown in the message: what differs",
@@ -561,7 +676,8 @@ def main() -> None:
         print(f"jax {show(version)}", file=sys.stderr)
         history.append(Release(version))
     kept = hand_columns(arguments.output)
-    rows = entries(history, {api for api, columns in kept.items() if columns})
+    rows = sorted(entries(history, {api for api, columns in kept.items() if columns}) + array_entries(history),
+                  key=lambda row: row["api"])
     for row in rows:
         row.update(kept.get(row["api"], {}))
     lost = sorted({api for api, columns in kept.items() if columns} - {row["api"] for row in rows})

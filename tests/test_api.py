@@ -324,3 +324,143 @@ def test_the_generator_reads_removals_and_deprecations_from_the_source() -> None
         {"api": "jax.tree_map", "deprecated_in": "0.4.0"},  # in a `_deprecations` table, with its object
         {"api": "jax.tree_multimap", "deprecated_in": "0.3.0", "removed_in": "0.4.0", "last_in": "0.3.1"},
     ]  # jax.tree_flatten never was public here; quantile warns only for one argument; stax.Dense goes with stax
+
+
+OLD_ARRAY = {  # a DeviceArray of the jax 0.3 kind: a class, `setattr` calls and the method tables of lax_numpy
+    "jax/__init__.py": "",
+    "jax/_src/device_array.py": (
+        "class _DeviceArray:\n"
+        "    __slots__ = ['aval', 'device_buffer', '_npy_value']\n"
+        "    def __init__(self, aval, device_buffer):\n"
+        "        self.aval = aval\n"
+        "        self.device_buffer = device_buffer\n"
+        "    def copy_to_host_async(self):\n"
+        "        pass\n"
+        "def to_py(self):\n"
+        "    return self._value\n"
+        "setattr(device_array, 'to_py', to_py)\n"
+    ),
+    "jax/_src/numpy/lax_numpy.py": (
+        "_nondiff_methods = ['all', 'any', 'argmax']\n"
+        "_diff_methods = ['clip', 'split', 'tile']\n"
+        "setattr(device_array, 'broadcast', lax.broadcast)\n"
+        "setattr(ShapedArray, 'aval_only', None)\n"  # not the array class
+    ),
+}
+NEW_ARRAY = {  # an ArrayImpl of the jax 0.5 kind: a removed property kept only to raise, a table of methods
+    "jax/__init__.py": "",
+    "jax/_src/array.py": (
+        "class ArrayImpl(basearray.Array):\n"
+        "    def copy_to_host_async(self):\n"
+        "        pass\n"
+        "    @property\n"
+        "    def device_buffer(self):\n"
+        "        raise AttributeError('arr.device_buffer has been deprecated. Use arr.addressable_data(0)')\n"
+        "    @property\n"
+        "    def aval(self):\n"
+        "        return self._aval\n"
+    ),
+    "jax/_src/numpy/array_methods.py": "_array_methods = {'all': all, 'any': any, 'argmax': argmax, 'clip': clip}\n",
+}
+WARNED_ARRAY = dict(NEW_ARRAY, **{"jax/_src/array.py": (
+    "class ArrayImpl(basearray.Array):\n"
+    "    def copy_to_host_async(self):\n"
+    "        pass\n"
+    "    @property\n"
+    "    def device_buffer(self):\n"
+    "        warnings.warn('arr.device_buffer is deprecated', DeprecationWarning)\n"
+    "        return self._arrays[0]\n"
+    "    @property\n"
+    "    def aval(self):\n"
+    "        return self._aval\n"
+)})
+
+
+def test_the_generator_reads_the_array_class_of_each_release() -> None:
+    """Methods defined in the class, attached by `setattr` or listed in the method tables; a property
+    whose body only raises is gone; a method that warns gives the deprecation release."""
+    generator = _generator()
+    assert generator.array_attributes(OLD_ARRAY)[0] == {
+        "aval", "device_buffer", "copy_to_host_async", "to_py", "all", "any", "argmax", "clip", "split", "tile",
+        "broadcast"}
+    history = [generator.Release((0, 3, 0), OLD_ARRAY), generator.Release((0, 4, 0), WARNED_ARRAY),
+               generator.Release((0, 5, 0), NEW_ARRAY)]
+    assert generator.array_entries(history) == [
+        {"api": "jax.Array.broadcast", "deprecated_in": "0.4.0", "removed_in": "0.4.0", "last_in": "0.3.0"},
+        {"api": "jax.Array.device_buffer", "deprecated_in": "0.4.0", "removed_in": "0.5.0", "last_in": "0.4.0"},
+        {"api": "jax.Array.split", "deprecated_in": "0.4.0", "removed_in": "0.4.0", "last_in": "0.3.0"},
+        {"api": "jax.Array.tile", "deprecated_in": "0.4.0", "removed_in": "0.4.0", "last_in": "0.3.0"},
+        {"api": "jax.Array.to_py", "deprecated_in": "0.4.0", "removed_in": "0.4.0", "last_in": "0.3.0"},
+    ]  # copy_to_host_async and the tabled methods are still there
+
+
+def messages(source: str, version: str | None = None) -> list[tuple[int, int, str, str]]:
+    return [(d.row, d.col, d.code, d.message)
+            for d in lint_source(source, "m.py", API_RULES, jax_version=version)]
+
+
+ARRAY_SOURCE = (
+    "import jax\n"
+    "import jax.numpy as jnp\n\n"
+    "def host(params, holder, x: jax.Array):\n"
+    "    weights = jnp.asarray(params)\n"
+    "    a = weights.device_buffer, jnp.sin(weights).to_py(), x.layout\n"
+    "    b = holder.device_buffer, holder.to_py(), holder.layout, params.layout\n"
+    "    return a, b, x.device, x.format, x.copy_to_host_async()\n"
+)
+
+
+def test_removed_array_attributes_are_reported_on_arrays_only() -> None:
+    """Known arrays (a jnp result, an annotated argument); never an object the analysis knows nothing of."""
+    assert messages(ARRAY_SOURCE) == [
+        (6, 9, "JAX801", "`weights.device_buffer` was removed in jax 0.4.27; use `weights.addressable_data(0)`"),
+        (6, 32, "JAX801", "`jnp.sin(weights).to_py` was removed in jax 0.4.9; use `numpy.asarray(jnp.sin(weights))`"),
+        (6, 58, "JAX801", "`x.layout` was removed in jax 0.7.0; use `x.format` "
+                          "(renamed with its class: `Layout` is now `Format`)"),
+    ]
+    assert messages(ARRAY_SOURCE, "0.4.8") == []  # before any of them went
+    assert messages(ARRAY_SOURCE, "0.4.26") == [
+        (6, 9, "JAX802", "`weights.device_buffer` is deprecated since jax 0.4.22; use `weights.addressable_data(0)`"),
+        (6, 32, "JAX801", "`jnp.sin(weights).to_py` was removed in jax 0.4.9; use `numpy.asarray(jnp.sin(weights))`"),
+    ]
+
+
+def test_only_a_renamed_array_attribute_is_fixed() -> None:
+    assert fixes(ARRAY_SOURCE) == [("safe", [(6, 60, 6, 66, "format")])]
+
+
+ARRAY_CHECK = """
+import json, sys, warnings
+import numpy
+import jax, jax.numpy as jnp
+warnings.simplefilter("error")
+x = jnp.arange(6.0)
+names = dict(sizes=(2,), shape=(2, 6), broadcast_dimensions=(1,), indices_or_sections=3, reps=2)
+answers = {}
+for name, replacement in json.loads(sys.stdin.read()):
+    try:
+        getattr(x, name)
+        had = True
+    except AttributeError:
+        had = False
+    try:
+        eval(replacement, {"jax": jax, "numpy": numpy}, dict(names, x=x)) if replacement else None
+        works = True
+    except Exception as error:
+        works = repr(error)
+    answers[name] = [had, works]
+print(json.dumps(answers))
+"""
+
+
+def test_the_array_rows_agree_with_a_real_array() -> None:
+    """With the installed jax: each attribute the table says is removed is missing on a real array (a
+    property that only raises counts as missing), and each replacement runs, `x` being that array."""
+    table = {api: entry for api, entry in load_table().items() if api.startswith("jax.Array.")}
+    assert {"jax.Array.device_buffer", "jax.Array.device_buffers", "jax.Array.to_py"} <= set(table)
+    asked = [(api.rsplit(".", 1)[1], entry.replacement or "") for api, entry in table.items()]
+    result = subprocess.run([sys.executable, "-c", ARRAY_CHECK], input=json.dumps(asked), capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    answers = json.loads(result.stdout)
+    assert answers == {name: [False, True] for name, _ in asked}

@@ -13,6 +13,7 @@ and `if` statements (with their `elif`/`else`) that test `hasattr(...)` or a ver
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from functools import lru_cache
 from typing import ClassVar
@@ -26,6 +27,7 @@ from jaxlint.diagnostics import SAFE
 
 _GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
+_ARRAY = "jax.Array"  # the table's rows for methods and attributes of arrays: `jax.Array.device_buffer`
 _INDEX = "jax.ops.index"  # `jax.ops.index[i, :]` was how an index for jax.ops.index_* was written
 
 
@@ -262,6 +264,9 @@ class _ApiUses(Rule):
             return
         qualified = self.names.qualified(node)
         entry = self._entry(qualified)
+        if entry is None and self._holds_array(node.value):
+            self._array_attribute(node)
+            return
         if entry is None:
             return
         spelled = source(node)
@@ -272,6 +277,23 @@ class _ApiUses(Rule):
         new, imports = renamed
         self.report(node, self._message(spelled, entry, new),
                     FixPlan(f"use `{new}`", ((node, new),), SAFE, imports))
+
+    def _holds_array(self, expr: cst.BaseExpression) -> bool:
+        """Whether the analysis knows `expr` holds a jax array: only then is `expr.<name>` an array attribute."""
+        held = self.values.value_of(expr)
+        return held is not None and held.is_array
+
+    def _array_attribute(self, node: cst.Attribute) -> None:
+        """`x.device_buffer` on an array: the table's `jax.Array.*` rows, whose replacement names the
+        array `x`; fixed only where it is a pure rename of the attribute (`x.layout` -> `x.format`)."""
+        entry = self._entry(f"{_ARRAY}.{node.attr.value}")
+        if entry is None:
+            return
+        array = source(node.value)
+        instead = re.sub(r"\bx\b", lambda _: array, entry.replacement) if entry.replacement else None
+        renamed = re.fullmatch(r"x\.(\w+)", entry.replacement or "") if entry.rename_safe else None
+        fix = FixPlan(f"use `{instead}`", ((node.attr, renamed.group(1)),), SAFE) if renamed else None
+        self.report(node, self._message(source(node), entry, instead), fix)
 
     # ------------------------------------------------------------------ jax.ops.index_* calls
 
@@ -376,7 +398,10 @@ class RemovedApi(_ApiUses):
         "scripts/removed_apis.py), through any spelling: attribute access (`jax.tree_map`, `jnp.round_`), "
         "aliases (`import jax as j; j.tree_map`), `import a.b as c`, `from a import b`, submodules "
         "(`jax.experimental.host_callback.call`), annotations (`x: jnp.DeviceArray`) and "
-        "`getattr(jax, \"tree_map\")` with a literal name. The target is `target-jax-version` in "
+        "`getattr(jax, \"tree_map\")` with a literal name. Removed methods and attributes of arrays "
+        "(`x.device_buffer`, `x.device_buffers`, `x.to_py()`, `x.split(...)`, `x.layout`) are flagged where "
+        "jaxlint knows `x` is a jax array: a `jnp.*` result, an argument of a traced function, a `jax.Array` "
+        "annotation. The target is `target-jax-version` in "
         "`[tool.jaxlint]`, else the lowest jax the project's `pyproject.toml` dependencies allow "
         "(`jax>=0.4.20,<0.5`: 0.4.20), else the newest release jaxlint knows. The message names the "
         "version that removed it and the replacement."
@@ -408,7 +433,10 @@ class RemovedApi(_ApiUses):
         "under an `if` that tests `hasattr(...)` or a version, or `getattr(jax, \"name\", default)`. A "
         "module whose name now means something else is flagged only where an import names it as a module "
         "(`jax.config.update(...)` is fine, `from jax.config import config` is not). APIs removed after the "
-        "target version are reported by JAX802 while still deprecated there, and not at all before that."
+        "target version are reported by JAX802 while still deprecated there, and not at all before that. "
+        "An attribute such as `obj.device_buffer` or `obj.to_py()` on an object jaxlint does not know to be "
+        "a jax array, and array methods that still exist (`x.copy_to_host_async()`, `x.device`, "
+        "`x.block_until_ready()`)."
     )
     fix_safety = (
         "Safe where the replacement is a pure rename: `jax.tree_map` -> `jax.tree.map`, "
@@ -421,7 +449,9 @@ class RemovedApi(_ApiUses):
         "becomes `i, :`), parenthesising `x` when needed; a by-name import of those functions is removed "
         "once every use has been rewritten. "
         "APIs whose replacement behaves differently (`jax.random.shuffle`, `jax.experimental.maps`, "
-        "`host_callback`, `jax.device_put_sharded`…) get no fix: the message names the replacement."
+        "`host_callback`, `jax.device_put_sharded`…) get no fix: the message names the replacement. "
+        "Of the array attributes only `x.layout` -> `x.format` is a rename; `x.device_buffer` -> "
+        "`x.addressable_data(0)`, `x.to_py()` -> `numpy.asarray(x)` and the others are named, not rewritten."
     )
     verify = "Not needed: importing the module on the target jax fails with the `AttributeError`/`ImportError`."
 
