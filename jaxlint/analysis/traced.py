@@ -45,6 +45,8 @@ _FILTERED_CONCRETE = {
     "equinox.filter_grad", "equinox.filter_value_and_grad", "flax.nnx.grad", "flax.nnx.value_and_grad",
 }
 TRANSFORMS = _JIT | _GRAD | _MAP | _CUSTOM | _FILTERED_STAGED | _FILTERED_CONCRETE
+# Called outside a trace, these run the function on its arguments as given (NumPy stays NumPy).
+RUN_AS_GIVEN = frozenset(_CUSTOM)
 # Alone (no jit around), these trace with values: `if`, `int()` and shapes work, while `float()`,
 # `math.*` and NumPy raise, and `print` shows `GradTracer(primal=...)`, on every call (jax 0.10).
 GRADIENTS = frozenset(_GRAD | _FILTERED_CONCRETE)

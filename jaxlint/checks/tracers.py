@@ -12,7 +12,7 @@ from pathlib import Path
 import libcst as cst
 
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
-from jaxlint.analysis.traced import decorator_transform
+from jaxlint.analysis.traced import RUN_AS_GIVEN, decorator_transform
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.diagnostics import SAFE, UNSAFE
@@ -24,10 +24,6 @@ def static_hint(rule: Rule, value: Value) -> str:
     if tracer is not None and tracer.caller is None and tracer.transform.name in rule.values.transforms.static_argnames:
         return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
     return ""
-
-
-# Transforms that, called outside a trace, run the function on its arguments as given (NumPy stays NumPy).
-_RUN_AS_GIVEN = frozenset({"jax.custom_jvp", "jax.custom_vjp"})
 
 
 def only_traced(rule: Rule) -> bool:
@@ -44,10 +40,10 @@ def only_traced(rule: Rule) -> bool:
             continue
         for decorator in function.decorators:
             transform = decorator_transform(decorator, rule.names, rule.values.transforms)
-            if transform is not None and transform.name not in _RUN_AS_GIVEN:
+            if transform is not None and transform.name not in RUN_AS_GIVEN:
                 return True
     return isinstance(node, cst.Lambda) and any(
-        isinstance(t.node, cst.Call) and t.name not in _RUN_AS_GIVEN and _written_in(node, t.node)
+        isinstance(t.node, cst.Call) and t.name not in RUN_AS_GIVEN and _written_in(node, t.node)
         for t in scope.transforms)
 
 
