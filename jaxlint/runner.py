@@ -175,16 +175,11 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, u
             result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
     folder = Path(cache_dir) if cache_dir else settings.cache_dir or settings.root / DEFAULT_DIR
     cache = Cache(folder) if use_cache and fix_mode is None else None
-    # Fixes come from each module alone; findings from the whole project, its files not named included.
-    named = len(files)
-    if fix_mode is None:
-        files = files + project.siblings(files)
-    contexts = {} if fix_mode is not None else {
-        index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
-    outcomes = _check_files(files, dict.fromkeys(range(len(files))), contexts, settings, cache, jobs, fix_mode)
-    if contexts:
-        _link(files, outcomes, contexts, settings, cache, jobs)
-    for outcome in outcomes[:named]:
+    if fix_mode is not None:  # fixes come from each module alone
+        outcomes = _check_files(files, dict.fromkeys(range(len(files))), {}, settings, cache, jobs, fix_mode)
+    else:  # findings from the whole project, its files not named included
+        _, outcomes, _ = _in_projects(files, settings, cache, jobs)
+    for outcome in outcomes[:len(files)]:
         _collect(outcome, result)
     return result
 
@@ -192,11 +187,20 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, u
 def project_contexts(paths: list[str], settings: Settings, cache: Cache | None) -> dict[str, ModuleContext]:
     """What the other modules of their projects tell each of these files, by path: for the flake8
     plugin, which sees one file at a time."""
+    files, _, contexts = _in_projects(paths, settings, cache, 1)
+    return {files[index]: context for index, context in contexts.items()}
+
+
+def _in_projects(paths: list[str], settings: Settings, cache: Cache | None, jobs: int | None
+                 ) -> tuple[list[str], list[FileResult | None], dict[int, ModuleContext]]:
+    """Check `paths` with the other modules of their projects (added after them): every file, its
+    outcome, and each module's context with what the others tell it (jaxlint/project.py)."""
     files = paths + project.siblings(paths)
     contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
-    outcomes = _check_files(files, dict.fromkeys(contexts), contexts, settings, cache, 1, None)
-    _link(files, outcomes, contexts, settings, cache, 1)
-    return {files[index]: context for index, context in contexts.items()}
+    outcomes = _check_files(files, dict.fromkeys(range(len(files))), contexts, settings, cache, jobs, None)
+    if contexts:
+        _link(files, outcomes, contexts, settings, cache, jobs)
+    return files, outcomes, contexts
 
 
 def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, ModuleContext], settings: Settings,

@@ -112,11 +112,10 @@ class JittedCallee:
         """The positions and the names jax takes in this role; None for a half only run time knows."""
         if role is None:
             return set(), set()
-        try:
-            nums = set(_int_or_ints(self.options.get(role.argnums)))
-            names = set(_str_or_strs(self.options.get(role.argnames))) if role.argnames else set()
-        except _NotLiteral:
+        written = self._written(role)
+        if written is None:
             return None, None
+        nums, names = written
         if any(n < 0 for n in nums):
             return None, None
         given_nums, given_names = role.argnums in self.options, role.argnames in self.options
@@ -168,15 +167,18 @@ class JittedCallee:
         return found
 
     def _listed(self) -> tuple[set[int], set[str]]:
-        """The donated positions and names as written."""
-        role = options_of(self.transform).donate
+        """The donated positions and names as written (none when they are not literals)."""
+        return self._written(options_of(self.transform).donate) or (set(), set())
+
+    def _written(self, role: Role | None) -> tuple[set[int], set[str]] | None:
+        """The positions and names written for a role; None when they are not literals."""
         if role is None:
             return set(), set()
         try:
             nums = set(_int_or_ints(self.options.get(role.argnums)))
             names = set(_str_or_strs(self.options.get(role.argnames))) if role.argnames else set()
         except _NotLiteral:
-            return set(), set()
+            return None
         return nums, names
 
 

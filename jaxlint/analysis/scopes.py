@@ -320,9 +320,8 @@ class ScopeRecorder:
         self._callable.append((chain, call))
 
     def _return_summaries(self, facts: ScopeFacts) -> None:
-        for function in self._returns:
-            summary = self._summary(function, facts.host)
-            if summary is not None:
+        for function, summary in self._finished.items():  # summarised once, when its body was walked
+            if summary is not None and function not in facts.host:
                 facts.returns[function] = summary
         for chain, call in self._callable:
             node, bound = self._resolve(chain, call.func)

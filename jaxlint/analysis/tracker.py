@@ -436,6 +436,7 @@ class ValueTracker:
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
         self.recorder.returned(node, self.value_of(node.body))
         self.recorder.return_form(node, self.chain, node.body)
+        self.recorder.finished(node, self._known.host)
         self._leave()
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
