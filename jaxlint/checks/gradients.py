@@ -6,7 +6,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import argument, arguments
-from jaxlint.analysis.traced import Transform, decorator_transform
+from jaxlint.analysis.traced import Transform
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 
@@ -71,11 +71,11 @@ class GradNonScalar(Rule):
     verify = "Not confirmed by `--verify` yet: calling the gradient raises the `TypeError` quoted above."
 
     def _check(self, function: cst.CSTNode, name: str, decorators: list[Transform]) -> None:
-        applied = [*decorators, *self.values.known.applied.get(function, ())]
+        applied = [*decorators, *self.facts.applied(function)]
         transforms = [t for t in applied if t.name in _SCALAR_OUTPUT and _has_aux(t) is False]
         if not transforms:
             return
-        returned = self.values.returned_container(function)
+        returned = self.facts.returned_container(function)
         if returned is None:
             return
         shown = code(returned)
@@ -93,7 +93,7 @@ class GradNonScalar(Rule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = []
         for decorator in node.decorators:
-            transform = decorator_transform(decorator, self.names, self.values.transforms)
+            transform = self.facts.decorator_transform(decorator)
             if transform is not None:
                 decorators.append(transform)
             elif not (isinstance(decorator.decorator, cst.Name)
@@ -170,7 +170,7 @@ class ReverseModeWhileLoop(Rule):
             return None
         if value.tracer.transform.name in _REVERSE:
             return value.tracer.transform.name
-        scope = self.values.traced_scope
+        scope = self.facts.traced_scope
         if scope is not None:
             return next((t.name for t in scope.transforms if t.name in _REVERSE), None)
         return None
@@ -182,7 +182,7 @@ class ReverseModeWhileLoop(Rule):
             loop = "`lax.while_loop`"
         elif qualified == "jax.lax.fori_loop":
             bounds = [argument(node, 0, "lower"), argument(node, 1, "upper")]
-            if not any(bound is not None and (value := self.values.value_of(bound)) is not None and value.staged
+            if not any(bound is not None and (value := self.facts.value_of(bound)) is not None and value.staged
                        for bound in bounds):
                 return
             init = argument(node, 3, "init_val")
@@ -191,7 +191,7 @@ class ReverseModeWhileLoop(Rule):
             return
         if init is None or (isinstance(init, cst.Call) and self.names.qualified(init.func) == "jax.lax.stop_gradient"):
             return  # nothing to differentiate through the loop
-        value = self.values.value_of(init)
+        value = self.facts.value_of(init)
         transform = self._reverse(value)
         if transform is None:
             return
@@ -265,8 +265,8 @@ class GradIntegerInput(Rule):
     )
     verify = "Not confirmed by `--verify` yet: the call raises the `TypeError` quoted above."
 
-    def __init__(self, values, reporter, filename: str = "") -> None:
-        super().__init__(values, reporter, filename)
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
         self._named: dict[tuple[int, str], cst.Call] = {}  # `df = jax.grad(f)`, by scope and name
         self._raising: list[cst.With] = []  # `with pytest.raises(...)` blocks around this point
 
@@ -274,7 +274,7 @@ class GradIntegerInput(Rule):
         """The `jax.grad(...)`-like call an expression gives the function of: itself, a name bound to it,
         or `jax.jit` of it."""
         if isinstance(expr, cst.Name):
-            for scope in reversed(self.values.chain):
+            for scope in reversed(self.facts.chain):
                 found = self._named.get((id(scope), expr.value))
                 if found is not None:
                     return found
@@ -312,7 +312,7 @@ class GradIntegerInput(Rule):
         return None
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        scope = id(self.values.chain[-1])
+        scope = id(self.facts.chain[-1])
         for target in node.targets:
             for name in target_names(target.target):
                 self._named.pop((scope, name), None)
