@@ -47,11 +47,12 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     assert code == 1
     details = statuses(found)
     assert details[("helper_under_jit.py", 8, "JAX301")] == (
-        "confirmed", "tracing `bounded` raised TracerBoolConversionError here")  # the helper's line, via its caller
+        "confirmed", "tracing `bounded` with made-up arguments raised TracerBoolConversionError here")  # the helper's line, via its caller
     assert details[("script_at_import.py", 8, "JAX301")] == (
         "confirmed", "importing the module raised TracerBoolConversionError here")
     assert details[("confirm_jax308.py", 9, "JAX308")] == (
-        "confirmed", "jax.checking_leaks reported a leak while tracing `remember`")
+        "confirmed", "jax.checking_leaks reported a leak while tracing `remember` with made-up arguments")
+    # a parameter named like a key gets a typed key: nothing made up
     assert details[("confirm_jax201.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
 
 
@@ -62,7 +63,7 @@ def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find
     assert time.monotonic() - started < 60  # the hanging module is killed at its timeout
     assert code == 1
     assert statuses(found) == {
-        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing `remember`"),
+        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing `remember` with made-up arguments"),
         ("runtime_only.py", 18, "JAX012"): ("confirmed", "found by tracing `noise`"),
         ("needs_example.py", 10, "JAX301"): (
             "unverified", "needs concrete data: static parameter `n` has no example"),
@@ -105,7 +106,7 @@ def test_config_examples_give_static_arguments_and_sarif_carries_the_status(tmp_
     [result] = log["runs"][0]["results"]
     assert result["ruleId"] == "JAX301"
     assert result["properties"] == {"verify": {
-        "status": "confirmed", "detail": "tracing `first_rows` raised TracerBoolConversionError here"}}
+        "status": "confirmed", "detail": "tracing `first_rows` with the config's examples raised TracerBoolConversionError here"}}
     rule_ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
     assert {"JAX010", "JAX011", "JAX012"} <= set(rule_ids)
 
@@ -300,7 +301,7 @@ def test_a_run_records_signatures_that_plain_verify_replays(tmp_path: Path) -> N
     made_up = jaxlint(project, "--verify", "--no-cache", "--output-format", "json", "mlpkg/model.py", timeout=300)
     [(status, detail)] = statuses(json.loads(made_up.stdout)).values()
     assert status == "unverified"  # made-up arguments that fail differently say nothing
-    assert detail.startswith("tracing `predict` stopped first at line 9: ")
+    assert detail.startswith("tracing `predict` with made-up arguments stopped first at line 9: ")
 
 
 def test_a_worker_that_exits_without_a_result_says_the_last_line_of_its_stderr(tmp_path: Path) -> None:
@@ -346,4 +347,4 @@ def test_a_package_init_is_imported_once_under_the_package_name(tmp_path: Path) 
     code, found = verify_json("--verify", "pkg", cwd=tmp_path)
     assert code == 1
     assert statuses(found) == {("__init__.py", 12, "JAX301"): (
-        "confirmed", "tracing `relu` raised TracerBoolConversionError here")}
+        "confirmed", "tracing `relu` with made-up arguments raised TracerBoolConversionError here")}

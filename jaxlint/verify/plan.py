@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from jaxlint.diagnostics import Diagnostic
+from jaxlint.verify import arguments
 from jaxlint.verify.errors import CONFIRMABLE
 
 # Importing any of these imports jax.
@@ -31,6 +32,8 @@ class FilePlan:
     defs: dict[str, tuple[int, int]] = field(default_factory=dict)  # function -> (row, col) of its `def`
     probes: list[tuple[int, str]] = field(default_factory=list)  # JAX801 rows and the name as written
     main_block: tuple[int, int] | None = None  # the lines of `if __name__ == "__main__":`, which imports skip
+    annotated: dict[str, dict[str, dict]] = field(default_factory=dict)  # function -> parameter -> form
+    calls: dict[str, list[dict]] = field(default_factory=dict)  # module-level name -> calls built from literals
 
     def owner_of(self, row: int) -> str | None:
         return next((name for name, (first, last) in self.spans.items() if first <= row <= last), None)
@@ -101,6 +104,9 @@ def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: 
     plan.spans = {name: (first, last) for first, last, name, _ in spans}
     plan.defs = {name: (node.lineno, node.col_offset + 1) for _, _, name, node in spans}
     plan.main_block = main_block(tree)
+    plan.annotated = {name: found for _, _, name, node in spans if "." not in name
+                      and (found := arguments.annotations(node))}
+    plan.calls = arguments.call_sites(tree, arguments.module_names(tree))
     lines = source.splitlines()
     for finding in findings:
         owner = plan.owner_of(finding.row)

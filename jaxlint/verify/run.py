@@ -40,7 +40,7 @@ def _import_job(plan: FilePlan, options: VerifyOptions, settings: Settings, stor
     return {"mode": "import", "path": plan.path, "module": plan.module, "sys_path": plan.sys_path,
             "project_root": str(settings.root), "owners": sorted(set(plan.owners.values())), "trace_all": trace_all,
             "examples": options.examples, "key_names": list(settings.key_names), "probes": plan.probes,
-            "signatures": recorded}
+            "signatures": recorded, "annotated": plan.annotated, "calls": plan.calls}
 
 
 def _needs_plain_keys(events: list[dict[str, Any]]) -> bool:
