@@ -348,3 +348,49 @@ def test_a_package_init_is_imported_once_under_the_package_name(tmp_path: Path) 
     assert code == 1
     assert statuses(found) == {("__init__.py", 12, "JAX301"): (
         "confirmed", "tracing `relu` with made-up arguments raised TracerBoolConversionError here")}
+
+
+ARGUMENTS = VERIFY / "arguments"
+
+
+def test_without_a_recorded_signature_arguments_come_from_annotations_then_calls_then_guesses() -> None:
+    """Annotations (jaxtyping dims shared by parameters, a static `int`, a tuple) and calls the module
+    makes with arrays built from literals (under the main guard too) reach bugs made-up arguments
+    cannot; guessed arguments that fail with another error leave the finding unverified; the corrected
+    versions, every jitted function traced, give nothing."""
+    files = ["annotated.py", "called.py", "guessed.py", "correct.py"]
+    code, found = verify_json("--verify=all", *files, cwd=ARGUMENTS)
+    expected = {(name, row, rule) for name in files for row, _, rule in expectations((ARGUMENTS / name).read_text())}
+    assert set(statuses(found)) == expected and code == 1
+    assert statuses(found) == {
+        ("annotated.py", 19, "JAX301"): ("confirmed", "tracing `split_heads` with arguments built from its "
+                                                      "annotations raised TracerBoolConversionError here"),
+        ("annotated.py", 29, "JAX303"): ("confirmed", "tracing `masked_mean` with arguments built from its "
+                                                      "annotations raised ConcretizationTypeError here"),
+        ("annotated.py", 41, "JAX403"): ("confirmed", "tracing `nearest` with arguments built from its "
+                                                      "annotations raised ConcretizationTypeError here"),
+        ("called.py", 19, "JAX301"): ("confirmed", "tracing `forward` with the arguments of its call at line 33 "
+                                                   "raised TracerBoolConversionError here"),
+        ("called.py", 27, "JAX303"): ("confirmed", "tracing `predict` with the arguments of its call at line 38 "
+                                                   "raised ConcretizationTypeError here"),
+        ("guessed.py", 18, "JAX301"): ("unverified", "tracing `to_gray` with arguments built from its annotations "
+                                                     "stopped first at line 16: ValueError: too many values to "
+                                                     "unpack (expected 3)"),
+        ("guessed.py", 26, "JAX301"): ("unverified", "tracing `normalize` with made-up arguments stopped first at "
+                                                     "line 25: TypeError: JAX does not support string indexing; "
+                                                     "got idx='images'"),
+    }
+
+
+def test_a_recorded_signature_comes_before_the_annotations(tmp_path: Path) -> None:
+    """The annotation says 3 channels are any number; the run recorded the real 3, which reaches the bug."""
+    write(tmp_path / "pyproject.toml", '[tool.jaxlint.verify]\nrun = ["python drive.py"]\n')
+    write(tmp_path / "drive.py", "import jax.numpy as jnp\n\nfrom gray import to_gray\n\nto_gray(jnp.ones((4, 5, 3)))\n")
+    guessed = (ARGUMENTS / "guessed.py").read_text()
+    write(tmp_path / "gray.py", guessed.replace("    if gray.max() > 1.0:", "    if False:"))
+    recorded = jaxlint(tmp_path, "--verify=run", "gray.py", timeout=300)
+    assert recorded.returncode == 1, recorded.stderr  # normalize's finding, unverified
+    write(tmp_path / "gray.py", guessed)
+    code, found = verify_json("--verify", "gray.py", cwd=tmp_path)
+    assert statuses(found)[("gray.py", 18, "JAX301")] == (
+        "confirmed", "tracing `to_gray` with the arguments a run recorded raised TracerBoolConversionError here")
