@@ -170,7 +170,8 @@ def candidates(target: Target, examples: dict[str, Any], key_names: list[str], a
     try:
         for fallback in FALLBACKS:
             positional, keywords, source, varies = target.arguments(fallback, examples, key_names, annotated)
-            built.append(({"arguments": source}, positional, keywords))
+            if not built or (positional, keywords) != (built[-1][1], built[-1][2]):  # an annotation's dtype wins
+                built.append(({"arguments": source}, positional, keywords))
             if not varies:
                 break  # nothing to vary: one try says it all
     except NeedsData as error:
