@@ -25,7 +25,7 @@ import jax.numpy as jnp
 
 from jaxlint.verify.errors import is_jax_error
 from jaxlint.verify.events import EventLog
-from jaxlint.verify.observe import Observer, Project, concrete, describe
+from jaxlint.verify.observe import Observer, Project, abstract_key, concrete, describe
 
 # Arguments tried in turn when nothing says what a parameter holds: float scalars, int scalars (counts and
 # indices), then vectors, then matrices.
@@ -56,7 +56,7 @@ def example_value(value: Any) -> Any:
     """A config example: `"f32[8,3]"` is an abstract array, `"key"` a typed PRNG key, the rest as given."""
     if isinstance(value, str):
         if value == "key":
-            return jax.random.key(0)
+            return abstract_key()
         spec = array_spec(value)
         if spec is not None:
             return spec
@@ -124,7 +124,7 @@ class Target:
             elif param.name in self.static:
                 raise NeedsData(f"needs concrete data: static parameter `{param.name}` has no example")
             elif any(fnmatch.fnmatchcase(param.name, glob) for glob in key_names):
-                value = jax.random.key(0)
+                value = abstract_key()
             else:
                 value, varies = jax.ShapeDtypeStruct(*fallback), True
                 sources.add("made-up")
