@@ -70,3 +70,10 @@ def test_calls_with_anything_not_built_from_literals_give_nothing() -> None:
         "step(jnp.zeros((2, 3), dtype=my_dtype), 1)\n") == {}
     assert calls("import jax.numpy as jnp\ndef step(x): ...\ndef main():\n    y = jnp.ones((2,))\n    step(y)\n") == {
         "step": [{"line": 5, "args": [{"array": [[2], "float32"]}], "kwargs": {}}]}
+
+
+def test_reshape_works_out_its_minus_one_and_refuses_a_size_that_does_not_fit() -> None:
+    found = calls("import jax.numpy as jnp\ndef f(x): ...\nf(jnp.arange(10.0).reshape(2, 5))\n"
+                  "f(jnp.zeros((4, 6)).reshape((-1, 3)))\nf(jnp.ones(6).reshape(4, 2))\nf(jnp.ones(1).reshape(()))\n")
+    assert [call["args"] for call in found["f"]] == [
+        [{"array": [[2, 5], "float32"]}], [{"array": [[8, 3], "float32"]}], [{"array": [[], "float32"]}]]

@@ -224,9 +224,17 @@ class Scope:
         return None
 
     def _made(self, call: ast.Call) -> Form | None:
-        if isinstance(call.func, ast.Attribute) and call.func.attr == "astype" and len(call.args) == 1:
-            inner, dtype = self.form(call.func.value), self.dtype(call.args[0])
-            return {"array": [inner["array"][0], dtype]} if inner and "array" in inner and dtype else None
+        if isinstance(call.func, ast.Attribute) and call.func.attr in ("astype", "reshape") and call.args:
+            inner = self.form(call.func.value)
+            if not (inner and "array" in inner):
+                return None
+            shape, dtype = inner["array"]
+            if call.func.attr == "astype":
+                dtype = self.dtype(call.args[0]) if len(call.args) == 1 else None
+                return {"array": [shape, dtype]} if dtype else None
+            new = self.shape(call.args[0] if len(call.args) == 1 else ast.Tuple(elts=call.args))
+            shape = reshaped(shape, new) if new is not None else None
+            return {"array": [shape, dtype]} if shape is not None else None
         name = self.aliases.full(call.func)
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
@@ -285,6 +293,23 @@ class Scope:
             return None
         kind = "float" if float in kinds else "int" if int in kinds else "bool"
         return {"array": [shape, dtype or (kind + bits if kind != "bool" else "bool")]}
+
+
+def reshaped(shape: list[int], new: list[int]) -> list[int] | None:
+    """`new` with its one -1 worked out, when it holds as many elements as `shape`."""
+    size = 1
+    for dim in shape:
+        size *= dim
+    known = 1
+    for dim in new:
+        known *= dim if dim != -1 else 1
+    if new.count(-1) > 1 or known == 0:
+        return None
+    result = [size // known if dim == -1 else dim for dim in new]
+    total = 1
+    for dim in result:
+        total *= dim
+    return result if total == size else None
 
 
 def _nested(form: Form | None) -> tuple[list[int] | None, list[Any]]:
