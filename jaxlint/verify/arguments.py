@@ -61,9 +61,9 @@ def dotted(node: ast.AST) -> str | None:
 class Aliases:
     """The module's import aliases: `jnp.zeros` -> `jax.numpy.zeros`."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, imports: list[ast.Import | ast.ImportFrom]) -> None:
         self.names: dict[str, str] = {}
-        for node in ast.walk(tree):
+        for node in imports:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     self.names[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else \
@@ -161,24 +161,30 @@ def annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Form]
 
 # -- call sites
 
-def _own_nodes(root: ast.AST):
-    """The nodes of a scope, not those of the functions and classes defined in it."""
-    for child in ast.iter_child_nodes(root):
-        yield child
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            yield from _own_nodes(child)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _own_nodes(root: ast.AST) -> list[ast.AST]:
+    """The nodes of a scope, not those of the functions and classes defined in it (in no set order)."""
+    found, stack = [], list(ast.iter_child_nodes(root))
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 class Scope:
     """The names a scope binds once, to something built from literals."""
 
-    def __init__(self, root: ast.AST, aliases: Aliases, outer: Scope | None = None) -> None:
+    def __init__(self, root: ast.AST, nodes: list[ast.AST], aliases: Aliases, outer: Scope | None = None) -> None:
         self.aliases, self.outer = aliases, outer
         self.bound: dict[str, ast.AST | None] = {}  # None: bound more than once, or not by `name = ...`
         if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef)):
             every = (*root.args.posonlyargs, *root.args.args, *root.args.kwonlyargs, root.args.vararg, root.args.kwarg)
             self.bound.update((param.arg, None) for param in every if param is not None)  # the caller's values
-        for node in _own_nodes(root):
+        for node in nodes:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
                 node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.NamedExpr)) else []
             value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) and len(targets) == 1 else None
@@ -291,7 +297,7 @@ class Scope:
         kinds = {type(v) for v in leaves}
         if not kinds <= {bool, int, float}:
             return None
-        kind = "float" if float in kinds else "int" if int in kinds else "bool"
+        kind = "float" if float in kinds or not kinds else "int" if int in kinds else "bool"
         return {"array": [shape, dtype or (kind + bits if kind != "bool" else "bool")]}
 
 
@@ -321,37 +327,44 @@ def _nested(form: Form | None) -> tuple[list[int] | None, list[Any]]:
     items = form.get("list", form.get("tuple"))
     if items is None:
         return None, []
+    if not items:
+        return [0], []
     parts = [_nested(item) for item in items]
     shapes = {tuple(s) if s is not None else None for s, _ in parts}
     if None in shapes or len(shapes) > 1:
-        return (None, []) if parts else ([0], [])
+        return None, []
     return [len(items), *parts[0][0]], [leaf for _, leaves in parts for leaf in leaves]
 
 
 def call_sites(tree: ast.Module, names: set[str]) -> dict[str, list[dict[str, Any]]]:
     """name -> the calls of that module-level name whose arguments are all built from literals, as
-    `{"line", "args", "kwargs"}` (a few per name, in source order)."""
-    aliases, found = Aliases(tree), {}
-    module = Scope(tree, aliases)
-    scopes = [(tree, module)]
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            scopes.append((node, Scope(node, aliases, module)))
-    for root, scope in scopes:
-        for node in _own_nodes(root):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names):
-                continue
-            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-                continue
+    `{"line", "args", "kwargs"}` (the first few per name in the source)."""
+    imports, wanted = [], {}  # scope (the module or a function) -> the calls of `names` in it
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, tree)]
+    while stack:  # one walk: most files have no call worth reading
+        node, scope = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                imports.append(child)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id in names \
+                    and scope is not None and not any(isinstance(a, ast.Starred) for a in child.args) \
+                    and all(k.arg is not None for k in child.keywords):
+                wanted.setdefault(scope, []).append(child)
+            inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
+                None if isinstance(child, (ast.Lambda, ast.ClassDef)) else scope
+            stack.append((child, inner))
+    if not wanted:
+        return {}
+    aliases, found = Aliases(imports), {}
+    module = Scope(tree, _own_nodes(tree), aliases)
+    for root, calls in wanted.items():
+        scope = module if root is tree else Scope(root, _own_nodes(root), aliases, module)
+        for node in calls:
             args = [scope.form(a) for a in node.args]
             kwargs = {k.arg: scope.form(k.value) for k in node.keywords}
             if all(f is not None for f in (*args, *kwargs.values())):
-                calls = found.setdefault(node.func.id, [])
-                if len(calls) < CALLS_PER_FUNCTION:
-                    calls.append({"line": node.lineno, "args": args, "kwargs": kwargs})
-    for calls in found.values():
-        calls.sort(key=lambda call: call["line"])
-    return found
+                found.setdefault(node.func.id, []).append({"line": node.lineno, "args": args, "kwargs": kwargs})
+    return {name: sorted(calls, key=lambda call: call["line"])[:CALLS_PER_FUNCTION] for name, calls in found.items()}
 
 
 def module_names(tree: ast.Module) -> set[str]:

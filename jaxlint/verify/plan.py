@@ -90,8 +90,10 @@ def main_block(tree: ast.Module) -> tuple[int, int] | None:
     return None
 
 
-def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: str) -> FilePlan | None:
-    """The plan for a file that imports jax (None for any other file)."""
+def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: str,
+              traced: bool = False) -> FilePlan | None:
+    """The plan for a file that imports jax (None for any other file). Arguments are read from the
+    source for a file whose functions are traced (`traced`, or a finding tracing can confirm)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -104,9 +106,10 @@ def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: 
     plan.spans = {name: (first, last) for first, last, name, _ in spans}
     plan.defs = {name: (node.lineno, node.col_offset + 1) for _, _, name, node in spans}
     plan.main_block = main_block(tree)
-    plan.annotated = {name: found for _, _, name, node in spans if "." not in name
-                      and (found := arguments.annotations(node))}
-    plan.calls = arguments.call_sites(tree, arguments.module_names(tree))
+    if traced or wants_tracing(findings):
+        plan.annotated = {name: found for _, _, name, node in spans if "." not in name
+                          and (found := arguments.annotations(node))}
+        plan.calls = arguments.call_sites(tree, arguments.module_names(tree))
     lines = source.splitlines()
     for finding in findings:
         owner = plan.owner_of(finding.row)
