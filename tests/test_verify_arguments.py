@@ -77,3 +77,14 @@ def test_reshape_works_out_its_minus_one_and_refuses_a_size_that_does_not_fit() 
                   "f(jnp.zeros((4, 6)).reshape((-1, 3)))\nf(jnp.ones(6).reshape(4, 2))\nf(jnp.ones(1).reshape(()))\n")
     assert [call["args"] for call in found["f"]] == [
         [{"array": [[2, 5], "float32"]}], [{"array": [[8, 3], "float32"]}], [{"array": [[], "float32"]}]]
+
+
+def test_a_name_bound_by_with_except_import_or_def_in_the_calling_function_is_not_the_module_level_one() -> None:
+    assert calls(
+        "import jax.numpy as jnp\nx = jnp.zeros(3)\ny = jnp.zeros(3)\nz = jnp.zeros(3)\nw = jnp.zeros(3)\n"
+        "def f(a): ...\n"
+        "def g():\n    with open('f') as x:\n        f(x)\n    try:\n        pass\n    except ValueError as y:\n"
+        "        f(y)\n    from data import z\n    f(z)\n    def w(): ...\n    f(w)\n"
+        "    f(jnp.zeros((2, 2)))\n") == {"f": [{"line": 18, "args": [{"array": [[2, 2], "float32"]}], "kwargs": {}}]}
+    assert annotated('def f(x: Float[Array, "_ n _"], y: Float[Array, "n"]): ...') == {
+        "x": {"array": [[4, 6, 8], "float32"]}, "y": {"array": [[6], "float32"]}}

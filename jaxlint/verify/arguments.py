@@ -97,13 +97,18 @@ class Dims:
                 continue  # any number of dimensions: none
             if name.isdigit():
                 shape.append(int(name))
+            elif not name:  # `_`: any size, its own
+                shape.append(self.size(f"_{len(self.sizes)}"))
             elif name.isidentifier():
-                if name not in self.sizes:
-                    self.sizes[name] = SYMBOL_SIZES[len(self.sizes) % len(SYMBOL_SIZES)]
-                shape.append(self.sizes[name])
+                shape.append(self.size(name))
             else:
                 return None  # `n+1` and other expressions: no shape is built
         return shape
+
+    def size(self, name: str) -> int:
+        if name not in self.sizes:
+            self.sizes[name] = SYMBOL_SIZES[len(self.sizes) % len(SYMBOL_SIZES)]
+        return self.sizes[name]
 
 
 def annotation_form(node: ast.AST | None, dims: Dims) -> Form | None:
@@ -186,7 +191,13 @@ class Scope:
             self.bound.update((param.arg, None) for param in every if param is not None)  # the caller's values
         for node in nodes:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-                node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.NamedExpr)) else []
+                node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr)) else [
+                node.optional_vars] if isinstance(node, ast.withitem) and node.optional_vars else []
+            named = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler)
+            others = [node.name] if isinstance(node, named) and node.name \
+                else [a.asname or a.name.split(".")[0] for a in node.names] if isinstance(
+                node, (ast.Import, ast.ImportFrom)) else []
+            self.bound.update((name, None) for name in others)  # bound to something else than literals
             value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) and len(targets) == 1 else None
             for target in targets:
                 for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
