@@ -47,7 +47,8 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     assert code == 1
     details = statuses(found)
     assert details[("helper_under_jit.py", 8, "JAX301")] == (
-        "confirmed", "tracing `bounded` with made-up arguments raised TracerBoolConversionError here")  # the helper's line, via its caller
+        # the helper's line, via its caller
+        "confirmed", "tracing `bounded` with made-up arguments raised TracerBoolConversionError here")
     assert details[("script_at_import.py", 8, "JAX301")] == (
         "confirmed", "importing the module raised TracerBoolConversionError here")
     assert details[("confirm_jax308.py", 9, "JAX308")] == (
@@ -106,7 +107,8 @@ def test_config_examples_give_static_arguments_and_sarif_carries_the_status(tmp_
     [result] = log["runs"][0]["results"]
     assert result["ruleId"] == "JAX301"
     assert result["properties"] == {"verify": {
-        "status": "confirmed", "detail": "tracing `first_rows` with the config's examples raised TracerBoolConversionError here"}}
+        "status": "confirmed",
+        "detail": "tracing `first_rows` with the config's examples raised TracerBoolConversionError here"}}
     rule_ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
     assert {"JAX010", "JAX011", "JAX012"} <= set(rule_ids)
 
@@ -385,7 +387,8 @@ def test_without_a_recorded_signature_arguments_come_from_annotations_then_calls
 def test_a_recorded_signature_comes_before_the_annotations(tmp_path: Path) -> None:
     """The annotation says 3 channels are any number; the run recorded the real 3, which reaches the bug."""
     write(tmp_path / "pyproject.toml", '[tool.jaxlint.verify]\nrun = ["python drive.py"]\n')
-    write(tmp_path / "drive.py", "import jax.numpy as jnp\n\nfrom gray import to_gray\n\nto_gray(jnp.ones((4, 5, 3)))\n")
+    write(tmp_path / "drive.py",
+          "import jax.numpy as jnp\n\nfrom gray import to_gray\n\nto_gray(jnp.ones((4, 5, 3)))\n")
     guessed = (ARGUMENTS / "guessed.py").read_text()
     write(tmp_path / "gray.py", guessed.replace("    if gray.max() > 1.0:", "    if False:"))
     recorded = jaxlint(tmp_path, "--verify=run", "gray.py", timeout=300)

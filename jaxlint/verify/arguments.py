@@ -119,7 +119,8 @@ def annotation_form(node: ast.AST | None, dims: Dims) -> Form | None:
         except SyntaxError:
             return None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # `X | None`
-        sides = [side for side in (node.left, node.right) if not (isinstance(side, ast.Constant) and side.value is None)]
+        sides = [side for side in (node.left, node.right)
+                 if not (isinstance(side, ast.Constant) and side.value is None)]
         return annotation_form(sides[0], dims) if len(sides) == 1 else None
     if isinstance(node, ast.Subscript):
         return _subscript_form(node, dims)

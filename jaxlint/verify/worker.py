@@ -178,8 +178,14 @@ def candidates(target: Target, examples: dict[str, Any], key_names: list[str], a
         reason = str(error)
     first = [b for b in built if b[0]["arguments"] != "made-up"]
     made_up = [b for b in built if b[0]["arguments"] == "made-up"]
-    at_calls = [({"arguments": "call", "call_line": call["line"]}, [build(a, True, ()) for a in call["args"]],
-                 {k: build(v, True, ()) for k, v in call["kwargs"].items()}) for call in calls]
+    at_calls = []
+    for call in calls:
+        try:
+            positional = [build(a, True, ()) for a in call["args"]]
+            keywords = {k: build(v, True, ()) for k, v in call["kwargs"].items()}
+            at_calls.append(({"arguments": "call", "call_line": call["line"]}, positional, keywords))
+        except (TypeError, ValueError):
+            continue  # a shape or dtype this jax cannot build: the call says nothing
     tries = [*first, *at_calls, *made_up]
     return tries, "" if tries else reason
 
