@@ -357,8 +357,8 @@ ARGUMENTS = VERIFY / "arguments"
 
 def test_without_a_recorded_signature_arguments_come_from_annotations_then_calls_then_guesses() -> None:
     """Annotations (jaxtyping dims shared by parameters, a static `int`, a tuple) and calls the module
-    makes with arrays built from literals (under the main guard too) reach bugs made-up arguments
-    cannot; guessed arguments that fail with another error leave the finding unverified; the corrected
+    makes with arrays built from literals (under the main guard too; before a `jax.Array` annotation's
+    made-up shapes) reach bugs made-up arguments cannot; guessed arguments that fail with another error leave the finding unverified; the corrected
     versions, every jitted function traced, give nothing."""
     files = ["annotated.py", "called.py", "guessed.py", "correct.py"]
     code, found = verify_json("--verify=all", *files, cwd=ARGUMENTS)
@@ -371,10 +371,12 @@ def test_without_a_recorded_signature_arguments_come_from_annotations_then_calls
                                                       "annotations raised ConcretizationTypeError here"),
         ("annotated.py", 41, "JAX403"): ("confirmed", "tracing `nearest` with arguments built from its "
                                                       "annotations raised ConcretizationTypeError here"),
-        ("called.py", 19, "JAX301"): ("confirmed", "tracing `forward` with the arguments of its call at line 33 "
+        ("called.py", 20, "JAX301"): ("confirmed", "tracing `forward` with the arguments of its call at line 43 "
                                                    "raised TracerBoolConversionError here"),
-        ("called.py", 27, "JAX303"): ("confirmed", "tracing `predict` with the arguments of its call at line 38 "
+        ("called.py", 28, "JAX303"): ("confirmed", "tracing `predict` with the arguments of its call at line 49 "
                                                    "raised ConcretizationTypeError here"),
+        ("called.py", 35, "JAX301"): ("confirmed", "tracing `channel_means` with the arguments of its call at "
+                                                   "line 44 raised TracerBoolConversionError here"),
         ("guessed.py", 18, "JAX301"): ("unverified", "tracing `to_gray` with arguments built from its annotations "
                                                      "stopped first at line 16: ValueError: too many values to "
                                                      "unpack (expected 3)"),

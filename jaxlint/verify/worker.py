@@ -164,9 +164,10 @@ def _conclusive(result: dict[str, Any]) -> bool:
 def candidates(target: Target, examples: dict[str, Any], key_names: list[str], annotated: dict[str, Any],
                calls: list[dict[str, Any]]) -> tuple[list[tuple[dict[str, Any], list, dict]], str]:
     """The arguments to try, best first, each with where it came from: built from the config's
-    examples and the annotations, then those of calls in the module, then made-up ones (annotated
-    parameters keep their annotations). Also why none could be built ("" when some could)."""
-    built, reason = [], ""
+    examples and the annotations, then those of calls in the module, then annotations that give no
+    shape (`jax.Array`) with shapes made up, then made-up ones (annotated parameters keep their
+    annotations). Also why none could be built ("" when some could)."""
+    built, reason, varies = [], "", False
     try:
         for fallback in FALLBACKS:
             positional, keywords, source, varies = target.arguments(fallback, examples, key_names, annotated)
@@ -176,7 +177,8 @@ def candidates(target: Target, examples: dict[str, Any], key_names: list[str], a
                 break  # nothing to vary: one try says it all
     except NeedsData as error:
         reason = str(error)
-    first = [b for b in built if b[0]["arguments"] != "made-up"]
+    read = [b for b in built if b[0]["arguments"] != "made-up"]
+    first, shapeless = ([], read) if varies else (read, [])
     made_up = [b for b in built if b[0]["arguments"] == "made-up"]
     at_calls = []
     for call in calls:
@@ -186,7 +188,7 @@ def candidates(target: Target, examples: dict[str, Any], key_names: list[str], a
             at_calls.append(({"arguments": "call", "call_line": call["line"]}, positional, keywords))
         except (TypeError, ValueError):
             continue  # a shape or dtype this jax cannot build: the call says nothing
-    tries = [*first, *at_calls, *made_up]
+    tries = [*first, *at_calls, *shapeless, *made_up]
     return tries, "" if tries else reason
 
 
