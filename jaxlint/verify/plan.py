@@ -3,7 +3,8 @@
 Every file that imports jax is imported (an import that raises is evidence too). A file is imported under
 its package name (found by walking up `__init__.py`); a file using relative imports in a folder without
 `__init__.py` gets its name from the project root (namespace packages). A finding belongs to the
-top-level function (or method) around it: that function is traced.
+top-level function (or method) around it: that function is traced, with arguments read from the
+source when nothing better was recorded (arguments.py: annotations, calls built from literals).
 """
 
 from __future__ import annotations
