@@ -212,9 +212,12 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         groups = _by_config(args.paths, command_line)
         settings = groups[0][0]
         result = RunResult(unsafe_fixes=args.unsafe_fixes)
-        for group_settings, paths in groups:
+        while groups:  # a folder below with a config of its own is a group of its own, checked after
+            group_settings, paths = groups.pop(0)
+            nested: list[str] | None = None if command_line.config is not None else []
             part = run(paths, group_settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
-                       cache_dir=args.cache_dir, use_cache=not args.no_cache)
+                       cache_dir=args.cache_dir, use_cache=not args.no_cache, nested=nested)
+            groups += _by_config(nested, command_line) if nested else []
             for name, value in vars(part).items():
                 if isinstance(value, (list, int)) and not isinstance(value, bool):
                     setattr(result, name, getattr(result, name) + value)
