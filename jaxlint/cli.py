@@ -9,12 +9,14 @@ import os
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from collections import Counter
 from typing import TextIO
 
 from jaxlint import __version__
-from jaxlint.config import CommandLine, ConfigError, Settings, build_settings, find_config, load_table
+from jaxlint.config import (CommandLine, ConfigError, Settings, build_settings, find_config, load_table,
+                            nearest_pyproject, pinned_jax, requires_python)
 from jaxlint.report import FORMATS, source, text
 from jaxlint.runner import FixMode, RunResult, check_stdin, run
 
@@ -245,12 +247,23 @@ def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settin
     with [tool.jaxlint] at or above each path (as ruff does), else the one found from here."""
     if command_line.config is not None:
         return [(build_settings(command_line), paths)]
-    groups: dict[Path | None, list[str]] = {}
+    groups: dict[tuple[Path | None, Path | None], list[str]] = {}
     for path in paths:
         absolute = Path(os.path.abspath(path))
-        groups.setdefault(find_config(absolute if absolute.is_dir() else absolute.parent), []).append(path)
-    return [(build_settings(command_line, config.parent if config else None), group)
-            for config, group in groups.items()]
+        folder = absolute if absolute.is_dir() else absolute.parent
+        config = find_config(folder)
+        groups.setdefault((config, None if config else nearest_pyproject(folder)), []).append(path)
+    return [(_settings(command_line, config, project), group) for (config, project), group in groups.items()]
+
+
+def _settings(command_line: CommandLine, config: Path | None, project: Path | None) -> Settings:
+    """Without a config, the code's Python and jax versions still come from its own project's
+    pyproject.toml (`requires-python`, the jax it depends on), not from the working folder's."""
+    settings = build_settings(command_line, config.parent if config else None)
+    if project is None:
+        return settings
+    return replace(settings, python_version=requires_python(project, project.parent),
+                   target_jax_version=pinned_jax(project))
 
 
 def _write_report(report: str, output_file: str | None, out: TextIO) -> None:

@@ -102,3 +102,15 @@ def test_a_broken_nested_config_is_a_configuration_error(tmp_path: Path) -> None
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == (f"jaxlint: error: [tool.jaxlint] in {repo / 'sub' / 'pyproject.toml'}"
                              ": 'ignore' must be a list of strings, got str 'JAX101'\n")
+
+
+def test_without_a_config_the_python_version_comes_from_the_checked_projects_pyproject(tmp_path: Path) -> None:
+    # Run from a project for Python 3.10 (jaxlint's own, say) on one that requires 3.12 and has no
+    # [tool.jaxlint]: its `type` statement is valid code, not JAX001.
+    write(tmp_path / "here" / "pyproject.toml", '[project]\nname = "here"\nrequires-python = ">=3.10"\n')
+    write(tmp_path / "there" / "pyproject.toml", '[project]\nname = "there"\nrequires-python = ">=3.12"\n')
+    write(tmp_path / "there" / "new.py", TYPE_ALIAS + BOTH_SOURCE)
+    write(tmp_path / "here" / "old.py", TYPE_ALIAS + BOTH_SOURCE)
+    result = jaxlint(tmp_path / "here", "--quiet", "--output-format", "concise", "--no-cache", "../there", "old.py")
+    assert _lines(result.stdout) == ["../there/new.py:4:1: JAX101", "../there/new.py:5:1: JAX102",
+                                     "old.py:1:1: JAX001"]
