@@ -271,8 +271,7 @@ def _write_report(report: str, output_file: str | None, out: TextIO) -> None:
     is a one-line error (a closed pipe is for main to handle)."""
     try:
         if output_file is None:
-            out.write(report)
-            out.flush()
+            _write_all(out, report)
         else:
             with open(output_file, "w", encoding="utf-8") as handle:
                 handle.write(report)
@@ -281,6 +280,21 @@ def _write_report(report: str, output_file: str | None, out: TextIO) -> None:
     except OSError as error:
         where = "stdout" if output_file is None else output_file
         raise ConfigError(f"cannot write the report to {where}: {error.strerror or error}") from None
+
+
+def _write_all(out: TextIO, report: str) -> None:
+    """Write every byte, so a reader that goes away midway is seen (BrokenPipeError). An unbuffered
+    stdout (PYTHONUNBUFFERED, python -u) hands the text to one write(2), and a pipe closed during it
+    takes part of it and no error: the text layer drops the rest silently."""
+    raw = getattr(out, "buffer", None)
+    if raw is None or not isinstance(raw, io.RawIOBase):
+        out.write(report)
+        out.flush()
+        return
+    out.flush()
+    data = memoryview(report.encode(out.encoding, out.errors or "strict"))
+    while data:
+        data = data[raw.write(data) or 0:]
 
 
 def _silence_stdout() -> None:
