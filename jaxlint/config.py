@@ -105,7 +105,7 @@ def find_config(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above `start` that has a `[tool.jaxlint]` table."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        if _is_file(candidate):
             try:
                 if "jaxlint" in _read_toml(candidate).get("tool", {}):
                     return candidate
@@ -199,7 +199,15 @@ def pinned_jax(pyproject: Path | None) -> str | None:
 def nearest_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above `start`, with a [tool.jaxlint] table or not."""
     return next((folder / "pyproject.toml" for folder in (start, *start.parents)
-                 if (folder / "pyproject.toml").is_file()), None)
+                 if _is_file(folder / "pyproject.toml")), None)
+
+
+def _is_file(path: Path) -> bool:
+    """False for a file in a folder that cannot be looked into (the walk reports that folder)."""
+    try:
+        return path.is_file()
+    except PermissionError:
+        return False
 
 
 def _is_list_of_str(value: Any) -> bool:

@@ -75,7 +75,11 @@ def _walk(top: str, settings: Settings, unlistable: list[tuple[str, InputError]]
 def _has_own_config(folder: str) -> bool:
     """Whether a folder holds a pyproject.toml with [tool.jaxlint] (a broken one mentioning jaxlint: ConfigError)."""
     candidate = Path(folder) / "pyproject.toml"
-    return candidate.is_file() and find_config(Path(folder)) == candidate
+    try:
+        here = candidate.is_file()  # cheap: most folders have none, and find_config would look above
+    except PermissionError:  # a folder that cannot be looked into: the walk reports it
+        return False
+    return here and find_config(Path(folder)) == candidate
 
 
 def mentions_jax(source: str) -> bool:
