@@ -50,7 +50,6 @@ WHEEL_ONLY = frozenset({"pgx"})
 MODERN = {
     "lerax": ("RunnersNum40/lerax", "67006e1a9e1ad5157426c8f4cb562c826549893e"),  # RL on equinox; Python >= 3.13
 }
-GIT_MIRRORS = Path(os.environ.get("BENCH_GIT_MIRRORS", "/work/.mirror"))
 
 
 def fetch(cache: Path, names: list[str] | None = None) -> list[Path]:
@@ -66,9 +65,10 @@ def fetch_snapshot(cache: Path, name: str) -> Path:
     repository, commit = MODERN[name]
     folder = cache / "src" / f"{name}-{commit[:12]}"
     if not folder.is_dir():
-        mirror = GIT_MIRRORS / repository.replace("/", "+") / "repo"
-        if not mirror.is_dir():
-            sys.exit(f"{name}: no git mirror of {repository} at {mirror} (set BENCH_GIT_MIRRORS)")
+        mirror = Path(os.environ.get("BENCH_GIT_MIRRORS", "")) / repository.replace("/", "+") / "repo"
+        if "BENCH_GIT_MIRRORS" not in os.environ or not mirror.is_dir():
+            sys.exit(f"{name}: not in {cache / 'src'}, and no git mirror of {repository} to export it from "
+                     f"(BENCH_GIT_MIRRORS names the folder that holds {mirror.parent.name}/repo)")
         archive = subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", commit],
                                  check=True, capture_output=True).stdout
         partial = folder.with_name(folder.name + ".partial")

@@ -214,12 +214,14 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         groups = _by_config(args.paths, command_line)
         settings = groups[0][0]
         result = RunResult(unsafe_fixes=args.unsafe_fixes)
+        done: list[tuple[Settings, list[str]]] = []
         while groups:  # a folder below with a config of its own is a group of its own, checked after
             group_settings, paths = groups.pop(0)
             nested: list[str] | None = None if command_line.config is not None else []
             part = run(paths, group_settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
                        cache_dir=args.cache_dir, use_cache=not args.no_cache, nested=nested)
-            groups += _by_config(nested, command_line) if nested else []
+            done.append((group_settings, paths))
+            _add_nested(groups, done, _by_config(nested, command_line) if nested else [])
             for name, value in vars(part).items():
                 if isinstance(value, (list, int)) and not isinstance(value, bool):
                     setattr(result, name, getattr(result, name) + value)
@@ -254,6 +256,20 @@ def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settin
         config = find_config(folder)
         groups.setdefault((config, None if config else nearest_pyproject(folder)), []).append(path)
     return [(_settings(command_line, config, project), group) for (config, project), group in groups.items()]
+
+
+def _add_nested(pending: list[tuple[Settings, list[str]]], done: list[tuple[Settings, list[str]]],
+                new: list[tuple[Settings, list[str]]]) -> None:
+    """Queue the nested folders, each once: in a group still to run with the same settings (whose walk
+    then lists each file once), not again when it was named itself (`jaxlint repo repo/sub`)."""
+    for settings, folders in new:
+        named = {os.path.normpath(path) for same, paths in done if same == settings for path in paths}
+        folders = [folder for folder in folders if folder not in named]
+        target = next((paths for same, paths in pending if same == settings), None)
+        if target is not None:
+            target.extend(folders)
+        elif folders:
+            pending.append((settings, folders))
 
 
 def _settings(command_line: CommandLine, config: Path | None, project: Path | None) -> Settings:

@@ -114,3 +114,10 @@ def test_without_a_config_the_python_version_comes_from_the_checked_projects_pyp
     result = jaxlint(tmp_path / "here", "--quiet", "--output-format", "concise", "--no-cache", "../there", "old.py")
     assert _lines(result.stdout) == ["../there/new.py:4:1: JAX101", "../there/new.py:5:1: JAX102",
                                      "old.py:1:1: JAX001"]
+
+
+def test_a_nested_folder_also_named_is_checked_once(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    for named in (["repo", "repo/sub"], ["repo", "repo/sub/b.py"], ["repo/sub", "repo"]):
+        result = jaxlint(tmp_path, "--quiet", "--output-format", "concise", "--no-cache", *named)
+        assert sorted(_lines(result.stdout)) == sorted(EXPECTED), named
