@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import JAX101_MESSAGE, JAX101_SOURCE, write
-from test_bad_input import workdir  # noqa: F401 (a fixture)
+from test_bad_input import workdir  # noqa: F401 (a fixture, used by name)
 
 # 200 findings: a json report of about 150 kB, more than a pipe holds (64 kB on Linux).
 MANY_FINDINGS = "import jax.numpy as jnp\nx = jnp.zeros(3)\n" + "x[0] = 1\n" * 200
