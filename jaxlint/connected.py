@@ -13,40 +13,51 @@ by the analysis. Python's own parser (in C) finds the calls, at a small part of 
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
+from jaxlint import __version__
 from jaxlint.analysis.interface import absolute_module
+from jaxlint.cache import Cache, content_hash
 
 MAX_REEXPORTS = 8  # as project.imported_facts follows re-exports
 
 
-class _Scan:
-    """One module's calls of project names (qualified) and its module-level imports (its re-exports)."""
+def _scan(path: Path, name: str, cache: Cache | None) -> dict:
+    """One module's calls of imported names (qualified), its module-level imports (what it may re-export)
+    and whether this Python could parse it, as JSON, cached by content."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {"calls": [], "reexports": {}, "read": False}
+    key, digest = json.dumps(["calls", __version__, str(path), name]), content_hash(data)
+    found = cache.get_value(key, digest) if cache is not None else None
+    if found is None:
+        found = _calls_and_imports(data, name if path.stem == "__init__" else name.rpartition(".")[0])
+        if cache is not None:
+            cache.put_value(key, digest, found)
+    return found
 
-    def __init__(self, path: Path, name: str) -> None:
-        self.calls: set[str] = set()
-        self.reexports: dict[str, set[str]] = {}
-        self.read = False  # syntax this Python cannot parse (the analysis may): it may call anything
-        try:
-            tree = ast.parse(path.read_bytes())
-        except (SyntaxError, ValueError, RecursionError, MemoryError, OSError):
-            return
-        self.read = True
-        package = name if path.stem == "__init__" else name.rpartition(".")[0]
-        bound: dict[str, set[str]] = {}  # every import anywhere: a superset of what each scope sees
-        called: list[list[str]] = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                called.append(_dotted(node.func))
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                for local, qualified in _imports(node, package):
-                    bound.setdefault(local, set()).add(qualified)
-        for statement in _module_level(tree.body):
-            for local, qualified in _imports(statement, package):
-                self.reexports.setdefault(local, set()).add(qualified)
-        for parts in called:
-            if parts:
-                self.calls.update(".".join([target, *parts[1:]]) for target in bound.get(parts[0], ()))
+
+def _calls_and_imports(data: bytes, package: str) -> dict:
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {"calls": [], "reexports": {}, "read": False}  # the analysis may parse it: it may call anything
+    bound: dict[str, set[str]] = {}  # every import anywhere: a superset of what each scope sees
+    called: list[list[str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            called.append(_dotted(node.func))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for local, qualified in _imports(node, package):
+                bound.setdefault(local, set()).add(qualified)
+    reexports: dict[str, list[str]] = {}
+    for statement in _module_level(tree.body):
+        for local, qualified in _imports(statement, package):
+            reexports.setdefault(local, []).append(qualified)
+    calls = {".".join([target, *parts[1:]]) for parts in called if parts for target in bound.get(parts[0], ())}
+    return {"calls": sorted(calls), "reexports": reexports, "read": True}
 
 
 def _imports(node: ast.AST, package: str) -> list[tuple[str, str]]:
@@ -87,10 +98,10 @@ def _dotted(expr: ast.expr) -> list[str]:
     return parts[::-1]
 
 
-def connected(named: set[str], modules: dict[str, Path]) -> set[str]:
+def connected(named: set[str], modules: dict[str, Path], cache: Cache | None = None) -> set[str]:
     """The modules of a project (by dotted name, with their files) whose analysis can change the
     findings of the `named` ones: these, their callers' closure and all that those call (see above)."""
-    scans = {name: _Scan(path, name) for name, path in modules.items()}
+    scans = {name: _scan(path, name, cache) for name, path in modules.items()}
     callees: dict[str, set[str]] = {name: set() for name in modules}
 
     def resolve(qualified: str, caller: str, depth: int = 0) -> None:
@@ -99,14 +110,14 @@ def connected(named: set[str], modules: dict[str, Path]) -> set[str]:
         if module not in modules:
             return
         callees[caller].add(module)
-        if name in scans[module].reexports and depth < MAX_REEXPORTS:
-            for target in scans[module].reexports[name]:
+        if name in scans[module]["reexports"] and depth < MAX_REEXPORTS:
+            for target in scans[module]["reexports"][name]:
                 resolve(target, caller, depth + 1)
 
     for name, scan in scans.items():
-        for qualified in scan.calls:
+        for qualified in scan["calls"]:
             resolve(qualified, name)
-        if not scan.read:
+        if not scan["read"]:
             callees[name] = set(modules)
     callers: dict[str, set[str]] = {name: set() for name in modules}
     for name, found in callees.items():

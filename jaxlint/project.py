@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from jaxlint.analysis.interface import Entry, Imported, Interface, ModuleContext, absolute_module
+from jaxlint.cache import Cache
 from jaxlint.connected import connected
 
 MAX_ROUNDS = 4
@@ -114,9 +115,9 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def siblings(files: list[str]) -> list[str]:
+def siblings(files: list[str], cache: Cache | None = None) -> list[str]:
     """The files of the named files' projects that were not named themselves and that can change the
-    named files' findings (jaxlint/connected.py)."""
+    named files' findings (jaxlint/connected.py; `cache` keeps what it reads of each file)."""
     named = {Path(file).absolute() for file in files}
     places = [module_of(file) for file in files if file.endswith((".py", ".pyi"))]
     extra = []
@@ -126,7 +127,7 @@ def siblings(files: list[str]) -> list[str]:
             modules.setdefault(module_of(str(path))[1], path)
         if named.issuperset(modules.values()):
             continue  # the whole project was named
-        needed = connected({name for where, name in places if where == root}, modules)
+        needed = connected({name for where, name in places if where == root}, modules, cache)
         extra.extend(_shown(path) for name, path in modules.items() if name in needed and path not in named)
     return extra
 

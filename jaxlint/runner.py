@@ -195,7 +195,7 @@ def _in_projects(paths: list[str], settings: Settings, cache: Cache | None, jobs
                  ) -> tuple[list[str], list[FileResult | None], dict[int, ModuleContext]]:
     """Check `paths` with the other modules of their projects (added after them): every file, its
     outcome, and each module's context with what the others tell it (jaxlint/project.py)."""
-    files = paths + project.siblings(paths)
+    files = paths + project.siblings(paths, cache)
     contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
     outcomes = _check_files(files, dict.fromkeys(range(len(files))), contexts, settings, cache, jobs, None)
     if contexts:
