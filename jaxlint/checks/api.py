@@ -24,6 +24,7 @@ from jaxlint.analysis.apis import Api, load_table, newest_version, parse_version
 from jaxlint.analysis.names import dotted
 from jaxlint.checks.base import FixPlan, Rule, source
 from jaxlint.diagnostics import SAFE
+from jaxlint.traversal import children
 
 _GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
@@ -41,7 +42,7 @@ def _tests_version(test: cst.BaseExpression) -> bool:
             return True
         if isinstance(expr, cst.SimpleString) and "version" in expr.value.lower():
             return True
-        pending.extend(expr.children)
+        pending.extend(children(expr))
     return False
 
 

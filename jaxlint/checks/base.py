@@ -8,6 +8,7 @@ each name holds there, `self.names` resolves imports, and `self.report(node, mes
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Optional, Union
 
@@ -63,6 +64,7 @@ def code(node: cst.CSTNode, limit: int = 40) -> str:
     return text if len(text) <= limit else "..."
 
 
+@functools.lru_cache(maxsize=None)  # rules ask for every call of a file
 def is_test_file(filename: str) -> bool:
     """`test_*.py`, `*_test.py`, `conftest.py`, or anything under a `tests`/`test` folder."""
     parts = filename.replace("\\", "/").split("/")

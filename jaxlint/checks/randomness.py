@@ -18,6 +18,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import LAX_BODIES, LOOP_BODIES, MAPS, TracedFunction
 from jaxlint.checks.base import Rule, code, is_test_file
 from jaxlint.diagnostics import UNSAFE
+from jaxlint.traversal import children
 
 KEY_CONSTRUCTORS = frozenset({"jax.random.key", "jax.random.PRNGKey"})
 _FOLD_IN = "jax.random.fold_in"
@@ -72,7 +73,7 @@ def _host_state_calls(expr: cst.CSTNode, names: Names):
     if isinstance(expr, cst.Call) and host_state_kind(names.qualified(expr.func)):
         yield expr
         return
-    for child in expr.children:
+    for child in children(expr):
         yield from _host_state_calls(child, names)
 
 
