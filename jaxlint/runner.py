@@ -10,6 +10,7 @@ never pays for it. `--fix` and `--diff` bypass the cache: they must read what is
 from __future__ import annotations
 
 import difflib
+import multiprocessing
 import os
 import re
 import signal
@@ -273,6 +274,8 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
         return
     from concurrent.futures.process import BrokenProcessPool  # not imported by runs that need no pool
 
+    if multiprocessing.get_start_method() == "fork":
+        import jaxlint.lint  # noqa: F401  (libcst: imported once here, not once by each worker of each pool)
     # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
     ordered = sorted(misses, key=lambda miss: -len(miss[1]))
     with _pool(min(jobs, len(misses))) as pool:

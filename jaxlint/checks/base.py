@@ -92,6 +92,12 @@ class Rule:
     # The jax release the code must run on (`target-jax-version`); None: the newest jaxlint knows.
     jax_version: str | None = None
 
+    @classmethod
+    def needs_values(cls, source: str) -> bool:
+        """Whether checking `source` asks the value analysis (`self.values`) anything. Building it is most
+        of a file's analysis: a file whose enabled rules need only `self.names` is checked without it."""
+        return True
+
     def __init__(self, values: ValueTracker, reporter: Reporter, filename: str = "") -> None:
         self.values = values
         self.names = values.names
