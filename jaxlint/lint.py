@@ -95,8 +95,10 @@ def _parse_and_check(
 ) -> tuple[list[Diagnostic], Interface]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
-    # A syntax tree is millions of objects and no garbage cycles: the collector would scan them again
-    # and again while they are built and walked (a third of a big file's time), for nothing.
+    # A big file's syntax tree is millions of objects, and the collector would scan them again and again
+    # while they are built and walked, for nothing: the tree holds no cycles (libcst nodes do not point
+    # to their parents). The analysis's own cycles (the tracker and its domains) wait for the next
+    # collection after the file.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -128,7 +130,9 @@ def _check(
         return [], Interface()
     if not any(rule.needs_values(source) for rule in rule_classes):
         # Names alone (JAX801/802 on a file that reads no removed array attribute): one walk, no value
-        # analysis, and so nothing to tell the project's other modules.
+        # analysis, and so nothing to tell the project's other modules. (Those that do read one then
+        # miss what this module's traced calls would tell them: a removed attribute of a value traced
+        # only through a call from here is found by a run that selects a rule of the analysis too.)
         reports = []
         scopes = NameScopes(module, context.package if context is not None else None)
         rules = [rule(scopes, lambda *report: reports.append(report), filename) for rule in rule_classes]
