@@ -24,12 +24,15 @@ from jaxlint.analysis.apis import Api, load_table, newest_version, parse_version
 from jaxlint.analysis.names import dotted
 from jaxlint.checks.base import FixPlan, Rule, source
 from jaxlint.diagnostics import SAFE
-from jaxlint.traversal import children
+from jaxlint.traversal import TOKENS, children
 
 _GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
 _ARRAY = "jax.Array"  # the table's rows for methods and attributes of arrays: `jax.Array.device_buffer`
 _INDEX = "jax.ops.index"  # `jax.ops.index[i, :]` was how an index for jax.ops.index_* was written
+
+
+_PUNCTUATION = TOKENS - {cst.Name, cst.SimpleString}  # whitespace, operators, brackets, other literals
 
 
 def _tests_version(test: cst.BaseExpression) -> bool:
@@ -42,7 +45,7 @@ def _tests_version(test: cst.BaseExpression) -> bool:
             return True
         if isinstance(expr, cst.SimpleString) and "version" in expr.value.lower():
             return True
-        pending.extend(children(expr))
+        pending.extend(child for child in children(expr) if type(child) not in _PUNCTUATION)
     return False
 
 
