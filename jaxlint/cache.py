@@ -64,21 +64,21 @@ class Cache:
         self.put_value(key, digest, {"skipped": skipped, "interface": interface.to_json(),
                                      "diagnostics": [_serialize(d) for d in diagnostics]})
 
-    def get_value(self, key: str, digest: str):
-        """The JSON value stored for this key and content, or None."""
+    def get_value(self, key: str, digest: str) -> dict | None:
+        """The JSON object stored for this key and content (with its `key` and `content`), or None."""
         try:
             with open(self._entry(key), "rb") as handle:
                 entry = json.load(handle)
-            return entry["value"] if entry["key"] == key and entry["content"] == digest else None
+            return entry if entry["key"] == key and entry["content"] == digest else None
         except Exception:  # missing, unreadable, truncated, corrupt or foreign: recompute
             return None
 
-    def put_value(self, key: str, digest: str, value) -> None:
-        """Store a JSON value for this key and content, atomically; failing to only costs speed."""
+    def put_value(self, key: str, digest: str, value: dict) -> None:
+        """Store a JSON object for this key and content, atomically; failing to only costs speed."""
         target = self._entry(key)
         try:
             self._prepare(target.parent)
-            _write_atomically(target, json.dumps({"key": key, "content": digest, "value": value},
+            _write_atomically(target, json.dumps({"key": key, "content": digest, **value},
                                                  ensure_ascii=False).encode("utf-8"))
         except OSError:
             pass

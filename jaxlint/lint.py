@@ -102,8 +102,11 @@ def _parse_and_check(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _check(parse(source, target), source, filename, enabled, table, key_names, jax_version,
-                      line_name, context)
+        module = parse(source, target)
+        if collecting:
+            gc.freeze()  # the tree, out of the collector's sight; the analysis's own garbage is collected
+            gc.enable()
+        return _check(module, source, filename, enabled, table, key_names, jax_version, line_name, context)
     except InputError as error:
         found = Diagnostic(filename, error.row, error.col, error.code, error.message, error.row, error.col)
         return [found] if error.code in enabled else [], Interface()
@@ -112,6 +115,7 @@ def _parse_and_check(
     finally:
         sys.setrecursionlimit(limit)
         if collecting:
+            gc.unfreeze()
             gc.enable()
 
 
