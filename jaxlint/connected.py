@@ -32,11 +32,19 @@ def _scan(path: Path, name: str, cache: Cache | None) -> dict:
         return {"calls": [], "reexports": {}, "read": False}
     key, digest = json.dumps(["calls", __version__, str(path), name]), content_hash(data)
     found = cache.get_value(key, digest) if cache is not None else None
-    if found is None:
+    if not _well_formed(found):  # missing, or damaged: read again
         found = _calls_and_imports(data, name if path.stem == "__init__" else name.rpartition(".")[0])
         if cache is not None:
             cache.put_value(key, digest, found)
     return found
+
+
+def _well_formed(scan: dict | None) -> bool:
+    return (isinstance(scan, dict) and isinstance(scan.get("read"), bool)
+            and isinstance(scan.get("calls"), list) and all(isinstance(call, str) for call in scan["calls"])
+            and isinstance(scan.get("reexports"), dict)
+            and all(isinstance(targets, list) and all(isinstance(t, str) for t in targets)
+                    for targets in scan["reexports"].values()))
 
 
 def _calls_and_imports(data: bytes, package: str) -> dict:

@@ -140,3 +140,18 @@ def test_a_module_this_python_cannot_parse_counts_as_calling_every_module(tmp_pa
     write(tmp_path / "pkg" / "broken.py", "from pkg.unrelated import other\ndef broken(:\n")
     modules = {project.module_of(str(path))[1]: path for path in project.importable(tmp_path)}
     assert connected({"pkg.unrelated"}, modules) == set(modules)
+
+
+def test_a_damaged_cache_entry_of_the_scan_is_read_again(tmp_path: Path) -> None:
+    for name, text in PACKAGE.items():
+        write(tmp_path / name, text)
+    found(tmp_path, "pkg/helpers.py", cache=True)
+    files = [entry for entry in (tmp_path / ".jaxlint_cache").rglob("*")
+             if entry.is_file() and entry.name != ".gitignore"]
+    scans = [(entry, json.loads(entry.read_text("utf-8"))) for entry in files]
+    scans = [(entry, stored) for entry, stored in scans if "read" in stored]  # what the scan keeps of each file
+    assert len(scans) == len(PACKAGE)
+    for entry, stored in scans:
+        entry.write_text(json.dumps({"key": stored["key"], "content": stored["content"], "calls": 3}))
+    [finding] = found(tmp_path, "pkg/helpers.py", cache=True)
+    assert (finding["filename"], finding["location"]["row"], finding["code"]) == ("pkg/helpers.py", 2, "JAX301")
