@@ -140,4 +140,3 @@ class Names:
     def free(self, name: str) -> bool:
         """Whether no scope binds `name` to anything but the module of that name (so `import name` works)."""
         return all(scope.get(name, name) == name for scope in self._scopes)
-
