@@ -51,25 +51,35 @@ class Cache:
 
     def get(self, key: str, digest: str) -> tuple[list[Diagnostic], bool, Interface] | None:
         """(findings, skipped, the module's interface) stored for this key and content, or None."""
+        entry = self.get_value(key, digest)
         try:
-            with open(self._entry(key), "rb") as handle:
-                entry = json.load(handle)
-            if entry["key"] != key or entry["content"] != digest:
-                return None
             interface = Interface.from_json(entry["interface"])
             return [_diagnostic(item) for item in entry["diagnostics"]], bool(entry["skipped"]), interface
-        except Exception:  # missing, unreadable, truncated, corrupt or foreign: recompute
+        except Exception:  # missing, truncated, corrupt or foreign: recompute
             return None
 
     def put(self, key: str, digest: str, diagnostics: list[Diagnostic], skipped: bool,
             interface: Interface = Interface()) -> None:
         """Store an entry atomically; a cache that cannot be written only costs speed."""
-        entry = {"key": key, "content": digest, "skipped": skipped, "interface": interface.to_json(),
-                 "diagnostics": [_serialize(d) for d in diagnostics]}
+        self.put_value(key, digest, {"skipped": skipped, "interface": interface.to_json(),
+                                     "diagnostics": [_serialize(d) for d in diagnostics]})
+
+    def get_value(self, key: str, digest: str) -> dict | None:
+        """The JSON object stored for this key and content (with its `key` and `content`), or None."""
+        try:
+            with open(self._entry(key), "rb") as handle:
+                entry = json.load(handle)
+            return entry if entry["key"] == key and entry["content"] == digest else None
+        except Exception:  # missing, unreadable, truncated, corrupt or foreign: recompute
+            return None
+
+    def put_value(self, key: str, digest: str, value: dict) -> None:
+        """Store a JSON object for this key and content, atomically; failing to only costs speed."""
         target = self._entry(key)
         try:
             self._prepare(target.parent)
-            _write_atomically(target, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+            _write_atomically(target, json.dumps({"key": key, "content": digest, **value},
+                                                 ensure_ascii=False).encode("utf-8"))
         except OSError:
             pass
 

@@ -4,7 +4,9 @@ Which rules run follows `[tool.jaxlint]` (the nearest at or above each file) lik
 command; flake8's own --select/--ignore and `# noqa` then apply on top, as for any plugin: the plugin
 leaves `# noqa` comments to flake8 (so `flake8 --disable-noqa` shows what they hide, and flake8-noqa
 sees them used), and applies only jaxlint's own file-level `# jaxlint: noqa`. A file is
-checked with its project, as `jaxlint FILE` checks it: each process analyses the project once.
+checked with its project, as `jaxlint FILE` checks it: the first file a process checks, with the modules
+connected to it (an editor checks one file per process); from the second on, each process analyses
+the whole project once (flake8 on a tree).
 flake8 cannot fix code, so a fixable finding says which jaxlint command fixes it.
 """
 
@@ -54,20 +56,26 @@ def _context(filename: str) -> ModuleContext | None:
     if path.suffix not in (".py", ".pyi") or not path.is_file():
         return None  # stdin, or a file flake8 made up: checked on its own
     root, _ = module_of(filename)
-    return _project(str(root)).get(path.absolute()) or context(filename)
+    first = _first_file.setdefault(root, path.absolute())
+    if first == path.absolute():
+        return _contexts(str(root), (str(path),)).get(first) or context(filename)
+    return _contexts(str(root)).get(path.absolute()) or context(filename)
+
+
+_first_file: dict[Path, Path] = {}  # by project root: the first file this process checked
 
 
 @lru_cache(maxsize=None)
-def _project(root: str) -> dict[Path, ModuleContext]:
-    """Once per process and project: every module analysed (with the project root's settings), through
-    jaxlint's result cache."""
+def _contexts(root: str, files: tuple[str, ...] = ()) -> dict[Path, ModuleContext]:
+    """The contexts of `files` of a project, or of all its modules, analysed with the modules they need
+    (with the project root's settings), through jaxlint's result cache."""
     from jaxlint.cache import DEFAULT_DIR, Cache
     from jaxlint.runner import project_contexts
 
     settings = _settings(root)
     cache = Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
-    files = [str(path) for path in importable(Path(root))]
-    return {Path(path).absolute(): found for path, found in project_contexts(files, settings, cache).items()}
+    named = list(files) or [str(path) for path in importable(Path(root))]
+    return {Path(path).absolute(): found for path, found in project_contexts(named, settings, cache).items()}
 
 
 def _fixable(d: Diagnostic) -> str:

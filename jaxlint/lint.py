@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from typing import Callable
@@ -12,6 +13,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
+from jaxlint.analysis.name_scopes import NameScopes
 from jaxlint.analysis.names import dotted, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts
 from jaxlint.analysis.traced import DEFAULT_TABLE, Signature, TransformTable
@@ -94,9 +96,18 @@ def _parse_and_check(
 ) -> tuple[list[Diagnostic], Interface]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
+    # A big file's syntax tree is millions of objects, and the collector would scan them again and again
+    # while they are built and walked, for nothing: the tree holds no cycles (libcst nodes do not point
+    # to their parents). The analysis's own cycles (the tracker and its domains) wait for the next
+    # collection after the file.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        return _check(parse(source, target), source, filename, enabled, table, key_names, jax_version,
-                      line_name, context)
+        module = parse(source, target)
+        if collecting:
+            gc.freeze()  # the tree, out of the collector's sight; the analysis's own garbage is collected
+            gc.enable()
+        return _check(module, source, filename, enabled, table, key_names, jax_version, line_name, context)
     except InputError as error:
         found = Diagnostic(filename, error.row, error.col, error.code, error.message, error.row, error.col)
         return [found] if error.code in enabled else [], Interface()
@@ -104,6 +115,9 @@ def _parse_and_check(
         return [_too_deep(filename)] if "JAX003" in enabled else [], Interface()
     finally:
         sys.setrecursionlimit(limit)
+        if collecting:
+            gc.unfreeze()
+            gc.enable()
 
 
 # Each round may discover traced scopes (`jax.jit(f)` below `f`, helpers called with tracers);
@@ -119,6 +133,17 @@ def _check(
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
         return [], Interface()
+    if not any(rule.needs_values(source) for rule in rule_classes):
+        # Names alone (JAX801/802 on a file that reads no removed array attribute): one walk, no value
+        # analysis, and so nothing to tell the project's other modules. (Those that do read one then
+        # miss what this module's traced calls would tell them: a removed attribute of a value traced
+        # only through a call from here is found by a run that selects a rule of the analysis too.)
+        reports = []
+        scopes = NameScopes(module, context.package if context is not None else None)
+        names_only = Context(scopes, module, filename, jax_version)
+        rules = [rule(names_only, lambda *report: reports.append(report)) for rule in rule_classes]
+        Traversal((scopes, *rules), (*rules, scopes)).walk(module)
+        return _diagnostics(module, source, filename, reports, line_name), Interface()
     facts = ScopeFacts()
     for _ in range(MAX_ROUNDS):
         reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
@@ -137,6 +162,17 @@ def _check(
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     interface = _interface(module, filename, facts, tracker, context,
                            lambda node, caller: positions[node].start.line)
+    return _diagnostics(module, source, filename, reports, line_name, positions), interface
+
+
+def _diagnostics(module: cst.Module, source: str, filename: str,
+                 reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]], line_name: Callable[[int], str],
+                 positions=None) -> list[Diagnostic]:
+    """The rules' reports, placed (positions are a second full pass over the module: only when needed)."""
+    if not reports:
+        return []
+    if positions is None:
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
     def line_of(node: cst.CSTNode) -> str:
         return line_name(positions[node].start.line)
@@ -150,7 +186,7 @@ def _check(
             filename, where.start.line, where.start.column + 1, code, text,
             where.end.line, where.end.column + 1, fix,
         ))
-    return diagnostics, interface
+    return diagnostics
 
 
 def _line_in_text(source: str, call: cst.Call, caller: str) -> int:

@@ -7,8 +7,9 @@ phase 2, here, turns every module's interface into the facts each module imports
 the modules whose facts changed, until nothing changes (at most MAX_ROUNDS times).
 
 A project is the folder imports start from: the folder above a file's topmost package (a folder with
-`__init__.py`), or the file's own folder for a script. Every Python file of it takes part, named on the
-command line or not, so the answer for one file does not depend on which files were named.
+`__init__.py`), or the file's own folder for a script. Every Python file of it that can change the named files'
+findings takes part, named on the command line or not (jaxlint/connected.py), so the answer for one file
+does not depend on which files were named.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from jaxlint.analysis.interface import Entry, Imported, Interface, ModuleContext, absolute_module
+from jaxlint.cache import Cache
+from jaxlint.connected import connected
 
 MAX_ROUNDS = 4
 # A project larger than this is checked file by file, without the files that were not named.
@@ -112,13 +115,20 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def siblings(files: list[str]) -> list[str]:
-    """The files of the named files' projects that were not named themselves."""
+def siblings(files: list[str], cache: Cache | None = None) -> list[str]:
+    """The files of the named files' projects that were not named themselves and that can change the
+    named files' findings (jaxlint/connected.py; `cache` keeps what it reads of each file)."""
     named = {Path(file).absolute() for file in files}
-    roots = sorted({module_of(file)[0] for file in files if file.endswith((".py", ".pyi"))})
+    places = [module_of(file) for file in files if file.endswith((".py", ".pyi"))]
     extra = []
-    for root in roots:
-        extra.extend(_shown(path) for path in importable(root) if path.absolute() not in named)
+    for root in sorted({root for root, _ in places}):
+        modules: dict[str, Path] = {}
+        for path in importable(root):
+            modules.setdefault(module_of(str(path))[1], path)
+        if named.issuperset(modules.values()):
+            continue  # the whole project was named
+        needed = connected({name for where, name in places if where == root}, modules, cache)
+        extra.extend(_shown(path) for name, path in modules.items() if name in needed and path not in named)
     return extra
 
 

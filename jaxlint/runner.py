@@ -10,6 +10,7 @@ never pays for it. `--fix` and `--diff` bypass the cache: they must read what is
 from __future__ import annotations
 
 import difflib
+import multiprocessing
 import os
 import re
 import signal
@@ -197,7 +198,7 @@ def _in_projects(paths: list[str], settings: Settings, cache: Cache | None, jobs
                  ) -> tuple[list[str], list[FileResult | None], dict[int, ModuleContext]]:
     """Check `paths` with the other modules of their projects (added after them): every file, its
     outcome, and each module's context with what the others tell it (jaxlint/project.py)."""
-    files = paths + project.siblings(paths)
+    files = paths + project.siblings(paths, cache)
     contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
     outcomes = _check_files(files, dict.fromkeys(range(len(files))), contexts, settings, cache, jobs, None)
     if contexts:
@@ -275,6 +276,8 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
         return
     from concurrent.futures.process import BrokenProcessPool  # not imported by runs that need no pool
 
+    if multiprocessing.get_start_method() == "fork":
+        import jaxlint.lint  # noqa: F401  (libcst: imported once here, not once by each worker of each pool)
     # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
     ordered = sorted(misses, key=lambda miss: -len(miss[1]))
     with _pool(min(jobs, len(misses))) as pool:

@@ -55,6 +55,22 @@ def _field_order(node: cst.CSTNode) -> tuple[str, ...]:
     return tuple(recorder.fields)
 
 
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node.children`, read in place: libcst's property rebuilds (and revalidates) the node to list them."""
+    if type(node).__name__ in _PLANNED_PER_NODE:
+        order = _field_order(node)
+    else:
+        order = _ORDERS.get(type(node)) or _ORDERS.setdefault(type(node), _field_order(node))
+    found = []
+    for name in order:
+        value = getattr(node, name)
+        if type(value) is tuple or type(value) is list:
+            found.extend(child for child in value if isinstance(child, cst.CSTNode))
+        elif isinstance(value, cst.CSTNode):
+            found.append(value)
+    return found
+
+
 @functools.cache
 def _hook_names(handler: type, prefix: str) -> tuple[str, ...]:
     return tuple(attribute for attribute in dir(handler) if attribute.startswith(prefix))

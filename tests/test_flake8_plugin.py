@@ -81,6 +81,15 @@ def test_flake8_checks_one_file_with_its_project() -> None:
     assert found == {(metrics, 11, 5, "JAX306"), (metrics, 17, 8, "JAX301")}
 
 
+def test_flake8_checks_several_files_of_a_project_in_one_process() -> None:
+    # The first file is checked with the modules connected to it, the next ones with the whole project.
+    metrics, train = "project/mypkg/metrics.py", "project/mypkg/train.py"
+    code, found, stderr = _flake8(["--select", "JAX", "--jobs", "1", metrics, train], FIXTURES)
+    assert (code, stderr) == (1, "")
+    assert found == {(metrics, 11, 5, "JAX306"), (metrics, 17, 8, "JAX301"), (train, 22, 8, "JAX301"),
+                     (train, 25, 5, "JAX308")}
+
+
 def test_noqa_is_left_to_flake8(tmp_path: Path) -> None:
     (tmp_path / "bug.py").write_text("import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1  # noqa: JAX101\n"
                                      "x[1] = 2  # noqa\n")

@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 
 from helpers import jaxlint, write
+from jaxlint import project
+from jaxlint.connected import connected
 from test_fixtures import expected_messages, known_misses
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,3 +81,77 @@ def test_a_helper_outside_any_package_is_found_from_a_script_beside_it(tmp_path:
     [finding] = found(tmp_path, "helpers.py")
     assert (finding["code"], finding["location"]["row"]) == ("JAX305", 5)
     assert "`to_host` is called with a tracer from `step` (train.py:7)" in finding["message"]
+
+
+def test_each_module_alone_gets_the_findings_of_the_folder_run() -> None:
+    whole = found(ROOT, "fixtures/project")
+    for name in expected():
+        assert found(ROOT, name) == [f for f in whole if f["filename"] == name], name
+
+
+# A package whose modules are connected by calls in different ways: a re-export in __init__.py, a
+# relative import, a helper made traced two calls away from the jitted function, and modules that
+# nothing connects to the others.
+PACKAGE = {
+    "pkg/__init__.py": "from .ops import normalize\n",
+    "pkg/ops.py": ("import jax.numpy as jnp\n\n\ndef normalize(x):\n    return x / jnp.linalg.norm(x)\n\n\n"
+                   "def log_value(name, value):\n    print(name, value)\n"),
+    "pkg/helpers.py": 'def describe(value):\n    if value > 0:\n        return "positive"\n    return "other"\n',
+    "pkg/train.py": ("import jax\n\nfrom pkg import normalize\nfrom pkg.ops import log_value\nfrom . import steps\n\n\n"
+                     "@jax.jit\ndef step(x):\n    y = normalize(x)\n    log_value(\"y\", y)\n"
+                     "    return steps.scale(y)\n"),
+    "pkg/steps.py": "from pkg.helpers import describe\n\n\ndef scale(y):\n    describe(y)\n    return y * 2\n",
+    "pkg/unrelated.py": ("import jax\n\n\n@jax.jit\ndef other(x):\n    if x.sum() > 0:\n        x = -x\n"
+                         "    return x\n"),
+    "pkg/tools/__init__.py": "",
+    "pkg/tools/report.py": ("import numpy as np\n\nfrom ..ops import normalize\n\n\ndef summary(x):\n"
+                            "    return np.asarray(normalize(x))\n"),
+}
+
+
+def test_a_file_of_a_package_is_analysed_with_the_modules_connected_to_it_by_calls(tmp_path: Path) -> None:
+    for name, text in PACKAGE.items():
+        write(tmp_path / name, text)
+    modules = {project.module_of(str(path))[1]: path for path in project.importable(tmp_path)}
+    # helpers.describe is called by steps.scale, called by the jitted train.step, which calls ops
+    # through the package's re-export: those decide whether `describe` gets a tracer; nothing else does.
+    assert connected({"pkg.helpers"}, modules) == {"pkg", "pkg.helpers", "pkg.ops", "pkg.steps", "pkg.train"}
+    assert connected({"pkg.ops"}, modules) == {"pkg", "pkg.helpers", "pkg.ops", "pkg.steps", "pkg.train",
+                                                "pkg.tools.report"}
+    assert connected({"pkg.tools.report"}, modules) == {"pkg.ops", "pkg.tools.report"}
+    assert connected({"pkg.unrelated"}, modules) == {"pkg.unrelated"}
+    assert project.siblings([str(tmp_path / "pkg" / "unrelated.py")]) == []
+
+
+def test_each_module_of_a_package_alone_gets_the_findings_of_the_folder_run(tmp_path: Path) -> None:
+    for name, text in PACKAGE.items():
+        write(tmp_path / name, text)
+    whole = found(tmp_path, "pkg")
+    assert sorted((f["filename"], f["location"]["row"], f["code"]) for f in whole) == [
+        ("pkg/helpers.py", 2, "JAX301"), ("pkg/ops.py", 9, "JAX306"), ("pkg/unrelated.py", 6, "JAX301")]
+    for name in PACKAGE:
+        assert found(tmp_path, name) == [f for f in whole if f["filename"] == name], name
+
+
+def test_a_module_this_python_cannot_parse_counts_as_calling_every_module(tmp_path: Path) -> None:
+    for name, text in PACKAGE.items():
+        write(tmp_path / name, text)
+    # Newer syntax than the running Python's, which libcst parses for a project that requires it.
+    write(tmp_path / "pkg" / "broken.py", "from pkg.unrelated import other\ndef broken(:\n")
+    modules = {project.module_of(str(path))[1]: path for path in project.importable(tmp_path)}
+    assert connected({"pkg.unrelated"}, modules) == set(modules)
+
+
+def test_a_damaged_cache_entry_of_the_scan_is_read_again(tmp_path: Path) -> None:
+    for name, text in PACKAGE.items():
+        write(tmp_path / name, text)
+    found(tmp_path, "pkg/helpers.py", cache=True)
+    files = [entry for entry in (tmp_path / ".jaxlint_cache").rglob("*")
+             if entry.is_file() and entry.name != ".gitignore"]
+    scans = [(entry, json.loads(entry.read_text("utf-8"))) for entry in files]
+    scans = [(entry, stored) for entry, stored in scans if "read" in stored]  # what the scan keeps of each file
+    assert len(scans) == len(PACKAGE)
+    for entry, stored in scans:
+        entry.write_text(json.dumps({"key": stored["key"], "content": stored["content"], "calls": 3}))
+    [finding] = found(tmp_path, "pkg/helpers.py", cache=True)
+    assert (finding["filename"], finding["location"]["row"], finding["code"]) == ("pkg/helpers.py", 2, "JAX301")

@@ -24,11 +24,15 @@ from jaxlint.analysis.apis import Api, load_table, newest_version, parse_version
 from jaxlint.analysis.names import dotted
 from jaxlint.checks.base import FixPlan, Rule, source
 from jaxlint.diagnostics import SAFE
+from jaxlint.traversal import TOKENS, children
 
 _GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
 _ARRAY = "jax.Array"  # the table's rows for methods and attributes of arrays: `jax.Array.device_buffer`
 _INDEX = "jax.ops.index"  # `jax.ops.index[i, :]` was how an index for jax.ops.index_* was written
+
+
+_PUNCTUATION = TOKENS - {cst.Name, cst.SimpleString}  # whitespace, operators, brackets, other literals
 
 
 def _tests_version(test: cst.BaseExpression) -> bool:
@@ -41,7 +45,7 @@ def _tests_version(test: cst.BaseExpression) -> bool:
             return True
         if isinstance(expr, cst.SimpleString) and "version" in expr.value.lower():
             return True
-        pending.extend(expr.children)
+        pending.extend(child for child in children(expr) if type(child) not in _PUNCTUATION)
     return False
 
 
@@ -78,6 +82,13 @@ def _name_uses(module: cst.Module, names: set[str]) -> Counter[str]:
 
 
 @lru_cache(maxsize=1)
+def _array_attribute_read() -> re.Pattern[str]:
+    """`.name` for every attribute a jax release removed from arrays (`x.device_buffer`, `x.split`)."""
+    names = sorted(api[len(_ARRAY) + 1:] for api in load_table() if api.startswith(f"{_ARRAY}."))
+    return re.compile(rf"\.(?:\s|\\|#[^\n]*)*(?:{'|'.join(names)})\b")
+
+
+@lru_cache(maxsize=1)
 def _last_names() -> frozenset[str]:
     """The last part of every API in the table: an attribute with another name is never one of them."""
     return frozenset(api.rsplit(".", 1)[-1] for api in load_table())
@@ -100,6 +111,11 @@ class _ApiUses(Rule):
         self._calls: set[cst.CSTNode] = set()  # `func` of the index-update calls already reported
         self._index_imports: list[tuple[cst.ImportAlias, cst.ImportFrom, str, Api]] = []
         self._fixable_calls: Counter[str] = Counter()
+
+    @classmethod
+    def needs_values(cls, source: str) -> bool:
+        """Only `x.<attribute jax removed from arrays>` asks the analysis whether `x` holds an array."""
+        return _array_attribute_read().search(source) is not None
 
     def _target(self):
         return parse_version(self.facts.jax_version) if self.facts.jax_version else newest_version()
@@ -264,7 +280,7 @@ class _ApiUses(Rule):
             return
         qualified = self.names.qualified(node)
         entry = self._entry(qualified)
-        if entry is None and self._holds_array(node.value):
+        if entry is None and f"{_ARRAY}.{node.attr.value}" in self._table and self._holds_array(node.value):
             self._array_attribute(node)
             return
         if entry is None:

@@ -80,6 +80,12 @@ class Rule:
     fix_safety: ClassVar[str] = "No automatic fix."
     verify: ClassVar[str] = "Not confirmed by `--verify` yet."
 
+    @classmethod
+    def needs_values(cls, source: str) -> bool:
+        """Whether checking `source` asks the value analysis (`self.facts`) anything. Building it is most
+        of a file's analysis: a file whose enabled rules need only `self.names` is checked without it."""
+        return True
+
     def __init__(self, facts: Context, reporter: Reporter) -> None:
         self.facts = facts
         self.names = facts.names

@@ -11,8 +11,9 @@ from jaxlint.analysis.bindings import rebound_names, target_names
 from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.values import Kind
-from jaxlint.model.transforms import CACHED_BY_FUNCTION, JITS, TREE_MAPS
 from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.model.transforms import CACHED_BY_FUNCTION, JITS, TREE_MAPS
+from jaxlint.traversal import children
 
 
 def expects_error(node: cst.With, names) -> bool:
@@ -124,7 +125,7 @@ def _reads(node: cst.CSTNode) -> Iterator[cst.Name]:
         while clause is not None:
             bound.update(target_names(clause.target))
             clause = clause.inner_for_in
-        yield from (name for child in node.children for name in _reads(child) if name.value not in bound)
+        yield from (name for child in children(node) for name in _reads(child) if name.value not in bound)
     elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
         for field in ("targets", "target"):
             for target in _as_list(getattr(node, field, None)):
@@ -139,7 +140,7 @@ def _reads(node: cst.CSTNode) -> Iterator[cst.Name]:
     elif isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
         return
     else:
-        for child in node.children:
+        for child in children(node):
             yield from _reads(child)
 
 
@@ -186,7 +187,7 @@ def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
         return
     if isinstance(node, cst.Call):
         yield node
-    for child in node.children:
+    for child in children(node):
         yield from _calls(child)
 
 
@@ -523,12 +524,12 @@ def _name_uses(node: cst.CSTNode, name: str, parents: tuple[cst.CSTNode, ...]):
             yield parents, node
         return
     if isinstance(node, cst.Attribute):  # `x.shape` does not use a parameter named `shape`
-        children = [node.value]
+        inner = [node.value]
     elif isinstance(node, cst.Arg):  # nor does `f(shape=...)`
-        children = [node.value]
+        inner = [node.value]
     else:
-        children = node.children
-    for child in children:
+        inner = children(node)
+    for child in inner:
         yield from _name_uses(child, name, (*parents, node))
 
 
@@ -1038,7 +1039,7 @@ def _subtracts(node: cst.CSTNode, start: str) -> bool:
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract):
         if isinstance(node.right, cst.Name) and node.right.value == start:
             return True
-    return any(_subtracts(child, start) for child in node.children)
+    return any(_subtracts(child, start) for child in children(node))
 
 
 def _all_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
@@ -1046,7 +1047,7 @@ def _all_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
         return
     if isinstance(node, cst.Call):
         yield node
-    for child in node.children:
+    for child in children(node):
         yield from _all_calls(child)
 
 
@@ -1057,7 +1058,7 @@ def _may_sync(node: cst.CSTNode) -> bool:
         return True
     if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
         return False
-    return any(_may_sync(child) for child in node.children)
+    return any(_may_sync(child) for child in children(node))
 
 
 def _computes_nothing(function: cst.FunctionDef | cst.Lambda) -> bool:
@@ -1071,7 +1072,7 @@ def _computes_nothing(function: cst.FunctionDef | cst.Lambda) -> bool:
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _walk(child)
 
 

@@ -257,6 +257,7 @@ class GradIntegerInput(Rule):
         super().__init__(facts, reporter)
         self._named: dict[tuple[int, str], cst.Call] = {}  # `df = jax.grad(f)`, by scope and name
         self._raising: list[cst.With] = []  # `with pytest.raises(...)` blocks around this point
+        self._locals: dict[int, tuple[cst.CSTNode, set[str]]] = {}  # each function's parameters and locals
 
     def _gradient(self, expr: cst.BaseExpression) -> cst.Call | None:
         """The `jax.grad(...)`-like call an expression gives the function of: itself, a name bound to it,
@@ -266,7 +267,7 @@ class GradIntegerInput(Rule):
                 found = self._named.get((id(scope), expr.value))
                 if found is not None:
                     return found
-                if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and self._binds(scope, expr.value):
+                if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and expr.value in self._bound(scope):
                     return None  # a parameter or local of that name hides the one further out
             return None
         if not isinstance(expr, cst.Call):
@@ -278,10 +279,15 @@ class GradIntegerInput(Rule):
             return self._gradient(expr.args[0].value)
         return None
 
-    @staticmethod
-    def _binds(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
-        return name in parameter_names(function.params) or (
-            isinstance(function, cst.FunctionDef) and name in rebound_names(function.body))
+    def _bound(self, function: cst.FunctionDef | cst.Lambda) -> set[str]:
+        """The function's parameters and locals, found once per function (every name asks)."""
+        known = self._locals.get(id(function))
+        if known is None:
+            names = set(parameter_names(function.params))
+            if isinstance(function, cst.FunctionDef):
+                names.update(rebound_names(function.body))
+            known = self._locals[id(function)] = (function, names)
+        return known[1]
 
     def _differentiated(self, gradient: cst.Call) -> tuple[str, tuple[int, ...]] | None:
         """The transform and its literal argnums, unless `allow_int`/`holomorphic` or a spec only run time knows."""

@@ -19,6 +19,7 @@ from jaxlint.analysis.traced import TracedFunction
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.checks.base import Rule, code
 from jaxlint.diagnostics import UNSAFE
+from jaxlint.traversal import children
 
 KEY_CONSTRUCTORS = frozenset({"jax.random.key", "jax.random.PRNGKey"})
 _FOLD_IN = "jax.random.fold_in"
@@ -73,7 +74,7 @@ def _host_state_calls(expr: cst.CSTNode, names: Names):
     if isinstance(expr, cst.Call) and host_state_kind(names.qualified(expr.func)):
         yield expr
         return
-    for child in expr.children:
+    for child in children(expr):
         yield from _host_state_calls(child, names)
 
 

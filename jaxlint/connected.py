@@ -1,0 +1,144 @@
+"""Which modules of a project the findings of some of its modules depend on, found without analysing them.
+
+Modules tell each other facts only through calls (jaxlint/project.py): a traced caller passes tracers
+to a callee in another module, and a caller learns what a callee returns. So a run on a few files of a
+project (`jaxlint train.py`, pre-commit, the flake8 plugin in an editor) analyses only the modules
+connected to them by calls: the modules that call them, transitively (their traced calls make the named
+modules' helpers traced); every module that these and the named ones call, transitively (what a callee
+returns decides which values are traced); and the modules whose imports re-export a callee on the way
+(`pkg/__init__.py` for `from pkg import report`). The others cannot change the answer, and are not read
+by the analysis. Python's own parser (in C) finds the calls, at a small part of the analysis's cost.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+from jaxlint import __version__
+from jaxlint.analysis.interface import absolute_module
+from jaxlint.cache import Cache, content_hash
+
+MAX_REEXPORTS = 8  # as project.imported_facts follows re-exports
+
+
+def _scan(path: Path, name: str, cache: Cache | None) -> dict:
+    """One module's calls of imported names (qualified), its module-level imports (what it may re-export)
+    and whether this Python could parse it, as JSON, cached by content."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {"calls": [], "reexports": {}, "read": False}
+    key, digest = json.dumps(["calls", __version__, str(path), name]), content_hash(data)
+    found = cache.get_value(key, digest) if cache is not None else None
+    if not _well_formed(found):  # missing, or damaged: read again
+        found = _calls_and_imports(data, name if path.stem == "__init__" else name.rpartition(".")[0])
+        if cache is not None:
+            cache.put_value(key, digest, found)
+    return found
+
+
+def _well_formed(scan: dict | None) -> bool:
+    return (isinstance(scan, dict) and isinstance(scan.get("read"), bool)
+            and isinstance(scan.get("calls"), list) and all(isinstance(call, str) for call in scan["calls"])
+            and isinstance(scan.get("reexports"), dict)
+            and all(isinstance(targets, list) and all(isinstance(t, str) for t in targets)
+                    for targets in scan["reexports"].values()))
+
+
+def _calls_and_imports(data: bytes, package: str) -> dict:
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {"calls": [], "reexports": {}, "read": False}  # the analysis may parse it: it may call anything
+    bound: dict[str, set[str]] = {}  # every import anywhere: a superset of what each scope sees
+    called: list[list[str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            called.append(_dotted(node.func))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for local, qualified in _imports(node, package):
+                bound.setdefault(local, set()).add(qualified)
+    reexports: dict[str, list[str]] = {}
+    for statement in _module_level(tree.body):
+        for local, qualified in _imports(statement, package):
+            reexports.setdefault(local, []).append(qualified)
+    calls = {".".join([target, *parts[1:]]) for parts in called if parts for target in bound.get(parts[0], ())}
+    return {"calls": sorted(calls), "reexports": reexports, "read": True}
+
+
+def _imports(node: ast.AST, package: str) -> list[tuple[str, str]]:
+    """The names an import statement binds, with what they are bound to (as analysis/names.py reads them)."""
+    if isinstance(node, ast.Import):
+        return [(alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2
+                for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        module = absolute_module(node.level, node.module, package)
+        if module is not None:
+            return [(alias.asname or alias.name, f"{module}.{alias.name}") for alias in node.names
+                    if alias.name != "*"]
+    return []
+
+
+def _module_level(body: list[ast.stmt]):
+    """The statements of the module's own scope, inside `if`, `try`, `with`, `match` and loops too."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.stmt):
+                yield from _module_level([child])
+            elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                yield from _module_level(child.body)
+
+
+def _dotted(expr: ast.expr) -> list[str]:
+    """`a.b.c` as its parts, [] when the expression is not a plain dotted name."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return []
+    parts.append(expr.id)
+    return parts[::-1]
+
+
+def connected(named: set[str], modules: dict[str, Path], cache: Cache | None = None) -> set[str]:
+    """The modules of a project (by dotted name, with their files) whose analysis can change the
+    findings of the `named` ones: these, their callers' closure and all that those call (see above)."""
+    scans = {name: _scan(path, name, cache) for name, path in modules.items()}
+    callees: dict[str, set[str]] = {name: set() for name in modules}
+
+    def resolve(qualified: str, caller: str, depth: int = 0) -> None:
+        """The modules a call of `qualified` may reach: the one it names, and where that re-exports it from."""
+        module, _, name = qualified.rpartition(".")
+        if module not in modules:
+            return
+        callees[caller].add(module)
+        if name in scans[module]["reexports"] and depth < MAX_REEXPORTS:
+            for target in scans[module]["reexports"][name]:
+                resolve(target, caller, depth + 1)
+
+    for name, scan in scans.items():
+        for qualified in scan["calls"]:
+            resolve(qualified, name)
+        if not scan["read"]:
+            callees[name] = set(modules)
+    callers: dict[str, set[str]] = {name: set() for name in modules}
+    for name, found in callees.items():
+        for callee in found - {name}:
+            callers[callee].add(name)
+    return _closure(_closure(named & modules.keys(), callers), callees)
+
+
+def _closure(start: set[str], edges: dict[str, set[str]]) -> set[str]:
+    found, todo = set(start), list(start)
+    while todo:
+        for other in edges[todo.pop()]:
+            if other not in found:
+                found.add(other)
+                todo.append(other)
+    return found
