@@ -64,6 +64,14 @@ LAX_BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "jax.lax.associative_scan": ((0,), ("fn",)),
 }
 
+# lax loops: where the initial carry is given (position, keyword), and which parameter of the body
+# (and of `cond_fun`) receives it. A Python list given there reaches the body as a list of tracers.
+LAX_CARRIES: dict[str, tuple[int, str, int]] = {
+    "jax.lax.fori_loop": (3, "init_val", 1),
+    "jax.lax.while_loop": (2, "init_val", 0),
+    "jax.lax.scan": (1, "init", 0),
+}
+
 # Transforms whose function runs once per iteration or once per mapped example.
 LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
 MAPS = frozenset(_MAP | {"equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.vmap", "flax.nnx.pmap"})

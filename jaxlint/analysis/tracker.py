@@ -21,12 +21,13 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.bindings import (
     is_wildcard, parameter_names, pattern_names, rebound_names, target_names, terminates,
 )
+from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.interface import ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal
 from jaxlint.analysis.traced import (
-    DEFAULT_TABLE, PARTIAL, TREE_MAPS, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
+    DEFAULT_TABLE, LAX_CARRIES, PARTIAL, TREE_MAPS, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
 from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, join
@@ -289,6 +290,8 @@ class ValueTracker:
             if caller is not None and caller.staged and not transform.staged:
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
             self.recorder.apply(chain, target, transform)
+            if transform.name in LAX_CARRIES and self._carries_list(node, transform.name):
+                self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
         func = node.func
         if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                                           and func.value.value in ("self", "cls")):
@@ -319,6 +322,16 @@ class ValueTracker:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)
         elif any(is_scalar_literal(arg.value) for arg in node.args):
             self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
+
+    def _carries_list(self, call: cst.Call, loop: str) -> bool:
+        """Whether a lax loop's initial carry is a Python list, or a name holding a list or tuple (not a
+        NumPy array, which becomes a JAX array): the body gets a list of tracers, where `carry[0] = v` works."""
+        position, keyword, _ = LAX_CARRIES[loop]
+        init = argument(call, position, keyword)
+        if isinstance(init, cst.List):
+            return True
+        held = self.value_of(init) if isinstance(init, cst.Name) else None
+        return held is not None and held.kind is Kind.HOST and not held.numpy
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:
         """Record a traced function's call into another module when it passes tracers."""
@@ -378,7 +391,8 @@ class ValueTracker:
                 tracer = function.traced[name]
                 scalar = scalar or name in self._known.scalars.get(node, ())
                 container = tracer.container and not annotated and not scalar
-                env[name] = Value(Kind.TRACED, tracer, container=container)
+                listed = name in self._known.lists.get(node, ())  # a lax carry given a Python list
+                env[name] = Value(Kind.TRACED, tracer, container=container, pytree_part=listed)
             elif function is not None and name in function.static:
                 env[name] = STATIC
             elif annotated:
