@@ -208,6 +208,8 @@ class Evaluator:
             return _derived([self.value_of(receiver)]) or ARRAY
         if isinstance(func, cst.Attribute) and func.attr.value in arrays.ARRAY_METHODS:
             base = self.value_of(func.value)
+            if base is not None and base.numpy and func.attr.value in arrays.HOST_ARRAY_METHODS:
+                return NUMPY_ARRAY
             if base is not None and base.is_array:
                 reduced_truth = func.attr.value in ("all", "any")
                 return _derived([base], boolean=reduced_truth or (base.boolean and func.attr.value != "astype"))
