@@ -11,6 +11,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from jaxlint.analysis.axes import FUNCTION_AXES, METHOD_AXES, traced_axis_error
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
 from jaxlint.analysis.numpy_boundary import (
     ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKES_TRACED_ARRAY, WEAKLY_REFERENCING,
@@ -235,13 +236,17 @@ class TracerConcretization(Rule):
     what_it_does = (
         "Flags conversions of a traced value to a Python number or list inside a jitted (or vmapped, "
         "lax-body) function: `int(x)`, `float(x)`, `complex(x)`, `operator.index(x)`, `x.item()`, "
-        "`x.tolist()`, and a traced value passed as `axis=` or `k=` to a `jax.numpy` or `jax.lax` "
-        "function."
+        "`x.tolist()`, a traced value passed as `axis=` or `k=` to a `jax.numpy` or `jax.lax` "
+        "function or an array method, and a traced axis given by position (`x.sum(a)`, `jnp.min(x, a)`, "
+        "`jnp.take(x, i, a)`)."
     )
     why_bad = (
         "A tracer has no concrete value while the function is traced, so JAX raises "
-        "`ConcretizationTypeError`. Keep the value as an array (`x.astype(jnp.int32)`), or make the "
-        "argument static when it really is a configuration value."
+        "`ConcretizationTypeError`. An axis must be a Python int while tracing: a traced one raises "
+        "`ConcretizationTypeError`, `TracerIntegerConversionError` (`argmax`, `take`, `concatenate`) or a "
+        "`ValueError` about non-hashable static arguments (`cumsum`, `sort`, `median`), by function (jax "
+        "0.10.2). Keep the value as an array (`x.astype(jnp.int32)`), or make the argument static when it "
+        "really is a configuration value."
     )
     example = (
         "@jax.jit\n"
@@ -265,11 +270,11 @@ class TracerConcretization(Rule):
     _METHODS = {"item", "tolist"}
     _STATIC_KEYWORDS = {"axis", "k"}  # `num=` is a size: JAX401
 
-    def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value) -> None:
+    def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value,
+                error: str = "ConcretizationTypeError", remedy: str = "keep it an array (`.astype(...)`)") -> None:
         self.report(node, lambda line_of: (
-            f"{what} needs a concrete value and raises ConcretizationTypeError: `{code(operand)}` is traced "
-            f"({value.describe(code(operand), line_of)}); keep it an array (`.astype(...)`)"
-            f"{static_hint(self, value)}"
+            f"{what} needs a concrete value and raises {error}: `{code(operand)}` is traced "
+            f"({value.describe(code(operand), line_of)}); {remedy}{static_hint(self, value)}"
         ))
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -289,12 +294,36 @@ class TracerConcretization(Rule):
                 self._report(node, f"`.{func.attr.value}()`", func.value, value)
             return
         qualified = self.names.qualified(func) or ""
-        if qualified.startswith(("jax.numpy.", "jax.lax.")):
-            for arg in node.args:
-                if arg.keyword is not None and arg.keyword.value in self._STATIC_KEYWORDS:
-                    value = self.values.value_of(arg.value)
-                    if value is not None and value.staged:
-                        self._report(arg, f"`{arg.keyword.value}=`", arg.value, value)
+        method = self._array_method(func)
+        if not qualified.startswith(("jax.numpy.", "jax.lax.")) and method is None:
+            return
+        error = traced_axis_error(qualified, method)
+        axis = FUNCTION_AXES.get(qualified) or METHOD_AXES.get(method or "")
+        if axis is not None and not any(arg.star for arg in node.args[:axis[0] + 1]):
+            given = [arg for arg in node.args if arg.keyword is None]
+            if axis[0] < len(given):
+                if self._static_argument(given[axis[0]], "axis", error):
+                    return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in self._STATIC_KEYWORDS:
+                if self._static_argument(arg, arg.keyword.value, error):
+                    return
+
+    def _array_method(self, func: cst.BaseExpression) -> str | None:
+        """`sum` for `x.sum` when `x` is known to be a JAX array or a tracer."""
+        if not isinstance(func, cst.Attribute) or func.attr.value not in METHOD_AXES:
+            return None
+        receiver = self.values.value_of(func.value)
+        return func.attr.value if receiver is not None and receiver.is_array else None
+
+    def _static_argument(self, arg: cst.Arg, what: str, error: str) -> bool:
+        """Report a traced axis (or `k`); whether one was reported."""
+        value = self.values.value_of(arg.value)
+        if value is None or not value.staged:
+            return False
+        self._report(arg, f"`{what}`" if arg.keyword is None else f"`{what}=`", arg.value, value, error,
+                     "pass a Python int")
+        return True
 
 
 class TracerAsPythonIndex(Rule):
