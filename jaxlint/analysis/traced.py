@@ -72,6 +72,17 @@ LAX_CARRIES: dict[str, tuple[int, str, int]] = {
     "jax.lax.scan": (1, "init", 0),
 }
 
+# lax control flow: where the operands (data, carries) go, by position and keyword, and the position
+# from which every further positional argument is an operand (`lax.cond(pred, f, g, *operands)`).
+LAX_OPERANDS: dict[str, tuple[tuple[int, ...], tuple[str, ...], int | None]] = {
+    "jax.lax.cond": ((), ("operand",), 3),
+    "jax.lax.switch": ((), ("operand",), 2),
+    "jax.lax.scan": ((1, 2), ("init", "xs"), None),
+    "jax.lax.fori_loop": ((3,), ("init_val",), None),
+    "jax.lax.while_loop": ((2,), ("init_val",), None),
+    "jax.lax.map": ((1,), ("xs",), None),
+}
+
 # Transforms whose function runs once per iteration or once per mapped example.
 LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
 MAPS = frozenset(_MAP | {"equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.vmap", "flax.nnx.pmap"})

@@ -16,6 +16,7 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
                ("ConcretizationTypeError", "")),
     "JAX305": (("TracerArrayConversionError", ""), ("ConcretizationTypeError", ""),
                ("TracerIntegerConversionError", ""), ("TypeError", "weak reference")),
+    "JAX309": (("TypeError", "is not a valid JAX type"),),
     "JAX401": (("TypeError", "Shapes must be"), ("ConcretizationTypeError", ""),
                ("TracerIntegerConversionError", "")),
     "JAX402": (("NonConcreteBooleanIndexError", ""),),
