@@ -932,7 +932,8 @@ class TracerLeak(Rule):
         "Flags a traced function (jitted, vmapped, or a lax body) that stores a traced value where it "
         "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert(x)`, "
         "`outer[k] = x` on a container defined outside the traced "
-        "function, or `self.attr = x` in a jitted method."
+        "function, or `self.attr = x` in a jitted method, alone or as a target of unpacking "
+        "(`best_loss, best_params = loss, params`)."
     )
     why_bad = (
         "The stored object is a tracer that belongs to one trace. Using it after the trace ends raises "
@@ -975,6 +976,7 @@ class TracerLeak(Rule):
     def __init__(self, values, reporter, filename: str = "") -> None:
         super().__init__(values, reporter, filename)
         self._locals: dict[int, set[str]] = {}
+        self._reported: cst.CSTNode | None = None
 
     def _outside(self, name: str) -> bool:
         """Whether `name` lives outside the trace: not local to any function that runs inside it."""
@@ -1002,6 +1004,9 @@ class TracerLeak(Rule):
         return value if value is not None and value.staged else None
 
     def _report(self, node: cst.CSTNode, where: str, stored: cst.BaseExpression, value: Value) -> None:
+        if self._reported is node:
+            return  # `a, b = x, y` leaking both: one finding for the statement
+        self._reported = node
         self.report(node, lambda line_of: (
             f"a traced value escapes into {where}: `{code(stored)}` is traced "
             f"({value.describe(code(stored), line_of)}); using it after the trace raises "
@@ -1009,34 +1014,50 @@ class TracerLeak(Rule):
         ))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        value = self._leaked(node.value)
-        if value is None:
-            return
         for target in node.targets:
-            self._check_target(target.target, node, value)
+            self._check_unpacked(target.target, node.value, node)
+
+    def _check_unpacked(self, target: cst.BaseExpression, stored: cst.BaseExpression, node: cst.Assign) -> None:
+        """`a, b = x, y` stores `x` in `a` and `y` in `b`; `a, b = pair` stores pieces of `pair` in both."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            items = [element.value for element in target.elements]
+            if (isinstance(stored, (cst.Tuple, cst.List)) and len(stored.elements) == len(items)
+                    and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *stored.elements))):
+                for item, element in zip(items, stored.elements):
+                    self._check_unpacked(item, element.value, node)
+                return
+            for item in items:
+                self._check_unpacked(item, stored, node)
+            return
+        value = self._leaked(stored)
+        if value is not None:
+            self._check_target(target, node, value, stored)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         value = self._leaked(node.value)
         if value is not None:
-            self._check_target(node.target, node, value)
+            self._check_target(node.target, node, value, node.value)
 
-    def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value) -> None:
+    def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value,
+                      stored: cst.BaseExpression) -> None:
+        if isinstance(target, cst.StarredElement):
+            target = target.value
         if isinstance(target, cst.Name) and self.values.is_global(target.value):
-            self._report(node, f"the global `{target.value}`", node.value, value)
+            self._report(node, f"the global `{target.value}`", stored, value)
         elif isinstance(target, cst.Name) and self.values.is_nonlocal(target.value):
             if self._outside(target.value):
-                self._report(node, f"`{target.value}`, defined outside the traced function", node.value, value)
+                self._report(node, f"`{target.value}`, defined outside the traced function", stored, value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             if self._outside(target.value.value):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function",
-                             node.value, value)
+                             stored, value)
         elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
               and target.value.value == "self" and value.tracer is not None
               and value.tracer.transform.name.startswith("jax.")
               and self.values.function is not None and self.values.function.transforms):
             # Only a method jax traces itself: one merely called from a trace (`__init__` of an
             # object built inside it) may be storing on an object that lives inside the trace.
-            self._report(node, f"`self.{target.attr.value}`", node.value, value)
+            self._report(node, f"`self.{target.attr.value}`", stored, value)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
