@@ -370,7 +370,8 @@ class ValueTracker:
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
         entries = self._known.entries.get(node, [])
-        return traced_function(name, params, transforms, passed, entries, self.names, self.transforms)
+        return traced_function(name, params, transforms, passed, entries, self.names, self.transforms,
+                               self._known.scalars.get(node, frozenset()))
 
     def _enter(self, node: cst.CSTNode, params: cst.Parameters, function: TracedFunction | None,
                body_statements) -> None:

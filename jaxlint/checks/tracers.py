@@ -76,7 +76,9 @@ class PythonControlFlowOnTracer(Rule):
         "Flags `if`, `elif`, `while`, `assert`, `a if cond else b` and comprehension `if` clauses whose "
         "condition is a traced value inside a jitted (or vmapped, pmapped, lax-body) function: a comparison "
         "or arithmetic on a traced argument, a `jnp` result computed from one, and the same in helper "
-        "functions called with traced arguments."
+        "functions called with traced arguments. A flag (a parameter defaulting to `True` or `False`) of a "
+        "function decorated with `jax.jit` counts as traced when it is not static and a call in the module "
+        "passes it, by position or by keyword: `jit` traces every argument it is given."
     )
     why_bad = (
         "Under `jit`, arguments are abstract tracers: their values are unknown while Python runs the function "
@@ -104,7 +106,9 @@ class PythonControlFlowOnTracer(Rule):
     not_flagged = (
         "Conditions on static values: shapes (`x.shape[0] > 2`, `x.ndim`), `len(x)`, `x is None`, "
         "`isinstance(...)`, static arguments, literals and module constants. The truth value of a bare "
-        "argument (`if params:`), which may be a pytree of tracers whose truth value is fine. Functions "
+        "argument (`if params:`), which may be a pytree of tracers whose truth value is fine. Flags that "
+        "no call passes (they keep their Python default), and flags of functions wrapped by a call "
+        "(`jax.jit(f)`), whose plain name may also be called without `jit`. Functions "
         "under `grad` alone, whose tracers carry concrete values and support Python control flow. "
         "Code outside traced functions."
     )
