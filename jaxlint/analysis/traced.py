@@ -88,10 +88,20 @@ LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loo
 MAPS = frozenset(_MAP | {"equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.vmap", "flax.nnx.pmap"})
 
 
+# Transforms that trace their function to a jaxpr: inside, every `jnp`/`lax` result is a tracer, even one
+# computed from static values (`jnp.array(x.shape).prod()`). `vmap` and `grad` alone keep those concrete
+# (checked on jax 0.10.2).
+_BUILDS_JAXPR = _JIT | set(LAX_BODIES) | {
+    "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap", "equinox.filter_checkpoint", "flax.nnx.jit",
+    "flax.nnx.remat", "flax.nnx.pmap",
+}
+
+
 class TransformTable:
     """The transforms jaxlint knows, plus the user's `extra-transforms` (which behave like `jax.jit`)."""
 
     def __init__(self, extra: frozenset[str] = frozenset()) -> None:
+        self.builds_jaxpr = frozenset(_BUILDS_JAXPR | extra)
         # Those that take `static_argnames=`: the fix a message can suggest.
         self.static_argnames = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"} | extra)
         self.jit_like = frozenset(_JIT | extra)

@@ -97,7 +97,7 @@ class ValueTracker:
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
-        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned)
+        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self.in_jaxpr_trace)
         self._branch_states: list[list[Env | None]] = []
         self._loop_states: list[tuple[Env, set[str]]] = []
         self._try_states: list[tuple[set[str], Env, Env]] = []  # rebound names, before, after the body
@@ -134,6 +134,16 @@ class ValueTracker:
     def traced_node(self) -> cst.CSTNode | None:
         """The FunctionDef or Lambda of `traced_scope`."""
         return self._scopes[-1].traced_node
+
+    def in_jaxpr_trace(self) -> bool:
+        """Whether the current point runs while a transform traces it to a jaxpr (`jit`, lax bodies, `pmap`;
+        not `vmap` or `grad` alone), directly or through the traced function that calls it: there every
+        `jnp`/`lax` result is a tracer."""
+        scope = self.traced_scope
+        if scope is None or not scope.staged:
+            return False
+        names = {t.name for t in scope.transforms} | {e.via.name for e in scope.entries}
+        return bool(names & self.transforms.builds_jaxpr)
 
     def is_global(self, name: str) -> bool:
         """Declared `global` in the current function."""
