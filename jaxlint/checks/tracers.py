@@ -880,7 +880,7 @@ class IteratorInTracedLoop(Rule):
         "Flags `next(it)` inside the body of `lax.fori_loop`, `lax.while_loop`, `lax.scan` or `lax.map` "
         "when `it` lives outside the body (a global or a variable of an enclosing function), and an "
         "iterator or generator (`iter(...)`, `zip(...)`, `map(...)`, `enumerate(...)`, a generator "
-        "expression, or a name only ever bound to one) passed as an operand of `lax.scan`, `lax.cond`, "
+        "expression, or a name bound once, to one) passed as an operand of `lax.scan`, `lax.cond`, "
         "`lax.switch`, `lax.fori_loop`, `lax.while_loop` or `lax.map`."
     )
     why_bad = (
@@ -909,8 +909,8 @@ class IteratorInTracedLoop(Rule):
     not_flagged = (
         "`next` on an iterator created inside the body (it is created again at every trace); `next(it)` in "
         "a Python `for` loop of a jitted function, which runs once per unrolled iteration; iterators "
-        "consumed outside `lax` calls (`jnp.stack(list(it))`); names bound to something other than an "
-        "iterator on some path."
+        "consumed outside `lax` calls (`jnp.stack(list(it))`); names bound more than once, or to "
+        "something other than an iterator."
     )
     verify = ("`--verify` traces the function and expects the `TypeError` at an iterator operand; `next` in a "
               "loop body raises nothing, and is not confirmed.")
