@@ -7,8 +7,8 @@ from pathlib import Path
 
 import libcst as cst
 
-from jaxlint.analysis.axes import FUNCTION_AXES, METHOD_AXES, traced_axis_error
-from jaxlint.analysis.numpy_boundary import (
+from jaxlint.model.axes import FUNCTION_AXES, METHOD_AXES, traced_axis_error
+from jaxlint.model.numpy_boundary import (
     ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKES_TRACED_ARRAY, WEAKLY_REFERENCING,
 )
 from jaxlint.model.transforms import LAX_OPERANDS, LOOP_BODIES, RUN_AS_GIVEN
