@@ -164,12 +164,14 @@ def _diff(path: str, before: str, after: str) -> str:
 
 
 def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, unsafe_fixes: bool = False,
-        jobs: int | None = None, cache_dir: str | None = None, use_cache: bool = True) -> RunResult:
+        jobs: int | None = None, cache_dir: str | None = None, use_cache: bool = True,
+        nested: list[str] | None = None) -> RunResult:
     """Check (or fix) every file under `paths`: cached results first, the rest in `jobs` processes.
 
-    The cache is in `cache_dir`, else the config's `cache-dir`, else `.jaxlint_cache` at the root."""
+    The cache is in `cache_dir`, else the config's `cache-dir`, else `.jaxlint_cache` at the root.
+    With a `nested` list, folders with a config of their own are left out and added to it (files.discover)."""
     result = RunResult(unsafe_fixes=unsafe_fixes)
-    files, unlistable = discover(paths, settings)
+    files, unlistable = discover(paths, settings, nested)
     for folder, error in unlistable:
         if error.code in settings.enabled_for(folder):
             result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
