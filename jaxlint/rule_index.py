@@ -31,6 +31,7 @@ RULES = (
     ('JAX306', 'print-in-traced', True),
     ('JAX307', 'debug-print-fstring', True),
     ('JAX308', 'tracer-leak', True),
+    ('JAX309', 'iterator-in-traced-loop', True),
     ('JAX401', 'traced-shape', True),
     ('JAX402', 'boolean-mask-index', True),
     ('JAX403', 'data-dependent-size', True),

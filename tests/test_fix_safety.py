@@ -105,7 +105,7 @@ def test_in_place_fixes_on_possible_lists_are_unsafe_and_on_outer_names_absent()
     assert [(f["location"]["row"], f["fix"] and f["fix"]["applicability"]) for f in findings] == [
         (13, None),  # a global: `table = ...` would make it local to the function
         (21, None),  # a closure variable
-        (28, "unsafe"),  # a fori_loop carry: a list here
+        (28, "unsafe"),  # a fori_loop carry: a list here, given through a parameter
         (34, "unsafe"),  # a scan carry
         (40, "unsafe"),  # a jit argument: a list here
         (46, "safe"),  # a local array

@@ -15,7 +15,7 @@ from jaxlint.analysis.apis import Version, parse_version
 from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
-from jaxlint.analysis.traced import Transform, TracedFunction, decorator_transform
+from jaxlint.analysis.traced import Transform, TracedFunction, applied_transforms, decorator_transform
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
 from jaxlint.analysis.values import Kind, Value
 
@@ -167,6 +167,15 @@ class Context:
     def applied(self, function: cst.CSTNode) -> tuple[Transform, ...]:
         """The transforms applied to `function` by calls (`step = jax.jit(step)`), not decorators."""
         return tuple(self._tracker.known.applied.get(function, ()))
+
+    def transformed_by(self, call: cst.Call) -> list[tuple[cst.BaseExpression, Transform]]:
+        """The functions a call transforms (`jax.jit(f)`, `lax.scan(body, ...)`), each with its transform."""
+        return applied_transforms(call, self.names, self._tracker.transforms)
+
+    def in_jaxpr_trace(self) -> bool:
+        """Whether this point runs while a transform traces it to a jaxpr (`jit`, lax bodies; not `vmap` or
+        `grad` alone): every `jnp`/`lax` result here is a tracer, even one computed from static values."""
+        return self._tracker.in_jaxpr_trace()
 
     def takes_static_argnames(self, transform: str) -> bool:
         """Whether `transform` (qualified) has static arguments: a parameter it leaves static is no tracer."""

@@ -28,6 +28,7 @@ class ScopeFacts:
     passed: dict[cst.CSTNode, dict[str, Tracer]] = field(default_factory=dict)
     entries: dict[cst.CSTNode, list[Entry]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
+    lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # lax carries given a Python list
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     consumes: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # key parameters consumed
@@ -49,7 +50,7 @@ class ScopeFacts:
                 and all(self.summary_of(call) == summary for call, summary in used.items()))
 
 
-_FLOW_FIELDS = ("applied", "passed", "entries", "scalars", "host", "kernels", "consumes", "consuming")
+_FLOW_FIELDS = ("applied", "passed", "entries", "scalars", "lists", "host", "kernels", "consumes", "consuming")
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,7 @@ class ScopeRecorder:
         self._calls: list[_Call] = []
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
+        self._list_carries: list[tuple[Chain, cst.BaseExpression, Transform, int]] = []
         self._key_consumed: dict[cst.CSTNode, set[str]] = {}
         self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode, list[str | None]]] = []
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
@@ -327,6 +329,19 @@ class ScopeRecorder:
             node, bound = self._resolve(chain, call.func)
             if node is not None and node in facts.returns and not _is_init(node):
                 facts.callees[call] = (node, bound)
+
+    def list_carry(self, chain: Chain, target: cst.BaseExpression, transform: Transform, index: int) -> None:
+        """A lax loop gives `target` a Python list as its carry, the body's parameter at `index`."""
+        self._list_carries.append((chain, target, transform, index))
+
+    def _list_parameters(self, facts: ScopeFacts) -> None:
+        for chain, target, transform, index in self._list_carries:
+            node, bound = self._resolve(chain, target)
+            if node is None:
+                continue
+            params = Signature.of(node.params).after(replace(transform, bound=transform.bound + bound)).positional
+            if index < len(params):
+                facts.lists[node] = facts.lists.get(node, frozenset()) | {params[index]}
 
     def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
         self._host.append((chain, target))
@@ -442,6 +457,7 @@ class ScopeRecorder:
                 facts.kernels.add(node)
         self._return_summaries(facts)
         self._container_returns(facts)
+        self._list_parameters(facts)
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
             if node is None or node in facts.host:

@@ -23,14 +23,16 @@ from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
 from jaxlint.model.transforms import (
     CUSTOM, GRAD, GRADIENTS, HOST_CALLBACKS, JIT_LIKE, JITS, LAX_BODIES, MAP, ONLY_TRACE, PARTIAL, REF_KERNELS, STAGED,
-    TRANSFORMS, Callables,
+    TRANSFORMS, Callables, BUILDS_JAXPR,
 )
+
 
 class TransformTable:
     """The transforms jaxlint knows, plus the user's `extra-transforms` (which behave like `jax.jit`)."""
 
     def __init__(self, extra: frozenset[str] = frozenset()) -> None:
         self.extra = extra
+        self.builds_jaxpr = BUILDS_JAXPR | extra
         # Those that take `static_argnames=`: the fix a message can suggest.
         self.static_argnames = JITS | extra
         self.jit_like = JIT_LIKE | extra
@@ -268,6 +270,7 @@ class Signature:
     keyword_only: tuple[str, ...]
     defaults: frozenset[str]
     annotations: dict[str, cst.BaseExpression]
+    flags: frozenset[str] = frozenset()  # defaults to `True` or `False`: a flag, not a pytree
 
     @classmethod
     def of(cls, params: cst.Parameters) -> "Signature":
@@ -277,13 +280,15 @@ class Signature:
             tuple(p.name.value for p in params.kwonly_params),
             frozenset(p.name.value for p in every if p.default is not None),
             {p.name.value: p.annotation.annotation for p in every if p.annotation is not None},
+            frozenset(p.name.value for p in every
+                      if isinstance(p.default, cst.Name) and p.default.value in ("True", "False")),
         )
 
     def after(self, transform: Transform) -> "Signature":
         """The signature the transform sees, once `partial` (or `self`) has bound some parameters."""
         keep = [p for p in self.positional[transform.bound:] if p not in transform.bound_names]
         return Signature(tuple(keep), tuple(p for p in self.keyword_only if p not in transform.bound_names),
-                         self.defaults, self.annotations)
+                         self.defaults, self.annotations, self.flags)
 
     @property
     def all(self) -> tuple[str, ...]:
@@ -324,12 +329,14 @@ def _positions(signature: Signature, argnums: tuple[int, ...]) -> set[str]:
 
 
 def _traced_and_static(
-    transform: Transform, signature: Signature, names: Names, table: TransformTable
+    transform: Transform, signature: Signature, names: Names, table: TransformTable,
+    given: frozenset[str] = frozenset(),
 ) -> tuple[set[str], set[str]]:
     """Parameters this transform makes tracers, and parameters it keeps static.
 
     A parameter with a default may never be passed (then it is a plain Python value), so it is
-    never claimed traced.
+    never claimed traced; except a flag (`training=False`) of a function decorated with `jit`, when a
+    call passes it (`given`): every call of the decorated name goes through `jit`, which traces it.
     """
     kw = transform.keywords
     name = transform.name
@@ -340,6 +347,8 @@ def _traced_and_static(
         option = TRANSFORMS[name].none_spec_static if name in TRANSFORMS else None
         if option is not None:
             static |= _unspecified(kw.get(option), signature)
+        if isinstance(transform.node, cst.Decorator) and name in table.static_argnames and transform.bound == 0:
+            everything |= signature.flags & given
         return everything - static, static & set(signature.all)
     family = TRANSFORMS[name].family if name in TRANSFORMS else None
     if family == GRAD:
@@ -389,8 +398,10 @@ def traced_function(
     entries: list[Entry],
     names: Names,
     table: TransformTable,
+    given: frozenset[str] = frozenset(),
 ) -> TracedFunction | None:
-    """The traced-scope facts of one function from everything applied to it, or None."""
+    """The traced-scope facts of one function from everything applied to it, or None. `given`: the
+    parameters some call of it passes a scalar literal."""
     if not transforms and not passed and not entries:
         return None
     signature = Signature.of(params)
@@ -398,13 +409,14 @@ def traced_function(
     static: set[str] = set()
     for transform in transforms:
         try:
-            more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table)
+            more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table,
+                                                          given)
         except NotLiteral:
             continue
         seen = signature.after(transform).positional
         for param in more_traced:
-            # fori_loop's body gets the loop index first: one integer tracer, not a pytree.
-            scalar = transform.name == "jax.lax.fori_loop" and seen[:1] == (param,)
+            # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool.
+            scalar = transform.name == "jax.lax.fori_loop" and seen[:1] == (param,) or param in signature.flags
             traced.setdefault(param, Tracer(name, param, transform, container=not scalar))
         static |= more_static
     for param, tracer in passed.items():

@@ -21,6 +21,7 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.bindings import (
     is_wildcard, parameter_names, pattern_names, rebound_names, target_names, terminates,
 )
+from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.interface import ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
@@ -30,7 +31,7 @@ from jaxlint.analysis.traced import (
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
 from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, join
-from jaxlint.model.transforms import PARTIAL, TREE_MAPS
+from jaxlint.model.transforms import LAX_CARRIES, PARTIAL, TREE_MAPS
 
 Env = dict[str, Value]
 
@@ -97,7 +98,7 @@ class ValueTracker:
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
-        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned)
+        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self.in_jaxpr_trace)
         self._branch_states: list[list[Env | None]] = []
         self._loop_states: list[tuple[Env, set[str]]] = []
         self._try_states: list[tuple[set[str], Env, Env]] = []  # rebound names, before, after the body
@@ -134,6 +135,16 @@ class ValueTracker:
     def traced_node(self) -> cst.CSTNode | None:
         """The FunctionDef or Lambda of `traced_scope`."""
         return self._scopes[-1].traced_node
+
+    def in_jaxpr_trace(self) -> bool:
+        """Whether the current point runs while a transform traces it to a jaxpr (`jit`, lax bodies, `pmap`;
+        not `vmap` or `grad` alone), directly or through the traced function that calls it: there every
+        `jnp`/`lax` result is a tracer."""
+        scope = self.traced_scope
+        if scope is None or not scope.staged:
+            return False
+        names = {t.name for t in scope.transforms} | {e.via.name for e in scope.entries}
+        return bool(names & self.transforms.builds_jaxpr)
 
     def is_global(self, name: str) -> bool:
         """Declared `global` in the current function."""
@@ -290,6 +301,8 @@ class ValueTracker:
             if caller is not None and caller.staged and not transform.staged:
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
             self.recorder.apply(chain, target, transform)
+            if transform.name in LAX_CARRIES and self._carries_list(node, transform.name):
+                self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
         func = node.func
         if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                                           and func.value.value in ("self", "cls")):
@@ -320,6 +333,16 @@ class ValueTracker:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)
         elif any(is_scalar_literal(arg.value) for arg in node.args):
             self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
+
+    def _carries_list(self, call: cst.Call, loop: str) -> bool:
+        """Whether a lax loop's initial carry is a Python list, or a name holding a list or tuple (not a
+        NumPy array, which becomes a JAX array): the body gets a list of tracers, where `carry[0] = v` works."""
+        position, keyword, _ = LAX_CARRIES[loop]
+        init = argument(call, position, keyword)
+        if isinstance(init, cst.List):
+            return True
+        held = self.value_of(init) if isinstance(init, cst.Name) else None
+        return held is not None and held.kind is Kind.HOST and not held.numpy
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:
         """Record a traced function's call into another module when it passes tracers."""
@@ -358,7 +381,8 @@ class ValueTracker:
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
         entries = self._known.entries.get(node, [])
-        return traced_function(name, params, transforms, passed, entries, self.names, self.transforms)
+        return traced_function(name, params, transforms, passed, entries, self.names, self.transforms,
+                               self._known.scalars.get(node, frozenset()))
 
     def _enter(self, node: cst.CSTNode, params: cst.Parameters, function: TracedFunction | None,
                body_statements) -> None:
@@ -379,7 +403,8 @@ class ValueTracker:
                 tracer = function.traced[name]
                 scalar = scalar or name in self._known.scalars.get(node, ())
                 container = tracer.container and not annotated and not scalar
-                env[name] = Value(Kind.TRACED, tracer, container=container)
+                listed = name in self._known.lists.get(node, ())  # a lax carry given a Python list
+                env[name] = Value(Kind.TRACED, tracer, container=container, pytree_part=listed)
             elif function is not None and name in function.static:
                 env[name] = STATIC
             elif annotated:

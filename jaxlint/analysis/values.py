@@ -17,7 +17,8 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
 from jaxlint.model.functions import (
-    ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_FUNCTIONS, REF_FACTORIES, STATIC_ATTRIBUTES, STATIC_BUILTINS,
+    ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_FUNCTIONS, HOST_ARRAY_METHODS, REF_FACTORIES, STATIC_ATTRIBUTES,
+    STATIC_BUILTINS,
 )
 
 
@@ -39,6 +40,9 @@ class Value:
     numpy: bool = False  # a host value that is a NumPy array: `jnp.asarray` of it holds the same numbers
     # Unpacked from a pytree of tracers (`parts, total = carry`): as often a Python list as an array.
     pytree_part: bool = False
+    # A JAX array computed by `jnp`/`lax` where a transform traces to a jaxpr (`jit`, lax bodies), from
+    # static values only: it is a tracer too (`jnp.array(x.shape).prod()`), so it cannot be a shape.
+    staged_constant: bool = False
 
     @property
     def is_array(self) -> bool:
@@ -69,6 +73,9 @@ class Value:
         """Why `subject`, holding this value, is an array or a tracer: for a message."""
         if self.tracer is not None:
             return self.tracer.describe(line_of)
+        if self.staged_constant:
+            return (f"`{subject}` is computed with `jax.numpy`/`jax.lax` inside a function traced to a jaxpr "
+                    f"(jit, a lax body), where every result is traced, even one computed from static values")
         return f"`{subject}` holds a JAX array"
 
 
@@ -103,7 +110,8 @@ def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | 
         if operand is not None and operand.kind is Kind.TRACED:
             return Value(Kind.TRACED, operand.tracer, container=False, boolean=boolean)
     if any(operand is not None and operand.is_array for operand in operands):
-        return Value(Kind.ARRAY, boolean=boolean)
+        staged = any(operand is not None and operand.staged_constant for operand in operands)
+        return Value(Kind.ARRAY, boolean=boolean, staged_constant=staged)
     return None
 
 
@@ -112,11 +120,12 @@ class Evaluator:
 
     def __init__(self, names: Names, lookup: Callable[[str], Value | None], table: TransformTable,
                  returned: Callable[[cst.Call, list[Value | None]], Value | None] = lambda call, args: None,
-                 ) -> None:
+                 staged: Callable[[], bool] = lambda: False) -> None:
         self.names = names
         self._lookup = lookup
         self._table = table
         self._returned = returned  # what a call of one of the module's own functions gives
+        self._staged = staged  # whether the current point runs while a transform traces it to a jaxpr
 
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         """The known fact about `expr`, or None when unknown."""
@@ -196,12 +205,17 @@ class Evaluator:
             return REF
         if arrays.produces_array(call, self.names):
             qualified = self.names.qualified(func)
-            return _derived(arguments, boolean=qualified in BOOLEAN_FUNCTIONS) or ARRAY
+            made = _derived(arguments, boolean=qualified in BOOLEAN_FUNCTIONS) or ARRAY
+            if made.kind is Kind.ARRAY and not made.staged_constant and self._staged():
+                made = replace(made, staged_constant=True)
+            return made
         receiver = arrays.functional_update_receiver(call)
         if receiver is not None:
             return _derived([self.value_of(receiver)]) or ARRAY
         if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_METHODS:
             base = self.value_of(func.value)
+            if base is not None and base.numpy and func.attr.value in HOST_ARRAY_METHODS:
+                return NUMPY_ARRAY
             if base is not None and base.is_array:
                 reduced_truth = func.attr.value in ("all", "any")
                 return _derived([base], boolean=reduced_truth or (base.boolean and func.attr.value != "astype"))

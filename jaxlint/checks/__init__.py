@@ -20,8 +20,8 @@ from jaxlint.checks.side_effects import PrintAtTraceTime, StateMutationInTraced
 from jaxlint.checks.shapes import BooleanMaskIndex, DataDependentSize, TracedShape, TracedSliceBounds
 from jaxlint.checks.transforms import VmapInAxesArity
 from jaxlint.checks.tracers import (
-    DebugPrintFstring, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer, PythonLogicOnTracer,
-    TracerAsPythonIndex, TracerConcretization, TracerLeak,
+    DebugPrintFstring, IteratorInTracedLoop, NumpyOnTracer, PrintInTraced, PythonControlFlowOnTracer,
+    PythonLogicOnTracer, TracerAsPythonIndex, TracerConcretization, TracerLeak,
 )
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -42,6 +42,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PrintInTraced,
     DebugPrintFstring,
     TracerLeak,
+    IteratorInTracedLoop,
     TracedShape,
     BooleanMaskIndex,
     DataDependentSize,

@@ -166,7 +166,8 @@ class TracedShape(Rule):
         "used as `repeats` of `jnp.repeat`, `size=` of `jnp.nonzero`/`unique` and the like, the shapes "
         "and slice sizes of `lax.full/iota/broadcast/broadcast_in_dim/reshape/dynamic_slice`, "
         "`shape` of the `jax.random` samplers and `num` of `jax.random.split`. A shape tuple counts "
-        "when any of its elements is traced."
+        "when any of its elements is traced. A `jnp`/`lax` result computed inside a staged function counts "
+        "too, even from static values (`jnp.array(x.shape).prod()`): under `jit` it is a tracer."
     )
     why_bad = (
         "XLA compiles for fixed shapes, so JAX must know every shape while it traces the function; a "
@@ -191,7 +192,8 @@ class TracedShape(Rule):
         "    return x + jnp.sin(pos / 10000.0)[:, None]\n"
     )
     not_flagged = (
-        "Sizes computed from shapes (`x.shape[0] // 2`, `x.ndim`, `x.size`, `len(x)`), static arguments "
+        "Sizes computed from shapes in Python or NumPy (`x.shape[0] // 2`, `np.prod(x.shape)`, "
+        "`math.prod(x.shape)`, `x.ndim`, `x.size`, `len(x)`), static arguments "
         "(`static_argnums`/`static_argnames`, by position or by keyword), literals, module constants and "
         "parameters with defaults; traced values where JAX accepts them (`jnp.full(shape, fill_value)` "
         "with a traced fill value, the start and stop of `jnp.linspace`); `repeats` computed from data "
@@ -239,6 +241,8 @@ class TracedShape(Rule):
             parts = [expr.left, expr.right]
         else:
             value = self.facts.value_of(expr)
+            if value is not None and value.staged_constant and self.facts.in_jaxpr_trace():
+                return expr, value
             return (expr, value) if value is not None and value.staged else None
         for part in parts:
             found = self._traced_part(part)

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import libcst as cst
 
-from jaxlint.model.transforms import RUN_AS_GIVEN
+from jaxlint.model.axes import FUNCTION_AXES, METHOD_AXES, traced_axis_error
+from jaxlint.model.numpy_boundary import (
+    ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKES_TRACED_ARRAY, WEAKLY_REFERENCING,
+)
+from jaxlint.model.transforms import LAX_OPERANDS, LOOP_BODIES, RUN_AS_GIVEN
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.printing import debug_print_fix, placeholders_fix
@@ -60,7 +64,9 @@ class PythonControlFlowOnTracer(Rule):
         "Flags `if`, `elif`, `while`, `assert`, `a if cond else b` and comprehension `if` clauses whose "
         "condition is a traced value inside a jitted (or vmapped, pmapped, lax-body) function: a comparison "
         "or arithmetic on a traced argument, a `jnp` result computed from one, and the same in helper "
-        "functions called with traced arguments."
+        "functions called with traced arguments. A flag (a parameter defaulting to `True` or `False`) of a "
+        "function decorated with `jax.jit` counts as traced when it is not static and a call in the module "
+        "passes it, by position or by keyword: `jit` traces every argument it is given."
     )
     why_bad = (
         "Under `jit`, arguments are abstract tracers: their values are unknown while Python runs the function "
@@ -88,7 +94,9 @@ class PythonControlFlowOnTracer(Rule):
     not_flagged = (
         "Conditions on static values: shapes (`x.shape[0] > 2`, `x.ndim`), `len(x)`, `x is None`, "
         "`isinstance(...)`, static arguments, literals and module constants. The truth value of a bare "
-        "argument (`if params:`), which may be a pytree of tracers whose truth value is fine. Functions "
+        "argument (`if params:`), which may be a pytree of tracers whose truth value is fine. Flags that "
+        "no call passes (they keep their Python default), and flags of functions wrapped by a call "
+        "(`jax.jit(f)`), whose plain name may also be called without `jit`. Functions "
         "under `grad` alone, whose tracers carry concrete values and support Python control flow. "
         "Code outside traced functions."
     )
@@ -221,13 +229,17 @@ class TracerConcretization(Rule):
     what_it_does = (
         "Flags conversions of a traced value to a Python number or list inside a jitted (or vmapped, "
         "lax-body) function: `int(x)`, `float(x)`, `complex(x)`, `operator.index(x)`, `x.item()`, "
-        "`x.tolist()`, and a traced value passed as `axis=` or `k=` to a `jax.numpy` or `jax.lax` "
-        "function."
+        "`x.tolist()`, a traced value passed as `axis=` or `k=` to a `jax.numpy` or `jax.lax` "
+        "function or an array method, and a traced axis given by position (`x.sum(a)`, `jnp.min(x, a)`, "
+        "`jnp.take(x, i, a)`)."
     )
     why_bad = (
         "A tracer has no concrete value while the function is traced, so JAX raises "
-        "`ConcretizationTypeError`. Keep the value as an array (`x.astype(jnp.int32)`), or make the "
-        "argument static when it really is a configuration value."
+        "`ConcretizationTypeError`. An axis must be a Python int while tracing: a traced one raises "
+        "`ConcretizationTypeError`, `TracerIntegerConversionError` (`argmax`, `take`, `concatenate`) or a "
+        "`ValueError` about non-hashable static arguments (`cumsum`, `sort`, `median`), by function (jax "
+        "0.10.2). Keep the value as an array (`x.astype(jnp.int32)`), or make the argument static when it "
+        "really is a configuration value."
     )
     example = (
         "@jax.jit\n"
@@ -251,11 +263,11 @@ class TracerConcretization(Rule):
     _METHODS = {"item", "tolist"}
     _STATIC_KEYWORDS = {"axis", "k"}  # `num=` is a size: JAX401
 
-    def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value) -> None:
+    def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value,
+                error: str = "ConcretizationTypeError", remedy: str = "keep it an array (`.astype(...)`)") -> None:
         self.report(node, lambda line_of: (
-            f"{what} needs a concrete value and raises ConcretizationTypeError: `{code(operand)}` is traced "
-            f"({value.describe(code(operand), line_of)}); keep it an array (`.astype(...)`)"
-            f"{static_hint(self, value)}"
+            f"{what} needs a concrete value and raises {error}: `{code(operand)}` is traced "
+            f"({value.describe(code(operand), line_of)}); {remedy}{static_hint(self, value)}"
         ))
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -275,12 +287,36 @@ class TracerConcretization(Rule):
                 self._report(node, f"`.{func.attr.value}()`", func.value, value)
             return
         qualified = self.names.qualified(func) or ""
-        if qualified.startswith(("jax.numpy.", "jax.lax.")):
-            for arg in node.args:
-                if arg.keyword is not None and arg.keyword.value in self._STATIC_KEYWORDS:
-                    value = self.facts.value_of(arg.value)
-                    if value is not None and value.staged:
-                        self._report(arg, f"`{arg.keyword.value}=`", arg.value, value)
+        method = self._array_method(func)
+        if not qualified.startswith(("jax.numpy.", "jax.lax.")) and method is None:
+            return
+        error = traced_axis_error(qualified, method)
+        axis = FUNCTION_AXES.get(qualified) or METHOD_AXES.get(method or "")
+        if axis is not None and not any(arg.star for arg in node.args[:axis[0] + 1]):
+            given = [arg for arg in node.args if arg.keyword is None]
+            if axis[0] < len(given):
+                if self._static_argument(given[axis[0]], "axis", error):
+                    return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in self._STATIC_KEYWORDS:
+                if self._static_argument(arg, arg.keyword.value, error):
+                    return
+
+    def _array_method(self, func: cst.BaseExpression) -> str | None:
+        """`sum` for `x.sum` when `x` is known to be a JAX array or a tracer."""
+        if not isinstance(func, cst.Attribute) or func.attr.value not in METHOD_AXES:
+            return None
+        receiver = self.facts.value_of(func.value)
+        return func.attr.value if receiver is not None and receiver.is_array else None
+
+    def _static_argument(self, arg: cst.Arg, what: str, error: str) -> bool:
+        """Report a traced axis (or `k`); whether one was reported."""
+        value = self.facts.value_of(arg.value)
+        if value is None or not value.staged:
+            return False
+        self._report(arg, f"`{what}`" if arg.keyword is None else f"`{what}=`", arg.value, value, error,
+                     "pass a Python int")
+        return True
 
 
 class TracerAsPythonIndex(Rule):
@@ -290,7 +326,7 @@ class TracerAsPythonIndex(Rule):
     what_it_does = (
         "Flags a traced value used where Python needs an integer inside a jitted (or vmapped, lax-body) "
         "function: `range(n)`, and indexing a Python list or tuple or a NumPy array (`table[i]`) with a "
-        "traced index."
+        "traced index, in any position for a NumPy array (`table[i, :]`, `table[:, j]`)."
     )
     why_bad = (
         "Python's `range` and sequence indexing call `__index__`, which a tracer cannot answer: JAX raises "
@@ -346,18 +382,27 @@ class TracerAsPythonIndex(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         base = self.facts.value_of(node.value)
         literal = isinstance(node.value, (cst.List, cst.Tuple))
-        if not literal and (base is None or base.kind is not Kind.HOST) or len(node.slice) != 1:
+        if not literal and (base is None or base.kind is not Kind.HOST):
             return
-        index = node.slice[0].slice
-        if not isinstance(index, cst.Index):
-            return
-        value = self.facts.value_of(index.value)
-        if value is not None and value.staged:
-            self.report(node, lambda line_of: (
-                f"indexing a Python sequence with a traced value raises TracerIntegerConversionError: "
-                f"`{code(index.value)}` is traced ({value.describe(code(index.value), line_of)}); index a "
-                f"`jnp.asarray(...)` instead{static_hint(self, value)}"
-            ), self._on_device(node) if base is not None and base.numpy else None)
+        numpy = base is not None and base.numpy
+        if len(node.slice) != 1 and not numpy:
+            return  # `seq[i, j]` on a list or tuple raises TypeError whatever `i` is
+        for element in node.slice:
+            index = element.slice
+            value = self.facts.value_of(index.value) if isinstance(index, cst.Index) else None
+            if value is not None and value.staged:
+                self._report(node, index.value, value, numpy)
+                return
+
+    def _report(self, node: cst.Subscript, index: cst.BaseExpression, value: Value, numpy: bool) -> None:
+        if numpy:
+            what = "indexing a NumPy array with a traced value raises TracerArrayConversionError"
+        else:
+            what = "indexing a Python sequence with a traced value raises TracerIntegerConversionError"
+        self.report(node, lambda line_of: (
+            f"{what}: `{code(index)}` is traced ({value.describe(code(index), line_of)}); index a "
+            f"`jnp.asarray(...)` instead{static_hint(self, value)}"
+        ), self._on_device(node) if numpy else None)
 
     def _on_device(self, node: cst.Subscript) -> FixPlan | None:
         """`table[i]` -> `jnp.asarray(table)[i]` for a NumPy array: the same numbers, indexed in JAX."""
@@ -376,7 +421,12 @@ class NumpyOnTracer(Rule):
     what_it_does = (
         "Flags `np.<function>(x)`, `np.asarray(x)`, `np.float32(x)`, `scipy.<...>(x)` and `math.<function>(x)` "
         "when an argument is a traced value inside a transformed function (jit, vmap, grad, lax bodies), "
-        "with `import numpy as np`, `import numpy as onp`, `from numpy import ...` alike."
+        "with `import numpy as np`, `import numpy as onp`, `from numpy import ...` alike; a list or tuple "
+        "holding traced values given to NumPy (`np.asarray([x, y])`, `np.shape([x, y])`) or to `jnp.ndim`, "
+        "`jnp.shape` and `jnp.size` (which read a list's shape through NumPy); a traced section count or "
+        "axis given to the NumPy functions that otherwise work on tracers (`np.split(x, n)`, "
+        "`np.sum(x, axis)`); and a NumPy function given to a transform (`jax.jit(np.cumsum)`, "
+        "`jax.vmap(np.linalg.norm)`)."
     )
     why_bad = (
         "NumPy needs concrete data: converting a tracer raises `TracerArrayConversionError` (and `math` "
@@ -396,8 +446,11 @@ class NumpyOnTracer(Rule):
     not_flagged = (
         "NumPy on static values (`np.prod(x.shape)`, `np.zeros(3)`, `np.float32` as a dtype), the "
         "shape and dtype helpers (`np.shape`, `np.ndim`, `np.size`, `np.result_type`, `np.dtype`, "
-        "`np.iinfo`, `np.finfo`, `np.issubdtype`, `np.promote_types`, `np.can_cast`), and NumPy outside "
-        "traced functions."
+        "`np.iinfo`, `np.finfo`, `np.issubdtype`, `np.promote_types`, `np.can_cast`), the NumPy functions "
+        "that slice a traced array or hand it to its own method when their other arguments are static "
+        "(`np.split(x, 3, axis=-1)`, `np.array_split`, `np.sum(x, axis=0)`, `np.reshape`, `np.swapaxes`, "
+        "`np.flip`...: checked under `jax.jit` with jax 0.10.2), `jax.vmap(np.sum)` and `jax.grad(np.sum)` "
+        "(which call `x.sum()`), and NumPy outside traced functions."
     )
     verify = "`--verify` traces the function and expects `TracerArrayConversionError` at this line."
     fixable = True
@@ -408,39 +461,92 @@ class NumpyOnTracer(Rule):
         "the same result on the traced value. Unsafe in a helper that a traced caller passes tracers to, in "
         "a function wrapped by a call (`jax.jit(f)`, `jax.grad(loss)`) and under `custom_jvp`/`custom_vjp`: "
         "called directly with NumPy arrays, the function returned NumPy results (float64 by default) and "
-        "would return JAX arrays (float32). Not fixed: calls with `out=`, `scipy` and `math` functions."
+        "would return JAX arrays (float32). A NumPy function given to a transform (`jax.jit(np.cumsum)` -> "
+        "`jax.jit(jnp.cumsum)`) is safe: the transformed function raised on every call. Not fixed: calls with "
+        "`out=`, `scipy` and `math` functions, lists given to `np.shape` or `jnp.ndim`, traced section counts "
+        "and axes."
     )
 
-    # Shape and dtype helpers, and the functions NumPy hands to the argument's own method
-    # (`np.sum(x)` calls `x.sum()`), which work on tracers.
-    _WORKS_ON_TRACERS = frozenset(
-        "numpy." + name for name in
-        "shape ndim size result_type dtype iinfo finfo issubdtype promote_types can_cast isdtype "
-        "broadcast_shapes isscalar all any amax amin max min argmax argmin around round cumprod "
-        "cumsum mean moveaxis prod repeat reshape squeeze std sum swapaxes transpose var".split()
-    )
     _NAMESPACES = ("numpy.", "scipy.", "math.")
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._transformed(node)
         qualified = self.names.qualified(node.func)
-        if qualified is None or not qualified.startswith(self._NAMESPACES) or qualified in self._WORKS_ON_TRACERS:
+        if qualified in LIST_THROUGH_NUMPY and node.args and isinstance(node.args[0].value, (cst.List, cst.Tuple)):
+            found = _traced_within(self, node.args[0].value)
+            if found is not None:
+                self._report_list(node, *found)
+            return
+        if qualified is None or not qualified.startswith(self._NAMESPACES):
             return
         if qualified.startswith("numpy.random."):
             return  # JAX204 stateful-rng-in-traced covers NumPy's random state
-        for arg in node.args:
-            value = self.facts.value_of(arg.value)
+        for index, arg in enumerate(node.args):
+            if arg.star:
+                return
+            literal = isinstance(arg.value, (cst.List, cst.Tuple))
+            found = _traced_within(self, arg.value) if literal else None
+            value = found[1] if found else self.facts.value_of(arg.value)
             if value is None or value.kind is not Kind.TRACED:
                 continue
             if qualified.startswith("math.") and not (value.staged or value.differentiated):
                 continue
+            if qualified in READS_SHAPE_OR_DTYPE:
+                if literal:
+                    self._report_list(node, found[0], value)
+                    return
+                continue
+            if not literal and qualified in TAKES_TRACED_ARRAY:
+                if self._array_argument(index, arg) or not value.staged:
+                    continue
+                self._report_static(node, arg.value, value)
+                return
+            operand = found[0] if found else arg.value
             short = qualified.split(".", 1)[1]
             fix = f"`jnp.{short}`" if qualified.startswith("numpy.") else "the `jax.numpy`/`jax.scipy` equivalent"
             error = "ConcretizationTypeError" if qualified.startswith("math.") else "TracerArrayConversionError"
             self.report(node, lambda line_of: (
                 f"`{code(node.func)}()` on a traced value raises {error}: "
-                f"`{code(arg.value)}` is traced ({value.describe(code(arg.value), line_of)}); use {fix}"
+                f"`{code(operand)}` is traced ({value.describe(code(operand), line_of)}); use {fix}"
             ), self._jax_numpy(node, qualified))
             return
+
+    @staticmethod
+    def _array_argument(index: int, arg: cst.Arg) -> bool:
+        """The array a NumPy function works on: its first argument, or one of its names given by keyword."""
+        return arg.keyword.value in ARRAY_KEYWORDS if arg.keyword is not None else index == 0
+
+    def _report_static(self, node: cst.Call, operand: cst.BaseExpression, value: Value) -> None:
+        self.report(node, lambda line_of: (
+            f"`{code(node.func)}()` takes a traced array but needs its other arguments concrete, and raises a "
+            f"ConcretizationTypeError (or TracerIntegerConversionError): `{code(operand)}` is traced "
+            f"({value.describe(code(operand), line_of)}); pass a static value{static_hint(self, value)}"
+        ))
+
+    def _report_list(self, node: cst.Call, operand: cst.BaseExpression, value: Value) -> None:
+        self.report(node, lambda line_of: (
+            f"`{code(node.func)}()` of a Python list reads its shape through NumPy, which raises "
+            f"TracerArrayConversionError: `{code(operand)}` is traced ({value.describe(code(operand), line_of)}); "
+            f"use `len(...)`, or stack the arrays first (`jnp.stack`)"
+        ))
+
+    def _transformed(self, node: cst.Call) -> None:
+        """`jax.jit(np.cumsum)`, `jax.vmap(np.linalg.norm)`: a NumPy function given to a transform."""
+        for target, transform in self.facts.transformed_by(node):
+            qualified = self.names.qualified(target) or ""
+            if not qualified.startswith("numpy.") or qualified.startswith("numpy.random."):
+                continue
+            if transform.name in WEAKLY_REFERENCING:
+                error = "raises TypeError when called: a NumPy function cannot be weakly referenced"
+            elif qualified in READS_SHAPE_OR_DTYPE or qualified in TAKES_TRACED_ARRAY:
+                continue
+            else:
+                error = "converts the tracers it is given and raises TracerArrayConversionError"
+            short = qualified.split(".", 1)[1]
+            self.report(target, lambda line_of, error=error, short=short, transform=transform: (
+                f"`{transform.name}` of the NumPy function `{code(target)}` {error}; "
+                f"transform `jnp.{short}` instead"
+            ), self._jax_numpy_target(target, qualified))
 
     def _jax_numpy(self, node: cst.Call, qualified: str) -> FixPlan | None:
         """`np.f(x)` -> `jnp.f(x)` when jax.numpy has `f` (and no `out=`, which jax.numpy refuses)."""
@@ -450,6 +556,27 @@ class NumpyOnTracer(Rule):
         if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
             return None
         return self.rename(node.func, f"jax.numpy.{short}", SAFE if only_traced(self) else UNSAFE)
+
+    def _jax_numpy_target(self, target: cst.BaseExpression, qualified: str) -> FixPlan | None:
+        """`jax.jit(np.cumsum)` -> `jax.jit(jnp.cumsum)`: the original fails on every call."""
+        short = qualified.split(".", 1)[1]
+        if short not in _jax_numpy_names():
+            return None
+        return self.rename(target, f"jax.numpy.{short}", SAFE)
+
+
+def _traced_within(rule: Rule, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, Value] | None:
+    """A traced element of a list or tuple literal (nested ones too), with its value."""
+    for element in expr.elements:
+        item = element.value
+        value = rule.facts.value_of(item)
+        if value is not None and value.kind is Kind.TRACED and not isinstance(item, (cst.List, cst.Tuple)):
+            return item, value
+        if isinstance(item, (cst.List, cst.Tuple)):
+            found = _traced_within(rule, item)
+            if found is not None:
+                return found
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -626,7 +753,8 @@ class TracerLeak(Rule):
         "Flags a traced function (jitted, vmapped, or a lax body) that stores a traced value where it "
         "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert(x)`, "
         "`outer[k] = x` on a container defined outside the traced "
-        "function, or `self.attr = x` in a jitted method."
+        "function, or `self.attr = x` in a jitted method, alone or as a target of unpacking "
+        "(`best_loss, best_params = loss, params`)."
     )
     why_bad = (
         "The stored object is a tracer that belongs to one trace. Using it after the trace ends raises "
@@ -666,7 +794,14 @@ class TracerLeak(Rule):
     # Not `update` or `add`: `opt.update(grads, state)` is how optax is called.
     _STORE_METHODS = frozenset("append extend insert appendleft extendleft".split())
 
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        self._reported: cst.CSTNode | None = None
+
     def _report(self, node: cst.CSTNode, where: str, stored: cst.BaseExpression, value: Value) -> None:
+        if self._reported is node:
+            return  # `a, b = x, y` leaking both: one finding for the statement
+        self._reported = node
         self.report(node, lambda line_of: (
             f"a traced value escapes into {where}: `{code(stored)}` is traced "
             f"({value.describe(code(stored), line_of)}); using it after the trace raises "
@@ -674,34 +809,50 @@ class TracerLeak(Rule):
         ))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        value = self.facts.staged_value(node.value)
-        if value is None:
-            return
         for target in node.targets:
-            self._check_target(target.target, node, value)
+            self._check_unpacked(target.target, node.value, node)
+
+    def _check_unpacked(self, target: cst.BaseExpression, stored: cst.BaseExpression, node: cst.Assign) -> None:
+        """`a, b = x, y` stores `x` in `a` and `y` in `b`; `a, b = pair` stores pieces of `pair` in both."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            items = [element.value for element in target.elements]
+            if (isinstance(stored, (cst.Tuple, cst.List)) and len(stored.elements) == len(items)
+                    and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *stored.elements))):
+                for item, element in zip(items, stored.elements):
+                    self._check_unpacked(item, element.value, node)
+                return
+            for item in items:
+                self._check_unpacked(item, stored, node)
+            return
+        value = self.facts.staged_value(stored)
+        if value is not None:
+            self._check_target(target, node, value, stored)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         value = self.facts.staged_value(node.value)
         if value is not None:
-            self._check_target(node.target, node, value)
+            self._check_target(node.target, node, value, node.value)
 
-    def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value) -> None:
+    def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value,
+                      stored: cst.BaseExpression) -> None:
+        if isinstance(target, cst.StarredElement):
+            target = target.value
         if isinstance(target, cst.Name) and self.facts.is_global(target.value):
-            self._report(node, f"the global `{target.value}`", node.value, value)
+            self._report(node, f"the global `{target.value}`", stored, value)
         elif isinstance(target, cst.Name) and self.facts.is_nonlocal(target.value):
             if self.facts.outlives_trace(target.value):
-                self._report(node, f"`{target.value}`, defined outside the traced function", node.value, value)
+                self._report(node, f"`{target.value}`, defined outside the traced function", stored, value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             if self.facts.outlives_trace(target.value.value):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function",
-                             node.value, value)
+                             stored, value)
         elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
               and target.value.value == "self" and value.tracer is not None
               and value.tracer.transform.name.startswith("jax.")
               and self.facts.function is not None and self.facts.function.transforms):
             # Only a method jax traces itself: one merely called from a trace (`__init__` of an
             # object built inside it) may be storing on an object that lives inside the trace.
-            self._report(node, f"`self.{target.attr.value}`", node.value, value)
+            self._report(node, f"`self.{target.attr.value}`", stored, value)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -716,3 +867,93 @@ class TracerLeak(Rule):
                 self._report(node, f"`{func.value.value}`, defined outside the traced function",
                              arg.value, value)
                 return
+
+
+_ITERATOR_BUILTINS = frozenset({"iter", "zip", "map", "filter", "enumerate", "reversed"})
+
+
+class IteratorInTracedLoop(Rule):
+    code = "JAX309"
+    name = "iterator-in-traced-loop"
+    summary = "`next(it)` in a `lax` loop body, or an iterator passed as a `lax` operand"
+    what_it_does = (
+        "Flags `next(it)` inside the body of `lax.fori_loop`, `lax.while_loop`, `lax.scan` or `lax.map` "
+        "when `it` lives outside the body (a global or a variable of an enclosing function), and an "
+        "iterator or generator (`iter(...)`, `zip(...)`, `map(...)`, `enumerate(...)`, a generator "
+        "expression, or a name bound once, to one) passed as an operand of `lax.scan`, `lax.cond`, "
+        "`lax.switch`, `lax.fori_loop`, `lax.while_loop` or `lax.map`."
+    )
+    why_bad = (
+        "JAX calls a loop body once, to trace it, and compiles what it traced: `next(it)` runs once and its "
+        "value is baked into every iteration, and the iterator advances by one item whatever the trip count "
+        "(jax 0.10.2: a `fori_loop` of 5 iterations adding `next(it)` adds the first item 5 times). No error "
+        "is raised. An iterator given as an operand is not a pytree of arrays: JAX raises `TypeError: "
+        "Argument '<generator object ...>' of type <class 'generator'> is not a valid JAX type`."
+    )
+    example = (
+        "batches = iter(dataset)\n\n\n"
+        "def body(i, params):\n"
+        "    batch = next(batches)\n"
+        "    return params - 0.1 * jax.grad(loss)(params, batch)\n\n\n"
+        "def train(params, steps):\n"
+        "    return lax.fori_loop(0, steps, body, params)\n"
+    )
+    use_instead = (
+        "def body(params, batch):\n"
+        "    return params - 0.1 * jax.grad(loss)(params, batch), None\n\n\n"
+        "def train(params, dataset, steps):\n"
+        "    batches = jnp.stack([batch for _, batch in zip(range(steps), dataset)])\n"
+        "    params, _ = lax.scan(body, params, batches)\n"
+        "    return params\n"
+    )
+    not_flagged = (
+        "`next` on an iterator created inside the body (it is created again at every trace); `next(it)` in "
+        "a Python `for` loop of a jitted function, which runs once per unrolled iteration; iterators "
+        "consumed outside `lax` calls (`jnp.stack(list(it))`); names bound more than once, or to "
+        "something other than an iterator."
+    )
+    verify = ("`--verify` traces the function and expects the `TypeError` at an iterator operand; `next` in a "
+              "loop body raises nothing, and is not confirmed.")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.builtin(node.func, {"next"}) is not None:
+            self._check_next(node)
+            return
+        spec = LAX_OPERANDS.get(self.names.qualified(node.func) or "")
+        if spec is None:
+            return
+        positions, words, rest = spec
+        for index, arg in enumerate(node.args):
+            if arg.star:
+                return
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            operand = keyword in words if keyword else (index in positions or (rest is not None and index >= rest))
+            if operand and self._is_iterator(arg.value):
+                self.report(arg, lambda line_of, arg=arg: (
+                    f"`{code(node.func)}` gets an iterator as an operand and raises TypeError (not a valid JAX "
+                    f"type): `{code(arg.value)}` is an iterator; pass arrays (`jnp.stack(list(...))`)"
+                ))
+                return
+
+    def _check_next(self, node: cst.Call) -> None:
+        scope = self.facts.traced_scope
+        if scope is None or not node.args or not isinstance(node.args[0].value, cst.Name):
+            return
+        loop = next((t for t in scope.transforms if t.name in LOOP_BODIES), None)
+        name = node.args[0].value.value
+        if loop is None or not self.facts.outlives_trace(name):
+            return
+        self.report(node, lambda line_of: (
+            f"`next({name})` in the body of `{loop.name}` (line {line_of(loop.node)}) runs once, while JAX "
+            f"traces the body: every iteration uses the same item and `{name}` advances once; pass the data "
+            f"as arrays (stack it and give it to `lax.scan` as `xs`)"
+        ))
+
+    def _is_iterator(self, expr: cst.BaseExpression) -> bool:
+        """An iterator expression, or a name bound once, to one."""
+        if isinstance(expr, cst.GeneratorExp):
+            return True
+        if isinstance(expr, cst.Call):
+            return self.builtin(expr.func, _ITERATOR_BUILTINS) is not None
+        bound = self.facts.binding(expr) if isinstance(expr, cst.Name) else None
+        return bound is not None and isinstance(bound[0], cst.BaseExpression) and self._is_iterator(bound[0])

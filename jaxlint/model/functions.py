@@ -44,6 +44,8 @@ ARRAY_METHODS = frozenset(
     """.split()
 )
 ARRAY_PROPERTIES = frozenset("T mT real imag".split())
+# NumPy array methods that give a NumPy array again (`np.arange(12).reshape(3, 4)`).
+HOST_ARRAY_METHODS = frozenset("reshape astype transpose swapaxes squeeze ravel flatten copy".split())
 # `x.at[i].<method>(v)`: the functional updates of an array.
 FUNCTIONAL_UPDATE_METHODS = frozenset(
     "set add subtract multiply mul divide power min max apply".split()

@@ -60,6 +60,9 @@ class Transform:
     called_with_arguments: bool = False  # `jax.eval_shape(f, x, y)`: the arguments follow the function
     none_spec_static: Optional[str] = None  # the option whose `None` entries leave an argument static
     runs_as_given: bool = False  # called outside a trace, runs the function on its arguments as given
+    # Inside, a `jnp`/`lax` result computed from static values stays a concrete array (vmap); under the
+    # others, which trace to a jaxpr, it is a tracer: `jnp.array(x.shape).prod()` cannot be a shape.
+    concrete_constants: bool = False
 
 
 _JIT_OPTIONS = Options(Role("static_argnums", "static_argnames", (0, 0, 0)),
@@ -93,7 +96,7 @@ TRANSFORMS: dict[str, Transform] = {
     # `hessian` is `jacfwd` of `jacrev`: `jacfwd` sees the input first.
     "jax.hessian": _gradient("jacfwd requires real-valued inputs", reverse=True),
     "jax.jacfwd": _gradient("jacfwd requires real-valued inputs", reverse=False),
-    "jax.vmap": Transform(MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True),
+    "jax.vmap": Transform(MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True, concrete_constants=True),
     "jax.pmap": Transform(
         MAP, staged=True, positional_options=("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"),
         options=Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
@@ -101,12 +104,12 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.custom_jvp": Transform(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
     "jax.custom_vjp": Transform(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
     "equinox.filter_jit": Transform(FILTERED, staged=True, caches_by_function=True),
-    "equinox.filter_vmap": Transform(FILTERED, staged=True, per_example=True),
+    "equinox.filter_vmap": Transform(FILTERED, staged=True, per_example=True, concrete_constants=True),
     "equinox.filter_pmap": Transform(FILTERED, staged=True, per_example=True),
     "equinox.filter_checkpoint": Transform(FILTERED, staged=True),
     # nnx.jit merges the outputs back into the donated Modules and Optimizers: they stay usable.
     "flax.nnx.jit": Transform(FILTERED, staged=True, options=Options(_JIT_OPTIONS.static, None)),
-    "flax.nnx.vmap": Transform(FILTERED, staged=True, per_example=True),
+    "flax.nnx.vmap": Transform(FILTERED, staged=True, per_example=True, concrete_constants=True),
     "flax.nnx.remat": Transform(FILTERED, staged=True),
     "flax.nnx.pmap": Transform(FILTERED, staged=True, per_example=True),
     "equinox.filter_grad": Transform(FILTERED, staged=False, gradient=True),
@@ -130,6 +133,24 @@ LAX_BODIES: dict[str, Callables] = {
 }
 # Of those, the ones that run their function once per iteration.
 LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
+# lax loops: where the initial carry is given (position, keyword), and which parameter of the body (and
+# of `cond_fun`) receives it. A Python list given there reaches the body as a list of tracers.
+LAX_CARRIES: dict[str, tuple[int, str, int]] = {
+    "jax.lax.fori_loop": (3, "init_val", 1),
+    "jax.lax.while_loop": (2, "init_val", 0),
+    "jax.lax.scan": (1, "init", 0),
+}
+# lax control flow: where the operands (data, carries) go, by position and keyword, and the position from
+# which every further positional argument is an operand (`lax.cond(pred, f, g, *operands)`). An iterator
+# there raises TypeError (not a valid JAX type).
+LAX_OPERANDS: dict[str, tuple[tuple[int, ...], tuple[str, ...], Optional[int]]] = {
+    "jax.lax.cond": ((), ("operand",), 3),
+    "jax.lax.switch": ((), ("operand",), 2),
+    "jax.lax.scan": ((1, 2), ("init", "xs"), None),
+    "jax.lax.fori_loop": ((3,), ("init_val",), None),
+    "jax.lax.while_loop": ((2,), ("init_val",), None),
+    "jax.lax.map": ((1,), ("xs",), None),
+}
 
 # Callables given to these run on the host, with concrete values, on every call: not traced.
 HOST_CALLBACKS: dict[str, Callables] = {
@@ -165,5 +186,7 @@ REVERSE_MODE = _where(lambda t: t.reverse_mode)
 SCALAR_OUTPUT = _where(lambda t: t.scalar_output)
 CACHED_BY_FUNCTION = _where(lambda t: t.caches_by_function)
 ONLY_TRACE = _where(lambda t: not t.runs_function)
+# Trace their function to a jaxpr (lax bodies too): every `jnp`/`lax` result inside is a tracer.
+BUILDS_JAXPR = _where(lambda t: t.staged and not t.concrete_constants) | frozenset(LAX_BODIES)
 INTEGER_INPUT_ERRORS = {name: t.integer_input_error for name, t in TRANSFORMS.items() if t.integer_input_error}
 WITH_JIT_OPTIONS = {name: t.options for name, t in TRANSFORMS.items() if t.options is not None}

@@ -1,0 +1,37 @@
+"""Where NumPy meets JAX: which NumPy functions take a tracer, and which JAX functions hand to NumPy.
+
+Each entry was checked under `jax.jit` with jax 0.10.2 and NumPy 2.
+"""
+
+from __future__ import annotations
+
+# These read only the shape or dtype of what they are given: any argument may be a tracer.
+READS_SHAPE_OR_DTYPE = frozenset(
+    "numpy." + name for name in """
+    shape ndim size result_type dtype iinfo finfo issubdtype promote_types can_cast isdtype
+    broadcast_shapes isscalar iscomplexobj isrealobj isreal
+    """.split()
+)
+# Given a JAX array or a tracer as their array argument, these work while tracing: they slice it
+# (`np.split`) or hand it to its own method (`np.sum(x)` calls `x.sum()`). Their other arguments
+# (sections, axes, shapes, counts) must still be concrete.
+TAKES_TRACED_ARRAY = frozenset(
+    "numpy." + name for name in """
+    all any amax amin max min argmax argmin around round cumprod cumsum mean prod std sum var
+    moveaxis repeat reshape squeeze swapaxes transpose flip real imag
+    split array_split hsplit vsplit dsplit
+    """.split()
+)
+# The names NumPy gives the array argument of those functions, when it is passed by keyword.
+ARRAY_KEYWORDS = frozenset({"a", "ary", "m", "x", "arr", "val"})
+
+# `jax.numpy` functions that read a Python list's shape through NumPy: a list holding tracers
+# raises TracerArrayConversionError (`jnp.ndim([x, y])` under jit).
+LIST_THROUGH_NUMPY = frozenset({"jax.numpy.ndim", "jax.numpy.shape", "jax.numpy.size"})
+
+# Transforms that keep a weak reference to the function they wrap. NumPy's functions (array-function
+# dispatchers and ufuncs) cannot be weakly referenced: `jax.jit(np.cumsum)(x)` raises TypeError.
+WEAKLY_REFERENCING = frozenset({
+    "jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.checkpoint", "jax.remat",
+    "jax.ad_checkpoint.checkpoint", "jax.eval_shape",
+})
