@@ -37,6 +37,9 @@ _MAP = {  # positions whose in_axes is not None are traced
 _CUSTOM = {  # every argument except nondiff_argnums is traced
     "jax.custom_jvp", "jax.custom_vjp",
 }
+_PRIMALS = {  # called with the function's primal arguments after it: every argument is traced
+    "jax.vjp", "jax.linear_transpose",
+}
 _FILTERED_STAGED = {  # non-array arguments are static: only array-annotated parameters are known traced
     "equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap", "equinox.filter_checkpoint",
     "flax.nnx.jit", "flax.nnx.vmap", "flax.nnx.remat", "flax.nnx.pmap",
@@ -44,13 +47,15 @@ _FILTERED_STAGED = {  # non-array arguments are static: only array-annotated par
 _FILTERED_CONCRETE = {
     "equinox.filter_grad", "equinox.filter_value_and_grad", "flax.nnx.grad", "flax.nnx.value_and_grad",
 }
-TRANSFORMS = _JIT | _GRAD | _MAP | _CUSTOM | _FILTERED_STAGED | _FILTERED_CONCRETE
+TRANSFORMS = _JIT | _GRAD | _MAP | _CUSTOM | _PRIMALS | _FILTERED_STAGED | _FILTERED_CONCRETE
 # Called outside a trace, these run the function on its arguments as given (NumPy stays NumPy).
 RUN_AS_GIVEN = frozenset(_CUSTOM)
 # Alone (no jit around), these trace with values: `if`, `int()` and shapes work, while `float()`,
 # `math.*` and NumPy raise, and `print` shows `GradTracer(primal=...)`, on every call (jax 0.10).
-GRADIENTS = frozenset(_GRAD | _FILTERED_CONCRETE)
-_STAGED = _JIT | _MAP | _FILTERED_STAGED
+# `jax.vjp` too: `if x > 0` works in its function and `float(x)` raises (jax 0.10.2).
+GRADIENTS = frozenset(_GRAD | _FILTERED_CONCRETE | {"jax.vjp"})
+# `jax.linear_transpose` traces its function with abstract values, from the primals' shapes alone.
+_STAGED = _JIT | _MAP | _FILTERED_STAGED | {"jax.linear_transpose"}
 
 
 # lax control flow: the callables at these positions (or keywords) are traced, all their parameters.
@@ -130,6 +135,9 @@ class Tracer:
     container: bool = True  # may be a pytree of tracers rather than one array
     returned_by: str | None = None  # for a call's result: the function that returned this tracer
     origin: str | None = None  # for a call from another module: where (`train.py:12`)
+    # The gradient transforms that differentiate it, besides `transform`: `jax.jit(jax.grad(f))`
+    # traces `f` with a jit tracer that `grad` differentiates too.
+    differentiated_by: tuple[str, ...] = ()
 
     @property
     def staged(self) -> bool:
@@ -211,7 +219,7 @@ _POSITIONAL_OPTIONS = {
     "jax.experimental.shard_map.shard_map": ("mesh", "in_specs", "out_specs"),
 }
 # Transforms called with the function's arguments right after it: `jax.eval_shape(f, x, y)`.
-_CALLED_WITH_ARGUMENTS = frozenset({"jax.eval_shape"})
+_CALLED_WITH_ARGUMENTS = frozenset({"jax.eval_shape", *_PRIMALS})
 
 
 class _Unknowable(Exception):
@@ -425,7 +433,7 @@ def _traced_and_static(
     if name in _CUSTOM:
         static = _positions(signature, _int_or_ints(kw.get("nondiff_argnums")))
         return everything - static, static
-    if name in LAX_BODIES:
+    if name in LAX_BODIES or name in _PRIMALS:
         return everything, set()
     traced = {p for p, annotation in signature.annotations.items()
               if p in everything and is_array_annotation(annotation, names)}
@@ -471,6 +479,7 @@ def traced_function(
     signature = Signature.of(params)
     traced: dict[str, Tracer] = {}
     static: set[str] = set()
+    gradients: dict[str, tuple[str, ...]] = {}
     for transform in transforms:
         try:
             more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table)
@@ -481,7 +490,11 @@ def traced_function(
             # fori_loop's body gets the loop index first: one integer tracer, not a pytree.
             scalar = transform.name == "jax.lax.fori_loop" and seen[:1] == (param,)
             traced.setdefault(param, Tracer(name, param, transform, container=not scalar))
+            if transform.name in GRADIENTS and transform is not traced[param].transform:
+                gradients[param] = (*gradients.get(param, ()), transform.name)
         static |= more_static
+    for param, more in gradients.items():
+        traced[param] = replace(traced[param], differentiated_by=more)
     for param, tracer in passed.items():
         if param not in static:
             traced.setdefault(param, tracer)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import argument, arguments
-from jaxlint.analysis.traced import Transform, decorator_transform
+from jaxlint.analysis.traced import TracedFunction, Transform, decorator_transform
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 
@@ -106,7 +106,24 @@ class GradNonScalar(Rule):
 
 
 # Reverse-mode transforms: they transpose the computation, which a loop of unknown length cannot be.
-_REVERSE = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.hessian"})
+_REVERSE = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.hessian", "jax.vjp",
+                      "jax.linear_transpose"})
+
+
+# What raises, for the reverse-mode transforms that do not give a gradient function.
+_CALLING = {"jax.vjp": "calling the pullback (the function `jax.vjp` gives)",
+            "jax.linear_transpose": "calling the transposed function"}
+
+
+def reverse_mode(value: Value | None, scope: TracedFunction | None) -> str | None:
+    """The reverse-mode transform that differentiates a value, if one does: its tracer's own, one applied
+    with it (`jax.jit(jax.grad(f))`), or one applied to the traced function around."""
+    if value is None or value.kind is not Kind.TRACED or value.tracer is None:
+        return None
+    names = (value.tracer.transform.name, *value.tracer.differentiated_by)
+    if scope is not None:
+        names += tuple(t.name for t in scope.transforms)
+    return next((name for name in names if name in _REVERSE), None)
 
 
 class ReverseModeWhileLoop(Rule):
@@ -115,7 +132,8 @@ class ReverseModeWhileLoop(Rule):
     summary = "`lax.while_loop` (or `fori_loop` with traced bounds) on a value differentiated by `grad`/`jacrev`"
     what_it_does = (
         "Flags `lax.while_loop(cond, body, init)` whose carried `init` is a value that `jax.grad`, "
-        "`value_and_grad`, `jacrev` or `hessian` differentiates: in the differentiated function itself or in "
+        "`value_and_grad`, `jacrev`, `hessian`, `jax.vjp` or `jax.linear_transpose` differentiates (under "
+        "`jax.jit` too: `jax.jit(jax.grad(f))`): in the differentiated function itself or in "
         "a helper of the same module (or another module of the project) it passes that value to, at any "
         "depth. Also `lax.fori_loop(lower, upper, body, init)` when a bound is traced under `jit` (a "
         "`fori_loop` with a traced trip count is a `while_loop`)."
@@ -125,7 +143,8 @@ class ReverseModeWhileLoop(Rule):
         "`while_loop` has no bound on its number of iterations, so jax refuses it: calling the gradient "
         "raises `ValueError: Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
         "with dynamic start/stop values` (jax 0.10.2: for `grad`, `value_and_grad`, `jacrev`, `hessian` and "
-        "`vjp`; `jacfwd` and `jvp` work). The "
+        "`vjp`, when the pullback is called, and `linear_transpose`, when the transposed function is called; "
+        "`jacfwd`, `jvp` and `linearize` work). The "
         "[`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html) "
         "documentation says it is not reverse-mode differentiable; the "
         "[`jax.lax.fori_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html) "
@@ -157,23 +176,15 @@ class ReverseModeWhileLoop(Rule):
         "Loops whose carried value is not differentiated (a constant, a non-differentiated argument such as "
         "a static iteration count, `lax.stop_gradient(x)`): jax differentiates nothing through them, which "
         "works. `fori_loop` with "
-        "static bounds (a `scan`); forward mode (`jacfwd`, `jvp`); loops inside `custom_vjp`/`custom_jvp` "
+        "static bounds (a `scan`); forward mode (`jacfwd`, `jvp`, `linearize`); loops inside `custom_vjp`/`custom_jvp` "
         "functions, whose own rule is used. Not found yet: a loop that only reads a differentiated value from "
-        "its closure (`body` uses `x`, `init` is a constant), `jax.vjp(f, x)` (not followed as a transform), "
-        "and loops reached only through `jax.jit(jax.grad(f))` in a helper of `f`."
+        "its closure (`body` uses `x`, `init` is a constant)."
     )
-    verify = ("Not confirmed by `--verify` yet: calling the gradient raises the `ValueError` quoted above.")
+    verify = ("Not confirmed by `--verify` yet: calling the gradient (or the pullback, or the transposed "
+              "function) raises the `ValueError` quoted above.")
 
     def _reverse(self, value: Value | None) -> str | None:
-        """The reverse-mode transform that differentiates a value, if one does."""
-        if value is None or value.kind is not Kind.TRACED or value.tracer is None:
-            return None
-        if value.tracer.transform.name in _REVERSE:
-            return value.tracer.transform.name
-        scope = self.values.traced_scope
-        if scope is not None:
-            return next((t.name for t in scope.transforms if t.name in _REVERSE), None)
-        return None
+        return reverse_mode(value, self.values.traced_scope)
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func)
@@ -197,7 +208,8 @@ class ReverseModeWhileLoop(Rule):
             return
         self.report(node, lambda line_of: (
             f"{loop} carries `{code(init)}`, which `{transform}` differentiates in reverse mode "
-            f"({value.describe(code(init), line_of)}): calling the gradient raises ValueError (\"Reverse-mode "
+            f"({value.describe(code(init), line_of)}): {_CALLING.get(transform, 'calling the gradient')} raises "
+            f"ValueError (\"Reverse-mode "
             f"differentiation does not work for lax.while_loop\"); use `lax.scan` with a fixed number of steps, "
             f"`fori_loop` with static bounds, or forward mode (`jax.jacfwd`, `jax.jvp`)"
         ))
