@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis import derivatives
 from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import argument, arguments
+from jaxlint.analysis.names import dotted
+from jaxlint.analysis.scopes import assigned_values
 from jaxlint.analysis.traced import TracedFunction, Transform, decorator_transform
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
@@ -372,3 +375,188 @@ class GradIntegerInput(Rule):
                 f"the call raises TypeError (\"{_REJECTION[transform]}\"); pass a float"
                 + (f" (`{code(arg)}.0`)" if fix is not None else "")
             ), fix)
+
+
+def _small_constant(expr: cst.BaseExpression) -> bool:
+    """An epsilon added to keep an operand off the bad point: `1e-8`, `eps`, `self.eps`, `jnp.finfo(...).tiny`."""
+    if isinstance(expr, cst.Float):
+        try:
+            return 0 < float(expr.value.replace("_", "")) < 1e-2
+        except ValueError:
+            return False
+    text = code(expr, 80).lower()
+    return any(word in text for word in ("eps", "tiny", "finfo"))
+
+
+class WhereNanGradient(Rule):
+    code = "JAX605"
+    name = "where-nan-gradient"
+    summary = "`jnp.where(c, f(x), y)` guarding a `log`/`sqrt`/division from bad inputs, under a reverse-mode gradient"
+    what_it_does = (
+        "Flags a `log`, `log1p`, `sqrt`, `rsqrt`, `cbrt`, `reciprocal`, `arcsin`, `arccos`, `arctanh`, "
+        "`arccosh`, a division or a fractional or negative power inside a branch of `jnp.where(c, a, b)` (or "
+        "`lax.select`) when the condition `c` tests the very operand the function is undefined or infinitely "
+        "steep for (`jnp.where(x > 0, jnp.log(x), 0.0)`, `jnp.where(n > 0, total / n, 0.0)`), and the value is "
+        "differentiated in reverse mode: the function (or a helper it calls, at any depth) is given to "
+        "`jax.grad`, `value_and_grad`, `jacrev`, `hessian` or `jax.vjp`."
+    )
+    why_bad = (
+        "`jnp.where` computes both branches and selects afterwards. Its derivative sends a zero cotangent to "
+        "the branch it did not select, and the chain rule multiplies that zero by the unselected function's "
+        "derivative: at `x = 0`, `log`'s derivative `1/x` is infinite and `0 * inf` is NaN. The gradient is NaN "
+        "exactly at the inputs the `where` was written to protect, silently: "
+        "`jax.grad(lambda x: jnp.where(x > 0, jnp.log(x), 0.0).sum())(jnp.array([0.0, 1.0]))` gives "
+        "`[nan, 1.]` (jax 0.10.2; likewise for `sqrt` at 0, a division by 0, `arcsin` at 1, `x ** 0.5` at 0, "
+        "through `value_and_grad`, `jacrev`, `hessian`, `vjp` and under `jit`; forward mode, `jacfwd` and "
+        "`jvp`, gives finite values). Make the operand safe before the function sees it, so that neither "
+        "branch is ever evaluated at a bad point: the double-`where` idiom in the JAX FAQ, "
+        "[\"Gradients contain NaN where using `where`\"]"
+        "(https://docs.jax.dev/en/latest/faq.html#gradients-contain-nan-where-using-where)."
+    )
+    example = (
+        "def entropy(p):\n"
+        "    return -jnp.sum(jnp.where(p > 0, p * jnp.log(p), 0.0))\n\n\n"
+        "def loss(logits):\n"
+        "    return entropy(jax.nn.softmax(logits) * (logits > -10))\n\n\n"
+        "grads = jax.grad(loss)(jnp.array([0.0, 2.0, -30.0]))\n"
+    )
+    use_instead = (
+        "def entropy(p):\n"
+        "    safe_p = jnp.where(p > 0, p, 1.0)\n"
+        "    return -jnp.sum(jnp.where(p > 0, p * jnp.log(safe_p), 0.0))\n\n\n"
+        "def loss(logits):\n"
+        "    return entropy(jax.nn.softmax(logits) * (logits > -10))\n\n\n"
+        "grads = jax.grad(loss)(jnp.array([0.0, 2.0, -30.0]))\n"
+    )
+    not_flagged = (
+        "The double-`where` idiom (`safe = jnp.where(c, x, 1.0)` then `jnp.where(c, jnp.log(safe), 0.0)`) and "
+        "operands clipped into the domain (`jnp.maximum(x, 1e-6)`, `jnp.clip`, `lax.stop_gradient`) or pushed "
+        "off the bad point by an epsilon (`x + 1e-8`, `x + eps`); conditions that do not test the operand "
+        "(`jnp.where(mask, jnp.log(probs), 0.0)` with positive `probs` differentiates fine); code that is not "
+        "differentiated, or only in forward mode (`jacfwd`, `jvp`); integer powers (`x ** 2`, `x ** 3`, "
+        "whose derivatives are finite)."
+    )
+    verify = "Not confirmed by `--verify` yet: the gradient holds NaN where the condition is false."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.names.qualified(node.func) not in derivatives.SELECTS:
+            return
+        given = arguments(node)
+        parts = [*given.positional, *(given.keywords[k] for k in ("condition", "x", "y", "pred", "on_true",
+                                                                   "on_false") if k in given.keywords)]
+        if len(parts) != 3 or given.starred or given.double_starred:
+            return
+        condition, *branches = parts
+        tested = self._references(condition, opaque=False)
+        for branch in branches:
+            for risky, operand, unbounded in self._unbounded(branch):
+                transform = reverse_mode(self.values.value_of(risky), self.values.traced_scope)
+                if transform is None or not self._references(operand, opaque=True) & tested:
+                    continue
+                side = "false" if branch is branches[0] else "true"
+                kept, filler = code(operand), unbounded.safe
+                safe = f"{kept}, {filler}" if side == "false" else f"{filler}, {kept}"
+                self.report(risky, lambda line_of, risky=risky, operand=operand, unbounded=unbounded,
+                            transform=transform, side=side, safe=safe: (
+                    f"`{code(risky)}` in a branch of `{code(node.func)}` guarded by `{code(condition)}` is still "
+                    f"differentiated by `{transform}` where the condition is {side}: its derivative is infinite or "
+                    f"undefined {unbounded.where}, and 0 * inf is NaN, so the gradient is NaN there; make the "
+                    f"operand safe first, `jnp.where({code(condition)}, {safe})` in "
+                    f"place of `{code(operand)}` (the double `where`)"
+                ))
+                return  # one finding per `where`
+
+    def _unbounded(self, expr: cst.BaseExpression, depth: int = 0):
+        """The sub-expressions of a branch whose derivative blows up somewhere: (expression, its operand at risk,
+        where it blows up). Nested functions and sanitized operands are not looked into."""
+        if isinstance(expr, (cst.Lambda, cst.BaseComp)):
+            return
+        if isinstance(expr, cst.Name):
+            bound = self._single_binding(expr.value) if depth < 3 else None
+            if bound is not None:
+                yield from self._unbounded(bound, depth + 1)  # `logp = jnp.log(p)` above the `where`
+            return
+        if isinstance(expr, cst.Call):
+            qualified = self.names.qualified(expr.func)
+            if qualified in derivatives.SANITIZERS:
+                return
+            given = arguments(expr)
+            if qualified in derivatives.UNBOUNDED and given.positional:
+                yield expr, given.positional[0], derivatives.UNBOUNDED[qualified]
+            elif qualified in derivatives.DIVISIONS and len(given.positional) == 2:
+                yield expr, given.positional[1], derivatives.DIVISION
+            elif qualified in derivatives.POWERS and len(given.positional) == 2 and _bad_exponent(given.positional[1]):
+                yield expr, given.positional[0], derivatives.POWER
+        elif isinstance(expr, cst.BinaryOperation):
+            if isinstance(expr.operator, cst.Divide):
+                yield expr, expr.right, derivatives.DIVISION
+            elif isinstance(expr.operator, cst.Power) and _bad_exponent(expr.right):
+                yield expr, expr.left, derivatives.POWER
+        for child in _operands(expr):
+            yield from self._unbounded(child, depth)
+
+    def _single_binding(self, name: str) -> cst.BaseExpression | None:
+        """What the enclosing function binds `name` to, when it binds it once, with a plain assignment."""
+        function = next((scope for scope in reversed(self.values.chain) if isinstance(scope, cst.FunctionDef)), None)
+        if function is None or name in parameter_names(function.params):
+            return None
+        bound = assigned_values(function.body, name)
+        return bound[0] if len(bound) == 1 else None
+
+    def _references(self, expr: cst.BaseExpression, *, opaque: bool, depth: int = 0) -> set[str]:
+        """The variables an expression reads (`x`, `self.scale`; a subscript reads its base), through the
+        enclosing function's single assignments. With `opaque`, what a sanitizing call or an epsilon
+        addition protects is left out: it cannot reach the bad point."""
+        found: set[str] = set()
+        if isinstance(expr, (cst.Name, cst.Attribute)) and (text := dotted(expr)) is not None:
+            if text in ("self", "cls") or self.names.qualified(expr) is not None:
+                return found
+            found.add(text)
+            bound = self._single_binding(text) if isinstance(expr, cst.Name) and depth < 3 else None
+            if bound is not None:
+                found |= self._references(bound, opaque=opaque, depth=depth + 1)
+            return found
+        if isinstance(expr, (cst.Lambda, cst.BaseComp)):
+            return found
+        if opaque and isinstance(expr, cst.Call) and self.names.qualified(expr.func) in derivatives.SANITIZERS:
+            return found
+        if (opaque and isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract))
+                and (_small_constant(expr.left) or _small_constant(expr.right))):
+            return found
+        for child in _operands(expr):
+            found |= self._references(child, opaque=opaque, depth=depth)
+        return found
+
+
+def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The expressions an expression computes from: a call's arguments and a method's receiver (`x` of
+    `x.sum()`), a subscript's or attribute's base, both sides of operators and comparisons."""
+    if isinstance(expr, cst.Call):
+        receiver = [expr.func.value] if isinstance(expr.func, cst.Attribute) else []
+        return [*receiver, *(arg.value for arg in expr.args)]
+    if isinstance(expr, (cst.Subscript, cst.Attribute)):
+        return [expr.value]
+    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
+        return [expr.left, expr.right]
+    if isinstance(expr, cst.UnaryOperation):
+        return [expr.expression]
+    if isinstance(expr, cst.Comparison):
+        return [expr.left, *(target.comparator for target in expr.comparisons)]
+    if isinstance(expr, cst.IfExp):
+        return [expr.test, expr.body, expr.orelse]
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return [element.value for element in expr.elements]
+    return []
+
+
+def _bad_exponent(expr: cst.BaseExpression) -> bool:
+    """A literal exponent whose power has an unbounded derivative: fractional (`0.5`, `1.5`) or negative."""
+    negative = isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
+    literal = expr.expression if negative else expr
+    if not isinstance(literal, (cst.Integer, cst.Float)):
+        return False
+    try:
+        value = float(literal.value.replace("_", ""))
+    except ValueError:
+        return False
+    return negative or value != int(value)
