@@ -8,7 +8,7 @@ from jaxlint.checks.compilation import (
     DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, TimingWithoutSync, UnhashableStaticArg,
 )
 from jaxlint.checks.gradients import (
-    GradIntegerInput, GradNonScalar, ReverseModeWhileLoop, WhereNanGradient,
+    GradIntegerInput, GradNonScalar, ReverseModeWhileLoop, WhereNanGradient, ZeroGradient,
 )
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
 from jaxlint.checks.dtypes import LaxMixedDtypes, NonArrayInput
@@ -61,6 +61,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     VmapInAxesArity,
     ReverseModeWhileLoop,
     WhereNanGradient,
+    ZeroGradient,
     NonArrayInput,
     LaxMixedDtypes,
     RemovedApi,

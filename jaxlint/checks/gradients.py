@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from jaxlint.analysis import derivatives
-from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
+from jaxlint.analysis.bindings import parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import dotted
 from jaxlint.analysis.scopes import assigned_values
-from jaxlint.analysis.traced import TracedFunction, Transform, decorator_transform
+from jaxlint.analysis.traced import TracedFunction, Transform, decorator_transform, traced_function
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 
@@ -560,3 +562,295 @@ def _bad_exponent(expr: cst.BaseExpression) -> bool:
     except ValueError:
         return False
     return negative or value != int(value)
+
+
+@dataclass(frozen=True)
+class _Dependence:
+    """How a value depends on the differentiated parameters: through differentiable operations (`smooth`),
+    or only through operations whose derivative is zero (`cut`: each parameter with the first such operation)."""
+
+    smooth: frozenset[str] = frozenset()
+    cut: tuple[tuple[str, cst.CSTNode], ...] = ()
+
+    def __or__(self, other: "_Dependence") -> "_Dependence":
+        known = {param for param, _ in self.cut}
+        return _Dependence(self.smooth | other.smooth,
+                           self.cut + tuple(item for item in other.cut if item[0] not in known))
+
+    def through(self, operation: cst.CSTNode) -> "_Dependence":
+        """The dependence of a value computed from this one by a zero-derivative operation."""
+        return _Dependence(frozenset(), self.cut) | _Dependence(
+            frozenset(), tuple((param, operation) for param in sorted(self.smooth)))
+
+
+_NOTHING = _Dependence()
+_STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding"})
+_ZERO_METHODS = frozenset({"argmax", "argmin", "argsort", "round", "nonzero", "searchsorted"})
+_ZERO_BUILTINS = frozenset({"int", "bool", "round"})
+
+
+class _Unknown(Exception):
+    """A construct the dependence walk does not model: no claim is made about the function."""
+
+
+class _DependenceWalk:
+    """Follows, through one function body, how each local name depends on the differentiated parameters.
+
+    Flow-insensitive on purpose: a name's dependence joins all its bindings (loops and branches included),
+    which can only add differentiable paths, never hide one.
+    """
+
+    def __init__(self, names, params: frozenset[str]) -> None:
+        self.names = names
+        self.params = params
+        self.env: dict[str, _Dependence] = {}
+
+    def output(self, function: cst.FunctionDef | cst.Lambda, has_aux: bool) -> _Dependence | None:
+        """The dependence of what the function returns (its first element with `has_aux`), None when unknown."""
+        if isinstance(function, cst.Lambda):
+            return self._returned(function.body, has_aux)
+        returns: list[cst.BaseExpression] = []
+        try:
+            for _ in range(4):  # until the bindings settle: a loop may feed a name to itself
+                before = dict(self.env)
+                returns.clear()
+                self._block(function.body, returns)
+                if self.env == before:
+                    break
+            else:
+                return None
+            if not returns:
+                return None
+            result = _NOTHING
+            for value in returns:
+                result = result | self._returned(value, has_aux)
+            return result
+        except _Unknown:
+            return None
+
+    def _returned(self, value: cst.BaseExpression, has_aux: bool) -> _Dependence:
+        if has_aux and isinstance(value, cst.Tuple) and value.elements:
+            value = value.elements[0].value
+        return self.of(value)
+
+    def _bind(self, target: cst.BaseExpression, dependence: _Dependence) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = self.env.get(target.value, _NOTHING) | dependence
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, dependence)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, dependence)
+        elif isinstance(target, (cst.Subscript, cst.Attribute)):
+            self._bind(target.value, dependence)  # `out[i] = v`, `state.x = v`: the container holds it now
+        else:
+            raise _Unknown
+
+    def _block(self, body, returns: list) -> None:
+        for statement in statements(body):
+            self._statement(statement, returns)
+
+    def _statement(self, statement: cst.CSTNode, returns: list) -> None:
+        if isinstance(statement, cst.Assign):
+            dependence = self.of(statement.value)
+            for target in statement.targets:
+                self._bind(target.target, dependence)
+        elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+            if statement.value is not None:
+                self._bind(statement.target, self.of(statement.value))
+        elif isinstance(statement, cst.Return):
+            if statement.value is not None:
+                returns.append(statement.value)
+        elif isinstance(statement, cst.Expr):
+            value = statement.value
+            dependence = self.of(value)
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+                self._bind(value.func.value, dependence)  # `parts.append(x)` puts `x` in `parts`
+        elif isinstance(statement, cst.For):
+            self._bind(statement.target, self.of(statement.iter))
+            self._block(statement.body, returns)
+            if statement.orelse is not None:
+                self._block(statement.orelse.body, returns)
+        elif isinstance(statement, cst.While):
+            self.of(statement.test)
+            self._block(statement.body, returns)
+        elif isinstance(statement, cst.If):
+            self.of(statement.test)
+            self._block(statement.body, returns)
+            if isinstance(statement.orelse, cst.If):
+                self._statement(statement.orelse, returns)
+            elif statement.orelse is not None:
+                self._block(statement.orelse.body, returns)
+        elif isinstance(statement, cst.With):
+            for item in statement.items:
+                if item.asname is not None:
+                    self._bind(item.asname.name, self.of(item.item))
+            self._block(statement.body, returns)
+        elif isinstance(statement, (cst.Pass, cst.Assert, cst.Raise, cst.Del, cst.Import, cst.ImportFrom,
+                                    cst.Break, cst.Continue)):
+            pass
+        else:
+            raise _Unknown  # nested defs, try, match, global...: not modelled
+
+    def of(self, expr: cst.BaseExpression) -> _Dependence:
+        """The dependence of an expression's value."""
+        if isinstance(expr, cst.Name):
+            if expr.value in self.env:
+                return self.env[expr.value]
+            return _Dependence(frozenset({expr.value})) if expr.value in self.params else _NOTHING
+        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                             cst.FormattedString, cst.Ellipsis)):
+            return _NOTHING
+        if isinstance(expr, cst.Attribute):
+            return _NOTHING if expr.attr.value in _STATIC_ATTRIBUTES else self.of(expr.value)
+        if isinstance(expr, cst.Subscript):
+            index = _NOTHING
+            for element in expr.slice:
+                index = index | self._any(element.slice)
+            return self.of(expr.value) | index.through(expr)  # an integer index has no derivative
+        if isinstance(expr, cst.Comparison):
+            if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in expr.comparisons):
+                return _NOTHING
+            return self._any(expr).through(expr)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            return self.of(expr.expression).through(expr)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide):
+            return (self.of(expr.left) | self.of(expr.right)).through(expr)
+        if isinstance(expr, cst.IfExp):
+            return self.of(expr.test).through(expr.test) | self.of(expr.body) | self.of(expr.orelse)
+        if isinstance(expr, cst.Call):
+            return self._call(expr)
+        if isinstance(expr, cst.NamedExpr):
+            dependence = self.of(expr.value)
+            self._bind(expr.target, dependence)
+            return dependence
+        return self._any(expr)
+
+    def _any(self, expr: cst.CSTNode) -> _Dependence:
+        """Every name read inside, as differentiable: the safe side for what is not modelled."""
+        result = _NOTHING
+        for child in expr.children:
+            if isinstance(child, cst.Name):
+                result = result | self.of(child)
+            elif isinstance(child, (cst.BaseExpression, cst.BaseElement, cst.Arg, cst.BaseDictElement,
+                                    cst.ComparisonTarget, cst.BaseSlice, cst.SubscriptElement, cst.CompFor,
+                                    cst.CompIf, cst.FormattedStringExpression)):
+                result = result | (self.of(child) if isinstance(child, cst.BaseExpression) else self._any(child))
+        return result
+
+    def _call(self, call: cst.Call) -> _Dependence:
+        qualified = self.names.qualified(call.func)
+        given = arguments(call)
+        func = call.func
+        receiver = self.of(func.value) if isinstance(func, cst.Attribute) and qualified is None else _NOTHING
+        args = _NOTHING
+        for arg in call.args:
+            args = args | self.of(arg.value)
+        if qualified == "jax.lax.stop_gradient":
+            return _NOTHING  # cut on purpose
+        if qualified in derivatives.ZERO_DERIVATIVE or qualified in derivatives.INTEGER_DTYPES or (
+                isinstance(func, cst.Name) and func.value in _ZERO_BUILTINS and qualified is None):
+            return args.through(call)
+        if qualified in derivatives.SELECTS and len(given.positional) == 3 and not given.keywords:
+            condition, *branches = given.positional
+            return self.of(condition).through(condition) | self.of(branches[0]) | self.of(branches[1])
+        dtype = given.keywords.get("dtype")
+        if dtype is not None and self._integer_dtype(dtype):
+            return args.through(call)  # `jnp.asarray(x, dtype=jnp.int32)`
+        if isinstance(func, cst.Attribute) and qualified is None:
+            if func.attr.value in _ZERO_METHODS:
+                return (receiver | args).through(call)
+            if func.attr.value == "astype" and given.positional and self._integer_dtype(given.positional[0]):
+                return receiver.through(call)
+        return receiver | args
+
+    def _integer_dtype(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name) and expr.value in ("int", "bool") and self.names.qualified(expr) is None:
+            return True
+        if isinstance(expr, cst.SimpleString):
+            return expr.evaluated_value.startswith(("int", "uint", "bool"))
+        return self.names.qualified(expr) in derivatives.INTEGER_DTYPES
+
+
+class ZeroGradient(Rule):
+    code = "JAX606"
+    name = "zero-gradient"
+    summary = "A differentiated function whose output depends on its input only through comparisons, rounding or casts"
+    what_it_does = (
+        "Flags `jax.grad(f)` (and `value_and_grad`, `jacrev`, `jacfwd`, `hessian`, `jax.vjp`) when every way "
+        "`f`'s output depends on its differentiated arguments, as its body shows, goes through an operation "
+        "whose derivative is zero: a comparison (`x > 0`), `jnp.round`/`floor`/`ceil`/`sign`/`argmax`/"
+        "`argmin`/`argsort`, `//`, a cast to an integer or boolean dtype (`x.astype(jnp.int32)`, `int(x)`), "
+        "the condition of a `jnp.where`, or an index (`table[jnp.argmax(x)]`)."
+    )
+    why_bad = (
+        "These operations are piecewise constant, and JAX defines their derivative as zero everywhere. When "
+        "the output reaches the input only through them, the gradient is all zeros, silently: training "
+        "does not move, and nothing says why. `jax.grad(lambda w: jnp.mean(((x * w) > 0.5).astype(jnp.float32)))"
+        "(1.0)` is `0.0`, and so are the gradients of `jnp.round(x).sum()`, `jnp.sign(x).sum()` and "
+        "`jnp.where(x > 0, 1.0, 0.0).sum()` (jax 0.10.2; when the output stays an integer or boolean array, "
+        "as in `(x > 0).sum()`, `grad` raises `TypeError: grad requires real-valued outputs` instead). "
+        "Differentiate a smooth surrogate (a sigmoid for a step, a softmax cross-entropy for an accuracy), "
+        "or pass the gradient straight through: `x + lax.stop_gradient(jnp.round(x) - x)`. See "
+        "[\"Differentiation with respect to integers\"]"
+        "(https://docs.jax.dev/en/latest/notebooks/autodiff_cookbook.html) in the autodiff cookbook and "
+        "the [`jax.grad`](https://docs.jax.dev/en/latest/_autosummary/jax.grad.html) documentation."
+    )
+    example = (
+        "def accuracy_loss(w, x, labels):\n"
+        "    predictions = (x @ w > 0.0).astype(jnp.float32)\n"
+        "    return -jnp.mean(predictions == labels)\n\n\n"
+        "grads = jax.grad(accuracy_loss)(w, x, labels)\n"
+    )
+    use_instead = (
+        "def logistic_loss(w, x, labels):\n"
+        "    logits = x @ w\n"
+        "    return jnp.mean(jax.nn.softplus(logits) - labels * logits)\n\n\n"
+        "grads = jax.grad(logistic_loss)(w, x, labels)\n"
+    )
+    not_flagged = (
+        "Outputs with any differentiable path to a differentiated argument, however small "
+        "(`x * (x > 0)` is a ReLU); straight-through estimators and anything under `lax.stop_gradient` (a "
+        "deliberate cut); outputs that do not depend on the arguments at all; functions whose body the "
+        "analysis does not model (nested functions, `try`, `match`, `global`), and calls of other functions, "
+        "which are taken as differentiable; functions with a decorator other than a jax transform."
+    )
+    verify = "Not confirmed by `--verify` yet: the gradient is all zeros."
+
+    def _check(self, function: cst.FunctionDef | cst.Lambda, name: str, decorators: list[Transform]) -> None:
+        applied = [*decorators, *self.values.known.applied.get(function, ())]
+        for transform in applied:
+            if transform.name not in _ZERO_CHECKED:
+                continue
+            traced = traced_function(name, function.params, [transform], {}, [], self.names, self.values.transforms)
+            params = frozenset(traced.traced) if traced is not None else frozenset()
+            if not params:
+                continue
+            output = _DependenceWalk(self.names, params).output(function, _has_aux(transform) is not False)
+            if output is None or output.smooth or not output.cut:
+                continue
+            param, operation = output.cut[0]
+            self.report(transform.node, lambda line_of, transform=transform, param=param, operation=operation: (
+                f"`{transform.name}` differentiates {name} with respect to `{param}`, but its output depends on "
+                f"`{param}` only through `{code(operation)}` (line {line_of(operation)}) and operations like it, "
+                f"whose derivative is zero: the gradient is zero everywhere, silently; differentiate a smooth "
+                f"surrogate (a sigmoid for a step, a cross-entropy for an accuracy), or pass the gradient "
+                f"straight through (`x + lax.stop_gradient(jnp.round(x) - x)`)"
+            ))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        decorators = []
+        for decorator in node.decorators:
+            transform = decorator_transform(decorator, self.names, self.values.transforms)
+            if transform is not None:
+                decorators.append(transform)
+            elif not (isinstance(decorator.decorator, cst.Name)
+                      and decorator.decorator.value in ("staticmethod", "classmethod")):
+                return  # another decorator may change what the function computes
+        self._check(node, f"`{node.name.value}`", decorators)
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._check(node, "the lambda", [])
+
+
+_ZERO_CHECKED = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacfwd", "jax.hessian", "jax.vjp"})
