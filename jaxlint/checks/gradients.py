@@ -11,7 +11,9 @@ from jaxlint.analysis.bindings import parameter_names, rebound_names, statements
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import dotted
 from jaxlint.analysis.scopes import assigned_values
-from jaxlint.analysis.traced import TracedFunction, Transform, decorator_transform, traced_function
+from jaxlint.analysis.traced import (
+    TracedFunction, Transform, applied_transforms, decorator_transform, traced_function,
+)
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 
@@ -39,7 +41,8 @@ class GradNonScalar(Rule):
         "Flags `jax.grad(f)` and `jax.value_and_grad(f)` (as a decorator, a wrapping call, through a name or "
         "`functools.partial`) when `f` returns a tuple, list or dict on every path: a literal such as "
         "`return loss, aux`, a local name only ever bound to one, or a call of a function of the same module "
-        "that does. `has_aux=` is missing or `False`."
+        "that does; `f` may be defined in another module of the project (`jax.grad(losses.loss_fn)`). "
+        "`has_aux=` is missing or `False`."
     )
     why_bad = (
         "`grad` differentiates the function's output, which must be a scalar. A function that returns "
@@ -71,7 +74,9 @@ class GradNonScalar(Rule):
         "paths only (`return loss, aux` under `if return_aux:`, with `partial(loss_fn, return_aux=False)` "
         "given to `grad`); functions whose output is a non-scalar array (their shapes are not known "
         "statically); functions with a decorator other than a jax transform (it may change what they "
-        "return); `jax.jacfwd`/`jacrev`/`hessian`, which accept any output; functions of other modules."
+        "return); `jax.jacfwd`/`jacrev`/`hessian`, which accept any output; functions of other modules that "
+        "return a container through a call of a third module, and modules outside the project (installed "
+        "packages)."
     )
     verify = "Not confirmed by `--verify` yet: calling the gradient raises the `TypeError` quoted above."
 
@@ -108,6 +113,22 @@ class GradNonScalar(Rule):
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self._check(node, "the lambda", [])
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """`jax.grad(loss_fn)` of a function another module of the project defines."""
+        for target, transform in applied_transforms(node, self.names, self.values.transforms):
+            if transform.name not in _SCALAR_OUTPUT or _has_aux(transform) is not False:
+                continue
+            literal = self.values.imported_literal(target)
+            if literal is None:
+                continue
+            pair = literal.startswith("a tuple (`") and literal.count(",") == 1
+            remedy = ("pass `has_aux=True` to differentiate the first element and get the second back"
+                      if pair else "return `(loss, aux)` and pass `has_aux=True`")
+            self.report(node, (
+                f"`{transform.name}` needs `{code(target)}` to return a scalar, but it returns {literal}: calling "
+                f"the gradient raises TypeError (\"Gradient only defined for scalar-output functions\"); {remedy}"
+            ))
 
 
 # Reverse-mode transforms: they transpose the computation, which a loop of unknown length cannot be.
