@@ -528,15 +528,16 @@ class WhereNanGradient(Rule):
 
     def _references(self, expr: cst.BaseExpression, *, opaque: bool, depth: int = 0) -> set[str]:
         """The variables an expression reads (`x`, `self.scale`; a subscript reads its base), through the
-        enclosing function's single assignments. With `opaque`, what a sanitizing call or an epsilon
-        addition protects is left out: it cannot reach the bad point."""
+        enclosing function's single assignments. With `opaque` (an operand), what a sanitizing call or an
+        epsilon addition protects is left out: it cannot reach the bad point. Without (a condition), only
+        the bindings of masks are followed (`mask = x > 0`): a condition on `z = r / s` tests `z`, not `s`."""
         found: set[str] = set()
         if isinstance(expr, (cst.Name, cst.Attribute)) and (text := dotted(expr)) is not None:
             if text in ("self", "cls") or self.names.qualified(expr) is not None:
                 return found
             found.add(text)
             bound = self._single_binding(text) if isinstance(expr, cst.Name) and depth < 3 else None
-            if bound is not None:
+            if bound is not None and (opaque or _is_mask(bound)):
                 found |= self._references(bound, opaque=opaque, depth=depth + 1)
             return found
         if isinstance(expr, (cst.Lambda, cst.BaseComp)):
@@ -549,6 +550,19 @@ class WhereNanGradient(Rule):
         for child in _operands(expr):
             found |= self._references(child, opaque=opaque, depth=depth)
         return found
+
+
+def _is_mask(expr: cst.BaseExpression) -> bool:
+    """A boolean array as written: a comparison, or a logical combination of them."""
+    if isinstance(expr, cst.Comparison):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.BitInvert, cst.Not)):
+        return _is_mask(expr.expression)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _is_mask(expr.left) or _is_mask(expr.right)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        return expr.func.attr.value in ("isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not")
+    return False
 
 
 def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
