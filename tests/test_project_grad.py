@@ -29,7 +29,9 @@ def test_grad_of_a_loss_from_another_module_that_returns_a_container() -> None:
         assert text is None or text in messages[(name, line, code)], (name, line, code, text)
 
 
-def test_the_module_that_takes_the_gradient_alone_still_learns_what_the_loss_returns() -> None:
+def test_each_module_alone_gets_its_findings_from_the_other() -> None:
     train = "fixtures/project_grad/trainer/train.py"
     rows = sorted(f["location"]["row"] for f in found(ROOT, train) if f["code"] == "JAX601")
-    assert rows == [11, 15, 16]
+    assert rows == [12, 16, 17]
+    losses = "fixtures/project_grad/trainer/losses.py"
+    assert [(f["location"]["row"], f["code"]) for f in found(ROOT, losses)] == [(35, "JAX605")]

@@ -473,16 +473,18 @@ class WhereNanGradient(Rule):
         tested = self._references(condition, opaque=False)
         for branch in branches:
             for risky, operand, unbounded in self._unbounded(branch):
-                transform = reverse_mode(self.values.value_of(risky), self.values.traced_scope)
+                value = self.values.value_of(risky)
+                transform = reverse_mode(value, self.values.traced_scope)
                 if transform is None or not self._references(operand, opaque=True) & tested:
                     continue
                 side = "false" if branch is branches[0] else "true"
                 kept, filler = code(operand), unbounded.safe
                 safe = f"{kept}, {filler}" if side == "false" else f"{filler}, {kept}"
                 self.report(risky, lambda line_of, risky=risky, operand=operand, unbounded=unbounded,
-                            transform=transform, side=side, safe=safe: (
+                            transform=transform, side=side, safe=safe, value=value: (
                     f"`{code(risky)}` in a branch of `{code(node.func)}` guarded by `{code(condition)}` is still "
-                    f"differentiated by `{transform}` where the condition is {side}: its derivative is infinite or "
+                    f"differentiated by `{transform}` ({value.describe(code(risky), line_of)}) where the "
+                    f"condition is {side}: its derivative is infinite or "
                     f"undefined {unbounded.where}, and 0 * inf is NaN, so the gradient is NaN there; make the "
                     f"operand safe first, `jnp.where({code(condition)}, {safe})` in "
                     f"place of `{code(operand)}` (the double `where`)"
