@@ -24,7 +24,7 @@ from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.analysis.traced import (
-    Signature, Transform, TransformTable, _int_or_ints, _NotLiteral, _str_or_strs, applied_transforms,
+    Signature, Transform, TransformTable, literal_ints, NotLiteral, literal_strs, applied_transforms,
     decorator_transform,
 )
 
@@ -175,9 +175,9 @@ class JittedCallee:
         if role is None:
             return set(), set()
         try:
-            nums = set(_int_or_ints(self.options.get(role.argnums)))
-            names = set(_str_or_strs(self.options.get(role.argnames))) if role.argnames else set()
-        except _NotLiteral:
+            nums = set(literal_ints(self.options.get(role.argnums)))
+            names = set(literal_strs(self.options.get(role.argnames))) if role.argnames else set()
+        except NotLiteral:
             return None
         return nums, names
 
@@ -355,7 +355,6 @@ def _blocks(statement: cst.CSTNode) -> Iterator[list[cst.CSTNode]]:
 
 
 _CACHE: dict[int, ModuleBindings] = {}
-_SHARED: dict[int, tuple[object, "Callees"]] = {}
 
 
 def module_bindings(module: cst.Module) -> ModuleBindings:
@@ -368,15 +367,6 @@ def module_bindings(module: cst.Module) -> ModuleBindings:
 
 
 # ---------------------------------------------------------------------- the query
-
-
-def callees_for(module: cst.Module, names: Names, table: TransformTable) -> "Callees":
-    """The Callees of one traversal (one `names`), shared by every rule that asks in it."""
-    found = _SHARED.get(id(names))
-    if found is None or found[0] is not names:
-        _SHARED.clear()
-        found = _SHARED[id(names)] = (names, Callees(module, names, table))
-    return found[1]
 
 
 class Callees:

@@ -377,30 +377,32 @@ class Signature:
         return self.positional + self.keyword_only
 
 
-class _NotLiteral(Exception):
+class NotLiteral(Exception):
     """An argument spec that only run time can resolve."""
 
 
-def _int_or_ints(expr: cst.BaseExpression | None, default: tuple[int, ...] = ()) -> tuple[int, ...]:
+def literal_ints(expr: cst.BaseExpression | None, default: tuple[int, ...] = ()) -> tuple[int, ...]:
+    """The integers an argument spec writes (`1`, `-1`, `(0, 2)`); NotLiteral when only run time knows."""
     if expr is None:
         return default
     if isinstance(expr, cst.Integer):
         return (int(expr.value, 0),)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        return tuple(-n for n in _int_or_ints(expr.expression))
+        return tuple(-n for n in literal_ints(expr.expression))
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return tuple(n for element in expr.elements for n in _int_or_ints(element.value))
-    raise _NotLiteral
+        return tuple(n for element in expr.elements for n in literal_ints(element.value))
+    raise NotLiteral
 
 
-def _str_or_strs(expr: cst.BaseExpression | None) -> tuple[str, ...]:
+def literal_strs(expr: cst.BaseExpression | None) -> tuple[str, ...]:
+    """The names an argument spec writes (`"n"`, `("n", "m")`); NotLiteral when only run time knows."""
     if expr is None:
         return ()
     if isinstance(expr, cst.SimpleString):
         return (expr.evaluated_value,)
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return tuple(s for element in expr.elements for s in _str_or_strs(element.value))
-    raise _NotLiteral
+        return tuple(s for element in expr.elements for s in literal_strs(element.value))
+    raise NotLiteral
 
 
 def _positions(signature: Signature, argnums: tuple[int, ...]) -> set[str]:
@@ -420,18 +422,18 @@ def _traced_and_static(
     name = transform.name
     everything = set(signature.all) - signature.defaults
     if name in table.jit_like:
-        nums = _int_or_ints(kw.get("static_argnums"))
-        static = _positions(signature, nums) | set(_str_or_strs(kw.get("static_argnames")))
+        nums = literal_ints(kw.get("static_argnums"))
+        static = _positions(signature, nums) | set(literal_strs(kw.get("static_argnames")))
         if name in _UNSPECIFIED_STATIC:
             static |= _unspecified(kw.get(_UNSPECIFIED_STATIC[name]), signature)
         return everything - static, static & set(signature.all)
     if name in _GRAD:
-        return _positions(signature, _int_or_ints(kw.get("argnums"), (0,))) - signature.defaults, set()
+        return _positions(signature, literal_ints(kw.get("argnums"), (0,))) - signature.defaults, set()
     if name in _MAP:
-        static = _positions(signature, _int_or_ints(kw.get("static_broadcasted_argnums")))
+        static = _positions(signature, literal_ints(kw.get("static_broadcasted_argnums")))
         return (_mapped(kw.get("in_axes"), signature) & everything) - static, static
     if name in _CUSTOM:
-        static = _positions(signature, _int_or_ints(kw.get("nondiff_argnums")))
+        static = _positions(signature, literal_ints(kw.get("nondiff_argnums")))
         return everything - static, static
     if name in LAX_BODIES or name in _PRIMALS:
         return everything, set()
@@ -456,12 +458,12 @@ def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str
         if len(axes) != len(signature.positional) or any(
             not isinstance(axis, (cst.Integer, cst.Name)) for axis in axes
         ):
-            raise _NotLiteral
+            raise NotLiteral
         return {
             name for name, axis in zip(signature.positional, axes)
             if not (isinstance(axis, cst.Name) and axis.value == "None")
         }
-    raise _NotLiteral
+    raise NotLiteral
 
 
 def traced_function(
@@ -483,7 +485,7 @@ def traced_function(
     for transform in transforms:
         try:
             more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table)
-        except _NotLiteral:
+        except NotLiteral:
             continue
         seen = signature.after(transform).positional
         for param in more_traced:

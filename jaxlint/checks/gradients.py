@@ -11,9 +11,7 @@ from jaxlint.analysis.bindings import parameter_names, rebound_names, statements
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import dotted
 from jaxlint.analysis.scopes import assigned_values
-from jaxlint.analysis.traced import (
-    TracedFunction, Transform, applied_transforms, decorator_transform, traced_function,
-)
+from jaxlint.analysis.traced import TracedFunction, Transform
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 
@@ -81,11 +79,11 @@ class GradNonScalar(Rule):
     verify = "Not confirmed by `--verify` yet: calling the gradient raises the `TypeError` quoted above."
 
     def _check(self, function: cst.CSTNode, name: str, decorators: list[Transform]) -> None:
-        applied = [*decorators, *self.values.known.applied.get(function, ())]
+        applied = [*decorators, *self.facts.applied(function)]
         transforms = [t for t in applied if t.name in _SCALAR_OUTPUT and _has_aux(t) is False]
         if not transforms:
             return
-        returned = self.values.returned_container(function)
+        returned = self.facts.returned_container(function)
         if returned is None:
             return
         shown = code(returned)
@@ -103,7 +101,7 @@ class GradNonScalar(Rule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = []
         for decorator in node.decorators:
-            transform = decorator_transform(decorator, self.names, self.values.transforms)
+            transform = self.facts.decorator_transform(decorator)
             if transform is not None:
                 decorators.append(transform)
             elif not (isinstance(decorator.decorator, cst.Name)
@@ -116,10 +114,10 @@ class GradNonScalar(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         """`jax.grad(loss_fn)` of a function another module of the project defines."""
-        for target, transform in applied_transforms(node, self.names, self.values.transforms):
+        for target, transform in self.facts.transformed(node):
             if transform.name not in _SCALAR_OUTPUT or _has_aux(transform) is not False:
                 continue
-            literal = self.values.imported_literal(target)
+            literal = self.facts.imported_literal(target)
             if literal is None:
                 continue
             pair = literal.startswith("a tuple (`") and literal.count(",") == 1
@@ -210,7 +208,7 @@ class ReverseModeWhileLoop(Rule):
               "function) raises the `ValueError` quoted above.")
 
     def _reverse(self, value: Value | None) -> str | None:
-        return reverse_mode(value, self.values.traced_scope)
+        return reverse_mode(value, self.facts.traced_scope)
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func)
@@ -219,7 +217,7 @@ class ReverseModeWhileLoop(Rule):
             loop = "`lax.while_loop`"
         elif qualified == "jax.lax.fori_loop":
             bounds = [argument(node, 0, "lower"), argument(node, 1, "upper")]
-            if not any(bound is not None and (value := self.values.value_of(bound)) is not None and value.staged
+            if not any(bound is not None and (value := self.facts.value_of(bound)) is not None and value.staged
                        for bound in bounds):
                 return
             init = argument(node, 3, "init_val")
@@ -228,7 +226,7 @@ class ReverseModeWhileLoop(Rule):
             return
         if init is None or (isinstance(init, cst.Call) and self.names.qualified(init.func) == "jax.lax.stop_gradient"):
             return  # nothing to differentiate through the loop
-        value = self.values.value_of(init)
+        value = self.facts.value_of(init)
         transform = self._reverse(value)
         if transform is None:
             return
@@ -303,8 +301,8 @@ class GradIntegerInput(Rule):
     )
     verify = "Not confirmed by `--verify` yet: the call raises the `TypeError` quoted above."
 
-    def __init__(self, values, reporter, filename: str = "") -> None:
-        super().__init__(values, reporter, filename)
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
         self._named: dict[tuple[int, str], cst.Call] = {}  # `df = jax.grad(f)`, by scope and name
         self._raising: list[cst.With] = []  # `with pytest.raises(...)` blocks around this point
 
@@ -312,7 +310,7 @@ class GradIntegerInput(Rule):
         """The `jax.grad(...)`-like call an expression gives the function of: itself, a name bound to it,
         or `jax.jit` of it."""
         if isinstance(expr, cst.Name):
-            for scope in reversed(self.values.chain):
+            for scope in reversed(self.facts.chain):
                 found = self._named.get((id(scope), expr.value))
                 if found is not None:
                     return found
@@ -350,7 +348,7 @@ class GradIntegerInput(Rule):
         return None
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        scope = id(self.values.chain[-1])
+        scope = id(self.facts.chain[-1])
         for target in node.targets:
             for name in target_names(target.target):
                 self._named.pop((scope, name), None)
@@ -473,8 +471,8 @@ class WhereNanGradient(Rule):
         tested = self._references(condition, opaque=False)
         for branch in branches:
             for risky, operand, unbounded in self._unbounded(branch):
-                value = self.values.value_of(risky)
-                transform = reverse_mode(value, self.values.traced_scope)
+                value = self.facts.value_of(risky)
+                transform = reverse_mode(value, self.facts.traced_scope)
                 if transform is None or not self._references(operand, opaque=True) & tested:
                     continue
                 side = "false" if branch is branches[0] else "true"
@@ -522,7 +520,7 @@ class WhereNanGradient(Rule):
 
     def _single_binding(self, name: str) -> cst.BaseExpression | None:
         """What the enclosing function binds `name` to, when it binds it once, with a plain assignment."""
-        function = next((scope for scope in reversed(self.values.chain) if isinstance(scope, cst.FunctionDef)), None)
+        function = next((scope for scope in reversed(self.facts.chain) if isinstance(scope, cst.FunctionDef)), None)
         if function is None or name in parameter_names(function.params):
             return None
         bound = assigned_values(function.body, name)
@@ -855,12 +853,11 @@ class ZeroGradient(Rule):
     verify = "Not confirmed by `--verify` yet: the gradient is all zeros."
 
     def _check(self, function: cst.FunctionDef | cst.Lambda, name: str, decorators: list[Transform]) -> None:
-        applied = [*decorators, *self.values.known.applied.get(function, ())]
+        applied = [*decorators, *self.facts.applied(function)]
         for transform in applied:
             if transform.name not in _ZERO_CHECKED:
                 continue
-            traced = traced_function(name, function.params, [transform], {}, [], self.names, self.values.transforms)
-            params = frozenset(traced.traced) if traced is not None else frozenset()
+            params = self.facts.traced_params(function, transform)
             if not params:
                 continue
             output = _DependenceWalk(self.names, params).output(function, _has_aux(transform) is not False)
@@ -878,7 +875,7 @@ class ZeroGradient(Rule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = []
         for decorator in node.decorators:
-            transform = decorator_transform(decorator, self.names, self.values.transforms)
+            transform = self.facts.decorator_transform(decorator)
             if transform is not None:
                 decorators.append(transform)
             elif not (isinstance(decorator.decorator, cst.Name)
