@@ -825,11 +825,11 @@ class ZeroGradient(Rule):
         "(1.0)` is `0.0`, and so are the gradients of `jnp.round(x).sum()`, `jnp.sign(x).sum()` and "
         "`jnp.where(x > 0, 1.0, 0.0).sum()` (jax 0.10.2; when the output stays an integer or boolean array, "
         "as in `(x > 0).sum()`, `grad` raises `TypeError: grad requires real-valued outputs` instead). "
-        "Differentiate a smooth surrogate (a sigmoid for a step, a softmax cross-entropy for an accuracy), "
-        "or pass the gradient straight through: `x + lax.stop_gradient(jnp.round(x) - x)`. See "
-        "[\"Differentiation with respect to integers\"]"
-        "(https://docs.jax.dev/en/latest/notebooks/autodiff_cookbook.html) in the autodiff cookbook and "
-        "the [`jax.grad`](https://docs.jax.dev/en/latest/_autosummary/jax.grad.html) documentation."
+        "Differentiate a smooth surrogate (`jax.nn.sigmoid` for a step, `jax.nn.softmax` for an `argmax`, "
+        "`jax.nn.soft_sign` for `sign`, a cross-entropy for an accuracy), or pass the gradient straight "
+        "through: `x + lax.stop_gradient(jnp.round(x) - x)`. The JAX FAQ explains it: [\"Why are gradients "
+        "zero for functions based on sort order?\"]"
+        "(https://docs.jax.dev/en/latest/faq.html#why-are-gradients-zero-for-functions-based-on-sort-order)."
     )
     example = (
         "def accuracy_loss(w, x, labels):\n"
