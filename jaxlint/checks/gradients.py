@@ -157,7 +157,8 @@ class ReverseModeWhileLoop(Rule):
     what_it_does = (
         "Flags `lax.while_loop(cond, body, init)` whose carried `init` is a value that `jax.grad`, "
         "`value_and_grad`, `jacrev`, `hessian`, `jax.vjp` or `jax.linear_transpose` differentiates (under "
-        "`jax.jit` too: `jax.jit(jax.grad(f))`): in the differentiated function itself or in "
+        "`jax.jit` too: `jax.jit(jax.grad(f))`), or whose body (a lambda or a def) reads such a value from its "
+        "closure: in the differentiated function itself or in "
         "a helper of the same module (or another module of the project) it passes that value to, at any "
         "depth. Also `lax.fori_loop(lower, upper, body, init)` when a bound is traced under `jit` (a "
         "`fori_loop` with a traced trip count is a `while_loop`)."
@@ -201,8 +202,8 @@ class ReverseModeWhileLoop(Rule):
         "a static iteration count, `lax.stop_gradient(x)`): jax differentiates nothing through them, which "
         "works. `fori_loop` with "
         "static bounds (a `scan`); forward mode (`jacfwd`, `jvp`, `linearize`); loops inside `custom_vjp`/`custom_jvp` "
-        "functions, whose own rule is used. Not found yet: a loop that only reads a differentiated value from "
-        "its closure (`body` uses `x`, `init` is a constant)."
+        "functions, whose own rule is used; a `cond_fun` that reads a differentiated value (only the body "
+        "is differentiated)."
     )
     verify = ("Not confirmed by `--verify` yet: calling the gradient (or the pullback, or the transposed "
               "function) raises the `ValueError` quoted above.")
@@ -213,30 +214,79 @@ class ReverseModeWhileLoop(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func)
         if qualified == "jax.lax.while_loop":
-            init = argument(node, 2, "init_val")
+            init, body = argument(node, 2, "init_val"), argument(node, 1, "body_fun")
             loop = "`lax.while_loop`"
         elif qualified == "jax.lax.fori_loop":
             bounds = [argument(node, 0, "lower"), argument(node, 1, "upper")]
             if not any(bound is not None and (value := self.facts.value_of(bound)) is not None and value.staged
                        for bound in bounds):
                 return
-            init = argument(node, 3, "init_val")
+            init, body = argument(node, 3, "init_val"), argument(node, 2, "body_fun")
             loop = "`lax.fori_loop` with a traced trip count (a `while_loop`)"
         else:
             return
         if init is None or (isinstance(init, cst.Call) and self.names.qualified(init.func) == "jax.lax.stop_gradient"):
-            return  # nothing to differentiate through the loop
-        value = self.facts.value_of(init)
+            what, subject = None, None  # nothing to differentiate through the carry
+        else:
+            what, subject = f"carries `{code(init)}`", init
+        value = self.facts.value_of(subject) if subject is not None else None
         transform = self._reverse(value)
+        if transform is None and body is not None:
+            # The body may read a differentiated value from its closure (`lambda c: c * x`): the same error.
+            for name in self._closure_reads(body):
+                subject = cst.Name(name)
+                value = self.facts.value_of(subject)
+                transform = self._reverse(value)
+                if transform is not None:
+                    what = f"has a body that reads `{name}` from its closure"
+                    break
         if transform is None:
             return
         self.report(node, lambda line_of: (
-            f"{loop} carries `{code(init)}`, which `{transform}` differentiates in reverse mode "
-            f"({value.describe(code(init), line_of)}): {_CALLING.get(transform, 'calling the gradient')} raises "
+            f"{loop} {what}, which `{transform}` differentiates in reverse mode "
+            f"({value.describe(code(subject), line_of)}): {_CALLING.get(transform, 'calling the gradient')} raises "
             f"ValueError (\"Reverse-mode "
             f"differentiation does not work for lax.while_loop\"); use `lax.scan` with a fixed number of steps, "
             f"`fori_loop` with static bounds, or forward mode (`jax.jacfwd`, `jax.jvp`)"
         ))
+
+    def _closure_reads(self, body: cst.BaseExpression) -> list[str]:
+        """The names a loop body given as a lambda or a def reads from around it, in order."""
+        if isinstance(body, cst.Name):
+            found = self.facts.binding(body, want_def=True)
+            body = found[0] if found is not None else None
+        if not isinstance(body, (cst.Lambda, cst.FunctionDef)):
+            return []
+        own = set(parameter_names(body.params))
+        if isinstance(body, cst.FunctionDef):
+            own |= rebound_names(body.body)
+        reads = _NameReads()
+        body.body.visit(reads)
+        return [name for name in dict.fromkeys(reads.names) if name not in own]
+
+
+class _NameReads(cst.CSTVisitor):
+    """The names an expression or block reads, outside nested functions (which run only if called)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `a.b` reads `a`, not `b`
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # `f(k=v)` reads `v`, not `k`
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
 
 
 # Transforms that reject integer and boolean inputs in their differentiated positions (jax 0.10.2).
