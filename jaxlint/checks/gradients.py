@@ -805,11 +805,23 @@ class _DependenceWalk:
             return self.of(expr.test).through(expr.test) | self.of(expr.body) | self.of(expr.orelse)
         if isinstance(expr, cst.Call):
             return self._call(expr)
+        if isinstance(expr, cst.Lambda):
+            return self._lambda(expr)
         if isinstance(expr, cst.NamedExpr):
             dependence = self.of(expr.value)
             self._bind(expr.target, dependence)
             return dependence
         return self._any(expr)
+
+    def _lambda(self, function: cst.Lambda) -> _Dependence:
+        """What a lambda's body reads from around it: its own parameters hide the names outside."""
+        own = set(parameter_names(function.params))
+        params, env = self.params, self.env
+        self.params, self.env = params - own, {name: dep for name, dep in env.items() if name not in own}
+        try:
+            return self.of(function.body)
+        finally:
+            self.params, self.env = params, env
 
     def _any(self, expr: cst.CSTNode) -> _Dependence:
         """Every name read inside, as differentiable: the safe side for what is not modelled."""
