@@ -685,10 +685,12 @@ class _DependenceWalk:
     which can only add differentiable paths, never hide one.
     """
 
-    def __init__(self, names, params: frozenset[str]) -> None:
+    def __init__(self, names, params: frozenset[str], resolve, depth: int = 0) -> None:
         self.names = names
         self.params = params
         self.env: dict[str, _Dependence] = {}
+        self.resolve = resolve  # the def of this module a called name binds, or None
+        self.depth = depth  # how many helper calls deep this walk is
 
     def output(self, function: cst.FunctionDef | cst.Lambda, has_aux: bool) -> _Dependence | None:
         """The dependence of what the function returns (its first element with `has_aux`), None when unknown."""
@@ -859,7 +861,34 @@ class _DependenceWalk:
                 return (receiver | args).through(call)
             if func.attr.value == "astype" and given.positional and self._integer_dtype(given.positional[0]):
                 return receiver.through(call)
+        if isinstance(func, cst.Name) and qualified is None and self.depth < 2:
+            helper = self._through_helper(call, self.resolve(func))
+            if helper is not None:
+                return helper
         return receiver | args
+
+    def _through_helper(self, call: cst.Call, callee: cst.CSTNode | None) -> _Dependence | None:
+        """A call of an undecorated def of this module: each argument reaches the result the way the
+        callee's body says its parameter does. None when that is not known."""
+        if not isinstance(callee, cst.FunctionDef) or callee.decorators or isinstance(callee.params.star_arg, cst.Param):
+            return None
+        positional = [param.name.value for param in (*callee.params.posonly_params, *callee.params.params)]
+        every = frozenset(parameter_names(callee.params))
+        output = _DependenceWalk(self.names, every, self.resolve, self.depth + 1).output(callee, False)
+        if output is None:
+            return None
+        cut = dict(reversed(output.cut))  # each parameter's first zero-derivative operation
+        result = _NOTHING
+        for index, arg in enumerate(call.args):
+            param = arg.keyword.value if arg.keyword is not None else (
+                positional[index] if index < len(positional) and not arg.star else None)
+            if param is None or param not in every:
+                return None
+            if param in output.smooth:
+                result = result | self.of(arg.value)
+            elif param in cut:
+                result = result | self.of(arg.value).through(cut[param])
+        return result
 
     def _integer_dtype(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Name) and expr.value in ("int", "bool") and self.names.qualified(expr) is None:
@@ -878,7 +907,8 @@ class ZeroGradient(Rule):
         "`f`'s output depends on its differentiated arguments, as its body shows, goes through an operation "
         "whose derivative is zero: a comparison (`x > 0`), `jnp.round`/`floor`/`ceil`/`sign`/`argmax`/"
         "`argmin`/`argsort`, `//`, a cast to an integer or boolean dtype (`x.astype(jnp.int32)`, `int(x)`), "
-        "the condition of a `jnp.where`, or an index (`table[jnp.argmax(x)]`)."
+        "the condition of a `jnp.where`, or an index (`table[jnp.argmax(x)]`). Helpers of the same module "
+        "it calls are followed, two calls deep (`1.0 - accuracy(predict(params, x), labels)`)."
     )
     why_bad = (
         "These operations are piecewise constant, and JAX defines their derivative as zero everywhere. When "
@@ -909,8 +939,9 @@ class ZeroGradient(Rule):
         "Outputs with any differentiable path to a differentiated argument, however small "
         "(`x * (x > 0)` is a ReLU); straight-through estimators and anything under `lax.stop_gradient` (a "
         "deliberate cut); outputs that do not depend on the arguments at all; functions whose body the "
-        "analysis does not model (nested functions, `try`, `match`, `global`), and calls of other functions, "
-        "which are taken as differentiable; functions with a decorator other than a jax transform."
+        "analysis does not model (nested functions, `try`, `match`, `global`); calls of other modules' "
+        "functions, of methods and of decorated helpers, which are taken as differentiable; functions with "
+        "a decorator other than a jax transform."
     )
     verify = "Not confirmed by `--verify` yet: the gradient is all zeros."
 
@@ -922,7 +953,8 @@ class ZeroGradient(Rule):
             params = self.facts.traced_params(function, transform)
             if not params:
                 continue
-            output = _DependenceWalk(self.names, params).output(function, _has_aux(transform) is not False)
+            walk = _DependenceWalk(self.names, params, self._def_of)
+            output = walk.output(function, _has_aux(transform) is not False)
             if output is None or output.smooth or not output.cut:
                 continue
             param, operation = output.cut[0]
@@ -933,6 +965,10 @@ class ZeroGradient(Rule):
                 f"surrogate (a sigmoid for a step, a cross-entropy for an accuracy), or pass the gradient "
                 f"straight through (`x + lax.stop_gradient(jnp.round(x) - x)`)"
             ))
+
+    def _def_of(self, name: cst.Name) -> cst.CSTNode | None:
+        found = self.facts.binding(name, want_def=True)
+        return found[0] if found is not None and not found[2] else None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = []
