@@ -10,8 +10,8 @@ import libcst as cst
 from jaxlint.analysis.bindings import rebound_names, target_names
 from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.traced import TREE_MAPS
 from jaxlint.analysis.values import Kind
+from jaxlint.model.transforms import CACHED_BY_FUNCTION, JITS, TREE_MAPS
 from jaxlint.checks.base import FixPlan, Rule, code
 
 
@@ -684,12 +684,7 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
 
 # ---------------------------------------------------------------------- JAX501
 
-# Transforms that cache what they compile by the identity of the function they wrap (checked with jax 0.10.2).
-_CACHED_BY_FUNCTION = frozenset({
-    "jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap", "equinox.filter_jit",
-})
 _CACHES = frozenset({"functools.cache", "functools.lru_cache"})
-_METHOD_JITS = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})  # JAX503: they trace `self`
 
 
 @dataclass
@@ -860,7 +855,7 @@ class JitRecreated(CalleeRule):
 
     def _fresh(self, jit: cst.Call) -> str | None:
         """What fresh callable a jit call wraps ("a lambda"...), or None when it is not one."""
-        if self.names.qualified(jit.func) not in _CACHED_BY_FUNCTION or not jit.args:
+        if self.names.qualified(jit.func) not in CACHED_BY_FUNCTION or not jit.args:
             return None
         first = jit.args[0]
         if first.keyword is not None or first.star:
@@ -971,7 +966,7 @@ class JitMethodSelf(CalleeRule):
         if len(node.decorators) != 1:
             return  # another decorator may bind or wrap `self`
         callee = self.facts.jit_decorated(node)
-        if callee is None or callee.transform not in _METHOD_JITS:
+        if callee is None or callee.transform not in JITS:
             return
         positions, names = callee.static()
         if positions is None or names is None or 0 in positions or "self" in names:

@@ -6,17 +6,18 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jaxlint.analysis import derivatives
+from jaxlint.model import derivatives
+from jaxlint.model.functions import STATIC_ATTRIBUTES
 from jaxlint.analysis.bindings import parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import dotted
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.analysis.traced import TracedFunction, Transform
 from jaxlint.analysis.values import Kind, Value
+from jaxlint.model.transforms import GRADIENTS, INTEGER_INPUT_ERRORS, REVERSE_MODE, SCALAR_OUTPUT
 from jaxlint.checks.base import FixPlan, Rule, code
 
 # Transforms that need a scalar output: the function's value is what they differentiate.
-_SCALAR_OUTPUT = frozenset({"jax.grad", "jax.value_and_grad"})
 _KINDS = {cst.Tuple: "a tuple", cst.List: "a list", cst.ListComp: "a list", cst.Dict: "a dict",
           cst.DictComp: "a dict"}
 
@@ -80,7 +81,7 @@ class GradNonScalar(Rule):
 
     def _check(self, function: cst.CSTNode, name: str, decorators: list[Transform]) -> None:
         applied = [*decorators, *self.facts.applied(function)]
-        transforms = [t for t in applied if t.name in _SCALAR_OUTPUT and _has_aux(t) is False]
+        transforms = [t for t in applied if t.name in SCALAR_OUTPUT and _has_aux(t) is False]
         if not transforms:
             return
         returned = self.facts.returned_container(function)
@@ -115,7 +116,7 @@ class GradNonScalar(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         """`jax.grad(loss_fn)` of a function another module of the project defines."""
         for target, transform in self.facts.transformed(node):
-            if transform.name not in _SCALAR_OUTPUT or _has_aux(transform) is not False:
+            if transform.name not in SCALAR_OUTPUT or _has_aux(transform) is not False:
                 continue
             literal = self.facts.imported_literal(target)
             if literal is None:
@@ -127,11 +128,6 @@ class GradNonScalar(Rule):
                 f"`{transform.name}` needs `{code(target)}` to return a scalar, but it returns {literal}: calling "
                 f"the gradient raises TypeError (\"Gradient only defined for scalar-output functions\"); {remedy}"
             ))
-
-
-# Reverse-mode transforms: they transpose the computation, which a loop of unknown length cannot be.
-_REVERSE = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.hessian", "jax.vjp",
-                      "jax.linear_transpose"})
 
 
 # What raises, for the reverse-mode transforms that do not give a gradient function.
@@ -147,7 +143,7 @@ def reverse_mode(value: Value | None, scope: TracedFunction | None) -> str | Non
     names = (value.tracer.transform.name, *value.tracer.differentiated_by)
     if scope is not None:
         names += tuple(t.name for t in scope.transforms)
-    return next((name for name in names if name in _REVERSE), None)
+    return next((name for name in names if name in REVERSE_MODE), None)
 
 
 class ReverseModeWhileLoop(Rule):
@@ -289,16 +285,6 @@ class _NameReads(cst.CSTVisitor):
         return False
 
 
-# Transforms that reject integer and boolean inputs in their differentiated positions (jax 0.10.2).
-_DIFFERENTIATING = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacfwd", "jax.hessian"})
-# How each says so (jax 0.10.2): `hessian` is `jacfwd` of `jacrev`, and `jacfwd` sees the input first.
-_REJECTION = {
-    "jax.grad": "grad requires real- or complex-valued inputs",
-    "jax.value_and_grad": "grad requires real- or complex-valued inputs",
-    "jax.jacrev": "jacrev requires real- or complex-valued inputs",
-    "jax.jacfwd": "jacfwd requires real-valued inputs",
-    "jax.hessian": "jacfwd requires real-valued inputs",
-}
 # Context managers under which code is expected to raise: tests of the error itself.
 _EXPECTS_ERROR = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "raises"})
 
@@ -370,7 +356,7 @@ class GradIntegerInput(Rule):
         if not isinstance(expr, cst.Call):
             return None
         qualified = self.names.qualified(expr.func)
-        if qualified in _DIFFERENTIATING:
+        if qualified in INTEGER_INPUT_ERRORS:
             return expr
         if qualified == "jax.jit" and len(expr.args) == 1 and expr.args[0].keyword is None:
             return self._gradient(expr.args[0].value)
@@ -443,7 +429,7 @@ class GradIntegerInput(Rule):
             self.report(arg, lambda line_of, arg=arg, fix=fix, position=position: (
                 f"`{code(arg)}` is {'a boolean' if isinstance(arg, cst.Name) else 'an integer'}, passed where "
                 f"`{transform}` differentiates (argument {position}): "
-                f"the call raises TypeError (\"{_REJECTION[transform]}\"); pass a float"
+                f"the call raises TypeError (\"{INTEGER_INPUT_ERRORS[transform]}\"); pass a float"
                 + (f" (`{code(arg)}.0`)" if fix is not None else "")
             ), fix)
 
@@ -669,7 +655,6 @@ class _Dependence:
 
 
 _NOTHING = _Dependence()
-_STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding"})
 _ZERO_METHODS = frozenset({"argmax", "argmin", "argsort", "round", "nonzero", "searchsorted"})
 _ZERO_BUILTINS = frozenset({"int", "bool", "round"})
 
@@ -789,7 +774,7 @@ class _DependenceWalk:
                              cst.FormattedString, cst.Ellipsis)):
             return _NOTHING
         if isinstance(expr, cst.Attribute):
-            return _NOTHING if expr.attr.value in _STATIC_ATTRIBUTES else self.of(expr.value)
+            return _NOTHING if expr.attr.value in STATIC_ATTRIBUTES else self.of(expr.value)
         if isinstance(expr, cst.Subscript):
             index = _NOTHING
             for element in expr.slice:
@@ -948,7 +933,7 @@ class ZeroGradient(Rule):
     def _check(self, function: cst.FunctionDef | cst.Lambda, name: str, decorators: list[Transform]) -> None:
         applied = [*decorators, *self.facts.applied(function)]
         for transform in applied:
-            if transform.name not in _ZERO_CHECKED:
+            if transform.name not in GRADIENTS:
                 continue
             params = self.facts.traced_params(function, transform)
             if not params:
@@ -985,4 +970,3 @@ class ZeroGradient(Rule):
         self._check(node, "the lambda", [])
 
 
-_ZERO_CHECKED = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacfwd", "jax.hessian", "jax.vjp"})

@@ -15,7 +15,8 @@ import libcst as cst
 
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
-from jaxlint.analysis.traced import LAX_BODIES, LOOP_BODIES, MAPS, TracedFunction
+from jaxlint.analysis.traced import TracedFunction
+from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.checks.base import Rule, code
 from jaxlint.diagnostics import UNSAFE
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.calls import arguments
-from jaxlint.analysis.traced import LOOP_BODIES, MAPS
+from jaxlint.model.transforms import LOOP_BODIES, MAPS
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.diagnostics import UNSAFE

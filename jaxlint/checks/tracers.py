@@ -7,7 +7,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from jaxlint.analysis.traced import RUN_AS_GIVEN
+from jaxlint.model.transforms import RUN_AS_GIVEN
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.printing import debug_print_fix, placeholders_fix
