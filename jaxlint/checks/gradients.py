@@ -855,7 +855,8 @@ class _DependenceWalk:
     def _through_helper(self, call: cst.Call, callee: cst.CSTNode | None) -> _Dependence | None:
         """A call of an undecorated def of this module: each argument reaches the result the way the
         callee's body says its parameter does. None when that is not known."""
-        if not isinstance(callee, cst.FunctionDef) or callee.decorators or isinstance(callee.params.star_arg, cst.Param):
+        if (not isinstance(callee, cst.FunctionDef) or callee.decorators
+                or isinstance(callee.params.star_arg, cst.Param)):
             return None
         positional = [param.name.value for param in (*callee.params.posonly_params, *callee.params.params)]
         every = frozenset(parameter_names(callee.params))
