@@ -213,6 +213,9 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
     else:
         groups = _by_config(args.paths, command_line)
         settings = groups[0][0]
+        # Groups that walk folders first: a nested folder found there joins a group of named files with
+        # its settings that is still to run (`jaxlint repo/sub/b.py repo`), and its walk lists each file once.
+        groups.sort(key=lambda group: not any(os.path.isdir(path) for path in group[1]))
         result = RunResult(unsafe_fixes=args.unsafe_fixes)
         done: list[tuple[Settings, list[str]]] = []
         while groups:  # a folder below with a config of its own is a group of its own, checked after

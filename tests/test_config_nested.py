@@ -118,6 +118,6 @@ def test_without_a_config_the_python_version_comes_from_the_checked_projects_pyp
 
 def test_a_nested_folder_also_named_is_checked_once(tmp_path: Path) -> None:
     _repo(tmp_path)
-    for named in (["repo", "repo/sub"], ["repo", "repo/sub/b.py"], ["repo/sub", "repo"]):
+    for named in (["repo", "repo/sub"], ["repo", "repo/sub/b.py"], ["repo/sub", "repo"], ["repo/sub/b.py", "repo"]):
         result = jaxlint(tmp_path, "--quiet", "--output-format", "concise", "--no-cache", *named)
         assert sorted(_lines(result.stdout)) == sorted(EXPECTED), named

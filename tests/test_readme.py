@@ -37,7 +37,9 @@ def test_install_lines_name_this_projects_distribution() -> None:
     name = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert name != "jaxlint"  # taken on PyPI by an unrelated project
-    assert f"pip install {name} " in readme and f"pip install '{name}[verify]'" in readme
+    # Not published yet: the install line is from a clone, and the README names the distribution to come.
+    assert "$ pip install .  " in readme
+    assert f"`pip install {name}`" in readme and f"'{name}[verify]'" in readme
     assert "pip install jaxlint" not in readme and "'jaxlint[" not in readme
 
 

@@ -155,7 +155,7 @@ def test_verify_without_jax_prints_the_static_findings_then_says_how_to_install_
     assert run.returncode == 2  # what was asked for (verification) did not happen
     assert run.stdout.startswith("a.py:3:1: JAX101 [*] in-place update of a JAX array")
     assert len(run.stdout.splitlines()) == 1
-    assert run.stderr == "jaxlint: error: --verify needs jax: pip install 'jax-sharpbits[verify]'\n"
+    assert run.stderr == "jaxlint: error: --verify needs jax: pip install jax (the 'verify' extra of jax-sharpbits)\n"
 
 
 def test_fail_on_confirmed_without_verify_is_a_usage_error(tmp_path: Path) -> None:

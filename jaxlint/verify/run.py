@@ -26,7 +26,7 @@ from jaxlint.verify.options import Command, VerifyOptions
 from jaxlint.verify.plan import FilePlan, plan_file, wants_tracing
 from jaxlint.verify.processes import ForkServer, run_subprocess
 
-INSTALL_HINT = "--verify needs jax: pip install 'jax-sharpbits[verify]'"
+INSTALL_HINT = "--verify needs jax: pip install jax (the 'verify' extra of jax-sharpbits)"
 
 
 def jax_missing() -> bool:
