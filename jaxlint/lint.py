@@ -16,7 +16,7 @@ from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.analysis.name_scopes import NameScopes
 from jaxlint.analysis.names import dotted, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts
-from jaxlint.analysis.traced import DEFAULT_TABLE, Signature, TransformTable
+from jaxlint.analysis.traced import DEFAULT_TABLE, Signature, TransformTable, decorator_transform
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import FixPlan, Message, Rule
@@ -211,10 +211,14 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
     returns = {}
     for statement in module.body:
         summary = facts.returns.get(statement) if isinstance(statement, cst.FunctionDef) else None
+        literal = _returned_literal(statement, facts, tracker, filename, line)
         if summary is not None and summary.params and summary.closure is None:
             value = summary.value.kind.value if summary.value is not None else None
             positional = Signature.of(statement.params).positional
-            returns[statement.name.value] = Exported(positional, summary.params, value, summary.container)
+            returns[statement.name.value] = Exported(positional, summary.params, value, summary.container, literal)
+        elif literal is not None:
+            returns[statement.name.value] = Exported(Signature.of(statement.params).positional, (), None, False,
+                                                     literal)
     calls = tuple(
         Outgoing(target, caller, trace.name, trace.staged, f"{filename}:{line(node, caller)}", positional,
                  keywords)
@@ -223,6 +227,19 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
     return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports)
+
+
+def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,
+                      line: Callable[[cst.CSTNode, str], int]) -> str | None:
+    """How a module-level function that returns a tuple, list or dict literal on every path says so (JAX601);
+    None for one with a decorator other than a jax transform (it may change what calling it gives)."""
+    literal = facts.containers.get(statement) if isinstance(statement, cst.FunctionDef) else None
+    if literal is None or any(decorator_transform(d, tracker.names, tracker.transforms) is None
+                              for d in statement.decorators):
+        return None
+    shown = " ".join(_EMPTY.code_for_node(literal).split())
+    kind = {cst.Tuple: "a tuple", cst.List: "a list", cst.ListComp: "a list"}.get(type(literal), "a dict")
+    return f"{kind}{f' (`{shown}`)' if len(shown) <= 40 else ''} at {filename}:{line(literal, statement.name.value)}"
 
 
 def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:

@@ -48,6 +48,8 @@ RULES = (
     ('JAX602', 'grad-integer-input', True),
     ('JAX603', 'vmap-in-axes-arity', True),
     ('JAX604', 'reverse-mode-while-loop', True),
+    ('JAX605', 'where-nan-gradient', True),
+    ('JAX606', 'zero-gradient', True),
     ('JAX702', 'non-array-input', True),
     ('JAX703', 'lax-mixed-dtypes', True),
     ('JAX801', 'removed-api', True),

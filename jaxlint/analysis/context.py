@@ -15,7 +15,9 @@ from jaxlint.analysis.apis import Version, parse_version
 from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
-from jaxlint.analysis.traced import Transform, TracedFunction, applied_transforms, decorator_transform
+from jaxlint.analysis.traced import (
+    Transform, TracedFunction, applied_transforms, decorator_transform, traced_function,
+)
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
 from jaxlint.analysis.values import Kind, Value
 
@@ -109,6 +111,11 @@ class Context:
         """The tuple, list or dict literal `function` returns on every path, if it does."""
         return self._tracker.returned_container(function)
 
+    def imported_literal(self, expr: cst.BaseExpression) -> str | None:
+        """For a function of another module of the project that returns a tuple, list or dict literal on
+        every path: which, and where ("a tuple (`loss, aux`) at losses.py:12"); else None."""
+        return self._tracker.imported_literal(expr)
+
     # ------------------------------------------------------------------ scopes
 
     @property
@@ -176,6 +183,12 @@ class Context:
         """Whether this point runs while a transform traces it to a jaxpr (`jit`, lax bodies; not `vmap` or
         `grad` alone): every `jnp`/`lax` result here is a tracer, even one computed from static values."""
         return self._tracker.in_jaxpr_trace()
+
+    def traced_params(self, function: cst.FunctionDef | cst.Lambda, transform: Transform) -> frozenset[str]:
+        """The parameters of `function` that this one transform makes tracers (`argnums` for `jax.grad`)."""
+        name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
+        traced = traced_function(name, function.params, [transform], {}, [], self.names, self._tracker.transforms)
+        return frozenset(traced.traced) if traced is not None else frozenset()
 
     def takes_static_argnames(self, transform: str) -> bool:
         """Whether `transform` (qualified) has static arguments: a parameter it leaves static is no tracer."""

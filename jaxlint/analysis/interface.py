@@ -20,6 +20,8 @@ class Exported:
     params: tuple[str, ...]
     value: str | None  # the value's kind (values.Kind) otherwise, None when unknown
     container: bool
+    # The tuple, list or dict literal it returns on every path, for messages: "a tuple (`loss, aux`) at train.py:12".
+    literal: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class Interface:
     @classmethod
     def from_json(cls, data: dict) -> "Interface":
         return cls(
-            {name: Exported(tuple(e["positional"]), tuple(e["params"]), e["value"], e["container"])
+            {name: Exported(tuple(e["positional"]), tuple(e["params"]), e["value"], e["container"], e.get("literal"))
              for name, e in data["returns"].items()},
             tuple(Outgoing(c["target"], c["caller"], c["transform"], c["staged"], c["where"],
                            tuple(c["positional"]), tuple(c["keywords"])) for c in data["calls"]),

@@ -479,5 +479,6 @@ class ScopeRecorder:
                     passed = facts.passed.setdefault(node, {})
                     if param not in passed:
                         via = Transform(value.tracer.transform.name, call.node, value.tracer.staged)
-                        passed[param] = Tracer(name, param, via, call.caller, value.container)
+                        passed[param] = Tracer(name, param, via, call.caller, value.container,
+                                               differentiated_by=value.tracer.differentiated_by)
         return facts

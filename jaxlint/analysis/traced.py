@@ -22,8 +22,8 @@ from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
 from jaxlint.model.transforms import (
-    CUSTOM, GRAD, GRADIENTS, HOST_CALLBACKS, JIT_LIKE, JITS, LAX_BODIES, MAP, ONLY_TRACE, PARTIAL, REF_KERNELS, STAGED,
-    TRANSFORMS, Callables, BUILDS_JAXPR,
+    BUILDS_JAXPR, CUSTOM, GRAD, GRADIENTS, HOST_CALLBACKS, JIT_LIKE, JITS, LAX_BODIES, MAP, ONLY_TRACE, PARTIAL,
+    PRIMALS, REF_KERNELS, STAGED, TRANSFORMS, Callables,
 )
 
 
@@ -70,6 +70,9 @@ class Tracer:
     container: bool = True  # may be a pytree of tracers rather than one array
     returned_by: str | None = None  # for a call's result: the function that returned this tracer
     origin: str | None = None  # for a call from another module: where (`train.py:12`)
+    # The gradient transforms that differentiate it, besides `transform`: `jax.jit(jax.grad(f))`
+    # traces `f` with a jit tracer that `grad` differentiates too.
+    differentiated_by: tuple[str, ...] = ()
 
     @property
     def staged(self) -> bool:
@@ -359,7 +362,7 @@ def _traced_and_static(
     if family == CUSTOM:
         static = _positions(signature, literal_ints(kw.get("nondiff_argnums")))
         return everything - static, static
-    if name in LAX_BODIES:
+    if name in LAX_BODIES or family == PRIMALS:
         return everything, set()
     traced = {p for p, annotation in signature.annotations.items()
               if p in everything and is_array_annotation(annotation, names)}
@@ -407,6 +410,7 @@ def traced_function(
     signature = Signature.of(params)
     traced: dict[str, Tracer] = {}
     static: set[str] = set()
+    gradients: dict[str, tuple[str, ...]] = {}
     for transform in transforms:
         try:
             more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table,
@@ -418,7 +422,11 @@ def traced_function(
             # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool.
             scalar = transform.name == "jax.lax.fori_loop" and seen[:1] == (param,) or param in signature.flags
             traced.setdefault(param, Tracer(name, param, transform, container=not scalar))
+            if transform.name in GRADIENTS and transform is not traced[param].transform:
+                gradients[param] = (*gradients.get(param, ()), transform.name)
         static |= more_static
+    for param, more in gradients.items():
+        traced[param] = replace(traced[param], differentiated_by=more)
     for param, tracer in passed.items():
         if param not in static:
             traced.setdefault(param, tracer)

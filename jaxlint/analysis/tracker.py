@@ -210,6 +210,14 @@ class ValueTracker:
         returned = Returned(dotted(call.func) or "<function>", exported.params, None, value, exported.container)
         return returned.result(_by_parameter(call, arguments, exported.positional))
 
+    def imported_literal(self, expr: cst.BaseExpression) -> str | None:
+        """For a function of another module of the project that returns a tuple, list or dict literal on every
+        path: which, and where ("a tuple (`loss, aux`) at losses.py:12"); else None."""
+        if self.context is None:
+            return None
+        exported = self.context.imported.returns.get(self.names.qualified(expr) or "")
+        return exported.literal if exported is not None else None
+
     def _lookup(self, name: str) -> Value | None:
         scope = self._scopes[-1]
         return None if name in scope.untracked else scope.env.get(name)
@@ -303,6 +311,8 @@ class ValueTracker:
             self.recorder.apply(chain, target, transform)
             if transform.name in LAX_CARRIES and self._carries_list(node, transform.name):
                 self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
+            if self.context is not None and self.context.in_project(self.names.qualified(target)):
+                self.uses.add(self.names.qualified(target))  # `jax.grad(losses.loss_fn)`: what it returns matters
         func = node.func
         if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                                           and func.value.value in ("self", "cls")):

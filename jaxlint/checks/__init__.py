@@ -7,7 +7,9 @@ from jaxlint.checks.base import Rule
 from jaxlint.checks.compilation import (
     DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, TimingWithoutSync, UnhashableStaticArg,
 )
-from jaxlint.checks.gradients import GradIntegerInput, GradNonScalar, ReverseModeWhileLoop
+from jaxlint.checks.gradients import (
+    GradIntegerInput, GradNonScalar, ReverseModeWhileLoop, WhereNanGradient, ZeroGradient,
+)
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
 from jaxlint.checks.dtypes import LaxMixedDtypes, NonArrayInput
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
@@ -59,6 +61,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     GradIntegerInput,
     VmapInAxesArity,
     ReverseModeWhileLoop,
+    WhereNanGradient,
+    ZeroGradient,
     NonArrayInput,
     LaxMixedDtypes,
     RemovedApi,

@@ -42,6 +42,7 @@ GRAD = "grad"  # only the argnums positions (default: the first)
 MAP = "map"  # positions whose in_axes is not None
 CUSTOM = "custom"  # every parameter, except nondiff_argnums
 FILTERED = "filtered"  # array-annotated parameters only: equinox/nnx make the other arguments static
+PRIMALS = "primals"  # every parameter: the function is called with the primals that follow it (`jax.vjp(f, x)`)
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,12 @@ TRANSFORMS: dict[str, Transform] = {
     # `hessian` is `jacfwd` of `jacrev`: `jacfwd` sees the input first.
     "jax.hessian": _gradient("jacfwd requires real-valued inputs", reverse=True),
     "jax.jacfwd": _gradient("jacfwd requires real-valued inputs", reverse=False),
-    "jax.vmap": Transform(MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True, concrete_constants=True),
+    # `if x > 0` works in a `vjp`'d function and `float(x)` raises; the pullback raises on a `while_loop`.
+    "jax.vjp": Transform(PRIMALS, staged=False, gradient=True, reverse_mode=True, called_with_arguments=True),
+    # It traces its function with abstract values, from the primals' shapes alone.
+    "jax.linear_transpose": Transform(PRIMALS, staged=True, reverse_mode=True, called_with_arguments=True),
+    "jax.vmap": Transform(MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True,
+                          concrete_constants=True),
     "jax.pmap": Transform(
         MAP, staged=True, positional_options=("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"),
         options=Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
