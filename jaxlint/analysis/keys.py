@@ -44,6 +44,50 @@ class Use:
     by: str
 
 
+# A value read here only for its shape and dtype: its numbers never matter (under jit, XLA drops them).
+_SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size"})
+_SHAPE_OF = frozenset({  # functions reading only the shape and dtype of their first argument
+    "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
+    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "numpy.shape", "numpy.ndim",
+})
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+
+
+def shape_only(node: cst.CSTNode, names: Names) -> list[cst.BaseExpression]:
+    """The parts of `node` whose values are read only for their shape and dtype: `x` in `x.shape`,
+    `jnp.zeros_like(x)`, `jax.eval_shape(f, x)`, and the trees of `jax.tree.map(lambda s: jnp.empty(s.shape,
+    s.dtype), tree)`. A key drawn from only to build such a part draws numbers nobody sees."""
+    if isinstance(node, cst.Attribute) and node.attr.value in _SHAPE_ATTRIBUTES:
+        return [node.value]
+    if not isinstance(node, cst.Call):
+        return []
+    qualified = names.qualified(node.func)
+    if qualified in _SHAPE_OF and node.args and node.args[0].keyword is None:
+        return [node.args[0].value]
+    if qualified == "jax.eval_shape":
+        return [arg.value for arg in node.args[1:]]
+    if qualified in _TREE_MAPS and node.args and isinstance(node.args[0].value, cst.Lambda):
+        function = node.args[0].value
+        if all(_reads_only_shape(function.body, name) for name in parameter_names(function.params)):
+            return [arg.value for arg in node.args[1:] if arg.keyword is None]
+    return []
+
+
+def _reads_only_shape(node: cst.CSTNode, name: str) -> bool:
+    """Whether `name` appears in `node` only as `name.shape`, `name.dtype`, `name.ndim` or `name.size`."""
+    if isinstance(node, cst.Attribute):
+        if isinstance(node.value, cst.Name) and node.value.value == name:
+            return node.attr.value in _SHAPE_ATTRIBUTES
+        return _reads_only_shape(node.value, name)
+    if isinstance(node, cst.Arg):
+        return _reads_only_shape(node.value, name)
+    if isinstance(node, cst.Name):
+        return node.value != name
+    if isinstance(node, cst.Lambda) and name in parameter_names(node.params):
+        return True  # shadowed
+    return all(_reads_only_shape(child, name) for child in node.children)
+
+
 def makes_key(call: cst.Call, names: Names) -> bool:
     return names.qualified(call.func) in _MAKERS
 

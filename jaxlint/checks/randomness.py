@@ -14,6 +14,7 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import LAX_BODIES, LOOP_BODIES, MAPS, TracedFunction
 from jaxlint.checks.base import Rule, code, is_test_file
@@ -224,13 +225,24 @@ class ConstantKeyInTraced(_TraceTimeRule):
         "(`SEED = 0`) is not recognised. A literal seed in a test file (`test_*.py`, `*_test.py`, "
         "`conftest.py`, or under `tests/`), where a fixed key is how tests stay reproducible. A fixed key "
         "used only when none was given (`key if key is not None else jax.random.key(0)`, "
-        "`if key is None: key = ...`, `key or ...`): a documented default."
+        "`if key is None: key = ...`, `key or ...`): a documented default. A fixed key whose draws are read "
+        "only for their shape and dtype (`jax.random.normal(jax.random.key(0), s).shape`, "
+        "`jnp.zeros_like(...)`, `jax.eval_shape(f, ...)`, or `jax.tree.map(lambda x: jnp.empty(x.shape, "
+        "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder): no number drawn is used."
     )
     verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
 
     def __init__(self, values, reporter, filename: str = "") -> None:
         super().__init__(values, reporter, filename)
         self._fallbacks: set[int] = set()  # key constructors only run when no key was given
+        self._for_shapes: set[int] = set()  # key constructors whose draws are read only for their shape
+
+    def _mark_shape_only(self, node: cst.CSTNode) -> None:
+        for part in shape_only(node, self.names):
+            self._for_shapes.update(id(call) for call in _key_constructors(part, self.names))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._mark_shape_only(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         # `key if key is not None else jax.random.key(0)`: a documented default, not the key in use.
@@ -256,10 +268,11 @@ class ConstantKeyInTraced(_TraceTimeRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
+        self._mark_shape_only(node)
         constant = self.constant_key(node)
         if constant is None or (constant[0] == "literal" and is_test_file(self.filename)):
             return
-        if id(node) in self._fallbacks:
+        if id(node) in self._fallbacks or id(node) in self._for_shapes:
             return
         scope = self.trace_time_scope()
         if scope is None:
@@ -282,6 +295,14 @@ class ConstantKeyInTraced(_TraceTimeRule):
                 f"{where.how(line_of)}, so the key is a constant and {where.each} draws the same numbers; "
                 f"{fix}"
             ))
+
+
+def _key_constructors(node: cst.CSTNode, names: Names):
+    """The `jax.random.key/PRNGKey` calls inside `node`."""
+    if isinstance(node, cst.Call) and names.qualified(node.func) in KEY_CONSTRUCTORS:
+        yield node
+    for child in node.children:
+        yield from _key_constructors(child, names)
 
 
 def _none_test(test: cst.BaseExpression) -> bool | None:
