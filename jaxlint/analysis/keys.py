@@ -29,6 +29,9 @@ _MAKERS = frozenset({
     "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",
     "jax.random.wrap_key_data", "jax.random.clone",
 })
+# Calls that give one of their alternatives (from position 1 on) for each element: keys consumed in two
+# alternatives never meet in the result, as in the two arms of an `if`.
+_SELECTS = frozenset({"jax.lax.select", "jax.lax.select_n", "jax.numpy.where"})
 _NOT_CONSUMERS = frozenset({
     "jax.random.key", "jax.random.PRNGKey", "jax.random.fold_in", "jax.random.clone",
     "jax.random.key_data", "jax.random.wrap_key_data", "jax.random.key_impl",
@@ -212,6 +215,7 @@ class KeyFlow:
         self._tries: list[list[KeyState]] = []  # [before, after the body, after each handler...]
         self._outermost: set[cst.CompFor] = set()  # first `for` clauses of the comprehensions being visited
         self._suspended: list[set[str]] = []
+        self._selects: list[tuple[cst.Call, set[int], list[KeyState]]] = []  # arms; the state before, after each
 
     @property
     def state(self) -> KeyState:
@@ -246,7 +250,33 @@ class KeyFlow:
 
     # ------------------------------------------------------------------ calls
 
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._tracker.names.qualified(node.func) in _SELECTS:
+            arms = [arg for arg in node.args[1:] if arg.keyword is None and not arg.star]
+            if len(arms) > 1:
+                self._selects.append((node, {id(arg) for arg in arms}, []))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if self._selects and id(node) in self._selects[-1][1]:
+            states = self._selects[-1][2]
+            if states:
+                self.state.restore(states[0])  # each alternative starts where the first did
+            else:
+                states.append(self.state.copy())
+
+    def leave_Arg(self, node: cst.Arg) -> None:
+        if self._selects and id(node) in self._selects[-1][1]:
+            self._selects[-1][2].append(self.state.copy())
+
+    def _leave_select(self, node: cst.Call) -> None:
+        if self._selects and self._selects[-1][0] is node:
+            _, _, (before, *ends) = self._selects.pop()
+            self.state.restore(before)
+            for end in ends:
+                self.state.join(end)
+
     def leave_Call(self, node: cst.Call) -> None:
+        self._leave_select(node)
         uses = self.uses(node)
         function = self._functions[-1]
         recorder = self._tracker.recorder
@@ -316,7 +346,7 @@ class KeyFlow:
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
-            local = set(names) | (rebound_names(body) if body is not None else set())
+            local = set(names) | (_rebound_keys(body) if body is not None else set())
             state.loops.append(local)
         self._states.append(state)
         self._functions.append(node)
@@ -471,7 +501,7 @@ class KeyFlow:
 
     def visit_For_body(self, node: cst.For) -> None:
         targets = set(target_names(node.target))
-        self.state.loops.append(rebound_names(node.body) | targets)
+        self.state.loops.append(_rebound_keys(node.body) | targets)
         fresh = isinstance(node.iter, cst.Call) and makes_key(node.iter, self._tracker.names)
         fresh = fresh or (key_ref(node.iter) is not None and self.state.is_key(key_ref(node.iter)))
         for name in targets:
@@ -484,7 +514,7 @@ class KeyFlow:
 
     def visit_While(self, node: cst.While) -> None:
         self._cell_start(node)
-        self.state.loops.append(rebound_names(node.body))
+        self.state.loops.append(_rebound_keys(node.body))
 
     def visit_While_body(self, node: cst.While) -> None:
         self._enter_block(node.body)
@@ -492,6 +522,34 @@ class KeyFlow:
     def leave_While_body(self, node: cst.While) -> None:
         self._leave_block(node.body)
         self.state.loops.pop()
+
+
+def _rebound_keys(body: cst.BaseSuite) -> set[str]:
+    """The names a block may rebind, and the `self.<attribute>`s it assigns (`self.rng, sub = split(self.rng)`)."""
+    return rebound_names(body) | set(_self_targets(body))
+
+
+def _self_targets(node: cst.CSTNode):
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return
+    if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for target in targets:
+            yield from _self_refs(target)
+    for child in node.children:
+        yield from _self_targets(child)
+
+
+def _self_refs(target: cst.BaseExpression):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _self_refs(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _self_refs(target.value)
+    elif isinstance(target, cst.Attribute):
+        ref = key_ref(target)
+        if ref is not None:
+            yield ref
 
 
 def _returns(body: cst.BaseSuite) -> bool:
