@@ -29,15 +29,6 @@ _MAKERS = frozenset({
     "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",
     "jax.random.wrap_key_data", "jax.random.clone",
 })
-# Where each sampler takes the size of its draw: (position, keyword).
-_SIZE_PARAMETERS = {
-    "jax.random.split": (1, "num"), "jax.random.bits": (1, "shape"), "jax.random.normal": (1, "shape"),
-    "jax.random.uniform": (1, "shape"), "jax.random.randint": (1, "shape"), "jax.random.gumbel": (1, "shape"),
-    "jax.random.exponential": (1, "shape"), "jax.random.laplace": (1, "shape"), "jax.random.logistic": (1, "shape"),
-    "jax.random.rademacher": (1, "shape"), "jax.random.bernoulli": (2, "shape"), "jax.random.choice": (2, "shape"),
-    "jax.random.categorical": (3, "shape"), "jax.random.gamma": (2, "shape"), "jax.random.poisson": (2, "shape"),
-    "jax.random.truncated_normal": (3, "shape"), "jax.random.beta": (3, "shape"),
-}
 # Calls that give one of their alternatives (from position 1 on) for each element: keys consumed in two
 # alternatives never meet in the result, as in the two arms of an `if`.
 _SELECTS = frozenset({"jax.lax.select", "jax.lax.select_n", "jax.numpy.where"})
@@ -225,7 +216,6 @@ class KeyFlow:
         self._outermost: set[cst.CompFor] = set()  # first `for` clauses of the comprehensions being visited
         self._suspended: list[set[str]] = []
         self._selects: list[tuple[cst.Call, set[int], list[KeyState]]] = []  # arms; the state before, after each
-        self._loop_targets: list[frozenset[str]] = [frozenset()]  # of the innermost loop; empty in a new function
 
     @property
     def state(self) -> KeyState:
@@ -257,14 +247,6 @@ class KeyFlow:
             if ref is not None and self.state.is_key(ref):
                 found.append((expr, ref, by))
         return found
-
-    def sized_by_loop(self, call: cst.Call) -> bool:
-        """A draw whose size follows the innermost loop (`split(key, batch_size)` in `for batch_size in
-        sizes:`): each iteration draws a different number of values, a sweep over sizes in which each
-        iteration is its own experiment, not the same draw repeated."""
-        where = _SIZE_PARAMETERS.get(self._tracker.names.qualified(call.func) or "")
-        size = argument(call, *where) if where is not None else None
-        return size is not None and bool(_bare_names(size) & self._loop_targets[-1])
 
     # ------------------------------------------------------------------ calls
 
@@ -368,12 +350,10 @@ class KeyFlow:
             state.loops.append(local)
         self._states.append(state)
         self._functions.append(node)
-        self._loop_targets.append(frozenset())
 
     def _leave(self) -> None:
         self._states.pop()
         self._functions.pop()
-        self._loop_targets.pop()
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self._enter(node, node.params, node.body)
@@ -390,7 +370,6 @@ class KeyFlow:
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
         self._states.append(KeyState(self._key_names))
         self._functions.append(None)
-        self._loop_targets.append(frozenset())
 
     def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
         self._leave()
@@ -407,12 +386,10 @@ class KeyFlow:
             state.bind(name, False)
         self._states.append(state)
         self._functions.append(self._functions[-1])
-        self._loop_targets.append(frozenset(targets))
 
     def _leave_comprehension(self, node: cst.BaseComp) -> None:
         inner = self._states.pop()
         self._functions.pop()
-        self._loop_targets.pop()
         for ref, use in inner.consumed.items():
             if _base(ref) in self.state.keys:
                 self.state.consume(ref, use)
@@ -530,17 +507,14 @@ class KeyFlow:
         for name in targets:
             self.state.bind(name, fresh or self.state.named_like_key(name))
         self._enter_block(node.body)
-        self._loop_targets.append(frozenset(targets))
 
     def leave_For_body(self, node: cst.For) -> None:
         self._leave_block(node.body)
         self.state.loops.pop()
-        self._loop_targets.pop()
 
     def visit_While(self, node: cst.While) -> None:
         self._cell_start(node)
         self.state.loops.append(_rebound_keys(node.body))
-        self._loop_targets.append(frozenset())
 
     def visit_While_body(self, node: cst.While) -> None:
         self._enter_block(node.body)
@@ -548,17 +522,6 @@ class KeyFlow:
     def leave_While_body(self, node: cst.While) -> None:
         self._leave_block(node.body)
         self.state.loops.pop()
-        self._loop_targets.pop()
-
-
-def _bare_names(node: cst.CSTNode) -> set[str]:
-    """The names `node` reads as values: `n` in `(n, 2)` or `n + 1`, not `x` in `x.shape` (the shape of a
-    new batch in each iteration is usually the same)."""
-    if isinstance(node, cst.Name):
-        return {node.value}
-    if isinstance(node, (cst.Attribute, cst.Subscript, cst.Call, cst.Lambda)):
-        return set()
-    return set().union(*(_bare_names(child) for child in node.children))
 
 
 def _rebound_keys(body: cst.BaseSuite) -> set[str]:

@@ -508,9 +508,7 @@ class KeyReuseInLoop(Rule):
     not_flagged = (
         "Keys rebound inside the loop (`key, sub = split(key)`), `fold_in(key, i)` per step, loop variables "
         "over a split (`for k in jax.random.split(key, n)`), keys carried through `lax.scan` as part of the "
-        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); a draw whose "
-        "size follows the loop (`for n in sizes: keys = jax.random.split(key, n)`: each iteration draws a "
-        "different number of values, a sweep over sizes where each iteration is its own experiment); test files."
+        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); test files."
     )
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 
@@ -519,7 +517,7 @@ class KeyReuseInLoop(Rule):
             return
         keys = self.values.keys
         for expr, ref, by in keys.uses(node):
-            if keys.state.prior_use(ref) is None and keys.reused_by_loop(ref) and not keys.sized_by_loop(node):
+            if keys.state.prior_use(ref) is None and keys.reused_by_loop(ref):
                 self.report(expr, (
                     f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
                     f"iteration draws the same numbers: split it inside the loop "
