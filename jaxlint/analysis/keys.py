@@ -6,7 +6,8 @@ correlated draws and JAX never says so (JAX201); consuming a key bound outside a
 iteration, without rebinding it there, draws the same numbers each time (JAX202).
 
 Keys are variables bound to `key/PRNGKey/split/fold_in/wrap_key_data/clone` results, parameters
-named like keys (`key`, `rng`, `*_key`...), items of a split array with a literal index
+that a call in the module passes a key (whatever their name: the previous round's `key_params`),
+parameters named like keys (`key`, `rng`, `*_key`...), items of a split array with a literal index
 (`keys[0]` and `keys[1]` are distinct), and `self.<key-named attribute>` inside a method.
 The tracker drives this along the same structured control flow it follows for values.
 """
@@ -163,8 +164,9 @@ class KeyState:
         else:
             self.keys.pop(name, None)
 
-    def add_parameter(self, name: str) -> None:
-        if self.named_like_key(name):
+    def add_parameter(self, name: str, given_key: bool = False) -> None:
+        """A parameter holds a key when some caller passes one (`given_key`), or when it is named like one."""
+        if given_key or self.named_like_key(name):
             self.keys[name] = 0
             self.params.add(name)
 
@@ -216,6 +218,7 @@ class KeyFlow:
         self._outermost: set[cst.CompFor] = set()  # first `for` clauses of the comprehensions being visited
         self._suspended: list[set[str]] = []
         self._selects: list[tuple[cst.Call, set[int], list[KeyState]]] = []  # arms; the state before, after each
+        self._notebook = False
 
     @property
     def state(self) -> KeyState:
@@ -228,6 +231,7 @@ class KeyFlow:
                 line.comment is not None and line.comment.value.startswith(CELL_MARKER)
                 for line in getattr(node, "leading_lines", ())):
             self.state.consumed.clear()
+            self._notebook = True
 
     visit_SimpleStatementLine = visit_If = visit_For = visit_With = visit_Try = visit_TryStar = _cell_start
     visit_ClassDef = visit_FunctionDef = _cell_start
@@ -240,8 +244,11 @@ class KeyFlow:
         names = self._tracker.names
         sampled = sampler_key(call, names)
         candidates = [sampled] if sampled else []
-        for expr in self._tracker.known.consuming.get(call, ()):
-            candidates.append((expr, f"{_callee_name(call)}()"))
+        # In a notebook's cells, a call of the notebook's own function is a run of an experiment (the same
+        # simulation at two settings, side by side), each its own as each cell is; a script's is a draw.
+        if not (self._notebook and len(self._states) == 1):
+            for expr in self._tracker.known.consuming.get(call, ()):
+                candidates.append((expr, f"{_callee_name(call)}()"))
         for expr, by in candidates:
             ref = key_ref(expr)
             if ref is not None and self.state.is_key(ref):
@@ -284,11 +291,20 @@ class KeyFlow:
             if ref in self.state.params and function is not None:
                 recorder.key_consumed(function, ref)
             self.state.consume(ref, Use(node, by))
-        if function is not None and node.args:
-            params = [arg.value.value if isinstance(arg.value, cst.Name) and arg.value.value in self.state.params
-                      else None for arg in node.args]
-            if any(key_ref(arg.value) is not None and self.state.is_key(key_ref(arg.value)) for arg in node.args):
-                recorder.key_call(tuple(self._tracker.chain), node, function, params)
+        keyed = [self._holds_key(arg.value) for arg in node.args]
+        if any(keyed):
+            params = [arg.value.value if function is not None and isinstance(arg.value, cst.Name)
+                      and arg.value.value in self.state.params else None for arg in node.args]
+            recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed)
+
+    def _holds_key(self, expr: cst.BaseExpression) -> bool:
+        """A key variable, or a key made right there (`f(jax.random.key(0))`, `f(jax.random.split(k)[0])`)."""
+        if isinstance(expr, cst.Subscript):
+            expr = expr.value
+        if isinstance(expr, cst.Call):
+            return makes_key(expr, self._tracker.names)
+        ref = key_ref(expr)
+        return ref is not None and self.state.is_key(ref)
 
     # ------------------------------------------------------------------ bindings
 
@@ -340,9 +356,10 @@ class KeyFlow:
         outer = self.state
         state = KeyState(self._key_names, {name: 0 for name in outer.keys if not name.startswith("self.")})
         names = parameter_names(params)
+        given_keys = self._tracker.known.key_params.get(node, frozenset())
         for name in names:
             state.bind(name, False)
-            state.add_parameter(name)
+            state.add_parameter(name, name in given_keys)
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
