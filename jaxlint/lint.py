@@ -9,7 +9,7 @@ from typing import Callable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jaxlint.analysis.interface import Exported, Interface, ModuleContext, Outgoing
+from jaxlint.analysis.interface import Consumes, Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.analysis.names import dotted, scope_imports
 from jaxlint.analysis.scopes import ScopeFacts
@@ -172,8 +172,11 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
     """What this module tells the other modules of its project (nothing outside a project)."""
     if context is None:
         return Interface()
-    returns = {}
+    returns, consumes = {}, {}
     for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and facts.consumes.get(statement):
+            consumes[statement.name.value] = Consumes(Signature.of(statement.params).positional,
+                                                      tuple(sorted(facts.consumes[statement])))
         summary = facts.returns.get(statement) if isinstance(statement, cst.FunctionDef) else None
         if summary is not None and summary.params and summary.closure is None:
             value = summary.value.kind.value if summary.value is not None else None
@@ -186,7 +189,7 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
     )
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
-    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports)
+    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes)
 
 
 def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:

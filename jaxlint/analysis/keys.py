@@ -247,7 +247,7 @@ class KeyFlow:
         # In a notebook's cells, a call of the notebook's own function is a run of an experiment (the same
         # simulation at two settings, side by side), each its own as each cell is; a script's is a draw.
         if not (self._notebook and len(self._states) == 1):
-            for expr in self._tracker.known.consuming.get(call, ()):
+            for expr in (*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)):
                 candidates.append((expr, f"{_callee_name(call)}()"))
         for expr, by in candidates:
             ref = key_ref(expr)
@@ -296,6 +296,23 @@ class KeyFlow:
             params = [arg.value.value if function is not None and isinstance(arg.value, cst.Name)
                       and arg.value.value in self.state.params else None for arg in node.args]
             recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed)
+
+    def _imported_consuming(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """The arguments of a call of another module's function that it draws from (its interface says)."""
+        context = self._tracker.context
+        if context is None or not context.imported.consumes:
+            return []
+        consumes = context.imported.consumes.get(self._tracker.names.qualified(call.func) or "")
+        if consumes is None:
+            return []
+        found, positional = [], iter(consumes.positional)
+        for arg in call.args:
+            if arg.star:
+                break
+            param = arg.keyword.value if arg.keyword is not None else next(positional, None)
+            if param in consumes.params:
+                found.append(arg.value)
+        return found
 
     def _holds_key(self, expr: cst.BaseExpression) -> bool:
         """A key variable, or a key made right there (`f(jax.random.key(0))`, `f(jax.random.split(k)[0])`)."""
