@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
+from typing import Callable
 
 import libcst as cst
 
@@ -219,6 +220,8 @@ class KeyFlow:
         self._suspended: list[set[str]] = []
         self._selects: list[tuple[cst.Call, set[int], list[KeyState]]] = []  # arms; the state before, after each
         self._notebook = False
+        self._pure: set[str] = set()  # names bound to jitted or vmapped functions
+        self._unread: set[int] = set()  # calls in loop bodies whose results nobody reads
 
     @property
     def state(self) -> KeyState:
@@ -233,7 +236,26 @@ class KeyFlow:
             self.state.consumed.clear()
             self._notebook = True
 
-    visit_SimpleStatementLine = visit_If = visit_For = visit_With = visit_Try = visit_TryStar = _cell_start
+    visit_SimpleStatementLine = visit_If = visit_With = visit_Try = visit_TryStar = _cell_start
+
+    def visit_For(self, node: cst.For) -> None:
+        self._cell_start(node)
+        self._unread |= unread_draws(node.body, self._is_pure)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if isinstance(value, cst.Call) and self._tracker.names.qualified(value.func) in self._tracker.transforms.all:
+            self._pure.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+    def _is_pure(self, call: cst.Call) -> bool:
+        """A call with no effect but its result: a `jax.random` draw, or a jitted or vmapped function."""
+        if sampler_key(call, self._tracker.names) is not None:
+            return True
+        return isinstance(call.func, cst.Name) and call.func.value in self._pure
+
+    def unread(self, call: cst.Call) -> bool:
+        """A call in a loop body whose result nobody reads there (`unread_draws`)."""
+        return id(call) in self._unread
     visit_ClassDef = visit_FunctionDef = _cell_start
 
     # ------------------------------------------------------------------ queries for rules
@@ -548,6 +570,7 @@ class KeyFlow:
 
     def visit_While(self, node: cst.While) -> None:
         self._cell_start(node)
+        self._unread |= unread_draws(node.body, self._is_pure)
         self.state.loops.append(_rebound_keys(node.body))
 
     def visit_While_body(self, node: cst.While) -> None:
@@ -556,6 +579,75 @@ class KeyFlow:
     def leave_While_body(self, node: cst.While) -> None:
         self._leave_block(node.body)
         self.state.loops.pop()
+
+
+def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[int]:
+    """The ids of the calls in a loop body whose results nobody reads there: `keys = split(key, n)` where
+    `keys` only goes to `pure` calls (of jitted or vmapped functions: no effect but their result) whose
+    results are dropped, or only waited for (`out.block_until_ready()`), as a timing loop runs the same
+    computation again and again. Repeating such a draw repeats nothing anyone sees."""
+    assigned: dict[str, list[cst.Call]] = {}
+    loads: dict[str, list[tuple[cst.CSTNode, ...]]] = {}  # name -> the nodes around each of its reads
+    _collect(body, (), assigned, loads)
+    unread = {id(path[-2]) for paths in loads.values() for path in paths  # `f(keys)`, its result dropped
+              if len(path) >= 3 and isinstance(path[-1], cst.Arg) and _result_dropped(path[:-2], path[-2])
+              and pure(path[-2])}
+    for name, calls in assigned.items():
+        call = calls[0] if len(calls) == 1 else None
+        if (call is not None and loads.get(name) and pure(call)
+                and all(_dropped(name, path, assigned, loads, pure, 0) for path in loads[name])):
+            unread.add(id(call))
+    return unread
+
+
+def _collect(node: cst.CSTNode, path: tuple[cst.CSTNode, ...], assigned, loads) -> None:
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return
+    if isinstance(node, cst.Assign):
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and isinstance(node.value, cst.Call):
+                assigned.setdefault(target.target.value, []).append(node.value)
+            else:
+                for name in target_names(target.target):
+                    assigned.setdefault(name, []).append(None)  # bound otherwise: not followed
+        _collect(node.value, (*path, node), assigned, loads)
+        return
+    if isinstance(node, cst.Name):
+        loads.setdefault(node.value, []).append(path)
+        return
+    if isinstance(node, cst.Attribute):
+        _collect(node.value, (*path, node), assigned, loads)
+        return
+    for child in node.children:
+        _collect(child, (*path, node), assigned, loads)
+
+
+def _dropped(name: str, path: tuple[cst.CSTNode, ...], assigned, loads, pure, depth: int) -> bool:
+    """Whether this read of `name` reaches nothing: an argument of a call whose result is dropped or
+    bound to a name only waited for, or the object of `name.block_until_ready()`."""
+    if len(path) < 2:
+        return False
+    parent = path[-1]
+    if isinstance(parent, cst.Attribute) and parent.attr.value == "block_until_ready":
+        return len(path) >= 3 and isinstance(path[-2], cst.Call) and _result_dropped(path[:-2], path[-2])
+    if not (isinstance(parent, cst.Arg) and isinstance(path[-2], cst.Call) and depth < 2):
+        return False
+    call, outer = path[-2], path[:-2]
+    if not pure(call):
+        return False  # `print(x)`, `out.append(x)`: a call kept for its effect reads its arguments
+    if _result_dropped(outer, call):
+        return True
+    holder = outer[-1] if outer else None
+    if (isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Name)
+            and holder.value is call):
+        result = holder.targets[0].target.value
+        return len(assigned.get(result, ())) >= 1 and bool(loads.get(result)) and all(
+            _dropped(result, other, assigned, loads, pure, depth + 1) for other in loads[result])
+    return False
+
+
+def _result_dropped(outer: tuple[cst.CSTNode, ...], call: cst.Call) -> bool:
+    return bool(outer) and isinstance(outer[-1], cst.Expr) and outer[-1].value is call
 
 
 def _rebound_keys(body: cst.BaseSuite) -> set[str]:

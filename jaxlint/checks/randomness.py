@@ -459,6 +459,8 @@ class PrngKeyReuse(Rule):
         seen: dict[str, str] = {}
         for expr, ref, by in keys.uses(node):
             prior = keys.state.prior_use(ref)
+            if prior is not None and (keys.unread(node) or keys.unread(prior.node)):
+                continue  # one of the two draws is never read: a warm-up run before a timed one
             if prior is not None:
                 self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
@@ -516,9 +518,9 @@ class KeyReuseInLoop(Rule):
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 
     def visit_Call(self, node: cst.Call) -> None:
-        if is_test_file(self.filename):
-            return
         keys = self.values.keys
+        if is_test_file(self.filename) or keys.unread(node):
+            return
         for expr, ref, by in keys.uses(node):
             if keys.state.prior_use(ref) is None and keys.reused_by_loop(ref):
                 self.report(expr, (
