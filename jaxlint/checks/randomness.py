@@ -445,7 +445,8 @@ class PrngKeyReuse(Rule):
         "reuse within one cell is flagged), and a notebook's own function given the notebook's key twice in "
         "a cell (each run is its own experiment: the same simulation at two settings); distinct items of "
         "one split (`keys[0]`, `keys[1]`); the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
-        "element comes from one of them); keys passed to functions of other modules (jaxlint cannot see "
+        "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
+        "run of a jitted function before the timed one); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
         "`conftest.py`, files under `tests/`), where reusing a key is how a test reproduces the same draws "
         "to compare two computations."
@@ -513,7 +514,9 @@ class KeyReuseInLoop(Rule):
     not_flagged = (
         "Keys rebound inside the loop (`key, sub = split(key)`), `fold_in(key, i)` per step, loop variables "
         "over a split (`for k in jax.random.split(key, n)`), keys carried through `lax.scan` as part of the "
-        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); test files."
+        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); a draw whose "
+        "values nobody reads (`keys = split(key, n)` only fed to jitted or vmapped functions whose results "
+        "are dropped or only waited for, as a timing loop does); test files."
     )
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 
