@@ -91,10 +91,10 @@ class InPlaceUpdate(Rule):
 
     def _check(self, target: cst.Subscript, method: str | None, value: cst.BaseExpression,
                operator: cst.BaseAugOp | None = None, statement: cst.CSTNode | None = None) -> None:
-        held = self.values.value_of(target.value)
+        held = self.facts.value_of(target.value)
         if held is None or not held.is_array:
             return
-        if held.container and not _array_index(target.slice, self.values.value_of):
+        if held.container and not _array_index(target.slice, self.facts.value_of):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
         if held.pytree_part:
             return  # `parts, total = carry`: `parts` is as often a Python list, where `parts[0] = v` works
@@ -123,13 +123,13 @@ def rebinds_here(rule: Rule, name: str) -> bool:
     level, or in a function that binds `name` itself (a parameter, an assignment, a `global` or
     `nonlocal` declaration). Elsewhere the assignment would make a global or closure variable local to
     the function (`UnboundLocalError` on every read before it), or bind a class attribute."""
-    scope = rule.values.chain[-1]
+    scope = rule.facts.chain[-1]
     return isinstance(scope, cst.Module) or isinstance(scope, cst.FunctionDef) and _binds(scope, name)
 
 
 def declaration_needed(rule: Rule, name: str) -> str:
     """For a message: `(after `global x`)` when assigning `name` in this function needs that declaration."""
-    chain = rule.values.chain
+    chain = rule.facts.chain
     if rebinds_here(rule, name) or not isinstance(chain[-1], cst.FunctionDef):
         return ""
     outer = next((f for f in reversed(chain[:-1]) if isinstance(f, cst.FunctionDef) and _binds(f, name)), None)
@@ -231,7 +231,7 @@ class DiscardedFunctionalUpdate(Rule):
 
     def _is_ref(self, receiver: cst.BaseExpression) -> bool:
         """A `jax.Ref` (or a Pallas kernel's `x_ref`): its `.at[...].set(...)` writes in place."""
-        held = self.values.value_of(receiver)
+        held = self.facts.value_of(receiver)
         if held is not None and held.kind is Kind.REF:
             return True
         name = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
