@@ -40,6 +40,9 @@ APPLICATIONS = {
     "jaxsim": "0.9.0",           # robot physics simulator: examples, notebooks
     "levanter": "1.1",           # LLM training
     "recurrentgemma": "1.0.1",   # research model: Pallas kernels, shard_map
+    "navix": "0.7.4",            # gridworld RL environments, PPO/DQN agents, examples, notebooks
+    "kinetix-env": "3.0.2",      # 2D physics RL environments, level editor, UED samplers
+    "evojax": "0.2.17",          # neuroevolution: tasks, policies, ES trainers
 }
 WHEEL_ONLY = frozenset({"pgx"})
 

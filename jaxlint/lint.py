@@ -11,7 +11,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis.context import Context
-from jaxlint.analysis.interface import Exported, Interface, ModuleContext, Outgoing
+from jaxlint.analysis.interface import Consumes, Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.analysis.name_scopes import NameScopes
 from jaxlint.analysis.names import dotted, scope_imports
@@ -208,8 +208,11 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
     """What this module tells the other modules of its project (nothing outside a project)."""
     if context is None:
         return Interface()
-    returns = {}
+    returns, consumes = {}, {}
     for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and facts.consumes.get(statement):
+            consumes[statement.name.value] = Consumes(Signature.of(statement.params).positional,
+                                                      tuple(sorted(facts.consumes[statement])))
         summary = facts.returns.get(statement) if isinstance(statement, cst.FunctionDef) else None
         literal = _returned_literal(statement, facts, tracker, filename, line)
         if summary is not None and summary.params and summary.closure is None:
@@ -226,7 +229,7 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
     )
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
-    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports)
+    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes)
 
 
 def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,

@@ -77,14 +77,17 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                     into.append(entry)
     facts = {}
     for name, interface in modules.items():
-        returns = {}
+        returns, consumes = {}, {}
         for qualified in interface.uses:
             module, _, function = resolve(qualified).rpartition(".")
-            exported = modules[module].returns.get(function) if module in modules and module != name else None
-            if exported is not None:
-                returns[qualified] = exported
+            if module not in modules or module == name:
+                continue
+            if function in modules[module].returns:
+                returns[qualified] = modules[module].returns[function]
+            if function in modules[module].consumes:
+                consumes[qualified] = modules[module].consumes[function]
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
-        facts[name] = Imported(given, returns)
+        facts[name] = Imported(given, returns, consumes)
     return facts
 
 

@@ -29,6 +29,9 @@ EXPECTED = {
         (7, 7, 1, "JAX102"),   # after `% 2` (Python) and an indented `%time` (IPython); the noqa holds
     ],
     "clean.ipynb": [],
+    # The notebook's simulation run twice from its key (cell 4) is two experiments; a key drawn twice
+    # within one experiment (cell 5) is reuse.
+    "experiments.ipynb": [(5, 2, 23, "JAX201")],
     # Each cell as IPython runs it, cleaned up first: never JAX001, every finding where it is in its cell.
     "ipython_cleanup.ipynb": [
         (3, 5, 12, "JAX301"),  # after two blank lines, a cell indented by four spaces (cell 2: by one)

@@ -48,6 +48,10 @@ class Keys:
         """Consumed here in every iteration of the innermost loop, from a key bound outside it."""
         return self._flow.reused_by_loop(ref)
 
+    def unread(self, call: cst.Call) -> bool:
+        """A call in a loop body whose result nobody reads there: its draws repeat nothing anyone sees."""
+        return self._flow.unread(call)
+
 
 class Context:
     """The analysis of one module as rules query it, at the point of the traversal they are visiting."""

@@ -25,6 +25,14 @@ class Exported:
 
 
 @dataclass(frozen=True)
+class Consumes:
+    """The key parameters a module-level function draws from (itself or through its callees)."""
+
+    positional: tuple[str, ...]  # its positional parameters, to match arguments given by position
+    params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Outgoing:
     """A call from a traced function into another module's function, passing tracers."""
 
@@ -43,6 +51,7 @@ class Interface:
     calls: tuple[Outgoing, ...] = ()
     uses: tuple[str, ...] = ()  # project names it calls, qualified
     reexports: dict[str, str] = field(default_factory=dict)  # its imports of project names: `report` -> `pkg.metrics.report`
+    consumes: dict[str, Consumes] = field(default_factory=dict)  # by function name
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -56,6 +65,8 @@ class Interface:
                            tuple(c["positional"]), tuple(c["keywords"])) for c in data["calls"]),
             tuple(data["uses"]),
             dict(data["reexports"]),
+            {name: Consumes(tuple(c["positional"]), tuple(c["params"]))
+             for name, c in data.get("consumes", {}).items()},
         )
 
 
@@ -76,9 +87,10 @@ class Imported:
 
     entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)  # by function name
     returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
+    consumes: dict[str, Consumes] = field(default_factory=dict)  # by qualified name
 
     def __bool__(self) -> bool:
-        return bool(self.entries or self.returns)
+        return bool(self.entries or self.returns or self.consumes)
 
     def digest(self) -> str:
         """A stable text of these facts, for the result cache's key."""

@@ -6,7 +6,8 @@ correlated draws and JAX never says so (JAX201); consuming a key bound outside a
 iteration, without rebinding it there, draws the same numbers each time (JAX202).
 
 Keys are variables bound to `key/PRNGKey/split/fold_in/wrap_key_data/clone` results, parameters
-named like keys (`key`, `rng`, `*_key`...), items of a split array with a literal index
+that a call in the module passes a key (whatever their name: the previous round's `key_params`),
+parameters named like keys (`key`, `rng`, `*_key`...), items of a split array with a literal index
 (`keys[0]` and `keys[1]` are distinct), and `self.<key-named attribute>` inside a method.
 The tracker drives this along the same structured control flow it follows for values.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
+from typing import Callable
 
 import libcst as cst
 
@@ -29,6 +31,9 @@ _MAKERS = frozenset({
     "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",
     "jax.random.wrap_key_data", "jax.random.clone",
 })
+# Calls that give one of their alternatives (from position 1 on) for each element: keys consumed in two
+# alternatives never meet in the result, as in the two arms of an `if`.
+_SELECTS = frozenset({"jax.lax.select", "jax.lax.select_n", "jax.numpy.where"})
 _NOT_CONSUMERS = frozenset({
     "jax.random.key", "jax.random.PRNGKey", "jax.random.fold_in", "jax.random.clone",
     "jax.random.key_data", "jax.random.wrap_key_data", "jax.random.key_impl",
@@ -42,6 +47,50 @@ class Use:
 
     node: cst.CSTNode
     by: str
+
+
+# A value read here only for its shape and dtype: its numbers never matter (under jit, XLA drops them).
+_SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size"})
+_SHAPE_OF = frozenset({  # functions reading only the shape and dtype of their first argument
+    "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
+    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "numpy.shape", "numpy.ndim",
+})
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+
+
+def shape_only(node: cst.CSTNode, names: Names) -> list[cst.BaseExpression]:
+    """The parts of `node` whose values are read only for their shape and dtype: `x` in `x.shape`,
+    `jnp.zeros_like(x)`, `jax.eval_shape(f, x)`, and the trees of `jax.tree.map(lambda s: jnp.empty(s.shape,
+    s.dtype), tree)`. A key drawn from only to build such a part draws numbers nobody sees."""
+    if isinstance(node, cst.Attribute) and node.attr.value in _SHAPE_ATTRIBUTES:
+        return [node.value]
+    if not isinstance(node, cst.Call):
+        return []
+    qualified = names.qualified(node.func)
+    if qualified in _SHAPE_OF and node.args and node.args[0].keyword is None:
+        return [node.args[0].value]
+    if qualified == "jax.eval_shape":
+        return [arg.value for arg in node.args[1:]]
+    if qualified in _TREE_MAPS and node.args and isinstance(node.args[0].value, cst.Lambda):
+        function = node.args[0].value
+        if all(_reads_only_shape(function.body, name) for name in parameter_names(function.params)):
+            return [arg.value for arg in node.args[1:] if arg.keyword is None]
+    return []
+
+
+def _reads_only_shape(node: cst.CSTNode, name: str) -> bool:
+    """Whether `name` appears in `node` only as `name.shape`, `name.dtype`, `name.ndim` or `name.size`."""
+    if isinstance(node, cst.Attribute):
+        if isinstance(node.value, cst.Name) and node.value.value == name:
+            return node.attr.value in _SHAPE_ATTRIBUTES
+        return _reads_only_shape(node.value, name)
+    if isinstance(node, cst.Arg):
+        return _reads_only_shape(node.value, name)
+    if isinstance(node, cst.Name):
+        return node.value != name
+    if isinstance(node, cst.Lambda) and name in parameter_names(node.params):
+        return True  # shadowed
+    return all(_reads_only_shape(child, name) for child in node.children)
 
 
 def makes_key(call: cst.Call, names: Names) -> bool:
@@ -116,8 +165,9 @@ class KeyState:
         else:
             self.keys.pop(name, None)
 
-    def add_parameter(self, name: str) -> None:
-        if self.named_like_key(name):
+    def add_parameter(self, name: str, given_key: bool = False) -> None:
+        """A parameter holds a key when some caller passes one (`given_key`), or when it is named like one."""
+        if given_key or self.named_like_key(name):
             self.keys[name] = 0
             self.params.add(name)
 
@@ -168,6 +218,10 @@ class KeyFlow:
         self._tries: list[list[KeyState]] = []  # [before, after the body, after each handler...]
         self._outermost: set[cst.CompFor] = set()  # first `for` clauses of the comprehensions being visited
         self._suspended: list[set[str]] = []
+        self._selects: list[tuple[cst.Call, set[int], list[KeyState]]] = []  # arms; the state before, after each
+        self._notebook = False
+        self._pure: set[str] = set()  # names bound to jitted or vmapped functions
+        self._unread: set[int] = set()  # calls in loop bodies whose results nobody reads
 
     @property
     def state(self) -> KeyState:
@@ -180,8 +234,28 @@ class KeyFlow:
                 line.comment is not None and line.comment.value.startswith(CELL_MARKER)
                 for line in getattr(node, "leading_lines", ())):
             self.state.consumed.clear()
+            self._notebook = True
 
-    visit_SimpleStatementLine = visit_If = visit_For = visit_With = visit_Try = visit_TryStar = _cell_start
+    visit_SimpleStatementLine = visit_If = visit_With = visit_Try = visit_TryStar = _cell_start
+
+    def visit_For(self, node: cst.For) -> None:
+        self._cell_start(node)
+        self._unread |= unread_draws(node.body, self._is_pure)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if isinstance(value, cst.Call) and self._tracker.names.qualified(value.func) in self._tracker.transforms.all:
+            self._pure.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+    def _is_pure(self, call: cst.Call) -> bool:
+        """A call with no effect but its result: a `jax.random` draw, or a jitted or vmapped function."""
+        if sampler_key(call, self._tracker.names) is not None:
+            return True
+        return isinstance(call.func, cst.Name) and call.func.value in self._pure
+
+    def unread(self, call: cst.Call) -> bool:
+        """A call in a loop body whose result nobody reads there (`unread_draws`)."""
+        return id(call) in self._unread
     visit_ClassDef = visit_FunctionDef = _cell_start
 
     # ------------------------------------------------------------------ queries for rules
@@ -192,8 +266,11 @@ class KeyFlow:
         names = self._tracker.names
         sampled = sampler_key(call, names)
         candidates = [sampled] if sampled else []
-        for expr in self._tracker.known.consuming.get(call, ()):
-            candidates.append((expr, f"{_callee_name(call)}()"))
+        # In a notebook's cells, a call of the notebook's own function is a run of an experiment (the same
+        # simulation at two settings, side by side), each its own as each cell is; a script's is a draw.
+        if not (self._notebook and len(self._states) == 1):
+            for expr in (*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)):
+                candidates.append((expr, f"{_callee_name(call)}()"))
         for expr, by in candidates:
             ref = key_ref(expr)
             if ref is not None and self.state.is_key(ref):
@@ -202,7 +279,33 @@ class KeyFlow:
 
     # ------------------------------------------------------------------ calls
 
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._tracker.names.qualified(node.func) in _SELECTS:
+            arms = [arg for arg in node.args[1:] if arg.keyword is None and not arg.star]
+            if len(arms) > 1:
+                self._selects.append((node, {id(arg) for arg in arms}, []))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if self._selects and id(node) in self._selects[-1][1]:
+            states = self._selects[-1][2]
+            if states:
+                self.state.restore(states[0])  # each alternative starts where the first did
+            else:
+                states.append(self.state.copy())
+
+    def leave_Arg(self, node: cst.Arg) -> None:
+        if self._selects and id(node) in self._selects[-1][1]:
+            self._selects[-1][2].append(self.state.copy())
+
+    def _leave_select(self, node: cst.Call) -> None:
+        if self._selects and self._selects[-1][0] is node:
+            _, _, (before, *ends) = self._selects.pop()
+            self.state.restore(before)
+            for end in ends:
+                self.state.join(end)
+
     def leave_Call(self, node: cst.Call) -> None:
+        self._leave_select(node)
         uses = self.uses(node)
         function = self._functions[-1]
         recorder = self._tracker.recorder
@@ -210,11 +313,37 @@ class KeyFlow:
             if ref in self.state.params and function is not None:
                 recorder.key_consumed(function, ref)
             self.state.consume(ref, Use(node, by))
-        if function is not None and node.args:
-            params = [arg.value.value if isinstance(arg.value, cst.Name) and arg.value.value in self.state.params
-                      else None for arg in node.args]
-            if any(key_ref(arg.value) is not None and self.state.is_key(key_ref(arg.value)) for arg in node.args):
-                recorder.key_call(tuple(self._tracker.chain), node, function, params)
+        keyed = [self._holds_key(arg.value) for arg in node.args]
+        if any(keyed):
+            params = [arg.value.value if function is not None and isinstance(arg.value, cst.Name)
+                      and arg.value.value in self.state.params else None for arg in node.args]
+            recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed)
+
+    def _imported_consuming(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """The arguments of a call of another module's function that it draws from (its interface says)."""
+        context = self._tracker.context
+        if context is None or not context.imported.consumes:
+            return []
+        consumes = context.imported.consumes.get(self._tracker.names.qualified(call.func) or "")
+        if consumes is None:
+            return []
+        found, positional = [], iter(consumes.positional)
+        for arg in call.args:
+            if arg.star:
+                break
+            param = arg.keyword.value if arg.keyword is not None else next(positional, None)
+            if param in consumes.params:
+                found.append(arg.value)
+        return found
+
+    def _holds_key(self, expr: cst.BaseExpression) -> bool:
+        """A key variable, or a key made right there (`f(jax.random.key(0))`, `f(jax.random.split(k)[0])`)."""
+        if isinstance(expr, cst.Subscript):
+            expr = expr.value
+        if isinstance(expr, cst.Call):
+            return makes_key(expr, self._tracker.names)
+        ref = key_ref(expr)
+        return ref is not None and self.state.is_key(ref)
 
     # ------------------------------------------------------------------ bindings
 
@@ -266,13 +395,14 @@ class KeyFlow:
         outer = self.state
         state = KeyState(self._key_names, {name: 0 for name in outer.keys if not name.startswith("self.")})
         names = parameter_names(params)
+        given_keys = self._tracker.known.key_params.get(node, frozenset())
         for name in names:
             state.bind(name, False)
-            state.add_parameter(name)
+            state.add_parameter(name, name in given_keys)
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
-            local = set(names) | (rebound_names(body) if body is not None else set())
+            local = set(names) | (_rebound_keys(body) if body is not None else set())
             state.loops.append(local)
         self._states.append(state)
         self._functions.append(node)
@@ -427,7 +557,7 @@ class KeyFlow:
 
     def visit_For_body(self, node: cst.For) -> None:
         targets = set(target_names(node.target))
-        self.state.loops.append(rebound_names(node.body) | targets)
+        self.state.loops.append(_rebound_keys(node.body) | targets)
         fresh = isinstance(node.iter, cst.Call) and makes_key(node.iter, self._tracker.names)
         fresh = fresh or (key_ref(node.iter) is not None and self.state.is_key(key_ref(node.iter)))
         for name in targets:
@@ -440,7 +570,8 @@ class KeyFlow:
 
     def visit_While(self, node: cst.While) -> None:
         self._cell_start(node)
-        self.state.loops.append(rebound_names(node.body))
+        self._unread |= unread_draws(node.body, self._is_pure)
+        self.state.loops.append(_rebound_keys(node.body))
 
     def visit_While_body(self, node: cst.While) -> None:
         self._enter_block(node.body)
@@ -448,6 +579,103 @@ class KeyFlow:
     def leave_While_body(self, node: cst.While) -> None:
         self._leave_block(node.body)
         self.state.loops.pop()
+
+
+def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[int]:
+    """The ids of the calls in a loop body whose results nobody reads there: `keys = split(key, n)` where
+    `keys` only goes to `pure` calls (of jitted or vmapped functions: no effect but their result) whose
+    results are dropped, or only waited for (`out.block_until_ready()`), as a timing loop runs the same
+    computation again and again. Repeating such a draw repeats nothing anyone sees."""
+    assigned: dict[str, list[cst.Call]] = {}
+    loads: dict[str, list[tuple[cst.CSTNode, ...]]] = {}  # name -> the nodes around each of its reads
+    _collect(body, (), assigned, loads)
+    unread = {id(path[-2]) for paths in loads.values() for path in paths  # `f(keys)`, its result dropped
+              if len(path) >= 3 and isinstance(path[-1], cst.Arg) and _result_dropped(path[:-2], path[-2])
+              and pure(path[-2])}
+    for name, calls in assigned.items():
+        call = calls[0] if len(calls) == 1 else None
+        if (call is not None and loads.get(name) and pure(call)
+                and all(_dropped(name, path, assigned, loads, pure, 0) for path in loads[name])):
+            unread.add(id(call))
+    return unread
+
+
+def _collect(node: cst.CSTNode, path: tuple[cst.CSTNode, ...], assigned, loads) -> None:
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return
+    if isinstance(node, cst.Assign):
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and isinstance(node.value, cst.Call):
+                assigned.setdefault(target.target.value, []).append(node.value)
+            else:
+                for name in target_names(target.target):
+                    assigned.setdefault(name, []).append(None)  # bound otherwise: not followed
+        _collect(node.value, (*path, node), assigned, loads)
+        return
+    if isinstance(node, cst.Name):
+        loads.setdefault(node.value, []).append(path)
+        return
+    if isinstance(node, cst.Attribute):
+        _collect(node.value, (*path, node), assigned, loads)
+        return
+    for child in node.children:
+        _collect(child, (*path, node), assigned, loads)
+
+
+def _dropped(name: str, path: tuple[cst.CSTNode, ...], assigned, loads, pure, depth: int) -> bool:
+    """Whether this read of `name` reaches nothing: an argument of a call whose result is dropped or
+    bound to a name only waited for, or the object of `name.block_until_ready()`."""
+    if len(path) < 2:
+        return False
+    parent = path[-1]
+    if isinstance(parent, cst.Attribute) and parent.attr.value == "block_until_ready":
+        return len(path) >= 3 and isinstance(path[-2], cst.Call) and _result_dropped(path[:-2], path[-2])
+    if not (isinstance(parent, cst.Arg) and isinstance(path[-2], cst.Call) and depth < 2):
+        return False
+    call, outer = path[-2], path[:-2]
+    if not pure(call):
+        return False  # `print(x)`, `out.append(x)`: a call kept for its effect reads its arguments
+    if _result_dropped(outer, call):
+        return True
+    holder = outer[-1] if outer else None
+    if (isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Name)
+            and holder.value is call):
+        result = holder.targets[0].target.value
+        return len(assigned.get(result, ())) >= 1 and bool(loads.get(result)) and all(
+            _dropped(result, other, assigned, loads, pure, depth + 1) for other in loads[result])
+    return False
+
+
+def _result_dropped(outer: tuple[cst.CSTNode, ...], call: cst.Call) -> bool:
+    return bool(outer) and isinstance(outer[-1], cst.Expr) and outer[-1].value is call
+
+
+def _rebound_keys(body: cst.BaseSuite) -> set[str]:
+    """The names a block may rebind, and the `self.<attribute>`s it assigns (`self.rng, sub = split(self.rng)`)."""
+    return rebound_names(body) | set(_self_targets(body))
+
+
+def _self_targets(node: cst.CSTNode):
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return
+    if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for target in targets:
+            yield from _self_refs(target)
+    for child in node.children:
+        yield from _self_targets(child)
+
+
+def _self_refs(target: cst.BaseExpression):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _self_refs(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _self_refs(target.value)
+    elif isinstance(target, cst.Attribute):
+        ref = key_ref(target)
+        if ref is not None:
+            yield ref
 
 
 def _returns(body: cst.BaseSuite) -> bool:

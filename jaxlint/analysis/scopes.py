@@ -33,6 +33,7 @@ class ScopeFacts:
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     consumes: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # key parameters consumed
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
+    key_params: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters some call gives a key
     callees: dict[cst.Call, tuple[cst.CSTNode, int]] = field(default_factory=dict)  # the function a call calls
     returns: dict[cst.CSTNode, "Returned"] = field(default_factory=dict)  # what calling a function gives
     # Functions that return a tuple, list or dict on every path: the literal their first `return` gives.
@@ -50,7 +51,8 @@ class ScopeFacts:
                 and all(self.summary_of(call) == summary for call, summary in used.items()))
 
 
-_FLOW_FIELDS = ("applied", "passed", "entries", "scalars", "lists", "host", "kernels", "consumes", "consuming")
+_FLOW_FIELDS = ("applied", "passed", "entries", "scalars", "lists", "host", "kernels", "consumes", "consuming",
+                "key_params")
 
 
 @dataclass(frozen=True)
@@ -219,7 +221,7 @@ class ScopeRecorder:
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._list_carries: list[tuple[Chain, cst.BaseExpression, Transform, int]] = []
         self._key_consumed: dict[cst.CSTNode, set[str]] = {}
-        self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode, list[str | None]]] = []
+        self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool]]] = []
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
         self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
         self._generators: set[cst.CSTNode] = set()
@@ -353,26 +355,32 @@ class ScopeRecorder:
         """`function` consumes its key parameter `param` itself."""
         self._key_consumed.setdefault(function, set()).add(param)
 
-    def key_call(self, chain: Chain, call: cst.Call, caller: cst.CSTNode, params: list[str | None]) -> None:
-        """A call passing keys; `params[i]` is the caller's key parameter given as argument i, if any."""
-        self._key_calls.append((chain, call, caller, params))
+    def key_call(self, chain: Chain, call: cst.Call, caller: cst.CSTNode | None, params: list[str | None],
+                 keyed: list[bool]) -> None:
+        """A call passing keys (from a function, or from module level: `caller` None); `params[i]` is the
+        caller's key parameter given as argument i, if any; `keyed[i]` whether argument i holds a key."""
+        self._key_calls.append((chain, call, caller, params, keyed))
 
     def _key_summaries(self, facts: ScopeFacts) -> None:
         """Which key parameters each function consumes, through its callees too, and what each call consumes."""
         consumes = {node: set(params) for node, params in self._key_consumed.items()}
         edges = []
-        for chain, call, caller, params in self._key_calls:
+        key_params: dict[cst.CSTNode, set[str]] = {}
+        for chain, call, caller, params, keyed in self._key_calls:
             callee, bound = self._resolve(chain, call.func)
             if not isinstance(callee, cst.FunctionDef):
                 continue
             signature = Signature.of(callee.params)
             positional = iter(signature.positional[bound:])
-            for arg, param in zip(call.args, params):
+            for arg, param, is_key in zip(call.args, params, keyed):
                 if arg.star:
                     break
                 target = arg.keyword.value if arg.keyword is not None else next(positional, None)
-                if target is not None:
+                if target is not None and target in signature.all:
                     edges.append((call, caller, callee, target, arg.value, param))
+                    if is_key:
+                        key_params.setdefault(callee, set()).add(target)
+        facts.key_params = {node: frozenset(params) for node, params in key_params.items()}
         changed = True
         while changed:
             changed = False

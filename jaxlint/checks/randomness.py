@@ -14,6 +14,7 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
@@ -226,13 +227,24 @@ class ConstantKeyInTraced(_TraceTimeRule):
         "(`SEED = 0`) is not recognised. A literal seed in a test file (`test_*.py`, `*_test.py`, "
         "`conftest.py`, or under `tests/`), where a fixed key is how tests stay reproducible. A fixed key "
         "used only when none was given (`key if key is not None else jax.random.key(0)`, "
-        "`if key is None: key = ...`, `key or ...`): a documented default."
+        "`if key is None: key = ...`, `key or ...`): a documented default. A fixed key whose draws are read "
+        "only for their shape and dtype (`jax.random.normal(jax.random.key(0), s).shape`, "
+        "`jnp.zeros_like(...)`, `jax.eval_shape(f, ...)`, or `jax.tree.map(lambda x: jnp.empty(x.shape, "
+        "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder): no number drawn is used."
     )
     verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
 
     def __init__(self, facts, reporter) -> None:
         super().__init__(facts, reporter)
         self._fallbacks: set[int] = set()  # key constructors only run when no key was given
+        self._for_shapes: set[int] = set()  # key constructors whose draws are read only for their shape
+
+    def _mark_shape_only(self, node: cst.CSTNode) -> None:
+        for part in shape_only(node, self.names):
+            self._for_shapes.update(id(call) for call in _key_constructors(part, self.names))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._mark_shape_only(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         # `key if key is not None else jax.random.key(0)`: a documented default, not the key in use.
@@ -258,10 +270,11 @@ class ConstantKeyInTraced(_TraceTimeRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
+        self._mark_shape_only(node)
         constant = self.constant_key(node)
         if constant is None or (constant[0] == "literal" and self.facts.in_test_file):
             return
-        if id(node) in self._fallbacks:
+        if id(node) in self._fallbacks or id(node) in self._for_shapes:
             return
         scope = self.trace_time_scope()
         if scope is None:
@@ -284,6 +297,14 @@ class ConstantKeyInTraced(_TraceTimeRule):
                 f"{where.how(line_of)}, so the key is a constant and {where.each} draws the same numbers; "
                 f"{fix}"
             ))
+
+
+def _key_constructors(node: cst.CSTNode, names: Names):
+    """The `jax.random.key/PRNGKey` calls inside `node`."""
+    if isinstance(node, cst.Call) and names.qualified(node.func) in KEY_CONSTRUCTORS:
+        yield node
+    for child in node.children:
+        yield from _key_constructors(child, names)
 
 
 def _none_test(test: cst.BaseExpression) -> bool | None:
@@ -395,7 +416,8 @@ class PrngKeyReuse(Rule):
     summary = "One PRNG key consumed twice: identical or correlated random draws"
     what_it_does = (
         "Follows each PRNG key through a function (and at module level): variables bound to "
-        "`jax.random.key/PRNGKey/split/fold_in/wrap_key_data/clone`, parameters named like keys "
+        "`jax.random.key/PRNGKey/split/fold_in/wrap_key_data/clone`, parameters that a call in the module "
+        "passes a key (whatever their name: `k`, `state`), parameters named like keys "
         "(`key`, `rng`, `prng_key`, `*_key`, `*_rng`; see `key-names`), the items `keys[0]`, `keys[1]` of a "
         "split, and `self.<key>` in a method. Flags a key consumed a second time, on some path, with no "
         "rebinding in between. Every `jax.random` sampler and `split` consume their key; so does a function "
@@ -422,8 +444,11 @@ class PrngKeyReuse(Rule):
         "A key consumed once in each branch of an `if`/`else`; `key, sub = jax.random.split(key)` before each "
         "use; `jax.random.fold_in(key, i)`, which derives a new key without consuming `key`; in a notebook, a "
         "key used once in each of several cells (each cell restarts an experiment from the notebook's key; "
-        "reuse within one cell is flagged); distinct items of "
-        "one split (`keys[0]`, `keys[1]`); keys passed to functions of other modules (jaxlint cannot see "
+        "reuse within one cell is flagged), and a notebook's own function given the notebook's key twice in "
+        "a cell (each run is its own experiment: the same simulation at two settings); distinct items of "
+        "one split (`keys[0]`, `keys[1]`); the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
+        "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
+        "run of a jitted function before the timed one); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
         "`conftest.py`, files under `tests/`), where reusing a key is how a test reproduces the same draws "
         "to compare two computations."
@@ -437,6 +462,8 @@ class PrngKeyReuse(Rule):
         seen: dict[str, str] = {}
         for expr, ref, by in keys.uses(node):
             prior = keys.prior_use(ref)
+            if prior is not None and (keys.unread(node) or keys.unread(prior.node)):
+                continue  # one of the two draws is never read: a warm-up run before a timed one
             if prior is not None:
                 self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
@@ -489,14 +516,16 @@ class KeyReuseInLoop(Rule):
     not_flagged = (
         "Keys rebound inside the loop (`key, sub = split(key)`), `fold_in(key, i)` per step, loop variables "
         "over a split (`for k in jax.random.split(key, n)`), keys carried through `lax.scan` as part of the "
-        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); test files."
+        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); a draw whose "
+        "values nobody reads (`keys = split(key, n)` only fed to jitted or vmapped functions whose results "
+        "are dropped or only waited for, as a timing loop does); test files."
     )
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.facts.in_test_file:
-            return
         keys = self.facts.keys
+        if self.facts.in_test_file or keys.unread(node):
+            return
         for expr, ref, by in keys.uses(node):
             if keys.prior_use(ref) is None and keys.reused_by_loop(ref):
                 self.report(expr, (
