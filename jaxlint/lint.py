@@ -186,7 +186,7 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
     )
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
-    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports)
+    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, tracker.enables_x64)
 
 
 def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:

@@ -72,6 +72,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                 entry = Entry(param, call.caller, call.transform, call.staged, call.where)
                 if entry not in into:
                     into.append(entry)
+    x64 = {name for name, interface in modules.items() if interface.x64}
     facts = {}
     for name, interface in modules.items():
         returns = {}
@@ -81,7 +82,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             if exported is not None:
                 returns[qualified] = exported
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
-        facts[name] = Imported(given, returns)
+        facts[name] = Imported(given, returns, bool(x64 - {name}))
     return facts
 
 

@@ -41,6 +41,7 @@ class Interface:
     calls: tuple[Outgoing, ...] = ()
     uses: tuple[str, ...] = ()  # project names it calls, qualified
     reexports: dict[str, str] = field(default_factory=dict)  # its imports of project names: `report` -> `pkg.metrics.report`
+    x64: bool = False  # it sets or reads `jax_enable_x64` (analysis/x64.py)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -54,6 +55,7 @@ class Interface:
                            tuple(c["positional"]), tuple(c["keywords"])) for c in data["calls"]),
             tuple(data["uses"]),
             dict(data["reexports"]),
+            data.get("x64", False),
         )
 
 
@@ -74,9 +76,10 @@ class Imported:
 
     entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)  # by function name
     returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
+    x64: bool = False  # another module of the project sets or reads `jax_enable_x64`
 
     def __bool__(self) -> bool:
-        return bool(self.entries or self.returns)
+        return bool(self.entries or self.returns or self.x64)
 
     def digest(self) -> str:
         """A stable text of these facts, for the result cache's key."""
