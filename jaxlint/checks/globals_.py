@@ -381,6 +381,8 @@ def _global_reads(read: _Read, candidates: set[str]) -> dict[str, cst.Name]:
     for scope in read.chain[1:]:
         if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
             wanted -= _locals(scope)
+        if isinstance(scope, cst.FunctionDef):
+            wanted -= declared_outer(scope.body)  # writing its own global is JAX508's
     found: dict[str, cst.Name] = {}
     body = read.function.body
     pending: list[tuple[cst.CSTNode, frozenset[str]]] = [(body, frozenset(wanted))]

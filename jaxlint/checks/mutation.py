@@ -370,10 +370,13 @@ class AugmentedAssignNotInPlace(Rule):
     def _report_loop(self, node: cst.AugAssign, name: str, iterable: cst.BaseExpression) -> None:
         op = code(node.operator).strip()[:-1]
         items = code(iterable)
+        rebuilt = f"[{name} {op} ... for {name} in {items}]"
+        if isinstance(iterable, cst.Name):
+            rebuilt = f"{items} = {rebuilt}"
         self.report(node, (
             f"`{name} {op}= ...` binds a new array to the loop variable `{name}` and drops it: `{items}` is "
             f"unchanged (JAX arrays are immutable; NumPy would have updated its arrays in place); build the new "
-            f"values instead: `{items} = [{name} {op} ... for {name} in {items}]`, or `jax.tree.map`"
+            f"values instead: `{rebuilt}`, or `jax.tree.map`"
         ))
 
     def _holds_arrays(self, iterable: cst.BaseExpression) -> bool:
