@@ -141,8 +141,9 @@ def projects(files: dict[int, str]) -> dict[Path, dict[str, int]]:
 
 
 def reexports(source: str, context: ModuleContext) -> Interface:
-    """The interface of a module that never mentions jax: only the project names it imports, which
-    its importers may reach through it (`from mypkg import report` where mypkg/__init__.py imports it).
+    """The interface of a module that never mentions jax: the project names it imports, which its
+    importers may reach through it (`from mypkg import report` where mypkg/__init__.py imports it), and
+    whether it sets `JAX_ENABLE_X64` (`os.environ["JAX_ENABLE_X64"] = "1"` in a conftest.py).
     Python's own parser is enough, and much cheaper than the analysis."""
     import ast
 
@@ -161,4 +162,6 @@ def reexports(source: str, context: ModuleContext) -> Interface:
             qualified = f"{module}.{alias.name}"
             if alias.name != "*" and context.in_project(qualified):
                 found[alias.asname or alias.name] = qualified
-    return Interface(reexports=found)
+    x64 = "JAX_ENABLE_X64" in source and any(
+        isinstance(node, ast.Constant) and node.value == "JAX_ENABLE_X64" for node in ast.walk(tree))
+    return Interface(reexports=found, x64=x64)

@@ -101,6 +101,7 @@ def test_x64_enabled_anywhere_in_the_project_as_users_do_it(tmp_path: Path) -> N
     enablers = {
         "conftest.py": 'import jax\n\n\ndef pytest_configure(config):\n    jax.config.update("jax_enable_x64", True)\n',
         "env.py": 'import os\n\nos.environ["JAX_ENABLE_X64"] = "1"\nimport jax  # noqa: E402\n',
+        "env_only.py": 'import os\n\nos.environ.setdefault("JAX_ENABLE_X64", "true")\n',  # never says `jax`
         "run.py": "import jax\nimport integrate\n\nwith jax.enable_x64(True):\n    integrate.init(3)\n",
         "check.py": "import jax\n\nassert jax.config.jax_enable_x64, 'run with JAX_ENABLE_X64=1'\n",
     }

@@ -53,7 +53,7 @@ class StaleGlobalCapture(Rule):
         "as a constant. Later calls with same-shaped arguments reuse the compiled function: the new value is "
         "silently ignored until something makes jax trace again. Measured on jax 0.10.2: with `lr = 0.1` and "
         "`@jax.jit def step(p): return p - lr`, `step(1.0)` is `0.9`; after `lr = 0.5`, `step(1.0)` is still "
-        "`0.9`. The cache is the function's, not the `jax.jit` wrapper's: `jax.jit(f)(1.0)` made anew in each "
+        "`0.9`; the page's example ends with `params` at `0.85` (three steps at `0.1`) instead of `0.9445`. The cache is the function's, not the `jax.jit` wrapper's: `jax.jit(f)(1.0)` made anew in each "
         "iteration of `for lr in (0.1, 0.5):` gives `0.9` both times. "
         "[The Sharp Bits: pure functions]"
         "(https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions) shows it with a "
@@ -189,13 +189,18 @@ class _Program:
         reach = self._reach(entry)
         if not reach:
             return None
+        defined_at = next((i for i, item in enumerate(self.module_items) if _defines(item, entry)), None)
+        if isinstance(entry, cst.FunctionDef) and sum(
+                entry.name.value in item.binds for item in self.module_items) > 1:
+            return None  # redefined (as notebooks do): which definition a call reaches depends on when
         writers = {} if name in self.lazy else {w.name.value: w for w in self.rule._writers.get(name, ())}
         blocks = [(None, self.module_items)] + [(f, items) for f, items in self.functions]
         for function, items in blocks:
             global_here = function is None or name in declared_outer(function.body)
             binds = [i for i, item in enumerate(items)
                      if (global_here and name in item.binds) or item.calls & writers.keys()]
-            traces = [i for i, item in enumerate(items) if item.calls & reach]
+            traces = [i for i, item in enumerate(items) if item.calls & reach
+                      and (function is not None or defined_at is None or i > defined_at)]
             if not binds or not traces:
                 continue
             defined_in = {loop for item in items if _defines(item, entry) for loop in item.loops}
@@ -234,12 +239,12 @@ class _Program:
             for item in self.module_items:
                 if _contains(item.node, entry):
                     reach |= item.binds
-        definitions = [d for d in map(_definition, self.module_items) if d is not None]
+        definitions = [d for item in self.module_items if (d := _definition(item, self.rule._wraps)) is not None]
         changed = True
         while changed:
             changed = False
-            for binds, mentions, called in definitions:
-                if mentions & reach and not called & reach and not binds <= reach:
+            for binds, mentions in definitions:
+                if mentions & reach and not binds <= reach:
                     reach |= binds
                     changed = True
         return reach
@@ -308,23 +313,21 @@ def _items(body, loops: tuple[cst.CSTNode, ...], wraps: Wraps) -> Iterator[_Item
             yield _Item(statement, frozenset(rebound_names([statement])), _called(statement, wraps), loops)
 
 
-def _definition(item: _Item) -> tuple[frozenset[str], frozenset[str], frozenset[str]] | None:
-    """What a module-level statement binds to something that may trace what it mentions: a `def` or
-    `class`, `step = jax.jit(_step)`, `step = partial(_step, ...)`, `step = _step` (names bound, names
-    mentioned, and names called: `params = step(params)` binds a result, not a function)."""
+def _definition(item: _Item, wraps: Wraps) -> tuple[frozenset[str], frozenset[str]] | None:
+    """What a module-level statement binds to something that may trace what it mentions (names bound,
+    names mentioned): a `def` or `class`, `step = jax.jit(_step)`, `step = partial(_step, ...)`,
+    `step = _step`. Other calls give results (`state = lax.fori_loop(0, n, step_fn, state)`), not functions."""
     node = item.node
     if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return item.binds, mentioned_names(node), frozenset()
+        return item.binds, mentioned_names(node)
     if not isinstance(node, cst.Assign):
         return None
     value = node.value
     if isinstance(value, cst.Call):
-        head = value.func
-        while isinstance(head, (cst.Attribute, cst.Call)):
-            head = head.value if isinstance(head, cst.Attribute) else head.func
-        called = frozenset({head.value}) if isinstance(head, cst.Name) else frozenset()
-        return item.binds, frozenset().union(*(mentioned_names(arg.value) for arg in value.args)), called
-    return item.binds, mentioned_names(value), frozenset()
+        if not wraps(value):
+            return None
+        return item.binds, frozenset().union(*(mentioned_names(arg.value) for arg in value.args))
+    return item.binds, mentioned_names(value)
 
 
 def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -384,6 +387,7 @@ def _global_reads(read: _Read, candidates: set[str]) -> dict[str, cst.Name]:
         if isinstance(scope, cst.FunctionDef):
             wanted -= declared_outer(scope.body)  # writing its own global is JAX508's
     found: dict[str, cst.Name] = {}
+    called: set[str] = set()  # a global called is a function: not the values this rule is about
     body = read.function.body
     pending: list[tuple[cst.CSTNode, frozenset[str]]] = [(body, frozenset(wanted))]
     while pending:
@@ -395,6 +399,10 @@ def _global_reads(read: _Read, candidates: set[str]) -> dict[str, cst.Name]:
                 found[node.value] = node
         elif isinstance(node, cst.Attribute):
             pending.append((node.value, names))
+        elif isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Name):
+                called.add(node.func.value)
+            pending.extend((child, names) for child in _children(node))
         elif isinstance(node, cst.Arg):
             pending.append((node.value, names))
         elif isinstance(node, (cst.FunctionDef, cst.Lambda)):
@@ -408,4 +416,4 @@ def _global_reads(read: _Read, candidates: set[str]) -> dict[str, cst.Name]:
             pending.extend((child, names - bound) for child in _children(node))
         else:
             pending.extend((child, names) for child in _children(node))
-    return found
+    return {name: load for name, load in found.items() if name not in called}
