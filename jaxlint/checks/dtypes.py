@@ -240,7 +240,10 @@ class Float64WithoutX64(Rule):
         "environment variable set outside Python (a shell, CI) looks like one that never does: mark the "
         "project by reading the flag (`assert jax.config.jax_enable_x64`) or ignore the rule there."
     )
-    verify = "Not confirmed by `--verify` yet: `--verify` would see jax's `UserWarning` about the truncated dtype."
+    verify = (
+        "`--verify` confirms it when the line runs (at import, or in a function it runs or traces) and jax "
+        "warns there: `UserWarning: Explicitly requested dtype float64 ... is not available`."
+    )
 
     def visit_Module(self, node: cst.Module) -> None:
         self._requests: list[tuple[cst.CSTNode, str, str]] = []
