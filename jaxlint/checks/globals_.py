@@ -124,7 +124,7 @@ class StaleGlobalCapture(Rule):
         program = _Program(self, module_items, candidates)
         reported: set[int] = set()
         for read in self._reads:
-            for name, load in _global_reads(read, candidates).items():
+            for name, load in _global_reads(read, candidates, self._wraps).items():
                 if id(load) in reported:
                     continue
                 evidence = program.stale(read, name)
@@ -179,13 +179,17 @@ class _Program:
         # A global that starts as `None` and is set through `global` is lazily initialised, once.
         self.lazy = {name for name, bound in values.items()
                      if bound and all(isinstance(v, cst.Name) and v.value == "None" for v in bound)}
-        self._calls: dict[int, frozenset[str]] = {}
+        self.staged = {id(read.function) for read in rule._reads}
+        bound = [name for item in module_items for name in item.binds]
+        self.redefined = {name for name in bound if bound.count(name) > 1}
 
     def stale(self, read: _Read, name: str):
         """How `name` visibly changes after `read.function` is traced (a message piece), or None."""
         entry = read.chain[1] if len(read.chain) > 1 else read.function
         if isinstance(entry, cst.ClassDef):
             return None  # a method's traces are per object
+        if entry is not read.function and id(entry) not in self.staged:
+            return None  # made anew by each call of the function around it: traced anew
         reach = self._reach(entry)
         if not reach:
             return None
@@ -244,6 +248,7 @@ class _Program:
         while changed:
             changed = False
             for binds, mentions in definitions:
+                binds = binds - self.redefined  # a redefined name may hold another function by then
                 if mentions & reach and not binds <= reach:
                     reach |= binds
                     changed = True
@@ -377,7 +382,7 @@ def _locals(function: cst.CSTNode) -> set[str]:
     return names
 
 
-def _global_reads(read: _Read, candidates: set[str]) -> dict[str, cst.Name]:
+def _global_reads(read: _Read, candidates: set[str], wraps: Wraps) -> dict[str, cst.Name]:
     """The first load of each candidate in the function that is the module's global (not a local of
     it, of a function around it, of a nested function or of a comprehension)."""
     wanted = set(candidates)
@@ -402,6 +407,8 @@ def _global_reads(read: _Read, candidates: set[str]) -> dict[str, cst.Name]:
         elif isinstance(node, cst.Call):
             if isinstance(node.func, cst.Name):
                 called.add(node.func.value)
+            if node.args and wraps(node) and isinstance(node.args[0].value, cst.Name):
+                called.add(node.args[0].value.value)  # `vmap(energy_fn)`: a function too
             pending.extend((child, names) for child in _children(node))
         elif isinstance(node, cst.Arg):
             pending.append((node.value, names))
