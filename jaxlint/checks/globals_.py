@@ -53,7 +53,8 @@ class StaleGlobalCapture(Rule):
         "as a constant. Later calls with same-shaped arguments reuse the compiled function: the new value is "
         "silently ignored until something makes jax trace again. Measured on jax 0.10.2: with `lr = 0.1` and "
         "`@jax.jit def step(p): return p - lr`, `step(1.0)` is `0.9`; after `lr = 0.5`, `step(1.0)` is still "
-        "`0.9`; the page's example ends with `params` at `0.85` (three steps at `0.1`) instead of `0.9445`. The cache is the function's, not the `jax.jit` wrapper's: `jax.jit(f)(1.0)` made anew in each "
+        "`0.9`; the page's example ends with `params` at `0.85` (three steps at `0.1`) instead of `0.9445`. "
+        "The cache is the function's, not the `jax.jit` wrapper's: `jax.jit(f)(1.0)` made anew in each "
         "iteration of `for lr in (0.1, 0.5):` gives `0.9` both times. "
         "[The Sharp Bits: pure functions]"
         "(https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions) shows it with a "
@@ -82,8 +83,8 @@ class StaleGlobalCapture(Rule):
         "functions, classes or modules (`def`, `class`, `import`); globals read by a function defined inside the "
         "loop that rebinds them (each iteration makes a new function, traced anew); globals that start as "
         "`None` and are set through `global` (lazy initialisation, set once); functions under `grad` alone or "
-        "traced only by `eval_shape`/`make_jaxpr`, which read globals on every call; methods (their "
-        "traces are per object). Rebinds jaxlint cannot see (another module assigning `config.lr`, a setter "
+        "traced only by `eval_shape`/`make_jaxpr`, which read globals on every call; methods (jaxlint does "
+        "not follow which object's method a call traces). Rebinds jaxlint cannot see (another module assigning `config.lr`, a setter "
         "called from another module) are missed."
     )
     verify = "Not confirmed by `--verify` yet."
@@ -182,21 +183,24 @@ class _Program:
         self.staged = {id(read.function) for read in rule._reads}
         bound = [name for item in module_items for name in item.binds]
         self.redefined = {name for name in bound if bound.count(name) > 1}
+        self.definitions = [d for item in module_items if (d := _definition(item, rule._wraps)) is not None]
+        self._reaches: dict[int, set[str]] = {}  # by the entry's id
 
     def stale(self, read: _Read, name: str):
         """How `name` visibly changes after `read.function` is traced (a message piece), or None."""
         entry = read.chain[1] if len(read.chain) > 1 else read.function
         if isinstance(entry, cst.ClassDef):
-            return None  # a method's traces are per object
+            return None  # a method: which object's method a call traces is not followed
         if entry is not read.function and id(entry) not in self.staged:
             return None  # made anew by each call of the function around it: traced anew
-        reach = self._reach(entry)
+        if isinstance(entry, cst.FunctionDef) and entry.name.value in self.redefined:
+            return None  # redefined (as notebooks do): which definition a call reaches depends on when
+        if id(entry) not in self._reaches:
+            self._reaches[id(entry)] = self._reach(entry)
+        reach = self._reaches[id(entry)]
         if not reach:
             return None
         defined_at = next((i for i, item in enumerate(self.module_items) if _defines(item, entry)), None)
-        if isinstance(entry, cst.FunctionDef) and sum(
-                entry.name.value in item.binds for item in self.module_items) > 1:
-            return None  # redefined (as notebooks do): which definition a call reaches depends on when
         writers = {} if name in self.lazy else {w.name.value: w for w in self.rule._writers.get(name, ())}
         blocks = [(None, self.module_items)] + [(f, items) for f, items in self.functions]
         for function, items in blocks:
@@ -220,6 +224,7 @@ class _Program:
     def _evidence(self, bind: _Item, trace: _Item, reach: set[str], writers: dict, loop):
         called = sorted(trace.calls & reach)[0]
         via = sorted(bind.calls & writers.keys())
+
         def text(line_of) -> str:
             where = f"line {line_of(bind.node)}"
             how = f"is rebound by `{via[0]}` (a `global` assignment), called at {where}" if via else \
@@ -228,7 +233,8 @@ class _Program:
                 return (f"is the variable of the loop at line {line_of(loop)}, which calls `{called}` "
                         f"(line {line_of(trace.node)})")
             if loop is not None:
-                return f"{how} in the loop at line {line_of(loop)}, which also calls `{called}` (line {line_of(trace.node)})"
+                return (f"{how} in the loop at line {line_of(loop)}, which also calls `{called}` "
+                        f"(line {line_of(trace.node)})")
             return (f"{how}, after `{called}` is called at line {line_of(trace.node)} "
                     f"and before it is called again")
 
@@ -243,11 +249,10 @@ class _Program:
             for item in self.module_items:
                 if _contains(item.node, entry):
                     reach |= item.binds
-        definitions = [d for item in self.module_items if (d := _definition(item, self.rule._wraps)) is not None]
         changed = True
         while changed:
             changed = False
-            for binds, mentions in definitions:
+            for binds, mentions in self.definitions:
                 binds = binds - self.redefined  # a redefined name may hold another function by then
                 if mentions & reach and not binds <= reach:
                     reach |= binds

@@ -5,9 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.arrays import functional_update_receiver
-from jaxlint.analysis.bindings import (
-    declared_outer, mentioned_names, parameter_names, rebound_names, statements, target_names,
-)
+from jaxlint.analysis.bindings import declared_outer, mentioned_names, parameter_names, rebound_names, statements
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code
