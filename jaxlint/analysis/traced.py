@@ -51,6 +51,11 @@ RUN_AS_GIVEN = frozenset(_CUSTOM)
 # `math.*` and NumPy raise, and `print` shows `GradTracer(primal=...)`, on every call (jax 0.10).
 GRADIENTS = frozenset(_GRAD | _FILTERED_CONCRETE)
 _STAGED = _JIT | _MAP | _FILTERED_STAGED
+# These keep what they traced, per function, for the next call with same-shaped arguments (jax 0.10).
+CACHING = frozenset({
+    "jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap",
+    "flax.nnx.jit", "flax.nnx.pmap",
+})
 
 
 # lax control flow: the callables at these positions (or keywords) are traced, all their parameters.

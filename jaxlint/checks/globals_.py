@@ -11,11 +11,11 @@ from jaxlint.analysis.bindings import (
     declared_outer, mentioned_names, parameter_names, rebound_names, statements, target_names,
 )
 from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.traced import PARTIAL, TracedFunction
+from jaxlint.analysis.traced import CACHING, PARTIAL, TracedFunction
 from jaxlint.checks.base import Rule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-_LOOPS = (cst.For, cst.While)
+_COMPOUND = (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar, cst.Match)
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,7 @@ class StaleGlobalCapture(Rule):
         self._reads: list[_Read] = []
         self._functions: list[cst.FunctionDef] = []
         self._writers: dict[str, list[cst.FunctionDef]] = {}  # rebinds a global through `global`
+        self._cached: set[int] = set()  # functions `jax.jit` (or another caching transform) is applied to
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
@@ -106,6 +107,8 @@ class StaleGlobalCapture(Rule):
         scope = self.values.function
         if scope is not None and scope.staged and not scope.only_traced_for_shapes:
             self._reads.append(_Read(node, scope, self.values.chain))
+            if any(t.name in CACHING for t in scope.transforms):
+                self._cached.add(id(node))
 
     def visit_Global(self, node: cst.Global) -> None:
         function = self.values.chain[-1]
@@ -136,6 +139,15 @@ class StaleGlobalCapture(Rule):
     def _wraps(self, call: cst.Call) -> bool:
         qualified = self.names.qualified(call.func)
         return qualified in self.values.transforms.all or qualified in PARTIAL
+
+    def _caches(self, item: _Item) -> bool:
+        """A module-level function jax keeps traces of (`@jax.jit def step`), or a name bound to a jitted
+        callable (`step = jax.jit(_step)`): calls of it reuse the first trace."""
+        node = item.node
+        if isinstance(node, cst.FunctionDef):
+            return id(node) in self._cached
+        return (isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)
+                and self.names.qualified(node.value.func) in CACHING)
 
     def _candidates(self, items: list[_Item]) -> set[str]:
         """Module globals bound more than once (or in a loop, or through `global`), that are not
@@ -183,7 +195,8 @@ class _Program:
         self.staged = {id(read.function) for read in rule._reads}
         bound = [name for item in module_items for name in item.binds]
         self.redefined = {name for name in bound if bound.count(name) > 1}
-        self.definitions = [d for item in module_items if (d := _definition(item, rule._wraps)) is not None]
+        self.definitions = [(*d, rule._caches(item)) for item in module_items
+                            if (d := _definition(item, rule._wraps)) is not None]
         self._reaches: dict[int, set[str]] = {}  # by the entry's id
 
     def stale(self, read: _Read, name: str):
@@ -193,8 +206,6 @@ class _Program:
             return None  # a method: which object's method a call traces is not followed
         if entry is not read.function and id(entry) not in self.staged:
             return None  # made anew by each call of the function around it: traced anew
-        if isinstance(entry, cst.FunctionDef) and entry.name.value in self.redefined:
-            return None  # redefined (as notebooks do): which definition a call reaches depends on when
         if id(entry) not in self._reaches:
             self._reaches[id(entry)] = self._reach(entry)
         reach = self._reaches[id(entry)]
@@ -241,23 +252,24 @@ class _Program:
         return text
 
     def _reach(self, entry: cst.CSTNode) -> set[str]:
-        """Names whose call may trace `entry`: its own, names bound to it, functions mentioning them."""
-        if isinstance(entry, cst.FunctionDef):
-            reach = {entry.name.value}
-        else:  # a lambda: the names its statement binds (`step = jax.jit(lambda p: ...)`)
-            reach = set()
-            for item in self.module_items:
-                if _contains(item.node, entry):
-                    reach |= item.binds
+        """Names whose call may run the first trace of `entry` again: a cached (jitted) function that is
+        `entry` or mentions it, and names bound to such a function, or to functions mentioning one.
+        A redefined name may hold another function by then: it carries nothing."""
+        items = [item for item in self.module_items if _defines(item, entry)]
+        reach = set().union(*(item.binds for item in items)) - self.redefined
+        held = set(reach) if any(self.rule._caches(item) for item in items) else set()
         changed = True
         while changed:
             changed = False
-            for binds, mentions in self.definitions:
-                binds = binds - self.redefined  # a redefined name may hold another function by then
+            for binds, mentions, caches in self.definitions:
+                binds = binds - self.redefined
                 if mentions & reach and not binds <= reach:
                     reach |= binds
                     changed = True
-        return reach
+                if (mentions & held or (caches and mentions & reach)) and not binds <= held:
+                    held |= binds
+                    changed = True
+        return held
 
 
 def _assignments(body, name: str) -> Iterator[cst.Assign]:
@@ -376,7 +388,10 @@ def _contains(node: cst.CSTNode, inner: cst.CSTNode) -> bool:
 
 
 def _defines(item: _Item, entry: cst.CSTNode) -> bool:
-    return item.node is entry or (isinstance(entry, cst.Lambda) and _contains(item.node, entry))
+    """Whether a step defines `entry`: its `def`, or the statement holding its lambda."""
+    if item.node is entry:
+        return True
+    return isinstance(entry, cst.Lambda) and not isinstance(item.node, _COMPOUND) and _contains(item.node, entry)
 
 
 def _locals(function: cst.CSTNode) -> set[str]:
