@@ -1,6 +1,6 @@
 """Speed against flake8: jaxlint cold (no cache), warm (all cached) and flake8 with its default plugins,
 on the same .py files of flax, optax, equinox, dm-haiku and chex, with the same number of processes;
-then one small file, the pre-commit case.
+then one small file, the pre-commit case; and jaxlint alone on code written for Python 3.12+ (MODERN).
 
     python benchmarks/bench.py [--cache DIR] [--jobs N]
 
@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from libraries import count_lines, fetch
+from libraries import MODERN, count_lines, fetch
 
 LINTED = ["flax", "optax", "equinox", "dm-haiku", "chex"]
 FLAKE8 = "flake8==7.3.0"  # with its defaults: pyflakes, pycodestyle, mccabe
@@ -104,6 +104,11 @@ def main(argv: list[str] | None = None) -> int:
         report("jaxlint cold (--no-cache)", cold, lines)
         report("jaxlint warm (all cached)", warm, lines)
         report("flake8 (pyflakes, pycodestyle, mccabe)", theirs, lines)
+        # Python 3.12+ code (PEP 695 generics): jaxlint alone, since a flake8 on an older Python stops at
+        # a syntax error in each such file; precision.py --group modern shows it has no JAX001.
+        modern_files = sorted(path for folder in fetch(cache, list(MODERN)) for path in folder.rglob("*.py"))
+        modern = measure([*jaxlint, "--no-cache", *jobs, *map(str, modern_files)], work)
+        report(f"jaxlint cold, Python 3.12+ code ({len(modern_files)} files)", modern, count_lines(modern_files))
 
         one = small_file(files)
         one_lines = len(one.read_bytes().splitlines())

@@ -7,7 +7,9 @@ are where helpers called under jit, training loops and experiment cells live.
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -41,12 +43,40 @@ APPLICATIONS = {
 }
 WHEEL_ONLY = frozenset({"pgx"})
 
+# Code written for Python 3.12 and newer (PEP 695 generics `def f[T](...)`, `class C[T](eqx.Module)`),
+# which must parse on the Python that runs jaxlint. The package index reached here has no release of
+# these, so each is a pinned commit of its GitHub repository, exported from a local git mirror of it
+# (a bare clone at $BENCH_GIT_MIRRORS/OWNER+NAME/repo).
+MODERN = {
+    "lerax": ("RunnersNum40/lerax", "67006e1a9e1ad5157426c8f4cb562c826549893e"),  # RL on equinox; Python >= 3.13
+}
+
 
 def fetch(cache: Path, names: list[str] | None = None) -> list[Path]:
     """The unpacked source folder of each package (the libraries by default), downloading what is missing."""
-    return [fetch_release(cache, name, LIBRARIES.get(name) or APPLICATIONS[name],
+    return [fetch_snapshot(cache, name) if name in MODERN else
+            fetch_release(cache, name, LIBRARIES.get(name) or APPLICATIONS[name],
                           sdist=name in APPLICATIONS and name not in WHEEL_ONLY)
             for name in names or list(LIBRARIES)]
+
+
+def fetch_snapshot(cache: Path, name: str) -> Path:
+    """The source folder of a MODERN package's pinned commit, exported once from its git mirror."""
+    repository, commit = MODERN[name]
+    folder = cache / "src" / f"{name}-{commit[:12]}"
+    if not folder.is_dir():
+        mirror = Path(os.environ.get("BENCH_GIT_MIRRORS", "")) / repository.replace("/", "+") / "repo"
+        if "BENCH_GIT_MIRRORS" not in os.environ or not mirror.is_dir():
+            sys.exit(f"{name}: not in {cache / 'src'}, and no git mirror of {repository} to export it from "
+                     f"(BENCH_GIT_MIRRORS names the folder that holds {mirror.parent.name}/repo)")
+        archive = subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", commit],
+                                 check=True, capture_output=True).stdout
+        partial = folder.with_name(folder.name + ".partial")
+        partial.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(partial, filter="data")
+        partial.rename(folder)
+    return folder
 
 
 def fetch_release(cache: Path, name: str, version: str, sdist: bool = False) -> Path:

@@ -1,6 +1,7 @@
 """Precision on real code: jaxlint over pinned JAX libraries (flax, optax, equinox, dm-haiku, chex, jax)
 and pinned JAX applications (RL environments and training code, simulators, an LLM trainer, a research
-model; with their examples, notebooks and tests), each group counted apart.
+model; with their examples, notebooks and tests) and code written for Python 3.12+ (benchmarks/libraries.py's
+MODERN: PEP 695 generics, which must never be JAX001), each group counted apart.
 
 Every finding is presumed a false alarm until someone reads the code and shows it is a real bug.
 precision_verdicts.tsv keeps what was shown, finding by finding (the packages are pinned, so their
@@ -10,7 +11,7 @@ prints each finding with its verdict, then per group: findings per 100k lines by
 rules, then the opt-in ones apart), by package, by verdict; the findings not known to be real bugs per
 100k lines (issue 11's bar: at most 1); the known real bugs no longer found; and files that crashed.
 
-    python benchmarks/precision.py [--cache DIR] [--select CODES] [--group libraries|applications]
+    python benchmarks/precision.py [--cache DIR] [--select CODES] [--group libraries|applications|modern]
 
 Packages are fetched once with `pip download --no-deps` into the cache (default: .bench-cache/).
 """
@@ -20,16 +21,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
-from libraries import APPLICATIONS, LIBRARIES, count_lines, fetch
+from libraries import APPLICATIONS, LIBRARIES, MODERN, count_lines, fetch
 
-from jaxlint.config import CommandLine, build_settings
+from jaxlint.config import CommandLine, build_settings, requires_python
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.rule_index import RULES
-from jaxlint.runner import run
+from jaxlint.runner import RunResult, run
 
-GROUPS = {"libraries": LIBRARIES, "applications": APPLICATIONS}
+GROUPS = {"libraries": LIBRARIES, "applications": APPLICATIONS, "modern": MODERN}
 OPT_IN = [code for code, _, default_enabled in RULES if not default_enabled]
 VERDICTS = Path(__file__).with_name("precision_verdicts.tsv")
 
@@ -63,7 +65,12 @@ def load_verdicts() -> dict[tuple[str, str], str]:
 
 def _check(group: str, folders: list[Path], settings, verdicts: dict[tuple[str, str], str]) -> tuple[str, int]:
     """Print each finding of one group with its verdict; return the group's summary and how many files crashed."""
-    result = run([str(folder) for folder in folders], settings, use_cache=False)
+    result = RunResult()
+    for folder in folders:  # each package parsed as the Python it is written for
+        part = run([str(folder)], replace(settings, python_version=_python_of(folder)), use_cache=False)
+        for name in ("diagnostics", "internal_errors"):
+            getattr(result, name).extend(getattr(part, name))
+        result.files, result.skipped = result.files + part.files, result.skipped + part.skipped
     default = [d for d in result.diagnostics if d.code not in OPT_IN]
     opt_in = [d for d in result.diagnostics if d.code in OPT_IN]
     keys = [(_location(d, folders), d.code) for d in default]
@@ -100,6 +107,14 @@ def _check(group: str, folders: list[Path], settings, verdicts: dict[tuple[str, 
                   + "".join(f"\n  {location} {code}" for location, code in lost))
     report.append(f"{len(result.internal_errors)} files crashed")
     return "\n".join(report), len(result.internal_errors)
+
+
+def _python_of(folder: Path) -> str | None:
+    """The package's Python (`requires-python` of its pyproject.toml, at the top of an sdist or a
+    snapshot), as `jaxlint PACKAGE` finds it; None (the newest) for wheels, which carry none."""
+    project = next((path for path in (folder / "pyproject.toml", *folder.glob("*/pyproject.toml"))
+                    if path.is_file()), None)
+    return requires_python(project, project.parent) if project else None
 
 
 def _location(d: Diagnostic, folders: list[Path]) -> str:

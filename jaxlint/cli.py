@@ -9,12 +9,14 @@ import os
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from collections import Counter
 from typing import TextIO
 
 from jaxlint import __version__
-from jaxlint.config import CommandLine, ConfigError, Settings, build_settings, find_config, load_table
+from jaxlint.config import (CommandLine, ConfigError, Settings, build_settings, find_config, load_table,
+                            nearest_pyproject, pinned_jax, requires_python)
 from jaxlint.report import FORMATS, source, text
 from jaxlint.runner import FixMode, RunResult, check_stdin, run
 
@@ -211,10 +213,18 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
     else:
         groups = _by_config(args.paths, command_line)
         settings = groups[0][0]
+        # Groups that walk folders first: a nested folder found there joins a group of named files with
+        # its settings that is still to run (`jaxlint repo/sub/b.py repo`), and its walk lists each file once.
+        groups.sort(key=lambda group: not any(os.path.isdir(path) for path in group[1]))
         result = RunResult(unsafe_fixes=args.unsafe_fixes)
-        for group_settings, paths in groups:
+        done: list[tuple[Settings, list[str]]] = []
+        while groups:  # a folder below with a config of its own is a group of its own, checked after
+            group_settings, paths = groups.pop(0)
+            nested: list[str] | None = None if command_line.config is not None else []
             part = run(paths, group_settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
-                       cache_dir=args.cache_dir, use_cache=not args.no_cache)
+                       cache_dir=args.cache_dir, use_cache=not args.no_cache, nested=nested)
+            done.append((group_settings, paths))
+            _add_nested(groups, done, _by_config(nested, command_line) if nested else [])
             for name, value in vars(part).items():
                 if isinstance(value, (list, int)) and not isinstance(value, bool):
                     setattr(result, name, getattr(result, name) + value)
@@ -242,12 +252,37 @@ def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settin
     with [tool.jaxlint] at or above each path (as ruff does), else the one found from here."""
     if command_line.config is not None:
         return [(build_settings(command_line), paths)]
-    groups: dict[Path | None, list[str]] = {}
+    groups: dict[tuple[Path | None, Path | None], list[str]] = {}
     for path in paths:
         absolute = Path(os.path.abspath(path))
-        groups.setdefault(find_config(absolute if absolute.is_dir() else absolute.parent), []).append(path)
-    return [(build_settings(command_line, config.parent if config else None), group)
-            for config, group in groups.items()]
+        folder = absolute if absolute.is_dir() else absolute.parent
+        config = find_config(folder)
+        groups.setdefault((config, None if config else nearest_pyproject(folder)), []).append(path)
+    return [(_settings(command_line, config, project), group) for (config, project), group in groups.items()]
+
+
+def _add_nested(pending: list[tuple[Settings, list[str]]], done: list[tuple[Settings, list[str]]],
+                new: list[tuple[Settings, list[str]]]) -> None:
+    """Queue the nested folders, each once: in a group still to run with the same settings (whose walk
+    then lists each file once), not again when it was named itself (`jaxlint repo repo/sub`)."""
+    for settings, folders in new:
+        named = {os.path.normpath(path) for same, paths in done if same == settings for path in paths}
+        folders = [folder for folder in folders if folder not in named]
+        target = next((paths for same, paths in pending if same == settings), None)
+        if target is not None:
+            target.extend(folders)
+        elif folders:
+            pending.append((settings, folders))
+
+
+def _settings(command_line: CommandLine, config: Path | None, project: Path | None) -> Settings:
+    """Without a config, the code's Python and jax versions still come from its own project's
+    pyproject.toml (`requires-python`, the jax it depends on), not from the working folder's."""
+    settings = build_settings(command_line, config.parent if config else None)
+    if project is None:
+        return settings
+    return replace(settings, python_version=requires_python(project, project.parent),
+                   target_jax_version=pinned_jax(project))
 
 
 def _write_report(report: str, output_file: str | None, out: TextIO) -> None:
@@ -255,8 +290,7 @@ def _write_report(report: str, output_file: str | None, out: TextIO) -> None:
     is a one-line error (a closed pipe is for main to handle)."""
     try:
         if output_file is None:
-            out.write(report)
-            out.flush()
+            _write_all(out, report)
         else:
             with open(output_file, "w", encoding="utf-8") as handle:
                 handle.write(report)
@@ -265,6 +299,21 @@ def _write_report(report: str, output_file: str | None, out: TextIO) -> None:
     except OSError as error:
         where = "stdout" if output_file is None else output_file
         raise ConfigError(f"cannot write the report to {where}: {error.strerror or error}") from None
+
+
+def _write_all(out: TextIO, report: str) -> None:
+    """Write every byte, so a reader that goes away midway is seen (BrokenPipeError). An unbuffered
+    stdout (PYTHONUNBUFFERED, python -u) hands the text to one write(2), and a pipe closed during it
+    takes part of it and no error: the text layer drops the rest silently."""
+    raw = getattr(out, "buffer", None)
+    if raw is None or not isinstance(raw, io.RawIOBase):
+        out.write(report)
+        out.flush()
+        return
+    out.flush()
+    data = memoryview(report.encode(out.encoding, out.errors or "strict"))
+    while data:
+        data = data[raw.write(data) or 0:]
 
 
 def _silence_stdout() -> None:

@@ -105,7 +105,7 @@ def find_config(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above `start` that has a `[tool.jaxlint]` table."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        if _is_file(candidate):
             try:
                 if "jaxlint" in _read_toml(candidate).get("tool", {}):
                     return candidate
@@ -196,9 +196,18 @@ def pinned_jax(pyproject: Path | None) -> str | None:
     return ".".join(str(part) for part in max(bounds)) if bounds else None
 
 
-def _nearest_pyproject(start: Path) -> Path | None:
+def nearest_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above `start`, with a [tool.jaxlint] table or not."""
     return next((folder / "pyproject.toml" for folder in (start, *start.parents)
-                 if (folder / "pyproject.toml").is_file()), None)
+                 if _is_file(folder / "pyproject.toml")), None)
+
+
+def _is_file(path: Path) -> bool:
+    """False for a file in a folder that cannot be looked into (the walk reports that folder)."""
+    try:
+        return path.is_file()
+    except PermissionError:
+        return False
 
 
 def _is_list_of_str(value: Any) -> bool:
@@ -267,7 +276,7 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
     python_version = table.get("target-version") or requires_python(config_file, root)
     max_file_size = file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE))
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names, table.get("target-jax-version") or pinned_jax(config_file or _nearest_pyproject(cwd)),
+                    key_names, table.get("target-jax-version") or pinned_jax(config_file or nearest_pyproject(cwd)),
                     cache_dir, python_version, max_file_size)
 
 

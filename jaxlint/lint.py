@@ -9,6 +9,7 @@ from typing import Callable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.analysis.names import dotted, scope_imports
@@ -122,9 +123,8 @@ def _check(
     for _ in range(MAX_ROUNDS):
         reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
         tracker = ValueTracker(module, facts, table, key_names, context)
-        rules = [rule(tracker, lambda *report: reports.append(report), filename) for rule in rule_classes]
-        for rule in rules:
-            rule.jax_version = jax_version
+        rule_context = Context(tracker, module, filename, jax_version)
+        rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
         Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker)).walk(module)
         learned = tracker.recorder.facts()
         settled = learned.settled(facts, tracker.asked)

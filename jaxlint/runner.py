@@ -164,12 +164,14 @@ def _diff(path: str, before: str, after: str) -> str:
 
 
 def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, unsafe_fixes: bool = False,
-        jobs: int | None = None, cache_dir: str | None = None, use_cache: bool = True) -> RunResult:
+        jobs: int | None = None, cache_dir: str | None = None, use_cache: bool = True,
+        nested: list[str] | None = None) -> RunResult:
     """Check (or fix) every file under `paths`: cached results first, the rest in `jobs` processes.
 
-    The cache is in `cache_dir`, else the config's `cache-dir`, else `.jaxlint_cache` at the root."""
+    The cache is in `cache_dir`, else the config's `cache-dir`, else `.jaxlint_cache` at the root.
+    With a `nested` list, folders with a config of their own are left out and added to it (files.discover)."""
     result = RunResult(unsafe_fixes=unsafe_fixes)
-    files, unlistable = discover(paths, settings)
+    files, unlistable = discover(paths, settings, nested)
     for folder, error in unlistable:
         if error.code in settings.enabled_for(folder):
             result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
@@ -298,6 +300,7 @@ def _pool(workers: int):
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_the_parent)
     _live_pools.add(pool)
     try:
+        _start_workers(pool)
         yield pool
     except BaseException:
         kill_workers()
@@ -316,8 +319,26 @@ def kill_workers() -> None:
         _live_pools.discard(pool)
 
 
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _start_workers(pool) -> None:
+    """Start the workers with Ctrl-C and SIGTERM held back: Python runs its after-fork hooks in the
+    parent (logging's among them) where a KeyboardInterrupt is printed and dropped, and the run would go
+    on. Held back, the signal arrives right after, where the run stops on it. (Windows has no fork.)"""
+    if not hasattr(signal, "pthread_sigmask"):
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        pool.submit(int)  # with fork, the first task starts every worker
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def _leave_interrupts_to_the_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # forked while the parent held them back
 
 
 def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None,

@@ -37,5 +37,51 @@ def test_install_lines_name_this_projects_distribution() -> None:
     name = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert name != "jaxlint"  # taken on PyPI by an unrelated project
-    assert f"pip install {name} " in readme and f"pip install '{name}[verify]'" in readme
+    # Not published yet: the install line is from a clone, and the README names the distribution to come.
+    assert "$ pip install .  " in readme
+    assert f"`pip install {name}`" in readme and f"'{name}[verify]'" in readme
     assert "pip install jaxlint" not in readme and "'jaxlint[" not in readme
+
+
+def _pre_commit_snippets() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## pre-commit", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```yaml\n(.+?)```", section, re.DOTALL)
+
+
+def test_the_pre_commit_snippet_names_no_invented_url_and_an_existing_tag() -> None:
+    import subprocess
+
+    from jaxlint import __version__
+
+    local, clone = _pre_commit_snippets()
+    assert "repo: local" in local and "http" not in local + clone
+    assert f"    rev: v{__version__}\n" in clone
+    tag = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"v{__version__}^{{commit}}"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert tag.returncode == 0, f"the tag v{__version__} the README names does not exist"
+
+
+def test_the_local_pre_commit_snippet_runs_as_written(tmp_path: Path, monkeypatch) -> None:
+    import os
+    import sys
+
+    from helpers import CLEAN_SOURCE, JAX101_SOURCE, write
+    from test_pre_commit import git, pre_commit
+
+    local, _ = _pre_commit_snippets()
+    project = tmp_path / "project"
+    write(project / ".pre-commit-config.yaml", local)
+    write(project / "buggy.py", JAX101_SOURCE)
+    write(project / "clean.py", CLEAN_SOURCE)
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    # `language: system` runs the jaxlint on PATH: this checkout's, next to the Python running the tests.
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    failing = pre_commit(project, "run", "--all-files")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert [line.split(" ", 2)[:2] for line in failing.stdout.splitlines() if ": JAX" in line] == [
+        ["buggy.py:3:1:", "JAX101"]]
+    passing = pre_commit(project, "run", "--files", "clean.py")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "jaxlint" in passing.stdout and "Passed" in passing.stdout

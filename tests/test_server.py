@@ -541,8 +541,8 @@ def test_without_pygls_the_command_says_how_to_install_it(tmp_path: Path) -> Non
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
                          stdin=subprocess.DEVNULL, timeout=60)
     assert (run.returncode, run.stdout) == (2, "")
-    assert run.stderr == ("jaxlint: error: `jaxlint server` needs pygls: pip install 'jax-sharpbits[server]' "
-                          "(or pip install 'pygls>=2,<3')\n")
+    assert run.stderr == ("jaxlint: error: `jaxlint server` needs pygls: pip install 'pygls>=2,<3' "
+                          "(the 'server' extra of jax-sharpbits)\n")
 
 
 def test_server_help_names_the_transport() -> None:

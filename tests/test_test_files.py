@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jaxlint.checks.base import is_test_file
+from jaxlint.analysis.context import is_test_file
 from jaxlint.lint import lint_source
 
 SOURCE = """\

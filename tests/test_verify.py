@@ -47,11 +47,13 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     assert code == 1
     details = statuses(found)
     assert details[("helper_under_jit.py", 8, "JAX301")] == (
-        "confirmed", "tracing `bounded` raised TracerBoolConversionError here")  # the helper's line, via its caller
+        # the helper's line, via its caller
+        "confirmed", "tracing `bounded` with made-up arguments raised TracerBoolConversionError here")
     assert details[("script_at_import.py", 8, "JAX301")] == (
         "confirmed", "importing the module raised TracerBoolConversionError here")
     assert details[("confirm_jax308.py", 9, "JAX308")] == (
-        "confirmed", "jax.checking_leaks reported a leak while tracing `remember`")
+        "confirmed", "jax.checking_leaks reported a leak while tracing `remember` with made-up arguments")
+    # a parameter named like a key gets a typed key: nothing made up
     assert details[("confirm_jax201.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
 
 
@@ -62,7 +64,7 @@ def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find
     assert time.monotonic() - started < 60  # the hanging module is killed at its timeout
     assert code == 1
     assert statuses(found) == {
-        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing `remember`"),
+        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing `remember` with made-up arguments"),
         ("runtime_only.py", 18, "JAX012"): ("confirmed", "found by tracing `noise`"),
         ("needs_example.py", 10, "JAX301"): (
             "unverified", "needs concrete data: static parameter `n` has no example"),
@@ -105,7 +107,8 @@ def test_config_examples_give_static_arguments_and_sarif_carries_the_status(tmp_
     [result] = log["runs"][0]["results"]
     assert result["ruleId"] == "JAX301"
     assert result["properties"] == {"verify": {
-        "status": "confirmed", "detail": "tracing `first_rows` raised TracerBoolConversionError here"}}
+        "status": "confirmed",
+        "detail": "tracing `first_rows` with the config's examples raised TracerBoolConversionError here"}}
     rule_ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
     assert {"JAX010", "JAX011", "JAX012"} <= set(rule_ids)
 
@@ -152,7 +155,7 @@ def test_verify_without_jax_prints_the_static_findings_then_says_how_to_install_
     assert run.returncode == 2  # what was asked for (verification) did not happen
     assert run.stdout.startswith("a.py:3:1: JAX101 [*] in-place update of a JAX array")
     assert len(run.stdout.splitlines()) == 1
-    assert run.stderr == "jaxlint: error: --verify needs jax: pip install 'jax-sharpbits[verify]'\n"
+    assert run.stderr == "jaxlint: error: --verify needs jax: pip install jax (the 'verify' extra of jax-sharpbits)\n"
 
 
 def test_fail_on_confirmed_without_verify_is_a_usage_error(tmp_path: Path) -> None:
@@ -301,7 +304,7 @@ def test_a_run_records_signatures_that_plain_verify_replays(tmp_path: Path) -> N
     made_up = jaxlint(project, "--verify", "--no-cache", "--output-format", "json", "mlpkg/model.py", timeout=300)
     [(status, detail)] = statuses(json.loads(made_up.stdout)).values()
     assert status == "unverified"  # made-up arguments that fail differently say nothing
-    assert detail.startswith("tracing `predict` stopped first at line 9: ")
+    assert detail.startswith("tracing `predict` with made-up arguments stopped first at line 9: ")
 
 
 def test_a_worker_that_exits_without_a_result_says_the_last_line_of_its_stderr(tmp_path: Path) -> None:
@@ -347,4 +350,53 @@ def test_a_package_init_is_imported_once_under_the_package_name(tmp_path: Path) 
     code, found = verify_json("--verify", "pkg", cwd=tmp_path)
     assert code == 1
     assert statuses(found) == {("__init__.py", 12, "JAX301"): (
-        "confirmed", "tracing `relu` raised TracerBoolConversionError here")}
+        "confirmed", "tracing `relu` with made-up arguments raised TracerBoolConversionError here")}
+
+
+ARGUMENTS = VERIFY / "arguments"
+
+
+def test_without_a_recorded_signature_arguments_come_from_annotations_then_calls_then_guesses() -> None:
+    """Annotations (jaxtyping dims shared by parameters, a static `int`, a tuple) and calls the module
+    makes with arrays built from literals (under the main guard too; before a `jax.Array` annotation's
+    made-up shapes) reach bugs made-up arguments cannot; guessed arguments that fail with another error leave the finding unverified; the corrected
+    versions, every jitted function traced, give nothing."""
+    files = ["annotated.py", "called.py", "guessed.py", "correct.py"]
+    code, found = verify_json("--verify=all", *files, cwd=ARGUMENTS)
+    expected = {(name, row, rule) for name in files for row, _, rule in expectations((ARGUMENTS / name).read_text())}
+    assert set(statuses(found)) == expected and code == 1
+    assert statuses(found) == {
+        ("annotated.py", 19, "JAX301"): ("confirmed", "tracing `split_heads` with arguments built from its "
+                                                      "annotations raised TracerBoolConversionError here"),
+        ("annotated.py", 29, "JAX303"): ("confirmed", "tracing `masked_mean` with arguments built from its "
+                                                      "annotations raised ConcretizationTypeError here"),
+        ("annotated.py", 41, "JAX403"): ("confirmed", "tracing `nearest` with arguments built from its "
+                                                      "annotations raised ConcretizationTypeError here"),
+        ("called.py", 20, "JAX301"): ("confirmed", "tracing `forward` with the arguments of its call at line 43 "
+                                                   "raised TracerBoolConversionError here"),
+        ("called.py", 28, "JAX303"): ("confirmed", "tracing `predict` with the arguments of its call at line 49 "
+                                                   "raised ConcretizationTypeError here"),
+        ("called.py", 35, "JAX301"): ("confirmed", "tracing `channel_means` with the arguments of its call at "
+                                                   "line 44 raised TracerBoolConversionError here"),
+        ("guessed.py", 18, "JAX301"): ("unverified", "tracing `to_gray` with arguments built from its annotations "
+                                                     "stopped first at line 16: ValueError: too many values to "
+                                                     "unpack (expected 3)"),
+        ("guessed.py", 26, "JAX301"): ("unverified", "tracing `normalize` with made-up arguments stopped first at "
+                                                     "line 25: TypeError: JAX does not support string indexing; "
+                                                     "got idx='images'"),
+    }
+
+
+def test_a_recorded_signature_comes_before_the_annotations(tmp_path: Path) -> None:
+    """The annotation says 3 channels are any number; the run recorded the real 3, which reaches the bug."""
+    write(tmp_path / "pyproject.toml", '[tool.jaxlint.verify]\nrun = ["python drive.py"]\n')
+    write(tmp_path / "drive.py",
+          "import jax.numpy as jnp\n\nfrom gray import to_gray\n\nto_gray(jnp.ones((4, 5, 3)))\n")
+    guessed = (ARGUMENTS / "guessed.py").read_text()
+    write(tmp_path / "gray.py", guessed.replace("    if gray.max() > 1.0:", "    if False:"))
+    recorded = jaxlint(tmp_path, "--verify=run", "gray.py", timeout=300)
+    assert recorded.returncode == 1, recorded.stderr  # normalize's finding, unverified
+    write(tmp_path / "gray.py", guessed)
+    code, found = verify_json("--verify", "gray.py", cwd=tmp_path)
+    assert statuses(found)[("gray.py", 18, "JAX301")] == (
+        "confirmed", "tracing `to_gray` with the arguments a run recorded raised TracerBoolConversionError here")

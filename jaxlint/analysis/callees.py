@@ -8,8 +8,8 @@ them. A name bound more than once in its scope (or hidden by a parameter) resolv
 miss beats a false alarm. `Callees.mapped` answers the same for `jax.vmap`, looking through a jit around it.
 
 `static_argnums`/`donate_argnums` are resolved against the wrapped function's signature (after what
-`partial` binds) as jax does, names inferred from numbers and the other way round (TRANSFORMS says
-where jax does that, and since which release).
+`partial` binds) as jax does, names inferred from numbers and the other way round (the model's
+transform table says where jax does that, and since which release).
 """
 
 from __future__ import annotations
@@ -19,48 +19,17 @@ from typing import Iterator, Mapping, Optional
 
 import libcst as cst
 
-from jaxlint.analysis.apis import Version, parse_version
+from jaxlint.analysis.apis import Version
 from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.names import Names, scope_imports
+from jaxlint.model.transforms import WITH_JIT_OPTIONS, Options, Role
 from jaxlint.analysis.traced import (
-    Signature, Transform, TransformTable, _int_or_ints, _NotLiteral, _str_or_strs, applied_transforms,
+    Signature, Transform, TransformTable, literal_ints, NotLiteral, literal_strs, applied_transforms,
     decorator_transform,
 )
 
 Chain = tuple[cst.CSTNode, ...]
-
-
-@dataclass(frozen=True)
-class Role:
-    """Where a transform takes one kind of argument list (static or donated) and when it infers the other half.
-
-    `infers_since`: from this jax release on, giving only the numbers (or only the names) makes jax find the
-    other half with `inspect.signature`; None: it never does (the names option does not exist).
-    """
-
-    argnums: str
-    argnames: Optional[str]
-    infers_since: Optional[Version]
-
-
-@dataclass(frozen=True)
-class Options:
-    static: Role
-    donate: Optional[Role]  # None: donated arguments stay usable (the transform writes results back into them)
-
-
-_JIT = Options(Role("static_argnums", "static_argnames", (0, 0, 0)),
-               Role("donate_argnums", "donate_argnames", parse_version("0.4.14")))
-# The transforms whose calls take static and donated arguments, as data.
-TRANSFORMS: dict[str, Options] = {
-    "jax.jit": _JIT,
-    "jax.pjit": _JIT,
-    "jax.experimental.pjit.pjit": _JIT,
-    # nnx.jit merges the outputs back into the donated Modules and Optimizers: they stay usable.
-    "flax.nnx.jit": Options(_JIT.static, None),
-    "jax.pmap": Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
-}
 
 
 @dataclass(frozen=True)
@@ -175,15 +144,15 @@ class JittedCallee:
         if role is None:
             return set(), set()
         try:
-            nums = set(_int_or_ints(self.options.get(role.argnums)))
-            names = set(_str_or_strs(self.options.get(role.argnames))) if role.argnames else set()
-        except _NotLiteral:
+            nums = set(literal_ints(self.options.get(role.argnums)))
+            names = set(literal_strs(self.options.get(role.argnames))) if role.argnames else set()
+        except NotLiteral:
             return None
         return nums, names
 
 
 def options_of(transform: str) -> Options:
-    return TRANSFORMS.get(transform, _JIT)  # the user's extra transforms behave like jax.jit
+    return WITH_JIT_OPTIONS.get(transform, WITH_JIT_OPTIONS["jax.jit"])  # the user's extra transforms behave like jax.jit
 
 
 # ---------------------------------------------------------------------- what each scope binds
@@ -355,7 +324,6 @@ def _blocks(statement: cst.CSTNode) -> Iterator[list[cst.CSTNode]]:
 
 
 _CACHE: dict[int, ModuleBindings] = {}
-_SHARED: dict[int, tuple[object, "Callees"]] = {}
 
 
 def module_bindings(module: cst.Module) -> ModuleBindings:
@@ -368,15 +336,6 @@ def module_bindings(module: cst.Module) -> ModuleBindings:
 
 
 # ---------------------------------------------------------------------- the query
-
-
-def callees_for(module: cst.Module, names: Names, table: TransformTable) -> "Callees":
-    """The Callees of one traversal (one `names`), shared by every rule that asks in it."""
-    found = _SHARED.get(id(names))
-    if found is None or found[0] is not names:
-        _SHARED.clear()
-        found = _SHARED[id(names)] = (names, Callees(module, names, table))
-    return found[1]
 
 
 class Callees:
@@ -491,12 +450,7 @@ class Callees:
         return node, 1 if through_self and not static else 0
 
     def _takes_arguments(self, transform: str) -> bool:
-        return transform in TRANSFORMS or (transform in self.table.jit_like and transform not in _NOT_JIT)
+        return transform in WITH_JIT_OPTIONS or transform in self.table.extra
 
 
 VMAPS = frozenset({"jax.vmap"})
-# jit-like for tracing, but their options are not jit's.
-_NOT_JIT = frozenset({
-    "jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "jax.make_jaxpr", "jax.eval_shape",
-    "jax.shard_map", "jax.experimental.shard_map.shard_map",
-})

@@ -21,7 +21,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import ends_with, parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
-from jaxlint.analysis.traced import LOOP_BODIES
+from jaxlint.model.transforms import LOOP_BODIES
 from jaxlint.config import DEFAULT_KEY_NAMES
 from jaxlint.notebooks import CELL_MARKER
 

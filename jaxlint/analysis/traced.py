@@ -21,91 +21,24 @@ import libcst as cst
 from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
-
-# Transform families, by how they decide which arguments are traced.
-_JIT = {  # every argument is traced except static_argnums/static_argnames
-    "jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.checkpoint", "jax.remat",
-    "jax.ad_checkpoint.checkpoint", "jax.make_jaxpr", "jax.eval_shape", "jax.shard_map",
-    "jax.experimental.shard_map.shard_map",
-}
-_GRAD = {  # only the argnums positions are traced
-    "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
-}
-_MAP = {  # positions whose in_axes is not None are traced
-    "jax.vmap", "jax.pmap",
-}
-_CUSTOM = {  # every argument except nondiff_argnums is traced
-    "jax.custom_jvp", "jax.custom_vjp",
-}
-_FILTERED_STAGED = {  # non-array arguments are static: only array-annotated parameters are known traced
-    "equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap", "equinox.filter_checkpoint",
-    "flax.nnx.jit", "flax.nnx.vmap", "flax.nnx.remat", "flax.nnx.pmap",
-}
-_FILTERED_CONCRETE = {
-    "equinox.filter_grad", "equinox.filter_value_and_grad", "flax.nnx.grad", "flax.nnx.value_and_grad",
-}
-TRANSFORMS = _JIT | _GRAD | _MAP | _CUSTOM | _FILTERED_STAGED | _FILTERED_CONCRETE
-# Called outside a trace, these run the function on its arguments as given (NumPy stays NumPy).
-RUN_AS_GIVEN = frozenset(_CUSTOM)
-# Alone (no jit around), these trace with values: `if`, `int()` and shapes work, while `float()`,
-# `math.*` and NumPy raise, and `print` shows `GradTracer(primal=...)`, on every call (jax 0.10).
-GRADIENTS = frozenset(_GRAD | _FILTERED_CONCRETE)
-_STAGED = _JIT | _MAP | _FILTERED_STAGED
-# These keep what they traced, per function, for the next call with same-shaped arguments (jax 0.10).
-CACHING = frozenset({
-    "jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap",
-    "flax.nnx.jit", "flax.nnx.pmap",
-})
-
-
-# lax control flow: the callables at these positions (or keywords) are traced, all their parameters.
-LAX_BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
-    "jax.lax.cond": ((1, 2), ("true_fun", "false_fun")),
-    "jax.lax.switch": ((1,), ("branches",)),
-    "jax.lax.while_loop": ((0, 1), ("cond_fun", "body_fun")),
-    "jax.lax.fori_loop": ((2,), ("body_fun",)),
-    "jax.lax.scan": ((0,), ("f",)),
-    "jax.lax.map": ((0,), ("f",)),
-    "jax.lax.associative_scan": ((0,), ("fn",)),
-}
-
-# Transforms whose function runs once per iteration or once per mapped example.
-LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
-MAPS = frozenset(_MAP | {"equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.vmap", "flax.nnx.pmap"})
-
+from jaxlint.model.transforms import (
+    CUSTOM, GRAD, GRADIENTS, HOST_CALLBACKS, JIT_LIKE, JITS, LAX_BODIES, MAP, ONLY_TRACE, PARTIAL, REF_KERNELS, STAGED,
+    TRANSFORMS, Callables,
+)
 
 class TransformTable:
     """The transforms jaxlint knows, plus the user's `extra-transforms` (which behave like `jax.jit`)."""
 
     def __init__(self, extra: frozenset[str] = frozenset()) -> None:
+        self.extra = extra
         # Those that take `static_argnames=`: the fix a message can suggest.
-        self.static_argnames = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"} | extra)
-        self.jit_like = frozenset(_JIT | extra)
-        self.all = frozenset(TRANSFORMS | extra)
-        self.staged = frozenset(_STAGED | extra | set(LAX_BODIES))
+        self.static_argnames = JITS | extra
+        self.jit_like = JIT_LIKE | extra
+        self.all = frozenset(TRANSFORMS) | extra
+        self.staged = STAGED | extra | frozenset(LAX_BODIES)
 
 
 DEFAULT_TABLE = TransformTable()
-
-
-# Callables given to these run on the host, with concrete values, on every call: not traced.
-HOST_CALLBACKS: dict[str, tuple[int, tuple[str, ...]]] = {
-    "jax.pure_callback": (0, ("callback",)),
-    "jax.debug.callback": (0, ("callback",)),
-    "jax.experimental.io_callback": (0, ("callback",)),
-    "jax.experimental.host_callback.call": (0, ("callback_func",)),
-    "jax.experimental.host_callback.id_tap": (0, ("tap_func",)),
-}
-# Callables given to these get mutable refs, whatever their annotations say: `o_ref[...] = v` is a store.
-REF_KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
-    "jax.experimental.pallas.pallas_call": (0, ("kernel",)),
-    "jax.experimental.pallas.run_scoped": (0, ("f",)),
-    "jax.experimental.pallas.core_map": (0, ("f",)),
-}
-# These call their function on every leaf: a pytree of tracers gives it tracers.
-TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
-
-PARTIAL = frozenset({"functools.partial"})
 
 
 @dataclass(frozen=True)
@@ -198,25 +131,7 @@ class TracedFunction:
         """Only `eval_shape`/`make_jaxpr` trace it: it is never run, so constants in it never matter."""
         names = {t.name for t in self.transforms} | {e.via.name for e in self.entries}
         names |= {t.transform.name for t in self.traced.values()}
-        return bool(names) and names <= {"jax.eval_shape", "jax.make_jaxpr"}
-
-
-# Transforms that pass the arguments whose spec is `None` through as they are (static): the option.
-_UNSPECIFIED_STATIC = {"jax.shard_map": "in_specs", "jax.experimental.shard_map.shard_map": "in_specs"}
-
-# Options a transform also takes by position, after the function.
-_POSITIONAL_OPTIONS = {
-    "jax.vmap": ("in_axes", "out_axes"),
-    "jax.pmap": ("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"),
-    "jax.grad": ("argnums",), "jax.value_and_grad": ("argnums",), "jax.jacfwd": ("argnums",),
-    "jax.jacrev": ("argnums",), "jax.hessian": ("argnums",),
-    "jax.custom_jvp": ("nondiff_argnums",), "jax.custom_vjp": ("nondiff_argnums",),
-    "jax.make_jaxpr": ("static_argnums",),
-    "jax.shard_map": ("mesh", "in_specs", "out_specs"),
-    "jax.experimental.shard_map.shard_map": ("mesh", "in_specs", "out_specs"),
-}
-# Transforms called with the function's arguments right after it: `jax.eval_shape(f, x, y)`.
-_CALLED_WITH_ARGUMENTS = frozenset({"jax.eval_shape"})
+        return bool(names) and names <= ONLY_TRACE
 
 
 class _Unknowable(Exception):
@@ -232,8 +147,9 @@ def _split_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst
 
 def _options(name: str, extra: list[cst.BaseExpression], keywords: dict[str, cst.BaseExpression]):
     """A transform's keyword options, with the ones given by position named."""
-    names = _POSITIONAL_OPTIONS.get(name, ())
-    if name in _CALLED_WITH_ARGUMENTS:
+    spec = TRANSFORMS.get(name)
+    names = spec.positional_options if spec is not None else ()
+    if spec is not None and spec.called_with_arguments:
         extra = []
     if len(extra) > len(names):
         raise _Unknowable
@@ -306,13 +222,13 @@ def ref_kernel_target(call: cst.Call, names: Names) -> cst.BaseExpression | None
     return _callable_given(call, names, REF_KERNELS)
 
 
-def _callable_given(call: cst.Call, names: Names, table: dict[str, tuple[int, tuple[str, ...]]]
-                    ) -> cst.BaseExpression | None:
+def _callable_given(call: cst.Call, names: Names, table: dict[str, Callables]) -> cst.BaseExpression | None:
     spec = table.get(names.qualified(call.func) or "")
     if spec is None:
         return None
-    position, words = spec
-    target = next((t for t in (argument(call, position, word) for word in words) if t is not None), None)
+    positions, words = spec
+    given = (argument(call, position, word) for position, word in zip(positions, words))
+    target = next((t for t in given if t is not None), None)
     while (isinstance(target, cst.Call) and names.qualified(target.func) in PARTIAL and target.args
            and target.args[0].keyword is None):
         target = target.args[0].value
@@ -374,30 +290,32 @@ class Signature:
         return self.positional + self.keyword_only
 
 
-class _NotLiteral(Exception):
+class NotLiteral(Exception):
     """An argument spec that only run time can resolve."""
 
 
-def _int_or_ints(expr: cst.BaseExpression | None, default: tuple[int, ...] = ()) -> tuple[int, ...]:
+def literal_ints(expr: cst.BaseExpression | None, default: tuple[int, ...] = ()) -> tuple[int, ...]:
+    """The integers an argument spec writes (`1`, `-1`, `(0, 2)`); NotLiteral when only run time knows."""
     if expr is None:
         return default
     if isinstance(expr, cst.Integer):
         return (int(expr.value, 0),)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        return tuple(-n for n in _int_or_ints(expr.expression))
+        return tuple(-n for n in literal_ints(expr.expression))
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return tuple(n for element in expr.elements for n in _int_or_ints(element.value))
-    raise _NotLiteral
+        return tuple(n for element in expr.elements for n in literal_ints(element.value))
+    raise NotLiteral
 
 
-def _str_or_strs(expr: cst.BaseExpression | None) -> tuple[str, ...]:
+def literal_strs(expr: cst.BaseExpression | None) -> tuple[str, ...]:
+    """The names an argument spec writes (`"n"`, `("n", "m")`); NotLiteral when only run time knows."""
     if expr is None:
         return ()
     if isinstance(expr, cst.SimpleString):
         return (expr.evaluated_value,)
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return tuple(s for element in expr.elements for s in _str_or_strs(element.value))
-    raise _NotLiteral
+        return tuple(s for element in expr.elements for s in literal_strs(element.value))
+    raise NotLiteral
 
 
 def _positions(signature: Signature, argnums: tuple[int, ...]) -> set[str]:
@@ -417,18 +335,20 @@ def _traced_and_static(
     name = transform.name
     everything = set(signature.all) - signature.defaults
     if name in table.jit_like:
-        nums = _int_or_ints(kw.get("static_argnums"))
-        static = _positions(signature, nums) | set(_str_or_strs(kw.get("static_argnames")))
-        if name in _UNSPECIFIED_STATIC:
-            static |= _unspecified(kw.get(_UNSPECIFIED_STATIC[name]), signature)
+        nums = literal_ints(kw.get("static_argnums"))
+        static = _positions(signature, nums) | set(literal_strs(kw.get("static_argnames")))
+        option = TRANSFORMS[name].none_spec_static if name in TRANSFORMS else None
+        if option is not None:
+            static |= _unspecified(kw.get(option), signature)
         return everything - static, static & set(signature.all)
-    if name in _GRAD:
-        return _positions(signature, _int_or_ints(kw.get("argnums"), (0,))) - signature.defaults, set()
-    if name in _MAP:
-        static = _positions(signature, _int_or_ints(kw.get("static_broadcasted_argnums")))
+    family = TRANSFORMS[name].family if name in TRANSFORMS else None
+    if family == GRAD:
+        return _positions(signature, literal_ints(kw.get("argnums"), (0,))) - signature.defaults, set()
+    if family == MAP:
+        static = _positions(signature, literal_ints(kw.get("static_broadcasted_argnums")))
         return (_mapped(kw.get("in_axes"), signature) & everything) - static, static
-    if name in _CUSTOM:
-        static = _positions(signature, _int_or_ints(kw.get("nondiff_argnums")))
+    if family == CUSTOM:
+        static = _positions(signature, literal_ints(kw.get("nondiff_argnums")))
         return everything - static, static
     if name in LAX_BODIES:
         return everything, set()
@@ -453,12 +373,12 @@ def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str
         if len(axes) != len(signature.positional) or any(
             not isinstance(axis, (cst.Integer, cst.Name)) for axis in axes
         ):
-            raise _NotLiteral
+            raise NotLiteral
         return {
             name for name, axis in zip(signature.positional, axes)
             if not (isinstance(axis, cst.Name) and axis.value == "None")
         }
-    raise _NotLiteral
+    raise NotLiteral
 
 
 def traced_function(
@@ -479,7 +399,7 @@ def traced_function(
     for transform in transforms:
         try:
             more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table)
-        except _NotLiteral:
+        except NotLiteral:
             continue
         seen = signature.after(transform).positional
         for param in more_traced:

@@ -26,11 +26,12 @@ from jaxlint.analysis.interface import ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal
 from jaxlint.analysis.traced import (
-    DEFAULT_TABLE, PARTIAL, TREE_MAPS, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
+    DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
 from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, join
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
+from jaxlint.model.transforms import PARTIAL, TREE_MAPS
 
 Env = dict[str, Value]
 

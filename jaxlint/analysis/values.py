@@ -16,6 +16,9 @@ import libcst as cst
 from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
+from jaxlint.model.functions import (
+    ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_FUNCTIONS, REF_FACTORIES, STATIC_ATTRIBUTES, STATIC_BUILTINS,
+)
 
 
 class Kind(enum.Enum):
@@ -75,15 +78,6 @@ HOST = Value(Kind.HOST)
 NUMPY_ARRAY = Value(Kind.HOST, numpy=True)
 REF = Value(Kind.REF)
 
-_STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type"})
-_STATIC_BUILTINS = frozenset({"len", "isinstance", "type", "callable", "hasattr", "id", "repr", "str"})
-_BOOLEAN_FUNCTIONS = frozenset(
-    "jax.numpy." + name
-    for name in """
-    isnan isinf isfinite isneginf isposinf isclose isin signbit iscomplex isreal logical_and
-    logical_or logical_not logical_xor equal not_equal greater greater_equal less less_equal
-    """.split()
-)
 _STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 
 
@@ -170,9 +164,9 @@ class Evaluator:
         base = self.value_of(expr.value)
         if base is None or not base.is_array:
             return None
-        if expr.attr.value in _STATIC_ATTRIBUTES:
+        if expr.attr.value in STATIC_ATTRIBUTES:
             return STATIC
-        if expr.attr.value in arrays.ARRAY_PROPERTIES:
+        if expr.attr.value in ARRAY_PROPERTIES:
             return _derived([base])
         return None
 
@@ -189,7 +183,7 @@ class Evaluator:
 
     def _call(self, call: cst.Call) -> Value | None:
         func = call.func
-        if isinstance(func, cst.Name) and func.value in _STATIC_BUILTINS and self.names.qualified(func) is None:
+        if isinstance(func, cst.Name) and func.value in STATIC_BUILTINS and self.names.qualified(func) is None:
             return STATIC
         arguments = [self.value_of(arg.value) for arg in call.args]
         if isinstance(func, cst.Call) and self.names.qualified(func.func) in self._table.all:
@@ -198,15 +192,15 @@ class Evaluator:
             return Value(Kind.TRACED, traced.tracer, container=True) if traced else None
         if arrays.produces_host_array(call, self.names):
             return NUMPY_ARRAY
-        if self.names.qualified(func) in arrays.REF_FACTORIES:
+        if self.names.qualified(func) in REF_FACTORIES:
             return REF
         if arrays.produces_array(call, self.names):
             qualified = self.names.qualified(func)
-            return _derived(arguments, boolean=qualified in _BOOLEAN_FUNCTIONS) or ARRAY
+            return _derived(arguments, boolean=qualified in BOOLEAN_FUNCTIONS) or ARRAY
         receiver = arrays.functional_update_receiver(call)
         if receiver is not None:
             return _derived([self.value_of(receiver)]) or ARRAY
-        if isinstance(func, cst.Attribute) and func.attr.value in arrays.ARRAY_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_METHODS:
             base = self.value_of(func.value)
             if base is not None and base.is_array:
                 reduced_truth = func.attr.value in ("all", "any")

@@ -89,8 +89,8 @@ class _ApiUses(Rule):
     status: ClassVar[str]
     fixable = True
 
-    def __init__(self, values, reporter, filename: str = "") -> None:
-        super().__init__(values, reporter, filename)
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
         self._table = load_table()
         self._last_names = _last_names()
         self._in_import = 0
@@ -102,7 +102,7 @@ class _ApiUses(Rule):
         self._fixable_calls: Counter[str] = Counter()
 
     def _target(self):
-        return parse_version(self.jax_version) if self.jax_version else newest_version()
+        return parse_version(self.facts.jax_version) if self.facts.jax_version else newest_version()
 
     def _entry(self, qualified: str | None, covering: bool = False, module: bool = False) -> Api | None:
         """The entry for `qualified` (or, with `covering`, for a module containing it) in our status.
@@ -280,7 +280,7 @@ class _ApiUses(Rule):
 
     def _holds_array(self, expr: cst.BaseExpression) -> bool:
         """Whether the analysis knows `expr` holds a jax array: only then is `expr.<name>` an array attribute."""
-        held = self.values.value_of(expr)
+        held = self.facts.value_of(expr)
         return held is not None and held.is_array
 
     def _array_attribute(self, node: cst.Attribute) -> None:

@@ -1,9 +1,10 @@
 """The shape every rule has: identity, documentation, and visitor methods.
 
 A rule is one class. Its `visit_<Node>` / `leave_<Node>` methods (libcst node names, and
-`visit_<Node>_<field>` for a field) run in the single traversal of a file; `self.values` tells what
-each name holds there, `self.names` resolves imports, and `self.report(node, message)` records a finding;
-`self.report(node, message, fix=FixPlan(...))` offers a fix for it.
+`visit_<Node>_<field>` for a field) run in the single traversal of a file; `self.facts` (the rule
+context, analysis/context.py) answers what the analysis knows there, `self.names` resolves imports, and
+`self.report(node, message)` records a finding; `self.report(node, message, fix=FixPlan(...))` offers a
+fix for it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Callable, ClassVar, Optional, Union
 
 import libcst as cst
 
-from jaxlint.analysis.tracker import ValueTracker
+from jaxlint.analysis.context import Context
 from jaxlint.diagnostics import SAFE
 
 # A message, or a function building it once line numbers are known (positions are computed lazily).
@@ -63,14 +64,6 @@ def code(node: cst.CSTNode, limit: int = 40) -> str:
     return text if len(text) <= limit else "..."
 
 
-def is_test_file(filename: str) -> bool:
-    """`test_*.py`, `*_test.py`, `conftest.py`, or anything under a `tests`/`test` folder."""
-    parts = filename.replace("\\", "/").split("/")
-    name = parts[-1]
-    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-            or any(part in ("tests", "test") for part in parts[:-1]))
-
-
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
@@ -87,17 +80,19 @@ class Rule:
     fix_safety: ClassVar[str] = "No automatic fix."
     verify: ClassVar[str] = "Not confirmed by `--verify` yet."
 
-    # The jax release the code must run on (`target-jax-version`); None: the newest jaxlint knows.
-    jax_version: str | None = None
-
-    def __init__(self, values: ValueTracker, reporter: Reporter, filename: str = "") -> None:
-        self.values = values
-        self.names = values.names
-        self.filename = filename
+    def __init__(self, facts: Context, reporter: Reporter) -> None:
+        self.facts = facts
+        self.names = facts.names
         self._reporter = reporter
 
     def report(self, node: cst.CSTNode, message: Message, fix: FixPlan | None = None) -> None:
         self._reporter(self.code, node, message, fix)
+
+    def builtin(self, func: cst.BaseExpression, names: set[str]) -> str | None:
+        """The builtin of `names` a call's function names (not shadowed by an import), or None."""
+        if isinstance(func, cst.Name) and func.value in names and self.names.qualified(func) is None:
+            return func.value
+        return None
 
     def spell(self, qualified: str) -> tuple[str, tuple[str, ...]] | None:
         """Code naming `qualified` here and the imports it needs: `jnp.minimum` through the file's own

@@ -7,13 +7,12 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from jaxlint.analysis.apis import Version, parse_version
 from jaxlint.analysis.bindings import rebound_names, target_names
-from jaxlint.analysis.callees import Argument, Callees, JittedCallee, callees_for
+from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.traced import TREE_MAPS
 from jaxlint.analysis.values import Kind
-from jaxlint.checks.base import FixPlan, Rule, code, is_test_file
+from jaxlint.model.transforms import CACHED_BY_FUNCTION, JITS, TREE_MAPS
+from jaxlint.checks.base import FixPlan, Rule, code
 
 
 def expects_error(node: cst.With, names) -> bool:
@@ -51,20 +50,11 @@ class ExpectedErrors:
 class CalleeRule(Rule):
     """A rule that asks which calls call a jitted callable."""
 
-    callees: Callees
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self.callees = callees_for(node, self.names, self.values.transforms)
-
-    @property
-    def target_version(self) -> Version | None:
-        return parse_version(self.jax_version) if self.jax_version else None
-
     def jitted_arguments(self, call: cst.Call) -> tuple[JittedCallee, list[Argument]] | None:
-        callee = self.callees.jitted(call, self.values.chain)
+        callee = self.facts.jitted(call)
         if callee is None:
             return None
-        return callee, callee.arguments(call, self.target_version)
+        return callee, callee.arguments(call, self.facts.target_version)
 
 
 def _option_text(callee: JittedCallee, *options: str) -> str:
@@ -384,12 +374,11 @@ class DonatedBufferReuse(CalleeRule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
         self._donations: dict[int, tuple[JittedCallee, list[cst.Name]]] = {}  # by id of the call
         self._scopes: set[int] = set()  # ids of the functions (or the module) with a donating call
 
     def visit_Call(self, node: cst.Call) -> None:
-        if is_test_file(self.filename):
+        if self.facts.in_test_file:
             return  # tests read donated arrays on purpose, to check they were deleted
         found = self.jitted_arguments(node)
         if found is None:
@@ -397,12 +386,12 @@ class DonatedBufferReuse(CalleeRule):
         donated = []
         for argument in found[1]:
             if argument.donated and isinstance(argument.expr, cst.Name):
-                held = self.values.value_of(argument.expr)
+                held = self.facts.value_of(argument.expr)
                 if held is None or held.kind not in (Kind.HOST, Kind.STATIC):
                     donated.append(argument.expr)
         if donated:
             self._donations[id(node)] = (found[0], donated)
-            self._scopes.add(id(self.values.chain[-1]))
+            self._scopes.add(id(self.facts.chain[-1]))
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         if id(node) in self._scopes:
@@ -496,9 +485,9 @@ class DonateByKeyword(ExpectedErrors, CalleeRule):
             return (f"`{param}` is passed by position, but `{function}` lists it in `donate_argnames` only "
                     f"({options}): with both options given jax does not match names to positions, so nothing "
                     f"is donated; add its position to `donate_argnums` or pass `{param}=` by keyword")
-        if callee.transform == "jax.pmap" or not callee.gives("donate_argnames") and self.target_version:
+        if callee.transform == "jax.pmap" or not callee.gives("donate_argnames") and self.facts.target_version:
             why = ("`jax.pmap` donates positional arguments only" if callee.transform == "jax.pmap" else
-                   f"before jax 0.4.14 (the target is {self.jax_version}) keyword arguments are never donated")
+                   f"before jax 0.4.14 (the target is {self.facts.jax_version}) keyword arguments are never donated")
             return (f"`{param}` is passed by keyword, so it is not donated ({options}): {why}; "
                     f"pass it by position")
         return (f"`{param}` is passed by keyword, but `{function}` lists it in `donate_argnums` only ({options}): "
@@ -626,10 +615,10 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         found = self.jitted_arguments(node)
-        bound = self.callees.partial_of(node, self.values.chain)
+        bound = self.facts.partial_of(node)
         if bound is not None:  # `partial(step, [64, 64])`: the call it spells gets the list
             callee, spelled = bound
-            found = callee, callee.arguments(spelled, self.target_version)
+            found = callee, callee.arguments(spelled, self.facts.target_version)
             node = spelled
         if found is None:
             return
@@ -666,20 +655,19 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
             if qualified in _ARRAY_MAKERS:
                 return "an array"
             if (isinstance(expr.func, cst.Name) and expr.func.value in _UNHASHABLE_BUILTINS
-                    and self.callees.bindings.binding(expr.func, self.values.chain) is None
+                    and self.facts.binding(expr.func) is None
                     and not self._bound_anywhere(expr.func)):
                 return f"a {expr.func.value}"
             return None
         if isinstance(expr, cst.Name) and depth == 0:
-            found = self.callees.bindings.binding(expr, self.values.chain)
+            found = self.facts.binding(expr)
             if found is not None and isinstance(found[0], cst.BaseExpression):
                 return self._unhashable(found[0], depth + 1)
         return None
 
     def _bound_anywhere(self, name: cst.Name) -> bool:
         """A builtin's name rebound in some scope around (then `list(...)` may not be the builtin)."""
-        scopes = self.callees.bindings.scopes
-        return any(name.value in scopes[id(owner)].names for owner in self.values.chain if id(owner) in scopes)
+        return self.facts.bound_around(name.value)
 
     def _fix(self, callee: JittedCallee, argument: Argument) -> FixPlan | None:
         expr = argument.expr
@@ -696,12 +684,7 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
 
 # ---------------------------------------------------------------------- JAX501
 
-# Transforms that cache what they compile by the identity of the function they wrap (checked with jax 0.10.2).
-_CACHED_BY_FUNCTION = frozenset({
-    "jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap", "equinox.filter_jit",
-})
 _CACHES = frozenset({"functools.cache", "functools.lru_cache"})
-_METHOD_JITS = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})  # JAX503: they trace `self`
 
 
 @dataclass
@@ -766,7 +749,6 @@ class JitRecreated(CalleeRule):
     verify = "Not confirmed by `--verify`: recompilation is slow, not an error."
 
     def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
         self._frames = [_Frame(node, [], {}, set())]
         self._per_call: list[tuple[cst.Call, int, str]] = []  # (the jit, id of its function, what it wraps)
         self._called_in_loops: set[int] = set()  # ids of defs called inside some loop
@@ -831,10 +813,10 @@ class JitRecreated(CalleeRule):
     def visit_Call(self, node: cst.Call) -> None:
         frame = self._frames[-1]
         if frame.loops:
-            callee = self.callees.bindings.binding(node.func, self.values.chain)
+            callee = self.facts.binding(node.func)
             if callee is not None and isinstance(callee[0], cst.FunctionDef):
                 self._called_in_loops.add(id(callee[0]))
-        if self.values.traced_scope is not None or is_test_file(self.filename):
+        if self.facts.traced_scope is not None or self.facts.in_test_file:
             return  # tests build a fresh jit per case on purpose
         jit = node.func if isinstance(node.func, cst.Call) else None
         if jit is None and isinstance(node.func, cst.Name) and frame.loops:
@@ -873,7 +855,7 @@ class JitRecreated(CalleeRule):
 
     def _fresh(self, jit: cst.Call) -> str | None:
         """What fresh callable a jit call wraps ("a lambda"...), or None when it is not one."""
-        if self.names.qualified(jit.func) not in _CACHED_BY_FUNCTION or not jit.args:
+        if self.names.qualified(jit.func) not in CACHED_BY_FUNCTION or not jit.args:
             return None
         first = jit.args[0]
         if first.keyword is not None or first.star:
@@ -883,7 +865,7 @@ class JitRecreated(CalleeRule):
             return "a lambda"
         if isinstance(wrapped, cst.Call) and self.names.qualified(wrapped.func) == "functools.partial":
             return "a `functools.partial`"
-        found = self.callees.bindings.binding(wrapped, self.values.chain, want_def=True)
+        found = self.facts.binding(wrapped, want_def=True)
         if found is None or not isinstance(found[0], cst.FunctionDef):
             return None
         function, _, through_self = found
@@ -960,13 +942,12 @@ class JitMethodSelf(CalleeRule):
     verify = "Not confirmed by `--verify` yet: the error comes from calling the method on an instance."
 
     def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
         self._candidates: list[tuple[cst.Decorator, cst.FunctionDef, cst.ClassDef, str]] = []  # reported at the end
         self._registered: set[str] = set()
         self._classes: dict[str, cst.ClassDef] = {}
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if len(self.values.chain) == 1:
+        if len(self.facts.chain) == 1:
             self._classes[node.name.value] = node
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -976,7 +957,7 @@ class JitMethodSelf(CalleeRule):
                 self._registered.add(first.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        owner = self.values.chain[-1]
+        owner = self.facts.chain[-1]
         if not isinstance(owner, cst.ClassDef) or not node.decorators:
             return
         params = [*node.params.posonly_params, *node.params.params]
@@ -984,8 +965,8 @@ class JitMethodSelf(CalleeRule):
             return
         if len(node.decorators) != 1:
             return  # another decorator may bind or wrap `self`
-        callee = self.callees.decorated(node)
-        if callee is None or callee.transform not in _METHOD_JITS:
+        callee = self.facts.jit_decorated(node)
+        if callee is None or callee.transform not in JITS:
             return
         positions, names = callee.static()
         if positions is None or names is None or 0 in positions or "self" in names:
@@ -1151,13 +1132,12 @@ class TimingWithoutSync(CalleeRule):
     verify = "Not confirmed by `--verify`: nothing fails; the numbers are wrong."
 
     def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
-        self._tests = is_test_file(self.filename)  # tests time dispatch and tracing on purpose
+        self._tests = self.facts.in_test_file  # tests time dispatch and tracing on purpose
         if not self._tests:
             self._block(node.body)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        if self.values.traced_scope is None and not self._tests:
+        if self.facts.traced_scope is None and not self._tests:
             self._block(node.body)
 
     def _block(self, statements) -> None:
@@ -1210,11 +1190,10 @@ class TimingWithoutSync(CalleeRule):
             return "sync"  # `jax.tree.map(lambda x: x.block_until_ready(), metrics)` waits on every leaf
         if qualified is not None and qualified.startswith("jax."):
             return "harmless" if qualified.startswith(("jax.tree_util.", "jax.tree.")) else "unknown"
-        callee = self.callees.jitted(call, self.values.chain)
+        callee = self.facts.jitted(call)
         if callee is not None:
             return "harmless" if callee.function is not None and _computes_nothing(callee.function) else "jax"
-        if isinstance(func, cst.Name) and func.value in _HARMLESS and self.callees.bindings.binding(
-                func, self.values.chain) is None:
+        if isinstance(func, cst.Name) and func.value in _HARMLESS and self.facts.binding(func) is None:
             return "harmless"
         if isinstance(func, cst.Attribute) and func.attr.value in _HARMLESS_METHODS:
             return "harmless"

@@ -262,7 +262,7 @@ class Float64WithoutX64(Rule):
             self._request(dtype, f"`{code(node.func)}`")
         elif (isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype"
               and len(given.positional) == 1):
-            held = self.values.value_of(node.func.value)
+            held = self.facts.value_of(node.func.value)
             if held is not None and held.is_array:
                 self._request(given.positional[0], f"`{code(node.func)}`")
 
@@ -272,7 +272,7 @@ class Float64WithoutX64(Rule):
             self._requests.append((dtype, wide, where))
 
     def leave_Module(self, node: cst.Module) -> None:
-        if self.values.x64_enabled:
+        if self.facts.x64_enabled:
             return
         for found, wide, where in self._requests:
             self.report(found, (

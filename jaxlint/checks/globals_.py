@@ -11,7 +11,8 @@ from jaxlint.analysis.bindings import (
     declared_outer, mentioned_names, parameter_names, rebound_names, statements, target_names,
 )
 from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.traced import CACHING, PARTIAL, TracedFunction
+from jaxlint.analysis.traced import TracedFunction
+from jaxlint.model.transforms import CACHED_BY_FUNCTION, PARTIAL
 from jaxlint.checks.base import Rule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -104,14 +105,14 @@ class StaleGlobalCapture(Rule):
         self._record(node)
 
     def _record(self, node: cst.CSTNode) -> None:
-        scope = self.values.function
+        scope = self.facts.function
         if scope is not None and scope.staged and not scope.only_traced_for_shapes:
-            self._reads.append(_Read(node, scope, self.values.chain))
-            if any(t.name in CACHING for t in scope.transforms):
+            self._reads.append(_Read(node, scope, self.facts.chain))
+            if any(t.name in CACHED_BY_FUNCTION for t in scope.transforms):
                 self._cached.add(id(node))
 
     def visit_Global(self, node: cst.Global) -> None:
-        function = self.values.chain[-1]
+        function = self.facts.chain[-1]
         if isinstance(function, cst.FunctionDef):
             assigned = rebound_names(function.body)
             for item in node.names:
@@ -138,7 +139,7 @@ class StaleGlobalCapture(Rule):
 
     def _wraps(self, call: cst.Call) -> bool:
         qualified = self.names.qualified(call.func)
-        return qualified in self.values.transforms.all or qualified in PARTIAL
+        return self.facts.is_transform(qualified) or qualified in PARTIAL
 
     def _caches(self, item: _Item) -> bool:
         """A module-level function jax keeps traces of (`@jax.jit def step`), or a name bound to a jitted
@@ -147,7 +148,7 @@ class StaleGlobalCapture(Rule):
         if isinstance(node, cst.FunctionDef):
             return id(node) in self._cached
         return (isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)
-                and self.names.qualified(node.value.func) in CACHING)
+                and self.names.qualified(node.value.func) in CACHED_BY_FUNCTION)
 
     def _candidates(self, items: list[_Item]) -> set[str]:
         """Module globals bound more than once (or in a loop, or through `global`), that are not

@@ -6,12 +6,12 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import argument, arguments
-from jaxlint.analysis.traced import Transform, decorator_transform
+from jaxlint.analysis.traced import Transform
 from jaxlint.analysis.values import Kind, Value
+from jaxlint.model.transforms import INTEGER_INPUT_ERRORS, REVERSE_MODE, SCALAR_OUTPUT
 from jaxlint.checks.base import FixPlan, Rule, code
 
 # Transforms that need a scalar output: the function's value is what they differentiate.
-_SCALAR_OUTPUT = frozenset({"jax.grad", "jax.value_and_grad"})
 _KINDS = {cst.Tuple: "a tuple", cst.List: "a list", cst.ListComp: "a list", cst.Dict: "a dict",
           cst.DictComp: "a dict"}
 
@@ -71,11 +71,11 @@ class GradNonScalar(Rule):
     verify = "Not confirmed by `--verify` yet: calling the gradient raises the `TypeError` quoted above."
 
     def _check(self, function: cst.CSTNode, name: str, decorators: list[Transform]) -> None:
-        applied = [*decorators, *self.values.known.applied.get(function, ())]
-        transforms = [t for t in applied if t.name in _SCALAR_OUTPUT and _has_aux(t) is False]
+        applied = [*decorators, *self.facts.applied(function)]
+        transforms = [t for t in applied if t.name in SCALAR_OUTPUT and _has_aux(t) is False]
         if not transforms:
             return
-        returned = self.values.returned_container(function)
+        returned = self.facts.returned_container(function)
         if returned is None:
             return
         shown = code(returned)
@@ -93,7 +93,7 @@ class GradNonScalar(Rule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = []
         for decorator in node.decorators:
-            transform = decorator_transform(decorator, self.names, self.values.transforms)
+            transform = self.facts.decorator_transform(decorator)
             if transform is not None:
                 decorators.append(transform)
             elif not (isinstance(decorator.decorator, cst.Name)
@@ -105,8 +105,6 @@ class GradNonScalar(Rule):
         self._check(node, "the lambda", [])
 
 
-# Reverse-mode transforms: they transpose the computation, which a loop of unknown length cannot be.
-_REVERSE = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.hessian"})
 
 
 class ReverseModeWhileLoop(Rule):
@@ -168,11 +166,11 @@ class ReverseModeWhileLoop(Rule):
         """The reverse-mode transform that differentiates a value, if one does."""
         if value is None or value.kind is not Kind.TRACED or value.tracer is None:
             return None
-        if value.tracer.transform.name in _REVERSE:
+        if value.tracer.transform.name in REVERSE_MODE:
             return value.tracer.transform.name
-        scope = self.values.traced_scope
+        scope = self.facts.traced_scope
         if scope is not None:
-            return next((t.name for t in scope.transforms if t.name in _REVERSE), None)
+            return next((t.name for t in scope.transforms if t.name in REVERSE_MODE), None)
         return None
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -182,7 +180,7 @@ class ReverseModeWhileLoop(Rule):
             loop = "`lax.while_loop`"
         elif qualified == "jax.lax.fori_loop":
             bounds = [argument(node, 0, "lower"), argument(node, 1, "upper")]
-            if not any(bound is not None and (value := self.values.value_of(bound)) is not None and value.staged
+            if not any(bound is not None and (value := self.facts.value_of(bound)) is not None and value.staged
                        for bound in bounds):
                 return
             init = argument(node, 3, "init_val")
@@ -191,7 +189,7 @@ class ReverseModeWhileLoop(Rule):
             return
         if init is None or (isinstance(init, cst.Call) and self.names.qualified(init.func) == "jax.lax.stop_gradient"):
             return  # nothing to differentiate through the loop
-        value = self.values.value_of(init)
+        value = self.facts.value_of(init)
         transform = self._reverse(value)
         if transform is None:
             return
@@ -203,16 +201,6 @@ class ReverseModeWhileLoop(Rule):
         ))
 
 
-# Transforms that reject integer and boolean inputs in their differentiated positions (jax 0.10.2).
-_DIFFERENTIATING = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacfwd", "jax.hessian"})
-# How each says so (jax 0.10.2): `hessian` is `jacfwd` of `jacrev`, and `jacfwd` sees the input first.
-_REJECTION = {
-    "jax.grad": "grad requires real- or complex-valued inputs",
-    "jax.value_and_grad": "grad requires real- or complex-valued inputs",
-    "jax.jacrev": "jacrev requires real- or complex-valued inputs",
-    "jax.jacfwd": "jacfwd requires real-valued inputs",
-    "jax.hessian": "jacfwd requires real-valued inputs",
-}
 # Context managers under which code is expected to raise: tests of the error itself.
 _EXPECTS_ERROR = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "raises"})
 
@@ -265,8 +253,8 @@ class GradIntegerInput(Rule):
     )
     verify = "Not confirmed by `--verify` yet: the call raises the `TypeError` quoted above."
 
-    def __init__(self, values, reporter, filename: str = "") -> None:
-        super().__init__(values, reporter, filename)
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
         self._named: dict[tuple[int, str], cst.Call] = {}  # `df = jax.grad(f)`, by scope and name
         self._raising: list[cst.With] = []  # `with pytest.raises(...)` blocks around this point
 
@@ -274,7 +262,7 @@ class GradIntegerInput(Rule):
         """The `jax.grad(...)`-like call an expression gives the function of: itself, a name bound to it,
         or `jax.jit` of it."""
         if isinstance(expr, cst.Name):
-            for scope in reversed(self.values.chain):
+            for scope in reversed(self.facts.chain):
                 found = self._named.get((id(scope), expr.value))
                 if found is not None:
                     return found
@@ -284,7 +272,7 @@ class GradIntegerInput(Rule):
         if not isinstance(expr, cst.Call):
             return None
         qualified = self.names.qualified(expr.func)
-        if qualified in _DIFFERENTIATING:
+        if qualified in INTEGER_INPUT_ERRORS:
             return expr
         if qualified == "jax.jit" and len(expr.args) == 1 and expr.args[0].keyword is None:
             return self._gradient(expr.args[0].value)
@@ -312,7 +300,7 @@ class GradIntegerInput(Rule):
         return None
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        scope = id(self.values.chain[-1])
+        scope = id(self.facts.chain[-1])
         for target in node.targets:
             for name in target_names(target.target):
                 self._named.pop((scope, name), None)
@@ -357,6 +345,6 @@ class GradIntegerInput(Rule):
             self.report(arg, lambda line_of, arg=arg, fix=fix, position=position: (
                 f"`{code(arg)}` is {'a boolean' if isinstance(arg, cst.Name) else 'an integer'}, passed where "
                 f"`{transform}` differentiates (argument {position}): "
-                f"the call raises TypeError (\"{_REJECTION[transform]}\"); pass a float"
+                f"the call raises TypeError (\"{INTEGER_INPUT_ERRORS[transform]}\"); pass a float"
                 + (f" (`{code(arg)}.0`)" if fix is not None else "")
             ), fix)

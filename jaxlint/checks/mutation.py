@@ -92,10 +92,10 @@ class InPlaceUpdate(Rule):
 
     def _check(self, target: cst.Subscript, method: str | None, value: cst.BaseExpression,
                operator: cst.BaseAugOp | None = None, statement: cst.CSTNode | None = None) -> None:
-        held = self.values.value_of(target.value)
+        held = self.facts.value_of(target.value)
         if held is None or not held.is_array:
             return
-        if held.container and not _array_index(target.slice, self.values.value_of):
+        if held.container and not _array_index(target.slice, self.facts.value_of):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
         if held.pytree_part:
             return  # `parts, total = carry`: `parts` is as often a Python list, where `parts[0] = v` works
@@ -124,13 +124,13 @@ def rebinds_here(rule: Rule, name: str) -> bool:
     level, or in a function that binds `name` itself (a parameter, an assignment, a `global` or
     `nonlocal` declaration). Elsewhere the assignment would make a global or closure variable local to
     the function (`UnboundLocalError` on every read before it), or bind a class attribute."""
-    scope = rule.values.chain[-1]
+    scope = rule.facts.chain[-1]
     return isinstance(scope, cst.Module) or isinstance(scope, cst.FunctionDef) and _binds(scope, name)
 
 
 def declaration_needed(rule: Rule, name: str) -> str:
     """For a message: `(after `global x`)` when assigning `name` in this function needs that declaration."""
-    chain = rule.values.chain
+    chain = rule.facts.chain
     if rebinds_here(rule, name) or not isinstance(chain[-1], cst.FunctionDef):
         return ""
     outer = next((f for f in reversed(chain[:-1]) if isinstance(f, cst.FunctionDef) and _binds(f, name)), None)
@@ -232,7 +232,7 @@ class DiscardedFunctionalUpdate(Rule):
 
     def _is_ref(self, receiver: cst.BaseExpression) -> bool:
         """A `jax.Ref` (or a Pallas kernel's `x_ref`): its `.at[...].set(...)` writes in place."""
-        held = self.values.value_of(receiver)
+        held = self.facts.value_of(receiver)
         if held is not None and held.kind is Kind.REF:
             return True
         name = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
@@ -320,11 +320,11 @@ class AugmentedAssignNotInPlace(Rule):
         if not isinstance(node.target, cst.Name):
             return
         name = node.target.value
-        held = self.values.value_of(node.target)
-        if held is None or not held.is_array or held.container or self.values.is_global(name) \
-                or self.values.is_nonlocal(name):
+        held = self.facts.value_of(node.target)
+        if held is None or not held.is_array or held.container or self.facts.is_global(name) \
+                or self.facts.is_nonlocal(name):
             return
-        before, after = _around(_block_of(self.values.chain[-1]), node)
+        before, after = _around(_block_of(self.facts.chain[-1]), node)
         if before is None:
             return
         for statement in reversed(before):
@@ -379,24 +379,24 @@ class AugmentedAssignNotInPlace(Rule):
 
     def _holds_arrays(self, iterable: cst.BaseExpression) -> bool:
         """A list or tuple whose elements are known JAX arrays (a traced pytree argument included)."""
-        held = self.values.value_of(iterable)
+        held = self.facts.value_of(iterable)
         if held is not None and held.kind is Kind.TRACED and held.container and not held.pytree_part:
             return True
         if isinstance(iterable, (cst.List, cst.Tuple)):
             return self._array_elements(iterable)
         if not isinstance(iterable, cst.Name):
             return False
-        block = _block_of(self.values.chain[-1])
+        block = _block_of(self.facts.chain[-1])
         bound = assigned_values(block, iterable.value) if block is not None else []
         return bool(bound) and all(value is not None and self._array_elements(value) for value in bound)
 
     def _array_elements(self, value: cst.BaseExpression) -> bool:
         if isinstance(value, (cst.List, cst.Tuple)):
             return bool(value.elements) and all(
-                not isinstance(e, cst.StarredElement) and _is_array(self.values.value_of(e.value))
+                not isinstance(e, cst.StarredElement) and _is_array(self.facts.value_of(e.value))
                 for e in value.elements)
         if isinstance(value, cst.ListComp):
-            return _is_array(self.values.value_of(value.elt))
+            return _is_array(self.facts.value_of(value.elt))
         return False
 
 

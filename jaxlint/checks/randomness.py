@@ -15,8 +15,9 @@ import libcst as cst
 
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
-from jaxlint.analysis.traced import LAX_BODIES, LOOP_BODIES, MAPS, TracedFunction
-from jaxlint.checks.base import Rule, code, is_test_file
+from jaxlint.analysis.traced import TracedFunction
+from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
+from jaxlint.checks.base import Rule, code
 from jaxlint.diagnostics import UNSAFE
 
 KEY_CONSTRUCTORS = frozenset({"jax.random.key", "jax.random.PRNGKey"})
@@ -113,8 +114,8 @@ class _TraceTimeRule(Rule):
     are traced but never run; the analysis knows both.
     """
 
-    def __init__(self, values, reporter, filename: str = "") -> None:
-        super().__init__(values, reporter, filename)
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
         self._folded: set[cst.Call] = set()  # key constructors folded with varying data
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -126,7 +127,7 @@ class _TraceTimeRule(Rule):
 
     def trace_time_scope(self) -> TracedFunction | None:
         """The staged traced function whose Python code runs here only while it is traced, or None."""
-        scope = self.values.traced_scope
+        scope = self.facts.traced_scope
         if scope is None or not scope.staged or scope.only_traced_for_shapes:
             return None
         return scope
@@ -149,9 +150,9 @@ class _TraceTimeRule(Rule):
     def describe(self, scope: TracedFunction) -> Context:
         """The traced function around this point, as messages name it."""
         name = "the lambda" if scope.name == "<lambda>" else f"`{scope.name}`"
-        inner = next((n for n in reversed(self.values.chain) if isinstance(n, cst.FunctionDef)), None)
+        inner = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
         subject = name
-        if inner is not None and inner is not self.values.traced_node and scope.name != "<lambda>":
+        if inner is not None and inner is not self.facts.traced_node and scope.name != "<lambda>":
             subject = f"`{inner.name.value}` (inside `{scope.name}`)"
         transform = scope.trace
         if not scope.transforms and scope.entries:
@@ -228,8 +229,8 @@ class ConstantKeyInTraced(_TraceTimeRule):
     )
     verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
 
-    def __init__(self, values, reporter, filename: str = "") -> None:
-        super().__init__(values, reporter, filename)
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
         self._fallbacks: set[int] = set()  # key constructors only run when no key was given
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
@@ -257,7 +258,7 @@ class ConstantKeyInTraced(_TraceTimeRule):
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
         constant = self.constant_key(node)
-        if constant is None or (constant[0] == "literal" and is_test_file(self.filename)):
+        if constant is None or (constant[0] == "literal" and self.facts.in_test_file):
             return
         if id(node) in self._fallbacks:
             return
@@ -342,8 +343,8 @@ class StatefulRngInTraced(_TraceTimeRule):
     )
     verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
 
-    def __init__(self, values, reporter, filename: str = "") -> None:
-        super().__init__(values, reporter, filename)
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
         self._covered: list[cst.Call] = []  # a reported call: calls in its arguments are not reported again
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -429,12 +430,12 @@ class PrngKeyReuse(Rule):
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 
     def visit_Call(self, node: cst.Call) -> None:
-        if is_test_file(self.filename):
+        if self.facts.in_test_file:
             return
-        keys = self.values.keys
+        keys = self.facts.keys
         seen: dict[str, str] = {}
         for expr, ref, by in keys.uses(node):
-            prior = keys.state.prior_use(ref)
+            prior = keys.prior_use(ref)
             if prior is not None:
                 self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
@@ -492,11 +493,11 @@ class KeyReuseInLoop(Rule):
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 
     def visit_Call(self, node: cst.Call) -> None:
-        if is_test_file(self.filename):
+        if self.facts.in_test_file:
             return
-        keys = self.values.keys
+        keys = self.facts.keys
         for expr, ref, by in keys.uses(node):
-            if keys.state.prior_use(ref) is None and keys.reused_by_loop(ref):
+            if keys.prior_use(ref) is None and keys.reused_by_loop(ref):
                 self.report(expr, (
                     f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
                     f"iteration draws the same numbers: split it inside the loop "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.calls import arguments
-from jaxlint.analysis.traced import LOOP_BODIES, MAPS
+from jaxlint.model.transforms import LOOP_BODIES, MAPS
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.diagnostics import UNSAFE
@@ -80,7 +80,7 @@ def _static_hint(rule: Rule, value: Value, operand: cst.BaseExpression, mask: bo
     param, transform = tracer.param, tracer.transform.name
     if tracer.caller is not None:
         return f"pass a static Python value for `{param}` from `{tracer.caller}`"
-    if transform in rule.values.transforms.static_argnames:
+    if rule.facts.takes_static_argnames(transform):
         return f"mark `{param}` static with `static_argnames=('{param}',)`"
     if transform in MAPS or transform in LOOP_BODIES:
         if not mask:
@@ -99,7 +99,7 @@ def _plain(rule: Rule, expr: cst.BaseExpression, param: str) -> bool:
         return _plain(rule, expr.expression, param)
     if isinstance(expr, cst.Name) and expr.value == param:
         return True
-    value = rule.values.value_of(expr)
+    value = rule.facts.value_of(expr)
     if value is None or value.kind is not Kind.TRACED:
         return True
     # A name unpacked from the parameter (`h, w = dims`); any computation makes an array instead.
@@ -112,7 +112,7 @@ def _is_call_to(rule: Rule, node: cst.Call, method: str) -> bool:
     func = node.func
     if not isinstance(func, cst.Attribute) or func.attr.value != method:
         return False
-    receiver = rule.values.value_of(func.value)
+    receiver = rule.facts.value_of(func.value)
     return receiver is not None and receiver.is_array
 
 
@@ -128,13 +128,13 @@ def _repeats(rule: Rule, node: cst.Call) -> tuple[cst.BaseExpression, Value] | N
         repeats = positional[0] if positional else keywords.get("repeats")
     else:
         return None
-    value = rule.values.value_of(repeats) if repeats is not None else None
+    value = rule.facts.value_of(repeats) if repeats is not None else None
     return (repeats, value) if value is not None and value.staged else None
 
 
 def _maybe_array(rule: Rule, expr: cst.BaseExpression) -> bool:
     """A JAX array, or unknown; not a shape, a Python sequence or a NumPy array (JAX304's ground)."""
-    held = rule.values.value_of(expr)
+    held = rule.facts.value_of(expr)
     return held is None or held.is_array
 
 
@@ -238,7 +238,7 @@ class TracedShape(Rule):
                 isinstance(side, (cst.Tuple, cst.List)) for side in (expr.left, expr.right)):
             parts = [expr.left, expr.right]
         else:
-            value = self.values.value_of(expr)
+            value = self.facts.value_of(expr)
             return (expr, value) if value is not None and value.staged else None
         for part in parts:
             found = self._traced_part(part)
@@ -299,8 +299,8 @@ class BooleanMaskIndex(Rule):
         "(`x[mask]`) have no automatic fix: the right replacement depends on what the code does next."
     )
 
-    def __init__(self, values, reporter, filename: str = "") -> None:
-        super().__init__(values, reporter, filename)
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
         self._set_calls: dict[int, cst.Call] = {}  # `x.at[m]` -> its `x.at[m].set(v)` call
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -326,7 +326,7 @@ class BooleanMaskIndex(Rule):
             if not isinstance(element.slice, cst.Index):
                 continue
             mask = element.slice.value
-            value = self.values.value_of(mask)
+            value = self.facts.value_of(mask)
             if value is None or not (value.boolean and value.staged):
                 continue
             if update:
@@ -394,7 +394,7 @@ class DataDependentSize(Rule):
         elif _is_call_to(self, node, "nonzero") and "size" not in keywords:
             size, data = "size", [node.func.value]
         for operand in data:
-            value = self.values.value_of(operand)
+            value = self.facts.value_of(operand)
             if value is not None and value.staged:
                 fix = ("pass `length=` (the number of bins)" if size == "length" else
                        "pass `size=` with an upper bound (`fill_value=` pads the rest)")
@@ -456,7 +456,7 @@ class TracedSliceBounds(Rule):
             if not isinstance(bounds, cst.Slice):
                 continue
             for bound in (bounds.lower, bounds.upper, bounds.step):
-                value = self.values.value_of(bound) if bound is not None else None
+                value = self.facts.value_of(bound) if bound is not None else None
                 if value is not None and value.staged:
                     fix = self._fix(node, base, axis, bounds, update, _static_hint(self, value, bound, False))
                     self.report(node, lambda line_of: (
@@ -474,7 +474,7 @@ class TracedSliceBounds(Rule):
         alone = all(_whole_axis(e.slice) for i, e in enumerate(node.slice) if i != axis)
         if (alone and bounds.step is None and start is not None and isinstance(stop, cst.BinaryOperation)
                 and isinstance(stop.operator, cst.Add) and stop.left.deep_equals(start)):
-            size = self.values.value_of(stop.right)
+            size = self.facts.value_of(stop.right)
             if size is None or not size.staged:
                 where = f", axis={axis}" if axis else ""
                 return f"use `lax.dynamic_slice_in_dim({code(base)}, {code(start)}, {code(stop.right)}{where})`"

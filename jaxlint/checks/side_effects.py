@@ -7,8 +7,8 @@ import libcst as cst
 from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.analysis.traced import TracedFunction
-from jaxlint.checks.base import Rule, code, is_test_file
-from jaxlint.checks.tracers import PrintInTraced, TracerLeak, _builtin, _mentions_traced
+from jaxlint.checks.base import Rule, code
+from jaxlint.checks.printing import debug_print_fix
 
 
 class PrintAtTraceTime(Rule):
@@ -57,17 +57,17 @@ class PrintAtTraceTime(Rule):
     verify = "Not confirmed by `--verify` yet."
 
     def visit_Call(self, node: cst.Call) -> None:
-        scope = self.values.traced_scope
+        scope = self.facts.traced_scope
         if scope is None or not scope.staged or scope.only_traced_for_shapes:
             return
-        if _builtin(self, node.func, {"print"}) is None:
+        if self.builtin(node.func, {"print"}) is None:
             return
-        if any(_mentions_traced(self, arg.value, staged=True) is not None for arg in node.args):
+        if any(self.facts.traced_in(arg.value, staged=True) is not None for arg in node.args):
             return  # JAX306
         self.report(node, lambda line_of: (
             f"`print` in `{scope.name}` ({_how_traced(scope, line_of)}) runs only while jax traces it: once per "
             "compilation, not on every call; use `jax.debug.print` to print at run time"
-        ), PrintInTraced._debug_print(self, node))
+        ), debug_print_fix(self, node))
 
 
 def _how_traced(scope: TracedFunction, line_of) -> str:
@@ -92,7 +92,7 @@ _CONTAINER_LITERALS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, 
 _MUTATORS = frozenset("append extend insert appendleft extendleft update add setdefault".split())
 
 
-class StateMutationInTraced(TracerLeak):
+class StateMutationInTraced(Rule):
     code = "JAX508"
     name = "state-mutation-in-traced"
     summary = "A jitted (staged) function writes `self.attr`, a global, a closure variable or an outside container"
@@ -143,20 +143,20 @@ class StateMutationInTraced(TracerLeak):
     verify = "Not confirmed by `--verify` yet."
 
     def _report_write(self, node: cst.CSTNode, where: str) -> None:
-        scope = self.values.traced_scope
+        scope = self.facts.traced_scope
         self.report(node, lambda line_of: (
             f"`{scope.name}` ({_how_traced(scope, line_of)}) writes {where}: the write runs once, while jax "
             f"traces it, not on every call; return the new state instead and keep it outside the traced function"
         ))
 
     def _staged(self) -> bool:
-        scope = self.values.traced_scope
+        scope = self.facts.traced_scope
         return (scope is not None and scope.staged and not scope.only_traced_for_shapes
-                and not is_test_file(self.filename))
+                and not self.facts.in_test_file)
 
     def _untraced(self, expr: cst.BaseExpression | None) -> bool:
         """Not a traced value (those are JAX308's): static, a concrete array, or unknown."""
-        return expr is None or self._leaked(expr) is None
+        return expr is None or self.facts.staged_value(expr) is None
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self._staged() and self._untraced(node.value):
@@ -168,10 +168,10 @@ class StateMutationInTraced(TracerLeak):
             self._check_write(node.target, node)
 
     def _check_write(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
-        if isinstance(target, cst.Name) and self.values.is_global(target.value):
+        if isinstance(target, cst.Name) and self.facts.is_global(target.value):
             self._report_write(node, f"the global `{target.value}`")
-        elif isinstance(target, cst.Name) and self.values.is_nonlocal(target.value):
-            if self._outside(target.value):
+        elif isinstance(target, cst.Name) and self.facts.is_nonlocal(target.value):
+            if self.facts.outlives_trace(target.value):
                 self._report_write(node, f"`{target.value}`, a variable of an enclosing function")
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             if self._outside_container(target.value.value):
@@ -183,7 +183,7 @@ class StateMutationInTraced(TracerLeak):
         """`self.attr` (or `self.attr[k]`) in a method jax itself traces."""
         while isinstance(target, cst.Subscript):
             target = target.value
-        function = self.values.function
+        function = self.facts.function
         if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                 and target.value.value == "self" and function is not None):
             return None
@@ -193,10 +193,10 @@ class StateMutationInTraced(TracerLeak):
 
     def _outside_container(self, name: str) -> bool:
         """A list, dict or set bound outside the traced function (at module level or in an enclosing one)."""
-        if not self._outside(name):
+        if not self.facts.outlives_trace(name):
             return False
-        inside = set(map(id, self.values.trace_functions()))
-        for scope in reversed(self.values.chain):
+        inside = set(map(id, self.facts.trace_functions()))
+        for scope in reversed(self.facts.chain):
             if id(scope) in inside or isinstance(scope, (cst.ClassDef, cst.Lambda)):
                 continue
             bound = assigned_values(scope.body, name)

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import ast
-import json
-import re
-import string
 from functools import lru_cache
 from pathlib import Path
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
-from jaxlint.analysis.traced import RUN_AS_GIVEN, decorator_transform
+from jaxlint.model.transforms import RUN_AS_GIVEN
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.checks.printing import debug_print_fix, placeholders_fix
 from jaxlint.diagnostics import SAFE, UNSAFE
 
 
 def static_hint(rule: Rule, value: Value) -> str:
     """How to make the value static, when the fix is a jit argument spec."""
     tracer = value.tracer
-    if tracer is not None and tracer.caller is None and tracer.transform.name in rule.values.transforms.static_argnames:
+    if tracer is not None and tracer.caller is None and rule.facts.takes_static_argnames(tracer.transform.name):
         return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
     return ""
 
@@ -32,14 +28,14 @@ def only_traced(rule: Rule) -> bool:
     transformed function; its results are arrays, so the functions nested in it cannot escape), or in
     a lambda written as a transform's argument. Not in a helper that traced code passes tracers to, nor
     in a function wrapped by a call (`jax.jit(f)`): those may also be called with NumPy arrays or numbers."""
-    scope, node = rule.values.traced_scope, rule.values.traced_node
+    scope, node = rule.facts.traced_scope, rule.facts.traced_node
     if scope is None:
         return False
-    for function in rule.values.chain:
+    for function in rule.facts.chain:
         if not isinstance(function, cst.FunctionDef):
             continue
         for decorator in function.decorators:
-            transform = decorator_transform(decorator, rule.names, rule.values.transforms)
+            transform = rule.facts.decorator_transform(decorator)
             if transform is not None and transform.name not in RUN_AS_GIVEN:
                 return True
     return isinstance(node, cst.Lambda) and any(
@@ -54,13 +50,6 @@ def _written_in(function: cst.Lambda, call: cst.Call) -> bool:
         if any((item.value if isinstance(item, cst.BaseElement) else item) is function for item in items):
             return True
     return False
-
-
-def _builtin(rule: Rule, func: cst.BaseExpression, names: set[str]) -> str | None:
-    """The builtin a call's function names (not shadowed by an import), or None."""
-    if isinstance(func, cst.Name) and func.value in names and rule.names.qualified(func) is None:
-        return func.value
-    return None
 
 
 class PythonControlFlowOnTracer(Rule):
@@ -108,11 +97,11 @@ class PythonControlFlowOnTracer(Rule):
     def _check(self, test: cst.BaseExpression, keyword: str, remedy: str) -> None:
         if isinstance(test, cst.BooleanOperation):
             # `if a and b` asks for the truth of `b` too; JAX302 reports a traced `a`.
-            left = self.values.value_of(test.left)
+            left = self.facts.value_of(test.left)
             if left is not None and left.abstract:
                 return
             test = test.right
-        value = self.values.value_of(test)
+        value = self.facts.value_of(test)
         if value is None or not value.abstract:
             return
         self.report(test, lambda line_of: (
@@ -192,7 +181,7 @@ class PythonLogicOnTracer(Rule):
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # `a and b` asks for the truth of `a`; `b` is returned as it is.
-        value = self.values.value_of(node.left)
+        value = self.facts.value_of(node.left)
         if value is not None and value.abstract:
             operator = "and" if isinstance(node.operator, cst.And) else "or"
             remedy = "`&`" if operator == "and" else "`|`"
@@ -201,18 +190,18 @@ class PythonLogicOnTracer(Rule):
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not):
-            value = self.values.value_of(node.expression)
+            value = self.facts.value_of(node.expression)
             if value is not None and value.abstract:
                 self._report(node, "Python `not`", node.expression, value, "`~` (or `jnp.logical_not`)")
 
     def visit_Call(self, node: cst.Call) -> None:
-        builtin = _builtin(self, node.func, set(self._REPLACEMENTS))
+        builtin = self.builtin(node.func, set(self._REPLACEMENTS))
         if builtin is None:
             return
         for arg in node.args:
             if arg.keyword is not None:
                 continue
-            value = self.values.value_of(arg.value)
+            value = self.facts.value_of(arg.value)
             if value is not None and value.abstract:
                 self._report(node, f"builtin `{builtin}()`", arg.value, value,
                              f"`{self._REPLACEMENTS[builtin]}`", self._elementwise(node, builtin))
@@ -271,17 +260,17 @@ class TracerConcretization(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        builtin = _builtin(self, func, self._CONVERSIONS)
+        builtin = self.builtin(func, self._CONVERSIONS)
         positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
         if (builtin or self.names.qualified(func) == "operator.index") and len(positional) == 1:
-            value = self.values.value_of(positional[0])
+            value = self.facts.value_of(positional[0])
             # Under grad alone, `int()` sees the value but `float()` and `complex()` raise.
             grad_fails = builtin in ("float", "complex") and value is not None and value.differentiated
             if value is not None and (value.staged or grad_fails):
                 self._report(node, f"`{code(func)}()`", positional[0], value)
             return
         if isinstance(func, cst.Attribute) and func.attr.value in self._METHODS and not node.args:
-            value = self.values.value_of(func.value)
+            value = self.facts.value_of(func.value)
             if value is not None and value.staged:
                 self._report(node, f"`.{func.attr.value}()`", func.value, value)
             return
@@ -289,7 +278,7 @@ class TracerConcretization(Rule):
         if qualified.startswith(("jax.numpy.", "jax.lax.")):
             for arg in node.args:
                 if arg.keyword is not None and arg.keyword.value in self._STATIC_KEYWORDS:
-                    value = self.values.value_of(arg.value)
+                    value = self.facts.value_of(arg.value)
                     if value is not None and value.staged:
                         self._report(arg, f"`{arg.keyword.value}=`", arg.value, value)
 
@@ -342,10 +331,10 @@ class TracerAsPythonIndex(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _builtin(self, node.func, {"range"}) is None:
+        if self.builtin(node.func, {"range"}) is None:
             return
         for arg in node.args:
-            value = self.values.value_of(arg.value)
+            value = self.facts.value_of(arg.value)
             if value is not None and value.staged:
                 self.report(node, lambda line_of: (
                     f"`range()` of a traced value raises TracerIntegerConversionError: `{code(arg.value)}` "
@@ -355,14 +344,14 @@ class TracerAsPythonIndex(Rule):
                 return
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        base = self.values.value_of(node.value)
+        base = self.facts.value_of(node.value)
         literal = isinstance(node.value, (cst.List, cst.Tuple))
         if not literal and (base is None or base.kind is not Kind.HOST) or len(node.slice) != 1:
             return
         index = node.slice[0].slice
         if not isinstance(index, cst.Index):
             return
-        value = self.values.value_of(index.value)
+        value = self.facts.value_of(index.value)
         if value is not None and value.staged:
             self.report(node, lambda line_of: (
                 f"indexing a Python sequence with a traced value raises TracerIntegerConversionError: "
@@ -439,7 +428,7 @@ class NumpyOnTracer(Rule):
         if qualified.startswith("numpy.random."):
             return  # JAX204 stateful-rng-in-traced covers NumPy's random state
         for arg in node.args:
-            value = self.values.value_of(arg.value)
+            value = self.facts.value_of(arg.value)
             if value is None or value.kind is not Kind.TRACED:
                 continue
             if qualified.startswith("math.") and not (value.staged or value.differentiated):
@@ -468,28 +457,6 @@ def _jax_numpy_names() -> frozenset[str]:
     """What jax.numpy shares with NumPy (data/jax_numpy_names.txt), read the first time a fix needs it."""
     text = (Path(__file__).resolve().parents[1] / "data" / "jax_numpy_names.txt").read_text(encoding="utf-8")
     return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
-
-
-def _mentions_traced(rule: Rule, expr: cst.BaseExpression, staged: bool) -> Value | None:
-    """A traced value inside an argument: itself, an f-string field, a `%`/`.format` operand, a tuple item."""
-    value = rule.values.value_of(expr)
-    if value is not None and value.kind is Kind.TRACED and (value.staged or not staged):
-        return value
-    parts: list[cst.BaseExpression] = []
-    if isinstance(expr, cst.FormattedString):
-        parts = [p.expression for p in expr.parts if isinstance(p, cst.FormattedStringExpression)]
-    elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
-        parts = [expr.right]
-    elif isinstance(expr, (cst.Tuple, cst.List)):
-        parts = [element.value for element in expr.elements]
-    elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
-          and expr.func.attr.value == "format"):
-        parts = [arg.value for arg in expr.args]
-    for part in parts:
-        found = _mentions_traced(rule, part, staged)
-        if found is not None:
-            return found
-    return None
 
 
 class PrintInTraced(Rule):
@@ -556,7 +523,7 @@ class PrintInTraced(Rule):
                             self._loggers.add(target.target.value)
 
     def _is_output(self, func: cst.BaseExpression) -> str | None:
-        if _builtin(self, func, {"print"}):
+        if self.builtin(func, {"print"}):
             return "print"
         qualified = self.names.qualified(func) or ""
         if qualified.startswith(("logging.", "absl.logging.")) and qualified.rsplit(".", 1)[1] in self._LEVELS:
@@ -567,14 +534,14 @@ class PrintInTraced(Rule):
         return None
 
     def visit_Call(self, node: cst.Call) -> None:
-        scope = self.values.traced_scope
+        scope = self.facts.traced_scope
         if scope is None or not (scope.staged or scope.differentiated):
             return
         what = self._is_output(node.func)
         if what is None:
             return
         for arg in node.args:
-            value = _mentions_traced(self, arg.value, staged=scope.staged)
+            value = self.facts.traced_in(arg.value, staged=scope.staged)
             if value is None:
                 continue
             if scope.staged:
@@ -584,104 +551,8 @@ class PrintInTraced(Rule):
             self.report(node, lambda line_of: (
                 f"`{what}` of a traced value {shown}: `{code(arg.value)}` is traced "
                 f"({value.describe(code(arg.value), line_of)}); use `jax.debug.print(\"... {{}}\", value)`"
-            ), self._debug_print(node) if what == "print" else None)
+            ), debug_print_fix(self, node) if what == "print" else None)
             return
-
-    def _debug_print(self, node: cst.Call) -> FixPlan | None:
-        """`print("loss", loss)` -> `jax.debug.print("loss {}", loss)`: the same text, printed at run time."""
-        if any(arg.keyword or arg.star for arg in node.args):
-            return None  # sep=, end=, file=, *args: no faithful translation
-        texts, values = [], []
-        for arg in node.args:
-            if _text(arg.value) is not None:
-                texts.append(_escaped(_text(arg.value)))
-                continue
-            if isinstance(arg.value, cst.FormattedString):
-                converted = _runtime_template(arg.value)
-            elif _formats_at_trace_time(self, arg.value):
-                converted = _percent_template(self, arg.value) or _format_template(arg.value)
-            else:
-                converted = "{}", _argument(arg.value)
-            if converted is None:
-                return None  # a string formatted in Python would print the tracer: no faithful translation
-            texts.append(converted[0])
-            values.extend(converted[1])
-        spelled = self.spell("jax.debug.print")
-        if spelled is None:
-            return None
-        name, imports = spelled
-        call = (f"{name}({json.dumps(' '.join(texts), ensure_ascii=False)}", *values, ")")
-        return FixPlan(f"use `{name}`", ((node, call),), UNSAFE, imports)
-
-
-def _text(expr: cst.BaseExpression) -> str | None:
-    """The text of a plain (not bytes) string literal."""
-    if isinstance(expr, cst.SimpleString) and "b" not in expr.prefix.lower():
-        return expr.evaluated_value
-    return None
-
-
-def _escaped(text: str) -> str:
-    return text.replace("{", "{{").replace("}", "}}")
-
-
-def _formats_at_trace_time(rule: Rule, expr: cst.BaseExpression) -> bool:
-    """A string built from a traced value in Python (`"%s" % x`, `"{}".format(x)`): it holds the tracer's repr."""
-    value = rule.values.value_of(expr)
-    return not (value is not None and value.kind is Kind.TRACED) and _mentions_traced(rule, expr, True) is not None
-
-
-_PERCENT = re.compile(r"%(.?)", re.DOTALL)
-_PERCENT_FIELDS = {"%": None, "s": "{}", "r": "{!r}"}
-
-
-def _percent_template(rule: Rule, expr: cst.BaseExpression) -> tuple[str, tuple] | None:
-    """`"loss %s (%r)" % (x, y)` -> `"loss {} ({!r})"` and `x, y`: only `%s`, `%r` and `%%`, whose
-    `str.format` forms print the same text; None for anything else."""
-    if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo)):
-        return None
-    template = _text(expr.left)
-    if template is None:
-        return None
-    body, fields, start = [], 0, 0
-    for match in _PERCENT.finditer(template):
-        if match.group(1) not in _PERCENT_FIELDS:
-            return None
-        field = _PERCENT_FIELDS[match.group(1)]
-        body += [_escaped(template[start:match.start()]), "%" if field is None else field]
-        fields += field is not None
-        start = match.end()
-    body.append(_escaped(template[start:]))
-    right = expr.right
-    if isinstance(right, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in right.elements):
-        operands = [element.value for element in right.elements]
-    else:
-        held = rule.values.value_of(right)
-        if held is None or not held.is_array or held.container:
-            return None  # `"%s %s" % pair`: a tuple at run time fills several fields
-        operands = [right]
-    if len(operands) != fields:
-        return None
-    return "".join(body), tuple(piece for operand in operands for piece in _argument(operand))
-
-
-def _format_template(expr: cst.BaseExpression) -> tuple[str, tuple] | None:
-    """`"loss {} {:.3f}".format(x, y)` -> the same template and `x, y`, when every field is automatically
-    numbered and takes a positional argument: `jax.debug.print` formats with `str.format` too."""
-    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
-            and expr.func.attr.value == "format" and not expr.func.value.lpar):
-        return None
-    template = _text(expr.func.value)
-    if template is None or any(arg.keyword is not None or arg.star for arg in expr.args):
-        return None
-    try:
-        fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
-    except ValueError:
-        return None
-    if len(fields) != len(expr.args) or any(name != "" or "{" in spec for name, spec in fields):
-        return None
-    return template, tuple(piece for arg in expr.args for piece in _argument(arg.value))
-
 
 class DebugPrintFstring(Rule):
     code = "JAX307"
@@ -732,72 +603,19 @@ class DebugPrintFstring(Rule):
         template = node.args[0].value
         if isinstance(template, (cst.SimpleString, cst.ConcatenatedString)):
             return
-        value = _mentions_traced(self, template, staged=False)
+        value = self.facts.traced_in(template, staged=False)
         if value is not None:
             self.report(template, lambda line_of: (
                 f"`jax.debug.print` gets a string already formatted at trace time, showing the tracer "
                 f"instead of its value ({value.describe(code(template), line_of)}); pass the value as an "
                 f"argument: `jax.debug.print(\"... {{}}\", value)`"
-            ), _placeholders(node, template, self._all_traced(template) and only_traced(self)))
+            ), placeholders_fix(node, template, self._all_traced(template) and only_traced(self)))
 
     def _all_traced(self, template: cst.BaseExpression) -> bool:
         """Whether every field of an f-string is a traced value (whose text was the tracer's repr)."""
         parts = getattr(template, "parts", ())
-        values = [self.values.value_of(p.expression) for p in parts if isinstance(p, cst.FormattedStringExpression)]
+        values = [self.facts.value_of(p.expression) for p in parts if isinstance(p, cst.FormattedStringExpression)]
         return all(value is not None and value.kind is Kind.TRACED for value in values)
-
-
-def _placeholders(call: cst.Call, template: cst.BaseExpression, safe: bool) -> FixPlan | None:
-    """`f"x = {x:.3f}"` -> `"x = {:.3f}", x`, keeping the quotes, the text and the format specs."""
-    positional = [arg for arg in call.args if arg.keyword is None]
-    if not isinstance(template, cst.FormattedString) or len(positional) != 1 or template.lpar:
-        return None  # more arguments: the f-string's `{{}}` may be meant for them
-    split = _split_fstring(template, lambda text: text)
-    if split is None:
-        return None
-    prefix = template.start.replace("f", "").replace("F", "")
-    new = (f"{prefix}{split[0]}{template.end}", *split[1])
-    return FixPlan("pass the values as arguments", ((template, new),), SAFE if safe else UNSAFE)
-
-
-def _runtime_template(template: cst.FormattedString) -> tuple[str, tuple] | None:
-    """An f-string as the text `str.format` expects at run time (escapes evaluated) and its arguments."""
-    prefix = template.start.replace("f", "").replace("F", "").rstrip("'\"")
-    return _split_fstring(template, lambda text: ast.literal_eval(f"{prefix}{template.end}{text}{template.end}"))
-
-
-def _split_fstring(template: cst.FormattedString, text_of) -> tuple[str, tuple] | None:
-    """An f-string's text with `{}` placeholders (each part's text through `text_of`), and fix pieces
-    passing its fields' expressions as arguments; None when a field has no placeholder form."""
-    body, values = [], []
-    for part in template.parts:
-        if isinstance(part, cst.FormattedStringText):
-            body.append(text_of(part.value))
-            continue
-        field = _field(part)
-        if field is None:
-            return None
-        body.append(field)
-        values.extend(_argument(part.expression))
-    return "".join(body), tuple(values)
-
-
-def _field(part: cst.FormattedStringExpression) -> str | None:
-    """`{x!r:>8}` -> `{!r:>8}`; None for `{x=}` and nested fields in the format spec."""
-    if part.equal is not None:
-        return None
-    spec = ""
-    if part.format_spec is not None:
-        if not all(isinstance(piece, cst.FormattedStringText) for piece in part.format_spec):
-            return None
-        spec = ":" + "".join(piece.value for piece in part.format_spec)
-    conversion = f"!{part.conversion}" if part.conversion else ""
-    return "{" + conversion + spec + "}"
-
-
-def _argument(expr: cst.BaseExpression) -> tuple:
-    """Fix pieces passing `expr` on as a call argument, as written (a bare tuple gets parentheses)."""
-    return (", ", "(", expr, ")") if isinstance(expr, cst.Tuple) and not expr.lpar else (", ", expr)
 
 
 class TracerLeak(Rule):
@@ -848,35 +666,6 @@ class TracerLeak(Rule):
     # Not `update` or `add`: `opt.update(grads, state)` is how optax is called.
     _STORE_METHODS = frozenset("append extend insert appendleft extendleft".split())
 
-    def __init__(self, values, reporter, filename: str = "") -> None:
-        super().__init__(values, reporter, filename)
-        self._locals: dict[int, set[str]] = {}
-
-    def _outside(self, name: str) -> bool:
-        """Whether `name` lives outside the trace: not local to any function that runs inside it."""
-        if self.values.is_global(name):
-            return True
-        for node in self.values.trace_functions():
-            if name in self._locals_of(node):
-                return False
-        return True
-
-    def _locals_of(self, node: cst.CSTNode) -> set[str]:
-        key = id(node)
-        if key not in self._locals:
-            bound = set(parameter_names(node.params))
-            if isinstance(node, cst.FunctionDef):
-                bound |= rebound_names(node.body) - declared_outer(node.body)
-            self._locals[key] = bound
-        return self._locals[key]
-
-    def _leaked(self, expr: cst.BaseExpression) -> Value | None:
-        scope = self.values.traced_scope
-        if scope is None or not scope.staged:
-            return None
-        value = self.values.value_of(expr)
-        return value if value is not None and value.staged else None
-
     def _report(self, node: cst.CSTNode, where: str, stored: cst.BaseExpression, value: Value) -> None:
         self.report(node, lambda line_of: (
             f"a traced value escapes into {where}: `{code(stored)}` is traced "
@@ -885,31 +674,31 @@ class TracerLeak(Rule):
         ))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        value = self._leaked(node.value)
+        value = self.facts.staged_value(node.value)
         if value is None:
             return
         for target in node.targets:
             self._check_target(target.target, node, value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        value = self._leaked(node.value)
+        value = self.facts.staged_value(node.value)
         if value is not None:
             self._check_target(node.target, node, value)
 
     def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value) -> None:
-        if isinstance(target, cst.Name) and self.values.is_global(target.value):
+        if isinstance(target, cst.Name) and self.facts.is_global(target.value):
             self._report(node, f"the global `{target.value}`", node.value, value)
-        elif isinstance(target, cst.Name) and self.values.is_nonlocal(target.value):
-            if self._outside(target.value):
+        elif isinstance(target, cst.Name) and self.facts.is_nonlocal(target.value):
+            if self.facts.outlives_trace(target.value):
                 self._report(node, f"`{target.value}`, defined outside the traced function", node.value, value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-            if self._outside(target.value.value):
+            if self.facts.outlives_trace(target.value.value):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function",
                              node.value, value)
         elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
               and target.value.value == "self" and value.tracer is not None
               and value.tracer.transform.name.startswith("jax.")
-              and self.values.function is not None and self.values.function.transforms):
+              and self.facts.function is not None and self.facts.function.transforms):
             # Only a method jax traces itself: one merely called from a trace (`__init__` of an
             # object built inside it) may be storing on an object that lives inside the trace.
             self._report(node, f"`self.{target.attr.value}`", node.value, value)
@@ -922,8 +711,8 @@ class TracerLeak(Rule):
         if self.names.qualified(func.value) is not None:
             return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
         for arg in node.args:
-            value = self._leaked(arg.value)
-            if value is not None and self._outside(func.value.value):
+            value = self.facts.staged_value(arg.value)
+            if value is not None and self.facts.outlives_trace(func.value.value):
                 self._report(node, f"`{func.value.value}`, defined outside the traced function",
                              arg.value, value)
                 return

@@ -63,14 +63,13 @@ class VmapInAxesArity(ExpectedErrors, CalleeRule):
     verify = "Not confirmed by `--verify` yet: the error is raised when the vmapped function is called."
 
     def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
         self._reported: set[int] = set()  # in_axes already reported at a call: one finding per mistake
 
     def visit_Call(self, node: cst.Call) -> None:
-        application = self.callees.application(node, self.values.chain, _is_vmap)
+        application = self.facts.vmap_made(node)
         if application is not None and application.where is node:
             self._check_signature(application)
-        callee = self.callees.mapped(node, self.values.chain)
+        callee = self.facts.mapped(node)
         if callee is None:
             return
         expected = _axes_count(callee)
@@ -89,7 +88,7 @@ class VmapInAxesArity(ExpectedErrors, CalleeRule):
             ))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        callee = self.callees.decorated(node, False, _is_vmap)
+        callee = self.facts.vmap_decorated(node)
         if callee is not None:
             self._check_signature(callee)
 
@@ -110,7 +109,3 @@ class VmapInAxesArity(ExpectedErrors, CalleeRule):
             f"fails (`ValueError` on the count of arguments, or `TypeError` from `{name}`); give one entry per "
             f"positional parameter"
         ))
-
-
-def _is_vmap(transform: str) -> bool:
-    return transform == "jax.vmap"

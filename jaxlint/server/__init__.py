@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-INSTALL_HINT = "`jaxlint server` needs pygls: pip install 'jax-sharpbits[server]' (or pip install 'pygls>=2,<3')"
+INSTALL_HINT = "`jaxlint server` needs pygls: pip install 'pygls>=2,<3' (the 'server' extra of jax-sharpbits)"
 EXIT_ERROR = 2
 
 

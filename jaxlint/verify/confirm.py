@@ -22,6 +22,12 @@ _MESSAGES = {
     "JAX012": "a PRNG key is consumed twice (jax.debug_key_reuse): {message}",
 }
 IMPORTING = "importing the module"
+# Where a trace's arguments came from (the worker's outcome events), as the details say it.
+ARGUMENTS = {"recorded": " with the arguments a run recorded", "examples": " with the config's examples",
+             "annotations": " with arguments built from its annotations",
+             "call": " with the arguments of its call at line {call_line}", "made-up": " with made-up arguments",
+             "given": ""}
+REAL_ARGUMENTS = ("recorded", "examples", "given")  # another error from any other arguments proves nothing
 _NAMED_LINE = re.compile(r"(/[^\s:'\"()]+\.py):(\d+)")
 
 
@@ -144,12 +150,15 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
     return evidence
 
 
+def tracing(outcome: dict[str, Any]) -> str:
+    """"tracing `f` with ...": the function and where its arguments came from."""
+    return f"tracing `{outcome['target']}`" + ARGUMENTS.get(outcome.get("arguments", ""), "").format(**outcome)
+
+
 def _outcome(evidence: Evidence, outcome: dict[str, Any]) -> None:
     error, target = outcome["error"], outcome["target"]
-    doing = f"tracing `{target}`"
-    if outcome.get("arguments") == "recorded":
-        doing += " with the arguments a run recorded"
-    real_arguments = outcome.get("arguments") in ("recorded", "given")
+    doing = tracing(outcome)
+    real_arguments = outcome.get("arguments") in REAL_ARGUMENTS
     jax_verdict = runtime_code(error["classes"], error["message"]) is not None
     found = evidence.error(error, doing, (outcome["file"], outcome["line"]),
                            report_new=jax_verdict and (outcome["staged"] or real_arguments), target=target)
@@ -198,14 +207,14 @@ def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -
             continue
         if outcome["status"] == "ok" and any(d.code in codes for codes in OBSERVED.values()):
             # the observers see only some spellings, and only lines that ran: not seeing is no proof
-            return Verification(UNVERIFIED, f"`{owner}` traced; nothing was seen at this line")
+            return Verification(UNVERIFIED, f"{tracing(outcome)}: nothing was seen at this line")
         if outcome["status"] == "ok":
-            return Verification(NOT_REPRODUCED, f"`{owner}` traced without error")
+            return Verification(NOT_REPRODUCED, f"{tracing(outcome)} raised nothing")
         if outcome["status"] == "unbuildable":
             return Verification(UNVERIFIED, outcome["reason"])
         error = outcome["error"]
         where = f" at line {error['frames'][-1][1]}" if error["frames"] else ""
-        return Verification(UNVERIFIED, f"tracing `{owner}` stopped first{where}: "
+        return Verification(UNVERIFIED, f"{tracing(outcome)} stopped first{where}: "
                                         f"{error['classes'][0]}: {error['message']}")
     return Verification(UNVERIFIED, f"`{owner}` was traced only through other functions, which never reached it")
 

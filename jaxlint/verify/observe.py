@@ -337,13 +337,23 @@ def abstract(value: Any) -> dict[str, Any]:
     raise Unrecordable(type(value).__name__)
 
 
+@functools.lru_cache(maxsize=None)
+def _key_dtype() -> Any:
+    return jax.eval_shape(lambda: jax.random.key(0)).dtype  # making a real key runs a computation: 0.1 s
+
+
+def abstract_key(shape: tuple[int, ...] = ()) -> jax.ShapeDtypeStruct:
+    """A typed PRNG key to trace with (no data)."""
+    return jax.ShapeDtypeStruct(shape, _key_dtype())
+
+
 def concrete(form: dict[str, Any]) -> Any:
     """The argument to trace with, from `abstract`'s form: arrays as jax.ShapeDtypeStruct (no data)."""
     if "array" in form:
         shape, dtype = form["array"]
         return jax.ShapeDtypeStruct(tuple(shape), np.dtype(dtype) if dtype != "bfloat16" else jax.numpy.bfloat16)
     if "key" in form:
-        return jax.ShapeDtypeStruct(tuple(form["key"]), jax.random.key(0).dtype)
+        return abstract_key(tuple(form["key"]))
     if "dict" in form:
         return {k: concrete(v) for k, v in form["dict"].items()}
     if "list" in form:

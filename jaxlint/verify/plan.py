@@ -3,7 +3,8 @@
 Every file that imports jax is imported (an import that raises is evidence too). A file is imported under
 its package name (found by walking up `__init__.py`); a file using relative imports in a folder without
 `__init__.py` gets its name from the project root (namespace packages). A finding belongs to the
-top-level function (or method) around it: that function is traced.
+top-level function (or method) around it: that function is traced, with arguments read from the
+source when nothing better was recorded (arguments.py: annotations, calls built from literals).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from jaxlint.diagnostics import Diagnostic
+from jaxlint.verify import arguments
 from jaxlint.verify.errors import CONFIRMABLE
 
 # Importing any of these imports jax.
@@ -31,6 +33,8 @@ class FilePlan:
     defs: dict[str, tuple[int, int]] = field(default_factory=dict)  # function -> (row, col) of its `def`
     probes: list[tuple[int, str]] = field(default_factory=list)  # JAX801 rows and the name as written
     main_block: tuple[int, int] | None = None  # the lines of `if __name__ == "__main__":`, which imports skip
+    annotated: dict[str, dict[str, dict]] = field(default_factory=dict)  # function -> parameter -> form
+    calls: dict[str, list[dict]] = field(default_factory=dict)  # module-level name -> calls built from literals
 
     def owner_of(self, row: int) -> str | None:
         return next((name for name, (first, last) in self.spans.items() if first <= row <= last), None)
@@ -87,8 +91,10 @@ def main_block(tree: ast.Module) -> tuple[int, int] | None:
     return None
 
 
-def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: str) -> FilePlan | None:
-    """The plan for a file that imports jax (None for any other file)."""
+def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: str,
+              traced: bool = False) -> FilePlan | None:
+    """The plan for a file that imports jax (None for any other file). Arguments are read from the
+    source for a file whose functions are traced (`traced`, or a finding tracing can confirm)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -101,6 +107,10 @@ def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: 
     plan.spans = {name: (first, last) for first, last, name, _ in spans}
     plan.defs = {name: (node.lineno, node.col_offset + 1) for _, _, name, node in spans}
     plan.main_block = main_block(tree)
+    if traced or wants_tracing(findings):
+        plan.annotated = {name: found for _, _, name, node in spans if "." not in name
+                          and (found := arguments.annotations(node))}
+        plan.calls = arguments.call_sites(tree, arguments.module_names(tree))
     lines = source.splitlines()
     for finding in findings:
         owner = plan.owner_of(finding.row)

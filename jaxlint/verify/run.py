@@ -26,7 +26,7 @@ from jaxlint.verify.options import Command, VerifyOptions
 from jaxlint.verify.plan import FilePlan, plan_file, wants_tracing
 from jaxlint.verify.processes import ForkServer, run_subprocess
 
-INSTALL_HINT = "--verify needs jax: pip install 'jax-sharpbits[verify]'"
+INSTALL_HINT = "--verify needs jax: pip install jax (the 'verify' extra of jax-sharpbits)"
 
 
 def jax_missing() -> bool:
@@ -40,7 +40,7 @@ def _import_job(plan: FilePlan, options: VerifyOptions, settings: Settings, stor
     return {"mode": "import", "path": plan.path, "module": plan.module, "sys_path": plan.sys_path,
             "project_root": str(settings.root), "owners": sorted(set(plan.owners.values())), "trace_all": trace_all,
             "examples": options.examples, "key_names": list(settings.key_names), "probes": plan.probes,
-            "signatures": recorded}
+            "signatures": recorded, "annotated": plan.annotated, "calls": plan.calls}
 
 
 def _needs_plain_keys(events: list[dict[str, Any]]) -> bool:
@@ -86,7 +86,8 @@ def _run_command(server: ForkServer, command: Command, settings: Settings, timeo
     return Report(command.text, None, events, failure)
 
 
-def _plans(paths: list[str], result: RunResult, settings: Settings) -> list[FilePlan]:
+def _plans(paths: list[str], result: RunResult, settings: Settings, options: VerifyOptions,
+           store: signatures.Store) -> list[FilePlan]:
     """A plan for every checked .py file that imports jax."""
     by_file: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in result.diagnostics:
@@ -100,7 +101,10 @@ def _plans(paths: list[str], result: RunResult, settings: Settings) -> list[File
             source = read_source(path)
         except InputError:
             continue  # already reported by the static pass
-        plan = plan_file(path, source, by_file[path], str(settings.root))
+        # what will be traced: every file with --verify=all, and with signatures recorded (by now or by the runs)
+        traced = options.all_scopes or bool(options.commands) or os.path.relpath(
+            os.path.abspath(path), settings.root) in store
+        plan = plan_file(path, source, by_file[path], str(settings.root), traced)
         if plan is not None:
             plans.append(plan)
     return plans
@@ -148,9 +152,9 @@ def verify(paths: list[str], result: RunResult, settings: Settings, options: Ver
            server: ForkServer | None = None) -> list[str]:
     """Give every finding of `result` its verification, add the new findings; return notes about runs
     and files that could not be verified and had no finding to carry the reason."""
-    every_plan = _plans(paths, result, settings)
-    plans = list(every_plan)  # the files to import
     store = signatures.load(options.cache_dir)
+    every_plan = _plans(paths, result, settings, options, store)
+    plans = list(every_plan)  # the files to import
     notes: list[str] = []
     server = server or ForkServer()
     try:

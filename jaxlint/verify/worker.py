@@ -25,7 +25,7 @@ import jax.numpy as jnp
 
 from jaxlint.verify.errors import is_jax_error
 from jaxlint.verify.events import EventLog
-from jaxlint.verify.observe import Observer, Project, concrete, describe
+from jaxlint.verify.observe import Observer, Project, abstract_key, concrete, describe
 
 # Arguments tried in turn when nothing says what a parameter holds: float scalars, int scalars (counts and
 # indices), then vectors, then matrices.
@@ -34,8 +34,9 @@ _SPEC = re.compile(r"^(?P<dtype>[a-z]+\d*)\[(?P<dims>[\d, ]*)\]$")
 _DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i8": "int8",
            "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u32": "uint32", "bool": "bool",
            "c64": "complex64"}
-_SCALAR_ANNOTATIONS = {int: "int32", float: "float32", bool: "bool", "int": "int32", "float": "float32",
-                       "bool": "bool"}
+# A Python scalar annotation of a static parameter: the value traced with (a made-up one).
+STATIC_SCALARS = {"int": 4, "float": 0.5, "bool": True}
+SCALAR_DTYPES = {"int": "int32", "float": "float32", "bool": "bool"}
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 
 
@@ -55,11 +56,38 @@ def example_value(value: Any) -> Any:
     """A config example: `"f32[8,3]"` is an abstract array, `"key"` a typed PRNG key, the rest as given."""
     if isinstance(value, str):
         if value == "key":
-            return jax.random.key(0)
+            return abstract_key()
         spec = array_spec(value)
         if spec is not None:
             return spec
     return value
+
+
+def dtype(name: str) -> Any:
+    return jax.dtypes.canonicalize_dtype(jnp.dtype(name))  # float64 is float32 without x64, as jax does
+
+
+def build(form: dict[str, Any], static: bool, shape: tuple[int, ...]) -> Any:
+    """The argument a form describes (arguments.py's and observe.abstract's forms); an array of unknown
+    shape gets `shape`."""
+    if "scalar" in form:
+        kind = form["scalar"]
+        return STATIC_SCALARS[kind] if static else jax.ShapeDtypeStruct((), dtype(SCALAR_DTYPES[kind]))
+    if "unshaped" in form:
+        return jax.ShapeDtypeStruct(shape, dtype(form["unshaped"]))
+    if "array" in form:
+        return jax.ShapeDtypeStruct(tuple(form["array"][0]), dtype(form["array"][1]))
+    if "dict" in form:
+        return {k: build(v, static, shape) for k, v in form["dict"].items()}
+    if "list" in form or "tuple" in form:
+        items = [build(v, static, shape) for v in form.get("list", form.get("tuple"))]
+        return items if "list" in form else tuple(items)
+    return concrete(form)
+
+
+def _unshaped(form: dict[str, Any]) -> bool:
+    return "unshaped" in form or any(_unshaped(v) for v in form.get("dict", {}).values()) or any(
+        _unshaped(v) for v in form.get("list", form.get("tuple", [])))
 
 
 class Target:
@@ -75,29 +103,37 @@ class Target:
         self.static = set(getattr(info, "static_argnames", ()) or ()) | {
             params[i] for i in (getattr(info, "static_argnums", ()) or ()) if i < len(params)}
 
-    def arguments(self, fallback: tuple[tuple[int, ...], str], examples: dict[str, Any], key_names: list[str]):
-        """(positional, keywords, whether any of them is a made-up fallback)."""
-        positional, keywords, guessed = [], {}, False
+    def arguments(self, fallback: tuple[tuple[int, ...], str], examples: dict[str, Any], key_names: list[str],
+                  annotated: dict[str, dict[str, Any]]) -> tuple[list, dict, str, bool]:
+        """(positional, keywords, where they came from, whether `fallback` shaped any of them). Where:
+        "made-up" when a parameter had nothing to go by, else "annotations" when one was built from its
+        annotation, else "examples" when the config gave one, else "given" (keys, or no parameters)."""
+        positional, keywords, sources, varies = [], {}, set(), False
         for param in inspect.signature(self.function).parameters.values():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 continue
             if param.name in examples:
                 value = example_value(examples[param.name])
+                sources.add("examples")
             elif param.default is not param.empty:
                 continue  # called without it: jax never traces a default
+            elif param.name in annotated:
+                form = annotated[param.name]
+                value, varies = build(form, param.name in self.static, fallback[0]), varies or _unshaped(form)
+                sources.add("annotations")
             elif param.name in self.static:
                 raise NeedsData(f"needs concrete data: static parameter `{param.name}` has no example")
             elif any(fnmatch.fnmatchcase(param.name, glob) for glob in key_names):
-                value = jax.random.key(0)
-            elif param.annotation in _SCALAR_ANNOTATIONS:
-                value = jax.ShapeDtypeStruct((), jnp.dtype(_SCALAR_ANNOTATIONS[param.annotation]))
+                value = abstract_key()
             else:
-                value, guessed = jax.ShapeDtypeStruct(*fallback), True
+                value, varies = jax.ShapeDtypeStruct(*fallback), True
+                sources.add("made-up")
             if param.kind == param.KEYWORD_ONLY:
                 keywords[param.name] = value
             else:
                 positional.append(value)
-        return positional, keywords, guessed
+        source = next((s for s in ("made-up", "annotations", "examples") if s in sources), "given")
+        return positional, keywords, source, varies
 
     def trace(self, positional: list[Any], keywords: dict[str, Any]) -> None:
         with jax.checking_leaks():  # a trace only: cheap
@@ -119,10 +155,48 @@ def _attempt(target: Target, positional: list, keywords: dict, project: Project)
     return {"status": "ok"}
 
 
-def trace(target: Target, examples: dict[str, Any], recorded: list[dict], key_names: list[str],
-          project: Project) -> dict[str, Any]:
-    """Trace one function: with the signatures a run recorded (real shapes), else with config examples
-    and made-up arguments, trying larger fallbacks while a failure may be the guess, not jax's verdict."""
+def _conclusive(result: dict[str, Any]) -> bool:
+    """Traced, or stopped by jax's verdict on the code (any other error may be the arguments')."""
+    return result["status"] == "ok" or (
+        result["status"] == "error" and is_jax_error(result["error"]["classes"], result["error"]["message"]))
+
+
+def candidates(target: Target, examples: dict[str, Any], key_names: list[str], annotated: dict[str, Any],
+               calls: list[dict[str, Any]]) -> tuple[list[tuple[dict[str, Any], list, dict]], str]:
+    """The arguments to try, best first, each with where it came from: built from the config's
+    examples and the annotations, then those of calls in the module, then annotations that give no
+    shape (`jax.Array`) with shapes made up, then made-up ones (annotated parameters keep their
+    annotations). Also why none could be built ("" when some could)."""
+    built, reason, varies = [], "", False
+    try:
+        for fallback in FALLBACKS:
+            positional, keywords, source, varies = target.arguments(fallback, examples, key_names, annotated)
+            if not built or (positional, keywords) != (built[-1][1], built[-1][2]):  # an annotation's dtype wins
+                built.append(({"arguments": source}, positional, keywords))
+            if not varies:
+                break  # nothing to vary: one try says it all
+    except NeedsData as error:
+        reason = str(error)
+    read = [b for b in built if b[0]["arguments"] != "made-up"]
+    first, shapeless = ([], read) if varies else (read, [])
+    made_up = [b for b in built if b[0]["arguments"] == "made-up"]
+    at_calls = []
+    for call in calls:
+        try:
+            positional = [build(a, True, ()) for a in call["args"]]
+            keywords = {k: build(v, True, ()) for k, v in call["kwargs"].items()}
+            at_calls.append(({"arguments": "call", "call_line": call["line"]}, positional, keywords))
+        except (TypeError, ValueError):
+            continue  # a shape or dtype this jax cannot build: the call says nothing
+    tries = [*first, *at_calls, *shapeless, *made_up]
+    return tries, "" if tries else reason
+
+
+def trace(target: Target, examples: dict[str, Any], recorded: list[dict], calls: list[dict], annotated: dict,
+          key_names: list[str], project: Project) -> dict[str, Any]:
+    """Trace one function: with the signatures a run recorded (real shapes), else with arguments from
+    the config's examples and its annotations, then those of calls in its module, then made-up ones,
+    stopping at the first that traces or that jax rejects (another error may be the arguments')."""
     outcome: dict[str, Any] = {"target": target.function.__qualname__, "staged": target.staged,
                                "line": target.function.__code__.co_firstlineno,
                                "file": project.file(target.function.__code__.co_filename)}
@@ -136,19 +210,16 @@ def trace(target: Target, examples: dict[str, Any], recorded: list[dict], key_na
         traced = traced or result["status"] == "ok"
     if traced:  # another error means the function changed since the run: the signature no longer fits
         return {**outcome, "status": "ok", "arguments": "recorded"}
-    result: dict[str, Any] = {}
-    for fallback in FALLBACKS:
-        try:
-            positional, keywords, guessed = target.arguments(fallback, examples, key_names)
-        except NeedsData as reason:
-            return {**outcome, "status": "unbuildable", "reason": str(reason)}
-        result = _attempt(target, positional, keywords, project)
-        result["arguments"] = "made-up" if guessed else "given"
-        if not guessed and result["status"] == "error":
-            return {**outcome, **result}  # nothing to vary: the arguments were all given
-        if result["status"] != "error" or is_jax_error(result["error"]["classes"], result["error"]["message"]):
+    tries, reason = candidates(target, examples, key_names, annotated, calls)
+    if not tries:
+        return {**outcome, "status": "unbuildable", "reason": reason}
+    first: dict[str, Any] = {}
+    for source, positional, keywords in tries:
+        result = {**source, **_attempt(target, positional, keywords, project)}
+        if _conclusive(result):
             return {**outcome, **result}
-    return {**outcome, **result}
+        first = first or result  # the best arguments' error says most
+    return {**outcome, **first}
 
 
 def targets(module, project: Project, path: str, owners: list[str],
@@ -257,7 +328,9 @@ def run(job: dict[str, Any], events: EventLog) -> None:
         examples = next((job["examples"][key] for key in (f"{job['module']}:{target.name}", f"{job['module']}:{name}")
                          if key in job["examples"]), {})
         recorded = job.get("signatures", {}).get(name, [])
-        events.emit("outcome", **trace(target, examples, recorded, job["key_names"], project))
+        calls = job.get("calls", {}).get(target.name) or job.get("calls", {}).get(name, [])
+        annotated = job.get("annotated", {}).get(name, {})
+        events.emit("outcome", **trace(target, examples, recorded, calls, annotated, job["key_names"], project))
 
 
 def read_job() -> dict[str, Any]:

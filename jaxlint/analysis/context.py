@@ -1,0 +1,224 @@
+"""What a rule may ask the analysis: one object, queries only (the rule context).
+
+Rules see the analysis through this object (`self.facts`) and nothing else: they never touch the
+tracker, the key flow or the facts of a round. A fact a second rule needs is a query here, answered by
+the analysis, so that it is computed once and in one place.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import libcst as cst
+
+from jaxlint.analysis.apis import Version, parse_version
+from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
+from jaxlint.analysis.keys import Use
+from jaxlint.analysis.names import Names
+from jaxlint.analysis.traced import Transform, TracedFunction, decorator_transform
+from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
+from jaxlint.analysis.values import Kind, Value
+
+
+def is_test_file(filename: str) -> bool:
+    """`test_*.py`, `*_test.py`, `conftest.py`, or anything under a `tests`/`test` folder."""
+    parts = filename.replace("\\", "/").split("/")
+    name = parts[-1]
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or any(part in ("tests", "test") for part in parts[:-1]))
+
+
+class Keys:
+    """The PRNG keys at the current point: which a call consumes, and what consumed them before."""
+
+    def __init__(self, flow) -> None:
+        self._flow = flow
+
+    def uses(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:
+        """The keys `call` consumes: (argument, key reference, consumer name)."""
+        return self._flow.uses(call)
+
+    def prior_use(self, ref: str) -> Use | None:
+        """The consumption of `ref` on some path that reaches this point, if any."""
+        return self._flow.state.prior_use(ref)
+
+    def reused_by_loop(self, ref: str) -> bool:
+        """Consumed here in every iteration of the innermost loop, from a key bound outside it."""
+        return self._flow.reused_by_loop(ref)
+
+
+class Context:
+    """The analysis of one module as rules query it, at the point of the traversal they are visiting."""
+
+    def __init__(self, tracker, module: cst.Module, filename: str, jax_version: str | None) -> None:
+        self._tracker = tracker
+        self._module = module
+        self.names: Names = tracker.names
+        self.filename = filename
+        self.jax_version = jax_version  # the release the code must run on (`target-jax-version`)
+        self.keys = Keys(tracker.keys)
+        self._locals: dict[int, set[str]] = {}  # by function: the names local to it
+
+    # ------------------------------------------------------------------ options
+
+    @cached_property
+    def in_test_file(self) -> bool:
+        return is_test_file(self.filename)
+
+    @cached_property
+    def target_version(self) -> Version | None:
+        return parse_version(self.jax_version) if self.jax_version else None
+
+    # ------------------------------------------------------------------ values
+
+    def value_of(self, expr: cst.BaseExpression) -> Value | None:
+        """What `expr` holds here; None when the analysis does not know."""
+        return self._tracker.value_of(expr)
+
+    def traced_in(self, expr: cst.BaseExpression, staged: bool) -> Value | None:
+        """A traced value (a staged one, with `staged`) in what a print or a format shows: `expr` itself, an
+        f-string field, a `%`/`.format` operand, a tuple or list item."""
+        value = self.value_of(expr)
+        if value is not None and value.kind is Kind.TRACED and (value.staged or not staged):
+            return value
+        parts: list[cst.BaseExpression] = []
+        if isinstance(expr, cst.FormattedString):
+            parts = [p.expression for p in expr.parts if isinstance(p, cst.FormattedStringExpression)]
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+            parts = [expr.right]
+        elif isinstance(expr, (cst.Tuple, cst.List)):
+            parts = [element.value for element in expr.elements]
+        elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+              and expr.func.attr.value == "format"):
+            parts = [arg.value for arg in expr.args]
+        for part in parts:
+            found = self.traced_in(part, staged)
+            if found is not None:
+                return found
+        return None
+
+    def staged_value(self, expr: cst.BaseExpression) -> Value | None:
+        """What `expr` holds when it is a staged tracer in a staged function (a value a store would leak)."""
+        scope = self.traced_scope
+        if scope is None or not scope.staged:
+            return None
+        value = self.value_of(expr)
+        return value if value is not None and value.staged else None
+
+    def returned_container(self, function: cst.CSTNode) -> cst.BaseExpression | None:
+        """The tuple, list or dict literal `function` returns on every path, if it does."""
+        return self._tracker.returned_container(function)
+
+    # ------------------------------------------------------------------ scopes
+
+    @property
+    def function(self) -> TracedFunction | None:
+        """The traced facts of the function or lambda whose body is being visited, if it is traced."""
+        return self._tracker.function
+
+    @property
+    def traced_scope(self) -> TracedFunction | None:
+        """The innermost traced function around this point, nested functions included."""
+        return self._tracker.traced_scope
+
+    @property
+    def traced_node(self) -> cst.CSTNode | None:
+        """The FunctionDef or Lambda of `traced_scope`."""
+        return self._tracker.traced_node
+
+    @property
+    def chain(self) -> tuple[cst.CSTNode, ...]:
+        """The module, classes, functions and lambdas around this point."""
+        return self._tracker.chain
+
+    def trace_functions(self) -> list[cst.CSTNode]:
+        """The functions around this point that run inside one trace, innermost first."""
+        return self._tracker.trace_functions()
+
+    def outlives_trace(self, name: str) -> bool:
+        """Whether `name` lives outside the trace here: not local to any function that runs inside it."""
+        if self.is_global(name):
+            return True
+        return not any(name in self._locals_of(node) for node in self.trace_functions())
+
+    def _locals_of(self, function: cst.CSTNode) -> set[str]:
+        found = self._locals.get(id(function))
+        if found is None:
+            found = set(parameter_names(function.params))
+            if isinstance(function, cst.FunctionDef):
+                found |= rebound_names(function.body) - declared_outer(function.body)
+            self._locals[id(function)] = found
+        return found
+
+    def is_global(self, name: str) -> bool:
+        """Declared `global` in the current function."""
+        return self._tracker.is_global(name)
+
+    def is_nonlocal(self, name: str) -> bool:
+        """Declared `nonlocal` in the current function."""
+        return self._tracker.is_nonlocal(name)
+
+    # ------------------------------------------------------------------ transforms and callees
+
+    def decorator_transform(self, decorator: cst.Decorator) -> Transform | None:
+        """The transform a decorator applies (`@jax.jit`, `@partial(jax.grad, argnums=1)`), if any."""
+        return decorator_transform(decorator, self.names, self._tracker.transforms)
+
+    def applied(self, function: cst.CSTNode) -> tuple[Transform, ...]:
+        """The transforms applied to `function` by calls (`step = jax.jit(step)`), not decorators."""
+        return tuple(self._tracker.known.applied.get(function, ()))
+
+    def is_transform(self, qualified: str | None) -> bool:
+        """Whether `qualified` names a transform (`jax.jit`, `jax.vmap`... and the user's extra ones)."""
+        return qualified in self._tracker.transforms.all
+
+    @property
+    def x64_enabled(self) -> bool:
+        """Whether this module or another module of its project sets or reads `jax_enable_x64`; known
+        once the whole module was walked (at `leave_Module`)."""
+        return self._tracker.x64_enabled
+
+    def takes_static_argnames(self, transform: str) -> bool:
+        """Whether `transform` (qualified) has static arguments: a parameter it leaves static is no tracer."""
+        return transform in self._tracker.transforms.static_argnames
+
+    def jitted(self, call: cst.Call) -> JittedCallee | None:
+        """The jitted callable `call` calls, when the source shows one."""
+        return self._callees.jitted(call, self.chain)
+
+    def mapped(self, call: cst.Call) -> JittedCallee | None:
+        """The `jax.vmap`ped callable `call` calls, when the source shows one."""
+        return self._callees.mapped(call, self.chain)
+
+    def partial_of(self, call: cst.Call) -> tuple[JittedCallee, cst.Call] | None:
+        """`partial(step, cfg)` of a jitted callable: that callable, and the call `step(cfg)` it spells."""
+        return self._callees.partial_of(call, self.chain)
+
+    def jit_decorated(self, function: cst.FunctionDef) -> JittedCallee | None:
+        """The jit a def's outermost decorator applies, if it does."""
+        return self._callees.decorated(function)
+
+    def vmap_made(self, call: cst.Call) -> JittedCallee | None:
+        """The `jax.vmap`ped callable `call` makes (`jax.vmap(f, in_axes=...)`), if it makes one."""
+        return self._callees.application(call, self.chain, VMAPS.__contains__)
+
+    def vmap_decorated(self, function: cst.FunctionDef) -> JittedCallee | None:
+        """The `jax.vmap` a def's decorators apply (looking through jits above it), if any."""
+        return self._callees.decorated(function, False, VMAPS.__contains__)
+
+    # ------------------------------------------------------------------ bindings
+
+    def binding(self, expr: cst.BaseExpression, want_def: bool = False
+                ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], bool] | None:
+        """The one def or value a name (or `self.attr`) is bound to here, the chain of the scope binding
+        it, and whether it is a method reached through `self`; None when bound more than once, or unknown."""
+        return self._callees.bindings.binding(expr, self.chain, want_def)
+
+    def bound_around(self, name: str) -> bool:
+        """Whether some scope around this point binds `name` (a builtin's name may be rebound)."""
+        scopes = self._callees.bindings.scopes
+        return any(name in scopes[id(owner)].names for owner in self.chain if id(owner) in scopes)
+
+    @cached_property
+    def _callees(self) -> Callees:
+        return Callees(self._module, self.names, self._tracker.transforms)

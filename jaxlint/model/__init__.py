@@ -1,0 +1,1 @@
+"""What jaxlint knows about JAX's API, as data (tables that the analysis and the rules read)."""

@@ -1,0 +1,73 @@
+"""What JAX's functions, array methods and attributes give, as data: the tables the analysis reads.
+
+Precision first: a function counts as giving one array only when every way of calling it returns one;
+functions that may return a tuple, a list, a function, a dtype or a Python value are listed apart.
+"""
+
+# Namespaces whose functions return one array, except those listed below.
+ARRAY_NAMESPACES = ("jax.numpy.", "jax.random.", "jax.nn.", "jax.lax.")
+
+NOT_ONE_ARRAY = frozenset(
+    "jax.numpy." + name
+    for name in """
+    shape ndim size result_type dtype promote_types can_cast issubdtype isdtype iinfo finfo
+    broadcast_shapes vectorize frompyfunc split array_split hsplit vsplit dsplit unstack
+    meshgrid broadcast_arrays atleast_1d atleast_2d atleast_3d nonzero unravel_index indices
+    tril_indices triu_indices diag_indices mask_indices tril_indices_from triu_indices_from
+    diag_indices_from histogram histogram2d histogramdd histogram_bin_edges unique unique_all
+    unique_counts unique_inverse divmod frexp modf polyfit gradient einsum_path load ix_
+    printoptions set_printoptions get_printoptions isscalar iscomplexobj isrealobj ndarray
+    save savez
+    linalg.svd linalg.eig linalg.eigh linalg.qr linalg.slogdet linalg.lstsq
+    """.split()
+) | frozenset(
+    "jax.lax." + name
+    for name in """
+    scan while_loop fori_loop cond switch map associative_scan custom_root custom_linear_solve
+    top_k sort_key_val approx_max_k approx_min_k linalg.svd linalg.eigh linalg.eig linalg.qr
+    linalg.lu linalg.schur linalg.hessenberg linalg.tridiagonal stop_gradient optimization_barrier
+    psum pmean pmax pmin all_gather all_to_all ppermute axis_index reduce
+    """.split()
+) | frozenset(
+    "jax.random." + name
+    for name in "key_impl default_prng_impl".split()
+)
+
+NOT_ONE_ARRAY_PREFIXES = ("jax.nn.initializers.",)
+
+# Array methods and properties whose result is again an array.
+ARRAY_METHODS = frozenset(
+    """
+    reshape astype transpose swapaxes squeeze ravel flatten sum mean max min prod std var
+    cumsum cumprod dot clip round argmax argmin argsort sort take copy conj conjugate
+    block_until_ready all any repeat diagonal trace view
+    """.split()
+)
+ARRAY_PROPERTIES = frozenset("T mT real imag".split())
+# `x.at[i].<method>(v)`: the functional updates of an array.
+FUNCTIONAL_UPDATE_METHODS = frozenset(
+    "set add subtract multiply mul divide power min max apply".split()
+)
+
+# Annotations that say a parameter is a JAX array (also inside jaxtyping's `Float[Array, "n"]`).
+ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
+
+# NumPy calls that build an array on the host.
+NUMPY_ARRAY_FACTORIES = frozenset(
+    "numpy." + name for name in "array asarray zeros ones full empty arange linspace eye identity".split()
+)
+
+# Calls that make a mutable `jax.Ref`.
+REF_FACTORIES = frozenset({"jax.new_ref", "jax.ref.new_ref", "jax.experimental.mutable_array"})
+
+# Array attributes known before tracing, and builtins whose result is a Python value.
+STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type"})
+STATIC_BUILTINS = frozenset({"len", "isinstance", "type", "callable", "hasattr", "id", "repr", "str"})
+# jnp functions that return an array of booleans.
+BOOLEAN_FUNCTIONS = frozenset(
+    "jax.numpy." + name
+    for name in """
+    isnan isinf isfinite isneginf isposinf isclose isin signbit iscomplex isreal logical_and
+    logical_or logical_not logical_xor equal not_equal greater greater_equal less less_equal
+    """.split()
+)

@@ -1,0 +1,169 @@
+"""JAX's transforms and the functions that take callables, as data: the one place that knows them.
+
+Each transform is one row: how it decides which arguments of the function it wraps are tracers (its
+family), whether those tracers are abstract (staged), the options it also takes by position, where
+it takes static and donated arguments, and the facts rules need about it (reverse mode, a scalar
+output, the error it raises on integer inputs...). The analysis and the rules read the sets derived
+at the bottom; a new transform is a new row. Every fact was checked against jax 0.10.2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+Version = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Role:
+    """Where a transform takes one kind of argument list (static or donated) and when it infers the other half.
+
+    `infers_since`: from this jax release on, giving only the numbers (or only the names) makes jax find the
+    other half with `inspect.signature`; None: it never does (the names option does not exist).
+    """
+
+    argnums: str
+    argnames: Optional[str]
+    infers_since: Optional[Version]
+
+
+@dataclass(frozen=True)
+class Options:
+    """The static and donated arguments of a call of the transformed function."""
+
+    static: Role
+    donate: Optional[Role]  # None: donated arguments stay usable (the transform writes results back into them)
+
+
+# Families: how a transform decides which parameters of its function are tracers.
+JIT = "jit"  # every parameter, except static_argnums/static_argnames
+GRAD = "grad"  # only the argnums positions (default: the first)
+MAP = "map"  # positions whose in_axes is not None
+CUSTOM = "custom"  # every parameter, except nondiff_argnums
+FILTERED = "filtered"  # array-annotated parameters only: equinox/nnx make the other arguments static
+
+
+@dataclass(frozen=True)
+class Transform:
+    family: str
+    staged: bool  # abstract tracers: Python `if`, `int()` and shapes fail on them
+    positional_options: tuple[str, ...] = ()  # options also taken by position, after the function
+    options: Optional[Options] = None  # static and donated arguments of calls, when it takes jit's options
+    gradient: bool = False  # alone, it traces with values: `float()`, `math.*` and NumPy fail, `if` works
+    reverse_mode: bool = False  # transposes the computation: rejects `while_loop` with a traced trip count
+    scalar_output: bool = False  # the function must return a scalar (without `has_aux`)
+    integer_input_error: Optional[str] = None  # its TypeError on integer or boolean differentiated inputs
+    per_example: bool = False  # runs its function once per mapped example
+    caches_by_function: bool = False  # its compile cache is keyed by the identity of the function it wraps
+    runs_function: bool = True  # False: only traces it, for shapes or a jaxpr (eval_shape, make_jaxpr)
+    called_with_arguments: bool = False  # `jax.eval_shape(f, x, y)`: the arguments follow the function
+    none_spec_static: Optional[str] = None  # the option whose `None` entries leave an argument static
+    runs_as_given: bool = False  # called outside a trace, runs the function on its arguments as given
+
+
+_JIT_OPTIONS = Options(Role("static_argnums", "static_argnames", (0, 0, 0)),
+                       Role("donate_argnums", "donate_argnames", (0, 4, 14)))
+_JIT = Transform(JIT, staged=True, options=_JIT_OPTIONS, caches_by_function=True)
+_CHECKPOINT = Transform(JIT, staged=True)
+_SHARD_MAP = Transform(JIT, staged=True, positional_options=("mesh", "in_specs", "out_specs"),
+                       none_spec_static="in_specs")
+_GRAD_ERROR = "grad requires real- or complex-valued inputs"
+
+
+def _gradient(error: Optional[str], reverse: bool, scalar: bool = False) -> Transform:
+    return Transform(GRAD, staged=False, positional_options=("argnums",), gradient=True, reverse_mode=reverse,
+                     scalar_output=scalar, integer_input_error=error)
+
+
+TRANSFORMS: dict[str, Transform] = {
+    "jax.jit": _JIT,
+    "jax.pjit": _JIT,
+    "jax.experimental.pjit.pjit": _JIT,
+    "jax.checkpoint": _CHECKPOINT,
+    "jax.remat": _CHECKPOINT,
+    "jax.ad_checkpoint.checkpoint": _CHECKPOINT,
+    "jax.make_jaxpr": Transform(JIT, staged=True, positional_options=("static_argnums",), runs_function=False),
+    "jax.eval_shape": Transform(JIT, staged=True, runs_function=False, called_with_arguments=True),
+    "jax.shard_map": _SHARD_MAP,
+    "jax.experimental.shard_map.shard_map": _SHARD_MAP,
+    "jax.grad": _gradient(_GRAD_ERROR, reverse=True, scalar=True),
+    "jax.value_and_grad": _gradient(_GRAD_ERROR, reverse=True, scalar=True),
+    "jax.jacrev": _gradient("jacrev requires real- or complex-valued inputs", reverse=True),
+    # `hessian` is `jacfwd` of `jacrev`: `jacfwd` sees the input first.
+    "jax.hessian": _gradient("jacfwd requires real-valued inputs", reverse=True),
+    "jax.jacfwd": _gradient("jacfwd requires real-valued inputs", reverse=False),
+    "jax.vmap": Transform(MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True),
+    "jax.pmap": Transform(
+        MAP, staged=True, positional_options=("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"),
+        options=Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
+        per_example=True, caches_by_function=True),
+    "jax.custom_jvp": Transform(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
+    "jax.custom_vjp": Transform(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
+    "equinox.filter_jit": Transform(FILTERED, staged=True, caches_by_function=True),
+    "equinox.filter_vmap": Transform(FILTERED, staged=True, per_example=True),
+    "equinox.filter_pmap": Transform(FILTERED, staged=True, per_example=True),
+    "equinox.filter_checkpoint": Transform(FILTERED, staged=True),
+    # nnx.jit merges the outputs back into the donated Modules and Optimizers: they stay usable.
+    "flax.nnx.jit": Transform(FILTERED, staged=True, options=Options(_JIT_OPTIONS.static, None)),
+    "flax.nnx.vmap": Transform(FILTERED, staged=True, per_example=True),
+    "flax.nnx.remat": Transform(FILTERED, staged=True),
+    "flax.nnx.pmap": Transform(FILTERED, staged=True, per_example=True),
+    "equinox.filter_grad": Transform(FILTERED, staged=False, gradient=True),
+    "equinox.filter_value_and_grad": Transform(FILTERED, staged=False, gradient=True),
+    "flax.nnx.grad": Transform(FILTERED, staged=False, gradient=True),
+    "flax.nnx.value_and_grad": Transform(FILTERED, staged=False, gradient=True),
+}
+
+# Functions that take callables, by the position and keyword names of those callables.
+Callables = tuple[tuple[int, ...], tuple[str, ...]]
+
+# lax control flow: the callables given are traced (staged), all their parameters.
+LAX_BODIES: dict[str, Callables] = {
+    "jax.lax.cond": ((1, 2), ("true_fun", "false_fun")),
+    "jax.lax.switch": ((1,), ("branches",)),
+    "jax.lax.while_loop": ((0, 1), ("cond_fun", "body_fun")),
+    "jax.lax.fori_loop": ((2,), ("body_fun",)),
+    "jax.lax.scan": ((0,), ("f",)),
+    "jax.lax.map": ((0,), ("f",)),
+    "jax.lax.associative_scan": ((0,), ("fn",)),
+}
+# Of those, the ones that run their function once per iteration.
+LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
+
+# Callables given to these run on the host, with concrete values, on every call: not traced.
+HOST_CALLBACKS: dict[str, Callables] = {
+    "jax.pure_callback": ((0,), ("callback",)),
+    "jax.debug.callback": ((0,), ("callback",)),
+    "jax.experimental.io_callback": ((0,), ("callback",)),
+    "jax.experimental.host_callback.call": ((0,), ("callback_func",)),
+    "jax.experimental.host_callback.id_tap": ((0,), ("tap_func",)),
+}
+# Callables given to these get mutable refs, whatever their annotations say: `o_ref[...] = v` is a store.
+REF_KERNELS: dict[str, Callables] = {
+    "jax.experimental.pallas.pallas_call": ((0,), ("kernel",)),
+    "jax.experimental.pallas.run_scoped": ((0,), ("f",)),
+    "jax.experimental.pallas.core_map": ((0,), ("f",)),
+}
+# These call their function on every leaf: a pytree of tracers gives it tracers.
+TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+PARTIAL = frozenset({"functools.partial"})
+
+
+def _where(test) -> frozenset[str]:
+    return frozenset(name for name, transform in TRANSFORMS.items() if test(transform))
+
+
+# jax.jit and its aliases: `static_argnames`, `donate_argnums`, and `self` traced when decorating a method.
+JITS = _where(lambda t: t.options is _JIT_OPTIONS)
+JIT_LIKE = _where(lambda t: t.family == JIT)
+STAGED = _where(lambda t: t.staged)
+GRADIENTS = _where(lambda t: t.gradient)
+MAPS = _where(lambda t: t.per_example)
+RUN_AS_GIVEN = _where(lambda t: t.runs_as_given)
+REVERSE_MODE = _where(lambda t: t.reverse_mode)
+SCALAR_OUTPUT = _where(lambda t: t.scalar_output)
+CACHED_BY_FUNCTION = _where(lambda t: t.caches_by_function)
+ONLY_TRACE = _where(lambda t: not t.runs_function)
+INTEGER_INPUT_ERRORS = {name: t.integer_input_error for name, t in TRANSFORMS.items() if t.integer_input_error}
+WITH_JIT_OPTIONS = {name: t.options for name, t in TRANSFORMS.items() if t.options is not None}
