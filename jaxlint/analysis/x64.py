@@ -10,35 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.names import Names
-
-# Dtypes jax truncates without x64 (by their names and strings), and what they become.
-NARROWED = {
-    "float64": "float32", "double": "float32", "f8": "float32",
-    "int64": "int32", "longlong": "int32", "i8": "int32",
-    "uint64": "uint32", "ulonglong": "uint32", "u8": "uint32",
-    "complex128": "complex64", "cdouble": "complex64", "c16": "complex64",
-}
-_TYPES = ("float64", "double", "int64", "longlong", "uint64", "ulonglong", "complex128", "cdouble")
-WIDE_DTYPES = frozenset(f"{module}.{name}" for module in ("jax.numpy", "numpy") for name in _TYPES)
-WIDE_STRINGS = frozenset(NARROWED)
-
-# Functions of jax that take a dtype only to describe it, never to make an array of it.
-DTYPE_QUERIES = frozenset(
-    f"jax.numpy.{name}" for name in (
-        "dtype", "finfo", "iinfo", "issubdtype", "isdtype", "promote_types", "result_type", "can_cast",
-    )
-)
-
-# The dtype argument by position, for the array constructors that take one positionally.
-DTYPE_POSITION = {
-    **{f"jax.numpy.{name}": 1 for name in (
-        "zeros", "ones", "empty", "array", "asarray", "zeros_like", "ones_like", "empty_like",
-    )},
-    "jax.numpy.full": 2, "jax.numpy.full_like": 2, "jax.numpy.arange": 3,
-    "jax.lax.convert_element_type": 1, "jax.lax.full": 2, "jax.lax.full_like": 2,
-}
-# Modules whose functions make jax arrays of the dtype they are given.
-ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.")
+from jaxlint.model.dtypes import WIDE_DTYPES, WIDE_STRINGS
 
 _FLAGS = ("jax_enable_x64", "JAX_ENABLE_X64")
 _CONTEXTS = frozenset({"jax.enable_x64", "jax.experimental.enable_x64", "jax.experimental.disable_x64"})

@@ -8,7 +8,9 @@ from pathlib import Path
 import libcst as cst
 
 from jaxlint.analysis.calls import arguments
-from jaxlint.analysis.x64 import ARRAY_MODULES, DTYPE_POSITION, DTYPE_QUERIES, NARROWED, WIDE_DTYPES, is_wide_dtype
+from jaxlint.analysis.x64 import is_wide_dtype
+from jaxlint.model.dtypes import DTYPE_POSITION, DTYPE_QUERIES, NARROWED, WIDE_DTYPES
+from jaxlint.model.functions import ARRAY_NAMESPACES
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.compilation import ExpectedErrors
 
@@ -254,7 +256,7 @@ class Float64WithoutX64(Rule):
             self._requests.append((node, qualified.rpartition(".")[2], f"`{code(node.func)}(...)`"))
             return
         given = arguments(node)
-        if qualified.startswith(ARRAY_MODULES) and qualified not in DTYPE_QUERIES:
+        if qualified.startswith(ARRAY_NAMESPACES) and qualified not in DTYPE_QUERIES:
             dtype = given.keywords.get("dtype")
             position = DTYPE_POSITION.get(qualified)
             if dtype is None and position is not None and position < len(given.positional):

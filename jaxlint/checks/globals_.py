@@ -85,8 +85,8 @@ class StaleGlobalCapture(Rule):
         "loop that rebinds them (each iteration makes a new function, traced anew); globals that start as "
         "`None` and are set through `global` (lazy initialisation, set once); functions under `grad` alone or "
         "traced only by `eval_shape`/`make_jaxpr`, which read globals on every call; methods (jaxlint does "
-        "not follow which object's method a call traces). Rebinds jaxlint cannot see (another module assigning `config.lr`, a setter "
-        "called from another module) are missed."
+        "not follow which object's method a call traces). Rebinds jaxlint cannot see (another module "
+        "assigning `config.lr`, a setter called from another module) are missed."
     )
     verify = "Not confirmed by `--verify` yet."
 
