@@ -6,8 +6,8 @@ project (`jaxlint train.py`, pre-commit, the flake8 plugin in an editor) analyse
 connected to them by calls: the modules that call them, transitively (their traced calls make the named
 modules' helpers traced); every module that these and the named ones call, transitively (what a callee
 returns decides which values are traced); and the modules whose imports re-export a callee on the way
-(`pkg/__init__.py` for `from pkg import report`). The others cannot change the answer, and are not read
-by the analysis. Python's own parser (in C) finds the calls, at a small part of the analysis's cost.
+(`pkg/__init__.py` for `from pkg import report`); and the modules that may turn on `jax_enable_x64`, a
+fact the whole project shares. The others cannot change the answer, and are not read by the analysis. Python's own parser (in C) finds the calls, at a small part of the analysis's cost.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from jaxlint.analysis.interface import absolute_module
 from jaxlint.cache import Cache, content_hash
 
 MAX_REEXPORTS = 8  # as project.imported_facts follows re-exports
+# Text that every way of turning on x64 contains (analysis/x64.py): a module with none of it cannot.
+_X64_MENTIONS = (b"enable_x64", b"ENABLE_X64", b"x64_enabled")
 
 
 def _scan(path: Path, name: str, cache: Cache | None) -> dict:
@@ -29,18 +31,19 @@ def _scan(path: Path, name: str, cache: Cache | None) -> dict:
     try:
         data = path.read_bytes()
     except OSError:
-        return {"calls": [], "reexports": {}, "read": False}
+        return {"calls": [], "reexports": {}, "read": False, "x64": False}
     key, digest = json.dumps(["calls", __version__, str(path), name]), content_hash(data)
     found = cache.get_value(key, digest) if cache is not None else None
     if not _well_formed(found):  # missing, or damaged: read again
         found = _calls_and_imports(data, name if path.stem == "__init__" else name.rpartition(".")[0])
+        found["x64"] = any(mention in data for mention in _X64_MENTIONS)
         if cache is not None:
             cache.put_value(key, digest, found)
     return found
 
 
 def _well_formed(scan: dict | None) -> bool:
-    return (isinstance(scan, dict) and isinstance(scan.get("read"), bool)
+    return (isinstance(scan, dict) and isinstance(scan.get("read"), bool) and isinstance(scan.get("x64"), bool)
             and isinstance(scan.get("calls"), list) and all(isinstance(call, str) for call in scan["calls"])
             and isinstance(scan.get("reexports"), dict)
             and all(isinstance(targets, list) and all(isinstance(t, str) for t in targets)
@@ -131,7 +134,8 @@ def connected(named: set[str], modules: dict[str, Path], cache: Cache | None = N
     for name, found in callees.items():
         for callee in found - {name}:
             callers[callee].add(name)
-    return _closure(_closure(named & modules.keys(), callers), callees)
+    x64 = {name for name, scan in scans.items() if scan["x64"]}
+    return _closure(_closure(named & modules.keys(), callers), callees) | x64
 
 
 def _closure(start: set[str], edges: dict[str, set[str]]) -> set[str]:

@@ -229,7 +229,7 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
     )
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
-    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes)
+    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64)
 
 
 def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,

@@ -75,6 +75,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                 entry = Entry(param, call.caller, call.transform, call.staged, call.where)
                 if entry not in into:
                     into.append(entry)
+    x64 = {name for name, interface in modules.items() if interface.x64}
     facts = {}
     for name, interface in modules.items():
         returns, consumes = {}, {}
@@ -87,7 +88,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             if function in modules[module].consumes:
                 consumes[qualified] = modules[module].consumes[function]
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
-        facts[name] = Imported(given, returns, consumes)
+        facts[name] = Imported(given, returns, consumes, bool(x64 - {name}))
     return facts
 
 
@@ -153,8 +154,9 @@ def projects(files: dict[int, str]) -> dict[Path, dict[str, int]]:
 
 
 def reexports(source: str, context: ModuleContext) -> Interface:
-    """The interface of a module that never mentions jax: only the project names it imports, which
-    its importers may reach through it (`from mypkg import report` where mypkg/__init__.py imports it).
+    """The interface of a module that never mentions jax: the project names it imports, which its
+    importers may reach through it (`from mypkg import report` where mypkg/__init__.py imports it), and
+    whether it sets `JAX_ENABLE_X64` (`os.environ["JAX_ENABLE_X64"] = "1"` in a conftest.py).
     Python's own parser is enough, and much cheaper than the analysis."""
     import ast
 
@@ -173,4 +175,6 @@ def reexports(source: str, context: ModuleContext) -> Interface:
             qualified = f"{module}.{alias.name}"
             if alias.name != "*" and context.in_project(qualified):
                 found[alias.asname or alias.name] = qualified
-    return Interface(reexports=found)
+    x64 = "JAX_ENABLE_X64" in source and any(
+        isinstance(node, ast.Constant) and node.value == "JAX_ENABLE_X64" for node in ast.walk(tree))
+    return Interface(reexports=found, x64=x64)

@@ -155,3 +155,34 @@ def test_a_damaged_cache_entry_of_the_scan_is_read_again(tmp_path: Path) -> None
         entry.write_text(json.dumps({"key": stored["key"], "content": stored["content"], "calls": 3}))
     [finding] = found(tmp_path, "pkg/helpers.py", cache=True)
     assert (finding["filename"], finding["location"]["row"], finding["code"]) == ("pkg/helpers.py", 2, "JAX301")
+
+
+X64_ENABLED = "fixtures/project/x64_enabled"
+X64_MISSING = "fixtures/project/x64_missing"
+
+
+def test_a_module_that_enables_x64_silences_float64_requests_in_the_others() -> None:
+    # integrate.py alone: settings.py beside it enables x64 for the whole program.
+    assert found(ROOT, f"{X64_ENABLED}/integrate.py") == []
+    missing = [f"{X64_MISSING}/integrate.py", f"{X64_MISSING}/settings.py"]
+    check(found(ROOT, f"{X64_MISSING}/integrate.py"), missing)
+
+
+def test_x64_enabled_anywhere_in_the_project_as_users_do_it(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / X64_ENABLED, tmp_path / "sim")
+    sim = tmp_path / "sim"
+    (sim / "settings.py").unlink()
+    rows = [(f["location"]["row"], f["code"]) for f in found(tmp_path, "sim", cache=True)]
+    assert rows == [(10, "JAX701"), (16, "JAX701"), (16, "JAX701")]
+    enablers = {
+        "conftest.py": 'import jax\n\n\ndef pytest_configure(config):\n    jax.config.update("jax_enable_x64", True)\n',
+        "env.py": 'import os\n\nos.environ["JAX_ENABLE_X64"] = "1"\nimport jax  # noqa: E402\n',
+        "env_only.py": 'import os\n\nos.environ.setdefault("JAX_ENABLE_X64", "true")\n',  # never says `jax`
+        "run.py": "import jax\nimport integrate\n\nwith jax.enable_x64(True):\n    integrate.init(3)\n",
+        "check.py": "import jax\n\nassert jax.config.jax_enable_x64, 'run with JAX_ENABLE_X64=1'\n",
+    }
+    for name, text in enablers.items():
+        write(sim / name, text)
+        assert found(tmp_path, "sim", cache=True) == [], name  # the cached modules are checked again
+        (sim / name).unlink()
+    assert len(found(tmp_path, "sim/integrate.py", cache=True)) == 3

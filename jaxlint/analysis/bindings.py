@@ -127,3 +127,17 @@ def declared_outer(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
                 elif part is not None:
                     found |= declared_outer(part.body)
     return found
+
+
+def mentioned_names(node: cst.CSTNode) -> frozenset[str]:
+    """Every name written in a node, nested functions included (attribute names and keywords too: an
+    over-approximation, for "is this name used again?")."""
+    found: set[str] = set()
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        else:
+            pending.extend(current.children)
+    return frozenset(found)

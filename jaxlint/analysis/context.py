@@ -194,6 +194,16 @@ class Context:
         traced = traced_function(name, function.params, [transform], {}, [], self.names, self._tracker.transforms)
         return frozenset(traced.traced) if traced is not None else frozenset()
 
+    def is_transform(self, qualified: str | None) -> bool:
+        """Whether `qualified` names a transform (`jax.jit`, `jax.vmap`... and the user's extra ones)."""
+        return qualified in self._tracker.transforms.all
+
+    @property
+    def x64_enabled(self) -> bool:
+        """Whether this module or another module of its project sets or reads `jax_enable_x64`; known
+        once the whole module was walked (at `leave_Module`)."""
+        return self._tracker.x64_enabled
+
     def takes_static_argnames(self, transform: str) -> bool:
         """Whether `transform` (qualified) has static arguments: a parameter it leaves static is no tracer."""
         return transform in self._tracker.transforms.static_argnames

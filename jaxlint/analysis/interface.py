@@ -52,6 +52,7 @@ class Interface:
     uses: tuple[str, ...] = ()  # project names it calls, qualified
     reexports: dict[str, str] = field(default_factory=dict)  # its imports of project names: `report` -> `pkg.metrics.report`
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by function name
+    x64: bool = False  # it sets or reads `jax_enable_x64` (analysis/x64.py)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -67,6 +68,7 @@ class Interface:
             dict(data["reexports"]),
             {name: Consumes(tuple(c["positional"]), tuple(c["params"]))
              for name, c in data.get("consumes", {}).items()},
+            data.get("x64", False),
         )
 
 
@@ -88,9 +90,10 @@ class Imported:
     entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)  # by function name
     returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by qualified name
+    x64: bool = False  # another module of the project sets or reads `jax_enable_x64`
 
     def __bool__(self) -> bool:
-        return bool(self.entries or self.returns or self.consumes)
+        return bool(self.entries or self.returns or self.consumes or self.x64)
 
     def digest(self) -> str:
         """A stable text of these facts, for the result cache's key."""

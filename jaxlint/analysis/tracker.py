@@ -31,6 +31,7 @@ from jaxlint.analysis.traced import (
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
 from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, join
+from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.transforms import LAX_CARRIES, PARTIAL, TREE_MAPS
 
 Env = dict[str, Value]
@@ -104,6 +105,7 @@ class ValueTracker:
         self._try_states: list[tuple[set[str], Env, Env]] = []  # rebound names, before, after the body
         self._match_states: list[tuple[Env, list[Env | None]]] = []  # before, at the end of each case
         self._pending: list[TracedFunction | None] = []
+        self.enables_x64 = False  # this module sets or reads `jax_enable_x64` (x64.py)
 
     # ------------------------------------------------------------------ queries
 
@@ -169,6 +171,12 @@ class ValueTracker:
 
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         return self._evaluator.value_of(expr)
+
+    @property
+    def x64_enabled(self) -> bool:
+        """Whether this module or another module of its project sets or reads `jax_enable_x64`; known
+        once the whole module was walked."""
+        return self.enables_x64 or (self.context is not None and self.context.imported.x64)
 
     def returned_container(self, function: cst.CSTNode) -> cst.BaseExpression | None:
         """The tuple, list or dict literal `function` returns when it returns one on every path (the one its
@@ -302,7 +310,15 @@ class ValueTracker:
 
     # ------------------------------------------------------------------ traced scopes
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.enables_x64 = self.enables_x64 or x64_attribute(node)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self.enables_x64 = self.enables_x64 or x64_subscript(node)
+
     def visit_Call(self, node: cst.Call) -> None:
+        if not self.enables_x64 and node.args:
+            self.enables_x64 = x64_call(node, self.names)
         chain = tuple(self._chain)
         caller = self.traced_scope
         for target, transform in applied_transforms(node, self.names, self.transforms):

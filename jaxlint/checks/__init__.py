@@ -7,13 +7,14 @@ from jaxlint.checks.base import Rule
 from jaxlint.checks.compilation import (
     DonateByKeyword, DonatedBufferReuse, JitMethodSelf, JitRecreated, TimingWithoutSync, UnhashableStaticArg,
 )
+from jaxlint.checks.globals_ import StaleGlobalCapture
 from jaxlint.checks.gradients import (
     GradIntegerInput, GradNonScalar, ReverseModeWhileLoop, WhereNanGradient, ZeroGradient,
 )
 from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
-from jaxlint.checks.dtypes import LaxMixedDtypes, NonArrayInput
+from jaxlint.checks.dtypes import Float64WithoutX64, LaxMixedDtypes, NonArrayInput
 from jaxlint.checks.meta import SyntaxErrorRule, UnreadableFileRule
-from jaxlint.checks.mutation import DiscardedFunctionalUpdate, InPlaceUpdate
+from jaxlint.checks.mutation import AugmentedAssignNotInPlace, DiscardedFunctionalUpdate, InPlaceUpdate
 from jaxlint.checks.randomness import (
     ConstantKeyInTraced, KeyReuseInLoop, LegacyPrngKey, PrngKeyReuse, StatefulRngInTraced,
 )
@@ -31,6 +32,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnreadableFileRule,
     InPlaceUpdate,
     DiscardedFunctionalUpdate,
+    AugmentedAssignNotInPlace,
     PrngKeyReuse,
     KeyReuseInLoop,
     ConstantKeyInTraced,
@@ -54,6 +56,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     JitMethodSelf,
     DonatedBufferReuse,
     TimingWithoutSync,
+    StaleGlobalCapture,
     DonateByKeyword,
     StateMutationInTraced,
     PrintAtTraceTime,
@@ -63,6 +66,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     ReverseModeWhileLoop,
     WhereNanGradient,
     ZeroGradient,
+    Float64WithoutX64,
     NonArrayInput,
     LaxMixedDtypes,
     RemovedApi,
