@@ -23,6 +23,7 @@ from jaxlint.checks.base import FixPlan, Message, Rule
 from jaxlint.diagnostics import Diagnostic, Edit, Fix
 from jaxlint.files import LINE_BREAK, InputError, mentions_jax
 from jaxlint.fix import Offsets
+from jaxlint.model.dtypes import WIDE_DTYPE_WORD
 from jaxlint.noqa import file_suppressions, is_suppressed
 from jaxlint.syntax import NEWEST, parse, parse_version
 from jaxlint.traversal import Traversal
@@ -157,10 +158,10 @@ def _check(
         if settled:
             break
     if not reports:  # positions are a second full pass: a call's line is found in the text instead
-        return [], _interface(module, filename, facts, tracker, context,
+        return [], _interface(module, source, filename, facts, tracker, context,
                               lambda node, caller: _line_in_text(source, node, caller))
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    interface = _interface(module, filename, facts, tracker, context,
+    interface = _interface(module, source, filename, facts, tracker, context,
                            lambda node, caller: positions[node].start.line)
     return _diagnostics(module, source, filename, reports, line_name, positions), interface
 
@@ -203,7 +204,7 @@ def _line_in_text(source: str, call: cst.Call, caller: str) -> int:
 _EMPTY = cst.Module(body=[])
 
 
-def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: ValueTracker,
+def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts, tracker: ValueTracker,
                context: ModuleContext | None, line: Callable[[cst.CSTNode, str], int]) -> Interface:
     """What this module tells the other modules of its project (nothing outside a project)."""
     if context is None:
@@ -229,7 +230,8 @@ def _interface(module: cst.Module, filename: str, facts: ScopeFacts, tracker: Va
     )
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
-    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64)
+    return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64,
+                     WIDE_DTYPE_WORD.search(source) is not None)
 
 
 def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,

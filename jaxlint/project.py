@@ -88,7 +88,8 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             if function in modules[module].consumes:
                 consumes[qualified] = modules[module].consumes[function]
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
-        facts[name] = Imported(given, returns, consumes, bool(x64 - {name}))
+        # x64 told only to a module that may ask for a 64-bit dtype: the others need no second check for it.
+        facts[name] = Imported(given, returns, consumes, interface.wide_dtypes and bool(x64 - {name}))
     return facts
 
 

@@ -7,6 +7,7 @@ from typing import Iterable, Iterator
 import libcst as cst
 
 from jaxlint.analysis.names import scope_imports
+from jaxlint.traversal import children
 
 
 def target_names(target: cst.BaseExpression) -> Iterator[str]:
@@ -139,5 +140,5 @@ def mentioned_names(node: cst.CSTNode) -> frozenset[str]:
         if isinstance(current, cst.Name):
             found.add(current.value)
         else:
-            pending.extend(current.children)
+            pending.extend(children(current))
     return frozenset(found)

@@ -53,6 +53,7 @@ class Interface:
     reexports: dict[str, str] = field(default_factory=dict)  # its imports of project names: `report` -> `pkg.metrics.report`
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by function name
     x64: bool = False  # it sets or reads `jax_enable_x64` (analysis/x64.py)
+    wide_dtypes: bool = False  # it may ask for a 64-bit dtype: only then does another module's x64 matter to it
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -69,6 +70,7 @@ class Interface:
             {name: Consumes(tuple(c["positional"]), tuple(c["params"]))
              for name, c in data.get("consumes", {}).items()},
             data.get("x64", False),
+            data.get("wide_dtypes", False),
         )
 
 

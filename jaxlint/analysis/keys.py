@@ -26,6 +26,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.model.transforms import LOOP_BODIES
 from jaxlint.config import DEFAULT_KEY_NAMES
 from jaxlint.notebooks import CELL_MARKER
+from jaxlint.traversal import children
 
 _MAKERS = frozenset({
     "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",
@@ -90,7 +91,7 @@ def _reads_only_shape(node: cst.CSTNode, name: str) -> bool:
         return node.value != name
     if isinstance(node, cst.Lambda) and name in parameter_names(node.params):
         return True  # shadowed
-    return all(_reads_only_shape(child, name) for child in node.children)
+    return all(_reads_only_shape(child, name) for child in children(node))
 
 
 def makes_key(call: cst.Call, names: Names) -> bool:
@@ -618,7 +619,7 @@ def _collect(node: cst.CSTNode, path: tuple[cst.CSTNode, ...], assigned, loads) 
     if isinstance(node, cst.Attribute):
         _collect(node.value, (*path, node), assigned, loads)
         return
-    for child in node.children:
+    for child in children(node):
         _collect(child, (*path, node), assigned, loads)
 
 
@@ -662,7 +663,7 @@ def _self_targets(node: cst.CSTNode):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
             yield from _self_refs(target)
-    for child in node.children:
+    for child in children(node):
         yield from _self_targets(child)
 
 

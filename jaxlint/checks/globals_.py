@@ -14,6 +14,7 @@ from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.traced import TracedFunction
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, PARTIAL
 from jaxlint.checks.base import Rule
+from jaxlint.traversal import children
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _COMPOUND = (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar, cst.Match)
@@ -355,7 +356,7 @@ def _definition(item: _Item, wraps: Wraps) -> tuple[frozenset[str], frozenset[st
 
 def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """A node's children, last first: popped from a stack, they come out in source order."""
-    return reversed(node.children)
+    return reversed(children(node))
 
 
 def _called(node: cst.CSTNode, wraps: Wraps) -> frozenset[str]:

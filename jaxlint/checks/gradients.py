@@ -16,6 +16,7 @@ from jaxlint.analysis.traced import TracedFunction, Transform
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.model.transforms import GRADIENTS, INTEGER_INPUT_ERRORS, REVERSE_MODE, SCALAR_OUTPUT
 from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.traversal import children
 
 # Transforms that need a scalar output: the function's value is what they differentiate.
 _KINDS = {cst.Tuple: "a tuple", cst.List: "a list", cst.ListComp: "a list", cst.Dict: "a dict",
@@ -819,7 +820,7 @@ class _DependenceWalk:
     def _any(self, expr: cst.CSTNode) -> _Dependence:
         """Every name read inside, as differentiable: the safe side for what is not modelled."""
         result = _NOTHING
-        for child in expr.children:
+        for child in children(expr):
             if isinstance(child, cst.Name):
                 result = result | self.of(child)
             elif isinstance(child, (cst.BaseExpression, cst.BaseElement, cst.Arg, cst.BaseDictElement,

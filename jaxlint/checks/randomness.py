@@ -303,7 +303,7 @@ def _key_constructors(node: cst.CSTNode, names: Names):
     """The `jax.random.key/PRNGKey` calls inside `node`."""
     if isinstance(node, cst.Call) and names.qualified(node.func) in KEY_CONSTRUCTORS:
         yield node
-    for child in node.children:
+    for child in children(node):
         yield from _key_constructors(child, names)
 
 

@@ -1,5 +1,7 @@
 """Dtypes, as data: which ones jax truncates without `jax_enable_x64`, and where jax functions take one."""
 
+import re
+
 # Dtypes jax truncates without x64 (by their names and strings), and what they become.
 NARROWED = {
     "float64": "float32", "double": "float32", "f8": "float32",
@@ -10,6 +12,8 @@ NARROWED = {
 _TYPES = ("float64", "double", "int64", "longlong", "uint64", "ulonglong", "complex128", "cdouble")
 WIDE_DTYPES = frozenset(f"{module}.{name}" for module in ("jax.numpy", "numpy") for name in _TYPES)
 WIDE_STRINGS = frozenset(NARROWED)
+# Text that every request of a 64-bit dtype contains: a module without it asks for none.
+WIDE_DTYPE_WORD = re.compile(r"\b(?:" + "|".join(sorted(NARROWED)) + r")\b")
 
 # Functions of jax that take a dtype only to describe it, never to make an array of it.
 DTYPE_QUERIES = frozenset(
