@@ -60,7 +60,9 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     if type(node).__name__ in _PLANNED_PER_NODE:
         order = _field_order(node)
     else:
-        order = _ORDERS.get(type(node)) or _ORDERS.setdefault(type(node), _field_order(node))
+        order = _ORDERS.get(type(node))
+        if order is None:  # (an empty order is known too: whitespace and tokens have no children)
+            order = _ORDERS[type(node)] = _field_order(node)
     found = []
     for name in order:
         value = getattr(node, name)
@@ -118,7 +120,9 @@ class Traversal:
         if kind in _PLANNED_PER_NODE:
             order = _field_order(node)
         else:
-            order = _ORDERS.get(type(node)) or _ORDERS.setdefault(type(node), _field_order(node))
+            order = _ORDERS.get(type(node))
+        if order is None:  # (an empty order is known too: whitespace and tokens have no children)
+            order = _ORDERS[type(node)] = _field_order(node)
         fields = tuple(
             (name, tuple(self._visit.get(f"{kind}_{name}", ())), tuple(self._leave.get(f"{kind}_{name}", ())))
             for name in order
