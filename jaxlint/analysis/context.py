@@ -175,6 +175,19 @@ class Context:
         """The transform a decorator applies (`@jax.jit`, `@partial(jax.grad, argnums=1)`), if any."""
         return decorator_transform(decorator, self.names, self._tracker.transforms)
 
+    def decorating_transforms(self, function: cst.FunctionDef) -> list[Transform] | None:
+        """The transforms a def's decorators apply, outermost first; None when another decorator (other than
+        `staticmethod`/`classmethod`) may change what calling it gives or computes."""
+        found = []
+        for decorator in function.decorators:
+            transform = self.decorator_transform(decorator)
+            if transform is not None:
+                found.append(transform)
+            elif not (isinstance(decorator.decorator, cst.Name)
+                      and decorator.decorator.value in ("staticmethod", "classmethod")):
+                return None
+        return found
+
     def applied(self, function: cst.CSTNode) -> tuple[Transform, ...]:
         """The transforms applied to `function` by calls (`step = jax.jit(step)`), not decorators."""
         return tuple(self._tracker.known.applied.get(function, ()))

@@ -101,15 +101,9 @@ class GradNonScalar(Rule):
             ))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        decorators = []
-        for decorator in node.decorators:
-            transform = self.facts.decorator_transform(decorator)
-            if transform is not None:
-                decorators.append(transform)
-            elif not (isinstance(decorator.decorator, cst.Name)
-                      and decorator.decorator.value in ("staticmethod", "classmethod")):
-                return  # another decorator may change what calling the function gives
-        self._check(node, f"`{node.name.value}`", decorators)
+        decorators = self.facts.decorating_transforms(node)
+        if decorators is not None:  # else another decorator may change what calling the function gives
+            self._check(node, f"`{node.name.value}`", decorators)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self._check(node, "the lambda", [])
@@ -964,15 +958,9 @@ class ZeroGradient(Rule):
         return found[0] if found is not None and not found[2] else None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        decorators = []
-        for decorator in node.decorators:
-            transform = self.facts.decorator_transform(decorator)
-            if transform is not None:
-                decorators.append(transform)
-            elif not (isinstance(decorator.decorator, cst.Name)
-                      and decorator.decorator.value in ("staticmethod", "classmethod")):
-                return  # another decorator may change what the function computes
-        self._check(node, f"`{node.name.value}`", decorators)
+        decorators = self.facts.decorating_transforms(node)
+        if decorators is not None:  # else another decorator may change what the function computes
+            self._check(node, f"`{node.name.value}`", decorators)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self._check(node, "the lambda", [])
