@@ -19,7 +19,7 @@ from jaxlint.analysis.traced import (
     Transform, TracedFunction, applied_transforms, decorator_transform, traced_function,
 )
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
-from jaxlint.analysis.values import Kind, Value
+from jaxlint.analysis.values import UNKNOWN, Kind, Value
 
 
 def is_test_file(filename: str) -> bool:
@@ -77,15 +77,16 @@ class Context:
 
     # ------------------------------------------------------------------ values
 
-    def value_of(self, expr: cst.BaseExpression) -> Value | None:
-        """What `expr` holds here; None when the analysis does not know."""
-        return self._tracker.value_of(expr)
+    def value_of(self, expr: cst.BaseExpression) -> Value:
+        """What `expr` holds here; `UNKNOWN` when the analysis does not know (never None)."""
+        value = self._tracker.value_of(expr)
+        return UNKNOWN if value is None else value
 
-    def traced_in(self, expr: cst.BaseExpression, staged: bool) -> Value | None:
+    def traced_in(self, expr: cst.BaseExpression, staged: bool) -> Value:
         """A traced value (a staged one, with `staged`) in what a print or a format shows: `expr` itself, an
-        f-string field, a `%`/`.format` operand, a tuple or list item."""
+        f-string field, a `%`/`.format` operand, a tuple or list item; else `UNKNOWN`."""
         value = self.value_of(expr)
-        if value is not None and value.kind is Kind.TRACED and (value.staged or not staged):
+        if value.kind is Kind.TRACED and (value.staged or not staged):
             return value
         parts: list[cst.BaseExpression] = []
         if isinstance(expr, cst.FormattedString):
@@ -99,17 +100,18 @@ class Context:
             parts = [arg.value for arg in expr.args]
         for part in parts:
             found = self.traced_in(part, staged)
-            if found is not None:
+            if found.kind is Kind.TRACED:
                 return found
-        return None
+        return UNKNOWN
 
-    def staged_value(self, expr: cst.BaseExpression) -> Value | None:
-        """What `expr` holds when it is a staged tracer in a staged function (a value a store would leak)."""
+    def staged_value(self, expr: cst.BaseExpression) -> Value:
+        """What `expr` holds when it is a staged tracer in a staged function (a value a store would leak);
+        else `UNKNOWN`."""
         scope = self.traced_scope
         if scope is None or not scope.staged:
-            return None
+            return UNKNOWN
         value = self.value_of(expr)
-        return value if value is not None and value.staged else None
+        return value if value.staged else UNKNOWN
 
     def returned_container(self, function: cst.CSTNode) -> cst.BaseExpression | None:
         """The tuple, list or dict literal `function` returns on every path, if it does."""

@@ -1,8 +1,12 @@
-"""What an expression holds: a JAX array, a tracer, a static Python value, or unknown (None).
+"""What an expression holds: a JAX array, a tracer, a static Python value, or unknown.
 
 Rules fire only on what is known: a silent miss is better than a false alarm, and `--verify`
 exists for the rest. Tracers come from the parameters of traced functions (traced.py) and spread
 through arithmetic, comparisons, indexing, `jnp`/`lax`/`jax.random` calls and array methods.
+
+Inside the analysis None stands for unknown (what `join` and the flow state give); the rule context
+hands rules the explicit `UNKNOWN` instead, of which every question (`value.staged`, `value.is_array`,
+`value.kind is Kind.TRACED`) answers no: a rule asks one question and never checks for None.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ class Kind(enum.Enum):
     ARRAY = "array"  # a JAX array, concrete
     TRACED = "traced"  # a tracer, or a pytree of them
     REF = "ref"  # a mutable `jax.Ref`: `ref[i] = v` and `ref.at[i].set(v)` write in place
+    UNKNOWN = "unknown"  # the analysis does not know: every question about it answers no
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,11 @@ class Value:
     # A JAX array computed by `jnp`/`lax` where a transform traces to a jaxpr (`jit`, lax bodies), from
     # static values only: it is a tracer too (`jnp.array(x.shape).prod()`), so it cannot be a shape.
     staged_constant: bool = False
+
+    @property
+    def is_known(self) -> bool:
+        """The analysis knows what the expression holds."""
+        return self.kind is not Kind.UNKNOWN
 
     @property
     def is_array(self) -> bool:
@@ -84,6 +94,7 @@ STATIC = Value(Kind.STATIC)
 HOST = Value(Kind.HOST)
 NUMPY_ARRAY = Value(Kind.HOST, numpy=True)
 REF = Value(Kind.REF)
+UNKNOWN = Value(Kind.UNKNOWN)
 
 _STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 

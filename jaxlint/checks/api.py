@@ -296,8 +296,7 @@ class _ApiUses(Rule):
 
     def _holds_array(self, expr: cst.BaseExpression) -> bool:
         """Whether the analysis knows `expr` holds a jax array: only then is `expr.<name>` an array attribute."""
-        held = self.facts.value_of(expr)
-        return held is not None and held.is_array
+        return self.facts.value_of(expr).is_array
 
     def _array_attribute(self, node: cst.Attribute) -> None:
         """`x.device_buffer` on an array: the table's `jax.Array.*` rows, whose replacement names the

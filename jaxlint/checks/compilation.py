@@ -388,7 +388,7 @@ class DonatedBufferReuse(CalleeRule):
         for argument in found[1]:
             if argument.donated and isinstance(argument.expr, cst.Name):
                 held = self.facts.value_of(argument.expr)
-                if held is None or held.kind not in (Kind.HOST, Kind.STATIC):
+                if held.kind not in (Kind.HOST, Kind.STATIC):
                     donated.append(argument.expr)
         if donated:
             self._donations[id(node)] = (found[0], donated)

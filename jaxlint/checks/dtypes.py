@@ -264,8 +264,7 @@ class Float64WithoutX64(Rule):
             self._request(dtype, f"`{code(node.func)}`")
         elif (isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype"
               and len(given.positional) == 1):
-            held = self.facts.value_of(node.func.value)
-            if held is not None and held.is_array:
+            if self.facts.value_of(node.func.value).is_array:
                 self._request(given.positional[0], f"`{code(node.func)}`")
 
     def _request(self, dtype: cst.BaseExpression | None, where: str) -> None:

@@ -13,7 +13,7 @@ from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import dotted
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.analysis.traced import TracedFunction, Transform
-from jaxlint.analysis.values import Kind, Value
+from jaxlint.analysis.values import UNKNOWN, Kind, Value
 from jaxlint.model.transforms import GRADIENTS, INTEGER_INPUT_ERRORS, REVERSE_MODE, SCALAR_OUTPUT
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.traversal import children
@@ -130,10 +130,10 @@ _CALLING = {"jax.vjp": "calling the pullback (the function `jax.vjp` gives)",
             "jax.linear_transpose": "calling the transposed function"}
 
 
-def reverse_mode(value: Value | None, scope: TracedFunction | None) -> str | None:
+def reverse_mode(value: Value, scope: TracedFunction | None) -> str | None:
     """The reverse-mode transform that differentiates a value, if one does: its tracer's own, one applied
     with it (`jax.jit(jax.grad(f))`), or one applied to the traced function around."""
-    if value is None or value.kind is not Kind.TRACED or value.tracer is None:
+    if value.kind is not Kind.TRACED or value.tracer is None:
         return None
     names = (value.tracer.transform.name, *value.tracer.differentiated_by)
     if scope is not None:
@@ -199,7 +199,7 @@ class ReverseModeWhileLoop(Rule):
     verify = ("Not confirmed by `--verify` yet: calling the gradient (or the pullback, or the transposed "
               "function) raises the `ValueError` quoted above.")
 
-    def _reverse(self, value: Value | None) -> str | None:
+    def _reverse(self, value: Value) -> str | None:
         return reverse_mode(value, self.facts.traced_scope)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -209,8 +209,7 @@ class ReverseModeWhileLoop(Rule):
             loop = "`lax.while_loop`"
         elif qualified == "jax.lax.fori_loop":
             bounds = [argument(node, 0, "lower"), argument(node, 1, "upper")]
-            if not any(bound is not None and (value := self.facts.value_of(bound)) is not None and value.staged
-                       for bound in bounds):
+            if not any(bound is not None and self.facts.value_of(bound).staged for bound in bounds):
                 return
             init, body = argument(node, 3, "init_val"), argument(node, 2, "body_fun")
             loop = "`lax.fori_loop` with a traced trip count (a `while_loop`)"
@@ -220,7 +219,7 @@ class ReverseModeWhileLoop(Rule):
             what, subject = None, None  # nothing to differentiate through the carry
         else:
             what, subject = f"carries `{code(init)}`", init
-        value = self.facts.value_of(subject) if subject is not None else None
+        value = self.facts.value_of(subject) if subject is not None else UNKNOWN
         transform = self._reverse(value)
         if transform is None and body is not None:
             # The body may read a differentiated value from its closure (`lambda c: c * x`): the same error.

@@ -7,7 +7,7 @@ import libcst as cst
 from jaxlint.analysis.arrays import functional_update_receiver
 from jaxlint.analysis.bindings import declared_outer, mentioned_names, parameter_names, rebound_names, statements
 from jaxlint.analysis.scopes import assigned_values
-from jaxlint.analysis.values import Kind
+from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.diagnostics import SAFE, UNSAFE
 
@@ -93,7 +93,7 @@ class InPlaceUpdate(Rule):
     def _check(self, target: cst.Subscript, method: str | None, value: cst.BaseExpression,
                operator: cst.BaseAugOp | None = None, statement: cst.CSTNode | None = None) -> None:
         held = self.facts.value_of(target.value)
-        if held is None or not held.is_array:
+        if not held.is_array:
             return
         if held.container and not _array_index(target.slice, self.facts.value_of):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
@@ -174,7 +174,7 @@ def _array_index(elements, value_of) -> bool:
             continue
         value = index.value
         held = value_of(value)
-        if held is not None and held.is_array and not held.container:
+        if held.is_array and not held.container:
             continue
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
             value = value.expression
@@ -232,8 +232,7 @@ class DiscardedFunctionalUpdate(Rule):
 
     def _is_ref(self, receiver: cst.BaseExpression) -> bool:
         """A `jax.Ref` (or a Pallas kernel's `x_ref`): its `.at[...].set(...)` writes in place."""
-        held = self.facts.value_of(receiver)
-        if held is not None and held.kind is Kind.REF:
+        if self.facts.value_of(receiver).kind is Kind.REF:
             return True
         name = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
         return isinstance(name, str) and name.lower().endswith("ref")
@@ -321,7 +320,7 @@ class AugmentedAssignNotInPlace(Rule):
             return
         name = node.target.value
         held = self.facts.value_of(node.target)
-        if held is None or not held.is_array or held.container or self.facts.is_global(name) \
+        if not held.is_array or held.container or self.facts.is_global(name) \
                 or self.facts.is_nonlocal(name):
             return
         before, after = _around(_block_of(self.facts.chain[-1]), node)
@@ -380,7 +379,7 @@ class AugmentedAssignNotInPlace(Rule):
     def _holds_arrays(self, iterable: cst.BaseExpression) -> bool:
         """A list or tuple whose elements are known JAX arrays (a traced pytree argument included)."""
         held = self.facts.value_of(iterable)
-        if held is not None and held.kind is Kind.TRACED and held.container and not held.pytree_part:
+        if held.kind is Kind.TRACED and held.container and not held.pytree_part:
             return True
         if isinstance(iterable, (cst.List, cst.Tuple)):
             return self._array_elements(iterable)
@@ -400,8 +399,8 @@ class AugmentedAssignNotInPlace(Rule):
         return False
 
 
-def _is_array(value) -> bool:
-    return value is not None and value.is_array and not value.container
+def _is_array(value: Value) -> bool:
+    return value.is_array and not value.container
 
 
 def _block_of(scope: cst.CSTNode) -> list | None:

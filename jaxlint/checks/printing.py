@@ -58,8 +58,8 @@ def _escaped(text: str) -> str:
 
 def _formats_at_trace_time(rule: Rule, expr: cst.BaseExpression) -> bool:
     """A string built from a traced value in Python (`"%s" % x`, `"{}".format(x)`): it holds the tracer's repr."""
-    value = rule.facts.value_of(expr)
-    return not (value is not None and value.kind is Kind.TRACED) and rule.facts.traced_in(expr, staged=True) is not None
+    return (rule.facts.value_of(expr).kind is not Kind.TRACED
+            and rule.facts.traced_in(expr, staged=True).kind is Kind.TRACED)
 
 
 _PERCENT = re.compile(r"%(.?)", re.DOTALL)
@@ -88,7 +88,7 @@ def _percent_template(rule: Rule, expr: cst.BaseExpression) -> tuple[str, tuple]
         operands = [element.value for element in right.elements]
     else:
         held = rule.facts.value_of(right)
-        if held is None or not held.is_array or held.container:
+        if not held.is_array or held.container:
             return None  # `"%s %s" % pair`: a tuple at run time fills several fields
         operands = [right]
     if len(operands) != fields:

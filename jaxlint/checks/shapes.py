@@ -100,7 +100,7 @@ def _plain(rule: Rule, expr: cst.BaseExpression, param: str) -> bool:
     if isinstance(expr, cst.Name) and expr.value == param:
         return True
     value = rule.facts.value_of(expr)
-    if value is None or value.kind is not Kind.TRACED:
+    if value.kind is not Kind.TRACED:
         return True
     # A name unpacked from the parameter (`h, w = dims`); any computation makes an array instead.
     return (isinstance(expr, cst.Name) and value.container and value.tracer is not None
@@ -112,8 +112,7 @@ def _is_call_to(rule: Rule, node: cst.Call, method: str) -> bool:
     func = node.func
     if not isinstance(func, cst.Attribute) or func.attr.value != method:
         return False
-    receiver = rule.facts.value_of(func.value)
-    return receiver is not None and receiver.is_array
+    return rule.facts.value_of(func.value).is_array
 
 
 def _repeats(rule: Rule, node: cst.Call) -> tuple[cst.BaseExpression, Value] | None:
@@ -128,14 +127,16 @@ def _repeats(rule: Rule, node: cst.Call) -> tuple[cst.BaseExpression, Value] | N
         repeats = positional[0] if positional else keywords.get("repeats")
     else:
         return None
-    value = rule.facts.value_of(repeats) if repeats is not None else None
-    return (repeats, value) if value is not None and value.staged else None
+    if repeats is None:
+        return None
+    value = rule.facts.value_of(repeats)
+    return (repeats, value) if value.staged else None
 
 
 def _maybe_array(rule: Rule, expr: cst.BaseExpression) -> bool:
     """A JAX array, or unknown; not a shape, a Python sequence or a NumPy array (JAX304's ground)."""
     held = rule.facts.value_of(expr)
-    return held is None or held.is_array
+    return not held.is_known or held.is_array
 
 
 def _whole_axis(index: cst.BaseSlice) -> bool:
@@ -241,9 +242,9 @@ class TracedShape(Rule):
             parts = [expr.left, expr.right]
         else:
             value = self.facts.value_of(expr)
-            if value is not None and value.staged_constant and self.facts.in_jaxpr_trace():
+            if value.staged_constant and self.facts.in_jaxpr_trace():
                 return expr, value
-            return (expr, value) if value is not None and value.staged else None
+            return (expr, value) if value.staged else None
         for part in parts:
             found = self._traced_part(part)
             if found is not None:
@@ -331,7 +332,7 @@ class BooleanMaskIndex(Rule):
                 continue
             mask = element.slice.value
             value = self.facts.value_of(mask)
-            if value is None or not (value.boolean and value.staged):
+            if not (value.boolean and value.staged):
                 continue
             if update:
                 fix = f"`jnp.where({code(mask)}, new_values, {code(base)})` instead of `.at[...]`"
@@ -399,7 +400,7 @@ class DataDependentSize(Rule):
             size, data = "size", [node.func.value]
         for operand in data:
             value = self.facts.value_of(operand)
-            if value is not None and value.staged:
+            if value.staged:
                 fix = ("pass `length=` (the number of bins)" if size == "length" else
                        "pass `size=` with an upper bound (`fill_value=` pads the rest)")
                 if qualified == "jax.numpy.where":
@@ -460,8 +461,10 @@ class TracedSliceBounds(Rule):
             if not isinstance(bounds, cst.Slice):
                 continue
             for bound in (bounds.lower, bounds.upper, bounds.step):
-                value = self.facts.value_of(bound) if bound is not None else None
-                if value is not None and value.staged:
+                if bound is None:
+                    continue
+                value = self.facts.value_of(bound)
+                if value.staged:
                     fix = self._fix(node, base, axis, bounds, update, _static_hint(self, value, bound, False))
                     self.report(node, lambda line_of: (
                         f"slice bounds must be static, this raises IndexError: `{code(bound)}` is traced "
@@ -479,7 +482,7 @@ class TracedSliceBounds(Rule):
         if (alone and bounds.step is None and start is not None and isinstance(stop, cst.BinaryOperation)
                 and isinstance(stop.operator, cst.Add) and stop.left.deep_equals(start)):
             size = self.facts.value_of(stop.right)
-            if size is None or not size.staged:
+            if not size.staged:
                 where = f", axis={axis}" if axis else ""
                 return f"use `lax.dynamic_slice_in_dim({code(base)}, {code(start)}, {code(stop.right)}{where})`"
         return f"use `lax.dynamic_slice_in_dim` for a window of static size at a traced start{otherwise}"

@@ -7,6 +7,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.analysis.traced import TracedFunction
+from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.printing import debug_print_fix
 
@@ -62,7 +63,7 @@ class PrintAtTraceTime(Rule):
             return
         if self.builtin(node.func, {"print"}) is None:
             return
-        if any(self.facts.traced_in(arg.value, staged=True) is not None for arg in node.args):
+        if any(self.facts.traced_in(arg.value, staged=True).kind is Kind.TRACED for arg in node.args):
             return  # JAX306
         self.report(node, lambda line_of: (
             f"`print` in `{scope.name}` ({_how_traced(scope, line_of)}) runs only while jax traces it: once per "
@@ -156,7 +157,7 @@ class StateMutationInTraced(Rule):
 
     def _untraced(self, expr: cst.BaseExpression | None) -> bool:
         """Not a traced value (those are JAX308's): static, a concrete array, or unknown."""
-        return expr is None or self.facts.staged_value(expr) is None
+        return expr is None or not self.facts.staged_value(expr).staged
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self._staged() and self._untraced(node.value):

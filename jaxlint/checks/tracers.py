@@ -106,11 +106,11 @@ class PythonControlFlowOnTracer(Rule):
         if isinstance(test, cst.BooleanOperation):
             # `if a and b` asks for the truth of `b` too; JAX302 reports a traced `a`.
             left = self.facts.value_of(test.left)
-            if left is not None and left.abstract:
+            if left.abstract:
                 return
             test = test.right
         value = self.facts.value_of(test)
-        if value is None or not value.abstract:
+        if not value.abstract:
             return
         self.report(test, lambda line_of: (
             f"Python `{keyword}` on a traced value raises TracerBoolConversionError: `{code(test)}` is "
@@ -190,7 +190,7 @@ class PythonLogicOnTracer(Rule):
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # `a and b` asks for the truth of `a`; `b` is returned as it is.
         value = self.facts.value_of(node.left)
-        if value is not None and value.abstract:
+        if value.abstract:
             operator = "and" if isinstance(node.operator, cst.And) else "or"
             remedy = "`&`" if operator == "and" else "`|`"
             self._report(node, f"Python `{operator}`", node.left, value,
@@ -199,7 +199,7 @@ class PythonLogicOnTracer(Rule):
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not):
             value = self.facts.value_of(node.expression)
-            if value is not None and value.abstract:
+            if value.abstract:
                 self._report(node, "Python `not`", node.expression, value, "`~` (or `jnp.logical_not`)")
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -210,7 +210,7 @@ class PythonLogicOnTracer(Rule):
             if arg.keyword is not None:
                 continue
             value = self.facts.value_of(arg.value)
-            if value is not None and value.abstract:
+            if value.abstract:
                 self._report(node, f"builtin `{builtin}()`", arg.value, value,
                              f"`{self._REPLACEMENTS[builtin]}`", self._elementwise(node, builtin))
                 return
@@ -277,13 +277,13 @@ class TracerConcretization(Rule):
         if (builtin or self.names.qualified(func) == "operator.index") and len(positional) == 1:
             value = self.facts.value_of(positional[0])
             # Under grad alone, `int()` sees the value but `float()` and `complex()` raise.
-            grad_fails = builtin in ("float", "complex") and value is not None and value.differentiated
-            if value is not None and (value.staged or grad_fails):
+            grad_fails = builtin in ("float", "complex") and value.differentiated
+            if value.staged or grad_fails:
                 self._report(node, f"`{code(func)}()`", positional[0], value)
             return
         if isinstance(func, cst.Attribute) and func.attr.value in self._METHODS and not node.args:
             value = self.facts.value_of(func.value)
-            if value is not None and value.staged:
+            if value.staged:
                 self._report(node, f"`.{func.attr.value}()`", func.value, value)
             return
         qualified = self.names.qualified(func) or ""
@@ -307,12 +307,12 @@ class TracerConcretization(Rule):
         if not isinstance(func, cst.Attribute) or func.attr.value not in METHOD_AXES:
             return None
         receiver = self.facts.value_of(func.value)
-        return func.attr.value if receiver is not None and receiver.is_array else None
+        return func.attr.value if receiver.is_array else None
 
     def _static_argument(self, arg: cst.Arg, what: str, error: str) -> bool:
         """Report a traced axis (or `k`); whether one was reported."""
         value = self.facts.value_of(arg.value)
-        if value is None or not value.staged:
+        if not value.staged:
             return False
         self._report(arg, f"`{what}`" if arg.keyword is None else f"`{what}=`", arg.value, value, error,
                      "pass a Python int")
@@ -371,7 +371,7 @@ class TracerAsPythonIndex(Rule):
             return
         for arg in node.args:
             value = self.facts.value_of(arg.value)
-            if value is not None and value.staged:
+            if value.staged:
                 self.report(node, lambda line_of: (
                     f"`range()` of a traced value raises TracerIntegerConversionError: `{code(arg.value)}` "
                     f"is traced ({value.describe(code(arg.value), line_of)}); loop with `lax.fori_loop`"
@@ -382,15 +382,17 @@ class TracerAsPythonIndex(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         base = self.facts.value_of(node.value)
         literal = isinstance(node.value, (cst.List, cst.Tuple))
-        if not literal and (base is None or base.kind is not Kind.HOST):
+        if not literal and base.kind is not Kind.HOST:
             return
-        numpy = base is not None and base.numpy
+        numpy = base.numpy
         if len(node.slice) != 1 and not numpy:
             return  # `seq[i, j]` on a list or tuple raises TypeError whatever `i` is
         for element in node.slice:
             index = element.slice
-            value = self.facts.value_of(index.value) if isinstance(index, cst.Index) else None
-            if value is not None and value.staged:
+            if not isinstance(index, cst.Index):
+                continue
+            value = self.facts.value_of(index.value)
+            if value.staged:
                 self._report(node, index.value, value, numpy)
                 return
 
@@ -487,7 +489,7 @@ class NumpyOnTracer(Rule):
             literal = isinstance(arg.value, (cst.List, cst.Tuple))
             found = _traced_within(self, arg.value) if literal else None
             value = found[1] if found else self.facts.value_of(arg.value)
-            if value is None or value.kind is not Kind.TRACED:
+            if value.kind is not Kind.TRACED:
                 continue
             if qualified.startswith("math.") and not (value.staged or value.differentiated):
                 continue
@@ -570,7 +572,7 @@ def _traced_within(rule: Rule, expr: cst.BaseExpression) -> tuple[cst.BaseExpres
     for element in expr.elements:
         item = element.value
         value = rule.facts.value_of(item)
-        if value is not None and value.kind is Kind.TRACED and not isinstance(item, (cst.List, cst.Tuple)):
+        if value.kind is Kind.TRACED and not isinstance(item, (cst.List, cst.Tuple)):
             return item, value
         if isinstance(item, (cst.List, cst.Tuple)):
             found = _traced_within(rule, item)
@@ -669,7 +671,7 @@ class PrintInTraced(Rule):
             return
         for arg in node.args:
             value = self.facts.traced_in(arg.value, staged=scope.staged)
-            if value is None:
+            if value.kind is not Kind.TRACED:
                 continue
             if scope.staged:
                 shown = "runs once at trace time and shows `Traced<...>`, not the numbers"
@@ -731,7 +733,7 @@ class DebugPrintFstring(Rule):
         if isinstance(template, (cst.SimpleString, cst.ConcatenatedString)):
             return
         value = self.facts.traced_in(template, staged=False)
-        if value is not None:
+        if value.kind is Kind.TRACED:
             self.report(template, lambda line_of: (
                 f"`jax.debug.print` gets a string already formatted at trace time, showing the tracer "
                 f"instead of its value ({value.describe(code(template), line_of)}); pass the value as an "
@@ -742,7 +744,7 @@ class DebugPrintFstring(Rule):
         """Whether every field of an f-string is a traced value (whose text was the tracer's repr)."""
         parts = getattr(template, "parts", ())
         values = [self.facts.value_of(p.expression) for p in parts if isinstance(p, cst.FormattedStringExpression)]
-        return all(value is not None and value.kind is Kind.TRACED for value in values)
+        return all(value.kind is Kind.TRACED for value in values)
 
 
 class TracerLeak(Rule):
@@ -825,12 +827,12 @@ class TracerLeak(Rule):
                 self._check_unpacked(item, stored, node)
             return
         value = self.facts.staged_value(stored)
-        if value is not None:
+        if value.staged:
             self._check_target(target, node, value, stored)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         value = self.facts.staged_value(node.value)
-        if value is not None:
+        if value.staged:
             self._check_target(node.target, node, value, node.value)
 
     def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value,
@@ -863,7 +865,7 @@ class TracerLeak(Rule):
             return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
         for arg in node.args:
             value = self.facts.staged_value(arg.value)
-            if value is not None and self.facts.outlives_trace(func.value.value):
+            if value.staged and self.facts.outlives_trace(func.value.value):
                 self._report(node, f"`{func.value.value}`, defined outside the traced function",
                              arg.value, value)
                 return
