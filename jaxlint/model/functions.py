@@ -26,7 +26,7 @@ NOT_ONE_ARRAY = frozenset(
     scan while_loop fori_loop cond switch map associative_scan custom_root custom_linear_solve
     top_k sort_key_val approx_max_k approx_min_k linalg.svd linalg.eigh linalg.eig linalg.qr
     linalg.lu linalg.schur linalg.hessenberg linalg.tridiagonal stop_gradient optimization_barrier
-    psum pmean pmax pmin all_gather all_to_all ppermute axis_index reduce
+    psum pmean pmax pmin all_gather all_to_all ppermute axis_index reduce broadcast_shapes dtype
     """.split()
 ) | frozenset(
     "jax.random." + name
