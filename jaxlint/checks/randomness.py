@@ -17,6 +17,7 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction
+from jaxlint.model.functions import SELECTING_SAMPLERS
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.checks.base import Rule, code
 from jaxlint.diagnostics import UNSAFE
@@ -446,7 +447,9 @@ class PrngKeyReuse(Rule):
         "key used once in each of several cells (each cell restarts an experiment from the notebook's key; "
         "reuse within one cell is flagged), and a notebook's own function given the notebook's key twice in "
         "a cell (each run is its own experiment: the same simulation at two settings); distinct items of "
-        "one split (`keys[0]`, `keys[1]`); the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
+        "one split (`keys[0]`, `keys[1]`); one key given to `jax.random.permutation` or `jax.random.choice` for two "
+        "different arrays with the same other arguments (`permutation(key, x)`, `permutation(key, y)`): they "
+        "select the same places of both, the idiom for shuffling inputs and labels together; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
         "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
         "run of a jitted function before the timed one); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
@@ -464,6 +467,8 @@ class PrngKeyReuse(Rule):
             prior = keys.prior_use(ref)
             if prior is not None and (keys.unread(node) or keys.unread(prior.node)):
                 continue  # one of the two draws is never read: a warm-up run before a timed one
+            if prior is not None and _paired_selection(prior.node, node, self.names):
+                continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
             if prior is not None:
                 self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
@@ -474,6 +479,26 @@ class PrngKeyReuse(Rule):
                     f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}"
                 ))
             seen[ref] = by
+
+
+def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names) -> bool:
+    """Two calls of one selecting sampler (`SELECTING_SAMPLERS`) that differ only in the array they
+    select from: the same places of two arrays, on purpose."""
+    qualified = names.qualified(second.func)
+    if (qualified not in SELECTING_SAMPLERS or not isinstance(first, cst.Call)
+            or names.qualified(first.func) != qualified):
+        return False
+    position, keyword = SELECTING_SAMPLERS[qualified]
+    arrays = [argument(call, position, keyword) for call in (first, second)]
+    if any(array is None or _is_int_literal(array) for array in arrays) or code(arrays[0], 10_000) == code(arrays[1], 10_000):
+        return False
+    return _other_arguments(first, arrays[0]) == _other_arguments(second, arrays[1])
+
+
+def _other_arguments(call: cst.Call, array: cst.BaseExpression) -> list[tuple[str | None, str]]:
+    """The arguments of `call` other than `array`, as (keyword, source text)."""
+    return [(arg.keyword.value if arg.keyword else None, code(arg.value, 10_000))
+            for arg in call.args if arg.value is not array]
 
 
 def _reuse(by: str, before: str) -> str:

@@ -73,3 +73,8 @@ BOOLEAN_FUNCTIONS = frozenset(
     logical_or logical_not logical_xor equal not_equal greater greater_equal less less_equal
     """.split()
 )
+
+# `jax.random` functions whose draw is a selection applied to an array argument (position, keyword):
+# with one key, the same other arguments and arrays of one length, they select the same places,
+# which is how two arrays are shuffled or sampled together (`permutation(key, x)`, `permutation(key, y)`).
+SELECTING_SAMPLERS = {"jax.random.permutation": (1, "x"), "jax.random.choice": (1, "a")}
