@@ -17,7 +17,7 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction
-from jaxlint.model.functions import SELECTING_SAMPLERS
+from jaxlint.model.functions import RANDOMNESS_OFF, SELECTING_SAMPLERS
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.checks.base import Rule, code
 from jaxlint.diagnostics import UNSAFE
@@ -228,7 +228,10 @@ class ConstantKeyInTraced(_TraceTimeRule):
         "(`SEED = 0`) is not recognised. A literal seed in a test file (`test_*.py`, `*_test.py`, "
         "`conftest.py`, or under `tests/`), where a fixed key is how tests stay reproducible. A fixed key "
         "used only when none was given (`key if key is not None else jax.random.key(0)`, "
-        "`if key is None: key = ...`, `key or ...`): a documented default. A fixed key whose draws are read "
+        "`if key is None: key = ...`, `key or ...`): a documented default. A fixed key given to a call that turns its randomness off by a literal keyword "
+        "(`model.apply(params, x, rngs={\"dropout\": jax.random.key(0)}, train=False)`; also "
+        "`deterministic=True`, `training=False`, `is_training=False`, `inference=True`, the conventions of "
+        "flax, haiku and equinox): no number is drawn from it. A fixed key whose draws are read "
         "only for their shape and dtype (`jax.random.normal(jax.random.key(0), s).shape`, "
         "`jnp.zeros_like(...)`, `jax.eval_shape(f, ...)`, or `jax.tree.map(lambda x: jnp.empty(x.shape, "
         "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder): no number drawn is used."
@@ -272,6 +275,8 @@ class ConstantKeyInTraced(_TraceTimeRule):
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
         self._mark_shape_only(node)
+        if _randomness_off(node):  # `model.apply(..., rngs={"dropout": key(0)}, train=False)`
+            self._fallbacks.update(id(call) for call in _key_constructors(node, self.names))
         constant = self.constant_key(node)
         if constant is None or (constant[0] == "literal" and self.facts.in_test_file):
             return
@@ -306,6 +311,12 @@ def _key_constructors(node: cst.CSTNode, names: Names):
         yield node
     for child in children(node):
         yield from _key_constructors(child, names)
+
+
+def _randomness_off(call: cst.Call) -> bool:
+    """A call told by a literal keyword (`train=False`, `deterministic=True`) to draw nothing."""
+    return any(arg.keyword is not None and isinstance(arg.value, cst.Name)
+               and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value for arg in call.args)
 
 
 def _none_test(test: cst.BaseExpression) -> bool | None:

@@ -78,3 +78,8 @@ BOOLEAN_FUNCTIONS = frozenset(
 # with one key, the same other arguments and arrays of one length, they select the same places,
 # which is how two arrays are shuffled or sampled together (`permutation(key, x)`, `permutation(key, y)`).
 SELECTING_SAMPLERS = {"jax.random.permutation": (1, "x"), "jax.random.choice": (1, "a")}
+
+# Keyword arguments by which a model call turns its randomness off (flax's `deterministic=True` and
+# `train=False`, haiku's `is_training=False`, equinox's `inference=True`): keys it is given are not drawn from.
+RANDOMNESS_OFF = {"deterministic": "True", "inference": "True", "train": "False", "training": "False",
+                  "is_training": "False"}
