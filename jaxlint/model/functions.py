@@ -54,6 +54,12 @@ FUNCTIONAL_UPDATE_METHODS = frozenset(
 # Annotations that say a parameter is a JAX array (also inside jaxtyping's `Float[Array, "n"]`).
 ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 
+# `isinstance` classes that no JAX array (concrete or a tracer) is an instance of, and those every one is.
+NOT_ARRAY_CLASSES = frozenset({
+    "numpy.ndarray", "numpy.generic", "numpy.number", "int", "float", "complex", "bool", "str", "bytes",
+})
+ARRAY_CLASSES = ARRAY_TYPES | {"jax.core.Tracer"}
+
 # NumPy calls that build an array on the host.
 NUMPY_ARRAY_FACTORIES = frozenset(
     "numpy." + name for name in "array asarray zeros ones full empty arange linspace eye identity".split()
