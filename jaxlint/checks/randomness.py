@@ -460,7 +460,9 @@ class PrngKeyReuse(Rule):
         "a cell (each run is its own experiment: the same simulation at two settings); distinct items of "
         "one split (`keys[0]`, `keys[1]`); one key given to `jax.random.permutation` or `jax.random.choice` for two "
         "different arrays with the same other arguments (`permutation(key, x)`, `permutation(key, y)`): they "
-        "select the same places of both, the idiom for shuffling inputs and labels together; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
+        "select the same places of both, the idiom for shuffling inputs and labels together; a first draw bound "
+        "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
+        "`if n == 1: return uniform(key)`): on that path the first is dropped, so the two never meet; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
         "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
         "run of a jitted function before the timed one); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
@@ -480,6 +482,8 @@ class PrngKeyReuse(Rule):
                 continue  # one of the two draws is never read: a warm-up run before a timed one
             if prior is not None and _paired_selection(prior.node, node, self.names):
                 continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
+            if prior is not None and self._dropped_before_return(prior.node, node):
+                continue  # `theta = uniform(key)`, then `if n == 1: return uniform(key)`: never combined
             if prior is not None:
                 self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
@@ -490,6 +494,43 @@ class PrngKeyReuse(Rule):
                     f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}"
                 ))
             seen[ref] = by
+
+    def _dropped_before_return(self, first: cst.CSTNode, second: cst.Call) -> bool:
+        """Whether the first draw is bound to a name that nothing reads from there to a `return` holding the
+        second, with no loop around either: on the one path where both run, the first draw is dropped."""
+        function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
+        if function is None:
+            return False
+        order = list(_in_order(function.body, ()))
+        where = {id(node): (index, ancestors) for index, (node, ancestors) in enumerate(order)}
+        if id(first) not in where or id(second) not in where:
+            return False
+        (_, first_around), (_, second_around) = where[id(first)], where[id(second)]
+        if any(isinstance(n, _LOOPS) for n in (*first_around, *second_around)):
+            return False
+        bound = next((n for n in reversed(first_around) if isinstance(n, cst.SimpleStatementLine)), None)
+        returned = next((n for n in reversed(second_around) if isinstance(n, cst.SimpleStatementLine)), None)
+        if bound is None or returned is None or not isinstance(returned.body[0], cst.Return):
+            return False
+        assign = bound.body[0] if len(bound.body) == 1 else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)):
+            return False
+        name = assign.targets[0].target.value
+        start, end = where[id(bound)][0], where[id(returned)][0]
+        after_bound = start + sum(1 for _ in _in_order(bound, ()))
+        return start < end and not any(isinstance(node, cst.Name) and node.value == name
+                                       for node, _ in order[after_bound:end + sum(1 for _ in _in_order(returned, ()))])
+
+
+def _in_order(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]):
+    """`node` and everything inside it in source order, each with the nodes around it."""
+    yield node, ancestors
+    for child in children(node):
+        yield from _in_order(child, (*ancestors, node))
+
+
+_LOOPS = (cst.For, cst.While, cst.BaseComp, cst.Lambda)
 
 
 def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names) -> bool:
