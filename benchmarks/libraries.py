@@ -26,7 +26,9 @@ LIBRARIES = {
     "chex": "0.1.92",
 }
 
-# RL environments and training code, simulators, an LLM trainer, a research model.
+# RL environments and training code, simulators, an LLM trainer, a research model; then probabilistic
+# programming, state-space models, a physics engine, evolution strategies, RL baselines, tree search and a
+# neuron simulator.
 APPLICATIONS = {
     "brax": "0.14.2",            # physics simulator; PPO/SAC/ES training loops
     "jumanji": "1.1.2",          # RL environments, training code, examples, notebooks
@@ -43,6 +45,15 @@ APPLICATIONS = {
     "navix": "0.7.4",            # gridworld RL environments, PPO/DQN agents, examples, notebooks
     "kinetix-env": "3.0.2",      # 2D physics RL environments, level editor, UED samplers
     "evojax": "0.2.17",          # neuroevolution: tasks, policies, ES trainers
+    # Added, chosen before their findings were seen, for kinds of application code not covered above
+    # (their sdists carry tests and demos; none of them ships notebooks):
+    "numpyro": "0.22.0",         # probabilistic programming: distributions, MCMC/SVI inference loops, tests
+    "dynamax": "1.0.3",          # state-space models: Kalman filters, HMMs, particle filters, demos, tests
+    "mujoco-mjx": "3.17.0",      # MuJoCo XLA: a physics engine written in JAX, its tests
+    "evosax": "0.3.2",           # evolution strategies: ask/tell loops over populations, keys per member
+    "sbx-rl": "0.28.0",          # Stable-Baselines3 in JAX: flax agents, replay buffers, target networks, tests
+    "mctx": "0.0.71",            # Monte-Carlo tree search: tree arrays updated in place, batched search
+    "jaxley": "0.14.0",          # neuron simulator: differentiable ODE solvers, parameter fitting, tests
 }
 WHEEL_ONLY = frozenset({"pgx"})
 

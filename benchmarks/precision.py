@@ -1,6 +1,7 @@
 """Precision on real code: jaxlint over pinned JAX libraries (flax, optax, equinox, dm-haiku, chex, jax)
 and pinned JAX applications (RL environments and training code, simulators, an LLM trainer, a research
-model; with their examples, notebooks and tests) and code written for Python 3.12+ (benchmarks/libraries.py's
+model, probabilistic programming, state-space models, evolution strategies, tree search; with their examples,
+notebooks and tests) and code written for Python 3.12+ (benchmarks/libraries.py's
 MODERN: PEP 695 generics, which must never be JAX001), each group counted apart.
 
 Every finding is presumed a false alarm until someone reads the code and shows it is a real bug.

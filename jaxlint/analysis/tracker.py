@@ -25,6 +25,7 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.interface import ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
+from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
@@ -101,6 +102,7 @@ class ValueTracker:
         self._scopes = [_Scope({}, None, None, set())]
         self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self.in_jaxpr_trace)
         self._branch_states: list[list[Env | None]] = []
+        self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
         self._loop_states: list[tuple[Env, set[str]]] = []
         self._try_states: list[tuple[set[str], Env, Env]] = []  # rebound names, before, after the body
         self._match_states: list[tuple[Env, list[Env | None]]] = []  # before, at the end of each case
@@ -531,14 +533,37 @@ class ValueTracker:
 
     def visit_If_body(self, node: cst.If) -> None:
         self._branch_states.append([dict(self.env)])
+        self._narrow(node.test, in_body=True)
 
     def leave_If_body(self, node: cst.If) -> None:
         states = self._branch_states[-1]
+        self._end_narrowing(node.body)
         states.append(None if terminates(node.body) else dict(self.env))
         self._set_env(states[0])
+        self._narrow(node.test, in_body=False)
+
+    def _narrow(self, test: cst.BaseExpression, in_body: bool) -> None:
+        """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer."""
+        narrowed = not_an_array(test, self.names)
+        value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is in_body else None
+        if value is not None and value.is_array and not value.container:
+            self.env.pop(narrowed[0])
+            self._narrowed.append((narrowed[0], value))
+        else:
+            self._narrowed.append(None)
+
+    def _end_narrowing(self, branch: cst.BaseSuite | cst.If | cst.Else | None) -> None:
+        """After the branch, the subject holds what it held before, unless the branch rebound it."""
+        narrowed = self._narrowed.pop()
+        if narrowed is None:
+            return
+        block = branch.body if isinstance(branch, cst.Else) else [branch] if isinstance(branch, cst.If) else branch
+        if narrowed[0] not in rebound_names(block or []):
+            self.env[narrowed[0]] = narrowed[1]
 
     def leave_If(self, node: cst.If) -> None:
         _, after_body = self._branch_states.pop()
+        self._end_narrowing(node.orelse)
         orelse = node.orelse
         after_else = None if isinstance(orelse, cst.Else) and terminates(orelse.body) else dict(self.env)
         if after_body is None and after_else is None:

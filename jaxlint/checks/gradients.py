@@ -489,7 +489,11 @@ class WhereNanGradient(Rule):
         "The double-`where` idiom (`safe = jnp.where(c, x, 1.0)` then `jnp.where(c, jnp.log(safe), 0.0)`) and "
         "operands clipped into the domain (`jnp.maximum(x, 1e-6)`, `jnp.clip`, `lax.stop_gradient`) or pushed "
         "off the bad point by an epsilon (`x + 1e-8`, `x + eps`); conditions that do not test the operand "
-        "(`jnp.where(mask, jnp.log(probs), 0.0)` with positive `probs` differentiates fine); code that is not "
+        "(`jnp.where(mask, jnp.log(probs), 0.0)` with positive `probs` differentiates fine); operands that "
+        "provably stay away from the bad point on the side where their branch is not selected, for a condition "
+        "comparing a variable with a number and an operand computed from it with numbers, `+`, `-` and "
+        "increasing functions (`jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: `-expm1(x)` is at least 0.5 "
+        "where `x <= -0.69`); code that is not "
         "differentiated, or only in forward mode (`jacfwd`, `jvp`); integer powers (`x ** 2`, `x ** 3`, "
         "whose derivatives are finite)."
     )
@@ -512,6 +516,8 @@ class WhereNanGradient(Rule):
                 if transform is None or not self._references(operand, opaque=True) & tested:
                     continue
                 side = "false" if branch is branches[0] else "true"
+                if self._never_bad(operand, unbounded, condition, side == "true"):
+                    continue  # `jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: -expm1(x) >= 0.5 there
                 kept, filler = code(operand), unbounded.safe
                 safe = f"{kept}, {filler}" if side == "false" else f"{filler}, {kept}"
                 self.report(risky, lambda line_of, risky=risky, operand=operand, unbounded=unbounded,
@@ -524,6 +530,42 @@ class WhereNanGradient(Rule):
                     f"place of `{code(operand)}` (the double `where`)"
                 ))
                 return  # one finding per `where`
+
+    def _never_bad(self, operand: cst.BaseExpression, unbounded, condition: cst.BaseExpression, holds: bool) -> bool:
+        """Whether, where `condition` is `holds` (the side the branch is computed for nothing), the operand
+        provably stays where the function's derivative is finite: for a condition comparing one variable
+        with a number, followed through arithmetic with numbers and increasing functions."""
+        bounded = _bounds_where(condition, holds)
+        if bounded is None:
+            return False
+        span = self._interval(operand, *bounded)
+        return span is not None and any(low < span[0] and span[1] < high for low, high in unbounded.finite_on)
+
+    def _interval(self, expr: cst.BaseExpression, name: str, bounds: tuple[float, float]) -> tuple[float, float] | None:
+        """An interval holding `expr`'s values when `name` lies in `bounds`; None when unknown."""
+        if isinstance(expr, cst.Name) and expr.value == name:
+            return bounds
+        number = _number(expr)
+        if number is not None:
+            return number, number
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            inner = self._interval(expr.expression, name, bounds)
+            return None if inner is None else (-inner[1], -inner[0])
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            left, right = self._interval(expr.left, name, bounds), self._interval(expr.right, name, bounds)
+            if left is None or right is None:
+                return None
+            if isinstance(expr.operator, cst.Add):
+                return left[0] + right[0], left[1] + right[1]
+            return left[0] - right[1], left[1] - right[0]
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and expr.args[0].keyword is None:
+            function = derivatives.INCREASING.get(self.names.qualified(expr.func))
+            inner = self._interval(expr.args[0].value, name, bounds) if function is not None else None
+            try:
+                return None if inner is None else (function(inner[0]), function(inner[1]))  # math takes inf too
+            except (ValueError, OverflowError):
+                return None
+        return None
 
     def _unbounded(self, expr: cst.BaseExpression, depth: int = 0):
         """The sub-expressions of a branch whose derivative blows up somewhere: (expression, its operand at risk,
@@ -586,6 +628,42 @@ class WhereNanGradient(Rule):
         for child in _operands(expr):
             found |= self._references(child, opaque=opaque, depth=depth)
         return found
+
+
+def _bounds_where(condition: cst.BaseExpression, holds: bool) -> tuple[str, tuple[float, float]] | None:
+    """For `x > c` (or `>=`, `<`, `<=`, either way round) with a number `c`: `x` and a closed interval
+    holding it where the condition is `holds`."""
+    if not (isinstance(condition, cst.Comparison) and len(condition.comparisons) == 1):
+        return None
+    left, (target,) = condition.left, condition.comparisons
+    right, operator = target.comparator, target.operator
+    if isinstance(right, cst.Name) and _number(left) is not None:
+        left, right = right, left
+        operator = _FLIPPED.get(type(operator))
+    number = _number(right)
+    if not isinstance(left, cst.Name) or number is None or not isinstance(operator, (cst.GreaterThan,
+            cst.GreaterThanEqual, cst.LessThan, cst.LessThanEqual)):
+        return None
+    above = isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)) is holds
+    inf = float("inf")
+    return left.value, ((number, inf) if above else (-inf, number))
+
+
+_FLIPPED = {cst.GreaterThan: cst.LessThan(), cst.GreaterThanEqual: cst.LessThanEqual(),
+            cst.LessThan: cst.GreaterThan(), cst.LessThanEqual: cst.GreaterThanEqual()}
+
+
+def _number(expr: cst.BaseExpression) -> float | None:
+    """The value of a number written in the source (`2`, `-0.69`, `1e-3`), else None."""
+    negative = isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
+    literal = expr.expression if negative else expr
+    if not isinstance(literal, (cst.Integer, cst.Float)):
+        return None
+    try:
+        value = float(literal.value.replace("_", ""))
+    except ValueError:
+        return None
+    return -value if negative else value
 
 
 def _is_mask(expr: cst.BaseExpression) -> bool:

@@ -17,6 +17,7 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction
+from jaxlint.model.functions import RANDOMNESS_OFF, SELECTING_SAMPLERS
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.checks.base import Rule, code
 from jaxlint.diagnostics import UNSAFE
@@ -227,7 +228,10 @@ class ConstantKeyInTraced(_TraceTimeRule):
         "(`SEED = 0`) is not recognised. A literal seed in a test file (`test_*.py`, `*_test.py`, "
         "`conftest.py`, or under `tests/`), where a fixed key is how tests stay reproducible. A fixed key "
         "used only when none was given (`key if key is not None else jax.random.key(0)`, "
-        "`if key is None: key = ...`, `key or ...`): a documented default. A fixed key whose draws are read "
+        "`if key is None: key = ...`, `key or ...`): a documented default. A fixed key given to a call that turns its randomness off by a literal keyword "
+        "(`model.apply(params, x, rngs={\"dropout\": jax.random.key(0)}, train=False)`; also "
+        "`deterministic=True`, `training=False`, `is_training=False`, `inference=True`, the conventions of "
+        "flax, haiku and equinox): no number is drawn from it. A fixed key whose draws are read "
         "only for their shape and dtype (`jax.random.normal(jax.random.key(0), s).shape`, "
         "`jnp.zeros_like(...)`, `jax.eval_shape(f, ...)`, or `jax.tree.map(lambda x: jnp.empty(x.shape, "
         "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder): no number drawn is used."
@@ -271,6 +275,8 @@ class ConstantKeyInTraced(_TraceTimeRule):
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
         self._mark_shape_only(node)
+        if _randomness_off(node):  # `model.apply(..., rngs={"dropout": key(0)}, train=False)`
+            self._fallbacks.update(id(call) for call in _key_constructors(node, self.names))
         constant = self.constant_key(node)
         if constant is None or (constant[0] == "literal" and self.facts.in_test_file):
             return
@@ -305,6 +311,12 @@ def _key_constructors(node: cst.CSTNode, names: Names):
         yield node
     for child in children(node):
         yield from _key_constructors(child, names)
+
+
+def _randomness_off(call: cst.Call) -> bool:
+    """A call told by a literal keyword (`train=False`, `deterministic=True`) to draw nothing."""
+    return any(arg.keyword is not None and isinstance(arg.value, cst.Name)
+               and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value for arg in call.args)
 
 
 def _none_test(test: cst.BaseExpression) -> bool | None:
@@ -446,7 +458,11 @@ class PrngKeyReuse(Rule):
         "key used once in each of several cells (each cell restarts an experiment from the notebook's key; "
         "reuse within one cell is flagged), and a notebook's own function given the notebook's key twice in "
         "a cell (each run is its own experiment: the same simulation at two settings); distinct items of "
-        "one split (`keys[0]`, `keys[1]`); the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
+        "one split (`keys[0]`, `keys[1]`); one key given to `jax.random.permutation` or `jax.random.choice` for two "
+        "different arrays with the same other arguments (`permutation(key, x)`, `permutation(key, y)`): they "
+        "select the same places of both, the idiom for shuffling inputs and labels together; a first draw bound "
+        "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
+        "`if n == 1: return uniform(key)`): on that path the first is dropped, so the two never meet; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
         "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
         "run of a jitted function before the timed one); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
@@ -464,6 +480,10 @@ class PrngKeyReuse(Rule):
             prior = keys.prior_use(ref)
             if prior is not None and (keys.unread(node) or keys.unread(prior.node)):
                 continue  # one of the two draws is never read: a warm-up run before a timed one
+            if prior is not None and _paired_selection(prior.node, node, self.names):
+                continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
+            if prior is not None and self._dropped_before_return(prior.node, node):
+                continue  # `theta = uniform(key)`, then `if n == 1: return uniform(key)`: never combined
             if prior is not None:
                 self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
@@ -474,6 +494,63 @@ class PrngKeyReuse(Rule):
                     f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}"
                 ))
             seen[ref] = by
+
+    def _dropped_before_return(self, first: cst.CSTNode, second: cst.Call) -> bool:
+        """Whether the first draw is bound to a name that nothing reads from there to a `return` holding the
+        second, with no loop around either: on the one path where both run, the first draw is dropped."""
+        function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
+        if function is None:
+            return False
+        order = list(_in_order(function.body, ()))
+        where = {id(node): (index, ancestors) for index, (node, ancestors) in enumerate(order)}
+        if id(first) not in where or id(second) not in where:
+            return False
+        (_, first_around), (_, second_around) = where[id(first)], where[id(second)]
+        if any(isinstance(n, _LOOPS) for n in (*first_around, *second_around)):
+            return False
+        bound = next((n for n in reversed(first_around) if isinstance(n, cst.SimpleStatementLine)), None)
+        returned = next((n for n in reversed(second_around) if isinstance(n, cst.SimpleStatementLine)), None)
+        if bound is None or returned is None or not isinstance(returned.body[0], cst.Return):
+            return False
+        assign = bound.body[0] if len(bound.body) == 1 else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)):
+            return False
+        name = assign.targets[0].target.value
+        start, end = where[id(bound)][0], where[id(returned)][0]
+        after_bound = start + sum(1 for _ in _in_order(bound, ()))
+        return start < end and not any(isinstance(node, cst.Name) and node.value == name
+                                       for node, _ in order[after_bound:end + sum(1 for _ in _in_order(returned, ()))])
+
+
+def _in_order(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]):
+    """`node` and everything inside it in source order, each with the nodes around it."""
+    yield node, ancestors
+    for child in children(node):
+        yield from _in_order(child, (*ancestors, node))
+
+
+_LOOPS = (cst.For, cst.While, cst.BaseComp, cst.Lambda)
+
+
+def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names) -> bool:
+    """Two calls of one selecting sampler (`SELECTING_SAMPLERS`) that differ only in the array they
+    select from: the same places of two arrays, on purpose."""
+    qualified = names.qualified(second.func)
+    if (qualified not in SELECTING_SAMPLERS or not isinstance(first, cst.Call)
+            or names.qualified(first.func) != qualified):
+        return False
+    position, keyword = SELECTING_SAMPLERS[qualified]
+    arrays = [argument(call, position, keyword) for call in (first, second)]
+    if any(array is None or _is_int_literal(array) for array in arrays) or code(arrays[0], 10_000) == code(arrays[1], 10_000):
+        return False
+    return _other_arguments(first, arrays[0]) == _other_arguments(second, arrays[1])
+
+
+def _other_arguments(call: cst.Call, array: cst.BaseExpression) -> list[tuple[str | None, str]]:
+    """The arguments of `call` other than `array`, as (keyword, source text)."""
+    return [(arg.keyword.value if arg.keyword else None, code(arg.value, 10_000))
+            for arg in call.args if arg.value is not array]
 
 
 def _reuse(by: str, before: str) -> str:

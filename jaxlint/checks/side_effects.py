@@ -10,7 +10,13 @@ from jaxlint.analysis.traced import TracedFunction
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.printing import debug_print_fix
+from jaxlint.model.transforms import LAX_BODIES
+from jaxlint.traversal import children
 
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether `node` is `tree` or inside it."""
+    return tree is node or any(_contains(child, node) for child in children(tree))
 
 class PrintAtTraceTime(Rule):
     code = "JAX509"
@@ -135,6 +141,8 @@ class StateMutationInTraced(Rule):
     )
     not_flagged = (
         "Containers and names local to the traced function (or to functions that run inside the same trace); "
+        "containers of the function that defines a `lax.scan`/`fori_loop`/`while_loop`/`cond` body and runs it "
+        "(each call makes a new body, which jax traces again, so the write happens on every call); "
         "containers the function received as arguments; calls on objects that are not visibly a list, dict "
         "or set (`opt.update(...)` of optax returns new state); `self` writes in methods only called from a "
         "trace (an object built inside it) and in `flax.nnx`/`equinox` transformed methods (those transforms "
@@ -202,10 +210,22 @@ class StateMutationInTraced(Rule):
                 continue
             bound = assigned_values(scope.body, name)
             if bound:
+                if self._staged_afresh_by(scope):
+                    return False
                 return all(value is not None and self._is_container(value) for value in bound)
             if isinstance(scope, cst.FunctionDef) and name in parameter_names(scope.params):
                 return False
         return False
+
+    def _staged_afresh_by(self, function: cst.CSTNode) -> bool:
+        """Whether the traced function is a lax body (`scan`, `fori_loop`, `cond`, ...) defined in `function`
+        and staged there: a new closure on each call of `function`, so traced again on each, and its writes
+        into `function`'s containers happen on every call, as they read."""
+        traced = self.facts.traced_scope
+        if not isinstance(function, cst.FunctionDef) or traced is None or not traced.transforms:
+            return False
+        return all(transform.name in LAX_BODIES and _contains(function.body, transform.node)
+                   for transform in traced.transforms)
 
     def _is_container(self, value: cst.BaseExpression) -> bool:
         if isinstance(value, _CONTAINER_LITERALS):

@@ -26,7 +26,7 @@ NOT_ONE_ARRAY = frozenset(
     scan while_loop fori_loop cond switch map associative_scan custom_root custom_linear_solve
     top_k sort_key_val approx_max_k approx_min_k linalg.svd linalg.eigh linalg.eig linalg.qr
     linalg.lu linalg.schur linalg.hessenberg linalg.tridiagonal stop_gradient optimization_barrier
-    psum pmean pmax pmin all_gather all_to_all ppermute axis_index reduce
+    psum pmean pmax pmin all_gather all_to_all ppermute axis_index reduce broadcast_shapes dtype
     """.split()
 ) | frozenset(
     "jax.random." + name
@@ -54,6 +54,12 @@ FUNCTIONAL_UPDATE_METHODS = frozenset(
 # Annotations that say a parameter is a JAX array (also inside jaxtyping's `Float[Array, "n"]`).
 ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 
+# `isinstance` classes that no JAX array (concrete or a tracer) is an instance of, and those every one is.
+NOT_ARRAY_CLASSES = frozenset({
+    "numpy.ndarray", "numpy.generic", "numpy.number", "int", "float", "complex", "bool", "str", "bytes",
+})
+ARRAY_CLASSES = ARRAY_TYPES | {"jax.core.Tracer"}
+
 # NumPy calls that build an array on the host.
 NUMPY_ARRAY_FACTORIES = frozenset(
     "numpy." + name for name in "array asarray zeros ones full empty arange linspace eye identity".split()
@@ -73,3 +79,13 @@ BOOLEAN_FUNCTIONS = frozenset(
     logical_or logical_not logical_xor equal not_equal greater greater_equal less less_equal
     """.split()
 )
+
+# `jax.random` functions whose draw is a selection applied to an array argument (position, keyword):
+# with one key, the same other arguments and arrays of one length, they select the same places,
+# which is how two arrays are shuffled or sampled together (`permutation(key, x)`, `permutation(key, y)`).
+SELECTING_SAMPLERS = {"jax.random.permutation": (1, "x"), "jax.random.choice": (1, "a")}
+
+# Keyword arguments by which a model call turns its randomness off (flax's `deterministic=True` and
+# `train=False`, haiku's `is_training=False`, equinox's `inference=True`): keys it is given are not drawn from.
+RANDOMNESS_OFF = {"deterministic": "True", "inference": "True", "train": "False", "training": "False",
+                  "is_training": "False"}
