@@ -495,12 +495,16 @@ class WhereNanGradient(Rule):
         "increasing functions (`jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: `-expm1(x)` is at least 0.5 "
         "where `x <= -0.69`); code that is not "
         "differentiated, or only in forward mode (`jacfwd`, `jvp`); integer powers (`x ** 2`, `x ** 3`, "
-        "whose derivatives are finite)."
+        "whose derivatives are finite); test files (`test_*.py`, `*_test.py`, `conftest.py`, files under "
+        "`tests/`), which compute gradients to check them: a NaN there fails the test, or is what the test "
+        "checks (a naive version written next to a stable one)."
     )
     verify = "Not confirmed by `--verify` yet: the gradient holds NaN where the condition is false."
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) not in derivatives.SELECTS:
+        # A test computes the gradient to check it: a NaN there fails the test or is what it tests (a naive
+        # version written next to a stable one), never a silent NaN in training.
+        if self.names.qualified(node.func) not in derivatives.SELECTS or self.facts.in_test_file:
             return
         given = arguments(node)
         parts = [*given.positional, *(given.keywords[k] for k in ("condition", "x", "y", "pred", "on_true",
