@@ -151,7 +151,7 @@ def _check(
         tracker = ValueTracker(module, facts, table, key_names, context)
         rule_context = Context(tracker, module, filename, jax_version)
         rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
-        Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker)).walk(module)
+        Traversal((tracker.flow, tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker, tracker.flow)).walk(module)
         learned = tracker.recorder.facts()
         settled = learned.settled(facts, tracker.asked)
         facts = learned
