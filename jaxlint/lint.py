@@ -151,7 +151,8 @@ def _check(
         tracker = ValueTracker(module, facts, table, key_names, context)
         rule_context = Context(tracker, module, filename, jax_version)
         rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
-        Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker)).walk(module)
+        flow = tracker.flow  # the engine's visits come first and its leaves last, then its domains'
+        Traversal((flow, *flow.domains, *rules), (*rules, *reversed(flow.domains), flow)).walk(module)
         learned = tracker.recorder.facts()
         settled = learned.settled(facts, tracker.asked)
         facts = learned

@@ -98,7 +98,7 @@ def _jaxlint_hook_names() -> list[str]:
     module = cst.parse_module("")
     tracker = ValueTracker(module, ScopeFacts())
     rules = [rule(tracker, lambda *report: None) for rule in ALL_RULES]
-    return sorted({name for handler in (tracker, tracker.keys, *rules) for name in dir(type(handler))
+    return sorted({name for handler in (tracker.flow, tracker, tracker.keys, *rules) for name in dir(type(handler))
                    if name.startswith(("visit_", "leave_"))})
 
 

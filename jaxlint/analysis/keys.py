@@ -9,7 +9,7 @@ Keys are variables bound to `key/PRNGKey/split/fold_in/wrap_key_data/clone` resu
 that a call in the module passes a key (whatever their name: the previous round's `key_params`),
 parameters named like keys (`key`, `rng`, `*_key`...), items of a split array with a literal index
 (`keys[0]` and `keys[1]` are distinct), and `self.<key-named attribute>` inside a method.
-The tracker drives this along the same structured control flow it follows for values.
+The flow engine (flow.py) drives this along the control flow it follows for the traced values too.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from typing import Callable
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import ends_with, parameter_names, rebound_names, target_names
+from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import Names
 from jaxlint.model.transforms import LOOP_BODIES
 from jaxlint.config import DEFAULT_KEY_NAMES
@@ -201,7 +202,7 @@ class KeyState:
         self.consumed.setdefault(ref, use)
 
 
-class KeyFlow:
+class KeyFlow(Domain):
     """Follows key bindings and consumptions through the traversal, beside the value tracker.
 
     Like the tracker, its visit hooks run before the rules' and its leave hooks after: a rule
@@ -213,12 +214,7 @@ class KeyFlow:
         self._tracker = tracker
         self._key_names = key_names
         self._states = [KeyState(key_names)]
-        self._branches: list[list[KeyState | None]] = []
         self._functions: list[cst.CSTNode | None] = [None]
-        self._leaving: list[int] = []  # per block: the loop depth it leaves by break/return/raise, or -1
-        self._tries: list[list[KeyState]] = []  # [before, after the body, after each handler...]
-        self._outermost: set[cst.CompFor] = set()  # first `for` clauses of the comprehensions being visited
-        self._suspended: list[set[str]] = []
         self._selects: list[tuple[cst.Call, set[int], list[KeyState]]] = []  # arms; the state before, after each
         self._notebook = False
         self._pure: set[str] = set()  # names bound to jitted or vmapped functions
@@ -390,7 +386,55 @@ class KeyFlow:
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.state.bind(node.name.value, False)
 
-    # ------------------------------------------------------------------ scopes
+    # ------------------------------------------------------------------ the flow engine's domain
+
+    sees_next_iteration = True  # a key consumed before `continue` is consumed when the body's rest runs next
+
+    def snapshot(self) -> KeyState:
+        return self.state.copy()
+
+    def restore(self, state: KeyState) -> None:
+        self.state.restore(state)
+
+    def join(self, a: KeyState, b: KeyState) -> KeyState:
+        joined = a.copy()
+        joined.join(b)
+        return joined
+
+    def enter_scope(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.FunctionDef):
+            self._enter(node, node.params, node.body)
+        elif isinstance(node, cst.Lambda):
+            self._enter(node, node.params, None)
+        elif isinstance(node, cst.ClassDef):
+            self._states.append(KeyState(self._key_names))
+            self._functions.append(None)
+        else:  # a comprehension: its targets are its own names
+            state = self.state.copy()
+            clause = node.for_in
+            while clause is not None:
+                for name in target_names(clause.target):
+                    state.bind(name, False)
+                clause = clause.inner_for_in
+            self._states.append(state)
+            self._functions.append(self._functions[-1])
+
+    def exit_scope(self, node: cst.CSTNode) -> None:
+        inner = self._states.pop()
+        self._functions.pop()
+        if isinstance(node, cst.BaseComp):  # what it consumed of the keys around it stays consumed
+            for ref, use in inner.consumed.items():
+                if _base(ref) in self.state.keys:
+                    self.state.consume(ref, use)
+
+    def enter_loop(self, node: cst.CSTNode, rebound: set[str]) -> None:
+        """Remembered: a key consumed in a loop body and not rebound there is consumed again by the next iteration."""
+        if isinstance(node, (cst.For, cst.While)):
+            rebound = rebound | set(_self_targets(node.body))
+        self.state.loops.append(rebound)
+
+    def exit_loop(self, node: cst.CSTNode) -> None:
+        self.state.loops.pop()
 
     def _enter(self, node: cst.CSTNode, params: cst.Parameters, body) -> None:
         outer = self.state
@@ -408,178 +452,22 @@ class KeyFlow:
         self._states.append(state)
         self._functions.append(node)
 
-    def _leave(self) -> None:
-        self._states.pop()
-        self._functions.pop()
-
-    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._enter(node, node.params, node.body)
-
-    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._leave()
-
-    def visit_Lambda_body(self, node: cst.Lambda) -> None:
-        self._enter(node, node.params, None)
-
-    def leave_Lambda_body(self, node: cst.Lambda) -> None:
-        self._leave()
-
-    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self._states.append(KeyState(self._key_names))
-        self._functions.append(None)
-
-    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self._leave()
-
-    def _enter_comprehension(self, node: cst.BaseComp) -> None:
-        self._outermost.add(node.for_in)
-        state = self.state.copy()
-        clause, targets = node.for_in, set()
-        while clause is not None:
-            targets |= set(target_names(clause.target))
-            clause = clause.inner_for_in
-        state.loops.append(targets)
-        for name in targets:
-            state.bind(name, False)
-        self._states.append(state)
-        self._functions.append(self._functions[-1])
-
-    def _leave_comprehension(self, node: cst.BaseComp) -> None:
-        inner = self._states.pop()
-        self._functions.pop()
-        for ref, use in inner.consumed.items():
-            if _base(ref) in self.state.keys:
-                self.state.consume(ref, use)
-
-    def visit_CompFor_iter(self, node: cst.CompFor) -> None:
-        # The first iterable is evaluated once, before the loop starts.
-        if node in self._outermost:
-            self._suspended.append(self.state.loops.pop())
-
-    def leave_CompFor_iter(self, node: cst.CompFor) -> None:
-        if node in self._outermost:
-            self.state.loops.append(self._suspended.pop())
-            self._outermost.discard(node)
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_comprehension
-    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comprehension
-
-    # ------------------------------------------------------------------ control flow
-
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop (not in a block that leaves it)."""
-        return self.state.reused_by_loop(ref) and len(self.state.loops) not in self._leaving
-
-    def _enter_block(self, body: cst.BaseSuite) -> None:
-        leaves = ends_with(body, cst.Break, cst.Return, cst.Raise)
-        self._leaving.append(len(self.state.loops) if leaves else -1)
-
-    def _leave_block(self, body: cst.BaseSuite) -> None:
-        self._leaving.pop()
-
-    def visit_If_body(self, node: cst.If) -> None:
-        self._branches.append([self.state.copy()])
-        self._enter_block(node.body)
-
-    def visit_Else_body(self, node: cst.Else) -> None:
-        self._enter_block(node.body)
-
-    def leave_Else_body(self, node: cst.Else) -> None:
-        self._leave_block(node.body)
-
-    def leave_If_body(self, node: cst.If) -> None:
-        self._leave_block(node.body)
-        states = self._branches[-1]
-        states.append(None if _returns(node.body) else self.state.copy())
-        self.state.restore(states[0])
-
-    def leave_If(self, node: cst.If) -> None:
-        _, after_body = self._branches.pop()
-        orelse = node.orelse
-        if isinstance(orelse, cst.Else) and _returns(orelse.body):
-            if after_body is not None:
-                self.state.restore(after_body)
-        elif after_body is not None:
-            self.state.join(after_body)
-
-    def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._branches.append([self.state.copy()])
-
-    def leave_IfExp_body(self, node: cst.IfExp) -> None:
-        # `a if c else b`: the body is visited first; the other arm starts where the body did.
-        states = self._branches[-1]
-        states.append(self.state.copy())
-        self.state.restore(states[0])
-
-    def leave_IfExp(self, node: cst.IfExp) -> None:
-        self.state.join(self._branches.pop()[1])
-
-    def visit_Match(self, node: cst.Match) -> None:
-        self._cell_start(node)
-        self._branches.append([self.state.copy()])
-
-    def visit_MatchCase(self, node: cst.MatchCase) -> None:
-        self.state.restore(self._branches[-1][0])
-
-    def leave_MatchCase(self, node: cst.MatchCase) -> None:
-        if not _returns(node.body):
-            self._branches[-1].append(self.state.copy())
-
-    def leave_Match(self, node: cst.Match) -> None:
-        before, *ends = self._branches.pop()
-        self.state.restore(before)
-        for end in ends:
-            self.state.join(end)
-
-    def visit_Try_body(self, node: cst.Try | cst.TryStar) -> None:
-        self._tries.append([self.state.copy()])
-
-    def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
-        self._tries[-1].append(self.state.copy())
-
-    def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
-        # A handler may run before the body consumed anything.
-        self.state.restore(self._tries[-1][0])
-
-    def leave_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
-        if not _returns(node.body):
-            self._tries[-1].append(self.state.copy())
-
-    def visit_Try_orelse(self, node: cst.Try | cst.TryStar) -> None:
-        self.state.restore(self._tries[-1][1])
-
-    def visit_Try_finalbody(self, node: cst.Try | cst.TryStar) -> None:
-        for handled in self._tries.pop()[2:]:
-            self.state.join(handled)
-
-    visit_TryStar_body, leave_TryStar_body = visit_Try_body, leave_Try_body
-    visit_ExceptStarHandler_body, leave_ExceptStarHandler_body = visit_ExceptHandler_body, leave_ExceptHandler_body
-    visit_TryStar_orelse, visit_TryStar_finalbody = visit_Try_orelse, visit_Try_finalbody
+        return self.state.reused_by_loop(ref) and not self._tracker.flow.leaves_loop()
 
     def visit_For_body(self, node: cst.For) -> None:
-        targets = set(target_names(node.target))
-        self.state.loops.append(_rebound_keys(node.body) | targets)
         fresh = isinstance(node.iter, cst.Call) and makes_key(node.iter, self._tracker.names)
         fresh = fresh or (key_ref(node.iter) is not None and self.state.is_key(key_ref(node.iter)))
-        for name in targets:
+        for name in target_names(node.target):
             self.state.bind(name, fresh or self.state.named_like_key(name))
-        self._enter_block(node.body)
-
-    def leave_For_body(self, node: cst.For) -> None:
-        self._leave_block(node.body)
-        self.state.loops.pop()
 
     def visit_While(self, node: cst.While) -> None:
         self._cell_start(node)
         self._unread |= unread_draws(node.body, self._is_pure)
-        self.state.loops.append(_rebound_keys(node.body))
 
-    def visit_While_body(self, node: cst.While) -> None:
-        self._enter_block(node.body)
-
-    def leave_While_body(self, node: cst.While) -> None:
-        self._leave_block(node.body)
-        self.state.loops.pop()
+    def visit_Match(self, node: cst.Match) -> None:
+        self._cell_start(node)
 
 
 def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[int]:
@@ -657,14 +545,16 @@ def _rebound_keys(body: cst.BaseSuite) -> set[str]:
 
 
 def _self_targets(node: cst.CSTNode):
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
         return
     if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
             yield from _self_refs(target)
+        return
     for child in children(node):
-        yield from _self_targets(child)
+        if not isinstance(child, cst.BaseExpression):  # only statements assign: expressions are not entered
+            yield from _self_targets(child)
 
 
 def _self_refs(target: cst.BaseExpression):
@@ -677,12 +567,6 @@ def _self_refs(target: cst.BaseExpression):
         ref = key_ref(target)
         if ref is not None:
             yield ref
-
-
-def _returns(body: cst.BaseSuite) -> bool:
-    """Leaves the function: keys consumed there reach nothing after. (A `break` still reaches
-    the code after its loop, and a `continue` the next iteration.)"""
-    return ends_with(body, cst.Return, cst.Raise)
 
 
 def _callee_name(call: cst.Call) -> str:

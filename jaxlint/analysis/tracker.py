@@ -1,10 +1,10 @@
 """Follows what each name holds through the single lint traversal.
 
 The tracker's visit hooks run before the checks' and its leave hooks after, so a check always sees
-the facts just before the statement it is looking at. Control flow is followed the structured way
-Python allows: branches are joined; a loop body sees the facts of its first iteration (a finding
-that holds there is real) and the loop's exit joins every iteration count; names rebound in a `try`
-are forgotten where more than one binding can reach. Only known facts are stored.
+the facts just before the statement it is looking at. It is a domain of the flow engine (flow.py),
+which follows Python's control flow: where paths split the engine snapshots the environment, where they
+meet it joins them; names rebound in a `try` are forgotten where more than one binding can reach (`unsure`).
+Only known facts are stored.
 
 Along the way it records transform applications and calls that pass tracers (scopes.py), which
 decide the traced scopes of the next round.
@@ -18,10 +18,9 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from jaxlint.analysis import arrays
-from jaxlint.analysis.bindings import (
-    is_wildcard, parameter_names, pattern_names, rebound_names, target_names, terminates,
-)
+from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_names, target_names, terminates
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.interface import ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
@@ -82,7 +81,7 @@ def _forget(env: Env, names) -> None:
         env.pop(name, None)
 
 
-class ValueTracker:
+class ValueTracker(Domain):
     def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE,
                  key_names: tuple[str, ...] = DEFAULT_KEY_NAMES, context: ModuleContext | None = None) -> None:
         self.context = context
@@ -101,13 +100,10 @@ class ValueTracker:
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
         self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self.in_jaxpr_trace)
-        self._branch_states: list[list[Env | None]] = []
         self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
-        self._loop_states: list[tuple[Env, set[str]]] = []
-        self._try_states: list[tuple[set[str], Env, Env]] = []  # rebound names, before, after the body
-        self._match_states: list[tuple[Env, list[Env | None]]] = []  # before, at the end of each case
         self._pending: list[TracedFunction | None] = []
         self.enables_x64 = False  # this module sets or reads `jax_enable_x64` (x64.py)
+        self.flow = Flow((self, self.keys))  # drives both domains through the module's control flow
 
     # ------------------------------------------------------------------ queries
 
@@ -301,12 +297,9 @@ class ValueTracker:
 
     leave_ImportFrom = leave_Import
 
-    def visit_Global(self, node: cst.Global) -> None:
-        self._scopes[-1].globals.update(item.name.value for item in node.names)
-        self.visit_Nonlocal(node)
-
-    def visit_Nonlocal(self, node: cst.Global | cst.Nonlocal) -> None:
-        names = [item.name.value for item in node.names]
+    def declare_outer(self, names: list[str], is_global: bool) -> None:
+        if is_global:
+            self._scopes[-1].globals.update(names)
         self._scopes[-1].untracked.update(names)
         self._forget(names)
 
@@ -458,17 +451,35 @@ class ValueTracker:
         decorators = [t for d in node.decorators if (t := decorator_transform(d, self.names, self.transforms))]
         self._pending.append(self._traced(node, node.name.value, node.params, decorators))
 
-    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._enter(node, node.params, self._pending.pop(), node.body.body)
-        if node.asynchronous is not None:
-            self.recorder.generator(node)  # calling it gives a coroutine
+    def enter_scope(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.FunctionDef):
+            self._enter(node, node.params, self._pending.pop(), node.body.body)
+            if node.asynchronous is not None:
+                self.recorder.generator(node)  # calling it gives a coroutine
+        elif isinstance(node, cst.Lambda):
+            self._enter(node, node.params, self._traced(node, "<lambda>", node.params, ()), ())
+        elif isinstance(node, cst.ClassDef):
+            self.recorder.define(self._chain[-1], node)
+            self._chain.append(node)
+            outer = self._scopes[-1]
+            self._scopes.append(_Scope(dict(self.env), None, outer.traced, set(), outer.traced_node))
+        else:  # a comprehension
+            self._enter_comprehension(node)
+
+    def exit_scope(self, node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            self._leave()
+        elif isinstance(node, cst.ClassDef):
+            self._scopes.pop()
+            self._chain.pop()
+        else:
+            self._scopes.pop()
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         if not terminates(node.body):
             self.recorder.returned(node, STATIC)  # falls off its end: returns None
             self.recorder.return_form(node, self.chain, None)
         self.recorder.finished(node, self._known.host)
-        self._leave()
 
     def leave_Return(self, node: cst.Return) -> None:
         function = self._scopes[-1].node
@@ -484,24 +495,10 @@ class ValueTracker:
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._forget([node.name.value])
 
-    def visit_Lambda_body(self, node: cst.Lambda) -> None:
-        self._enter(node, node.params, self._traced(node, "<lambda>", node.params, ()), ())
-
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
         self.recorder.returned(node, self.value_of(node.body))
         self.recorder.return_form(node, self.chain, node.body)
         self.recorder.finished(node, self._known.host)
-        self._leave()
-
-    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self.recorder.define(self._chain[-1], node)
-        self._chain.append(node)
-        outer = self._scopes[-1]
-        self._scopes.append(_Scope(dict(self.env), None, outer.traced, set(), outer.traced_node))
-
-    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self._scopes.pop()
-        self._chain.pop()
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self._forget([node.name.value])
@@ -515,12 +512,6 @@ class ValueTracker:
             self._bind_loop_target(clause.target, clause.iter)
             clause = clause.inner_for_in
 
-    def _leave_comprehension(self, node: cst.BaseComp) -> None:
-        self._scopes.pop()
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_comprehension
-    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comprehension
-
     def _bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         """Iterating over a tracer gives tracers; anything else is unknown."""
         value = self.value_of(iterable)
@@ -529,30 +520,29 @@ class ValueTracker:
         if isinstance(target, cst.Name) and value is not None and value.is_tracer:
             self.env[target.value] = value
 
-    # ------------------------------------------------------------------ control flow
+    # ------------------------------------------------------------------ the flow engine's domain
 
-    def visit_If_body(self, node: cst.If) -> None:
-        self._branch_states.append([dict(self.env)])
-        self._narrow(node.test, in_body=True)
+    def snapshot(self) -> Env:
+        return dict(self.env)
 
-    def leave_If_body(self, node: cst.If) -> None:
-        states = self._branch_states[-1]
-        self._end_narrowing(node.body)
-        states.append(None if terminates(node.body) else dict(self.env))
-        self._set_env(states[0])
-        self._narrow(node.test, in_body=False)
+    def restore(self, state: Env) -> None:
+        self.env.clear()
+        self.env.update(state)
 
-    def _narrow(self, test: cst.BaseExpression, in_body: bool) -> None:
+    def join(self, a: Env, b: Env) -> Env:
+        return _join_envs(a, b)
+
+    def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
         """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer."""
         narrowed = not_an_array(test, self.names)
-        value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is in_body else None
+        value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
         if value is not None and value.is_array and not value.container:
             self.env.pop(narrowed[0])
             self._narrowed.append((narrowed[0], value))
         else:
             self._narrowed.append(None)
 
-    def _end_narrowing(self, branch: cst.BaseSuite | cst.If | cst.Else | None) -> None:
+    def leave_branch(self, branch: cst.BaseSuite | cst.If | cst.Else | None) -> None:
         """After the branch, the subject holds what it held before, unless the branch rebound it."""
         narrowed = self._narrowed.pop()
         if narrowed is None:
@@ -561,106 +551,23 @@ class ValueTracker:
         if narrowed[0] not in rebound_names(block or []):
             self.env[narrowed[0]] = narrowed[1]
 
-    def leave_If(self, node: cst.If) -> None:
-        _, after_body = self._branch_states.pop()
-        self._end_narrowing(node.orelse)
-        orelse = node.orelse
-        after_else = None if isinstance(orelse, cst.Else) and terminates(orelse.body) else dict(self.env)
-        if after_body is None and after_else is None:
-            return
-        if after_body is None or after_else is None:
-            result = after_body if after_else is None else after_else
-        else:
-            result = _join_envs(after_body, after_else)
-        self._set_env(result)
-
-    def _enter_loop_body(self, rebound: set[str]) -> None:
-        self._loop_states.append((dict(self.env), rebound))
-
-    def _leave_loop_body(self) -> None:
-        before, rebound = self._loop_states.pop()
-        for name in rebound:
-            value = join(before.get(name), self.env.get(name))
-            if value is None:
-                self.env.pop(name, None)
-            else:
-                self.env[name] = value
+    def unsure(self, names: set[str]) -> None:
+        """Forgotten: a value that may be any of several bindings is unknown, the answer that never misleads a rule."""
+        self._forget(names)
 
     def visit_For_body(self, node: cst.For) -> None:
-        self._enter_loop_body(rebound_names(node.body) | set(target_names(node.target)))
         self._bind_loop_target(node.target, node.iter)
 
-    def leave_For_body(self, node: cst.For) -> None:
-        self._leave_loop_body()
-
-    def visit_While(self, node: cst.While) -> None:
-        self._enter_loop_body(rebound_names(node.body))
-
-    def leave_While_body(self, node: cst.While) -> None:
-        self._leave_loop_body()
-
-    def visit_Try(self, node: cst.Try | cst.TryStar) -> None:
-        # Names rebound anywhere in the statement are forgotten: a handler may start anywhere in
-        # the body. Each handler starts from the state before the body; `else` from its end.
-        rebound = rebound_names(node.body)
-        for part in (*node.handlers, node.orelse):
-            if part is not None:
-                rebound |= rebound_names(part.body)
-                if getattr(part, "name", None) is not None:
-                    rebound.update(target_names(part.name.name))
-        self._forget(rebound)
-        self._try_states.append((rebound, dict(self.env), {}))
-
-    def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
-        self._try_states[-1][2].update(self.env)
-
-    def visit_Try_orelse(self, node: cst.Try | cst.TryStar) -> None:
-        self._set_env(self._try_states[-1][2])
-
-    def visit_Try_finalbody(self, node: cst.Try | cst.TryStar) -> None:
-        rebound, _, _ = self._try_states.pop()
-        self._forget(rebound)
-
-    visit_TryStar = visit_Try
-    leave_TryStar_body = leave_Try_body
-    visit_TryStar_orelse = visit_Try_orelse
-    visit_TryStar_finalbody = visit_Try_finalbody
-
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
-        self._set_env(self._try_states[-1][1])
         if node.name is not None:
             self._forget(target_names(node.name.name))
 
     visit_ExceptStarHandler_body = visit_ExceptHandler_body
-
-    def _set_env(self, env: Env) -> None:
-        self.env.clear()
-        self.env.update(env)
 
     def visit_With_body(self, node: cst.With) -> None:
         for item in node.items:
             if item.asname is not None:
                 self._forget(target_names(item.asname.name))
 
-    def visit_Match(self, node: cst.Match) -> None:
-        self._match_states.append((dict(self.env), []))
-
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
-        # Each case starts from the state before the match, its captures rebound by the pattern.
-        self._set_env(self._match_states[-1][0])
-        self._forget(pattern_names(node.pattern))
-
-    def leave_MatchCase(self, node: cst.MatchCase) -> None:
-        self._match_states[-1][1].append(None if terminates(node.body) else dict(self.env))
-
-    def leave_Match(self, node: cst.Match) -> None:
-        before, ends = self._match_states.pop()
-        if not node.cases or not is_wildcard(node.cases[-1].pattern):
-            ends.append(before)  # no case matched
-        reached = [env for env in ends if env is not None]
-        if not reached:
-            return
-        result = reached[0]
-        for env in reached[1:]:
-            result = _join_envs(result, env)
-        self._set_env(result)
+        self._forget(pattern_names(node.pattern))  # the captures are rebound by the pattern
