@@ -20,6 +20,8 @@ from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification
 
 DEFAULT_DIR = ".jaxlint_cache"
+# Raised when what an entry holds changes meaning within a version: 2, interfaces say which facts were read.
+FORMAT = 2
 
 
 def content_hash(data: bytes) -> str:
@@ -31,6 +33,7 @@ def fingerprint(settings: Settings, path: str, context: ModuleContext | None = N
     modules of its project tell it (so editing `metrics.py` checks again the modules that import it)."""
     return json.dumps([
         __version__,
+        FORMAT,
         path,  # findings carry it, and rules treat test files differently
         sorted(settings.enabled_for(path)),
         sorted(settings.extra_transforms),

@@ -146,12 +146,14 @@ def _check(
         Traversal((scopes, *rules), (*rules, scopes)).walk(module)
         return _diagnostics(module, source, filename, reports, line_name), Interface()
     facts = ScopeFacts()
+    read_x64, read_literals = False, set()  # of other modules' facts, in any round
     for _ in range(MAX_ROUNDS):
         reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
         tracker = ValueTracker(module, facts, table, key_names, context)
         rule_context = Context(tracker, module, filename, jax_version)
         rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
         Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker)).walk(module)
+        read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals
         learned = tracker.recorder.facts()
         settled = learned.settled(facts, tracker.asked)
         facts = learned
@@ -159,10 +161,10 @@ def _check(
             break
     if not reports:  # positions are a second full pass: a call's line is found in the text instead
         return [], _interface(module, source, filename, facts, tracker, context,
-                              lambda node, caller: _line_in_text(source, node, caller))
+                              lambda node, caller: _line_in_text(source, node, caller), read_x64, read_literals)
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     interface = _interface(module, source, filename, facts, tracker, context,
-                           lambda node, caller: positions[node].start.line)
+                           lambda node, caller: positions[node].start.line, read_x64, read_literals)
     return _diagnostics(module, source, filename, reports, line_name, positions), interface
 
 
@@ -205,8 +207,10 @@ _EMPTY = cst.Module(body=[])
 
 
 def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts, tracker: ValueTracker,
-               context: ModuleContext | None, line: Callable[[cst.CSTNode, str], int]) -> Interface:
-    """What this module tells the other modules of its project (nothing outside a project)."""
+               context: ModuleContext | None, line: Callable[[cst.CSTNode, str], int], read_x64: bool,
+               read_literals: set[str]) -> Interface:
+    """What this module tells the other modules of its project (nothing outside a project), and which of
+    their optional facts it read."""
     if context is None:
         return Interface()
     returns, consumes = {}, {}
@@ -231,7 +235,7 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
     return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64,
-                     WIDE_DTYPE_WORD.search(source) is not None)
+                     WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)))
 
 
 def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,

@@ -241,8 +241,13 @@ def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[in
             interfaces = {name: outcomes[index].interface for name, index in modules.items()}
             for name, imported in project.imported_facts(interfaces).items():
                 index = modules[name]
-                if imported != contexts[index].imported:
-                    contexts[index] = replace(contexts[index], imported=imported)
+                if imported == contexts[index].imported:
+                    continue
+                before = contexts[index].imported
+                contexts[index] = replace(contexts[index], imported=imported)
+                # A fact its analysis did not read changes nothing: its outcome is the one these facts give.
+                read = outcomes[index].interface
+                if project.read_facts(imported, read) != project.read_facts(before, read):
                     todo[index] = None
         if not todo:
             return
