@@ -147,15 +147,25 @@ def _check(
         return _diagnostics(module, source, filename, reports, line_name), Interface()
     facts = ScopeFacts()
     read_x64, read_literals = False, set()  # of other modules' facts, in any round
-    for _ in range(MAX_ROUNDS):
-        reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
-        tracker = ValueTracker(module, facts, table, key_names, context)
-        rule_context = Context(tracker, module, filename, jax_version)
-        rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
-        Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker)).walk(module)
-        read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals
-        learned = tracker.recorder.facts()
-        settled = learned.settled(facts, tracker.asked)
+    for round in range(MAX_ROUNDS):
+        # Only the last round's reports count: a round that learns something new will not be the last, and
+        # its rules stop at that point. When it settles all the same, it runs again with them.
+        may_mute = round < MAX_ROUNDS - 1
+        while True:
+            reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
+            tracker = ValueTracker(module, facts, table, key_names, context)
+            rule_context = Context(tracker, module, filename, jax_version)
+            rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
+            traversal = Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker))
+            if may_mute:
+                tracker.recorder.watch(facts, lambda: traversal.mute(rules))
+            traversal.walk(module)
+            read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals
+            learned = tracker.recorder.facts()
+            settled = learned.settled(facts, tracker.asked)
+            if not (settled and traversal.muted):
+                break
+            may_mute = False
         facts = learned
         if settled:
             break

@@ -10,6 +10,7 @@ resolved after the traversal; lint.py traverses again until nothing new is learn
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import libcst as cst
 
@@ -227,6 +228,20 @@ class ScopeRecorder:
         self._generators: set[cst.CSTNode] = set()
         self._callable: list[tuple[Chain, cst.Call]] = []
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
+        self._known: ScopeFacts | None = None
+        self._news: Callable[[], None] | None = None
+
+    def watch(self, known: ScopeFacts, news: Callable[[], None]) -> None:
+        """Call `news` once, at the first transform application or call that gives a function a fact
+        `known` (the last round's facts) lacks: this round will not be the last (lint.py then stops running
+        the rules in it). A guess for speed: applications and calls resolved now, against the defs seen."""
+        self._known, self._news = known, news
+
+    def _learned(self, chain: Chain, target: cst.BaseExpression, facts: dict | set) -> None:
+        node, _ = self._resolve(chain, target)
+        if node is not None and node not in facts:
+            news, self._news = self._news, None
+            news()
 
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef) -> None:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`."""
@@ -399,6 +414,8 @@ class ScopeRecorder:
         if isinstance(self._defs.get((id(chain[-1]), getattr(target, "value", None))), cst.FunctionDef):
             target = self._defs[(id(chain[-1]), target.value)]
         self._applications.append((chain, target, transform))
+        if self._news is not None:
+            self._learned(chain, target, self._known.applied)
 
     def call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression, args: list[cst.Arg],
              values: list[Value | None], caller: str | None, via: Transform | None) -> None:
@@ -415,6 +432,12 @@ class ScopeRecorder:
             elif value is not None:
                 keywords.append((arg.keyword.value, value))
         self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via))
+        if self._news is not None:
+            given = [value.kind for value in (*positional, *(value for _, value in keywords)) if value is not None]
+            if via is not None:
+                self._learned(chain, func, self._known.entries)
+            elif Kind.STATIC in given:
+                self._learned(chain, func, self._known.scalars)
 
     def _resolve(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.CSTNode | None, int]:
         """The function node an expression names, and how many leading parameters are bound (self)."""
