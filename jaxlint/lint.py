@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import gc
+import inspect
 import re
 import sys
 from typing import Callable
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst._nodes import whitespace
+from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Consumes, Exported, Interface, ModuleContext, Outgoing
@@ -172,7 +176,7 @@ def _check(
     if not reports:  # positions are a second full pass: a call's line is found in the text instead
         return [], _interface(module, source, filename, facts, tracker, context,
                               lambda node, caller: _line_in_text(source, node, caller), read_x64, read_literals)
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = _positions(module)
     interface = _interface(module, source, filename, facts, tracker, context,
                            lambda node, caller: positions[node].start.line, read_x64, read_literals)
     return _diagnostics(module, source, filename, reports, line_name, positions), interface
@@ -185,21 +189,54 @@ def _diagnostics(module: cst.Module, source: str, filename: str,
     if not reports:
         return []
     if positions is None:
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = _positions(module)
 
     def line_of(node: cst.CSTNode) -> str:
         return line_name(positions[node].start.line)
 
+    offsets = Offsets(source)
+    bound = functools.cache(lambda: scope_imports(module.body))  # the module's imports, for fixes that add one
     diagnostics = []
     for code, node, message, plan in reports:
         where = positions[node]
         text = message if isinstance(message, str) else message(line_of)
-        fix = None if plan is None or _drops_comments(plan) else _fix(plan, module, source, positions)
+        fix = None if plan is None or _drops_comments(plan) else _fix(plan, module, source, positions, offsets,
+                                                                     bound)
         diagnostics.append(Diagnostic(
             filename, where.start.line, where.start.column + 1, code, text,
             where.end.line, where.end.column + 1, fix,
         ))
     return diagnostics
+
+
+def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
+    """Where each node is (whitespace nodes left out: nothing reports them), from one rendering of the
+    module. libcst's MetadataWrapper would also rebuild the whole tree once, in a visit for no provider
+    (it visits for the batchable providers even when there are none): that doubled the cost."""
+    provider = PositionProvider()
+    collecting = gc.isenabled()
+    gc.disable()  # a range per node, millions in a big file: nothing for the collector to find
+    try:
+        module._codegen(_PositionState(default_indent=module.default_indent,
+                                       default_newline=module.default_newline, provider=provider))
+    finally:
+        if collecting:
+            gc.enable()
+    return provider._computed
+
+
+_WHITESPACE = frozenset(
+    cls for _, cls in inspect.getmembers(whitespace, inspect.isclass)
+    if issubclass(cls, cst.CSTNode) and cls.__module__ == whitespace.__name__
+)
+
+
+class _PositionState(PositionProvidingCodegenState):
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if type(node) in _WHITESPACE:
+            self._stack.pop()
+        else:
+            super().after_codegen(node)
 
 
 def _line_in_text(source: str, call: cst.Call, caller: str) -> int:
@@ -261,10 +298,10 @@ def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueT
     return f"{kind}{f' (`{shown}`)' if len(shown) <= 40 else ''} at {filename}:{line(literal, statement.name.value)}"
 
 
-def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:
-    """Positioned edits for a rule's fix plan, in the file's own newline style."""
+def _fix(plan: FixPlan, module: cst.Module, source: str, positions, offsets: Offsets,
+         bound: Callable[[], dict[str, str]]) -> Fix:
+    """Positioned edits for a rule's fix plan, in the file's own newline style (`bound`: the module's imports)."""
     newline = module.default_newline
-    offsets = Offsets(source)
 
     def original(first: cst.CSTNode, last: cst.CSTNode) -> str:
         start, end = positions[_outer(first, 0)].start, positions[_outer(last, -1)].end
@@ -284,9 +321,8 @@ def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:
         where = positions[node]
         content = "".join(text(piece) for piece in new) if isinstance(new, tuple) else text(new)
         edits.append(Edit(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1, content))
-    bound = scope_imports(module.body)
     for name in plan.imports:
-        if bound.get(name) != name:
+        if bound().get(name) != name:
             edits.append(_import_edit(name, module, positions, offsets, newline))
     return Fix(plan.applicability, plan.message, tuple(sorted(edits)))
 
