@@ -33,7 +33,6 @@ def fingerprint(settings: Settings, path: str, context: ModuleContext | None = N
     modules of its project tell it (so editing `metrics.py` checks again the modules that import it)."""
     return json.dumps([
         __version__,
-        FORMAT,
         path,  # findings carry it, and rules treat test files differently
         sorted(settings.enabled_for(path)),
         sorted(settings.extra_transforms),
@@ -41,6 +40,7 @@ def fingerprint(settings: Settings, path: str, context: ModuleContext | None = N
         settings.target_jax_version,
         settings.python_version,
         None if context is None else [context.package, sorted(context.top_level), context.imported.digest()],
+        FORMAT,
     ])
 
 
