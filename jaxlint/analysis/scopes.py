@@ -232,16 +232,19 @@ class ScopeRecorder:
         self._news: Callable[[], None] | None = None
 
     def watch(self, known: ScopeFacts, news: Callable[[], None]) -> None:
-        """Call `news` once, at the first transform application or call that gives a function a fact
-        `known` (the last round's facts) lacks: this round will not be the last (lint.py then stops running
+        """Call `news` once, at the first transform application, call or key use that gives a function a
+        fact `known` (the last round's facts) lacks: this round will not be the last (lint.py then stops running
         the rules in it). A guess for speed: applications and calls resolved now, against the defs seen."""
         self._known, self._news = known, news
 
     def _learned(self, chain: Chain, target: cst.BaseExpression, facts: dict | set) -> None:
         node, _ = self._resolve(chain, target)
         if node is not None and node not in facts:
-            news, self._news = self._news, None
-            news()
+            self._announce()
+
+    def _announce(self) -> None:
+        news, self._news = self._news, None
+        news()
 
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef) -> None:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`."""
@@ -369,12 +372,18 @@ class ScopeRecorder:
     def key_consumed(self, function: cst.CSTNode, param: str) -> None:
         """`function` consumes its key parameter `param` itself."""
         self._key_consumed.setdefault(function, set()).add(param)
+        if self._news is not None and param not in self._known.consumes.get(function, ()):
+            self._announce()
 
     def key_call(self, chain: Chain, call: cst.Call, caller: cst.CSTNode | None, params: list[str | None],
                  keyed: list[bool]) -> None:
         """A call passing keys (from a function, or from module level: `caller` None); `params[i]` is the
         caller's key parameter given as argument i, if any; `keyed[i]` whether argument i holds a key."""
         self._key_calls.append((chain, call, caller, params, keyed))
+        if self._news is not None and any(keyed):
+            callee, _ = self._resolve(chain, call.func)
+            if isinstance(callee, cst.FunctionDef) and callee not in self._known.key_params:
+                self._announce()
 
     def _key_summaries(self, facts: ScopeFacts) -> None:
         """Which key parameters each function consumes, through its callees too, and what each call consumes."""
