@@ -28,9 +28,10 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def fingerprint(settings: Settings, path: str, context: ModuleContext | None = None) -> str:
+def fingerprint(settings: Settings, path: str, context: ModuleContext | None = None, findings: bool = True) -> str:
     """Everything besides the content that decides a file's findings: the settings, and what the other
-    modules of its project tell it (so editing `metrics.py` checks again the modules that import it)."""
+    modules of its project tell it (so editing `metrics.py` checks again the modules that import it); and
+    whether the entry holds the findings, or the interface alone (runner.check_bytes)."""
     return json.dumps([
         __version__,
         path,  # findings carry it, and rules treat test files differently
@@ -41,6 +42,7 @@ def fingerprint(settings: Settings, path: str, context: ModuleContext | None = N
         settings.python_version,
         None if context is None else [context.package, sorted(context.top_level), context.imported.digest()],
         FORMAT,
+        *(() if findings else ("interface only",)),
     ])
 
 

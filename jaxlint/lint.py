@@ -72,14 +72,16 @@ def lint_module(
     context: ModuleContext | None = None,
     python_version: str | None = None,
     line_noqa: bool = True,
+    findings: bool = True,
 ) -> tuple[list[Diagnostic], Interface]:
     """`lint_source` for a module of a project: what the other modules tell it in `context`, and
-    what it tells them (its interface) besides its findings."""
+    what it tells them (its interface) besides its findings. Without `findings`, the interface alone:
+    the analysis runs, the rules do not (a module not named, analysed for what it tells the named ones)."""
     if not mentions_jax(source) and (context is None or not context.imported.entries):
         return [], Interface()
     target = parse_version(python_version) if python_version else NEWEST
     diagnostics, interface = _parse_and_check(source, filename, enabled, table, key_names, jax_version,
-                                              line_name, context, target)
+                                              line_name, context, target, findings)
     if not diagnostics:
         return [], interface
     lines = LINE_BREAK.split(source)
@@ -98,6 +100,7 @@ def _parse_and_check(
     line_name: Callable[[int], str],
     context: ModuleContext | None,
     target: tuple[int, int],
+    findings: bool,
 ) -> tuple[list[Diagnostic], Interface]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
@@ -112,7 +115,8 @@ def _parse_and_check(
         if collecting:
             gc.freeze()  # the tree, out of the collector's sight; the analysis's own garbage is collected
             gc.enable()
-        return _check(module, source, filename, enabled, table, key_names, jax_version, line_name, context)
+        return _check(module, source, filename, enabled, table, key_names, jax_version, line_name, context,
+                      findings)
     except InputError as error:
         found = Diagnostic(filename, error.row, error.col, error.code, error.message, error.row, error.col)
         return [found] if error.code in enabled else [], Interface()
@@ -133,7 +137,7 @@ MAX_ROUNDS = 8
 def _check(
     module: cst.Module, source: str, filename: str, enabled: frozenset[str], table: TransformTable,
     key_names: tuple[str, ...], jax_version: str | None, line_name: Callable[[int], str],
-    context: ModuleContext | None,
+    context: ModuleContext | None, findings: bool = True,
 ) -> tuple[list[Diagnostic], Interface]:
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
@@ -143,12 +147,16 @@ def _check(
         # analysis, and so nothing to tell the project's other modules. (Those that do read one then
         # miss what this module's traced calls would tell them: a removed attribute of a value traced
         # only through a call from here is found by a run that selects a rule of the analysis too.)
+        if not findings:
+            return [], Interface()
         reports = []
         scopes = NameScopes(module, context.package if context is not None else None)
         names_only = Context(scopes, module, filename, jax_version)
         rules = [rule(names_only, lambda *report: reports.append(report)) for rule in rule_classes]
         Traversal((scopes, *rules), (*rules, scopes)).walk(module)
         return _diagnostics(module, source, filename, reports, line_name), Interface()
+    if not findings:
+        rule_classes = []  # the analysis alone, for the interface
     facts = ScopeFacts()
     read_x64, read_literals = False, set()  # of other modules' facts, in any round
     for round in range(MAX_ROUNDS):
@@ -161,7 +169,7 @@ def _check(
             rule_context = Context(tracker, module, filename, jax_version)
             rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
             traversal = Traversal((tracker, tracker.keys, *rules), (*rules, tracker.keys, tracker))
-            if may_mute:
+            if may_mute and rules:
                 tracker.recorder.watch(facts, lambda: traversal.mute(rules))
             traversal.walk(module)
             read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals

@@ -211,3 +211,15 @@ def test_the_facts_a_module_read_leave_out_the_optional_ones_it_did_not_read() -
     assert project.read_facts(imported, Interface()) == Imported({}, {"pkg.m.step": traced}, {}, False)
     reads = Interface(read_x64=True, read_literals=("pkg.m.pair",))
     assert project.read_facts(imported, reads) == imported
+
+
+def test_the_modules_a_one_file_run_analyses_for_what_they_tell_it_keep_no_findings_in_the_cache(
+        tmp_path: Path) -> None:
+    # A run on helpers.py analyses train.py, steps.py, ops.py... for their interfaces alone (no rule runs in
+    # them); a later run on ops.py, with the same cache, must not take that for ops.py's findings.
+    for name, text in PACKAGE.items():
+        write(tmp_path / name, text)
+    assert [f["location"]["row"] for f in found(tmp_path, "pkg/helpers.py", cache=True)] == [2]
+    assert [(f["filename"], f["location"]["row"]) for f in found(tmp_path, "pkg/ops.py", cache=True)] == [
+        ("pkg/ops.py", 9)]
+    assert [f["location"]["row"] for f in found(tmp_path, "pkg/helpers.py", cache=True)] == [2]
