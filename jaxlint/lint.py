@@ -172,6 +172,7 @@ def _check(
             if may_mute and rules:
                 tracker.recorder.watch(facts, lambda: traversal.mute(rules))
             traversal.walk(module)
+            tracker.recorder.watch(facts, None)  # the callback holds the traversal: no cycle left to the collector
             read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals
             learned = tracker.recorder.facts()
             settled = learned.settled(facts, tracker.asked)

@@ -231,10 +231,11 @@ class ScopeRecorder:
         self._known: ScopeFacts | None = None
         self._news: Callable[[], None] | None = None
 
-    def watch(self, known: ScopeFacts, news: Callable[[], None]) -> None:
+    def watch(self, known: ScopeFacts, news: Callable[[], None] | None) -> None:
         """Call `news` once, at the first transform application, call or key use that gives a function a
         fact `known` (the last round's facts) lacks: this round will not be the last (lint.py then stops running
-        the rules in it). A guess for speed: applications and calls resolved now, against the defs seen."""
+        the rules in it). A guess for speed: applications and calls resolved now, against the defs seen.
+        `news` None: stop watching."""
         self._known, self._news = known, news
 
     def _learned(self, chain: Chain, target: cst.BaseExpression, facts: dict | set) -> None:
