@@ -20,15 +20,18 @@ from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification
 
 DEFAULT_DIR = ".jaxlint_cache"
+# Raised when what an entry holds changes meaning within a version: 2, interfaces say which facts were read.
+FORMAT = 2
 
 
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def fingerprint(settings: Settings, path: str, context: ModuleContext | None = None) -> str:
+def fingerprint(settings: Settings, path: str, context: ModuleContext | None = None, findings: bool = True) -> str:
     """Everything besides the content that decides a file's findings: the settings, and what the other
-    modules of its project tell it (so editing `metrics.py` checks again the modules that import it)."""
+    modules of its project tell it (so editing `metrics.py` checks again the modules that import it); and
+    whether the entry holds the findings, or the interface alone (runner.check_bytes)."""
     return json.dumps([
         __version__,
         path,  # findings carry it, and rules treat test files differently
@@ -38,6 +41,8 @@ def fingerprint(settings: Settings, path: str, context: ModuleContext | None = N
         settings.target_jax_version,
         settings.python_version,
         None if context is None else [context.package, sorted(context.top_level), context.imported.digest()],
+        FORMAT,
+        *(() if findings else ("interface only",)),
     ])
 
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import gc
+import inspect
 import re
 import sys
 from typing import Callable
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst._nodes import whitespace
+from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Consumes, Exported, Interface, ModuleContext, Outgoing
@@ -68,14 +72,16 @@ def lint_module(
     context: ModuleContext | None = None,
     python_version: str | None = None,
     line_noqa: bool = True,
+    findings: bool = True,
 ) -> tuple[list[Diagnostic], Interface]:
     """`lint_source` for a module of a project: what the other modules tell it in `context`, and
-    what it tells them (its interface) besides its findings."""
+    what it tells them (its interface) besides its findings. Without `findings`, the interface alone:
+    the analysis runs, the rules do not (a module not named, analysed for what it tells the named ones)."""
     if not mentions_jax(source) and (context is None or not context.imported.entries):
         return [], Interface()
     target = parse_version(python_version) if python_version else NEWEST
     diagnostics, interface = _parse_and_check(source, filename, enabled, table, key_names, jax_version,
-                                              line_name, context, target)
+                                              line_name, context, target, findings)
     if not diagnostics:
         return [], interface
     lines = LINE_BREAK.split(source)
@@ -94,6 +100,7 @@ def _parse_and_check(
     line_name: Callable[[int], str],
     context: ModuleContext | None,
     target: tuple[int, int],
+    findings: bool,
 ) -> tuple[list[Diagnostic], Interface]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
@@ -108,7 +115,8 @@ def _parse_and_check(
         if collecting:
             gc.freeze()  # the tree, out of the collector's sight; the analysis's own garbage is collected
             gc.enable()
-        return _check(module, source, filename, enabled, table, key_names, jax_version, line_name, context)
+        return _check(module, source, filename, enabled, table, key_names, jax_version, line_name, context,
+                      findings)
     except InputError as error:
         found = Diagnostic(filename, error.row, error.col, error.code, error.message, error.row, error.col)
         return [found] if error.code in enabled else [], Interface()
@@ -129,7 +137,7 @@ MAX_ROUNDS = 8
 def _check(
     module: cst.Module, source: str, filename: str, enabled: frozenset[str], table: TransformTable,
     key_names: tuple[str, ...], jax_version: str | None, line_name: Callable[[int], str],
-    context: ModuleContext | None,
+    context: ModuleContext | None, findings: bool = True,
 ) -> tuple[list[Diagnostic], Interface]:
     rule_classes = [rule for rule in ALL_RULES if rule.code in enabled and _has_hooks(rule)]
     if not rule_classes:
@@ -139,31 +147,48 @@ def _check(
         # analysis, and so nothing to tell the project's other modules. (Those that do read one then
         # miss what this module's traced calls would tell them: a removed attribute of a value traced
         # only through a call from here is found by a run that selects a rule of the analysis too.)
+        if not findings:
+            return [], Interface()
         reports = []
         scopes = NameScopes(module, context.package if context is not None else None)
         names_only = Context(scopes, module, filename, jax_version)
         rules = [rule(names_only, lambda *report: reports.append(report)) for rule in rule_classes]
         Traversal((scopes, *rules), (*rules, scopes)).walk(module)
         return _diagnostics(module, source, filename, reports, line_name), Interface()
+    if not findings:
+        rule_classes = []  # the analysis alone, for the interface
     facts = ScopeFacts()
-    for _ in range(MAX_ROUNDS):
-        reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
-        tracker = ValueTracker(module, facts, table, key_names, context)
-        rule_context = Context(tracker, module, filename, jax_version)
-        rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
-        flow = tracker.flow  # the engine's visits come first and its leaves last, then its domains'
-        Traversal((flow, *flow.domains, *rules), (*rules, *reversed(flow.domains), flow)).walk(module)
-        learned = tracker.recorder.facts()
-        settled = learned.settled(facts, tracker.asked)
+    read_x64, read_literals = False, set()  # of other modules' facts, in any round
+    for round in range(MAX_ROUNDS):
+        # Only the last round's reports count: a round that learns something new will not be the last, and
+        # its rules stop at that point. When it settles all the same, it runs again with them.
+        may_mute = round < MAX_ROUNDS - 1
+        while True:
+            reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
+            tracker = ValueTracker(module, facts, table, key_names, context)
+            rule_context = Context(tracker, module, filename, jax_version)
+            rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
+            flow = tracker.flow  # the engine's visits come first and its leaves last, then its domains'
+            traversal = Traversal((flow, *flow.domains, *rules), (*rules, *reversed(flow.domains), flow))
+            if may_mute and rules:
+                tracker.recorder.watch(facts, lambda: traversal.mute(rules))
+            traversal.walk(module)
+            tracker.recorder.watch(facts, None)  # the callback holds the traversal: no cycle left to the collector
+            read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals
+            learned = tracker.recorder.facts()
+            settled = learned.settled(facts, tracker.asked)
+            if not (settled and traversal.muted):
+                break
+            may_mute = False
         facts = learned
         if settled:
             break
     if not reports:  # positions are a second full pass: a call's line is found in the text instead
         return [], _interface(module, source, filename, facts, tracker, context,
-                              lambda node, caller: _line_in_text(source, node, caller))
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+                              lambda node, caller: _line_in_text(source, node, caller), read_x64, read_literals)
+    positions = _positions(module)
     interface = _interface(module, source, filename, facts, tracker, context,
-                           lambda node, caller: positions[node].start.line)
+                           lambda node, caller: positions[node].start.line, read_x64, read_literals)
     return _diagnostics(module, source, filename, reports, line_name, positions), interface
 
 
@@ -174,21 +199,54 @@ def _diagnostics(module: cst.Module, source: str, filename: str,
     if not reports:
         return []
     if positions is None:
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = _positions(module)
 
     def line_of(node: cst.CSTNode) -> str:
         return line_name(positions[node].start.line)
 
+    offsets = Offsets(source)
+    bound = functools.cache(lambda: scope_imports(module.body))  # the module's imports, for fixes that add one
     diagnostics = []
     for code, node, message, plan in reports:
         where = positions[node]
         text = message if isinstance(message, str) else message(line_of)
-        fix = None if plan is None or _drops_comments(plan) else _fix(plan, module, source, positions)
+        fix = None if plan is None or _drops_comments(plan) else _fix(plan, module, source, positions, offsets,
+                                                                     bound)
         diagnostics.append(Diagnostic(
             filename, where.start.line, where.start.column + 1, code, text,
             where.end.line, where.end.column + 1, fix,
         ))
     return diagnostics
+
+
+def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
+    """Where each node is (whitespace nodes left out: nothing reports them), from one rendering of the
+    module. libcst's MetadataWrapper would also rebuild the whole tree once, in a visit for no provider
+    (it visits for the batchable providers even when there are none): that doubled the cost."""
+    provider = PositionProvider()
+    collecting = gc.isenabled()
+    gc.disable()  # a range per node, millions in a big file: nothing for the collector to find
+    try:
+        module._codegen(_PositionState(default_indent=module.default_indent,
+                                       default_newline=module.default_newline, provider=provider))
+    finally:
+        if collecting:
+            gc.enable()
+    return provider._computed
+
+
+_WHITESPACE = frozenset(
+    cls for _, cls in inspect.getmembers(whitespace, inspect.isclass)
+    if issubclass(cls, cst.CSTNode) and cls.__module__ == whitespace.__name__
+)
+
+
+class _PositionState(PositionProvidingCodegenState):
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if type(node) in _WHITESPACE:
+            self._stack.pop()
+        else:
+            super().after_codegen(node)
 
 
 def _line_in_text(source: str, call: cst.Call, caller: str) -> int:
@@ -206,8 +264,10 @@ _EMPTY = cst.Module(body=[])
 
 
 def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts, tracker: ValueTracker,
-               context: ModuleContext | None, line: Callable[[cst.CSTNode, str], int]) -> Interface:
-    """What this module tells the other modules of its project (nothing outside a project)."""
+               context: ModuleContext | None, line: Callable[[cst.CSTNode, str], int], read_x64: bool,
+               read_literals: set[str]) -> Interface:
+    """What this module tells the other modules of its project (nothing outside a project), and which of
+    their optional facts it read."""
     if context is None:
         return Interface()
     returns, consumes = {}, {}
@@ -232,7 +292,7 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
     return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64,
-                     WIDE_DTYPE_WORD.search(source) is not None)
+                     WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)))
 
 
 def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,
@@ -248,10 +308,10 @@ def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueT
     return f"{kind}{f' (`{shown}`)' if len(shown) <= 40 else ''} at {filename}:{line(literal, statement.name.value)}"
 
 
-def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:
-    """Positioned edits for a rule's fix plan, in the file's own newline style."""
+def _fix(plan: FixPlan, module: cst.Module, source: str, positions, offsets: Offsets,
+         bound: Callable[[], dict[str, str]]) -> Fix:
+    """Positioned edits for a rule's fix plan, in the file's own newline style (`bound`: the module's imports)."""
     newline = module.default_newline
-    offsets = Offsets(source)
 
     def original(first: cst.CSTNode, last: cst.CSTNode) -> str:
         start, end = positions[_outer(first, 0)].start, positions[_outer(last, -1)].end
@@ -271,9 +331,8 @@ def _fix(plan: FixPlan, module: cst.Module, source: str, positions) -> Fix:
         where = positions[node]
         content = "".join(text(piece) for piece in new) if isinstance(new, tuple) else text(new)
         edits.append(Edit(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1, content))
-    bound = scope_imports(module.body)
     for name in plan.imports:
-        if bound.get(name) != name:
+        if bound().get(name) != name:
             edits.append(_import_edit(name, module, positions, offsets, newline))
     return Fix(plan.applicability, plan.message, tuple(sorted(edits)))
 

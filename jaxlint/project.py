@@ -4,7 +4,8 @@ A helper that a jitted function of another module calls with tracers is checked 
 what another module's function returns is traced when it comes from a traced argument. Phase 1
 analyses each module alone (cached by content) and gives its interface (jaxlint/analysis/interface.py);
 phase 2, here, turns every module's interface into the facts each module imports, and analyses again
-the modules whose facts changed, until nothing changes (at most MAX_ROUNDS times).
+the modules whose facts changed (those facts their analysis read), until nothing changes (at most
+MAX_ROUNDS times).
 
 A project is the folder imports start from: the folder above a file's topmost package (a folder with
 `__init__.py`), or the file's own folder for a script. Every Python file of it that can change the named files'
@@ -14,6 +15,7 @@ does not depend on which files were named.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -91,6 +93,20 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
         # x64 told only to a module that may ask for a 64-bit dtype: the others need no second check for it.
         facts[name] = Imported(given, returns, consumes, interface.wide_dtypes and bool(x64 - {name}))
     return facts
+
+
+def read_facts(imported: Imported, interface: Interface) -> Imported:
+    """The part of `imported` that the analysis which gave `interface` read: the rest cannot change its
+    findings, so a module is checked again only when this part changes. Entries and key facts are always
+    read; x64 and the literals functions return only when its interface says so; a function that returns
+    nothing else known gives what an unknown call gives."""
+    returns = {}
+    for qualified, exported in imported.returns.items():
+        if qualified not in interface.read_literals:
+            exported = replace(exported, literal=None)
+        if exported.params or exported.value is not None or exported.literal is not None:
+            returns[qualified] = exported
+    return Imported(imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64)
 
 
 def importable(root: Path) -> list[Path]:

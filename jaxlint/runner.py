@@ -74,10 +74,11 @@ class FileResult:
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None = None,
-                context: ModuleContext | None = None) -> FileResult:
+                context: ModuleContext | None = None, findings: bool = True) -> FileResult:
     """The findings of one file's content (read by the caller, who hashed it for the cache), or its
     fixes with `fix_mode`; never raises. A notebook's code cells are checked as one program.
-    `context` places a module in its project (jaxlint/project.py)."""
+    `context` places a module in its project (jaxlint/project.py); without `findings`, only its
+    interface is wanted (a module not named): the rules do not run."""
     notebook = None
     try:
         if is_notebook(path):
@@ -103,7 +104,7 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
         def analyse(text: str) -> tuple[list[Diagnostic], Interface]:
             return lint_module(text, path, settings.enabled_for(path), _table(settings), settings.key_names,
                                settings.target_jax_version, line_name(text) if notebook else str, context,
-                               settings.python_version)
+                               settings.python_version, findings=findings)
 
         if fix_mode is not None:
             return _fix_file(path, data, source, encoding, lambda text: analyse(text)[0], fix_mode, notebook)
@@ -196,21 +197,25 @@ def project_contexts(paths: list[str], settings: Settings, cache: Cache | None) 
 
 def _in_projects(paths: list[str], settings: Settings, cache: Cache | None, jobs: int | None
                  ) -> tuple[list[str], list[FileResult | None], dict[int, ModuleContext]]:
-    """Check `paths` with the other modules of their projects (added after them): every file, its
-    outcome, and each module's context with what the others tell it (jaxlint/project.py)."""
+    """Check `paths` with the other modules of their projects (added after them, for their interfaces
+    alone): every file, its outcome, and each module's context with what the others tell it
+    (jaxlint/project.py)."""
     files = paths + project.siblings(paths, cache)
     contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
-    outcomes = _check_files(files, dict.fromkeys(range(len(files))), contexts, settings, cache, jobs, None)
+    outcomes = _check_files(files, dict.fromkeys(range(len(files))), contexts, settings, cache, jobs, None,
+                            named=len(paths))
     if contexts:
-        _link(files, outcomes, contexts, settings, cache, jobs)
+        _link(files, outcomes, contexts, settings, cache, jobs, len(paths))
     return files, outcomes, contexts
 
 
 def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, ModuleContext], settings: Settings,
                  cache: Cache | None, jobs: int | None, fix_mode: FixMode | None,
-                 outcomes: list[FileResult | None] | None = None) -> list[FileResult | None]:
-    """Check the files whose indexes are in `todo`: cached results first, the rest in `jobs` processes."""
+                 outcomes: list[FileResult | None] | None = None, named: int | None = None) -> list[FileResult | None]:
+    """Check the files whose indexes are in `todo`: cached results first, the rest in `jobs` processes.
+    The findings of the first `named` files are wanted (all by default), of the others their interfaces."""
     outcomes = outcomes if outcomes is not None else [None] * len(files)
+    named = len(files) if named is None else named
     misses: list[tuple[int, bytes]] = []
     for index in todo:
         path = files[index]
@@ -219,21 +224,23 @@ def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, Mo
         except InputError as error:
             outcomes[index] = _input_error(path, error, settings)
             continue
-        hit = cache.get(fingerprint(settings, path, contexts.get(index)), content_hash(data)) if cache else None
+        key = fingerprint(settings, path, contexts.get(index), index < named)
+        hit = cache.get(key, content_hash(data)) if cache else None
         if hit is not None:
             outcomes[index] = FileResult(hit[0], skipped=hit[1], interface=hit[2])
         else:
             misses.append((index, data))
-    for index, outcome in _check_all(files, misses, settings, jobs or os.cpu_count() or 1, fix_mode, contexts):
+    for index, outcome in _check_all(files, misses, settings, jobs or os.cpu_count() or 1, fix_mode, contexts,
+                                     named):
         outcomes[index] = outcome
         if cache and outcome.digest is not None:
-            cache.put(fingerprint(settings, files[index], contexts.get(index)), outcome.digest,
+            cache.put(fingerprint(settings, files[index], contexts.get(index), index < named), outcome.digest,
                       outcome.diagnostics, outcome.skipped, outcome.interface)
     return outcomes
 
 
 def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[int, ModuleContext],
-          settings: Settings, cache: Cache | None, jobs: int | None) -> None:
+          settings: Settings, cache: Cache | None, jobs: int | None, named: int) -> None:
     """Phase 2 (jaxlint/project.py): check again each module whose facts from the others changed."""
     for _ in range(project.MAX_ROUNDS):
         todo: dict[int, None] = {}
@@ -241,12 +248,17 @@ def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[in
             interfaces = {name: outcomes[index].interface for name, index in modules.items()}
             for name, imported in project.imported_facts(interfaces).items():
                 index = modules[name]
-                if imported != contexts[index].imported:
-                    contexts[index] = replace(contexts[index], imported=imported)
+                if imported == contexts[index].imported:
+                    continue
+                before = contexts[index].imported
+                contexts[index] = replace(contexts[index], imported=imported)
+                # A fact its analysis did not read changes nothing: its outcome is the one these facts give.
+                read = outcomes[index].interface
+                if project.read_facts(imported, read) != project.read_facts(before, read):
                     todo[index] = None
         if not todo:
             return
-        _check_files(files, todo, contexts, settings, cache, jobs, None, outcomes)
+        _check_files(files, todo, contexts, settings, cache, jobs, None, outcomes, named)
 
 
 def check_stdin(name: str, data: bytes, settings: Settings) -> RunResult:
@@ -268,11 +280,11 @@ def _collect(outcome: FileResult, result: RunResult) -> None:
 
 
 def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Settings, jobs: int,
-               fix_mode: FixMode | None, contexts: dict[int, ModuleContext]):
+               fix_mode: FixMode | None, contexts: dict[int, ModuleContext], named: int):
     """(index, result) of each file to check: in this process for a few, else in a pool."""
     if jobs <= 1 or len(misses) < MIN_FILES_FOR_POOL:
         for index, data in misses:
-            yield index, check_bytes(files[index], data, settings, fix_mode, contexts.get(index))
+            yield index, check_bytes(files[index], data, settings, fix_mode, contexts.get(index), index < named)
         return
     from concurrent.futures.process import BrokenProcessPool  # not imported by runs that need no pool
 
@@ -282,13 +294,13 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
     ordered = sorted(misses, key=lambda miss: -len(miss[1]))
     with _pool(min(jobs, len(misses))) as pool:
         futures = [(index, data, pool.submit(check_bytes, files[index], data, settings, fix_mode,
-                                             contexts.get(index)))
+                                             contexts.get(index), index < named))
                    for index, data in ordered]
         for index, data, future in futures:
             try:
                 yield index, future.result()
             except BrokenProcessPool:  # a worker died: every unfinished file again, each on its own
-                yield index, _alone(files[index], data, settings, fix_mode, contexts.get(index))
+                yield index, _alone(files[index], data, settings, fix_mode, contexts.get(index), index < named)
 
 
 _live_pools: set = set()
@@ -345,14 +357,14 @@ def _leave_interrupts_to_the_parent() -> None:
 
 
 def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None,
-           context: ModuleContext | None) -> FileResult:
+           context: ModuleContext | None, findings: bool) -> FileResult:
     """One file in a process of its own, so that a file that kills its process (a crash in the
     parser, running out of memory) is the only one reported, and never takes the run down."""
     from concurrent.futures.process import BrokenProcessPool
 
     with _pool(1) as pool:
         try:
-            return pool.submit(check_bytes, path, data, settings, fix_mode, context).result()
+            return pool.submit(check_bytes, path, data, settings, fix_mode, context, findings).result()
         except BrokenProcessPool:
             return FileResult([], internal_error=(
                 f"internal error while checking {path} (please report it): the process checking it died"))

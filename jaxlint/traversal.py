@@ -82,15 +82,38 @@ class Traversal:
     """Visit hooks run in the order of `visitors`, leave hooks in the order of `leavers`."""
 
     def __init__(self, visitors: Iterable[object], leavers: Iterable[object]) -> None:
-        self._visit: dict[str, list[Hook]] = defaultdict(list)
-        self._leave: dict[str, list[Hook]] = defaultdict(list)
-        for table, prefix, handlers in ((self._visit, "visit_", visitors), (self._leave, "leave_", leavers)):
-            for handler in handlers:
-                for attribute in _hook_names(type(handler), prefix):
-                    table[attribute[len(prefix):]].append(getattr(handler, attribute))
+        self._visitors, self._leavers = list(visitors), list(leavers)
+        self._muted: frozenset[int] = frozenset()
+        self._tables()
         hooked = {name.split("_", 1)[0] for name in (*self._visit, *self._leave)}
         self._skipped = frozenset() if hooked & {cls.__name__ for cls in TOKENS} else TOKENS
         self._plans: dict[type, tuple] = {}
+        self._built: list[tuple] = []  # every plan made, the per-node ones too: mute() edits them
+
+    def _tables(self) -> None:
+        self._visit: dict[str, list[Hook]] = defaultdict(list)
+        self._leave: dict[str, list[Hook]] = defaultdict(list)
+        for table, prefix, handlers in ((self._visit, "visit_", self._visitors), (self._leave, "leave_", self._leavers)):
+            for handler in handlers:
+                if id(handler) in self._muted:
+                    continue
+                for attribute in _hook_names(type(handler), prefix):
+                    table[attribute[len(prefix):]].append(getattr(handler, attribute))
+
+    @property
+    def muted(self) -> bool:
+        return bool(self._muted)
+
+    def mute(self, handlers: Iterable[object]) -> None:
+        """Call no hook of `handlers` from now on, the leave hooks of the nodes being walked included (a
+        round of the analysis whose rules' reports will not be used). Safe from inside a hook."""
+        self._muted |= {id(handler) for handler in handlers}
+        self._tables()
+        self._plans = {}
+        for visits, fields, leaves in self._built:
+            for hooks in (visits, leaves, *(hooks for _, before, after in fields for hooks in (before, after))):
+                # replaced in place, not removed: a loop over this list may be running (its index must hold)
+                hooks[:] = [_quiet if id(getattr(hook, "__self__", None)) in self._muted else hook for hook in hooks]
 
     def walk(self, node: cst.CSTNode) -> None:
         plan = self._plans.get(type(node)) or self._plan(node)
@@ -124,10 +147,15 @@ class Traversal:
         if order is None:  # (an empty order is known too: whitespace and tokens have no children)
             order = _ORDERS[type(node)] = _field_order(node)
         fields = tuple(
-            (name, tuple(self._visit.get(f"{kind}_{name}", ())), tuple(self._leave.get(f"{kind}_{name}", ())))
+            (name, list(self._visit.get(f"{kind}_{name}", ())), list(self._leave.get(f"{kind}_{name}", ())))
             for name in order
         )
-        plan = (tuple(self._visit.get(kind, ())), fields, tuple(self._leave.get(kind, ())))
+        plan = (list(self._visit.get(kind, ())), fields, list(self._leave.get(kind, ())))
+        self._built.append(plan)
         if kind not in _PLANNED_PER_NODE:
             self._plans[type(node)] = plan
         return plan
+
+
+def _quiet(node: cst.CSTNode) -> None:
+    """A muted hook."""

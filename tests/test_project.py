@@ -13,6 +13,7 @@ from pathlib import Path
 
 from helpers import jaxlint, write
 from jaxlint import project
+from jaxlint.analysis.interface import Exported, Imported, Interface
 from jaxlint.connected import connected
 from test_fixtures import expected_messages, known_misses
 
@@ -186,3 +187,39 @@ def test_x64_enabled_anywhere_in_the_project_as_users_do_it(tmp_path: Path) -> N
         assert found(tmp_path, "sim", cache=True) == [], name  # the cached modules are checked again
         (sim / name).unlink()
     assert len(found(tmp_path, "sim/integrate.py", cache=True)) == 3
+
+
+def test_a_module_is_checked_again_only_when_a_fact_its_analysis_read_changed(tmp_path: Path) -> None:
+    # settings.py enables x64 for the project; ask.py asks for a 64-bit dtype (it reads the project's x64,
+    # so the project phase checks it again), doc.py only names float64 in a docstring (it reads nothing).
+    write(tmp_path / "sim" / "settings.py", 'import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    write(tmp_path / "sim" / "ask.py", "import jax.numpy as jnp\n\n\ndef init(n):\n"
+                                       "    return jnp.zeros(n, dtype=jnp.float64)\n")
+    write(tmp_path / "sim" / "doc.py", 'import jax.numpy as jnp\n\n\ndef init(n):\n'
+                                       '    """Zeros; pass float64 through `astype` for more."""\n'
+                                       "    return jnp.zeros(n)\n")
+    run = jaxlint(tmp_path, "--cache-dir", "cache", "--output-format", "json", "sim")
+    assert (run.returncode, json.loads(run.stdout)) == (0, [])
+    entries = [path for path in (tmp_path / "cache").rglob("*") if path.is_file() and path.name != ".gitignore"]
+    assert len(entries) == 4  # each module once, and ask.py again with the project's x64
+
+
+def test_the_facts_a_module_read_leave_out_the_optional_ones_it_did_not_read() -> None:
+    literal = Exported(("x",), (), None, False, "a tuple (`a, b`) at m.py:3")
+    traced = Exported(("x",), ("x",), None, False)
+    imported = Imported({}, {"pkg.m.pair": literal, "pkg.m.step": traced}, {}, True)
+    assert project.read_facts(imported, Interface()) == Imported({}, {"pkg.m.step": traced}, {}, False)
+    reads = Interface(read_x64=True, read_literals=("pkg.m.pair",))
+    assert project.read_facts(imported, reads) == imported
+
+
+def test_the_modules_a_one_file_run_analyses_for_what_they_tell_it_keep_no_findings_in_the_cache(
+        tmp_path: Path) -> None:
+    # A run on helpers.py analyses train.py, steps.py, ops.py... for their interfaces alone (no rule runs in
+    # them); a later run on ops.py, with the same cache, must not take that for ops.py's findings.
+    for name, text in PACKAGE.items():
+        write(tmp_path / name, text)
+    assert [f["location"]["row"] for f in found(tmp_path, "pkg/helpers.py", cache=True)] == [2]
+    assert [(f["filename"], f["location"]["row"]) for f in found(tmp_path, "pkg/ops.py", cache=True)] == [
+        ("pkg/ops.py", 9)]
+    assert [f["location"]["row"] for f in found(tmp_path, "pkg/helpers.py", cache=True)] == [2]

@@ -36,7 +36,7 @@ def _alive(pid: int) -> bool:
     (signal.SIGTERM, 143, "jaxlint: terminated\n"),
 ])
 def test_a_signal_stops_the_run_and_its_workers(tmp_path: Path, signum: int, code: int, line: str) -> None:
-    for copy in range(4):  # enough files, and enough work in each, to keep two workers busy
+    for copy in range(16):  # enough files, and enough work in each, to keep two workers busy (seconds, not one)
         for source in CORPUS.glob("*.py"):
             shutil.copy(source, tmp_path / f"{source.stem}_{copy}.py")
     process = subprocess.Popen([sys.executable, "-m", "jaxlint", "--jobs", "2", "."], cwd=tmp_path,

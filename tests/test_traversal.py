@@ -137,3 +137,25 @@ def test_no_hook_on_tokens_so_the_walk_can_skip_them() -> None:
     hooked = {(handler.__name__, name) for handler in (*ALL_RULES, ValueTracker, KeyFlow) for name in dir(handler)
               if name.startswith(("visit_", "leave_")) and name.split("_")[1] in tokens}
     assert hooked == set()
+
+
+
+def test_a_muted_handler_gets_no_hook_from_then_on_not_even_the_leaves_of_the_nodes_being_walked() -> None:
+    # What a round of the analysis does when it learns that its rules' reports will not be used.
+    module = cst.parse_module("def f(x):\n    y = g(x)\n    return [h(y) for _ in x]\n" + EDGE_CASES)
+    hook_names = _all_hook_names()
+    kept, muted, unmuted = [], [], []
+    recorder, other = _recorder(hook_names, kept), _recorder(hook_names, muted)
+
+    def mute_at_first_call(node: cst.Call) -> None:
+        if not traversal.muted:
+            traversal.mute([other])
+
+    trigger = type("Trigger", (), {"visit_Call": lambda self, node: mute_at_first_call(node)})()
+    traversal = Traversal([recorder, trigger, other], [other, trigger, recorder])
+    traversal.walk(module)
+    full = _recorder(hook_names, unmuted)
+    Traversal([full], [full]).walk(module)
+    first_call = next(i for i, (name, _) in enumerate(unmuted) if name == "visit_Call")
+    assert [(n, id(x)) for n, x in kept] == [(n, id(x)) for n, x in unmuted]  # the others: every hook, in order
+    assert [(n, id(x)) for n, x in muted] == [(n, id(x)) for n, x in unmuted[:first_call]]

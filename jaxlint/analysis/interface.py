@@ -54,6 +54,9 @@ class Interface:
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by function name
     x64: bool = False  # it sets or reads `jax_enable_x64` (analysis/x64.py)
     wide_dtypes: bool = False  # it may ask for a 64-bit dtype: only then does another module's x64 matter to it
+    # Which optional imported facts its analysis read (project.py re-checks it only when one of those changed):
+    read_x64: bool = False  # the project's x64
+    read_literals: tuple[str, ...] = ()  # the literal returned by these functions of other modules, qualified
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -71,6 +74,8 @@ class Interface:
              for name, c in data.get("consumes", {}).items()},
             data.get("x64", False),
             data.get("wide_dtypes", False),
+            data.get("read_x64", False),
+            tuple(data.get("read_literals", ())),
         )
 
 

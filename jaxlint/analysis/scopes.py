@@ -10,6 +10,7 @@ resolved after the traversal; lint.py traverses again until nothing new is learn
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import libcst as cst
 
@@ -227,6 +228,24 @@ class ScopeRecorder:
         self._generators: set[cst.CSTNode] = set()
         self._callable: list[tuple[Chain, cst.Call]] = []
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
+        self._known: ScopeFacts | None = None
+        self._news: Callable[[], None] | None = None
+
+    def watch(self, known: ScopeFacts, news: Callable[[], None] | None) -> None:
+        """Call `news` once, at the first transform application, call or key use that gives a function a
+        fact `known` (the last round's facts) lacks: this round will not be the last (lint.py then stops running
+        the rules in it). A guess for speed: applications and calls resolved now, against the defs seen.
+        `news` None: stop watching."""
+        self._known, self._news = known, news
+
+    def _learned(self, chain: Chain, target: cst.BaseExpression, facts: dict | set) -> None:
+        node, _ = self._resolve(chain, target)
+        if node is not None and node not in facts:
+            self._announce()
+
+    def _announce(self) -> None:
+        news, self._news = self._news, None
+        news()
 
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef) -> None:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`."""
@@ -354,12 +373,18 @@ class ScopeRecorder:
     def key_consumed(self, function: cst.CSTNode, param: str) -> None:
         """`function` consumes its key parameter `param` itself."""
         self._key_consumed.setdefault(function, set()).add(param)
+        if self._news is not None and param not in self._known.consumes.get(function, ()):
+            self._announce()
 
     def key_call(self, chain: Chain, call: cst.Call, caller: cst.CSTNode | None, params: list[str | None],
                  keyed: list[bool]) -> None:
         """A call passing keys (from a function, or from module level: `caller` None); `params[i]` is the
         caller's key parameter given as argument i, if any; `keyed[i]` whether argument i holds a key."""
         self._key_calls.append((chain, call, caller, params, keyed))
+        if self._news is not None and any(keyed):
+            callee, _ = self._resolve(chain, call.func)
+            if isinstance(callee, cst.FunctionDef) and callee not in self._known.key_params:
+                self._announce()
 
     def _key_summaries(self, facts: ScopeFacts) -> None:
         """Which key parameters each function consumes, through its callees too, and what each call consumes."""
@@ -399,6 +424,8 @@ class ScopeRecorder:
         if isinstance(self._defs.get((id(chain[-1]), getattr(target, "value", None))), cst.FunctionDef):
             target = self._defs[(id(chain[-1]), target.value)]
         self._applications.append((chain, target, transform))
+        if self._news is not None:
+            self._learned(chain, target, self._known.applied)
 
     def call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression, args: list[cst.Arg],
              values: list[Value | None], caller: str | None, via: Transform | None) -> None:
@@ -415,6 +442,12 @@ class ScopeRecorder:
             elif value is not None:
                 keywords.append((arg.keyword.value, value))
         self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via))
+        if self._news is not None:
+            given = [value.kind for value in (*positional, *(value for _, value in keywords)) if value is not None]
+            if via is not None:
+                self._learned(chain, func, self._known.entries)
+            elif Kind.STATIC in given:
+                self._learned(chain, func, self._known.scalars)
 
     def _resolve(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.CSTNode | None, int]:
         """The function node an expression names, and how many leading parameters are bound (self)."""

@@ -89,6 +89,10 @@ class ValueTracker(Domain):
         self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...]]] = []
         self.uses: set[str] = set()  # project names called, qualified
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
+        # Which of the optional facts of other modules were read (the project phase re-checks a module only
+        # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
+        self.read_x64 = False
+        self.read_literals: set[str] = set()
         self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
         self.transforms = table
         self.recorder = ScopeRecorder()
@@ -174,7 +178,10 @@ class ValueTracker(Domain):
     def x64_enabled(self) -> bool:
         """Whether this module or another module of its project sets or reads `jax_enable_x64`; known
         once the whole module was walked."""
-        return self.enables_x64 or (self.context is not None and self.context.imported.x64)
+        if self.enables_x64 or self.context is None:
+            return self.enables_x64
+        self.read_x64 = True
+        return self.context.imported.x64
 
     def returned_container(self, function: cst.CSTNode) -> cst.BaseExpression | None:
         """The tuple, list or dict literal `function` returns when it returns one on every path (the one its
@@ -221,7 +228,9 @@ class ValueTracker(Domain):
         path: which, and where ("a tuple (`loss, aux`) at losses.py:12"); else None."""
         if self.context is None:
             return None
-        exported = self.context.imported.returns.get(self.names.qualified(expr) or "")
+        qualified = self.names.qualified(expr) or ""
+        self.read_literals.add(qualified)
+        exported = self.context.imported.returns.get(qualified)
         return exported.literal if exported is not None else None
 
     def _lookup(self, name: str) -> Value | None:

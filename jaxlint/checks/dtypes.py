@@ -273,7 +273,7 @@ class Float64WithoutX64(Rule):
             self._requests.append((dtype, wide, where))
 
     def leave_Module(self, node: cst.Module) -> None:
-        if self.facts.x64_enabled:
+        if not self._requests or self.facts.x64_enabled:  # (x64 asked only when needed: see project.read_facts)
             return
         for found, wide, where in self._requests:
             self.report(found, (

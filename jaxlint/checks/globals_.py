@@ -200,6 +200,11 @@ class _Program:
         self.definitions = [(*d, rule._caches(item)) for item in module_items
                             if (d := _definition(item, rule._wraps)) is not None]
         self._reaches: dict[int, set[str]] = {}  # by the entry's id
+        self._declared: dict[int, set[str]] = {}  # each function's `global` names, by its id: asked per read
+        # Each block (the module's, then each function's) with every name its steps call: a block that calls
+        # nothing a read reaches is passed over at once (stale() runs per read, over every block).
+        self.blocks = [(function, items, frozenset().union(*(item.calls for item in items)))
+                       for function, items in [(None, module_items), *self.functions]]
 
     def stale(self, read: _Read, name: str):
         """How `name` visibly changes after `read.function` is traced (a message piece), or None."""
@@ -215,9 +220,12 @@ class _Program:
             return None
         defined_at = next((i for i, item in enumerate(self.module_items) if _defines(item, entry)), None)
         writers = {} if name in self.lazy else {w.name.value: w for w in self.rule._writers.get(name, ())}
-        blocks = [(None, self.module_items)] + [(f, items) for f, items in self.functions]
-        for function, items in blocks:
-            global_here = function is None or name in declared_outer(function.body)
+        for function, items, calls in self.blocks:
+            if not calls & reach:
+                continue  # no trace in it
+            if function is not None and id(function) not in self._declared:
+                self._declared[id(function)] = declared_outer(function.body)
+            global_here = function is None or name in self._declared[id(function)]
             binds = [i for i, item in enumerate(items)
                      if (global_here and name in item.binds) or item.calls & writers.keys()]
             traces = [i for i, item in enumerate(items) if item.calls & reach
