@@ -78,8 +78,8 @@ class DonatedBufferReuse(CalleeRule):
     what_it_does = (
         "Flags a read of a name after it was passed in a donated position of a jitted callable "
         "(`donate_argnums`/`donate_argnames` of `jax.jit`, `jax.pmap`, `pjit`) and before it "
-        "is bound again: later in the same function, after the `if` that donated it, or in the next iteration of "
-        "a loop that donates it without rebinding it. The callee is followed through the spellings of a jitted "
+        "is bound again: later in the same function, after the `if` or the `match` case that donated it, or in the "
+        "next iteration of a loop that donates it without rebinding it. The callee is followed through the spellings of a jitted "
         "callable: `jax.jit(f, donate_argnums=0)` assigned to a name (or to `self.step`) and called later, "
         "`@partial(jax.jit, donate_argnums=...)`, `@jax.jit(donate_argnames=...)`, aliases of those names, "
         "`jax.jit(partial(f, cfg), ...)`; keywords are matched to the wrapped function's parameters as jax does."
