@@ -149,8 +149,8 @@ class DonationFlow(Domain):
     """Follows donated names through the traversal, beside the value tracker. Its visit hooks run before
     the rules' and its leave hooks after: a rule looking at a statement sees the donations before it."""
 
-    def __init__(self, flow: Callable[[], object]) -> None:
-        self._flow = flow  # the engine driving this domain (built after it)
+    def __init__(self, tracker) -> None:
+        self._tracker = tracker  # whose engine drives this domain
         self.donated_by: Callable[[cst.Call], tuple[JittedCallee, list[cst.Name]] | None] = lambda call: None
         self._states = [_State()]
         self._loops: list[list[_Loop]] = [[]]  # per scope: its open For and While loops
@@ -165,7 +165,7 @@ class DonationFlow(Domain):
     def reads(self, node: cst.CSTNode) -> list[tuple[cst.Name, Donation]]:
         """The reads of donated names that a statement (a compound statement's header) makes."""
         donated = self._state.donated
-        if not donated or not self._flow().reaches(self):
+        if not donated or not self._tracker.flow.reaches(self):
             return []
         return [(name, donated[name.value]) for name in reads(evaluated(node)) if name.value in donated]
 

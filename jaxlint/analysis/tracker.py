@@ -104,7 +104,7 @@ class ValueTracker(Domain):
         self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
         self._pending: list[TracedFunction | None] = []
         self.enables_x64 = False  # this module sets or reads `jax_enable_x64` (x64.py)
-        self.donations = DonationFlow(lambda: self.flow)
+        self.donations = DonationFlow(self)
         self.flow = Flow((self, self.keys, self.donations))  # drives the domains through the module's control flow
 
     # ------------------------------------------------------------------ queries
