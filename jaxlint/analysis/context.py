@@ -252,6 +252,8 @@ class Context:
     def donated_arguments(self, call: cst.Call) -> tuple[JittedCallee, list[cst.Name]] | None:
         """The jitted callable `call` calls and the names it donates the arrays of (arguments in a donated
         position that are plain names, not holding NumPy arrays or Python values, which jax copies)."""
+        if not any(isinstance(arg.value, cst.Name) for arg in call.args):
+            return None  # (asked of every call: most pass no plain name)
         callee = self.jitted(call)
         if callee is None:
             return None
