@@ -189,3 +189,49 @@ def test_a_scope_starts_and_ends_with_its_own_facts() -> None:
     seen()
     """
     assert bound_at_seen(source) == [{"b"}, set(), {"a"}]
+
+
+class LoopBack(BoundOnEveryPath):
+    """Records the states each For or While body may run again from."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.again: list[list[set[str]]] = []
+
+    def next_iteration(self, node: cst.CSTNode, states: list[frozenset[str]]) -> None:
+        self.again.append([set(state) for state in states])
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("""
+     def f(items):
+         for item in items:
+             x = 1
+             if item:
+                 y = 2
+                 continue
+             if item > 1:
+                 break
+             z = 3
+     """, [[{"x", "z"}, {"x", "y"}]]),  # the end of the body, then each `continue`; not the `break`
+    ("""
+     def f(items):
+         while items:
+             if items:
+                 a = 1
+                 continue
+             return
+     """, [[{"a"}]]),  # no path reaches the end of the body
+    ("""
+     def f(items):
+         for item in items:
+             while item:
+                 b = 1
+             c = 2
+     """, [[{"b"}], [{"c"}]]),  # the inner loop first; after it, `b` is bound on no path that skips it
+])
+def test_the_engine_gives_the_states_a_loop_body_runs_again_from(source: str, expected) -> None:
+    domain = LoopBack()
+    flow = Flow((domain,))
+    Traversal((flow, domain), (domain, flow)).walk(cst.parse_module(textwrap.dedent(source)))
+    assert domain.again == expected

@@ -13,6 +13,7 @@ import libcst as cst
 
 from jaxlint.analysis.apis import Version, parse_version
 from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
+from jaxlint.analysis.donations import Donation, Finding
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import (
@@ -53,6 +54,23 @@ class Keys:
         return self._flow.unread(call)
 
 
+class Donations:
+    """The donated buffers at the current point: which reads see one."""
+
+    def __init__(self, flow) -> None:
+        self._flow = flow
+
+    def reads(self, statement: cst.CSTNode) -> list[tuple[cst.Name, Donation]]:
+        """The reads a statement (a compound statement's header) makes of names holding a donated buffer,
+        each with the donation it sees."""
+        return self._flow.reads(statement)
+
+    def read_again(self, loop: cst.For | cst.While) -> list[Finding]:
+        """Once the loop's body was visited: the reads its next iteration makes of what the previous one
+        donated, each as (statement, read, donation)."""
+        return self._flow.read_again(loop)
+
+
 class Context:
     """The analysis of one module as rules query it, at the point of the traversal they are visiting."""
 
@@ -63,6 +81,10 @@ class Context:
         self.filename = filename
         self.jax_version = jax_version  # the release the code must run on (`target-jax-version`)
         self.keys = Keys(tracker.keys)
+        donations = getattr(tracker, "donations", None)  # (not on the names-only path)
+        if donations is not None:
+            donations.donated_by = self.donated_arguments
+        self.donations = Donations(donations)
         self._locals: dict[int, set[str]] = {}  # by function: the names local to it
 
     # ------------------------------------------------------------------ options
@@ -226,6 +248,19 @@ class Context:
     def jitted(self, call: cst.Call) -> JittedCallee | None:
         """The jitted callable `call` calls, when the source shows one."""
         return self._callees.jitted(call, self.chain)
+
+    def donated_arguments(self, call: cst.Call) -> tuple[JittedCallee, list[cst.Name]] | None:
+        """The jitted callable `call` calls and the names it donates the arrays of (arguments in a donated
+        position that are plain names, not holding NumPy arrays or Python values, which jax copies)."""
+        if not any(isinstance(arg.value, cst.Name) for arg in call.args):
+            return None  # (asked of every call: most pass no plain name)
+        callee = self.jitted(call)
+        if callee is None:
+            return None
+        donated = [argument.expr for argument in callee.arguments(call, self.target_version)
+                   if argument.donated and isinstance(argument.expr, cst.Name)
+                   and self.value_of(argument.expr).kind not in (Kind.HOST, Kind.STATIC)]
+        return (callee, donated) if donated else None
 
     def mapped(self, call: cst.Call) -> JittedCallee | None:
         """The `jax.vmap`ped callable `call` calls, when the source shows one."""

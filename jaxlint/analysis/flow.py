@@ -55,6 +55,10 @@ class Domain:
     def exit_loop(self, node: cst.CSTNode) -> None:
         """The loop body `enter_loop(node)` began ends."""
 
+    def next_iteration(self, node: cst.For | cst.While, states: list[State]) -> None:
+        """Before `exit_loop(node)`: the states in which the body of a For or While may run again (at the end
+        of the body and at each `continue`, where paths reach them), for facts the next iteration reads."""
+
     def unsure(self, names: set[str]) -> None:
         """`names` may hold any value bound to them in a region whose entry point is unknown (a handler or
         `finally` may start anywhere in a `try`)."""
@@ -144,6 +148,10 @@ class Flow:
         return _Frame([False] * len(self.domains))
 
     # ------------------------------------------------------------------ queries
+
+    def reaches(self, domain: Domain) -> bool:
+        """Whether some path reaches the current point in `domain` (not after `return`, `break`...)."""
+        return not self._frame.dead[self.domains.index(domain)]
 
     def leaves_loop(self) -> bool:
         """Whether the current point sits in a block that leaves the innermost loop (or the scope) when it
@@ -349,6 +357,9 @@ class Flow:
         self._close_block(node.body)
         loop = self._frame.loops.pop()
         self._exits.append(loop.breaks)
+        for i, domain in enumerate(self.domains):
+            ends = [] if self._frame.dead[i] else [domain.snapshot()]
+            domain.next_iteration(node, ends + [states[i] for states in loop.continues if states[i] is not None])
         self._exit_loop(node)
         if isinstance(node, cst.While) and _runs_forever(node):
             self._end_path()

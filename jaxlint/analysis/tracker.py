@@ -20,6 +20,7 @@ import libcst as cst
 from jaxlint.analysis import arrays
 from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_names, target_names, terminates
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.interface import ModuleContext
@@ -107,7 +108,8 @@ class ValueTracker(Domain):
         self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
         self._pending: list[TracedFunction | None] = []
         self.enables_x64 = False  # this module sets or reads `jax_enable_x64` (x64.py)
-        self.flow = Flow((self, self.keys))  # drives both domains through the module's control flow
+        self.donations = DonationFlow(self)
+        self.flow = Flow((self, self.keys, self.donations))  # drives the domains through the module's control flow
 
     # ------------------------------------------------------------------ queries
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Iterator
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names, target_names
+from jaxlint.analysis.bindings import rebound_names
 from jaxlint.analysis.callees import Argument, JittedCallee
-from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.values import Kind
+from jaxlint.analysis.donations import Donation, reads
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, JITS, TREE_MAPS
 from jaxlint.traversal import children
@@ -72,249 +71,6 @@ def _callee_name(call: cst.Call) -> str:
 # ---------------------------------------------------------------------- JAX504
 
 
-@dataclass(frozen=True)
-class _Donation:
-    call: cst.Call
-    argument: cst.Name
-    callee: JittedCallee
-
-
-_State = dict[str, _Donation]
-
-
-def _join(*states: Optional[_State]) -> Optional[_State]:
-    """After paths meet: donated when donated on any path that gets here."""
-    live = [state for state in states if state is not None]
-    if not live:
-        return None
-    joined: _State = {}
-    for state in live:
-        for name, donation in state.items():
-            joined.setdefault(name, donation)
-    return joined
-
-
-# What still works on a deleted array (checked with jax 0.10.2): its metadata, and abstract evaluation.
-_METADATA = frozenset({
-    "shape", "dtype", "ndim", "size", "sharding", "aval", "weak_type", "nbytes", "itemsize", "committed",
-    "is_deleted", "delete",
-})
-_ABSTRACT_CALLS = frozenset({"len", "type", "isinstance", "lower", "trace", "eval_shape"})
-
-
-def _reads(node: cst.CSTNode) -> Iterator[cst.Name]:
-    """The names an expression (or a statement's expressions) reads now: not inside lambdas or nested
-    defs, which run later; not the names comprehension targets bind; not reads of what a deleted array
-    still has (`x.shape`, `x.is_deleted()`, `len(x)`, `f.lower(x)`)."""
-    if isinstance(node, cst.Name):
-        yield node
-    elif isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-        return
-    elif isinstance(node, cst.Attribute):
-        if not (isinstance(node.value, cst.Name) and node.attr.value in _METADATA):
-            yield from _reads(node.value)
-    elif isinstance(node, cst.Call) and _callee_word(node) in _ABSTRACT_CALLS:
-        yield from _reads(node.func)
-    elif isinstance(node, cst.Arg):
-        yield from _reads(node.value)
-    elif isinstance(node, cst.NamedExpr):
-        yield from _reads(node.value)
-    elif isinstance(node, cst.BaseComp):
-        bound = set()
-        clause = node.for_in
-        while clause is not None:
-            bound.update(target_names(clause.target))
-            clause = clause.inner_for_in
-        yield from (name for child in children(node) for name in _reads(child) if name.value not in bound)
-    elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
-        for field in ("targets", "target"):
-            for target in _as_list(getattr(node, field, None)):
-                yield from _target_reads(target.target if isinstance(target, cst.AssignTarget) else target)
-        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-            yield node.target
-        for field in ("value", "iter", "ifs"):
-            for child in _as_list(getattr(node, field, None)):
-                yield from _reads(child)
-    elif isinstance(node, cst.Del):
-        yield from _target_reads(node.target)
-    elif isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
-        return
-    else:
-        for child in children(node):
-            yield from _reads(child)
-
-
-def _callee_word(call: cst.Call) -> str | None:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return func.value if isinstance(func, cst.Name) else None
-
-
-def _as_list(value) -> list:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _target_reads(target: cst.BaseExpression) -> Iterator[cst.Name]:
-    """What an assignment target reads: `x` in `x[i] = v` and `x.a = v`; nothing in `x = v`."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_reads(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _target_reads(target.value)
-    elif isinstance(target, (cst.Subscript, cst.Attribute)):
-        yield from _reads(target)
-
-
-def _bound(small: cst.CSTNode) -> set[str]:
-    """Names a small statement rebinds."""
-    if isinstance(small, cst.Assign):
-        return {name for target in small.targets for name in target_names(target.target)}
-    if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-        return set(target_names(small.target))
-    if isinstance(small, cst.Del):
-        return set(target_names(small.target))
-    if isinstance(small, (cst.Import, cst.ImportFrom)):
-        return set(scope_imports([small]))
-    return set()
-
-
-def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
-    """The calls a statement makes now (not in lambdas, nested defs or comprehensions)."""
-    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.BaseComp)):
-        return
-    if isinstance(node, cst.Call):
-        yield node
-    for child in children(node):
-        yield from _calls(child)
-
-
-class _UseAfterDonation:
-    """Walks one function body (or the module) in order, following which names hold a donated array.
-
-    Branches join (donated on any path), a loop body is walked twice (the second time finds reads of
-    what the previous iteration donated), names rebound are forgotten, `try` handlers start from the
-    state before the body. Each read of a donated name is reported once.
-    """
-
-    def __init__(self, donations: dict[int, tuple[JittedCallee, list[cst.Name]]], report, names) -> None:
-        self._donations = donations
-        self._report = report
-        self._names = names
-        self._quiet = 0  # inside blocks that expect an error
-        self._loops: list[tuple[list[_State], list[_State]]] = []  # (break states, continue states)
-        self._reported: set[int] = set()
-
-    def block(self, statements, state: Optional[_State]) -> Optional[_State]:
-        for statement in statements:
-            if state is None:
-                return None
-            state = self.statement(statement, state)
-        return state
-
-    def _suite(self, suite: cst.BaseSuite | None, state: _State) -> Optional[_State]:
-        return state if suite is None else self.block(suite.body, dict(state))
-
-    def _read(self, node: cst.CSTNode | None, state: _State) -> None:
-        if node is None:
-            return
-        for name in _reads(node):
-            donation = state.get(name.value)
-            if donation is not None and id(name) not in self._reported and not self._quiet:
-                self._reported.add(id(name))
-                self._report(name, donation)
-
-    def _small(self, small: cst.CSTNode, state: _State) -> Optional[_State]:
-        self._read(small, state)
-        for call in _calls(small):
-            callee, arguments = self._donations.get(id(call), (None, ()))
-            for argument in arguments:
-                state[argument.value] = _Donation(call, argument, callee)
-        for name in _bound(small):
-            state.pop(name, None)
-        if isinstance(small, (cst.Return, cst.Raise)):
-            return None
-        if isinstance(small, (cst.Break, cst.Continue)):
-            if self._loops:
-                self._loops[-1][0 if isinstance(small, cst.Break) else 1].append(dict(state))
-            return None
-        return state
-
-    def statement(self, statement: cst.CSTNode, state: _State) -> Optional[_State]:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                state = self._small(small, state)
-                if state is None:
-                    return None
-            return state
-        if isinstance(statement, cst.If):
-            self._read(statement.test, state)
-            body = self._suite(statement.body, state)
-            orelse = statement.orelse
-            if isinstance(orelse, cst.If):
-                other = self.statement(orelse, dict(state))
-            else:
-                other = self._suite(orelse.body if orelse is not None else None, state)
-            return _join(body, other)
-        if isinstance(statement, (cst.For, cst.While)):
-            return self._loop(statement, state)
-        if isinstance(statement, (cst.Try, cst.TryStar)):
-            after_body = self._suite(statement.body, state)
-            handlers = [self._suite(handler.body, state) for handler in statement.handlers]
-            if statement.orelse is not None and after_body is not None:
-                after_body = self._suite(statement.orelse.body, after_body)
-            joined = _join(after_body, *handlers)
-            if statement.finalbody is not None:
-                final = self._suite(statement.finalbody.body, joined if joined is not None else state)
-                return None if joined is None else final
-            return joined
-        if isinstance(statement, cst.With):
-            for item in statement.items:
-                self._read(item.item, state)
-                if item.asname is not None:
-                    for name in target_names(item.asname.name):
-                        state.pop(name, None)
-            quiet = expects_error(statement, self._names)
-            self._quiet += quiet
-            after = self._suite(statement.body, state)
-            self._quiet -= quiet
-            return after
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            for decorator in statement.decorators:
-                self._read(decorator.decorator, state)
-            state.pop(statement.name.value, None)
-            return state
-        return {}  # match and anything else: forget what was donated
-
-    def _loop(self, loop: cst.For | cst.While, entry: _State) -> Optional[_State]:
-        header = loop.iter if isinstance(loop, cst.For) else loop.test
-        self._read(header, entry)
-        ends: list[Optional[_State]] = [entry]
-        breaks: list[_State] = []
-        state = dict(entry)
-        for _ in range(2):  # the second pass sees what the first iteration left donated
-            if isinstance(loop, cst.For):
-                for name in target_names(loop.target):
-                    state.pop(name, None)
-            else:
-                self._read(loop.test, state)
-            self._loops.append(([], []))
-            end = self.block(loop.body.body, state)
-            loop_breaks, continues = self._loops.pop()
-            breaks += loop_breaks
-            back = _join(end, *continues)
-            ends.append(back)
-            if back is None:
-                break
-            state = _join(entry, back) or {}
-        after = _join(*ends)
-        if loop.orelse is not None and after is not None:
-            after = self.block(loop.orelse.body.body, dict(after))
-        return _join(after, *breaks)
-
-
 class DonatedBufferReuse(CalleeRule):
     code = "JAX504"
     name = "donated-buffer-reuse"
@@ -322,8 +78,8 @@ class DonatedBufferReuse(CalleeRule):
     what_it_does = (
         "Flags a read of a name after it was passed in a donated position of a jitted callable "
         "(`donate_argnums`/`donate_argnames` of `jax.jit`, `jax.pmap`, `pjit`) and before it "
-        "is bound again: later in the same function, after the `if` that donated it, or in the next iteration of "
-        "a loop that donates it without rebinding it. The callee is followed through the spellings of a jitted "
+        "is bound again: later in the same function, after the `if` or the `match` case that donated it, or in the "
+        "next iteration of a loop that donates it without rebinding it. The callee is followed through the spellings of a jitted "
         "callable: `jax.jit(f, donate_argnums=0)` assigned to a name (or to `self.step`) and called later, "
         "`@partial(jax.jit, donate_argnums=...)`, `@jax.jit(donate_argnames=...)`, aliases of those names, "
         "`jax.jit(partial(f, cfg), ...)`; keywords are matched to the wrapped function's parameters as jax does."
@@ -375,34 +131,40 @@ class DonatedBufferReuse(CalleeRule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._donations: dict[int, tuple[JittedCallee, list[cst.Name]]] = {}  # by id of the call
-        self._scopes: set[int] = set()  # ids of the functions (or the module) with a donating call
+        self._reported: set[int] = set()  # each read is reported once
+        self._quiet: set[int] = set()  # statements inside blocks that expect an error
+        self._expecting = 0
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def _statement(self, node: cst.CSTNode) -> None:
         if self.facts.in_test_file:
             return  # tests read donated arrays on purpose, to check they were deleted
-        found = self.jitted_arguments(node)
-        if found is None:
+        if self._expecting:
+            self._quiet.add(id(node))
+        for read, donation in self.facts.donations.reads(node):
+            self._flag(node, read, donation)
+
+    visit_Assign = visit_AnnAssign = visit_AugAssign = visit_Expr = visit_Return = _statement
+    visit_Raise = visit_Assert = visit_Del = visit_If = visit_While = visit_For = _statement
+    visit_FunctionDef = visit_ClassDef = visit_Match = visit_MatchCase = _statement
+
+    def visit_With(self, node: cst.With) -> None:
+        self._statement(node)  # its items
+        self._expecting += expects_error(node, self.names)
+
+    def leave_With(self, node: cst.With) -> None:
+        self._expecting -= expects_error(node, self.names)
+
+    def _leave_loop(self, node: cst.For | cst.While) -> None:
+        for statement, read, donation in self.facts.donations.read_again(node):
+            if not self.facts.in_test_file:
+                self._flag(statement, read, donation)
+
+    leave_For = leave_While = _leave_loop
+
+    def _flag(self, statement: cst.CSTNode, read: cst.Name, donation: Donation) -> None:
+        if id(read) in self._reported or id(statement) in self._quiet:
             return
-        donated = []
-        for argument in found[1]:
-            if argument.donated and isinstance(argument.expr, cst.Name):
-                held = self.facts.value_of(argument.expr)
-                if held.kind not in (Kind.HOST, Kind.STATIC):
-                    donated.append(argument.expr)
-        if donated:
-            self._donations[id(node)] = (found[0], donated)
-            self._scopes.add(id(self.facts.chain[-1]))
-
-    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        if id(node) in self._scopes:
-            _UseAfterDonation(self._donations, self._flag, self.names).block(node.body.body, {})
-
-    def leave_Module(self, node: cst.Module) -> None:
-        if id(node) in self._scopes:
-            _UseAfterDonation(self._donations, self._flag, self.names).block(node.body, {})
-
-    def _flag(self, read: cst.Name, donation: _Donation) -> None:
+        self._reported.add(id(read))
         options = _option_text(donation.callee, "donate_argnums", "donate_argnames")
         name, function = read.value, _callee_name(donation.call)
         when = " in the previous iteration" if read is donation.argument else ""
@@ -1154,7 +916,7 @@ class TimingWithoutSync(CalleeRule):
                     break
 
     def _region(self, first: cst.CSTNode, region: list[cst.CSTNode], last: cst.CSTNode, start: str) -> None:
-        if {name.value for name in _reads(last)} & rebound_names(region):
+        if {name.value for name in reads(last)} & rebound_names(region):
             return  # `print(f"{loss} {time.time() - t0}")` may convert a result before reading the clock
         running = []  # statements with jax work
         for statement in region:

@@ -1,0 +1,283 @@
+"""Donated buffers: which names hold an array a jitted call was given in a donated position.
+
+Once the donating call ran, jax may have deleted the array, and reading the name again fails. A
+donation happens when the call has been evaluated (its arguments are read first: `y = step(x)` reads
+`x`, then donates it); binding the name again forgets it. Paths join as "donated on some path".
+Which calls donate which arguments is the rule context's answer (`Context.donated_arguments`).
+
+A loop that donates a name and does not bind it again before the next iteration reads it deletes what
+that iteration reads: the engine's `next_iteration` states meet the reads of the body recorded with the
+names each one saw bound since its iteration began (`fresh`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import libcst as cst
+
+from jaxlint.analysis.bindings import pattern_names, target_names
+from jaxlint.analysis.callees import JittedCallee
+from jaxlint.analysis.flow import Domain
+from jaxlint.analysis.names import scope_imports
+from jaxlint.traversal import children
+
+# What still works on a deleted array (checked with jax 0.10.2): its metadata, and abstract evaluation.
+_METADATA = frozenset({
+    "shape", "dtype", "ndim", "size", "sharding", "aval", "weak_type", "nbytes", "itemsize", "committed",
+    "is_deleted", "delete",
+})
+_ABSTRACT_CALLS = frozenset({"len", "type", "isinstance", "lower", "trace", "eval_shape"})
+
+
+@dataclass(frozen=True)
+class Donation:
+    """A name's array given to `call` in a donated position (`argument` is the name as passed)."""
+
+    call: cst.Call
+    argument: cst.Name
+    callee: JittedCallee
+
+
+@dataclass
+class _State:
+    donated: dict[str, Donation] = field(default_factory=dict)
+    fresh: tuple[frozenset[str], ...] = ()  # per open loop of the scope: names bound in this iteration, every path
+
+    def copy(self) -> "_State":
+        return _State(dict(self.donated), self.fresh)
+
+
+@dataclass
+class _Loop:
+    node: cst.CSTNode
+    units: list[tuple[cst.CSTNode, frozenset[str]]] = field(default_factory=list)  # what each saw fresh
+
+
+def evaluated(node: cst.CSTNode) -> cst.CSTNode | list | None:
+    """What a statement evaluates when it runs (a compound statement: its header), before its body."""
+    if isinstance(node, (cst.If, cst.While)):
+        return node.test
+    if isinstance(node, cst.For):
+        return node.iter
+    if isinstance(node, cst.With):
+        return [item.item for item in node.items]
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return list(node.decorators)
+    if isinstance(node, cst.Match):
+        return node.subject
+    if isinstance(node, cst.MatchCase):
+        return node.guard
+    return node  # a small statement
+
+
+def reads(node: cst.CSTNode | list | None) -> Iterator[cst.Name]:
+    """The names an expression (or a statement: a `for` only its header) reads the arrays of now: not inside lambdas or nested
+    defs, which run later; not the names comprehension targets bind; not what a deleted array still has
+    (`x.shape`, `x.is_deleted()`, `len(x)`, `f.lower(x)`)."""
+    if node is None:
+        return
+    if isinstance(node, list):
+        for item in node:
+            yield from reads(item)
+    elif isinstance(node, cst.Name):
+        yield node
+    elif isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return
+    elif isinstance(node, cst.Attribute):
+        if not (isinstance(node.value, cst.Name) and node.attr.value in _METADATA):
+            yield from reads(node.value)
+    elif isinstance(node, cst.Call) and _callee_word(node) in _ABSTRACT_CALLS:
+        yield from reads(node.func)
+    elif isinstance(node, (cst.Arg, cst.NamedExpr)):
+        yield from reads(node.value)
+    elif isinstance(node, cst.Decorator):
+        yield from reads(node.decorator)
+    elif isinstance(node, cst.BaseComp):
+        bound = set()
+        clause = node.for_in
+        while clause is not None:
+            bound.update(target_names(clause.target))
+            clause = clause.inner_for_in
+        yield from (name for child in children(node) for name in reads(child) if name.value not in bound)
+    elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
+        for target in _as_list(getattr(node, "targets", None) or getattr(node, "target", None)):
+            yield from _target_reads(target.target if isinstance(target, cst.AssignTarget) else target)
+        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            yield node.target
+        for name in ("value", "iter", "ifs"):
+            for child in _as_list(getattr(node, name, None)):
+                yield from reads(child)
+    elif isinstance(node, cst.Del):
+        yield from _target_reads(node.target)
+    elif isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+        return
+    else:
+        for child in children(node):
+            yield from reads(child)
+
+
+def _callee_word(call: cst.Call) -> str | None:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _target_reads(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    """What an assignment target reads: `x` in `x[i] = v` and `x.a = v`; nothing in `x = v`."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_reads(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_reads(target.value)
+    elif isinstance(target, (cst.Subscript, cst.Attribute)):
+        yield from reads(target)
+
+
+Finding = tuple[cst.CSTNode, cst.Name, Donation]  # the statement, the read, the donation it sees
+
+
+class DonationFlow(Domain):
+    """Follows donated names through the traversal, beside the value tracker. Its visit hooks run before
+    the rules' and its leave hooks after: a rule looking at a statement sees the donations before it."""
+
+    def __init__(self, tracker) -> None:
+        self._tracker = tracker  # whose engine drives this domain
+        self.donated_by: Callable[[cst.Call], tuple[JittedCallee, list[cst.Name]] | None] = lambda call: None
+        self._states = [_State()]
+        self._loops: list[list[_Loop]] = [[]]  # per scope: its open For and While loops
+        self._again: dict[cst.CSTNode, list[Finding]] = {}  # per loop: reads that see the previous iteration's
+
+    @property
+    def _state(self) -> _State:
+        return self._states[-1]
+
+    # ------------------------------------------------------------------ queries
+
+    def reads(self, node: cst.CSTNode) -> list[tuple[cst.Name, Donation]]:
+        """The reads of donated names that a statement (a compound statement's header) makes."""
+        donated = self._state.donated
+        if not donated or not self._tracker.flow.reaches(self):
+            return []
+        return [(name, donated[name.value]) for name in reads(evaluated(node)) if name.value in donated]
+
+    def next_iteration(self, node: cst.For | cst.While, states: list[_State]) -> None:
+        loop = self._loops[-1][-1]
+        if not any(state.donated for state in states):
+            return
+        found: dict[int, Finding] = {}
+        for state in states:
+            for unit, fresh in loop.units:
+                for name in reads(evaluated(unit)):
+                    donation = state.donated.get(name.value)
+                    if donation is not None and name.value not in fresh:
+                        found.setdefault(id(name), (unit, name, donation))
+        self._again[node] = list(found.values())
+
+    def read_again(self, loop: cst.CSTNode) -> list[Finding]:
+        """The reads of a For or While body that its next iteration makes of what the previous one donated."""
+        return self._again.pop(loop, [])
+
+    # ------------------------------------------------------------------ statements and calls
+
+    def _unit(self, node: cst.CSTNode) -> None:
+        fresh = self._state.fresh
+        for loop, bound in zip(self._loops[-1], fresh):
+            loop.units.append((node, bound))
+
+    visit_Assign = visit_AnnAssign = visit_AugAssign = visit_Expr = visit_Return = _unit
+    visit_Raise = visit_Assert = visit_Del = visit_If = visit_While = visit_For = _unit
+    visit_With = visit_FunctionDef = visit_ClassDef = visit_Match = _unit
+
+    def leave_Call(self, node: cst.Call) -> None:
+        found = self.donated_by(node)
+        if found is not None:
+            callee, names = found
+            for name in names:
+                self._state.donated[name.value] = Donation(node, name, callee)
+
+    def _bind(self, names) -> None:
+        state = self._state
+        names = set(names)
+        for name in names:
+            state.donated.pop(name, None)
+        if state.fresh:
+            state.fresh = tuple(bound | names for bound in state.fresh)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        self._bind(name for target in node.targets for name in target_names(target.target))
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(target_names(node.target))
+
+    leave_AugAssign = leave_Del = leave_NamedExpr = leave_AnnAssign
+
+    def leave_Import(self, node: cst.Import | cst.ImportFrom) -> None:
+        self._bind(scope_imports([node]))
+
+    leave_ImportFrom = leave_Import
+
+    def leave_FunctionDef(self, node: cst.FunctionDef | cst.ClassDef) -> None:
+        self._bind([node.name.value])
+
+    leave_ClassDef = leave_FunctionDef
+
+    def visit_For_body(self, node: cst.For) -> None:
+        self._bind(target_names(node.target))
+
+    def visit_With_body(self, node: cst.With) -> None:
+        self._bind(name for item in node.items if item.asname is not None for name in target_names(item.asname.name))
+
+    def visit_ExceptHandler_body(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> None:
+        if node.name is not None:
+            self._bind(target_names(node.name.name))
+
+    visit_ExceptStarHandler_body = visit_ExceptHandler_body
+
+    def visit_MatchCase(self, node: cst.MatchCase) -> None:
+        self._bind(pattern_names(node.pattern))
+        self._unit(node)  # its guard
+
+    # ------------------------------------------------------------------ the flow engine's domain
+
+    def snapshot(self) -> _State:
+        return self._state.copy()
+
+    def restore(self, state: _State) -> None:
+        # A state from inside a loop (at a `break`) continues after it: only the loops still open count.
+        self._states[-1] = _State(dict(state.donated), state.fresh[:len(self._loops[-1])])
+
+    def join(self, a: _State, b: _State) -> _State:
+        """Donated when donated on some path; fresh when bound on every path (the loops both paths are in)."""
+        donated = dict(a.donated)
+        for name, donation in b.donated.items():
+            donated.setdefault(name, donation)
+        return _State(donated, tuple(x & y for x, y in zip(a.fresh, b.fresh)))
+
+    def enter_scope(self, node: cst.CSTNode) -> None:
+        """A function, lambda, class body or comprehension starts with nothing donated: what it donates
+        stays in it (a comprehension's reads are the statement's around it)."""
+        self._states.append(_State())
+        self._loops.append([])
+
+    def exit_scope(self, node: cst.CSTNode) -> None:
+        self._states.pop()
+        self._loops.pop()
+
+    def enter_loop(self, node: cst.CSTNode, rebound: set[str]) -> None:
+        if isinstance(node, (cst.For, cst.While)):
+            self._loops[-1].append(_Loop(node))
+            self._state.fresh = (*self._state.fresh, frozenset())
+
+    def exit_loop(self, node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.For, cst.While)):
+            self._loops[-1].pop()
+            self._state.fresh = self._state.fresh[:len(self._loops[-1])]
