@@ -158,6 +158,7 @@ def _check(
     if not findings:
         rule_classes = []  # the analysis alone, for the interface
     facts = ScopeFacts()
+    donations = any(rule.needs_donations for rule in rule_classes)
     read_x64, read_literals = False, set()  # of other modules' facts, in any round
     for round in range(MAX_ROUNDS):
         # Only the last round's reports count: a round that learns something new will not be the last, and
@@ -165,7 +166,7 @@ def _check(
         may_mute = round < MAX_ROUNDS - 1
         while True:
             reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
-            tracker = ValueTracker(module, facts, table, key_names, context)
+            tracker = ValueTracker(module, facts, table, key_names, context, donations)
             rule_context = Context(tracker, module, filename, jax_version)
             rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
             flow = tracker.flow  # the engine's visits come first and its leaves last, then its domains'

@@ -52,3 +52,25 @@ def test_a_removed_array_attribute_asks_whether_its_object_is_an_array(built: li
     assert (found.row, found.code) == (4, "JAX801")
     assert "`x.device_buffer` was removed in jax" in found.message
     assert built != []
+
+
+DONATING = (
+    "from functools import partial\n\n"
+    "import jax\n\n\n"
+    "@partial(jax.jit, donate_argnums=0)\n"
+    "def update(params, grads):\n"
+    "    return params - grads\n\n\n"
+    "def train(params, grads):\n"
+    "    new = update(params, grads)\n"
+    "    print(params)\n"
+    "    return new\n"
+)
+
+
+def test_donated_buffers_are_followed_only_for_a_rule_that_asks(built: list[ValueTracker]) -> None:
+    [found] = lint_source(DONATING, "train.py", frozenset({"JAX504", "JAX101"}))
+    assert (found.row, found.col, found.code) == (13, 11, "JAX504")
+    assert built and all(tracker.donations in tracker.flow.domains for tracker in built)
+    built.clear()
+    assert lint_source(DONATING, "train.py", frozenset({"JAX101"})) == []
+    assert built and all(tracker.donations is None and len(tracker.flow.domains) == 2 for tracker in built)

@@ -81,7 +81,7 @@ class Context:
         self.filename = filename
         self.jax_version = jax_version  # the release the code must run on (`target-jax-version`)
         self.keys = Keys(tracker.keys)
-        donations = getattr(tracker, "donations", None)  # (not on the names-only path)
+        donations = getattr(tracker, "donations", None)  # (only for a rule that asks; not on the names-only path)
         if donations is not None:
             donations.donated_by = self.donated_arguments
         self.donations = Donations(donations)

@@ -84,7 +84,9 @@ def _forget(env: Env, names) -> None:
 
 class ValueTracker(Domain):
     def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE,
-                 key_names: tuple[str, ...] = DEFAULT_KEY_NAMES, context: ModuleContext | None = None) -> None:
+                 key_names: tuple[str, ...] = DEFAULT_KEY_NAMES, context: ModuleContext | None = None,
+                 donations: bool = True) -> None:
+        """`donations`: follow donated buffers too (only a rule that asks about them needs the domain)."""
         self.context = context
         self.names = Names(module, context.package if context is not None else None)
         self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...]]] = []
@@ -108,8 +110,9 @@ class ValueTracker(Domain):
         self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
         self._pending: list[TracedFunction | None] = []
         self.enables_x64 = False  # this module sets or reads `jax_enable_x64` (x64.py)
-        self.donations = DonationFlow(self)
-        self.flow = Flow((self, self.keys, self.donations))  # drives the domains through the module's control flow
+        self.donations = DonationFlow(self) if donations else None
+        # The engine drives the domains through the module's control flow.
+        self.flow = Flow(domain for domain in (self, self.keys, self.donations) if domain is not None)
 
     # ------------------------------------------------------------------ queries
 

@@ -80,6 +80,9 @@ class Rule:
     fix_safety: ClassVar[str] = "No automatic fix."
     verify: ClassVar[str] = "Not confirmed by `--verify` yet."
 
+    needs_donations: ClassVar[bool] = False
+    """Whether the rule asks `self.facts.donations`: the donated-buffer domain is followed only then."""
+
     @classmethod
     def needs_values(cls, source: str) -> bool:
         """Whether checking `source` asks the value analysis (`self.facts`) anything. Building it is most

@@ -73,6 +73,7 @@ def _callee_name(call: cst.Call) -> str:
 
 class DonatedBufferReuse(CalleeRule):
     code = "JAX504"
+    needs_donations = True
     name = "donated-buffer-reuse"
     summary = "An array read after it was donated to a jitted call"
     what_it_does = (
