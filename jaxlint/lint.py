@@ -166,7 +166,7 @@ def _check(
         may_mute = round < MAX_ROUNDS - 1
         while True:
             reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
-            tracker = ValueTracker(module, facts, table, key_names, context, donations)
+            tracker = ValueTracker(module, facts, table, key_names, context, donations, jax_version)
             rule_context = Context(tracker, module, filename, jax_version)
             rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
             flow = tracker.flow  # the engine's visits come first and its leaves last, then its domains'

@@ -81,10 +81,7 @@ class Context:
         self.filename = filename
         self.jax_version = jax_version  # the release the code must run on (`target-jax-version`)
         self.keys = Keys(tracker.keys)
-        donations = getattr(tracker, "donations", None)  # (only for a rule that asks; not on the names-only path)
-        if donations is not None:
-            donations.donated_by = self.donated_arguments
-        self.donations = Donations(donations)
+        self.donations = Donations(getattr(tracker, "donations", None))  # (only for a rule that asks)
         self._locals: dict[int, set[str]] = {}  # by function: the names local to it
 
     # ------------------------------------------------------------------ options
@@ -249,19 +246,6 @@ class Context:
         """The jitted callable `call` calls, when the source shows one."""
         return self._callees.jitted(call, self.chain)
 
-    def donated_arguments(self, call: cst.Call) -> tuple[JittedCallee, list[cst.Name]] | None:
-        """The jitted callable `call` calls and the names it donates the arrays of (arguments in a donated
-        position that are plain names, not holding NumPy arrays or Python values, which jax copies)."""
-        if not any(isinstance(arg.value, cst.Name) for arg in call.args):
-            return None  # (asked of every call: most pass no plain name)
-        callee = self.jitted(call)
-        if callee is None:
-            return None
-        donated = [argument.expr for argument in callee.arguments(call, self.target_version)
-                   if argument.donated and isinstance(argument.expr, cst.Name)
-                   and self.value_of(argument.expr).kind not in (Kind.HOST, Kind.STATIC)]
-        return (callee, donated) if donated else None
-
     def mapped(self, call: cst.Call) -> JittedCallee | None:
         """The `jax.vmap`ped callable `call` calls, when the source shows one."""
         return self._callees.mapped(call, self.chain)
@@ -295,6 +279,6 @@ class Context:
         scopes = self._callees.bindings.scopes
         return any(name in scopes[id(owner)].names for owner in self.chain if id(owner) in scopes)
 
-    @cached_property
+    @property
     def _callees(self) -> Callees:
-        return Callees(self._module, self.names, self._tracker.transforms)
+        return self._tracker.callees

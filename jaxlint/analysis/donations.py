@@ -3,7 +3,7 @@
 Once the donating call ran, jax may have deleted the array, and reading the name again fails. A
 donation happens when the call has been evaluated (its arguments are read first: `y = step(x)` reads
 `x`, then donates it); binding the name again forgets it. Paths join as "donated on some path".
-Which calls donate which arguments is the rule context's answer (`Context.donated_arguments`).
+Which calls donate which arguments comes from the module's callee facts (`tracker.callees`).
 
 A loop that donates a name and does not bind it again before the next iteration reads it deletes what
 that iteration reads: the engine's `next_iteration` states meet the reads of the body recorded with the
@@ -13,7 +13,7 @@ names each one saw bound since its iteration began (`fresh`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Iterator
 
 import libcst as cst
 
@@ -21,6 +21,7 @@ from jaxlint.analysis.bindings import pattern_names, target_names
 from jaxlint.analysis.callees import JittedCallee
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import scope_imports
+from jaxlint.analysis.values import Kind
 from jaxlint.traversal import children
 
 # What still works on a deleted array (checked with jax 0.10.2): its metadata, and abstract evaluation.
@@ -151,7 +152,6 @@ class DonationFlow(Domain):
 
     def __init__(self, tracker) -> None:
         self._tracker = tracker  # whose engine drives this domain
-        self.donated_by: Callable[[cst.Call], tuple[JittedCallee, list[cst.Name]] | None] = lambda call: None
         self._states = [_State()]
         self._loops: list[list[_Loop]] = [[]]  # per scope: its open For and While loops
         self._again: dict[cst.CSTNode, list[Finding]] = {}  # per loop: reads that see the previous iteration's
@@ -198,11 +198,18 @@ class DonationFlow(Domain):
     visit_With = visit_FunctionDef = visit_ClassDef = visit_Match = _unit
 
     def leave_Call(self, node: cst.Call) -> None:
-        found = self.donated_by(node)
-        if found is not None:
-            callee, names = found
-            for name in names:
-                self._state.donated[name.value] = Donation(node, name, callee)
+        if not any(isinstance(arg.value, cst.Name) for arg in node.args):
+            return  # (most calls pass no plain name)
+        tracker = self._tracker
+        callee = tracker.callees.jitted(node, tracker.chain)
+        if callee is None:
+            return
+        for argument in callee.arguments(node, tracker.target_version):
+            if not argument.donated or not isinstance(argument.expr, cst.Name):
+                continue
+            held = tracker.value_of(argument.expr)
+            if held is None or held.kind not in (Kind.HOST, Kind.STATIC):  # jax copies NumPy and Python values
+                self._state.donated[argument.expr.value] = Donation(node, argument.expr, callee)
 
     def _bind(self, names) -> None:
         state = self._state

@@ -13,13 +13,16 @@ decide the traced scopes of the next round.
 from __future__ import annotations
 
 from collections import Counter
+from functools import cached_property
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from jaxlint.analysis import arrays
+from jaxlint.analysis.apis import parse_version
 from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_names, target_names, terminates
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.callees import Callees
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
@@ -85,9 +88,12 @@ def _forget(env: Env, names) -> None:
 class ValueTracker(Domain):
     def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE,
                  key_names: tuple[str, ...] = DEFAULT_KEY_NAMES, context: ModuleContext | None = None,
-                 donations: bool = True) -> None:
-        """`donations`: follow donated buffers too (only a rule that asks about them needs the domain)."""
+                 donations: bool = True, jax_version: str | None = None) -> None:
+        """`donations`: follow donated buffers too (only a rule that asks about them needs the domain);
+        `jax_version`: the release the code must run on (how a jitted call's keywords are matched)."""
         self.context = context
+        self._module = module
+        self.target_version = parse_version(jax_version) if jax_version else None
         self.names = Names(module, context.package if context is not None else None)
         self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...]]] = []
         self.uses: set[str] = set()  # project names called, qualified
@@ -115,6 +121,11 @@ class ValueTracker(Domain):
         self.flow = Flow(domain for domain in (self, self.keys, self.donations) if domain is not None)
 
     # ------------------------------------------------------------------ queries
+
+    @cached_property
+    def callees(self) -> Callees:
+        """The module's callables as the source spells them: jitted, mapped, partials, decorators."""
+        return Callees(self._module, self.names, self.transforms)
 
     @property
     def env(self) -> Env:
