@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -195,8 +196,8 @@ class _Program:
         self.lazy = {name for name, bound in values.items()
                      if bound and all(isinstance(v, cst.Name) and v.value == "None" for v in bound)}
         self.staged = {id(read.function) for read in rule._reads}
-        bound = [name for item in module_items for name in item.binds]
-        self.redefined = {name for name in bound if bound.count(name) > 1}
+        bound = Counter(name for item in module_items for name in item.binds)
+        self.redefined = {name for name, count in bound.items() if count > 1}
         self.definitions = [(*d, rule._caches(item)) for item in module_items
                             if (d := _definition(item, rule._wraps)) is not None]
         self._reaches: dict[int, set[str]] = {}  # by the entry's id
