@@ -191,7 +191,9 @@ class _Program:
         self.rule = rule
         self.module_items = module_items
         self.functions = [(f, list(_items(f.body, (), rule._wraps))) for f in rule._functions]
-        values = {name: [s.value for s in _assignments(rule._module.body, name)] for name in candidates}
+        values: dict[str, list[cst.BaseExpression]] = {name: [] for name in candidates}
+        for name, statement in _assignments(rule._module.body, candidates):
+            values[name].append(statement.value)
         # A global that starts as `None` and is set through `global` is lazily initialised, once.
         self.lazy = {name for name, bound in values.items()
                      if bound and all(isinstance(v, cst.Name) and v.value == "None" for v in bound)}
@@ -311,14 +313,16 @@ class _Program:
         return found
 
 
-def _assignments(body, name: str) -> Iterator[cst.Assign]:
-    """The `name = value` statements of a block, in its nested blocks too (not in functions)."""
+def _assignments(body, names: set[str]) -> Iterator[tuple[str, cst.Assign]]:
+    """The `name = value` statements of a block for each of `names`, in its nested blocks too (not in
+    functions): one walk for all the names."""
     for statement in statements(body):
-        if isinstance(statement, cst.Assign) and any(
-                isinstance(t.target, cst.Name) and t.target.value == name for t in statement.targets):
-            yield statement
+        if isinstance(statement, cst.Assign):
+            assigned = {t.target.value for t in statement.targets if isinstance(t.target, cst.Name)}
+            for name in sorted(assigned & names):
+                yield name, statement
         for block in _blocks(statement):
-            yield from _assignments(block, name)
+            yield from _assignments(block, names)
 
 
 def _blocks(statement: cst.CSTNode) -> list:
