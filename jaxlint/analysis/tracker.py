@@ -437,7 +437,7 @@ class ValueTracker(Domain):
         outer_env = self._scopes[-2].env if isinstance(self._chain[-1], cst.ClassDef) else self.env
         env = dict(outer_env)
         _forget(env, parameter_names(params))
-        _forget(env, self._rebound_globals)
+        _forget(env, env.keys() & self._rebound_globals)  # (the few names in scope, not every rebound global)
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             name = param.name.value
             annotation = param.annotation.annotation if param.annotation is not None else None

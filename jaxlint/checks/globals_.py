@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -190,15 +191,25 @@ class _Program:
         self.rule = rule
         self.module_items = module_items
         self.functions = [(f, list(_items(f.body, (), rule._wraps))) for f in rule._functions]
-        values = {name: [s.value for s in _assignments(rule._module.body, name)] for name in candidates}
+        values: dict[str, list[cst.BaseExpression]] = {name: [] for name in candidates}
+        for name, statement in _assignments(rule._module.body, candidates):
+            values[name].append(statement.value)
         # A global that starts as `None` and is set through `global` is lazily initialised, once.
         self.lazy = {name for name, bound in values.items()
                      if bound and all(isinstance(v, cst.Name) and v.value == "None" for v in bound)}
         self.staged = {id(read.function) for read in rule._reads}
-        bound = [name for item in module_items for name in item.binds]
-        self.redefined = {name for name in bound if bound.count(name) > 1}
-        self.definitions = [(*d, rule._caches(item)) for item in module_items
-                            if (d := _definition(item, rule._wraps)) is not None]
+        bound = Counter(name for item in module_items for name in item.binds)
+        self.redefined = {name for name, count in bound.items() if count > 1}
+        # Each definition (names bound, not redefined; names mentioned; cached), and by the names it mentions:
+        # _reach() follows them from an entry as a worklist, not over every definition until nothing changes.
+        self.definitions = [(binds - self.redefined, mentions, rule._caches(item)) for item in module_items
+                            if (d := _definition(item, rule._wraps)) is not None for binds, mentions in [d]]
+        self._mentioning: dict[str, list[int]] = {}
+        for index, (_, mentions, _) in enumerate(self.definitions):
+            for mentioned in mentions:
+                self._mentioning.setdefault(mentioned, []).append(index)
+        self._at = {id(item.node): i for i, item in enumerate(module_items)}  # each step's index, by its node's id
+        self._lambdas: dict[int, int] | None = None  # the step holding each lambda, by its id: filled when asked
         self._reaches: dict[int, set[str]] = {}  # by the entry's id
         self._declared: dict[int, set[str]] = {}  # each function's `global` names, by its id: asked per read
         # Each block (the module's, then each function's) with every name its steps call: a block that calls
@@ -218,7 +229,7 @@ class _Program:
         reach = self._reaches[id(entry)]
         if not reach:
             return None
-        defined_at = next((i for i, item in enumerate(self.module_items) if _defines(item, entry)), None)
+        defined_at = self._defining(entry)
         writers = {} if name in self.lazy else {w.name.value: w for w in self.rule._writers.get(name, ())}
         for function, items, calls in self.blocks:
             if not calls & reach:
@@ -261,35 +272,57 @@ class _Program:
 
         return text
 
+    def _defining(self, entry: cst.CSTNode) -> int | None:
+        """The index of the module-level step that defines `entry` (as _defines() tells), if any."""
+        if not isinstance(entry, cst.Lambda):
+            return self._at.get(id(entry))
+        if self._lambdas is None:
+            self._lambdas = {}
+            for index, item in enumerate(self.module_items):
+                if not isinstance(item.node, _COMPOUND):
+                    for node in _nodes(item.node):
+                        if isinstance(node, cst.Lambda):
+                            self._lambdas.setdefault(id(node), index)
+        return self._lambdas.get(id(entry))
+
     def _reach(self, entry: cst.CSTNode) -> set[str]:
         """Names whose call may run the first trace of `entry` again: a cached (jitted) function that is
         `entry` or mentions it, and names bound to such a function, or to functions mentioning one.
         A redefined name may hold another function by then: it carries nothing."""
-        items = [item for item in self.module_items if _defines(item, entry)]
-        reach = set().union(*(item.binds for item in items)) - self.redefined
-        held = set(reach) if any(self.rule._caches(item) for item in items) else set()
-        changed = True
-        while changed:
-            changed = False
-            for binds, mentions, caches in self.definitions:
-                binds = binds - self.redefined
-                if mentions & reach and not binds <= reach:
-                    reach |= binds
-                    changed = True
-                if (mentions & held or (caches and mentions & reach)) and not binds <= held:
+        index = self._defining(entry)
+        item = self.module_items[index] if index is not None else None
+        start = item.binds - self.redefined if item is not None else set()
+        reach = self._closure(start)
+        held = set(start) if item is not None and self.rule._caches(item) else set()
+        for mentioned in reach:  # a cached function mentioning one: its first trace may trace `entry`
+            for binds, _, caches in (self.definitions[i] for i in self._mentioning.get(mentioned, ())):
+                if caches:
                     held |= binds
-                    changed = True
-        return held
+        return self._closure(held)
+
+    def _closure(self, names: set[str]) -> set[str]:
+        """`names`, and the names bound to definitions that mention one of them, transitively."""
+        found = set(names)
+        pending = list(found)
+        while pending:
+            for index in self._mentioning.get(pending.pop(), ()):
+                for name in self.definitions[index][0]:
+                    if name not in found:
+                        found.add(name)
+                        pending.append(name)
+        return found
 
 
-def _assignments(body, name: str) -> Iterator[cst.Assign]:
-    """The `name = value` statements of a block, in its nested blocks too (not in functions)."""
+def _assignments(body, names: set[str]) -> Iterator[tuple[str, cst.Assign]]:
+    """The `name = value` statements of a block for each of `names`, in its nested blocks too (not in
+    functions): one walk for all the names."""
     for statement in statements(body):
-        if isinstance(statement, cst.Assign) and any(
-                isinstance(t.target, cst.Name) and t.target.value == name for t in statement.targets):
-            yield statement
+        if isinstance(statement, cst.Assign):
+            assigned = {t.target.value for t in statement.targets if isinstance(t.target, cst.Name)}
+            for name in sorted(assigned & names):
+                yield name, statement
         for block in _blocks(statement):
-            yield from _assignments(block, name)
+            yield from _assignments(block, names)
 
 
 def _blocks(statement: cst.CSTNode) -> list:
@@ -388,13 +421,16 @@ def _called(node: cst.CSTNode, wraps: Wraps) -> frozenset[str]:
 
 
 def _contains(node: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    return any(current is inner for current in _nodes(node))
+
+
+def _nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node under it, in source order."""
     pending = [node]
     while pending:
         current = pending.pop()
-        if current is inner:
-            return True
+        yield current
         pending.extend(_children(current))
-    return False
 
 
 def _defines(item: _Item, entry: cst.CSTNode) -> bool:
