@@ -318,13 +318,18 @@ def _fix(plan: FixPlan, module: cst.Module, source: str, positions, offsets: Off
         start, end = positions[_outer(first, 0)].start, positions[_outer(last, -1)].end
         return source[offsets.of(start.line, start.column + 1):offsets.of(end.line, end.column + 1)]
 
+    def styled(code: str) -> str:
+        return code.replace("\r\n", "\n").replace("\n", newline)
+
+    # Not recursive: a closure calling itself is a reference cycle holding the module's whole tree until the
+    # collector runs.
     def text(piece) -> str:
         if isinstance(piece, str):
-            return piece.replace("\r\n", "\n").replace("\n", newline)
+            return styled(piece)
         if isinstance(piece, tuple):
             return original(*piece)
         if piece not in positions:  # a node the rule built: its code, in the file's newline style
-            return text(module.code_for_node(piece))
+            return styled(module.code_for_node(piece))
         return original(piece, piece)
 
     edits = []
