@@ -706,15 +706,8 @@ def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 def _bad_exponent(expr: cst.BaseExpression) -> bool:
     """A literal exponent whose power has an unbounded derivative: fractional (`0.5`, `1.5`) or negative."""
-    negative = isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
-    literal = expr.expression if negative else expr
-    if not isinstance(literal, (cst.Integer, cst.Float)):
-        return False
-    try:
-        value = float(literal.value.replace("_", ""))
-    except ValueError:
-        return False
-    return negative or value != int(value)
+    value = _number(expr)
+    return value is not None and (value < 0 or value != int(value))
 
 
 @dataclass(frozen=True)
