@@ -20,7 +20,7 @@ from itertools import product
 from typing import Callable
 
 from jaxlint.diagnostics import Diagnostic, Edit
-from jaxlint.files import LINE_BREAK, NOTEBOOK_SUFFIX, InputError, read_bytes
+from jaxlint.files import LINE_BREAK, NOTEBOOK_SUFFIX, InputError
 from jaxlint.fix import FixError
 
 MARKER = "# %% notebook cell {}"  # never says `jax`: the prefilter reads the program
@@ -130,11 +130,6 @@ def _edit_in_cell(edit: Edit, cells: list[tuple[int, int, int]], program_text: s
 
 def is_notebook(path: str) -> bool:
     return path.endswith(NOTEBOOK_SUFFIX)
-
-
-def read_notebook(path: str) -> Notebook:
-    """A notebook file; InputError when it is not a valid notebook, NotPython when it is another language."""
-    return Notebook.read(read_bytes(path))
 
 
 def parse_notebook(data: bytes) -> dict:
