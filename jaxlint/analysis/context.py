@@ -63,12 +63,17 @@ class Donations:
     def reads(self, statement: cst.CSTNode) -> list[tuple[cst.Name, Donation]]:
         """The reads a statement (a compound statement's header) makes of names holding a donated buffer,
         each with the donation it sees."""
-        return self._flow.reads(statement)
+        return self._followed().reads(statement)
 
     def read_again(self, loop: cst.For | cst.While) -> list[Finding]:
         """Once the loop's body was visited: the reads its next iteration makes of what the previous one
         donated, each as (statement, read, donation)."""
-        return self._flow.read_again(loop)
+        return self._followed().read_again(loop)
+
+    def _followed(self):
+        if self._flow is None:
+            raise RuntimeError("donated buffers are followed only for a rule that sets `needs_donations = True`")
+        return self._flow
 
 
 class Context:
