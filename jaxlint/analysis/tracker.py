@@ -34,7 +34,7 @@ from jaxlint.analysis.traced import (
     DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
-from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, join
+from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, bound_names, join
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.transforms import LAX_CARRIES, PARTIAL, TREE_MAPS
 
@@ -256,20 +256,12 @@ class ValueTracker(Domain):
     # ------------------------------------------------------------------ bindings
 
     def _bind(self, target: cst.BaseExpression, value: Value | None) -> None:
-        if isinstance(target, cst.Name):
-            if target.value in self._scopes[-1].untracked or value is None:
-                self.env.pop(target.value, None)
+        untracked = self._scopes[-1].untracked
+        for name, held in bound_names(target, value):
+            if name in untracked or held is None:
+                self.env.pop(name, None)
             else:
-                self.env[target.value] = value
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            # Unpacking a tracer (or a pytree of them) gives tracers, or lists and tuples of them.
-            element = None
-            if value is not None and value.kind is Kind.TRACED:
-                element = replace(value, pytree_part=True) if value.container else value
-            for item in target.elements:
-                self._bind(item.value, element)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(target.value, None)
+                self.env[name] = held
 
     def _forget(self, names) -> None:
         _forget(self.env, names)
@@ -372,7 +364,7 @@ class ValueTracker(Domain):
             values = [self.value_of(arg.value) for arg in node.args]
             if self.names.qualified(node.func) in TREE_MAPS:
                 # The function gets one leaf of each tree: tracers, not pytrees.
-                leaves = [replace(v, container=False) if v is not None and v.kind is Kind.TRACED else None
+                leaves = [replace(v, container=False, contents=None) if v is not None and v.kind is Kind.TRACED else None
                           for v in values[1:]]
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
@@ -388,6 +380,8 @@ class ValueTracker(Domain):
         if isinstance(init, cst.List):
             return True
         held = self.value_of(init) if isinstance(init, cst.Name) else None
+        if held is not None and held.contents is not None:
+            return held.contents.kind in ("list", "tuple")
         return held is not None and held.kind is Kind.HOST and not held.numpy
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:
@@ -538,12 +532,9 @@ class ValueTracker(Domain):
             clause = clause.inner_for_in
 
     def _bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
-        """Iterating over a tracer gives tracers; anything else is unknown."""
-        value = self.value_of(iterable)
-        self._forget(target_names(target))
-        # Not over a possible pytree: iterating a dict of tracers gives its (string) keys.
-        if isinstance(target, cst.Name) and value is not None and value.is_tracer:
-            self.env[target.value] = value
+        """Iterating over a tracer gives tracers, over a container of tracers its items (a dict's static
+        keys); over a pytree of unknown shape (a dict gives its keys), anything else, unknown."""
+        self._bind(target, self._evaluator.iterated(iterable))
 
     # ------------------------------------------------------------------ the flow engine's domain
 

@@ -174,6 +174,8 @@ REF_KERNELS: dict[str, Callables] = {
 }
 # These call their function on every leaf: a pytree of tracers gives it tracers.
 TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+# These give a Python list of a pytree's leaves: the leaves of a pytree of tracers are tracers.
+TREE_LEAVES = frozenset({"jax.tree.leaves", "jax.tree_util.tree_leaves", "jax.tree_leaves"})
 PARTIAL = frozenset({"functools.partial"})
 
 
