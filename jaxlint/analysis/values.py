@@ -65,6 +65,13 @@ class Value:
         return self.kind in (Kind.ARRAY, Kind.TRACED) and self.contents is None
 
     @property
+    def is_sequence(self) -> bool:
+        """A Python list or tuple (of tracers or not), which only Python integers index."""
+        if self.contents is not None:
+            return self.contents.kind != "dict"
+        return self.kind is Kind.HOST and not self.numpy
+
+    @property
     def is_tracer(self) -> bool:
         """A tracer (not a pytree of them), whichever transform made it."""
         return self.kind is Kind.TRACED and not self.container

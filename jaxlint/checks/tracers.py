@@ -382,7 +382,7 @@ class TracerAsPythonIndex(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         base = self.facts.value_of(node.value)
         literal = isinstance(node.value, (cst.List, cst.Tuple))
-        if not literal and base.kind is not Kind.HOST:
+        if not literal and base.kind is not Kind.HOST and not base.is_sequence:
             return
         numpy = base.numpy
         if len(node.slice) != 1 and not numpy:
