@@ -190,6 +190,9 @@ class ValueTracker(Domain):
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         return self._evaluator.value_of(expr)
 
+    def iterated(self, expr: cst.BaseExpression) -> Value | None:
+        return self._evaluator.iterated(expr)
+
     @property
     def x64_enabled(self) -> bool:
         """Whether this module or another module of its project sets or reads `jax_enable_x64`; known

@@ -140,7 +140,8 @@ class PythonLogicOnTracer(Rule):
     what_it_does = (
         "Flags Python's boolean operators and the builtins that compare or test truth values when they get "
         "a traced value inside a jitted (or vmapped, lax-body) function: `a and b`, `a or b`, `not a`, "
-        "`bool(a)`, `min(a, b)`, `max(a, b)`, `any(a)`, `all(a)`."
+        "`bool(a)`, `min(a, b)`, `max(a, b)`, `any(a)`, `all(a)`, and `min`/`max`/`any`/`all` of a list, tuple "
+        "or generator of tracers (`any(jnp.isnan(g).any() for g in leaves)`)."
     )
     why_bad = (
         "Each of these asks Python for a concrete `True` or `False` (or compares with `<`) and a tracer has "
@@ -214,6 +215,14 @@ class PythonLogicOnTracer(Rule):
                 self._report(node, f"builtin `{builtin}()`", arg.value, value,
                              f"`{self._REPLACEMENTS[builtin]}`", self._elementwise(node, builtin))
                 return
+        if builtin != "bool" and len(node.args) == 1 and not node.args[0].star:
+            # `any(jnp.isnan(g).any() for g in leaves)`, `max(losses)`: the truth or order of each tracer.
+            operand = node.args[0].value
+            element = self.facts.iterated(operand)
+            if element.abstract:
+                if isinstance(operand, (cst.GeneratorExp, cst.ListComp)):
+                    operand = operand.elt
+                self._report(node, f"builtin `{builtin}()`", operand, element, f"`jnp.{builtin}(jnp.stack([...]))`")
 
     def _elementwise(self, node: cst.Call, builtin: str) -> FixPlan | None:
         """`min(a, b)` -> `jnp.minimum(a, b)`: the same value for two operands, computed in JAX."""
