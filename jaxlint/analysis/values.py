@@ -429,7 +429,10 @@ class Evaluator:
         right = expr.comparisons[0].comparator
         if any(isinstance(side, cst.Name) and side.value == "None" for side in (expr.left, right)):
             return None
-        return _derived([self.value_of(expr.left), self.value_of(right)], boolean=True)
+        sides = [self.value_of(expr.left), self.value_of(right)]
+        if any(side is not None and side.contents is not None for side in sides):
+            return None  # `metrics == {}`: Python compares the containers first (lengths, identity)
+        return _derived(sides, boolean=True)
 
     def _call(self, call: cst.Call) -> Value | None:
         func = call.func

@@ -603,8 +603,8 @@ class PrintInTraced(Rule):
     summary = "`print()` or `logging` of a traced value inside a jitted function"
     what_it_does = (
         "Flags `print(...)`, `logging.<level>(...)`, `logger.<level>(...)` (a module-level "
-        "`logging.getLogger(...)`) and `absl.logging` calls that get a traced value (directly, in an f-string, "
-        "through `%` or `.format`) inside a jitted (or vmapped, pmapped, lax-body) function."
+        "`logging.getLogger(...)`) and `absl.logging` calls that get a traced value (directly, inside a dict, "
+        "list or tuple, in an f-string, through `%` or `.format`) inside a jitted (or vmapped, pmapped, lax-body) function."
     )
     why_bad = (
         "Python's `print` runs once, while JAX traces the function: it shows `Traced<ShapedArray(...)>` "
