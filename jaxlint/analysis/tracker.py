@@ -384,7 +384,7 @@ class ValueTracker(Domain):
             return True
         held = self.value_of(init) if isinstance(init, cst.Name) else None
         if held is not None and held.contents is not None:
-            return held.contents.kind in ("list", "tuple")
+            return held.contents.kind == "list"
         return held is not None and held.kind is Kind.HOST and not held.numpy
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:

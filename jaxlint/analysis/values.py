@@ -197,13 +197,11 @@ def bound_names(target: cst.BaseExpression, value: Value | None) -> list[tuple[s
     return []
 
 
-def _joined_containers(left: Value | None, right: Value | None) -> Value | None | object:
-    """`xs + ys`, `xs * 2`, `a | b` on Python containers of tracers: a container of the same kind (items
-    unknown); `_NOT_LITERAL` when neither operand is one."""
-    sides = [side.contents for side in (left, right) if side is not None and side.contents is not None]
-    if not sides:
-        return _NOT_LITERAL
-    return holding(sides[0].kind, sides[0].element)
+def _concatenated(left: Value | None, right: Value | None) -> Value | None:
+    """`xs + ys`, `xs * 2`, `a | b` where one operand is a Python container of tracers: a container of the
+    same kind, its items unknown."""
+    contents = next(side.contents for side in (left, right) if side is not None and side.contents is not None)
+    return holding(contents.kind, contents.element)
 
 
 def _literal(expr: cst.BaseExpression) -> object:
@@ -282,9 +280,8 @@ class Evaluator:
             if isinstance(expr.left, _STRINGS):
                 return None  # `"%d" % x` formats a string
             left, right = self.value_of(expr.left), self.value_of(expr.right)
-            joined = _joined_containers(left, right)
-            if joined is not _NOT_LITERAL:
-                return joined
+            if any(side is not None and side.contents is not None for side in (left, right)):
+                return _concatenated(left, right)
             bitwise = isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
             both_boolean = all(v is not None and v.boolean for v in (left, right) if v and v.is_array)
             return _derived([left, right], boolean=bitwise and both_boolean)
