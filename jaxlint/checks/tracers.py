@@ -9,7 +9,8 @@ import libcst as cst
 
 from jaxlint.model.axes import FUNCTION_AXES, METHOD_AXES, traced_axis_error
 from jaxlint.model.numpy_boundary import (
-    ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKES_TRACED_ARRAY, WEAKLY_REFERENCING,
+    ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKE_SEQUENCES, TAKES_TRACED_ARRAY,
+    WEAKLY_REFERENCING,
 )
 from jaxlint.model.transforms import LAX_OPERANDS, LOOP_BODIES, RUN_AS_GIVEN
 from jaxlint.analysis.values import Kind, Value
@@ -502,12 +503,13 @@ class NumpyOnTracer(Rule):
                 continue
             if qualified.startswith("math.") and not (value.staged or value.differentiated):
                 continue
+            held_list = not literal and value.is_sequence  # a name holding a list or tuple of tracers
             if qualified in READS_SHAPE_OR_DTYPE:
-                if literal:
-                    self._report_list(node, found[0], value)
+                if literal or held_list:
+                    self._report_list(node, found[0] if found else arg.value, value)
                     return
                 continue
-            if not literal and qualified in TAKES_TRACED_ARRAY:
+            if not literal and not held_list and qualified in TAKES_TRACED_ARRAY:
                 if self._array_argument(index, arg) or not value.staged:
                     continue
                 self._report_static(node, arg.value, value)
@@ -515,11 +517,13 @@ class NumpyOnTracer(Rule):
             operand = found[0] if found else arg.value
             short = qualified.split(".", 1)[1]
             fix = f"`jnp.{short}`" if qualified.startswith("numpy.") else "the `jax.numpy`/`jax.scipy` equivalent"
+            if held_list and qualified.startswith("numpy.") and short not in TAKE_SEQUENCES:
+                fix = f"`jnp.{short}(jnp.stack({code(operand)}))`"
             error = "ConcretizationTypeError" if qualified.startswith("math.") else "TracerArrayConversionError"
             self.report(node, lambda line_of: (
                 f"`{code(node.func)}()` on a traced value raises {error}: "
                 f"`{code(operand)}` is traced ({value.describe(code(operand), line_of)}); use {fix}"
-            ), self._jax_numpy(node, qualified))
+            ), None if held_list else self._jax_numpy(node, qualified))  # (`jnp.mean(a_list)` raises TypeError)
             return
 
     @staticmethod
