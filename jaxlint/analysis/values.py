@@ -109,7 +109,8 @@ class Contents:
     kind: str  # "dict", "list" or "tuple"
     element: Value  # what iterating it gives (for a dict, what `.values()` gives): its first traced item
     items: tuple[Value | None, ...] | None = None  # item by item, when a display built it
-    keys: tuple[object, ...] | None = None  # a dict display's literal keys, in the order of `items`
+    # A dict display's keys, in the order of `items`: literals, `_NOT_LITERAL` for others and for `**other`.
+    keys: tuple[object, ...] | None = None
 
     @property
     def uniform(self) -> bool:
@@ -121,9 +122,9 @@ class Contents:
         if self.items is None:
             return self.element
         if self.kind == "dict":
-            if self.keys is None or key not in self.keys:
-                return None
-            return self.items[self.keys.index(key)]
+            # The last entry with the key wins; a key the display does not show may come from `**other`.
+            found = [item for known, item in zip(self.keys or (), self.items) if known == key]
+            return found[-1] if found else None
         if isinstance(key, int) and not isinstance(key, bool) and -len(self.items) <= key < len(self.items):
             return self.items[key]
         return None
@@ -338,15 +339,14 @@ class Evaluator:
         return holding(kind, _first_traced(items + starred), None if starred else tuple(items))
 
     def _dict(self, expr: cst.Dict) -> Value | None:
-        items, keys, unpacked = [], [], []
+        items, keys = [], []
         for element in expr.elements:
-            if isinstance(element, cst.StarredDictElement):  # `**other`
-                unpacked.append(self._dict_values(self.value_of(element.value)))
+            if isinstance(element, cst.StarredDictElement):  # `**other`: what its values hold, under unknown keys
+                items.append(self._dict_values(self.value_of(element.value)))
+                keys.append(_NOT_LITERAL)
             else:
                 items.append(self.value_of(element.value))
                 keys.append(_literal(element.key))
-        if unpacked or _NOT_LITERAL in keys:
-            return holding("dict", _first_traced(items + unpacked))
         return holding("dict", _first_traced(items), tuple(items), tuple(keys))
 
     def _item(self, base: Value, index: cst.SubscriptElement) -> Value | None:
