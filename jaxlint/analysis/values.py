@@ -26,7 +26,7 @@ from jaxlint.model.functions import (
     ARITHMETIC_BUILTINS, ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_FUNCTIONS, HOST_ARRAY_METHODS, REF_FACTORIES,
     STATIC_ATTRIBUTES, STATIC_BUILTINS,
 )
-from jaxlint.model.transforms import TREE_LEAVES
+from jaxlint.model.transforms import TREE_LEAF_LISTS
 
 
 class Kind(enum.Enum):
@@ -383,6 +383,18 @@ class Evaluator:
             return replace(value, pytree_part=True)
         return value.contents.element if value.contents.kind == "dict" else None
 
+    def _leaves(self, call: cst.Call, with_path: bool, with_treedef: bool) -> Value | None:
+        """`jax.tree.leaves(tree)` of a pytree of tracers: a Python list (its `len` is static) of tracers."""
+        tree = self.value_of(call.args[0].value)
+        if tree is None or tree.kind is not Kind.TRACED:
+            return None
+        if len(call.args) > 1:  # `is_leaf=` may stop at subtrees: a leaf is then a pytree of tracers
+            leaf = replace(tree, container=True, pytree_part=True, contents=None)
+        else:
+            leaf = replace(tree, container=False, pytree_part=False, contents=None)
+        listed = holding("list", _tuple_of([STATIC, leaf]) if with_path else leaf)
+        return _tuple_of([listed, None]) if with_treedef else listed
+
     def _builtin(self, call: cst.Call) -> Value | None:
         """What `sum`, `abs`, `pow`, `round`, `list`, `tuple` and `dict` give of tracers; None otherwise."""
         name = call.func.value
@@ -440,11 +452,9 @@ class Evaluator:
         if isinstance(func, cst.Attribute) and func.attr.value in ("items", "values") and not call.args:
             element = self._dict_values(self.value_of(func.value))
             return holding("list", element if func.attr.value == "values" else _tuple_of([STATIC, element]))
-        if self.names.qualified(func) in TREE_LEAVES and call.args and not call.args[0].keyword:
-            tree = self.value_of(call.args[0].value)
-            if tree is not None and tree.kind is Kind.TRACED:
-                # A Python list (its `len` is static) of the leaves, each a tracer.
-                return holding("list", replace(tree, container=False, pytree_part=False, contents=None))
+        listing = TREE_LEAF_LISTS.get(self.names.qualified(func) or "")
+        if listing is not None and call.args and not call.args[0].keyword and not call.args[0].star:
+            return self._leaves(call, *listing)
         arguments = [self.value_of(arg.value) for arg in call.args]
         if isinstance(func, cst.Call) and self.names.qualified(func.func) in self._table.all:
             # `jax.value_and_grad(f)(params, x)`: tracers in, a pytree of tracers out.
