@@ -79,3 +79,50 @@ def test_a_dict_of_tracers_passed_to_another_module_keeps_its_values_traced(tmp_
     assert "`clip` is called with a tracer from `train_step` (proj/train.py:14)" in branched
     # The helpers module alone gets the same findings, from its jitted caller.
     assert _findings(tmp_path, "proj/utils.py") == found
+
+
+METRICS = """\
+import jax
+import jax.numpy as jnp
+
+
+def compute_metrics(logits, labels):
+    loss = jnp.mean((logits - labels) ** 2)
+    return {"loss": loss, "accuracy": jnp.mean(jnp.argmax(logits, -1) == labels)}
+
+
+def leaves_norm(tree):
+    return jnp.sqrt(sum(jnp.sum(leaf ** 2) for leaf in jax.tree.leaves(tree)))
+"""
+
+STEP = """\
+import jax
+
+from proj.metrics import compute_metrics, leaves_norm
+
+
+@jax.jit
+def step(params, logits, labels):
+    metrics = compute_metrics(logits, labels)
+    print(metrics)
+    if metrics["loss"] > 1.0:
+        pass
+    if leaves_norm(params) > 2.0:
+        pass
+    print("metrics:", list(metrics), len(metrics))
+    return metrics
+"""
+
+
+def test_a_dict_of_tracers_returned_by_another_module_holds_tracers(tmp_path: Path) -> None:
+    write(tmp_path / "proj" / "__init__.py", "")
+    write(tmp_path / "proj" / "metrics.py", METRICS)
+    write(tmp_path / "proj" / "train.py", STEP)
+    found = _findings(tmp_path, "proj")
+    assert [finding[:4] for finding in found] == [
+        ("proj/train.py", 9, 5, "JAX306"), ("proj/train.py", 10, 8, "JAX301"), ("proj/train.py", 12, 8, "JAX301")]
+    returned = "(returned by `compute_metrics` from a traced argument: `logits` is a traced argument of `step`"
+    assert "`metrics` is traced " + returned in found[0][4]
+    assert "`metrics[\"loss\"] > 1.0` is traced " + returned in found[1][4]
+    assert "`leaves_norm(params) > 2.0` is traced (returned by `leaves_norm` from a traced argument" in found[2][4]
+    assert _findings(tmp_path, "proj/train.py") == found
