@@ -34,7 +34,9 @@ from jaxlint.analysis.traced import (
     DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
-from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, bound_names, join
+from jaxlint.analysis.values import (
+    ARRAY, REF, STATIC, Evaluator, Kind, Value, after_method, bound_names, join, stored,
+)
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.transforms import LAX_CARRIES, PARTIAL, TREE_MAPS
 
@@ -259,6 +261,12 @@ class ValueTracker(Domain):
     # ------------------------------------------------------------------ bindings
 
     def _bind(self, target: cst.BaseExpression, value: Value | None) -> None:
+        if isinstance(target, cst.Subscript):
+            # `metrics["acc"] = acc`: a container of tracers the analysis follows holds it now.
+            held = self._lookup(target.value.value) if isinstance(target.value, cst.Name) else None
+            if held is not None and held.contents is not None:
+                self._bind(target.value, stored(held, target.slice, value))
+            return
         untracked = self._scopes[-1].untracked
         for name, held in bound_names(target, value):
             if name in untracked or held is None:
@@ -311,6 +319,22 @@ class ValueTracker(Domain):
 
     def leave_Del(self, node: cst.Del) -> None:
         self._forget(target_names(node.target))
+        if isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
+            held = self._lookup(node.target.value.value)
+            if held is not None and held.contents is not None:
+                self._forget([node.target.value.value])  # its items are no longer where they were
+
+    def leave_Call(self, node: cst.Call) -> None:
+        """A method call on a container of tracers the analysis follows: `losses.append(loss)` adds an
+        item; a method that may remove or replace items (`pop`, `update`, `clear`...) makes it unknown."""
+        func = node.func
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return
+        held = self._lookup(func.value.value)
+        if held is None or held.contents is None:
+            return
+        arguments = [None if arg.star or arg.keyword else self.value_of(arg.value) for arg in node.args]
+        self._bind(func.value, after_method(held, func.attr.value, arguments))
 
     def leave_Import(self, node: cst.Import) -> None:
         self._forget(scope_imports([node]))

@@ -198,6 +198,41 @@ def bound_names(target: cst.BaseExpression, value: Value | None) -> list[tuple[s
     return []
 
 
+# Methods of dicts and lists that only read them; any other may change what they hold.
+_READING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "index", "count"})
+
+
+def stored(container: Value, index: cst.SubscriptElement, value: Value | None) -> Value | None:
+    """What a container of tracers holds after `container[index] = value`; None when unknown."""
+    contents = container.contents
+    element = index[0].slice if len(index) == 1 else None
+    key = _literal(element.value) if isinstance(element, cst.Index) else _NOT_LITERAL
+    if key is _NOT_LITERAL or contents.items is None:
+        return None
+    items, keys = list(contents.items), contents.keys
+    if contents.kind == "dict":
+        items, keys = [*items, value], (*keys, key)  # the last entry with a key wins
+    elif contents.kind == "list" and isinstance(key, int) and -len(items) <= key < len(items):
+        items[key] = value
+    else:
+        return None
+    return holding(contents.kind, _first_traced(items), tuple(items), keys)
+
+
+def after_method(container: Value, method: str, arguments: list[Value | None]) -> Value | None:
+    """What a container of tracers holds after `container.method(*arguments)`; None when unknown."""
+    contents = container.contents
+    if method in _READING_METHODS:
+        return container
+    if method != "append" or contents.kind != "list" or len(arguments) != 1:
+        return None
+    if contents.items is None:  # every item traced: so the list stays only if the new one is
+        traced = arguments[0] is not None and arguments[0].kind is Kind.TRACED
+        return container if traced else None
+    items = (*contents.items, arguments[0])
+    return holding("list", _first_traced(items), items)
+
+
 def _concatenated(left: Value | None, right: Value | None) -> Value | None:
     """`xs + ys`, `xs * 2`, `a | b` where one operand is a Python container of tracers: a container of the
     same kind, its items unknown."""
