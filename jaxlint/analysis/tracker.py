@@ -391,8 +391,8 @@ class ValueTracker(Domain):
             values = [self.value_of(arg.value) for arg in node.args]
             if self.names.qualified(node.func) in TREE_MAPS:
                 # The function gets one leaf of each tree: tracers, not pytrees.
-                leaves = [replace(v, container=False, contents=None) if v is not None and v.kind is Kind.TRACED else None
-                          for v in values[1:]]
+                leaves = [replace(v, container=False, contents=None) if v is not None and v.kind is Kind.TRACED
+                          else None for v in values[1:]]
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)

@@ -608,7 +608,8 @@ class PrintInTraced(Rule):
     what_it_does = (
         "Flags `print(...)`, `logging.<level>(...)`, `logger.<level>(...)` (a module-level "
         "`logging.getLogger(...)`) and `absl.logging` calls that get a traced value (directly, inside a dict, "
-        "list or tuple, in an f-string, through `%` or `.format`) inside a jitted (or vmapped, pmapped, lax-body) function."
+        "list or tuple, in an f-string, through `%` or `.format`) inside a jitted (or vmapped, pmapped, "
+        "lax-body) function."
     )
     why_bad = (
         "Python's `print` runs once, while JAX traces the function: it shows `Traced<ShapedArray(...)>` "
