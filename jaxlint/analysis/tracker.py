@@ -530,8 +530,17 @@ class ValueTracker(Domain):
     def leave_Return(self, node: cst.Return) -> None:
         function = self._scopes[-1].node
         if function is not None:
-            self.recorder.returned(function, STATIC if node.value is None else self.value_of(node.value))
+            self.recorder.returned(function, STATIC if node.value is None else self._returning(node.value))
             self.recorder.return_form(function, self.chain, node.value)
+
+    def _returning(self, expr: cst.BaseExpression) -> Value | None:
+        """What a `return` gives, for the function's summary, which keeps no items: a dict or list holding
+        static items beside tracers is unknown (`out["step"]` of `{"loss": l, "step": 0}` would read as traced)."""
+        value = self.value_of(expr)
+        if value is not None and value.contents is not None and value.contents.kind != "tuple" \
+                and not value.contents.uniform:
+            return None
+        return value
 
     def visit_Yield(self, node: cst.Yield) -> None:
         function = self._scopes[-1].node
@@ -542,7 +551,7 @@ class ValueTracker(Domain):
         self._forget([node.name.value])
 
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
-        self.recorder.returned(node, self.value_of(node.body))
+        self.recorder.returned(node, self._returning(node.body))
         self.recorder.return_form(node, self.chain, node.body)
         self.recorder.finished(node, self._known.host)
 

@@ -451,8 +451,7 @@ class Evaluator:
             return None
         if any(operand is not None and operand.container for operand in operands):
             return None  # `sum(lists, [])` concatenates lists
-        made = _derived(operands)
-        return made if made is not None and made.kind is Kind.TRACED else None
+        return _derived(operands)
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
         base = self.value_of(expr.value)
