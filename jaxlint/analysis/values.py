@@ -211,7 +211,10 @@ def stored(container: Value, index: cst.SubscriptElement, value: Value | None) -
         return None
     items, keys = list(contents.items), contents.keys
     if contents.kind == "dict":
-        items, keys = [*items, value], (*keys, key)  # the last entry with a key wins
+        if key in keys:  # (the last entry with a key is the one a lookup finds)
+            items[len(keys) - 1 - keys[::-1].index(key)] = value
+        else:
+            items, keys = [*items, value], (*keys, key)
     elif contents.kind == "list" and isinstance(key, int) and -len(items) <= key < len(items):
         items[key] = value
     else:
@@ -259,13 +262,32 @@ def join(a: Value | None, b: Value | None) -> Value | None:
     if a == b:
         return a
     if a.kind is b.kind is Kind.TRACED:
+        if a.contents is not None or b.contents is not None:
+            return _joined_containers(a, b)
         return replace(a, container=a.container or b.container, boolean=a.boolean and b.boolean,
-                       pytree_part=a.pytree_part or b.pytree_part,
-                       contents=a.contents if a.contents == b.contents else None)
+                       pytree_part=a.pytree_part or b.pytree_part)
     if a.is_array and b.is_array:
         return ARRAY
     if a.kind is b.kind is Kind.HOST:
         return HOST
+    return None
+
+
+def _joined_containers(a: Value, b: Value) -> Value | None:
+    """Two traced values, one at least a container the analysis saw built: item by item when both were
+    built alike; else a container of tracers only when neither holds a static item, which a pytree of
+    unknown shape would read as traced."""
+    first, second = a.contents, b.contents
+    if first is not None and second is not None and first.kind == second.kind:
+        if (first.items is not None and second.items is not None and len(first.items) == len(second.items)
+                and first.keys == second.keys):
+            items = tuple(join(x, y) for x, y in zip(first.items, second.items))
+            return holding(first.kind, _first_traced(items), items, first.keys)
+        if first.uniform and second.uniform:
+            return holding(first.kind, join(first.element, second.element) or first.element)
+        return None
+    if all(contents is None or contents.uniform for contents in (first, second)):
+        return replace(a, container=True, pytree_part=a.pytree_part or b.pytree_part, contents=None)
     return None
 
 
