@@ -383,7 +383,26 @@ class Evaluator:
                 return _tuple_of([self.iterated(arg) for arg in given])
             if expr.func.value in ("reversed", "iter", "list", "tuple") and len(given) == 1:
                 return self.iterated(given[0])
+            if expr.func.value == "map" and len(given) >= 2:
+                return self._mapped(given[0], [self.iterated(arg) for arg in given[1:]])
         return elements(self.value_of(expr))
+
+    def _mapped(self, function: cst.BaseExpression, items: list[Value | None]) -> Value | None:
+        """What `map(function, ...)` gives of one item of each iterable: a lambda's body with its parameters
+        bound to them, or the array a `jax.numpy`/`jax.lax` function computes."""
+        if isinstance(function, cst.Lambda):
+            params = function.params
+            if params.posonly_params or params.star_arg or len(params.params) != len(items):
+                return None
+            outer = self._bound
+            self._bound = {**outer, **{param.name.value: item for param, item in zip(params.params, items)}}
+            try:
+                return self.value_of(function.body)
+            finally:
+                self._bound = outer
+        if arrays.produces_array(cst.Call(func=function), self.names):
+            return _derived(items)
+        return None
 
     def _sequence(self, expr: cst.Tuple | cst.List) -> Value | None:
         items, starred = [], []
