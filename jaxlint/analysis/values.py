@@ -210,7 +210,7 @@ def stored(container: Value, index: cst.SubscriptElement, value: Value | None) -
     if key is _NOT_LITERAL or contents.items is None:
         return None
     items, keys = list(contents.items), contents.keys
-    if contents.kind == "dict":
+    if contents.kind == "dict" and keys is not None:
         if key in keys:  # (the last entry with a key is the one a lookup finds)
             items[len(keys) - 1 - keys[::-1].index(key)] = value
         else:
