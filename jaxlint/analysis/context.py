@@ -106,6 +106,12 @@ class Context:
         value = self._tracker.value_of(expr)
         return UNKNOWN if value is None else value
 
+    def iterated(self, expr: cst.BaseExpression) -> Value:
+        """What one iteration over `expr` gives (an item of a container of tracers, a row of an array, a
+        comprehension's element); `UNKNOWN` when the analysis does not know."""
+        value = self._tracker.iterated(expr)
+        return UNKNOWN if value is None else value
+
     def traced_in(self, expr: cst.BaseExpression, staged: bool) -> Value:
         """A traced value (a staged one, with `staged`) in what a print or a format shows: `expr` itself, an
         f-string field, a `%`/`.format` operand, a tuple or list item; else `UNKNOWN`."""
