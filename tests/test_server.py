@@ -38,7 +38,7 @@ def total(params):
 '''
 JAX101_MESSAGE = ("in-place update of a JAX array raises TypeError (`state` is a traced argument of `step`, "
                   "transformed by `jax.jit` at line 5); use `buffer = buffer.at[0].set(update)`")
-JAX306_MESSAGE = ("`print` of a traced value runs once at trace time and shows `Traced<...>`, not the numbers: "
+JAX306_MESSAGE = ("`print` of a traced value runs once at trace time and shows a tracer (`JitTracer(...)`; `VmapTracer(...)` under vmap), not the numbers: "
                   "`buffer` is traced (`state` is a traced argument of `step`, transformed by `jax.jit` at "
                   'line 5); use `jax.debug.print("... {}", value)`')
 TRAIN_FINDINGS = [

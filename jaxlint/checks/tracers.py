@@ -612,8 +612,8 @@ class PrintInTraced(Rule):
         "lax-body) function."
     )
     why_bad = (
-        "Python's `print` runs once, while JAX traces the function: it shows `Traced<ShapedArray(...)>` "
-        "instead of the numbers, and never runs again on later calls, which hit the compiled cache. "
+        "Python's `print` runs once, while JAX traces the function: it shows a tracer (`JitTracer(float32[3])` "
+        "under jit, `VmapTracer(...)` under vmap) instead of the numbers, and never runs again on later calls, which hit the compiled cache. "
         "`jax.debug.print` is staged into the computation and prints the runtime values on every call."
     )
     example = (
@@ -688,7 +688,7 @@ class PrintInTraced(Rule):
             if value.kind is not Kind.TRACED:
                 continue
             if scope.staged:
-                shown = "runs once at trace time and shows `Traced<...>`, not the numbers"
+                shown = "runs once at trace time and shows a tracer (`JitTracer(...)`; `VmapTracer(...)` under vmap), not the numbers"
             else:
                 shown = "under a gradient transform shows `GradTracer(primal=...)`, not the numbers"
             self.report(node, lambda line_of: (
@@ -707,7 +707,7 @@ class DebugPrintFstring(Rule):
     )
     why_bad = (
         "The f-string is evaluated before `jax.debug.print` sees it, so it formats the tracer's repr "
-        "(`Traced<ShapedArray(float32[])>`) instead of the runtime value; recent JAX versions raise a "
+        "(`JitTracer(float32[])`) instead of the runtime value; recent JAX versions raise a "
         "`ValueError` when the braces left in the formatted text do not match the arguments. Pass the "
         "values as arguments and let `jax.debug.print` format them at run time."
     )
