@@ -48,7 +48,8 @@ class Transform:
     """One transform applied to a function, where, with the keyword arguments it was given.
 
     `bound` positional parameters (and `bound_names`) are filled before the transform sees the
-    function: by `functools.partial`, or `self` for a bound method.
+    function: by `functools.partial`, or `self` for a bound method. A transform that another module
+    applies (or a traced call from another module) has its `origin` there, and its function as `node`.
     """
 
     name: str
@@ -57,6 +58,11 @@ class Transform:
     keywords: dict[str, cst.BaseExpression] = field(default_factory=dict)
     bound: int = 0
     bound_names: frozenset[str] = frozenset()
+    origin: str | None = None  # in another module: where (`train.py:12`)
+
+    def where(self, line_of) -> str:
+        """Where it is applied, for messages: `line 9`, or `train.py:12` in another module."""
+        return self.origin if self.origin is not None else f"line {line_of(self.node)}"
 
 
 @dataclass(frozen=True)
@@ -69,7 +75,6 @@ class Tracer:
     caller: str | None = None  # for a helper: the traced function that passes the tracer
     container: bool = True  # may be a pytree of tracers rather than one array
     returned_by: str | None = None  # for a call's result: the function that returned this tracer
-    origin: str | None = None  # for a call from another module: where (`train.py:12`)
     # The gradient transforms that differentiate it, besides `transform`: `jax.jit(jax.grad(f))`
     # traces `f` with a jit tracer that `grad` differentiates too.
     differentiated_by: tuple[str, ...] = ()
@@ -87,15 +92,15 @@ class Tracer:
         if self.returned_by is not None:
             origin = replace(self, returned_by=None).describe(line_of)
             return f"returned by `{self.returned_by}` from a traced argument: {origin}"
-        if self.origin is not None:
+        if self.caller is not None and self.transform.origin is not None:
             return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from `{self.caller}` "
-                    f"({self.origin}), transformed by `{self.transform.name}`")
-        where = line_of(self.transform.node)
+                    f"({self.transform.origin}), transformed by `{self.transform.name}`")
+        where = self.transform.where(line_of)
         if self.caller is not None:
             return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from "
-                    f"`{self.caller}` at line {where}")
+                    f"`{self.caller}` at {where}")
         return (f"`{self.param}` is a traced argument of `{self.function}`, "
-                f"transformed by `{self.transform.name}` at line {where}")
+                f"transformed by `{self.transform.name}` at {where}")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ decide the traced scopes of the next round.
 from __future__ import annotations
 
 from collections import Counter
-from functools import cached_property
+from functools import cached_property, lru_cache
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -80,6 +80,15 @@ def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tup
     return given
 
 
+@lru_cache(maxsize=1024)
+def _option(text: str) -> cst.BaseExpression:
+    """A transform's option as another module wrote it (`("n",)`), parsed once for every round that reads it."""
+    try:
+        return cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return cst.Ellipsis()  # no literal: what the option says is not claimed
+
+
 def _forget(env: Env, names) -> None:
     for name in names:
         env.pop(name, None)
@@ -97,6 +106,8 @@ class ValueTracker(Domain):
         self.names = Names(module, context.package if context is not None else None)
         self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...]]] = []
         self.uses: set[str] = set()  # project names called, qualified
+        # Transforms applied to other modules' functions: the name, the transform, the function around ("" none).
+        self.applications: list[tuple[str, Transform, str]] = []
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
@@ -349,6 +360,9 @@ class ValueTracker(Domain):
                 self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
             if self.context is not None and self.context.in_project(self.names.qualified(target)):
                 self.uses.add(self.names.qualified(target))  # `jax.grad(losses.loss_fn)`: what it returns matters
+                # ...and its module traces it: `lax.scan(ops.body, ...)` traces `body` in ops.py.
+                around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
+                self.applications.append((self.names.qualified(target), transform, around))
         func = node.func
         if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                                           and func.value.value in ("self", "cls")):
@@ -417,12 +431,20 @@ class ValueTracker(Domain):
             param = entry.param if isinstance(entry.param, str) else (
                 positional[entry.param] if entry.param < len(positional) else None)
             if param is not None:
-                passed[param] = Tracer(name, param, Transform(entry.transform, node, entry.staged), entry.caller,
-                                       origin=entry.where)
+                via = Transform(entry.transform, node, entry.staged, origin=entry.where)
+                passed[param] = Tracer(name, param, via, entry.caller)
         return passed
 
+    def _applied_by_other_modules(self, node: cst.CSTNode, name: str) -> list[Transform]:
+        """The transforms other modules apply to this module-level function, as if applied here."""
+        if self.context is None or len(self._chain) != 1 or not isinstance(node, cst.FunctionDef):
+            return []
+        return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
+                          a.bound, frozenset(a.bound_names), a.where)
+                for a in self.context.imported.applied.get(name, ())]
+
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
-        transforms = [*transforms, *self._known.applied.get(node, ())]
+        transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
         if node in self._known.host:
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}

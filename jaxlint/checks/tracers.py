@@ -946,7 +946,7 @@ class IteratorInTracedLoop(Rule):
         if loop is None or not self.facts.outlives_trace(name):
             return
         self.report(node, lambda line_of: (
-            f"`next({name})` in the body of `{loop.name}` (line {line_of(loop.node)}) runs once, while JAX "
+            f"`next({name})` in the body of `{loop.name}` ({loop.where(line_of)}) runs once, while JAX "
             f"traces the body: every iteration uses the same item and `{name}` advances once; pass the data "
             f"as arrays (stack it and give it to `lax.scan` as `xs`)"
         ))
