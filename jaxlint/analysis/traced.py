@@ -21,6 +21,7 @@ import libcst as cst
 from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
+from jaxlint.model.functions import UNTRACEABLE_ANNOTATIONS
 from jaxlint.model.transforms import (
     BUILDS_JAXPR, CUSTOM, GRAD, GRADIENTS, HOST_CALLBACKS, JIT_LIKE, JITS, LAX_BODIES, MAP, ONLY_TRACE, PARTIAL,
     PRIMALS, REF_KERNELS, STAGED, TRANSFORMS, Callables,
@@ -398,6 +399,13 @@ def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str
     raise NotLiteral
 
 
+def _untraceable(signature: Signature) -> set[str]:
+    """The parameters annotated with a type no transform traces (`pbn: str`): a transform given one raises
+    at the call, so the body never runs with a tracer there."""
+    return {param for param, annotation in signature.annotations.items()
+            if isinstance(annotation, cst.Name) and annotation.value in UNTRACEABLE_ANNOTATIONS}
+
+
 def traced_function(
     name: str,
     params: cst.Parameters,
@@ -423,7 +431,7 @@ def traced_function(
         except NotLiteral:
             continue
         seen = signature.after(transform).positional
-        for param in more_traced:
+        for param in more_traced - _untraceable(signature):
             # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool.
             scalar = transform.name == "jax.lax.fori_loop" and seen[:1] == (param,) or param in signature.flags
             traced.setdefault(param, Tracer(name, param, transform, container=not scalar))

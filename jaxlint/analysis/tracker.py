@@ -50,6 +50,7 @@ class _Scope:
     traced_node: cst.CSTNode | None = None  # the FunctionDef or Lambda of `traced`
     node: cst.CSTNode | None = None  # this scope's FunctionDef or Lambda
     globals: set[str] = field(default_factory=set)  # declared global here
+    catching: list[frozenset[str]] = field(default_factory=list)  # the `try` bodies around: what each catches
 
 
 _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
@@ -552,8 +553,8 @@ class ValueTracker(Domain):
 
     def _enter_comprehension(self, node: cst.BaseComp) -> None:
         scope = self._scopes[-1]
-        self._scopes.append(
-            _Scope(dict(scope.env), scope.own, scope.traced, set(scope.untracked), scope.traced_node))
+        self._scopes.append(_Scope(dict(scope.env), scope.own, scope.traced, set(scope.untracked), scope.traced_node,
+                                   catching=list(scope.catching)))
         clause = node.for_in
         while clause is not None:
             self._bind_loop_target(clause.target, clause.iter)
@@ -604,6 +605,26 @@ class ValueTracker(Domain):
 
     def visit_For_body(self, node: cst.For) -> None:
         self._bind_loop_target(node.target, node.iter)
+
+    def visit_Try_body(self, node: cst.Try | cst.TryStar) -> None:
+        caught = set()
+        for handler in node.handlers:
+            kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+            for kind in filter(None, kinds):  # (a bare `except:` names none)
+                qualified = self.names.qualified(kind.value if isinstance(kind, cst.BaseElement) else kind)
+                if qualified is not None:
+                    caught.add(qualified)
+        self._scopes[-1].catching.append(frozenset(caught))
+
+    def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
+        self._scopes[-1].catching.pop()
+
+    visit_TryStar_body, leave_TryStar_body = visit_Try_body, leave_Try_body
+
+    def catches(self, errors: frozenset[str]) -> bool:
+        """Whether the current point is in the body of a `try` of this function whose handlers name one of
+        `errors` (qualified)."""
+        return any(caught & errors for caught in self._scopes[-1].catching)
 
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
