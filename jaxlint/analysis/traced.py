@@ -169,10 +169,16 @@ def _options(name: str, extra: list[cst.BaseExpression], keywords: dict[str, cst
 
 def decorator_transform(decorator: cst.Decorator, names: Names, table: TransformTable) -> Transform | None:
     """The transform a decorator applies, or None when it is not one."""
-    expr = decorator.decorator
-    qualified = names.qualified(expr)
+    qualified = names.qualified(decorator.decorator)
     if qualified in table.all:
         return Transform(qualified, decorator, qualified in table.staged)
+    return _configured(decorator.decorator, decorator, names, table)
+
+
+def _configured(expr: cst.BaseExpression, node: cst.CSTNode, names: Names, table: TransformTable
+                ) -> Transform | None:
+    """The transform a configured decorator applies (`partial(jax.jit, static_argnums=1)`,
+    `jax.jit(static_argnames="n")`), placed at `node`; None when `expr` is not one."""
     if not isinstance(expr, cst.Call):
         return None
     func = names.qualified(expr.func)
@@ -182,9 +188,9 @@ def decorator_transform(decorator: cst.Decorator, names: Names, table: Transform
             inner = names.qualified(positional[0])
             if inner in table.all:
                 options = _options(inner, positional[1:], keywords)
-                return Transform(inner, decorator, inner in table.staged, options)
+                return Transform(inner, node, inner in table.staged, options)
         if func in table.all and not positional:
-            return Transform(func, decorator, func in table.staged, keywords)
+            return Transform(func, node, func in table.staged, keywords)
     except _Unknowable:
         pass
     return None
@@ -193,10 +199,11 @@ def decorator_transform(decorator: cst.Decorator, names: Names, table: Transform
 def applied_transforms(
     call: cst.Call, names: Names, table: TransformTable
 ) -> list[tuple[cst.BaseExpression, Transform]]:
-    """The functions a call transforms, each with the transform: `jax.jit(f)`, `lax.scan(body, ...)`."""
+    """The functions a call transforms, each with the transform: `jax.jit(f)`, `lax.scan(body, ...)`,
+    `partial(jax.jit, static_argnames="n")(f)`."""
     func = names.qualified(call.func)
     if func not in table.all and func not in LAX_BODIES:
-        return []
+        return _decorated_by_hand(call, names, table)
     try:
         positional, keywords = _split_args(call)
         if func in table.all:
@@ -221,6 +228,21 @@ def applied_transforms(
                     found.append((target, Transform(func, call, True, {}, bound, bound_names)))
         return found
     return []
+
+
+def _decorated_by_hand(call: cst.Call, names: Names, table: TransformTable
+                       ) -> list[tuple[cst.BaseExpression, Transform]]:
+    """`partial(jax.jit, static_argnames="n")(f)`, `jax.jit(static_argnums=1)(f)`: a configured decorator
+    applied by a call."""
+    if not isinstance(call.func, cst.Call) or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+        return []
+    transform = _configured(call.func, call, names, table)
+    if transform is None:
+        return []
+    target, bound, bound_names = _unwrap(call.args[0].value, names, table)
+    if target is None:
+        return []
+    return [(target, replace(transform, bound=bound, bound_names=bound_names))]
 
 
 def host_callback_target(call: cst.Call, names: Names) -> cst.BaseExpression | None:
