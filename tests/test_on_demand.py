@@ -74,3 +74,12 @@ def test_donated_buffers_are_followed_only_for_a_rule_that_asks(built: list[Valu
     built.clear()
     assert lint_source(DONATING, "train.py", frozenset({"JAX101"})) == []
     assert built and all(tracker.donations is None and len(tracker.flow.domains) == 2 for tracker in built)
+
+
+def test_a_rule_that_asks_about_donations_without_saying_so_is_told_what_to_set(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from jaxlint.checks.compilation import DonatedBufferReuse
+
+    monkeypatch.setattr(DonatedBufferReuse, "needs_donations", False)
+    with pytest.raises(RuntimeError, match="needs_donations = True"):
+        lint_source(DONATING, "train.py", frozenset({"JAX504"}))

@@ -63,12 +63,17 @@ class Donations:
     def reads(self, statement: cst.CSTNode) -> list[tuple[cst.Name, Donation]]:
         """The reads a statement (a compound statement's header) makes of names holding a donated buffer,
         each with the donation it sees."""
-        return self._flow.reads(statement)
+        return self._followed().reads(statement)
 
     def read_again(self, loop: cst.For | cst.While) -> list[Finding]:
         """Once the loop's body was visited: the reads its next iteration makes of what the previous one
         donated, each as (statement, read, donation)."""
-        return self._flow.read_again(loop)
+        return self._followed().read_again(loop)
+
+    def _followed(self):
+        if self._flow is None:
+            raise RuntimeError("donated buffers are followed only for a rule that sets `needs_donations = True`")
+        return self._flow
 
 
 class Context:
@@ -99,6 +104,12 @@ class Context:
     def value_of(self, expr: cst.BaseExpression) -> Value:
         """What `expr` holds here; `UNKNOWN` when the analysis does not know (never None)."""
         value = self._tracker.value_of(expr)
+        return UNKNOWN if value is None else value
+
+    def iterated(self, expr: cst.BaseExpression) -> Value:
+        """What one iteration over `expr` gives (an item of a container of tracers, a row of an array, a
+        comprehension's element); `UNKNOWN` when the analysis does not know."""
+        value = self._tracker.iterated(expr)
         return UNKNOWN if value is None else value
 
     def traced_in(self, expr: cst.BaseExpression, staged: bool) -> Value:

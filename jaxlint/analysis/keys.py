@@ -8,7 +8,8 @@ iteration, without rebinding it there, draws the same numbers each time (JAX202)
 Keys are variables bound to `key/PRNGKey/split/fold_in/wrap_key_data/clone` results, parameters
 that a call in the module passes a key (whatever their name: the previous round's `key_params`),
 parameters named like keys (`key`, `rng`, `*_key`...), items of a split array with a literal index
-(`keys[0]` and `keys[1]` are distinct), and `self.<key-named attribute>` inside a method.
+(`keys[0]` and `keys[1]` are distinct), `self.<key-named attribute>` inside a method, and any name from
+the point a `jax.random` function draws from it (jax raises on anything but a key: values, not names).
 The flow engine (flow.py) drives this along the control flow it follows for the traced values too.
 """
 
@@ -134,6 +135,7 @@ class KeyState:
     keys: dict[str, int] = field(default_factory=dict)  # key variable -> loop depth where bound
     consumed: dict[str, Use] = field(default_factory=dict)  # ref -> its first consumption
     params: set[str] = field(default_factory=set)  # key parameters not rebound yet
+    others: set[str] = field(default_factory=set)  # the other parameters not rebound yet
     loops: list[set[str]] = field(default_factory=list)  # names rebound in each enclosing loop body
 
     def named_like_key(self, name: str) -> bool:
@@ -141,11 +143,12 @@ class KeyState:
         return any(fnmatch.fnmatchcase(last, pattern) for pattern in self.key_names)
 
     def copy(self) -> "KeyState":
-        return KeyState(self.key_names, dict(self.keys), dict(self.consumed), set(self.params),
+        return KeyState(self.key_names, dict(self.keys), dict(self.consumed), set(self.params), set(self.others),
                         [set(loop) for loop in self.loops])
 
     def restore(self, other: "KeyState") -> None:
-        self.keys, self.consumed, self.params = dict(other.keys), dict(other.consumed), set(other.params)
+        self.keys, self.consumed = dict(other.keys), dict(other.consumed)
+        self.params, self.others = set(other.params), set(other.others)
 
     def join(self, other: "KeyState") -> None:
         """After a branch: a key is a key if either path says so; consumed if consumed on either path."""
@@ -154,6 +157,7 @@ class KeyState:
         for ref, use in other.consumed.items():
             self.consumed.setdefault(ref, use)
         self.params &= other.params
+        self.others &= other.others
 
     # ------------------------------------------------------------------ bindings
 
@@ -162,6 +166,7 @@ class KeyState:
         for ref in [r for r in self.consumed if _base(r) == name]:
             del self.consumed[ref]
         self.params.discard(name)
+        self.others.discard(name)
         if is_key:
             self.keys[name] = len(self.loops)
         else:
@@ -172,6 +177,18 @@ class KeyState:
         if given_key or self.named_like_key(name):
             self.keys[name] = 0
             self.params.add(name)
+        else:
+            self.others.add(name)
+
+    def learn(self, ref: str) -> None:
+        """`ref` is the key argument of a `jax.random` function: it holds a key whatever its name, since jax
+        raises on anything else (values, not names). Attributes other than key-named ones stay unknown."""
+        base = _base(ref)
+        if base not in self.keys and not base.startswith("self."):
+            self.keys[base] = 0
+            if base in self.others:
+                self.others.discard(base)
+                self.params.add(base)
 
     def is_key(self, ref: str) -> bool:
         base = _base(ref)
@@ -303,6 +320,10 @@ class KeyFlow(Domain):
 
     def leave_Call(self, node: cst.Call) -> None:
         self._leave_select(node)
+        sampled = sampler_key(node, self._tracker.names)
+        ref = key_ref(sampled[0]) if sampled else None
+        if ref is not None:
+            self.state.learn(ref)
         uses = self.uses(node)
         function = self._functions[-1]
         recorder = self._tracker.recorder

@@ -34,7 +34,9 @@ from jaxlint.analysis.traced import (
     DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
-from jaxlint.analysis.values import ARRAY, REF, STATIC, Evaluator, Kind, Value, join
+from jaxlint.analysis.values import (
+    ARRAY, REF, STATIC, Evaluator, Kind, Value, after_method, bound_names, join, stored,
+)
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.transforms import LAX_CARRIES, PARTIAL, TREE_MAPS
 
@@ -202,6 +204,9 @@ class ValueTracker(Domain):
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         return self._evaluator.value_of(expr)
 
+    def iterated(self, expr: cst.BaseExpression) -> Value | None:
+        return self._evaluator.iterated(expr)
+
     @property
     def x64_enabled(self) -> bool:
         """Whether this module or another module of its project sets or reads `jax_enable_x64`; known
@@ -268,20 +273,18 @@ class ValueTracker(Domain):
     # ------------------------------------------------------------------ bindings
 
     def _bind(self, target: cst.BaseExpression, value: Value | None) -> None:
-        if isinstance(target, cst.Name):
-            if target.value in self._scopes[-1].untracked or value is None:
-                self.env.pop(target.value, None)
+        if isinstance(target, cst.Subscript):
+            # `metrics["acc"] = acc`: a container of tracers the analysis follows holds it now.
+            held = self._lookup(target.value.value) if isinstance(target.value, cst.Name) else None
+            if held is not None and held.contents is not None:
+                self._bind(target.value, stored(held, target.slice, value))
+            return
+        untracked = self._scopes[-1].untracked
+        for name, held in bound_names(target, value):
+            if name in untracked or held is None:
+                self.env.pop(name, None)
             else:
-                self.env[target.value] = value
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            # Unpacking a tracer (or a pytree of them) gives tracers, or lists and tuples of them.
-            element = None
-            if value is not None and value.kind is Kind.TRACED:
-                element = replace(value, pytree_part=True) if value.container else value
-            for item in target.elements:
-                self._bind(item.value, element)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(target.value, None)
+                self.env[name] = held
 
     def _forget(self, names) -> None:
         _forget(self.env, names)
@@ -328,6 +331,22 @@ class ValueTracker(Domain):
 
     def leave_Del(self, node: cst.Del) -> None:
         self._forget(target_names(node.target))
+        if isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
+            held = self._lookup(node.target.value.value)
+            if held is not None and held.contents is not None:
+                self._forget([node.target.value.value])  # its items are no longer where they were
+
+    def leave_Call(self, node: cst.Call) -> None:
+        """A method call on a container of tracers the analysis follows: `losses.append(loss)` adds an
+        item; a method that may remove or replace items (`pop`, `update`, `clear`...) makes it unknown."""
+        func = node.func
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return
+        held = self._lookup(func.value.value)
+        if held is None or held.contents is None:
+            return
+        arguments = [None if arg.star or arg.keyword else self.value_of(arg.value) for arg in node.args]
+        self._bind(func.value, after_method(held, func.attr.value, arguments))
 
     def leave_Import(self, node: cst.Import) -> None:
         self._forget(scope_imports([node]))
@@ -387,8 +406,8 @@ class ValueTracker(Domain):
             values = [self.value_of(arg.value) for arg in node.args]
             if self.names.qualified(node.func) in TREE_MAPS:
                 # The function gets one leaf of each tree: tracers, not pytrees.
-                leaves = [replace(v, container=False) if v is not None and v.kind is Kind.TRACED else None
-                          for v in values[1:]]
+                leaves = [replace(v, container=False, contents=None) if v is not None and v.kind is Kind.TRACED
+                          else None for v in values[1:]]
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)
@@ -403,6 +422,8 @@ class ValueTracker(Domain):
         if isinstance(init, cst.List):
             return True
         held = self.value_of(init) if isinstance(init, cst.Name) else None
+        if held is not None and held.contents is not None:
+            return held.contents.kind == "list"
         return held is not None and held.kind is Kind.HOST and not held.numpy
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:
@@ -532,8 +553,17 @@ class ValueTracker(Domain):
     def leave_Return(self, node: cst.Return) -> None:
         function = self._scopes[-1].node
         if function is not None:
-            self.recorder.returned(function, STATIC if node.value is None else self.value_of(node.value))
+            self.recorder.returned(function, STATIC if node.value is None else self._returning(node.value))
             self.recorder.return_form(function, self.chain, node.value)
+
+    def _returning(self, expr: cst.BaseExpression) -> Value | None:
+        """What a `return` gives, for the function's summary, which keeps no items: a dict or list holding
+        static items beside tracers is unknown (`out["step"]` of `{"loss": l, "step": 0}` would read as traced)."""
+        value = self.value_of(expr)
+        if value is not None and value.contents is not None and value.contents.kind != "tuple" \
+                and not value.contents.uniform:
+            return None
+        return value
 
     def visit_Yield(self, node: cst.Yield) -> None:
         function = self._scopes[-1].node
@@ -544,7 +574,7 @@ class ValueTracker(Domain):
         self._forget([node.name.value])
 
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
-        self.recorder.returned(node, self.value_of(node.body))
+        self.recorder.returned(node, self._returning(node.body))
         self.recorder.return_form(node, self.chain, node.body)
         self.recorder.finished(node, self._known.host)
 
@@ -561,12 +591,9 @@ class ValueTracker(Domain):
             clause = clause.inner_for_in
 
     def _bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
-        """Iterating over a tracer gives tracers; anything else is unknown."""
-        value = self.value_of(iterable)
-        self._forget(target_names(target))
-        # Not over a possible pytree: iterating a dict of tracers gives its (string) keys.
-        if isinstance(target, cst.Name) and value is not None and value.is_tracer:
-            self.env[target.value] = value
+        """Iterating over a tracer gives tracers, over a container of tracers its items (a dict's static
+        keys); over a pytree of unknown shape (a dict gives its keys), anything else, unknown."""
+        self._bind(target, self._evaluator.iterated(iterable))
 
     # ------------------------------------------------------------------ the flow engine's domain
 

@@ -2,7 +2,9 @@
 
 Rules fire only on what is known: a silent miss is better than a false alarm, and `--verify`
 exists for the rest. Tracers come from the parameters of traced functions (traced.py) and spread
-through arithmetic, comparisons, indexing, `jnp`/`lax`/`jax.random` calls and array methods.
+through arithmetic, comparisons, indexing, `jnp`/`lax`/`jax.random` calls and array methods, into the
+Python containers that hold them and out again (iterating, indexing, unpacking), and through the
+builtins that compute with them (`sum`, `abs`, `pow`, `round`).
 
 Inside the analysis None stands for unknown (what `join` and the flow state give); the rule context
 hands rules the explicit `UNKNOWN` instead, of which every question (`value.staged`, `value.is_array`,
@@ -21,9 +23,10 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
 from jaxlint.model.functions import (
-    ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_FUNCTIONS, HOST_ARRAY_METHODS, REF_FACTORIES, STATIC_ATTRIBUTES,
-    STATIC_BUILTINS,
+    ARITHMETIC_BUILTINS, ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_FUNCTIONS, HOST_ARRAY_METHODS, REF_FACTORIES,
+    STATIC_ATTRIBUTES, STATIC_BUILTINS,
 )
+from jaxlint.model.transforms import TREE_LEAF_LISTS
 
 
 class Kind(enum.Enum):
@@ -48,6 +51,8 @@ class Value:
     # A JAX array computed by `jnp`/`lax` where a transform traces to a jaxpr (`jit`, lax bodies), from
     # static values only: it is a tracer too (`jnp.array(x.shape).prod()`), so it cannot be a shape.
     staged_constant: bool = False
+    # For a Python dict, list or tuple of tracers the analysis saw built: what iterating and indexing it give.
+    contents: Contents | None = None
 
     @property
     def is_known(self) -> bool:
@@ -56,8 +61,15 @@ class Value:
 
     @property
     def is_array(self) -> bool:
-        """A JAX array or a tracer."""
-        return self.kind in (Kind.ARRAY, Kind.TRACED)
+        """A JAX array or a tracer (or a pytree of them); not a Python container the analysis saw built."""
+        return self.kind in (Kind.ARRAY, Kind.TRACED) and self.contents is None
+
+    @property
+    def is_sequence(self) -> bool:
+        """A Python list or tuple (of tracers or not), which only Python integers index."""
+        if self.contents is not None:
+            return self.contents.kind != "dict"
+        return self.kind is Kind.HOST and not self.numpy
 
     @property
     def is_tracer(self) -> bool:
@@ -89,6 +101,35 @@ class Value:
         return f"`{subject}` holds a JAX array"
 
 
+@dataclass(frozen=True)
+class Contents:
+    """What a Python container holding tracers holds: one built by a display (`[a, b]`, `(x, 3)`,
+    `{"loss": l}`), a comprehension, `dict(...)`, `.items()`/`.values()` or `jax.tree.leaves`."""
+
+    kind: str  # "dict", "list" or "tuple"
+    element: Value  # what iterating it gives (for a dict, what `.values()` gives): its first traced item
+    items: tuple[Value | None, ...] | None = None  # item by item, when a display built it
+    # A dict display's keys, in the order of `items`: literals, `_NOT_LITERAL` for others and for `**other`.
+    keys: tuple[object, ...] | None = None
+
+    @property
+    def uniform(self) -> bool:
+        """Every item is traced: indexing it with any key gives a tracer."""
+        return self.items is None or all(item is not None and item.kind is Kind.TRACED for item in self.items)
+
+    def item(self, key: object) -> Value | None:
+        """What `container[key]` gives for a literal `key`."""
+        if self.items is None:
+            return self.element
+        if self.kind == "dict":
+            # The last entry with the key wins; a key the display does not show may come from `**other`.
+            found = [item for known, item in zip(self.keys or (), self.items) if known == key]
+            return found[-1] if found else None
+        if isinstance(key, int) and not isinstance(key, bool) and -len(self.items) <= key < len(self.items):
+            return self.items[key]
+        return None
+
+
 ARRAY = Value(Kind.ARRAY)
 STATIC = Value(Kind.STATIC)
 HOST = Value(Kind.HOST)
@@ -97,6 +138,121 @@ REF = Value(Kind.REF)
 UNKNOWN = Value(Kind.UNKNOWN)
 
 _STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+_NOT_LITERAL = object()
+
+
+def holding(kind: str, element: Value | None, items: tuple[Value | None, ...] | None = None,
+            keys: tuple[object, ...] | None = None) -> Value | None:
+    """A Python container whose items include the traced `element`; None when `element` is not traced."""
+    if element is None or element.kind is not Kind.TRACED:
+        return None
+    return Value(Kind.TRACED, element.tracer, container=True, contents=Contents(kind, element, items, keys))
+
+
+def _first_traced(values) -> Value | None:
+    return next((value for value in values if value is not None and value.kind is Kind.TRACED), None)
+
+
+def _tuple_of(items: list[Value | None]) -> Value | None:
+    return holding("tuple", _first_traced(items), tuple(items))
+
+
+def elements(value: Value | None) -> Value | None:
+    """What iterating over `value` gives: a container's items (a dict's static keys), an array's rows."""
+    if value is None:
+        return None
+    if value.contents is not None:
+        return STATIC if value.contents.kind == "dict" else value.contents.element
+    return value if value.is_tracer else None
+
+
+def _unpacked(value: Value | None, count: int, starred: bool) -> list[Value | None]:
+    """What each of `count` targets gets from unpacking `value`."""
+    if value is None:
+        return [None] * count
+    contents = value.contents
+    if contents is not None:
+        if contents.kind != "dict" and contents.items is not None and len(contents.items) == count and not starred:
+            return list(contents.items)
+        return [elements(value)] * count
+    if value.kind is Kind.TRACED:
+        # Unpacking a tracer (or a pytree of them) gives tracers, or lists and tuples of them.
+        return [replace(value, pytree_part=True) if value.container else value] * count
+    return [None] * count
+
+
+def bound_names(target: cst.BaseExpression, value: Value | None) -> list[tuple[str, Value | None]]:
+    """The names an assignment or loop target binds, each with what it gets of `value` (None: unknown);
+    attributes and subscripts bind no name."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        starred = any(isinstance(element, cst.StarredElement) for element in target.elements)
+        parts = _unpacked(value, len(target.elements), starred)
+        bound = []
+        for element, part in zip(target.elements, parts):
+            bound += bound_names(element.value, None if isinstance(element, cst.StarredElement) else part)
+        return bound
+    if isinstance(target, cst.StarredElement):
+        return bound_names(target.value, None)
+    return []
+
+
+# Methods of dicts and lists that only read them; any other may change what they hold.
+_READING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "index", "count"})
+
+
+def stored(container: Value, index: cst.SubscriptElement, value: Value | None) -> Value | None:
+    """What a container of tracers holds after `container[index] = value`; None when unknown."""
+    contents = container.contents
+    element = index[0].slice if len(index) == 1 else None
+    key = _literal(element.value) if isinstance(element, cst.Index) else _NOT_LITERAL
+    if key is _NOT_LITERAL or contents.items is None:
+        return None
+    items, keys = list(contents.items), contents.keys
+    if contents.kind == "dict" and keys is not None:
+        if key in keys:  # (the last entry with a key is the one a lookup finds)
+            items[len(keys) - 1 - keys[::-1].index(key)] = value
+        else:
+            items, keys = [*items, value], (*keys, key)
+    elif contents.kind == "list" and isinstance(key, int) and -len(items) <= key < len(items):
+        items[key] = value
+    else:
+        return None
+    return holding(contents.kind, _first_traced(items), tuple(items), keys)
+
+
+def after_method(container: Value, method: str, arguments: list[Value | None]) -> Value | None:
+    """What a container of tracers holds after `container.method(*arguments)`; None when unknown."""
+    contents = container.contents
+    if method in _READING_METHODS:
+        return container
+    if method != "append" or contents.kind != "list" or len(arguments) != 1:
+        return None
+    if contents.items is None:  # every item traced: so the list stays only if the new one is
+        traced = arguments[0] is not None and arguments[0].kind is Kind.TRACED
+        return container if traced else None
+    items = (*contents.items, arguments[0])
+    return holding("list", _first_traced(items), items)
+
+
+def _concatenated(left: Value | None, right: Value | None) -> Value | None:
+    """`xs + ys`, `xs * 2`, `a | b` where one operand is a Python container of tracers: a container of the
+    same kind, its items unknown."""
+    contents = next(side.contents for side in (left, right) if side is not None and side.contents is not None)
+    return holding(contents.kind, contents.element)
+
+
+def _literal(expr: cst.BaseExpression) -> object:
+    """The value of an integer or string literal (`0`, `-1`, `"loss"`), else `_NOT_LITERAL`."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
+            and isinstance(expr.expression, cst.Integer)):
+        return -int(expr.expression.evaluated_value)
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value
+    return _NOT_LITERAL
 
 
 def join(a: Value | None, b: Value | None) -> Value | None:
@@ -106,12 +262,32 @@ def join(a: Value | None, b: Value | None) -> Value | None:
     if a == b:
         return a
     if a.kind is b.kind is Kind.TRACED:
+        if a.contents is not None or b.contents is not None:
+            return _joined_containers(a, b)
         return replace(a, container=a.container or b.container, boolean=a.boolean and b.boolean,
                        pytree_part=a.pytree_part or b.pytree_part)
     if a.is_array and b.is_array:
         return ARRAY
     if a.kind is b.kind is Kind.HOST:
         return HOST
+    return None
+
+
+def _joined_containers(a: Value, b: Value) -> Value | None:
+    """Two traced values, one at least a container the analysis saw built: item by item when both were
+    built alike; else a container of tracers only when neither holds a static item, which a pytree of
+    unknown shape would read as traced."""
+    first, second = a.contents, b.contents
+    if first is not None and second is not None and first.kind == second.kind:
+        if (first.items is not None and second.items is not None and len(first.items) == len(second.items)
+                and first.keys == second.keys):
+            items = tuple(join(x, y) for x, y in zip(first.items, second.items))
+            return holding(first.kind, _first_traced(items), items, first.keys)
+        if first.uniform and second.uniform:
+            return holding(first.kind, join(first.element, second.element) or first.element)
+        return None
+    if all(contents is None or contents.uniform for contents in (first, second)):
+        return replace(a, container=True, pytree_part=a.pytree_part or b.pytree_part, contents=None)
     return None
 
 
@@ -126,6 +302,9 @@ def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | 
     return None
 
 
+_COMPUTING_BUILTINS = ARITHMETIC_BUILTINS | {"sum", "list", "tuple", "dict"}
+
+
 class Evaluator:
     """Evaluates expressions against the facts known for names at the current point."""
 
@@ -137,15 +316,21 @@ class Evaluator:
         self._table = table
         self._returned = returned  # what a call of one of the module's own functions gives
         self._staged = staged  # whether the current point runs while a transform traces it to a jaxpr
+        # A comprehension's variables while its element is evaluated from outside it (`sum(g for g in gs)`).
+        self._bound: dict[str, Value | None] = {}
 
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         """The known fact about `expr`, or None when unknown."""
         if isinstance(expr, cst.Name):
+            if self._bound and expr.value in self._bound:
+                return self._bound[expr.value]
             return self._lookup(expr.value)
         if isinstance(expr, cst.Call):
             return self._call(expr)
         if isinstance(expr, cst.Subscript):
             base = self.value_of(expr.value)
+            if base is not None and base.contents is not None:
+                return self._item(base, expr.slice)
             return base if base is not None and base.is_array else None
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr)
@@ -153,6 +338,8 @@ class Evaluator:
             if isinstance(expr.left, _STRINGS):
                 return None  # `"%d" % x` formats a string
             left, right = self.value_of(expr.left), self.value_of(expr.right)
+            if any(side is not None and side.contents is not None for side in (left, right)):
+                return _concatenated(left, right)
             bitwise = isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
             both_boolean = all(v is not None and v.boolean for v in (left, right) if v and v.is_array)
             return _derived([left, right], boolean=bitwise and both_boolean)
@@ -171,14 +358,141 @@ class Evaluator:
             return self.value_of(expr.value)
         if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, *_STRINGS)):
             return STATIC
-        if isinstance(expr, cst.Tuple):
-            # A tuple holding a tracer is a pytree of tracers (`shape = (n, 3)`), else a host value.
-            items = (self.value_of(e.value) for e in expr.elements if not isinstance(e, cst.StarredElement))
-            traced = next((v for v in items if v is not None and v.kind is Kind.TRACED), None)
-            return Value(Kind.TRACED, traced.tracer, container=True) if traced else HOST
-        if isinstance(expr, cst.List):
-            return HOST  # a mutable Python list, whatever it holds: `out[1] = ...` is fine
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            # A tuple or list holding a tracer is a container of tracers (`shape = (n, 3)`), else a host value.
+            return self._sequence(expr) or HOST
+        if isinstance(expr, cst.Dict):
+            return self._dict(expr)
+        if isinstance(expr, cst.ListComp):
+            return holding("list", self._comprehended(expr, expr.elt))
+        if isinstance(expr, cst.DictComp):
+            return holding("dict", self._comprehended(expr, expr.value))
+        return None  # a set of tracers raises TypeError (unhashable); a generator prints as one
+
+    def iterated(self, expr: cst.BaseExpression) -> Value | None:
+        """What one iteration over `expr` gives (`for target in expr`), or None when unknown."""
+        if isinstance(expr, (cst.GeneratorExp, cst.ListComp)):
+            return self._comprehended(expr, expr.elt)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and self.names.qualified(expr.func) is None:
+            given = [arg.value for arg in expr.args if arg.keyword is None]
+            if any(arg.star for arg in expr.args) or not given:
+                return None
+            if expr.func.value == "enumerate":
+                return _tuple_of([STATIC, self.iterated(given[0])])
+            if expr.func.value == "zip":
+                return _tuple_of([self.iterated(arg) for arg in given])
+            if expr.func.value in ("reversed", "iter", "list", "tuple") and len(given) == 1:
+                return self.iterated(given[0])
+            if expr.func.value == "map" and len(given) >= 2:
+                return self._mapped(given[0], [self.iterated(arg) for arg in given[1:]])
+        return elements(self.value_of(expr))
+
+    def _mapped(self, function: cst.BaseExpression, items: list[Value | None]) -> Value | None:
+        """What `map(function, ...)` gives of one item of each iterable: a lambda's body with its parameters
+        bound to them, or the array a `jax.numpy`/`jax.lax` function computes."""
+        if isinstance(function, cst.Lambda):
+            params = function.params
+            if params.posonly_params or params.star_arg or len(params.params) != len(items):
+                return None
+            outer = self._bound
+            self._bound = {**outer, **{param.name.value: item for param, item in zip(params.params, items)}}
+            try:
+                return self.value_of(function.body)
+            finally:
+                self._bound = outer
+        if arrays.produces_array(cst.Call(func=function), self.names):
+            return _derived(items)
         return None
+
+    def _sequence(self, expr: cst.Tuple | cst.List) -> Value | None:
+        items, starred = [], []
+        for element in expr.elements:
+            if isinstance(element, cst.StarredElement):
+                starred.append(self.iterated(element.value))
+            else:
+                items.append(self.value_of(element.value))
+        kind = "tuple" if isinstance(expr, cst.Tuple) else "list"
+        return holding(kind, _first_traced(items + starred), None if starred else tuple(items))
+
+    def _dict(self, expr: cst.Dict) -> Value | None:
+        items, keys = [], []
+        for element in expr.elements:
+            if isinstance(element, cst.StarredDictElement):  # `**other`: what its values hold, under unknown keys
+                items.append(self._dict_values(self.value_of(element.value)))
+                keys.append(_NOT_LITERAL)
+            else:
+                items.append(self.value_of(element.value))
+                keys.append(_literal(element.key))
+        return holding("dict", _first_traced(items), tuple(items), tuple(keys))
+
+    def _item(self, base: Value, index: cst.SubscriptElement) -> Value | None:
+        """An item of a container of tracers: `pair[0]`, `metrics["loss"]`, `xs[i]`, `xs[1:]`."""
+        contents = base.contents
+        if len(index) != 1:
+            return None
+        if isinstance(index[0].slice, cst.Slice):
+            return replace(base, contents=replace(contents, items=None)) if contents.kind != "dict" else None
+        key = _literal(index[0].slice.value)
+        if key is not _NOT_LITERAL:
+            return contents.item(key)
+        return contents.element if contents.uniform else None
+
+    def _comprehended(self, comprehension: cst.BaseComp, element: cst.BaseExpression) -> Value | None:
+        """What `element` holds in a comprehension, its variables bound to what they iterate over."""
+        outer = self._bound
+        self._bound = dict(outer)
+        try:
+            clause = comprehension.for_in
+            while clause is not None:
+                self._bound.update(bound_names(clause.target, self.iterated(clause.iter)))
+                clause = clause.inner_for_in
+            return self.value_of(element)
+        finally:
+            self._bound = outer
+
+    @staticmethod
+    def _dict_values(value: Value | None) -> Value | None:
+        """What `.values()` gives of `value`: a dict's items, or parts of a pytree of tracers."""
+        if value is None or value.kind is not Kind.TRACED or not value.container:
+            return None
+        if value.contents is None:
+            return replace(value, pytree_part=True)
+        return value.contents.element if value.contents.kind == "dict" else None
+
+    def _leaves(self, call: cst.Call, with_path: bool, with_treedef: bool) -> Value | None:
+        """`jax.tree.leaves(tree)` of a pytree of tracers: a Python list (its `len` is static) of tracers."""
+        tree = self.value_of(call.args[0].value)
+        if tree is None or tree.kind is not Kind.TRACED:
+            return None
+        if len(call.args) > 1:  # `is_leaf=` may stop at subtrees: a leaf is then a pytree of tracers
+            leaf = replace(tree, container=True, pytree_part=True, contents=None)
+        else:
+            leaf = replace(tree, container=False, pytree_part=False, contents=None)
+        listed = holding("list", _tuple_of([STATIC, leaf]) if with_path else leaf)
+        return _tuple_of([listed, None]) if with_treedef else listed
+
+    def _builtin(self, call: cst.Call) -> Value | None:
+        """What `sum`, `abs`, `pow`, `round`, `list`, `tuple` and `dict` give of tracers; None otherwise."""
+        name = call.func.value
+        if any(arg.star for arg in call.args):
+            return None
+        given = [arg.value for arg in call.args if arg.keyword is None]
+        if name == "dict" and not given:
+            items = tuple(self.value_of(arg.value) for arg in call.args)
+            return holding("dict", _first_traced(items), items, tuple(arg.keyword.value for arg in call.args))
+        if len(given) != len(call.args) or not given:
+            return None
+        if name in ("list", "tuple") and len(given) == 1:
+            return holding(name, self.iterated(given[0]))
+        if name == "sum" and len(given) <= 2:
+            operands = [self.iterated(given[0]), *(self.value_of(arg) for arg in given[1:])]
+        elif name in ARITHMETIC_BUILTINS and len(given) <= 2:
+            operands = [self.value_of(arg) for arg in given]
+        else:
+            return None
+        if any(operand is not None and operand.container for operand in operands):
+            return None  # `sum(lists, [])` concatenates lists
+        return _derived(operands)
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
         base = self.value_of(expr.value)
@@ -199,12 +513,23 @@ class Evaluator:
         right = expr.comparisons[0].comparator
         if any(isinstance(side, cst.Name) and side.value == "None" for side in (expr.left, right)):
             return None
-        return _derived([self.value_of(expr.left), self.value_of(right)], boolean=True)
+        sides = [self.value_of(expr.left), self.value_of(right)]
+        if any(side is not None and side.contents is not None for side in sides):
+            return None  # `metrics == {}`: Python compares the containers first (lengths, identity)
+        return _derived(sides, boolean=True)
 
     def _call(self, call: cst.Call) -> Value | None:
         func = call.func
         if isinstance(func, cst.Name) and func.value in STATIC_BUILTINS and self.names.qualified(func) is None:
             return STATIC
+        if isinstance(func, cst.Name) and func.value in _COMPUTING_BUILTINS and self.names.qualified(func) is None:
+            return self._builtin(call)
+        if isinstance(func, cst.Attribute) and func.attr.value in ("items", "values") and not call.args:
+            element = self._dict_values(self.value_of(func.value))
+            return holding("list", element if func.attr.value == "values" else _tuple_of([STATIC, element]))
+        listing = TREE_LEAF_LISTS.get(self.names.qualified(func) or "")
+        if listing is not None and call.args and not call.args[0].keyword and not call.args[0].star:
+            return self._leaves(call, *listing)
         arguments = [self.value_of(arg.value) for arg in call.args]
         if isinstance(func, cst.Call) and self.names.qualified(func.func) in self._table.all:
             # `jax.value_and_grad(f)(params, x)`: tracers in, a pytree of tracers out.

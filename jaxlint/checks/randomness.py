@@ -429,7 +429,8 @@ class PrngKeyReuse(Rule):
     what_it_does = (
         "Follows each PRNG key through a function (and at module level): variables bound to "
         "`jax.random.key/PRNGKey/split/fold_in/wrap_key_data/clone`, parameters that a call in the module "
-        "passes a key (whatever their name: `k`, `state`), parameters named like keys "
+        "passes a key (whatever their name: `k`, `state`), any name a `jax.random` function draws from "
+        "(jax raises on anything but a key), parameters named like keys "
         "(`key`, `rng`, `prng_key`, `*_key`, `*_rng`; see `key-names`), the items `keys[0]`, `keys[1]` of a "
         "split, and `self.<key>` in a method. Flags a key consumed a second time, on some path, with no "
         "rebinding in between. Every `jax.random` sampler and `split` consume their key; so does a function "

@@ -10,7 +10,8 @@ import libcst as cst
 from jaxlint.model.axes import FUNCTION_AXES, METHOD_AXES, traced_axis_error
 from jaxlint.model.functions import BOOL_CONVERSION_ERRORS
 from jaxlint.model.numpy_boundary import (
-    ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKES_TRACED_ARRAY, WEAKLY_REFERENCING,
+    ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKE_SEQUENCES, TAKES_TRACED_ARRAY,
+    WEAKLY_REFERENCING,
 )
 from jaxlint.model.transforms import LAX_OPERANDS, LOOP_BODIES, RUN_AS_GIVEN
 from jaxlint.analysis.values import Kind, Value
@@ -144,7 +145,8 @@ class PythonLogicOnTracer(Rule):
     what_it_does = (
         "Flags Python's boolean operators and the builtins that compare or test truth values when they get "
         "a traced value inside a jitted (or vmapped, lax-body) function: `a and b`, `a or b`, `not a`, "
-        "`bool(a)`, `min(a, b)`, `max(a, b)`, `any(a)`, `all(a)`."
+        "`bool(a)`, `min(a, b)`, `max(a, b)`, `any(a)`, `all(a)`, and `min`/`max`/`any`/`all` of a list, tuple "
+        "or generator of tracers (`any(jnp.isnan(g).any() for g in leaves)`)."
     )
     why_bad = (
         "Each of these asks Python for a concrete `True` or `False` (or compares with `<`) and a tracer has "
@@ -221,6 +223,14 @@ class PythonLogicOnTracer(Rule):
                 self._report(node, f"builtin `{builtin}()`", arg.value, value,
                              f"`{self._REPLACEMENTS[builtin]}`", self._elementwise(node, builtin))
                 return
+        if builtin != "bool" and len(node.args) == 1 and not node.args[0].star:
+            # `any(jnp.isnan(g).any() for g in leaves)`, `max(losses)`: the truth or order of each tracer.
+            operand = node.args[0].value
+            element = self.facts.iterated(operand)
+            if element.abstract:
+                if isinstance(operand, (cst.GeneratorExp, cst.ListComp)):
+                    operand = operand.elt
+                self._report(node, f"builtin `{builtin}()`", operand, element, f"`jnp.{builtin}(jnp.stack([...]))`")
 
     def _elementwise(self, node: cst.Call, builtin: str) -> FixPlan | None:
         """`min(a, b)` -> `jnp.minimum(a, b)`: the same value for two operands, computed in JAX."""
@@ -389,7 +399,7 @@ class TracerAsPythonIndex(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         base = self.facts.value_of(node.value)
         literal = isinstance(node.value, (cst.List, cst.Tuple))
-        if not literal and base.kind is not Kind.HOST:
+        if not literal and base.kind is not Kind.HOST and not base.is_sequence:
             return
         numpy = base.numpy
         if len(node.slice) != 1 and not numpy:
@@ -500,12 +510,13 @@ class NumpyOnTracer(Rule):
                 continue
             if qualified.startswith("math.") and not (value.staged or value.differentiated):
                 continue
+            held_list = not literal and value.is_sequence  # a name holding a list or tuple of tracers
             if qualified in READS_SHAPE_OR_DTYPE:
-                if literal:
-                    self._report_list(node, found[0], value)
+                if literal or held_list:
+                    self._report_list(node, found[0] if found else arg.value, value)
                     return
                 continue
-            if not literal and qualified in TAKES_TRACED_ARRAY:
+            if not literal and not held_list and qualified in TAKES_TRACED_ARRAY:
                 if self._array_argument(index, arg) or not value.staged:
                     continue
                 self._report_static(node, arg.value, value)
@@ -513,11 +524,13 @@ class NumpyOnTracer(Rule):
             operand = found[0] if found else arg.value
             short = qualified.split(".", 1)[1]
             fix = f"`jnp.{short}`" if qualified.startswith("numpy.") else "the `jax.numpy`/`jax.scipy` equivalent"
+            if held_list and qualified.startswith("numpy.") and short not in TAKE_SEQUENCES:
+                fix = f"`jnp.{short}(jnp.stack({code(operand)}))`"
             error = "ConcretizationTypeError" if qualified.startswith("math.") else "TracerArrayConversionError"
             self.report(node, lambda line_of: (
                 f"`{code(node.func)}()` on a traced value raises {error}: "
                 f"`{code(operand)}` is traced ({value.describe(code(operand), line_of)}); use {fix}"
-            ), self._jax_numpy(node, qualified))
+            ), None if held_list else self._jax_numpy(node, qualified))  # (`jnp.mean(a_list)` raises TypeError)
             return
 
     @staticmethod
@@ -601,8 +614,9 @@ class PrintInTraced(Rule):
     summary = "`print()` or `logging` of a traced value inside a jitted function"
     what_it_does = (
         "Flags `print(...)`, `logging.<level>(...)`, `logger.<level>(...)` (a module-level "
-        "`logging.getLogger(...)`) and `absl.logging` calls that get a traced value (directly, in an f-string, "
-        "through `%` or `.format`) inside a jitted (or vmapped, pmapped, lax-body) function."
+        "`logging.getLogger(...)`) and `absl.logging` calls that get a traced value (directly, inside a dict, "
+        "list or tuple, in an f-string, through `%` or `.format`) inside a jitted (or vmapped, pmapped, "
+        "lax-body) function."
     )
     why_bad = (
         "Python's `print` runs once, while JAX traces the function: it shows `Traced<ShapedArray(...)>` "

@@ -74,6 +74,10 @@ REF_FACTORIES = frozenset({"jax.new_ref", "jax.ref.new_ref", "jax.experimental.m
 # Array attributes known before tracing, and builtins whose result is a Python value.
 STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type"})
 STATIC_BUILTINS = frozenset({"len", "isinstance", "type", "callable", "hasattr", "id", "repr", "str"})
+# Builtins that compute with an array through its operators and give an array: `abs(x)`, `pow(x, 2)`,
+# `round(x)`, `round(x, 2)` give tracers of a tracer (jax 0.10); `min`/`max` compare instead, which raises on
+# tracers (JAX302).
+ARITHMETIC_BUILTINS = frozenset({"abs", "pow", "round"})
 # jnp functions that return an array of booleans.
 BOOLEAN_FUNCTIONS = frozenset(
     "jax.numpy." + name

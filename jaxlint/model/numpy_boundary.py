@@ -25,6 +25,10 @@ TAKES_TRACED_ARRAY = frozenset(
 # The names NumPy gives the array argument of those functions, when it is passed by keyword.
 ARRAY_KEYWORDS = frozenset({"a", "ary", "m", "x", "arr", "val"})
 
+# `jax.numpy` functions that take a Python list or tuple of arrays; the others raise TypeError on one
+# (`jnp.mean([x, y])`: "mean requires ndarray or scalar arguments").
+TAKE_SEQUENCES = frozenset("array asarray stack concatenate vstack hstack dstack column_stack block".split())
+
 # `jax.numpy` functions that read a Python list's shape through NumPy: a list holding tracers
 # raises TracerArrayConversionError (`jnp.ndim([x, y])` under jit).
 LIST_THROUGH_NUMPY = frozenset({"jax.numpy.ndim", "jax.numpy.shape", "jax.numpy.size"})

@@ -174,6 +174,14 @@ REF_KERNELS: dict[str, Callables] = {
 }
 # These call their function on every leaf: a pytree of tracers gives it tracers.
 TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+# These list a pytree's leaves in a Python list (the leaves of a pytree of tracers are tracers): whether each
+# item pairs its leaf with the leaf's path, and whether the list comes with the treedef (`leaves, treedef = ...`).
+TREE_LEAF_LISTS = {
+    "jax.tree.leaves": (False, False), "jax.tree_util.tree_leaves": (False, False), "jax.tree_leaves": (False, False),
+    "jax.tree.flatten": (False, True), "jax.tree_util.tree_flatten": (False, True), "jax.tree_flatten": (False, True),
+    "jax.tree.leaves_with_path": (True, False), "jax.tree_util.tree_leaves_with_path": (True, False),
+    "jax.tree.flatten_with_path": (True, True), "jax.tree_util.tree_flatten_with_path": (True, True),
+}
 PARTIAL = frozenset({"functools.partial"})
 
 
