@@ -2,8 +2,9 @@
 
 Each module's analysis gives its `Interface`: what its functions return in terms of their arguments,
 the calls its traced functions make into other modules of the project with tracers, the transforms it
-applies to their functions (`jax.vmap(ops.per_example)`), and the project names it calls. The project phase (jaxlint/project.py) turns the interfaces of all modules into each
-module's `Imported` facts and analyses again the modules whose facts changed.
+applies to their functions (`jax.vmap(ops.per_example)`), and the project names it calls. The project
+phase (jaxlint/project.py) turns the interfaces of all modules into each module's `Imported` facts and
+analyses again the modules whose facts changed.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ class Outgoing:
 
 @dataclass(frozen=True)
 class Applied:
-    """A transform applied to another module's function (`lax.scan(ops.body, ...)`, `jax.jit(partial(ops.f, cfg),
-    static_argnames="n")`): that module traces the function as if the transform were applied there."""
+    """A transform applied to another module's function (`lax.scan(ops.body, ...)`,
+    `jax.jit(partial(ops.f, cfg), static_argnames="n")`): that module traces the function as if the
+    transform were applied there."""
 
     target: str  # the qualified name transformed: `pkg.ops.body`
     transform: str  # `jax.lax.scan`
