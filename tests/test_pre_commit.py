@@ -92,7 +92,8 @@ def test_hooks_fail_on_buggy_files_pass_on_clean_ones_and_fix(tmp_path: Path) ->
     assert bodies.returncode == 1, bodies.stdout + bodies.stderr
     assert [line.split(" ", 2)[:2] for line in bodies.stdout.splitlines() if ": JAX" in line] == [
         ["mypkg/steps.py:8:8:", "JAX301"], ["mypkg/steps.py:14:5:", "JAX306"], ["mypkg/steps.py:19:11:", "JAX203"],
-        ["mypkg/steps.py:28:5:", "JAX306"], ["mypkg/steps.py:36:8:", "JAX301"], ["mypkg/steps.py:71:13:", "JAX303"]]
+        ["mypkg/steps.py:28:5:", "JAX306"], ["mypkg/steps.py:36:8:", "JAX301"], ["mypkg/steps.py:71:13:", "JAX303"],
+        ["mypkg/steps.py:78:8:", "JAX301"]]
     assert "transformed by `jax.lax.scan` at mypkg/pipeline.py:16" in bodies.stdout
 
     fixing = pre_commit(project, "run", "jaxlint-fix", "--config", str(config), "--files", "buggy.py", "nb.ipynb")

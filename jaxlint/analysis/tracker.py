@@ -380,9 +380,8 @@ class ValueTracker(Domain):
                 self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
             if self.context is not None and self.context.in_project(self.names.qualified(target)):
                 self.uses.add(self.names.qualified(target))  # `jax.grad(losses.loss_fn)`: what it returns matters
-                # ...and its module traces it: `lax.scan(ops.body, ...)` traces `body` in ops.py.
-                around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
-                self.applications.append((self.names.qualified(target), transform, around))
+            if self.context is not None:
+                self._apply_into_project(chain, target, transform)
         func = node.func
         if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                                           and func.value.value in ("self", "cls")):
@@ -425,6 +424,19 @@ class ValueTracker(Domain):
         if held is not None and held.contents is not None:
             return held.contents.kind == "list"
         return held is not None and held.kind is Kind.HOST and not held.numpy
+
+    def _apply_into_project(self, chain: tuple[cst.CSTNode, ...], target: cst.BaseExpression,
+                            transform: Transform) -> None:
+        """Record a transform applied to another module's function, there (`lax.scan(ops.body, ...)`) or
+        through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
+        traces it."""
+        function, bound, bound_names = self.recorder.aliased(chain, target)
+        qualified = self.names.qualified(function)
+        if not self.context.in_project(qualified):
+            return
+        transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)
+        around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
+        self.applications.append((qualified, transform, around))
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:
         """Record a traced function's call into another module when it passes tracers."""
