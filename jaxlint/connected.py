@@ -1,13 +1,16 @@
 """Which modules of a project the findings of some of its modules depend on, found without analysing them.
 
 Modules tell each other facts only through calls (jaxlint/project.py): a traced caller passes tracers
-to a callee in another module, and a caller learns what a callee returns. So a run on a few files of a
-project (`jaxlint train.py`, pre-commit, the flake8 plugin in an editor) analyses only the modules
-connected to them by calls: the modules that call them, transitively (their traced calls make the named
-modules' helpers traced); every module that these and the named ones call, transitively (what a callee
-returns decides which values are traced); and the modules whose imports re-export a callee on the way
-(`pkg/__init__.py` for `from pkg import report`); and the modules that may turn on `jax_enable_x64`, a
-fact the whole project shares. The others cannot change the answer, and are not read by the analysis. Python's own parser (in C) finds the calls, at a small part of the analysis's cost.
+to a callee in another module, a caller learns what a callee returns, and a transform applied to another
+module's function (a function passed to a call: `lax.scan(ops.body, ...)`) traces it there. So a run on
+a few files of a project (`jaxlint train.py`, pre-commit, the flake8 plugin in an editor) analyses only
+the modules connected to them by calls: the modules that call them (or pass their functions to a call),
+transitively (their traced calls make the named modules' helpers traced); every module that these and
+the named ones call, transitively (what a callee returns decides which values are traced); and the
+modules whose imports re-export a callee on the way (`pkg/__init__.py` for `from pkg import report`);
+and the modules that may turn on `jax_enable_x64`, a fact the whole project shares. The others cannot
+change the answer, and are not read by the analysis. Python's own parser (in C) finds the calls, at a
+small part of the analysis's cost.
 """
 
 from __future__ import annotations
@@ -26,13 +29,14 @@ _X64_MENTIONS = (b"enable_x64", b"ENABLE_X64", b"x64_enabled")
 
 
 def _scan(path: Path, name: str, cache: Cache | None) -> dict:
-    """One module's calls of imported names (qualified), its module-level imports (what it may re-export)
-    and whether this Python could parse it, as JSON, cached by content."""
+    """One module's calls of imported names and the imported names it passes to calls (qualified), its
+    module-level imports (what it may re-export) and whether this Python could parse it, as JSON, cached
+    by content."""
     try:
         data = path.read_bytes()
     except OSError:
         return {"calls": [], "reexports": {}, "read": False, "x64": False}
-    key, digest = json.dumps(["calls", __version__, str(path), name]), content_hash(data)
+    key, digest = json.dumps(["calls and arguments", __version__, str(path), name]), content_hash(data)
     found = cache.get_value(key, digest) if cache is not None else None
     if not _well_formed(found):  # missing, or damaged: read again
         found = _calls_and_imports(data, name if path.stem == "__init__" else name.rpartition(".")[0])
@@ -60,6 +64,7 @@ def _calls_and_imports(data: bytes, package: str) -> dict:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             called.append(_dotted(node.func))
+            called.extend(_dotted(arg) for arg in (*node.args, *(keyword.value for keyword in node.keywords)))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for local, qualified in _imports(node, package):
                 bound.setdefault(local, set()).add(qualified)

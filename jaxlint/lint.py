@@ -15,7 +15,7 @@ from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from jaxlint.analysis.context import Context
-from jaxlint.analysis.interface import Consumes, Exported, Interface, ModuleContext, Outgoing
+from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.analysis.name_scopes import NameScopes
 from jaxlint.analysis.names import dotted, scope_imports
@@ -77,7 +77,7 @@ def lint_module(
     """`lint_source` for a module of a project: what the other modules tell it in `context`, and
     what it tells them (its interface) besides its findings. Without `findings`, the interface alone:
     the analysis runs, the rules do not (a module not named, analysed for what it tells the named ones)."""
-    if not mentions_jax(source) and (context is None or not context.imported.entries):
+    if not mentions_jax(source) and (context is None or not context.imported.traces):
         return [], Interface()
     target = parse_version(python_version) if python_version else NEWEST
     diagnostics, interface = _parse_and_check(source, filename, enabled, table, key_names, jax_version,
@@ -252,9 +252,9 @@ class _PositionState(PositionProvidingCodegenState):
 
 def _line_in_text(source: str, call: cst.Call, caller: str) -> int:
     """The line of a call, found in the text (libcst renders a node as written): its first occurrence
-    after `def caller`, else its first occurrence; 0 when not found."""
+    after `def caller` (when a caller is named), else its first occurrence; 0 when not found."""
     text = _EMPTY.code_for_node(call)
-    definition = re.search(rf"\bdef\s+{re.escape(caller)}\b", source)
+    definition = re.search(rf"\bdef\s+{re.escape(caller)}\b", source) if caller else None
     found = source.find(text, definition.end()) if definition else -1
     if found < 0:
         found = source.find(text)
@@ -290,10 +290,16 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
                  keywords)
         for target, node, caller, trace, positional, keywords in tracker.outgoing
     )
+    applications = tuple(
+        Applied(target, transform.name, transform.staged, f"{filename}:{line(transform.node, around)}",
+                tuple((option, _EMPTY.code_for_node(value)) for option, value in transform.keywords.items()),
+                transform.bound, tuple(sorted(transform.bound_names)))
+        for target, transform, around in tracker.applications
+    )
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
     return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64,
-                     WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)))
+                     WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)), applications)
 
 
 def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,

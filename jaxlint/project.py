@@ -1,6 +1,7 @@
 """Across modules: the files of one project are analysed together.
 
-A helper that a jitted function of another module calls with tracers is checked as traced code, and
+A helper that a jitted function of another module calls with tracers is checked as traced code, so is
+a function that another module transforms (`lax.scan(ops.body, ...)`, `jax.vmap(per_example)`), and
 what another module's function returns is traced when it comes from a traced argument. Phase 1
 analyses each module alone (cached by content) and gives its interface (jaxlint/analysis/interface.py);
 phase 2, here, turns every module's interface into the facts each module imports, and analyses again
@@ -19,7 +20,7 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from jaxlint.analysis.interface import Entry, Imported, Interface, ModuleContext, absolute_module
+from jaxlint.analysis.interface import Applied, Entry, Imported, Interface, ModuleContext, absolute_module
 from jaxlint.cache import Cache
 from jaxlint.connected import connected
 
@@ -77,6 +78,14 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                 entry = Entry(param, call.caller, call.transform, call.staged, call.where)
                 if entry not in into:
                     into.append(entry)
+    applied: dict[str, dict[str, list[Applied]]] = {}
+    for applier, interface in modules.items():
+        for application in interface.applications:
+            module, _, function = resolve(application.target).rpartition(".")
+            if module in modules and module != applier:
+                into = applied.setdefault(module, {}).setdefault(function, [])
+                if application not in into:
+                    into.append(application)
     x64 = {name for name, interface in modules.items() if interface.x64}
     facts = {}
     for name, interface in modules.items():
@@ -90,23 +99,25 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             if function in modules[module].consumes:
                 consumes[qualified] = modules[module].consumes[function]
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
+        transformed = {function: tuple(found) for function, found in applied.get(name, {}).items()}
         # x64 told only to a module that may ask for a 64-bit dtype: the others need no second check for it.
-        facts[name] = Imported(given, returns, consumes, interface.wide_dtypes and bool(x64 - {name}))
+        facts[name] = Imported(given, returns, consumes, interface.wide_dtypes and bool(x64 - {name}), transformed)
     return facts
 
 
 def read_facts(imported: Imported, interface: Interface) -> Imported:
     """The part of `imported` that the analysis which gave `interface` read: the rest cannot change its
-    findings, so a module is checked again only when this part changes. Entries and key facts are always
-    read; x64 and the literals functions return only when its interface says so; a function that returns
-    nothing else known gives what an unknown call gives."""
+    findings, so a module is checked again only when this part changes. Entries, applied transforms and key
+    facts are always read; x64 and the literals functions return only when its interface says so; a function
+    that returns nothing else known gives what an unknown call gives."""
     returns = {}
     for qualified, exported in imported.returns.items():
         if qualified not in interface.read_literals:
             exported = replace(exported, literal=None)
         if exported.params or exported.value is not None or exported.literal is not None:
             returns[qualified] = exported
-    return Imported(imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64)
+    return Imported(imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64,
+                    imported.applied)
 
 
 def importable(root: Path) -> list[Path]:

@@ -95,7 +95,7 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
         return _input_error(path, error, settings)
     digest = content_hash(data)
     # A module without jax is still checked when traced functions of other modules call into it.
-    if not mentions_jax(source) and (context is None or not context.imported.entries):
+    if not mentions_jax(source) and (context is None or not context.imported.traces):
         interface = project.reexports(source, context) if context is not None and "import" in source else Interface()
         return FileResult([], skipped=True, digest=digest, interface=interface)
     try:

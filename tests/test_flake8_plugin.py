@@ -79,6 +79,13 @@ def test_flake8_checks_one_file_with_its_project() -> None:
     code, found, stderr = _flake8(["--select", "JAX", metrics], FIXTURES)
     assert (code, stderr) == (1, "")
     assert found == {(metrics, 11, 5, "JAX306"), (metrics, 17, 8, "JAX301")}
+    # The loop bodies of steps.py: the transforms applied to them are in pipeline.py.
+    steps = "project/mypkg/steps.py"
+    code, found, stderr = _flake8(["--select", "JAX", steps], FIXTURES)
+    assert (code, stderr) == (1, "")
+    assert found == {(steps, 8, 8, "JAX301"), (steps, 14, 5, "JAX306"), (steps, 19, 11, "JAX203"),
+                     (steps, 28, 5, "JAX306"), (steps, 36, 8, "JAX301"), (steps, 71, 13, "JAX303"),
+                     (steps, 78, 8, "JAX301")}
 
 
 def test_flake8_checks_several_files_of_a_project_in_one_process() -> None:

@@ -185,11 +185,10 @@ def test_errors_from_importing_the_users_code_are_findings_at_the_innermost_proj
         ("needs_config.py", 6, 6, "JAX010",
          "the module could not be imported: FileNotFoundError: [Errno 2] No such file or directory: "
          "'settings-that-do-not-exist.json'", "confirmed", "found by importing the module"),
-        # pipeline.py's jitted call fails inside shapes.py: the line in the helper module is the finding
-        ("shapes.py", 6, 32, "JAX010",
-         "Importing the module raised TypeError: Shapes must be 1D sequences of concrete values of integer "
-         "type, got (JitTracer(~int32[]),).", "confirmed", "found by importing the module"),
+        # pipeline.py's jitted call fails inside shapes.py, at the line of the static finding there
+        ("shapes.py", 6, 32, "JAX401", found[2]["message"], "confirmed", "importing the module raised TypeError here"),
     ]
+    assert "`width` is a traced argument of `padded`, transformed by `jax.jit` at " in found[2]["message"]
 
 
 @pytest.mark.parametrize("fmt", ["text", "concise", "json", "sarif", "github", "junit"])

@@ -228,6 +228,11 @@ class Context:
         """The functions a call transforms (`jax.jit(f)`, `lax.scan(body, ...)`), each with its transform."""
         return applied_transforms(call, self.names, self._tracker.transforms)
 
+    def catches(self, errors: frozenset[str]) -> bool:
+        """Whether this point is in the body of a `try` (of the function around) whose handlers name one of
+        `errors`, qualified: `except jax.errors.ConcretizationTypeError:` around an `if` expects it to fail."""
+        return self._tracker.catches(errors)
+
     def in_jaxpr_trace(self) -> bool:
         """Whether this point runs while a transform traces it to a jaxpr (`jit`, lax bodies; not `vmap` or
         `grad` alone): every `jnp`/`lax` result here is a tracer, even one computed from static values."""

@@ -1,9 +1,10 @@
 """What the modules of one project tell each other, as plain data (cached, and passed between processes).
 
 Each module's analysis gives its `Interface`: what its functions return in terms of their arguments,
-the calls its traced functions make into other modules of the project with tracers, and the project
-names it calls. The project phase (jaxlint/project.py) turns the interfaces of all modules into each
-module's `Imported` facts and analyses again the modules whose facts changed.
+the calls its traced functions make into other modules of the project with tracers, the transforms it
+applies to their functions (`jax.vmap(ops.per_example)`), and the project names it calls. The project
+phase (jaxlint/project.py) turns the interfaces of all modules into each module's `Imported` facts and
+analyses again the modules whose facts changed.
 """
 
 from __future__ import annotations
@@ -46,6 +47,21 @@ class Outgoing:
 
 
 @dataclass(frozen=True)
+class Applied:
+    """A transform applied to another module's function (`lax.scan(ops.body, ...)`,
+    `jax.jit(partial(ops.f, cfg), static_argnames="n")`): that module traces the function as if the
+    transform were applied there."""
+
+    target: str  # the qualified name transformed: `pkg.ops.body`
+    transform: str  # `jax.lax.scan`
+    staged: bool
+    where: str  # `main.py:6`
+    options: tuple[tuple[str, str], ...] = ()  # its keyword options as written: (`static_argnames`, `"n"`)
+    bound: int = 0  # positional parameters `partial` fills before the transform sees the function...
+    bound_names: tuple[str, ...] = ()  # ...and keyword ones
+
+
+@dataclass(frozen=True)
 class Interface:
     returns: dict[str, Exported] = field(default_factory=dict)
     calls: tuple[Outgoing, ...] = ()
@@ -57,6 +73,7 @@ class Interface:
     # Which optional imported facts its analysis read (project.py re-checks it only when one of those changed):
     read_x64: bool = False  # the project's x64
     read_literals: tuple[str, ...] = ()  # the literal returned by these functions of other modules, qualified
+    applications: tuple[Applied, ...] = ()
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -76,6 +93,9 @@ class Interface:
             data.get("wide_dtypes", False),
             data.get("read_x64", False),
             tuple(data.get("read_literals", ())),
+            tuple(Applied(a["target"], a["transform"], a["staged"], a["where"],
+                          tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]))
+                  for a in data.get("applications", ())),
         )
 
 
@@ -98,9 +118,15 @@ class Imported:
     returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by qualified name
     x64: bool = False  # another module of the project sets or reads `jax_enable_x64`
+    applied: dict[str, tuple[Applied, ...]] = field(default_factory=dict)  # by function name
 
     def __bool__(self) -> bool:
-        return bool(self.entries or self.returns or self.consumes or self.x64)
+        return bool(self.entries or self.returns or self.consumes or self.x64 or self.applied)
+
+    @property
+    def traces(self) -> bool:
+        """Whether other modules trace some of its functions: then it is checked even without jax in it."""
+        return bool(self.entries or self.applied)
 
     def digest(self) -> str:
         """A stable text of these facts, for the result cache's key."""

@@ -269,6 +269,26 @@ class ScopeRecorder:
                     return self._alias_names[key] | self._bound_names(alias_chain, target, depth + 1)
         return frozenset()
 
+    def aliased(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0
+                ) -> tuple[cst.BaseExpression, int, frozenset[str]]:
+        """What a name stands for when aliases bind it (as `_resolve` follows them), with the parameters they
+        fill: `losses.loss_fn` and `model` for `loss` after `loss = partial(losses.loss_fn, model=m)`;
+        `expr` itself otherwise."""
+        if isinstance(expr, cst.Name) and depth < 3:
+            for level, scope in enumerate(reversed(chain)):
+                if isinstance(scope, cst.ClassDef) and level > 0:
+                    continue
+                key = (id(scope), expr.value)
+                if key in self._defs:
+                    break
+                if key in self._aliases:
+                    alias_chain, target, bound = self._aliases[key]
+                    inner, more, names = self.aliased(alias_chain, target, depth + 1)
+                    return inner, bound + more, self._alias_names[key] | names
+                if expr.value in self._bound.get(id(scope), ()):
+                    break
+        return expr, 0, frozenset()
+
     def scope_names(self, scope: cst.CSTNode, names: set[str]) -> None:
         """Every name a scope binds: one of them hides a function of that name further out."""
         self._bound[id(scope)] = names

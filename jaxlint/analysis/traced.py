@@ -21,6 +21,7 @@ import libcst as cst
 from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
+from jaxlint.model.functions import UNTRACEABLE_ANNOTATIONS
 from jaxlint.model.transforms import (
     BUILDS_JAXPR, CUSTOM, GRAD, GRADIENTS, HOST_CALLBACKS, JIT_LIKE, JITS, LAX_BODIES, MAP, ONLY_TRACE, PARTIAL,
     PRIMALS, REF_KERNELS, STAGED, TRANSFORMS, Callables,
@@ -48,7 +49,8 @@ class Transform:
     """One transform applied to a function, where, with the keyword arguments it was given.
 
     `bound` positional parameters (and `bound_names`) are filled before the transform sees the
-    function: by `functools.partial`, or `self` for a bound method.
+    function: by `functools.partial`, or `self` for a bound method. A transform that another module
+    applies (or a traced call from another module) has its `origin` there, and its function as `node`.
     """
 
     name: str
@@ -57,6 +59,11 @@ class Transform:
     keywords: dict[str, cst.BaseExpression] = field(default_factory=dict)
     bound: int = 0
     bound_names: frozenset[str] = frozenset()
+    origin: str | None = None  # in another module: where (`train.py:12`)
+
+    def where(self, line_of) -> str:
+        """Where it is applied, for messages: `line 9`, or `train.py:12` in another module."""
+        return self.origin if self.origin is not None else f"line {line_of(self.node)}"
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,6 @@ class Tracer:
     caller: str | None = None  # for a helper: the traced function that passes the tracer
     container: bool = True  # may be a pytree of tracers rather than one array
     returned_by: str | None = None  # for a call's result: the function that returned this tracer
-    origin: str | None = None  # for a call from another module: where (`train.py:12`)
     # The gradient transforms that differentiate it, besides `transform`: `jax.jit(jax.grad(f))`
     # traces `f` with a jit tracer that `grad` differentiates too.
     differentiated_by: tuple[str, ...] = ()
@@ -87,15 +93,15 @@ class Tracer:
         if self.returned_by is not None:
             origin = replace(self, returned_by=None).describe(line_of)
             return f"returned by `{self.returned_by}` from a traced argument: {origin}"
-        if self.origin is not None:
+        if self.caller is not None and self.transform.origin is not None:
             return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from `{self.caller}` "
-                    f"({self.origin}), transformed by `{self.transform.name}`")
-        where = line_of(self.transform.node)
+                    f"({self.transform.origin}), transformed by `{self.transform.name}`")
+        where = self.transform.where(line_of)
         if self.caller is not None:
             return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from "
-                    f"`{self.caller}` at line {where}")
+                    f"`{self.caller}` at {where}")
         return (f"`{self.param}` is a traced argument of `{self.function}`, "
-                f"transformed by `{self.transform.name}` at line {where}")
+                f"transformed by `{self.transform.name}` at {where}")
 
 
 @dataclass(frozen=True)
@@ -163,10 +169,16 @@ def _options(name: str, extra: list[cst.BaseExpression], keywords: dict[str, cst
 
 def decorator_transform(decorator: cst.Decorator, names: Names, table: TransformTable) -> Transform | None:
     """The transform a decorator applies, or None when it is not one."""
-    expr = decorator.decorator
-    qualified = names.qualified(expr)
+    qualified = names.qualified(decorator.decorator)
     if qualified in table.all:
         return Transform(qualified, decorator, qualified in table.staged)
+    return _configured(decorator.decorator, decorator, names, table)
+
+
+def _configured(expr: cst.BaseExpression, node: cst.CSTNode, names: Names, table: TransformTable
+                ) -> Transform | None:
+    """The transform a configured decorator applies (`partial(jax.jit, static_argnums=1)`,
+    `jax.jit(static_argnames="n")`), placed at `node`; None when `expr` is not one."""
     if not isinstance(expr, cst.Call):
         return None
     func = names.qualified(expr.func)
@@ -176,9 +188,9 @@ def decorator_transform(decorator: cst.Decorator, names: Names, table: Transform
             inner = names.qualified(positional[0])
             if inner in table.all:
                 options = _options(inner, positional[1:], keywords)
-                return Transform(inner, decorator, inner in table.staged, options)
+                return Transform(inner, node, inner in table.staged, options)
         if func in table.all and not positional:
-            return Transform(func, decorator, func in table.staged, keywords)
+            return Transform(func, node, func in table.staged, keywords)
     except _Unknowable:
         pass
     return None
@@ -187,10 +199,11 @@ def decorator_transform(decorator: cst.Decorator, names: Names, table: Transform
 def applied_transforms(
     call: cst.Call, names: Names, table: TransformTable
 ) -> list[tuple[cst.BaseExpression, Transform]]:
-    """The functions a call transforms, each with the transform: `jax.jit(f)`, `lax.scan(body, ...)`."""
+    """The functions a call transforms, each with the transform: `jax.jit(f)`, `lax.scan(body, ...)`,
+    `partial(jax.jit, static_argnames="n")(f)`."""
     func = names.qualified(call.func)
     if func not in table.all and func not in LAX_BODIES:
-        return []
+        return _decorated_by_hand(call, names, table)
     try:
         positional, keywords = _split_args(call)
         if func in table.all:
@@ -215,6 +228,21 @@ def applied_transforms(
                     found.append((target, Transform(func, call, True, {}, bound, bound_names)))
         return found
     return []
+
+
+def _decorated_by_hand(call: cst.Call, names: Names, table: TransformTable
+                       ) -> list[tuple[cst.BaseExpression, Transform]]:
+    """`partial(jax.jit, static_argnames="n")(f)`, `jax.jit(static_argnums=1)(f)`: a configured decorator
+    applied by a call."""
+    if not isinstance(call.func, cst.Call) or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+        return []
+    transform = _configured(call.func, call, names, table)
+    if transform is None:
+        return []
+    target, bound, bound_names = _unwrap(call.args[0].value, names, table)
+    if target is None:
+        return []
+    return [(target, replace(transform, bound=bound, bound_names=bound_names))]
 
 
 def host_callback_target(call: cst.Call, names: Names) -> cst.BaseExpression | None:
@@ -393,6 +421,13 @@ def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str
     raise NotLiteral
 
 
+def _untraceable(signature: Signature) -> set[str]:
+    """The parameters annotated with a type no transform traces (`pbn: str`): a transform given one raises
+    at the call, so the body never runs with a tracer there."""
+    return {param for param, annotation in signature.annotations.items()
+            if isinstance(annotation, cst.Name) and annotation.value in UNTRACEABLE_ANNOTATIONS}
+
+
 def traced_function(
     name: str,
     params: cst.Parameters,
@@ -418,7 +453,7 @@ def traced_function(
         except NotLiteral:
             continue
         seen = signature.after(transform).positional
-        for param in more_traced:
+        for param in more_traced - _untraceable(signature):
             # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool.
             scalar = transform.name == "jax.lax.fori_loop" and seen[:1] == (param,) or param in signature.flags
             traced.setdefault(param, Tracer(name, param, transform, container=not scalar))

@@ -13,7 +13,7 @@ decide the traced scopes of the next round.
 from __future__ import annotations
 
 from collections import Counter
-from functools import cached_property
+from functools import cached_property, lru_cache
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -52,6 +52,7 @@ class _Scope:
     traced_node: cst.CSTNode | None = None  # the FunctionDef or Lambda of `traced`
     node: cst.CSTNode | None = None  # this scope's FunctionDef or Lambda
     globals: set[str] = field(default_factory=set)  # declared global here
+    catching: list[frozenset[str]] = field(default_factory=list)  # the `try` bodies around: what each catches
 
 
 _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
@@ -82,6 +83,15 @@ def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tup
     return given
 
 
+@lru_cache(maxsize=1024)
+def _option(text: str) -> cst.BaseExpression:
+    """A transform's option as another module wrote it (`("n",)`), parsed once for every round that reads it."""
+    try:
+        return cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return cst.Ellipsis()  # no literal: what the option says is not claimed
+
+
 def _forget(env: Env, names) -> None:
     for name in names:
         env.pop(name, None)
@@ -99,6 +109,8 @@ class ValueTracker(Domain):
         self.names = Names(module, context.package if context is not None else None)
         self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...]]] = []
         self.uses: set[str] = set()  # project names called, qualified
+        # Transforms applied to other modules' functions: the name, the transform, the function around ("" none).
+        self.applications: list[tuple[str, Transform, str]] = []
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
@@ -368,6 +380,8 @@ class ValueTracker(Domain):
                 self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
             if self.context is not None and self.context.in_project(self.names.qualified(target)):
                 self.uses.add(self.names.qualified(target))  # `jax.grad(losses.loss_fn)`: what it returns matters
+            if self.context is not None:
+                self._apply_into_project(chain, target, transform)
         func = node.func
         if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                                           and func.value.value in ("self", "cls")):
@@ -411,6 +425,19 @@ class ValueTracker(Domain):
             return held.contents.kind == "list"
         return held is not None and held.kind is Kind.HOST and not held.numpy
 
+    def _apply_into_project(self, chain: tuple[cst.CSTNode, ...], target: cst.BaseExpression,
+                            transform: Transform) -> None:
+        """Record a transform applied to another module's function, there (`lax.scan(ops.body, ...)`) or
+        through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
+        traces it."""
+        function, bound, bound_names = self.recorder.aliased(chain, target)
+        qualified = self.names.qualified(function)
+        if not self.context.in_project(qualified):
+            return
+        transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)
+        around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
+        self.applications.append((qualified, transform, around))
+
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:
         """Record a traced function's call into another module when it passes tracers."""
         positional: list[int] = []
@@ -438,12 +465,20 @@ class ValueTracker(Domain):
             param = entry.param if isinstance(entry.param, str) else (
                 positional[entry.param] if entry.param < len(positional) else None)
             if param is not None:
-                passed[param] = Tracer(name, param, Transform(entry.transform, node, entry.staged), entry.caller,
-                                       origin=entry.where)
+                via = Transform(entry.transform, node, entry.staged, origin=entry.where)
+                passed[param] = Tracer(name, param, via, entry.caller)
         return passed
 
+    def _applied_by_other_modules(self, node: cst.CSTNode, name: str) -> list[Transform]:
+        """The transforms other modules apply to this module-level function, as if applied here."""
+        if self.context is None or len(self._chain) != 1 or not isinstance(node, cst.FunctionDef):
+            return []
+        return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
+                          a.bound, frozenset(a.bound_names), a.where)
+                for a in self.context.imported.applied.get(name, ())]
+
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
-        transforms = [*transforms, *self._known.applied.get(node, ())]
+        transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
         if node in self._known.host:
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
@@ -560,8 +595,8 @@ class ValueTracker(Domain):
 
     def _enter_comprehension(self, node: cst.BaseComp) -> None:
         scope = self._scopes[-1]
-        self._scopes.append(
-            _Scope(dict(scope.env), scope.own, scope.traced, set(scope.untracked), scope.traced_node))
+        self._scopes.append(_Scope(dict(scope.env), scope.own, scope.traced, set(scope.untracked), scope.traced_node,
+                                   catching=list(scope.catching)))
         clause = node.for_in
         while clause is not None:
             self._bind_loop_target(clause.target, clause.iter)
@@ -609,6 +644,26 @@ class ValueTracker(Domain):
 
     def visit_For_body(self, node: cst.For) -> None:
         self._bind_loop_target(node.target, node.iter)
+
+    def visit_Try_body(self, node: cst.Try | cst.TryStar) -> None:
+        caught = set()
+        for handler in node.handlers:
+            kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+            for kind in filter(None, kinds):  # (a bare `except:` names none)
+                qualified = self.names.qualified(kind.value if isinstance(kind, cst.BaseElement) else kind)
+                if qualified is not None:
+                    caught.add(qualified)
+        self._scopes[-1].catching.append(frozenset(caught))
+
+    def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
+        self._scopes[-1].catching.pop()
+
+    visit_TryStar_body, leave_TryStar_body = visit_Try_body, leave_Try_body
+
+    def catches(self, errors: frozenset[str]) -> bool:
+        """Whether the current point is in the body of a `try` of this function whose handlers name one of
+        `errors` (qualified)."""
+        return any(caught & errors for caught in self._scopes[-1].catching)
 
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:

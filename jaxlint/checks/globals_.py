@@ -171,9 +171,9 @@ class StaleGlobalCapture(Rule):
             if trace is None:
                 how = "traced"
             elif scope.transforms:
-                how = f"staged by `{trace.name}` at line {line_of(trace.node)}"
+                how = f"staged by `{trace.name}` at {trace.where(line_of)}"
             else:
-                how = f"called at line {line_of(trace.node)} from a function traced by `{trace.name}`"
+                how = f"called at {trace.where(line_of)} from a function traced by `{trace.name}`"
             return (
                 f"`{scope.name}` ({how}) reads the global `{name}`, which {evidence(line_of)}: jax keeps the value "
                 f"it read at the first trace in the compiled function and ignores later ones; pass `{name}` "

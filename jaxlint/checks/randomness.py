@@ -16,7 +16,7 @@ import libcst as cst
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
-from jaxlint.analysis.traced import TracedFunction
+from jaxlint.analysis.traced import TracedFunction, Transform
 from jaxlint.model.functions import RANDOMNESS_OFF, SELECTING_SAMPLERS
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.checks.base import Rule, code
@@ -87,11 +87,11 @@ class Context:
     subject: str  # `f`, or `inner` (inside `f`) for a function nested in it
     function: str  # `f`: where a key or a value can be passed in
     phrase: str  # how it is traced: " by `jax.jit`", " as a helper called with tracers from `g`"
-    node: cst.CSTNode | None  # where that happens
+    transform: Transform | None  # where that happens
     role: str  # "call", "map", "loop" (a lax loop body), "branch" (a cond/switch branch), "helper"
 
     def how(self, line_of: Callable[[cst.CSTNode], int]) -> str:
-        return f"{self.phrase} at line {line_of(self.node)}" if self.node is not None else self.phrase
+        return f"{self.phrase} at {self.transform.where(line_of)}" if self.transform is not None else self.phrase
 
     @property
     def each(self) -> str:
@@ -160,7 +160,7 @@ class _TraceTimeRule(Rule):
         transform = scope.trace
         if not scope.transforms and scope.entries:
             caller = scope.entries[0].caller
-            return Context(subject, name, f" as a helper called from `{caller}`", transform.node, "helper")
+            return Context(subject, name, f" as a helper called from `{caller}`", transform, "helper")
         if transform is None:
             return Context(subject, name, "", None, "call")
         if transform.name in LOOP_BODIES:
@@ -171,7 +171,7 @@ class _TraceTimeRule(Rule):
             role = "map"
         else:
             role = "call"
-        return Context(subject, name, f" by `{transform.name}`", transform.node, role)
+        return Context(subject, name, f" by `{transform.name}`", transform, role)
 
 
 class ConstantKeyInTraced(_TraceTimeRule):

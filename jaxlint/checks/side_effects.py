@@ -83,11 +83,11 @@ def _how_traced(scope: TracedFunction, line_of) -> str:
     if trace is None:
         return "traced"
     if scope.transforms:
-        return f"staged by `{trace.name}` at line {line_of(trace.node)}"
+        return f"staged by `{trace.name}` at {trace.where(line_of)}"
     caller = scope.entries[0].caller if scope.entries else next(
         (t.caller for t in scope.traced.values() if t.caller), None)
     origin = f" from `{caller}`" if caller else ""
-    return f"called{origin} at line {line_of(trace.node)}, traced by `{trace.name}`"
+    return f"called{origin} at {trace.where(line_of)}, traced by `{trace.name}`"
 
 
 # Constructors of mutable Python containers: a name bound to one of these is visibly a container.

@@ -8,6 +8,7 @@ from pathlib import Path
 import libcst as cst
 
 from jaxlint.model.axes import FUNCTION_AXES, METHOD_AXES, traced_axis_error
+from jaxlint.model.functions import BOOL_CONVERSION_ERRORS
 from jaxlint.model.numpy_boundary import (
     ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKE_SEQUENCES, TAKES_TRACED_ARRAY,
     WEAKLY_REFERENCING,
@@ -99,11 +100,14 @@ class PythonControlFlowOnTracer(Rule):
         "no call passes (they keep their Python default), and flags of functions wrapped by a call "
         "(`jax.jit(f)`), whose plain name may also be called without `jit`. Functions "
         "under `grad` alone, whose tracers carry concrete values and support Python control flow. "
-        "Code outside traced functions."
+        "Code outside traced functions, and code in a `try` whose handler catches "
+        "`jax.errors.ConcretizationTypeError` (or `TracerBoolConversionError`): it expects the error."
     )
     verify = "`--verify` traces the function and expects `TracerBoolConversionError` at this line."
 
     def _check(self, test: cst.BaseExpression, keyword: str, remedy: str) -> None:
+        if self.facts.catches(BOOL_CONVERSION_ERRORS):
+            return
         if isinstance(test, cst.BooleanOperation):
             # `if a and b` asks for the truth of `b` too; JAX302 reports a traced `a`.
             left = self.facts.value_of(test.left)
@@ -166,7 +170,8 @@ class PythonLogicOnTracer(Rule):
     )
     not_flagged = (
         "Operands that are static or unknown, bare arguments (possibly pytrees), `jnp.logical_and`, "
-        "`jnp.minimum`, `jnp.any`, and functions under `grad` alone."
+        "`jnp.minimum`, `jnp.any`, functions under `grad` alone, and code in a `try` whose handler catches "
+        "`jax.errors.ConcretizationTypeError` (or `TracerBoolConversionError`)."
     )
     verify = "`--verify` traces the function and expects `TracerBoolConversionError` at this line."
     fixable = True
@@ -184,6 +189,8 @@ class PythonLogicOnTracer(Rule):
 
     def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value,
                 remedy: str, fix: FixPlan | None = None) -> None:
+        if self.facts.catches(BOOL_CONVERSION_ERRORS):
+            return
         self.report(node, lambda line_of: (
             f"{what} on a traced value raises TracerBoolConversionError: `{code(operand)}` is traced "
             f"({value.describe(code(operand), line_of)}); use {remedy}{static_hint(self, value)}"
@@ -960,7 +967,7 @@ class IteratorInTracedLoop(Rule):
         if loop is None or not self.facts.outlives_trace(name):
             return
         self.report(node, lambda line_of: (
-            f"`next({name})` in the body of `{loop.name}` (line {line_of(loop.node)}) runs once, while JAX "
+            f"`next({name})` in the body of `{loop.name}` ({loop.where(line_of)}) runs once, while JAX "
             f"traces the body: every iteration uses the same item and `{name}` advances once; pass the data "
             f"as arrays (stack it and give it to `lax.scan` as `xs`)"
         ))

@@ -60,6 +60,9 @@ NOT_ARRAY_CLASSES = frozenset({
 })
 ARRAY_CLASSES = ARRAY_TYPES | {"jax.core.Tracer"}
 
+# Annotations of arguments no transform traces: jax raises TypeError ("not a valid JAX type") at the call.
+UNTRACEABLE_ANNOTATIONS = frozenset({"str", "bytes"})
+
 # NumPy calls that build an array on the host.
 NUMPY_ARRAY_FACTORIES = frozenset(
     "numpy." + name for name in "array asarray zeros ones full empty arange linspace eye identity".split()
@@ -93,3 +96,11 @@ SELECTING_SAMPLERS = {"jax.random.permutation": (1, "x"), "jax.random.choice": (
 # `train=False`, haiku's `is_training=False`, equinox's `inference=True`): keys it is given are not drawn from.
 RANDOMNESS_OFF = {"deterministic": "True", "inference": "True", "train": "False", "training": "False",
                   "is_training": "False"}
+
+
+# The handlers that show code expecting a tracer's truth value to fail, and meaning it (`try: if rate == 0:
+# ... except jax.errors.ConcretizationTypeError: pass`): TracerBoolConversionError and its jax base classes.
+BOOL_CONVERSION_ERRORS = frozenset({
+    "jax.errors.TracerBoolConversionError", "jax.errors.ConcretizationTypeError", "jax.errors.JAXTypeError",
+    "jax.core.ConcretizationTypeError",
+})

@@ -1,0 +1,66 @@
+"""Transforms applied to functions of another module: `lax.scan(ops.body, ...)` in main.py traces `body`
+in ops.py, as if the scan were written there (fixtures/project/mypkg/pipeline.py and steps.py hold the
+fuller set, checked by tests/test_project.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import write
+from jaxlint import project
+from jaxlint.analysis.interface import Applied, Imported, Interface
+from jaxlint.connected import connected
+from test_project import found
+
+# main.py transforms functions of ops.py; ops.body passes its tracer on to util.py, which never mentions
+# jax; report.py calls an ops helper with Python ints only.
+APP = {
+    "app/__init__.py": "from .ops import per_example\n",
+    "app/ops.py": ("import jax.numpy as jnp\n\nfrom app.util import bounded\n\n\n"
+                   "def body(carry, x):\n    if x > 0:\n        carry = carry + x\n    return carry + bounded(x), x\n\n\n"
+                   "def per_example(x):\n    print(x)\n    return x * 2\n\n\n"
+                   "def loss(params, x):\n    return jnp.mean((params * x) ** 2)\n\n\n"
+                   "def window(x, size):\n    if size > 2:\n        return x[:size]\n    return x\n"),
+    "app/util.py": "def bounded(v):\n    if v > 1:\n        return 1.0\n    return v\n",
+    "app/main.py": ("import jax\nfrom jax import lax\n\nfrom app import ops, per_example\n\n\n"
+                    "def run(xs):\n    total, _ = lax.scan(ops.body, 0.0, xs)\n"
+                    "    ys = jax.vmap(per_example)(xs)\n    fast_loss = jax.jit(ops.loss)\n"
+                    "    first = jax.jit(ops.window, static_argnames=\"size\")(xs, 3)\n"
+                    "    return total, ys, fast_loss(1.0, xs), first\n"),
+    "app/report.py": "from app.ops import window\n\n\ndef head(rows):\n    return window(rows, 3)\n",
+}
+
+
+def test_a_transform_applied_in_another_module_traces_the_function_there(tmp_path: Path) -> None:
+    for name, text in APP.items():
+        write(tmp_path / name, text)
+    whole = found(tmp_path, "app")
+    assert [(f["filename"], f["location"]["row"], f["location"]["column"], f["code"]) for f in whole] == [
+        ("app/ops.py", 7, 8, "JAX301"), ("app/ops.py", 13, 5, "JAX306"), ("app/util.py", 2, 8, "JAX301")]
+    messages = [f["message"] for f in whole]
+    assert "`x` is a traced argument of `body`, transformed by `jax.lax.scan` at app/main.py:8" in messages[0]
+    assert "`x` is a traced argument of `per_example`, transformed by `jax.vmap` at app/main.py:9" in messages[1]
+    # Two modules away: body, traced by the scan in main.py, passes its tracer on to util.py.
+    assert "`bounded` is called with a tracer from `body` (app/ops.py:9), transformed by `jax.lax.scan`" in messages[2]
+    for name in APP:
+        assert found(tmp_path, name) == [f for f in whole if f["filename"] == name], name
+
+
+def test_a_module_that_passes_a_function_to_a_call_is_connected_to_the_function_s_module(tmp_path: Path) -> None:
+    for name, text in APP.items():
+        write(tmp_path / name, text)
+    modules = {project.module_of(str(path))[1]: path for path in project.importable(tmp_path)}
+    # main.py never calls a function of ops.py: it passes them to transforms; util.py is reached through ops.py.
+    assert connected({"app.util"}, modules) == {"app", "app.main", "app.ops", "app.report", "app.util"}
+    assert connected({"app.report"}, modules) == {"app.ops", "app.report", "app.util"}
+
+
+def test_applied_transforms_cross_the_cache_and_are_always_read() -> None:
+    applied = Applied("app.ops.window", "jax.jit", True, "app/main.py:11", (("static_argnames", '"size"'),), 1,
+                      ("scale",))
+    interface = Interface(applications=(applied,))
+    assert Interface.from_json(interface.to_json()) == interface
+    imported = Imported(applied={"window": (applied,)})
+    assert imported.traces and project.read_facts(imported, Interface()) == imported
+    facts = project.imported_facts({"app.main": interface, "app.ops": Interface()})
+    assert facts["app.ops"].applied == {"window": (applied,)} and not facts["app.main"]
