@@ -118,6 +118,8 @@ def connected(named: set[str], modules: dict[str, Path], cache: Cache | None = N
     def resolve(qualified: str, caller: str, depth: int = 0) -> None:
         """The modules a call of `qualified` may reach: the one it names, and where that re-exports it from."""
         module, _, name = qualified.rpartition(".")
+        if module not in modules and module.rpartition(".")[0] in modules:
+            module, _, name = module.rpartition(".")  # a method: `pkg.model.Stats.mean`
         if module not in modules:
             return
         callees[caller].add(module)

@@ -66,15 +66,24 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             return resolve(interface.reexports[name], depth + 1)
         return qualified
 
+    def split(qualified: str) -> tuple[str, str]:
+        """The module a qualified name is in and its name there: `Class.method` for a method."""
+        module, _, function = resolve(qualified).rpartition(".")
+        if module not in modules and "." in module:
+            owner, _, cls = resolve(module).rpartition(".")  # `pkg.model.Stats.mean`, `Stats` re-exported too
+            if owner in modules:
+                return owner, f"{cls}.{function}"
+        return module, function
+
     entries: dict[str, dict[str, list[Entry]]] = {}
     for caller_module, interface in modules.items():
         for call in interface.calls:
-            module, _, function = resolve(call.target).rpartition(".")
+            module, function = split(call.target)
             if module not in modules or module == caller_module:
                 continue
             into = entries.setdefault(module, {}).setdefault(function, [])
             for param in (*call.positional, *call.keywords):
-                entry = Entry(param, call.caller, call.transform, call.staged, call.where)
+                entry = Entry(param, call.caller, call.transform, call.staged, call.where, call.instance)
                 if entry not in into:
                     into.append(entry)
     x64 = {name for name, interface in modules.items() if interface.x64}
@@ -82,7 +91,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
     for name, interface in modules.items():
         returns, consumes = {}, {}
         for qualified in interface.uses:
-            module, _, function = resolve(qualified).rpartition(".")
+            module, function = split(qualified)
             if module not in modules or module == name:
                 continue
             if function in modules[module].returns:

@@ -22,6 +22,9 @@ class Exported:
     container: bool
     # The tuple, list or dict literal it returns on every path, for messages: "a tuple (`loss, aux`) at train.py:12".
     literal: str | None = None
+    # A method (keyed `Class.method`) whose first parameter in `positional` is `self`: a call through an
+    # instance fills it. (A classmethod's `cls` is left out of `positional`: every call fills it.)
+    self_param: bool = False
 
 
 @dataclass(frozen=True)
@@ -43,11 +46,12 @@ class Outgoing:
     where: str  # `train.py:12`
     positional: tuple[int, ...]  # the arguments that hold tracers, by position...
     keywords: tuple[str, ...]  # ...and by keyword
+    instance: bool = False  # a method called through an instance (`scaler.apply(x)`): `self` comes first
 
 
 @dataclass(frozen=True)
 class Interface:
-    returns: dict[str, Exported] = field(default_factory=dict)
+    returns: dict[str, Exported] = field(default_factory=dict)  # by function name, `Class.method` for a method
     calls: tuple[Outgoing, ...] = ()
     uses: tuple[str, ...] = ()  # project names it calls, qualified
     reexports: dict[str, str] = field(default_factory=dict)  # its imports of project names: `report` -> `pkg.metrics.report`
@@ -64,10 +68,12 @@ class Interface:
     @classmethod
     def from_json(cls, data: dict) -> "Interface":
         return cls(
-            {name: Exported(tuple(e["positional"]), tuple(e["params"]), e["value"], e["container"], e.get("literal"))
+            {name: Exported(tuple(e["positional"]), tuple(e["params"]), e["value"], e["container"], e.get("literal"),
+                            e.get("self_param", False))
              for name, e in data["returns"].items()},
             tuple(Outgoing(c["target"], c["caller"], c["transform"], c["staged"], c["where"],
-                           tuple(c["positional"]), tuple(c["keywords"])) for c in data["calls"]),
+                           tuple(c["positional"]), tuple(c["keywords"]), c.get("instance", False))
+                  for c in data["calls"]),
             tuple(data["uses"]),
             dict(data["reexports"]),
             {name: Consumes(tuple(c["positional"]), tuple(c["params"]))
@@ -88,13 +94,15 @@ class Entry:
     transform: str
     staged: bool
     where: str
+    instance: bool = False  # a method called through an instance: position 0 is the parameter after `self`
 
 
 @dataclass(frozen=True)
 class Imported:
     """What the other modules of the project tell one module."""
 
-    entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)  # by function name
+    # By function name; `Class.method` for a method, `Class` for a call of the class (its `__init__`).
+    entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)
     returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by qualified name
     x64: bool = False  # another module of the project sets or reads `jax_enable_x64`

@@ -48,6 +48,10 @@ class Value:
     # A JAX array computed by `jnp`/`lax` where a transform traces to a jaxpr (`jit`, lax bodies), from
     # static values only: it is a tracer too (`jnp.array(x.shape).prod()`), so it cannot be a shape.
     staged_constant: bool = False
+    # An instance of a class of the project, made by calling it (`scaler = Scaler(s)`): its ClassDef when the
+    # class is in this module, its qualified name (`pkg.model.Scaler`) when in another. The kind stays UNKNOWN:
+    # rules know nothing of it; the analysis follows its method calls (`scaler.apply(x)`).
+    instance: object = None
 
     @property
     def is_known(self) -> bool:
