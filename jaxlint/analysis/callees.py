@@ -15,7 +15,7 @@ transform table says where jax does that, and since which release).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterator, Mapping, Optional
+from typing import Callable, Iterator, Mapping, Optional
 
 import libcst as cst
 
@@ -389,10 +389,13 @@ class Callees:
     """Answers `jitted(call)` and `mapped(call)` for the calls of one module, at the point of the traversal
     they are visited."""
 
-    def __init__(self, module: cst.Module, names: Names, table: TransformTable) -> None:
+    def __init__(self, module: cst.Module, names: Names, table: TransformTable,
+                 receiver: Callable[[cst.BaseExpression], object] = lambda func: None) -> None:
+        """`receiver(obj.m)`: the ClassDef whose instance `obj` holds at the current point, if known."""
         self.bindings = module_bindings(module)
         self.names = names
         self.table = table
+        self._receiver = receiver
         # Answers by call, for the rules that ask about the same call at the same point of the traversal.
         self._answers: dict[tuple[int, str], tuple[cst.Call, JittedCallee | None]] = {}
 
@@ -419,7 +422,7 @@ class Callees:
                 inner, spelled = bound
                 return replace(inner, offset=inner.offset + len(arguments(spelled).positional))
             return self.application(expr, chain, accept)
-        found = self.bindings.binding(expr, chain)
+        found = self.bindings.binding(expr, chain) or self._method(expr, chain)
         if found is None:
             return None
         node, scope_chain, through_self = found
@@ -428,6 +431,20 @@ class Callees:
         if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
             return self._callee(node, scope_chain, depth + 1, accept)
         return None
+
+    def _method(self, expr: cst.BaseExpression, chain: Chain) -> tuple[cst.CSTNode, Chain, bool] | None:
+        """`Cls.m` or `obj.m` (`obj` holding an instance of `Cls`) for a plain class of this module: its own
+        def `m`, and whether an instance fills `self`."""
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)):
+            return None
+        cls, through_instance = self.bindings.class_of(expr.value, chain), False
+        if cls is None:
+            cls, through_instance = self._receiver(expr), True
+        if not isinstance(cls, cst.ClassDef) or not plain_class(cls, self.names):
+            return None
+        scope = self.bindings.scopes[id(cls)]
+        method = _single(scope.names.get(expr.attr.value, []), True)
+        return (method, chain, through_instance) if isinstance(method, cst.FunctionDef) else None
 
     def partial_of(self, call: cst.Call, chain: Chain, accept=None, depth: int = 0
                    ) -> tuple[JittedCallee, cst.Call] | None:

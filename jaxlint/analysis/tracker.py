@@ -127,7 +127,7 @@ class ValueTracker(Domain):
     @cached_property
     def callees(self) -> Callees:
         """The module's callables as the source spells them: jitted, mapped, partials, decorators."""
-        return Callees(self._module, self.names, self.transforms)
+        return Callees(self._module, self.names, self.transforms, self._receiver)
 
     @property
     def env(self) -> Env:
