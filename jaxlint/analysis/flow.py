@@ -102,7 +102,6 @@ class _Try:
 
 
 _LEAVING = (cst.Break, cst.Return, cst.Raise)
-_JUMPS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 
 
 def _last(body: cst.BaseSuite) -> cst.CSTNode | None:
@@ -200,17 +199,19 @@ class Flow:
     def _open_block(self, body: cst.BaseSuite) -> None:
         self._frame.blocks.append(isinstance(_last(body), _LEAVING))
 
-    def _close_block(self, body: cst.BaseSuite) -> None:
-        """At the end of a block: a jump sends the state where the jump goes, and the path ends."""
+    def _close_block(self) -> None:
+        self._frame.blocks.pop()
+
+    def _jump(self, node: cst.CSTNode) -> None:
+        """A jump sends the state where the jump goes, and the path ends: the statements after it in its
+        block (dead code, such as what follows a debugging `raise`) are reached by no path."""
         frame = self._frame
-        frame.blocks.pop()
-        last = _last(body)
-        if not isinstance(last, _JUMPS):
-            return
-        if isinstance(last, (cst.Break, cst.Continue)) and frame.loops:
+        if isinstance(node, (cst.Break, cst.Continue)) and frame.loops:
             loop = frame.loops[-1]
-            (loop.breaks if isinstance(last, cst.Break) else loop.continues).append(self._snapshot())
-        self._end_path(keep=isinstance(last, cst.Continue))
+            (loop.breaks if isinstance(node, cst.Break) else loop.continues).append(self._snapshot())
+        self._end_path(keep=isinstance(node, cst.Continue))
+
+    leave_Break = leave_Continue = leave_Return = leave_Raise = _jump
 
     # ------------------------------------------------------------------ scopes
 
@@ -285,7 +286,7 @@ class Flow:
     def leave_If_body(self, node: cst.If) -> None:
         for domain in self.domains:
             domain.leave_branch(node.body)
-        self._close_block(node.body)
+        self._close_block()
         before = self._branches[-1][0]
         self._branches[-1].append(self._snapshot())
         self._restore(before)
@@ -302,7 +303,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_Else_body(self, node: cst.Else) -> None:
-        self._close_block(node.body)
+        self._close_block()
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._branches.append([self._snapshot()])
@@ -327,7 +328,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_MatchCase_body(self, node: cst.MatchCase) -> None:
-        self._close_block(node.body)
+        self._close_block()
 
     def leave_MatchCase(self, node: cst.MatchCase) -> None:
         self._branches[-1].append(self._snapshot())
@@ -343,7 +344,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_With_body(self, node: cst.With) -> None:
-        self._close_block(node.body)
+        self._close_block()
 
     # ------------------------------------------------------------------ loops
 
@@ -354,7 +355,7 @@ class Flow:
 
     def _end_loop_body(self, node: cst.For | cst.While) -> None:
         """After the body: the `else` and the code after start from any number of iterations (none too)."""
-        self._close_block(node.body)
+        self._close_block()
         loop = self._frame.loops.pop()
         self._exits.append(loop.breaks)
         for i, domain in enumerate(self.domains):
@@ -403,7 +404,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
-        self._close_block(node.body)
+        self._close_block()
         self._tries[-1].body = self._tries[-1].normal = self._snapshot()
 
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> None:
@@ -412,7 +413,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_ExceptHandler_body(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> None:
-        self._close_block(node.body)
+        self._close_block()
         self._tries[-1].handled.append(self._snapshot())
 
     # libcst calls the hooks of a field that holds None too: a `try` without `else` or `finally` has them.
@@ -444,7 +445,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_Finally_body(self, node: cst.Finally) -> None:
-        self._close_block(node.body)
+        self._close_block()
 
     def leave_Try(self, node: cst.Try | cst.TryStar) -> None:
         self._merge_try()
