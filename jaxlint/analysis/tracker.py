@@ -106,7 +106,7 @@ class ValueTracker(Domain):
         self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
         self.transforms = table
         self.recorder = ScopeRecorder(module_bindings(module).overridden)
-        self._plain: dict[cst.ClassDef, bool] = {}  # plain_class, by class
+        self._plain: dict[int, bool] = {}  # plain_class, by the class's id (the module keeps it alive)
         self.recorder.scope_names(module, rebound_names(module.body))
         bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
         self._rebound_globals = {name for name, count in bindings.items() if count > 1}
@@ -274,9 +274,9 @@ class ValueTracker(Domain):
         return None
 
     def _plain_class(self, cls: cst.ClassDef) -> bool:
-        if cls not in self._plain:
-            self._plain[cls] = plain_class(cls, self.names)
-        return self._plain[cls]
+        if id(cls) not in self._plain:
+            self._plain[id(cls)] = plain_class(cls, self.names)
+        return self._plain[id(cls)]
 
     def imported_literal(self, expr: cst.BaseExpression) -> str | None:
         """For a function of another module of the project that returns a tuple, list or dict literal on every
@@ -390,6 +390,7 @@ class ValueTracker(Domain):
                 self.uses.add(self.names.qualified(target))  # `jax.grad(losses.loss_fn)`: what it returns matters
         func = node.func
         if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            self._receiver(func)  # `obj.m(...)`: the recorder resolves it through the class `obj` holds an instance of
             self.recorder.callable_call(chain, node)  # `f(...)`, `self.m(...)`, `Cls.m(...)`, `obj.m(...)`
         callback = host_callback_target(node, self.names)
         if callback is not None:
@@ -403,8 +404,6 @@ class ValueTracker(Domain):
                 self.uses.add(qualified)
                 if caller is not None and node.args:
                     self._call_into_project(qualified, node, caller, through_instance)
-        else:
-            self._receiver(func)
         if not node.args:
             return
         if caller is not None:
