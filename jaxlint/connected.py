@@ -60,6 +60,8 @@ def _calls_and_imports(data: bytes, package: str) -> dict:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             called.append(_dotted(node.func))
+        elif isinstance(node, ast.ClassDef):  # a subclass tells its base class which methods it overrides
+            called.extend(_dotted(base) for base in node.bases)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for local, qualified in _imports(node, package):
                 bound.setdefault(local, set()).add(qualified)

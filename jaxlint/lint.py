@@ -14,7 +14,7 @@ from libcst._nodes import whitespace
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from jaxlint.analysis.callees import plain_class
+from jaxlint.analysis.callees import module_bindings, plain_class
 from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Consumes, Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
@@ -292,7 +292,23 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
     return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64,
-                     WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)))
+                     WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)),
+                     _overrides(module, tracker, context))
+
+
+def _overrides(module: cst.Module, tracker: ValueTracker, context: ModuleContext) -> dict[str, tuple[str, ...]]:
+    """The classes of other modules of the project that this module's classes derive from, with the names
+    each subclass defines (Interface.overrides)."""
+    found: dict[str, set[str]] = {}
+    scopes = module_bindings(module).scopes
+    for statement in module.body:
+        if not isinstance(statement, cst.ClassDef):
+            continue
+        for base in statement.bases:
+            qualified = tracker.names.qualified(base.value) if base.keyword is None else None
+            if context.in_project(qualified):
+                found.setdefault(qualified, set()).update(scopes[id(statement)].names)
+    return {base: tuple(sorted(names)) for base, names in found.items()}
 
 
 def _module_functions(module: cst.Module, tracker: ValueTracker):

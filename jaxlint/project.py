@@ -87,6 +87,12 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                 if entry not in into:
                     into.append(entry)
     x64 = {name for name, interface in modules.items() if interface.x64}
+    overridden: dict[str, dict[str, set[str]]] = {}
+    for subclasses, interface in modules.items():
+        for base, names in interface.overrides.items():
+            module, cls = split(base)
+            if module in modules and module != subclasses:
+                overridden.setdefault(module, {}).setdefault(cls, set()).update(names)
     facts = {}
     for name, interface in modules.items():
         returns, consumes = {}, {}
@@ -100,7 +106,8 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                 consumes[qualified] = modules[module].consumes[function]
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
         # x64 told only to a module that may ask for a 64-bit dtype: the others need no second check for it.
-        facts[name] = Imported(given, returns, consumes, interface.wide_dtypes and bool(x64 - {name}))
+        facts[name] = Imported(given, returns, consumes, interface.wide_dtypes and bool(x64 - {name}),
+                               {cls: tuple(sorted(names)) for cls, names in overridden.get(name, {}).items()})
     return facts
 
 
@@ -115,7 +122,8 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
             exported = replace(exported, literal=None)
         if exported.params or exported.value is not None or exported.literal is not None:
             returns[qualified] = exported
-    return Imported(imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64)
+    return Imported(imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64,
+                    imported.overridden)
 
 
 def importable(root: Path) -> list[Path]:
@@ -203,4 +211,25 @@ def reexports(source: str, context: ModuleContext) -> Interface:
                 found[alias.asname or alias.name] = qualified
     x64 = "JAX_ENABLE_X64" in source and any(
         isinstance(node, ast.Constant) and node.value == "JAX_ENABLE_X64" for node in ast.walk(tree))
-    return Interface(reexports=found, x64=x64)
+    overrides: dict[str, set[str]] = {}  # its subclasses of imported project classes (Interface.overrides)
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef):
+            for base in statement.bases:
+                if isinstance(base, ast.Name) and base.id in found:
+                    overrides.setdefault(found[base.id], set()).update(_defined(statement))
+    return Interface(reexports=found, x64=x64,
+                     overrides={base: tuple(sorted(names)) for base, names in overrides.items()})
+
+
+def _defined(cls) -> set[str]:
+    """The names a class body (an `ast.ClassDef`) defines: its defs and the names it assigns."""
+    import ast
+
+    names = set()
+    for item in cls.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(item.name)
+        elif isinstance(item, (ast.Assign, ast.AnnAssign)):
+            targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+            names.update(target.id for target in targets if isinstance(target, ast.Name))
+    return names

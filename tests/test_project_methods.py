@@ -114,3 +114,39 @@ def test_a_method_called_only_with_static_values_across_modules_stays_silent(tmp
     # `width` and `n` get Python ints: silent. `pad` returns what it computes from a tracer.
     assert [(f["filename"], f["location"]["row"], f["code"]) for f in findings] == [("app/run.py", 11, "JAX306")]
     assert "returned by `padder.pad` from a traced argument" in findings[0]["message"]
+
+
+POLICY = (
+    "from functools import partial\n\n"
+    "import jax\n"
+    "import jax.numpy as jnp\n\n\n"
+    "class Policy:\n"
+    "    def temperature(self, x):\n"
+    "        return jnp.std(x)\n\n"
+    "    @partial(jax.jit, static_argnums=0)\n"
+    "    def act(self, x):\n"
+    "        t = self.temperature(x)\n"
+    "        if t > 1.0:\n"
+    "            x = x / t\n"
+    "        return x\n"
+)
+SUBCLASSES = {
+    "plain Python": "from .policy import Policy\n\n\nclass Greedy(Policy):\n    def temperature(self, x):\n"
+                    "        return 1.0\n",
+    "with jax": "import jax.numpy as jnp\n\nfrom .policy import Policy\n\n\nclass Greedy(Policy):\n"
+                "    temperature = staticmethod(lambda x: jnp.float32(1.0))\n",
+}
+
+
+def test_self_method_calls_are_not_followed_when_a_subclass_in_another_module_overrides_them(
+        tmp_path: Path) -> None:
+    write(tmp_path / "agents" / "__init__.py", "")
+    write(tmp_path / "agents" / "policy.py", POLICY)
+    alone = found(tmp_path, "agents")
+    # For a `Policy`, `temperature` gives a tracer: the `if` raises.
+    assert [(f["filename"], f["location"]["row"], f["code"]) for f in alone] == [("agents/policy.py", 14, "JAX301")]
+    for kind, source in SUBCLASSES.items():
+        write(tmp_path / "agents" / "greedy.py", source)
+        # For a `Greedy`, it may be a constant: not followed, from the folder or from the base's file alone.
+        assert found(tmp_path, "agents") == [], kind
+        assert found(tmp_path, "agents/policy.py") == [], kind

@@ -61,6 +61,9 @@ class Interface:
     # Which optional imported facts its analysis read (project.py re-checks it only when one of those changed):
     read_x64: bool = False  # the project's x64
     read_literals: tuple[str, ...] = ()  # the literal returned by these functions of other modules, qualified
+    # The classes of other modules of the project its classes derive from (qualified), with the names the
+    # subclasses define again: `self.m(...)` in the base's methods may run a subclass's `m`.
+    overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -82,6 +85,7 @@ class Interface:
             data.get("wide_dtypes", False),
             data.get("read_x64", False),
             tuple(data.get("read_literals", ())),
+            {base: tuple(names) for base, names in data.get("overrides", {}).items()},
         )
 
 
@@ -106,9 +110,11 @@ class Imported:
     returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by qualified name
     x64: bool = False  # another module of the project sets or reads `jax_enable_x64`
+    # By class name: the names that subclasses in other modules define again (Interface.overrides).
+    overridden: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.entries or self.returns or self.consumes or self.x64)
+        return bool(self.entries or self.returns or self.consumes or self.x64 or self.overridden)
 
     def digest(self) -> str:
         """A stable text of these facts, for the result cache's key."""

@@ -105,7 +105,7 @@ class ValueTracker(Domain):
         self.read_literals: set[str] = set()
         self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
         self.transforms = table
-        self.recorder = ScopeRecorder(module_bindings(module).overridden)
+        self.recorder = ScopeRecorder(self._overridden(module, context))
         self._plain: dict[int, bool] = {}  # plain_class, by the class's id (the module keeps it alive)
         self.recorder.scope_names(module, rebound_names(module.body))
         bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
@@ -121,6 +121,16 @@ class ValueTracker(Domain):
         self.donations = DonationFlow(self) if donations else None
         # The engine drives the domains through the module's control flow.
         self.flow = Flow(domain for domain in (self, self.keys, self.donations) if domain is not None)
+
+    @staticmethod
+    def _overridden(module: cst.Module, context: ModuleContext | None) -> set[tuple[int, str]]:
+        """(id of a class, name) for the methods that a subclass in this module or another one defines again."""
+        found = module_bindings(module).overridden
+        elsewhere = context.imported.overridden if context is not None else {}
+        if not elsewhere:
+            return found
+        return found | {(id(statement), name) for statement in module.body if isinstance(statement, cst.ClassDef)
+                        for name in elsewhere.get(statement.name.value, ())}
 
     # ------------------------------------------------------------------ queries
 
