@@ -114,16 +114,20 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
 def read_facts(imported: Imported, interface: Interface) -> Imported:
     """The part of `imported` that the analysis which gave `interface` read: the rest cannot change its
     findings, so a module is checked again only when this part changes. Entries and key facts are always
-    read; x64 and the literals functions return only when its interface says so; a function that returns
-    nothing else known gives what an unknown call gives."""
+    read; x64, the literals functions return and the methods subclasses define again only when its
+    interface says so; a function that returns nothing else known gives what an unknown call gives."""
     returns = {}
     for qualified, exported in imported.returns.items():
         if qualified not in interface.read_literals:
             exported = replace(exported, literal=None)
         if exported.params or exported.value is not None or exported.literal is not None:
             returns[qualified] = exported
-    return Imported(imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64,
-                    imported.overridden)
+    overridden = {}
+    for cls, names in imported.overridden.items():
+        read = tuple(name for name in names if f"{cls}.{name}" in interface.read_self_calls)
+        if read:
+            overridden[cls] = read
+    return Imported(imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64, overridden)
 
 
 def importable(root: Path) -> list[Path]:

@@ -437,6 +437,8 @@ class Callees:
         def `m`, and whether an instance fills `self`."""
         if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)):
             return None
+        if self.names.qualified(expr.value) is not None:
+            return None  # an imported name (`jnp.sum`): no class of this module
         cls, through_instance = self.bindings.class_of(expr.value, chain), False
         if cls is None:
             cls, through_instance = self._receiver(expr), True

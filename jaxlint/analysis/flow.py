@@ -102,6 +102,7 @@ class _Try:
 
 
 _LEAVING = (cst.Break, cst.Return, cst.Raise)
+_JUMPS = frozenset({cst.Break, cst.Continue, cst.Return, cst.Raise})
 
 
 def _last(body: cst.BaseSuite) -> cst.CSTNode | None:
@@ -202,16 +203,22 @@ class Flow:
     def _close_block(self) -> None:
         self._frame.blocks.pop()
 
-    def _jump(self, node: cst.CSTNode) -> None:
+    def _leave_line(self, node: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> None:
         """A jump sends the state where the jump goes, and the path ends: the statements after it in its
-        block (dead code, such as what follows a debugging `raise`) are reached by no path."""
+        block (dead code, such as what follows a debugging `raise`) are reached by no path. (Hooked on the
+        line: a hook on `Break` itself would make the walk descend into every token.)"""
+        for jump in node.body:
+            if type(jump) in _JUMPS:
+                break
+        else:
+            return
         frame = self._frame
-        if isinstance(node, (cst.Break, cst.Continue)) and frame.loops:
+        if isinstance(jump, (cst.Break, cst.Continue)) and frame.loops:
             loop = frame.loops[-1]
-            (loop.breaks if isinstance(node, cst.Break) else loop.continues).append(self._snapshot())
-        self._end_path(keep=isinstance(node, cst.Continue))
+            (loop.breaks if isinstance(jump, cst.Break) else loop.continues).append(self._snapshot())
+        self._end_path(keep=isinstance(jump, cst.Continue))
 
-    leave_Break = leave_Continue = leave_Return = leave_Raise = _jump
+    leave_SimpleStatementLine = leave_SimpleStatementSuite = _leave_line
 
     # ------------------------------------------------------------------ scopes
 

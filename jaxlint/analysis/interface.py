@@ -64,6 +64,10 @@ class Interface:
     # The classes of other modules of the project its classes derive from (qualified), with the names the
     # subclasses define again: `self.m(...)` in the base's methods may run a subclass's `m`.
     overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # `Class.m` for each `self.m` its classes' methods call whose def its analysis learned something about
+    # (traced, given tracers, returning one...): only a subclass elsewhere that defines one of these again
+    # can change its findings.
+    read_self_calls: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -86,6 +90,7 @@ class Interface:
             data.get("read_x64", False),
             tuple(data.get("read_literals", ())),
             {base: tuple(names) for base, names in data.get("overrides", {}).items()},
+            tuple(data.get("read_self_calls", ())),
         )
 
 

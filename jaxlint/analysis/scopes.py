@@ -239,6 +239,8 @@ class ScopeRecorder:
         self._overridden = overridden
         self._plain: set[int] = set()  # the classes whose calls make instances whose methods are their defs
         self._receivers: dict[int, cst.ClassDef] = {}  # `obj.m` (by id) where `obj` holds an instance of the class
+        self._self_calls: list[tuple[str, cst.CSTNode | None]] = []  # `Class.m` for `self.m` in its methods
+        self.self_calls: set[str] = set()  # those whose def the analysis learned something about (facts())
         self._defs: dict[tuple[int, str], cst.FunctionDef] = {}
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
@@ -498,12 +500,13 @@ class ScopeRecorder:
                 and expr.value.value in ("self", "cls")):
             for outer, inner in zip(reversed(chain[:-1]), reversed(chain)):
                 if isinstance(inner, cst.FunctionDef) and isinstance(outer, cst.ClassDef):
+                    found = self._defs.get((id(outer), expr.attr.value))
+                    self._self_calls.append((f"{outer.name.value}.{expr.attr.value}", found))
                     if (id(outer), expr.attr.value) in self._overridden:
                         return None, 0  # a subclass's method may be the one that runs
-                    found = self._defs.get((id(outer), expr.attr.value))
                     return found, 1 if found is not None and not _is_static(found) else 0
             return None, 0
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        if self._plain and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
             cls, _ = self._named(chain, expr.value, depth)
             if isinstance(cls, cst.ClassDef) and id(cls) in self._plain:
                 return self._method(cls, expr.attr.value, False)
@@ -576,4 +579,9 @@ class ScopeRecorder:
                         via = Transform(value.tracer.transform.name, call.node, value.tracer.staged)
                         passed[param] = Tracer(name, param, via, call.caller, value.container,
                                                differentiated_by=value.tracer.differentiated_by)
+        # A subclass elsewhere that defines one of these again changes what this module's analysis finds.
+        learned = (facts.applied, facts.passed, facts.entries, facts.scalars, facts.returns, facts.consumes,
+                   facts.key_params, facts.host, facts.kernels)
+        self.self_calls = {name for name, node in self._self_calls
+                           if node is not None and any(node in table for table in learned)}
         return facts

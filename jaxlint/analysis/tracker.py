@@ -275,12 +275,13 @@ class ValueTracker(Domain):
 
     def _instance(self, call: cst.Call) -> Value | None:
         """A call of a class of the project gives an instance of it (a class of this module: a plain one)."""
-        cls = self.callees.bindings.class_of(call.func, tuple(self._chain))
-        if cls is not None:
-            return Value(Kind.UNKNOWN, instance=cls) if self._plain_class(cls) else None
         qualified = self.names.qualified(call.func)
-        if self.context is not None and self.context.in_project(qualified):
-            return Value(Kind.UNKNOWN, instance=qualified)
+        if qualified is not None:
+            in_project = self.context is not None and self.context.in_project(qualified)
+            return Value(Kind.UNKNOWN, instance=qualified) if in_project else None
+        cls = self.callees.bindings.class_of(call.func, tuple(self._chain))
+        if cls is not None and self._plain_class(cls):
+            return Value(Kind.UNKNOWN, instance=cls)
         return None
 
     def _plain_class(self, cls: cst.ClassDef) -> bool:
