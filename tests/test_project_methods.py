@@ -7,6 +7,7 @@ whole project folder); fixtures/regressions/methods.py the same within one modul
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from helpers import write
@@ -150,3 +151,13 @@ def test_self_method_calls_are_not_followed_when_a_subclass_in_another_module_ov
         # For a `Greedy`, it may be a constant: not followed, from the folder or from the base's file alone.
         assert found(tmp_path, "agents") == [], kind
         assert found(tmp_path, "agents/policy.py") == [], kind
+
+
+def test_the_method_facts_of_an_interface_survive_the_cache() -> None:
+    interface = Interface(
+        returns={"Scaler.apply": Exported(("self", "x"), ("x",), "array", False, None, True)},
+        calls=(Outgoing("pkg.model.Scaler.apply", "step", "jax.jit", True, "train.py:3", (0,), (), True),),
+        overrides={"pkg.base.Policy": ("temperature",)},
+        read_self_calls=("Policy.temperature",),
+    )
+    assert Interface.from_json(json.loads(json.dumps(interface.to_json()))) == interface
