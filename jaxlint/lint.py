@@ -293,7 +293,8 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
                  if context.in_project(qualified)}
     return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64,
                      WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)),
-                     _overrides(module, tracker, context), tuple(sorted(tracker.recorder.self_calls)))
+                     _overrides(module, tracker, context), tuple(sorted(tracker.recorder.self_calls)),
+                     tuple(statement.name.value for statement in module.body if isinstance(statement, cst.ClassDef)))
 
 
 def _overrides(module: cst.Module, tracker: ValueTracker, context: ModuleContext) -> dict[str, tuple[str, ...]]:

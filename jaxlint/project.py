@@ -81,6 +81,8 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             module, function = split(call.target)
             if module not in modules or module == caller_module:
                 continue
+            if "." in function and function.split(".")[0] not in modules[module].classes:
+                continue  # `tx.update(...)` on what a function returned: no method of this module
             into = entries.setdefault(module, {}).setdefault(function, [])
             for param in (*call.positional, *call.keywords):
                 entry = Entry(param, call.caller, call.transform, call.staged, call.where, call.instance)
@@ -221,8 +223,9 @@ def reexports(source: str, context: ModuleContext) -> Interface:
             for base in statement.bases:
                 if isinstance(base, ast.Name) and base.id in found:
                     overrides.setdefault(found[base.id], set()).update(_defined(statement))
+    classes = tuple(statement.name for statement in tree.body if isinstance(statement, ast.ClassDef))
     return Interface(reexports=found, x64=x64,
-                     overrides={base: tuple(sorted(names)) for base, names in overrides.items()})
+                     overrides={base: tuple(sorted(names)) for base, names in overrides.items()}, classes=classes)
 
 
 def _defined(cls) -> set[str]:

@@ -64,10 +64,13 @@ def test_a_traced_caller_tells_which_methods_and_classes_it_calls_with_tracers()
 
 
 def test_methods_are_found_through_the_packages_that_re_export_their_class() -> None:
-    callee = Interface(returns={"Normalizer.normalize": Exported(("self", "x"), ("x",), "array", False, None, True)})
+    callee = Interface(returns={"Normalizer.normalize": Exported(("self", "x"), ("x",), "array", False, None, True)},
+                       classes=("Normalizer",))
     package = Interface(reexports={"Normalizer": "nets.layers.Normalizer"})
     caller = Interface(
-        calls=(Outgoing("nets.Normalizer.normalize", "step", "jax.jit", True, "train.py:3", (0,), (), True),),
+        calls=(Outgoing("nets.Normalizer.normalize", "step", "jax.jit", True, "train.py:3", (0,), (), True),
+               # `tx = make_optimizer(lr)` then `tx.update(g)`: a function's result, not an instance of a class.
+               Outgoing("nets.layers.make_optimizer.update", "step", "jax.jit", True, "train.py:4", (0,), (), True)),
         uses=("nets.Normalizer.normalize",),
     )
     facts = project.imported_facts({"nets": package, "nets.layers": callee, "nets.train": caller})
@@ -159,5 +162,6 @@ def test_the_method_facts_of_an_interface_survive_the_cache() -> None:
         calls=(Outgoing("pkg.model.Scaler.apply", "step", "jax.jit", True, "train.py:3", (0,), (), True),),
         overrides={"pkg.base.Policy": ("temperature",)},
         read_self_calls=("Policy.temperature",),
+        classes=("Scaler",),
     )
     assert Interface.from_json(json.loads(json.dumps(interface.to_json()))) == interface

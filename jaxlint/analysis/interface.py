@@ -68,6 +68,9 @@ class Interface:
     # (traced, given tracers, returning one...): only a subclass elsewhere that defines one of these again
     # can change its findings.
     read_self_calls: tuple[str, ...] = ()
+    # Its module-level classes: a call elsewhere of `Class.method` reaches it only for one of these (a call
+    # of `obj.update(...)` where `obj` came from one of its functions, `obj = adam(lr)`, does not).
+    classes: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -91,6 +94,7 @@ class Interface:
             tuple(data.get("read_literals", ())),
             {base: tuple(names) for base, names in data.get("overrides", {}).items()},
             tuple(data.get("read_self_calls", ())),
+            tuple(data.get("classes", ())),
         )
 
 
