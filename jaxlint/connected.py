@@ -65,6 +65,8 @@ def _calls_and_imports(data: bytes, package: str) -> dict:
         if isinstance(node, ast.Call):
             called.append(_dotted(node.func))
             called.extend(_dotted(arg) for arg in (*node.args, *(keyword.value for keyword in node.keywords)))
+        elif isinstance(node, ast.ClassDef):  # a subclass tells its base class which methods it overrides
+            called.extend(_dotted(base) for base in node.bases)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for local, qualified in _imports(node, package):
                 bound.setdefault(local, set()).add(qualified)
@@ -123,6 +125,8 @@ def connected(named: set[str], modules: dict[str, Path], cache: Cache | None = N
     def resolve(qualified: str, caller: str, depth: int = 0) -> None:
         """The modules a call of `qualified` may reach: the one it names, and where that re-exports it from."""
         module, _, name = qualified.rpartition(".")
+        if module not in modules and module.rpartition(".")[0] in modules:
+            module, _, name = module.rpartition(".")  # a method: `pkg.model.Stats.mean`
         if module not in modules:
             return
         callees[caller].add(module)

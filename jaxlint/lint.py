@@ -14,12 +14,13 @@ from libcst._nodes import whitespace
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from jaxlint.analysis.callees import module_bindings, plain_class
 from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.analysis.name_scopes import NameScopes
 from jaxlint.analysis.names import dotted, scope_imports
-from jaxlint.analysis.scopes import ScopeFacts
+from jaxlint.analysis.scopes import ScopeFacts, is_property, method_bound
 from jaxlint.analysis.traced import DEFAULT_TABLE, Signature, TransformTable, decorator_transform
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
@@ -272,23 +273,21 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
     if context is None:
         return Interface()
     returns, consumes = {}, {}
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef) and facts.consumes.get(statement):
-            consumes[statement.name.value] = Consumes(Signature.of(statement.params).positional,
-                                                      tuple(sorted(facts.consumes[statement])))
-        summary = facts.returns.get(statement) if isinstance(statement, cst.FunctionDef) else None
+    for name, statement, bound, self_param in _module_functions(module, tracker):
+        positional = Signature.of(statement.params).positional[bound:]
+        if facts.consumes.get(statement):
+            consumes[name] = Consumes(positional, tuple(sorted(facts.consumes[statement])))
+        summary = facts.returns.get(statement)
         literal = _returned_literal(statement, facts, tracker, filename, line)
         if summary is not None and summary.params and summary.closure is None:
             value = summary.value.kind.value if summary.value is not None else None
-            positional = Signature.of(statement.params).positional
-            returns[statement.name.value] = Exported(positional, summary.params, value, summary.container, literal)
+            returns[name] = Exported(positional, summary.params, value, summary.container, literal, self_param)
         elif literal is not None:
-            returns[statement.name.value] = Exported(Signature.of(statement.params).positional, (), None, False,
-                                                     literal)
+            returns[name] = Exported(positional, (), None, False, literal, self_param)
     calls = tuple(
         Outgoing(target, caller, trace.name, trace.staged, f"{filename}:{line(node, caller)}", positional,
-                 keywords)
-        for target, node, caller, trace, positional, keywords in tracker.outgoing
+                 keywords, instance)
+        for target, node, caller, trace, positional, keywords, instance in tracker.outgoing
     )
     applications = tuple(
         Applied(target, transform.name, transform.staged, f"{filename}:{line(transform.node, around)}",
@@ -299,7 +298,39 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
     return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64,
-                     WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)), applications)
+                     WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)), applications,
+                     _overrides(module, tracker, context), tuple(sorted(tracker.recorder.self_calls)),
+                     tuple(statement.name.value for statement in module.body if isinstance(statement, cst.ClassDef)))
+
+
+def _overrides(module: cst.Module, tracker: ValueTracker, context: ModuleContext) -> dict[str, tuple[str, ...]]:
+    """The classes of other modules of the project that this module's classes derive from, with the names
+    each subclass defines (Interface.overrides)."""
+    found: dict[str, set[str]] = {}
+    scopes = module_bindings(module).scopes
+    for statement in module.body:
+        if not isinstance(statement, cst.ClassDef):
+            continue
+        for base in statement.bases:
+            qualified = tracker.names.qualified(base.value) if base.keyword is None else None
+            if context.in_project(qualified):
+                found.setdefault(qualified, set()).update(scopes[id(statement)].names)
+    return {base: tuple(sorted(names)) for base, names in found.items()}
+
+
+def _module_functions(module: cst.Module, tracker: ValueTracker):
+    """The module-level functions by name, and the methods of its module-level plain classes (callees.plain_class)
+    by `Class.method`: each with the leading parameters every call fills (a classmethod's `cls`) and whether
+    a call through an instance fills one more (`self`)."""
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            yield statement.name.value, statement, 0, False
+        elif isinstance(statement, cst.ClassDef) and plain_class(statement, tracker.names):
+            for method in statement.body.body:
+                if isinstance(method, cst.FunctionDef) and not is_property(method):
+                    bound = method_bound(method, False)
+                    yield (f"{statement.name.value}.{method.name.value}", method, bound,
+                           method_bound(method, True) > bound)
 
 
 def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,

@@ -67,15 +67,26 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             return resolve(interface.reexports[name], depth + 1)
         return qualified
 
+    def split(qualified: str) -> tuple[str, str]:
+        """The module a qualified name is in and its name there: `Class.method` for a method."""
+        module, _, function = resolve(qualified).rpartition(".")
+        if module not in modules and "." in module:
+            owner, _, cls = resolve(module).rpartition(".")  # `pkg.model.Stats.mean`, `Stats` re-exported too
+            if owner in modules:
+                return owner, f"{cls}.{function}"
+        return module, function
+
     entries: dict[str, dict[str, list[Entry]]] = {}
     for caller_module, interface in modules.items():
         for call in interface.calls:
-            module, _, function = resolve(call.target).rpartition(".")
+            module, function = split(call.target)
             if module not in modules or module == caller_module:
                 continue
+            if "." in function and function.split(".")[0] not in modules[module].classes:
+                continue  # `tx.update(...)` on what a function returned: no method of this module
             into = entries.setdefault(module, {}).setdefault(function, [])
             for param in (*call.positional, *call.keywords):
-                entry = Entry(param, call.caller, call.transform, call.staged, call.where)
+                entry = Entry(param, call.caller, call.transform, call.staged, call.where, call.instance)
                 if entry not in into:
                     into.append(entry)
     applied: dict[str, dict[str, list[Applied]]] = {}
@@ -87,11 +98,17 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                 if application not in into:
                     into.append(application)
     x64 = {name for name, interface in modules.items() if interface.x64}
+    overridden: dict[str, dict[str, set[str]]] = {}
+    for subclasses, interface in modules.items():
+        for base, names in interface.overrides.items():
+            module, cls = split(base)
+            if module in modules and module != subclasses:
+                overridden.setdefault(module, {}).setdefault(cls, set()).update(names)
     facts = {}
     for name, interface in modules.items():
         returns, consumes = {}, {}
         for qualified in interface.uses:
-            module, _, function = resolve(qualified).rpartition(".")
+            module, function = split(qualified)
             if module not in modules or module == name:
                 continue
             if function in modules[module].returns:
@@ -101,23 +118,29 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
         transformed = {function: tuple(found) for function, found in applied.get(name, {}).items()}
         # x64 told only to a module that may ask for a 64-bit dtype: the others need no second check for it.
-        facts[name] = Imported(given, returns, consumes, interface.wide_dtypes and bool(x64 - {name}), transformed)
+        facts[name] = Imported(given, returns, consumes, interface.wide_dtypes and bool(x64 - {name}), transformed,
+                               {cls: tuple(sorted(names)) for cls, names in overridden.get(name, {}).items()})
     return facts
 
 
 def read_facts(imported: Imported, interface: Interface) -> Imported:
     """The part of `imported` that the analysis which gave `interface` read: the rest cannot change its
     findings, so a module is checked again only when this part changes. Entries, applied transforms and key
-    facts are always read; x64 and the literals functions return only when its interface says so; a function
-    that returns nothing else known gives what an unknown call gives."""
+    facts are always read; x64, the literals functions return and the methods subclasses define again only
+    when its interface says so; a function that returns nothing else known gives what an unknown call gives."""
     returns = {}
     for qualified, exported in imported.returns.items():
         if qualified not in interface.read_literals:
             exported = replace(exported, literal=None)
         if exported.params or exported.value is not None or exported.literal is not None:
             returns[qualified] = exported
+    overridden = {}
+    for cls, names in imported.overridden.items():
+        read = tuple(name for name in names if f"{cls}.{name}" in interface.read_self_calls)
+        if read:
+            overridden[cls] = read
     return Imported(imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64,
-                    imported.applied)
+                    imported.applied, overridden)
 
 
 def importable(root: Path) -> list[Path]:
@@ -205,4 +228,26 @@ def reexports(source: str, context: ModuleContext) -> Interface:
                 found[alias.asname or alias.name] = qualified
     x64 = "JAX_ENABLE_X64" in source and any(
         isinstance(node, ast.Constant) and node.value == "JAX_ENABLE_X64" for node in ast.walk(tree))
-    return Interface(reexports=found, x64=x64)
+    overrides: dict[str, set[str]] = {}  # its subclasses of imported project classes (Interface.overrides)
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef):
+            for base in statement.bases:
+                if isinstance(base, ast.Name) and base.id in found:
+                    overrides.setdefault(found[base.id], set()).update(_defined(statement))
+    classes = tuple(statement.name for statement in tree.body if isinstance(statement, ast.ClassDef))
+    return Interface(reexports=found, x64=x64,
+                     overrides={base: tuple(sorted(names)) for base, names in overrides.items()}, classes=classes)
+
+
+def _defined(cls) -> set[str]:
+    """The names a class body (an `ast.ClassDef`) defines: its defs and the names it assigns."""
+    import ast
+
+    names = set()
+    for item in cls.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(item.name)
+        elif isinstance(item, (ast.Assign, ast.AnnAssign)):
+            targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+            names.update(target.id for target in targets if isinstance(target, ast.Name))
+    return names

@@ -15,7 +15,7 @@ transform table says where jax does that, and since which release).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterator, Mapping, Optional
+from typing import Callable, Iterator, Mapping, Optional
 
 import libcst as cst
 
@@ -23,6 +23,7 @@ from jaxlint.analysis.apis import Version
 from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.names import Names, scope_imports
+from jaxlint.model.classes import PLAIN_CLASS_DECORATORS
 from jaxlint.model.transforms import WITH_JIT_OPTIONS, Options, Role
 from jaxlint.analysis.traced import (
     Signature, Transform, TransformTable, literal_ints, NotLiteral, literal_strs, applied_transforms,
@@ -173,6 +174,26 @@ class ModuleBindings:
         self.scopes: dict[int, _Scope] = {}
         self._keep = module
         self._scan(module, module.body, None)
+        self.overridden = self._overridden(module)
+
+    def _overridden(self, module: cst.Module) -> set[tuple[int, str]]:
+        """(id of a module-level class, name) for each attribute that a subclass of it in this module defines
+        again: `self.name` in its methods may run the subclass's."""
+        top = self.scopes[id(module)].names
+        found: set[tuple[int, str]] = set()
+        for statement in module.body:
+            if not isinstance(statement, cst.ClassDef):
+                continue
+            defined = set(self.scopes[id(statement)].names)
+            bases, seen = [arg.value for arg in statement.bases], set()
+            while bases:
+                base = bases.pop()
+                chosen = _single(top.get(base.value, []), False, True) if isinstance(base, cst.Name) else None
+                if isinstance(chosen, cst.ClassDef) and id(chosen) not in seen:
+                    seen.add(id(chosen))
+                    found.update((id(chosen), name) for name in defined)
+                    bases.extend(arg.value for arg in chosen.bases)
+        return found
 
     def _scan(self, owner: cst.CSTNode, body, cls: _Scope | None) -> None:
         scope = _Scope({}, {})
@@ -192,7 +213,7 @@ class ModuleBindings:
                 is_method = isinstance(owner, cst.ClassDef)
                 self._scan(statement, statement.body.body, scope if is_method else None)
             elif isinstance(statement, cst.ClassDef):
-                scope.names.setdefault(statement.name.value, []).append(_OTHER)
+                scope.names.setdefault(statement.name.value, []).append(statement)
                 self._scan(statement, statement.body.body, None)
             else:
                 for name in _compound_targets(statement):
@@ -232,10 +253,19 @@ class ModuleBindings:
 
     # ------------------------------------------------------------------ lookups
 
-    def binding(self, expr: cst.BaseExpression, chain: Chain, want_def: bool = False
+    def class_of(self, expr: cst.BaseExpression, chain: Chain) -> cst.ClassDef | None:
+        """The class of this module a name is bound to where `chain` ends (once: a class defined twice
+        or rebound is none)."""
+        if not isinstance(expr, cst.Name):
+            return None
+        found = self.binding(expr, chain, want_class=True)
+        return found[0] if found is not None and isinstance(found[0], cst.ClassDef) else None
+
+    def binding(self, expr: cst.BaseExpression, chain: Chain, want_def: bool = False, want_class: bool = False
                 ) -> tuple[cst.CSTNode, Chain, bool] | None:
         """The one def or value a name (or `self.attr`) is bound to where `chain` ends, with the chain
-        of the scope that binds it and whether it is a method reached through `self`."""
+        of the scope that binds it and whether it is a method reached through `self` (a class only
+        when `want_class`)."""
         if isinstance(expr, cst.Name):
             for level in range(len(chain) - 1, -1, -1):
                 owner = chain[level]
@@ -248,7 +278,7 @@ class ModuleBindings:
                 scope = self.scopes.get(id(owner))
                 bound = scope.names.get(expr.value) if scope is not None else None
                 if bound:
-                    chosen = _single(bound, want_def)
+                    chosen = _single(bound, want_def, want_class)
                     return None if chosen is None else (chosen, chain[:level + 1], False)
             return None
         if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
@@ -273,17 +303,34 @@ class ModuleBindings:
         return None
 
 
-def _single(bound: list[cst.CSTNode], want_def: bool) -> cst.CSTNode | None:
+def _single(bound: list[cst.CSTNode], want_def: bool, want_class: bool = False) -> cst.CSTNode | None:
     """The binding that holds after the module (or function) has run, when there is exactly one.
 
     `def step(...)` followed by `step = jax.jit(step, ...)` counts as one: the def when the wrapped
-    function is wanted, the jitted value otherwise.
+    function is wanted, the jitted value otherwise. A class only when `want_class`.
     """
     if len(bound) == 1:
-        return None if bound[0] is _OTHER else bound[0]
+        return None if bound[0] is _OTHER or (isinstance(bound[0], cst.ClassDef) and not want_class) else bound[0]
     if len(bound) == 2 and isinstance(bound[0], cst.FunctionDef) and isinstance(bound[1], cst.Call):
         return bound[0] if want_def else bound[1]
     return None
+
+
+def plain_class(cls: cst.ClassDef, names: Names) -> bool:
+    """Whether calling the class makes an instance of it whose methods are its defs: no metaclass, no
+    `__new__` or `__getattribute__` of its own, no decorator but those that give the class back
+    (model/classes.py)."""
+    if any(arg.keyword is not None and arg.keyword.value == "metaclass" for arg in (*cls.bases, *cls.keywords)):
+        return False
+    if any(isinstance(statement, cst.FunctionDef) and statement.name.value in ("__new__", "__getattribute__")
+           for statement in cls.body.body):
+        return False
+    return all(names.qualified(_decorator_callee(d.decorator)) in PLAIN_CLASS_DECORATORS for d in cls.decorators)
+
+
+def _decorator_callee(decorator: cst.BaseExpression) -> cst.BaseExpression:
+    """`dataclass` of `@dataclass(frozen=True)`."""
+    return decorator.func if isinstance(decorator, cst.Call) else decorator
 
 
 def _is_self_attribute(node: cst.BaseExpression, method: cst.CSTNode) -> bool:
@@ -342,10 +389,13 @@ class Callees:
     """Answers `jitted(call)` and `mapped(call)` for the calls of one module, at the point of the traversal
     they are visited."""
 
-    def __init__(self, module: cst.Module, names: Names, table: TransformTable) -> None:
+    def __init__(self, module: cst.Module, names: Names, table: TransformTable,
+                 receiver: Callable[[cst.BaseExpression], object] = lambda func: None) -> None:
+        """`receiver(obj.m)`: the ClassDef whose instance `obj` holds at the current point, if known."""
         self.bindings = module_bindings(module)
         self.names = names
         self.table = table
+        self._receiver = receiver
         # Answers by call, for the rules that ask about the same call at the same point of the traversal.
         self._answers: dict[tuple[int, str], tuple[cst.Call, JittedCallee | None]] = {}
 
@@ -372,7 +422,7 @@ class Callees:
                 inner, spelled = bound
                 return replace(inner, offset=inner.offset + len(arguments(spelled).positional))
             return self.application(expr, chain, accept)
-        found = self.bindings.binding(expr, chain)
+        found = self.bindings.binding(expr, chain) or self._method(expr, chain)
         if found is None:
             return None
         node, scope_chain, through_self = found
@@ -381,6 +431,22 @@ class Callees:
         if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
             return self._callee(node, scope_chain, depth + 1, accept)
         return None
+
+    def _method(self, expr: cst.BaseExpression, chain: Chain) -> tuple[cst.CSTNode, Chain, bool] | None:
+        """`Cls.m` or `obj.m` (`obj` holding an instance of `Cls`) for a plain class of this module: its own
+        def `m`, and whether an instance fills `self`."""
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)):
+            return None
+        if self.names.qualified(expr.value) is not None:
+            return None  # an imported name (`jnp.sum`): no class of this module
+        cls, through_instance = self.bindings.class_of(expr.value, chain), False
+        if cls is None:
+            cls, through_instance = self._receiver(expr), True
+        if not isinstance(cls, cst.ClassDef) or not plain_class(cls, self.names):
+            return None
+        scope = self.bindings.scopes[id(cls)]
+        method = _single(scope.names.get(expr.attr.value, []), True)
+        return (method, chain, through_instance) if isinstance(method, cst.FunctionDef) else None
 
     def partial_of(self, call: cst.Call, chain: Chain, accept=None, depth: int = 0
                    ) -> tuple[JittedCallee, cst.Call] | None:

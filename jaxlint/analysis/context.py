@@ -42,12 +42,12 @@ class Keys:
         return self._flow.uses(call)
 
     def prior_use(self, ref: str) -> Use | None:
-        """The consumption of `ref` on some path that reaches this point, if any."""
-        return self._flow.state.prior_use(ref)
+        """The consumption of `ref` on some path that reaches this point, if any (none in dead code)."""
+        return self._flow.state.prior_use(ref) if self._flow.reached() else None
 
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop, from a key bound outside it."""
-        return self._flow.reused_by_loop(ref)
+        return self._flow.reached() and self._flow.reused_by_loop(ref)
 
     def unread(self, call: cst.Call) -> bool:
         """A call in a loop body whose result nobody reads there: its draws repeat nothing anyone sees."""

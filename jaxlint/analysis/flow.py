@@ -102,7 +102,7 @@ class _Try:
 
 
 _LEAVING = (cst.Break, cst.Return, cst.Raise)
-_JUMPS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
+_JUMPS = frozenset({cst.Break, cst.Continue, cst.Return, cst.Raise})
 
 
 def _last(body: cst.BaseSuite) -> cst.CSTNode | None:
@@ -200,17 +200,25 @@ class Flow:
     def _open_block(self, body: cst.BaseSuite) -> None:
         self._frame.blocks.append(isinstance(_last(body), _LEAVING))
 
-    def _close_block(self, body: cst.BaseSuite) -> None:
-        """At the end of a block: a jump sends the state where the jump goes, and the path ends."""
-        frame = self._frame
-        frame.blocks.pop()
-        last = _last(body)
-        if not isinstance(last, _JUMPS):
+    def _close_block(self) -> None:
+        self._frame.blocks.pop()
+
+    def _leave_line(self, node: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> None:
+        """A jump sends the state where the jump goes, and the path ends: the statements after it in its
+        block (dead code, such as what follows a debugging `raise`) are reached by no path. (Hooked on the
+        line: a hook on `Break` itself would make the walk descend into every token.)"""
+        for jump in node.body:
+            if type(jump) in _JUMPS:
+                break
+        else:
             return
-        if isinstance(last, (cst.Break, cst.Continue)) and frame.loops:
+        frame = self._frame
+        if isinstance(jump, (cst.Break, cst.Continue)) and frame.loops:
             loop = frame.loops[-1]
-            (loop.breaks if isinstance(last, cst.Break) else loop.continues).append(self._snapshot())
-        self._end_path(keep=isinstance(last, cst.Continue))
+            (loop.breaks if isinstance(jump, cst.Break) else loop.continues).append(self._snapshot())
+        self._end_path(keep=isinstance(jump, cst.Continue))
+
+    leave_SimpleStatementLine = leave_SimpleStatementSuite = _leave_line
 
     # ------------------------------------------------------------------ scopes
 
@@ -285,7 +293,7 @@ class Flow:
     def leave_If_body(self, node: cst.If) -> None:
         for domain in self.domains:
             domain.leave_branch(node.body)
-        self._close_block(node.body)
+        self._close_block()
         before = self._branches[-1][0]
         self._branches[-1].append(self._snapshot())
         self._restore(before)
@@ -302,7 +310,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_Else_body(self, node: cst.Else) -> None:
-        self._close_block(node.body)
+        self._close_block()
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._branches.append([self._snapshot()])
@@ -327,7 +335,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_MatchCase_body(self, node: cst.MatchCase) -> None:
-        self._close_block(node.body)
+        self._close_block()
 
     def leave_MatchCase(self, node: cst.MatchCase) -> None:
         self._branches[-1].append(self._snapshot())
@@ -343,7 +351,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_With_body(self, node: cst.With) -> None:
-        self._close_block(node.body)
+        self._close_block()
 
     # ------------------------------------------------------------------ loops
 
@@ -354,7 +362,7 @@ class Flow:
 
     def _end_loop_body(self, node: cst.For | cst.While) -> None:
         """After the body: the `else` and the code after start from any number of iterations (none too)."""
-        self._close_block(node.body)
+        self._close_block()
         loop = self._frame.loops.pop()
         self._exits.append(loop.breaks)
         for i, domain in enumerate(self.domains):
@@ -403,7 +411,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
-        self._close_block(node.body)
+        self._close_block()
         self._tries[-1].body = self._tries[-1].normal = self._snapshot()
 
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> None:
@@ -412,7 +420,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_ExceptHandler_body(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> None:
-        self._close_block(node.body)
+        self._close_block()
         self._tries[-1].handled.append(self._snapshot())
 
     # libcst calls the hooks of a field that holds None too: a `try` without `else` or `finally` has them.
@@ -444,7 +452,7 @@ class Flow:
         self._open_block(node.body)
 
     def leave_Finally_body(self, node: cst.Finally) -> None:
-        self._close_block(node.body)
+        self._close_block()
 
     def leave_Try(self, node: cst.Try | cst.TryStar) -> None:
         self._merge_try()

@@ -23,6 +23,9 @@ class Exported:
     container: bool
     # The tuple, list or dict literal it returns on every path, for messages: "a tuple (`loss, aux`) at train.py:12".
     literal: str | None = None
+    # A method (keyed `Class.method`) whose first parameter in `positional` is `self`: a call through an
+    # instance fills it. (A classmethod's `cls` is left out of `positional`: every call fills it.)
+    self_param: bool = False
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class Outgoing:
     where: str  # `train.py:12`
     positional: tuple[int, ...]  # the arguments that hold tracers, by position...
     keywords: tuple[str, ...]  # ...and by keyword
+    instance: bool = False  # a method called through an instance (`scaler.apply(x)`): `self` comes first
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ class Applied:
 
 @dataclass(frozen=True)
 class Interface:
-    returns: dict[str, Exported] = field(default_factory=dict)
+    returns: dict[str, Exported] = field(default_factory=dict)  # by function name, `Class.method` for a method
     calls: tuple[Outgoing, ...] = ()
     uses: tuple[str, ...] = ()  # project names it calls, qualified
     reexports: dict[str, str] = field(default_factory=dict)  # its imports of project names: `report` -> `pkg.metrics.report`
@@ -74,6 +78,16 @@ class Interface:
     read_x64: bool = False  # the project's x64
     read_literals: tuple[str, ...] = ()  # the literal returned by these functions of other modules, qualified
     applications: tuple[Applied, ...] = ()
+    # The classes of other modules of the project its classes derive from (qualified), with the names the
+    # subclasses define again: `self.m(...)` in the base's methods may run a subclass's `m`.
+    overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # `Class.m` for each `self.m` its classes' methods call whose def its analysis learned something about
+    # (traced, given tracers, returning one...): only a subclass elsewhere that defines one of these again
+    # can change its findings.
+    read_self_calls: tuple[str, ...] = ()
+    # Its module-level classes: a call elsewhere of `Class.method` reaches it only for one of these (a call
+    # of `obj.update(...)` where `obj` came from one of its functions, `obj = adam(lr)`, does not).
+    classes: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -81,10 +95,12 @@ class Interface:
     @classmethod
     def from_json(cls, data: dict) -> "Interface":
         return cls(
-            {name: Exported(tuple(e["positional"]), tuple(e["params"]), e["value"], e["container"], e.get("literal"))
+            {name: Exported(tuple(e["positional"]), tuple(e["params"]), e["value"], e["container"], e.get("literal"),
+                            e.get("self_param", False))
              for name, e in data["returns"].items()},
             tuple(Outgoing(c["target"], c["caller"], c["transform"], c["staged"], c["where"],
-                           tuple(c["positional"]), tuple(c["keywords"])) for c in data["calls"]),
+                           tuple(c["positional"]), tuple(c["keywords"]), c.get("instance", False))
+                  for c in data["calls"]),
             tuple(data["uses"]),
             dict(data["reexports"]),
             {name: Consumes(tuple(c["positional"]), tuple(c["params"]))
@@ -96,6 +112,9 @@ class Interface:
             tuple(Applied(a["target"], a["transform"], a["staged"], a["where"],
                           tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]))
                   for a in data.get("applications", ())),
+            {base: tuple(names) for base, names in data.get("overrides", {}).items()},
+            tuple(data.get("read_self_calls", ())),
+            tuple(data.get("classes", ())),
         )
 
 
@@ -108,20 +127,24 @@ class Entry:
     transform: str
     staged: bool
     where: str
+    instance: bool = False  # a method called through an instance: position 0 is the parameter after `self`
 
 
 @dataclass(frozen=True)
 class Imported:
     """What the other modules of the project tell one module."""
 
-    entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)  # by function name
+    # By function name; `Class.method` for a method, `Class` for a call of the class (its `__init__`).
+    entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)
     returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by qualified name
     x64: bool = False  # another module of the project sets or reads `jax_enable_x64`
     applied: dict[str, tuple[Applied, ...]] = field(default_factory=dict)  # by function name
+    # By class name: the names that subclasses in other modules define again (Interface.overrides).
+    overridden: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.entries or self.returns or self.consumes or self.x64 or self.applied)
+        return bool(self.entries or self.returns or self.consumes or self.x64 or self.applied or self.overridden)
 
     @property
     def traces(self) -> bool:

@@ -411,6 +411,10 @@ class KeyFlow(Domain):
 
     sees_next_iteration = True  # a key consumed before `continue` is consumed when the body's rest runs next
 
+    def reached(self) -> bool:
+        """Whether some path reaches the current point (not code after a `return` or `raise`)."""
+        return self._tracker.flow.reaches(self)
+
     def snapshot(self) -> KeyState:
         return self.state.copy()
 

@@ -197,6 +197,29 @@ def _is_static(function: cst.FunctionDef) -> bool:
                for d in function.decorators)
 
 
+def _is_classmethod(function: cst.FunctionDef) -> bool:
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod"
+               for d in function.decorators)
+
+
+def is_property(function: cst.FunctionDef) -> bool:
+    """`@property`, `@cached_property`, `@x.setter`: reading the attribute runs it, calling calls its result."""
+    return any(_dotted_tail(d.decorator) in ("property", "cached_property", "setter", "getter", "deleter")
+               for d in function.decorators)
+
+
+def _dotted_tail(expr: cst.BaseExpression) -> str | None:
+    return expr.value if isinstance(expr, cst.Name) else expr.attr.value if isinstance(expr, cst.Attribute) else None
+
+
+def method_bound(function: cst.FunctionDef, through_instance: bool) -> int:
+    """The leading parameters Python fills when a method is called through its class (`Cls.m(...)`: `cls` of
+    a classmethod) or through an instance (`obj.m(...)`: `self` too)."""
+    if _is_static(function):
+        return 0
+    return 1 if through_instance or _is_classmethod(function) else 0
+
+
 def _is_init(function: cst.CSTNode) -> bool:
     """A class's `__init__`: calling the class gives the instance, not what `__init__` returns."""
     return isinstance(function, cst.FunctionDef) and function.name.value == "__init__"
@@ -211,7 +234,13 @@ def is_scalar_literal(expr: cst.BaseExpression) -> bool:
 
 
 class ScopeRecorder:
-    def __init__(self) -> None:
+    def __init__(self, overridden: set[tuple[int, str]] = frozenset()) -> None:
+        """`overridden`: (id of a class, name) for the methods a subclass in the module defines again."""
+        self._overridden = overridden
+        self._plain: set[int] = set()  # the classes whose calls make instances whose methods are their defs
+        self._receivers: dict[int, cst.ClassDef] = {}  # `obj.m` (by id) where `obj` holds an instance of the class
+        self._self_calls: list[tuple[str, cst.CSTNode | None]] = []  # `Class.m` for `self.m` in its methods
+        self.self_calls: set[str] = set()  # those whose def the analysis learned something about (facts())
         self._defs: dict[tuple[int, str], cst.FunctionDef] = {}
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
@@ -247,9 +276,16 @@ class ScopeRecorder:
         news, self._news = self._news, None
         news()
 
-    def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef) -> None:
-        """A def, or a class: calling a class runs its `__init__` with the new instance as `self`."""
+    def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef, plain: bool = False) -> None:
+        """A def, or a class: calling a class runs its `__init__` with the new instance as `self`; a `plain`
+        class (callees.plain_class) has its methods called through it too (`Cls.m(...)`)."""
         self._defs[(id(scope), function.name.value)] = function
+        if plain:
+            self._plain.add(id(function))
+
+    def receiver(self, method: cst.Attribute, cls: cst.ClassDef) -> None:
+        """`method` is `obj.m` where `obj` holds an instance of `cls` (a plain class) at that point."""
+        self._receivers[id(method)] = cls
 
     def alias(self, chain: Chain, name: str, target: cst.BaseExpression, bound: int = 0,
               bound_names: frozenset[str] = frozenset()) -> None:
@@ -474,29 +510,50 @@ class ScopeRecorder:
         if isinstance(expr, (cst.Lambda, cst.FunctionDef)):
             return expr, 0
         if isinstance(expr, cst.Name):
-            for level, scope in enumerate(reversed(chain)):
-                # A class body's names are not visible from the functions inside it.
-                if isinstance(scope, cst.ClassDef) and level > 0:
-                    continue
-                key = (id(scope), expr.value)
-                if key in self._defs:
-                    found = self._defs[key]
-                    if isinstance(found, cst.ClassDef):
-                        return self._defs.get((id(found), "__init__")), 1
-                    return found, 0
-                if key in self._aliases and depth < 3:
-                    alias_chain, target, alias_bound = self._aliases[key]
-                    node, bound = self._resolve(alias_chain, target, depth + 1)
-                    return node, bound + alias_bound
-                if expr.value in self._bound.get(id(scope), ()):
-                    return None, 0  # a parameter or variable of that name hides any function further out
-            return None, 0
+            found, bound = self._named(chain, expr, depth)
+            if isinstance(found, cst.ClassDef):
+                return self._defs.get((id(found), "__init__")), 1
+            return found, bound
+        if isinstance(expr, cst.Attribute) and id(expr) in self._receivers:
+            return self._method(self._receivers[id(expr)], expr.attr.value, True)
         if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
                 and expr.value.value in ("self", "cls")):
             for outer, inner in zip(reversed(chain[:-1]), reversed(chain)):
                 if isinstance(inner, cst.FunctionDef) and isinstance(outer, cst.ClassDef):
                     found = self._defs.get((id(outer), expr.attr.value))
+                    self._self_calls.append((f"{outer.name.value}.{expr.attr.value}", found))
+                    if (id(outer), expr.attr.value) in self._overridden:
+                        return None, 0  # a subclass's method may be the one that runs
                     return found, 1 if found is not None and not _is_static(found) else 0
+            return None, 0
+        if self._plain and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            cls, _ = self._named(chain, expr.value, depth)
+            if isinstance(cls, cst.ClassDef) and id(cls) in self._plain:
+                return self._method(cls, expr.attr.value, False)
+        return None, 0
+
+    def _method(self, cls: cst.ClassDef, name: str, through_instance: bool) -> tuple[cst.CSTNode | None, int]:
+        """A class's own method `name` called through the class or an instance, with its bound parameters."""
+        found = self._defs.get((id(cls), name))
+        if not isinstance(found, cst.FunctionDef) or is_property(found):
+            return None, 0
+        return found, method_bound(found, through_instance)
+
+    def _named(self, chain: Chain, expr: cst.Name, depth: int) -> tuple[cst.CSTNode | None, int]:
+        """The def, class or lambda a name is bound to where `chain` ends, and its bound parameters."""
+        for level, scope in enumerate(reversed(chain)):
+            # A class body's names are not visible from the functions inside it.
+            if isinstance(scope, cst.ClassDef) and level > 0:
+                continue
+            key = (id(scope), expr.value)
+            if key in self._defs:
+                return self._defs[key], 0
+            if key in self._aliases and depth < 3:
+                alias_chain, target, alias_bound = self._aliases[key]
+                node, bound = self._resolve(alias_chain, target, depth + 1)
+                return node, bound + alias_bound
+            if expr.value in self._bound.get(id(scope), ()):
+                return None, 0  # a parameter or variable of that name hides any function further out
         return None, 0
 
     def facts(self) -> ScopeFacts:
@@ -542,4 +599,9 @@ class ScopeRecorder:
                         via = Transform(value.tracer.transform.name, call.node, value.tracer.staged)
                         passed[param] = Tracer(name, param, via, call.caller, value.container,
                                                differentiated_by=value.tracer.differentiated_by)
+        # A subclass elsewhere that defines one of these again changes what this module's analysis finds.
+        learned = (facts.applied, facts.passed, facts.entries, facts.scalars, facts.returns, facts.consumes,
+                   facts.key_params, facts.host, facts.kernels)
+        self.self_calls = {name for name, node in self._self_calls
+                           if node is not None and any(node in table for table in learned)}
         return facts

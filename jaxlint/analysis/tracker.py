@@ -22,14 +22,14 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.apis import parse_version
 from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_names, target_names, terminates
 from jaxlint.analysis.calls import argument
-from jaxlint.analysis.callees import Callees
+from jaxlint.analysis.callees import Callees, module_bindings, plain_class
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.interface import ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
-from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal
+from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal, method_bound
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
@@ -107,7 +107,8 @@ class ValueTracker(Domain):
         self._module = module
         self.target_version = parse_version(jax_version) if jax_version else None
         self.names = Names(module, context.package if context is not None else None)
-        self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...]]] = []
+        # Calls into other modules passing tracers; the last item: a method called through an instance.
+        self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...], bool]] = []
         self.uses: set[str] = set()  # project names called, qualified
         # Transforms applied to other modules' functions: the name, the transform, the function around ("" none).
         self.applications: list[tuple[str, Transform, str]] = []
@@ -118,7 +119,8 @@ class ValueTracker(Domain):
         self.read_literals: set[str] = set()
         self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
         self.transforms = table
-        self.recorder = ScopeRecorder()
+        self.recorder = ScopeRecorder(self._overridden(module, context))
+        self._plain: dict[int, bool] = {}  # plain_class, by the class's id (the module keeps it alive)
         self.recorder.scope_names(module, rebound_names(module.body))
         bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
         self._rebound_globals = {name for name, count in bindings.items() if count > 1}
@@ -134,12 +136,22 @@ class ValueTracker(Domain):
         # The engine drives the domains through the module's control flow.
         self.flow = Flow(domain for domain in (self, self.keys, self.donations) if domain is not None)
 
+    @staticmethod
+    def _overridden(module: cst.Module, context: ModuleContext | None) -> set[tuple[int, str]]:
+        """(id of a class, name) for the methods that a subclass in this module or another one defines again."""
+        found = module_bindings(module).overridden
+        elsewhere = context.imported.overridden if context is not None else {}
+        if not elsewhere:
+            return found
+        return found | {(id(statement), name) for statement in module.body if isinstance(statement, cst.ClassDef)
+                        for name in elsewhere.get(statement.name.value, ())}
+
     # ------------------------------------------------------------------ queries
 
     @cached_property
     def callees(self) -> Callees:
         """The module's callables as the source spells them: jitted, mapped, partials, decorators."""
-        return Callees(self._module, self.names, self.transforms)
+        return Callees(self._module, self.names, self.transforms, self._receiver)
 
     @property
     def env(self) -> Env:
@@ -228,13 +240,14 @@ class ValueTracker(Domain):
         if callee is None:
             callee = self._callees[id(call)] = self._callee(call)
         if callee is _NO_CALLEE:
-            return self._imported_return(call, arguments)
+            return self._imported_return(call, arguments) or self._instance(call)
         positional, summary = callee
         self.asked[call] = summary
         return None if summary is None else summary.result(_by_parameter(call, arguments, positional))
 
     def _callee(self, call: cst.Call) -> tuple[tuple[str, ...], Returned | None] | object:
         """The positional parameters and the summary of the module's function a call calls."""
+        self._receiver(call.func)
         now = self.recorder.summary_now(tuple(self._chain), call)
         if now is not None:
             function, bound, summary = now
@@ -246,15 +259,52 @@ class ValueTracker(Domain):
         return Signature.of(function.params).positional[bound:], summary
 
     def _imported_return(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
-        """What a call of another module's function gives, from that module's interface."""
+        """What a call of another module's function (or method) gives, from that module's interface."""
         if self.context is None or not self.context.imported.returns:
             return None
-        exported = self.context.imported.returns.get(self.names.qualified(call.func) or "")
+        qualified, through_instance = self._project_callee(call.func)
+        exported = self.context.imported.returns.get(qualified or "")
         if exported is None:
             return None
         value = None if exported.value is None else Value(Kind(exported.value))
         returned = Returned(dotted(call.func) or "<function>", exported.params, None, value, exported.container)
-        return returned.result(_by_parameter(call, arguments, exported.positional))
+        positional = exported.positional[1:] if through_instance and exported.self_param else exported.positional
+        return returned.result(_by_parameter(call, arguments, positional))
+
+    def _project_callee(self, func: cst.BaseExpression) -> tuple[str | None, bool]:
+        """The qualified name a call's function names (`pkg.model.Stats.mean`; a method of another module's
+        class for `scaler.apply` when `scaler` holds an instance of it), and whether through an instance."""
+        instance = self._receiver(func)
+        if isinstance(instance, str):
+            return f"{instance}.{func.attr.value}", True
+        return self.names.qualified(func), False
+
+    def _receiver(self, func: cst.BaseExpression) -> object:
+        """The class whose instance the receiver of `obj.method` holds here, if known: a ClassDef of this
+        module (told to the recorder, which resolves the method) or another module's class by name."""
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return None
+        held = self._lookup(func.value.value)
+        instance = held.instance if held is not None else None
+        if isinstance(instance, cst.ClassDef):
+            self.recorder.receiver(func, instance)
+        return instance
+
+    def _instance(self, call: cst.Call) -> Value | None:
+        """A call of a class of the project gives an instance of it (a class of this module: a plain one)."""
+        qualified = self.names.qualified(call.func)
+        if qualified is not None:
+            in_project = self.context is not None and self.context.in_project(qualified)
+            return Value(Kind.UNKNOWN, instance=qualified) if in_project else None
+        cls = self.callees.bindings.class_of(call.func, tuple(self._chain))
+        if cls is not None and self._plain_class(cls):
+            return Value(Kind.UNKNOWN, instance=cls)
+        return None
+
+    def _plain_class(self, cls: cst.ClassDef) -> bool:
+        if id(cls) not in self._plain:
+            self._plain[id(cls)] = plain_class(cls, self.names)
+        return self._plain[id(cls)]
 
     def imported_literal(self, expr: cst.BaseExpression) -> str | None:
         """For a function of another module of the project that returns a tuple, list or dict literal on every
@@ -383,9 +433,9 @@ class ValueTracker(Domain):
             if self.context is not None:
                 self._apply_into_project(chain, target, transform)
         func = node.func
-        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                                          and func.value.value in ("self", "cls")):
-            self.recorder.callable_call(chain, node)
+        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            self._receiver(func)  # `obj.m(...)`: the recorder resolves it through the class `obj` holds an instance of
+            self.recorder.callable_call(chain, node)  # `f(...)`, `self.m(...)`, `Cls.m(...)`, `obj.m(...)`
         callback = host_callback_target(node, self.names)
         if callback is not None:
             self.recorder.host_callback(chain, callback)
@@ -393,11 +443,11 @@ class ValueTracker(Domain):
         if kernel is not None:
             self.recorder.kernel(chain, kernel)
         if self.context is not None:
-            qualified = self.names.qualified(func)
+            qualified, through_instance = self._project_callee(func)
             if self.context.in_project(qualified):
                 self.uses.add(qualified)
                 if caller is not None and node.args:
-                    self._call_into_project(qualified, node, caller)
+                    self._call_into_project(qualified, node, caller, through_instance)
         if not node.args:
             return
         if caller is not None:
@@ -438,7 +488,8 @@ class ValueTracker(Domain):
         around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
         self.applications.append((qualified, transform, around))
 
-    def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction) -> None:
+    def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction,
+                           through_instance: bool) -> None:
         """Record a traced function's call into another module when it passes tracers."""
         positional: list[int] = []
         keywords: list[str] = []
@@ -453,17 +504,32 @@ class ValueTracker(Domain):
                     keywords.append(arg.keyword.value)
         if positional or keywords:
             trace = caller.trace or Transform("a traced caller", node, caller.staged)
-            self.outgoing.append((qualified, node, caller.name, trace, tuple(positional), tuple(keywords)))
+            self.outgoing.append((qualified, node, caller.name, trace, tuple(positional), tuple(keywords),
+                                  through_instance))
 
     def _from_other_modules(self, node: cst.CSTNode, name: str) -> dict[str, Tracer]:
-        """Tracers that traced functions of other modules pass to this module-level function."""
-        if self.context is None or len(self._chain) != 1 or not isinstance(node, cst.FunctionDef):
+        """Tracers that traced functions of other modules pass to this module-level function, or to this
+        method of a module-level class (called through the class or an instance; `__init__`: by calling
+        the class)."""
+        if self.context is None or not isinstance(node, cst.FunctionDef) or not self.context.imported.entries:
+            return {}
+        entries = self.context.imported.entries
+        if len(self._chain) == 1:
+            given = [(entry, 0) for entry in entries.get(name, ())]
+        elif len(self._chain) == 2 and isinstance(self._chain[1], cst.ClassDef):
+            # As in this module: a call of the class runs its `__init__`, and methods of plain classes are called.
+            cls = self._chain[1].name.value
+            given = [(entry, 1) for entry in entries.get(cls, ())] if name == "__init__" else []
+            if self._plain_class(self._chain[1]):
+                given += [(entry, method_bound(node, entry.instance)) for entry in entries.get(f"{cls}.{name}", ())]
+        else:
             return {}
         positional = Signature.of(node.params).positional
         passed = {}
-        for entry in reversed(self.context.imported.entries.get(name, ())):
-            param = entry.param if isinstance(entry.param, str) else (
-                positional[entry.param] if entry.param < len(positional) else None)
+        for entry, bound in reversed(given):
+            position = None if isinstance(entry.param, str) else entry.param + bound
+            param = entry.param if position is None else (
+                positional[position] if position < len(positional) else None)
             if param is not None:
                 via = Transform(entry.transform, node, entry.staged, origin=entry.where)
                 passed[param] = Tracer(name, param, via, entry.caller)
@@ -540,7 +606,7 @@ class ValueTracker(Domain):
         elif isinstance(node, cst.Lambda):
             self._enter(node, node.params, self._traced(node, "<lambda>", node.params, ()), ())
         elif isinstance(node, cst.ClassDef):
-            self.recorder.define(self._chain[-1], node)
+            self.recorder.define(self._chain[-1], node, self._plain_class(node))
             self._chain.append(node)
             outer = self._scopes[-1]
             self._scopes.append(_Scope(dict(self.env), None, outer.traced, set(), outer.traced_node))

@@ -53,6 +53,10 @@ class Value:
     staged_constant: bool = False
     # For a Python dict, list or tuple of tracers the analysis saw built: what iterating and indexing it give.
     contents: Contents | None = None
+    # An instance of a class of the project, made by calling it (`scaler = Scaler(s)`): its ClassDef when the
+    # class is in this module, its qualified name (`pkg.model.Scaler`) when in another. The kind stays UNKNOWN:
+    # rules know nothing of it; the analysis follows its method calls (`scaler.apply(x)`).
+    instance: object = None
 
     @property
     def is_known(self) -> bool:
