@@ -1,5 +1,3 @@
-import sys
+from jaxlint.cli import console
 
-from jaxlint.cli import main
-
-sys.exit(main())
+console()

@@ -12,7 +12,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 from collections import Counter
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from jaxlint import __version__
 from jaxlint.config import (CommandLine, ConfigError, Settings, build_settings, find_config, load_table,
@@ -150,6 +150,23 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_ERROR
     finally:
         _on_sigterm(previous)
+
+
+def console() -> NoReturn:
+    """The `jaxlint` command (and `python -m jaxlint`): main(), then an exit that skips the interpreter's
+    teardown, which frees every object the run left (the syntax trees waiting for the collector): a
+    sixth of a big run's CPU time. The report, the cache and the pools are done when main returns;
+    stdout and stderr are flushed here. In-process callers (the language server, the flake8 plugin,
+    tests) call main() and keep their interpreter."""
+    code = main()
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(code)  # a profiler or coverage writes its data at the interpreter's exit
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # a closed pipe, a full disk: the interpreter's own exit reports it
+        sys.exit(code)
+    os._exit(code)
 
 
 class Terminated(BaseException):

@@ -78,6 +78,19 @@ def test_subprocess_exit_zero_still_prints_findings(tmp_path: Path) -> None:
     assert result.stdout == f"{JAX101_LINE}\nFound 1 finding (1 file checked); 1 fixable with `--fix`.\n"
 
 
+def test_subprocess_report_and_cache_are_complete_before_the_quick_exit(tmp_path: Path) -> None:
+    """The command skips the interpreter's teardown (`cli.console`): a report larger than a pipe's
+    buffer still arrives whole, with the exit code, and the cache is written."""
+    write(tmp_path / "a.py", "import jax.numpy as jnp\nx = jnp.zeros(3)\n" + "x[0] = 1\n" * 3000)
+    expected = "".join(f"a.py:{row}:1: JAX101 [*] {JAX101_MESSAGE}\n" for row in range(3, 3003))
+    first, second = jaxlint(tmp_path, "a.py"), jaxlint(tmp_path, "a.py")
+    for result in first, second:
+        assert result.returncode == 1
+        assert result.stdout == expected + "Found 3000 findings (1 file checked); 3000 fixable with `--fix`.\n"
+        assert result.stderr == ""
+    assert any(path.is_file() for path in (tmp_path / ".jaxlint_cache").rglob("*"))
+
+
 # --- in-process: main(argv, out=...) ----------------------------------------------------------------
 
 
