@@ -10,8 +10,11 @@ whitespace, operators) when nothing hooks any of them.
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import inspect
+import sys
+import typing
 from collections import defaultdict
 from typing import Callable, Iterable
 
@@ -55,22 +58,49 @@ def _field_order(node: cst.CSTNode) -> tuple[str, ...]:
     return tuple(recorder.fields)
 
 
+def _order(node: cst.CSTNode) -> tuple[str, ...]:
+    order = _ORDERS.get(type(node))
+    if order is None:  # (an empty order is known too: whitespace and tokens have no children)
+        order = _field_order(node)
+        if type(node).__name__ not in _PLANNED_PER_NODE:
+            _ORDERS[type(node)] = order
+    return order
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """`node.children`, read in place: libcst's property rebuilds (and revalidates) the node to list them."""
-    if type(node).__name__ in _PLANNED_PER_NODE:
-        order = _field_order(node)
-    else:
-        order = _ORDERS.get(type(node))
-        if order is None:  # (an empty order is known too: whitespace and tokens have no children)
-            order = _ORDERS[type(node)] = _field_order(node)
     found = []
-    for name in order:
+    for name in _order(node):
         value = getattr(node, name)
-        if type(value) is tuple or type(value) is list:
-            found.extend(child for child in value if isinstance(child, cst.CSTNode))
-        elif isinstance(value, cst.CSTNode):
+        kind = type(value)  # a node, a sequence of nodes, None or MaybeSentinel (as in `walk`)
+        if kind is tuple or kind is list:
+            found.extend(value)
+        elif value is not None and kind is not cst.MaybeSentinel:
             found.append(value)
     return found
+
+
+@functools.cache
+def _holds_tokens_only(node_type: type, field: str) -> bool:
+    """Whether a field holds tokens or nothing, whatever the node (by its type annotation): a walk that
+    skips tokens need not read it."""
+    return all(kind in TOKENS or kind is type(None) or kind is cst.MaybeSentinel
+               for kind in _leaf_types(typing.get_type_hints(node_type)[field]))
+
+
+def _leaf_types(annotation: object) -> Iterable[object]:
+    """The types an annotation admits: unions and sequences opened, node base classes as their concrete
+    node types (libcst replaces each class by a copy with slots: the copy is the one its module names)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or origin in (collections.abc.Sequence, list, tuple):
+        return [kind for argument in typing.get_args(annotation) if argument is not Ellipsis
+                for kind in _leaf_types(argument)]
+    if isinstance(annotation, type) and issubclass(annotation, cst.CSTNode):
+        found = [] if inspect.isabstract(annotation) else [annotation]
+        found += [kind for sub in annotation.__subclasses__()
+                  if getattr(sys.modules[sub.__module__], sub.__name__, sub) is sub for kind in _leaf_types(sub)]
+        return found
+    return [annotation]
 
 
 @functools.cache
@@ -122,8 +152,9 @@ class Traversal:
             hook(node)
         skipped = self._skipped
         for name, before, after in fields:
-            for hook in before:
-                hook(node)
+            if before:  # (rarely: a test of emptiness costs less than a loop over nothing)
+                for hook in before:
+                    hook(node)
             value = getattr(node, name)
             kind = type(value)  # a node, a sequence of nodes, None or MaybeSentinel: no ABC isinstance, it is slow
             if kind is tuple or kind is list:
@@ -132,24 +163,23 @@ class Traversal:
                         self.walk(child)
             elif value is not None and kind is not cst.MaybeSentinel and kind not in skipped:
                 self.walk(value)
-            for hook in after:
-                hook(node)
+            if after:
+                for hook in after:
+                    hook(node)
         for hook in leaves:
             hook(node)
 
     def _plan(self, node: cst.CSTNode) -> tuple:
         """What to call for a node of this type: its hooks, and its fields in visiting order with theirs."""
         kind = type(node).__name__
-        if kind in _PLANNED_PER_NODE:
-            order = _field_order(node)
-        else:
-            order = _ORDERS.get(type(node))
-        if order is None:  # (an empty order is known too: whitespace and tokens have no children)
-            order = _ORDERS[type(node)] = _field_order(node)
+        order = _order(node)
         fields = tuple(
             (name, list(self._visit.get(f"{kind}_{name}", ())), list(self._leave.get(f"{kind}_{name}", ())))
             for name in order
         )
+        if self._skipped:  # nothing below a field of tokens would be walked: unless it is hooked, not read
+            fields = tuple(field for field in fields
+                           if field[1] or field[2] or not _holds_tokens_only(type(node), field[0]))
         plan = (list(self._visit.get(kind, ())), fields, list(self._leave.get(kind, ())))
         self._built.append(plan)
         if kind not in _PLANNED_PER_NODE:

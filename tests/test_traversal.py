@@ -11,7 +11,7 @@ import pytest
 from jaxlint.analysis.scopes import ScopeFacts
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
-from jaxlint.traversal import TOKENS, Traversal
+from jaxlint.traversal import TOKENS, Traversal, children
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted([*ROOT.glob("fixtures/**/*.py"), *ROOT.glob("jaxlint/analysis/*.py")])
@@ -107,6 +107,21 @@ def test_the_walk_calls_what_libcst_calls_in_the_same_order(hook_names: list[str
     for source in [EDGE_CASES, *(path.read_text(encoding="utf-8") for path in SOURCES)]:
         ours, theirs = _both_orders(source, hook_names)
         assert ours and len(ours) == len(theirs) and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(ours, theirs))
+
+
+def test_children_are_libcsts_children_read_in_place() -> None:
+    module = cst.parse_module(EDGE_CASES + "".join(p.read_text(encoding="utf-8") for p in SOURCES[:20]))
+    compared = []
+
+    class Check(cst.CSTVisitor):
+        def on_visit(self, node):
+            ours, theirs = children(node), node.children
+            assert len(ours) == len(theirs) and all(a is b for a, b in zip(ours, theirs)), node
+            compared.append(node)
+            return True
+
+    module.visit(Check())
+    assert len(compared) > 10_000
 
 
 def test_tokens_hold_only_tokens() -> None:
