@@ -90,17 +90,26 @@ def _holds_tokens_only(node_type: type, field: str) -> bool:
 
 def _leaf_types(annotation: object) -> Iterable[object]:
     """The types an annotation admits: unions and sequences opened, node base classes as their concrete
-    node types (libcst replaces each class by a copy with slots: the copy is the one its module names)."""
+    node types."""
     origin = typing.get_origin(annotation)
     if origin is typing.Union or origin in (collections.abc.Sequence, list, tuple):
         return [kind for argument in typing.get_args(annotation) if argument is not Ellipsis
                 for kind in _leaf_types(argument)]
     if isinstance(annotation, type) and issubclass(annotation, cst.CSTNode):
-        found = [] if inspect.isabstract(annotation) else [annotation]
-        found += [kind for sub in annotation.__subclasses__()
-                  if getattr(sys.modules[sub.__module__], sub.__name__, sub) is sub for kind in _leaf_types(sub)]
-        return found
+        return node_types(annotation)
     return [annotation]
+
+
+@functools.cache
+def node_types(base: type) -> frozenset[type]:
+    """The concrete node types that are `base`s: `type(node) in node_types(cst.BaseExpression)` is a set
+    lookup, where an isinstance against a libcst class runs ABCMeta's check in Python (libcst replaces
+    each class by a copy with slots: the copy is the one its module names)."""
+    found = set() if inspect.isabstract(base) else {base}
+    for sub in base.__subclasses__():
+        if getattr(sys.modules[sub.__module__], sub.__name__, sub) is sub:
+            found |= node_types(sub)
+    return frozenset(found)
 
 
 @functools.cache

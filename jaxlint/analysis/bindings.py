@@ -7,51 +7,60 @@ from typing import Iterable, Iterator
 import libcst as cst
 
 from jaxlint.analysis.names import scope_imports
-from jaxlint.traversal import children
+from jaxlint.traversal import TOKENS, children
 
+
+# These functions run for every statement of every function, in every round of the analysis: they test
+# node types with `type(...)`, since an isinstance against a libcst class runs ABCMeta's check in Python
+# (libcst's concrete node types have no subclasses).
 
 def target_names(target: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(target, cst.Name):
+    kind = type(target)
+    if kind is cst.Name:
         yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
+    elif kind is cst.Tuple or kind is cst.List:
         for element in target.elements:
             yield from target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
+    elif kind is cst.StarredElement:
         yield from target_names(target.value)
 
 
 def statements(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
-    if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+    if type(body) is cst.IndentedBlock or type(body) is cst.SimpleStatementSuite:
         body = body.body
     for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is cst.SimpleStatementLine:
             yield from statement.body
         else:
             yield statement
+
+
+_BLOCKS = frozenset({cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar})
 
 
 def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
     """Names a block may rebind, not counting nested function and class bodies."""
     names: set[str] = set()
     for statement in statements(body):
-        if isinstance(statement, cst.Assign):
+        kind = type(statement)
+        if kind is cst.Assign:
             for target in statement.targets:
                 names.update(target_names(target.target))
-        elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+        elif kind is cst.AugAssign or kind is cst.AnnAssign:
             names.update(target_names(statement.target))
-        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        elif kind is cst.FunctionDef or kind is cst.ClassDef:
             names.add(statement.name.value)
-        elif isinstance(statement, (cst.Import, cst.ImportFrom)):
+        elif kind is cst.Import or kind is cst.ImportFrom:
             names.update(scope_imports([statement]))
-        elif isinstance(statement, cst.Del):
+        elif kind is cst.Del:
             names.update(target_names(statement.target))
-        elif isinstance(statement, cst.Match):
+        elif kind is cst.Match:
             for case in statement.cases:
                 names |= pattern_names(case.pattern) | rebound_names(case.body)
-        elif isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar)):
-            if isinstance(statement, cst.For):
+        elif kind in _BLOCKS:
+            if kind is cst.For:
                 names.update(target_names(statement.target))
-            if isinstance(statement, cst.With):
+            if kind is cst.With:
                 for item in statement.items:
                     if item.asname is not None:
                         names.update(target_names(item.asname.name))
@@ -62,7 +71,7 @@ def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
                 names |= rebound_names(handler.body)
             for part in ("orelse", "finalbody"):
                 block = getattr(statement, part, None)
-                if isinstance(block, cst.If):
+                if type(block) is cst.If:
                     names |= rebound_names([block])
                 elif block is not None:
                     names |= rebound_names(block.body)
@@ -98,7 +107,7 @@ def is_wildcard(pattern: cst.MatchPattern) -> bool:
 def ends_with(body: cst.BaseSuite, *kinds: type) -> bool:
     """True when a block's last statement is one of `kinds` (`cst.Return`, `cst.Break`...)."""
     last = list(statements(body))[-1:]
-    return bool(last) and isinstance(last[0], kinds)
+    return bool(last) and type(last[0]) in kinds
 
 
 def terminates(body: cst.BaseSuite) -> bool:
@@ -109,7 +118,7 @@ def terminates(body: cst.BaseSuite) -> bool:
 def parameter_names(params: cst.Parameters) -> list[str]:
     """Every parameter a function or lambda binds, `*args` and `**kwargs` included."""
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    stars = [p for p in (params.star_arg, params.star_kwarg) if type(p) is cst.Param]
     return [p.name.value for p in every + stars]
 
 
@@ -117,13 +126,13 @@ def declared_outer(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
     """Names a function body declares `global` or `nonlocal` (not counting nested functions)."""
     found: set[str] = set()
     for statement in statements(body):
-        if isinstance(statement, (cst.Global, cst.Nonlocal)):
+        if type(statement) is cst.Global or type(statement) is cst.Nonlocal:
             found.update(item.name.value for item in statement.names)
-        elif isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar)):
+        elif type(statement) in _BLOCKS:
             found |= declared_outer(statement.body)
             for part in (*getattr(statement, "handlers", ()), getattr(statement, "orelse", None),
                          getattr(statement, "finalbody", None)):
-                if isinstance(part, cst.If):
+                if type(part) is cst.If:
                     found |= declared_outer([part])
                 elif part is not None:
                     found |= declared_outer(part.body)
@@ -137,8 +146,8 @@ def mentioned_names(node: cst.CSTNode) -> frozenset[str]:
     pending = [node]
     while pending:
         current = pending.pop()
-        if isinstance(current, cst.Name):
+        if type(current) is cst.Name:
             found.add(current.value)
-        else:
+        elif type(current) not in TOKENS:  # (no name below a token but itself)
             pending.extend(children(current))
     return frozenset(found)

@@ -28,7 +28,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.model.transforms import LOOP_BODIES
 from jaxlint.config import DEFAULT_KEY_NAMES
 from jaxlint.notebooks import CELL_MARKER
-from jaxlint.traversal import children
+from jaxlint.traversal import TOKENS, children, node_types
 
 _MAKERS = frozenset({
     "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",
@@ -59,15 +59,19 @@ _SHAPE_OF = frozenset({  # functions reading only the shape and dtype of their f
     "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "numpy.shape", "numpy.ndim",
 })
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+# The hot helpers below (every call, assignment and loop body asks them) test node types with `type(...)`:
+# an isinstance against a libcst class runs ABCMeta's check in Python (libcst's concrete node types have
+# no subclasses).
+_NOT_ASSIGNING = node_types(cst.BaseExpression) | TOKENS  # what `_self_targets` does not enter
 
 
 def shape_only(node: cst.CSTNode, names: Names) -> list[cst.BaseExpression]:
     """The parts of `node` whose values are read only for their shape and dtype: `x` in `x.shape`,
     `jnp.zeros_like(x)`, `jax.eval_shape(f, x)`, and the trees of `jax.tree.map(lambda s: jnp.empty(s.shape,
     s.dtype), tree)`. A key drawn from only to build such a part draws numbers nobody sees."""
-    if isinstance(node, cst.Attribute) and node.attr.value in _SHAPE_ATTRIBUTES:
+    if type(node) is cst.Attribute and node.attr.value in _SHAPE_ATTRIBUTES:
         return [node.value]
-    if not isinstance(node, cst.Call):
+    if type(node) is not cst.Call:
         return []
     qualified = names.qualified(node.func)
     if qualified in _SHAPE_OF and node.args and node.args[0].keyword is None:
@@ -111,14 +115,14 @@ def sampler_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] 
 
 def key_ref(expr: cst.BaseExpression) -> str | None:
     """A trackable spelling of a key: `key`, `keys[0]`, `self.rng`; None for anything else."""
-    if isinstance(expr, cst.Name):
+    kind = type(expr)
+    if kind is cst.Name:
         return expr.value
-    if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
-            and expr.value.value == "self"):
+    if kind is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
         return f"self.{expr.attr.value}"
-    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1:
+    if kind is cst.Subscript and type(expr.value) is cst.Name and len(expr.slice) == 1:
         index = expr.slice[0].slice
-        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
+        if type(index) is cst.Index and type(index.value) is cst.Integer:
             return f"{expr.value.value}[{int(index.value.value, 0)}]"
     return None
 
@@ -356,9 +360,9 @@ class KeyFlow(Domain):
 
     def _holds_key(self, expr: cst.BaseExpression) -> bool:
         """A key variable, or a key made right there (`f(jax.random.key(0))`, `f(jax.random.split(k)[0])`)."""
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             expr = expr.value
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             return makes_key(expr, self._tracker.names)
         ref = key_ref(expr)
         return ref is not None and self.state.is_key(ref)
@@ -515,22 +519,25 @@ def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[i
 
 
 def _collect(node: cst.CSTNode, path: tuple[cst.CSTNode, ...], assigned, loads) -> None:
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+    kind = type(node)
+    if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
         return
-    if isinstance(node, cst.Assign):
+    if kind is cst.Assign:
         for target in node.targets:
-            if isinstance(target.target, cst.Name) and isinstance(node.value, cst.Call):
+            if type(target.target) is cst.Name and type(node.value) is cst.Call:
                 assigned.setdefault(target.target.value, []).append(node.value)
             else:
                 for name in target_names(target.target):
                     assigned.setdefault(name, []).append(None)  # bound otherwise: not followed
         _collect(node.value, (*path, node), assigned, loads)
         return
-    if isinstance(node, cst.Name):
+    if kind is cst.Name:
         loads.setdefault(node.value, []).append(path)
         return
-    if isinstance(node, cst.Attribute):
+    if kind is cst.Attribute:
         _collect(node.value, (*path, node), assigned, loads)
+        return
+    if kind in TOKENS:  # (no name below a token but itself)
         return
     for child in children(node):
         _collect(child, (*path, node), assigned, loads)
@@ -570,25 +577,27 @@ def _rebound_keys(body: cst.BaseSuite) -> set[str]:
 
 
 def _self_targets(node: cst.CSTNode):
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+    kind = type(node)
+    if kind is cst.FunctionDef or kind is cst.ClassDef:
         return
-    if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    if kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
+        targets = [t.target for t in node.targets] if kind is cst.Assign else [node.target]
         for target in targets:
             yield from _self_refs(target)
         return
     for child in children(node):
-        if not isinstance(child, cst.BaseExpression):  # only statements assign: expressions are not entered
+        if type(child) not in _NOT_ASSIGNING:  # only statements assign: expressions and tokens are not entered
             yield from _self_targets(child)
 
 
 def _self_refs(target: cst.BaseExpression):
-    if isinstance(target, (cst.Tuple, cst.List)):
+    kind = type(target)
+    if kind is cst.Tuple or kind is cst.List:
         for element in target.elements:
             yield from _self_refs(element.value)
-    elif isinstance(target, cst.StarredElement):
+    elif kind is cst.StarredElement:
         yield from _self_refs(target.value)
-    elif isinstance(target, cst.Attribute):
+    elif kind is cst.Attribute:
         ref = key_ref(target)
         if ref is not None:
             yield ref

@@ -12,15 +12,20 @@ from typing import Iterable, Iterator
 import libcst as cst
 
 from jaxlint.analysis.interface import absolute_module
+from jaxlint.traversal import node_types
 
-_NESTED_BLOCKS = (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar)
+_NESTED_BLOCKS = frozenset({cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar})
+# Node types are tested with `type(...)` here: every rule asks for names, and an isinstance against a
+# libcst class runs ABCMeta's check in Python (libcst's concrete node types have no subclasses).
+_SMALL_STATEMENTS = node_types(cst.BaseSmallStatement)
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` as a string, or None when `expr` is not a plain dotted name."""
-    if isinstance(expr, cst.Name):
+    kind = type(expr)
+    if kind is cst.Name:
         return expr.value
-    if isinstance(expr, cst.Attribute):
+    if kind is cst.Attribute:
         base = dotted(expr.value)
         return None if base is None else f"{base}.{expr.attr.value}"
     return None
@@ -29,11 +34,12 @@ def dotted(expr: cst.BaseExpression) -> str | None:
 def _scope_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     """Small statements of one scope, entering blocks but not nested defs or classes."""
     for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine):
+        kind = type(statement)
+        if kind is cst.SimpleStatementLine:
             yield from statement.body
-        elif isinstance(statement, cst.BaseSmallStatement):
+        elif kind in _SMALL_STATEMENTS:
             yield statement
-        elif isinstance(statement, _NESTED_BLOCKS):
+        elif kind in _NESTED_BLOCKS:
             yield from _scope_statements(_block_bodies(statement))
 
 
@@ -44,12 +50,12 @@ def _block_bodies(block: cst.CSTNode) -> Iterator[cst.CSTNode]:
     for part in parts:
         while part is not None:
             inner = getattr(part, "body", None)
-            if isinstance(inner, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            if type(inner) is cst.IndentedBlock or type(inner) is cst.SimpleStatementSuite:
                 yield from inner.body
             elif isinstance(inner, (list, tuple)):
                 yield from inner
             # `elif` chains hang off If.orelse as nested If nodes.
-            part = part.orelse if isinstance(part, cst.If) else None
+            part = part.orelse if type(part) is cst.If else None
 
 
 def _absolute(statement: cst.ImportFrom, package: str | None) -> str | None:
@@ -63,7 +69,7 @@ def scope_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> di
     when the module's `package` is known."""
     bound: dict[str, str] = {}
     for statement in _scope_statements(body):
-        if isinstance(statement, cst.Import):
+        if type(statement) is cst.Import:
             for alias in statement.names:
                 module = dotted(alias.name)
                 if module is None:
@@ -75,7 +81,7 @@ def scope_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> di
                 else:
                     top = module.split(".")[0]
                     bound[top] = top
-        elif isinstance(statement, cst.ImportFrom):
+        elif type(statement) is cst.ImportFrom:
             module = _absolute(statement, package)
             if module is None or isinstance(statement.names, cst.ImportStar):
                 continue

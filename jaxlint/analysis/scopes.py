@@ -130,6 +130,9 @@ class _Call:
 
 
 _CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.ListComp, cst.DictComp)
+# Hot helpers (every call and statement asks them) test node types with `type(...)`: an isinstance against
+# a libcst class runs ABCMeta's check in Python (libcst's concrete node types have no subclasses).
+_COMPOUND = frozenset({cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar})
 
 
 def assigned_values(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpression | None]:
@@ -137,13 +140,13 @@ def assigned_values(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpre
     (a loop target, unpacking, `+=`, an import...). Nested function and class bodies are their own."""
     found: list[cst.BaseExpression | None] = []
     for statement in statements(body):
-        if isinstance(statement, cst.Assign):
+        if type(statement) is cst.Assign:
             for target in statement.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
+                if type(target.target) is cst.Name and target.target.value == name:
                     found.append(statement.value)
                 elif name in target_names(target.target):
                     found.append(None)
-        elif isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar)):
+        elif type(statement) in _COMPOUND:
             if _binds_itself(statement, name):
                 found.append(None)
             for block in _blocks(statement):
@@ -226,10 +229,10 @@ def _is_init(function: cst.CSTNode) -> bool:
 
 
 def is_scalar_literal(expr: cst.BaseExpression) -> bool:
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
         expr = expr.expression
-    return isinstance(expr, (cst.Integer, cst.Float)) or (
-        isinstance(expr, cst.Name) and expr.value in ("True", "False")
+    return type(expr) is cst.Integer or type(expr) is cst.Float or (
+        type(expr) is cst.Name and expr.value in ("True", "False")
     )
 
 
@@ -507,19 +510,19 @@ class ScopeRecorder:
 
     def _resolve(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.CSTNode | None, int]:
         """The function node an expression names, and how many leading parameters are bound (self)."""
-        if isinstance(expr, (cst.Lambda, cst.FunctionDef)):
+        kind = type(expr)
+        if kind is cst.Lambda or kind is cst.FunctionDef:
             return expr, 0
-        if isinstance(expr, cst.Name):
+        if kind is cst.Name:
             found, bound = self._named(chain, expr, depth)
-            if isinstance(found, cst.ClassDef):
+            if type(found) is cst.ClassDef:
                 return self._defs.get((id(found), "__init__")), 1
             return found, bound
-        if isinstance(expr, cst.Attribute) and id(expr) in self._receivers:
+        if kind is cst.Attribute and id(expr) in self._receivers:
             return self._method(self._receivers[id(expr)], expr.attr.value, True)
-        if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
-                and expr.value.value in ("self", "cls")):
+        if kind is cst.Attribute and type(expr.value) is cst.Name and expr.value.value in ("self", "cls"):
             for outer, inner in zip(reversed(chain[:-1]), reversed(chain)):
-                if isinstance(inner, cst.FunctionDef) and isinstance(outer, cst.ClassDef):
+                if type(inner) is cst.FunctionDef and type(outer) is cst.ClassDef:
                     found = self._defs.get((id(outer), expr.attr.value))
                     self._self_calls.append((f"{outer.name.value}.{expr.attr.value}", found))
                     if (id(outer), expr.attr.value) in self._overridden:
@@ -543,7 +546,7 @@ class ScopeRecorder:
         """The def, class or lambda a name is bound to where `chain` ends, and its bound parameters."""
         for level, scope in enumerate(reversed(chain)):
             # A class body's names are not visible from the functions inside it.
-            if isinstance(scope, cst.ClassDef) and level > 0:
+            if type(scope) is cst.ClassDef and level > 0:
                 continue
             key = (id(scope), expr.value)
             if key in self._defs:

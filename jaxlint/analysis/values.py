@@ -141,7 +141,9 @@ NUMPY_ARRAY = Value(Kind.HOST, numpy=True)
 REF = Value(Kind.REF)
 UNKNOWN = Value(Kind.UNKNOWN)
 
-_STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+_STRINGS = frozenset({cst.SimpleString, cst.FormattedString, cst.ConcatenatedString})
+_LITERALS = _STRINGS | {cst.Integer, cst.Float, cst.Imaginary}
+_BITWISE = frozenset({cst.BitAnd, cst.BitOr, cst.BitXor})
 _NOT_LITERAL = object()
 
 
@@ -325,51 +327,54 @@ class Evaluator:
 
     def value_of(self, expr: cst.BaseExpression) -> Value | None:
         """The known fact about `expr`, or None when unknown."""
-        if isinstance(expr, cst.Name):
+        # Every assignment and return asks: node types are tested with `type(...)`, since an isinstance
+        # against a libcst class runs ABCMeta's check in Python (libcst's concrete types have no subclasses).
+        kind = type(expr)
+        if kind is cst.Name:
             if self._bound and expr.value in self._bound:
                 return self._bound[expr.value]
             return self._lookup(expr.value)
-        if isinstance(expr, cst.Call):
+        if kind is cst.Call:
             return self._call(expr)
-        if isinstance(expr, cst.Subscript):
+        if kind is cst.Subscript:
             base = self.value_of(expr.value)
             if base is not None and base.contents is not None:
                 return self._item(base, expr.slice)
             return base if base is not None and base.is_array else None
-        if isinstance(expr, cst.Attribute):
+        if kind is cst.Attribute:
             return self._attribute(expr)
-        if isinstance(expr, cst.BinaryOperation):
-            if isinstance(expr.left, _STRINGS):
+        if kind is cst.BinaryOperation:
+            if type(expr.left) in _STRINGS:
                 return None  # `"%d" % x` formats a string
             left, right = self.value_of(expr.left), self.value_of(expr.right)
             if any(side is not None and side.contents is not None for side in (left, right)):
                 return _concatenated(left, right)
-            bitwise = isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
+            bitwise = type(expr.operator) in _BITWISE
             both_boolean = all(v is not None and v.boolean for v in (left, right) if v and v.is_array)
             return _derived([left, right], boolean=bitwise and both_boolean)
-        if isinstance(expr, cst.UnaryOperation):
-            if isinstance(expr.operator, cst.Not):
+        if kind is cst.UnaryOperation:
+            if type(expr.operator) is cst.Not:
                 return None
             operand = self.value_of(expr.expression)
             if operand is None or not operand.is_array:
                 return None
-            return _derived([operand], boolean=isinstance(expr.operator, cst.BitInvert) and operand.boolean)
-        if isinstance(expr, cst.Comparison):
+            return _derived([operand], boolean=type(expr.operator) is cst.BitInvert and operand.boolean)
+        if kind is cst.Comparison:
             return self._comparison(expr)
-        if isinstance(expr, cst.IfExp):
+        if kind is cst.IfExp:
             return join(self.value_of(expr.body), self.value_of(expr.orelse))
-        if isinstance(expr, cst.NamedExpr):
+        if kind is cst.NamedExpr:
             return self.value_of(expr.value)
-        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, *_STRINGS)):
+        if kind in _LITERALS:
             return STATIC
-        if isinstance(expr, (cst.Tuple, cst.List)):
+        if kind is cst.Tuple or kind is cst.List:
             # A tuple or list holding a tracer is a container of tracers (`shape = (n, 3)`), else a host value.
             return self._sequence(expr) or HOST
-        if isinstance(expr, cst.Dict):
+        if kind is cst.Dict:
             return self._dict(expr)
-        if isinstance(expr, cst.ListComp):
+        if kind is cst.ListComp:
             return holding("list", self._comprehended(expr, expr.elt))
-        if isinstance(expr, cst.DictComp):
+        if kind is cst.DictComp:
             return holding("dict", self._comprehended(expr, expr.value))
         return None  # a set of tracers raises TypeError (unhashable); a generator prints as one
 
@@ -510,12 +515,12 @@ class Evaluator:
 
     def _comparison(self, expr: cst.Comparison) -> Value | None:
         operators = [target.operator for target in expr.comparisons]
-        if any(isinstance(op, (cst.Is, cst.IsNot)) for op in operators):
+        if any(type(op) is cst.Is or type(op) is cst.IsNot for op in operators):
             return STATIC  # identity: `x is None`
-        if any(isinstance(op, (cst.In, cst.NotIn)) for op in operators) or len(operators) > 1:
+        if any(type(op) is cst.In or type(op) is cst.NotIn for op in operators) or len(operators) > 1:
             return None
         right = expr.comparisons[0].comparator
-        if any(isinstance(side, cst.Name) and side.value == "None" for side in (expr.left, right)):
+        if any(type(side) is cst.Name and side.value == "None" for side in (expr.left, right)):
             return None
         sides = [self.value_of(expr.left), self.value_of(right)]
         if any(side is not None and side.contents is not None for side in sides):
@@ -524,18 +529,18 @@ class Evaluator:
 
     def _call(self, call: cst.Call) -> Value | None:
         func = call.func
-        if isinstance(func, cst.Name) and func.value in STATIC_BUILTINS and self.names.qualified(func) is None:
+        if type(func) is cst.Name and func.value in STATIC_BUILTINS and self.names.qualified(func) is None:
             return STATIC
-        if isinstance(func, cst.Name) and func.value in _COMPUTING_BUILTINS and self.names.qualified(func) is None:
+        if type(func) is cst.Name and func.value in _COMPUTING_BUILTINS and self.names.qualified(func) is None:
             return self._builtin(call)
-        if isinstance(func, cst.Attribute) and func.attr.value in ("items", "values") and not call.args:
+        if type(func) is cst.Attribute and func.attr.value in ("items", "values") and not call.args:
             element = self._dict_values(self.value_of(func.value))
             return holding("list", element if func.attr.value == "values" else _tuple_of([STATIC, element]))
         listing = TREE_LEAF_LISTS.get(self.names.qualified(func) or "")
         if listing is not None and call.args and not call.args[0].keyword and not call.args[0].star:
             return self._leaves(call, *listing)
         arguments = [self.value_of(arg.value) for arg in call.args]
-        if isinstance(func, cst.Call) and self.names.qualified(func.func) in self._table.all:
+        if type(func) is cst.Call and self.names.qualified(func.func) in self._table.all:
             # `jax.value_and_grad(f)(params, x)`: tracers in, a pytree of tracers out.
             traced = next((a for a in arguments if a is not None and a.kind is Kind.TRACED), None)
             return Value(Kind.TRACED, traced.tracer, container=True) if traced else None
@@ -552,7 +557,7 @@ class Evaluator:
         receiver = arrays.functional_update_receiver(call)
         if receiver is not None:
             return _derived([self.value_of(receiver)]) or ARRAY
-        if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in ARRAY_METHODS:
             base = self.value_of(func.value)
             if base is not None and base.numpy and func.attr.value in HOST_ARRAY_METHODS:
                 return NUMPY_ARRAY
