@@ -16,6 +16,7 @@ The flow engine (flow.py) drives this along the control flow it follows for the 
 from __future__ import annotations
 
 import fnmatch
+import functools
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -127,6 +128,12 @@ def key_ref(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _named_like_key(name: str, patterns: tuple[str, ...]) -> bool:
+    """(Asked for every parameter and assignment: the same few names again and again.)"""
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
 def _base(ref: str) -> str:
     return ref.split("[", 1)[0]
 
@@ -143,8 +150,7 @@ class KeyState:
     loops: list[set[str]] = field(default_factory=list)  # names rebound in each enclosing loop body
 
     def named_like_key(self, name: str) -> bool:
-        last = name.rsplit(".", 1)[-1]
-        return any(fnmatch.fnmatchcase(last, pattern) for pattern in self.key_names)
+        return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
 
     def copy(self) -> "KeyState":
         return KeyState(self.key_names, dict(self.keys), dict(self.consumed), set(self.params), set(self.others),
