@@ -459,5 +459,6 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
             and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
+@functools.cache  # (asked for every rule of every file)
 def _has_hooks(rule: type[Rule]) -> bool:
     return any(name.startswith(("visit_", "leave_")) for name in dir(rule))
