@@ -14,6 +14,7 @@ import re
 import sys
 
 import libcst as cst
+from libcst._nodes.base import CSTNode
 
 from jaxlint.files import LINE_BREAK, InputError
 
@@ -100,12 +101,31 @@ def parse(source: str, target: tuple[int, int]) -> cst.Module:
     """The module's tree, or InputError JAX001 when it is not valid Python of the `target` version."""
     check_nesting(source)
     try:
-        module = cst.parse_module(source)
+        module = _parse_unchecked(source)
     except cst.ParserSyntaxError as error:
         raise _syntax_error(source, target, error) from None
     if target < NEWEST and _MAY_BE_NEWER.search(source):
         _reject_newer_syntax(module, target)
     return module
+
+
+_VALIDATE = CSTNode.__post_init__
+
+
+def _parse_unchecked(source: str) -> cst.Module:
+    """libcst's parse, without the check that each node's constructor runs (`CSTNode.__post_init__`
+    validates what a tree built by hand may get wrong; the parser's nodes are right as built, as a
+    comment there says): a seventh of the parse. The check is back for every other node, whatever
+    happens, and is restored to the original (two threads parsing at once cannot leave it off)."""
+    CSTNode.__post_init__ = _unchecked
+    try:
+        return cst.parse_module(source)
+    finally:
+        CSTNode.__post_init__ = _VALIDATE
+
+
+def _unchecked(node: CSTNode) -> None:
+    """A node built by the parser."""
 
 
 def _syntax_error(source: str, target: tuple[int, int], error: cst.ParserSyntaxError) -> InputError:

@@ -123,3 +123,20 @@ def test_nesting_guard(tmp_path: Path, body: str, expected: set) -> None:
     result = jaxlint(tmp_path, "--quiet", "--no-cache", "m.py")
     assert (result.returncode, result.stderr) == (1 if expected else 0, "")
     assert findings(result.stdout) == expected
+
+
+def test_the_parse_skips_node_validation_only_for_its_own_nodes() -> None:
+    """jaxlint parses without libcst's per-node validation (the parser's nodes are valid as built): the
+    tree is the one libcst's own parse gives, and a node built by hand afterwards is validated again,
+    after a syntax error too."""
+    import libcst as cst
+
+    from jaxlint.files import InputError
+    from jaxlint.syntax import NEWEST, parse
+
+    for source in (path.read_text(encoding="utf-8") for path in sorted(SYNTAX.glob("py3*.py"))):
+        assert parse(source, NEWEST).deep_equals(cst.parse_module(source))
+    with pytest.raises(InputError):
+        parse("x = (\n", NEWEST)
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("1x")
