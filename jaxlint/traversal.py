@@ -85,7 +85,12 @@ def _holds_tokens_only(node_type: type, field: str) -> bool:
     """Whether a field holds tokens or nothing, whatever the node (by its type annotation): a walk that
     skips tokens need not read it."""
     return all(kind in TOKENS or kind is type(None) or kind is cst.MaybeSentinel
-               for kind in _leaf_types(typing.get_type_hints(node_type)[field]))
+               for kind in _leaf_types(_annotations(node_type)[field]))
+
+
+@functools.cache
+def _annotations(node_type: type) -> dict[str, object]:
+    return typing.get_type_hints(node_type)
 
 
 def _leaf_types(annotation: object) -> Iterable[object]:
