@@ -114,7 +114,8 @@ class Context:
 
     def traced_in(self, expr: cst.BaseExpression, staged: bool) -> Value:
         """A traced value (a staged one, with `staged`) in what a print or a format shows: `expr` itself, an
-        f-string field, a `%`/`.format` operand, a tuple or list item; else `UNKNOWN`."""
+        f-string field, a `%`/`.format` operand, a tuple or list item, the argument of `str`/`repr`, a side of
+        a `+`; else `UNKNOWN`."""
         value = self.value_of(expr)
         if value.kind is Kind.TRACED and (value.staged or not staged):
             return value
@@ -128,6 +129,11 @@ class Context:
         elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
               and expr.func.attr.value == "format"):
             parts = [arg.value for arg in expr.args]
+        elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("str", "repr")
+              and self.names.qualified(expr.func) is None and len(expr.args) == 1):
+            parts = [expr.args[0].value]  # the tracer's text: `str(x)` is "JitTracer(...)" under jit
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            parts = [expr.left, expr.right]  # `"loss: " + str(loss)`
         for part in parts:
             found = self.traced_in(part, staged)
             if found.kind is Kind.TRACED:
