@@ -92,7 +92,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
     applied: dict[str, dict[str, list[Applied]]] = {}
     for applier, interface in modules.items():
         for application in interface.applications:
-            module, _, function = resolve(application.target).rpartition(".")
+            module, function = split(application.target)
             if module in modules and module != applier:
                 into = applied.setdefault(module, {}).setdefault(function, [])
                 if application not in into:
