@@ -594,7 +594,9 @@ class KeyReuseInLoop(Rule):
     not_flagged = (
         "Keys rebound inside the loop (`key, sub = split(key)`), `fold_in(key, i)` per step, loop variables "
         "over a split (`for k in jax.random.split(key, n)`), keys carried through `lax.scan` as part of the "
-        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); a draw whose "
+        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); "
+        "`jax.random.permutation(key, a)` of each array `a` a loop goes through (`[permutation(key, a) for a in "
+        "arrays]`: every array is shuffled the same way, which keeps inputs and labels paired); a draw whose "
         "values nobody reads (`keys = split(key, n)` only fed to jitted or vmapped functions whose results "
         "are dropped or only waited for, as a timing loop does); test files."
     )
@@ -605,12 +607,20 @@ class KeyReuseInLoop(Rule):
         if self.facts.in_test_file or keys.unread(node):
             return
         for expr, ref, by in keys.uses(node):
-            if keys.prior_use(ref) is None and keys.reused_by_loop(ref):
+            if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
                 self.report(expr, (
                     f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
                     f"iteration draws the same numbers: split it inside the loop "
                     f"(`{ref}, subkey = jax.random.split({ref})`) or use `jax.random.fold_in({ref}, i)`"
                 ))
+
+    def _aligned_shuffle(self, call: cst.Call) -> bool:
+        """`[permutation(key, a) for a in arrays]`: one key, a different array each iteration. Each array is
+        shuffled the same way, on purpose: inputs and labels stay paired."""
+        if self.names.qualified(call.func) != "jax.random.permutation":
+            return False
+        array = argument(call, *SELECTING_SAMPLERS["jax.random.permutation"])
+        return array is not None and self.facts.keys.varies_per_iteration(array)
 
 
 class LegacyPrngKey(Rule):
