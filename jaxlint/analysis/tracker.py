@@ -724,8 +724,9 @@ class ValueTracker(Domain):
         for handler in node.handlers:
             kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
             for kind in filter(None, kinds):  # (a bare `except:` names none)
-                qualified = self.names.qualified(kind.value if isinstance(kind, cst.BaseElement) else kind)
-                if qualified is not None:
+                kind = kind.value if isinstance(kind, cst.BaseElement) else kind
+                qualified = self.names.qualified(kind) or (kind.value if type(kind) is cst.Name else None)
+                if qualified is not None:  # (a builtin such as `TypeError` by its own name)
                     caught.add(qualified)
         self._scopes[-1].catching.append(frozenset(caught))
 
