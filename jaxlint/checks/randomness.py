@@ -467,7 +467,10 @@ class PrngKeyReuse(Rule):
         "one random map applied to both, as random-feature kernels need (two calls that differ in a size or a "
         "shape, `init_layer(key, 3, 8)`, `init_layer(key, 8, 1)`, are still flagged); a first draw bound "
         "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
-        "`if n == 1: return uniform(key)`): on that path the first is dropped, so the two never meet; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
+        "`if n == 1: return uniform(key)`): on that path the first is dropped, so the two never meet; a first "
+        "draw bound to names that are all bound again before anything reads them (`eval_keys = split(key, 4)` "
+        "before a loop that does `key, *eval_keys = split(key, 5)` and only then evaluates): its numbers are "
+        "never seen; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
         "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
         "run of a jitted function before the timed one); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
@@ -491,6 +494,8 @@ class PrngKeyReuse(Rule):
                 continue  # `features(key, x)`, `features(key, y)`: one random map applied to both
             if prior is not None and self._dropped_before_return(prior.node, node):
                 continue  # `theta = uniform(key)`, then `if n == 1: return uniform(key)`: never combined
+            if prior is not None and self._rebound_before_read(prior.node):
+                continue  # `keys = split(key, n)` that nothing reads before `key, *keys = split(key, n + 1)`
             if prior is not None:
                 self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
@@ -546,6 +551,61 @@ class PrngKeyReuse(Rule):
         after_bound = start + sum(1 for _ in _in_order(bound, ()))
         return start < end and not any(isinstance(node, cst.Name) and node.value == name
                                        for node, _ in order[after_bound:end + sum(1 for _ in _in_order(returned, ()))])
+
+    def _rebound_before_read(self, first: cst.CSTNode) -> bool:
+        """Whether the first draw is bound to names (`keys = split(key, n)`) that are each bound again before
+        any read of them: in a block around the read, above it (Mava's trainers split an evaluation key once
+        before their loop, then split it again in the loop before the evaluation uses it). Its numbers are
+        never seen, so drawing from the same key again repeats nothing anyone sees."""
+        function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
+        if function is None:
+            return False
+        order = list(_in_order(function.body, ()))
+        start = next((index for index, (node, _) in enumerate(order) if node is first), None)
+        if start is None or any(isinstance(n, _LOOPS) for n in order[start][1]):
+            return False  # (in a loop, the next iteration may read what this one drew)
+        assign = next((n for n in reversed(order[start][1]) if isinstance(n, cst.SimpleStatementLine)), None)
+        statement = assign.body[0] if assign is not None and len(assign.body) == 1 else None
+        if not (isinstance(statement, cst.Assign) and statement.value is first):
+            return False
+        drawn = {id(name): name.value for target in statement.targets for name in _target_name_nodes(target.target)}
+        stores: list[tuple[cst.CSTNode, ...]] = []  # the blocks (with what encloses them) of later bindings
+        for node, ancestors in order[start + 1:]:
+            if type(node) is not cst.Name or node.value not in drawn.values() or id(node) in drawn:
+                continue
+            block = _binding_block(node, ancestors)
+            if block is not None:
+                stores.append(block)
+            elif not any(len(block) <= len(ancestors) and all(a is b for a, b in zip(block, ancestors))
+                         for block in stores):
+                return False  # a read the first draw may reach
+        return bool(drawn)
+
+
+def _binding_block(name: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> tuple[cst.CSTNode, ...] | None:
+    """For a name an assignment binds, the nodes around the assignment's line (its block and what encloses
+    it); None for a name read."""
+    for index in range(len(ancestors) - 1, -1, -1):
+        node = ancestors[index]
+        if type(node) is cst.AssignTarget:
+            if not any(bound is name for bound in _target_name_nodes(node.target)):
+                return None
+            line = next(i for i in range(index, -1, -1) if type(ancestors[i]) is cst.SimpleStatementLine)
+            return ancestors[:line]
+        if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            return None
+    return None
+
+
+def _target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
+    """The Name nodes an assignment target binds (`a`, `a, *b`, `(a, b)`), not those it reads (`a[i]`, `a.b`)."""
+    if type(target) is cst.Name:
+        return [target]
+    if type(target) is cst.StarredElement:
+        return _target_name_nodes(target.value)
+    if type(target) in (cst.Tuple, cst.List):
+        return [name for element in target.elements for name in _target_name_nodes(element.value)]
+    return []
 
 
 def _in_order(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]):
