@@ -569,29 +569,29 @@ class PrngKeyReuse(Rule):
         if not (isinstance(statement, cst.Assign) and statement.value is first):
             return False
         drawn = {id(name): name.value for target in statement.targets for name in _target_name_nodes(target.target)}
-        stores: list[tuple[cst.CSTNode, ...]] = []  # the blocks (with what encloses them) of later bindings
+        stores: list[tuple[cst.CSTNode, ...]] = []  # later bindings: the nodes around their lines, and the line
         for node, ancestors in order[start + 1:]:
             if type(node) is not cst.Name or node.value not in drawn.values() or id(node) in drawn:
                 continue
             block = _binding_block(node, ancestors)
             if block is not None:
                 stores.append(block)
-            elif not any(len(block) <= len(ancestors) and all(a is b for a, b in zip(block, ancestors))
-                         for block in stores):
-                return False  # a read the first draw may reach
+            elif not any(len(block) < len(ancestors) and all(a is b for a, b in zip(block, ancestors))
+                         and ancestors[len(block)] is not line for *block, line in stores):
+                return False  # a read the first draw may reach (the binding's own line reads first)
         return bool(drawn)
 
 
 def _binding_block(name: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> tuple[cst.CSTNode, ...] | None:
     """For a name an assignment binds, the nodes around the assignment's line (its block and what encloses
-    it); None for a name read."""
+    it) and the line itself, last; None for a name read."""
     for index in range(len(ancestors) - 1, -1, -1):
         node = ancestors[index]
         if type(node) is cst.AssignTarget:
             if not any(bound is name for bound in _target_name_nodes(node.target)):
                 return None
             line = next(i for i in range(index, -1, -1) if type(ancestors[i]) is cst.SimpleStatementLine)
-            return ancestors[:line]
+            return ancestors[:line + 1]
         if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
             return None
     return None
