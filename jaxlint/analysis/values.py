@@ -254,7 +254,7 @@ def stored(container: Value, index: cst.SubscriptElement, value: Value | None) -
     if contents.items is None or key is _NOT_LITERAL or contents.keys is None and contents.kind == "dict":
         # Under a key not followed: a container of tracers stays one when the item stored is traced too.
         if contents.uniform and _traced(value):
-            return holding(contents.kind, contents.element)
+            return holding(contents.kind, contents.element or value)
         return unknown_contents(container)
     items, keys = list(contents.items), contents.keys
     if contents.kind == "dict":
