@@ -401,7 +401,11 @@ class ValueTracker(Domain):
         # `x op= v` binds what `x op v` computes: `BitAndAssign` -> `BitAnd`.
         operator = getattr(cst, type(node.operator).__name__[: -len("Assign")])()
         operation = cst.BinaryOperation(left=node.target, operator=operator, right=node.value)
-        self._bind(node.target, self.value_of(operation))
+        held = self._lookup(node.target.value) if type(node.target) is cst.Name else None
+        if held is not None and held.contents is not None:
+            self._changed(node.target.value, held, self.value_of(operation))  # `losses += [loss]`: in place
+        else:
+            self._bind(node.target, self.value_of(operation))
 
     def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._bind(node.target, self.value_of(node.value))
@@ -410,8 +414,8 @@ class ValueTracker(Domain):
         self._forget(target_names(node.target))
         if isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
             held = self._lookup(node.target.value.value)
-            if held is not None and held.contents is not None:
-                self._forget([node.target.value.value])  # its items are no longer where they were
+            if held is not None and held.contents is not None:  # its items are no longer where they were
+                self._changed(node.target.value.value, held, unknown_contents(held))
 
     def leave_Call(self, node: cst.Call) -> None:
         """A method call on a container the analysis follows: `losses.append(loss)` adds an item; a method
