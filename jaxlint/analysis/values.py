@@ -363,7 +363,8 @@ def _concatenated(left: Value | None, right: Value | None, operator: cst.BaseBin
     if left is None or right is None or kind not in (cst.Add, cst.Multiply, cst.BitOr):
         return None
     first, second = left.contents, right.contents
-    host = HOST if left.kind is Kind.HOST or right.kind is Kind.HOST else None  # a list or tuple of no tracer
+    # A list or tuple of Python values on one side, and no tracer on the other: a list or tuple of no tracer.
+    host = HOST if Kind.HOST in (left.kind, right.kind) and Kind.TRACED not in (left.kind, right.kind) else None
     if kind is cst.Multiply:  # `xs * n`: the items repeated
         repeated = first or second
         return holding(repeated.kind, repeated.element) if repeated.uniform else host
