@@ -35,7 +35,8 @@ from jaxlint.analysis.traced import (
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
 from jaxlint.analysis.values import (
-    ARRAY, REF, STATIC, Evaluator, Kind, Value, after_method, bound_names, join, stored, unknown_contents,
+    ARRAY, REF, STATIC, Evaluator, Kind, Value, after_method, bound_names, join, pytree_after, stored,
+    unknown_contents,
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES
@@ -333,6 +334,8 @@ class ValueTracker(Domain):
             held = self._lookup(target.value.value) if isinstance(target.value, cst.Name) else None
             if held is not None and held.contents is not None:
                 self._changed(target.value.value, held, stored(held, target.slice, value))
+            elif held is not None and held.container:
+                self._bind(target.value, pytree_after(held, None, [value]))
             return
         untracked = self._scopes[-1].untracked
         for name, held in bound_names(target, value):
@@ -427,6 +430,9 @@ class ValueTracker(Domain):
             if held is not None and held.contents is not None:
                 self._changed(func.value.value, held, after_method(held, node, self.value_of))
                 return
+            if held is not None and held.container:
+                added = [None if arg.star else self.value_of(arg.value) for arg in node.args]
+                self._bind(func.value, pytree_after(held, func.attr.value, added))
         if node.args and not self._reads_containers(func):
             for arg in node.args:
                 held = self._lookup(arg.value.value) if type(arg.value) is cst.Name else None

@@ -312,6 +312,21 @@ def after_method(container: Value, call: cst.Call, value_of: Callable[[cst.BaseE
     return unknown_contents(container)
 
 
+# Methods that add items to a list or dict.
+_ADDING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault"})
+
+
+def pytree_after(held: Value, method: str | None, added: list[Value | None]) -> Value | None:
+    """A pytree of tracers of unknown shape (a traced argument, a helper's result) after `held[k] = v`
+    (`method` None) or a method adding items: still one when every value added is traced; else unknown,
+    since `batch["step"] = 0` makes `batch["step"]` a Python int."""
+    if method is not None and method not in _ADDING_METHODS:
+        return held
+    if all(_traced(value) and (value.contents is None or value.contents.uniform) for value in added):
+        return held
+    return None
+
+
 def _items_of(value: Value | None) -> tuple[Value | None, ...] | None:
     """The items iterating over `value` gives one by one, when known: a list's or tuple's, a dict's keys."""
     contents = value.contents if value is not None else None
