@@ -343,28 +343,34 @@ class ValueTracker(Domain):
                 self.env.pop(name, None)
             else:
                 self.env[name] = held
-                if held.contents is not None:
-                    self._shared.add(id(held)) if id(held) in self._containers else self._containers.add(id(held))
+                if held.contents is not None and id(held) in self._containers:
+                    self._shared.add(id(held))  # a second name for the same container: `alias = metrics`
+                elif held.contents is not None:
+                    self._containers.add(id(held))
 
     def _changed(self, name: str, held: Value, now: Value | None) -> None:
         """The container `name` holds (`held`) was changed in place and holds `now`. Other names bound to it
         (`alias = metrics`), and the name in the enclosing scopes when a nested function or a comprehension
         changes it, no longer know its items."""
+        if now is held:
+            return  # read, not changed: `metrics.items()`
         if now is None:
             self.env.pop(name, None)
         else:
             self.env[name] = now
         if held.contents.kind == "tuple":
             return
-        shared = id(held) in self._shared
+        stale = unknown_contents(held)
         for scope in self._scopes:
-            for other in ([other for other, value in scope.env.items() if value is held] if shared else [name]):
-                if scope.env.get(other) is held and (scope is not self._scopes[-1] or other != name):
-                    stale = unknown_contents(held)
-                    if stale is None:
-                        del scope.env[other]
-                    else:
-                        scope.env[other] = stale
+            if id(held) in self._shared:
+                names = [other for other, value in scope.env.items() if value is held]
+            else:
+                names = [name] if scope.env.get(name) is held else []
+            for other in names:
+                if stale is None:
+                    del scope.env[other]
+                else:
+                    scope.env[other] = stale
 
     def _forget(self, names) -> None:
         _forget(self.env, names)
