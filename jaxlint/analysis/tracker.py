@@ -35,9 +35,11 @@ from jaxlint.analysis.traced import (
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
 from jaxlint.analysis.values import (
-    ARRAY, REF, STATIC, Evaluator, Kind, Value, after_method, bound_names, join, stored,
+    ARRAY, REF, STATIC, Evaluator, Kind, Value, after_method, bound_names, join, pytree_after, stored,
+    unknown_contents,
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
+from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES
 from jaxlint.model.transforms import LAX_CARRIES, PARTIAL, TREE_MAPS
 
 Env = dict[str, Value]
@@ -130,6 +132,10 @@ class ValueTracker(Domain):
         self._scopes = [_Scope({}, None, None, set())]
         self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self.in_jaxpr_trace)
         self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
+        # Containers (by id) bound to a name, and those bound to more than one: changing one in place changes
+        # what the others hold.
+        self._containers: set[int] = set()
+        self._shared: set[int] = set()
         self._pending: list[TracedFunction | None] = []
         self.enables_x64 = False  # this module sets or reads `jax_enable_x64` (x64.py)
         self.donations = DonationFlow(self) if donations else None
@@ -324,10 +330,12 @@ class ValueTracker(Domain):
 
     def _bind(self, target: cst.BaseExpression, value: Value | None) -> None:
         if isinstance(target, cst.Subscript):
-            # `metrics["acc"] = acc`: a container of tracers the analysis follows holds it now.
+            # `metrics["acc"] = acc`: a container the analysis follows holds it now.
             held = self._lookup(target.value.value) if isinstance(target.value, cst.Name) else None
             if held is not None and held.contents is not None:
-                self._bind(target.value, stored(held, target.slice, value))
+                self._changed(target.value.value, held, stored(held, target.slice, value))
+            elif held is not None and held.container:
+                self._bind(target.value, pytree_after(held, None, [value]))
             return
         untracked = self._scopes[-1].untracked
         for name, held in bound_names(target, value):
@@ -335,6 +343,34 @@ class ValueTracker(Domain):
                 self.env.pop(name, None)
             else:
                 self.env[name] = held
+                if held.contents is not None and id(held) in self._containers:
+                    self._shared.add(id(held))  # a second name for the same container: `alias = metrics`
+                elif held.contents is not None:
+                    self._containers.add(id(held))
+
+    def _changed(self, name: str, held: Value, now: Value | None) -> None:
+        """The container `name` holds (`held`) was changed in place and holds `now`. Other names bound to it
+        (`alias = metrics`), and the name in the enclosing scopes when a nested function or a comprehension
+        changes it, no longer know its items."""
+        if now is held:
+            return  # read, not changed: `metrics.items()`
+        if now is None:
+            self.env.pop(name, None)
+        else:
+            self.env[name] = now
+        if held.contents.kind == "tuple":
+            return
+        stale = unknown_contents(held)
+        for scope in self._scopes:
+            if id(held) in self._shared:
+                names = [other for other, value in scope.env.items() if value is held]
+            else:
+                names = [name] if scope.env.get(name) is held else []
+            for other in names:
+                if stale is None:
+                    del scope.env[other]
+                else:
+                    scope.env[other] = stale
 
     def _forget(self, names) -> None:
         _forget(self.env, names)
@@ -374,7 +410,11 @@ class ValueTracker(Domain):
         # `x op= v` binds what `x op v` computes: `BitAndAssign` -> `BitAnd`.
         operator = getattr(cst, type(node.operator).__name__[: -len("Assign")])()
         operation = cst.BinaryOperation(left=node.target, operator=operator, right=node.value)
-        self._bind(node.target, self.value_of(operation))
+        held = self._lookup(node.target.value) if type(node.target) is cst.Name else None
+        if held is not None and held.contents is not None:
+            self._changed(node.target.value, held, self.value_of(operation))  # `losses += [loss]`: in place
+        else:
+            self._bind(node.target, self.value_of(operation))
 
     def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._bind(node.target, self.value_of(node.value))
@@ -383,20 +423,34 @@ class ValueTracker(Domain):
         self._forget(target_names(node.target))
         if isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
             held = self._lookup(node.target.value.value)
-            if held is not None and held.contents is not None:
-                self._forget([node.target.value.value])  # its items are no longer where they were
+            if held is not None and held.contents is not None:  # its items are no longer where they were
+                self._changed(node.target.value.value, held, unknown_contents(held))
 
     def leave_Call(self, node: cst.Call) -> None:
-        """A method call on a container of tracers the analysis follows: `losses.append(loss)` adds an
-        item; a method that may remove or replace items (`pop`, `update`, `clear`...) makes it unknown."""
+        """A method call on a container the analysis follows: `losses.append(loss)` adds an item; a method
+        that may remove or replace items (`pop`, `sort`...) makes them unknown. A container of Python values
+        given to a function that may fill it (`fill(metrics)`) no longer has known items."""
         func = node.func
-        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
-            return
-        held = self._lookup(func.value.value)
-        if held is None or held.contents is None:
-            return
-        arguments = [None if arg.star or arg.keyword else self.value_of(arg.value) for arg in node.args]
-        self._bind(func.value, after_method(held, func.attr.value, arguments))
+        if type(func) is cst.Attribute and type(func.value) is cst.Name:
+            held = self._lookup(func.value.value)
+            if held is not None and held.contents is not None:
+                self._changed(func.value.value, held, after_method(held, node, self.value_of))
+                return
+            if held is not None and held.container:
+                added = [None if arg.star else self.value_of(arg.value) for arg in node.args]
+                self._bind(func.value, pytree_after(held, func.attr.value, added))
+        if node.args and not self._reads_containers(func):
+            for arg in node.args:
+                held = self._lookup(arg.value.value) if type(arg.value) is cst.Name else None
+                if held is not None and held.contents is not None and held.kind is not Kind.TRACED:
+                    self._changed(arg.value.value, held, unknown_contents(held))
+
+    def _reads_containers(self, func: cst.BaseExpression) -> bool:
+        """A builtin, or a function of JAX, NumPy, `math` or `logging`: none changes a list or dict given to it."""
+        qualified = self.names.qualified(func)
+        if qualified is None:
+            return type(func) is cst.Name and func.value in CONTAINER_READERS
+        return qualified.startswith(CONTAINER_READING_MODULES)
 
     def leave_Import(self, node: cst.Import) -> None:
         self._forget(scope_imports([node]))
@@ -638,6 +692,8 @@ class ValueTracker(Domain):
         """What a `return` gives, for the function's summary, which keeps no items: a dict or list holding
         static items beside tracers is unknown (`out["step"]` of `{"loss": l, "step": 0}` would read as traced)."""
         value = self.value_of(expr)
+        if value is not None and value.contents is not None and value.kind is not Kind.TRACED:
+            return unknown_contents(value)  # a list or dict of Python values: what its items are is not kept
         if value is not None and value.contents is not None and value.contents.kind != "tuple" \
                 and not value.contents.uniform:
             return None

@@ -51,7 +51,9 @@ class Value:
     # A JAX array computed by `jnp`/`lax` where a transform traces to a jaxpr (`jit`, lax bodies), from
     # static values only: it is a tracer too (`jnp.array(x.shape).prod()`), so it cannot be a shape.
     staged_constant: bool = False
-    # For a Python dict, list or tuple of tracers the analysis saw built: what iterating and indexing it give.
+    # For a Python dict, list or tuple the analysis saw built: what iterating and indexing it give. A container
+    # holding no tracer yet (`metrics = {}`) keeps its items too, so filling it later is followed; its kind is
+    # HOST for a list or tuple and UNKNOWN for a dict (rules know nothing of a dict of Python values).
     contents: Contents | None = None
     # An instance of a class of the project, made by calling it (`scaler = Scaler(s)`): its ClassDef when the
     # class is in this module, its qualified name (`pkg.model.Scaler`) when in another. The kind stays UNKNOWN:
@@ -107,19 +109,23 @@ class Value:
 
 @dataclass(frozen=True)
 class Contents:
-    """What a Python container holding tracers holds: one built by a display (`[a, b]`, `(x, 3)`,
-    `{"loss": l}`), a comprehension, `dict(...)`, `.items()`/`.values()` or `jax.tree.leaves`."""
+    """What a Python container holds: one built by a display (`[a, b]`, `(x, 3)`, `{"loss": l}`), a
+    comprehension, `dict(...)`, `.items()`/`.values()` or `jax.tree.leaves`, and filled later
+    (`metrics["loss"] = loss`, `losses.append(loss)`)."""
 
     kind: str  # "dict", "list" or "tuple"
-    element: Value  # what iterating it gives (for a dict, what `.values()` gives): its first traced item
-    items: tuple[Value | None, ...] | None = None  # item by item, when a display built it
-    # A dict display's keys, in the order of `items`: literals, `_NOT_LITERAL` for others and for `**other`.
+    # What iterating it gives (for a dict, what `.values()` gives): its first traced item; None when none is.
+    element: Value | None
+    items: tuple[Value | None, ...] | None = None  # item by item, when known (None: every item is `element`)
+    # A dict's keys, in the order of `items`: literals, `_NOT_LITERAL` for others and for `**other`.
     keys: tuple[object, ...] | None = None
 
     @property
     def uniform(self) -> bool:
-        """Every item is traced: indexing it with any key gives a tracer."""
-        return self.items is None or all(item is not None and item.kind is Kind.TRACED for item in self.items)
+        """Every item is traced (an empty container too): indexing it with any key gives a tracer."""
+        if self.items is None:
+            return self.element is not None and self.element.kind is Kind.TRACED
+        return all(item is not None and item.kind is Kind.TRACED for item in self.items)
 
     def item(self, key: object) -> Value | None:
         """What `container[key]` gives for a literal `key`."""
@@ -153,6 +159,36 @@ def holding(kind: str, element: Value | None, items: tuple[Value | None, ...] | 
     if element is None or element.kind is not Kind.TRACED:
         return None
     return Value(Kind.TRACED, element.tracer, container=True, contents=Contents(kind, element, items, keys))
+
+
+# Beyond this many items a container's items are not followed one by one (a long table of constants, a list
+# appended to line after line), so that each change stays cheap.
+_MOST_ITEMS = 256
+
+
+def built(kind: str, items: tuple[Value | None, ...], keys: tuple[object, ...] | None = None) -> Value | None:
+    """A container with these items: of tracers when one is traced, else a Python container whose items are
+    followed, so that filling it later (`metrics["loss"] = loss`) is seen."""
+    traced = _first_traced(items)
+    if len(items) > _MOST_ITEMS:
+        if traced is not None:
+            return holding(kind, traced) if all(_traced(item) for item in items) else None
+        return None if kind == "dict" else HOST
+    if traced is not None:
+        return holding(kind, traced, items, keys)
+    return Value(Kind.UNKNOWN if kind == "dict" else Kind.HOST, contents=Contents(kind, None, items, keys))
+
+
+def unknown_contents(container: Value) -> Value | None:
+    """A container changed in a way the analysis does not follow: a Python list or tuple still, when it held
+    no tracer; else unknown."""
+    if container.kind is Kind.HOST and container.contents.kind != "dict":
+        return HOST
+    return None
+
+
+def _traced(value: Value | None) -> bool:
+    return value is not None and value.kind is Kind.TRACED
 
 
 def _first_traced(values) -> Value | None:
@@ -209,44 +245,153 @@ _READING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "index",
 
 
 def stored(container: Value, index: cst.SubscriptElement, value: Value | None) -> Value | None:
-    """What a container of tracers holds after `container[index] = value`; None when unknown."""
+    """What a container holds after `container[index] = value`; None when unknown."""
     contents = container.contents
     element = index[0].slice if len(index) == 1 else None
-    key = _literal(element.value) if isinstance(element, cst.Index) else _NOT_LITERAL
-    if key is _NOT_LITERAL or contents.items is None:
-        return None
+    if not isinstance(element, cst.Index) or contents.kind == "tuple":
+        return unknown_contents(container)  # a slice assigned, or `pair[0] = v` (a TypeError)
+    key = _literal(element.value)
+    if contents.items is None or key is _NOT_LITERAL or contents.keys is None and contents.kind == "dict":
+        # Under a key not followed: a container of tracers stays one when the item stored is traced too.
+        if contents.uniform and _traced(value):
+            return holding(contents.kind, contents.element or value)
+        return unknown_contents(container)
     items, keys = list(contents.items), contents.keys
-    if contents.kind == "dict" and keys is not None:
+    if contents.kind == "dict":
         if key in keys:  # (the last entry with a key is the one a lookup finds)
             items[len(keys) - 1 - keys[::-1].index(key)] = value
         else:
             items, keys = [*items, value], (*keys, key)
-    elif contents.kind == "list" and isinstance(key, int) and -len(items) <= key < len(items):
+    elif isinstance(key, int) and -len(items) <= key < len(items):
         items[key] = value
     else:
-        return None
-    return holding(contents.kind, _first_traced(items), tuple(items), keys)
+        return unknown_contents(container)
+    return built(contents.kind, tuple(items), keys)
 
 
-def after_method(container: Value, method: str, arguments: list[Value | None]) -> Value | None:
-    """What a container of tracers holds after `container.method(*arguments)`; None when unknown."""
+def after_method(container: Value, call: cst.Call, value_of: Callable[[cst.BaseExpression], Value | None]
+                 ) -> Value | None:
+    """What a container holds after `container.method(...)`: `append`, `extend`, `insert`, `update`,
+    `setdefault` and `clear` are followed; another method that may change it makes its items unknown."""
     contents = container.contents
-    if method in _READING_METHODS:
+    method = call.func.attr.value
+    if method in _READING_METHODS or contents.kind == "tuple":
         return container
-    if method != "append" or contents.kind != "list" or len(arguments) != 1:
+    if any(arg.star for arg in call.args):
+        return unknown_contents(container)
+    given = [arg.value for arg in call.args if arg.keyword is None]
+    named = [(arg.keyword.value, value_of(arg.value)) for arg in call.args if arg.keyword is not None]
+    if method == "clear" and not call.args:
+        return built(contents.kind, (), () if contents.kind == "dict" else None)
+    if contents.kind == "list" and not named:
+        if method == "append" and len(given) == 1:
+            return _extended(container, (value_of(given[0]),))
+        if method == "extend" and len(given) == 1:
+            return _extended(container, _items_of(value_of(given[0])), elements(value_of(given[0])))
+        if method == "insert" and len(given) == 2:
+            position, value = _literal(given[0]), value_of(given[1])
+            if contents.items is None or not isinstance(position, int):
+                return _extended(container, None, value)
+            items = list(contents.items)
+            items.insert(position, value)
+            return built("list", tuple(items))
+    if contents.kind == "dict" and method == "update" and len(given) <= 1:
+        other = value_of(given[0]) if given else None
+        if given and (other is None or other.contents is None or other.contents.kind != "dict"):
+            return unknown_contents(container)
+        return _merged(container, other.contents if given else None, named)
+    if contents.kind == "dict" and method == "setdefault" and 1 <= len(given) <= 2 and not named:
+        key = _literal(given[0])
+        if contents.items is not None and contents.keys is not None and key in contents.keys:
+            return container  # the key is there: nothing changes
+        default = value_of(given[1]) if len(given) == 2 else STATIC
+        if key is _NOT_LITERAL or _NOT_LITERAL in (contents.keys or ()) or (default and default.contents):
+            # `**other` may hold the key; a container given as the default is changed through what it returns.
+            return unknown_contents(container)
+        return _merged(container, None, [(key, default)])
+    return unknown_contents(container)
+
+
+# Methods that add items to a list or dict.
+_ADDING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault"})
+
+
+def pytree_after(held: Value, method: str | None, added: list[Value | None]) -> Value | None:
+    """A pytree of tracers of unknown shape (a traced argument, a helper's result) after `held[k] = v`
+    (`method` None) or a method adding items: still one when every value added is traced; else unknown,
+    since `batch["step"] = 0` makes `batch["step"]` a Python int."""
+    if method is not None and method not in _ADDING_METHODS:
+        return held
+    if all(_traced(value) and (value.contents is None or value.contents.uniform) for value in added):
+        return held
+    return None
+
+
+def _items_of(value: Value | None) -> tuple[Value | None, ...] | None:
+    """The items iterating over `value` gives one by one, when known: a list's or tuple's, a dict's keys."""
+    contents = value.contents if value is not None else None
+    if contents is None or contents.items is None:
         return None
-    if contents.items is None:  # every item traced: so the list stays only if the new one is
-        traced = arguments[0] is not None and arguments[0].kind is Kind.TRACED
-        return container if traced else None
-    items = (*contents.items, arguments[0])
-    return holding("list", _first_traced(items), items)
+    return (STATIC,) * len(contents.items) if contents.kind == "dict" else contents.items
 
 
-def _concatenated(left: Value | None, right: Value | None) -> Value | None:
-    """`xs + ys`, `xs * 2`, `a | b` where one operand is a Python container of tracers: a container of the
-    same kind, its items unknown."""
-    contents = next(side.contents for side in (left, right) if side is not None and side.contents is not None)
-    return holding(contents.kind, contents.element)
+def _extended(container: Value, added: tuple[Value | None, ...] | None, element: Value | None = None) -> Value | None:
+    """A list with `added` items after its own (None: an unknown number of items like `element`)."""
+    contents = container.contents
+    if added is not None and contents.items is not None:
+        return built("list", contents.items + added)
+    if contents.uniform:
+        new = _first_traced(added) if added is not None else element
+        if new is not None and (added is None or all(_traced(item) for item in added)) and _traced(new):
+            return holding("list", contents.element or new)  # every item traced, how many unknown
+    return unknown_contents(container)
+
+
+def _merged(container: Value, other: Contents | None, named: list[tuple[str, Value | None]]) -> Value | None:
+    """A dict after `update(other, **named)` or `|= other`: the other's entries replace or follow its own."""
+    contents = container.contents
+    pairs = list(named)
+    if other is not None:
+        if other.items is None or other.keys is None:  # keys unknown: only every value traced is known
+            if contents.uniform and other.uniform and all(_traced(v) for _, v in pairs):
+                return holding("dict", contents.element or other.element)
+            return unknown_contents(container)
+        pairs = [*zip(other.keys, other.items), *pairs]
+    if contents.items is None or contents.keys is None:
+        if contents.uniform and all(_traced(value) for _, value in pairs):
+            return holding("dict", contents.element)
+        return unknown_contents(container)
+    items, keys = list(contents.items), list(contents.keys)
+    for key, value in pairs:
+        if key is not _NOT_LITERAL and key in keys:
+            items[len(keys) - 1 - keys[::-1].index(key)] = value
+        else:
+            items.append(value)
+            keys.append(key)
+    return built("dict", tuple(items), tuple(keys))
+
+
+def _concatenated(left: Value | None, right: Value | None, operator: cst.BaseBinaryOp) -> Value | None:
+    """`xs + ys`, `xs * 2`, `a | b` where one operand is a Python container the analysis follows: item by
+    item when both are known; else a container of tracers when every item on both sides is traced."""
+    kind = type(operator)
+    if left is None or right is None or kind not in (cst.Add, cst.Multiply, cst.BitOr):
+        return None
+    first, second = left.contents, right.contents
+    # A list or tuple of Python values on one side, and no tracer on the other: a list or tuple of no tracer.
+    host = HOST if Kind.HOST in (left.kind, right.kind) and Kind.TRACED not in (left.kind, right.kind) else None
+    if kind is cst.Multiply:  # `xs * n`: the items repeated
+        repeated = first or second
+        return holding(repeated.kind, repeated.element) if repeated.uniform else host
+    if first is None or second is None or first.kind != second.kind or (kind is cst.BitOr) != (first.kind == "dict"):
+        return None
+    if first.kind == "dict":
+        return _merged(left, second, [])
+    if first.items is not None and second.items is not None:
+        return built(first.kind, first.items + second.items)
+    if first.uniform and second.uniform:
+        return holding(first.kind, first.element or second.element)
+    return host
 
 
 def _literal(expr: cst.BaseExpression) -> object:
@@ -267,9 +412,12 @@ def join(a: Value | None, b: Value | None) -> Value | None:
         return None
     if a == b:
         return a
+    if a.contents is not None or b.contents is not None:
+        joined = _joined_containers(a, b)
+        if joined is None and a.kind is b.kind is Kind.HOST:
+            return HOST
+        return joined
     if a.kind is b.kind is Kind.TRACED:
-        if a.contents is not None or b.contents is not None:
-            return _joined_containers(a, b)
         return replace(a, container=a.container or b.container, boolean=a.boolean and b.boolean,
                        pytree_part=a.pytree_part or b.pytree_part)
     if a.is_array and b.is_array:
@@ -280,19 +428,21 @@ def join(a: Value | None, b: Value | None) -> Value | None:
 
 
 def _joined_containers(a: Value, b: Value) -> Value | None:
-    """Two traced values, one at least a container the analysis saw built: item by item when both were
-    built alike; else a container of tracers only when neither holds a static item, which a pytree of
-    unknown shape would read as traced."""
+    """Two values, one at least a container the analysis saw built: item by item when both were built alike;
+    else a container of tracers only when neither holds a static item (an empty one holds none: a list
+    filled in a loop holds tracers after it, however many), which a pytree of unknown shape would read as
+    traced."""
     first, second = a.contents, b.contents
-    if first is not None and second is not None and first.kind == second.kind:
+    if first is not None and second is not None:
+        if first.kind != second.kind:
+            return None
         if (first.items is not None and second.items is not None and len(first.items) == len(second.items)
                 and first.keys == second.keys):
-            items = tuple(join(x, y) for x, y in zip(first.items, second.items))
-            return holding(first.kind, _first_traced(items), items, first.keys)
+            return built(first.kind, tuple(join(x, y) for x, y in zip(first.items, second.items)), first.keys)
         if first.uniform and second.uniform:
-            return holding(first.kind, join(first.element, second.element) or first.element)
+            return holding(first.kind, join(first.element, second.element) or first.element or second.element)
         return None
-    if all(contents is None or contents.uniform for contents in (first, second)):
+    if a.kind is b.kind is Kind.TRACED and all(contents is None or contents.uniform for contents in (first, second)):
         return replace(a, container=True, pytree_part=a.pytree_part or b.pytree_part, contents=None)
     return None
 
@@ -348,7 +498,7 @@ class Evaluator:
                 return None  # `"%d" % x` formats a string
             left, right = self.value_of(expr.left), self.value_of(expr.right)
             if any(side is not None and side.contents is not None for side in (left, right)):
-                return _concatenated(left, right)
+                return _concatenated(left, right, expr.operator)
             bitwise = type(expr.operator) in _BITWISE
             both_boolean = all(v is not None and v.boolean for v in (left, right) if v and v.is_array)
             return _derived([left, right], boolean=bitwise and both_boolean)
@@ -414,14 +564,21 @@ class Evaluator:
         return None
 
     def _sequence(self, expr: cst.Tuple | cst.List) -> Value | None:
-        items, starred = [], []
+        items, starred, complete = [], [], True
         for element in expr.elements:
             if isinstance(element, cst.StarredElement):
-                starred.append(self.iterated(element.value))
+                known = _items_of(self.value_of(element.value))  # `[*losses, loss]`: its items, when known
+                if known is None:
+                    complete = False
+                    starred.append(self.iterated(element.value))
+                else:
+                    items += known
             else:
                 items.append(self.value_of(element.value))
         kind = "tuple" if isinstance(expr, cst.Tuple) else "list"
-        return holding(kind, _first_traced(items + starred), None if starred else tuple(items))
+        if complete:
+            return built(kind, tuple(items))
+        return holding(kind, _first_traced(items + starred))
 
     def _dict(self, expr: cst.Dict) -> Value | None:
         items, keys = [], []
@@ -432,19 +589,34 @@ class Evaluator:
             else:
                 items.append(self.value_of(element.value))
                 keys.append(_literal(element.key))
-        return holding("dict", _first_traced(items), tuple(items), tuple(keys))
+        return built("dict", tuple(items), tuple(keys))
 
     def _item(self, base: Value, index: cst.SubscriptElement) -> Value | None:
-        """An item of a container of tracers: `pair[0]`, `metrics["loss"]`, `xs[i]`, `xs[1:]`."""
+        """An item of a container: `pair[0]`, `metrics["loss"]`, `xs[i]`, `xs[1:]`."""
         contents = base.contents
         if len(index) != 1:
             return None
         if isinstance(index[0].slice, cst.Slice):
-            return replace(base, contents=replace(contents, items=None)) if contents.kind != "dict" else None
+            return self._sliced(base, index[0].slice)
         key = _literal(index[0].slice.value)
         if key is not _NOT_LITERAL:
             return contents.item(key)
         return contents.element if contents.uniform else None
+
+    @staticmethod
+    def _sliced(base: Value, part: cst.Slice) -> Value | None:
+        """`xs[1:]`, `xs[::-1]`: the items it keeps when the bounds are literals, else every item traced or a
+        Python list or tuple."""
+        contents = base.contents
+        if contents.kind == "dict":
+            return None
+        bounds = [None if bound is None else _literal(bound) for bound in (part.lower, part.upper, part.step)]
+        if contents.items is not None and all(bound is None or type(bound) is int for bound in bounds) \
+                and bounds[2] != 0:
+            return built(contents.kind, contents.items[slice(*bounds)])
+        if contents.uniform:
+            return holding(contents.kind, contents.element)
+        return unknown_contents(base)
 
     def _comprehended(self, comprehension: cst.BaseComp, element: cst.BaseExpression) -> Value | None:
         """What `element` holds in a comprehension, its variables bound to what they iterate over."""
@@ -486,13 +658,23 @@ class Evaluator:
         if any(arg.star for arg in call.args):
             return None
         given = [arg.value for arg in call.args if arg.keyword is None]
-        if name == "dict" and not given:
+        if name == "dict" and not given:  # `dict()`, `dict(loss=loss, step=0)`
             items = tuple(self.value_of(arg.value) for arg in call.args)
-            return holding("dict", _first_traced(items), items, tuple(arg.keyword.value for arg in call.args))
+            return built("dict", items, tuple(arg.keyword.value for arg in call.args))
+        if name in ("list", "tuple") and not call.args:
+            return built(name, ())
         if len(given) != len(call.args) or not given:
             return None
         if name in ("list", "tuple") and len(given) == 1:
-            return holding(name, self.iterated(given[0]))
+            known = _items_of(self.value_of(given[0]))  # a copy: `list(losses)`, `tuple(parts)`
+            return built(name, known) if known is not None else holding(name, self.iterated(given[0]))
+        if name == "dict" and len(given) == 1:
+            copied = self.value_of(given[0])  # `dict(metrics)`: a copy
+            contents = copied.contents if copied is not None else None
+            if contents is None or contents.kind != "dict":
+                return None
+            return holding("dict", contents.element) if contents.items is None else built(
+                "dict", contents.items, contents.keys)
         if name == "sum" and len(given) <= 2:
             operands = [self.iterated(given[0]), *(self.value_of(arg) for arg in given[1:])]
         elif name in ARITHMETIC_BUILTINS and len(given) <= 2:

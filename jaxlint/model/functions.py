@@ -74,6 +74,13 @@ REF_FACTORIES = frozenset({"jax.new_ref", "jax.ref.new_ref", "jax.experimental.m
 # Array attributes known before tracing, and builtins whose result is a Python value.
 STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type"})
 STATIC_BUILTINS = frozenset({"len", "isinstance", "type", "callable", "hasattr", "id", "repr", "str"})
+# Builtins and modules whose functions never change a Python list or dict given to them: a container of Python
+# values passed to any other function (`fill(metrics)`) may come back holding tracers.
+CONTAINER_READERS = frozenset(
+    "print len sum min max sorted reversed enumerate zip map filter iter any all list tuple dict set frozenset "
+    "str repr format isinstance type id hash bool int float abs round".split()
+)
+CONTAINER_READING_MODULES = ("jax.", "numpy.", "math.", "logging.", "absl.logging.")
 # Builtins that compute with an array through its operators and give an array: `abs(x)`, `pow(x, 2)`,
 # `round(x)`, `round(x, 2)` give tracers of a tracer (jax 0.10); `min`/`max` compare instead, which raises on
 # tracers (JAX302).
