@@ -88,6 +88,9 @@ class Interface:
     # Its module-level classes: a call elsewhere of `Class.method` reaches it only for one of these (a call
     # of `obj.update(...)` where `obj` came from one of its functions, `obj = adam(lr)`, does not).
     classes: tuple[str, ...] = ()
+    # Its classes whose MRO ends in another module's class: that class (qualified) and the names its classes on
+    # the way bind. `Child.norm` of another module's call is `pkg.base.Base.norm` when `norm` is not one of them.
+    extends: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -115,6 +118,7 @@ class Interface:
             {base: tuple(names) for base, names in data.get("overrides", {}).items()},
             tuple(data.get("read_self_calls", ())),
             tuple(data.get("classes", ())),
+            {cls: (base, tuple(names)) for cls, (base, names) in data.get("extends", {}).items()},
         )
 
 

@@ -22,7 +22,7 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.apis import parse_version
 from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_names, target_names, terminates
 from jaxlint.analysis.calls import argument
-from jaxlint.analysis.callees import Callees, module_bindings, plain_class
+from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
@@ -67,7 +67,8 @@ def _join_envs(a: Env, b: Env) -> Env:
     return joined
 
 
-_NO_CALLEE = object()  # a call of nothing this module defines
+_NO_CALLEE = object()
+_RECEIVERS = (cst.Name, cst.Attribute, cst.Call)  # `obj.m(...)`, `self.attr.m(...)`, `Cls(...).m(...)`  # a call of nothing this module defines
 
 
 def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]) -> Env:
@@ -119,7 +120,19 @@ class ValueTracker(Domain):
         self.read_literals: set[str] = set()
         self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
         self.transforms = table
-        self.recorder = ScopeRecorder(self._overridden(module, context))
+        self._bindings = module_bindings(module)
+        # Module-level names, for classes and their bases wherever the traversal is (`self.names` follows it).
+        self._module_names = Names(module, context.package if context is not None else None)
+        self._in_project = context.in_project if context is not None else None
+        self._overrides = self._overridden(module, context)
+        # Whether a class of this module derives from one of another module of the project (_inherited_elsewhere).
+        self._bases_elsewhere = self._in_project is not None and any(
+            self._in_project(self._module_names.qualified(arg.value) or "") for statement in module.body
+            if type(statement) is cst.ClassDef for arg in statement.bases)
+        self.recorder = ScopeRecorder(self._overrides, self._method)
+        # `Class.attr` for each `self.attr.m(...)` followed: a subclass elsewhere that binds `attr` changes it.
+        self.read_attributes: set[str] = set()
+        self._heirs_found: dict[int, list[str]] | None = None
         self._plain: dict[int, bool] = {}  # plain_class, by the class's id (the module keeps it alive)
         self.recorder.scope_names(module, rebound_names(module.body))
         bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
@@ -277,29 +290,102 @@ class ValueTracker(Domain):
         instance = self._receiver(func)
         if isinstance(instance, str):
             return f"{instance}.{func.attr.value}", True
+        if self._bases_elsewhere and type(func) is cst.Attribute:
+            inherited = self._inherited_elsewhere(func, instance)
+            if inherited is not None:
+                return inherited
         return self.names.qualified(func), False
 
-    def _receiver(self, func: cst.BaseExpression) -> object:
-        """The class whose instance the receiver of `obj.method` holds here, if known: a ClassDef of this
-        module (told to the recorder, which resolves the method) or another module's class by name."""
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+    def _inherited_elsewhere(self, func: cst.Attribute, instance: object) -> tuple[str, bool] | None:
+        """`obj.m`, `Cls.m` or `self.m` where a class of this module inherits `m` from a class of another module of
+        the project: that class's method by qualified name (`pkg.base.Base.norm`), and whether through an instance."""
+        through_instance = instance is not None
+        cls = instance
+        if cls is None and type(func.value) is cst.Name:
+            chain = tuple(self._chain)
+            if func.value.value == "self" and len(chain) == 3 and type(chain[1]) is cst.ClassDef:
+                cls, through_instance = chain[1], True
+                if (id(cls), func.attr.value) in self._overrides:
+                    return None  # a subclass's method may be the one that runs
+            else:
+                cls = self._bindings.class_of(func.value, chain)
+        if not isinstance(cls, cst.ClassDef):
             return None
-        held = self._lookup(func.value.value)
-        instance = held.instance if held is not None else None
+        found = self._bindings.method(cls, func.attr.value, self._module_names, self._in_project)
+        return (found, through_instance) if isinstance(found, str) else None
+
+    def _receiver(self, func: cst.BaseExpression) -> object:
+        """The class whose instance the receiver of `obj.method` (or `self.attr.method`) holds here, if known: a
+        ClassDef of this module (told to the recorder, which resolves the method) or another module's class by
+        name."""
+        if type(func) is not cst.Attribute:
+            return None
+        if type(func.value) is cst.Name:
+            held = self._lookup(func.value.value)
+            instance = held.instance if held is not None else None
+        elif type(func.value) is cst.Attribute and type(func.value.value) is cst.Name and func.value.value.value == "self":
+            instance = self._self_attribute(func.value)
+        elif type(func.value) is cst.Call:  # `Model().predict(x)`
+            made = self._instance(func.value)
+            instance = made.instance if made is not None else None
+        else:
+            return None
         if isinstance(instance, cst.ClassDef):
             self.recorder.receiver(func, instance)
         return instance
 
-    def _instance(self, call: cst.Call) -> Value | None:
-        """A call of a class of the project gives an instance of it (a class of this module: a plain one)."""
-        qualified = self.names.qualified(call.func)
+    def _self_attribute(self, expr: cst.Attribute) -> object:
+        """The class of the instance `self.attr` holds in a method of a module-level class, when the class's
+        `__init__` alone sets it, once, to a call of a class (callees.ModuleBindings.attribute_instance) and no
+        subclass in another module binds `attr` (Imported.overridden)."""
+        if len(self._chain) != 3 or type(self._chain[1]) is not cst.ClassDef or type(self._chain[2]) is not cst.FunctionDef:
+            return None
+        cls, method = self._chain[1], self._chain[2]
+        params = [*method.params.posonly_params, *method.params.params]
+        if not params or params[0].name.value != "self" or any(
+                getattr(d.decorator, "value", None) in ("staticmethod", "classmethod") for d in method.decorators):
+            return None
+        attr = expr.attr.value
+        call = self._bindings.attribute_instance(cls, attr, self._module_names)
+        if call is None:
+            return None
+        order = self._bindings.mro(cls, self._module_names)
+        elsewhere = self.context.imported.overridden if self.context is not None else {}
+        for owner in order:
+            self.read_attributes.add(f"{owner.name.value}.{attr}")
+            if attr in elsewhere.get(owner.name.value, ()):
+                return None
+        init = self._bindings.method(cls, "__init__", self._module_names)
+        made = self._instance(call, (self._module, self._bindings_owner(init), init))
+        return made.instance if made is not None else None
+
+    def _bindings_owner(self, method: cst.FunctionDef) -> cst.ClassDef:
+        """The module-level class whose body defines `method`."""
+        return next(statement for statement in self._module.body
+                    if type(statement) is cst.ClassDef and method in statement.body.body)
+
+    def _instance(self, call: cst.Call, chain: tuple[cst.CSTNode, ...] | None = None) -> Value | None:
+        """A call of a class of the project gives an instance of it (a class of this module: a plain one); `chain`:
+        where the call is, when not at the current point."""
+        qualified = (self.names if chain is None else self._module_names).qualified(call.func)
         if qualified is not None:
             in_project = self.context is not None and self.context.in_project(qualified)
             return Value(Kind.UNKNOWN, instance=qualified) if in_project else None
-        cls = self.callees.bindings.class_of(call.func, tuple(self._chain))
+        cls = self.callees.bindings.class_of(call.func, tuple(self._chain) if chain is None else chain)
         if cls is not None and self._plain_class(cls):
             return Value(Kind.UNKNOWN, instance=cls)
         return None
+
+    def _method(self, cls: cst.ClassDef, name: str, own: cst.CSTNode | None) -> cst.CSTNode | None:
+        """The def that `name` finds on an instance of `cls`: `own`, the class's def, unless one of its methods
+        sets `self.name` (an instance attribute hides a method); else a base class's of this module
+        (callees.ModuleBindings.method)."""
+        if name in self._bindings.scopes[id(cls)].attributes:
+            return None
+        if own is not None:
+            return own
+        found = self._bindings.method(cls, name, self._module_names, self._in_project)
+        return found if isinstance(found, cst.FunctionDef) else None
 
     def _plain_class(self, cls: cst.ClassDef) -> bool:
         if id(cls) not in self._plain:
@@ -433,7 +519,7 @@ class ValueTracker(Domain):
             if self.context is not None:
                 self._apply_into_project(chain, target, transform)
         func = node.func
-        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, _RECEIVERS)):
             self._receiver(func)  # `obj.m(...)`: the recorder resolves it through the class `obj` holds an instance of
             self.recorder.callable_call(chain, node)  # `f(...)`, `self.m(...)`, `Cls.m(...)`, `obj.m(...)`
         callback = host_callback_target(node, self.names)
@@ -519,9 +605,12 @@ class ValueTracker(Domain):
         elif len(self._chain) == 2 and isinstance(self._chain[1], cst.ClassDef):
             # As in this module: a call of the class runs its `__init__`, and methods of plain classes are called.
             cls = self._chain[1].name.value
-            given = [(entry, 1) for entry in entries.get(cls, ())] if name == "__init__" else []
+            # Subclasses of this module that inherit the method are called through their own names.
+            heirs = [cls, *self._heirs().get(id(node), ())]
+            given = [(entry, 1) for heir in heirs for entry in entries.get(heir, ())] if name == "__init__" else []
             if self._plain_class(self._chain[1]):
-                given += [(entry, method_bound(node, entry.instance)) for entry in entries.get(f"{cls}.{name}", ())]
+                given += [(entry, method_bound(node, entry.instance)) for heir in heirs
+                          for entry in entries.get(f"{heir}.{name}", ())]
         else:
             return {}
         positional = Signature.of(node.params).positional
@@ -534,6 +623,14 @@ class ValueTracker(Domain):
                 via = Transform(entry.transform, node, entry.staged, origin=entry.where)
                 passed[param] = Tracer(name, param, via, entry.caller)
         return passed
+
+    def _heirs(self) -> dict[int, list[str]]:
+        """By the id of a method's def: the module-level classes of this module that run it without defining it."""
+        if self._heirs_found is None:
+            self._heirs_found = {}
+            for heir, _, method in inherited_methods(self._module, self._module_names, self._in_project):
+                self._heirs_found.setdefault(id(method), []).append(heir.name.value)
+        return self._heirs_found
 
     def _applied_by_other_modules(self, node: cst.CSTNode, name: str) -> list[Transform]:
         """The transforms other modules apply to this module-level function, as if applied here."""
