@@ -97,7 +97,8 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
     for applier, interface in modules.items():
         for application in interface.applications:
             module, function = split(application.target)
-            if module in modules and module != applier:
+            if module in modules and module != applier and (
+                    "." not in function or function.split(".")[0] in modules[module].classes):
                 into = applied.setdefault(module, {}).setdefault(function, [])
                 if application not in into:
                     into.append(application)

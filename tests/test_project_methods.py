@@ -12,7 +12,7 @@ from pathlib import Path
 
 from helpers import write
 from jaxlint import project
-from jaxlint.analysis.interface import Entry, Exported, Imported, Interface, Outgoing
+from jaxlint.analysis.interface import Applied, Entry, Exported, Imported, Interface, Outgoing
 from jaxlint.checks import ALL_RULES
 from jaxlint.connected import connected
 from jaxlint.lint import lint_module
@@ -164,6 +164,7 @@ def test_the_method_facts_of_an_interface_survive_the_cache() -> None:
         read_self_calls=("Policy.temperature", "Model.head"),
         classes=("Scaler",),
         extends={"Greedy": ("pkg.base.Policy", ("act",))},
+        applications=(Applied("pkg.heads.Head.normalized", "jax.vmap", False, "batch.py:8", instance=True),),
     )
     assert Interface.from_json(json.loads(json.dumps(interface.to_json()))) == interface
 
@@ -172,7 +173,7 @@ AGENTS = ROOT / "fixtures" / "project" / "agents"
 
 
 def test_each_module_of_the_agents_package_alone_gets_the_findings_of_the_folder_run() -> None:
-    for name in ("base", "heads", "greedy", "run"):
+    for name in ("base", "heads", "greedy", "run", "batch"):
         path = f"fixtures/project/agents/{name}.py"
         check(found(ROOT, path), [path])
 
@@ -222,3 +223,16 @@ def test_a_subclass_in_another_module_that_sets_the_attribute_stops_it_being_fol
     write(tmp_path / "app" / "run.py", run.format(subclass, "Plain"))
     for path in ("app", "app/heads.py", "app/model.py", "app/run.py"):
         assert found(tmp_path, path) == [], path
+
+
+def test_a_method_transformed_through_an_instance_is_traced_in_its_module_with_self_bound() -> None:
+    applied = interface_of(AGENTS / "batch.py", Imported()).applications
+    assert [(a.target, a.transform, a.bound, a.instance) for a in applied] == [
+        ("agents.heads.Head.normalized", "jax.vmap", 0, True)]
+    facts = project.imported_facts({"agents.heads": Interface(classes=("Head",)),
+                                    "agents.batch": Interface(applications=applied)})
+    assert facts["agents.heads"].applied == {"Head.normalized": applied}
+    # `self` is bound: the transform's first argument is `row`, the parameter after it.
+    findings = found(ROOT, "fixtures/project/agents/heads.py")
+    assert ["`row` is a traced argument of `normalized`, transformed by `jax.vmap`" in f["message"]
+            for f in findings if f["location"]["row"] == 16] == [True]

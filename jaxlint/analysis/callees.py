@@ -179,6 +179,7 @@ class ModuleBindings:
         self._classes = {id(statement) for statement in module.body if isinstance(statement, cst.ClassDef)}
         self._mros: dict[tuple[int, bool], tuple[cst.ClassDef | str, ...] | None] = {}
         self._written: Counter[str] | None = None  # attribute names assigned anywhere (`x.name = ...`)
+        self._instances: dict[tuple[int, str], cst.Call | None] = {}  # attribute_instance's answers
 
     def _overridden(self, module: cst.Module) -> set[tuple[int, str]]:
         """(id of a module-level class, name) for each attribute that a subclass of it in this module defines
@@ -390,6 +391,12 @@ class ModuleBindings:
         its body (a property, a class attribute) and none of them sets attributes by name (`setattr`,
         `__setattr__`, `__dict__`). A subclass of this module that binds `attr` is counted; those of other
         modules are the caller's to check (Imported.overridden)."""
+        key = (id(cls), attr)
+        if key not in self._instances:
+            self._instances[key] = self._attribute_instance(cls, attr, names)
+        return self._instances[key]
+
+    def _attribute_instance(self, cls: cst.ClassDef, attr: str, names: Names) -> cst.Call | None:
         order = self.mro(cls, names)
         if order is None or (id(cls), attr) in self.overridden:
             return None

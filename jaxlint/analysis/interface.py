@@ -63,6 +63,7 @@ class Applied:
     options: tuple[tuple[str, str], ...] = ()  # its keyword options as written: (`static_argnames`, `"n"`)
     bound: int = 0  # positional parameters `partial` fills before the transform sees the function...
     bound_names: tuple[str, ...] = ()  # ...and keyword ones
+    instance: bool = False  # a method applied through an instance (`jax.vmap(scaler.apply)`): `self` is bound
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ class Interface:
             data.get("read_x64", False),
             tuple(data.get("read_literals", ())),
             tuple(Applied(a["target"], a["transform"], a["staged"], a["where"],
-                          tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]))
+                          tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]),
+                          a.get("instance", False))
                   for a in data.get("applications", ())),
             {base: tuple(names) for base, names in data.get("overrides", {}).items()},
             tuple(data.get("read_self_calls", ())),

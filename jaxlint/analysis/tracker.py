@@ -111,8 +111,9 @@ class ValueTracker(Domain):
         # Calls into other modules passing tracers; the last item: a method called through an instance.
         self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...], bool]] = []
         self.uses: set[str] = set()  # project names called, qualified
-        # Transforms applied to other modules' functions: the name, the transform, the function around ("" none).
-        self.applications: list[tuple[str, Transform, str]] = []
+        # Transforms applied to other modules' functions: the name, the transform, the function around ("" none),
+        # and whether a method is applied through an instance (`self` bound).
+        self.applications: list[tuple[str, Transform, str, bool]] = []
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
@@ -511,6 +512,8 @@ class ValueTracker(Domain):
         for target, transform in applied_transforms(node, self.names, self.transforms):
             if caller is not None and caller.staged and not transform.staged:
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
+            if type(target) is cst.Attribute:
+                self._receiver(target)  # `jax.vmap(scaler.apply)`: the method, with `self` bound
             self.recorder.apply(chain, target, transform)
             if transform.name in LAX_CARRIES and self._carries_list(node, transform.name):
                 self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
@@ -567,12 +570,12 @@ class ValueTracker(Domain):
         through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
         traces it."""
         function, bound, bound_names = self.recorder.aliased(chain, target)
-        qualified = self.names.qualified(function)
+        qualified, through_instance = self._project_callee(function)  # a method too: `jax.vmap(scaler.apply)`
         if not self.context.in_project(qualified):
             return
         transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)
         around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
-        self.applications.append((qualified, transform, around))
+        self.applications.append((qualified, transform, around, through_instance))
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction,
                            through_instance: bool) -> None:
@@ -633,12 +636,21 @@ class ValueTracker(Domain):
         return self._heirs_found
 
     def _applied_by_other_modules(self, node: cst.CSTNode, name: str) -> list[Transform]:
-        """The transforms other modules apply to this module-level function, as if applied here."""
-        if self.context is None or len(self._chain) != 1 or not isinstance(node, cst.FunctionDef):
+        """The transforms other modules apply to this module-level function, or to this method of a module-level
+        plain class (through the class or an instance: `jax.vmap(scaler.apply)`), as if applied here."""
+        if self.context is None or not isinstance(node, cst.FunctionDef) or not self.context.imported.applied:
+            return []
+        applied = self.context.imported.applied
+        if len(self._chain) == 1:
+            given = [(a, 0) for a in applied.get(name, ())]
+        elif len(self._chain) == 2 and type(self._chain[1]) is cst.ClassDef and self._plain_class(self._chain[1]):
+            heirs = [self._chain[1].name.value, *self._heirs().get(id(node), ())]
+            given = [(a, method_bound(node, a.instance)) for heir in heirs for a in applied.get(f"{heir}.{name}", ())]
+        else:
             return []
         return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
-                          a.bound, frozenset(a.bound_names), a.where)
-                for a in self.context.imported.applied.get(name, ())]
+                          a.bound + bound, frozenset(a.bound_names), a.where)
+                for a, bound in given]
 
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
