@@ -67,8 +67,8 @@ def _join_envs(a: Env, b: Env) -> Env:
     return joined
 
 
-_NO_CALLEE = object()
-_RECEIVERS = (cst.Name, cst.Attribute, cst.Call)  # `obj.m(...)`, `self.attr.m(...)`, `Cls(...).m(...)`  # a call of nothing this module defines
+_NO_CALLEE = object()  # a call of nothing this module defines
+_RECEIVERS = (cst.Name, cst.Attribute, cst.Call)  # `obj.m(...)`, `self.attr.m(...)`, `Cls(...).m(...)`
 
 
 def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]) -> Env:
