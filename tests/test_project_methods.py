@@ -15,7 +15,7 @@ from jaxlint import project
 from jaxlint.analysis.interface import Applied, Entry, Exported, Imported, Interface, Outgoing
 from jaxlint.checks import ALL_RULES
 from jaxlint.connected import connected
-from jaxlint.lint import lint_module
+from jaxlint.lint import lint_module, lint_source
 from test_project import ROOT, check, found
 
 NETS = ROOT / "fixtures" / "project" / "nets"
@@ -236,3 +236,44 @@ def test_a_method_transformed_through_an_instance_is_traced_in_its_module_with_s
     findings = found(ROOT, "fixtures/project/agents/heads.py")
     assert ["`row` is a traced argument of `normalized`, transformed by `jax.vmap`" in f["message"]
             for f in findings if f["location"]["row"] == 16] == [True]
+
+
+CONFIGURED = (
+    "import jax\n"
+    "import jax.numpy as jnp\n\n\n"
+    "class Head:\n"
+    "    def apply(self, x):\n"
+    "        if jnp.any(x < 0):\n"
+    "            x = jnp.abs(x)\n"
+    "        return x\n\n\n"
+    "class Identity:\n"
+    "    def apply(self, x):\n"
+    "        return x\n\n\n"
+    "class Model:\n"
+    "    def __init__(self):\n"
+    "        self.stage = Head()\n\n"
+    "    def configure(self, name, value):\n"
+    "        {}\n\n"
+    "    def predict(self, x):\n"
+    "        return self.stage.apply(x)\n\n\n"
+    "@jax.jit\n"
+    "def forward(x):\n"
+    "    model = Model()\n"
+    "    model.configure('stage', Identity())\n"
+    "    return model.predict(x)\n"
+)
+
+
+def test_an_attribute_of_self_set_by_name_somewhere_is_not_followed() -> None:
+    """`setattr` with a name the analysis cannot read, or an item of `__dict__`, may set `self.stage` to anything
+    (here an `Identity`, whose `apply` is fine under jit); a `setattr` of another attribute changes nothing."""
+    def lint(body: str) -> list[tuple[int, str]]:
+        findings = lint_source(CONFIGURED.format(body), "model.py", RULES)
+        return [(f.row, f.code) for f in findings]
+
+    assert lint("self.mode = value") == [(7, "JAX301")]
+    assert lint("setattr(self, 'mode', value)") == [(7, "JAX301")]
+    for body in ("setattr(self, name, value)", "self.__dict__[name] = value", "self.__dict__.update({name: value})",
+                 "vars(self).update({name: value})", "object.__setattr__(self, name, value)",
+                 "setattr(self, 'stage', value)", "self.stage = value"):
+        assert lint(body) == [], body

@@ -174,11 +174,13 @@ class ModuleBindings:
     def __init__(self, module: cst.Module) -> None:
         self.scopes: dict[int, _Scope] = {}
         self._keep = module
+        # Attribute names assigned anywhere (`x.name = ...`, `+=`, `del`, a loop or `with` target, `setattr` with a
+        # literal name), counted by the statement scan; _ANY counts those set by a name it cannot read.
+        self._written: Counter[str] = Counter()
         self._scan(module, module.body, None)
         self.overridden = self._overridden(module)
         self._classes = {id(statement) for statement in module.body if isinstance(statement, cst.ClassDef)}
         self._mros: dict[tuple[int, bool], tuple[cst.ClassDef | str, ...] | None] = {}
-        self._written: Counter[str] | None = None  # attribute names assigned anywhere (`x.name = ...`)
         self._instances: dict[tuple[int, str], cst.Call | None] = {}  # attribute_instance's answers
 
     def _overridden(self, module: cst.Module) -> set[tuple[int, str]]:
@@ -223,10 +225,20 @@ class ModuleBindings:
             else:
                 for name in _compound_targets(statement):
                     scope.names.setdefault(name, []).append(_OTHER)
+                for target in _compound_target_nodes(statement):
+                    self._written.update(_attribute_targets(target))
                 for block in _blocks(statement):
                     self._statements(block, scope, owner, cls)
 
     def _small(self, small: cst.CSTNode, scope: _Scope, owner: cst.CSTNode, cls: _Scope | None) -> None:
+        kind = type(small)
+        if kind is cst.Assign:
+            for target in small.targets:
+                self._written.update(_attribute_targets(target.target))
+        elif kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
+            self._written.update(_attribute_targets(small.target))
+        elif kind is cst.Expr and type(small.value) is cst.Call:
+            self._written.update(_set_by_name(small.value))
         if isinstance(small, cst.Assign):
             single = len(small.targets) == 1
             for target in small.targets:
@@ -387,10 +399,11 @@ class ModuleBindings:
     def attribute_instance(self, cls: cst.ClassDef, attr: str, names: Names) -> cst.Call | None:
         """`Cls(...)` when `self.attr` in the methods of `cls` can only hold what that call made: the one
         assignment to `.attr` in the whole module is `self.attr = Cls(...)` at the top level of the `__init__`
-        that a call of `cls` runs (not under an `if`, a loop or a `try`), no class on its MRO binds `attr` in
-        its body (a property, a class attribute) and none of them sets attributes by name (`setattr`,
-        `__setattr__`, `__dict__`). A subclass of this module that binds `attr` is counted; those of other
-        modules are the caller's to check (Imported.overridden)."""
+        that a call of `cls` runs (not under an `if`, a loop or a `try`; `setattr(obj, "attr", v)` counts as an
+        assignment), no class on its MRO binds `attr` or `__setattr__` in its body (a property, a class attribute),
+        and the module sets no attribute by a name it cannot read (`setattr(obj, name, v)`, `__dict__`). A subclass
+        of this module that binds `attr` is counted; those of other modules are the caller's to check
+        (Imported.overridden)."""
         key = (id(cls), attr)
         if key not in self._instances:
             self._instances[key] = self._attribute_instance(cls, attr, names)
@@ -401,12 +414,11 @@ class ModuleBindings:
         if order is None or (id(cls), attr) in self.overridden:
             return None
         init = self.method(cls, "__init__", names)
-        written = self._written_attributes()
-        if not isinstance(init, cst.FunctionDef) or written[attr] != 1 or written[_ANY]:
+        if not isinstance(init, cst.FunctionDef) or self._written[attr] != 1 or self._written[_ANY]:
             return None
         for owner in order:
             scope = self.scopes[id(owner)]
-            if attr in scope.names or _sets_attributes_by_name(owner):
+            if attr in scope.names or "__setattr__" in scope.names:
                 return None
         value = next((small.value for line in init.body.body if isinstance(line, cst.SimpleStatementLine)
                       for small in line.body
@@ -414,13 +426,6 @@ class ModuleBindings:
                       and _is_self_attribute(small.targets[0].target, init)
                       and small.targets[0].target.attr.value == attr), None)
         return value if isinstance(value, cst.Call) else None
-
-    def _written_attributes(self) -> Counter[str]:
-        """How often the module assigns each attribute name (`x.name = ...`, `+=`, `del`, a loop target, `setattr`
-        with a literal name; a `setattr` with another name counts for every name)."""
-        if self._written is None:
-            self._written = _AttributeWrites.count(self._keep)
-        return self._written
 
 
 def inherited_methods(module: cst.Module, names: Names, in_project: Callable[[str], bool] | None = None
@@ -462,76 +467,47 @@ def _c3(lines: list[list]) -> list | None:
     return merged
 
 
-def _sets_attributes_by_name(cls: cst.ClassDef) -> bool:
-    """`setattr(...)`, `object.__setattr__(...)`, `self.__dict__` or a `__setattr__` of its own in a class body."""
-    finder = _ByName()
-    cls.body.visit(finder)
-    return finder.found
+_ANY = ""  # in ModuleBindings._written: the attributes set by a name the scan cannot read
 
 
-class _ByName(cst.CSTVisitor):
-    found = False
+def _attribute_targets(target: cst.BaseExpression) -> Iterator[str]:
+    """The attribute names an assignment target writes (`self.head`, `a.b, c.d = ...`); _ANY for an item of a
+    `__dict__` (`self.__dict__[name] = value`)."""
+    kind = type(target)
+    if kind is cst.Attribute:
+        yield target.attr.value
+    elif kind is cst.Tuple or kind is cst.List:
+        for element in target.elements:
+            yield from _attribute_targets(element.value)
+    elif kind is cst.StarredElement:
+        yield from _attribute_targets(target.value)
+    elif kind is cst.Subscript and type(target.value) is cst.Attribute and target.value.attr.value == "__dict__":
+        yield _ANY
 
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in ("setattr", "__setattr__", "__dict__", "vars"):
-            self.found = True
+
+def _set_by_name(call: cst.Call) -> Iterator[str]:
+    """The attribute a statement `setattr(obj, "name", v)` (or `object.__setattr__(...)`) sets; _ANY for a name the
+    scan cannot read, and for `obj.__dict__.update(...)` or `vars(obj).update(...)`."""
+    func = call.func
+    if (type(func) is cst.Name and func.value == "setattr") or (
+            type(func) is cst.Attribute and func.attr.value == "__setattr__"):
+        named = [arg.value for arg in call.args if type(arg.value) is cst.SimpleString]
+        literal = named[0].evaluated_value if len(named) == 1 else None
+        yield literal if isinstance(literal, str) else _ANY
+    elif type(func) is cst.Attribute and (
+            (type(func.value) is cst.Attribute and func.value.attr.value == "__dict__")
+            or (type(func.value) is cst.Call and type(func.value.func) is cst.Name and func.value.func.value == "vars")):
+        yield _ANY
 
 
-_ANY = ""  # _AttributeWrites' count of the attributes set by a name it cannot read
-
-
-class _AttributeWrites(cst.CSTVisitor):
-    """Counts the attribute names a module writes."""
-
-    def __init__(self) -> None:
-        self.written: Counter[str] = Counter()
-
-    @classmethod
-    def count(cls, module: cst.Module) -> Counter[str]:
-        counter = cls()
-        module.visit(counter)
-        return counter.written
-
-    def _target(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Attribute):
-            self.written[target.attr.value] += 1
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._target(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._target(target.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._target(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._target(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._target(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._target(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._target(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._target(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._target(node.name)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if not ((isinstance(func, cst.Name) and func.value == "setattr")
-                or (isinstance(func, cst.Attribute) and func.attr.value == "__setattr__")):
-            return
-        named = [arg.value for arg in node.args if isinstance(arg.value, cst.SimpleString)]
-        if len(named) == 1 and isinstance(named[0].evaluated_value, str):
-            self.written[named[0].evaluated_value] += 1
-        else:
-            self.written[_ANY] += 1  # a name given by a variable may be any
+def _compound_target_nodes(statement: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The targets a `for` or `with` statement assigns."""
+    if type(statement) is cst.For:
+        yield statement.target
+    elif type(statement) is cst.With:
+        for item in statement.items:
+            if item.asname is not None:
+                yield item.asname.name
 
 
 def _single(bound: list[cst.CSTNode], want_def: bool, want_class: bool = False) -> cst.CSTNode | None:

@@ -68,7 +68,6 @@ def _join_envs(a: Env, b: Env) -> Env:
 
 
 _NO_CALLEE = object()  # a call of nothing this module defines
-_RECEIVERS = (cst.Name, cst.Attribute, cst.Call)  # `obj.m(...)`, `self.attr.m(...)`, `Cls(...).m(...)`
 
 
 def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]) -> Env:
@@ -122,15 +121,10 @@ class ValueTracker(Domain):
         self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
         self.transforms = table
         self._bindings = module_bindings(module)
-        # Module-level names, for classes and their bases wherever the traversal is (`self.names` follows it).
-        self._module_names = Names(module, context.package if context is not None else None)
         self._in_project = context.in_project if context is not None else None
         self._overrides = self._overridden(module, context)
-        # Whether a class of this module derives from one of another module of the project (_inherited_elsewhere).
-        self._bases_elsewhere = self._in_project is not None and any(
-            self._in_project(self._module_names.qualified(arg.value) or "") for statement in module.body
-            if type(statement) is cst.ClassDef for arg in statement.bases)
         self.recorder = ScopeRecorder(self._overrides, self._method)
+        self._fixed_receivers: dict[int, object] = {}  # _receiver's answers for `self.attr.m` and `Cls(...).m`, by id
         # `Class.attr` for each `self.attr.m(...)` followed: a subclass elsewhere that binds `attr` changes it.
         self.read_attributes: set[str] = set()
         self._heirs_found: dict[int, list[str]] | None = None
@@ -161,6 +155,18 @@ class ValueTracker(Domain):
                         for name in elsewhere.get(statement.name.value, ())}
 
     # ------------------------------------------------------------------ queries
+
+    @cached_property
+    def _module_names(self) -> Names:
+        """Module-level names, for classes and their bases wherever the traversal is (`self.names` follows it)."""
+        return Names(self._module, self.context.package if self.context is not None else None)
+
+    @cached_property
+    def _bases_elsewhere(self) -> bool:
+        """Whether a class of this module derives from one of another module of the project (_inherited_elsewhere)."""
+        return self._in_project is not None and any(
+            self._in_project(self._module_names.qualified(arg.value) or "") for statement in self._module.body
+            if type(statement) is cst.ClassDef for arg in statement.bases)
 
     @cached_property
     def callees(self) -> Callees:
@@ -324,11 +330,13 @@ class ValueTracker(Domain):
         if type(func.value) is cst.Name:
             held = self._lookup(func.value.value)
             instance = held.instance if held is not None else None
+        elif id(func) in self._fixed_receivers:
+            instance = self._fixed_receivers[id(func)]
         elif type(func.value) is cst.Attribute and type(func.value.value) is cst.Name and func.value.value.value == "self":
-            instance = self._self_attribute(func.value)
+            instance = self._fixed_receivers[id(func)] = self._self_attribute(func.value)
         elif type(func.value) is cst.Call:  # `Model().predict(x)`
             made = self._instance(func.value)
-            instance = made.instance if made is not None else None
+            instance = self._fixed_receivers[id(func)] = made.instance if made is not None else None
         else:
             return None
         if isinstance(instance, cst.ClassDef):
@@ -522,9 +530,11 @@ class ValueTracker(Domain):
             if self.context is not None:
                 self._apply_into_project(chain, target, transform)
         func = node.func
-        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, _RECEIVERS)):
+        if type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             self._receiver(func)  # `obj.m(...)`: the recorder resolves it through the class `obj` holds an instance of
             self.recorder.callable_call(chain, node)  # `f(...)`, `self.m(...)`, `Cls.m(...)`, `obj.m(...)`
+        elif type(func) is cst.Attribute and isinstance(self._receiver(func), cst.ClassDef):
+            self.recorder.callable_call(chain, node)  # `self.head.apply(...)`, `Model().predict(...)`
         callback = host_callback_target(node, self.names)
         if callback is not None:
             self.recorder.host_callback(chain, callback)
