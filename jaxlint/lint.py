@@ -14,7 +14,7 @@ from libcst._nodes import whitespace
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from jaxlint.analysis.callees import module_bindings, plain_class
+from jaxlint.analysis.callees import inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
@@ -292,15 +292,30 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
     applications = tuple(
         Applied(target, transform.name, transform.staged, f"{filename}:{line(transform.node, around)}",
                 tuple((option, _EMPTY.code_for_node(value)) for option, value in transform.keywords.items()),
-                transform.bound, tuple(sorted(transform.bound_names)))
-        for target, transform, around in tracker.applications
+                transform.bound, tuple(sorted(transform.bound_names)), instance)
+        for target, transform, around, instance in tracker.applications
     )
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}
     return Interface(returns, calls, tuple(sorted(tracker.uses)), reexports, consumes, tracker.enables_x64,
                      WIDE_DTYPE_WORD.search(source) is not None, read_x64, tuple(sorted(read_literals)), applications,
-                     _overrides(module, tracker, context), tuple(sorted(tracker.recorder.self_calls)),
-                     tuple(statement.name.value for statement in module.body if isinstance(statement, cst.ClassDef)))
+                     _overrides(module, tracker, context),
+                     tuple(sorted(tracker.recorder.self_calls | tracker.read_attributes)),
+                     tuple(statement.name.value for statement in module.body if isinstance(statement, cst.ClassDef)),
+                     _extends(module, tracker, context))
+
+
+def _extends(module: cst.Module, tracker: ValueTracker, context: ModuleContext) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Its classes whose methods may be another module's: that class, and the names bound on the way
+    (Interface.extends)."""
+    bindings = module_bindings(module)
+    found = {}
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef):
+            extends = bindings.extends(statement, tracker.names, context.in_project)
+            if extends is not None:
+                found[statement.name.value] = extends
+    return found
 
 
 def _overrides(module: cst.Module, tracker: ValueTracker, context: ModuleContext) -> dict[str, tuple[str, ...]]:
@@ -313,8 +328,8 @@ def _overrides(module: cst.Module, tracker: ValueTracker, context: ModuleContext
             continue
         for base in statement.bases:
             qualified = tracker.names.qualified(base.value) if base.keyword is None else None
-            if context.in_project(qualified):
-                found.setdefault(qualified, set()).update(scopes[id(statement)].names)
+            if context.in_project(qualified):  # (`self.name = ...` hides a method and sets what `self.name` holds)
+                found.setdefault(qualified, set()).update(scopes[id(statement)].names, scopes[id(statement)].attributes)
     return {base: tuple(sorted(names)) for base, names in found.items()}
 
 
@@ -331,6 +346,11 @@ def _module_functions(module: cst.Module, tracker: ValueTracker):
                     bound = method_bound(method, False)
                     yield (f"{statement.name.value}.{method.name.value}", method, bound,
                            method_bound(method, True) > bound)
+    in_project = tracker.context.in_project if tracker.context is not None else None
+    for cls, name, method in inherited_methods(module, tracker.names, in_project):  # a base's, by the subclass too
+        if not is_property(method):
+            bound = method_bound(method, False)
+            yield f"{cls.name.value}.{name}", method, bound, method_bound(method, True) > bound
 
 
 def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,

@@ -67,12 +67,16 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             return resolve(interface.reexports[name], depth + 1)
         return qualified
 
-    def split(qualified: str) -> tuple[str, str]:
-        """The module a qualified name is in and its name there: `Class.method` for a method."""
+    def split(qualified: str, depth: int = 0) -> tuple[str, str]:
+        """The module a qualified name is in and its name there: `Class.method` for a method (a base class's,
+        in its module, when the class inherits it from another module: Interface.extends)."""
         module, _, function = resolve(qualified).rpartition(".")
         if module not in modules and "." in module:
             owner, _, cls = resolve(module).rpartition(".")  # `pkg.model.Stats.mean`, `Stats` re-exported too
             if owner in modules:
+                extends = modules[owner].extends.get(cls)
+                if extends is not None and function not in extends[1] and depth < 8:
+                    return split(f"{extends[0]}.{function}", depth + 1)
                 return owner, f"{cls}.{function}"
         return module, function
 
@@ -93,7 +97,8 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
     for applier, interface in modules.items():
         for application in interface.applications:
             module, function = split(application.target)
-            if module in modules and module != applier:
+            if module in modules and module != applier and (
+                    "." not in function or function.split(".")[0] in modules[module].classes):
                 into = applied.setdefault(module, {}).setdefault(function, [])
                 if application not in into:
                     into.append(application)
@@ -240,13 +245,17 @@ def reexports(source: str, context: ModuleContext) -> Interface:
 
 
 def _defined(cls) -> set[str]:
-    """The names a class body (an `ast.ClassDef`) defines: its defs and the names it assigns."""
+    """The names a class body (an `ast.ClassDef`) defines: its defs, the names it assigns and the `self.name`
+    its methods assign."""
     import ast
 
     names = set()
     for item in cls.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names.add(item.name)
+            names.update(node.attr for node in ast.walk(item) if isinstance(node, ast.Attribute)
+                         and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name)
+                         and node.value.id == "self")
         elif isinstance(item, (ast.Assign, ast.AnnAssign)):
             targets = item.targets if isinstance(item, ast.Assign) else [item.target]
             names.update(target.id for target in targets if isinstance(target, ast.Name))

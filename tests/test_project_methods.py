@@ -12,10 +12,10 @@ from pathlib import Path
 
 from helpers import write
 from jaxlint import project
-from jaxlint.analysis.interface import Entry, Exported, Imported, Interface, Outgoing
+from jaxlint.analysis.interface import Applied, Entry, Exported, Imported, Interface, Outgoing
 from jaxlint.checks import ALL_RULES
 from jaxlint.connected import connected
-from jaxlint.lint import lint_module
+from jaxlint.lint import lint_module, lint_source
 from test_project import ROOT, check, found
 
 NETS = ROOT / "fixtures" / "project" / "nets"
@@ -161,7 +161,119 @@ def test_the_method_facts_of_an_interface_survive_the_cache() -> None:
         returns={"Scaler.apply": Exported(("self", "x"), ("x",), "array", False, None, True)},
         calls=(Outgoing("pkg.model.Scaler.apply", "step", "jax.jit", True, "train.py:3", (0,), (), True),),
         overrides={"pkg.base.Policy": ("temperature",)},
-        read_self_calls=("Policy.temperature",),
+        read_self_calls=("Policy.temperature", "Model.head"),
         classes=("Scaler",),
+        extends={"Greedy": ("pkg.base.Policy", ("act",))},
+        applications=(Applied("pkg.heads.Head.normalized", "jax.vmap", False, "batch.py:8", instance=True),),
     )
     assert Interface.from_json(json.loads(json.dumps(interface.to_json()))) == interface
+
+
+AGENTS = ROOT / "fixtures" / "project" / "agents"
+
+
+def test_each_module_of_the_agents_package_alone_gets_the_findings_of_the_folder_run() -> None:
+    for name in ("base", "heads", "greedy", "run", "batch"):
+        path = f"fixtures/project/agents/{name}.py"
+        check(found(ROOT, path), [path])
+
+
+def test_a_class_whose_methods_may_be_another_modules_says_which_and_what_it_binds_on_the_way() -> None:
+    traced = Imported({"Sharp.act": (Entry(0, "step", "jax.jit", True, "run.py:11", True),)})
+    extends = interface_of(AGENTS / "greedy.py", traced).extends  # (a module without jax: analysed when traced)
+    # `Agent` derives from nothing; `Greedy` and `Sharp` end in `Policy`, re-exported by the package.
+    assert extends == {"Greedy": ("agents.Policy", ("act",)), "Sharp": ("agents.Policy", ("act",))}
+
+
+def test_a_call_of_an_inherited_method_reaches_the_module_that_defines_it() -> None:
+    base = Interface(classes=("Policy",))
+    package = Interface(reexports={"Policy": "agents.base.Policy"})
+    greedy = Interface(classes=("Greedy", "Sharp"), extends={"Sharp": ("agents.Policy", ("act", "head"))})
+    run = Interface(calls=(
+        Outgoing("agents.greedy.Sharp.entropy", "step", "jax.jit", True, "run.py:13", (0,), (), True),
+        Outgoing("agents.greedy.Sharp.act", "step", "jax.jit", True, "run.py:11", (0,), (), True),
+        Outgoing("agents.greedy.Sharp.head", "step", "jax.jit", True, "run.py:12", (0,), (), True),
+    ))
+    facts = project.imported_facts({"agents": package, "agents.base": base, "agents.greedy": greedy,
+                                    "agents.run": run})
+    assert facts["agents.base"].entries == {"Policy.entropy": (Entry(0, "step", "jax.jit", True, "run.py:13", True),)}
+    # What the subclasses bind on the way (a method, an attribute of `self`) is theirs.
+    assert set(facts["agents.greedy"].entries) == {"Sharp.act", "Sharp.head"}
+
+
+def test_a_subclass_in_another_module_that_sets_the_attribute_stops_it_being_followed(tmp_path: Path) -> None:
+    write(tmp_path / "app" / "__init__.py", "")
+    write(tmp_path / "app" / "heads.py", (AGENTS / "heads.py").read_text("utf-8"))
+    write(tmp_path / "app" / "model.py", (
+        "from app.heads import Head\n\n\n"
+        "class Model:\n"
+        "    def __init__(self):\n"
+        "        self.head = Head(4)\n\n"
+        "    def predict(self, x):\n"
+        "        return self.head.apply(x)\n"
+    ))
+    run = "import jax\n\nfrom app.model import Model\n\n\n{}@jax.jit\ndef forward(x):\n    return {}().predict(x)\n"
+    write(tmp_path / "app" / "run.py", run.format("", "Model"))
+    for path in ("app", "app/heads.py"):
+        assert [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, path)] == [
+            ("app/heads.py", 11, "JAX301")], path
+    # A subclass whose `head` is something else: `self.head` in `Model.predict` may be either (this one runs).
+    subclass = ("class Clamp:\n    def apply(self, x):\n        return x.clip(0)\n\n\n"
+                "class Plain(Model):\n    def __init__(self):\n        self.head = Clamp()\n\n\n")
+    write(tmp_path / "app" / "run.py", run.format(subclass, "Plain"))
+    for path in ("app", "app/heads.py", "app/model.py", "app/run.py"):
+        assert found(tmp_path, path) == [], path
+
+
+def test_a_method_transformed_through_an_instance_is_traced_in_its_module_with_self_bound() -> None:
+    applied = interface_of(AGENTS / "batch.py", Imported()).applications
+    assert [(a.target, a.transform, a.bound, a.instance) for a in applied] == [
+        ("agents.heads.Head.normalized", "jax.vmap", 0, True)]
+    facts = project.imported_facts({"agents.heads": Interface(classes=("Head",)),
+                                    "agents.batch": Interface(applications=applied)})
+    assert facts["agents.heads"].applied == {"Head.normalized": applied}
+    # `self` is bound: the transform's first argument is `row`, the parameter after it.
+    findings = found(ROOT, "fixtures/project/agents/heads.py")
+    assert ["`row` is a traced argument of `normalized`, transformed by `jax.vmap`" in f["message"]
+            for f in findings if f["location"]["row"] == 16] == [True]
+
+
+CONFIGURED = (
+    "import jax\n"
+    "import jax.numpy as jnp\n\n\n"
+    "class Head:\n"
+    "    def apply(self, x):\n"
+    "        if jnp.any(x < 0):\n"
+    "            x = jnp.abs(x)\n"
+    "        return x\n\n\n"
+    "class Identity:\n"
+    "    def apply(self, x):\n"
+    "        return x\n\n\n"
+    "class Model:\n"
+    "    def __init__(self):\n"
+    "        self.stage = Head()\n\n"
+    "    def configure(self, name, value):\n"
+    "        {}\n\n"
+    "    def predict(self, x):\n"
+    "        return self.stage.apply(x)\n\n\n"
+    "@jax.jit\n"
+    "def forward(x):\n"
+    "    model = Model()\n"
+    "    model.configure('stage', Identity())\n"
+    "    return model.predict(x)\n"
+)
+
+
+def test_an_attribute_of_self_set_by_name_somewhere_is_not_followed() -> None:
+    """`setattr` with a name the analysis cannot read, or an item of `__dict__`, may set `self.stage` to anything
+    (here an `Identity`, whose `apply` is fine under jit); a `setattr` of another attribute changes nothing."""
+    def lint(body: str) -> list[tuple[int, str]]:
+        findings = lint_source(CONFIGURED.format(body), "model.py", RULES)
+        return [(f.row, f.code) for f in findings]
+
+    assert lint("self.mode = value") == [(7, "JAX301")]
+    assert lint("setattr(self, 'mode', value)") == [(7, "JAX301")]
+    for body in ("setattr(self, name, value)", "self.__dict__[name] = value", "self.__dict__.update({name: value})",
+                 "vars(self).update({name: value})", "object.__setattr__(self, name, value)",
+                 "setattr(self, 'stage', value)", "self.stage = value"):
+        assert lint(body) == [], body

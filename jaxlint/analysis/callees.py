@@ -14,6 +14,7 @@ transform table says where jax does that, and since which release).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Mapping, Optional
 
@@ -23,7 +24,7 @@ from jaxlint.analysis.apis import Version
 from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.names import Names, scope_imports
-from jaxlint.model.classes import PLAIN_CLASS_DECORATORS
+from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
 from jaxlint.model.transforms import WITH_JIT_OPTIONS, Options, Role
 from jaxlint.analysis.traced import (
     Signature, Transform, TransformTable, literal_ints, NotLiteral, literal_strs, applied_transforms,
@@ -173,8 +174,14 @@ class ModuleBindings:
     def __init__(self, module: cst.Module) -> None:
         self.scopes: dict[int, _Scope] = {}
         self._keep = module
+        # Attribute names assigned anywhere (`x.name = ...`, `+=`, `del`, a loop or `with` target, `setattr` with a
+        # literal name), counted by the statement scan; _ANY counts those set by a name it cannot read.
+        self._written: Counter[str] = Counter()
         self._scan(module, module.body, None)
         self.overridden = self._overridden(module)
+        self._classes = {id(statement) for statement in module.body if isinstance(statement, cst.ClassDef)}
+        self._mros: dict[tuple[int, bool], tuple[cst.ClassDef | str, ...] | None] = {}
+        self._instances: dict[tuple[int, str], cst.Call | None] = {}  # attribute_instance's answers
 
     def _overridden(self, module: cst.Module) -> set[tuple[int, str]]:
         """(id of a module-level class, name) for each attribute that a subclass of it in this module defines
@@ -218,10 +225,20 @@ class ModuleBindings:
             else:
                 for name in _compound_targets(statement):
                     scope.names.setdefault(name, []).append(_OTHER)
+                for target in _compound_target_nodes(statement):
+                    self._written.update(_attribute_targets(target))
                 for block in _blocks(statement):
                     self._statements(block, scope, owner, cls)
 
     def _small(self, small: cst.CSTNode, scope: _Scope, owner: cst.CSTNode, cls: _Scope | None) -> None:
+        kind = type(small)
+        if kind is cst.Assign:
+            for target in small.targets:
+                self._written.update(_attribute_targets(target.target))
+        elif kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
+            self._written.update(_attribute_targets(small.target))
+        elif kind is cst.Expr and type(small.value) is cst.Call:
+            self._written.update(_set_by_name(small.value))
         if isinstance(small, cst.Assign):
             single = len(small.targets) == 1
             for target in small.targets:
@@ -301,6 +318,196 @@ class ModuleBindings:
                         return None if chosen is None else (chosen, chain[:level], True)
                     return None
         return None
+
+
+    # ------------------------------------------------------------------ classes: bases and attributes
+
+    def mro(self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool] | None = None
+            ) -> tuple[cst.ClassDef | str, ...] | None:
+        """The classes Python looks a method up in, in order (C3, as `Cls.__mro__`), when every one of them is a
+        plain module-level class of this module (plain_class), or a class of another module of the project
+        (`in_project`: its qualified name, whose own bases are not known here); `object`, `abc.ABC` and
+        `typing.Generic` (model/classes.py) are left out. None when a base is anything else (`nn.Module`)."""
+        key = (id(cls), in_project is not None)
+        if key not in self._mros:
+            self._mros[key] = None  # a class deriving from itself (through a rebinding) is not known
+            self._mros[key] = self._linearize(cls, names, in_project)
+        return self._mros[key]
+
+    def _linearize(self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool] | None
+                   ) -> tuple[cst.ClassDef | str, ...] | None:
+        if id(cls) not in self._classes or not plain_class(cls, names):
+            return None
+        bases: list[cst.ClassDef | str] = []
+        for arg in cls.bases:
+            if arg.keyword is not None or arg.star:
+                return None
+            base = arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value  # `Base[T]`
+            if isinstance(base, cst.Name) and base.value == "object":
+                continue
+            qualified = names.qualified(base)
+            if qualified in TRANSPARENT_BASES:
+                continue
+            if qualified is not None:
+                if in_project is None or not in_project(qualified):
+                    return None
+                bases.append(qualified)
+                continue
+            found = self.class_of(base, (self._keep,))
+            if found is None:
+                return None
+            bases.append(found)
+        lines = []
+        for base in bases:
+            line = (base,) if isinstance(base, str) else self.mro(base, names, in_project)
+            if line is None:
+                return None
+            lines.append(list(line))
+        merged = _c3([*lines, list(bases)])
+        return None if merged is None else (cls, *merged)
+
+    def method(self, cls: cst.ClassDef, name: str, names: Names, in_project: Callable[[str], bool] | None = None
+               ) -> cst.FunctionDef | str | None:
+        """The def `name` that `Cls.name` and `instance.name` find along the class's MRO: the first class that
+        binds `name` must bind it once, to a def; when the lookup reaches another module's class, which ends the
+        MRO, that class's method by qualified name (`pkg.base.Base.norm`). None when not known, or when a class
+        on the way assigns `self.name` in a method (an instance attribute hides a method)."""
+        order = self.mro(cls, names, in_project)
+        if order is None or any(not isinstance(c, str) and name in self.scopes[id(c)].attributes for c in order):
+            return None
+        for index, owner in enumerate(order):
+            if isinstance(owner, str):
+                return f"{owner}.{name}" if index == len(order) - 1 else None
+            bound = self.scopes[id(owner)].names.get(name)
+            if bound:
+                chosen = _single(bound, True)
+                return chosen if isinstance(chosen, cst.FunctionDef) else None
+        return None
+
+    def extends(self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool]
+                ) -> tuple[str, tuple[str, ...]] | None:
+        """For a class whose MRO ends in another module's class: that class (qualified) and the names the classes
+        of this module on the way bind (in their bodies, or as `self.name` in their methods); the other names
+        a call through the class or an instance finds there."""
+        order = self.mro(cls, names, in_project)
+        if order is None or not isinstance(order[-1], str) or any(isinstance(c, str) for c in order[:-1]):
+            return None
+        bound = {name for owner in order[:-1] for name in (*self.scopes[id(owner)].names,
+                                                           *self.scopes[id(owner)].attributes)}
+        return order[-1], tuple(sorted(bound))
+
+    def attribute_instance(self, cls: cst.ClassDef, attr: str, names: Names) -> cst.Call | None:
+        """`Cls(...)` when `self.attr` in the methods of `cls` can only hold what that call made: the one
+        assignment to `.attr` in the whole module is `self.attr = Cls(...)` at the top level of the `__init__`
+        that a call of `cls` runs (not under an `if`, a loop or a `try`; `setattr(obj, "attr", v)` counts as an
+        assignment), no class on its MRO binds `attr` or `__setattr__` in its body (a property, a class attribute),
+        and the module sets no attribute by a name it cannot read (`setattr(obj, name, v)`, `__dict__`). A subclass
+        of this module that binds `attr` is counted; those of other modules are the caller's to check
+        (Imported.overridden)."""
+        key = (id(cls), attr)
+        if key not in self._instances:
+            self._instances[key] = self._attribute_instance(cls, attr, names)
+        return self._instances[key]
+
+    def _attribute_instance(self, cls: cst.ClassDef, attr: str, names: Names) -> cst.Call | None:
+        order = self.mro(cls, names)
+        if order is None or (id(cls), attr) in self.overridden:
+            return None
+        init = self.method(cls, "__init__", names)
+        if not isinstance(init, cst.FunctionDef) or self._written[attr] != 1 or self._written[_ANY]:
+            return None
+        for owner in order:
+            scope = self.scopes[id(owner)]
+            if attr in scope.names or "__setattr__" in scope.names:
+                return None
+        value = next((small.value for line in init.body.body if isinstance(line, cst.SimpleStatementLine)
+                      for small in line.body
+                      if isinstance(small, cst.Assign) and len(small.targets) == 1
+                      and _is_self_attribute(small.targets[0].target, init)
+                      and small.targets[0].target.attr.value == attr), None)
+        return value if isinstance(value, cst.Call) else None
+
+
+def inherited_methods(module: cst.Module, names: Names, in_project: Callable[[str], bool] | None = None
+                      ) -> Iterator[tuple[cst.ClassDef, str, cst.FunctionDef]]:
+    """Each module-level class's methods that it does not define itself but a base class of this module does:
+    the class, the name and the base's def (ModuleBindings.method)."""
+    bindings = module_bindings(module)
+    for cls in module.body:
+        if type(cls) is not cst.ClassDef:
+            continue
+        order = bindings.mro(cls, names, in_project)
+        if order is None:
+            continue
+        seen = set(bindings.scopes[id(cls)].names)
+        for base in order[1:]:
+            if isinstance(base, str):
+                continue
+            for name in bindings.scopes[id(base)].names:
+                if name not in seen:
+                    seen.add(name)
+                    found = bindings.method(cls, name, names, in_project)
+                    if isinstance(found, cst.FunctionDef):
+                        yield cls, name, found
+
+
+def _c3(lines: list[list]) -> list | None:
+    """C3's merge of the bases' MROs and the list of bases; None where Python raises TypeError."""
+    merged, lines = [], [line for line in lines if line]
+    while lines:
+        for line in lines:
+            head = line[0]
+            if not any(head in other[1:] for other in lines):
+                break
+        else:
+            return None
+        merged.append(head)
+        lines = [[c for c in line if c is not head] for line in lines]
+        lines = [line for line in lines if line]
+    return merged
+
+
+_ANY = ""  # in ModuleBindings._written: the attributes set by a name the scan cannot read
+
+
+def _attribute_targets(target: cst.BaseExpression) -> Iterator[str]:
+    """The attribute names an assignment target writes (`self.head`, `a.b, c.d = ...`); _ANY for an item of a
+    `__dict__` (`self.__dict__[name] = value`)."""
+    kind = type(target)
+    if kind is cst.Attribute:
+        yield target.attr.value
+    elif kind is cst.Tuple or kind is cst.List:
+        for element in target.elements:
+            yield from _attribute_targets(element.value)
+    elif kind is cst.StarredElement:
+        yield from _attribute_targets(target.value)
+    elif kind is cst.Subscript and type(target.value) is cst.Attribute and target.value.attr.value == "__dict__":
+        yield _ANY
+
+
+def _set_by_name(call: cst.Call) -> Iterator[str]:
+    """The attribute a statement `setattr(obj, "name", v)` (or `object.__setattr__(...)`) sets; _ANY for a name the
+    scan cannot read, and for `obj.__dict__.update(...)` or `vars(obj).update(...)`."""
+    func = call.func
+    if (type(func) is cst.Name and func.value == "setattr") or (
+            type(func) is cst.Attribute and func.attr.value == "__setattr__"):
+        named = [arg.value for arg in call.args if type(arg.value) is cst.SimpleString]
+        literal = named[0].evaluated_value if len(named) == 1 else None
+        yield literal if isinstance(literal, str) else _ANY
+    elif type(func) is cst.Attribute and (
+            (type(func.value) is cst.Attribute and func.value.attr.value == "__dict__")
+            or (type(func.value) is cst.Call and type(func.value.func) is cst.Name and func.value.func.value == "vars")):
+        yield _ANY
+
+
+def _compound_target_nodes(statement: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The targets a `for` or `with` statement assigns."""
+    if type(statement) is cst.For:
+        yield statement.target
+    elif type(statement) is cst.With:
+        for item in statement.items:
+            if item.asname is not None:
+                yield item.asname.name
 
 
 def _single(bound: list[cst.CSTNode], want_def: bool, want_class: bool = False) -> cst.CSTNode | None:
@@ -435,18 +642,26 @@ class Callees:
     def _method(self, expr: cst.BaseExpression, chain: Chain) -> tuple[cst.CSTNode, Chain, bool] | None:
         """`Cls.m` or `obj.m` (`obj` holding an instance of `Cls`) for a plain class of this module: its own
         def `m`, and whether an instance fills `self`."""
-        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)):
+        if not isinstance(expr, cst.Attribute):
             return None
-        if self.names.qualified(expr.value) is not None:
+        if isinstance(expr.value, cst.Name) and self.names.qualified(expr.value) is not None:
             return None  # an imported name (`jnp.sum`): no class of this module
         cls, through_instance = self.bindings.class_of(expr.value, chain), False
         if cls is None:
             cls, through_instance = self._receiver(expr), True
+        if cls is None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            cls = self._self_class(expr, chain)  # `self.m` where `m` is a base class's
         if not isinstance(cls, cst.ClassDef) or not plain_class(cls, self.names):
             return None
-        scope = self.bindings.scopes[id(cls)]
-        method = _single(scope.names.get(expr.attr.value, []), True)
+        bound = self.bindings.scopes[id(cls)].names.get(expr.attr.value)
+        method = _single(bound, True) if bound else self.bindings.method(cls, expr.attr.value, self.names)
         return (method, chain, through_instance) if isinstance(method, cst.FunctionDef) else None
+
+    def _self_class(self, expr: cst.Attribute, chain: Chain) -> cst.ClassDef | None:
+        """The class of the method `self.m` is in, unless a subclass of this module defines `m` again."""
+        if len(chain) < 2 or not isinstance(chain[-2], cst.ClassDef) or not _is_self_attribute(expr, chain[-1]):
+            return None
+        return None if (id(chain[-2]), expr.attr.value) in self.bindings.overridden else chain[-2]
 
     def partial_of(self, call: cst.Call, chain: Chain, accept=None, depth: int = 0
                    ) -> tuple[JittedCallee, cst.Call] | None:

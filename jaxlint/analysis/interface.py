@@ -63,6 +63,7 @@ class Applied:
     options: tuple[tuple[str, str], ...] = ()  # its keyword options as written: (`static_argnames`, `"n"`)
     bound: int = 0  # positional parameters `partial` fills before the transform sees the function...
     bound_names: tuple[str, ...] = ()  # ...and keyword ones
+    instance: bool = False  # a method applied through an instance (`jax.vmap(scaler.apply)`): `self` is bound
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,9 @@ class Interface:
     # Its module-level classes: a call elsewhere of `Class.method` reaches it only for one of these (a call
     # of `obj.update(...)` where `obj` came from one of its functions, `obj = adam(lr)`, does not).
     classes: tuple[str, ...] = ()
+    # Its classes whose MRO ends in another module's class: that class (qualified) and the names its classes on
+    # the way bind. `Child.norm` of another module's call is `pkg.base.Base.norm` when `norm` is not one of them.
+    extends: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -110,11 +114,13 @@ class Interface:
             data.get("read_x64", False),
             tuple(data.get("read_literals", ())),
             tuple(Applied(a["target"], a["transform"], a["staged"], a["where"],
-                          tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]))
+                          tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]),
+                          a.get("instance", False))
                   for a in data.get("applications", ())),
             {base: tuple(names) for base, names in data.get("overrides", {}).items()},
             tuple(data.get("read_self_calls", ())),
             tuple(data.get("classes", ())),
+            {cls: (base, tuple(names)) for cls, (base, names) in data.get("extends", {}).items()},
         )
 
 

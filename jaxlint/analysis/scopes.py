@@ -237,9 +237,14 @@ def is_scalar_literal(expr: cst.BaseExpression) -> bool:
 
 
 class ScopeRecorder:
-    def __init__(self, overridden: set[tuple[int, str]] = frozenset()) -> None:
-        """`overridden`: (id of a class, name) for the methods a subclass in the module defines again."""
+    def __init__(self, overridden: set[tuple[int, str]] = frozenset(),
+                 method: Callable[[cst.ClassDef, str, cst.CSTNode | None], cst.CSTNode | None] = lambda c, n, own: own
+                 ) -> None:
+        """`overridden`: (id of a class, name) for the methods a subclass in the module defines again;
+        `method(cls, name, own)`: the def that `name` finds on an instance of `cls`, given the class's own def of
+        that name (None: it has none; a base class's may be found)."""
         self._overridden = overridden
+        self._method_of = method
         self._plain: set[int] = set()  # the classes whose calls make instances whose methods are their defs
         self._receivers: dict[int, cst.ClassDef] = {}  # `obj.m` (by id) where `obj` holds an instance of the class
         self._self_calls: list[tuple[str, cst.CSTNode | None]] = []  # `Class.m` for `self.m` in its methods
@@ -516,14 +521,14 @@ class ScopeRecorder:
         if kind is cst.Name:
             found, bound = self._named(chain, expr, depth)
             if type(found) is cst.ClassDef:
-                return self._defs.get((id(found), "__init__")), 1
+                return self._method_of(found, "__init__", self._defs.get((id(found), "__init__"))), 1
             return found, bound
         if kind is cst.Attribute and id(expr) in self._receivers:
             return self._method(self._receivers[id(expr)], expr.attr.value, True)
         if kind is cst.Attribute and type(expr.value) is cst.Name and expr.value.value in ("self", "cls"):
             for outer, inner in zip(reversed(chain[:-1]), reversed(chain)):
                 if type(inner) is cst.FunctionDef and type(outer) is cst.ClassDef:
-                    found = self._defs.get((id(outer), expr.attr.value))
+                    found = self._method_of(outer, expr.attr.value, self._defs.get((id(outer), expr.attr.value)))
                     if type(found) is cst.ClassDef:
                         return None, 0  # `self.State(...)`: a class of the class body, not followed
                     self._self_calls.append((f"{outer.name.value}.{expr.attr.value}", found))
@@ -538,8 +543,9 @@ class ScopeRecorder:
         return None, 0
 
     def _method(self, cls: cst.ClassDef, name: str, through_instance: bool) -> tuple[cst.CSTNode | None, int]:
-        """A class's own method `name` called through the class or an instance, with its bound parameters."""
-        found = self._defs.get((id(cls), name))
+        """A class's method `name` (its own or a base's) called through the class or an instance, with its bound
+        parameters."""
+        found = self._method_of(cls, name, self._defs.get((id(cls), name)))
         if not isinstance(found, cst.FunctionDef) or is_property(found):
             return None, 0
         return found, method_bound(found, through_instance)

@@ -22,7 +22,7 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.apis import parse_version
 from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_names, target_names, terminates
 from jaxlint.analysis.calls import argument
-from jaxlint.analysis.callees import Callees, module_bindings, plain_class
+from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
@@ -112,8 +112,9 @@ class ValueTracker(Domain):
         # Calls into other modules passing tracers; the last item: a method called through an instance.
         self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...], bool]] = []
         self.uses: set[str] = set()  # project names called, qualified
-        # Transforms applied to other modules' functions: the name, the transform, the function around ("" none).
-        self.applications: list[tuple[str, Transform, str]] = []
+        # Transforms applied to other modules' functions: the name, the transform, the function around ("" none),
+        # and whether a method is applied through an instance (`self` bound).
+        self.applications: list[tuple[str, Transform, str, bool]] = []
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
@@ -121,7 +122,14 @@ class ValueTracker(Domain):
         self.read_literals: set[str] = set()
         self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
         self.transforms = table
-        self.recorder = ScopeRecorder(self._overridden(module, context))
+        self._bindings = module_bindings(module)
+        self._in_project = context.in_project if context is not None else None
+        self._overrides = self._overridden(module, context)
+        self.recorder = ScopeRecorder(self._overrides, self._method)
+        self._fixed_receivers: dict[int, object] = {}  # _receiver's answers for `self.attr.m` and `Cls(...).m`, by id
+        # `Class.attr` for each `self.attr.m(...)` followed: a subclass elsewhere that binds `attr` changes it.
+        self.read_attributes: set[str] = set()
+        self._heirs_found: dict[int, list[str]] | None = None
         self._plain: dict[int, bool] = {}  # plain_class, by the class's id (the module keeps it alive)
         self.recorder.scope_names(module, rebound_names(module.body))
         bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
@@ -153,6 +161,18 @@ class ValueTracker(Domain):
                         for name in elsewhere.get(statement.name.value, ())}
 
     # ------------------------------------------------------------------ queries
+
+    @cached_property
+    def _module_names(self) -> Names:
+        """Module-level names, for classes and their bases wherever the traversal is (`self.names` follows it)."""
+        return Names(self._module, self.context.package if self.context is not None else None)
+
+    @cached_property
+    def _bases_elsewhere(self) -> bool:
+        """Whether a class of this module derives from one of another module of the project (_inherited_elsewhere)."""
+        return self._in_project is not None and any(
+            self._in_project(self._module_names.qualified(arg.value) or "") for statement in self._module.body
+            if type(statement) is cst.ClassDef for arg in statement.bases)
 
     @cached_property
     def callees(self) -> Callees:
@@ -283,29 +303,104 @@ class ValueTracker(Domain):
         instance = self._receiver(func)
         if isinstance(instance, str):
             return f"{instance}.{func.attr.value}", True
+        if self._bases_elsewhere and type(func) is cst.Attribute:
+            inherited = self._inherited_elsewhere(func, instance)
+            if inherited is not None:
+                return inherited
         return self.names.qualified(func), False
 
-    def _receiver(self, func: cst.BaseExpression) -> object:
-        """The class whose instance the receiver of `obj.method` holds here, if known: a ClassDef of this
-        module (told to the recorder, which resolves the method) or another module's class by name."""
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+    def _inherited_elsewhere(self, func: cst.Attribute, instance: object) -> tuple[str, bool] | None:
+        """`obj.m`, `Cls.m` or `self.m` where a class of this module inherits `m` from a class of another module of
+        the project: that class's method by qualified name (`pkg.base.Base.norm`), and whether through an instance."""
+        through_instance = instance is not None
+        cls = instance
+        if cls is None and type(func.value) is cst.Name:
+            chain = tuple(self._chain)
+            if func.value.value == "self" and len(chain) == 3 and type(chain[1]) is cst.ClassDef:
+                cls, through_instance = chain[1], True
+                if (id(cls), func.attr.value) in self._overrides:
+                    return None  # a subclass's method may be the one that runs
+            else:
+                cls = self._bindings.class_of(func.value, chain)
+        if not isinstance(cls, cst.ClassDef):
             return None
-        held = self._lookup(func.value.value)
-        instance = held.instance if held is not None else None
+        found = self._bindings.method(cls, func.attr.value, self._module_names, self._in_project)
+        return (found, through_instance) if isinstance(found, str) else None
+
+    def _receiver(self, func: cst.BaseExpression) -> object:
+        """The class whose instance the receiver of `obj.method` (or `self.attr.method`) holds here, if known: a
+        ClassDef of this module (told to the recorder, which resolves the method) or another module's class by
+        name."""
+        if type(func) is not cst.Attribute:
+            return None
+        if type(func.value) is cst.Name:
+            held = self._lookup(func.value.value)
+            instance = held.instance if held is not None else None
+        elif id(func) in self._fixed_receivers:
+            instance = self._fixed_receivers[id(func)]
+        elif type(func.value) is cst.Attribute and type(func.value.value) is cst.Name and func.value.value.value == "self":
+            instance = self._fixed_receivers[id(func)] = self._self_attribute(func.value)
+        elif type(func.value) is cst.Call:  # `Model().predict(x)`
+            made = self._instance(func.value)
+            instance = self._fixed_receivers[id(func)] = made.instance if made is not None else None
+        else:
+            return None
         if isinstance(instance, cst.ClassDef):
             self.recorder.receiver(func, instance)
         return instance
 
-    def _instance(self, call: cst.Call) -> Value | None:
-        """A call of a class of the project gives an instance of it (a class of this module: a plain one)."""
-        qualified = self.names.qualified(call.func)
+    def _self_attribute(self, expr: cst.Attribute) -> object:
+        """The class of the instance `self.attr` holds in a method of a module-level class, when the class's
+        `__init__` alone sets it, once, to a call of a class (callees.ModuleBindings.attribute_instance) and no
+        subclass in another module binds `attr` (Imported.overridden)."""
+        if len(self._chain) != 3 or type(self._chain[1]) is not cst.ClassDef or type(self._chain[2]) is not cst.FunctionDef:
+            return None
+        cls, method = self._chain[1], self._chain[2]
+        params = [*method.params.posonly_params, *method.params.params]
+        if not params or params[0].name.value != "self" or any(
+                getattr(d.decorator, "value", None) in ("staticmethod", "classmethod") for d in method.decorators):
+            return None
+        attr = expr.attr.value
+        call = self._bindings.attribute_instance(cls, attr, self._module_names)
+        if call is None:
+            return None
+        order = self._bindings.mro(cls, self._module_names)
+        elsewhere = self.context.imported.overridden if self.context is not None else {}
+        for owner in order:
+            self.read_attributes.add(f"{owner.name.value}.{attr}")
+            if attr in elsewhere.get(owner.name.value, ()):
+                return None
+        init = self._bindings.method(cls, "__init__", self._module_names)
+        made = self._instance(call, (self._module, self._bindings_owner(init), init))
+        return made.instance if made is not None else None
+
+    def _bindings_owner(self, method: cst.FunctionDef) -> cst.ClassDef:
+        """The module-level class whose body defines `method`."""
+        return next(statement for statement in self._module.body
+                    if type(statement) is cst.ClassDef and method in statement.body.body)
+
+    def _instance(self, call: cst.Call, chain: tuple[cst.CSTNode, ...] | None = None) -> Value | None:
+        """A call of a class of the project gives an instance of it (a class of this module: a plain one); `chain`:
+        where the call is, when not at the current point."""
+        qualified = (self.names if chain is None else self._module_names).qualified(call.func)
         if qualified is not None:
             in_project = self.context is not None and self.context.in_project(qualified)
             return Value(Kind.UNKNOWN, instance=qualified) if in_project else None
-        cls = self.callees.bindings.class_of(call.func, tuple(self._chain))
+        cls = self.callees.bindings.class_of(call.func, tuple(self._chain) if chain is None else chain)
         if cls is not None and self._plain_class(cls):
             return Value(Kind.UNKNOWN, instance=cls)
         return None
+
+    def _method(self, cls: cst.ClassDef, name: str, own: cst.CSTNode | None) -> cst.CSTNode | None:
+        """The def that `name` finds on an instance of `cls`: `own`, the class's def, unless one of its methods
+        sets `self.name` (an instance attribute hides a method); else a base class's of this module
+        (callees.ModuleBindings.method)."""
+        if name in self._bindings.scopes[id(cls)].attributes:
+            return None
+        if own is not None:
+            return own
+        found = self._bindings.method(cls, name, self._module_names, self._in_project)
+        return found if isinstance(found, cst.FunctionDef) else None
 
     def _plain_class(self, cls: cst.ClassDef) -> bool:
         if id(cls) not in self._plain:
@@ -479,6 +574,8 @@ class ValueTracker(Domain):
         for target, transform in applied_transforms(node, self.names, self.transforms):
             if caller is not None and caller.staged and not transform.staged:
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
+            if type(target) is cst.Attribute:
+                self._receiver(target)  # `jax.vmap(scaler.apply)`: the method, with `self` bound
             self.recorder.apply(chain, target, transform)
             if transform.name in LAX_CARRIES and self._carries_list(node, transform.name):
                 self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
@@ -487,9 +584,11 @@ class ValueTracker(Domain):
             if self.context is not None:
                 self._apply_into_project(chain, target, transform)
         func = node.func
-        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        if type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             self._receiver(func)  # `obj.m(...)`: the recorder resolves it through the class `obj` holds an instance of
             self.recorder.callable_call(chain, node)  # `f(...)`, `self.m(...)`, `Cls.m(...)`, `obj.m(...)`
+        elif type(func) is cst.Attribute and isinstance(self._receiver(func), cst.ClassDef):
+            self.recorder.callable_call(chain, node)  # `self.head.apply(...)`, `Model().predict(...)`
         callback = host_callback_target(node, self.names)
         if callback is not None:
             self.recorder.host_callback(chain, callback)
@@ -535,12 +634,12 @@ class ValueTracker(Domain):
         through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
         traces it."""
         function, bound, bound_names = self.recorder.aliased(chain, target)
-        qualified = self.names.qualified(function)
+        qualified, through_instance = self._project_callee(function)  # a method too: `jax.vmap(scaler.apply)`
         if not self.context.in_project(qualified):
             return
         transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)
         around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
-        self.applications.append((qualified, transform, around))
+        self.applications.append((qualified, transform, around, through_instance))
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction,
                            through_instance: bool) -> None:
@@ -573,9 +672,12 @@ class ValueTracker(Domain):
         elif len(self._chain) == 2 and isinstance(self._chain[1], cst.ClassDef):
             # As in this module: a call of the class runs its `__init__`, and methods of plain classes are called.
             cls = self._chain[1].name.value
-            given = [(entry, 1) for entry in entries.get(cls, ())] if name == "__init__" else []
+            # Subclasses of this module that inherit the method are called through their own names.
+            heirs = [cls, *self._heirs().get(id(node), ())]
+            given = [(entry, 1) for heir in heirs for entry in entries.get(heir, ())] if name == "__init__" else []
             if self._plain_class(self._chain[1]):
-                given += [(entry, method_bound(node, entry.instance)) for entry in entries.get(f"{cls}.{name}", ())]
+                given += [(entry, method_bound(node, entry.instance)) for heir in heirs
+                          for entry in entries.get(f"{heir}.{name}", ())]
         else:
             return {}
         positional = Signature.of(node.params).positional
@@ -589,13 +691,30 @@ class ValueTracker(Domain):
                 passed[param] = Tracer(name, param, via, entry.caller)
         return passed
 
+    def _heirs(self) -> dict[int, list[str]]:
+        """By the id of a method's def: the module-level classes of this module that run it without defining it."""
+        if self._heirs_found is None:
+            self._heirs_found = {}
+            for heir, _, method in inherited_methods(self._module, self._module_names, self._in_project):
+                self._heirs_found.setdefault(id(method), []).append(heir.name.value)
+        return self._heirs_found
+
     def _applied_by_other_modules(self, node: cst.CSTNode, name: str) -> list[Transform]:
-        """The transforms other modules apply to this module-level function, as if applied here."""
-        if self.context is None or len(self._chain) != 1 or not isinstance(node, cst.FunctionDef):
+        """The transforms other modules apply to this module-level function, or to this method of a module-level
+        plain class (through the class or an instance: `jax.vmap(scaler.apply)`), as if applied here."""
+        if self.context is None or not isinstance(node, cst.FunctionDef) or not self.context.imported.applied:
+            return []
+        applied = self.context.imported.applied
+        if len(self._chain) == 1:
+            given = [(a, 0) for a in applied.get(name, ())]
+        elif len(self._chain) == 2 and type(self._chain[1]) is cst.ClassDef and self._plain_class(self._chain[1]):
+            heirs = [self._chain[1].name.value, *self._heirs().get(id(node), ())]
+            given = [(a, method_bound(node, a.instance)) for heir in heirs for a in applied.get(f"{heir}.{name}", ())]
+        else:
             return []
         return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
-                          a.bound, frozenset(a.bound_names), a.where)
-                for a in self.context.imported.applied.get(name, ())]
+                          a.bound + bound, frozenset(a.bound_names), a.where)
+                for a, bound in given]
 
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]

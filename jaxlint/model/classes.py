@@ -7,3 +7,8 @@ PLAIN_CLASS_DECORATORS = frozenset({
     "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_pytree_with_keys_class",
     "jax.tree_util.register_dataclass", "jax.tree_util.register_static",
 })
+
+# Base classes that give their subclasses no method a call could run instead of one of the class's own (the ABC
+# machinery only checks abstract methods when the class is called; `Generic` only adds subscription): methods
+# are looked up as if they were not there.
+TRANSPARENT_BASES = frozenset({"abc.ABC", "typing.Generic", "typing_extensions.Generic"})
