@@ -292,8 +292,8 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
     applications = tuple(
         Applied(target, transform.name, transform.staged, f"{filename}:{line(transform.node, around)}",
                 tuple((option, _EMPTY.code_for_node(value)) for option, value in transform.keywords.items()),
-                transform.bound, tuple(sorted(transform.bound_names)))
-        for target, transform, around in tracker.applications
+                transform.bound, tuple(sorted(transform.bound_names)), made)
+        for target, transform, around, made in tracker.applications
     )
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}

@@ -63,6 +63,8 @@ class Applied:
     options: tuple[tuple[str, str], ...] = ()  # its keyword options as written: (`static_argnames`, `"n"`)
     bound: int = 0  # positional parameters `partial` fills before the transform sees the function...
     bound_names: tuple[str, ...] = ()  # ...and keyword ones
+    # Applied to the function that calling the target makes (`jax.jit(losses.make_loss(2.0))`), not to it.
+    made: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,8 @@ class Interface:
             data.get("read_x64", False),
             tuple(data.get("read_literals", ())),
             tuple(Applied(a["target"], a["transform"], a["staged"], a["where"],
-                          tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]))
+                          tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]),
+                          a.get("made", False))
                   for a in data.get("applications", ())),
             {base: tuple(names) for base, names in data.get("overrides", {}).items()},
             tuple(data.get("read_self_calls", ())),

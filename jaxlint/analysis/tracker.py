@@ -24,6 +24,7 @@ from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_na
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.callees import Callees, module_bindings, plain_class
 from jaxlint.analysis.donations import DonationFlow
+from jaxlint.analysis.factories import product
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.interface import ModuleContext
@@ -110,8 +111,9 @@ class ValueTracker(Domain):
         # Calls into other modules passing tracers; the last item: a method called through an instance.
         self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...], bool]] = []
         self.uses: set[str] = set()  # project names called, qualified
-        # Transforms applied to other modules' functions: the name, the transform, the function around ("" none).
-        self.applications: list[tuple[str, Transform, str]] = []
+        # Transforms applied to other modules' functions: the name, the transform, the function around ("" none),
+        # and whether to the function that calling it makes (a factory's product) rather than to it.
+        self.applications: list[tuple[str, Transform, str, bool]] = []
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
@@ -344,10 +346,15 @@ class ValueTracker(Domain):
         if isinstance(target, cst.Name) and isinstance(node.value, cst.Lambda):
             self.recorder.alias(tuple(self._chain), target.value, node.value)
         elif isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
+            chain = tuple(self._chain)
             applied = applied_transforms(node.value, self.names, self.transforms)
             if len(applied) == 1:
                 function, transform = applied[0]
-                self.recorder.alias(tuple(self._chain), target.value, function, transform.bound)
+                function, bound, names = self._made(function, chain, transform.bound)
+                self.recorder.alias(chain, target.value, function, bound, names)
+            elif self._made_once(node.value, target, chain):
+                # `loss_fn = make_loss(2.0)`: calling or transforming `loss_fn` is the function the factory makes.
+                self.recorder.alias(chain, target.value, *self._made(node.value, chain))
             elif self.names.qualified(node.value.func) in PARTIAL and node.value.args:
                 # `kernel = partial(add_kernel, scale=2.0)`: calling `kernel` calls `add_kernel`.
                 given = [arg for arg in node.value.args if arg.keyword is None]
@@ -425,6 +432,14 @@ class ValueTracker(Domain):
         for target, transform in applied_transforms(node, self.names, self.transforms):
             if caller is not None and caller.staged and not transform.staged:
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
+            if isinstance(target, cst.Call):  # `jax.jit(make_loss(2.0))`: what the factory returns
+                made, bound, names = self._made(target, chain, transform.bound)
+                transform = replace(transform, bound=bound, bound_names=transform.bound_names | names)
+                if made is target:
+                    if self.context is not None:
+                        self._apply_into_project(chain, target, transform)
+                    continue
+                target = made
             self.recorder.apply(chain, target, transform)
             if transform.name in LAX_CARRIES and self._carries_list(node, transform.name):
                 self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
@@ -481,12 +496,39 @@ class ValueTracker(Domain):
         through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
         traces it."""
         function, bound, bound_names = self.recorder.aliased(chain, target)
-        qualified = self.names.qualified(function)
+        made = isinstance(function, cst.Call)  # `jax.jit(losses.make_loss(2.0))`: to what the factory makes
+        qualified = self.names.qualified(function.func if made else function)
         if not self.context.in_project(qualified):
             return
         transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)
         around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
-        self.applications.append((qualified, transform, around))
+        self.applications.append((qualified, transform, around, made))
+
+    def _made(self, target: cst.BaseExpression, chain: tuple[cst.CSTNode, ...], bound: int = 0
+              ) -> tuple[cst.BaseExpression, int, frozenset[str]]:
+        """For a call of a factory of this module (`make_loss(2.0)`), the function it returns, with the
+        parameters a `partial` around it fills besides `bound`; anything else as it is."""
+        if not isinstance(target, cst.Call):
+            return target, bound, frozenset()
+        found = self.callees.bindings.binding(target.func, chain, want_def=True)
+        made = None
+        if found is not None and isinstance(found[0], cst.FunctionDef):
+            made = product(found[0], self.callees.bindings, self.names, self.transforms)
+        if made is None:
+            return target, bound, frozenset()
+        return made.function, bound + made.bound, made.bound_names
+
+    def _made_once(self, call: cst.Call, target: cst.Name, chain: tuple[cst.CSTNode, ...]) -> bool:
+        """`name = call` is the name's only binding in its scope, and the call may be a factory's: one of
+        this module, or of another module of the project."""
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return False
+        found = self.callees.bindings.binding(target, chain)
+        if found is None or found[0] is not call:
+            return False
+        if self._made(call, chain)[0] is not call:
+            return True
+        return self.context is not None and self.context.in_project(self.names.qualified(call.func))
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction,
                            through_instance: bool) -> None:
@@ -541,10 +583,30 @@ class ValueTracker(Domain):
             return []
         return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
                           a.bound, frozenset(a.bound_names), a.where)
-                for a in self.context.imported.applied.get(name, ())]
+                for a in self.context.imported.applied.get(name, ()) if not a.made]
+
+    @cached_property
+    def _made_for_other_modules(self) -> dict[cst.CSTNode, list[Transform]]:
+        """The functions that module-level factories make, with the transforms other modules apply to what
+        calling the factory gives (`jax.jit(losses.make_loss(2.0))`), as if applied here."""
+        found: dict[cst.CSTNode, list[Transform]] = {}
+        for name, applications in (self.context.imported.applied.items() if self.context is not None else ()):
+            made = [a for a in applications if a.made]
+            factory = self.callees.bindings.binding(cst.Name(name), (self._module,), want_def=True) if made else None
+            if factory is None or not isinstance(factory[0], cst.FunctionDef):
+                continue
+            function = product(factory[0], self.callees.bindings, self.names, self.transforms)
+            if function is not None:
+                found.setdefault(function.function, []).extend(
+                    Transform(a.transform, function.function, a.staged,
+                              {option: _option(text) for option, text in a.options}, a.bound + function.bound,
+                              frozenset(a.bound_names) | function.bound_names, a.where)
+                    for a in made)
+        return found
 
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
-        transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
+        transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name),
+                      *self._made_for_other_modules.get(node, ())]
         if node in self._known.host:
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
