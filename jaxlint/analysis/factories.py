@@ -82,7 +82,23 @@ def _made(expr: cst.BaseExpression, factory: cst.FunctionDef, bindings, names: N
             if inner is None:
                 return None
             return Product(inner.function, inner.bound + bound, inner.bound_names | bound_names)
+        if isinstance(node, cst.FunctionDef) and not _rebound_by_transforms(node, factory, bindings, names, table):
+            return None
         target = node
     if isinstance(target, (cst.FunctionDef, cst.Lambda)):
         return Product(target, bound, bound_names)
     return None
+
+
+def _rebound_by_transforms(function: cst.FunctionDef, factory: cst.FunctionDef, bindings, names: Names,
+                           table: TransformTable) -> bool:
+    """Whether every binding of the def's name in the factory is the def or a transform of it (`step =
+    jax.jit(step)`): another wrapper (`step = register(step)`, `step = partial(step, cfg)`) may change it."""
+    for value in bindings.scopes[id(factory)].names[function.name.value]:
+        if value is function:
+            continue
+        target, bound, bound_names = unwrap(value, names, table) if isinstance(value, cst.Call) else (None, 0, None)
+        if not (isinstance(target, cst.Name) and target.value == function.name.value and not bound
+                and not bound_names):
+            return False
+    return True
