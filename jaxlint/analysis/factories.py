@@ -23,6 +23,11 @@ _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _CACHES = frozenset({"functools.cache", "functools.lru_cache"})
 
 
+# Answers by the factory's id, with the factory (which keeps its id unique): a module's calls of one helper
+# ask again in every round of its analysis.
+_PRODUCTS: dict[int, tuple[cst.FunctionDef, "Product | None"]] = {}
+
+
 @dataclass(frozen=True)
 class Product:
     """The function a factory returns on every path, with the leading parameters (and keyword ones) that a
@@ -57,10 +62,17 @@ def product(factory: cst.FunctionDef, bindings, names: Names, table: TransformTa
     """The function `factory` returns on every path: a def or lambda of its own scope, returned by name,
     through a transform (`return jax.jit(step)`) or a `partial`; None when the paths may differ, or when a
     decorator may change what calling the factory gives. `bindings`: the module's callees.ModuleBindings."""
-    if not all(_keeps_result(decorator.decorator, names) for decorator in factory.decorators):
-        return None
-    found = {_made(expr, factory, bindings, names, table) for expr in returned(factory) or ()}
-    return found.pop() if len(found) == 1 else None
+    known = _PRODUCTS.get(id(factory))
+    if known is not None and known[0] is factory:
+        return known[1]
+    if len(_PRODUCTS) > 4096:
+        _PRODUCTS.clear()
+    found = {None}
+    if all(_keeps_result(decorator.decorator, names) for decorator in factory.decorators):
+        found = {_made(expr, factory, bindings, names, table) for expr in returned(factory) or ()}
+    made = found.pop() if len(found) == 1 else None
+    _PRODUCTS[id(factory)] = (factory, made)
+    return made
 
 
 def _keeps_result(decorator: cst.BaseExpression, names: Names) -> bool:
