@@ -296,3 +296,32 @@ def test_a_factory_returning_different_jitted_callables_gives_no_callee() -> Non
                            "    return jax.jit(evaluate)\n")
     # (The plain `jax.jit(evaluate)` traces `shape`, which `jnp.zeros` cannot take: JAX401 is right there.)
     assert [(row, code) for row, _, code, _ in findings(source)] == [(18, "JAX401"), (29, "JAX504")]
+
+
+def test_an_isinstance_test_of_a_conditional_expression_narrows_its_arms() -> None:
+    # optax's cosine_decay_schedule, jitted as `jax.jit(cosine_decay_schedule(1.0, 100))`: a tracer is never a
+    # Python int, so `float(x)` runs on ints only (jax 0.10.2 runs it); the other arm still sees the tracer.
+    source = """\
+import jax
+import jax.numpy as jnp
+
+
+def cosine_decay_schedule(init_value, decay_steps):
+    def schedule(count):
+        nonlocal decay_steps
+        decay_steps, count = jax.tree.map(lambda x: float(x) if isinstance(x, int) else x, (decay_steps, count))
+        count = jnp.minimum(count, decay_steps)
+        return init_value * 0.5 * (1 + jnp.cos(jnp.pi * count / decay_steps))
+    return schedule
+
+
+def make_warmup(steps):
+    def warmup(count):
+        return jax.tree.map(lambda x: x if isinstance(x, int) else float(x) / steps, count)
+    return warmup
+
+
+lr = jax.jit(cosine_decay_schedule(1.0, 100))
+warm = jax.jit(make_warmup(10))
+"""
+    assert [(row, col, code) for row, col, code, _ in findings(source)] == [(16, 68, "JAX303")]
