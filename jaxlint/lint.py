@@ -286,8 +286,8 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
             returns[name] = Exported(positional, (), None, False, literal, self_param)
     calls = tuple(
         Outgoing(target, caller, trace.name, trace.staged, f"{filename}:{line(node, caller)}", positional,
-                 keywords, instance)
-        for target, node, caller, trace, positional, keywords, instance in tracker.outgoing
+                 keywords, instance, made)
+        for target, node, caller, trace, positional, keywords, instance, made in tracker.outgoing
     )
     applications = tuple(
         Applied(target, transform.name, transform.staged, f"{filename}:{line(transform.node, around)}",

@@ -325,3 +325,30 @@ lr = jax.jit(cosine_decay_schedule(1.0, 100))
 warm = jax.jit(make_warmup(10))
 """
     assert [(row, col, code) for row, col, code, _ in findings(source)] == [(16, 68, "JAX303")]
+
+
+def test_a_traced_call_of_what_a_factory_made_passes_its_tracers_on() -> None:
+    source = """\
+import jax
+import jax.numpy as jnp
+
+
+def make_metric(threshold):
+    def accuracy(logits, labels):
+        acc = jnp.mean(jnp.argmax(logits, -1) == labels)
+        if acc > threshold:
+            print("good", acc)
+        return acc
+    return accuracy
+
+
+metric = make_metric(0.9)
+
+
+@jax.jit
+def eval_step(params, x, y):
+    return metric(x @ params, y)
+"""
+    assert [(row, col, code) for row, col, code, _ in findings(source)] == [(8, 12, "JAX301"), (9, 13, "JAX306")]
+    assert ("`acc > threshold` is traced (`logits` is traced: `accuracy` is called with a tracer from `eval_step` at "
+            "line 19)") in findings(source)[0][3]

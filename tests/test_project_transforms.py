@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import write
 from jaxlint import project
-from jaxlint.analysis.interface import Applied, Imported, Interface
+from jaxlint.analysis.interface import Applied, Entry, Imported, Interface, Outgoing
 from jaxlint.connected import connected
 from test_project import found
 
@@ -113,3 +113,29 @@ def test_an_application_to_what_a_factory_makes_crosses_the_cache() -> None:
     assert Interface.from_json(interface.to_json()) == interface
     facts = project.imported_facts({"app.main": interface, "app.losses": Interface()})
     assert facts["app.losses"].applied == {"make_loss": (made,)}
+
+
+def test_a_call_of_what_another_module_s_factory_made_passes_its_tracers_there(tmp_path: Path) -> None:
+    files = {
+        "app/__init__.py": "",
+        "app/losses.py": FACTORIES["app/losses.py"],
+        "app/train.py": ("import jax\n\nfrom app import losses\n\nloss_fn = losses.make_loss(2.0)\n"
+                         "relu = losses.make_either(\"relu\")\n\n\n@jax.jit\ndef step(params, batch):\n"
+                         "    loss = loss_fn(params, batch)\n    return params - 0.1 * loss, relu(batch)\n"),
+    }
+    for name, text in files.items():
+        write(tmp_path / name, text)
+    whole = found(tmp_path, "app")
+    assert [(f["filename"], f["location"]["row"], f["location"]["column"], f["code"]) for f in whole] == [
+        ("app/losses.py", 7, 12, "JAX301"), ("app/losses.py", 8, 13, "JAX306")]
+    assert ("`err > scale` is traced (`params` is traced: `loss` is called with a tracer from `step` "
+            "(app/train.py:11), transformed by `jax.jit`)") in whole[0]["message"]
+
+
+def test_a_call_of_what_a_factory_made_crosses_the_cache_to_the_factory_s_module() -> None:
+    call = Outgoing("app.losses.make_loss", "step", "jax.jit", True, "app/train.py:11", (0,), (), made=True)
+    interface = Interface(calls=(call,))
+    assert Interface.from_json(interface.to_json()) == interface
+    facts = project.imported_facts({"app.train": interface, "app.losses": Interface()})
+    assert facts["app.losses"].entries == {"make_loss": (Entry(0, "step", "jax.jit", True, "app/train.py:11",
+                                                                made=True),)}

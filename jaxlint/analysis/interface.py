@@ -48,6 +48,7 @@ class Outgoing:
     positional: tuple[int, ...]  # the arguments that hold tracers, by position...
     keywords: tuple[str, ...]  # ...and by keyword
     instance: bool = False  # a method called through an instance (`scaler.apply(x)`): `self` comes first
+    made: bool = False  # a call of what calling the target makes (`loss_fn(x)` after `loss_fn = losses.make_loss(2.0)`)
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class Interface:
                             e.get("self_param", False))
              for name, e in data["returns"].items()},
             tuple(Outgoing(c["target"], c["caller"], c["transform"], c["staged"], c["where"],
-                           tuple(c["positional"]), tuple(c["keywords"]), c.get("instance", False))
+                           tuple(c["positional"]), tuple(c["keywords"]), c.get("instance", False), c.get("made", False))
                   for c in data["calls"]),
             tuple(data["uses"]),
             dict(data["reexports"]),
@@ -131,6 +132,7 @@ class Entry:
     staged: bool
     where: str
     instance: bool = False  # a method called through an instance: position 0 is the parameter after `self`
+    made: bool = False  # passed to what calling the function makes (Outgoing.made), not to it
 
 
 @dataclass(frozen=True)

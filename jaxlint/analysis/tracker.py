@@ -24,10 +24,10 @@ from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_na
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.callees import Callees, module_bindings, plain_class
 from jaxlint.analysis.donations import DonationFlow
-from jaxlint.analysis.factories import product
+from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
-from jaxlint.analysis.interface import ModuleContext
+from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal, method_bound
@@ -108,8 +108,9 @@ class ValueTracker(Domain):
         self._module = module
         self.target_version = parse_version(jax_version) if jax_version else None
         self.names = Names(module, context.package if context is not None else None)
-        # Calls into other modules passing tracers; the last item: a method called through an instance.
-        self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...], bool]] = []
+        # Calls into other modules passing tracers; the last items: a method called through an instance, and a
+        # call of what calling the target makes (a factory's product).
+        self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...], bool, bool]] = []
         self.uses: set[str] = set()  # project names called, qualified
         # Transforms applied to other modules' functions: the name, the transform, the function around ("" none),
         # and whether to the function that calling it makes (a factory's product) rather than to it.
@@ -463,6 +464,11 @@ class ValueTracker(Domain):
                 self.uses.add(qualified)
                 if caller is not None and node.args:
                     self._call_into_project(qualified, node, caller, through_instance)
+            elif caller is not None and node.args and type(func) is cst.Name:
+                made, bound, names = self.recorder.aliased(chain, func)
+                factory = self.names.qualified(made.func) if type(made) is cst.Call and not bound and not names else None
+                if self.context.in_project(factory):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
+                    self._call_into_project(factory, node, caller, False, made=True)
         if not node.args:
             return
         if caller is not None:
@@ -531,8 +537,9 @@ class ValueTracker(Domain):
         return self.context is not None and self.context.in_project(self.names.qualified(call.func))
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction,
-                           through_instance: bool) -> None:
-        """Record a traced function's call into another module when it passes tracers."""
+                           through_instance: bool, made: bool = False) -> None:
+        """Record a traced function's call into another module when it passes tracers (`made`: a call of what
+        calling `qualified` gives)."""
         positional: list[int] = []
         keywords: list[str] = []
         for index, arg in enumerate(node.args):
@@ -547,17 +554,22 @@ class ValueTracker(Domain):
         if positional or keywords:
             trace = caller.trace or Transform("a traced caller", node, caller.staged)
             self.outgoing.append((qualified, node, caller.name, trace, tuple(positional), tuple(keywords),
-                                  through_instance))
+                                  through_instance, made))
 
     def _from_other_modules(self, node: cst.CSTNode, name: str) -> dict[str, Tracer]:
         """Tracers that traced functions of other modules pass to this module-level function, or to this
         method of a module-level class (called through the class or an instance; `__init__`: by calling
         the class)."""
-        if self.context is None or not isinstance(node, cst.FunctionDef) or not self.context.imported.entries:
+        if self.context is None or not self.context.imported.entries:
             return {}
         entries = self.context.imported.entries
-        if len(self._chain) == 1:
-            given = [(entry, 0) for entry in entries.get(name, ())]
+        made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
+        if made is not None:  # `loss_fn(params, batch)` in a traced function, after `loss_fn = losses.make_loss(2.0)`
+            given = [(entry, made[0].bound) for entry in entries.get(made[1], ()) if entry.made]
+        elif not isinstance(node, cst.FunctionDef):
+            return {}
+        elif len(self._chain) == 1:
+            given = [(entry, 0) for entry in entries.get(name, ()) if not entry.made]
         elif len(self._chain) == 2 and isinstance(self._chain[1], cst.ClassDef):
             # As in this module: a call of the class runs its `__init__`, and methods of plain classes are called.
             cls = self._chain[1].name.value
@@ -579,34 +591,40 @@ class ValueTracker(Domain):
 
     def _applied_by_other_modules(self, node: cst.CSTNode, name: str) -> list[Transform]:
         """The transforms other modules apply to this module-level function, as if applied here."""
-        if self.context is None or len(self._chain) != 1 or not isinstance(node, cst.FunctionDef):
+        if self.context is None:
+            return []
+        applied = self.context.imported.applied
+        made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
+        if made is not None:  # `jax.jit(losses.make_loss(2.0))`: to what the factory makes
+            function, factory = made
+            return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
+                              a.bound + function.bound, frozenset(a.bound_names) | function.bound_names, a.where)
+                    for a in applied.get(factory, ()) if a.made]
+        if len(self._chain) != 1 or not isinstance(node, cst.FunctionDef):
             return []
         return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
                           a.bound, frozenset(a.bound_names), a.where)
-                for a in self.context.imported.applied.get(name, ()) if not a.made]
+                for a in applied.get(name, ()) if not a.made]
 
     @cached_property
-    def _made_for_other_modules(self) -> dict[cst.CSTNode, list[Transform]]:
-        """The functions that module-level factories make, with the transforms other modules apply to what
-        calling the factory gives (`jax.jit(losses.make_loss(2.0))`), as if applied here."""
-        found: dict[cst.CSTNode, list[Transform]] = {}
-        for name, applications in (self.context.imported.applied.items() if self.context is not None else ()):
-            made = [a for a in applications if a.made]
-            factory = self.callees.bindings.binding(cst.Name(name), (self._module,), want_def=True) if made else None
-            if factory is None or not isinstance(factory[0], cst.FunctionDef):
-                continue
-            function = product(factory[0], self.callees.bindings, self.names, self.transforms)
-            if function is not None:
-                found.setdefault(function.function, []).extend(
-                    Transform(a.transform, function.function, a.staged,
-                              {option: _option(text) for option, text in a.options}, a.bound + function.bound,
-                              frozenset(a.bound_names) | function.bound_names, a.where)
-                    for a in made)
+    def _made_for_other_modules(self) -> dict[cst.CSTNode, tuple[Product, str]]:
+        """The functions that module-level factories make when other modules transform or call what calling the
+        factory gives (`jax.jit(losses.make_loss(2.0))`), with the factory's name."""
+        found: dict[cst.CSTNode, tuple[Product, str]] = {}
+        imported = self.context.imported if self.context is not None else Imported()
+        names = {name for name, applications in imported.applied.items() if any(a.made for a in applications)}
+        names |= {name for name, entries in imported.entries.items() if any(entry.made for entry in entries)}
+        for name in sorted(names):
+            factory = self.callees.bindings.binding(cst.Name(name), (self._module,), want_def=True)
+            made = None
+            if factory is not None and isinstance(factory[0], cst.FunctionDef):
+                made = product(factory[0], self.callees.bindings, self.names, self.transforms)
+            if made is not None:
+                found[made.function] = (made, name)
         return found
 
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
-        transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name),
-                      *self._made_for_other_modules.get(node, ())]
+        transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
         if node in self._known.host:
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
