@@ -437,9 +437,9 @@ class Callees:
         """`make_train_step(opt)` of a factory of this module that returns the same transformed callable on every
         path (`@jax.jit def train_step` nested in it, or `return jax.jit(step, donate_argnums=0)`)."""
         factory = self._factory(call, chain)
-        expressions = returned(factory[0]) if factory is not None else None
-        if not expressions or product(factory[0], self.bindings, self.names, self.table) is None:
+        if factory is None or product(factory[0], self.bindings, self.names, self.table) is None:
             return None
+        expressions = returned(factory[0])
         inside = (*factory[1], factory[0])
         found = [self._callee(expr, inside, depth + 1, accept) for expr in expressions]
         return found[0] if all(callee == found[0] for callee in found) else None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import terminates
+from jaxlint.analysis.bindings import statements, terminates
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, unwrap
 from jaxlint.traversal import children
@@ -67,12 +67,20 @@ def product(factory: cst.FunctionDef, bindings, names: Names, table: TransformTa
         return known[1]
     if len(_PRODUCTS) > 4096:
         _PRODUCTS.clear()
-    found = {None}
-    if all(_keeps_result(decorator.decorator, names) for decorator in factory.decorators):
-        found = {_made(expr, factory, bindings, names, table) for expr in returned(factory) or ()}
-    made = found.pop() if len(found) == 1 else None
+    made = _product(factory, bindings, names, table)
     _PRODUCTS[id(factory)] = (factory, made)
     return made
+
+
+def _product(factory: cst.FunctionDef, bindings, names: Names, table: TransformTable) -> Product | None:
+    if not all(_keeps_result(decorator.decorator, names) for decorator in factory.decorators):
+        return None
+    last = list(statements(factory.body))[-1:]
+    if last and isinstance(last[0], cst.Return):  # what it returns last tells most functions apart, cheaply
+        if last[0].value is None or _made(last[0].value, factory, bindings, names, table) is None:
+            return None
+    found = {_made(expr, factory, bindings, names, table) for expr in returned(factory) or ()}
+    return found.pop() if len(found) == 1 else None
 
 
 def _keeps_result(decorator: cst.BaseExpression, names: Names) -> bool:

@@ -529,12 +529,11 @@ class ValueTracker(Domain):
         this module, or of another module of the project."""
         if not isinstance(call.func, (cst.Name, cst.Attribute)):
             return False
-        found = self.callees.bindings.binding(target, chain)
-        if found is None or found[0] is not call:
+        if self._made(call, chain)[0] is call and not (
+                self.context is not None and self.context.in_project(self.names.qualified(call.func))):
             return False
-        if self._made(call, chain)[0] is not call:
-            return True
-        return self.context is not None and self.context.in_project(self.names.qualified(call.func))
+        found = self.callees.bindings.binding(target, chain)
+        return found is not None and found[0] is call
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction,
                            through_instance: bool, made: bool = False) -> None:
