@@ -19,7 +19,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import (
     Transform, TracedFunction, applied_transforms, decorator_transform, traced_function,
 )
-from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
+from jaxlint.analysis.bindings import declared_outer, mentioned_names, parameter_names, rebound_names
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
 
 
@@ -52,6 +52,10 @@ class Keys:
     def unread(self, call: cst.Call) -> bool:
         """A call in a loop body whose result nobody reads there: its draws repeat nothing anyone sees."""
         return self._flow.unread(call)
+
+    def varies_per_iteration(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` reads the target of the innermost loop (`a` in `for a in arrays`)."""
+        return any(self._flow.loop_target(name) for name in mentioned_names(expr))
 
 
 class Donations:

@@ -70,9 +70,10 @@ class Domain:
         """A branch of an `if` (or an arm of `a if test else b`) begins, taken when `test` is `truth` (what the
         test tells about a name)."""
 
-    def leave_branch(self, branch: cst.BaseSuite | cst.If | cst.Else | None) -> None:
+    def leave_branch(self, branch: cst.BaseSuite | cst.If | cst.Else | None, only_way_on: bool = False) -> None:
         """The branch `enter_branch` began ends (`branch`: its block, an `elif`, an `else`, or None: no `else`, or
-        an arm of a conditional expression)."""
+        an arm of a conditional expression); `only_way_on` when the other branch's paths all ended (`if
+        isinstance(x, T): return`): what the test told this branch holds after the `if` too."""
 
 
 @dataclass
@@ -303,9 +304,9 @@ class Flow:
             domain.enter_branch(node.test, False)
 
     def leave_If(self, node: cst.If) -> None:
-        for domain in self.domains:
-            domain.leave_branch(node.orelse)
         _, after_body = self._branches.pop()
+        for domain, body_state in zip(self.domains, after_body):
+            domain.leave_branch(node.orelse, only_way_on=body_state is None)
         self._merge([after_body, self._snapshot()])  # the `else` (or no `else`: the state before)
 
     def visit_Else_body(self, node: cst.Else) -> None:

@@ -246,6 +246,7 @@ class KeyFlow(Domain):
         self._notebook = False
         self._pure: set[str] = set()  # names bound to jitted or vmapped functions
         self._unread: set[int] = set()  # calls in loop bodies whose results nobody reads
+        self._loop_targets: list[set[str]] = []  # of each loop around this point, innermost last
 
     @property
     def state(self) -> KeyState:
@@ -467,9 +468,17 @@ class KeyFlow(Domain):
         if isinstance(node, (cst.For, cst.While)):
             rebound = rebound | set(_self_targets(node.body))
         self.state.loops.append(rebound)
+        # What the loop itself binds at each iteration (a comprehension's `rebound` is just that).
+        targets = set(target_names(node.target)) if type(node) is cst.For else set() if type(node) is cst.While else rebound
+        self._loop_targets.append(targets)
 
     def exit_loop(self, node: cst.CSTNode) -> None:
         self.state.loops.pop()
+        self._loop_targets.pop()
+
+    def loop_target(self, name: str) -> bool:
+        """Whether the innermost loop binds `name` as its target at each iteration."""
+        return bool(self._loop_targets) and name in self._loop_targets[-1]
 
     def _enter(self, node: cst.CSTNode, params: cst.Parameters, body) -> None:
         outer = self.state

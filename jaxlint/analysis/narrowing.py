@@ -5,19 +5,27 @@ never sends an array or a tracer down the other branches."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import ARRAY_CLASSES, NOT_ARRAY_CLASSES
 
 
-def not_an_array(test: cst.BaseExpression, names: Names) -> tuple[str, bool] | None:
+def not_an_array(test: cst.BaseExpression, names: Names,
+                 definition: Callable[[cst.BaseExpression], cst.CSTNode | None] = lambda _: None,
+                 ) -> tuple[str, bool] | None:
     """For `isinstance(x, T)`: (`x`, True) when no JAX array passes the test (then `x` is no array in
     the body), (`x`, False) when every JAX array passes it (then `x` is no array in the `else`); the
-    other way round for `not isinstance(x, T)`."""
+    other way round for `not isinstance(x, T)`. A call of a function of the module that only returns such
+    a test of its parameter (`def is_traced(v): return isinstance(v, jax.core.Tracer)`, found with
+    `definition`) tests its argument the same way."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        found = not_an_array(test.expression, names)
+        found = not_an_array(test.expression, names, definition)
         return None if found is None else (found[0], not found[1])
+    if type(test) is cst.Call and not (type(test.func) is cst.Name and test.func.value == "isinstance"):
+        test = _inlined(test, definition(test.func))
     if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
             and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
         return None
@@ -31,3 +39,30 @@ def not_an_array(test: cst.BaseExpression, names: Names) -> tuple[str, bool] | N
     if classes & ARRAY_CLASSES:
         return subject, False
     return None
+
+
+def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression | None:
+    """`isinstance(arg, T)` for a call of `def f(p): return isinstance(p, T)` with `arg` for `p`."""
+    if type(function) is not cst.FunctionDef or type(function.body) is not cst.IndentedBlock:
+        return None
+    statements = [s for s in function.body.body if not _is_docstring(s)]
+    line = statements[0] if len(statements) == 1 else None
+    if type(line) is not cst.SimpleStatementLine or type(line.body[0]) is not cst.Return:
+        return None
+    test = line.body[0].value
+    if not (type(test) is cst.Call and type(test.func) is cst.Name and test.func.value == "isinstance"
+            and len(test.args) == 2 and type(test.args[0].value) is cst.Name):
+        return None
+    params = [param.name.value for param in function.params.params]
+    subject = test.args[0].value.value
+    if subject not in params or len(call.args) <= params.index(subject):
+        return None
+    given = call.args[params.index(subject)]
+    if given.keyword is not None or given.star:
+        return None
+    return test.with_changes(args=[test.args[0].with_changes(value=given.value), test.args[1]])
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (type(statement) is cst.SimpleStatementLine and type(statement.body[0]) is cst.Expr
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))

@@ -524,6 +524,8 @@ class ScopeRecorder:
             for outer, inner in zip(reversed(chain[:-1]), reversed(chain)):
                 if type(inner) is cst.FunctionDef and type(outer) is cst.ClassDef:
                     found = self._defs.get((id(outer), expr.attr.value))
+                    if type(found) is cst.ClassDef:
+                        return None, 0  # `self.State(...)`: a class of the class body, not followed
                     self._self_calls.append((f"{outer.name.value}.{expr.attr.value}", found))
                     if (id(outer), expr.attr.value) in self._overridden:
                         return None, 0  # a subclass's method may be the one that runs

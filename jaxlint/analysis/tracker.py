@@ -766,18 +766,26 @@ class ValueTracker(Domain):
 
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
         """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer."""
-        narrowed = not_an_array(test, self.names)
+        narrowed = not_an_array(test, self.names, self._definition)
         value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
-        if value is not None and value.is_array and not value.container:
+        # (A value that may be a pytree is narrowed too: the code tests its type, so whatever else it may be,
+        # its author handles the array and the tracer on the other branch.)
+        if value is not None and value.is_array:
             self.env.pop(narrowed[0])
             self._narrowed.append((narrowed[0], value))
         else:
             self._narrowed.append(None)
 
-    def leave_branch(self, branch: cst.BaseSuite | cst.If | cst.Else | None) -> None:
-        """After the branch, the subject holds what it held before, unless the branch rebound it."""
+    def _definition(self, expr: cst.BaseExpression) -> cst.CSTNode | None:
+        """The def a name is bound to here, if one."""
+        found = self.callees.bindings.binding(expr, tuple(self._chain), want_def=True)
+        return found[0] if found is not None else None
+
+    def leave_branch(self, branch: cst.BaseSuite | cst.If | cst.Else | None, only_way_on: bool = False) -> None:
+        """After the branch, the subject holds what it held before, unless the branch rebound it, or the other
+        branch never gets past the `if` (`if isinstance(x, jax.core.Tracer): return ...`)."""
         narrowed = self._narrowed.pop()
-        if narrowed is None:
+        if narrowed is None or only_way_on:
             return
         block = branch.body if isinstance(branch, cst.Else) else [branch] if isinstance(branch, cst.If) else branch
         if narrowed[0] not in rebound_names(block or []):
@@ -795,8 +803,9 @@ class ValueTracker(Domain):
         for handler in node.handlers:
             kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
             for kind in filter(None, kinds):  # (a bare `except:` names none)
-                qualified = self.names.qualified(kind.value if isinstance(kind, cst.BaseElement) else kind)
-                if qualified is not None:
+                kind = kind.value if isinstance(kind, cst.BaseElement) else kind
+                qualified = self.names.qualified(kind) or (kind.value if type(kind) is cst.Name else None)
+                if qualified is not None:  # (a builtin such as `TypeError` by its own name)
                     caught.add(qualified)
         self._scopes[-1].catching.append(frozenset(caught))
 

@@ -10,6 +10,7 @@ from jaxlint.analysis.scopes import assigned_values
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.diagnostics import SAFE, UNSAFE
+from jaxlint.model.functions import IN_PLACE_UPDATE_ERRORS
 
 _UPDATE_METHOD = {
     cst.AddAssign: "add",
@@ -63,7 +64,8 @@ class InPlaceUpdate(Rule):
         "of a Pallas kernel (given to `pallas_call`, `run_scoped` or `core_map`) are mutable refs, whatever "
         "their annotations: `o_ref[...] = v` is how a kernel stores. A part unpacked from a pytree of "
         "tracers (`parts, total = carry` in a `lax.scan` body) is as often a Python list, where "
-        "`parts[0] = v` is ordinary Python."
+        "`parts[0] = v` is ordinary Python. An update in a `try` whose handler catches `TypeError` (a "
+        "tutorial showing the error: `try: x[0] = 1 except TypeError: traceback.print_exc()`)."
     )
     verify = "`--verify` traces the function and expects the `TypeError` at this line."
 
@@ -93,7 +95,7 @@ class InPlaceUpdate(Rule):
     def _check(self, target: cst.Subscript, method: str | None, value: cst.BaseExpression,
                operator: cst.BaseAugOp | None = None, statement: cst.CSTNode | None = None) -> None:
         held = self.facts.value_of(target.value)
-        if not held.is_array:
+        if not held.is_array or self.facts.catches(IN_PLACE_UPDATE_ERRORS):
             return
         if held.container and not _array_index(target.slice, self.facts.value_of):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine

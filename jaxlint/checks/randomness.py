@@ -17,6 +17,7 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction, Transform
+from jaxlint.analysis.values import Kind
 from jaxlint.model.functions import RANDOMNESS_OFF, SELECTING_SAMPLERS
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.checks.base import Rule, code
@@ -461,9 +462,15 @@ class PrngKeyReuse(Rule):
         "a cell (each run is its own experiment: the same simulation at two settings); distinct items of "
         "one split (`keys[0]`, `keys[1]`); one key given to `jax.random.permutation` or `jax.random.choice` for two "
         "different arrays with the same other arguments (`permutation(key, x)`, `permutation(key, y)`): they "
-        "select the same places of both, the idiom for shuffling inputs and labels together; a first draw bound "
+        "select the same places of both, the idiom for shuffling inputs and labels together; one key given to "
+        "the same function of the project for two different arrays with the same other arguments (`features(key, x, 64)`, `features(key, y, 64)`): "
+        "one random map applied to both, as random-feature kernels need (two calls that differ in a size or a "
+        "shape, `init_layer(key, 3, 8)`, `init_layer(key, 8, 1)`, are still flagged); a first draw bound "
         "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
-        "`if n == 1: return uniform(key)`): on that path the first is dropped, so the two never meet; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
+        "`if n == 1: return uniform(key)`): on that path the first is dropped, so the two never meet; a first "
+        "draw bound to names that are all bound again before anything reads them (`eval_keys = split(key, 4)` "
+        "before a loop that does `key, *eval_keys = split(key, 5)` and only then evaluates): its numbers are "
+        "never seen; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
         "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
         "run of a jitted function before the timed one); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
@@ -483,8 +490,12 @@ class PrngKeyReuse(Rule):
                 continue  # one of the two draws is never read: a warm-up run before a timed one
             if prior is not None and _paired_selection(prior.node, node, self.names):
                 continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
+            if prior is not None and self._same_transform_of_two_arrays(prior.node, node):
+                continue  # `features(key, x)`, `features(key, y)`: one random map applied to both
             if prior is not None and self._dropped_before_return(prior.node, node):
                 continue  # `theta = uniform(key)`, then `if n == 1: return uniform(key)`: never combined
+            if prior is not None and self._rebound_before_read(prior.node):
+                continue  # `keys = split(key, n)` that nothing reads before `key, *keys = split(key, n + 1)`
             if prior is not None:
                 self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
@@ -495,6 +506,24 @@ class PrngKeyReuse(Rule):
                     f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}"
                 ))
             seen[ref] = by
+
+    def _same_transform_of_two_arrays(self, first: cst.CSTNode, second: cst.Call) -> bool:
+        """Two calls of one function of the project that differ only in one argument, an array in both
+        (`_gaussian_kernel(rng, x, rank)`, `_gaussian_kernel(rng, y, rank)`): the same random map applied to
+        two arrays, on purpose (random features must be shared for `k(x) @ k(y).T` to approximate a kernel).
+        Not for jax.random's samplers (`normal(key, shape_a)`, `normal(key, shape_b)` draw the same bits)."""
+        qualified = self.names.qualified(second.func)
+        if not isinstance(first, cst.Call) or qualified is not None and qualified.startswith("jax."):
+            return False
+        if code(first.func, 10_000) != code(second.func, 10_000) or _keywords(first) != _keywords(second):
+            return False
+        differing = [(a.value, b.value) for a, b in zip(first.args, second.args)
+                     if code(a.value, 10_000) != code(b.value, 10_000)]
+        if len(differing) != 1:
+            return False
+        arrays = differing[0]
+        return all(type(array) is cst.Name and self.facts.value_of(array).kind in (Kind.ARRAY, Kind.TRACED)
+                   for array in arrays)
 
     def _dropped_before_return(self, first: cst.CSTNode, second: cst.Call) -> bool:
         """Whether the first draw is bound to a name that nothing reads from there to a `return` holding the
@@ -523,6 +552,61 @@ class PrngKeyReuse(Rule):
         return start < end and not any(isinstance(node, cst.Name) and node.value == name
                                        for node, _ in order[after_bound:end + sum(1 for _ in _in_order(returned, ()))])
 
+    def _rebound_before_read(self, first: cst.CSTNode) -> bool:
+        """Whether the first draw is bound to names (`keys = split(key, n)`) that are each bound again before
+        any read of them: in a block around the read, above it (Mava's trainers split an evaluation key once
+        before their loop, then split it again in the loop before the evaluation uses it). Its numbers are
+        never seen, so drawing from the same key again repeats nothing anyone sees."""
+        function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
+        if function is None:
+            return False
+        order = list(_in_order(function.body, ()))
+        start = next((index for index, (node, _) in enumerate(order) if node is first), None)
+        if start is None or any(isinstance(n, _LOOPS) for n in order[start][1]):
+            return False  # (in a loop, the next iteration may read what this one drew)
+        assign = next((n for n in reversed(order[start][1]) if isinstance(n, cst.SimpleStatementLine)), None)
+        statement = assign.body[0] if assign is not None and len(assign.body) == 1 else None
+        if not (isinstance(statement, cst.Assign) and statement.value is first):
+            return False
+        drawn = {id(name): name.value for target in statement.targets for name in _target_name_nodes(target.target)}
+        stores: list[tuple[cst.CSTNode, ...]] = []  # later bindings: the nodes around their lines, and the line
+        for node, ancestors in order[start + 1:]:
+            if type(node) is not cst.Name or node.value not in drawn.values() or id(node) in drawn:
+                continue
+            block = _binding_block(node, ancestors)
+            if block is not None:
+                stores.append(block)
+            elif not any(len(block) < len(ancestors) and all(a is b for a, b in zip(block, ancestors))
+                         and ancestors[len(block)] is not line for *block, line in stores):
+                return False  # a read the first draw may reach (the binding's own line reads first)
+        return bool(drawn)
+
+
+def _binding_block(name: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> tuple[cst.CSTNode, ...] | None:
+    """For a name an assignment binds, the nodes around the assignment's line (its block and what encloses
+    it) and the line itself, last; None for a name read."""
+    for index in range(len(ancestors) - 1, -1, -1):
+        node = ancestors[index]
+        if type(node) is cst.AssignTarget:
+            if not any(bound is name for bound in _target_name_nodes(node.target)):
+                return None
+            line = next(i for i in range(index, -1, -1) if type(ancestors[i]) is cst.SimpleStatementLine)
+            return ancestors[:line + 1]
+        if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            return None
+    return None
+
+
+def _target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
+    """The Name nodes an assignment target binds (`a`, `a, *b`, `(a, b)`), not those it reads (`a[i]`, `a.b`)."""
+    if type(target) is cst.Name:
+        return [target]
+    if type(target) is cst.StarredElement:
+        return _target_name_nodes(target.value)
+    if type(target) in (cst.Tuple, cst.List):
+        return [name for element in target.elements for name in _target_name_nodes(element.value)]
+    return []
+
 
 def _in_order(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]):
     """`node` and everything inside it in source order, each with the nodes around it."""
@@ -546,6 +630,11 @@ def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names) -> boo
     if any(array is None or _is_int_literal(array) for array in arrays) or code(arrays[0], 10_000) == code(arrays[1], 10_000):
         return False
     return _other_arguments(first, arrays[0]) == _other_arguments(second, arrays[1])
+
+
+def _keywords(call: cst.Call) -> list[str | None]:
+    """Each argument's keyword, None for a positional one."""
+    return [arg.keyword.value if arg.keyword else None for arg in call.args]
 
 
 def _other_arguments(call: cst.Call, array: cst.BaseExpression) -> list[tuple[str | None, str]]:
@@ -594,7 +683,9 @@ class KeyReuseInLoop(Rule):
     not_flagged = (
         "Keys rebound inside the loop (`key, sub = split(key)`), `fold_in(key, i)` per step, loop variables "
         "over a split (`for k in jax.random.split(key, n)`), keys carried through `lax.scan` as part of the "
-        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); a draw whose "
+        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); "
+        "`jax.random.permutation(key, a)` of each array `a` a loop goes through (`[permutation(key, a) for a in "
+        "arrays]`: every array is shuffled the same way, which keeps inputs and labels paired); a draw whose "
         "values nobody reads (`keys = split(key, n)` only fed to jitted or vmapped functions whose results "
         "are dropped or only waited for, as a timing loop does); test files."
     )
@@ -605,12 +696,20 @@ class KeyReuseInLoop(Rule):
         if self.facts.in_test_file or keys.unread(node):
             return
         for expr, ref, by in keys.uses(node):
-            if keys.prior_use(ref) is None and keys.reused_by_loop(ref):
+            if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
                 self.report(expr, (
                     f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
                     f"iteration draws the same numbers: split it inside the loop "
                     f"(`{ref}, subkey = jax.random.split({ref})`) or use `jax.random.fold_in({ref}, i)`"
                 ))
+
+    def _aligned_shuffle(self, call: cst.Call) -> bool:
+        """`[permutation(key, a) for a in arrays]`: one key, a different array each iteration. Each array is
+        shuffled the same way, on purpose: inputs and labels stay paired."""
+        if self.names.qualified(call.func) != "jax.random.permutation":
+            return False
+        array = argument(call, *SELECTING_SAMPLERS["jax.random.permutation"])
+        return array is not None and self.facts.keys.varies_per_iteration(array)
 
 
 class LegacyPrngKey(Rule):

@@ -14,10 +14,12 @@ from jaxlint.model.numpy_boundary import (
     WEAKLY_REFERENCING,
 )
 from jaxlint.model.transforms import LAX_OPERANDS, LOOP_BODIES, RUN_AS_GIVEN
+from jaxlint.analysis.bindings import mentioned_names, rebound_names
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.printing import debug_print_fix, placeholders_fix
 from jaxlint.diagnostics import SAFE, UNSAFE
+from jaxlint.traversal import children
 
 
 def static_hint(rule: Rule, value: Value) -> str:
@@ -809,7 +811,10 @@ class TracerLeak(Rule):
         "Containers created inside the traced function (a list built and returned by the same trace), "
         "storing static values, `self` attributes in `flax.nnx` / `equinox` transformed methods (those "
         "transforms propagate module state), functions of imported modules named like list methods "
-        "(`jnp.append`, `jnp.insert`: they return new arrays), and code outside traced functions."
+        "(`jnp.append`, `jnp.insert`: they return new arrays), items set in a list of the function around "
+        "the traced one when that function only builds it and sets its items, and only the functions defined "
+        "in it read it (an index list a `fori_loop` body fills anew at each call: nothing sees it after the "
+        "trace), and code outside traced functions."
     )
     verify = ("`--verify` traces the function holding the finding under `jax.checking_leaks()` and "
               "confirms when jax reports the leak.")
@@ -866,7 +871,7 @@ class TracerLeak(Rule):
             if self.facts.outlives_trace(target.value):
                 self._report(node, f"`{target.value}`, defined outside the traced function", stored, value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-            if self.facts.outlives_trace(target.value.value):
+            if self.facts.outlives_trace(target.value.value) and not self._scratch(target.value.value):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function",
                              stored, value)
         elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
@@ -876,6 +881,15 @@ class TracerLeak(Rule):
             # Only a method jax traces itself: one merely called from a trace (`__init__` of an
             # object built inside it) may be storing on an object that lives inside the trace.
             self._report(node, f"`self.{target.attr.value}`", stored, value)
+
+    def _scratch(self, name: str) -> bool:
+        """A list of the function around the traced one that only the functions defined in it read: its own
+        code only builds it and sets items (maxtext's `cache_locations` index list, filled anew by each
+        `fori_loop` body). What the trace stores there is never seen after it."""
+        traced = self.facts.trace_functions()
+        owner = next((node for node in reversed(self.facts.chain) if isinstance(node, cst.FunctionDef)
+                      and node not in traced and name in rebound_names(node.body)), None)
+        return owner is not None and all(_only_built(use, name) for use in _uses_outside_nested(owner.body, name))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -890,6 +904,27 @@ class TracerLeak(Rule):
                 self._report(node, f"`{func.value.value}`, defined outside the traced function",
                              arg.value, value)
                 return
+
+
+def _uses_outside_nested(node: cst.CSTNode, name: str, around: tuple[cst.CSTNode, ...] = ()):
+    """Each occurrence of `name` in `node` outside the functions defined there, with the nodes around it."""
+    for child in children(node):
+        if type(child) is cst.Name and child.value == name:
+            yield (*around, node, child)
+        elif type(child) not in (cst.FunctionDef, cst.Lambda):
+            yield from _uses_outside_nested(child, name, (*around, node))
+
+
+def _only_built(use: tuple[cst.CSTNode, ...], name: str) -> bool:
+    """Whether an occurrence binds the name (`xs = [...]`) or sets an item of it with a value that does not
+    read it (`xs[0] = 0`)."""
+    name_node, parent = use[-1], use[-2]
+    if type(parent) is cst.AssignTarget:
+        return True
+    if type(parent) is cst.Subscript and parent.value is name_node and len(use) >= 3 and type(use[-3]) is cst.AssignTarget:
+        statement = use[-4] if len(use) >= 4 else None
+        return type(statement) is cst.Assign and name not in mentioned_names(statement.value)
+    return False
 
 
 _ITERATOR_BUILTINS = frozenset({"iter", "zip", "map", "filter", "enumerate", "reversed"})

@@ -100,6 +100,9 @@ RANDOMNESS_OFF = {"deterministic": "True", "inference": "True", "train": "False"
 
 # The handlers that show code expecting a tracer's truth value to fail, and meaning it (`try: if rate == 0:
 # ... except jax.errors.ConcretizationTypeError: pass`): TracerBoolConversionError and its jax base classes.
+# What an in-place update of a JAX array raises: code in a `try` that catches it shows the error on purpose
+# (a tutorial's `try: x[0] = 1 except TypeError: traceback.print_exc()`).
+IN_PLACE_UPDATE_ERRORS = frozenset({"TypeError"})
 BOOL_CONVERSION_ERRORS = frozenset({
     "jax.errors.TracerBoolConversionError", "jax.errors.ConcretizationTypeError", "jax.errors.JAXTypeError",
     "jax.core.ConcretizationTypeError",
