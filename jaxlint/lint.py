@@ -286,14 +286,14 @@ def _interface(module: cst.Module, source: str, filename: str, facts: ScopeFacts
             returns[name] = Exported(positional, (), None, False, literal, self_param)
     calls = tuple(
         Outgoing(target, caller, trace.name, trace.staged, f"{filename}:{line(node, caller)}", positional,
-                 keywords, instance)
-        for target, node, caller, trace, positional, keywords, instance in tracker.outgoing
+                 keywords, instance, made)
+        for target, node, caller, trace, positional, keywords, instance, made in tracker.outgoing
     )
     applications = tuple(
         Applied(target, transform.name, transform.staged, f"{filename}:{line(transform.node, around)}",
                 tuple((option, _EMPTY.code_for_node(value)) for option, value in transform.keywords.items()),
-                transform.bound, tuple(sorted(transform.bound_names)), instance)
-        for target, transform, around, instance in tracker.applications
+                transform.bound, tuple(sorted(transform.bound_names)), instance, made)
+        for target, transform, around, instance, made in tracker.applications
     )
     reexports = {local: qualified for local, qualified in scope_imports(module.body, context.package).items()
                  if context.in_project(qualified)}

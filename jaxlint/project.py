@@ -90,7 +90,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                 continue  # `tx.update(...)` on what a function returned: no method of this module
             into = entries.setdefault(module, {}).setdefault(function, [])
             for param in (*call.positional, *call.keywords):
-                entry = Entry(param, call.caller, call.transform, call.staged, call.where, call.instance)
+                entry = Entry(param, call.caller, call.transform, call.staged, call.where, call.instance, call.made)
                 if entry not in into:
                     into.append(entry)
     applied: dict[str, dict[str, list[Applied]]] = {}

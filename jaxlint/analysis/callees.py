@@ -23,6 +23,7 @@ import libcst as cst
 from jaxlint.analysis.apis import Version
 from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
+from jaxlint.analysis.factories import product, returned
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
 from jaxlint.model.transforms import WITH_JIT_OPTIONS, Options, Role
@@ -628,7 +629,7 @@ class Callees:
             if bound is not None:  # the partial's calls pass their positional arguments after the bound ones
                 inner, spelled = bound
                 return replace(inner, offset=inner.offset + len(arguments(spelled).positional))
-            return self.application(expr, chain, accept)
+            return self.application(expr, chain, accept) or self._made(expr, chain, depth, accept)
         found = self.bindings.binding(expr, chain) or self._method(expr, chain)
         if found is None:
             return None
@@ -638,6 +639,22 @@ class Callees:
         if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
             return self._callee(node, scope_chain, depth + 1, accept)
         return None
+
+    def _made(self, call: cst.Call, chain: Chain, depth: int, accept) -> JittedCallee | None:
+        """`make_train_step(opt)` of a factory of this module that returns the same transformed callable on every
+        path (`@jax.jit def train_step` nested in it, or `return jax.jit(step, donate_argnums=0)`)."""
+        factory = self._factory(call, chain)
+        if factory is None or product(factory[0], self.bindings, self.names, self.table) is None:
+            return None
+        expressions = returned(factory[0])
+        inside = (*factory[1], factory[0])
+        found = [self._callee(expr, inside, depth + 1, accept) for expr in expressions]
+        return found[0] if all(callee == found[0] for callee in found) else None
+
+    def _factory(self, call: cst.Call, chain: Chain) -> tuple[cst.FunctionDef, Chain] | None:
+        """The def a call calls, with the chain of the scope that binds it."""
+        found = self.bindings.binding(call.func, chain, want_def=True)
+        return (found[0], found[1]) if found is not None and isinstance(found[0], cst.FunctionDef) else None
 
     def _method(self, expr: cst.BaseExpression, chain: Chain) -> tuple[cst.CSTNode, Chain, bool] | None:
         """`Cls.m` or `obj.m` (`obj` holding an instance of `Cls`) for a plain class of this module: its own
@@ -722,6 +739,10 @@ class Callees:
         """The def (or lambda) a jit wraps, and 1 when it is a method bound through `self`."""
         if isinstance(target, cst.Lambda):
             return target, 0
+        if isinstance(target, cst.Call):  # `jax.jit(make_loss(2.0))`: what the factory returns, if it shows
+            factory = self._factory(target, chain)
+            made = product(factory[0], self.bindings, self.names, self.table) if factory is not None else None
+            return (made.function, made.bound) if made is not None and not made.bound_names else (None, 0)
         found = self.bindings.binding(target, chain, want_def=True)
         if found is None or not isinstance(found[0], (cst.FunctionDef, cst.Lambda)):
             return None, 0

@@ -67,12 +67,13 @@ class Domain:
         """The current function declares `names` global (or nonlocal)."""
 
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
-        """A branch of an `if` begins, taken when `test` is `truth` (what the test tells about a name)."""
+        """A branch of an `if` (or an arm of `a if test else b`) begins, taken when `test` is `truth` (what the
+        test tells about a name)."""
 
     def leave_branch(self, branch: cst.BaseSuite | cst.If | cst.Else | None, only_way_on: bool = False) -> None:
-        """The branch `enter_branch` began ends (`branch`: its block, an `elif`, an `else`, or None);
-        `only_way_on` when the other branch's paths all ended (`if isinstance(x, T): return`): what the test
-        told this branch holds after the `if` too."""
+        """The branch `enter_branch` began ends (`branch`: its block, an `elif`, an `else`, or None: no `else`, or
+        an arm of a conditional expression); `only_way_on` when the other branch's paths all ended (`if
+        isinstance(x, T): return`): what the test told this branch holds after the `if` too."""
 
 
 @dataclass
@@ -317,11 +318,25 @@ class Flow:
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._branches.append([self._snapshot()])
 
+    def visit_IfExp_body(self, node: cst.IfExp) -> None:
+        for domain in self.domains:
+            domain.enter_branch(node.test, True)
+
     def leave_IfExp_body(self, node: cst.IfExp) -> None:
         # `a if c else b`: the body is visited first; the test and the other arm start where it did.
+        for domain in self.domains:
+            domain.leave_branch(None)
         before = self._branches[-1][0]
         self._branches[-1].append(self._snapshot())
         self._restore(before)
+
+    def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
+        for domain in self.domains:
+            domain.enter_branch(node.test, False)
+
+    def leave_IfExp_orelse(self, node: cst.IfExp) -> None:
+        for domain in self.domains:
+            domain.leave_branch(None)
 
     def leave_IfExp(self, node: cst.IfExp) -> None:
         _, after_body = self._branches.pop()

@@ -48,6 +48,7 @@ class Outgoing:
     positional: tuple[int, ...]  # the arguments that hold tracers, by position...
     keywords: tuple[str, ...]  # ...and by keyword
     instance: bool = False  # a method called through an instance (`scaler.apply(x)`): `self` comes first
+    made: bool = False  # a call of what calling the target makes (`loss_fn(x)` after `loss_fn = losses.make_loss(2.0)`)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,8 @@ class Applied:
     bound: int = 0  # positional parameters `partial` fills before the transform sees the function...
     bound_names: tuple[str, ...] = ()  # ...and keyword ones
     instance: bool = False  # a method applied through an instance (`jax.vmap(scaler.apply)`): `self` is bound
+    # Applied to the function that calling the target makes (`jax.jit(losses.make_loss(2.0))`), not to it.
+    made: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,7 @@ class Interface:
                             e.get("self_param", False))
              for name, e in data["returns"].items()},
             tuple(Outgoing(c["target"], c["caller"], c["transform"], c["staged"], c["where"],
-                           tuple(c["positional"]), tuple(c["keywords"]), c.get("instance", False))
+                           tuple(c["positional"]), tuple(c["keywords"]), c.get("instance", False), c.get("made", False))
                   for c in data["calls"]),
             tuple(data["uses"]),
             dict(data["reexports"]),
@@ -115,7 +118,7 @@ class Interface:
             tuple(data.get("read_literals", ())),
             tuple(Applied(a["target"], a["transform"], a["staged"], a["where"],
                           tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]),
-                          a.get("instance", False))
+                          a.get("instance", False), a.get("made", False))
                   for a in data.get("applications", ())),
             {base: tuple(names) for base, names in data.get("overrides", {}).items()},
             tuple(data.get("read_self_calls", ())),
@@ -134,6 +137,7 @@ class Entry:
     staged: bool
     where: str
     instance: bool = False  # a method called through an instance: position 0 is the parameter after `self`
+    made: bool = False  # passed to what calling the function makes (Outgoing.made), not to it
 
 
 @dataclass(frozen=True)

@@ -211,7 +211,7 @@ def applied_transforms(
     except _Unknowable:
         return []
     if func in table.all and positional:
-        target, bound, bound_names = _unwrap(positional[0], names, table)
+        target, bound, bound_names = unwrap(positional[0], names, table)
         if target is None:
             return []
         return [(target, Transform(func, call, func in table.staged, options, bound, bound_names))]
@@ -223,7 +223,7 @@ def applied_transforms(
         for body in bodies:
             for item in (body.elements if isinstance(body, (cst.List, cst.Tuple)) else [body]):
                 value = item.value if isinstance(item, cst.BaseElement) else item
-                target, bound, bound_names = _unwrap(value, names, table)
+                target, bound, bound_names = unwrap(value, names, table)
                 if target is not None:
                     found.append((target, Transform(func, call, True, {}, bound, bound_names)))
         return found
@@ -239,7 +239,7 @@ def _decorated_by_hand(call: cst.Call, names: Names, table: TransformTable
     transform = _configured(call.func, call, names, table)
     if transform is None:
         return []
-    target, bound, bound_names = _unwrap(call.args[0].value, names, table)
+    target, bound, bound_names = unwrap(call.args[0].value, names, table)
     if target is None:
         return []
     return [(target, replace(transform, bound=bound, bound_names=bound_names))]
@@ -268,21 +268,26 @@ def _callable_given(call: cst.Call, names: Names, table: dict[str, Callables]) -
     return target if isinstance(target, (cst.Name, cst.Lambda, cst.Attribute)) else None
 
 
-def _unwrap(
+def unwrap(
     expr: cst.BaseExpression, names: Names, table: TransformTable
 ) -> tuple[cst.BaseExpression | None, int, frozenset[str]]:
     """The function inside nested transforms and `partial`, with what partial binds.
 
     An inner transform call is left to be found on its own; the outer one still applies to its function.
+    A call of anything else (`make_loss(2.0)`, `losses.make_loss(2.0)`) is the function it returns, which
+    a factory may show (factories.py).
     """
     bound, bound_names = 0, frozenset()
     while isinstance(expr, cst.Call):
         func = names.qualified(expr.func)
+        if func not in table.all and func not in PARTIAL:
+            made = isinstance(expr.func, (cst.Name, cst.Attribute))
+            return (expr, bound, bound_names) if made else (None, 0, frozenset())
         try:
             positional, keywords = _split_args(expr)
         except _Unknowable:
             return None, 0, frozenset()
-        if not positional or (func not in table.all and func not in PARTIAL):
+        if not positional:
             return None, 0, frozenset()
         if func in PARTIAL:
             bound += len(positional) - 1

@@ -24,9 +24,10 @@ from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_na
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.donations import DonationFlow
+from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
-from jaxlint.analysis.interface import ModuleContext
+from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal, method_bound
@@ -109,12 +110,14 @@ class ValueTracker(Domain):
         self._module = module
         self.target_version = parse_version(jax_version) if jax_version else None
         self.names = Names(module, context.package if context is not None else None)
-        # Calls into other modules passing tracers; the last item: a method called through an instance.
-        self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...], bool]] = []
+        # Calls into other modules passing tracers; the last items: a method called through an instance, and a
+        # call of what calling the target makes (a factory's product).
+        self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...], bool, bool]] = []
         self.uses: set[str] = set()  # project names called, qualified
         # Transforms applied to other modules' functions: the name, the transform, the function around ("" none),
-        # and whether a method is applied through an instance (`self` bound).
-        self.applications: list[tuple[str, Transform, str, bool]] = []
+        # whether a method is applied through an instance (`self` bound), and whether to the function that
+        # calling it makes (a factory's product) rather than to it.
+        self.applications: list[tuple[str, Transform, str, bool, bool]] = []
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
@@ -475,10 +478,15 @@ class ValueTracker(Domain):
         if isinstance(target, cst.Name) and isinstance(node.value, cst.Lambda):
             self.recorder.alias(tuple(self._chain), target.value, node.value)
         elif isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
+            chain = tuple(self._chain)
             applied = applied_transforms(node.value, self.names, self.transforms)
             if len(applied) == 1:
                 function, transform = applied[0]
-                self.recorder.alias(tuple(self._chain), target.value, function, transform.bound)
+                function, bound, names = self._made(function, chain, transform.bound)
+                self.recorder.alias(chain, target.value, function, bound, names)
+            elif self._made_once(node.value, target, chain):
+                # `loss_fn = make_loss(2.0)`: calling or transforming `loss_fn` is the function the factory makes.
+                self.recorder.alias(chain, target.value, *self._made(node.value, chain))
             elif self.names.qualified(node.value.func) in PARTIAL and node.value.args:
                 # `kernel = partial(add_kernel, scale=2.0)`: calling `kernel` calls `add_kernel`.
                 given = [arg for arg in node.value.args if arg.keyword is None]
@@ -576,6 +584,14 @@ class ValueTracker(Domain):
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
             if type(target) is cst.Attribute:
                 self._receiver(target)  # `jax.vmap(scaler.apply)`: the method, with `self` bound
+            if isinstance(target, cst.Call):  # `jax.jit(make_loss(2.0))`: what the factory returns
+                made, bound, names = self._made(target, chain, transform.bound)
+                transform = replace(transform, bound=bound, bound_names=transform.bound_names | names)
+                if made is target:
+                    if self.context is not None:
+                        self._apply_into_project(chain, target, transform)
+                    continue
+                target = made
             self.recorder.apply(chain, target, transform)
             if transform.name in LAX_CARRIES and self._carries_list(node, transform.name):
                 self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
@@ -601,6 +617,11 @@ class ValueTracker(Domain):
                 self.uses.add(qualified)
                 if caller is not None and node.args:
                     self._call_into_project(qualified, node, caller, through_instance)
+            elif caller is not None and node.args and type(func) is cst.Name:
+                made, bound, names = self.recorder.aliased(chain, func)
+                factory = self.names.qualified(made.func) if type(made) is cst.Call and not bound and not names else None
+                if self.context.in_project(factory):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
+                    self._call_into_project(factory, node, caller, False, made=True)
         if not node.args:
             return
         if caller is not None:
@@ -634,16 +655,46 @@ class ValueTracker(Domain):
         through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
         traces it."""
         function, bound, bound_names = self.recorder.aliased(chain, target)
-        qualified, through_instance = self._project_callee(function)  # a method too: `jax.vmap(scaler.apply)`
+        made = isinstance(function, cst.Call)  # `jax.jit(losses.make_loss(2.0))`: to what the factory makes
+        if made:
+            qualified, through_instance = self.names.qualified(function.func), False
+        else:
+            qualified, through_instance = self._project_callee(function)  # a method too: `jax.vmap(scaler.apply)`
         if not self.context.in_project(qualified):
             return
         transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)
         around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
-        self.applications.append((qualified, transform, around, through_instance))
+        self.applications.append((qualified, transform, around, through_instance, made))
+
+    def _made(self, target: cst.BaseExpression, chain: tuple[cst.CSTNode, ...], bound: int = 0
+              ) -> tuple[cst.BaseExpression, int, frozenset[str]]:
+        """For a call of a factory of this module (`make_loss(2.0)`), the function it returns, with the
+        parameters a `partial` around it fills besides `bound`; anything else as it is."""
+        if not isinstance(target, cst.Call):
+            return target, bound, frozenset()
+        found = self.callees.bindings.binding(target.func, chain, want_def=True)
+        made = None
+        if found is not None and isinstance(found[0], cst.FunctionDef):
+            made = product(found[0], self.callees.bindings, self.names, self.transforms)
+        if made is None:
+            return target, bound, frozenset()
+        return made.function, bound + made.bound, made.bound_names
+
+    def _made_once(self, call: cst.Call, target: cst.Name, chain: tuple[cst.CSTNode, ...]) -> bool:
+        """`name = call` is the name's only binding in its scope, and the call may be a factory's: one of
+        this module, or of another module of the project."""
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return False
+        if self._made(call, chain)[0] is call and not (
+                self.context is not None and self.context.in_project(self.names.qualified(call.func))):
+            return False
+        found = self.callees.bindings.binding(target, chain)
+        return found is not None and found[0] is call
 
     def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction,
-                           through_instance: bool) -> None:
-        """Record a traced function's call into another module when it passes tracers."""
+                           through_instance: bool, made: bool = False) -> None:
+        """Record a traced function's call into another module when it passes tracers (`made`: a call of what
+        calling `qualified` gives)."""
         positional: list[int] = []
         keywords: list[str] = []
         for index, arg in enumerate(node.args):
@@ -658,17 +709,22 @@ class ValueTracker(Domain):
         if positional or keywords:
             trace = caller.trace or Transform("a traced caller", node, caller.staged)
             self.outgoing.append((qualified, node, caller.name, trace, tuple(positional), tuple(keywords),
-                                  through_instance))
+                                  through_instance, made))
 
     def _from_other_modules(self, node: cst.CSTNode, name: str) -> dict[str, Tracer]:
         """Tracers that traced functions of other modules pass to this module-level function, or to this
         method of a module-level class (called through the class or an instance; `__init__`: by calling
         the class)."""
-        if self.context is None or not isinstance(node, cst.FunctionDef) or not self.context.imported.entries:
+        if self.context is None or not self.context.imported.entries:
             return {}
         entries = self.context.imported.entries
-        if len(self._chain) == 1:
-            given = [(entry, 0) for entry in entries.get(name, ())]
+        made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
+        if made is not None:  # `loss_fn(params, batch)` in a traced function, after `loss_fn = losses.make_loss(2.0)`
+            given = [(entry, made[0].bound) for entry in entries.get(made[1], ()) if entry.made]
+        elif not isinstance(node, cst.FunctionDef):
+            return {}
+        elif len(self._chain) == 1:
+            given = [(entry, 0) for entry in entries.get(name, ()) if not entry.made]
         elif len(self._chain) == 2 and isinstance(self._chain[1], cst.ClassDef):
             # As in this module: a call of the class runs its `__init__`, and methods of plain classes are called.
             cls = self._chain[1].name.value
@@ -701,20 +757,47 @@ class ValueTracker(Domain):
 
     def _applied_by_other_modules(self, node: cst.CSTNode, name: str) -> list[Transform]:
         """The transforms other modules apply to this module-level function, or to this method of a module-level
-        plain class (through the class or an instance: `jax.vmap(scaler.apply)`), as if applied here."""
-        if self.context is None or not isinstance(node, cst.FunctionDef) or not self.context.imported.applied:
+        plain class (through the class or an instance: `jax.vmap(scaler.apply)`), or to the function a factory
+        of this module makes (`jax.jit(losses.make_loss(2.0))`), as if applied here."""
+        if self.context is None or not self.context.imported.applied:
             return []
         applied = self.context.imported.applied
+        made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
+        if made is not None:
+            function, factory = made
+            return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
+                              a.bound + function.bound, frozenset(a.bound_names) | function.bound_names, a.where)
+                    for a in applied.get(factory, ()) if a.made]
+        if not isinstance(node, cst.FunctionDef):
+            return []
         if len(self._chain) == 1:
-            given = [(a, 0) for a in applied.get(name, ())]
+            given = [(a, 0) for a in applied.get(name, ()) if not a.made]
         elif len(self._chain) == 2 and type(self._chain[1]) is cst.ClassDef and self._plain_class(self._chain[1]):
             heirs = [self._chain[1].name.value, *self._heirs().get(id(node), ())]
-            given = [(a, method_bound(node, a.instance)) for heir in heirs for a in applied.get(f"{heir}.{name}", ())]
+            given = [(a, method_bound(node, a.instance)) for heir in heirs for a in applied.get(f"{heir}.{name}", ())
+                     if not a.made]
         else:
             return []
         return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
                           a.bound + bound, frozenset(a.bound_names), a.where)
                 for a, bound in given]
+
+    @cached_property
+    def _made_for_other_modules(self) -> dict[cst.CSTNode, tuple[Product, str]]:
+        """The functions that module-level factories make when other modules transform or call what calling the
+        factory gives (`jax.jit(losses.make_loss(2.0))`), with the factory's name."""
+        found: dict[cst.CSTNode, tuple[Product, str]] = {}
+        imported = self.context.imported if self.context is not None else Imported()
+        names = {name for name, applications in imported.applied.items() if any(a.made for a in applications)}
+        names |= {name for name, entries in imported.entries.items() if any(entry.made for entry in entries)}
+        for name in sorted(names):
+            factory = self.callees.bindings.binding(cst.Name(name), (self._module,), want_def=True)
+            made = None
+            if factory is not None and isinstance(factory[0], cst.FunctionDef):
+                made = product(factory[0], self.callees.bindings, self.names, self.transforms)
+            if made is not None:
+                found[made.function] = (made, name)
+        return found
 
     def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
