@@ -525,13 +525,17 @@ class PrngKeyReuse(Rule):
         return all(type(array) is cst.Name and self.facts.value_of(array).kind in (Kind.ARRAY, Kind.TRACED)
                    for array in arrays)
 
+    def _function_in_order(self) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] | None:
+        """Everything in the body of the function around this point, in source order (`_in_order`)."""
+        function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
+        return None if function is None else list(_in_order(function.body, ()))
+
     def _dropped_before_return(self, first: cst.CSTNode, second: cst.Call) -> bool:
         """Whether the first draw is bound to a name that nothing reads from there to a `return` holding the
         second, with no loop around either: on the one path where both run, the first draw is dropped."""
-        function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
-        if function is None:
+        order = self._function_in_order()
+        if order is None:
             return False
-        order = list(_in_order(function.body, ()))
         where = {id(node): (index, ancestors) for index, (node, ancestors) in enumerate(order)}
         if id(first) not in where or id(second) not in where:
             return False
@@ -557,10 +561,9 @@ class PrngKeyReuse(Rule):
         any read of them: in a block around the read, above it (Mava's trainers split an evaluation key once
         before their loop, then split it again in the loop before the evaluation uses it). Its numbers are
         never seen, so drawing from the same key again repeats nothing anyone sees."""
-        function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
-        if function is None:
+        order = self._function_in_order()
+        if order is None:
             return False
-        order = list(_in_order(function.body, ()))
         start = next((index for index, (node, _) in enumerate(order) if node is first), None)
         if start is None or any(isinstance(n, _LOOPS) for n in order[start][1]):
             return False  # (in a loop, the next iteration may read what this one drew)
