@@ -14,6 +14,7 @@ from libcst._nodes import whitespace
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from jaxlint.analysis.bindings import is_docstring
 from jaxlint.analysis.callees import inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, ModuleContext, Outgoing
@@ -432,7 +433,7 @@ def _import_edit(name: str, module: cst.Module, positions, offsets: Offsets, new
     imported further down (after setup code such as `os.environ[...] = ...`), after the imports that
     import of jax is one of; else before the first statement."""
     statements = list(module.body)
-    first = 1 if statements and _is_docstring(statements[0]) else 0
+    first = 1 if statements and is_docstring(statements[0]) else 0
     opening = []
     for statement in statements[first:]:
         if not _imports(statement):
@@ -471,12 +472,6 @@ def _imports(statement: cst.CSTNode) -> list[str]:
         else:
             return []
     return modules
-
-
-def _is_docstring(statement: cst.CSTNode) -> bool:
-    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr)
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 @functools.cache  # (asked for every rule of every file)

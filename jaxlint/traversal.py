@@ -67,6 +67,15 @@ def _order(node: cst.CSTNode) -> tuple[str, ...]:
     return order
 
 
+def in_order(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...] = (), skip: tuple[type, ...] = ()):
+    """`node` and everything inside it in source order, each with the nodes around it; nothing inside a
+    node of a `skip` type (a nested function's body, say) but that node itself."""
+    yield node, ancestors
+    if type(node) not in skip:
+        for child in children(node):
+            yield from in_order(child, (*ancestors, node), skip)
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """`node.children`, read in place: libcst's property rebuilds (and revalidates) the node to list them."""
     found = []

@@ -151,3 +151,10 @@ def mentioned_names(node: cst.CSTNode) -> frozenset[str]:
         elif type(current) not in TOKENS:  # (no name below a token but itself)
             pending.extend(children(current))
     return frozenset(found)
+
+
+def is_docstring(statement: cst.CSTNode) -> bool:
+    """A statement that is only a string: a docstring where it comes first."""
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))

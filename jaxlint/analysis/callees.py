@@ -178,6 +178,7 @@ class ModuleBindings:
         # Attribute names assigned anywhere (`x.name = ...`, `+=`, `del`, a loop or `with` target, `setattr` with a
         # literal name), counted by the statement scan; _ANY counts those set by a name it cannot read.
         self._written: Counter[str] = Counter()
+        self.products: dict[int, object] = {}  # factories.product's answers, by the factory's id
         self._scan(module, module.body, None)
         self.overridden = self._overridden(module)
         self._classes = {id(statement) for statement in module.body if isinstance(statement, cst.ClassDef)}

@@ -23,11 +23,6 @@ _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _CACHES = frozenset({"functools.cache", "functools.lru_cache"})
 
 
-# Answers by the factory's id, with the factory (which keeps its id unique): a module's calls of one helper
-# ask again in every round of its analysis.
-_PRODUCTS: dict[int, tuple[cst.FunctionDef, "Product | None"]] = {}
-
-
 @dataclass(frozen=True)
 class Product:
     """The function a factory returns on every path, with the leading parameters (and keyword ones) that a
@@ -61,15 +56,11 @@ def returned(factory: cst.FunctionDef) -> list[cst.BaseExpression] | None:
 def product(factory: cst.FunctionDef, bindings, names: Names, table: TransformTable) -> Product | None:
     """The function `factory` returns on every path: a def or lambda of its own scope, returned by name,
     through a transform (`return jax.jit(step)`) or a `partial`; None when the paths may differ, or when a
-    decorator may change what calling the factory gives. `bindings`: the module's callees.ModuleBindings."""
-    known = _PRODUCTS.get(id(factory))
-    if known is not None and known[0] is factory:
-        return known[1]
-    if len(_PRODUCTS) > 4096:
-        _PRODUCTS.clear()
-    made = _product(factory, bindings, names, table)
-    _PRODUCTS[id(factory)] = (factory, made)
-    return made
+    decorator may change what calling the factory gives. `bindings`: the module's callees.ModuleBindings,
+    which keeps the answers (a module's calls of one helper ask again in every round of its analysis)."""
+    if id(factory) not in bindings.products:
+        bindings.products[id(factory)] = _product(factory, bindings, names, table)
+    return bindings.products[id(factory)]
 
 
 def _product(factory: cst.FunctionDef, bindings, names: Names, table: TransformTable) -> Product | None:

@@ -469,8 +469,10 @@ class KeyFlow(Domain):
             rebound = rebound | set(_self_targets(node.body))
         self.state.loops.append(rebound)
         # What the loop itself binds at each iteration (a comprehension's `rebound` is just that).
-        targets = set(target_names(node.target)) if type(node) is cst.For else set() if type(node) is cst.While else rebound
-        self._loop_targets.append(targets)
+        if type(node) is cst.For:
+            self._loop_targets.append(set(target_names(node.target)))
+        else:
+            self._loop_targets.append(set() if type(node) is cst.While else rebound)
 
     def exit_loop(self, node: cst.CSTNode) -> None:
         self.state.loops.pop()

@@ -9,6 +9,7 @@ from typing import Callable
 
 import libcst as cst
 
+from jaxlint.analysis.bindings import is_docstring
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import ARRAY_CLASSES, NOT_ARRAY_CLASSES
 
@@ -45,7 +46,7 @@ def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression
     """`isinstance(arg, T)` for a call of `def f(p): return isinstance(p, T)` with `arg` for `p`."""
     if type(function) is not cst.FunctionDef or type(function.body) is not cst.IndentedBlock:
         return None
-    statements = [s for s in function.body.body if not _is_docstring(s)]
+    statements = [s for s in function.body.body if not is_docstring(s)]
     line = statements[0] if len(statements) == 1 else None
     if type(line) is not cst.SimpleStatementLine or type(line.body[0]) is not cst.Return:
         return None
@@ -62,7 +63,3 @@ def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression
         return None
     return test.with_changes(args=[test.args[0].with_changes(value=given.value), test.args[1]])
 
-
-def _is_docstring(statement: cst.CSTNode) -> bool:
-    return (type(statement) is cst.SimpleStatementLine and type(statement.body[0]) is cst.Expr
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))

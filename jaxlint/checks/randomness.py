@@ -22,7 +22,7 @@ from jaxlint.model.functions import RANDOMNESS_OFF, SELECTING_SAMPLERS
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.checks.base import Rule, code
 from jaxlint.diagnostics import UNSAFE
-from jaxlint.traversal import children
+from jaxlint.traversal import children, in_order
 
 KEY_CONSTRUCTORS = frozenset({"jax.random.key", "jax.random.PRNGKey"})
 _FOLD_IN = "jax.random.fold_in"
@@ -526,9 +526,9 @@ class PrngKeyReuse(Rule):
                    for array in arrays)
 
     def _function_in_order(self) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] | None:
-        """Everything in the body of the function around this point, in source order (`_in_order`)."""
+        """Everything in the body of the function around this point, in source order (`in_order`)."""
         function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
-        return None if function is None else list(_in_order(function.body, ()))
+        return None if function is None else list(in_order(function.body))
 
     def _dropped_before_return(self, first: cst.CSTNode, second: cst.Call) -> bool:
         """Whether the first draw is bound to a name that nothing reads from there to a `return` holding the
@@ -552,9 +552,9 @@ class PrngKeyReuse(Rule):
             return False
         name = assign.targets[0].target.value
         start, end = where[id(bound)][0], where[id(returned)][0]
-        after_bound = start + sum(1 for _ in _in_order(bound, ()))
+        after_bound = start + sum(1 for _ in in_order(bound))
         return start < end and not any(isinstance(node, cst.Name) and node.value == name
-                                       for node, _ in order[after_bound:end + sum(1 for _ in _in_order(returned, ()))])
+                                       for node, _ in order[after_bound:end + sum(1 for _ in in_order(returned))])
 
     def _rebound_before_read(self, first: cst.CSTNode) -> bool:
         """Whether the first draw is bound to names (`keys = split(key, n)`) that are each bound again before
@@ -609,13 +609,6 @@ def _target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
     if type(target) in (cst.Tuple, cst.List):
         return [name for element in target.elements for name in _target_name_nodes(element.value)]
     return []
-
-
-def _in_order(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]):
-    """`node` and everything inside it in source order, each with the nodes around it."""
-    yield node, ancestors
-    for child in children(node):
-        yield from _in_order(child, (*ancestors, node))
 
 
 _LOOPS = (cst.For, cst.While, cst.BaseComp, cst.Lambda)

@@ -19,7 +19,7 @@ from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.printing import debug_print_fix, placeholders_fix
 from jaxlint.diagnostics import SAFE, UNSAFE
-from jaxlint.traversal import children
+from jaxlint.traversal import in_order
 
 
 def static_hint(rule: Rule, value: Value) -> str:
@@ -889,7 +889,11 @@ class TracerLeak(Rule):
         traced = self.facts.trace_functions()
         owner = next((node for node in reversed(self.facts.chain) if isinstance(node, cst.FunctionDef)
                       and node not in traced and name in rebound_names(node.body)), None)
-        return owner is not None and all(_only_built(use, name) for use in _uses_outside_nested(owner.body, name))
+        if owner is None:
+            return False
+        outside_nested = in_order(owner.body, skip=(cst.FunctionDef, cst.Lambda))
+        return all(_only_built((*around, node), name) for node, around in outside_nested
+                   if type(node) is cst.Name and node.value == name)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -904,15 +908,6 @@ class TracerLeak(Rule):
                 self._report(node, f"`{func.value.value}`, defined outside the traced function",
                              arg.value, value)
                 return
-
-
-def _uses_outside_nested(node: cst.CSTNode, name: str, around: tuple[cst.CSTNode, ...] = ()):
-    """Each occurrence of `name` in `node` outside the functions defined there, with the nodes around it."""
-    for child in children(node):
-        if type(child) is cst.Name and child.value == name:
-            yield (*around, node, child)
-        elif type(child) not in (cst.FunctionDef, cst.Lambda):
-            yield from _uses_outside_nested(child, name, (*around, node))
 
 
 def _only_built(use: tuple[cst.CSTNode, ...], name: str) -> bool:
