@@ -79,6 +79,8 @@ class Tracer:
     # The gradient transforms that differentiate it, besides `transform`: `jax.jit(jax.grad(f))`
     # traces `f` with a jit tracer that `grad` differentiates too.
     differentiated_by: tuple[str, ...] = ()
+    # Not a parameter: an array the trace computed (`jnp.arange(3).sum()` under jit), `param` empty.
+    computed: bool = False
 
     @property
     def staged(self) -> bool:

@@ -41,7 +41,7 @@ from jaxlint.analysis.values import (
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES
-from jaxlint.model.transforms import LAX_CARRIES, PARTIAL, TREE_MAPS
+from jaxlint.model.transforms import CONCRETE_CONTEXTS, LAX_CARRIES, PARTIAL, TREE_MAPS
 
 Env = dict[str, Value]
 
@@ -141,7 +141,8 @@ class ValueTracker(Domain):
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
-        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self.in_jaxpr_trace)
+        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self._computed_tracer)
+        self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
         # Containers (by id) bound to a name, and those bound to more than one: changing one in place changes
         # what the others hold.
@@ -220,6 +221,14 @@ class ValueTracker(Domain):
             return False
         names = {t.name for t in scope.transforms} | {e.via.name for e in scope.entries}
         return bool(names & self.transforms.builds_jaxpr)
+
+    def _computed_tracer(self) -> Tracer | None:
+        """The tracer an array computed at the current point is: one of the jaxpr trace around (every `jnp`/`lax`
+        result there is staged), unless a `with jax.ensure_compile_time_eval():` computes it eagerly."""
+        if self._concrete or not self.in_jaxpr_trace():
+            return None
+        scope = self.traced_scope
+        return Tracer(scope.name, "", scope.trace, container=False, computed=True)
 
     def is_global(self, name: str) -> bool:
         """Declared `global` in the current function."""
@@ -894,6 +903,10 @@ class ValueTracker(Domain):
         """What a `return` gives, for the function's summary, which keeps no items: a dict or list holding
         static items beside tracers is unknown (`out["step"]` of `{"loss": l, "step": 0}` would read as traced)."""
         value = self.value_of(expr)
+        if value is not None and value.kind is Kind.TRACED and value.tracer is not None and value.tracer.computed:
+            # Computed by this function's own trace from constants: a concrete array to a caller outside any
+            # trace, and one that a traced caller stages again.
+            return Value(Kind.ARRAY, boolean=value.boolean) if value.contents is None else None
         if value is not None and value.contents is not None and value.kind is not Kind.TRACED:
             return unknown_contents(value)  # a list or dict of Python values: what its items are is not kept
         if value is not None and value.contents is not None and value.contents.kind != "tuple" \
@@ -1008,6 +1021,16 @@ class ValueTracker(Domain):
         for item in node.items:
             if item.asname is not None:
                 self._forget(target_names(item.asname.name))
+        if self._computes_eagerly(node):
+            self._concrete += 1
+
+    def leave_With_body(self, node: cst.With) -> None:
+        if self._computes_eagerly(node):
+            self._concrete -= 1
+
+    def _computes_eagerly(self, node: cst.With) -> bool:
+        return any(isinstance(item.item, cst.Call) and self.names.qualified(item.item.func) in CONCRETE_CONTEXTS
+                   for item in node.items)
 
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
         self._forget(pattern_names(node.pattern))  # the captures are rebound by the pattern

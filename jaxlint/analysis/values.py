@@ -48,8 +48,9 @@ class Value:
     numpy: bool = False  # a host value that is a NumPy array: `jnp.asarray` of it holds the same numbers
     # Unpacked from a pytree of tracers (`parts, total = carry`): as often a Python list as an array.
     pytree_part: bool = False
-    # A JAX array computed by `jnp`/`lax` where a transform traces to a jaxpr (`jit`, lax bodies), from
-    # static values only: it is a tracer too (`jnp.array(x.shape).prod()`), so it cannot be a shape.
+    # A tracer that the trace itself computed (`jnp`/`lax` where a transform traces to a jaxpr: `jit`, lax
+    # bodies) from values known before it (its tracer is `computed`): `jnp.array(x.shape).prod()` is a tracer
+    # too, so no shape and no `if`.
     staged_constant: bool = False
     # For a Python dict, list or tuple the analysis saw built: what iterating and indexing it give. A container
     # holding no tracer yet (`metrics = {}`) keeps its items too, so filling it later is followed; its kind is
@@ -99,11 +100,13 @@ class Value:
 
     def describe(self, subject: str, line_of: Callable[[cst.CSTNode], int]) -> str:
         """Why `subject`, holding this value, is an array or a tracer: for a message."""
+        if self.staged_constant and self.tracer is not None:
+            trace = self.tracer.transform
+            return (f"`{subject}` is computed with `jax.numpy`/`jax.lax` inside `{self.tracer.function}`, which "
+                    f"`{trace.name}` traces to a jaxpr at {trace.where(line_of)}: every result there is a tracer, "
+                    f"even one computed from static values")
         if self.tracer is not None:
             return self.tracer.describe(line_of)
-        if self.staged_constant:
-            return (f"`{subject}` is computed with `jax.numpy`/`jax.lax` inside a function traced to a jaxpr "
-                    f"(jit, a lax body), where every result is traced, even one computed from static values")
         return f"`{subject}` holds a JAX array"
 
 
@@ -448,17 +451,20 @@ def _joined_containers(a: Value, b: Value) -> Value | None:
 
 
 def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | None:
-    """An array computed from operands: traced when one is, then certainly an array, not a pytree."""
-    for operand in operands:
-        if operand is not None and operand.kind is Kind.TRACED:
-            return Value(Kind.TRACED, operand.tracer, container=False, boolean=boolean)
+    """An array computed from operands: traced when one is (named after a traced argument rather than after a
+    value the trace computed), then certainly an array, not a pytree."""
+    traced = [operand for operand in operands if operand is not None and operand.kind is Kind.TRACED]
+    if traced:
+        origin = next((operand for operand in traced if not operand.staged_constant), traced[0])
+        return Value(Kind.TRACED, origin.tracer, container=False, boolean=boolean,
+                     staged_constant=origin.staged_constant)
     if any(operand is not None and operand.is_array for operand in operands):
-        staged = any(operand is not None and operand.staged_constant for operand in operands)
-        return Value(Kind.ARRAY, boolean=boolean, staged_constant=staged)
+        return Value(Kind.ARRAY, boolean=boolean)
     return None
 
 
 _COMPUTING_BUILTINS = ARITHMETIC_BUILTINS | {"sum", "list", "tuple", "dict"}
+_COMPUTED = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison})
 
 
 class Evaluator:
@@ -466,12 +472,13 @@ class Evaluator:
 
     def __init__(self, names: Names, lookup: Callable[[str], Value | None], table: TransformTable,
                  returned: Callable[[cst.Call, list[Value | None]], Value | None] = lambda call, args: None,
-                 staged: Callable[[], bool] = lambda: False) -> None:
+                 staged: Callable[[], Tracer | None] = lambda: None) -> None:
         self.names = names
         self._lookup = lookup
         self._table = table
         self._returned = returned  # what a call of one of the module's own functions gives
-        self._staged = staged  # whether the current point runs while a transform traces it to a jaxpr
+        # The tracer an array computed at the current point is, when a transform traces it to a jaxpr; else None.
+        self._staged = staged
         # A comprehension's variables while its element is evaluated from outside it (`sum(g for g in gs)`).
         self._bound: dict[str, Value | None] = {}
 
@@ -485,32 +492,16 @@ class Evaluator:
                 return self._bound[expr.value]
             return self._lookup(expr.value)
         if kind is cst.Call:
-            return self._call(expr)
+            return self._staging(self._call(expr))
         if kind is cst.Subscript:
             base = self.value_of(expr.value)
             if base is not None and base.contents is not None:
                 return self._item(base, expr.slice)
-            return base if base is not None and base.is_array else None
+            return self._staging(base) if base is not None and base.is_array else None
         if kind is cst.Attribute:
-            return self._attribute(expr)
-        if kind is cst.BinaryOperation:
-            if type(expr.left) in _STRINGS:
-                return None  # `"%d" % x` formats a string
-            left, right = self.value_of(expr.left), self.value_of(expr.right)
-            if any(side is not None and side.contents is not None for side in (left, right)):
-                return _concatenated(left, right, expr.operator)
-            bitwise = type(expr.operator) in _BITWISE
-            both_boolean = all(v is not None and v.boolean for v in (left, right) if v and v.is_array)
-            return _derived([left, right], boolean=bitwise and both_boolean)
-        if kind is cst.UnaryOperation:
-            if type(expr.operator) is cst.Not:
-                return None
-            operand = self.value_of(expr.expression)
-            if operand is None or not operand.is_array:
-                return None
-            return _derived([operand], boolean=type(expr.operator) is cst.BitInvert and operand.boolean)
-        if kind is cst.Comparison:
-            return self._comparison(expr)
+            return self._staging(self._attribute(expr))
+        if kind in _COMPUTED:
+            return self._staging(self._computed(expr, kind))
         if kind is cst.IfExp:
             return join(self.value_of(expr.body), self.value_of(expr.orelse))
         if kind is cst.NamedExpr:
@@ -527,6 +518,36 @@ class Evaluator:
         if kind is cst.DictComp:
             return holding("dict", self._comprehended(expr, expr.value))
         return None  # a set of tracers raises TypeError (unhashable); a generator prints as one
+
+    def _staging(self, value: Value | None) -> Value | None:
+        """A JAX array computed where a transform traces to a jaxpr is a tracer, even from constants: with
+        omnistaging every `jnp`/`lax` operation there, and every operation on a concrete array, is staged."""
+        if value is None or value.kind is not Kind.ARRAY:
+            return value
+        tracer = self._staged()
+        if tracer is None:
+            return value
+        return Value(Kind.TRACED, tracer, container=False, boolean=value.boolean, staged_constant=True)
+
+    def _computed(self, expr: cst.BaseExpression, kind: type) -> Value | None:
+        """Arithmetic, unary operators and comparisons."""
+        if kind is cst.BinaryOperation:
+            if type(expr.left) in _STRINGS:
+                return None  # `"%d" % x` formats a string
+            left, right = self.value_of(expr.left), self.value_of(expr.right)
+            if any(side is not None and side.contents is not None for side in (left, right)):
+                return _concatenated(left, right, expr.operator)
+            bitwise = type(expr.operator) in _BITWISE
+            both_boolean = all(v is not None and v.boolean for v in (left, right) if v and v.is_array)
+            return _derived([left, right], boolean=bitwise and both_boolean)
+        if kind is cst.UnaryOperation:
+            if type(expr.operator) is cst.Not:
+                return None
+            operand = self.value_of(expr.expression)
+            if operand is None or not operand.is_array:
+                return None
+            return _derived([operand], boolean=type(expr.operator) is cst.BitInvert and operand.boolean)
+        return self._comparison(expr)
 
     def iterated(self, expr: cst.BaseExpression) -> Value | None:
         """What one iteration over `expr` gives (`for target in expr`), or None when unknown."""
@@ -732,10 +753,7 @@ class Evaluator:
             return REF
         if arrays.produces_array(call, self.names):
             qualified = self.names.qualified(func)
-            made = _derived(arguments, boolean=qualified in BOOLEAN_FUNCTIONS) or ARRAY
-            if made.kind is Kind.ARRAY and not made.staged_constant and self._staged():
-                made = replace(made, staged_constant=True)
-            return made
+            return _derived(arguments, boolean=qualified in BOOLEAN_FUNCTIONS) or ARRAY
         receiver = arrays.functional_update_receiver(call)
         if receiver is not None:
             return _derived([self.value_of(receiver)]) or ARRAY
