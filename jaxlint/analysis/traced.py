@@ -81,6 +81,11 @@ class Tracer:
     differentiated_by: tuple[str, ...] = ()
     # Not a parameter: an array the trace computed (`jnp.arange(3).sum()` under jit), `param` empty.
     computed: bool = False
+    path: str = ""  # a field of the parameter's pytree (`.done` of `state`), reached by attributes
+
+    def field(self, name: str) -> "Tracer":
+        """The tracer of a field of this pytree: `state.done` of `state`."""
+        return replace(self, path=f"{self.path}.{name}")
 
     @property
     def staged(self) -> bool:
@@ -92,6 +97,13 @@ class Tracer:
         return not self.transform.staged and self.transform.name in GRADIENTS
 
     def describe(self, line_of) -> str:
+        if self.path:
+            whole = replace(self, path="")
+            if self.returned_by is None and self.caller is None:
+                return (f"`{self.param}{self.path}` is a field of `{self.param}`, a traced argument of "
+                        f"`{self.function}`, transformed by `{self.transform.name}` at "
+                        f"{self.transform.where(line_of)}")
+            return f"`{self.param}{self.path}` is a field of `{self.param}`: {whole.describe(line_of)}"
         if self.returned_by is not None:
             origin = replace(self, returned_by=None).describe(line_of)
             return f"returned by `{self.returned_by}` from a traced argument: {origin}"

@@ -30,6 +30,7 @@ from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
 from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
+from jaxlint.analysis.pytrees import pytree_fields
 from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal, method_bound
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
@@ -141,7 +142,9 @@ class ValueTracker(Domain):
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
-        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self._computed_tracer)
+        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self._computed_tracer,
+                                    self._pytree_fields)
+        self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
         # Containers (by id) bound to a name, and those bound to more than one: changing one in place changes
@@ -221,6 +224,18 @@ class ValueTracker(Domain):
             return False
         names = {t.name for t in scope.transforms} | {e.via.name for e in scope.entries}
         return bool(names & self.transforms.builds_jaxpr)
+
+    def _pytree_fields(self, cls: cst.ClassDef) -> dict | None:
+        if id(cls) not in self._fields:
+            self._fields[id(cls)] = pytree_fields(cls, self.names, self._pytree_class)
+        return self._fields[id(cls)]
+
+    def _pytree_class(self, annotation: cst.BaseExpression | None) -> cst.ClassDef | None:
+        """The pytree class of this module an annotation names (`state: State`), if it names one."""
+        if annotation is None:
+            return None
+        cls = self.callees.bindings.class_of(annotation, (self._module,))
+        return cls if cls is not None and self._pytree_fields(cls) is not None else None
 
     def _computed_tracer(self) -> Tracer | None:
         """The tracer an array computed at the current point is: one of the jaxpr trace around (every `jnp`/`lax`
@@ -837,7 +852,8 @@ class ValueTracker(Domain):
                 scalar = scalar or name in self._known.scalars.get(node, ())
                 container = tracer.container and not annotated and not scalar
                 listed = name in self._known.lists.get(node, ())  # a lax carry given a Python list
-                env[name] = Value(Kind.TRACED, tracer, container=container, pytree_part=listed)
+                env[name] = Value(Kind.TRACED, tracer, container=container, pytree_part=listed,
+                                  pytree=self._pytree_class(annotation) if container else None)
             elif function is not None and name in function.static:
                 env[name] = STATIC
             elif annotated:

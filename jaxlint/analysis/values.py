@@ -23,7 +23,7 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
 from jaxlint.model.functions import (
-    ARITHMETIC_BUILTINS, ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_FUNCTIONS, HOST_ARRAY_METHODS, REF_FACTORIES,
+    ARITHMETIC_BUILTINS, ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_FUNCTIONS, CONTAINER_ALSO_METHODS, HOST_ARRAY_METHODS, REF_FACTORIES,
     STATIC_ATTRIBUTES, STATIC_BUILTINS,
 )
 from jaxlint.model.transforms import TREE_LEAF_LISTS
@@ -60,6 +60,9 @@ class Value:
     # class is in this module, its qualified name (`pkg.model.Scaler`) when in another. The kind stays UNKNOWN:
     # rules know nothing of it; the analysis follows its method calls (`scaler.apply(x)`).
     instance: object = None
+    # For a pytree of tracers whose class the module defines as a pytree (a NamedTuple, a registered
+    # dataclass): that ClassDef, whose fields (analysis/pytrees.py) say what `value.field` holds.
+    pytree: object = None
 
     @property
     def is_known(self) -> bool:
@@ -472,13 +475,15 @@ class Evaluator:
 
     def __init__(self, names: Names, lookup: Callable[[str], Value | None], table: TransformTable,
                  returned: Callable[[cst.Call, list[Value | None]], Value | None] = lambda call, args: None,
-                 staged: Callable[[], Tracer | None] = lambda: None) -> None:
+                 staged: Callable[[], Tracer | None] = lambda: None,
+                 fields: Callable[[object], dict | None] = lambda cls: None) -> None:
         self.names = names
         self._lookup = lookup
         self._table = table
         self._returned = returned  # what a call of one of the module's own functions gives
         # The tracer an array computed at the current point is, when a transform traces it to a jaxpr; else None.
         self._staged = staged
+        self._fields = fields  # the fields of a pytree class (analysis/pytrees.py), None when not one
         # A comprehension's variables while its element is evaluated from outside it (`sum(g for g in gs)`).
         self._bound: dict[str, Value | None] = {}
 
@@ -710,11 +715,25 @@ class Evaluator:
         base = self.value_of(expr.value)
         if base is None or not base.is_array:
             return None
+        if base.kind is Kind.TRACED and base.pytree is not None and base.tracer is not None:
+            return self._field(base, expr.attr.value)
         if expr.attr.value in STATIC_ATTRIBUTES:
             return STATIC
         if expr.attr.value in ARRAY_PROPERTIES:
             return _derived([base])
         return None
+
+    def _field(self, base: Value, name: str) -> Value | None:
+        """A field of a pytree of tracers of a known class: its static fields are Python values, its children
+        tracers (one array, or a subtree); anything else (a method, a property) unknown."""
+        fields = self._fields(base.pytree)
+        field = fields.get(name) if fields else None
+        if field is None:
+            return None
+        if field.static:
+            return STATIC
+        return Value(Kind.TRACED, base.tracer.field(name), container=not field.leaf, pytree_part=not field.leaf,
+                     pytree=field.cls)
 
     def _comparison(self, expr: cst.Comparison) -> Value | None:
         operators = [target.operator for target in expr.comparisons]
@@ -761,6 +780,8 @@ class Evaluator:
             base = self.value_of(func.value)
             if base is not None and base.numpy and func.attr.value in HOST_ARRAY_METHODS:
                 return NUMPY_ARRAY
+            if base is not None and base.is_array and base.container and func.attr.value in CONTAINER_ALSO_METHODS:
+                return base if CONTAINER_ALSO_METHODS[func.attr.value] == "same" and not call.args else None
             if base is not None and base.is_array:
                 reduced_truth = func.attr.value in ("all", "any")
                 return _derived([base], boolean=reduced_truth or (base.boolean and func.attr.value != "astype"))

@@ -25,7 +25,7 @@ from jaxlint.traversal import in_order
 def static_hint(rule: Rule, value: Value) -> str:
     """How to make the value static, when the fix is a jit argument spec."""
     tracer = value.tracer
-    if (tracer is not None and tracer.caller is None and not tracer.computed
+    if (tracer is not None and tracer.caller is None and not tracer.computed and not tracer.path
             and rule.facts.takes_static_argnames(tracer.transform.name)):
         return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
     return ""

@@ -44,6 +44,9 @@ ARRAY_METHODS = frozenset(
     """.split()
 )
 ARRAY_PROPERTIES = frozenset("T mT real imag".split())
+# Array methods that Python's list or dict has too, for a value that may be either (a pytree of unknown
+# structure): `copy` gives the same kind of value back, `list.sort` gives None.
+CONTAINER_ALSO_METHODS = {"copy": "same", "sort": "none"}
 # NumPy array methods that give a NumPy array again (`np.arange(12).reshape(3, 4)`).
 HOST_ARRAY_METHODS = frozenset("reshape astype transpose swapaxes squeeze ravel flatten copy".split())
 # `x.at[i].<method>(v)`: the functional updates of an array.

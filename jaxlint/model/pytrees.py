@@ -1,0 +1,24 @@
+"""How classes become pytrees, and which of their fields are children (traced under a transform) and which
+static (aux data: Python values, never tracers). JAX flattens an argument of a transformed function into its
+leaves; only leaves are traced."""
+
+# Subclasses have one child per annotated field, in order.
+NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
+
+# Base classes and class decorators that register a dataclass as a pytree: every field a child but those
+# marked static.
+PYTREE_BASES = frozenset({"flax.struct.PyTreeNode", "equinox.Module"})
+PYTREE_DECORATORS = frozenset({"flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_dataclass"})
+
+# `name: T = field(...)` marks a field static: the call, and the keyword with the value that does it.
+STATIC_FIELD_SPECS = {
+    "flax.struct.field": ("pytree_node", False),
+    "equinox.field": ("static", True),
+}
+# Calls whose field is always static.
+STATIC_FIELD_CALLS = frozenset({"flax.struct.static_field", "equinox.static_field"})
+# `dataclasses.field(metadata=dict(static=True))`: what `jax.tree_util.register_dataclass` reads as a meta field.
+METADATA_FIELD_CALLS = frozenset({"dataclasses.field"})
+
+# Annotations of fields that are never pytree children of their own.
+CLASS_VARIABLE_ANNOTATIONS = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
