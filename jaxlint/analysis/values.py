@@ -23,7 +23,8 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
 from jaxlint.model.functions import (
-    ARITHMETIC_BUILTINS, ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_FUNCTIONS, CONTAINER_ALSO_METHODS, HOST_ARRAY_METHODS, REF_FACTORIES,
+    ARITHMETIC_BUILTINS, ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_DTYPES, BOOLEAN_FUNCTIONS, CONTAINER_ALSO_METHODS,
+    DTYPE_KEEPING_METHODS, TRUTH_METHODS, HOST_ARRAY_METHODS, REF_FACTORIES,
     STATIC_ATTRIBUTES, STATIC_BUILTINS,
 )
 from jaxlint.model.transforms import TREE_LEAF_LISTS
@@ -723,6 +724,19 @@ class Evaluator:
             return _derived([base])
         return None
 
+    def _boolean_method(self, base: Value, call: cst.Call) -> bool:
+        """Whether an array method gives booleans, by JAX's dtype rules."""
+        method = call.func.attr.value
+        if method in TRUTH_METHODS:
+            return True
+        if method == "astype":
+            dtype = call.args[0].value if call.args else None
+            spelled = dtype.evaluated_value if isinstance(dtype, cst.SimpleString) else (
+                dtype.value if isinstance(dtype, cst.Name) and self.names.qualified(dtype) is None else
+                self.names.qualified(dtype) if dtype is not None else None)
+            return spelled in BOOLEAN_DTYPES
+        return base.boolean and method in DTYPE_KEEPING_METHODS
+
     def _field(self, base: Value, name: str) -> Value | None:
         """A field of a pytree of tracers of a known class: its static fields are Python values, its children
         tracers (one array, or a subtree); anything else (a method, a property) unknown."""
@@ -783,6 +797,5 @@ class Evaluator:
             if base is not None and base.is_array and base.container and func.attr.value in CONTAINER_ALSO_METHODS:
                 return base if CONTAINER_ALSO_METHODS[func.attr.value] == "same" and not call.args else None
             if base is not None and base.is_array:
-                reduced_truth = func.attr.value in ("all", "any")
-                return _derived([base], boolean=reduced_truth or (base.boolean and func.attr.value != "astype"))
+                return _derived([base], boolean=self._boolean_method(base, call))
         return self._returned(call, arguments)
