@@ -42,7 +42,7 @@ from jaxlint.analysis.values import (
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES
-from jaxlint.model.transforms import CONCRETE_CONTEXTS, LAX_CARRIES, PARTIAL, TREE_MAPS
+from jaxlint.model.transforms import CONCRETE_CONTEXTS, CUSTOM_RULES, LAX_CARRIES, PARTIAL, TREE_MAPS, UNTRACED_CONTEXTS
 
 Env = dict[str, Value]
 
@@ -146,6 +146,7 @@ class ValueTracker(Domain):
                                     self._pytree_fields)
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
+        self._untraced = 0  # how many `with jax.disable_jit():` blocks are around
         self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
         # Containers (by id) bound to a name, and those bound to more than one: changing one in place changes
         # what the others hold.
@@ -603,7 +604,9 @@ class ValueTracker(Domain):
             self.enables_x64 = x64_call(node, self.names)
         chain = tuple(self._chain)
         caller = self.traced_scope
-        for target, transform in applied_transforms(node, self.names, self.transforms):
+        # Under `jax.disable_jit()` transforms run their functions eagerly: nothing is traced there.
+        applied = [] if self._untraced else applied_transforms(node, self.names, self.transforms)
+        for target, transform in applied:
             if caller is not None and caller.staged and not transform.staged:
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
             if type(target) is cst.Attribute:
@@ -829,6 +832,12 @@ class ValueTracker(Domain):
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
         entries = self._known.entries.get(node, [])
+        if any(transform.name in CUSTOM_RULES for transform in transforms):
+            # custom_jvp/custom_vjp trace nothing themselves, and differentiating a call gives the function (or its
+            # forward rule) the primal values: only a staged trace around the call makes its arguments tracers.
+            transforms = [transform for transform in transforms if transform.name not in CUSTOM_RULES]
+            passed = {param: tracer for param, tracer in passed.items() if tracer.staged}
+            entries = [entry for entry in entries if entry.via.staged]
         return traced_function(name, params, transforms, passed, entries, self.names, self.transforms,
                                self._known.scalars.get(node, frozenset()))
 
@@ -1037,16 +1046,17 @@ class ValueTracker(Domain):
         for item in node.items:
             if item.asname is not None:
                 self._forget(target_names(item.asname.name))
-        if self._computes_eagerly(node):
-            self._concrete += 1
+        self._concrete += self._entered(node, CONCRETE_CONTEXTS)
+        self._untraced += self._entered(node, UNTRACED_CONTEXTS)
 
     def leave_With_body(self, node: cst.With) -> None:
-        if self._computes_eagerly(node):
-            self._concrete -= 1
+        self._concrete -= self._entered(node, CONCRETE_CONTEXTS)
+        self._untraced -= self._entered(node, UNTRACED_CONTEXTS)
 
-    def _computes_eagerly(self, node: cst.With) -> bool:
-        return any(isinstance(item.item, cst.Call) and self.names.qualified(item.item.func) in CONCRETE_CONTEXTS
-                   for item in node.items)
+    def _entered(self, node: cst.With, contexts: frozenset[str]) -> int:
+        """Whether a `with` statement enters one of `contexts` (`with jax.disable_jit():`): 1 or 0."""
+        return int(any(isinstance(item.item, cst.Call) and self.names.qualified(item.item.func) in contexts
+                       for item in node.items))
 
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
         self._forget(pattern_names(node.pattern))  # the captures are rebound by the pattern

@@ -202,7 +202,14 @@ CACHED_BY_FUNCTION = _where(lambda t: t.caches_by_function)
 ONLY_TRACE = _where(lambda t: not t.runs_function)
 # Trace their function to a jaxpr (lax bodies too): every `jnp`/`lax` result inside is a tracer.
 BUILDS_JAXPR = _where(lambda t: t.staged and not t.concrete_constants) | frozenset(LAX_BODIES)
+# Custom differentiation rules: differentiating a call runs the function (or its forward rule) on the primal
+# values, so a gradient transform alone around the call gives it no tracer; a staged trace (jit) still does.
+CUSTOM_RULES = frozenset(name for name, t in TRANSFORMS.items() if t.family == CUSTOM)
+
 # Context managers under which jax computes eagerly, even inside a trace: their results are concrete arrays.
 CONCRETE_CONTEXTS = frozenset({"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval", "jax.disable_jit"})
+# Context managers under which transforms do not trace: `jit` and the lax loops run their functions in Python on
+# concrete values (`with jax.disable_jit(): lax.scan(body, ...)` calls `body` with arrays).
+UNTRACED_CONTEXTS = frozenset({"jax.disable_jit"})
 INTEGER_INPUT_ERRORS = {name: t.integer_input_error for name, t in TRANSFORMS.items() if t.integer_input_error}
 WITH_JIT_OPTIONS = {name: t.options for name, t in TRANSFORMS.items() if t.options is not None}
