@@ -14,9 +14,10 @@ import libcst as cst
 from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.names import Names
 from jaxlint.model.pytrees import (
-    CLASS_VARIABLE_ANNOTATIONS, METADATA_FIELD_CALLS, NAMEDTUPLE_BASES, PYTREE_BASES, PYTREE_DECORATORS,
-    STATIC_FIELD_CALLS, STATIC_FIELD_SPECS,
+    CLASS_VARIABLE_ANNOTATIONS, DATACLASS_DECORATORS, LISTED_REGISTRATION, METADATA_FIELD_CALLS, NAMEDTUPLE_BASES,
+    PYTREE_BASES, PYTREE_DECORATORS, STATIC_FIELD_CALLS, STATIC_FIELD_SPECS,
 )
+from jaxlint.model.transforms import PARTIAL
 
 _SCALARS = frozenset({"bool", "int", "float", "complex"})
 
@@ -34,15 +35,18 @@ class Field:
 def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field] | None:
     """The fields of `cls` by name when it is a pytree class the model knows; None otherwise. `class_of`
     resolves an annotation to a class of the module (or None)."""
-    bases = [names.qualified(base.value) for base in cls.bases if base.keyword is None]
-    decorators = [names.qualified(_decorator_function(d.decorator)) for d in cls.decorators]
-    if any(arg.keyword is not None for arg in cls.bases) or any(arg.star for arg in cls.bases):
+    if any(arg.keyword is not None or arg.star for arg in cls.bases):
         return None
-    namedtuple = bool(bases) and all(base in NAMEDTUPLE_BASES for base in bases) and not decorators
-    registered = (bases and all(base in PYTREE_BASES for base in bases) and not decorators) or (
-        not bases and len(decorators) == 1 and decorators[0] in PYTREE_DECORATORS
-        and _plain_registration(cls.decorators[0]))
-    if not (namedtuple or registered):
+    bases = [names.qualified(base.value) for base in cls.bases]
+    registering = [d.decorator for d in cls.decorators
+                   if names.qualified(_decorator_function(d.decorator)) not in DATACLASS_DECORATORS]
+    namedtuple = bool(bases) and all(base in NAMEDTUPLE_BASES for base in bases) and not cls.decorators
+    listed = None
+    if not bases and len(registering) == 1:
+        listed = _listed_fields(registering[0], names)
+        if listed is None and not _plain_registration(registering[0], names):
+            return None
+    elif not (namedtuple or bases and all(base in PYTREE_BASES for base in bases) and not registering):
         return None
     fields = {}
     for statement in cls.body.body:
@@ -51,31 +55,55 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
         for small in statement.body:
             if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
                 continue
-            annotation = small.annotation.annotation
+            name, annotation = small.target.value, small.annotation.annotation
             outer = annotation.value if isinstance(annotation, cst.Subscript) else annotation
             if names.qualified(outer) in CLASS_VARIABLE_ANNOTATIONS:
                 continue
-            if not namedtuple and _static_default(small.value, names):
-                fields[small.target.value] = Field(static=True)
+            static = name in listed[1] if listed is not None else not namedtuple and _static_default(small.value, names)
+            if listed is not None and not static and name not in listed[0]:
+                return None  # a field the registration does not name: jax rejects the class
+            if static:
+                fields[name] = Field(static=True)
                 continue
             scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALARS and names.qualified(annotation) is None
             leaf = scalar or is_array_annotation(annotation, names)
-            fields[small.target.value] = Field(static=False, leaf=leaf, cls=None if leaf else class_of(annotation))
+            fields[name] = Field(static=False, leaf=leaf, cls=None if leaf else class_of(annotation))
     return fields
+
+
+def _listed_fields(decorator: cst.BaseExpression, names: Names) -> tuple[set[str], set[str]] | None:
+    """The children and static fields `partial(register_dataclass, data_fields=[...], meta_fields=[...])`
+    names, when both are literal lists of strings."""
+    if not isinstance(decorator, cst.Call) or names.qualified(decorator.func) not in PARTIAL:
+        return None
+    given = [arg for arg in decorator.args if arg.keyword is None]
+    if len(given) != 1 or names.qualified(given[0].value) != LISTED_REGISTRATION:
+        return None
+    lists = {arg.keyword.value: _strings(arg.value) for arg in decorator.args if arg.keyword is not None}
+    if set(lists) != {"data_fields", "meta_fields"} or None in lists.values():
+        return None
+    return lists["data_fields"], lists["meta_fields"]
+
+
+def _strings(expr: cst.BaseExpression) -> set[str] | None:
+    if not isinstance(expr, (cst.List, cst.Tuple)):
+        return None
+    found = {element.value.evaluated_value for element in expr.elements if isinstance(element.value, cst.SimpleString)}
+    return found if len(found) == len(expr.elements) else None
 
 
 def _decorator_function(decorator: cst.BaseExpression) -> cst.BaseExpression:
     return decorator.func if isinstance(decorator, cst.Call) else decorator
 
 
-def _plain_registration(decorator: cst.Decorator) -> bool:
-    """`@flax.struct.dataclass` or `@chex.dataclass`, as written or called with options that do not change
-    what is a child (`frozen=True`); not `register_dataclass(data_fields=..., meta_fields=...)`, which lists
-    them itself."""
-    if not isinstance(decorator.decorator, cst.Call):
-        return True
-    return all(arg.keyword is not None and arg.keyword.value not in ("data_fields", "meta_fields", "drop")
-               for arg in decorator.decorator.args)
+def _plain_registration(decorator: cst.BaseExpression, names: Names) -> bool:
+    """`@flax.struct.dataclass`, `@chex.dataclass` or `@jax.tree_util.register_dataclass`, as written or
+    called with keyword options only (`frozen=True`)."""
+    if names.qualified(_decorator_function(decorator)) not in PYTREE_DECORATORS:
+        return False
+    return not isinstance(decorator, cst.Call) or all(
+        arg.keyword is not None and arg.keyword.value not in ("data_fields", "meta_fields", "drop_fields")
+        for arg in decorator.args)
 
 
 def _static_default(value: cst.BaseExpression | None, names: Names) -> bool:

@@ -10,6 +10,11 @@ NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple
 PYTREE_BASES = frozenset({"flax.struct.PyTreeNode", "equinox.Module"})
 PYTREE_DECORATORS = frozenset({"flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_dataclass"})
 
+# Decorators that make a dataclass and change nothing about how it flattens, under a registering one.
+DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
+# The registration that names its children and static fields itself (`data_fields=[...], meta_fields=[...]`).
+LISTED_REGISTRATION = "jax.tree_util.register_dataclass"
+
 # `name: T = field(...)` marks a field static: the call, and the keyword with the value that does it.
 STATIC_FIELD_SPECS = {
     "flax.struct.field": ("pytree_node", False),
