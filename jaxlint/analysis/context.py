@@ -110,6 +110,12 @@ class Context:
         value = self._tracker.value_of(expr)
         return UNKNOWN if value is None else value
 
+    def right_operand(self, operation: cst.BooleanOperation) -> Value:
+        """What the right operand of `a and b` / `a or b` holds when it runs, given what `a` said to get there
+        (`not is_tracer(x) and x > n`: `x` is no tracer in `x > n`); `UNKNOWN` when the analysis does not know."""
+        value = self._tracker.right_operand(operation)
+        return UNKNOWN if value is None else value
+
     def iterated(self, expr: cst.BaseExpression) -> Value:
         """What one iteration over `expr` gives (an item of a container of tracers, a row of an array, a
         comprehension's element); `UNKNOWN` when the analysis does not know."""

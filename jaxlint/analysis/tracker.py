@@ -993,6 +993,20 @@ class ValueTracker(Domain):
         else:
             self._narrowed.append(None)
 
+    def right_operand(self, operation: cst.BooleanOperation) -> Value | None:
+        """What the right operand of `a and b` (`a or b`) holds when it runs: `a` was true (false) there, so an
+        `isinstance` test in `a` that keeps arrays out (`not is_tracer(x) and x > n`) holds for `b`."""
+        narrowed = not_an_array(operation.left, self.names, self._definition)
+        truth = isinstance(operation.operator, cst.And)
+        value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
+        if value is None or not value.is_array:
+            return self.value_of(operation.right)
+        del self.env[narrowed[0]]
+        try:
+            return self.value_of(operation.right)
+        finally:
+            self.env[narrowed[0]] = value
+
     def _definition(self, expr: cst.BaseExpression) -> cst.CSTNode | None:
         """The def a name is bound to here, if one."""
         found = self.callees.bindings.binding(expr, tuple(self._chain), want_def=True)

@@ -116,8 +116,9 @@ class PythonControlFlowOnTracer(Rule):
             left = self.facts.value_of(test.left)
             if left.abstract:
                 return
-            test = test.right
-        value = self.facts.value_of(test)
+            test, value = test.right, self.facts.right_operand(test)
+        else:
+            value = self.facts.value_of(test)
         if not value.abstract:
             return
         self.report(test, lambda line_of: (
