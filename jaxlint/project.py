@@ -30,14 +30,15 @@ MAX_PROJECT_FILES = 3000
 
 
 def module_of(path: str) -> tuple[Path, str]:
-    """The folder imports start from, and the module's dotted name (`pkg.sub.train`)."""
+    """The folder imports start from, and the module's dotted name (`pkg.sub.train`). A folder without
+    `__init__.py` inside a package is a namespace package (PEP 420): `pkg/_src/ops.py` is `pkg._src.ops`."""
     file = Path(path).absolute()
     parts = [] if file.stem == "__init__" else [file.stem]
-    folder = file.parent
-    while _is_file(folder / "__init__.py"):
+    folders = list(file.parents)
+    top = max((index for index, folder in enumerate(folders) if _is_file(folder / "__init__.py")), default=-1)
+    for folder in folders[:top + 1]:
         parts.insert(0, folder.name)
-        folder = folder.parent
-    return folder, ".".join(parts)
+    return folders[top + 1], ".".join(parts)
 
 
 @lru_cache(maxsize=None)
@@ -150,11 +151,12 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
 
 def importable(root: Path) -> list[Path]:
     """The Python files `import` can reach from the project's root: its top-level modules and the
-    files of its packages (folders with `__init__.py`, all the way down)."""
+    files of its packages (folders with `__init__.py`, and the namespace folders inside them, all the way
+    down)."""
     found: list[Path] = []
-    folders = [root]
+    folders = [(root, False)]
     while folders and len(found) <= MAX_PROJECT_FILES:
-        folder = folders.pop()
+        folder, in_package = folders.pop()
         try:
             entries = sorted(folder.iterdir())
         except OSError:
@@ -162,8 +164,12 @@ def importable(root: Path) -> list[Path]:
         for entry in entries:
             if entry.suffix == ".py" and _is_file(entry):
                 found.append(entry)
-            elif not entry.name.startswith(".") and _is_file(entry / "__init__.py"):
-                folders.append(entry)
+            elif entry.name.startswith(".") or entry.name == "__pycache__":
+                continue
+            elif _is_file(entry / "__init__.py"):
+                folders.append((entry, True))
+            elif in_package and entry.is_dir() and entry.name.isidentifier():
+                folders.append((entry, True))  # a namespace package inside a package (PEP 420)
     return found if len(found) <= MAX_PROJECT_FILES else []
 
 

@@ -169,6 +169,17 @@ def test_a_module_that_enables_x64_silences_float64_requests_in_the_others() -> 
     check(found(ROOT, f"{X64_MISSING}/integrate.py"), missing)
 
 
+def test_a_namespace_folder_inside_a_package_is_part_of_it(tmp_path: Path) -> None:
+    # stats/_src/ has no __init__.py: Python imports it as `stats._src` (PEP 420), so stats/__init__.py's x64
+    # setting holds for it. Without the package's __init__.py, the request is truncated.
+    assert found(ROOT, "fixtures/project/x64_namespace/stats/_src/accumulate/totals.py") == []
+    assert found(ROOT, "fixtures/project/x64_namespace") == []
+    shutil.copytree(ROOT / "fixtures/project/x64_namespace", tmp_path / "copy")
+    (tmp_path / "copy/stats/__init__.py").unlink()
+    rows = [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, "copy")]
+    assert rows == [("copy/stats/_src/accumulate/totals.py", 5, "JAX701")]
+
+
 def test_x64_enabled_anywhere_in_the_project_as_users_do_it(tmp_path: Path) -> None:
     shutil.copytree(ROOT / X64_ENABLED, tmp_path / "sim")
     sim = tmp_path / "sim"
