@@ -1,6 +1,6 @@
 """Tracers in Python containers cross module boundaries: a dict of tracers passed from a jitted step to
 another module's helper makes the helper's parameter a container of tracers, whose values stay traced.
-(The single-module cases are in fixtures/regressions/containers.py.)"""
+(The single-module cases are in fixtures/analysis/containers.py.)"""
 
 from __future__ import annotations
 

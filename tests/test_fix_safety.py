@@ -34,9 +34,9 @@ def fixed(name: str) -> Path:
 
 
 @pytest.mark.parametrize("name", [
-    "in_place_update_scopes.py",  # globals, closures, list carries, a list given to jit: left alone
-    "numpy_in_helpers.py",  # helpers also called with NumPy arrays and Python numbers: left alone
-    "legacy_prng_key_as_data.unsafe.py",  # keys used as keys fixed, keys used as data left alone
+    "JAX101_JAX102_in_place_update_scopes.py",  # globals, closures, list carries, a list given to jit: left alone
+    "JAX302_JAX304_JAX305_numpy_in_helpers.py",  # helpers also called with NumPy arrays and Python numbers: left alone
+    "JAX205_legacy_prng_key_as_data.unsafe.py",  # keys used as keys fixed, keys used as data left alone
 ])
 def test_the_fixed_program_prints_what_the_original_printed(name: str) -> None:
     before = run(FIX_FIXTURES / name)
@@ -46,21 +46,21 @@ def test_the_fixed_program_prints_what_the_original_printed(name: str) -> None:
 
 
 def test_fixed_prints_show_at_run_time_what_the_original_shows_without_jit() -> None:
-    name = "print_formatting.unsafe.py"
+    name = "JAX306_print_formatting.unsafe.py"
     untraced = run(FIX_FIXTURES / name, JAX_DISABLE_JIT="1")
     assert run(fixed(name)) == untraced
     assert "loss = 1.875\n" in untraced
 
 
 @pytest.mark.parametrize("name, written, forced, broken", [
-    ("in_place_update_scopes.py", "table[0] = 1.0", "table = table.at[0].set(1.0)", "UnboundLocalError"),
-    ("in_place_update_scopes.py", "acc[0] = acc[0] + i", "acc = acc.at[0].set(acc[0] + i)",
+    ("JAX101_JAX102_in_place_update_scopes.py", "table[0] = 1.0", "table = table.at[0].set(1.0)", "UnboundLocalError"),
+    ("JAX101_JAX102_in_place_update_scopes.py", "acc[0] = acc[0] + i", "acc = acc.at[0].set(acc[0] + i)",
      "AttributeError: 'list' object has no attribute 'at'"),
-    ("numpy_in_helpers.py", "np.linalg.norm(v)", "jnp.linalg.norm(v)", "ArrayImpl 1.7320508"),
-    ("numpy_in_helpers.py", "max(a, b)", "jnp.maximum(a, b)", "ArrayImpl 2"),
-    ("numpy_in_helpers.py", "np.tanh(x)", "jnp.tanh(x)", "ArrayImpl [0.7615942 0.7615942]"),
-    ("legacy_prng_key_as_data.unsafe.py", "state = jax.random.PRNGKey", "state = jax.random.key", "IndexError"),
-    ("legacy_prng_key_as_data.unsafe.py", "low_word(jax.random.PRNGKey", "low_word(jax.random.key", "IndexError"),
+    ("JAX302_JAX304_JAX305_numpy_in_helpers.py", "np.linalg.norm(v)", "jnp.linalg.norm(v)", "ArrayImpl 1.7320508"),
+    ("JAX302_JAX304_JAX305_numpy_in_helpers.py", "max(a, b)", "jnp.maximum(a, b)", "ArrayImpl 2"),
+    ("JAX302_JAX304_JAX305_numpy_in_helpers.py", "np.tanh(x)", "jnp.tanh(x)", "ArrayImpl [0.7615942 0.7615942]"),
+    ("JAX205_legacy_prng_key_as_data.unsafe.py", "state = jax.random.PRNGKey", "state = jax.random.key", "IndexError"),
+    ("JAX205_legacy_prng_key_as_data.unsafe.py", "low_word(jax.random.PRNGKey", "low_word(jax.random.key", "IndexError"),
 ])
 def test_the_fixes_left_out_would_have_broken_the_programs(name: str, written: str, forced: str, broken: str,
                                                             tmp_path: Path) -> None:
@@ -74,7 +74,7 @@ def test_the_fixes_left_out_would_have_broken_the_programs(name: str, written: s
 
 def test_jnp_fixes_are_safe_only_where_the_code_runs_only_traced() -> None:
     findings = json.loads(jaxlint(FIX_FIXTURES, "--no-cache", "--output-format", "json",
-                                  "numpy_in_helpers.py").stdout)
+                                  "JAX302_JAX304_JAX305_numpy_in_helpers.py").stdout)
     applicability = {(f["location"]["row"], f["code"], f["fix"]["message"]): f["fix"]["applicability"]
                      for f in findings}
     assert applicability == {
@@ -101,7 +101,7 @@ def test_a_lambda_written_in_a_loop_call_runs_only_traced(tmp_path: Path) -> Non
 
 def test_in_place_fixes_on_possible_lists_are_unsafe_and_on_outer_names_absent() -> None:
     findings = json.loads(jaxlint(FIX_FIXTURES, "--no-cache", "--output-format", "json",
-                                  "in_place_update_scopes.py").stdout)
+                                  "JAX101_JAX102_in_place_update_scopes.py").stdout)
     assert [(f["location"]["row"], f["fix"] and f["fix"]["applicability"]) for f in findings] == [
         (13, None),  # a global: `table = ...` would make it local to the function
         (21, None),  # a closure variable

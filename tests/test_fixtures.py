@@ -17,6 +17,7 @@ DEFAULT_RULES = frozenset(rule.code for rule in ALL_RULES if rule.default_enable
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<items>.*)$")
 _MISS = re.compile(r"#\s*expect-miss:\s*(?P<codes>.*)$")
 # `CODE:COL`, optionally followed by a quoted piece of the message: `JAX306:5 "compute_loss"`.
+_CODES = re.compile(r"JAX\d{3}")  # a fixture is named by the rules it is about: JAX201_key_paths.py
 _ITEM = re.compile(r'(?P<code>JAX\d{3}):(?P<col>\d+)(?:\s+"(?P<text>[^"]*)")?')
 
 
@@ -62,8 +63,9 @@ def fixture_files() -> list[Path]:
 def test_fixture_findings_match_expectations(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     expected = expectations(source)
-    # The default rules, plus the opt-in rules this fixture is about (as a user would select them).
-    enabled = DEFAULT_RULES | {code for _, _, code in expected} | {path.stem}
+    # The default rules, plus the opt-in rules this fixture is about (as a user would select them): those it
+    # expects, and those its name starts with (fixtures/JAX205.py, fixtures/fix/JAX509_print_at_trace_time.unsafe.py).
+    enabled = DEFAULT_RULES | {code for _, _, code in expected} | set(_CODES.findall(path.stem))
     found = lint_source(source, str(path), frozenset(enabled))
     actual = {(d.row, d.col, d.code) for d in found}
     assert sorted(actual - expected) == [], "unexpected findings (line, col, code)"

@@ -78,7 +78,7 @@ def test_donated_buffers_are_followed_only_for_a_rule_that_asks(built: list[Valu
 
 def test_a_rule_that_asks_about_donations_without_saying_so_is_told_what_to_set(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from jaxlint.checks.compilation import DonatedBufferReuse
+    from jaxlint.checks.compilation.jax504_donated_buffer_reuse import DonatedBufferReuse
 
     monkeypatch.setattr(DonatedBufferReuse, "needs_donations", False)
     with pytest.raises(RuntimeError, match="needs_donations = True"):

@@ -3,7 +3,7 @@ class (`Normalizer(mean, std)`), calls a method of it (`norm.normalize(x)`) or o
 (`Stats.moments(x)`) makes that code traced, and learns what it returns.
 
 fixtures/project/nets/ holds the package, its expected findings inline (test_project.py checks the
-whole project folder); fixtures/regressions/methods.py the same within one module."""
+whole project folder); fixtures/analysis/methods.py the same within one module."""
 
 from __future__ import annotations
 

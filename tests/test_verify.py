@@ -23,7 +23,7 @@ from test_outputs import SARIF_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[1]
 VERIFY = ROOT / "fixtures" / "verify"
-CONFIRMABLE = sorted(VERIFY.glob("confirm_jax*.py"))
+CONFIRMABLE = sorted(VERIFY.glob("JAX*_confirm.py"))
 BROKEN = ["hangs_at_import.py", "exits_at_import.py", "crashes_at_import.py", "raises_at_import.py"]
 
 
@@ -51,10 +51,10 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
         "confirmed", "tracing `bounded` with made-up arguments raised TracerBoolConversionError here")
     assert details[("script_at_import.py", 8, "JAX301")] == (
         "confirmed", "importing the module raised TracerBoolConversionError here")
-    assert details[("confirm_jax308.py", 9, "JAX308")] == (
+    assert details[("JAX308_confirm.py", 9, "JAX308")] == (
         "confirmed", "jax.checking_leaks reported a leak while tracing `remember` with made-up arguments")
     # a parameter named like a key gets a typed key: nothing made up
-    assert details[("confirm_jax201.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
+    assert details[("JAX201_confirm.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
 
 
 def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find_new_bugs() -> None:

@@ -14,6 +14,7 @@ from typing import Callable, ClassVar, Optional, Union
 
 import libcst as cst
 
+from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.context import Context
 from jaxlint.diagnostics import SAFE
 
@@ -134,3 +135,13 @@ class Rule:
             return None
         name, imports = respelled
         return FixPlan(f"use `{name}`", ((node, name),), applicability, imports)
+
+
+class CalleeRule(Rule):
+    """A rule that asks which calls call a jitted callable."""
+
+    def jitted_arguments(self, call: cst.Call) -> tuple[JittedCallee, list[Argument]] | None:
+        callee = self.facts.jitted(call)
+        if callee is None:
+            return None
+        return callee, callee.arguments(call, self.facts.target_version)

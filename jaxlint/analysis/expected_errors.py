@@ -1,0 +1,38 @@
+"""Blocks that expect an error (`with pytest.raises(...)`): code in them is a test of that very error."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+
+def expects_error(node: cst.With, names) -> bool:
+    """`with self.assertRaises(...)`, `with pytest.raises(...)`: the code inside is meant to fail."""
+    for item in node.items:
+        call = item.item
+        if not isinstance(call, cst.Call):
+            continue
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value.startswith("assertRaises"):
+            return True
+        if names.qualified(func) == "pytest.raises":
+            return True
+    return False
+
+
+class ExpectedErrors:
+    """Leaves out findings inside blocks that expect an error (a test of that very error). Mix in before Rule."""
+
+    _expecting = 0
+
+    def visit_With(self, node: cst.With) -> None:
+        if expects_error(node, self.names):
+            self._expecting += 1
+
+    def leave_With(self, node: cst.With) -> None:
+        if expects_error(node, self.names):
+            self._expecting -= 1
+
+    def report(self, node, message, fix=None) -> None:
+        if not self._expecting:
+            super().report(node, message, fix)

@@ -1,0 +1,135 @@
+"""JAX503 jit-method-self: `@jax.jit` on a method: `self` is traced as an array argument."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.checks.base import CalleeRule
+from jaxlint.model.transforms import JITS
+
+
+# ---------------------------------------------------------------------- JAX503
+
+# Calls that make a class a pytree (its instances then trace as arrays): the class is their first argument.
+_PYTREE_REGISTRATIONS = frozenset({
+    "jax.tree_util.register_pytree_node", "jax.tree_util.register_pytree_node_class",
+    "jax.tree_util.register_pytree_with_keys", "jax.tree_util.register_pytree_with_keys_class",
+    "jax.tree_util.register_dataclass", "jax.tree_util.register_static",
+})
+_FLATTEN_METHODS = frozenset({"tree_flatten", "tree_flatten_with_keys"})  # a pytree class registered elsewhere
+# Class decorators that leave the class an ordinary (non-pytree) class.
+_PLAIN_CLASS_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
+
+
+class JitMethodSelf(CalleeRule):
+    code = "JAX503"
+    name = "jit-method-self"
+    summary = "`@jax.jit` on a method: `self` is traced as an array argument"
+    what_it_does = (
+        "Flags `@jax.jit` (also `@jax.jit(...)`, `@partial(jax.jit, ...)`, `pjit`) directly on a method whose "
+        "first parameter is `self`, when `self` is not static (`static_argnums=0` or `static_argnames='self'`) "
+        "and the class is visibly not a pytree: a class of this module with no base classes but `object` or "
+        "other such classes, no decorator but `@dataclasses.dataclass`, no `tree_flatten` method and no "
+        "`jax.tree_util.register_*` call naming it."
+    )
+    why_bad = (
+        "`jax.jit` wraps the plain function, so `obj.method(x)` calls it with `obj` as its first argument, and "
+        "jax must turn every argument into an array or a pytree of arrays. With jax 0.10.2 the call raises "
+        "`TypeError: Error interpreting argument to <function Scaler.apply> as an abstract array. The problematic "
+        "value is of type <class 'Scaler'> and was passed to the function at path self.` Marking `self` static "
+        "makes the call work, but jax then caches by the object's hash: a later change to `self.s` is not seen "
+        "(checked: the result stays the old one). See [JAX FAQ: how to use jit with "
+        "methods](https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods)."
+    )
+    example = (
+        "import jax\n\n\n"
+        "class Scaler:\n"
+        "    def __init__(self, scale):\n"
+        "        self.scale = scale\n\n"
+        "    @jax.jit\n"
+        "    def apply(self, x):\n"
+        "        return x * self.scale\n"
+    )
+    use_instead = (
+        "import jax\n\n\n"
+        "@jax.jit\n"
+        "def _apply(scale, x):\n"
+        "    return x * scale\n\n\n"
+        "class Scaler:\n"
+        "    def __init__(self, scale):\n"
+        "        self.scale = scale\n\n"
+        "    def apply(self, x):\n"
+        "        return _apply(self.scale, x)\n"
+    )
+    not_flagged = (
+        "Methods of classes that are or may be pytrees: `flax.struct.dataclass`, `chex.dataclass`, "
+        "`equinox.Module` subclasses, `NamedTuple`s, any base class or decorator jaxlint does not know, "
+        "classes registered with `jax.tree_util.register_*` or defining `tree_flatten`; methods with `self` "
+        "static; `@staticmethod`/`@classmethod`; `jax.jit(self.method)` (a bound method: `self` is not an "
+        "argument); the stale-attribute problem of a static `self`."
+    )
+    verify = "Not confirmed by `--verify` yet: the error comes from calling the method on an instance."
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._candidates: list[tuple[cst.Decorator, cst.FunctionDef, cst.ClassDef, str]] = []  # reported at the end
+        self._registered: set[str] = set()
+        self._classes: dict[str, cst.ClassDef] = {}
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if len(self.facts.chain) == 1:
+            self._classes[node.name.value] = node
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.names.qualified(node.func) in _PYTREE_REGISTRATIONS and node.args:
+            first = node.args[0].value
+            if isinstance(first, cst.Name):
+                self._registered.add(first.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        owner = self.facts.chain[-1]
+        if not isinstance(owner, cst.ClassDef) or not node.decorators:
+            return
+        params = [*node.params.posonly_params, *node.params.params]
+        if not params or params[0].name.value != "self":
+            return
+        if len(node.decorators) != 1:
+            return  # another decorator may bind or wrap `self`
+        callee = self.facts.jit_decorated(node)
+        if callee is None or callee.transform not in JITS:
+            return
+        positions, names = callee.static()
+        if positions is None or names is None or 0 in positions or "self" in names:
+            return
+        self._candidates.append((node.decorators[0], node, owner, callee.transform))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for decorator, method, cls, transform in self._candidates:
+            if self._plain_class(cls, set()):
+                self.report(decorator, (
+                    f"`{transform}` on the method `{method.name.value}` traces `self` as an array argument: "
+                    f"calling it on a `{cls.name.value}` raises `TypeError: Error interpreting argument to "
+                    f"<function {cls.name.value}.{method.name.value}> as an abstract array`; jit a function of "
+                    f"the arrays it needs and call that from the method, or mark `self` static "
+                    f"(`static_argnums=0`, which ignores later changes to its attributes)"))
+
+    def _plain_class(self, cls: cst.ClassDef, seen: set[str]) -> bool:
+        """Visibly an ordinary class whose instances are not pytrees."""
+        name = cls.name.value
+        if name in self._registered or name in seen or cls.keywords:
+            return False
+        seen.add(name)
+        for decorator in cls.decorators:
+            expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            if self.names.qualified(expr) not in _PLAIN_CLASS_DECORATORS:
+                return False
+        for statement in cls.body.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in _FLATTEN_METHODS:
+                return False
+        for base in cls.bases:
+            value = base.value
+            if isinstance(value, cst.Name) and value.value == "object":
+                continue
+            parent = self._classes.get(value.value) if isinstance(value, cst.Name) else None
+            if parent is None or not self._plain_class(parent, seen):
+                return False
+        return True

@@ -1,0 +1,178 @@
+"""JAX508 state-mutation-in-traced: A jitted (staged) function writes `self.attr`, a global, a closure variable or an
+outside container."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.bindings import parameter_names
+from jaxlint.analysis.scopes import assigned_values
+from jaxlint.checks.base import Rule, code
+from jaxlint.checks.compilation._common import how_traced
+from jaxlint.model.transforms import LAX_BODIES
+from jaxlint.traversal import children
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether `node` is `tree` or inside it."""
+    return tree is node or any(_contains(child, node) for child in children(tree))
+
+
+# Constructors of mutable Python containers: a name bound to one of these is visibly a container.
+_CONTAINER_CALLS = frozenset({
+    "list", "dict", "set", "collections.defaultdict", "collections.OrderedDict", "collections.deque",
+    "collections.Counter",
+})
+_CONTAINER_LITERALS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+_MUTATORS = frozenset("append extend insert appendleft extendleft update add setdefault".split())
+
+
+class StateMutationInTraced(Rule):
+    code = "JAX508"
+    name = "state-mutation-in-traced"
+    summary = "A jitted (staged) function writes `self.attr`, a global, a closure variable or an outside container"
+    what_it_does = (
+        "Flags, in a function jax stages (`jit`, `vmap`, `pmap`, lax bodies, helpers they call), a write that "
+        "outlives the call: `self.attr = v` in a method jax traces itself (`jax.jit(self.step)`, `@jax.jit` on "
+        "a method), assigning a `global` or `nonlocal` name (`count += 1`), or mutating a list, dict or set "
+        "defined outside the function (`CACHE[k] = v`, `history.append(v)`, `seen.add(v)`, `d.update(...)`) "
+        "with a value that is not traced. Stores of traced values are JAX308's (`tracer-leak`)."
+    )
+    why_bad = (
+        "A staged function's Python body runs only while jax traces it. The write happens on the first call "
+        "(and whenever jax retraces), not on every call: a counter stops counting, a flag set inside stays "
+        "set, an appended history has one entry. Measured on jax 0.10.2: a jitted function doing "
+        "`nonlocal calls; calls += 1` called three times with same-shaped arguments leaves `calls == 1`. "
+        "[The Sharp Bits: pure functions]"
+        "(https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions) "
+        "asks for functions whose state goes in and out through arguments and return values."
+    )
+    example = (
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.steps = 0\n"
+        "        self.step = jax.jit(self._step)\n\n"
+        "    def _step(self, params, grads):\n"
+        "        self.steps += 1\n"
+        "        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)\n"
+    )
+    use_instead = (
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.steps = 0\n"
+        "        self._jitted = jax.jit(self._step)\n\n"
+        "    def step(self, params, grads):\n"
+        "        self.steps += 1  # outside the trace: runs on every call\n"
+        "        return self._jitted(params, grads)\n\n"
+        "    def _step(self, params, grads):\n"
+        "        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)\n"
+    )
+    not_flagged = (
+        "Containers and names local to the traced function (or to functions that run inside the same trace); "
+        "containers of the function that defines a `lax.scan`/`fori_loop`/`while_loop`/`cond` body and runs it "
+        "(each call makes a new body, which jax traces again, so the write happens on every call); "
+        "containers the function received as arguments; calls on objects that are not visibly a list, dict "
+        "or set (`opt.update(...)` of optax returns new state); `self` writes in methods only called from a "
+        "trace (an object built inside it) and in `flax.nnx`/`equinox` transformed methods (those transforms "
+        "carry module state); functions under `grad` alone, which run on every call; test files, where "
+        "counting traces with a `nonlocal` counter is how retracing is tested."
+    )
+    verify = "Not confirmed by `--verify` yet."
+
+    def _report_write(self, node: cst.CSTNode, where: str) -> None:
+        scope = self.facts.traced_scope
+        self.report(node, lambda line_of: (
+            f"`{scope.name}` ({how_traced(scope, line_of)}) writes {where}: the write runs once, while jax "
+            f"traces it, not on every call; return the new state instead and keep it outside the traced function"
+        ))
+
+    def _staged(self) -> bool:
+        scope = self.facts.traced_scope
+        return (scope is not None and scope.staged and not scope.only_traced_for_shapes
+                and not self.facts.in_test_file)
+
+    def _untraced(self, expr: cst.BaseExpression | None) -> bool:
+        """Not a traced value (those are JAX308's): static, a concrete array, or unknown."""
+        return expr is None or not self.facts.staged_value(expr).staged
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._staged() and self._untraced(node.value):
+            for target in node.targets:
+                self._check_write(target.target, node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._staged() and self._untraced(node.value):
+            self._check_write(node.target, node)
+
+    def _check_write(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name) and self.facts.is_global(target.value):
+            self._report_write(node, f"the global `{target.value}`")
+        elif isinstance(target, cst.Name) and self.facts.is_nonlocal(target.value):
+            if self.facts.outlives_trace(target.value):
+                self._report_write(node, f"`{target.value}`, a variable of an enclosing function")
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            if self._outside_container(target.value.value):
+                self._report_write(node, f"into `{target.value.value}`, defined outside it")
+        elif self._self_attribute(target) is not None:
+            self._report_write(node, f"`{code(target)}`")
+
+    def _self_attribute(self, target: cst.BaseExpression) -> str | None:
+        """`self.attr` (or `self.attr[k]`) in a method jax itself traces."""
+        while isinstance(target, cst.Subscript):
+            target = target.value
+        function = self.facts.function
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == "self" and function is not None):
+            return None
+        if any(t.name.startswith("jax.") for t in function.transforms):
+            return target.attr.value
+        return None
+
+    def _outside_container(self, name: str) -> bool:
+        """A list, dict or set bound outside the traced function (at module level or in an enclosing one)."""
+        if not self.facts.outlives_trace(name):
+            return False
+        inside = set(map(id, self.facts.trace_functions()))
+        for scope in reversed(self.facts.chain):
+            if id(scope) in inside or isinstance(scope, (cst.ClassDef, cst.Lambda)):
+                continue
+            bound = assigned_values(scope.body, name)
+            if bound:
+                if self._staged_afresh_by(scope):
+                    return False
+                return all(value is not None and self._is_container(value) for value in bound)
+            if isinstance(scope, cst.FunctionDef) and name in parameter_names(scope.params):
+                return False
+        return False
+
+    def _staged_afresh_by(self, function: cst.CSTNode) -> bool:
+        """Whether the traced function is a lax body (`scan`, `fori_loop`, `cond`, ...) defined in `function`
+        and staged there: a new closure on each call of `function`, so traced again on each, and its writes
+        into `function`'s containers happen on every call, as they read."""
+        traced = self.facts.traced_scope
+        if not isinstance(function, cst.FunctionDef) or traced is None or not traced.transforms:
+            return False
+        return all(transform.name in LAX_BODIES and _contains(function.body, transform.node)
+                   for transform in traced.transforms)
+
+    def _is_container(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, _CONTAINER_LITERALS):
+            return True
+        if isinstance(value, cst.Call):
+            func = value.func
+            builtin = isinstance(func, cst.Name) and func.value in ("list", "dict", "set") and \
+                self.names.qualified(func) is None
+            return builtin or self.names.qualified(func) in _CONTAINER_CALLS
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _MUTATORS and self._staged()):
+            return
+        if not all(self._untraced(arg.value) for arg in node.args):
+            return  # a traced value stored: JAX308
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and self._outside_container(receiver.value):
+            self._report_write(node, f"into `{receiver.value}` (`.{func.attr.value}`), defined outside it")
+        elif self._self_attribute(receiver) is not None:
+            self._report_write(node, f"into `{code(receiver)}` (`.{func.attr.value}`)")

@@ -1,0 +1,1 @@
+"""JAX7xx: dtypes and the kinds of values jax functions take."""

@@ -1,0 +1,98 @@
+"""JAX701 float64-without-x64: A 64-bit dtype requested from jax in a project that never enables `jax_enable_x64`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.calls import arguments
+from jaxlint.analysis.x64 import is_wide_dtype
+from jaxlint.checks.base import Rule, code
+from jaxlint.model.dtypes import DTYPE_POSITION, DTYPE_QUERIES, NARROWED, WIDE_DTYPES
+from jaxlint.model.functions import ARRAY_NAMESPACES
+
+
+class Float64WithoutX64(Rule):
+    code = "JAX701"
+    name = "float64-without-x64"
+    summary = "A 64-bit dtype requested from jax in a project that never enables `jax_enable_x64`"
+    what_it_does = (
+        "Flags a 64-bit dtype (`jnp.float64`, `np.float64`, `\"float64\"`, `int64`, `uint64`, `complex128`) given "
+        "to a `jax.numpy`, `jax.lax`, `jax.random` or `jax.nn` function (`dtype=`, or the dtype position of "
+        "`jnp.zeros`, `jnp.array`, `jnp.full`, `lax.convert_element_type`...), to `.astype(...)` of a value "
+        "known to be a JAX array, or called as `jnp.float64(x)`, in a project where no module turns on "
+        "`jax_enable_x64`. A project is the folder imports start from (see \"Across modules\" in the README): "
+        "`jax.config.update(\"jax_enable_x64\", True)` in any of its modules (a `conftest.py` included), "
+        "`os.environ[\"JAX_ENABLE_X64\"] = ...`, the `jax.enable_x64` context, or code that reads the flag "
+        "(`jax.config.jax_enable_x64`, `jax.config.read(\"jax_enable_x64\")`) silences it in every module of the "
+        "project. A file outside any project, and a notebook, count only themselves."
+    )
+    why_bad = (
+        "Without `jax_enable_x64`, jax has no 64-bit arrays: it truncates the requested dtype to its 32-bit "
+        "sibling and only warns. Measured on jax 0.10.2: `jnp.zeros(3, dtype=jnp.float64).dtype` is `float32`, "
+        "with `UserWarning: Explicitly requested dtype float64 requested in zeros is not available, and will be "
+        "truncated to dtype float32`; `jnp.ones(3).astype(jnp.float64)`, `jnp.float64(1.5)` and "
+        "`jnp.array([1, 2], dtype=\"int64\")` give `float32`, `float32` and `int32` the same way. Code written "
+        "for double precision silently runs in single precision (wrong tolerances, overflowing integer "
+        "counters). See [The Sharp Bits: double (64bit) precision]"
+        "(https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#double-64bit-precision) and "
+        "[default dtypes and the X64 flag](https://docs.jax.dev/en/latest/default_dtypes.html)."
+    )
+    example = (
+        "import jax.numpy as jnp\n\n\n"
+        "def init_state(n):\n"
+        "    return jnp.zeros(n, dtype=jnp.float64)\n"
+    )
+    use_instead = (
+        "import jax\n"
+        "import jax.numpy as jnp\n\n"
+        "jax.config.update(\"jax_enable_x64\", True)  # once, at startup; or JAX_ENABLE_X64=1 in the environment\n\n\n"
+        "def init_state(n):\n"
+        "    return jnp.zeros(n, dtype=jnp.float64)\n"
+    )
+    not_flagged = (
+        "NumPy arrays (`np.zeros(3, dtype=np.float64)`: NumPy has 64 bits); dtypes given to functions that only "
+        "describe them (`jnp.finfo`, `jnp.issubdtype`, `jnp.dtype`, `jnp.promote_types`...); `.astype` of values "
+        "jaxlint cannot show to be JAX arrays; dtypes held in variables; every module of a project where a "
+        "module enables or reads the flag. A project that enables x64 only through the `JAX_ENABLE_X64` "
+        "environment variable set outside Python (a shell, CI) looks like one that never does: mark the "
+        "project by reading the flag (`assert jax.config.jax_enable_x64`) or ignore the rule there."
+    )
+    verify = (
+        "`--verify` confirms it when the line runs (at import, or in a function it runs or traces) and jax "
+        "warns there: `UserWarning: Explicitly requested dtype float64 ... is not available`."
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._requests: list[tuple[cst.CSTNode, str, str]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.names.qualified(node.func) or ""
+        if qualified in WIDE_DTYPES and qualified.startswith("jax."):
+            self._requests.append((node, qualified.rpartition(".")[2], f"`{code(node.func)}(...)`"))
+            return
+        given = arguments(node)
+        if qualified.startswith(ARRAY_NAMESPACES) and qualified not in DTYPE_QUERIES:
+            dtype = given.keywords.get("dtype")
+            position = DTYPE_POSITION.get(qualified)
+            if dtype is None and position is not None and position < len(given.positional):
+                dtype = given.positional[position]
+            self._request(dtype, f"`{code(node.func)}`")
+        elif (isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype"
+              and len(given.positional) == 1):
+            if self.facts.value_of(node.func.value).is_array:
+                self._request(given.positional[0], f"`{code(node.func)}`")
+
+    def _request(self, dtype: cst.BaseExpression | None, where: str) -> None:
+        wide = None if dtype is None else is_wide_dtype(dtype, self.names)
+        if wide is not None:
+            self._requests.append((dtype, wide, where))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if not self._requests or self.facts.x64_enabled:  # (x64 asked only when needed: see project.read_facts)
+            return
+        for found, wide, where in self._requests:
+            self.report(found, (
+                f"{where} asks for `{wide}`, but no module of this project enables `jax_enable_x64`: jax "
+                f"truncates it to `{NARROWED[wide]}` (with a `UserWarning`); call "
+                f"`jax.config.update(\"jax_enable_x64\", True)` at startup, or ask for a 32-bit dtype"
+            ))

@@ -1,0 +1,109 @@
+"""JAX703 lax-mixed-dtypes: A `lax` binary op given an int and a float (or complex) operand."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.calls import arguments
+from jaxlint.analysis.expected_errors import ExpectedErrors
+from jaxlint.checks.base import Rule, code
+
+
+# lax binary ops that require both operands to have one dtype (no promotion), with the jnp function that promotes.
+SAME_DTYPE_LAX_OPS = {
+    "jax.lax.add": "jnp.add", "jax.lax.sub": "jnp.subtract", "jax.lax.mul": "jnp.multiply",
+    "jax.lax.div": "jnp.divide", "jax.lax.rem": "jnp.remainder", "jax.lax.max": "jnp.maximum",
+    "jax.lax.min": "jnp.minimum", "jax.lax.eq": "jnp.equal", "jax.lax.ne": "jnp.not_equal",
+    "jax.lax.lt": "jnp.less", "jax.lax.le": "jnp.less_equal", "jax.lax.gt": "jnp.greater",
+    "jax.lax.ge": "jnp.greater_equal",
+}
+_FLOAT_MAKERS = frozenset(f"jax.numpy.{name}" for name in ("zeros", "ones", "empty", "zeros_like", "ones_like"))
+_DTYPE_KINDS = {
+    **{f"jax.numpy.{t}": "float" for t in ("float16", "bfloat16", "float32", "float64")},
+    **{f"jax.numpy.{t}": "int" for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")},
+    **{f"jax.numpy.{t}": "complex" for t in ("complex64", "complex128")},
+}
+
+
+class LaxMixedDtypes(ExpectedErrors, Rule):
+    code = "JAX703"
+    name = "lax-mixed-dtypes"
+    summary = "A `lax` binary op given an int and a float (or complex) operand"
+    what_it_does = (
+        "Flags `lax.add`, `sub`, `mul`, `div`, `rem`, `max`, `min` and the comparisons `eq`, `ne`, `lt`, `le`, "
+        "`gt`, `ge` when their two operands are visibly of different kinds: Python int, float or complex "
+        "literals, `jnp.float32(...)`-style scalars, `.astype(jnp.int32)`-style casts, or `jnp.zeros/ones/empty` "
+        "(and their `_like` forms) without a `dtype`, which are floats."
+    )
+    why_bad = (
+        "`lax` functions do not promote dtypes, and a Python int is an integer even next to a float array. "
+        "With jax 0.10.2 `lax.add(jnp.ones(2), 1)` and `lax.add(1, 2.0)` raise `TypeError: lax.add requires "
+        "arguments to have the same dtypes, got float32, int32.` (`lax.add(jnp.ones(2), 1.5)` works: a float "
+        "literal is weakly typed); the message itself suggests the `jnp` function. See "
+        "[`jax.lax`](https://docs.jax.dev/en/latest/jax.lax.html) and [type "
+        "promotion](https://docs.jax.dev/en/latest/type_promotion.html)."
+    )
+    example = (
+        "import jax.numpy as jnp\n"
+        "from jax import lax\n\n\n"
+        "def first_step():\n"
+        "    return lax.add(jnp.zeros(()), 1)\n"
+    )
+    use_instead = (
+        "import jax.numpy as jnp\n"
+        "from jax import lax\n\n\n"
+        "def first_step():\n"
+        "    return lax.add(jnp.zeros(()), 1.0)  # or jnp.add(jnp.zeros(()), 1), which promotes\n"
+    )
+    not_flagged = (
+        "Operands whose dtype jaxlint cannot see (parameters, results of other calls, names); `jnp` functions "
+        "(they promote); `lax.pow` (an integer exponent is allowed); `lax.atan2`, `nextafter` and `complex`, "
+        "which reject the mix with other messages."
+    )
+    verify = "Not confirmed by `--verify` yet: `--verify` traces the function and would see the `TypeError`."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        op = self.names.qualified(node.func)
+        if op not in SAME_DTYPE_LAX_OPS:
+            return
+        given = arguments(node)
+        if len(given.positional) != 2 or given.starred:
+            return
+        left, right = given.positional
+        kinds = (self._kind(left), self._kind(right))
+        if None in kinds or kinds[0] == kinds[1]:
+            return
+        name = op.rpartition(".")[2]
+        self.report(node, (
+            f"`{code(node.func)}` gets {_article(kinds[0])} (`{code(left)}`) and {_article(kinds[1])} "
+            f"(`{code(right)}`): lax does not promote dtypes, so this raises `TypeError: lax.{name} requires "
+            f"arguments to have the same dtypes`; use `{SAME_DTYPE_LAX_OPS[op]}`, which promotes, or make both "
+            f"operands the same kind"
+        ))
+
+    def _kind(self, expr: cst.BaseExpression) -> str | None:
+        """"int", "float" or "complex" when the source shows it, else None."""
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            expr = expr.expression
+        if isinstance(expr, cst.Integer):
+            return "int"
+        if isinstance(expr, cst.Float):
+            return "float"
+        if isinstance(expr, cst.Imaginary):
+            return "complex"
+        if not isinstance(expr, cst.Call):
+            return None
+        func = self.names.qualified(expr.func)
+        if func in _DTYPE_KINDS:
+            return _DTYPE_KINDS[func]
+        if func in _FLOAT_MAKERS:
+            dtype_given = any(arg.keyword is not None and arg.keyword.value == "dtype" for arg in expr.args)
+            return None if dtype_given or len(expr.args) != 1 or expr.args[0].keyword else "float"
+        if (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1
+                and expr.args[0].keyword is None):
+            return _DTYPE_KINDS.get(self.names.qualified(expr.args[0].value) or "")
+        return None
+
+
+def _article(kind: str) -> str:
+    return f"an {kind}" if kind == "int" else f"a {kind}"

@@ -1,0 +1,1 @@
+"""JAX1xx: JAX arrays are immutable."""

@@ -1,0 +1,176 @@
+"""JAX101 in-place-update: Item assignment on a JAX array, which is immutable."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.checks.mutation._common import declaration_needed, rebinds_here
+from jaxlint.diagnostics import SAFE, UNSAFE
+from jaxlint.model.functions import IN_PLACE_UPDATE_ERRORS
+
+
+_UPDATE_METHOD = {
+    cst.AddAssign: "add",
+    cst.SubtractAssign: "subtract",
+    cst.MultiplyAssign: "multiply",
+    cst.DivideAssign: "divide",
+    cst.PowerAssign: "power",
+}
+
+
+class InPlaceUpdate(Rule):
+    code = "JAX101"
+    name = "in-place-update"
+    summary = "Item assignment on a JAX array, which is immutable"
+    what_it_does = (
+        "Flags `x[i] = v` and `x[i] op= v` when `x` is known to be a JAX array: bound from a "
+        "`jax.numpy`, `jax.random`, `jax.nn` or `jax.lax` call, derived from one by arithmetic, "
+        "indexing or an array method, annotated `jax.Array` (or `jnp.ndarray`, or a jaxtyping "
+        "`Float[Array, ...]`), or a traced parameter of a `jit`, `vmap`, `grad` or other transformed function."
+    )
+    why_bad = (
+        "JAX arrays are immutable. Item assignment raises `TypeError: JAX arrays are immutable and do "
+        "not support in-place item assignment` at run time, often deep inside a jitted function. "
+        "The functional form `x.at[i].set(v)` returns an updated copy, which XLA performs in place "
+        "when it can."
+    )
+    example = (
+        "import jax.numpy as jnp\n\n"
+        "x = jnp.zeros(3)\n"
+        "x[0] = 1.0\n"
+        "x[1] += 2.0\n"
+    )
+    use_instead = (
+        "import jax.numpy as jnp\n\n"
+        "x = jnp.zeros(3)\n"
+        "x = x.at[0].set(1.0)\n"
+        "x = x.at[1].add(2.0)\n"
+    )
+    not_flagged = (
+        "NumPy arrays, lists, dicts and any object jaxlint cannot show to be a JAX array (for example "
+        "`np.zeros(3)`, the result of `jax.device_get`, an attribute such as `self.buf`, or a name rebound "
+        "to a NumPy array). Parameters of `grad` that are not differentiated (not in `argnums`) and "
+        "`vmap` parameters mapped with `in_axes=None` are not tracers and are not flagged. The parameters "
+        "of a Pallas kernel (given to `pallas_call`, `run_scoped` or `core_map`) are mutable refs, whatever "
+        "their annotations: `o_ref[...] = v` is how a kernel stores. A part unpacked from a pytree of "
+        "tracers (`parts, total = carry` in a `lax.scan` body) is as often a Python list, where "
+        "`parts[0] = v` is ordinary Python. An update in a `try` whose handler catches `TypeError` (a "
+        "tutorial showing the error: `try: x[0] = 1 except TypeError: traceback.print_exc()`)."
+    )
+    verify = "`--verify` traces the function and expects the `TypeError` at this line."
+
+    fixable = True
+    fix_safety = (
+        "Safe, when the array is a plain name known to hold a JAX array (not a traced argument that may be "
+        "a list or another pytree) and the statement assigns one subscript: `x[i] = v` becomes "
+        "`x = x.at[i].set(v)`, and `+=`, `-=`, `*=`, `/=`, `**=` become `.add`, `.subtract`, `.multiply`, "
+        "`.divide`, `.power`. The original statement raises, so no working code changes meaning. Unsafe "
+        "when `x` is a traced argument, a loop carry or unpacked from one: a Python list passed through "
+        "`jit` or carried through `lax.fori_loop`/`scan` supports item assignment and has no `.at`. No fix "
+        "when `x` is a global or a closure variable of the function (assigning it would make it local: "
+        "`UnboundLocalError`) or the statement is in a class body."
+    )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for subscript in _subscripts(target.target):
+                whole = len(node.targets) == 1 and subscript is target.target
+                self._check(subscript, "set", node.value, statement=node if whole else None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Subscript):
+            method = _UPDATE_METHOD.get(type(node.operator))
+            self._check(node.target, method, node.value, node.operator, statement=node)
+
+    def _check(self, target: cst.Subscript, method: str | None, value: cst.BaseExpression,
+               operator: cst.BaseAugOp | None = None, statement: cst.CSTNode | None = None) -> None:
+        held = self.facts.value_of(target.value)
+        if not held.is_array or self.facts.catches(IN_PLACE_UPDATE_ERRORS):
+            return
+        if held.container and not _array_index(target.slice, self.facts.value_of):
+            return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
+        if held.pytree_part and not _no_container_index(target.slice, self.facts.value_of):
+            return  # `parts, total = carry`: `parts` is as often a Python list, where `parts[0] = v` works
+        base = code(target.value)
+        index = code(cst.Subscript(value=cst.Name("_"), slice=target.slice))[1:]
+        if method is not None:
+            fix = f"`{base} = {base}.at{index}.{method}({_argument_text(value)})`"
+        else:
+            op = code(operator).strip()[:-1]
+            fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {_operand_text(value)})`"
+        plan = None
+        if (statement is not None and method is not None and isinstance(target.value, cst.Name)
+                and rebinds_here(self, target.value.value)):
+            # A traced argument or carry may be a list (`acc[0] = v` works on it; `.at` does not).
+            applicability = UNSAFE if held.container else SAFE
+            plan = FixPlan(f"use {fix}", ((statement, _functional_update(target, method, value)),), applicability)
+        if isinstance(target.value, cst.Name):
+            fix += declaration_needed(self, target.value.value)
+        self.report(target, lambda line_of: (
+            f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
+        ), plan)
+
+
+def _bare(value: cst.BaseExpression) -> bool:
+    """A value that needs parentheses as a call argument: `x[0] = 1, 2`, `x[0] = yield v`."""
+    return isinstance(value, (cst.Tuple, cst.Yield)) and not value.lpar
+
+
+def _argument_text(value: cst.BaseExpression) -> str:
+    """The value as a message writes it as the argument of `.set(...)`."""
+    return f"({code(value)})" if _bare(value) and code(value) != "..." else code(value)
+
+
+def _operand_text(value: cst.BaseExpression) -> str:
+    """The value as a message writes it as the right operand of a binary operator."""
+    atoms = (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Integer, cst.Float, cst.Imaginary,
+             cst.SimpleString, cst.List, cst.Dict, cst.Set)
+    text = code(value)
+    return text if isinstance(value, atoms) or value.lpar or text == "..." else f"({text})"
+
+
+def _functional_update(target: cst.Subscript, method: str, value: cst.BaseExpression) -> tuple:
+    """`x = x.at[i].method(value)`, the index and the value copied as they were written."""
+    return (target.value, " = ", target.value, ".at", (target.lbracket, target.rbracket), f".{method}(",
+            *(("(", value, ")") if _bare(value) else (value,)), ")")
+
+
+def _no_container_index(elements, value_of) -> bool:
+    """An index that no list, tuple or dict a pytree holds takes in an item assignment, only an array: several
+    positions (`w[0, 0]`), `None`, `...`, or an array."""
+    if len(elements) > 1:
+        return True
+    index = elements[0].slice
+    if isinstance(index, cst.Slice):
+        return False  # `xs[1:] = ...` assigns a slice of a list
+    held = value_of(index.value)
+    return isinstance(index.value, cst.Ellipsis) or (isinstance(index.value, cst.Name) and index.value.value == "None") \
+        or (held.is_array and not held.container)
+
+
+def _array_index(elements, value_of) -> bool:
+    """An index only an array takes: integers, slices, `...`, `None`, arrays; not a key such as a string."""
+    for element in elements:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        held = value_of(value)
+        if held.is_array and not held.container:
+            continue
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        if not isinstance(value, (cst.Integer, cst.Ellipsis)) and not (
+            isinstance(value, cst.Name) and value.value == "None"
+        ):
+            return False
+    return True
+
+
+def _subscripts(target: cst.BaseExpression):
+    if isinstance(target, cst.Subscript):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _subscripts(element.value)

@@ -1,0 +1,96 @@
+"""JAX102 discarded-functional-update: The result of `x.at[i].set(v)` (or another functional update) is thrown away."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.arrays import functional_update_receiver
+from jaxlint.analysis.values import Kind
+from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.checks.mutation._common import declaration_needed, rebinds_here
+from jaxlint.diagnostics import UNSAFE
+
+
+_REMOVED_INDEX_OPS = {
+    "jax.ops.index_update": "set",
+    "jax.ops.index_add": "add",
+    "jax.ops.index_mul": "multiply",
+    "jax.ops.index_min": "min",
+    "jax.ops.index_max": "max",
+}
+
+
+class DiscardedFunctionalUpdate(Rule):
+    code = "JAX102"
+    name = "discarded-functional-update"
+    summary = "The result of `x.at[i].set(v)` (or another functional update) is thrown away"
+    what_it_does = (
+        "Flags an expression statement `x.at[...].set(...)` (also `add`, `subtract`, `multiply`, "
+        "`divide`, `power`, `min`, `max`, `apply`) whose result is not used, and the removed "
+        "`jax.ops.index_update(...)` family used the same way."
+    )
+    why_bad = (
+        "A functional update returns a new array and leaves `x` unchanged. Written as a statement it "
+        "does nothing, silently: no error, just the old values."
+    )
+    example = (
+        "import jax.numpy as jnp\n\n"
+        "x = jnp.zeros(3)\n"
+        "x.at[0].set(1.0)\n"
+    )
+    use_instead = (
+        "import jax.numpy as jnp\n\n"
+        "x = jnp.zeros(3)\n"
+        "x = x.at[0].set(1.0)\n"
+    )
+    not_flagged = (
+        "Updates whose result is assigned, returned, passed on or used in any expression; writes through a "
+        "mutable `jax.Ref` (`jax.new_ref(...)`, or a Pallas kernel's `o_ref`, named `*ref`), where "
+        "`.at[...].set(...)` is an in-place write that returns `None`."
+    )
+    verify = "Not confirmed by `--verify`: the statement runs without error, which is the bug."
+    fixable = True
+    fix_safety = (
+        "Unsafe: for a plain name, `x.at[i].set(v)` becomes `x = x.at[i].set(v)`. The statement did "
+        "nothing before, so assigning the result changes what the code computes (that is the point, but "
+        "review it). No fix when `x` is a global or a closure variable of the function (assigning it would "
+        "make it local: `UnboundLocalError`) or the statement is in a class body."
+    )
+
+    def _is_ref(self, receiver: cst.BaseExpression) -> bool:
+        """A `jax.Ref` (or a Pallas kernel's `x_ref`): its `.at[...].set(...)` writes in place."""
+        if self.facts.value_of(receiver).kind is Kind.REF:
+            return True
+        name = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
+        return isinstance(name, str) and name.lower().endswith("ref")
+
+    def _rebinds(self, receiver: cst.BaseExpression) -> bool:
+        return isinstance(receiver, cst.Name) and rebinds_here(self, receiver.value)
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if not isinstance(call, cst.Call):
+            return
+        receiver = functional_update_receiver(call)
+        if receiver is not None and not self._is_ref(receiver):
+            method = call.func.attr.value
+            assign = f"{code(receiver)} = {code(call, 60)}"
+            declaration = declaration_needed(self, receiver.value) if isinstance(receiver, cst.Name) else ""
+            self.report(call, (
+                f"the result of `.at[...].{method}(...)` is discarded: JAX arrays are immutable, so "
+                f"`{code(receiver)}` is unchanged; assign it: `{assign}`{declaration}"
+            ), _assign_back(node, receiver, assign) if self._rebinds(receiver) else None)
+            return
+        qualified = self.names.qualified(call.func)
+        if qualified in _REMOVED_INDEX_OPS:
+            self.report(call, (
+                f"the result of `{qualified}(...)` is discarded: it returns a new array and leaves its "
+                f"operand unchanged; assign it: `x = x.at[idx].{_REMOVED_INDEX_OPS[qualified]}(v)`"
+            ))
+
+
+def _assign_back(statement: cst.Expr, receiver: cst.BaseExpression, assign: str) -> FixPlan | None:
+    """`x.at[i].set(v)` -> `x = x.at[i].set(v)`, for a plain-name receiver."""
+    if not isinstance(receiver, cst.Name):
+        return None
+    return FixPlan(f"assign the result: `{assign}`", ((statement, (receiver, " = ", statement.value)),), UNSAFE)

@@ -1,0 +1,166 @@
+"""What JAX203 and JAX204 share: the trace-time visit of staged functions and how messages name them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import libcst as cst
+
+from jaxlint.analysis.calls import argument
+from jaxlint.analysis.names import Names
+from jaxlint.analysis.traced import TracedFunction, Transform
+from jaxlint.checks.base import Rule, code
+from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
+from jaxlint.traversal import children
+
+
+KEY_CONSTRUCTORS = frozenset({"jax.random.key", "jax.random.PRNGKey"})
+_FOLD_IN = "jax.random.fold_in"
+
+# Host values that differ from one Python call to the next, and that tracing freezes.
+_CLOCKS = frozenset({
+    "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",
+    "time.monotonic_ns", "time.process_time", "time.process_time_ns",
+    "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today",
+})
+_UUIDS = frozenset({"uuid.uuid1", "uuid.uuid4"})
+_HOST_RNG_PREFIXES = ("numpy.random.", "random.")
+_SEEDS = frozenset({"numpy.random.seed", "random.seed"})
+
+
+def host_state_kind(qualified: str | None) -> str | None:
+    """"rng", "seed", "clock" or "uuid" for a call that reads (or seeds) host state, else None."""
+    if qualified is None:
+        return None
+    if qualified in _SEEDS:
+        return "seed"
+    if qualified.startswith(_HOST_RNG_PREFIXES):
+        return "rng"
+    if qualified in _CLOCKS:
+        return "clock"
+    if qualified in _UUIDS:
+        return "uuid"
+    return None
+
+
+def call_text(call: cst.Call, limit: int = 40) -> str:
+    """`f(args)` for a message, or `f(...)` when the arguments make it long."""
+    text = code(call, limit)
+    return text if text != "..." else f"{code(call.func)}(...)"
+
+
+def is_int_literal(expr: cst.BaseExpression) -> bool:
+    """`0`, `-1`, `2**31 - 1`: an integer written in the source."""
+    if isinstance(expr, cst.Integer):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        return is_int_literal(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return is_int_literal(expr.left) and is_int_literal(expr.right)
+    return False
+
+
+def _host_state_calls(expr: cst.CSTNode, names: Names):
+    """Calls inside `expr` (not inside a lambda) that read host state."""
+    if isinstance(expr, cst.Lambda):
+        return
+    if isinstance(expr, cst.Call) and host_state_kind(names.qualified(expr.func)):
+        yield expr
+        return
+    for child in children(expr):
+        yield from _host_state_calls(child, names)
+
+
+@dataclass(frozen=True)
+class TraceSite:
+    """The traced function around a finding, as a message names it."""
+
+    subject: str  # `f`, or `inner` (inside `f`) for a function nested in it
+    function: str  # `f`: where a key or a value can be passed in
+    phrase: str  # how it is traced: " by `jax.jit`", " as a helper called with tracers from `g`"
+    transform: Transform | None  # where that happens
+    role: str  # "call", "map", "loop" (a lax loop body), "branch" (a cond/switch branch), "helper"
+
+    def how(self, line_of: Callable[[cst.CSTNode], int]) -> str:
+        return f"{self.phrase} at {self.transform.where(line_of)}" if self.transform is not None else self.phrase
+
+    @property
+    def each(self) -> str:
+        """Who sees the same constant."""
+        return {"map": "every mapped example", "loop": "every iteration",
+                "helper": "every run"}.get(self.role, "every call")
+
+    @property
+    def carrier(self) -> str:
+        """How a key or a value gets into the function."""
+        if self.role == "loop":
+            return "through the loop carry (or the scanned operands)"
+        if self.role == "branch":
+            return "as an operand of the branch"
+        return f"as an argument of {self.function}"
+
+
+class TraceTimeRule(Rule):
+    """Shared by the JAX2xx rules: where Python code runs once, while a staged function is traced.
+
+    Not in host callbacks (`jax.pure_callback`, `jax.debug.callback`...), which run with concrete
+    values on every call, nor in functions only given to `jax.eval_shape`/`jax.make_jaxpr`, which
+    are traced but never run; the analysis knows both.
+    """
+
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        self._folded: set[cst.Call] = set()  # key constructors folded with varying data
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.names.qualified(node.func) == _FOLD_IN:
+            key, data = argument(node, 0, "key"), argument(node, 1, "data")
+            if (isinstance(key, cst.Call) and self.names.qualified(key.func) in KEY_CONSTRUCTORS
+                    and data is not None and not is_int_literal(data)):
+                self._folded.add(key)
+
+    def trace_time_scope(self) -> TracedFunction | None:
+        """The staged traced function whose Python code runs here only while it is traced, or None."""
+        scope = self.facts.traced_scope
+        if scope is None or not scope.staged or scope.only_traced_for_shapes:
+            return None
+        return scope
+
+    def constant_key(self, call: cst.Call) -> tuple[str, cst.Call | None] | None:
+        """For `jax.random.key/PRNGKey(...)` with a seed fixed at trace time: ("literal", None) or
+        ("host", the host-state call it is seeded from). None otherwise."""
+        if self.names.qualified(call.func) not in KEY_CONSTRUCTORS or call in self._folded:
+            return None
+        seed = argument(call, 0, "seed")
+        if seed is None:
+            return None
+        if is_int_literal(seed):
+            return "literal", None
+        source = next(_host_state_calls(seed, self.names), None)
+        if source is not None:
+            return "host", source
+        return None
+
+    def describe(self, scope: TracedFunction) -> TraceSite:
+        """The traced function around this point, as messages name it."""
+        name = "the lambda" if scope.name == "<lambda>" else f"`{scope.name}`"
+        inner = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
+        subject = name
+        if inner is not None and inner is not self.facts.traced_node and scope.name != "<lambda>":
+            subject = f"`{inner.name.value}` (inside `{scope.name}`)"
+        transform = scope.trace
+        if not scope.transforms and scope.entries:
+            caller = scope.entries[0].caller
+            return TraceSite(subject, name, f" as a helper called from `{caller}`", transform, "helper")
+        if transform is None:
+            return TraceSite(subject, name, "", None, "call")
+        if transform.name in LOOP_BODIES:
+            role = "loop"
+        elif transform.name in LAX_BODIES:
+            role = "branch"
+        elif transform.name in MAPS:
+            role = "map"
+        else:
+            role = "call"
+        return TraceSite(subject, name, f" by `{transform.name}`", transform, role)

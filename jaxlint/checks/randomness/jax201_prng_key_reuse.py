@@ -1,0 +1,243 @@
+"""JAX201 prng-key-reuse: One PRNG key consumed twice: identical or correlated random draws."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.calls import argument
+from jaxlint.analysis.names import Names
+from jaxlint.analysis.values import Kind
+from jaxlint.checks.base import Rule, code
+from jaxlint.checks.randomness._common import is_int_literal
+from jaxlint.model.functions import SELECTING_SAMPLERS
+from jaxlint.traversal import in_order
+
+
+def _split_first(ref: str) -> str:
+    if "[" in ref:
+        return f"use another item of the split for each draw (`{ref.split('[')[0]}[i]`)"
+    return f"split it first: `{ref}, subkey = jax.random.split({ref})` and use `subkey`"
+
+
+class PrngKeyReuse(Rule):
+    code = "JAX201"
+    name = "prng-key-reuse"
+    summary = "One PRNG key consumed twice: identical or correlated random draws"
+    what_it_does = (
+        "Follows each PRNG key through a function (and at module level): variables bound to "
+        "`jax.random.key/PRNGKey/split/fold_in/wrap_key_data/clone`, parameters that a call in the module "
+        "passes a key (whatever their name: `k`, `state`), any name a `jax.random` function draws from "
+        "(jax raises on anything but a key), parameters named like keys "
+        "(`key`, `rng`, `prng_key`, `*_key`, `*_rng`; see `key-names`), the items `keys[0]`, `keys[1]` of a "
+        "split, and `self.<key>` in a method. Flags a key consumed a second time, on some path, with no "
+        "rebinding in between. Every `jax.random` sampler and `split` consume their key; so does a function "
+        "of the same module that consumes its key parameter (directly or through its callees), at each call."
+    )
+    why_bad = (
+        "JAX's random numbers are a pure function of the key: the same key gives the same numbers. Two "
+        "samplers given one key return identical (or, for different distributions, correlated) values, and "
+        "using a key after splitting it correlates the parent with its children. JAX does not warn, unless "
+        "typed keys and `jax_debug_key_reuse` are used at run time."
+    )
+    example = (
+        "key = jax.random.key(0)\n"
+        "w = jax.random.normal(key, (3, 3))\n"
+        "b = jax.random.normal(key, (3,))  # the same numbers as w's first row\n"
+    )
+    use_instead = (
+        "key = jax.random.key(0)\n"
+        "w_key, b_key = jax.random.split(key)\n"
+        "w = jax.random.normal(w_key, (3, 3))\n"
+        "b = jax.random.normal(b_key, (3,))\n"
+    )
+    not_flagged = (
+        "A key consumed once in each branch of an `if`/`else`; `key, sub = jax.random.split(key)` before each "
+        "use; `jax.random.fold_in(key, i)`, which derives a new key without consuming `key`; in a notebook, a "
+        "key used once in each of several cells (each cell restarts an experiment from the notebook's key; "
+        "reuse within one cell is flagged), and a notebook's own function given the notebook's key twice in "
+        "a cell (each run is its own experiment: the same simulation at two settings); distinct items of "
+        "one split (`keys[0]`, `keys[1]`); one key given to `jax.random.permutation` or `jax.random.choice` for two "
+        "different arrays with the same other arguments (`permutation(key, x)`, `permutation(key, y)`): they "
+        "select the same places of both, the idiom for shuffling inputs and labels together; one key given to "
+        "the same function of the project for two different arrays with the same other arguments (`features(key, x, 64)`, `features(key, y, 64)`): "
+        "one random map applied to both, as random-feature kernels need (two calls that differ in a size or a "
+        "shape, `init_layer(key, 3, 8)`, `init_layer(key, 8, 1)`, are still flagged); a first draw bound "
+        "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
+        "`if n == 1: return uniform(key)`): on that path the first is dropped, so the two never meet; a first "
+        "draw bound to names that are all bound again before anything reads them (`eval_keys = split(key, 4)` "
+        "before a loop that does `key, *eval_keys = split(key, 5)` and only then evaluates): its numbers are "
+        "never seen; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
+        "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
+        "run of a jitted function before the timed one); keys passed to functions of other modules (jaxlint cannot see "
+        "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
+        "`conftest.py`, files under `tests/`), where reusing a key is how a test reproduces the same draws "
+        "to compare two computations."
+    )
+    verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.facts.in_test_file:
+            return
+        keys = self.facts.keys
+        seen: dict[str, str] = {}
+        for expr, ref, by in keys.uses(node):
+            prior = keys.prior_use(ref)
+            if prior is not None and (keys.unread(node) or keys.unread(prior.node)):
+                continue  # one of the two draws is never read: a warm-up run before a timed one
+            if prior is not None and _paired_selection(prior.node, node, self.names):
+                continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
+            if prior is not None and self._same_transform_of_two_arrays(prior.node, node):
+                continue  # `features(key, x)`, `features(key, y)`: one random map applied to both
+            if prior is not None and self._dropped_before_return(prior.node, node):
+                continue  # `theta = uniform(key)`, then `if n == 1: return uniform(key)`: never combined
+            if prior is not None and self._rebound_before_read(prior.node):
+                continue  # `keys = split(key, n)` that nothing reads before `key, *keys = split(key, n + 1)`
+            if prior is not None:
+                self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
+                    f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
+                    f"`{by}` {_reuse(by, prior.by)}: {_split_first(ref)}"
+                ))
+            elif ref in seen:
+                self.report(expr, (
+                    f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}"
+                ))
+            seen[ref] = by
+
+    def _same_transform_of_two_arrays(self, first: cst.CSTNode, second: cst.Call) -> bool:
+        """Two calls of one function of the project that differ only in one argument, an array in both
+        (`_gaussian_kernel(rng, x, rank)`, `_gaussian_kernel(rng, y, rank)`): the same random map applied to
+        two arrays, on purpose (random features must be shared for `k(x) @ k(y).T` to approximate a kernel).
+        Not for jax.random's samplers (`normal(key, shape_a)`, `normal(key, shape_b)` draw the same bits)."""
+        qualified = self.names.qualified(second.func)
+        if not isinstance(first, cst.Call) or qualified is not None and qualified.startswith("jax."):
+            return False
+        if code(first.func, 10_000) != code(second.func, 10_000) or _keywords(first) != _keywords(second):
+            return False
+        differing = [(a.value, b.value) for a, b in zip(first.args, second.args)
+                     if code(a.value, 10_000) != code(b.value, 10_000)]
+        if len(differing) != 1:
+            return False
+        arrays = differing[0]
+        return all(type(array) is cst.Name and self.facts.value_of(array).kind in (Kind.ARRAY, Kind.TRACED)
+                   for array in arrays)
+
+    def _function_in_order(self) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] | None:
+        """Everything in the body of the function around this point, in source order (`in_order`)."""
+        function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
+        return None if function is None else list(in_order(function.body))
+
+    def _dropped_before_return(self, first: cst.CSTNode, second: cst.Call) -> bool:
+        """Whether the first draw is bound to a name that nothing reads from there to a `return` holding the
+        second, with no loop around either: on the one path where both run, the first draw is dropped."""
+        order = self._function_in_order()
+        if order is None:
+            return False
+        where = {id(node): (index, ancestors) for index, (node, ancestors) in enumerate(order)}
+        if id(first) not in where or id(second) not in where:
+            return False
+        (_, first_around), (_, second_around) = where[id(first)], where[id(second)]
+        if any(isinstance(n, _LOOPS) for n in (*first_around, *second_around)):
+            return False
+        bound = next((n for n in reversed(first_around) if isinstance(n, cst.SimpleStatementLine)), None)
+        returned = next((n for n in reversed(second_around) if isinstance(n, cst.SimpleStatementLine)), None)
+        if bound is None or returned is None or not isinstance(returned.body[0], cst.Return):
+            return False
+        assign = bound.body[0] if len(bound.body) == 1 else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)):
+            return False
+        name = assign.targets[0].target.value
+        start, end = where[id(bound)][0], where[id(returned)][0]
+        after_bound = start + sum(1 for _ in in_order(bound))
+        return start < end and not any(isinstance(node, cst.Name) and node.value == name
+                                       for node, _ in order[after_bound:end + sum(1 for _ in in_order(returned))])
+
+    def _rebound_before_read(self, first: cst.CSTNode) -> bool:
+        """Whether the first draw is bound to names (`keys = split(key, n)`) that are each bound again before
+        any read of them: in a block around the read, above it (Mava's trainers split an evaluation key once
+        before their loop, then split it again in the loop before the evaluation uses it). Its numbers are
+        never seen, so drawing from the same key again repeats nothing anyone sees."""
+        order = self._function_in_order()
+        if order is None:
+            return False
+        start = next((index for index, (node, _) in enumerate(order) if node is first), None)
+        if start is None or any(isinstance(n, _LOOPS) for n in order[start][1]):
+            return False  # (in a loop, the next iteration may read what this one drew)
+        assign = next((n for n in reversed(order[start][1]) if isinstance(n, cst.SimpleStatementLine)), None)
+        statement = assign.body[0] if assign is not None and len(assign.body) == 1 else None
+        if not (isinstance(statement, cst.Assign) and statement.value is first):
+            return False
+        drawn = {id(name): name.value for target in statement.targets for name in _target_name_nodes(target.target)}
+        stores: list[tuple[cst.CSTNode, ...]] = []  # later bindings: the nodes around their lines, and the line
+        for node, ancestors in order[start + 1:]:
+            if type(node) is not cst.Name or node.value not in drawn.values() or id(node) in drawn:
+                continue
+            block = _binding_block(node, ancestors)
+            if block is not None:
+                stores.append(block)
+            elif not any(len(block) < len(ancestors) and all(a is b for a, b in zip(block, ancestors))
+                         and ancestors[len(block)] is not line for *block, line in stores):
+                return False  # a read the first draw may reach (the binding's own line reads first)
+        return bool(drawn)
+
+
+def _binding_block(name: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> tuple[cst.CSTNode, ...] | None:
+    """For a name an assignment binds, the nodes around the assignment's line (its block and what encloses
+    it) and the line itself, last; None for a name read."""
+    for index in range(len(ancestors) - 1, -1, -1):
+        node = ancestors[index]
+        if type(node) is cst.AssignTarget:
+            if not any(bound is name for bound in _target_name_nodes(node.target)):
+                return None
+            line = next(i for i in range(index, -1, -1) if type(ancestors[i]) is cst.SimpleStatementLine)
+            return ancestors[:line + 1]
+        if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            return None
+    return None
+
+
+def _target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
+    """The Name nodes an assignment target binds (`a`, `a, *b`, `(a, b)`), not those it reads (`a[i]`, `a.b`)."""
+    if type(target) is cst.Name:
+        return [target]
+    if type(target) is cst.StarredElement:
+        return _target_name_nodes(target.value)
+    if type(target) in (cst.Tuple, cst.List):
+        return [name for element in target.elements for name in _target_name_nodes(element.value)]
+    return []
+
+
+_LOOPS = (cst.For, cst.While, cst.BaseComp, cst.Lambda)
+
+
+def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names) -> bool:
+    """Two calls of one selecting sampler (`SELECTING_SAMPLERS`) that differ only in the array they
+    select from: the same places of two arrays, on purpose."""
+    qualified = names.qualified(second.func)
+    if (qualified not in SELECTING_SAMPLERS or not isinstance(first, cst.Call)
+            or names.qualified(first.func) != qualified):
+        return False
+    position, keyword = SELECTING_SAMPLERS[qualified]
+    arrays = [argument(call, position, keyword) for call in (first, second)]
+    if any(array is None or is_int_literal(array) for array in arrays) or code(arrays[0], 10_000) == code(arrays[1], 10_000):
+        return False
+    return _other_arguments(first, arrays[0]) == _other_arguments(second, arrays[1])
+
+
+def _keywords(call: cst.Call) -> list[str | None]:
+    """Each argument's keyword, None for a positional one."""
+    return [arg.keyword.value if arg.keyword else None for arg in call.args]
+
+
+def _other_arguments(call: cst.Call, array: cst.BaseExpression) -> list[tuple[str | None, str]]:
+    """The arguments of `call` other than `array`, as (keyword, source text)."""
+    return [(arg.keyword.value if arg.keyword else None, code(arg.value, 10_000))
+            for arg in call.args if arg.value is not array]
+
+
+def _reuse(by: str, before: str) -> str:
+    """What a second use of one key does. Two draws get the same random bits; with a split on either
+    side (jax 0.10's partitionable threefry) the bits differ, but both come from the one key."""
+    if "split" in (by.rsplit(".", 1)[-1], before.rsplit(".", 1)[-1]):
+        return "draws from the same key again (correlated randomness: jax's key-reuse checker rejects it)"
+    return "gets the same random bits"

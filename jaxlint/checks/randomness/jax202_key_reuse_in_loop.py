@@ -1,0 +1,70 @@
+"""JAX202 key-reuse-in-loop: A PRNG key from outside a loop consumed in every iteration without being split."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.calls import argument
+from jaxlint.checks.base import Rule
+from jaxlint.model.functions import SELECTING_SAMPLERS
+
+
+class KeyReuseInLoop(Rule):
+    code = "JAX202"
+    name = "key-reuse-in-loop"
+    summary = "A PRNG key from outside a loop consumed in every iteration without being split"
+    what_it_does = (
+        "Flags a key bound outside a `for`/`while` loop or a comprehension, or a key a `lax.scan`, "
+        "`fori_loop`, `while_loop` or `lax.map` body takes from its enclosing scope, when it is consumed "
+        "inside and never rebound there."
+    )
+    why_bad = (
+        "Each iteration gives the sampler the same key, so each iteration draws the same numbers: the "
+        "'random' dropout mask, noise or minibatch is identical every step. Nothing fails."
+    )
+    example = (
+        "key = jax.random.key(0)\n"
+        "for step in range(num_steps):\n"
+        "    noise = jax.random.normal(key, x.shape)\n"
+        "    x = update(x, noise)\n"
+    )
+    use_instead = (
+        "key = jax.random.key(0)\n"
+        "for step in range(num_steps):\n"
+        "    key, subkey = jax.random.split(key)\n"
+        "    noise = jax.random.normal(subkey, x.shape)\n"
+        "    x = update(x, noise)\n\n\n"
+        "# or derive one key per step:\n"
+        "for step in range(num_steps):\n"
+        "    noise = jax.random.normal(jax.random.fold_in(key, step), x.shape)\n"
+    )
+    not_flagged = (
+        "Keys rebound inside the loop (`key, sub = split(key)`), `fold_in(key, i)` per step, loop variables "
+        "over a split (`for k in jax.random.split(key, n)`), keys carried through `lax.scan` as part of the "
+        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); "
+        "`jax.random.permutation(key, a)` of each array `a` a loop goes through (`[permutation(key, a) for a in "
+        "arrays]`: every array is shuffled the same way, which keeps inputs and labels paired); a draw whose "
+        "values nobody reads (`keys = split(key, n)` only fed to jitted or vmapped functions whose results "
+        "are dropped or only waited for, as a timing loop does); test files."
+    )
+    verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        keys = self.facts.keys
+        if self.facts.in_test_file or keys.unread(node):
+            return
+        for expr, ref, by in keys.uses(node):
+            if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
+                self.report(expr, (
+                    f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
+                    f"iteration draws the same numbers: split it inside the loop "
+                    f"(`{ref}, subkey = jax.random.split({ref})`) or use `jax.random.fold_in({ref}, i)`"
+                ))
+
+    def _aligned_shuffle(self, call: cst.Call) -> bool:
+        """`[permutation(key, a) for a in arrays]`: one key, a different array each iteration. Each array is
+        shuffled the same way, on purpose: inputs and labels stay paired."""
+        if self.names.qualified(call.func) != "jax.random.permutation":
+            return False
+        array = argument(call, *SELECTING_SAMPLERS["jax.random.permutation"])
+        return array is not None and self.facts.keys.varies_per_iteration(array)

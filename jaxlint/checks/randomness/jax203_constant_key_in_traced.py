@@ -1,0 +1,169 @@
+"""JAX203 constant-key-in-traced: A PRNG key from a literal seed, or seeded from the clock, inside a jitted or vmapped
+function."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.keys import shape_only
+from jaxlint.analysis.names import Names
+from jaxlint.checks.randomness._common import KEY_CONSTRUCTORS, TraceTimeRule, call_text
+from jaxlint.model.functions import RANDOMNESS_OFF
+from jaxlint.traversal import children
+
+
+class ConstantKeyInTraced(TraceTimeRule):
+    code = "JAX203"
+    name = "constant-key-in-traced"
+    summary = "A PRNG key from a literal seed, or seeded from the clock, inside a jitted or vmapped function"
+    what_it_does = (
+        "Flags `jax.random.key(...)` and `jax.random.PRNGKey(...)` inside a staged traced function (one "
+        "under `jit`, `vmap`, `pmap`, `shard_map`, `checkpoint`, or a `lax.scan`/`fori_loop`/`while_loop`/"
+        "`cond` body, and the functions nested in it) when the seed is an integer literal, or is computed "
+        "from a value read on the host: `time.time()`, `time.time_ns()`, `time.perf_counter()`, "
+        "`datetime.now()`, `np.random.*`, `random.*`, `uuid.uuid4()`."
+    )
+    why_bad = (
+        "A key built from a literal is the same key on every call, so the function draws the same "
+        "\"random\" numbers every time it runs: every training step gets the same dropout mask, every "
+        "`scan` iteration and every `vmap`ped example the same noise. Seeding from the clock does not help "
+        "inside a traced function: the Python code runs once, while jax traces it, so the clock is read "
+        "once and its value is baked into the traced computation as a constant. No error is raised; the "
+        "results are just not random."
+    )
+    example = (
+        "import time\n\n"
+        "import jax\n\n\n"
+        "@jax.jit\n"
+        "def add_noise(x):\n"
+        "    key = jax.random.key(0)\n"
+        "    return x + jax.random.normal(key, x.shape)\n\n\n"
+        "@jax.jit\n"
+        "def dropout(x):\n"
+        "    key = jax.random.key(int(time.time()))\n"
+        "    return jax.random.bernoulli(key, 0.9, x.shape) * x\n"
+    )
+    use_instead = (
+        "import jax\n\n\n"
+        "@jax.jit\n"
+        "def add_noise(x, key):\n"
+        "    return x + jax.random.normal(key, x.shape)\n\n\n"
+        "key = jax.random.key(0)\n"
+        "for x in batches:\n"
+        "    key, subkey = jax.random.split(key)\n"
+        "    y = add_noise(x, subkey)\n"
+    )
+    not_flagged = (
+        "Keys made outside traced functions (a literal seed at the top of a script is the usual idiom), "
+        "keys made from an argument (`jax.random.key(seed)` where `seed` is a parameter, traced or static), "
+        "`jax.random.fold_in(jax.random.key(0), step)` with a data argument that is not a literal, a literal "
+        "seed in a traced function that has no traced argument (`@jax.jit def init(): return "
+        "model.init(jax.random.key(0), x)` returns the same result on every call anyway: a deterministic "
+        "initialisation), and "
+        "functions traced only by `grad` (their Python code runs on every call), by `jax.eval_shape` or "
+        "`jax.make_jaxpr` (they are traced but never run), or passed to `jax.pure_callback`/"
+        "`jax.debug.callback` (they run on the host at every call). A seed held in a module constant "
+        "(`SEED = 0`) is not recognised. A literal seed in a test file (`test_*.py`, `*_test.py`, "
+        "`conftest.py`, or under `tests/`), where a fixed key is how tests stay reproducible. A fixed key "
+        "used only when none was given (`key if key is not None else jax.random.key(0)`, "
+        "`if key is None: key = ...`, `key or ...`): a documented default. A fixed key given to a call that turns its randomness off by a literal keyword "
+        "(`model.apply(params, x, rngs={\"dropout\": jax.random.key(0)}, train=False)`; also "
+        "`deterministic=True`, `training=False`, `is_training=False`, `inference=True`, the conventions of "
+        "flax, haiku and equinox): no number is drawn from it. A fixed key whose draws are read "
+        "only for their shape and dtype (`jax.random.normal(jax.random.key(0), s).shape`, "
+        "`jnp.zeros_like(...)`, `jax.eval_shape(f, ...)`, or `jax.tree.map(lambda x: jnp.empty(x.shape, "
+        "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder): no number drawn is used."
+    )
+    verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
+
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        self._fallbacks: set[int] = set()  # key constructors only run when no key was given
+        self._for_shapes: set[int] = set()  # key constructors whose draws are read only for their shape
+
+    def _mark_shape_only(self, node: cst.CSTNode) -> None:
+        for part in shape_only(node, self.names):
+            self._for_shapes.update(id(call) for call in _key_constructors(part, self.names))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._mark_shape_only(node)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        # `key if key is not None else jax.random.key(0)`: a documented default, not the key in use.
+        tested = _none_test(node.test)
+        if tested is not None:
+            self._fallbacks.add(id(node.orelse if tested else node.body))
+
+    def visit_If(self, node: cst.If) -> None:
+        # `if key is None: key = jax.random.key(0)`, and the `else` of `if key is not None:`.
+        tested = _none_test(node.test)
+        if tested is None:
+            return
+        block = node.body if not tested else node.orelse.body if isinstance(node.orelse, cst.Else) else None
+        for statement in getattr(block, "body", ()):
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        self._fallbacks.add(id(small.value))
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if isinstance(node.operator, cst.Or):  # `key = key or jax.random.key(0)`
+            self._fallbacks.add(id(node.right))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        self._mark_shape_only(node)
+        if _randomness_off(node):  # `model.apply(..., rngs={"dropout": key(0)}, train=False)`
+            self._fallbacks.update(id(call) for call in _key_constructors(node, self.names))
+        constant = self.constant_key(node)
+        if constant is None or (constant[0] == "literal" and self.facts.in_test_file):
+            return
+        if id(node) in self._fallbacks or id(node) in self._for_shapes:
+            return
+        scope = self.trace_time_scope()
+        if scope is None:
+            return
+        kind, source = constant
+        if kind == "literal" and not scope.traced:
+            return  # no traced input: the whole function is a constant, a deterministic init
+        text = call_text(node, 60)
+        where = self.describe(scope)
+        fix = f"pass a key in {where.carrier} and `jax.random.split` it for each use"
+        if kind == "literal":
+            self.report(node, lambda line_of: (
+                f"`{text}` makes the same key every time {where.subject} runs "
+                f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {fix}"
+            ))
+        else:
+            read = call_text(source)
+            self.report(node, lambda line_of: (
+                f"`{text}`: `{read}` is read only once, while {where.subject} is traced"
+                f"{where.how(line_of)}, so the key is a constant and {where.each} draws the same numbers; "
+                f"{fix}"
+            ))
+
+
+def _key_constructors(node: cst.CSTNode, names: Names):
+    """The `jax.random.key/PRNGKey` calls inside `node`."""
+    if isinstance(node, cst.Call) and names.qualified(node.func) in KEY_CONSTRUCTORS:
+        yield node
+    for child in children(node):
+        yield from _key_constructors(child, names)
+
+
+def _randomness_off(call: cst.Call) -> bool:
+    """A call told by a literal keyword (`train=False`, `deterministic=True`) to draw nothing."""
+    return any(arg.keyword is not None and isinstance(arg.value, cst.Name)
+               and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value for arg in call.args)
+
+
+def _none_test(test: cst.BaseExpression) -> bool | None:
+    """For `x is None`, False; for `x is not None`, True (whether a value was given); else None."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+        return None
+    if isinstance(target.operator, cst.IsNot):
+        return True
+    return False if isinstance(target.operator, cst.Is) else None

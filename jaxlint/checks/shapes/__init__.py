@@ -1,0 +1,1 @@
+"""JAX4xx: array shapes must be known while tracing."""

@@ -1,0 +1,92 @@
+"""JAX403 data-dependent-size: A function whose output size depends on traced data, called without `size=`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.values import Value
+from jaxlint.checks.base import Rule, code
+from jaxlint.checks.shapes._common import call_arguments, is_call_to, numpy_names, repeats_of
+
+
+# Functions whose result size depends on the values of their data arguments, unless given a size:
+# function -> (data positions, the keyword that fixes the size).
+_DATA_DEPENDENT: dict[str, tuple[tuple[int, ...], str]] = {
+    **{f: ((0,), "size") for f in numpy_names(
+        "where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
+        "unique_inverse", "unique_all", "extract", "compress")},
+    **{f: ((0, 1), "size") for f in numpy_names("union1d", "intersect1d", "setdiff1d", "setxor1d")},
+    "jax.numpy.bincount": ((0,), "length"),
+}
+
+
+class DataDependentSize(Rule):
+    code = "JAX403"
+    name = "data-dependent-size"
+    summary = "A function whose output size depends on traced data, called without `size=`"
+    what_it_does = (
+        "Flags, inside a jitted (or vmapped, lax-body) function, calls whose output size depends on the "
+        "values of a traced argument: one-argument `jnp.where(c)`, `jnp.nonzero`, `x.nonzero()`, "
+        "`jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique` (and `unique_values`, `unique_counts`, "
+        "`unique_inverse`, `unique_all`), `jnp.union1d`, `intersect1d`, `setdiff1d`, `setxor1d`, "
+        "`jnp.extract` and `jnp.compress` (traced condition), `jnp.bincount` without `length=`, and "
+        "`jnp.repeat` (or `x.repeat`) with `repeats` computed from traced data and no "
+        "`total_repeat_length=`."
+    )
+    why_bad = (
+        "XLA needs every output shape at compile time, and these outputs have as many elements as the "
+        "data dictates. JAX raises `ConcretizationTypeError` and points at the `size=` argument (or "
+        "`length=`, `total_repeat_length=`) that fixes the output size, padding with `fill_value`."
+    )
+    example = (
+        "@jax.jit\n"
+        "def positive_indices(x):\n"
+        "    return jnp.nonzero(x > 0)[0]\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def positive_indices(x):\n"
+        "    # at most x.shape[0] indices; the rest filled with -1\n"
+        "    return jnp.nonzero(x > 0, size=x.shape[0], fill_value=-1)[0]\n"
+    )
+    not_flagged = (
+        "Calls that give `size=` (`length=` for `bincount`, `total_repeat_length=` for `repeat`), "
+        "three-argument `jnp.where(c, a, b)`, data that is static or unknown, `jnp.compress`/`extract` "
+        "whose condition is static, a traced argument used as the count of `jnp.repeat` (JAX401), code "
+        "outside traced functions, and functions under `grad` alone."
+    )
+    verify = "`--verify` traces the function and expects `ConcretizationTypeError` at this line."
+
+    def visit_Call(self, node: cst.Call) -> None:
+        arguments = call_arguments(node)
+        if arguments is None:
+            return
+        positional, keywords = arguments
+        qualified = self.names.qualified(node.func)
+        data: list[cst.BaseExpression] = []
+        if qualified in _DATA_DEPENDENT:
+            positions, size = _DATA_DEPENDENT[qualified]
+            one_arg_where = len(positional) == 1 and not keywords.keys() & {"x", "y"}
+            if size not in keywords and (qualified != "jax.numpy.where" or one_arg_where):
+                data = [positional[i] for i in positions if i < len(positional)]
+        elif is_call_to(self, node, "nonzero") and "size" not in keywords:
+            size, data = "size", [node.func.value]
+        for operand in data:
+            value = self.facts.value_of(operand)
+            if value.staged:
+                fix = ("pass `length=` (the number of bins)" if size == "length" else
+                       "pass `size=` with an upper bound (`fill_value=` pads the rest)")
+                if qualified == "jax.numpy.where":
+                    fix += ", or use the three-argument `jnp.where(cond, x, y)`"
+                self._report(node, fix, operand, value)
+                return
+        repeats = repeats_of(self, node)
+        if repeats is not None and not repeats[1].container:
+            self._report(node, "pass `total_repeat_length=` with the total output length", *repeats)
+
+    def _report(self, node: cst.Call, fix: str, operand: cst.BaseExpression, value: Value) -> None:
+        self.report(node, lambda line_of: (
+            f"the output size of `{code(node.func)}` depends on traced data, which raises "
+            f"ConcretizationTypeError: `{code(operand)}` is traced ({value.describe(code(operand), line_of)}); "
+            f"{fix}"
+        ))

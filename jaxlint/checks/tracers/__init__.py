@@ -1,0 +1,1 @@
+"""JAX3xx: tracers reaching Python, which needs concrete values."""

@@ -1,0 +1,91 @@
+"""JAX301 python-control-flow-on-tracer: Python `if`, `while`, `assert` or a conditional expression on a
+traced value."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.checks.base import Rule, code
+from jaxlint.checks.tracers._common import static_hint
+from jaxlint.model.functions import BOOL_CONVERSION_ERRORS
+
+
+class PythonControlFlowOnTracer(Rule):
+    code = "JAX301"
+    name = "python-control-flow-on-tracer"
+    summary = "Python `if`, `while`, `assert` or a conditional expression on a traced value"
+    what_it_does = (
+        "Flags `if`, `elif`, `while`, `assert`, `a if cond else b` and comprehension `if` clauses whose "
+        "condition is a traced value inside a jitted (or vmapped, pmapped, lax-body) function: a comparison "
+        "or arithmetic on a traced argument, a `jnp` result computed from one, and the same in helper "
+        "functions called with traced arguments. A flag (a parameter defaulting to `True` or `False`) of a "
+        "function decorated with `jax.jit` counts as traced when it is not static and a call in the module "
+        "passes it, by position or by keyword: `jit` traces every argument it is given."
+    )
+    why_bad = (
+        "Under `jit`, arguments are abstract tracers: their values are unknown while Python runs the function "
+        "once to trace it, so Python cannot decide which branch to take. JAX raises "
+        "`TracerBoolConversionError` (a `ConcretizationTypeError`), usually far from the jit call."
+    )
+    example = (
+        "@jax.jit\n"
+        "def relu(x):\n"
+        "    if x > 0:\n"
+        "        return x\n"
+        "    return 0.0\n"
+    )
+    use_instead = (
+        "@jax.jit\n"
+        "def relu(x):\n"
+        "    return jnp.where(x > 0, x, 0.0)\n\n\n"
+        "# or, when the condition is a configuration value, make it static:\n"
+        "@partial(jax.jit, static_argnames=('training',))\n"
+        "def step(x, training):\n"
+        "    if training:\n"
+        "        x = dropout(x)\n"
+        "    return x\n"
+    )
+    not_flagged = (
+        "Conditions on static values: shapes (`x.shape[0] > 2`, `x.ndim`), `len(x)`, `x is None`, "
+        "`isinstance(...)`, static arguments, literals and module constants. The truth value of a bare "
+        "argument (`if params:`), which may be a pytree of tracers whose truth value is fine. Flags that "
+        "no call passes (they keep their Python default), and flags of functions wrapped by a call "
+        "(`jax.jit(f)`), whose plain name may also be called without `jit`. Functions "
+        "under `grad` alone, whose tracers carry concrete values and support Python control flow. "
+        "Code outside traced functions, and code in a `try` whose handler catches "
+        "`jax.errors.ConcretizationTypeError` (or `TracerBoolConversionError`): it expects the error."
+    )
+    verify = "`--verify` traces the function and expects `TracerBoolConversionError` at this line."
+
+    def _check(self, test: cst.BaseExpression, keyword: str, remedy: str) -> None:
+        if self.facts.catches(BOOL_CONVERSION_ERRORS):
+            return
+        if isinstance(test, cst.BooleanOperation):
+            # `if a and b` asks for the truth of `b` too; JAX302 reports a traced `a`.
+            left = self.facts.value_of(test.left)
+            if left.abstract:
+                return
+            test, value = test.right, self.facts.right_operand(test)
+        else:
+            value = self.facts.value_of(test)
+        if not value.abstract:
+            return
+        self.report(test, lambda line_of: (
+            f"Python `{keyword}` on a traced value raises TracerBoolConversionError: `{code(test)}` is "
+            f"traced ({value.describe(code(test), line_of)}); use {remedy}{static_hint(self, value)}"
+        ))
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check(node.test, "if", "`jnp.where` or `lax.cond`")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._check(node.test, "while", "`lax.while_loop`")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._check(node.test, "assert", "`checkify.check` or `jax.debug.callback`")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._check(node.test, "if", "`jnp.where` or `lax.cond`")
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._check(node.test, "if", "`jnp.where` with a mask")

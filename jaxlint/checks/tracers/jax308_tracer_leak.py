@@ -1,0 +1,162 @@
+"""JAX308 tracer-leak: A traced value stored outside the traced function: a global, a closure list, `self`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.bindings import mentioned_names, rebound_names
+from jaxlint.analysis.values import Value
+from jaxlint.checks.base import Rule, code
+from jaxlint.traversal import in_order
+
+
+class TracerLeak(Rule):
+    code = "JAX308"
+    name = "tracer-leak"
+    summary = "A traced value stored outside the traced function: a global, a closure list, `self`"
+    what_it_does = (
+        "Flags a traced function (jitted, vmapped, or a lax body) that stores a traced value where it "
+        "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert(x)`, "
+        "`outer[k] = x` on a container defined outside the traced "
+        "function, or `self.attr = x` in a jitted method, alone or as a target of unpacking "
+        "(`best_loss, best_params = loss, params`)."
+    )
+    why_bad = (
+        "The stored object is a tracer that belongs to one trace. Using it after the trace ends raises "
+        "`UnexpectedTracerError`, later and far from here; and the function stays impure, so the store "
+        "happens once at trace time, not on every call. Return the value instead (or carry it through "
+        "`lax.scan`), and keep state in explicit arguments."
+    )
+    example = (
+        "losses = []\n\n\n"
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
+        "@jax.jit\n"
+        "def step(params, batch):\n"
+        "    loss = loss_fn(params, batch)\n"
+        "    losses.append(loss)\n"
+        "    return update(params, loss)\n"
+    )
+    use_instead = (
+        "def loss_fn(params, batch):\n"
+        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
+        "@jax.jit\n"
+        "def step(params, batch):\n"
+        "    loss = loss_fn(params, batch)\n"
+        "    return update(params, loss), loss\n\n\n"
+        "params, loss = step(params, batch)\n"
+        "losses.append(loss)\n"
+    )
+    not_flagged = (
+        "Containers created inside the traced function (a list built and returned by the same trace), "
+        "storing static values, `self` attributes in `flax.nnx` / `equinox` transformed methods (those "
+        "transforms propagate module state), functions of imported modules named like list methods "
+        "(`jnp.append`, `jnp.insert`: they return new arrays), items set in a list of the function around "
+        "the traced one when that function only builds it and sets its items, and only the functions defined "
+        "in it read it (an index list a `fori_loop` body fills anew at each call: nothing sees it after the "
+        "trace), and code outside traced functions."
+    )
+    verify = ("`--verify` traces the function holding the finding under `jax.checking_leaks()` and "
+              "confirms when jax reports the leak.")
+
+    # Not `update` or `add`: `opt.update(grads, state)` is how optax is called.
+    _STORE_METHODS = frozenset("append extend insert appendleft extendleft".split())
+
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        self._reported: cst.CSTNode | None = None
+
+    def _report(self, node: cst.CSTNode, where: str, stored: cst.BaseExpression, value: Value) -> None:
+        if self._reported is node:
+            return  # `a, b = x, y` leaking both: one finding for the statement
+        self._reported = node
+        self.report(node, lambda line_of: (
+            f"a traced value escapes into {where}: `{code(stored)}` is traced "
+            f"({value.describe(code(stored), line_of)}); using it after the trace raises "
+            f"UnexpectedTracerError: return it instead"
+        ))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._check_unpacked(target.target, node.value, node)
+
+    def _check_unpacked(self, target: cst.BaseExpression, stored: cst.BaseExpression, node: cst.Assign) -> None:
+        """`a, b = x, y` stores `x` in `a` and `y` in `b`; `a, b = pair` stores pieces of `pair` in both."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            items = [element.value for element in target.elements]
+            if (isinstance(stored, (cst.Tuple, cst.List)) and len(stored.elements) == len(items)
+                    and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *stored.elements))):
+                for item, element in zip(items, stored.elements):
+                    self._check_unpacked(item, element.value, node)
+                return
+            for item in items:
+                self._check_unpacked(item, stored, node)
+            return
+        value = self.facts.staged_value(stored)
+        if value.staged:
+            self._check_target(target, node, value, stored)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        value = self.facts.staged_value(node.value)
+        if value.staged:
+            self._check_target(node.target, node, value, node.value)
+
+    def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value,
+                      stored: cst.BaseExpression) -> None:
+        if isinstance(target, cst.StarredElement):
+            target = target.value
+        if isinstance(target, cst.Name) and self.facts.is_global(target.value):
+            self._report(node, f"the global `{target.value}`", stored, value)
+        elif isinstance(target, cst.Name) and self.facts.is_nonlocal(target.value):
+            if self.facts.outlives_trace(target.value):
+                self._report(node, f"`{target.value}`, defined outside the traced function", stored, value)
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            if self.facts.outlives_trace(target.value.value) and not self._scratch(target.value.value):
+                self._report(node, f"`{target.value.value}`, defined outside the traced function",
+                             stored, value)
+        elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+              and target.value.value == "self" and value.tracer is not None
+              and value.tracer.transform.name.startswith("jax.")
+              and self.facts.function is not None and self.facts.function.transforms):
+            # Only a method jax traces itself: one merely called from a trace (`__init__` of an
+            # object built inside it) may be storing on an object that lives inside the trace.
+            self._report(node, f"`self.{target.attr.value}`", stored, value)
+
+    def _scratch(self, name: str) -> bool:
+        """A list of the function around the traced one that only the functions defined in it read: its own
+        code only builds it and sets items (maxtext's `cache_locations` index list, filled anew by each
+        `fori_loop` body). What the trace stores there is never seen after it."""
+        traced = self.facts.trace_functions()
+        owner = next((node for node in reversed(self.facts.chain) if isinstance(node, cst.FunctionDef)
+                      and node not in traced and name in rebound_names(node.body)), None)
+        if owner is None:
+            return False
+        outside_nested = in_order(owner.body, skip=(cst.FunctionDef, cst.Lambda))
+        return all(_only_built((*around, node), name) for node, around in outside_nested
+                   if type(node) is cst.Name and node.value == name)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.attr.value in self._STORE_METHODS):
+            return
+        if self.names.qualified(func.value) is not None:
+            return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
+        for arg in node.args:
+            value = self.facts.staged_value(arg.value)
+            if value.staged and self.facts.outlives_trace(func.value.value):
+                self._report(node, f"`{func.value.value}`, defined outside the traced function",
+                             arg.value, value)
+                return
+
+
+def _only_built(use: tuple[cst.CSTNode, ...], name: str) -> bool:
+    """Whether an occurrence binds the name (`xs = [...]`) or sets an item of it with a value that does not
+    read it (`xs[0] = 0`)."""
+    name_node, parent = use[-1], use[-2]
+    if type(parent) is cst.AssignTarget:
+        return True
+    if type(parent) is cst.Subscript and parent.value is name_node and len(use) >= 3 and type(use[-3]) is cst.AssignTarget:
+        statement = use[-4] if len(use) >= 4 else None
+        return type(statement) is cst.Assign and name not in mentioned_names(statement.value)
+    return False
