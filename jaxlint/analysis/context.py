@@ -159,6 +159,16 @@ class Context:
         value = self.value_of(expr)
         return value if value.staged else UNKNOWN
 
+    def escaping_value(self, expr: cst.BaseExpression) -> Value:
+        """What `expr` holds when it is a tracer that dies with its trace, under a staged transform or a gradient
+        alone (after `jax.grad(f)(x)` returns, a `JVPTracer` kept from it raises UnexpectedTracerError when
+        used); else `UNKNOWN`."""
+        scope = self.traced_scope
+        if scope is None or not (scope.staged or scope.differentiated):
+            return UNKNOWN
+        value = self.value_of(expr)
+        return value if value.staged or value.differentiated else UNKNOWN
+
     def returned_container(self, function: cst.CSTNode) -> cst.BaseExpression | None:
         """The tuple, list or dict literal `function` returns on every path, if it does."""
         return self._tracker.returned_container(function)

@@ -24,7 +24,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
 from jaxlint.model.functions import (
     ARITHMETIC_BUILTINS, ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_DTYPES, BOOLEAN_FUNCTIONS, CONTAINER_ALSO_METHODS,
-    DTYPE_KEEPING_METHODS, TRUTH_METHODS, HOST_ARRAY_METHODS, REF_FACTORIES,
+    COUNTING_BUILTINS, DTYPE_KEEPING_METHODS, TRUTH_METHODS, HOST_ARRAY_METHODS, REF_FACTORIES,
     STATIC_ATTRIBUTES, STATIC_BUILTINS,
 )
 from jaxlint.model.transforms import TREE_LEAF_LISTS
@@ -64,6 +64,9 @@ class Value:
     # For a pytree of tracers whose class the module defines as a pytree (a NamedTuple, a registered
     # dataclass): that ClassDef, whose fields (analysis/pytrees.py) say what `value.field` holds.
     pytree: object = None
+    # For a static Python number: "int", "bool" or "float" (a literal, `len(...)`, arithmetic on them); jax
+    # gives a Python int the integer dtype wherever it flows (`jax.grad(f)(n)` rejects it).
+    number: str | None = None
 
     @property
     def is_known(self) -> bool:
@@ -149,6 +152,9 @@ class Contents:
 
 ARRAY = Value(Kind.ARRAY)
 STATIC = Value(Kind.STATIC)
+INT = Value(Kind.STATIC, number="int")
+FLOAT = Value(Kind.STATIC, number="float")
+BOOL = Value(Kind.STATIC, number="bool")
 HOST = Value(Kind.HOST)
 NUMPY_ARRAY = Value(Kind.HOST, numpy=True)
 REF = Value(Kind.REF)
@@ -454,6 +460,20 @@ def _joined_containers(a: Value, b: Value) -> Value | None:
     return None
 
 
+# Python's arithmetic on numbers: which give an int from two ints (`/` gives a float), and a float from a float.
+_INT_OPERATORS = frozenset({cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.Power})
+
+
+def _number_result(left: str, right: str, operator: cst.BaseBinaryOp) -> Value:
+    """A static number computed from two (`n * 2`, `len(xs) - 1`): an int when both are ints or booleans and the
+    operator keeps integers; a float when either is a float; else a number of unknown kind."""
+    if "float" in (left, right):
+        return FLOAT if type(operator) in _INT_OPERATORS | {cst.Divide} else STATIC
+    if type(operator) in _INT_OPERATORS:
+        return INT  # (`2 ** -1` is a float: rare enough in a differentiated position to leave)
+    return FLOAT if type(operator) is cst.Divide else STATIC
+
+
 def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | None:
     """An array computed from operands: traced when one is (named after a traced argument rather than after a
     value the trace computed), then certainly an array, not a pytree."""
@@ -496,7 +516,10 @@ class Evaluator:
         if kind is cst.Name:
             if self._bound and expr.value in self._bound:
                 return self._bound[expr.value]
-            return self._lookup(expr.value)
+            found = self._lookup(expr.value)
+            if found is None and expr.value in ("True", "False") and self.names.qualified(expr) is None:
+                return BOOL
+            return found
         if kind is cst.Call:
             return self._staging(self._call(expr))
         if kind is cst.Subscript:
@@ -512,6 +535,10 @@ class Evaluator:
             return join(self.value_of(expr.body), self.value_of(expr.orelse))
         if kind is cst.NamedExpr:
             return self.value_of(expr.value)
+        if kind is cst.Integer:
+            return INT
+        if kind is cst.Float:
+            return FLOAT
         if kind in _LITERALS:
             return STATIC
         if kind is cst.Tuple or kind is cst.List:
@@ -543,6 +570,8 @@ class Evaluator:
             left, right = self.value_of(expr.left), self.value_of(expr.right)
             if any(side is not None and side.contents is not None for side in (left, right)):
                 return _concatenated(left, right, expr.operator)
+            if left is not None and right is not None and left.number and right.number:
+                return _number_result(left.number, right.number, expr.operator)
             bitwise = type(expr.operator) in _BITWISE
             both_boolean = all(v is not None and v.boolean for v in (left, right) if v and v.is_array)
             return _derived([left, right], boolean=bitwise and both_boolean)
@@ -550,6 +579,8 @@ class Evaluator:
             if type(expr.operator) is cst.Not:
                 return None
             operand = self.value_of(expr.expression)
+            if operand is not None and operand.number in ("int", "float") and type(expr.operator) is not cst.BitInvert:
+                return operand  # `-3`, `+n`
             if operand is None or not operand.is_array:
                 return None
             return _derived([operand], boolean=type(expr.operator) is cst.BitInvert and operand.boolean)
@@ -766,7 +797,7 @@ class Evaluator:
     def _call(self, call: cst.Call) -> Value | None:
         func = call.func
         if type(func) is cst.Name and func.value in STATIC_BUILTINS and self.names.qualified(func) is None:
-            return STATIC
+            return INT if func.value in COUNTING_BUILTINS else STATIC
         if type(func) is cst.Name and func.value in _COMPUTING_BUILTINS and self.names.qualified(func) is None:
             return self._builtin(call)
         if type(func) is cst.Attribute and func.attr.value in ("items", "values") and not call.args:

@@ -87,6 +87,7 @@ REF_FACTORIES = frozenset({"jax.new_ref", "jax.ref.new_ref", "jax.experimental.m
 # Array attributes known before tracing, and builtins whose result is a Python value.
 STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type"})
 STATIC_BUILTINS = frozenset({"len", "isinstance", "type", "callable", "hasattr", "id", "repr", "str"})
+COUNTING_BUILTINS = frozenset({"len", "id"})  # those of them that give a Python int
 # Builtins and modules whose functions never change a Python list or dict given to them: a container of Python
 # values passed to any other function (`fill(metrics)`) may come back holding tracers.
 CONTAINER_READERS = frozenset(

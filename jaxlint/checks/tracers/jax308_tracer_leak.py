@@ -92,13 +92,13 @@ class TracerLeak(Rule):
             for item in items:
                 self._check_unpacked(item, stored, node)
             return
-        value = self.facts.staged_value(stored)
-        if value.staged:
+        value = self.facts.escaping_value(stored)
+        if value.is_known:
             self._check_target(target, node, value, stored)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        value = self.facts.staged_value(node.value)
-        if value.staged:
+        value = self.facts.escaping_value(node.value)
+        if value.is_known:
             self._check_target(node.target, node, value, node.value)
 
     def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value,
@@ -143,8 +143,8 @@ class TracerLeak(Rule):
         if self.names.qualified(func.value) is not None:
             return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
         for arg in node.args:
-            value = self.facts.staged_value(arg.value)
-            if value.staged and self.facts.outlives_trace(func.value.value):
+            value = self.facts.escaping_value(arg.value)
+            if value.is_known and self.facts.outlives_trace(func.value.value):
                 self._report(node, f"`{func.value.value}`, defined outside the traced function",
                              arg.value, value)
                 return

@@ -26,7 +26,8 @@ class GradIntegerInput(Rule):
     name = "grad-integer-input"
     summary = "An integer or boolean literal passed where `jax.grad` (or `value_and_grad`, `jacrev`...) differentiates"
     what_it_does = (
-        "Flags an integer literal (`3`, `-1`) or `True`/`False` passed in a differentiated position "
+        "Flags an integer literal (`3`, `-1`), `True`/`False`, or a name or expression holding a Python int "
+        "(`n = 3`, a module constant, `len(xs)`, `n - 1`) passed in a differentiated position "
         "(`argnums`, 0 by default) of a function made by `jax.grad`, `jax.value_and_grad`, `jax.jacrev`, "
         "`jax.jacfwd` or `jax.hessian`: called right away (`jax.grad(f)(3)`), through a name bound to it "
         "(`df = jax.grad(f)` then `df(2)`), or through a plain `jax.jit` around it."
@@ -52,7 +53,8 @@ class GradIntegerInput(Rule):
     not_flagged = (
         "Integers in positions that are not differentiated (`jax.grad(f)(x, 3)` with the default "
         "`argnums=0`, and keyword arguments, which are never differentiated); `allow_int=True`; "
-        "`argnums` that are not literals; integer variables and arrays (their dtype is not known statically); "
+        "`argnums` that are not literals; variables whose value is not known to be a Python int, and arrays "
+        "(their dtype is not known statically); "
         "calls inside `with pytest.raises(...)` or `self.assertRaises(...)` blocks, which test this error."
     )
     fixable = True
@@ -152,14 +154,16 @@ class GradIntegerInput(Rule):
             if position < 0 or position >= len(given.positional):
                 continue
             arg = given.positional[position]
-            if not _int_literal(arg):
+            number = "bool" if isinstance(arg, cst.Name) and _int_literal(arg) else self.facts.value_of(arg).number
+            if number not in ("int", "bool"):
                 continue
             digits = arg.expression if isinstance(arg, cst.UnaryOperation) else arg
             fix = None
             if isinstance(digits, cst.Integer) and digits.value.replace("_", "").isdigit():
                 fix = FixPlan(f"use `{code(arg)}.0`", ((digits, f"{digits.value}.0"),))
-            self.report(arg, lambda line_of, arg=arg, fix=fix, position=position: (
-                f"`{code(arg)}` is {'a boolean' if isinstance(arg, cst.Name) else 'an integer'}, passed where "
+            what = "a boolean" if number == "bool" else "an integer" if _int_literal(arg) else "a Python int"
+            self.report(arg, lambda line_of, arg=arg, fix=fix, position=position, what=what: (
+                f"`{code(arg)}` is {what}, passed where "
                 f"`{transform}` differentiates (argument {position}): "
                 f"the call raises TypeError (\"{INTEGER_INPUT_ERRORS[transform]}\"); pass a float"
                 + (f" (`{code(arg)}.0`)" if fix is not None else "")
