@@ -21,15 +21,11 @@ from jaxlint.analysis.bindings import pattern_names, target_names
 from jaxlint.analysis.callees import JittedCallee
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.values import Kind
+from jaxlint.analysis.values import Kind, Value
+from jaxlint.model.donation import (
+    DATA_ATTRIBUTES, METADATA, NON_READING_CALLS, NON_READING_METHODS, REBUILDING_METHODS, TREE_MAPS,
+)
 from jaxlint.traversal import children
-
-# What still works on a deleted array (checked with jax 0.10.2): its metadata, and abstract evaluation.
-_METADATA = frozenset({
-    "shape", "dtype", "ndim", "size", "sharding", "aval", "weak_type", "nbytes", "itemsize", "committed",
-    "is_deleted", "delete",
-})
-_ABSTRACT_CALLS = frozenset({"len", "type", "isinstance", "lower", "trace", "eval_shape"})
 
 
 @dataclass(frozen=True)
@@ -76,7 +72,9 @@ def evaluated(node: cst.CSTNode) -> cst.CSTNode | list | None:
 def reads(node: cst.CSTNode | list | None) -> Iterator[cst.Name]:
     """The names an expression (or a statement: a `for` only its header) reads the arrays of now: not inside lambdas or nested
     defs, which run later; not the names comprehension targets bind; not what a deleted array still has
-    (`x.shape`, `x.is_deleted()`, `len(x)`, `f.lower(x)`)."""
+    (`x.shape`, `batch["x"].dtype`, `x.is_deleted()`, `len(x)`, `f.lower(x)`, `x is None`), nor what
+    reads no data (`del batch["mask"]`, `state.replace(step=s)`, `jax.tree.map(lambda h: h.delete(), x)`):
+    `jaxlint.model.donation` lists them."""
     if node is None:
         return
     if isinstance(node, list):
@@ -87,10 +85,15 @@ def reads(node: cst.CSTNode | list | None) -> Iterator[cst.Name]:
     elif isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
         return
     elif isinstance(node, cst.Attribute):
-        if not (isinstance(node.value, cst.Name) and node.attr.value in _METADATA):
+        if not (node.attr.value in METADATA and path_root(node.value) is not None):
             yield from reads(node.value)
-    elif isinstance(node, cst.Call) and _callee_word(node) in _ABSTRACT_CALLS:
-        yield from reads(node.func)
+    elif isinstance(node, cst.Call):
+        yield from _call_reads(node)
+    elif isinstance(node, cst.Comparison) and all(
+            isinstance(target.operator, (cst.Is, cst.IsNot)) for target in node.comparisons):
+        for operand in (node.left, *(target.comparator for target in node.comparisons)):
+            if path_root(operand) is None:  # `x is None` asks for the object, not its data
+                yield from reads(operand)
     elif isinstance(node, (cst.Arg, cst.NamedExpr)):
         yield from reads(node.value)
     elif isinstance(node, cst.Decorator):
@@ -111,12 +114,70 @@ def reads(node: cst.CSTNode | list | None) -> Iterator[cst.Name]:
             for child in _as_list(getattr(node, name, None)):
                 yield from reads(child)
     elif isinstance(node, cst.Del):
-        yield from _target_reads(node.target)
+        yield from _deleted_reads(node.target)
     elif isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
         return
     else:
         for child in children(node):
             yield from reads(child)
+
+
+def path_root(expr: cst.BaseExpression) -> cst.Name | None:
+    """The name a path into a pytree starts at (`x`, `state.params`, `batch["x"]`): reaching a leaf
+    through it reads no data. None for other expressions (`x[0]` and `x.T` read the array)."""
+    while not isinstance(expr, cst.Name):
+        if isinstance(expr, cst.Attribute) and expr.attr.value not in DATA_ATTRIBUTES:
+            expr = expr.value
+        elif (isinstance(expr, cst.Subscript) and len(expr.slice) == 1
+              and isinstance(expr.slice[0].slice, cst.Index)
+              and isinstance(expr.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))):
+            expr = expr.value  # a dict's key
+        else:
+            return None
+    return expr
+
+
+def _call_reads(call: cst.Call) -> Iterator[cst.Name]:
+    func = call.func
+    word = _callee_word(call)
+    if word in NON_READING_CALLS:
+        yield from reads(func)
+        return
+    if (isinstance(func, cst.Attribute) and func.attr.value in NON_READING_METHODS | REBUILDING_METHODS
+            and path_root(func.value) is not None):
+        yield from reads(list(call.args))  # `x.delete()`, `state.replace(step=s)`: only the arguments
+        return
+    if word in TREE_MAPS and call.args and _leaves_unread(call.args[0].value):
+        yield from reads(func)
+        yield from reads(call.args[0])
+        yield from (name for arg in call.args[1:] if path_root(arg.value) is None for name in reads(arg))
+        return
+    yield from reads(func)
+    yield from reads(list(call.args))
+
+
+def _leaves_unread(function: cst.BaseExpression) -> bool:
+    """A lambda that reads only the metadata of its parameters (`lambda h: h.delete()`, `lambda x: x.shape`)."""
+    if not isinstance(function, cst.Lambda):
+        return False
+    parameters = function.params
+    names = {param.name.value for group in (parameters.params, parameters.posonly_params, parameters.kwonly_params)
+             for param in group}
+    return not any(name.value in names for name in reads(function.body))
+
+
+def _deleted_reads(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    """What `del` reads: nothing of `x` in `del x`, `del batch["mask"]` or `del state.cache` (a dict
+    operation, no buffer read); the index of `del xs[i]`."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _deleted_reads(element.value)
+    elif isinstance(target, cst.Subscript):
+        if path_root(target.value) is None:
+            yield from reads(target.value)
+        yield from reads(list(target.slice))
+    elif isinstance(target, cst.Attribute) and path_root(target.value) is None:
+        yield from reads(target.value)
 
 
 def _callee_word(call: cst.Call) -> str | None:
@@ -141,6 +202,17 @@ def _target_reads(target: cst.BaseExpression) -> Iterator[cst.Name]:
         yield from _target_reads(target.value)
     elif isinstance(target, (cst.Subscript, cst.Attribute)):
         yield from reads(target)
+
+
+def _on_host(value: Value | None) -> bool:
+    """A NumPy array or a Python value, or a container the analysis saw built holding only those
+    (`{"x": np.ones(n)}`): donating it copies it to the device and leaves it as it was."""
+    if value is None:
+        return False
+    contents = value.contents
+    if contents is not None:
+        return contents.items is not None and all(_on_host(item) for item in contents.items)
+    return value.kind in (Kind.HOST, Kind.STATIC)
 
 
 Finding = tuple[cst.CSTNode, cst.Name, Donation]  # the statement, the read, the donation it sees
@@ -207,8 +279,7 @@ class DonationFlow(Domain):
         for argument in callee.arguments(node, tracker.target_version):
             if not argument.donated or not isinstance(argument.expr, cst.Name):
                 continue
-            held = tracker.value_of(argument.expr)
-            if held is None or held.kind not in (Kind.HOST, Kind.STATIC):  # jax copies NumPy and Python values
+            if not _on_host(tracker.value_of(argument.expr)):  # jax copies NumPy and Python values
                 self._state.donated[argument.expr.value] = Donation(node, argument.expr, callee)
 
     def _bind(self, names) -> None:
@@ -220,7 +291,20 @@ class DonationFlow(Domain):
             state.fresh = tuple(bound | names for bound in state.fresh)
 
     def leave_Assign(self, node: cst.Assign) -> None:
+        rebuilt = self._rebuilt(node.value)
         self._bind(name for target in node.targets for name in target_names(target.target))
+        if rebuilt is not None:  # `state = state.replace(step=s)` holds the deleted leaves it did not replace
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self._state.donated[target.target.value] = rebuilt
+
+    def _rebuilt(self, value: cst.BaseExpression) -> Donation | None:
+        """The donation a new pytree built from a donated one (`state.replace(...)`) carries over."""
+        if not (self._state.donated and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value in REBUILDING_METHODS):
+            return None
+        root = path_root(value.func.value)
+        return None if root is None else self._state.donated.get(root.value)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._bind(target_names(node.target))
