@@ -57,6 +57,8 @@ class Cache:
     def get(self, key: str, digest: str) -> tuple[list[Diagnostic], bool, Interface] | None:
         """(findings, skipped, the module's interface) stored for this key and content, or None."""
         entry = self.get_value(key, digest)
+        if entry is None:
+            return None
         try:
             interface = Interface.from_json(entry["interface"])
             return [_diagnostic(item) for item in entry["diagnostics"]], bool(entry["skipped"]), interface

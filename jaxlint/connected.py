@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
+from typing import TypeGuard
 
 from jaxlint import __version__
 from jaxlint.analysis.interface import absolute_module
@@ -46,7 +47,7 @@ def _scan(path: Path, name: str, cache: Cache | None) -> dict:
     return found
 
 
-def _well_formed(scan: dict | None) -> bool:
+def _well_formed(scan: dict | None) -> TypeGuard[dict]:
     return (isinstance(scan, dict) and isinstance(scan.get("read"), bool) and isinstance(scan.get("x64"), bool)
             and isinstance(scan.get("calls"), list) and all(isinstance(call, str) for call in scan["calls"])
             and isinstance(scan.get("reexports"), dict)

@@ -43,14 +43,14 @@ def fix_source(source: str, lint: Callable[[str], list[Diagnostic]], unsafe: boo
     diagnostics = lint(source)
     for _ in range(MAX_ROUNDS):
         candidates = [d for d in diagnostics
-                      if applicable(d, unsafe) and (d.code, d.fix.edits) not in rejected]
+                      if applicable(d, unsafe) and (d.code, _edits(d)) not in rejected]
         if not candidates:
             break
         text, applied = apply_fixes(result.source, candidates)
         if not parses(text):
             # Find the fixes that break the code on their own and set them aside; apply the others.
             broken = [d for d in candidates if not parses(apply_fixes(result.source, [d])[0])]
-            rejected.update((d.code, d.fix.edits) for d in broken)
+            rejected.update((d.code, _edits(d)) for d in broken)
             text, applied = apply_fixes(result.source, [d for d in candidates if d not in broken])
             if not parses(text):  # fine alone, broken together: one at a time
                 text, applied = apply_fixes(result.source, applied[:1])
@@ -61,6 +61,12 @@ def fix_source(source: str, lint: Callable[[str], list[Diagnostic]], unsafe: boo
         diagnostics = lint(text)
     result.remaining = diagnostics
     return result
+
+
+def _edits(diagnostic: Diagnostic) -> tuple[Edit, ...]:
+    """The edits of a diagnostic known to carry a fix."""
+    assert diagnostic.fix is not None
+    return diagnostic.fix.edits
 
 
 def parses(source: str) -> bool:
@@ -76,9 +82,9 @@ def apply_fixes(source: str, diagnostics: Iterable[Diagnostic]) -> tuple[str, li
     offsets = Offsets(source)
     taken: list[tuple[int, int, str]] = []
     applied = []
-    for diagnostic in sorted(diagnostics, key=lambda d: (d.fix.edits, d)):
+    for diagnostic in sorted(diagnostics, key=lambda d: (_edits(d), d)):
         spans = [(offsets.of(e.row, e.col), offsets.of(e.end_row, e.end_col), e.content)
-                 for e in diagnostic.fix.edits]
+                 for e in _edits(diagnostic)]
         new = [span for span in spans if span not in taken]  # an identical edit (an import) is shared
         if any(_overlap(span, other) for span in new for other in taken):
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from jaxlint.checks import find_rule
 
@@ -42,7 +43,7 @@ def file_suppressions(source: str) -> list[frozenset[str] | None]:
     return [_codes(match.group("codes")) for match in _FILE_NOQA.finditer(source)]
 
 
-def line_suppression(line: str) -> frozenset[str] | None | bool:
+def line_suppression(line: str) -> frozenset[str] | None | Literal[False]:
     """False when the line has no noqa; None for a blanket noqa; else the codes it names."""
     match = _LINE_NOQA.search(line)
     if match is None:
@@ -54,7 +55,7 @@ def is_suppressed(code: str, line: str, file_level: list[frozenset[str] | None])
     for codes in file_level:
         if codes is ALL or code in codes:
             return True
-    codes = line_suppression(line)
-    if codes is False:
+    on_line = line_suppression(line)
+    if on_line is False:
         return False
-    return codes is ALL or code in codes
+    return on_line is ALL or code in on_line

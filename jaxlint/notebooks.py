@@ -70,7 +70,9 @@ class Notebook:
             cell = document["cells"][number - 1]
             text = cell_text(cell)
             lines = cell_lines(text)
-            new = _restore_ipython(lines, python_lines(lines), rows[first - 1:end], leading_indent(lines))
+            python = python_lines(lines)
+            assert python is not None  # the program holds only the Python cells
+            new = _restore_ipython(lines, python, rows[first - 1:end], leading_indent(lines))
             if new != lines:
                 new_text = "\n".join(new) + ("\n" if text.endswith("\n") else "")
                 cell["source"] = new_text if isinstance(cell["source"], str) else _JSON_LINES.findall(new_text)
@@ -217,16 +219,16 @@ def python_lines(lines: list[str]) -> list[str] | None:
     if first.startswith("%%") and first[2:].split(" ")[0] not in PYTHON_CELL_MAGICS:
         return None
     python: list[str] = []
-    indent = None  # of a magic line that ends in `\` and so goes on on the next line
+    magic: str | None = None  # the indent of a magic line that ends in `\` and so goes on on the next line
     for line in lines:
-        if indent is None and (_MAGIC.match(line) or _HELP.match(line)) and not _inside_statement(python):
-            indent = line[:len(line) - len(line.lstrip())]
-        if indent is None:
+        if magic is None and (_MAGIC.match(line) or _HELP.match(line)) and not _inside_statement(python):
+            magic = line[:len(line) - len(line.lstrip())]
+        if magic is None:
             python.append(line)
             continue
-        python.append(indent + "pass")
+        python.append(magic + "pass")
         if not line.rstrip().endswith("\\"):
-            indent = None
+            magic = None
     return python
 
 

@@ -90,7 +90,8 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             if "." in function and function.split(".")[0] not in modules[module].classes:
                 continue  # `tx.update(...)` on what a function returned: no method of this module
             into = entries.setdefault(module, {}).setdefault(function, [])
-            for param in (*call.positional, *call.keywords):
+            params: tuple[int | str, ...] = (*call.positional, *call.keywords)
+            for param in params:
                 entry = Entry(param, call.caller, call.transform, call.staged, call.where, call.instance, call.made)
                 if entry not in into:
                     into.append(entry)
@@ -100,9 +101,9 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             module, function = split(application.target)
             if module in modules and module != applier and (
                     "." not in function or function.split(".")[0] in modules[module].classes):
-                into = applied.setdefault(module, {}).setdefault(function, [])
-                if application not in into:
-                    into.append(application)
+                applications = applied.setdefault(module, {}).setdefault(function, [])
+                if application not in applications:
+                    applications.append(application)
     x64 = {name for name, interface in modules.items() if interface.x64}
     overridden: dict[str, dict[str, set[str]]] = {}
     for subclasses, interface in modules.items():
@@ -186,7 +187,7 @@ def siblings(files: list[str], cache: Cache | None = None) -> list[str]:
     named files' findings (jaxlint/connected.py; `cache` keeps what it reads of each file)."""
     named = {Path(file).absolute() for file in files}
     places = [module_of(file) for file in files if file.endswith((".py", ".pyi"))]
-    extra = []
+    extra: list[str] = []
     for root in sorted({root for root, _ in places}):
         modules: dict[str, Path] = {}
         for path in importable(root):

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import BOTH, JAX101_SOURCE, findings, jaxlint, write
 
 from jaxlint.analysis.interface import Exported, Interface, Outgoing
@@ -46,6 +48,7 @@ def test_an_entry_round_trips_findings_with_their_fixes_exactly(tmp_path: Path) 
     assert (tmp_path / CACHE / ".gitignore").read_text() == "# created by jaxlint\n*\n"
 
 
+@pytest.mark.slow
 def test_a_warm_run_prints_exactly_what_the_cold_run_printed(tmp_path: Path) -> None:
     write(tmp_path / "pkg" / "a.py", JAX101_SOURCE)
     write(tmp_path / "pkg" / "b.py", "import os\n")
@@ -179,6 +182,7 @@ def test_results_of_unreadable_files_are_not_cached(tmp_path: Path) -> None:
     assert findings(jaxlint(tmp_path, ".").stdout) == {(3, 1, "JAX101")}
 
 
+@pytest.mark.slow
 def test_concurrent_runs_on_one_cache_agree_and_leave_it_whole(tmp_path: Path) -> None:
     for n in range(24):
         write(tmp_path / "pkg" / f"m{n:02}.py", JAX101_SOURCE if n % 3 else "import os\n")

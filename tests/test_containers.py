@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from helpers import jaxlint, write
 
 UTILS = """\
@@ -65,6 +67,7 @@ def _findings(cwd: Path, *paths: str) -> list[tuple[str, int, int, str, str]]:
                    f["code"], f["message"]) for f in json.loads(run.stdout))
 
 
+@pytest.mark.slow
 def test_a_dict_of_tracers_passed_to_another_module_keeps_its_values_traced(tmp_path: Path) -> None:
     write(tmp_path / "proj" / "__init__.py", "")
     write(tmp_path / "proj" / "utils.py", UTILS)
@@ -114,6 +117,7 @@ def step(params, logits, labels):
 """
 
 
+@pytest.mark.slow
 def test_a_dict_of_tracers_returned_by_another_module_holds_tracers(tmp_path: Path) -> None:
     write(tmp_path / "proj" / "__init__.py", "")
     write(tmp_path / "proj" / "metrics.py", METRICS)

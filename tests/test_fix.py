@@ -50,6 +50,7 @@ def test_fixing_a_fixed_file_changes_nothing(original: Path, tmp_path: Path) -> 
     assert "fixed" not in result.stdout and "[*]" not in result.stdout  # nothing fixed, nothing fixable
 
 
+@pytest.mark.slow
 def test_every_fixable_rule_has_a_fix_pair() -> None:
     fixed_codes = set()
     for original in fix_pairs():

@@ -38,6 +38,7 @@ def fixed(name: str) -> Path:
     "JAX302_JAX304_JAX305_numpy_in_helpers.py",  # helpers also called with NumPy arrays and Python numbers: left alone
     "JAX205_legacy_prng_key_as_data.unsafe.py",  # keys used as keys fixed, keys used as data left alone
 ])
+@pytest.mark.slow
 def test_the_fixed_program_prints_what_the_original_printed(name: str) -> None:
     before = run(FIX_FIXTURES / name)
     assert before  # the program exercises the code
@@ -45,6 +46,7 @@ def test_the_fixed_program_prints_what_the_original_printed(name: str) -> None:
     assert fixed(name).read_text() != (FIX_FIXTURES / name).read_text()  # and something was fixed
 
 
+@pytest.mark.slow
 def test_fixed_prints_show_at_run_time_what_the_original_shows_without_jit() -> None:
     name = "JAX306_print_formatting.unsafe.py"
     untraced = run(FIX_FIXTURES / name, JAX_DISABLE_JIT="1")
@@ -62,6 +64,7 @@ def test_fixed_prints_show_at_run_time_what_the_original_shows_without_jit() -> 
     ("JAX205_legacy_prng_key_as_data.unsafe.py", "state = jax.random.PRNGKey", "state = jax.random.key", "IndexError"),
     ("JAX205_legacy_prng_key_as_data.unsafe.py", "low_word(jax.random.PRNGKey", "low_word(jax.random.key", "IndexError"),
 ])
+@pytest.mark.slow
 def test_the_fixes_left_out_would_have_broken_the_programs(name: str, written: str, forced: str, broken: str,
                                                             tmp_path: Path) -> None:
     """What the rules refuse really breaks: each fix, forced by hand, fails or prints something else."""

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # subprocesses, real jax or a language server in every test
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 

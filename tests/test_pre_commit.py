@@ -15,9 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import CLEAN_SOURCE, JAX101_SOURCE, write
 from test_fix import FIXED_JAX101
 from test_notebooks import notebook
+
+pytestmark = pytest.mark.slow  # subprocesses, real jax or a language server in every test
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_FILES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml")

@@ -11,6 +11,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from helpers import jaxlint, write
 from jaxlint import project
 from jaxlint.analysis.interface import Exported, Imported, Interface
@@ -50,10 +52,12 @@ def check(findings: list[dict], files: list[str]) -> None:
         assert misses & {(row, code) for (file, row, code) in messages if file == name} == set()
 
 
+@pytest.mark.slow
 def test_the_whole_project_gets_the_findings_that_cross_modules() -> None:
     check(found(ROOT, "fixtures/project"), list(expected()))
 
 
+@pytest.mark.slow
 def test_one_file_gets_the_same_findings_as_in_the_whole_project() -> None:
     # The helpers module alone: its callers in train.py are found from the package's root.
     metrics = "fixtures/project/mypkg/metrics.py"
@@ -62,6 +66,7 @@ def test_one_file_gets_the_same_findings_as_in_the_whole_project() -> None:
     check(found(ROOT, train, "fixtures/project/mypkg/cycle.py"), [train, "fixtures/project/mypkg/cycle.py"])
 
 
+@pytest.mark.slow
 def test_editing_a_module_checks_again_the_modules_that_use_it(tmp_path: Path) -> None:
     shutil.copytree(PROJECT, tmp_path / "project")
     package = tmp_path / "project" / "mypkg"
@@ -84,6 +89,7 @@ def test_a_helper_outside_any_package_is_found_from_a_script_beside_it(tmp_path:
     assert "`to_host` is called with a tracer from `step` (train.py:7)" in finding["message"]
 
 
+@pytest.mark.slow
 def test_each_module_alone_gets_the_findings_of_the_folder_run() -> None:
     whole = found(ROOT, "fixtures/project")
     for name in expected():
@@ -124,6 +130,7 @@ def test_a_file_of_a_package_is_analysed_with_the_modules_connected_to_it_by_cal
     assert project.siblings([str(tmp_path / "pkg" / "unrelated.py")]) == []
 
 
+@pytest.mark.slow
 def test_each_module_of_a_package_alone_gets_the_findings_of_the_folder_run(tmp_path: Path) -> None:
     for name, text in PACKAGE.items():
         write(tmp_path / name, text)
@@ -162,6 +169,7 @@ X64_ENABLED = "fixtures/project/x64_enabled"
 X64_MISSING = "fixtures/project/x64_missing"
 
 
+@pytest.mark.slow
 def test_a_module_that_enables_x64_silences_float64_requests_in_the_others() -> None:
     # integrate.py alone: settings.py beside it enables x64 for the whole program.
     assert found(ROOT, f"{X64_ENABLED}/integrate.py") == []
@@ -180,6 +188,7 @@ def test_a_namespace_folder_inside_a_package_is_part_of_it(tmp_path: Path) -> No
     assert rows == [("copy/stats/_src/accumulate/totals.py", 5, "JAX701")]
 
 
+@pytest.mark.slow
 def test_x64_enabled_anywhere_in_the_project_as_users_do_it(tmp_path: Path) -> None:
     shutil.copytree(ROOT / X64_ENABLED, tmp_path / "sim")
     sim = tmp_path / "sim"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from helpers import write
 from jaxlint import project
 from jaxlint.analysis.interface import Applied, Entry, Exported, Imported, Interface, Outgoing
@@ -22,6 +24,7 @@ NETS = ROOT / "fixtures" / "project" / "nets"
 RULES = frozenset(rule.code for rule in ALL_RULES if rule.default_enabled)
 
 
+@pytest.mark.slow
 def test_the_module_of_the_classes_alone_gets_the_findings_of_the_folder_run() -> None:
     layers = "fixtures/project/nets/layers.py"
     check(found(ROOT, layers), [layers])
@@ -142,6 +145,7 @@ SUBCLASSES = {
 }
 
 
+@pytest.mark.slow
 def test_self_method_calls_are_not_followed_when_a_subclass_in_another_module_overrides_them(
         tmp_path: Path) -> None:
     write(tmp_path / "agents" / "__init__.py", "")
@@ -172,6 +176,7 @@ def test_the_method_facts_of_an_interface_survive_the_cache() -> None:
 AGENTS = ROOT / "fixtures" / "project" / "agents"
 
 
+@pytest.mark.slow
 def test_each_module_of_the_agents_package_alone_gets_the_findings_of_the_folder_run() -> None:
     for name in ("base", "heads", "greedy", "run", "batch"):
         path = f"fixtures/project/agents/{name}.py"
@@ -201,6 +206,7 @@ def test_a_call_of_an_inherited_method_reaches_the_module_that_defines_it() -> N
     assert set(facts["agents.greedy"].entries) == {"Sharp.act", "Sharp.head"}
 
 
+@pytest.mark.slow
 def test_a_subclass_in_another_module_that_sets_the_attribute_stops_it_being_followed(tmp_path: Path) -> None:
     write(tmp_path / "app" / "__init__.py", "")
     write(tmp_path / "app" / "heads.py", (AGENTS / "heads.py").read_text("utf-8"))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from helpers import write
 from jaxlint import project
 from jaxlint.analysis.interface import Applied, Entry, Imported, Interface, Outgoing
@@ -31,6 +33,7 @@ APP = {
 }
 
 
+@pytest.mark.slow
 def test_a_transform_applied_in_another_module_traces_the_function_there(tmp_path: Path) -> None:
     for name, text in APP.items():
         write(tmp_path / name, text)
@@ -90,6 +93,7 @@ FACTORIES = {
 }
 
 
+@pytest.mark.slow
 def test_a_transform_of_another_module_s_factory_call_traces_what_the_factory_makes(tmp_path: Path) -> None:
     for name, text in FACTORIES.items():
         write(tmp_path / name, text)

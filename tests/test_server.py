@@ -21,6 +21,8 @@ from helpers import jaxlint, write
 from jaxlint.catalog import rule_page
 from jaxlint.checks import find_rule
 
+pytestmark = pytest.mark.slow  # subprocesses, real jax or a language server in every test
+
 TRAIN = '''import jax
 import jax.numpy as jnp
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # subprocesses, real jax or a language server in every test
+
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
 
 

@@ -103,12 +103,14 @@ def _jaxlint_hook_names() -> list[str]:
 
 
 @pytest.mark.parametrize("hook_names", [_all_hook_names(), _jaxlint_hook_names()], ids=["every-hook", "jaxlint-hooks"])
+@pytest.mark.slow
 def test_the_walk_calls_what_libcst_calls_in_the_same_order(hook_names: list[str]) -> None:
     for source in [EDGE_CASES, *(path.read_text(encoding="utf-8") for path in SOURCES)]:
         ours, theirs = _both_orders(source, hook_names)
         assert ours and len(ours) == len(theirs) and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(ours, theirs))
 
 
+@pytest.mark.slow
 def test_children_are_libcsts_children_read_in_place() -> None:
     module = cst.parse_module(EDGE_CASES + "".join(p.read_text(encoding="utf-8") for p in SOURCES[:20]))
     compared = []
@@ -124,6 +126,7 @@ def test_children_are_libcsts_children_read_in_place() -> None:
     assert len(compared) > 10_000
 
 
+@pytest.mark.slow
 def test_tokens_hold_only_tokens() -> None:
     """What the walk skips when nothing hooks a token has no other node below it."""
     module = cst.parse_module(EDGE_CASES + "".join(p.read_text(encoding="utf-8") for p in SOURCES[:20]))

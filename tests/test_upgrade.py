@@ -13,6 +13,8 @@ import pytest
 
 from helpers import jaxlint
 
+pytestmark = pytest.mark.slow  # subprocesses, real jax or a language server in every test
+
 UPGRADE = Path(__file__).resolve().parents[1] / "fixtures" / "upgrade"
 # Each program: the error it stops with on the installed jax, as the last line of its traceback.
 PROGRAMS = {

@@ -38,6 +38,7 @@ def statuses(found: list[dict]) -> dict[tuple[str, int, str], tuple[str, str]]:
             for d in found}
 
 
+@pytest.mark.slow
 def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_correct_code_is_quiet() -> None:
     files = [*CONFIRMABLE, VERIFY / "helper_under_jit.py", VERIFY / "script_at_import.py", VERIFY / "correct.py"]
     code, found = verify_json("--verify", *map(str, files))
@@ -57,6 +58,7 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     assert details[("JAX201_confirm.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
 
 
+@pytest.mark.slow
 def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find_new_bugs() -> None:
     files = ["runtime_only.py", "correct.py", "needs_example.py", *BROKEN]
     started = time.monotonic()
@@ -79,6 +81,7 @@ def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find
     assert leak["location"] == {"row": 10, "column": 1}
 
 
+@pytest.mark.slow
 def test_text_output_marks_each_finding_and_fail_on_confirmed_ignores_unverified_ones() -> None:
     run = jaxlint(VERIFY, "--verify", "--fail-on", "confirmed", "needs_example.py", "correct.py", timeout=300)
     message = next(line for line in run.stdout.splitlines() if "JAX301" in line)
@@ -93,6 +96,7 @@ def test_text_output_marks_each_finding_and_fail_on_confirmed_ignores_unverified
     assert failing.returncode == 1  # --fail-on any (the default): every finding counts
 
 
+@pytest.mark.slow
 def test_config_examples_give_static_arguments_and_sarif_carries_the_status(tmp_path: Path) -> None:
     config = write(tmp_path / "pyproject.toml", (
         "[tool.jaxlint.verify]\ntimeout = 120\n"
@@ -118,6 +122,7 @@ def test_without_verify_the_json_has_no_verify_key() -> None:
     assert code == 1 and "verify" not in found[0]
 
 
+@pytest.mark.slow
 def test_verify_imports_a_file_without_findings_but_traces_nothing(tmp_path: Path) -> None:
     """Plain --verify imports the file (its import is fine) but traces only files with findings or
     recorded signatures; --verify=all would find runtime_only.py's bugs."""
@@ -174,6 +179,7 @@ def test_notebook_findings_say_notebooks_are_not_traced() -> None:
 IMPORTS = VERIFY / "imports"
 
 
+@pytest.mark.slow
 def test_errors_from_importing_the_users_code_are_findings_at_the_innermost_project_line() -> None:
     """Every file that imports jax is imported, findings or not; what the import raises is evidence."""
     code, found = verify_json("--verify", "imports")
@@ -192,6 +198,7 @@ def test_errors_from_importing_the_users_code_are_findings_at_the_innermost_proj
 
 
 @pytest.mark.parametrize("fmt", ["text", "concise", "json", "sarif", "github", "junit"])
+@pytest.mark.slow
 def test_a_module_that_cannot_be_imported_fails_the_run_in_every_format(fmt: str) -> None:
     run = jaxlint(IMPORTS, "--verify", "--output-format", fmt, "needs_config.py", timeout=300)
     assert run.returncode == 1, run.stderr
@@ -199,6 +206,7 @@ def test_a_module_that_cannot_be_imported_fails_the_run_in_every_format(fmt: str
     assert "the module could not be imported: FileNotFoundError" in run.stdout
 
 
+@pytest.mark.slow
 def test_modules_that_parse_argv_warn_spawn_children_or_shadow_the_stdlib_are_still_verified(tmp_path: Path) -> None:
     """argparse at import sees the module's own argv; a warning is recorded, not raised; random.py is
     imported by location; a folder without __init__.py uses relative imports; children die with the
@@ -234,6 +242,7 @@ SILENT = VERIFY / "silent"
 PROJECT = VERIFY / "project"
 
 
+@pytest.mark.slow
 def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
     """Legacy-key reuse at module level (the import ran it), a pytree of tracers printed, a clock read
     frozen at trace time, a removed API missing from the installed jax, a deprecated one warning, a jit
@@ -276,6 +285,7 @@ def test_a_jitted_lambda_in_a_loop_shows_as_retraces_at_its_call(tmp_path: Path)
          "detail": "3 new functions traced at this call"}]
 
 
+@pytest.mark.slow
 def test_run_mode_runs_scripts_and_the_tests_under_the_checkers_and_keeps_what_a_timeout_cut_short() -> None:
     run = jaxlint(PROJECT, "--verify=run", "--verify-timeout", "20", "--output-format", "json",
                   "train.py", "mlpkg", "tests", timeout=300)
@@ -288,6 +298,7 @@ def test_run_mode_runs_scripts_and_the_tests_under_the_checkers_and_keeps_what_a
                           "what it did until then is kept\n")
 
 
+@pytest.mark.slow
 def test_a_run_records_signatures_that_plain_verify_replays(tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("train.py", "__pycache__", ".jaxlint_cache"))
@@ -306,6 +317,7 @@ def test_a_run_records_signatures_that_plain_verify_replays(tmp_path: Path) -> N
     assert detail.startswith("tracing `predict` with made-up arguments stopped first at line 9: ")
 
 
+@pytest.mark.slow
 def test_a_worker_that_exits_without_a_result_says_the_last_line_of_its_stderr(tmp_path: Path) -> None:
     write(tmp_path / "noisy.py", (
         "import os\nimport sys\n\nimport jax\n\n"
@@ -318,6 +330,7 @@ def test_a_worker_that_exits_without_a_result_says_the_last_line_of_its_stderr(t
                           "giving up\n")
 
 
+@pytest.mark.slow
 def test_a_module_run_with_python_m_that_raises_is_a_finding_at_the_innermost_project_line(tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("train.py", "tests", "__pycache__"))
@@ -331,6 +344,7 @@ def test_a_module_run_with_python_m_that_raises_is_a_finding_at_the_innermost_pr
     assert not found  # augment.py's key reuse shows only when its tests run
 
 
+@pytest.mark.slow
 def test_code_under_the_main_guard_is_run_by_verify_run_only() -> None:
     _, imported = verify_json("--verify", "main_block.py")
     assert statuses(imported) == {("main_block.py", 6, "JAX101"): (
@@ -340,6 +354,7 @@ def test_code_under_the_main_guard_is_run_by_verify_run_only() -> None:
         "confirmed", "running `python main_block.py` raised TypeError here")}
 
 
+@pytest.mark.slow
 def test_a_package_init_is_imported_once_under_the_package_name(tmp_path: Path) -> None:
     write(tmp_path / "pkg" / "__init__.py", (
         "import sys\n\nimport jax\n\n"
@@ -355,6 +370,7 @@ def test_a_package_init_is_imported_once_under_the_package_name(tmp_path: Path) 
 ARGUMENTS = VERIFY / "arguments"
 
 
+@pytest.mark.slow
 def test_without_a_recorded_signature_arguments_come_from_annotations_then_calls_then_guesses() -> None:
     """Annotations (jaxtyping dims shared by parameters, a static `int`, a tuple) and calls the module
     makes with arrays built from literals (under the main guard too; before a `jax.Array` annotation's
@@ -386,6 +402,7 @@ def test_without_a_recorded_signature_arguments_come_from_annotations_then_calls
     }
 
 
+@pytest.mark.slow
 def test_a_recorded_signature_comes_before_the_annotations(tmp_path: Path) -> None:
     """The annotation says 3 channels are any number; the run recorded the real 3, which reaches the bug."""
     write(tmp_path / "pyproject.toml", '[tool.jaxlint.verify]\nrun = ["python drive.py"]\n')

@@ -150,7 +150,7 @@ class Checker:
     def _read_files(self, root: Path, modules: dict[str, Module], editing: str) -> None:
         """The project's modules from their files: new and changed ones checked (phase 1); an editor's
         texts stay. A file added or removed changes what `import` finds: every module is read again."""
-        listing = {}
+        listing: dict[str, Path] = {}
         for file in project.importable(root):
             listing.setdefault(project.module_of(str(file))[1], file)
         if self._listings.get(root) != listing:
@@ -252,7 +252,7 @@ def _excluded(path: str, settings: Settings) -> bool:
 def _stamp(folder: Path) -> tuple:
     """The modification times of the pyproject.toml files at and above `folder`: when none changed,
     neither did the settings."""
-    stamp = []
+    stamp: list[int | None] = []
     for candidate in (folder, *folder.parents):
         try:
             stamp.append(os.stat(candidate / "pyproject.toml").st_mtime_ns)

@@ -21,13 +21,16 @@ def cell_edits(cells: list[Cell], diagnostic: Diagnostic) -> list[tuple[int, Edi
     """A notebook finding's fix as (cell number, edit within that cell): a fix's edits may be in other
     cells than its finding (`import jax` goes after the notebook's imports). An insertion at the start of
     a cell's marker row, just after the previous cell's last line, goes at the start of that cell."""
-    if all(edit.cell is not None for edit in diagnostic.fix.edits):  # placed in their cells by notebooks.locate
-        return [(edit.cell, replace(edit, cell=None)) for edit in diagnostic.fix.edits]
+    assert diagnostic.fix is not None
+    edits = diagnostic.fix.edits
+    in_cells = [(edit.cell, replace(edit, cell=None)) for edit in edits if edit.cell is not None]
+    if len(in_cells) == len(edits):  # all placed in their cells by notebooks.locate
+        return in_cells
     text = program(notebook_document(cells, None))
     firsts = [(text.count("\n", 0, match.start()) + 2, int(match.group(1))) for match in _MARKER_ROW.finditer(text)]
     shift = next(first for first, number in firsts if number == diagnostic.cell) - 1
     placed = []
-    for edit in diagnostic.fix.edits:
+    for edit in edits:
         row, end_row = edit.row + shift, edit.end_row + shift
         starting = [(first, number) for first, number in firsts if first - 1 == row]
         if starting and edit.col == 1 and (edit.end_row, edit.end_col) == (edit.row, edit.col):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -242,7 +243,7 @@ def overlaps(d: Diagnostic, start: tuple[int, int], end: tuple[int, int]) -> boo
     return (d.row, d.col) <= end and start <= (d.end_row, d.end_col)
 
 
-def wanted(kind: str, only: list[str] | None) -> bool:
+def wanted(kind: str, only: Sequence[str] | None) -> bool:
     return only is None or any(kind == o or kind.startswith(f"{o}.") for o in only)
 
 
@@ -283,6 +284,7 @@ def code_actions(server: JaxlintServer, result: Result, uri: str,
 
 
 def fix_edit(server: JaxlintServer, result: Result, uri: str, d: Diagnostic) -> types.WorkspaceEdit:
+    assert d.fix is not None  # only findings with a fix are offered
     codec = server.workspace.position_codec
     snapshot = result.snapshot
     if snapshot.cells is None:

@@ -7,8 +7,7 @@ annotation gives: `{"scalar": "int"}` (a Python scalar: a value when the paramet
 scalar array) and `{"unshaped": dtype}` (an array of unknown shape: the worker tries several). The
 worker builds them; dtypes are numpy's names, which it canonicalizes (float64 is float32 without x64).
 """
-
-from __future__ import annotations
+# No `from __future__ import annotations`: this module's `annotations` function would hide it from mypy.
 
 import ast
 from typing import Any
@@ -184,7 +183,7 @@ def _own_nodes(root: ast.AST) -> list[ast.AST]:
 class Scope:
     """The names a scope binds once, to something built from literals."""
 
-    def __init__(self, root: ast.AST, nodes: list[ast.AST], aliases: Aliases, outer: Scope | None = None) -> None:
+    def __init__(self, root: ast.AST, nodes: list[ast.AST], aliases: Aliases, outer: "Scope | None" = None) -> None:
         self.aliases, self.outer = aliases, outer
         self.bound: dict[str, ast.AST | None] = {}  # None: bound more than once, or not by `name = ...`
         if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -225,16 +224,17 @@ class Scope:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             inner = self.form(node.operand)
             value = inner.get("value") if inner else None
-            return {"value": -value} if type(value) in (int, float) else None
+            return {"value": -value} if type(value) is int or type(value) is float else None
         if isinstance(node, (ast.Tuple, ast.List)):
             forms = [self.form(item) for item in node.elts]
             kind = "tuple" if isinstance(node, ast.Tuple) else "list"
             return {kind: forms} if all(f is not None for f in forms) else None
         if isinstance(node, ast.Dict):
-            if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+            if len(keys) != len(node.keys):
                 return None
-            forms = {k.value: self.form(v) for k, v in zip(node.keys, node.values)}
-            return {"dict": forms} if all(f is not None for f in forms.values()) else None
+            entries = {key: self.form(v) for key, v in zip(keys, node.values)}
+            return {"dict": entries} if all(f is not None for f in entries.values()) else None
         if isinstance(node, ast.Name):
             return self.name(node.id)
         if isinstance(node, ast.Call):
@@ -277,7 +277,7 @@ class Scope:
         form = self.form(node)
         if form and "value" in form and type(form["value"]) is int:
             return [form["value"]]
-        items = form and (form.get("tuple") or form.get("list"))
+        items: Any = form and (form.get("tuple") or form.get("list"))
         if items is not None and all(type(i.get("value")) is int for i in items):
             return [i["value"] for i in items]
         return [] if form in ({"tuple": []}, {"list": []}) else None
@@ -293,7 +293,7 @@ class Scope:
 
     def _range(self, call: ast.Call, dtype: str, bits: str) -> Form | None:
         bounds = [self.form(a) for a in call.args]
-        values = [b.get("value") if b else None for b in bounds]
+        values: list[Any] = [b.get("value") if b else None for b in bounds]
         if not 1 <= len(values) <= 3 or not all(type(v) in (int, float) for v in values):
             return None
         start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
@@ -345,13 +345,14 @@ def _nested(form: Form | None) -> tuple[list[int] | None, list[Any]]:
     shapes = {tuple(s) if s is not None else None for s, _ in parts}
     if None in shapes or len(shapes) > 1:
         return None, []
-    return [len(items), *parts[0][0]], [leaf for _, leaves in parts for leaf in leaves]
+    return [len(items), *(parts[0][0] or [])], [leaf for _, leaves in parts for leaf in leaves]
 
 
 def call_sites(tree: ast.Module, names: set[str]) -> dict[str, list[dict[str, Any]]]:
     """name -> the calls of that module-level name whose arguments are all built from literals, as
     `{"line", "args", "kwargs"}` (the first few per name in the source)."""
-    imports, wanted = [], {}  # scope (the module or a function) -> the calls of `names` in it
+    imports: list[ast.Import | ast.ImportFrom] = []
+    wanted: dict[ast.AST, list[ast.Call]] = {}  # scope (the module or a function) -> the calls of `names` in it
     stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, tree)]
     while stack:  # one walk: most files have no call worth reading
         node, scope = stack.pop()
@@ -367,13 +368,15 @@ def call_sites(tree: ast.Module, names: set[str]) -> dict[str, list[dict[str, An
             stack.append((child, inner))
     if not wanted:
         return {}
-    aliases, found = Aliases(imports), {}
+    aliases = Aliases(imports)
+    found: dict[str, list[dict[str, Any]]] = {}
     module = Scope(tree, _own_nodes(tree), aliases)
     for root, calls in wanted.items():
-        scope = module if root is tree else Scope(root, _own_nodes(root), aliases, module)
+        reader = module if root is tree else Scope(root, _own_nodes(root), aliases, module)
         for node in calls:
-            args = [scope.form(a) for a in node.args]
-            kwargs = {k.arg: scope.form(k.value) for k in node.keywords}
+            assert isinstance(node.func, ast.Name)  # as gathered above
+            args = [reader.form(a) for a in node.args]
+            kwargs = {k.arg: reader.form(k.value) for k in node.keywords}
             if all(f is not None for f in (*args, *kwargs.values())):
                 found.setdefault(node.func.id, []).append({"line": node.lineno, "args": args, "kwargs": kwargs})
     return {name: sorted(calls, key=lambda call: call["line"])[:CALLS_PER_FUNCTION] for name, calls in found.items()}

@@ -72,7 +72,9 @@ class Evidence:
     def owned(self, real: str, row: int) -> list[Diagnostic]:
         """The findings in the function around a line."""
         plan = self.plans.get(real)
-        owner = plan and plan.owner_of(row)
+        if plan is None:
+            return []
+        owner = plan.owner_of(row)
         return [d for (file, r), found in self.sites.items() if file == real for d in found
                 if owner and plan.owners.get(r) == owner]
 

@@ -25,6 +25,7 @@ import time
 import traceback
 import warnings
 import weakref
+from types import FrameType
 from typing import Any, Callable
 
 import jax
@@ -65,7 +66,7 @@ class Project:
             self._known[filename] = real if mine else None
         return self._known[filename]
 
-    def frames(self, error: BaseException) -> list[list[Any]]:
+    def frames(self, error: BaseException | None) -> list[list[Any]]:
         """[file, line, column] of each project frame of the error, outermost first, through its causes
         (jax attaches the stack of the operation that failed as the cause)."""
         found, seen = [], set()
@@ -74,13 +75,14 @@ class Project:
             for frame in traceback.extract_tb(error.__traceback__):
                 real = self.file(frame.filename)
                 if real and frame.lineno:
-                    found.append([real, frame.lineno, (frame.colno or 0) + 1])
+                    found.append([real, frame.lineno, (getattr(frame, "colno", None) or 0) + 1])  # 3.11+
             error = error.__cause__ or error.__context__
         return found
 
     def stack(self, depth: int) -> list[list[Any]]:
         """[file, line] of each project frame on the current stack, innermost first."""
-        frame, found = sys._getframe(depth + 1), []
+        frame: FrameType | None = sys._getframe(depth + 1)
+        found = []
         while frame is not None:
             real = self.file(frame.f_code.co_filename)
             if real:
@@ -91,10 +93,12 @@ class Project:
     def caller(self, depth: int, skip: str = "") -> list[Any] | None:
         """[file, line] of the frame `depth` levels up (past frames of the module file `skip`) when it
         is a project file: the user's code called this directly."""
-        frame = sys._getframe(depth + 1)
+        frame: FrameType | None = sys._getframe(depth + 1)
         while skip and frame is not None and frame.f_code.co_filename == skip:
             frame = frame.f_back
-        real = frame and self.file(frame.f_code.co_filename)
+        if frame is None:
+            return None
+        real = self.file(frame.f_code.co_filename)
         return [real, frame.f_lineno] if real else None
 
 
@@ -211,7 +215,7 @@ class Observer:
                 observer._output("debug-print", (fmt,))
             return real_debug_print(fmt, *args, **kwargs)
 
-        builtins.print, jax.debug.print = print_, debug_print
+        builtins.print, jax.debug.print = print_, debug_print  # type: ignore[assignment]
         for level in LOG_METHODS:  # before the level check: a disabled level still formats at trace time
             setattr(logging.Logger, level, self._logging(getattr(logging.Logger, level)))
 
@@ -324,7 +328,7 @@ class Unrecordable(Exception):
 def abstract(value: Any) -> dict[str, Any]:
     """A JSON form of an argument as jit saw it: arrays as shape and dtype, Python values as they are."""
     if isinstance(value, jax.core.Tracer) or isinstance(value, jax.Array):
-        aval = value.aval if isinstance(value, jax.core.Tracer) else jax.core.get_aval(value)
+        aval: Any = value.aval if isinstance(value, jax.core.Tracer) else jax.core.get_aval(value)  # type: ignore[attr-defined]
         if jax.dtypes.issubdtype(aval.dtype, jax.dtypes.prng_key):
             return {"key": list(aval.shape)}
         return {"array": [list(aval.shape), str(aval.dtype)]}

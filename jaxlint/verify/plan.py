@@ -69,7 +69,7 @@ def imports_jax(tree: ast.Module) -> bool:
     return False
 
 
-def functions(tree: ast.Module) -> list[tuple[int, int, str, ast.AST]]:
+def functions(tree: ast.Module) -> list[tuple[int, int, str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     """(first line with decorators, last line, qualified name, node) of each top-level function and method."""
     spans = []
     for node in tree.body:

@@ -77,7 +77,8 @@ class Job:
 
 
 def _kill_session(pid: int) -> None:
-    for kill in (getattr(os, "killpg", None), os.kill):  # the group (the job and what it started), or the job
+    kills: list[Any] = [getattr(os, "killpg", None), os.kill]  # the group (the job and what it started), or the job
+    for kill in kills:
         try:
             kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
             return
@@ -147,9 +148,11 @@ class ForkServer:
                 return None
             try:
                 self._start()
-                self.process.stdin.write(job_path + "\n")
-                self.process.stdin.flush()
-                answer = self.process.stdout.readline().strip()
+                process = self.process
+                assert process is not None and process.stdin is not None and process.stdout is not None
+                process.stdin.write(job_path + "\n")
+                process.stdin.flush()
+                answer = process.stdout.readline().strip()
                 return None if answer == "-" else int(answer)
             except (OSError, ValueError):
                 self.broken = True
@@ -175,6 +178,7 @@ class ForkServer:
     def close(self) -> None:
         if self.process is None:
             return
+        assert self.process.stdin is not None  # started with pipes
         try:
             self.process.stdin.close()  # the server exits at the end of its input
             self.process.wait(timeout=10)

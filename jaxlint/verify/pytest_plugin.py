@@ -30,7 +30,7 @@ def pytest_configure(config) -> None:
 
 
 def pytest_exception_interact(node, call, report) -> None:
-    if _events is None or call.excinfo is None:
+    if _events is None or _project is None or call.excinfo is None:  # (both set by the same call)
         return
     from jaxlint.verify.observe import describe
 

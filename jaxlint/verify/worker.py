@@ -80,7 +80,7 @@ def build(form: dict[str, Any], static: bool, shape: tuple[int, ...]) -> Any:
     if "dict" in form:
         return {k: build(v, static, shape) for k, v in form["dict"].items()}
     if "list" in form or "tuple" in form:
-        items = [build(v, static, shape) for v in form.get("list", form.get("tuple"))]
+        items = [build(v, static, shape) for v in (form["list"] if "list" in form else form["tuple"])]
         return items if "list" in form else tuple(items)
     return concrete(form)
 
@@ -167,7 +167,8 @@ def candidates(target: Target, examples: dict[str, Any], key_names: list[str], a
     examples and the annotations, then those of calls in the module, then annotations that give no
     shape (`jax.Array`) with shapes made up, then made-up ones (annotated parameters keep their
     annotations). Also why none could be built ("" when some could)."""
-    built, reason, varies = [], "", False
+    built: list[tuple[dict[str, Any], list, dict]] = []
+    reason, varies = "", False
     try:
         for fallback in FALLBACKS:
             positional, keywords, source, varies = target.arguments(fallback, examples, key_names, annotated)
@@ -266,6 +267,7 @@ def load(path: str, name: str) -> Any:
     if existing is not None:
         name = "jaxlint_verify_" + name.replace(".", "_")
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None  # a .py file
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
@@ -325,7 +327,7 @@ def run(job: dict[str, Any], events: EventLog) -> None:
         events.emit("skipped", owner=owner, reason=reason)
     for target in found:
         name = target.function.__qualname__
-        examples = next((job["examples"][key] for key in (f"{job['module']}:{target.name}", f"{job['module']}:{name}")
+        examples: dict[str, Any] = next((job["examples"][key] for key in (f"{job['module']}:{target.name}", f"{job['module']}:{name}")
                          if key in job["examples"]), {})
         recorded = job.get("signatures", {}).get(name, [])
         calls = job.get("calls", {}).get(target.name) or job.get("calls", {}).get(name, [])
@@ -407,7 +409,7 @@ def _reap(children: dict[int, str]) -> None:
             return
         if pid == 0:
             return
-        path = children.pop(pid, None)
+        path: Any = children.pop(pid, None)  # None for a child not ours: the TypeError below
         try:
             with open(path + ".partial", "w", encoding="utf-8") as handle:
                 handle.write(str(os.waitstatus_to_exitcode(status)))
