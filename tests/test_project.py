@@ -177,6 +177,7 @@ def test_a_module_that_enables_x64_silences_float64_requests_in_the_others() -> 
     check(found(ROOT, f"{X64_MISSING}/integrate.py"), missing)
 
 
+@pytest.mark.slow
 def test_a_namespace_folder_inside_a_package_is_part_of_it(tmp_path: Path) -> None:
     # stats/_src/ has no __init__.py: Python imports it as `stats._src` (PEP 420), so stats/__init__.py's x64
     # setting holds for it. Without the package's __init__.py, the request is truncated.
