@@ -43,6 +43,8 @@ LEAKED = []
 # A concrete input of each kind, a Python (static) value of each kind, and a jnp value computed from constants.
 INIT = {"int": "jnp.int32(3)", "scalar": "jnp.float32(2.0)", "array": "jnp.array([-1.0, 0.5, 2.0])"}
 STATIC = {"int": "3", "scalar": "2.0"}
+NUMPY = {"int": "np.arange(3).sum()", "scalar": "np.linspace(0.0, 4.0, 3).mean()",
+         "array": "np.linspace(-1.0, 1.0, 3)"}
 CONST = {"int": "jnp.arange(3).sum()", "scalar": "jnp.linspace(0.0, 4.0, 3).mean()",
          "array": "jnp.linspace(-1.0, 1.0, 3)"}
 
@@ -406,6 +408,203 @@ ORIGINS = [
 
         def run():
             return step({init}, jnp.ones(3))
+        """),
+]
+
+ORIGINS += [
+    _o("jit_by_call", """
+        def step_impl(v, batch):
+            {use}
+            return batch
+
+
+        step = jax.jit(step_impl)
+
+
+        def run():
+            return step({init}, jnp.ones(3))
+        """),
+    _o("loop_over_array", """
+        @jax.jit
+        def step(xs, batch):
+            for v in xs:
+                {use}
+            return batch
+
+
+        def run():
+            return step(jnp.stack([{init}]), jnp.ones(3))
+        """),
+    _o("starred_unpack", """
+        @jax.jit
+        def step(values, batch):
+            v, *rest = values
+            {use}
+            return batch
+
+
+        def run():
+            return step(({init}, jnp.ones(3), jnp.ones(3)), jnp.ones(3))
+        """),
+    _o("dict_items_loop", """
+        @jax.jit
+        def step(batch):
+            for name, v in batch.items():
+                {use}
+            return batch
+
+
+        def run():
+            return step({"v": {init}})
+        """),
+    _o("dict_get", """
+        @jax.jit
+        def step(batch):
+            v = batch.get("v")
+            {use}
+            return batch["x"]
+
+
+        def run():
+            return step({"v": {init}, "x": jnp.ones(3)})
+        """),
+    _o("tree_map_result", """
+        @jax.jit
+        def step(params, batch):
+            scaled = jax.tree_util.tree_map(lambda t: t * 1, params)
+            v = scaled["w"]
+            {use}
+            return batch
+
+
+        def run():
+            return step({"w": {init}}, jnp.ones(3))
+        """),
+    _o("inner_jit_return", """
+        @jax.jit
+        def scaled(x):
+            return x * 1
+
+
+        @jax.jit
+        def step(x, batch):
+            v = scaled(x)
+            {use}
+            return batch
+
+
+        def run():
+            return step({init}, jnp.ones(3))
+        """),
+    _o("scan_result", """
+        def body(carry, _):
+            return carry * 1, None
+
+
+        @jax.jit
+        def step(x, batch):
+            v, _ = jax.lax.scan(body, x, None, length=2)
+            {use}
+            return batch
+
+
+        def run():
+            return step({init}, jnp.ones(3))
+        """),
+    _o("while_loop_carry", """
+        def cond(carry):
+            return carry[1] < 2
+
+
+        def body(carry):
+            v, i = carry
+            {use}
+            return v, i + 1
+
+
+        def run():
+            return jax.lax.while_loop(cond, body, ({init}, 0))
+        """),
+    _o("cond_branch_operand", """
+        def positive(v, batch):
+            {use}
+            return batch
+
+
+        @jax.jit
+        def step(x, batch):
+            return jax.lax.cond(batch.sum() > 0, positive, lambda v, b: b, x, batch)
+
+
+        def run():
+            return step({init}, jnp.ones(3))
+        """),
+    _o("checkpointed_argument", """
+        @jax.checkpoint
+        def block(v, batch):
+            {use}
+            return batch
+
+
+        @jax.jit
+        def step(x, batch):
+            return block(x, batch)
+
+
+        def run():
+            return step({init}, jnp.ones(3))
+        """),
+    _o("pytree_method_self_field", """
+        @jax.tree_util.register_dataclass
+        @dataclasses.dataclass
+        class Model:
+            value: jax.Array
+            steps: int = dataclasses.field(metadata=dict(static=True))
+
+            def apply(self, batch):
+                v = self.value
+                {use}
+                return batch
+
+
+        @jax.jit
+        def step(model, batch):
+            return model.apply(batch)
+
+
+        def run():
+            return step(Model({init}, 3), jnp.ones(3))
+        """),
+    _o("pytree_method_return", """
+        @jax.tree_util.register_dataclass
+        @dataclasses.dataclass
+        class Params:
+            value: jax.Array
+
+            def scaled(self):
+                return self.value * 1
+
+
+        @jax.jit
+        def step(params: Params, batch):
+            v = params.scaled()
+            {use}
+            return batch
+
+
+        def run():
+            return step(Params({init}), jnp.ones(3))
+        """),
+    _o("array_index", """
+        @jax.jit
+        def step(xs, batch):
+            v = xs[0]
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.stack([{init}, {init}]), jnp.ones(3))
         """),
 ]
 
@@ -787,6 +986,159 @@ TWINS = [
 ]
 
 
+TWINS += [
+    _t("jit_by_call", "static_argnums_by_call", """
+        def step_impl(v, batch):
+            {use}
+            return batch
+
+
+        step = jax.jit(step_impl, static_argnums=0)
+
+
+        def run():
+            return step({static}, jnp.ones(3))
+        """, _STATIC),
+    _t("argument", "len_of_argument", """
+        @jax.jit
+        def step(x, batch):
+            v = len(x)
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3), jnp.ones(3))
+        """, _INT),
+    _t("argument", "shape_arithmetic", """
+        @jax.jit
+        def step(x, batch):
+            v = x.shape[0] // 2 + x.ndim
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3), jnp.ones(3))
+        """, _INT),
+    _t("jnp_constant_under_jit", "numpy_under_jit", """
+        @jax.jit
+        def step(batch):
+            v = {numpy}
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3))
+        """, _ALL),
+    _t("closure", "module_constant", """
+        SIZE = {static}
+
+
+        @jax.jit
+        def step(batch):
+            v = SIZE
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3))
+        """, _STATIC),
+    _t("attribute_from_init", "attribute_from_config", """
+        class Wrapper:
+            def __init__(self, n):
+                self.n = n
+
+
+        @jax.jit
+        def step(x, batch):
+            v = Wrapper({static}).n
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3), jnp.ones(3))
+        """, _STATIC),
+    _t("pytree_method_self_field", "pytree_method_static_field", """
+        @jax.tree_util.register_dataclass
+        @dataclasses.dataclass
+        class Model:
+            value: jax.Array
+            steps: int = dataclasses.field(metadata=dict(static=True))
+
+            def apply(self, batch):
+                v = self.steps
+                {use}
+                return batch
+
+
+        @jax.jit
+        def step(model, batch):
+            return model.apply(batch)
+
+
+        def run():
+            return step(Model(jnp.ones(3), {static}), jnp.ones(3))
+        """, _STATIC),
+    _t("dataclass_field", "meta_fields_listed", """
+        @partial(jax.tree_util.register_dataclass, data_fields=["value"], meta_fields=["steps"])
+        @dataclasses.dataclass
+        class Params:
+            value: jax.Array
+            steps: int
+
+
+        @jax.jit
+        def step(params: Params, batch):
+            v = params.steps
+            {use}
+            return batch
+
+
+        def run():
+            return step(Params(jnp.ones(3), {static}), jnp.ones(3))
+        """, _STATIC),
+    _t("argument", "grad_of_another_argument", """
+        def loss(v, batch):
+            {use}
+            return jnp.sum(batch)
+
+
+        def run():
+            return jax.grad(loss, argnums=1)({init}, jnp.ones(3))
+        """, _ALL),
+    _t("while_loop_carry", "while_loop_shape", """
+        def cond(carry):
+            return carry[1] < 2
+
+
+        def body(carry):
+            x, i = carry
+            v = x.shape[0]
+            {use}
+            return x, i + 1
+
+
+        def run():
+            return jax.lax.while_loop(cond, body, (jnp.ones(3), 0))
+        """, _INT),
+    _t("loop_over_array", "loop_over_shape", """
+        @jax.jit
+        def step(xs, batch):
+            for v in xs.shape:
+                {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3), jnp.ones(3))
+        """, _INT),
+]
+
+
 @dataclass(frozen=True)
 class KeyUse:
     name: str
@@ -894,18 +1246,86 @@ KEY_ORIGINS = [
         """),
 ]
 
+KEY_ORIGINS += [
+    _o("key_split_index", """
+        @jax.jit
+        def step(key, batch):
+            keys = jax.random.split(key, 3)
+            k = keys[0]
+            {use}
+            return a, b
+
+
+        def run():
+            return step(jax.random.key(0), jnp.ones(3))
+        """),
+    _o("key_carry_tuple", """
+        def body(carry, x):
+            k, total = carry
+            {use}
+            return (k, total), (a, b)
+
+
+        def run():
+            return jax.lax.scan(body, (jax.random.key(0), 0.0), jnp.ones(1))[1]
+        """),
+    _o("key_fori_carry", """
+        def body(i, carry):
+            k, a, b = carry
+            {use}
+            return k, a, b
+
+
+        def run():
+            return jax.lax.fori_loop(0, 1, body, (jax.random.key(0), jnp.zeros(2), jnp.zeros(2)))[1:]
+        """),
+    _o("key_helper_parameter", """
+        def sample(k, batch):
+            {use}
+            return a, b
+
+
+        @jax.jit
+        def step(key, batch):
+            return sample(key, batch)
+
+
+        def run():
+            return step(jax.random.key(0), jnp.ones(3))
+        """),
+    _o("key_vmapped", """
+        def per_example(k):
+            {use}
+            return a, b
+
+
+        def run():
+            return jax.vmap(per_example)(jax.random.split(jax.random.key(0), 2))
+        """),
+]
+
 _TRACER_USES = ("if", "and", "float", "range", "list_index", "np_asarray", "print", "debug_fstring", "leak",
                 "zeros", "mask")
 _CAUSES = {
     "grad-int-value": "JAX602 looks at literals only: an int-typed traced value given to `jax.grad(f)` is missed",
-    "unpacked-leaf-not-array": "JAX101: a leaf unpacked from a traced tuple (`v, w = pair`) is traced but not "
+    "unpacked-leaf-not-array": "JAX101: a leaf unpacked from a traced container (`v, w = pair`, `v, *rest = "
+                               "values`, `for name, v in batch.items()`, `v, i = carry`) is known traced but not "
                                "known to be a JAX array, so item assignment on it is not flagged",
     "kwargs-not-traced": "`**kwargs` of a jitted function are not traced: `kwargs[\"v\"]` is an unknown value",
     "attribute-from-init": "an attribute set in `__init__` from a traced argument (`Wrapper(x).value`) is not "
                            "followed: the instance's attribute is an unknown value",
     "partial-bound": "`partial(loss, x)(batch)` under jit: the bound argument does not reach `loss`'s parameter",
-    "key-loop-alias": "JAX202 misses a key bound from a container (`batch[\"key\"]`, `state.key`, "
-                      "`kwargs[\"key\"]`) or from the scan carry (`k = carry`), though JAX201 finds the reuse",
+    "key-loop-alias": "JAX202 misses a Python loop drawing from a key bound from a container (`batch[\"key\"]`, "
+                      "`state.key`, `kwargs[\"key\"]`), from a lax loop's carry (`k = carry`, `k, total = carry`, "
+                      "fori's `k, a, b = carry`) or a vmapped function's parameter, though JAX201 finds the "
+                      "same key drawn twice in each of these",
+    "loop-over-array": "`for v in xs` over a traced array: the loop variable is not traced",
+    "dict-get": "`batch.get(\"v\")` of a traced dict is an unknown value (`batch[\"v\"]` is traced)",
+    "tree-map-result": "`jax.tree_util.tree_map(f, params)` of traced leaves is an unknown value",
+    "scan-result": "`v, _ = jax.lax.scan(...)` under jit: the results of a lax loop are not traced",
+    "pytree-method-self": "a method of a registered dataclass called on a traced instance (`model.apply(batch)` "
+                          "under jit): `self.value` is not traced inside it, nor is what it returns "
+                          "(`params.scaled()`)",
 }
 
 
@@ -916,17 +1336,21 @@ def _misses(cause: str, origins: tuple[str, ...], uses: tuple[str, ...]) -> dict
 # Bug cells jaxlint does not flag today, (origin, use) -> cause (a key of _CAUSES). A cell flagged again must
 # leave this table.
 MISSES: dict[tuple[str, str], str] = {
-    **_misses("grad-int-value", ("argument", "namedtuple_field", "dataclass_field", "dict_item", "unpacked_tuple",
-                                 "scan_carry", "fori_carry", "vmapped_argument", "helper_return",
-                                 "helper_return_other_module", "helper_parameter", "helper_parameter_other_module",
-                                 "method_return", "method_parameter", "closure", "comprehension",
-                                 "jnp_constant_under_jit", "lambda_return"), ("grad_int",)),
-    **_misses("unpacked-leaf-not-array", ("unpacked_tuple",), ("inplace",)),
-    **_misses("kwargs-not-traced", ("kwargs_item",), ("inplace", *_TRACER_USES, "grad_int")),
-    **_misses("attribute-from-init", ("attribute_from_init",), ("inplace", *_TRACER_USES, "grad_int")),
-    **_misses("partial-bound", ("partial_bound",), ("inplace", *_TRACER_USES, "grad_int")),
-    **_misses("key-loop-alias", ("key_dict_item", "key_namedtuple_field", "key_scan_carry", "key_kwarg"),
-              ("draw_in_loop",)),
+    **_misses("unpacked-leaf-not-array", ("unpacked_tuple", "starred_unpack", "dict_items_loop", "while_loop_carry"),
+              ("inplace",)),
+    **_misses("loop-over-array", ("loop_over_array",), ("inplace", *_TRACER_USES)),
+    **_misses("dict-get", ("dict_get",), ("inplace", *_TRACER_USES)),
+    **_misses("tree-map-result", ("tree_map_result",), ("inplace", *_TRACER_USES)),
+    **_misses("scan-result", ("scan_result",), ("inplace", *_TRACER_USES)),
+    **_misses("pytree-method-self", ("pytree_method_self_field", "pytree_method_return"),
+              ("inplace", *_TRACER_USES)),
+    **_misses("kwargs-not-traced", ("kwargs_item",), ("inplace", *_TRACER_USES)),
+    **_misses("attribute-from-init", ("attribute_from_init",), ("inplace", *_TRACER_USES)),
+    **_misses("partial-bound", ("partial_bound",), ("inplace", *_TRACER_USES)),
+    **_misses("key-loop-alias", ("key_dict_item", "key_namedtuple_field", "key_scan_carry", "key_kwarg",
+                                 "key_carry_tuple", "key_fori_carry", "key_vmapped"), ("draw_in_loop",)),
+    # JAX602 misses an int value from every origin: it looks at literals only.
+    **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS), ("grad_int",)),
 }
 
 # Twin cells jaxlint flags (false alarms), (twin, use) -> why.
@@ -1014,6 +1438,8 @@ def cells() -> list[Cell]:
     out = []
     for origin in ORIGINS:
         for use in USES:
+            if use.kind not in origin.kinds:
+                continue
             subs = {"init": INIT[use.kind], "const": CONST[use.kind]}
             out.append(_cell(origin, use.name, use.code, use.lines, use.flag, subs, True, use.raises, use.effect,
                              also=use.also))
@@ -1022,7 +1448,7 @@ def cells() -> list[Cell]:
             kind = _twin_kind(twin, use)
             if kind is None:
                 continue
-            subs = {"init": INIT[kind], "const": CONST[kind], "static": STATIC.get(kind, "")}
+            subs = {"init": INIT[kind], "const": CONST[kind], "numpy": NUMPY[kind], "static": STATIC.get(kind, "")}
             out.append(_cell(twin, use.name, use.code, use.lines, use.flag, subs, False, None, None, also=use.also))
     for origin in KEY_ORIGINS:
         for key_use in KEY_USES:
