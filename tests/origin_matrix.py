@@ -100,6 +100,8 @@ class Origin:
     twin_of: str | None = None  # a twin: the origin it is the static version of
     kinds: frozenset[str] = frozenset({"int", "scalar", "array"})  # twins: the kinds of value it gives
     requires: tuple[str, ...] = ()  # modules the runtime check needs (a twin using flax or equinox)
+    only: tuple[str, ...] = ()  # if given, the only uses it crosses
+    without: tuple[str, ...] = ()  # uses it does not cross
 
 
 def _helper(helper: str | None) -> str | None:
@@ -111,9 +113,9 @@ def _o(name: str, template: str, helper: str | None = None) -> Origin:
 
 
 def _t(twin_of: str, name: str, template: str, kinds: set[str], helper: str | None = None,
-       requires: tuple[str, ...] = ()) -> Origin:
+       requires: tuple[str, ...] = (), without: tuple[str, ...] = ()) -> Origin:
     return Origin(name, textwrap.dedent(template), _helper(helper), twin_of, frozenset(kinds),
-                  requires)
+                  requires, without=without)
 
 
 _INT = {"int"}
@@ -1139,6 +1141,162 @@ TWINS += [
 ]
 
 
+# A concrete array from outside the trace is concrete, but an operation on it under jit gives a tracer:
+# comparing it (`if v > 0`, `v > 0 and FLAG`, `v[v > 0]`) fails as on a traced value. The other uses are twins.
+_COMPARING = ("if", "and", "mask")
+ORIGINS += [
+    Origin("factory_closure_over_concrete_compared", textwrap.dedent("""
+        def make_step(scale):
+            @jax.jit
+            def step(batch):
+                v = scale
+                {use}
+                return batch
+
+            return step
+
+
+        def run():
+            return make_step({init})(jnp.ones(3))
+        """), only=_COMPARING),
+    Origin("module_level_jnp_constant_compared", textwrap.dedent("""
+        VALUE = {init}
+
+
+        @jax.jit
+        def step(batch):
+            v = VALUE
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3))
+        """), only=_COMPARING),
+]
+
+# Twins where a value looks traced but is not: a concrete array from outside the trace, static configuration.
+TWINS += [
+    _t("closure", "factory_closure_over_concrete", """
+        def make_step(scale):
+            @jax.jit
+            def step(batch):
+                v = scale
+                {use}
+                return batch
+
+            return step
+
+
+        def run():
+            return make_step({init})(jnp.ones(3))
+        """, _ALL, without=_COMPARING),
+    _t("jnp_constant_under_jit", "module_level_jnp_constant", """
+        VALUE = {init}
+
+
+        @jax.jit
+        def step(batch):
+            v = VALUE
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3))
+        """, _ALL, without=_COMPARING),
+    _t("argument", "static_config_object", """
+        @dataclasses.dataclass(frozen=True)
+        class Config:
+            size: int
+
+
+        @partial(jax.jit, static_argnames="cfg")
+        def step(cfg, batch):
+            v = cfg.size
+            {use}
+            return batch
+
+
+        def run():
+            return step(Config({static}), jnp.ones(3))
+        """, _STATIC),
+    _t("argument", "size_of_argument", """
+        @jax.jit
+        def step(x, batch):
+            v = x.size
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3), jnp.ones(3))
+        """, _INT),
+    _t("argument", "jnp_shape_function", """
+        @jax.jit
+        def step(x, batch):
+            v = jnp.shape(x)[0]
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3), jnp.ones(3))
+        """, _INT),
+    _t("helper_return", "helper_returns_constant", """
+        def num_layers(x):
+            return {static}
+
+
+        @jax.jit
+        def step(x, batch):
+            v = num_layers(x)
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3), jnp.ones(3))
+        """, _STATIC),
+    _t("helper_return", "eval_shape_of_helper", """
+        def scaled(x):
+            return x * 1
+
+
+        @jax.jit
+        def step(x, batch):
+            v = jax.eval_shape(scaled, x).shape[0]
+            {use}
+            return batch
+
+
+        def run():
+            return step(jnp.ones(3), jnp.ones(3))
+        """, _INT),
+    _t("method_parameter", "method_of_static_self", """
+        class Trainer:
+            def __init__(self, size):
+                self.size = size
+
+            @partial(jax.jit, static_argnums=0)
+            def step(self, batch):
+                v = self.size
+                {use}
+                return batch
+
+            def __hash__(self):
+                return hash(self.size)
+
+            def __eq__(self, other):
+                return isinstance(other, Trainer) and other.size == self.size
+
+
+        def run():
+            return Trainer({static}).step(jnp.ones(3))
+        """, _STATIC),
+]
+
+
 @dataclass(frozen=True)
 class KeyUse:
     name: str
@@ -1319,6 +1477,9 @@ _CAUSES = {
                       "`state.key`, `kwargs[\"key\"]`), from a lax loop's carry (`k = carry`, `k, total = carry`, "
                       "fori's `k, a, b = carry`) or a vmapped function's parameter, though JAX201 finds the "
                       "same key drawn twice in each of these",
+    "factory-closure": "a jitted function closing over its factory's argument (`make_step(scale)`, `v = scale`) "
+                       "holding a concrete array: `v > 0` under jit is traced, but jaxlint sees an unknown value "
+                       "(it flags the same comparison on a module-level jnp constant)",
     "loop-over-array": "`for v in xs` over a traced array: the loop variable is not traced",
     "dict-get": "`batch.get(\"v\")` of a traced dict is an unknown value (`batch[\"v\"]` is traced)",
     "tree-map-result": "`jax.tree_util.tree_map(f, params)` of traced leaves is an unknown value",
@@ -1338,6 +1499,7 @@ def _misses(cause: str, origins: tuple[str, ...], uses: tuple[str, ...]) -> dict
 MISSES: dict[tuple[str, str], str] = {
     **_misses("unpacked-leaf-not-array", ("unpacked_tuple", "starred_unpack", "dict_items_loop", "while_loop_carry"),
               ("inplace",)),
+    **_misses("factory-closure", ("factory_closure_over_concrete_compared",), _COMPARING),
     **_misses("loop-over-array", ("loop_over_array",), ("inplace", *_TRACER_USES)),
     **_misses("dict-get", ("dict_get",), ("inplace", *_TRACER_USES)),
     **_misses("tree-map-result", ("tree_map_result",), ("inplace", *_TRACER_USES)),
@@ -1350,7 +1512,7 @@ MISSES: dict[tuple[str, str], str] = {
     **_misses("key-loop-alias", ("key_dict_item", "key_namedtuple_field", "key_scan_carry", "key_kwarg",
                                  "key_carry_tuple", "key_fori_carry", "key_vmapped"), ("draw_in_loop",)),
     # JAX602 misses an int value from every origin: it looks at literals only.
-    **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS), ("grad_int",)),
+    **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS if not origin.only), ("grad_int",)),
 }
 
 # Twin cells jaxlint flags (false alarms), (twin, use) -> why.
@@ -1438,7 +1600,7 @@ def cells() -> list[Cell]:
     out = []
     for origin in ORIGINS:
         for use in USES:
-            if use.kind not in origin.kinds:
+            if use.kind not in origin.kinds or (origin.only and use.name not in origin.only):
                 continue
             subs = {"init": INIT[use.kind], "const": CONST[use.kind]}
             out.append(_cell(origin, use.name, use.code, use.lines, use.flag, subs, True, use.raises, use.effect,
@@ -1446,7 +1608,7 @@ def cells() -> list[Cell]:
     for twin in TWINS:
         for use in USES:
             kind = _twin_kind(twin, use)
-            if kind is None:
+            if kind is None or use.name in twin.without:
                 continue
             subs = {"init": INIT[kind], "const": CONST[kind], "numpy": NUMPY[kind], "static": STATIC.get(kind, "")}
             out.append(_cell(twin, use.name, use.code, use.lines, use.flag, subs, False, None, None, also=use.also))
