@@ -1473,10 +1473,11 @@ _CAUSES = {
     "attribute-from-init": "an attribute set in `__init__` from a traced argument (`Wrapper(x).value`) is not "
                            "followed: the instance's attribute is an unknown value",
     "partial-bound": "`partial(loss, x)(batch)` under jit: the bound argument does not reach `loss`'s parameter",
-    "key-loop-alias": "JAX202 misses a Python loop drawing from a key bound from a container (`batch[\"key\"]`, "
-                      "`state.key`, `kwargs[\"key\"]`), from a lax loop's carry (`k = carry`, `k, total = carry`, "
-                      "fori's `k, a, b = carry`) or a vmapped function's parameter, though JAX201 finds the "
-                      "same key drawn twice in each of these",
+    "key-loop-alias": "JAX202 needs to know the value is a key, and it learns that from a caller's argument "
+                      "(`step(jax.random.key(0), ...)`) but not through a dict item (`batch[\"key\"]`), a "
+                      "NamedTuple field (`state.key`), `**kwargs`, a lax loop's carry (`k = carry`, `k, total = "
+                      "carry`, fori's `k, a, b = carry`) or a vmapped parameter fed `split(key, 2)`; JAX201 "
+                      "finds the same key drawn twice in each of these without that knowledge",
     "factory-closure": "a jitted function closing over its factory's argument (`make_step(scale)`, `v = scale`) "
                        "holding a concrete array: `v > 0` under jit is traced, but jaxlint sees an unknown value "
                        "(it flags the same comparison on a module-level jnp constant)",
