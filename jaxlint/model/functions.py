@@ -27,6 +27,8 @@ NOT_ONE_ARRAY = frozenset(
     top_k sort_key_val approx_max_k approx_min_k linalg.svd linalg.eigh linalg.eig linalg.qr
     linalg.lu linalg.schur linalg.hessenberg linalg.tridiagonal stop_gradient optimization_barrier
     psum pmean pmax pmin all_gather all_to_all ppermute axis_index reduce broadcast_shapes dtype
+    axis_size platform_dependent rng_bit_generator sort create_token after_all psum_scatter pvary pcast
+    pbroadcast pshuffle pswapaxes infeed outfeed with_sharding_constraint composite
     """.split()
 ) | frozenset(
     "jax.random." + name

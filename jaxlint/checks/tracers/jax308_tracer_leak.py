@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.bindings import mentioned_names, rebound_names
-from jaxlint.analysis.values import Value
+from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
 from jaxlint.traversal import in_order
 
@@ -111,6 +111,8 @@ class TracerLeak(Rule):
             if self.facts.outlives_trace(target.value):
                 self._report(node, f"`{target.value}`, defined outside the traced function", stored, value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            if self.facts.value_of(target.value).kind is Kind.REF or _array_write(target):
+                return  # a write into a `Ref` (a Pallas kernel's output, `jax.new_ref`): jax tracks it as state
             if self.facts.outlives_trace(target.value.value) and not self._scratch(target.value.value):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function",
                              stored, value)
@@ -148,6 +150,14 @@ class TracerLeak(Rule):
                 self._report(node, f"`{func.value.value}`, defined outside the traced function",
                              arg.value, value)
                 return
+
+
+def _array_write(target: cst.Subscript) -> bool:
+    """`out[...] = v`, `out[i, j] = v`: an index no list or dict a tracer could leak into takes, only an array-like
+    such as a Pallas `Ref` (a NumPy array cannot hold a tracer: it raises instead)."""
+    elements = target.slice
+    return len(elements) > 1 or (isinstance(elements[0].slice, cst.Index)
+                                 and isinstance(elements[0].slice.value, cst.Ellipsis))
 
 
 def _only_built(use: tuple[cst.CSTNode, ...], name: str) -> bool:
