@@ -102,9 +102,8 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
         from jaxlint.lint import lint_module  # libcst: only for files that are parsed
 
         def analyse(text: str) -> tuple[list[Diagnostic], Interface]:
-            return lint_module(text, path, settings.enabled_for(path), _table(settings), settings.key_names,
-                               settings.target_jax_version, line_name(text) if notebook else str, context,
-                               settings.python_version, findings=findings)
+            options = lint_options(settings, path, line_name=line_name(text) if notebook else str, findings=findings)
+            return lint_module(text, path, options, context)
 
         if fix_mode is not None:
             return _fix_file(path, data, source, encoding, lambda text: analyse(text)[0], fix_mode, notebook)
@@ -113,6 +112,14 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
     except Exception:  # a bug in jaxlint: report it, keep checking the other files
         return FileResult([], internal_error=(
             f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"))
+
+
+def lint_options(settings: Settings, path: str, **options):
+    """The settings' options for linting the file at `path` (lint.LintOptions; `options`: the others)."""
+    from jaxlint.lint import LintOptions  # libcst: only for files that are parsed
+
+    return LintOptions(settings.enabled_for(path), _table(settings), settings.key_names, settings.target_jax_version,
+                       settings.python_version, **options)
 
 
 _tables: dict = {}

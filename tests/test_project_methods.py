@@ -15,7 +15,7 @@ from jaxlint import project
 from jaxlint.analysis.interface import Applied, Entry, Exported, Imported, Interface, Outgoing
 from jaxlint.checks import ALL_RULES
 from jaxlint.connected import connected
-from jaxlint.lint import lint_module, lint_source
+from jaxlint.lint import LintOptions, lint_module, lint_source
 from test_project import ROOT, check, found
 
 NETS = ROOT / "fixtures" / "project" / "nets"
@@ -32,7 +32,7 @@ def test_the_module_of_the_classes_alone_gets_the_findings_of_the_folder_run() -
 def interface_of(path: Path, imported: Imported) -> Interface:
     """The module's interface in the project's second phase, told `imported` by the other modules."""
     source = path.read_text("utf-8")
-    return lint_module(source, str(path), RULES, context=project.context(str(path), imported))[1]
+    return lint_module(source, str(path), LintOptions(RULES), project.context(str(path), imported))[1]
 
 
 def test_methods_are_summarised_by_class_and_method_name() -> None:
@@ -268,7 +268,7 @@ def test_an_attribute_of_self_set_by_name_somewhere_is_not_followed() -> None:
     """`setattr` with a name the analysis cannot read, or an item of `__dict__`, may set `self.stage` to anything
     (here an `Identity`, whose `apply` is fine under jit); a `setattr` of another attribute changes nothing."""
     def lint(body: str) -> list[tuple[int, str]]:
-        findings = lint_source(CONFIGURED.format(body), "model.py", RULES)
+        findings = lint_source(CONFIGURED.format(body), "model.py", LintOptions(RULES))
         return [(f.row, f.code) for f in findings]
 
     assert lint("self.mode = value") == [(7, "JAX301")]
