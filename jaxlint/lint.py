@@ -16,7 +16,6 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Interface, ModuleContext
-from jaxlint.analysis.keys import DEFAULT_KEY_NAMES
 from jaxlint.analysis.name_scopes import NameScopes
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.scopes import ScopeFacts
@@ -29,6 +28,7 @@ from jaxlint.edits import drops_comments, fix_edits
 from jaxlint.export import module_interface
 from jaxlint.files import LINE_BREAK, InputError, mentions_jax
 from jaxlint.fix import Offsets
+from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.noqa import file_suppressions, is_suppressed
 from jaxlint.syntax import NEWEST, parse, parse_version
 from jaxlint.traversal import Traversal

@@ -26,9 +26,9 @@ from jaxlint.analysis.bindings import parameter_names, rebound_names, target_nam
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import Names
+from jaxlint.cells import CELL_MARKER
+from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import LOOP_BODIES
-from jaxlint.config import DEFAULT_KEY_NAMES
-from jaxlint.notebooks import CELL_MARKER
 from jaxlint.traversal import TOKENS, children, node_types
 
 _MAKERS = frozenset({

@@ -26,7 +26,7 @@ from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
-from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
+from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
@@ -41,6 +41,7 @@ from jaxlint.analysis.values import (
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES
+from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import LAX_CARRIES, PARTIAL, TREE_MAPS
 
 Env = dict[str, Value]
