@@ -10,7 +10,7 @@ import libcst as cst
 from jaxlint.analysis.callees import inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, ModuleContext, Outgoing
 from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.scopes import ScopeFacts, is_property, method_bound
+from jaxlint.analysis.scopes import RoundFacts, is_property, method_bound
 from jaxlint.analysis.traced import Signature, decorator_transform
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.model.dtypes import WIDE_DTYPE_WORD
@@ -30,7 +30,7 @@ def _line_in_text(source: str, call: cst.Call, caller: str) -> int:
 _EMPTY = cst.Module(body=[])
 
 
-def module_interface(module: cst.Module, source: str, filename: str, tracker: ValueTracker, facts: ScopeFacts,
+def module_interface(module: cst.Module, source: str, filename: str, tracker: ValueTracker, facts: RoundFacts,
                      read_x64: bool, read_literals: set[str], positions: dict | None = None) -> Interface:
     """What this module tells the other modules of its project (nothing outside a project), and which of
     their optional facts it read. A call's line is found in `positions` when the findings needed them,
@@ -140,7 +140,7 @@ def _module_functions(module: cst.Module, tracker: ValueTracker):
             yield f"{cls.name.value}.{name}", method, bound, method_bound(method, True) > bound
 
 
-def _returned_literal(statement: cst.CSTNode, facts: ScopeFacts, tracker: ValueTracker, filename: str,
+def _returned_literal(statement: cst.CSTNode, facts: RoundFacts, tracker: ValueTracker, filename: str,
                       line: Callable[[cst.CSTNode, str], int]) -> str | None:
     """How a module-level function that returns a tuple, list or dict literal on every path says so (JAX601);
     None for one with a decorator other than a jax transform (it may change what calling it gives)."""

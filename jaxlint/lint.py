@@ -18,7 +18,7 @@ from jaxlint.analysis.context import Context
 from jaxlint.analysis.interface import Interface, ModuleContext
 from jaxlint.analysis.name_scopes import NameScopes
 from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.scopes import ScopeFacts
+from jaxlint.analysis.scopes import RoundFacts
 from jaxlint.analysis.traced import DEFAULT_TABLE, TransformTable
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
@@ -30,7 +30,7 @@ from jaxlint.files import LINE_BREAK, InputError, mentions_jax
 from jaxlint.fix import Offsets
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.noqa import file_suppressions, is_suppressed
-from jaxlint.syntax import NEWEST, parse, parse_version
+from jaxlint.syntax import NEWEST, parse, parse_python_version
 from jaxlint.traversal import Traversal
 
 DEEP_RECURSION = 20_000
@@ -93,7 +93,7 @@ def _parse_and_check(source: str, filename: str, options: LintOptions, context: 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        module = parse(source, parse_version(options.python_version) if options.python_version else NEWEST)
+        module = parse(source, parse_python_version(options.python_version) if options.python_version else NEWEST)
         if collecting:
             gc.freeze()  # the tree, out of the collector's sight; the analysis's own garbage is collected
             gc.enable()
@@ -135,7 +135,7 @@ def _check(module: cst.Module, source: str, filename: str, options: LintOptions,
         return _diagnostics(module, source, filename, reports, options.line_name), Interface()
     if not options.findings:
         rule_classes = []  # the analysis alone, for the interface
-    facts = ScopeFacts()
+    facts = RoundFacts()
     donations = any(rule.needs_donations for rule in rule_classes)
     read_x64, read_literals = False, set()  # of other modules' facts, in any round
     for round in range(MAX_ROUNDS):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from helpers import write
 from jaxlint import project
-from jaxlint.analysis.interface import Applied, Entry, Exported, Imported, Interface, Outgoing
+from jaxlint.analysis.interface import Applied, IncomingTracer, Exported, Imported, Interface, Outgoing
 from jaxlint.checks import ALL_RULES
 from jaxlint.connected import connected
 from jaxlint.lint import LintOptions, lint_module, lint_source
@@ -36,8 +36,8 @@ def interface_of(path: Path, imported: Imported) -> Interface:
 
 
 def test_methods_are_summarised_by_class_and_method_name() -> None:
-    traced = [Entry(0, "train_step", "jax.jit", True, "train.py:11")]
-    through_instance = [Entry(0, "train_step", "jax.jit", True, "train.py:13", True)]
+    traced = [IncomingTracer(0, "train_step", "jax.jit", True, "train.py:11")]
+    through_instance = [IncomingTracer(0, "train_step", "jax.jit", True, "train.py:13", True)]
     imported = Imported({"Stats.moments": tuple(traced), "Stats.zscore": tuple(traced), "Stats.count": tuple(traced),
                          "Normalizer.normalize": tuple(through_instance)})
     returns = interface_of(NETS / "layers.py", imported).returns
@@ -75,7 +75,7 @@ def test_methods_are_found_through_the_packages_that_re_export_their_class() -> 
     )
     facts = project.imported_facts({"nets": package, "nets.layers": callee, "nets.train": caller})
     assert facts["nets.layers"].entries == {
-        "Normalizer.normalize": (Entry(0, "step", "jax.jit", True, "train.py:3", True),)}
+        "Normalizer.normalize": (IncomingTracer(0, "step", "jax.jit", True, "train.py:3", True),)}
     assert facts["nets.train"].returns == {"nets.Normalizer.normalize": callee.returns["Normalizer.normalize"]}
 
 
@@ -179,7 +179,7 @@ def test_each_module_of_the_agents_package_alone_gets_the_findings_of_the_folder
 
 
 def test_a_class_whose_methods_may_be_another_modules_says_which_and_what_it_binds_on_the_way() -> None:
-    traced = Imported({"Sharp.act": (Entry(0, "step", "jax.jit", True, "run.py:11", True),)})
+    traced = Imported({"Sharp.act": (IncomingTracer(0, "step", "jax.jit", True, "run.py:11", True),)})
     extends = interface_of(AGENTS / "greedy.py", traced).extends  # (a module without jax: analysed when traced)
     # `Agent` derives from nothing; `Greedy` and `Sharp` end in `Policy`, re-exported by the package.
     assert extends == {"Greedy": ("agents.Policy", ("act",)), "Sharp": ("agents.Policy", ("act",))}
@@ -196,7 +196,7 @@ def test_a_call_of_an_inherited_method_reaches_the_module_that_defines_it() -> N
     ))
     facts = project.imported_facts({"agents": package, "agents.base": base, "agents.greedy": greedy,
                                     "agents.run": run})
-    assert facts["agents.base"].entries == {"Policy.entropy": (Entry(0, "step", "jax.jit", True, "run.py:13", True),)}
+    assert facts["agents.base"].entries == {"Policy.entropy": (IncomingTracer(0, "step", "jax.jit", True, "run.py:13", True),)}
     # What the subclasses bind on the way (a method, an attribute of `self`) is theirs.
     assert set(facts["agents.greedy"].entries) == {"Sharp.act", "Sharp.head"}
 

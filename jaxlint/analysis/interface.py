@@ -126,7 +126,7 @@ def _tuples(fields: dict) -> dict:
 
 
 @dataclass(frozen=True)
-class Entry:
+class IncomingTracer:
     """A parameter of this module's function that a traced function of another module passes a tracer."""
 
     param: int | str  # by position in the call, or by keyword
@@ -143,7 +143,7 @@ class Imported:
     """What the other modules of the project tell one module."""
 
     # By function name; `Class.method` for a method, `Class` for a call of the class (its `__init__`).
-    entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)
+    entries: dict[str, tuple[IncomingTracer, ...]] = field(default_factory=dict)
     returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by qualified name
     x64: bool = False  # another module of the project sets or reads `jax_enable_x64`

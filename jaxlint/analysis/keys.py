@@ -234,7 +234,7 @@ class KeyFlow(Domain):
 
     Like the tracker, its visit hooks run before the rules' and its leave hooks after: a rule
     asking about a call sees the keys as they were just before it. Consumptions by same-module
-    functions come from the previous round's summaries (`ScopeFacts.consuming`).
+    functions come from the previous round's summaries (`RoundFacts.consuming`).
     """
 
     def __init__(self, tracker, key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:

@@ -30,7 +30,7 @@ from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
-from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal, method_bound
+from jaxlint.analysis.scopes import Returned, RoundFacts, ScopeRecorder, is_scalar_literal, method_bound
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
@@ -128,7 +128,7 @@ def _forget(env: Env, names) -> None:
 
 
 class ValueTracker(Domain):
-    def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE,
+    def __init__(self, module: cst.Module, known: RoundFacts, table: TransformTable = DEFAULT_TABLE,
                  key_names: tuple[str, ...] = DEFAULT_KEY_NAMES, context: ModuleContext | None = None,
                  donations: bool = True, jax_version: str | None = None) -> None:
         """`donations`: follow donated buffers too (only a rule that asks about them needs the domain);
@@ -219,7 +219,7 @@ class ValueTracker(Domain):
         return self._scopes[-1].traced
 
     @property
-    def known(self) -> ScopeFacts:
+    def known(self) -> RoundFacts:
         """What the previous round learned about the module's functions."""
         return self._known
 
