@@ -30,7 +30,8 @@ from libraries import APPLICATIONS, LIBRARIES, MODERN, count_lines, fetch
 from jaxlint.config import CommandLine, build_settings, requires_python
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.rule_index import RULES
-from jaxlint.runner import RunResult, run
+from jaxlint.results import RunResult
+from jaxlint.runner import run
 
 GROUPS = {"libraries": LIBRARIES, "applications": APPLICATIONS, "modern": MODERN}
 OPT_IN = [code for code, _, default_enabled in RULES if not default_enabled]

@@ -153,13 +153,13 @@ async def measure_server(path: Path, text: str, repeat: int) -> dict[str, object
 def in_process(path: Path, text: str, repeat: int) -> float:
     """The check alone (the server's floor): lint_source in this process, fastest of `repeat`."""
     from jaxlint.config import CommandLine, build_settings
-    from jaxlint.lint import lint_source
+    from jaxlint.lint import LintOptions, lint_source
 
     settings = build_settings(CommandLine(), cwd=path.parent)
     best = float("inf")
     for n in range(repeat):
         start = time.perf_counter()
-        lint_source(edited(text, n), str(path), settings.enabled_for(str(path)))
+        lint_source(edited(text, n), str(path), LintOptions(settings.enabled_for(str(path))))
         best = min(best, time.perf_counter() - start)
     return best
 

@@ -20,8 +20,9 @@ from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification
 
 DEFAULT_DIR = ".jaxlint_cache"
-# Raised when what an entry holds changes meaning within a version: 2, interfaces say which facts were read.
-FORMAT = 2
+# Raised when what an entry holds changes meaning within a version: 2, interfaces say which facts were read;
+# 3, interface records are read back by field name.
+FORMAT = 3
 
 
 def content_hash(data: bytes) -> str:

@@ -18,7 +18,8 @@ from jaxlint import __version__
 from jaxlint.config import (CommandLine, ConfigError, Settings, build_settings, find_config, load_table,
                             nearest_pyproject, pinned_jax, requires_python)
 from jaxlint.report import FORMATS, source, text
-from jaxlint.runner import FixMode, RunResult, check_stdin, run
+from jaxlint.results import RunResult
+from jaxlint.runner import FixMode, check_stdin, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a process killed by SIGPIPE
@@ -189,7 +190,7 @@ def _verify(args: argparse.Namespace, settings, result, server) -> str:
     reason it could not ("" when it ran)."""
     from jaxlint.cache import DEFAULT_DIR
     from jaxlint.verify import run as verify_run  # not on the static path
-    from jaxlint.verify.options import VerifyConfigError, from_table as verify_options
+    from jaxlint.verify_config import VerifyConfigError, from_table as verify_options
 
     if server is None:
         return verify_run.INSTALL_HINT

@@ -20,12 +20,11 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 from jaxlint.analysis.apis import VERSION as JAX_VERSION
+from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.selection import UnknownSelector, enabled_codes, resolve
 from jaxlint.suggest import unknown_key
-from jaxlint.verify.options import VerifyConfigError, validate as validate_verify
+from jaxlint.verify_config import VerifyConfigError, validate as validate_verify
 
-# Parameter names (globs) that hold PRNG keys, unless `key-names` says otherwise.
-DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
 DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules",
                    ".ipynb_checkpoints")
 

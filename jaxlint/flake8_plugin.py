@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Iterator
 
 from jaxlint import __version__
-from jaxlint.analysis.traced import TransformTable
+from jaxlint.cache import DEFAULT_DIR, Cache
 from jaxlint.config import CommandLine, Settings, build_settings
 from jaxlint.diagnostics import SAFE, Diagnostic
 from jaxlint.analysis.interface import ModuleContext
 from jaxlint.lint import lint_module
 from jaxlint.project import context, importable, module_of
+from jaxlint.runner import lint_options, project_contexts
 
 
 @lru_cache(maxsize=None)
@@ -42,10 +43,8 @@ class JaxlintChecker:
         folder = str(Path(self.filename).absolute().parent)  # the file's config, as jaxlint finds it
         settings = _settings(folder)
         source = "".join(self.lines)
-        table = TransformTable(settings.extra_transforms)
-        found, _ = lint_module(source, self.filename, settings.enabled_for(self.filename), table,
-                               settings.key_names, settings.target_jax_version, context=_context(self.filename),
-                               python_version=settings.python_version, line_noqa=False)
+        options = lint_options(settings, self.filename, line_noqa=False)
+        found, _ = lint_module(source, self.filename, options, _context(self.filename))
         for d in found:
             yield d.row, d.col - 1, f"{d.code} {d.message}{_fixable(d)}", type(self)
 
@@ -69,9 +68,6 @@ _first_file: dict[Path, Path] = {}  # by project root: the first file this proce
 def _contexts(root: str, files: tuple[str, ...] = ()) -> dict[Path, ModuleContext]:
     """The contexts of `files` of a project, or of all its modules, analysed with the modules they need
     (with the project root's settings), through jaxlint's result cache."""
-    from jaxlint.cache import DEFAULT_DIR, Cache
-    from jaxlint.runner import project_contexts
-
     settings = _settings(root)
     cache = Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
     named = list(files) or [str(path) for path in importable(Path(root))]

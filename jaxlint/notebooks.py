@@ -19,13 +19,12 @@ from difflib import SequenceMatcher
 from itertools import product
 from typing import Callable
 
+from jaxlint.cells import MARKER
 from jaxlint.diagnostics import Diagnostic, Edit
 from jaxlint.files import LINE_BREAK, NOTEBOOK_SUFFIX, InputError
 from jaxlint.fix import FixError
 
-MARKER = "# %% notebook cell {}"  # never says `jax`: the prefilter reads the program
 INDENT = " indent {}"  # after the marker of a cell IPython dedents
-CELL_MARKER = MARKER.split("{")[0]  # how the analysis sees a cell start: a comment before its first line
 _JSON_LINES = re.compile(r"[^\n]*\n|[^\n]+")  # how Jupyter splits a cell's source into a list
 _MARKER = re.compile(r"^# %% notebook cell (\d+)(?: indent (\d+))?$", re.MULTILINE)
 # `%time f()`, `%%time`, `!pip install jax`, and their assigned forms `files = !ls`, `t = %timeit -o f()`;

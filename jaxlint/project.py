@@ -20,7 +20,7 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from jaxlint.analysis.interface import Applied, Entry, Imported, Interface, ModuleContext, absolute_module
+from jaxlint.analysis.interface import Applied, IncomingTracer, Imported, Interface, ModuleContext, absolute_module
 from jaxlint.cache import Cache
 from jaxlint.connected import connected
 
@@ -81,7 +81,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                 return owner, f"{cls}.{function}"
         return module, function
 
-    entries: dict[str, dict[str, list[Entry]]] = {}
+    entries: dict[str, dict[str, list[IncomingTracer]]] = {}
     for caller_module, interface in modules.items():
         for call in interface.calls:
             module, function = split(call.target)
@@ -92,7 +92,8 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             into = entries.setdefault(module, {}).setdefault(function, [])
             params: tuple[int | str, ...] = (*call.positional, *call.keywords)
             for param in params:
-                entry = Entry(param, call.caller, call.transform, call.staged, call.where, call.instance, call.made)
+                entry = IncomingTracer(param, call.caller, call.transform, call.staged, call.where, call.instance,
+                                       call.made)
                 if entry not in into:
                     into.append(entry)
     applied: dict[str, dict[str, list[Applied]]] = {}

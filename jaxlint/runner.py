@@ -16,7 +16,7 @@ import re
 import signal
 import traceback
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxlint import project
@@ -24,9 +24,11 @@ from jaxlint.analysis.interface import Interface, ModuleContext
 from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.files import InputError, check_size, decode, discover, mentions_jax, read_bytes
+from jaxlint.discovery import discover
+from jaxlint.files import InputError, check_size, decode, mentions_jax, read_bytes
 from jaxlint.fix import FixError, fix_source, write_atomically
 from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
+from jaxlint.results import FileResult, RunResult
 
 # A notebook's size is mostly its outputs (images, tables): max-file-size applies to its code, and the
 # file itself may be this many times larger.
@@ -42,35 +44,6 @@ class FixMode:
 
     unsafe: bool = False
     write: bool = True
-
-
-@dataclass
-class RunResult:
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    files: int = 0
-    skipped: int = 0  # files that never mention jax, not parsed
-    internal_errors: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # files left out on purpose, and why
-    unsafe_fixes: bool = False  # whether unsafe fixes count as available (`[*]` in text)
-    fixed: list[Diagnostic] = field(default_factory=list)  # fixed (or, with --diff, fixable) findings
-    diffs: list[str] = field(default_factory=list)
-    fix_failures: list[str] = field(default_factory=list)  # files that could not be written, and why
-
-
-@dataclass
-class FileResult:
-    """One file's outcome. `digest` is the hash of the content it was computed from, None when
-    the result must not be cached (unreadable or undecodable files, internal errors, fixes)."""
-
-    diagnostics: list[Diagnostic]
-    skipped: bool = False
-    internal_error: str | None = None
-    digest: str | None = None
-    note: str | None = None
-    fixed: list[Diagnostic] = field(default_factory=list)
-    diff: str | None = None
-    fix_failure: str | None = None
-    interface: Interface = Interface()  # what the module tells the other modules of its project
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None = None,
@@ -102,9 +75,8 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
         from jaxlint.lint import lint_module  # libcst: only for files that are parsed
 
         def analyse(text: str) -> tuple[list[Diagnostic], Interface]:
-            return lint_module(text, path, settings.enabled_for(path), _table(settings), settings.key_names,
-                               settings.target_jax_version, line_name(text) if notebook else str, context,
-                               settings.python_version, findings=findings)
+            options = lint_options(settings, path, line_name=line_name(text) if notebook else str, findings=findings)
+            return lint_module(text, path, options, context)
 
         if fix_mode is not None:
             return _fix_file(path, data, source, encoding, lambda text: analyse(text)[0], fix_mode, notebook)
@@ -113,6 +85,14 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
     except Exception:  # a bug in jaxlint: report it, keep checking the other files
         return FileResult([], internal_error=(
             f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"))
+
+
+def lint_options(settings: Settings, path: str, **options):
+    """The settings' options for linting the file at `path` (lint.LintOptions; `options`: the others)."""
+    from jaxlint.lint import LintOptions  # libcst: only for files that are parsed
+
+    return LintOptions(settings.enabled_for(path), _table(settings), settings.key_names, settings.target_jax_version,
+                       settings.python_version, **options)
 
 
 _tables: dict = {}
@@ -171,7 +151,7 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, u
     """Check (or fix) every file under `paths`: cached results first, the rest in `jobs` processes.
 
     The cache is in `cache_dir`, else the config's `cache-dir`, else `.jaxlint_cache` at the root.
-    With a `nested` list, folders with a config of their own are left out and added to it (files.discover)."""
+    With a `nested` list, folders with a config of their own are left out and added to it (discovery.discover)."""
     result = RunResult(unsafe_fixes=unsafe_fixes)
     files, unlistable = discover(paths, settings, nested)
     for folder, error in unlistable:

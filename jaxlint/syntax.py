@@ -53,7 +53,7 @@ _TOKEN = re.compile(r"""
 _OPERATOR_WORDS = frozenset({"and", "or", "not", "if", "else", "lambda", "await", "in", "is"})
 
 
-def parse_version(text: str) -> tuple[int, int]:
+def parse_python_version(text: str) -> tuple[int, int]:
     major, minor = text.split(".")
     return int(major), int(minor)
 

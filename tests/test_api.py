@@ -15,7 +15,7 @@ from helpers import jaxlint
 
 from jaxlint.analysis.apis import TABLE_PATH, load_table, newest_version, parse_version
 from jaxlint.config import CommandLine, ConfigError, build_settings
-from jaxlint.lint import lint_source
+from jaxlint.lint import LintOptions, lint_source
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -27,12 +27,12 @@ API_RULES = frozenset({"JAX801", "JAX802"})
 
 
 def findings(source: str, version: str | None = None) -> list[tuple[int, int, str]]:
-    return [(d.row, d.col, d.code) for d in lint_source(source, "m.py", API_RULES, jax_version=version)]
+    return [(d.row, d.col, d.code) for d in lint_source(source, "m.py", LintOptions(API_RULES, jax_version=version))]
 
 
 def fixes(source: str) -> list[tuple[str, list[tuple[int, int, int, int, str]]]]:
     return [(d.fix.applicability, [(e.row, e.col, e.end_row, e.end_col, e.content) for e in d.fix.edits])
-            for d in lint_source(source, "m.py", API_RULES) if d.fix is not None]
+            for d in lint_source(source, "m.py", LintOptions(API_RULES)) if d.fix is not None]
 
 
 def test_every_entry_is_well_formed() -> None:
@@ -396,7 +396,7 @@ def test_the_generator_reads_the_array_class_of_each_release() -> None:
 
 def messages(source: str, version: str | None = None) -> list[tuple[int, int, str, str]]:
     return [(d.row, d.col, d.code, d.message)
-            for d in lint_source(source, "m.py", API_RULES, jax_version=version)]
+            for d in lint_source(source, "m.py", LintOptions(API_RULES, jax_version=version))]
 
 
 ARRAY_SOURCE = (

@@ -9,7 +9,7 @@ import libcst as cst
 from jaxlint.analysis.callees import Callees
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import DEFAULT_TABLE
-from jaxlint.lint import lint_source
+from jaxlint.lint import LintOptions, lint_source
 
 
 def module_calls(source: str):
@@ -131,11 +131,11 @@ def f(x, y):
 g = jax.jit(f, donate_argnums=0)
 out = g(x=a, y=b)
 """
-    found = lint_source(source, "t.py", frozenset({"JAX507"}), jax_version="0.4.13")
+    found = lint_source(source, "t.py", LintOptions(frozenset({"JAX507"}), jax_version="0.4.13"))
     assert [(d.row, d.col, d.message) for d in found] == [(8, 11, (
         "`x` is passed by keyword, so it is not donated (donate_argnums=0): before jax 0.4.14 (the target is "
         "0.4.13) keyword arguments are never donated; pass it by position"))]
-    assert lint_source(source, "t.py", frozenset({"JAX507"})) == []
+    assert lint_source(source, "t.py", LintOptions(frozenset({"JAX507"}))) == []
 
 
 def test_jax504_message_names_the_call_line_and_the_option() -> None:
@@ -148,7 +148,7 @@ def train(params, grads):
     new = sgd(params, grads)
     return new, params
 """
-    found = lint_source(source, "t.py", frozenset({"JAX504"}))
+    found = lint_source(source, "t.py", LintOptions(frozenset({"JAX504"})))
     assert [(d.row, d.col, d.code, d.message) for d in found] == [(11, 17, "JAX504", (
         "`params` was donated to `sgd` at line 10 (donate_argnums=0) and is read here: jax deleted its buffer, "
         "so this raises `RuntimeError: Array has been deleted`; use the call's result (`params = sgd(...)`), "

@@ -6,13 +6,13 @@ tests/test_project_transforms.py.)"""
 from __future__ import annotations
 
 from jaxlint.checks import ALL_RULES
-from jaxlint.lint import lint_source
+from jaxlint.lint import LintOptions, lint_source
 
 DEFAULT_RULES = frozenset(rule.code for rule in ALL_RULES if rule.default_enabled)
 
 
 def findings(source: str) -> list[tuple[int, int, str, str]]:
-    return [(d.row, d.col, d.code, d.message) for d in lint_source(source, "train.py", DEFAULT_RULES)]
+    return [(d.row, d.col, d.code, d.message) for d in lint_source(source, "train.py", LintOptions(DEFAULT_RULES))]
 
 
 TRACED = """\

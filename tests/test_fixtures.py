@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from jaxlint.checks import ALL_RULES
-from jaxlint.lint import lint_source
+from jaxlint.lint import LintOptions, lint_source
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 DEFAULT_RULES = frozenset(rule.code for rule in ALL_RULES if rule.default_enabled)
@@ -66,7 +66,7 @@ def test_fixture_findings_match_expectations(path: Path) -> None:
     # The default rules, plus the opt-in rules this fixture is about (as a user would select them): those it
     # expects, and those its name starts with (fixtures/JAX205.py, fixtures/fix/JAX509_print_at_trace_time.unsafe.py).
     enabled = DEFAULT_RULES | {code for _, _, code in expected} | set(_CODES.findall(path.stem))
-    found = lint_source(source, str(path), frozenset(enabled))
+    found = lint_source(source, str(path), LintOptions(frozenset(enabled)))
     actual = {(d.row, d.col, d.code) for d in found}
     assert sorted(actual - expected) == [], "unexpected findings (line, col, code)"
     assert sorted(expected - actual) == [], "missing findings (line, col, code)"

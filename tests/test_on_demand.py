@@ -8,7 +8,7 @@ import pytest
 
 import jaxlint.lint
 from jaxlint.analysis.tracker import ValueTracker
-from jaxlint.lint import lint_source
+from jaxlint.lint import LintOptions, lint_source
 
 UPGRADE = frozenset({"JAX801", "JAX802"})
 SOURCE = (
@@ -35,20 +35,20 @@ def built(monkeypatch: pytest.MonkeyPatch) -> list[ValueTracker]:
 
 
 def test_only_the_upgrade_rules_check_a_file_without_the_value_analysis(built: list[ValueTracker]) -> None:
-    [found] = lint_source(SOURCE, "step.py", UPGRADE)
+    [found] = lint_source(SOURCE, "step.py", LintOptions(UPGRADE))
     assert (found.row, found.col, found.code) == (8, 12, "JAX801")
     assert built == []
 
 
 def test_the_default_rules_build_it(built: list[ValueTracker]) -> None:
-    found = lint_source(SOURCE, "step.py", frozenset({"JAX306", *UPGRADE}))
+    found = lint_source(SOURCE, "step.py", LintOptions(frozenset({"JAX306", *UPGRADE})))
     assert [(d.row, d.code) for d in found] == [(7, "JAX306"), (8, "JAX801")]
     assert built != []
 
 
 def test_a_removed_array_attribute_asks_whether_its_object_is_an_array(built: list[ValueTracker]) -> None:
     source = "import jax.numpy as jnp\n\nx = jnp.zeros(3)\nbuffer = x.device_buffer\nparts = 'a b'.split()\n"
-    [found] = lint_source(source, "old.py", UPGRADE)
+    [found] = lint_source(source, "old.py", LintOptions(UPGRADE))
     assert (found.row, found.code) == (4, "JAX801")
     assert "`x.device_buffer` was removed in jax" in found.message
     assert built != []
@@ -68,11 +68,11 @@ DONATING = (
 
 
 def test_donated_buffers_are_followed_only_for_a_rule_that_asks(built: list[ValueTracker]) -> None:
-    [found] = lint_source(DONATING, "train.py", frozenset({"JAX504", "JAX101"}))
+    [found] = lint_source(DONATING, "train.py", LintOptions(frozenset({"JAX504", "JAX101"})))
     assert (found.row, found.col, found.code) == (13, 11, "JAX504")
     assert built and all(tracker.donations in tracker.flow.domains for tracker in built)
     built.clear()
-    assert lint_source(DONATING, "train.py", frozenset({"JAX101"})) == []
+    assert lint_source(DONATING, "train.py", LintOptions(frozenset({"JAX101"}))) == []
     assert built and all(tracker.donations is None and len(tracker.flow.domains) == 2 for tracker in built)
 
 
@@ -82,4 +82,4 @@ def test_a_rule_that_asks_about_donations_without_saying_so_is_told_what_to_set(
 
     monkeypatch.setattr(DonatedBufferReuse, "needs_donations", False)
     with pytest.raises(RuntimeError, match="needs_donations = True"):
-        lint_source(DONATING, "train.py", frozenset({"JAX504"}))
+        lint_source(DONATING, "train.py", LintOptions(frozenset({"JAX504"})))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from jaxlint.checks import ALL_RULES
-from jaxlint.lint import lint_source
+from jaxlint.lint import LintOptions, lint_source
 from origin_matrix import EXTRA, FALSE_ALARMS, MISSES, Cell, cells
 
 DEFAULT_RULES = frozenset(rule.code for rule in ALL_RULES if rule.default_enabled)
@@ -37,7 +37,7 @@ def findings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[st
     several = [cell for cell in CELLS if len(cell.files) > 1]
     for cell in CELLS:
         if len(cell.files) == 1:
-            found = lint_source(cell.files[cell.module], f"{cell.module}.py", DEFAULT_RULES)
+            found = lint_source(cell.files[cell.module], f"{cell.module}.py", LintOptions(DEFAULT_RULES))
             out[cell.id] = {(cell.module, d.row, d.code) for d in found}
     root = tmp_path_factory.mktemp("origin_matrix")
     for cell in several:

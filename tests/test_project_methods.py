@@ -14,10 +14,10 @@ import pytest
 
 from helpers import write
 from jaxlint import project
-from jaxlint.analysis.interface import Applied, Entry, Exported, Imported, Interface, Outgoing
+from jaxlint.analysis.interface import Applied, IncomingTracer, Exported, Imported, Interface, Outgoing
 from jaxlint.checks import ALL_RULES
 from jaxlint.connected import connected
-from jaxlint.lint import lint_module, lint_source
+from jaxlint.lint import LintOptions, lint_module, lint_source
 from test_project import ROOT, check, found
 
 NETS = ROOT / "fixtures" / "project" / "nets"
@@ -35,12 +35,12 @@ def test_the_module_of_the_classes_alone_gets_the_findings_of_the_folder_run() -
 def interface_of(path: Path, imported: Imported) -> Interface:
     """The module's interface in the project's second phase, told `imported` by the other modules."""
     source = path.read_text("utf-8")
-    return lint_module(source, str(path), RULES, context=project.context(str(path), imported))[1]
+    return lint_module(source, str(path), LintOptions(RULES), project.context(str(path), imported))[1]
 
 
 def test_methods_are_summarised_by_class_and_method_name() -> None:
-    traced = [Entry(0, "train_step", "jax.jit", True, "train.py:11")]
-    through_instance = [Entry(0, "train_step", "jax.jit", True, "train.py:13", True)]
+    traced = [IncomingTracer(0, "train_step", "jax.jit", True, "train.py:11")]
+    through_instance = [IncomingTracer(0, "train_step", "jax.jit", True, "train.py:13", True)]
     imported = Imported({"Stats.moments": tuple(traced), "Stats.zscore": tuple(traced), "Stats.count": tuple(traced),
                          "Normalizer.normalize": tuple(through_instance)})
     returns = interface_of(NETS / "layers.py", imported).returns
@@ -78,7 +78,7 @@ def test_methods_are_found_through_the_packages_that_re_export_their_class() -> 
     )
     facts = project.imported_facts({"nets": package, "nets.layers": callee, "nets.train": caller})
     assert facts["nets.layers"].entries == {
-        "Normalizer.normalize": (Entry(0, "step", "jax.jit", True, "train.py:3", True),)}
+        "Normalizer.normalize": (IncomingTracer(0, "step", "jax.jit", True, "train.py:3", True),)}
     assert facts["nets.train"].returns == {"nets.Normalizer.normalize": callee.returns["Normalizer.normalize"]}
 
 
@@ -184,7 +184,7 @@ def test_each_module_of_the_agents_package_alone_gets_the_findings_of_the_folder
 
 
 def test_a_class_whose_methods_may_be_another_modules_says_which_and_what_it_binds_on_the_way() -> None:
-    traced = Imported({"Sharp.act": (Entry(0, "step", "jax.jit", True, "run.py:11", True),)})
+    traced = Imported({"Sharp.act": (IncomingTracer(0, "step", "jax.jit", True, "run.py:11", True),)})
     extends = interface_of(AGENTS / "greedy.py", traced).extends  # (a module without jax: analysed when traced)
     # `Agent` derives from nothing; `Greedy` and `Sharp` end in `Policy`, re-exported by the package.
     assert extends == {"Greedy": ("agents.Policy", ("act",)), "Sharp": ("agents.Policy", ("act",))}
@@ -201,7 +201,7 @@ def test_a_call_of_an_inherited_method_reaches_the_module_that_defines_it() -> N
     ))
     facts = project.imported_facts({"agents": package, "agents.base": base, "agents.greedy": greedy,
                                     "agents.run": run})
-    assert facts["agents.base"].entries == {"Policy.entropy": (Entry(0, "step", "jax.jit", True, "run.py:13", True),)}
+    assert facts["agents.base"].entries == {"Policy.entropy": (IncomingTracer(0, "step", "jax.jit", True, "run.py:13", True),)}
     # What the subclasses bind on the way (a method, an attribute of `self`) is theirs.
     assert set(facts["agents.greedy"].entries) == {"Sharp.act", "Sharp.head"}
 
@@ -274,7 +274,7 @@ def test_an_attribute_of_self_set_by_name_somewhere_is_not_followed() -> None:
     """`setattr` with a name the analysis cannot read, or an item of `__dict__`, may set `self.stage` to anything
     (here an `Identity`, whose `apply` is fine under jit); a `setattr` of another attribute changes nothing."""
     def lint(body: str) -> list[tuple[int, str]]:
-        findings = lint_source(CONFIGURED.format(body), "model.py", RULES)
+        findings = lint_source(CONFIGURED.format(body), "model.py", LintOptions(RULES))
         return [(f.row, f.code) for f in findings]
 
     assert lint("self.mode = value") == [(7, "JAX301")]

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import write
 from jaxlint import project
-from jaxlint.analysis.interface import Applied, Entry, Imported, Interface, Outgoing
+from jaxlint.analysis.interface import Applied, IncomingTracer, Imported, Interface, Outgoing
 from jaxlint.connected import connected
 from test_project import found
 
@@ -141,5 +141,5 @@ def test_a_call_of_what_a_factory_made_crosses_the_cache_to_the_factory_s_module
     interface = Interface(calls=(call,))
     assert Interface.from_json(interface.to_json()) == interface
     facts = project.imported_facts({"app.train": interface, "app.losses": Interface()})
-    assert facts["app.losses"].entries == {"make_loss": (Entry(0, "step", "jax.jit", True, "app/train.py:11",
+    assert facts["app.losses"].entries == {"make_loss": (IncomingTracer(0, "step", "jax.jit", True, "app/train.py:11",
                                                                 made=True),)}

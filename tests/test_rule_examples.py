@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from jaxlint.checks import ALL_RULES
-from jaxlint.lint import lint_source
+from jaxlint.lint import LintOptions, lint_source
 
 IMPORTS = (
     "import logging\nimport math\nfrom functools import partial\n\n"
@@ -20,7 +20,7 @@ STATIC_RULES = [rule for rule in ALL_RULES if any(name.startswith("visit_") for 
 
 def codes_found(rule, text: str) -> list[str]:
     source = IMPORTS + text if rule.code != "JAX001" else text
-    return [d.code for d in lint_source(source, f"{rule.code}_example.py", frozenset({rule.code}))]
+    return [d.code for d in lint_source(source, f"{rule.code}_example.py", LintOptions(frozenset({rule.code})))]
 
 
 @pytest.mark.parametrize("rule", STATIC_RULES, ids=lambda rule: rule.code)

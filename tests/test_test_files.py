@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from jaxlint.analysis.context import is_test_file
-from jaxlint.lint import lint_source
+from jaxlint.lint import LintOptions, lint_source
 
 SOURCE = """\
 import jax
@@ -22,13 +22,13 @@ def step(x):
 @pytest.mark.parametrize("name", ["tests/model.py", "pkg/test_model.py", "model_test.py", "conftest.py"])
 def test_literal_seed_is_not_flagged_in_test_files(name: str) -> None:
     assert is_test_file(name)
-    assert lint_source(SOURCE, name, frozenset({"JAX203"})) == []
+    assert lint_source(SOURCE, name, LintOptions(frozenset({"JAX203"}))) == []
 
 
 @pytest.mark.parametrize("name", ["train.py", "pkg/testing_utils.py", "contest.py"])
 def test_literal_seed_is_flagged_elsewhere(name: str) -> None:
     assert not is_test_file(name)
-    assert [(d.row, d.col, d.code) for d in lint_source(SOURCE, name, frozenset({"JAX203"}))] == [
+    assert [(d.row, d.col, d.code) for d in lint_source(SOURCE, name, LintOptions(frozenset({"JAX203"})))] == [
         (6, 11, "JAX203")
     ]
 
@@ -48,10 +48,10 @@ grad_naive = jax.grad(log1mexp_naive)(-1e-9)
 
 @pytest.mark.parametrize("name", ["tests/test_util.py", "test/test_distributions_util.py", "util_test.py"])
 def test_a_naive_where_is_not_flagged_in_test_files(name: str) -> None:
-    assert lint_source(NAIVE_WHERE, name, frozenset({"JAX605"})) == []
+    assert lint_source(NAIVE_WHERE, name, LintOptions(frozenset({"JAX605"}))) == []
 
 
 def test_a_naive_where_is_flagged_elsewhere() -> None:
-    found = lint_source(NAIVE_WHERE, "distributions/util.py", frozenset({"JAX605"}))
+    found = lint_source(NAIVE_WHERE, "distributions/util.py", LintOptions(frozenset({"JAX605"})))
     assert [(d.row, d.col, d.code) for d in found] == [(6, 62, "JAX605")]
     assert found[0].message.startswith("`jnp.log1p(-jnp.exp(x))` in a branch of `jnp.where` guarded by `x > -0.6931472`")

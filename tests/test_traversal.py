@@ -8,7 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from jaxlint.analysis.scopes import ScopeFacts
+from jaxlint.analysis.scopes import RoundFacts
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.traversal import TOKENS, Traversal, children
@@ -96,7 +96,7 @@ def _both_orders(source: str, hook_names: list[str]) -> tuple[list, list]:
 
 def _jaxlint_hook_names() -> list[str]:
     module = cst.parse_module("")
-    tracker = ValueTracker(module, ScopeFacts())
+    tracker = ValueTracker(module, RoundFacts())
     rules = [rule(tracker, lambda *report: None) for rule in ALL_RULES]
     return sorted({name for handler in (tracker.flow, tracker, tracker.keys, *rules) for name in dir(type(handler))
                    if name.startswith(("visit_", "leave_"))})

@@ -12,7 +12,7 @@ import pytest
 import jaxlint.lint
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
 from jaxlint.checks.base import Rule
-from jaxlint.lint import lint_source
+from jaxlint.lint import LintOptions, lint_source
 
 
 class Probe(Rule):
@@ -32,7 +32,7 @@ def probed(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(jaxlint.lint, "ALL_RULES", [Probe])
 
     def run(source: str) -> list[tuple[int, int, str]]:
-        return [(d.row, d.col, d.message) for d in lint_source(source, "probe.py", frozenset({"PROBE"}))]
+        return [(d.row, d.col, d.message) for d in lint_source(source, "probe.py", LintOptions(frozenset({"PROBE"})))]
     return run
 
 

@@ -86,7 +86,7 @@ class _Loop:
 
 
 @dataclass
-class _Frame:
+class _ScopeState:
     """The engine's facts about one scope."""
 
     dead: list[bool]  # per domain: no path reaches the current point (after `return`, `break`...)
@@ -147,8 +147,8 @@ class Flow:
         self._tries: list[_Try] = []
         self._outermost: set[cst.CompFor] = set()
 
-    def _new_frame(self) -> _Frame:
-        return _Frame([False] * len(self.domains))
+    def _new_frame(self) -> _ScopeState:
+        return _ScopeState([False] * len(self.domains))
 
     # ------------------------------------------------------------------ queries
 
@@ -166,7 +166,7 @@ class Flow:
     # ------------------------------------------------------------------ states
 
     @property
-    def _frame(self) -> _Frame:
+    def _frame(self) -> _ScopeState:
         return self._frames[-1]
 
     def _snapshot(self) -> Paths:

@@ -102,33 +102,31 @@ class Interface:
     @classmethod
     def from_json(cls, data: dict) -> "Interface":
         return cls(
-            {name: Exported(tuple(e["positional"]), tuple(e["params"]), e["value"], e["container"], e.get("literal"),
-                            e.get("self_param", False))
-             for name, e in data["returns"].items()},
-            tuple(Outgoing(c["target"], c["caller"], c["transform"], c["staged"], c["where"],
-                           tuple(c["positional"]), tuple(c["keywords"]), c.get("instance", False), c.get("made", False))
-                  for c in data["calls"]),
-            tuple(data["uses"]),
-            dict(data["reexports"]),
-            {name: Consumes(tuple(c["positional"]), tuple(c["params"]))
-             for name, c in data.get("consumes", {}).items()},
-            data.get("x64", False),
-            data.get("wide_dtypes", False),
-            data.get("read_x64", False),
-            tuple(data.get("read_literals", ())),
-            tuple(Applied(a["target"], a["transform"], a["staged"], a["where"],
-                          tuple((name, text) for name, text in a["options"]), a["bound"], tuple(a["bound_names"]),
-                          a.get("instance", False), a.get("made", False))
-                  for a in data.get("applications", ())),
-            {base: tuple(names) for base, names in data.get("overrides", {}).items()},
-            tuple(data.get("read_self_calls", ())),
-            tuple(data.get("classes", ())),
-            {cls: (base, tuple(names)) for cls, (base, names) in data.get("extends", {}).items()},
+            returns={name: Exported(**_tuples(exported)) for name, exported in data["returns"].items()},
+            calls=tuple(Outgoing(**_tuples(call)) for call in data["calls"]),
+            uses=tuple(data["uses"]),
+            reexports=dict(data["reexports"]),
+            consumes={name: Consumes(**_tuples(consumes)) for name, consumes in data["consumes"].items()},
+            x64=data["x64"],
+            wide_dtypes=data["wide_dtypes"],
+            read_x64=data["read_x64"],
+            read_literals=tuple(data["read_literals"]),
+            applications=tuple(Applied(**_tuples(applied)) for applied in data["applications"]),
+            overrides={base: tuple(names) for base, names in data["overrides"].items()},
+            read_self_calls=tuple(data["read_self_calls"]),
+            classes=tuple(data["classes"]),
+            extends={cls: (base, tuple(names)) for cls, (base, names) in data["extends"].items()},
         )
 
 
+def _tuples(fields: dict) -> dict:
+    """A record's fields read back from JSON, its lists tuples again (`options`: a tuple of pairs)."""
+    return {name: tuple(tuple(item) if isinstance(item, list) else item for item in value)
+            if isinstance(value, list) else value for name, value in fields.items()}
+
+
 @dataclass(frozen=True)
-class Entry:
+class IncomingTracer:
     """A parameter of this module's function that a traced function of another module passes a tracer."""
 
     param: int | str  # by position in the call, or by keyword
@@ -145,7 +143,7 @@ class Imported:
     """What the other modules of the project tell one module."""
 
     # By function name; `Class.method` for a method, `Class` for a call of the class (its `__init__`).
-    entries: dict[str, tuple[Entry, ...]] = field(default_factory=dict)
+    entries: dict[str, tuple[IncomingTracer, ...]] = field(default_factory=dict)
     returns: dict[str, Exported] = field(default_factory=dict)  # by qualified name
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by qualified name
     x64: bool = False  # another module of the project sets or reads `jax_enable_x64`

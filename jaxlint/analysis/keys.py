@@ -26,9 +26,9 @@ from jaxlint.analysis.bindings import parameter_names, rebound_names, target_nam
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import Names
+from jaxlint.cells import CELL_MARKER
+from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import LOOP_BODIES
-from jaxlint.config import DEFAULT_KEY_NAMES
-from jaxlint.notebooks import CELL_MARKER
 from jaxlint.traversal import TOKENS, children, node_types
 
 _MAKERS = frozenset({
@@ -234,7 +234,7 @@ class KeyFlow(Domain):
 
     Like the tracker, its visit hooks run before the rules' and its leave hooks after: a rule
     asking about a call sees the keys as they were just before it. Consumptions by same-module
-    functions come from the previous round's summaries (`ScopeFacts.consuming`).
+    functions come from the previous round's summaries (`RoundFacts.consuming`).
     """
 
     def __init__(self, tracker, key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:

@@ -15,19 +15,20 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
-from jaxlint.analysis.traced import Entry, Signature, Tracer, Transform
+from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, Transform
 from jaxlint.analysis.values import Kind, Value, join
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
 
 
 @dataclass
-class ScopeFacts:
-    """What a traversal learned about each function (or lambda) node."""
+class RoundFacts:
+    """What one round of the traversal learned about each function (or lambda) node (rules read facts through
+    analysis/context.py instead)."""
 
     applied: dict[cst.CSTNode, list[Transform]] = field(default_factory=dict)
     passed: dict[cst.CSTNode, dict[str, Tracer]] = field(default_factory=dict)
-    entries: dict[cst.CSTNode, list[Entry]] = field(default_factory=dict)  # called from traced scopes
+    entries: dict[cst.CSTNode, list[TracedCaller]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
     lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # lax carries given a Python list
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
@@ -44,7 +45,7 @@ class ScopeFacts:
         found = self.callees.get(call)
         return None if found is None else self.returns.get(found[0])
 
-    def settled(self, before: "ScopeFacts", used: dict[cst.Call, "Returned | None"]) -> bool:
+    def settled(self, before: "RoundFacts", used: dict[cst.Call, "Returned | None"]) -> bool:
         """Whether another round would see what this one saw: the same traced scopes and keys, and for
         every call whose value was asked, the summary it was given. (A summary no call asked about
         changes nothing.)"""
@@ -265,10 +266,10 @@ class ScopeRecorder:
         self._generators: set[cst.CSTNode] = set()
         self._callable: list[tuple[Chain, cst.Call]] = []
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
-        self._known: ScopeFacts | None = None
+        self._known: RoundFacts | None = None
         self._news: Callable[[], None] | None = None
 
-    def watch(self, known: ScopeFacts, news: Callable[[], None] | None) -> None:
+    def watch(self, known: RoundFacts, news: Callable[[], None] | None) -> None:
         """Call `news` once, at the first transform application, call or key use that gives a function a
         fact `known` (the last round's facts) lacks: this round will not be the last (lint.py then stops running
         the rules in it). A guess for speed: applications and calls resolved now, against the defs seen.
@@ -345,7 +346,7 @@ class ScopeRecorder:
         """`function` returns `expr` as written (None: `None`, or falling off its end), seen from `chain`."""
         self._return_forms.setdefault(function, []).append((chain, expr))
 
-    def _container_returns(self, facts: ScopeFacts) -> None:
+    def _container_returns(self, facts: RoundFacts) -> None:
         """The functions that return a tuple, list or dict literal on every path: directly, through a local
         name only ever bound to one, or by returning a call of such a function of this module."""
         candidates: dict[cst.CSTNode, list] = {}  # each return: its literal, or the (chain, call) it returns
@@ -376,7 +377,7 @@ class ScopeRecorder:
                     facts.containers[function] = literals[0]
                     changed = True
 
-    def _returned_literal(self, chain: Chain, call: cst.Call, facts: ScopeFacts) -> cst.BaseExpression | None:
+    def _returned_literal(self, chain: Chain, call: cst.Call, facts: RoundFacts) -> cst.BaseExpression | None:
         node, _ = self._resolve(chain, call.func)
         return facts.containers.get(node) if node is not None and not _is_init(node) else None
 
@@ -406,7 +407,7 @@ class ScopeRecorder:
         """A call that may call a function of this module: its result follows that function's returns."""
         self._callable.append((chain, call))
 
-    def _return_summaries(self, facts: ScopeFacts) -> None:
+    def _return_summaries(self, facts: RoundFacts) -> None:
         for function, summary in self._finished.items():  # summarised once, when its body was walked
             if summary is not None and function not in facts.host:
                 facts.returns[function] = summary
@@ -419,7 +420,7 @@ class ScopeRecorder:
         """A lax loop gives `target` a Python list as its carry, the body's parameter at `index`."""
         self._list_carries.append((chain, target, transform, index))
 
-    def _list_parameters(self, facts: ScopeFacts) -> None:
+    def _list_parameters(self, facts: RoundFacts) -> None:
         for chain, target, transform, index in self._list_carries:
             node, bound = self._resolve(chain, target)
             if node is None:
@@ -450,7 +451,7 @@ class ScopeRecorder:
             if isinstance(callee, cst.FunctionDef) and callee not in self._known.key_params:
                 self._announce()
 
-    def _key_summaries(self, facts: ScopeFacts) -> None:
+    def _key_summaries(self, facts: RoundFacts) -> None:
         """Which key parameters each function consumes, through its callees too, and what each call consumes."""
         consumes = {node: set(params) for node, params in self._key_consumed.items()}
         edges = []
@@ -567,8 +568,8 @@ class ScopeRecorder:
                 return None, 0  # a parameter or variable of that name hides any function further out
         return None, 0
 
-    def facts(self) -> ScopeFacts:
-        facts = ScopeFacts()
+    def facts(self) -> RoundFacts:
+        facts = RoundFacts()
         for chain, target, transform in self._applications:
             node, bound = self._resolve(chain, target)
             if node is not None:
@@ -595,7 +596,7 @@ class ScopeRecorder:
             if call.via is not None:
                 entries = facts.entries.setdefault(node, [])
                 if all(entry.caller != call.caller for entry in entries):
-                    entries.append(Entry(call.via, call.caller))
+                    entries.append(TracedCaller(call.via, call.caller))
             signature = Signature.of(node.params)
             params = dict(zip(signature.positional[bound:], call.positional))
             params.update((k, v) for k, v in call.keywords if k in signature.all)

@@ -119,7 +119,7 @@ class Tracer:
 
 
 @dataclass(frozen=True)
-class Entry:
+class TracedCaller:
     """A call into a function from a traced scope: its body runs while the caller is traced."""
 
     via: Transform  # named after the caller's transform, at the call
@@ -135,7 +135,7 @@ class TracedFunction:
     static: frozenset[str]
     staged: bool
     transforms: tuple[Transform, ...] = ()  # applied to it directly
-    entries: tuple[Entry, ...] = ()  # calls into it from traced scopes
+    entries: tuple[TracedCaller, ...] = ()  # calls into it from traced scopes
 
     @property
     def trace(self) -> Transform | None:
@@ -452,7 +452,7 @@ def traced_function(
     params: cst.Parameters,
     transforms: list[Transform],
     passed: dict[str, Tracer],
-    entries: list[Entry],
+    entries: list[TracedCaller],
     names: Names,
     table: TransformTable,
     given: frozenset[str] = frozenset(),

@@ -26,12 +26,12 @@ from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
-from jaxlint.analysis.keys import DEFAULT_KEY_NAMES, KeyFlow
+from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.pytrees import pytree_fields
-from jaxlint.analysis.scopes import Returned, ScopeFacts, ScopeRecorder, is_scalar_literal, method_bound
+from jaxlint.analysis.scopes import Returned, RoundFacts, ScopeRecorder, is_scalar_literal, method_bound
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
@@ -42,9 +42,36 @@ from jaxlint.analysis.values import (
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES
+from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import CONCRETE_CONTEXTS, CUSTOM_RULES, LAX_CARRIES, PARTIAL, TREE_MAPS, UNTRACED_CONTEXTS
 
 Env = dict[str, Value]
+
+
+@dataclass(frozen=True)
+class ProjectCall:
+    """A traced function's call into another module's function passing tracers, as seen in this module
+    (interface.Outgoing once placed)."""
+
+    target: str  # the qualified name called
+    node: cst.Call
+    caller: str
+    trace: Transform  # how the caller is traced
+    positional: tuple[int, ...]  # the arguments that hold tracers, by position...
+    keywords: tuple[str, ...]  # ...and by keyword
+    instance: bool  # a method called through an instance
+    made: bool  # a call of what calling the target makes (a factory's product)
+
+
+@dataclass(frozen=True)
+class ProjectApplication:
+    """A transform applied to another module's function, as seen in this module (interface.Applied once placed)."""
+
+    target: str  # the qualified name transformed
+    transform: Transform
+    around: str  # the function it is applied in, "" at module level
+    instance: bool  # a method applied through an instance (`self` bound)
+    made: bool  # applied to the function that calling the target makes, not to it
 
 
 @dataclass
@@ -102,7 +129,7 @@ def _forget(env: Env, names) -> None:
 
 
 class ValueTracker(Domain):
-    def __init__(self, module: cst.Module, known: ScopeFacts, table: TransformTable = DEFAULT_TABLE,
+    def __init__(self, module: cst.Module, known: RoundFacts, table: TransformTable = DEFAULT_TABLE,
                  key_names: tuple[str, ...] = DEFAULT_KEY_NAMES, context: ModuleContext | None = None,
                  donations: bool = True, jax_version: str | None = None) -> None:
         """`donations`: follow donated buffers too (only a rule that asks about them needs the domain);
@@ -111,14 +138,9 @@ class ValueTracker(Domain):
         self._module = module
         self.target_version = parse_version(jax_version) if jax_version else None
         self.names = Names(module, context.package if context is not None else None)
-        # Calls into other modules passing tracers; the last items: a method called through an instance, and a
-        # call of what calling the target makes (a factory's product).
-        self.outgoing: list[tuple[str, cst.Call, str, Transform, tuple[int, ...], tuple[str, ...], bool, bool]] = []
+        self.outgoing: list[ProjectCall] = []  # calls into other modules passing tracers
         self.uses: set[str] = set()  # project names called, qualified
-        # Transforms applied to other modules' functions: the name, the transform, the function around ("" none),
-        # whether a method is applied through an instance (`self` bound), and whether to the function that
-        # calling it makes (a factory's product) rather than to it.
-        self.applications: list[tuple[str, Transform, str, bool, bool]] = []
+        self.applications: list[ProjectApplication] = []  # transforms applied to other modules' functions
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
@@ -202,7 +224,7 @@ class ValueTracker(Domain):
         return self._scopes[-1].traced
 
     @property
-    def known(self) -> ScopeFacts:
+    def known(self) -> RoundFacts:
         """What the previous round learned about the module's functions."""
         return self._known
 
@@ -691,7 +713,8 @@ class ValueTracker(Domain):
             return
         transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)
         around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
-        self.applications.append((qualified, transform, around, through_instance, made))
+        self.applications.append(ProjectApplication(target=qualified, transform=transform, around=around,
+                                                    instance=through_instance, made=made))
 
     def _made(self, target: cst.BaseExpression, chain: tuple[cst.CSTNode, ...], bound: int = 0
               ) -> tuple[cst.BaseExpression, int, frozenset[str]]:
@@ -735,8 +758,9 @@ class ValueTracker(Domain):
                     keywords.append(arg.keyword.value)
         if positional or keywords:
             trace = caller.trace or Transform("a traced caller", node, caller.staged)
-            self.outgoing.append((qualified, node, caller.name, trace, tuple(positional), tuple(keywords),
-                                  through_instance, made))
+            self.outgoing.append(ProjectCall(target=qualified, node=node, caller=caller.name, trace=trace,
+                                             positional=tuple(positional), keywords=tuple(keywords),
+                                             instance=through_instance, made=made))
 
     def _from_other_modules(self, node: cst.CSTNode, name: str) -> dict[str, Tracer]:
         """Tracers that traced functions of other modules pass to this module-level function, or to this

@@ -46,7 +46,7 @@ PRIMALS = "primals"  # every parameter: the function is called with the primals 
 
 
 @dataclass(frozen=True)
-class Transform:
+class TransformSpec:
     family: str
     staged: bool  # abstract tracers: Python `if`, `int()` and shapes fail on them
     positional_options: tuple[str, ...] = ()  # options also taken by position, after the function
@@ -68,27 +68,27 @@ class Transform:
 
 _JIT_OPTIONS = Options(Role("static_argnums", "static_argnames", (0, 0, 0)),
                        Role("donate_argnums", "donate_argnames", (0, 4, 14)))
-_JIT = Transform(JIT, staged=True, options=_JIT_OPTIONS, caches_by_function=True)
-_CHECKPOINT = Transform(JIT, staged=True)
-_SHARD_MAP = Transform(JIT, staged=True, positional_options=("mesh", "in_specs", "out_specs"),
+_JIT = TransformSpec(JIT, staged=True, options=_JIT_OPTIONS, caches_by_function=True)
+_CHECKPOINT = TransformSpec(JIT, staged=True)
+_SHARD_MAP = TransformSpec(JIT, staged=True, positional_options=("mesh", "in_specs", "out_specs"),
                        none_spec_static="in_specs")
 _GRAD_ERROR = "grad requires real- or complex-valued inputs"
 
 
-def _gradient(error: Optional[str], reverse: bool, scalar: bool = False) -> Transform:
-    return Transform(GRAD, staged=False, positional_options=("argnums",), gradient=True, reverse_mode=reverse,
+def _gradient(error: Optional[str], reverse: bool, scalar: bool = False) -> TransformSpec:
+    return TransformSpec(GRAD, staged=False, positional_options=("argnums",), gradient=True, reverse_mode=reverse,
                      scalar_output=scalar, integer_input_error=error)
 
 
-TRANSFORMS: dict[str, Transform] = {
+TRANSFORMS: dict[str, TransformSpec] = {
     "jax.jit": _JIT,
     "jax.pjit": _JIT,
     "jax.experimental.pjit.pjit": _JIT,
     "jax.checkpoint": _CHECKPOINT,
     "jax.remat": _CHECKPOINT,
     "jax.ad_checkpoint.checkpoint": _CHECKPOINT,
-    "jax.make_jaxpr": Transform(JIT, staged=True, positional_options=("static_argnums",), runs_function=False),
-    "jax.eval_shape": Transform(JIT, staged=True, runs_function=False, called_with_arguments=True),
+    "jax.make_jaxpr": TransformSpec(JIT, staged=True, positional_options=("static_argnums",), runs_function=False),
+    "jax.eval_shape": TransformSpec(JIT, staged=True, runs_function=False, called_with_arguments=True),
     "jax.shard_map": _SHARD_MAP,
     "jax.experimental.shard_map.shard_map": _SHARD_MAP,
     "jax.grad": _gradient(_GRAD_ERROR, reverse=True, scalar=True),
@@ -98,30 +98,30 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.hessian": _gradient("jacfwd requires real-valued inputs", reverse=True),
     "jax.jacfwd": _gradient("jacfwd requires real-valued inputs", reverse=False),
     # `if x > 0` works in a `vjp`'d function and `float(x)` raises; the pullback raises on a `while_loop`.
-    "jax.vjp": Transform(PRIMALS, staged=False, gradient=True, reverse_mode=True, called_with_arguments=True),
+    "jax.vjp": TransformSpec(PRIMALS, staged=False, gradient=True, reverse_mode=True, called_with_arguments=True),
     # It traces its function with abstract values, from the primals' shapes alone.
-    "jax.linear_transpose": Transform(PRIMALS, staged=True, reverse_mode=True, called_with_arguments=True),
-    "jax.vmap": Transform(MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True,
+    "jax.linear_transpose": TransformSpec(PRIMALS, staged=True, reverse_mode=True, called_with_arguments=True),
+    "jax.vmap": TransformSpec(MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True,
                           concrete_constants=True),
-    "jax.pmap": Transform(
+    "jax.pmap": TransformSpec(
         MAP, staged=True, positional_options=("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"),
         options=Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
         per_example=True, caches_by_function=True),
-    "jax.custom_jvp": Transform(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
-    "jax.custom_vjp": Transform(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
-    "equinox.filter_jit": Transform(FILTERED, staged=True, caches_by_function=True),
-    "equinox.filter_vmap": Transform(FILTERED, staged=True, per_example=True, concrete_constants=True),
-    "equinox.filter_pmap": Transform(FILTERED, staged=True, per_example=True),
-    "equinox.filter_checkpoint": Transform(FILTERED, staged=True),
+    "jax.custom_jvp": TransformSpec(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
+    "jax.custom_vjp": TransformSpec(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
+    "equinox.filter_jit": TransformSpec(FILTERED, staged=True, caches_by_function=True),
+    "equinox.filter_vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
+    "equinox.filter_pmap": TransformSpec(FILTERED, staged=True, per_example=True),
+    "equinox.filter_checkpoint": TransformSpec(FILTERED, staged=True),
     # nnx.jit merges the outputs back into the donated Modules and Optimizers: they stay usable.
-    "flax.nnx.jit": Transform(FILTERED, staged=True, options=Options(_JIT_OPTIONS.static, None)),
-    "flax.nnx.vmap": Transform(FILTERED, staged=True, per_example=True, concrete_constants=True),
-    "flax.nnx.remat": Transform(FILTERED, staged=True),
-    "flax.nnx.pmap": Transform(FILTERED, staged=True, per_example=True),
-    "equinox.filter_grad": Transform(FILTERED, staged=False, gradient=True),
-    "equinox.filter_value_and_grad": Transform(FILTERED, staged=False, gradient=True),
-    "flax.nnx.grad": Transform(FILTERED, staged=False, gradient=True),
-    "flax.nnx.value_and_grad": Transform(FILTERED, staged=False, gradient=True),
+    "flax.nnx.jit": TransformSpec(FILTERED, staged=True, options=Options(_JIT_OPTIONS.static, None)),
+    "flax.nnx.vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
+    "flax.nnx.remat": TransformSpec(FILTERED, staged=True),
+    "flax.nnx.pmap": TransformSpec(FILTERED, staged=True, per_example=True),
+    "equinox.filter_grad": TransformSpec(FILTERED, staged=False, gradient=True),
+    "equinox.filter_value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
+    "flax.nnx.grad": TransformSpec(FILTERED, staged=False, gradient=True),
+    "flax.nnx.value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
 }
 
 # Functions that take callables, by the position and keyword names of those callables.

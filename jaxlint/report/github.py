@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.runner import RunResult
+from jaxlint.results import RunResult
 
 
 def _escape_data(text: str) -> str:

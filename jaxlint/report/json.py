@@ -7,7 +7,7 @@ import os
 
 from jaxlint.diagnostics import Fix
 from jaxlint.rule_index import rule_url
-from jaxlint.runner import RunResult
+from jaxlint.results import RunResult
 
 
 def fix_object(fix: Fix | None) -> dict | None:

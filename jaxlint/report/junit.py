@@ -6,7 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from jaxlint.report.text import location, summary
-from jaxlint.runner import RunResult
+from jaxlint.results import RunResult
 
 
 def render(result: RunResult) -> str:

@@ -9,7 +9,7 @@ from urllib.parse import quote
 from jaxlint import __version__
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.rule_index import DOCS_URL, rule_url
-from jaxlint.runner import RunResult
+from jaxlint.results import RunResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 

@@ -12,7 +12,7 @@ from jaxlint.diagnostics import Diagnostic
 from jaxlint.files import LINE_BREAK, InputError, read_bytes, read_source
 from jaxlint.notebooks import NotPython, cell_lines, cell_text, is_notebook, parse_notebook
 from jaxlint.report.text import finding
-from jaxlint.runner import RunResult
+from jaxlint.results import RunResult
 
 TAB_SIZE = 4
 

@@ -7,7 +7,7 @@ from collections import Counter
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.fix import applicable
 from jaxlint.rule_index import RULES
-from jaxlint.runner import RunResult
+from jaxlint.results import RunResult
 from jaxlint.verify.errors import RUNTIME_CODES
 
 _NAMES = {code: name for code, name, _ in RULES}

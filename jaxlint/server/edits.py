@@ -10,7 +10,8 @@ from jaxlint.diagnostics import Diagnostic, Edit
 from jaxlint.files import LINE_BREAK
 from jaxlint.fix import Offsets, parses
 from jaxlint.noqa import line_suppression
-from jaxlint.notebooks import MARKER, program
+from jaxlint.cells import MARKER
+from jaxlint.notebooks import program
 from jaxlint.server.checking import Cell, notebook_document
 
 _NOQA_CODES = re.compile(r"#\s*noqa:\s*", re.IGNORECASE)  # where a noqa comment's code list starts

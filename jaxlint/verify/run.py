@@ -17,12 +17,13 @@ from typing import Any
 
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.files import InputError, discover, read_source
-from jaxlint.runner import RunResult
+from jaxlint.discovery import discover
+from jaxlint.files import InputError, read_source
+from jaxlint.results import RunResult
 from jaxlint.verify import signatures
 from jaxlint.verify.confirm import UNVERIFIED, Report, decide, gather, with_status
 from jaxlint.verify.errors import RUNTIME_CODES, runtime_code
-from jaxlint.verify.options import Command, VerifyOptions
+from jaxlint.verify_config import Command, VerifyOptions
 from jaxlint.verify.plan import FilePlan, plan_file, wants_tracing
 from jaxlint.verify.processes import ForkServer, run_subprocess
 

@@ -1,0 +1,5 @@
+"""How a notebook's cells are marked in the one program jaxlint checks: notebooks.py writes the marker
+and maps findings back by it; the analysis reads a cell's start from it."""
+
+MARKER = "# %% notebook cell {}"  # never says `jax`: the prefilter reads the program
+CELL_MARKER = MARKER.split("{")[0]  # how the analysis sees a cell start: a comment before its first line

@@ -1,0 +1,153 @@
+"""What one module tells the other modules of its project (analysis/interface.py), read off its analysis."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import libcst as cst
+
+from jaxlint.analysis.callees import inherited_methods, module_bindings, plain_class
+from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, ModuleContext, Outgoing
+from jaxlint.analysis.names import scope_imports
+from jaxlint.analysis.scopes import RoundFacts, is_property, method_bound
+from jaxlint.analysis.traced import Signature, decorator_transform
+from jaxlint.analysis.tracker import ValueTracker
+from jaxlint.model.dtypes import WIDE_DTYPE_WORD
+
+
+def _line_in_text(source: str, call: cst.Call, caller: str) -> int:
+    """The line of a call, found in the text (libcst renders a node as written): its first occurrence
+    after `def caller` (when a caller is named), else its first occurrence; 0 when not found."""
+    text = _EMPTY.code_for_node(call)
+    definition = re.search(rf"\bdef\s+{re.escape(caller)}\b", source) if caller else None
+    found = source.find(text, definition.end()) if definition else -1
+    if found < 0:
+        found = source.find(text)
+    return source.count("\n", 0, found) + 1 if found >= 0 else 0
+
+
+_EMPTY = cst.Module(body=[])
+
+
+def module_interface(module: cst.Module, source: str, filename: str, tracker: ValueTracker, facts: RoundFacts,
+                     read_x64: bool, read_literals: set[str], positions: dict | None = None) -> Interface:
+    """What this module tells the other modules of its project (nothing outside a project), and which of
+    their optional facts it read. A call's line is found in `positions` when the findings needed them,
+    else in the text (positions are a second full pass)."""
+    context = tracker.context
+    if context is None:
+        return Interface()
+    if positions is None:
+        def line(node: cst.CSTNode, caller: str) -> int:
+            return _line_in_text(source, node, caller)
+    else:
+        def line(node: cst.CSTNode, caller: str) -> int:
+            return positions[node].start.line
+    returns, consumes = {}, {}
+    for name, statement, bound, self_param in _module_functions(module, tracker):
+        positional = Signature.of(statement.params).positional[bound:]
+        if facts.consumes.get(statement):
+            consumes[name] = Consumes(positional=positional, params=tuple(sorted(facts.consumes[statement])))
+        summary = facts.returns.get(statement)
+        literal = _returned_literal(statement, facts, tracker, filename, line)
+        if summary is not None and summary.params and summary.closure is None:
+            returns[name] = Exported(positional=positional, params=summary.params,
+                                     value=summary.value.kind.value if summary.value is not None else None,
+                                     container=summary.container, literal=literal, self_param=self_param)
+        elif literal is not None:
+            returns[name] = Exported(positional=positional, params=(), value=None, container=False, literal=literal,
+                                     self_param=self_param)
+    calls = tuple(
+        Outgoing(target=call.target, caller=call.caller, transform=call.trace.name, staged=call.trace.staged,
+                 where=f"{filename}:{line(call.node, call.caller)}", positional=call.positional,
+                 keywords=call.keywords, instance=call.instance, made=call.made)
+        for call in tracker.outgoing
+    )
+    applications = tuple(
+        Applied(target=applied.target, transform=applied.transform.name, staged=applied.transform.staged,
+                where=f"{filename}:{line(applied.transform.node, applied.around)}",
+                options=tuple((option, _EMPTY.code_for_node(value))
+                              for option, value in applied.transform.keywords.items()),
+                bound=applied.transform.bound, bound_names=tuple(sorted(applied.transform.bound_names)),
+                instance=applied.instance, made=applied.made)
+        for applied in tracker.applications
+    )
+    return Interface(
+        returns=returns,
+        calls=calls,
+        uses=tuple(sorted(tracker.uses)),
+        reexports={local: qualified for local, qualified in scope_imports(module.body, context.package).items()
+                   if context.in_project(qualified)},
+        consumes=consumes,
+        x64=tracker.enables_x64,
+        wide_dtypes=WIDE_DTYPE_WORD.search(source) is not None,
+        read_x64=read_x64,
+        read_literals=tuple(sorted(read_literals)),
+        applications=applications,
+        overrides=_overrides(module, tracker, context),
+        read_self_calls=tuple(sorted(tracker.recorder.self_calls | tracker.read_attributes)),
+        classes=tuple(statement.name.value for statement in module.body if isinstance(statement, cst.ClassDef)),
+        extends=_extends(module, tracker, context),
+    )
+
+
+def _extends(module: cst.Module, tracker: ValueTracker, context: ModuleContext) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Its classes whose methods may be another module's: that class, and the names bound on the way
+    (Interface.extends)."""
+    bindings = module_bindings(module)
+    found = {}
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef):
+            extends = bindings.extends(statement, tracker.names, context.in_project)
+            if extends is not None:
+                found[statement.name.value] = extends
+    return found
+
+
+def _overrides(module: cst.Module, tracker: ValueTracker, context: ModuleContext) -> dict[str, tuple[str, ...]]:
+    """The classes of other modules of the project that this module's classes derive from, with the names
+    each subclass defines (Interface.overrides)."""
+    found: dict[str, set[str]] = {}
+    scopes = module_bindings(module).scopes
+    for statement in module.body:
+        if not isinstance(statement, cst.ClassDef):
+            continue
+        for base in statement.bases:
+            qualified = tracker.names.qualified(base.value) if base.keyword is None else None
+            if context.in_project(qualified):  # (`self.name = ...` hides a method and sets what `self.name` holds)
+                found.setdefault(qualified, set()).update(scopes[id(statement)].names, scopes[id(statement)].attributes)
+    return {base: tuple(sorted(names)) for base, names in found.items()}
+
+
+def _module_functions(module: cst.Module, tracker: ValueTracker):
+    """The module-level functions by name, and the methods of its module-level plain classes (callees.plain_class)
+    by `Class.method`: each with the leading parameters every call fills (a classmethod's `cls`) and whether
+    a call through an instance fills one more (`self`)."""
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            yield statement.name.value, statement, 0, False
+        elif isinstance(statement, cst.ClassDef) and plain_class(statement, tracker.names):
+            for method in statement.body.body:
+                if isinstance(method, cst.FunctionDef) and not is_property(method):
+                    bound = method_bound(method, False)
+                    yield (f"{statement.name.value}.{method.name.value}", method, bound,
+                           method_bound(method, True) > bound)
+    in_project = tracker.context.in_project if tracker.context is not None else None
+    for cls, name, method in inherited_methods(module, tracker.names, in_project):  # a base's, by the subclass too
+        if not is_property(method):
+            bound = method_bound(method, False)
+            yield f"{cls.name.value}.{name}", method, bound, method_bound(method, True) > bound
+
+
+def _returned_literal(statement: cst.CSTNode, facts: RoundFacts, tracker: ValueTracker, filename: str,
+                      line: Callable[[cst.CSTNode, str], int]) -> str | None:
+    """How a module-level function that returns a tuple, list or dict literal on every path says so (JAX601);
+    None for one with a decorator other than a jax transform (it may change what calling it gives)."""
+    literal = facts.containers.get(statement) if isinstance(statement, cst.FunctionDef) else None
+    if literal is None or any(decorator_transform(d, tracker.names, tracker.transforms) is None
+                              for d in statement.decorators):
+        return None
+    shown = " ".join(_EMPTY.code_for_node(literal).split())
+    kind = {cst.Tuple: "a tuple", cst.List: "a list", cst.ListComp: "a list"}.get(type(literal), "a dict")
+    return f"{kind}{f' (`{shown}`)' if len(shown) <= 40 else ''} at {filename}:{line(literal, statement.name.value)}"
