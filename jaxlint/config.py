@@ -19,7 +19,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from jaxlint.analysis.apis import VERSION as JAX_VERSION
+from jaxlint.model.apis import VERSION as JAX_VERSION
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.selection import UnknownSelector, enabled_codes, resolve
 from jaxlint.suggest import unknown_key

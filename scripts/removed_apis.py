@@ -56,7 +56,7 @@ WARNINGS = frozenset({"DeprecationWarning", "FutureWarning", "PendingDeprecation
 Version = tuple[int, ...]
 
 
-def parse_version(text: str) -> Version:
+def parse_jax_version(text: str) -> Version:
     return tuple(int(part) for part in text.split("."))
 
 
@@ -75,7 +75,7 @@ def releases(offline: bool) -> list[Version]:
         listed = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "jax"],
                                 capture_output=True, text=True, check=True).stdout
         texts = re.search(r"Available versions: (.*)", listed).group(1).split(", ")
-    versions = {parse_version(text) for text in texts if re.fullmatch(r"\d+(\.\d+)*", text)}
+    versions = {parse_jax_version(text) for text in texts if re.fullmatch(r"\d+(\.\d+)*", text)}
     return sorted(version for version in versions if version >= FIRST)
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from helpers import jaxlint
 
-from jaxlint.analysis.apis import TABLE_PATH, load_table, newest_version, parse_version
+from jaxlint.model.apis import TABLE_PATH, load_table, newest_version, parse_jax_version
 from jaxlint.config import CommandLine, ConfigError, build_settings
 from jaxlint.lint import LintOptions, lint_source
 
@@ -44,11 +44,11 @@ def test_every_entry_is_well_formed() -> None:
         api = table[row["api"]]
         assert api.removed_in is None or api.deprecated_in <= api.removed_in, api.api
         assert (api.removed_in is None) == ("last_in" not in row), api.api
-        assert api.removed_in is None or parse_version(row["last_in"]) < api.removed_in, api.api
+        assert api.removed_in is None or parse_jax_version(row["last_in"]) < api.removed_in, api.api
         assert not api.rename_safe or (api.replacement and " " not in api.replacement), api.api
     header = TABLE_PATH.read_text("utf-8").split("\n\n", 1)[0]
     assert "# Releases covered: jax 0.2.0 to 0.10.2 (" in header
-    assert newest_version() == parse_version("0.10.2")
+    assert newest_version() == parse_jax_version("0.10.2")
 
 
 def test_the_removals_users_meet_most_are_in_the_table() -> None:
@@ -57,7 +57,7 @@ def test_the_removals_users_meet_most_are_in_the_table() -> None:
                          ("jax.experimental.stax", "0.3.16"), ("jax.ops.index_update", "0.3.2"),
                          ("jax.numpy.DeviceArray", "0.4.14"), ("jax.config", "0.4.29"),
                          ("jax.tree_map", "0.6.0"), ("jax.random.shuffle", "0.4.31")]:
-        assert table[api].removed_in == parse_version(removed), api
+        assert table[api].removed_in == parse_jax_version(removed), api
 
 
 def test_the_data_files_ship_in_the_wheel() -> None:
@@ -117,7 +117,7 @@ def test_the_table_agrees_with_the_installed_jax() -> None:
                             text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout)
-    installed = parse_version(outcome["version"])
+    installed = parse_jax_version(outcome["version"])
     assert installed >= newest_version()
     wrong = []
     for api, found in outcome["answers"].items():

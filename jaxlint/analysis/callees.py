@@ -20,7 +20,7 @@ from typing import Callable, Iterator, Mapping, Optional
 
 import libcst as cst
 
-from jaxlint.analysis.apis import Version
+from jaxlint.model.apis import Version
 from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.factories import product, returned
@@ -28,7 +28,7 @@ from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
 from jaxlint.model.transforms import WITH_JIT_OPTIONS, Options, Role
 from jaxlint.analysis.traced import (
-    Signature, Transform, TransformTable, literal_ints, NotLiteral, literal_strs, applied_transforms,
+    Signature, AppliedTransform, TransformTable, literal_ints, NotLiteral, literal_strs, applied_transforms,
     decorator_transform,
 )
 
@@ -70,7 +70,7 @@ class JittedCallee:
         if self.function is None:
             return None
         full = Signature.of(self.function.params)
-        return full.after(Transform(self.transform, self.where, True, bound=self.bound,
+        return full.after(AppliedTransform(self.transform, self.where, True, bound=self.bound,
                                     bound_names=self.bound_names))
 
     def gives(self, option: str) -> bool:

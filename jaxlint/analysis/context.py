@@ -11,13 +11,13 @@ from functools import cached_property
 
 import libcst as cst
 
-from jaxlint.analysis.apis import Version, parse_version
+from jaxlint.model.apis import Version, parse_jax_version
 from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.donations import Donation, Finding
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import (
-    Transform, TracedFunction, applied_transforms, decorator_transform, traced_function,
+    AppliedTransform, TracedFunction, applied_transforms, decorator_transform, traced_function,
 )
 from jaxlint.analysis.bindings import declared_outer, mentioned_names, parameter_names, rebound_names
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
@@ -101,7 +101,7 @@ class Context:
 
     @cached_property
     def target_version(self) -> Version | None:
-        return parse_version(self.jax_version) if self.jax_version else None
+        return parse_jax_version(self.jax_version) if self.jax_version else None
 
     # ------------------------------------------------------------------ values
 
@@ -229,11 +229,11 @@ class Context:
 
     # ------------------------------------------------------------------ transforms and callees
 
-    def decorator_transform(self, decorator: cst.Decorator) -> Transform | None:
+    def decorator_transform(self, decorator: cst.Decorator) -> AppliedTransform | None:
         """The transform a decorator applies (`@jax.jit`, `@partial(jax.grad, argnums=1)`), if any."""
         return decorator_transform(decorator, self.names, self._tracker.transforms)
 
-    def decorating_transforms(self, function: cst.FunctionDef) -> list[Transform] | None:
+    def decorating_transforms(self, function: cst.FunctionDef) -> list[AppliedTransform] | None:
         """The transforms a def's decorators apply, outermost first; None when another decorator (other than
         `staticmethod`/`classmethod`) may change what calling it gives or computes."""
         found = []
@@ -246,11 +246,11 @@ class Context:
                 return None
         return found
 
-    def applied(self, function: cst.CSTNode) -> tuple[Transform, ...]:
+    def applied(self, function: cst.CSTNode) -> tuple[AppliedTransform, ...]:
         """The transforms applied to `function` by calls (`step = jax.jit(step)`), not decorators."""
         return tuple(self._tracker.known.applied.get(function, ()))
 
-    def transformed_by(self, call: cst.Call) -> list[tuple[cst.BaseExpression, Transform]]:
+    def transformed_by(self, call: cst.Call) -> list[tuple[cst.BaseExpression, AppliedTransform]]:
         """The functions a call transforms (`jax.jit(f)`, `lax.scan(body, ...)`), each with its transform."""
         return applied_transforms(call, self.names, self._tracker.transforms)
 
@@ -264,7 +264,7 @@ class Context:
         `grad` alone): every `jnp`/`lax` result here is a tracer, even one computed from static values."""
         return self._tracker.in_jaxpr_trace()
 
-    def traced_params(self, function: cst.FunctionDef | cst.Lambda, transform: Transform) -> frozenset[str]:
+    def traced_params(self, function: cst.FunctionDef | cst.Lambda, transform: AppliedTransform) -> frozenset[str]:
         """The parameters of `function` that this one transform makes tracers (`argnums` for `jax.grad`)."""
         name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
         traced = traced_function(name, function.params, [transform], {}, [], self.names, self._tracker.transforms)

@@ -15,7 +15,7 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
-from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, Transform
+from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.values import Kind, Value, join
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
@@ -26,7 +26,7 @@ class RoundFacts:
     """What one round of the traversal learned about each function (or lambda) node (rules read facts through
     analysis/context.py instead)."""
 
-    applied: dict[cst.CSTNode, list[Transform]] = field(default_factory=dict)
+    applied: dict[cst.CSTNode, list[AppliedTransform]] = field(default_factory=dict)
     passed: dict[cst.CSTNode, dict[str, Tracer]] = field(default_factory=dict)
     entries: dict[cst.CSTNode, list[TracedCaller]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
@@ -127,7 +127,7 @@ class _Call:
     keywords: tuple[tuple[str, Value], ...]
     node: cst.Call
     caller: str | None  # the traced function making the call, if any
-    via: Transform | None  # the caller's trace, named after its transform
+    via: AppliedTransform | None  # the caller's trace, named after its transform
 
 
 _CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.ListComp, cst.DictComp)
@@ -254,11 +254,11 @@ class ScopeRecorder:
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
         self._bound: dict[int, set[str]] = {}
-        self._applications: list[tuple[Chain, cst.BaseExpression, Transform]] = []
+        self._applications: list[tuple[Chain, cst.BaseExpression, AppliedTransform]] = []
         self._calls: list[_Call] = []
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
-        self._list_carries: list[tuple[Chain, cst.BaseExpression, Transform, int]] = []
+        self._list_carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int]] = []
         self._key_consumed: dict[cst.CSTNode, set[str]] = {}
         self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool]]] = []
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
@@ -416,7 +416,7 @@ class ScopeRecorder:
             if node is not None and node in facts.returns and not _is_init(node):
                 facts.callees[call] = (node, bound)
 
-    def list_carry(self, chain: Chain, target: cst.BaseExpression, transform: Transform, index: int) -> None:
+    def list_carry(self, chain: Chain, target: cst.BaseExpression, transform: AppliedTransform, index: int) -> None:
         """A lax loop gives `target` a Python list as its carry, the body's parameter at `index`."""
         self._list_carries.append((chain, target, transform, index))
 
@@ -483,7 +483,7 @@ class ScopeRecorder:
             if target in consumes.get(callee, ()):
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)
 
-    def apply(self, chain: Chain, target: cst.BaseExpression, transform: Transform) -> None:
+    def apply(self, chain: Chain, target: cst.BaseExpression, transform: AppliedTransform) -> None:
         # `f = jax.jit(f)` applies to the `f` defined before it in the same scope, not to a later
         # `def f` that replaces it: resolve a name defined there already now, the others at the end.
         if isinstance(self._defs.get((id(chain[-1]), getattr(target, "value", None))), cst.FunctionDef):
@@ -493,7 +493,7 @@ class ScopeRecorder:
             self._learned(chain, target, self._known.applied)
 
     def call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression, args: list[cst.Arg],
-             values: list[Value | None], caller: str | None, via: Transform | None) -> None:
+             values: list[Value | None], caller: str | None, via: AppliedTransform | None) -> None:
         """A call worth resolving: from a traced scope, or passing scalar literals (marked STATIC here)."""
         positional: list[Value | None] = []
         keywords: list[tuple[str, Value]] = []
@@ -608,7 +608,7 @@ class ScopeRecorder:
                 elif value.kind is Kind.TRACED and value.tracer is not None and call.caller is not None:
                     passed = facts.passed.setdefault(node, {})
                     if param not in passed:
-                        via = Transform(value.tracer.transform.name, call.node, value.tracer.staged)
+                        via = AppliedTransform(value.tracer.transform.name, call.node, value.tracer.staged)
                         passed[param] = Tracer(name, param, via, call.caller, value.container,
                                                differentiated_by=value.tracer.differentiated_by)
         # A subclass elsewhere that defines one of these again changes what this module's analysis finds.

@@ -45,7 +45,7 @@ DEFAULT_TABLE = TransformTable()
 
 
 @dataclass(frozen=True)
-class Transform:
+class AppliedTransform:
     """One transform applied to a function, where, with the keyword arguments it was given.
 
     `bound` positional parameters (and `bound_names`) are filled before the transform sees the
@@ -72,7 +72,7 @@ class Tracer:
 
     function: str
     param: str
-    transform: Transform
+    transform: AppliedTransform
     caller: str | None = None  # for a helper: the traced function that passes the tracer
     container: bool = True  # may be a pytree of tracers rather than one array
     returned_by: str | None = None  # for a call's result: the function that returned this tracer
@@ -122,7 +122,7 @@ class Tracer:
 class TracedCaller:
     """A call into a function from a traced scope: its body runs while the caller is traced."""
 
-    via: Transform  # named after the caller's transform, at the call
+    via: AppliedTransform  # named after the caller's transform, at the call
     caller: str
 
 
@@ -134,11 +134,11 @@ class TracedFunction:
     traced: dict[str, Tracer]
     static: frozenset[str]
     staged: bool
-    transforms: tuple[Transform, ...] = ()  # applied to it directly
+    transforms: tuple[AppliedTransform, ...] = ()  # applied to it directly
     entries: tuple[TracedCaller, ...] = ()  # calls into it from traced scopes
 
     @property
-    def trace(self) -> Transform | None:
+    def trace(self) -> AppliedTransform | None:
         """How it is traced, for messages: the first transform applied, else the first traced call."""
         if self.transforms:
             return self.transforms[0]
@@ -181,16 +181,16 @@ def _options(name: str, extra: list[cst.BaseExpression], keywords: dict[str, cst
     return {**dict(zip(names, extra)), **keywords}
 
 
-def decorator_transform(decorator: cst.Decorator, names: Names, table: TransformTable) -> Transform | None:
+def decorator_transform(decorator: cst.Decorator, names: Names, table: TransformTable) -> AppliedTransform | None:
     """The transform a decorator applies, or None when it is not one."""
     qualified = names.qualified(decorator.decorator)
     if qualified in table.all:
-        return Transform(qualified, decorator, qualified in table.staged)
+        return AppliedTransform(qualified, decorator, qualified in table.staged)
     return _configured(decorator.decorator, decorator, names, table)
 
 
 def _configured(expr: cst.BaseExpression, node: cst.CSTNode, names: Names, table: TransformTable
-                ) -> Transform | None:
+                ) -> AppliedTransform | None:
     """The transform a configured decorator applies (`partial(jax.jit, static_argnums=1)`,
     `jax.jit(static_argnames="n")`), placed at `node`; None when `expr` is not one."""
     if not isinstance(expr, cst.Call):
@@ -202,9 +202,9 @@ def _configured(expr: cst.BaseExpression, node: cst.CSTNode, names: Names, table
             inner = names.qualified(positional[0])
             if inner in table.all:
                 options = _options(inner, positional[1:], keywords)
-                return Transform(inner, node, inner in table.staged, options)
+                return AppliedTransform(inner, node, inner in table.staged, options)
         if func in table.all and not positional:
-            return Transform(func, node, func in table.staged, keywords)
+            return AppliedTransform(func, node, func in table.staged, keywords)
     except _Unknowable:
         pass
     return None
@@ -212,7 +212,7 @@ def _configured(expr: cst.BaseExpression, node: cst.CSTNode, names: Names, table
 
 def applied_transforms(
     call: cst.Call, names: Names, table: TransformTable
-) -> list[tuple[cst.BaseExpression, Transform]]:
+) -> list[tuple[cst.BaseExpression, AppliedTransform]]:
     """The functions a call transforms, each with the transform: `jax.jit(f)`, `lax.scan(body, ...)`,
     `partial(jax.jit, static_argnames="n")(f)`."""
     func = names.qualified(call.func)
@@ -228,7 +228,7 @@ def applied_transforms(
         target, bound, bound_names = unwrap(positional[0], names, table)
         if target is None:
             return []
-        return [(target, Transform(func, call, func in table.staged, options, bound, bound_names))]
+        return [(target, AppliedTransform(func, call, func in table.staged, options, bound, bound_names))]
     if func in LAX_BODIES:
         indices, words = LAX_BODIES[func]
         bodies = [positional[i] for i in indices if i < len(positional)]
@@ -239,13 +239,13 @@ def applied_transforms(
                 value = item.value if isinstance(item, cst.BaseElement) else item
                 target, bound, bound_names = unwrap(value, names, table)
                 if target is not None:
-                    found.append((target, Transform(func, call, True, {}, bound, bound_names)))
+                    found.append((target, AppliedTransform(func, call, True, {}, bound, bound_names)))
         return found
     return []
 
 
 def _decorated_by_hand(call: cst.Call, names: Names, table: TransformTable
-                       ) -> list[tuple[cst.BaseExpression, Transform]]:
+                       ) -> list[tuple[cst.BaseExpression, AppliedTransform]]:
     """`partial(jax.jit, static_argnames="n")(f)`, `jax.jit(static_argnums=1)(f)`: a configured decorator
     applied by a call."""
     if not isinstance(call.func, cst.Call) or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
@@ -334,7 +334,7 @@ class Signature:
                       if isinstance(p.default, cst.Name) and p.default.value in ("True", "False")),
         )
 
-    def after(self, transform: Transform) -> "Signature":
+    def after(self, transform: AppliedTransform) -> "Signature":
         """The signature the transform sees, once `partial` (or `self`) has bound some parameters."""
         keep = [p for p in self.positional[transform.bound:] if p not in transform.bound_names]
         return Signature(tuple(keep), tuple(p for p in self.keyword_only if p not in transform.bound_names),
@@ -379,7 +379,7 @@ def _positions(signature: Signature, argnums: tuple[int, ...]) -> set[str]:
 
 
 def _traced_and_static(
-    transform: Transform, signature: Signature, names: Names, table: TransformTable,
+    transform: AppliedTransform, signature: Signature, names: Names, table: TransformTable,
     given: frozenset[str] = frozenset(),
 ) -> tuple[set[str], set[str]]:
     """Parameters this transform makes tracers, and parameters it keeps static.
@@ -450,7 +450,7 @@ def _untraceable(signature: Signature) -> set[str]:
 def traced_function(
     name: str,
     params: cst.Parameters,
-    transforms: list[Transform],
+    transforms: list[AppliedTransform],
     passed: dict[str, Tracer],
     entries: list[TracedCaller],
     names: Names,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from jaxlint.analysis import arrays
-from jaxlint.analysis.apis import parse_version
+from jaxlint.model.apis import parse_jax_version
 from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_names, target_names, terminates
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
@@ -33,7 +33,7 @@ from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.pytrees import pytree_fields
 from jaxlint.analysis.scopes import Returned, RoundFacts, ScopeRecorder, is_scalar_literal, method_bound
 from jaxlint.analysis.traced import (
-    DEFAULT_TABLE, Signature, TracedFunction, Tracer, Transform, TransformTable, applied_transforms,
+    DEFAULT_TABLE, Signature, TracedFunction, Tracer, AppliedTransform, TransformTable, applied_transforms,
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
 from jaxlint.analysis.values import (
@@ -56,7 +56,7 @@ class ProjectCall:
     target: str  # the qualified name called
     node: cst.Call
     caller: str
-    trace: Transform  # how the caller is traced
+    trace: AppliedTransform  # how the caller is traced
     positional: tuple[int, ...]  # the arguments that hold tracers, by position...
     keywords: tuple[str, ...]  # ...and by keyword
     instance: bool  # a method called through an instance
@@ -68,7 +68,7 @@ class ProjectApplication:
     """A transform applied to another module's function, as seen in this module (interface.Applied once placed)."""
 
     target: str  # the qualified name transformed
-    transform: Transform
+    transform: AppliedTransform
     around: str  # the function it is applied in, "" at module level
     instance: bool  # a method applied through an instance (`self` bound)
     made: bool  # applied to the function that calling the target makes, not to it
@@ -136,7 +136,7 @@ class ValueTracker(Domain):
         `jax_version`: the release the code must run on (how a jitted call's keywords are matched)."""
         self.context = context
         self._module = module
-        self.target_version = parse_version(jax_version) if jax_version else None
+        self.target_version = parse_jax_version(jax_version) if jax_version else None
         self.names = Names(module, context.package if context is not None else None)
         self.outgoing: list[ProjectCall] = []  # calls into other modules passing tracers
         self.uses: set[str] = set()  # project names called, qualified
@@ -674,7 +674,7 @@ class ValueTracker(Domain):
         if not node.args:
             return
         if caller is not None:
-            via = Transform(caller.trace.name if caller.trace else "a traced caller", node, caller.staged)
+            via = AppliedTransform(caller.trace.name if caller.trace else "a traced caller", node, caller.staged)
             values = [self.value_of(arg.value) for arg in node.args]
             if self.names.qualified(node.func) in TREE_MAPS:
                 # The function gets one leaf of each tree: tracers, not pytrees.
@@ -699,7 +699,7 @@ class ValueTracker(Domain):
         return held is not None and held.kind is Kind.HOST and not held.numpy
 
     def _apply_into_project(self, chain: tuple[cst.CSTNode, ...], target: cst.BaseExpression,
-                            transform: Transform) -> None:
+                            transform: AppliedTransform) -> None:
         """Record a transform applied to another module's function, there (`lax.scan(ops.body, ...)`) or
         through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
         traces it."""
@@ -757,7 +757,7 @@ class ValueTracker(Domain):
                 else:
                     keywords.append(arg.keyword.value)
         if positional or keywords:
-            trace = caller.trace or Transform("a traced caller", node, caller.staged)
+            trace = caller.trace or AppliedTransform("a traced caller", node, caller.staged)
             self.outgoing.append(ProjectCall(target=qualified, node=node, caller=caller.name, trace=trace,
                                              positional=tuple(positional), keywords=tuple(keywords),
                                              instance=through_instance, made=made))
@@ -794,7 +794,7 @@ class ValueTracker(Domain):
             param = entry.param if position is None else (
                 positional[position] if position < len(positional) else None)
             if param is not None:
-                via = Transform(entry.transform, node, entry.staged, origin=entry.where)
+                via = AppliedTransform(entry.transform, node, entry.staged, origin=entry.where)
                 passed[param] = Tracer(name, param, via, entry.caller)
         return passed
 
@@ -806,7 +806,7 @@ class ValueTracker(Domain):
                 self._heirs_found.setdefault(id(method), []).append(heir.name.value)
         return self._heirs_found
 
-    def _applied_by_other_modules(self, node: cst.CSTNode, name: str) -> list[Transform]:
+    def _applied_by_other_modules(self, node: cst.CSTNode, name: str) -> list[AppliedTransform]:
         """The transforms other modules apply to this module-level function, or to this method of a module-level
         plain class (through the class or an instance: `jax.vmap(scaler.apply)`), or to the function a factory
         of this module makes (`jax.jit(losses.make_loss(2.0))`), as if applied here."""
@@ -816,7 +816,7 @@ class ValueTracker(Domain):
         made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
         if made is not None:
             function, factory = made
-            return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
+            return [AppliedTransform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
                               a.bound + function.bound, frozenset(a.bound_names) | function.bound_names, a.where)
                     for a in applied.get(factory, ()) if a.made]
         if not isinstance(node, cst.FunctionDef):
@@ -829,7 +829,7 @@ class ValueTracker(Domain):
                      if not a.made]
         else:
             return []
-        return [Transform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
+        return [AppliedTransform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
                           a.bound + bound, frozenset(a.bound_names), a.where)
                 for a, bound in given]
 

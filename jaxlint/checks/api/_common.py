@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from jaxlint.analysis.apis import Api, load_table, newest_version, parse_version
+from jaxlint.model.apis import Api, load_table, newest_version, parse_jax_version
 from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.names import dotted
 from jaxlint.checks.base import FixPlan, Rule, source
@@ -85,7 +85,7 @@ class ApiUses(Rule):
         return _array_attribute_read().search(source) is not None
 
     def _target(self):
-        return parse_version(self.facts.jax_version) if self.facts.jax_version else newest_version()
+        return parse_jax_version(self.facts.jax_version) if self.facts.jax_version else newest_version()
 
     def _entry(self, qualified: str | None, covering: bool = False, module: bool = False) -> Api | None:
         """The entry for `qualified` (or, with `covering`, for a module containing it) in our status.

@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
-from jaxlint.analysis.traced import TracedFunction, Transform
+from jaxlint.analysis.traced import TracedFunction, AppliedTransform
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.traversal import children
@@ -79,7 +79,7 @@ class TraceSite:
     subject: str  # `f`, or `inner` (inside `f`) for a function nested in it
     function: str  # `f`: where a key or a value can be passed in
     phrase: str  # how it is traced: " by `jax.jit`", " as a helper called with tracers from `g`"
-    transform: Transform | None  # where that happens
+    transform: AppliedTransform | None  # where that happens
     role: str  # "call", "map", "loop" (a lax loop body), "branch" (a cond/switch branch), "helper"
 
     def how(self, line_of: Callable[[cst.CSTNode], int]) -> str:

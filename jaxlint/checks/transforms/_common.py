@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.traced import TracedFunction, Transform
+from jaxlint.analysis.traced import TracedFunction, AppliedTransform
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.model.transforms import REVERSE_MODE
 
 
-def returns_aux(transform: Transform) -> bool | None:
+def returns_aux(transform: AppliedTransform) -> bool | None:
     """The `has_aux=` a gradient transform was given: True, False, or None when only run time knows."""
     given = transform.keywords.get("has_aux")
     if given is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.traced import Transform
+from jaxlint.analysis.traced import AppliedTransform
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.transforms._common import returns_aux
 from jaxlint.model.transforms import SCALAR_OUTPUT
@@ -63,7 +63,7 @@ class GradNonScalar(Rule):
     )
     verify = "Not confirmed by `--verify` yet: calling the gradient raises the `TypeError` quoted above."
 
-    def _check(self, function: cst.CSTNode, name: str, decorators: list[Transform]) -> None:
+    def _check(self, function: cst.CSTNode, name: str, decorators: list[AppliedTransform]) -> None:
         applied = [*decorators, *self.facts.applied(function)]
         transforms = [t for t in applied if t.name in SCALAR_OUTPUT and returns_aux(t) is False]
         if not transforms:

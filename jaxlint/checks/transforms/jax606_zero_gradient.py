@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.dependence import DependenceWalk
-from jaxlint.analysis.traced import Transform
+from jaxlint.analysis.traced import AppliedTransform
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.transforms._common import returns_aux
 from jaxlint.model.transforms import GRADIENTS
@@ -59,7 +59,7 @@ class ZeroGradient(Rule):
     )
     verify = "Not confirmed by `--verify` yet: the gradient is all zeros."
 
-    def _check(self, function: cst.FunctionDef | cst.Lambda, name: str, decorators: list[Transform]) -> None:
+    def _check(self, function: cst.FunctionDef | cst.Lambda, name: str, decorators: list[AppliedTransform]) -> None:
         applied = [*decorators, *self.facts.applied(function)]
         for transform in applied:
             if transform.name not in GRADIENTS:

@@ -22,7 +22,7 @@ VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
 Version = tuple[int, ...]
 
 
-def parse_version(text: str) -> Version:
+def parse_jax_version(text: str) -> Version:
     """`"0.4.26"` -> (0, 4, 26); `"0.5"` -> (0, 5, 0), so that both compare as jax releases do."""
     parts = tuple(int(part) for part in text.split("."))
     return parts + (0,) * (3 - len(parts))
@@ -62,8 +62,8 @@ def load_table(path: Path = TABLE_PATH) -> dict[str, Api]:
         removed = row.get("removed_in")
         table[row["api"]] = Api(
             api=row["api"],
-            deprecated_in=parse_version(row["deprecated_in"]),
-            removed_in=parse_version(removed) if removed else None,
+            deprecated_in=parse_jax_version(row["deprecated_in"]),
+            removed_in=parse_jax_version(removed) if removed else None,
             replacement=row.get("replacement"),
             rename_safe=bool(row.get("rename_safe", False)),
             at_method=row.get("at_method"),
