@@ -531,6 +531,10 @@ class ScopeRecorder:
                     found = self._method_of(outer, expr.attr.value, self._defs.get((id(outer), expr.attr.value)))
                     if type(found) is cst.ClassDef:
                         return None, 0  # `self.State(...)`: a class of the class body, not followed
+                    if type(found) is cst.FunctionDef and is_property(found):
+                        # `jax.jit(self.F)`, `self.F(x)`: Python runs the getter first, and what is transformed
+                        # or called is the value it returns, not the getter's body.
+                        return None, 0
                     self._self_calls.append((f"{outer.name.value}.{expr.attr.value}", found))
                     if (id(outer), expr.attr.value) in self._overridden:
                         return None, 0  # a subclass's method may be the one that runs
