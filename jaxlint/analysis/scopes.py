@@ -252,6 +252,8 @@ class ScopeRecorder:
         self._defs: dict[tuple[int, str], cst.FunctionDef] = {}
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
+        # (id of a scope, name) whose latest binding, in the order of the walk, is an alias, not a def
+        self._aliased_last: set[tuple[int, str]] = set()
         self._bound: dict[int, set[str]] = {}
         self._applications: list[tuple[Chain, cst.BaseExpression, Transform]] = []
         self._calls: list[_Call] = []
@@ -288,6 +290,7 @@ class ScopeRecorder:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`; a `plain`
         class (callees.plain_class) has its methods called through it too (`Cls.m(...)`)."""
         self._defs[(id(scope), function.name.value)] = function
+        self._aliased_last.discard((id(scope), function.name.value))
         if plain:
             self._plain.add(id(function))
 
@@ -301,6 +304,7 @@ class ScopeRecorder:
         `name` calls `target`, with the first `bound` parameters and `bound_names` already given."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
         self._alias_names[(id(chain[-1]), name)] = bound_names
+        self._aliased_last.add((id(chain[-1]), name))
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> frozenset[str]:
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
@@ -485,8 +489,16 @@ class ScopeRecorder:
     def apply(self, chain: Chain, target: cst.BaseExpression, transform: Transform) -> None:
         # `f = jax.jit(f)` applies to the `f` defined before it in the same scope, not to a later
         # `def f` that replaces it: resolve a name defined there already now, the others at the end.
-        if isinstance(self._defs.get((id(chain[-1]), getattr(target, "value", None))), cst.FunctionDef):
-            target = self._defs[(id(chain[-1]), target.value)]
+        key = (id(chain[-1]), getattr(target, "value", None))
+        if key in self._aliased_last and type(target) is cst.Name and key in self._defs:
+            # The name is a def somewhere in this scope but, where the walk is, rebound by an assignment
+            # (`if aux: def f(x): ...` / `else: f = lambda x: ...`): transformed here is what that assignment
+            # binds, with what it binds of its parameters.
+            chain, target, bound = self._aliases[key]
+            transform = replace(transform, bound=transform.bound + bound,
+                                bound_names=transform.bound_names | self._alias_names[key])
+        elif isinstance(self._defs.get(key), cst.FunctionDef):
+            target = self._defs[key]
         self._applications.append((chain, target, transform))
         if self._news is not None:
             self._learned(chain, target, self._known.applied)
