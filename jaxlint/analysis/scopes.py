@@ -15,6 +15,7 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
+from jaxlint.analysis.dead_branches import agreed, none_at_call
 from jaxlint.analysis.traced import Entry, Signature, Tracer, Transform
 from jaxlint.analysis.values import Kind, Value, join
 
@@ -39,6 +40,9 @@ class ScopeFacts:
     returns: dict[cst.CSTNode, "Returned"] = field(default_factory=dict)  # what calling a function gives
     # Functions that return a tuple, list or dict on every path: the literal their first `return` gives.
     containers: dict[cst.CSTNode, cst.BaseExpression] = field(default_factory=dict)
+    # Functions traced only through calls (dead_branches.py): the parameters every traced call leaves `None`
+    # (True) or gives a value that is not (False).
+    nones: dict[cst.CSTNode, dict[str, bool]] = field(default_factory=dict)
 
     def summary_of(self, call: cst.Call) -> "Returned | None":
         found = self.callees.get(call)
@@ -234,6 +238,21 @@ def is_scalar_literal(expr: cst.BaseExpression) -> bool:
     return type(expr) is cst.Integer or type(expr) is cst.Float or (
         type(expr) is cst.Name and expr.value in ("True", "False")
     )
+
+
+def _none_at(function: cst.FunctionDef, bound: int, call: _Call) -> dict[str, bool]:
+    """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call)."""
+    if call.func is not call.node.func:
+        return {}  # `jax.tree.map(f, ...)`: f gets leaves
+    values: dict[int, Value | None] = {}
+    positional = iter(call.positional)
+    keywords = dict(call.keywords)
+    for arg in call.node.args:
+        if arg.keyword is None:
+            values[id(arg.value)] = next(positional, None)
+        else:
+            values[id(arg.value)] = keywords.get(arg.keyword.value)
+    return none_at_call(function, bound, call.node, values)
 
 
 class ScopeRecorder:
@@ -603,10 +622,13 @@ class ScopeRecorder:
         self._return_summaries(facts)
         self._container_returns(facts)
         self._list_parameters(facts)
+        traced_calls: dict[cst.CSTNode, list[dict[str, bool]]] = {}
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
             if node is None or node in facts.host:
                 continue
+            if call.via is not None and type(node) is cst.FunctionDef:
+                traced_calls.setdefault(node, []).append(_none_at(node, bound, call))
             name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
             if call.via is not None:
                 entries = facts.entries.setdefault(node, [])
@@ -626,6 +648,12 @@ class ScopeRecorder:
                         via = Transform(value.tracer.transform.name, call.node, value.tracer.staged)
                         passed[param] = Tracer(name, param, via, call.caller, value.container,
                                                differentiated_by=value.tracer.differentiated_by)
+        for node, answers in traced_calls.items():
+            common = agreed(answers) if node not in facts.applied else {}
+            rebound = rebound_names(node.body) if common else set()
+            common = {name: none for name, none in common.items() if name not in rebound}
+            if common:
+                facts.nones[node] = common
         # A subclass elsewhere that defines one of these again changes what this module's analysis finds.
         learned = (facts.applied, facts.passed, facts.entries, facts.scalars, facts.returns, facts.consumes,
                    facts.key_params, facts.host, facts.kernels)
