@@ -15,6 +15,7 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
+from jaxlint.analysis.dead_branches import agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.values import Kind, Value, join
 
@@ -40,6 +41,9 @@ class RoundFacts:
     returns: dict[cst.CSTNode, "Returned"] = field(default_factory=dict)  # what calling a function gives
     # Functions that return a tuple, list or dict on every path: the literal their first `return` gives.
     containers: dict[cst.CSTNode, cst.BaseExpression] = field(default_factory=dict)
+    # Functions traced only through calls (dead_branches.py): the parameters every traced call leaves `None`
+    # (True) or gives a value that is not (False).
+    nones: dict[cst.CSTNode, dict[str, bool]] = field(default_factory=dict)
 
     def summary_of(self, call: cst.Call) -> "Returned | None":
         found = self.callees.get(call)
@@ -237,6 +241,21 @@ def is_scalar_literal(expr: cst.BaseExpression) -> bool:
     )
 
 
+def _none_at(function: cst.FunctionDef, bound: int, call: _Call) -> dict[str, bool]:
+    """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call)."""
+    if call.func is not call.node.func:
+        return {}  # `jax.tree.map(f, ...)`: f gets leaves
+    values: dict[int, Value | None] = {}
+    positional = iter(call.positional)
+    keywords = dict(call.keywords)
+    for arg in call.node.args:
+        if arg.keyword is None:
+            values[id(arg.value)] = next(positional, None)
+        else:
+            values[id(arg.value)] = keywords.get(arg.keyword.value)
+    return none_at_call(function, bound, call.node, values)
+
+
 class ScopeRecorder:
     def __init__(self, overridden: set[tuple[int, str]] = frozenset(),
                  method: Callable[[cst.ClassDef, str, cst.CSTNode | None], cst.CSTNode | None] = lambda c, n, own: own
@@ -253,6 +272,8 @@ class ScopeRecorder:
         self._defs: dict[tuple[int, str], cst.FunctionDef] = {}
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
+        # (id of a scope, name) whose latest binding, in the order of the walk, is an alias, not a def
+        self._aliased_last: set[tuple[int, str]] = set()
         self._bound: dict[int, set[str]] = {}
         self._applications: list[tuple[Chain, cst.BaseExpression, AppliedTransform]] = []
         self._calls: list[_Call] = []
@@ -289,6 +310,7 @@ class ScopeRecorder:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`; a `plain`
         class (callees.plain_class) has its methods called through it too (`Cls.m(...)`)."""
         self._defs[(id(scope), function.name.value)] = function
+        self._aliased_last.discard((id(scope), function.name.value))
         if plain:
             self._plain.add(id(function))
 
@@ -302,6 +324,7 @@ class ScopeRecorder:
         `name` calls `target`, with the first `bound` parameters and `bound_names` already given."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
         self._alias_names[(id(chain[-1]), name)] = bound_names
+        self._aliased_last.add((id(chain[-1]), name))
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> frozenset[str]:
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
@@ -486,8 +509,16 @@ class ScopeRecorder:
     def apply(self, chain: Chain, target: cst.BaseExpression, transform: AppliedTransform) -> None:
         # `f = jax.jit(f)` applies to the `f` defined before it in the same scope, not to a later
         # `def f` that replaces it: resolve a name defined there already now, the others at the end.
-        if isinstance(self._defs.get((id(chain[-1]), getattr(target, "value", None))), cst.FunctionDef):
-            target = self._defs[(id(chain[-1]), target.value)]
+        key = (id(chain[-1]), getattr(target, "value", None))
+        if key in self._aliased_last and type(target) is cst.Name and key in self._defs:
+            # The name is a def somewhere in this scope but, where the walk is, rebound by an assignment
+            # (`if aux: def f(x): ...` / `else: f = lambda x: ...`): transformed here is what that assignment
+            # binds, with what it binds of its parameters.
+            chain, target, bound = self._aliases[key]
+            transform = replace(transform, bound=transform.bound + bound,
+                                bound_names=transform.bound_names | self._alias_names[key])
+        elif isinstance(self._defs.get(key), cst.FunctionDef):
+            target = self._defs[key]
         self._applications.append((chain, target, transform))
         if self._news is not None:
             self._learned(chain, target, self._known.applied)
@@ -532,6 +563,10 @@ class ScopeRecorder:
                     found = self._method_of(outer, expr.attr.value, self._defs.get((id(outer), expr.attr.value)))
                     if type(found) is cst.ClassDef:
                         return None, 0  # `self.State(...)`: a class of the class body, not followed
+                    if type(found) is cst.FunctionDef and is_property(found):
+                        # `jax.jit(self.F)`, `self.F(x)`: Python runs the getter first, and what is transformed
+                        # or called is the value it returns, not the getter's body.
+                        return None, 0
                     self._self_calls.append((f"{outer.name.value}.{expr.attr.value}", found))
                     if (id(outer), expr.attr.value) in self._overridden:
                         return None, 0  # a subclass's method may be the one that runs
@@ -588,10 +623,13 @@ class ScopeRecorder:
         self._return_summaries(facts)
         self._container_returns(facts)
         self._list_parameters(facts)
+        traced_calls: dict[cst.CSTNode, list[dict[str, bool]]] = {}
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
             if node is None or node in facts.host:
                 continue
+            if call.via is not None and type(node) is cst.FunctionDef:
+                traced_calls.setdefault(node, []).append(_none_at(node, bound, call))
             name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
             if call.via is not None:
                 entries = facts.entries.setdefault(node, [])
@@ -611,6 +649,12 @@ class ScopeRecorder:
                         via = AppliedTransform(value.tracer.transform.name, call.node, value.tracer.staged)
                         passed[param] = Tracer(name, param, via, call.caller, value.container,
                                                differentiated_by=value.tracer.differentiated_by)
+        for node, answers in traced_calls.items():
+            common = agreed(answers) if node not in facts.applied else {}
+            rebound = rebound_names(node.body) if common else set()
+            common = {name: none for name, none in common.items() if name not in rebound}
+            if common:
+                facts.nones[node] = common
         # A subclass elsewhere that defines one of these again changes what this module's analysis finds.
         learned = (facts.applied, facts.passed, facts.entries, facts.scalars, facts.returns, facts.consumes,
                    facts.key_params, facts.host, facts.kernels)

@@ -23,6 +23,7 @@ from jaxlint.model.apis import parse_jax_version
 from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_names, target_names, terminates
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
+from jaxlint.analysis.dead_branches import dead_branch
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
@@ -169,7 +170,8 @@ class ValueTracker(Domain):
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._untraced = 0  # how many `with jax.disable_jit():` blocks are around
-        self._narrowed: list[tuple[str, Value] | None] = []  # an `isinstance` branch's subject, and its value
+        # an `isinstance` branch's subject and its value; the tracers of a branch no trace enters
+        self._narrowed: list[tuple[str, Value] | dict[str, Value] | None] = []
         # Containers (by id) bound to a name, and those bound to more than one: changing one in place changes
         # what the others hold.
         self._containers: set[int] = set()
@@ -1006,7 +1008,16 @@ class ValueTracker(Domain):
         return _join_envs(a, b)
 
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
-        """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer."""
+        """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer. In one
+        no trace enters (dead_branches.py), nothing is traced."""
+        scope = self._scopes[-1]
+        if (scope.own is not None and not scope.own.transforms and scope.node in self._known.nones
+                and dead_branch(test, truth, self._known.nones[scope.node])):
+            traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
+            for name in traced:
+                del self.env[name]
+            self._narrowed.append(traced)
+            return
         narrowed = not_an_array(test, self.names, self._definition)
         value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
         # (A value that may be a pytree is narrowed too: the code tests its type, so whatever else it may be,
@@ -1043,6 +1054,10 @@ class ValueTracker(Domain):
         if narrowed is None or only_way_on:
             return
         block = branch.body if isinstance(branch, cst.Else) else [branch] if isinstance(branch, cst.If) else branch
+        if isinstance(narrowed, dict):  # a branch no trace enters: its tracers are back after it
+            rebound = rebound_names(block or [])
+            self.env.update((name, value) for name, value in narrowed.items() if name not in rebound)
+            return
         if narrowed[0] not in rebound_names(block or []):
             self.env[narrowed[0]] = narrowed[1]
 

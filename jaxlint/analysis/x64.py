@@ -50,3 +50,59 @@ def x64_subscript(node: cst.Subscript) -> bool:
 def x64_attribute(node: cst.Attribute) -> bool:
     """`jax.config.jax_enable_x64`, `jax.config.x64_enabled`, `jax.experimental.enable_x64`."""
     return node.attr.value in _ATTRIBUTES
+
+
+def _array_dtype(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`x` of `x.dtype`, `x.dtype.type`: the array whose dtype a test reads."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "type":
+        expr = expr.value
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "dtype":
+        return expr.value
+    return None
+
+
+def _all_wide(expr: cst.BaseExpression, names: Names) -> bool:
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)) and expr.elements:
+        return all(is_wide_dtype(element.value, names) is not None for element in expr.elements)
+    return is_wide_dtype(expr, names) is not None
+
+
+def wide_dtype_test(test: cst.BaseExpression, names: Names) -> tuple[cst.BaseExpression, bool] | None:
+    """A test of an array's dtype against 64-bit dtypes: (the array, True) when the test holds only for a
+    64-bit array (`x.dtype == jnp.float64`, `jnp.float64 == x.dtype`, `x.dtype in (jnp.float64,
+    jnp.complex128)`, `jnp.issubdtype(x.dtype, jnp.float64)`, `... and` one of them), (the array, False) when
+    it fails only for one (`!=`, `not in`, `not (...)`). Without `jax_enable_x64` jax makes no 64-bit array,
+    so for a JAX array the branch that needs one runs only with the flag on."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        found = wide_dtype_test(test.expression, names)
+        return None if found is None else (found[0], not found[1])
+    if isinstance(test, cst.BooleanOperation):
+        want = isinstance(test.operator, cst.And)  # `a and b` holds only when both do; `a or b` fails only then
+        for side in (test.left, test.right):
+            found = wide_dtype_test(side, names)
+            if found is not None and found[1] is want:
+                return found
+        return None
+    if isinstance(test, cst.Call) and names.qualified(test.func) in (
+            "jax.numpy.issubdtype", "numpy.issubdtype", "jax.dtypes.issubdtype") and len(test.args) == 2:
+        subject = _array_dtype(test.args[0].value)
+        if subject is not None and _all_wide(test.args[1].value, names):
+            return subject, True
+        return None
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    operator = type(target.operator)
+    left, right = test.left, target.comparator
+    if operator in (cst.In, cst.NotIn):
+        subject = _array_dtype(left)
+        if subject is not None and isinstance(right, (cst.Tuple, cst.List, cst.Set)) and _all_wide(right, names):
+            return subject, operator is cst.In
+        return None
+    if operator not in (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot):
+        return None
+    for array_side, dtype_side in ((left, right), (right, left)):
+        subject = _array_dtype(array_side)
+        if subject is not None and is_wide_dtype(dtype_side, names) is not None:
+            return subject, operator in (cst.Equal, cst.Is)
+    return None

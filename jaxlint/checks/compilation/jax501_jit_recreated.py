@@ -26,6 +26,25 @@ class _ScopeJits:
     defs_in_loops: set[int]  # ids of defs made inside a loop of this function
 
 
+def _assigned_names(node: cst.CSTNode) -> set[str]:
+    """The names an assignment binds anywhere inside `node` (functions and classes inside it excepted)."""
+    found: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            if isinstance(target.target, cst.Name):
+                found.add(target.target.value)
+
+        def visit_FunctionDef(self, _: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, _: cst.ClassDef) -> bool:
+            return False
+
+    node.visit(_Names())
+    return found
+
+
 class JitRecreated(CalleeRule):
     code = "JAX501"
     name = "jit-recreated"
@@ -71,7 +90,9 @@ class JitRecreated(CalleeRule):
         "`jax.jit(f)` of a module-level function or of a def made outside the loop (the same object each time: "
         "one compilation); a jitted callable created once and stored (`self.step = jax.jit(self._step)` in "
         "`__init__`, a module-level `step = jax.jit(...)`) or returned by a factory; functions decorated with "
-        "`functools.cache`/`lru_cache`; `jax.jit` inside a function that is itself traced (it is inlined into "
+        "`functools.cache`/`lru_cache`; a jit rebuilt in a loop only when an `if` asks for it and called outside "
+        "that `if` (`if need_compile: step = jax.jit(partial(update, n=n))` then `x = step(x)`: the iterations "
+        "that skip the `if` reuse the last one); `jax.jit` inside a function that is itself traced (it is inlined into "
         "the outer trace); function bodies whose function is not visibly called in a loop; "
         "`flax.nnx.jit`, whose cache jaxlint has not checked."
     )
@@ -83,6 +104,33 @@ class JitRecreated(CalleeRule):
         self._called_in_loops: set[int] = set()  # ids of defs called inside some loop
         self._reported: set[int] = set()
         self._named_uses: dict[int, list] = {}  # a jit bound to a name in a loop: [the jit, loop depth, calls]
+        self._branches: list[tuple[cst.If, bool]] = []  # the `if` arms around the walk (True: the body)
+        self._bound_in: dict[int, tuple[tuple[cst.If, bool], ...]] = {}  # a jit bound to a name: the arms around
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self._branches.append((node, True))
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self._branches.append((node, False))
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._branches.pop()
+
+    leave_If_orelse = leave_If_body
+
+    def _maybe_skipped(self, jit: cst.Call, name: str) -> bool:
+        """Whether an iteration can reach this call of `name` without rebinding it: the jit is bound in an arm
+        of an `if` that does not hold the call, and the other arm does not bind the name
+        (`if need_compile: step = jax.jit(partial(update, n=n))` ... `x = step(x)`). Then the call runs the jit
+        an earlier iteration made, and the code rebuilds it only when its condition asks for it."""
+        bound = self._bound_in.get(id(jit), ())
+        here = tuple(self._branches)
+        for position, (branch, arm) in enumerate(bound):
+            if position < len(here) and here[position] == (branch, arm):
+                continue
+            other = branch.body if not arm else branch.orelse
+            return other is None or name not in _assigned_names(other)
+        return False
 
     def _enter(self, node: cst.CSTNode) -> None:
         self._frames.append(_ScopeJits(node, [], {}, set()))
@@ -138,6 +186,7 @@ class JitRecreated(CalleeRule):
         if isinstance(node.value, cst.Call) and self._fresh(node.value) is not None:
             frame = self._frames[-1]
             (frame.loops[-1] if frame.loops else frame.local)[node.targets[0].target.value] = node.value
+            self._bound_in[id(node.value)] = tuple(self._branches)
 
     def visit_Call(self, node: cst.Call) -> None:
         frame = self._frames[-1]
@@ -153,7 +202,8 @@ class JitRecreated(CalleeRule):
                           if node.func.value in loop), None)
             if bound is not None:  # judged when its loop ends: called again in the iteration, it is reused
                 uses = self._named_uses.setdefault(id(bound[0]), [bound[0], bound[1], 0])
-                uses[2] += 1 if len(frame.loops) == bound[1] else 2
+                reused = len(frame.loops) != bound[1] or self._maybe_skipped(bound[0], node.func.value)
+                uses[2] += 2 if reused else 1
             return
         if jit is None and isinstance(node.func, cst.Name):
             jit = frame.local.get(node.func.value)

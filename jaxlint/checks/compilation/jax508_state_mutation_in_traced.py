@@ -74,7 +74,8 @@ class StateMutationInTraced(Rule):
         "containers the function received as arguments; calls on objects that are not visibly a list, dict "
         "or set (`opt.update(...)` of optax returns new state); `self` writes in methods only called from a "
         "trace (an object built inside it) and in `flax.nnx`/`equinox` transformed methods (those transforms "
-        "carry module state); functions under `grad` alone, which run on every call; test files, where "
+        "carry module state); the getter of a `@property` given as `jax.jit(self.F)` (Python runs it, on every "
+        "access, before jax sees the function it returns); functions under `grad` alone, which run on every call; test files, where "
         "counting traces with a `nonlocal` counter is how retracing is tested."
     )
     verify = "Not confirmed by `--verify` yet."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.calls import arguments
-from jaxlint.analysis.x64 import is_wide_dtype
+from jaxlint.analysis.x64 import is_wide_dtype, wide_dtype_test
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.dtypes import DTYPE_POSITION, DTYPE_QUERIES, NARROWED, WIDE_DTYPES
 from jaxlint.model.functions import ARRAY_NAMESPACES
@@ -53,7 +53,10 @@ class Float64WithoutX64(Rule):
         "NumPy arrays (`np.zeros(3, dtype=np.float64)`: NumPy has 64 bits); dtypes given to functions that only "
         "describe them (`jnp.finfo`, `jnp.issubdtype`, `jnp.dtype`, `jnp.promote_types`...); `.astype` of values "
         "jaxlint cannot show to be JAX arrays; dtypes held in variables; every module of a project where a "
-        "module enables or reads the flag. A project that enables x64 only through the `JAX_ENABLE_X64` "
+        "module enables or reads the flag; a branch that runs only when a JAX array is 64-bit (`if x.dtype == "
+        "jnp.float64:`, `x.dtype in (jnp.float64, jnp.complex128)`, `jnp.issubdtype(x.dtype, jnp.float64)`, the "
+        "`else` of `!=`, and conditional expressions), since jax makes such an array only with the flag on (the dtype "
+        "test of a value known to be a NumPy array does not count: NumPy makes float64 anyway). A project that enables x64 only through the `JAX_ENABLE_X64` "
         "environment variable set outside Python (a shell, CI) looks like one that never does: mark the "
         "project by reading the flag (`assert jax.config.jax_enable_x64`) or ignore the rule there."
     )
@@ -64,11 +67,40 @@ class Float64WithoutX64(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._requests: list[tuple[cst.CSTNode, str, str]] = []
+        self._x64_branches = 0  # depth of branches that run only when an array is 64-bit (so x64 is on)
+
+    def _guards(self, test: cst.BaseExpression, body: bool) -> bool:
+        found = wide_dtype_test(test, self.names)
+        return found is not None and found[1] is body and not self.facts.value_of(found[0]).numpy
+
+    def _enter(self, node: cst.If | cst.IfExp, body: bool) -> None:
+        if self._guards(node.test, body):
+            self._x64_branches += 1
+
+    def _leave(self, node: cst.If | cst.IfExp, body: bool) -> None:
+        if self._guards(node.test, body):
+            self._x64_branches -= 1
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self._enter(node, True)
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._leave(node, True)
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self._enter(node, False)
+
+    def leave_If_orelse(self, node: cst.If) -> None:
+        self._leave(node, False)
+
+    visit_IfExp_body, leave_IfExp_body = visit_If_body, leave_If_body
+    visit_IfExp_orelse, leave_IfExp_orelse = visit_If_orelse, leave_If_orelse
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func) or ""
         if qualified in WIDE_DTYPES and qualified.startswith("jax."):
-            self._requests.append((node, qualified.rpartition(".")[2], f"`{code(node.func)}(...)`"))
+            if not self._x64_branches:
+                self._requests.append((node, qualified.rpartition(".")[2], f"`{code(node.func)}(...)`"))
             return
         given = arguments(node)
         if qualified.startswith(ARRAY_NAMESPACES) and qualified not in DTYPE_QUERIES:
@@ -83,6 +115,8 @@ class Float64WithoutX64(Rule):
                 self._request(given.positional[0], f"`{code(node.func)}`")
 
     def _request(self, dtype: cst.BaseExpression | None, where: str) -> None:
+        if self._x64_branches:
+            return
         wide = None if dtype is None else is_wide_dtype(dtype, self.names)
         if wide is not None:
             self._requests.append((dtype, wide, where))

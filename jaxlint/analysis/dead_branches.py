@@ -1,0 +1,95 @@
+"""Branches no trace reaches: a test of a parameter against `None` whose answer every traced call fixes.
+
+Whether a parameter `is None` is decided by Python while jax traces: `None` is a pytree with no leaves, so a
+function called with `None` sees `None`, and one called with an array sees a tracer, which is never `None`.
+When every call that reaches a function from a trace (a jitted or lax-staged caller) leaves a parameter at its
+`None` default, or passes `None`, the trace never enters `if p is not None:`; when every one passes an array, a
+tracer or a literal, it never enters `if p is None:`. Those branches run only eagerly, on concrete values. The
+calls are those of the module jaxlint sees; a function jax transforms directly (`jax.jit(f)`) is called with
+arguments jaxlint does not follow, and is left alone.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.values import Kind, Value
+
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+             cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)
+
+
+def _is_none(expr: cst.BaseExpression | None) -> bool:
+    return type(expr) is cst.Name and expr.value == "None"
+
+
+def _never_none(expr: cst.BaseExpression, value: Value | None) -> bool:
+    if isinstance(expr, _LITERALS) or (type(expr) is cst.Name and expr.value in ("True", "False")):
+        return True
+    return value is not None and value.kind is Kind.TRACED  # a tracer is never None
+
+
+def none_at_call(function: cst.FunctionDef, bound: int, call: cst.Call,
+                 values: dict[int, Value | None]) -> dict[str, bool]:
+    """For each parameter of `function` whose `None`-ness this call fixes: True when it is `None` there (left at
+    a `None` default, or given `None`), False when it is not (given a literal or a tracer). `values`: what the
+    analysis knows of the call's arguments, by id of the argument's expression."""
+    if any(arg.star for arg in call.args):
+        return {}
+    params = function.params
+    positional = [*params.posonly_params, *params.params][bound:]
+    given: dict[str, cst.BaseExpression] = {}
+    index = 0
+    for arg in call.args:
+        if arg.keyword is None:
+            if index >= len(positional):
+                return {}
+            given[positional[index].name.value] = arg.value
+            index += 1
+        else:
+            given[arg.keyword.value] = arg.value
+    found: dict[str, bool] = {}
+    for param in (*positional, *params.kwonly_params):
+        name = param.name.value
+        if name in given:
+            if _is_none(given[name]):
+                found[name] = True
+            elif _never_none(given[name], values.get(id(given[name]))):
+                found[name] = False
+        elif _is_none(param.default):
+            found[name] = True
+    return found
+
+
+def agreed(answers: list[dict[str, bool]]) -> dict[str, bool]:
+    """What every call fixes the same way."""
+    if not answers:
+        return {}
+    common = dict(answers[0])
+    for answer in answers[1:]:
+        common = {name: none for name, none in common.items() if answer.get(name) == none}
+    return common
+
+
+def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, bool]) -> bool:
+    """Whether the branch of `test` taken when it is `truth` is never entered, given which parameters are
+    `None` (True) or not (False) at every traced call: `if p is not None:` (and `p is None`'s `else`) for a
+    parameter always `None`; `if p is None:` (and `p is not None`'s `else`) for one never `None`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return dead_branch(test.expression, not truth, nones)
+    if isinstance(test, cst.BooleanOperation):
+        # `a and b` is true only when both are; `a or b` is false only when both are.
+        if isinstance(test.operator, cst.And) is truth:
+            return dead_branch(test.left, truth, nones) or dead_branch(test.right, truth, nones)
+        return False
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    operator = type(test.comparisons[0].operator)
+    left, right = test.left, test.comparisons[0].comparator
+    if operator not in (cst.Is, cst.IsNot) or not _is_none(right) or type(left) is not cst.Name:
+        return False
+    none = nones.get(left.value)
+    if none is None:
+        return False
+    holds = none if operator is cst.Is else not none  # what the test gives at every traced call
+    return holds is not truth
