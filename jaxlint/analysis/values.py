@@ -64,7 +64,7 @@ class Value:
     instance: object = None
     # For a pytree of tracers whose class the module defines as a pytree (a NamedTuple, a registered
     # dataclass): that ClassDef, whose fields (analysis/pytrees.py) say what `value.field` holds.
-    pytree: object = None
+    pytree: cst.ClassDef | None = None
     # For a static Python number: "int", "bool" or "float" (a literal, `len(...)`, arithmetic on them); jax
     # gives a Python int the integer dtype wherever it flows (`jax.grad(f)(n)` rejects it).
     number: str | None = None
@@ -507,7 +507,7 @@ class Evaluator:
     def __init__(self, names: Names, lookup: Callable[[str], Value | None], table: TransformTable,
                  returned: Callable[[cst.Call, list[Value | None]], Value | None] = lambda call, args: None,
                  staged: Callable[[], Tracer | None] = lambda: None,
-                 fields: Callable[[object], dict | None] = lambda cls: None) -> None:
+                 fields: Callable[[cst.ClassDef], dict | None] = lambda cls: None) -> None:
         self.names = names
         self._lookup = lookup
         self._table = table
@@ -769,7 +769,7 @@ class Evaluator:
         if base is None or not base.is_array:
             return None
         if base.kind is Kind.TRACED and base.pytree is not None and base.tracer is not None:
-            return self._field(base, base.tracer, expr.attr.value)
+            return self._field(base.pytree, base.tracer, expr.attr.value)
         if expr.attr.value in STATIC_ATTRIBUTES:
             return STATIC
         if expr.attr.value in ARRAY_PROPERTIES:
@@ -789,10 +789,10 @@ class Evaluator:
             return spelled in BOOLEAN_DTYPES
         return base.boolean and method in DTYPE_KEEPING_METHODS
 
-    def _field(self, base: Value, tracer: Tracer, name: str) -> Value | None:
-        """A field of a pytree of tracers (`base`, of `tracer`) of a known class: its static fields are Python
+    def _field(self, pytree: cst.ClassDef, tracer: Tracer, name: str) -> Value | None:
+        """A field of a pytree of tracers (of `tracer`) of a known class (`pytree`): its static fields are Python
         values, its children tracers (one array, or a subtree); anything else (a method, a property) unknown."""
-        fields = self._fields(base.pytree)
+        fields = self._fields(pytree)
         field = fields.get(name) if fields else None
         if field is None:
             return None
