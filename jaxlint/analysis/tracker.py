@@ -12,8 +12,11 @@ decide the traced scopes of the next round.
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
+from collections.abc import Sequence
 from functools import cached_property, lru_cache
+from typing import Final, cast
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -38,7 +41,7 @@ from jaxlint.analysis.traced import (
     decorator_transform, host_callback_target, ref_kernel_target, traced_function,
 )
 from jaxlint.analysis.values import (
-    ARRAY, REF, STATIC, Evaluator, Kind, Value, after_method, bound_names, join, pytree_after, stored,
+    ARRAY, REF, STATIC, Contents, Evaluator, Kind, Value, after_method, bound_names, join, pytree_after, stored,
     unknown_contents,
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
@@ -99,10 +102,15 @@ def _join_envs(a: Env, b: Env) -> Env:
     return joined
 
 
-_NO_CALLEE = object()  # a call of nothing this module defines
+class _NoCallee(enum.Enum):
+    NO_CALLEE = enum.auto()
 
 
-def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]) -> Env:
+_NO_CALLEE: Final = _NoCallee.NO_CALLEE  # a call of nothing this module defines
+
+
+def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]
+                  ) -> dict[str, Value | None]:
     """The values of a call's arguments by the callee's parameter names (up to a `*args`)."""
     names = iter(positional)
     given: dict[str, Value | None] = {}
@@ -147,7 +155,8 @@ class ValueTracker(Domain):
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
         self.read_x64 = False
         self.read_literals: set[str] = set()
-        self._callees: dict[int, object] = {}  # by the call's id (the module keeps every node alive)
+        # By the call's id (the module keeps every node alive):
+        self._callees: dict[int, tuple[tuple[str, ...], Returned | None] | _NoCallee] = {}
         self.transforms = table
         self._bindings = module_bindings(module)
         self._in_project = context.in_project if context is not None else None
@@ -268,7 +277,10 @@ class ValueTracker(Domain):
         if self._concrete or not self.in_jaxpr_trace():
             return None
         scope = self.traced_scope
-        return Tracer(scope.name, "", scope.trace, container=False, computed=True)
+        trace = scope.trace if scope is not None else None
+        if scope is None or trace is None:  # (never: a jaxpr trace around has a function and a transform)
+            return None
+        return Tracer(scope.name, "", trace, container=False, computed=True)
 
     def is_global(self, name: str) -> bool:
         """Declared `global` in the current function."""
@@ -323,7 +335,7 @@ class ValueTracker(Domain):
         self.asked[call] = summary
         return None if summary is None else summary.result(_by_parameter(call, arguments, positional))
 
-    def _callee(self, call: cst.Call) -> tuple[tuple[str, ...], Returned | None] | object:
+    def _callee(self, call: cst.Call) -> tuple[tuple[str, ...], Returned | None] | _NoCallee:
         """The positional parameters and the summary of the module's function a call calls."""
         self._receiver(call.func)
         now = self.recorder.summary_now(tuple(self._chain), call)
@@ -334,7 +346,8 @@ class ValueTracker(Domain):
             summary = self._known.returns[function]
         else:
             return _NO_CALLEE
-        return Signature.of(function.params).positional[bound:], summary
+        # (a callee is a def or a lambda)
+        return Signature.of(cast("cst.FunctionDef | cst.Lambda", function).params).positional[bound:], summary
 
     def _imported_return(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
         """What a call of another module's function (or method) gives, from that module's interface."""
@@ -354,7 +367,7 @@ class ValueTracker(Domain):
         class for `scaler.apply` when `scaler` holds an instance of it), and whether through an instance."""
         instance = self._receiver(func)
         if isinstance(instance, str):
-            return f"{instance}.{func.attr.value}", True
+            return f"{instance}.{cast(cst.Attribute, func).attr.value}", True  # (only an attribute has a receiver)
         if self._bases_elsewhere and type(func) is cst.Attribute:
             inherited = self._inherited_elsewhere(func, instance)
             if inherited is not None:
@@ -416,13 +429,15 @@ class ValueTracker(Domain):
         call = self._bindings.attribute_instance(cls, attr, self._module_names)
         if call is None:
             return None
-        order = self._bindings.mro(cls, self._module_names)
+        # (attribute_instance found the call: the MRO is known, and without `in_project` it holds this module's
+        # classes alone; the `__init__` is a def)
+        order = cast("tuple[cst.ClassDef, ...]", self._bindings.mro(cls, self._module_names))
         elsewhere = self.context.imported.overridden if self.context is not None else {}
         for owner in order:
             self.read_attributes.add(f"{owner.name.value}.{attr}")
             if attr in elsewhere.get(owner.name.value, ()):
                 return None
-        init = self._bindings.method(cls, "__init__", self._module_names)
+        init = cast(cst.FunctionDef, self._bindings.method(cls, "__init__", self._module_names))
         made = self._instance(call, (self._module, self._bindings_owner(init), init))
         return made.instance if made is not None else None
 
@@ -478,11 +493,12 @@ class ValueTracker(Domain):
     def _bind(self, target: cst.BaseExpression, value: Value | None) -> None:
         if isinstance(target, cst.Subscript):
             # `metrics["acc"] = acc`: a container the analysis follows holds it now.
-            held = self._lookup(target.value.value) if isinstance(target.value, cst.Name) else None
-            if held is not None and held.contents is not None:
-                self._changed(target.value.value, held, stored(held, target.slice, value))
-            elif held is not None and held.container:
-                self._bind(target.value, pytree_after(held, None, [value]))
+            if isinstance(target.value, cst.Name):
+                held = self._lookup(target.value.value)
+                if held is not None and held.contents is not None:
+                    self._changed(target.value.value, held, stored(held, target.slice, value))
+                elif held is not None and held.container:
+                    self._bind(target.value, pytree_after(held, None, [value]))
             return
         untracked = self._scopes[-1].untracked
         for name, held in bound_names(target, value):
@@ -505,7 +521,7 @@ class ValueTracker(Domain):
             self.env.pop(name, None)
         else:
             self.env[name] = now
-        if held.contents.kind == "tuple":
+        if cast(Contents, held.contents).kind == "tuple":  # (every caller passes a container it follows)
             return
         stale = unknown_contents(held)
         for scope in self._scopes:
@@ -543,8 +559,8 @@ class ValueTracker(Domain):
                     names = frozenset(arg.keyword.value for arg in node.value.args if arg.keyword is not None)
                     self.recorder.alias(tuple(self._chain), target.value, given[0].value, len(given) - 1, names)
         value = self.value_of(node.value)
-        for target in node.targets:
-            left, right = target.target, node.value
+        for assigned in node.targets:
+            left, right = assigned.target, node.value
             if (isinstance(left, (cst.Tuple, cst.List)) and isinstance(right, (cst.Tuple, cst.List))
                     and len(left.elements) == len(right.elements)):
                 for element, item in zip(left.elements, right.elements):
@@ -564,7 +580,8 @@ class ValueTracker(Domain):
         operation = cst.BinaryOperation(left=node.target, operator=operator, right=node.value)
         held = self._lookup(node.target.value) if type(node.target) is cst.Name else None
         if held is not None and held.contents is not None:
-            self._changed(node.target.value, held, self.value_of(operation))  # `losses += [loss]`: in place
+            # `losses += [loss]`: in place (`held` is looked up for a name alone)
+            self._changed(cast(cst.Name, node.target).value, held, self.value_of(operation))
         else:
             self._bind(node.target, self.value_of(operation))
 
@@ -593,9 +610,10 @@ class ValueTracker(Domain):
                 self._bind(func.value, pytree_after(held, func.attr.value, added))
         if node.args and not self._reads_containers(func):
             for arg in node.args:
-                held = self._lookup(arg.value.value) if type(arg.value) is cst.Name else None
-                if held is not None and held.contents is not None and held.kind is not Kind.TRACED:
-                    self._changed(arg.value.value, held, unknown_contents(held))
+                if type(arg.value) is cst.Name:
+                    held = self._lookup(arg.value.value)
+                    if held is not None and held.contents is not None and held.kind is not Kind.TRACED:
+                        self._changed(arg.value.value, held, unknown_contents(held))
 
     def _reads_containers(self, func: cst.BaseExpression) -> bool:
         """A builtin, or a function of JAX, NumPy, `math` or `logging`: none changes a list or dict given to it."""
@@ -640,16 +658,17 @@ class ValueTracker(Domain):
                 transform = replace(transform, bound=bound, bound_names=transform.bound_names | names)
                 if made is target:
                     if self.context is not None:
-                        self._apply_into_project(chain, target, transform)
+                        self._apply_into_project(self.context, chain, target, transform)
                     continue
                 target = made
             self.recorder.apply(chain, target, transform)
             if transform.name in LAX_CARRIES and self._carries_list(node, transform.name):
                 self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
-            if self.context is not None and self.context.in_project(self.names.qualified(target)):
-                self.uses.add(self.names.qualified(target))  # `jax.grad(losses.loss_fn)`: what it returns matters
             if self.context is not None:
-                self._apply_into_project(chain, target, transform)
+                applied_to = self.names.qualified(target)
+                if applied_to is not None and self.context.in_project(applied_to):
+                    self.uses.add(applied_to)  # `jax.grad(losses.loss_fn)`: what it returns matters
+                self._apply_into_project(self.context, chain, target, transform)
         func = node.func
         if type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             self._receiver(func)  # `obj.m(...)`: the recorder resolves it through the class `obj` holds an instance of
@@ -664,14 +683,14 @@ class ValueTracker(Domain):
             self.recorder.kernel(chain, kernel)
         if self.context is not None:
             qualified, through_instance = self._project_callee(func)
-            if self.context.in_project(qualified):
+            if qualified is not None and self.context.in_project(qualified):
                 self.uses.add(qualified)
                 if caller is not None and node.args:
                     self._call_into_project(qualified, node, caller, through_instance)
             elif caller is not None and node.args and type(func) is cst.Name:
                 made, bound, names = self.recorder.aliased(chain, func)
                 factory = self.names.qualified(made.func) if type(made) is cst.Call and not bound and not names else None
-                if self.context.in_project(factory):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
+                if factory is not None and self.context.in_project(factory):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
                     self._call_into_project(factory, node, caller, False, made=True)
         if not node.args:
             return
@@ -700,18 +719,18 @@ class ValueTracker(Domain):
             return held.contents.kind == "list"
         return held is not None and held.kind is Kind.HOST and not held.numpy
 
-    def _apply_into_project(self, chain: tuple[cst.CSTNode, ...], target: cst.BaseExpression,
-                            transform: AppliedTransform) -> None:
+    def _apply_into_project(self, context: ModuleContext, chain: tuple[cst.CSTNode, ...],
+                            target: cst.BaseExpression, transform: AppliedTransform) -> None:
         """Record a transform applied to another module's function, there (`lax.scan(ops.body, ...)`) or
         through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
         traces it."""
         function, bound, bound_names = self.recorder.aliased(chain, target)
         made = isinstance(function, cst.Call)  # `jax.jit(losses.make_loss(2.0))`: to what the factory makes
-        if made:
+        if isinstance(function, cst.Call):
             qualified, through_instance = self.names.qualified(function.func), False
         else:
             qualified, through_instance = self._project_callee(function)  # a method too: `jax.vmap(scaler.apply)`
-        if not self.context.in_project(qualified):
+        if qualified is None or not context.in_project(qualified):
             return
         transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)
         around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
@@ -730,7 +749,9 @@ class ValueTracker(Domain):
             made = product(found[0], self.callees.bindings, self.names, self.transforms)
         if made is None:
             return target, bound, frozenset()
-        return made.function, bound + made.bound, made.bound_names
+        # (The function the factory makes may be a def, which the recorder takes wherever it takes an
+        # expression; scopes.ScopeRecorder's and Names' signatures say BaseExpression alone.)
+        return cast(cst.BaseExpression, made.function), bound + made.bound, made.bound_names
 
     def _made_once(self, call: cst.Call, target: cst.Name, chain: tuple[cst.CSTNode, ...]) -> bool:
         """`name = call` is the name's only binding in its scope, and the call may be a factory's: one of
@@ -764,7 +785,7 @@ class ValueTracker(Domain):
                                              positional=tuple(positional), keywords=tuple(keywords),
                                              instance=through_instance, made=made))
 
-    def _from_other_modules(self, node: cst.CSTNode, name: str) -> dict[str, Tracer]:
+    def _from_other_modules(self, node: cst.FunctionDef | cst.Lambda, name: str) -> dict[str, Tracer]:
         """Tracers that traced functions of other modules pass to this module-level function, or to this
         method of a module-level class (called through the class or an instance; `__init__`: by calling
         the class)."""
@@ -790,11 +811,13 @@ class ValueTracker(Domain):
         else:
             return {}
         positional = Signature.of(node.params).positional
-        passed = {}
+        passed: dict[str, Tracer] = {}
         for entry, bound in reversed(given):
-            position = None if isinstance(entry.param, str) else entry.param + bound
-            param = entry.param if position is None else (
-                positional[position] if position < len(positional) else None)
+            if isinstance(entry.param, str):
+                param: str | None = entry.param
+            else:
+                position = entry.param + bound
+                param = positional[position] if position < len(positional) else None
             if param is not None:
                 via = AppliedTransform(entry.transform, node, entry.staged, origin=entry.where)
                 passed[param] = Tracer(name, param, via, entry.caller)
@@ -852,7 +875,7 @@ class ValueTracker(Domain):
                 found[made.function] = (made, name)
         return found
 
-    def _traced(self, node: cst.CSTNode, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
+    def _traced(self, node: cst.FunctionDef | cst.Lambda, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
         if node in self._known.host:
             return None
@@ -927,7 +950,7 @@ class ValueTracker(Domain):
             outer = self._scopes[-1]
             self._scopes.append(_Scope(dict(self.env), None, outer.traced, set(), outer.traced_node))
         else:  # a comprehension
-            self._enter_comprehension(node)
+            self._enter_comprehension(cast(cst.BaseComp, node))
 
     def exit_scope(self, node: cst.CSTNode) -> None:
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
@@ -985,7 +1008,7 @@ class ValueTracker(Domain):
         scope = self._scopes[-1]
         self._scopes.append(_Scope(dict(scope.env), scope.own, scope.traced, set(scope.untracked), scope.traced_node,
                                    catching=list(scope.catching)))
-        clause = node.for_in
+        clause: cst.CompFor | None = node.for_in
         while clause is not None:
             self._bind_loop_target(clause.target, clause.iter)
             clause = clause.inner_for_in
@@ -1022,7 +1045,7 @@ class ValueTracker(Domain):
         value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
         # (A value that may be a pytree is narrowed too: the code tests its type, so whatever else it may be,
         # its author handles the array and the tracer on the other branch.)
-        if value is not None and value.is_array:
+        if narrowed is not None and value is not None and value.is_array:
             self.env.pop(narrowed[0])
             self._narrowed.append((narrowed[0], value))
         else:
@@ -1034,7 +1057,7 @@ class ValueTracker(Domain):
         narrowed = not_an_array(operation.left, self.names, self._definition)
         truth = isinstance(operation.operator, cst.And)
         value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
-        if value is None or not value.is_array:
+        if narrowed is None or value is None or not value.is_array:
             return self.value_of(operation.right)
         del self.env[narrowed[0]]
         try:
@@ -1069,11 +1092,14 @@ class ValueTracker(Domain):
         self._bind_loop_target(node.target, node.iter)
 
     def visit_Try_body(self, node: cst.Try | cst.TryStar) -> None:
-        caught = set()
+        caught: set[str] = set()
         for handler in node.handlers:
-            kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-            for kind in filter(None, kinds):  # (a bare `except:` names none)
-                kind = kind.value if isinstance(kind, cst.BaseElement) else kind
+            kinds: Sequence[cst.BaseElement | cst.BaseExpression | None] = (
+                handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type])
+            for element in kinds:
+                if element is None:  # (a bare `except:` names none; every node is true)
+                    continue
+                kind = element.value if isinstance(element, cst.BaseElement) else element
                 qualified = self.names.qualified(kind) or (kind.value if type(kind) is cst.Name else None)
                 if qualified is not None:  # (a builtin such as `TypeError` by its own name)
                     caught.add(qualified)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, replace
-from typing import Callable
+from collections.abc import Iterable, Sequence
+from typing import Callable, TypeGuard, cast
 
 import libcst as cst
 
@@ -63,7 +64,7 @@ class Value:
     instance: object = None
     # For a pytree of tracers whose class the module defines as a pytree (a NamedTuple, a registered
     # dataclass): that ClassDef, whose fields (analysis/pytrees.py) say what `value.field` holds.
-    pytree: object = None
+    pytree: cst.ClassDef | None = None
     # For a static Python number: "int", "bool" or "float" (a literal, `len(...)`, arithmetic on them); jax
     # gives a Python int the integer dtype wherever it flows (`jax.grad(f)(n)` rejects it).
     number: str | None = None
@@ -160,7 +161,7 @@ NUMPY_ARRAY = Value(Kind.HOST, numpy=True)
 REF = Value(Kind.REF)
 UNKNOWN = Value(Kind.UNKNOWN)
 
-_STRINGS = frozenset({cst.SimpleString, cst.FormattedString, cst.ConcatenatedString})
+_STRINGS: frozenset[type] = frozenset({cst.SimpleString, cst.FormattedString, cst.ConcatenatedString})
 _LITERALS = _STRINGS | {cst.Integer, cst.Float, cst.Imaginary}
 _BITWISE = frozenset({cst.BitAnd, cst.BitOr, cst.BitXor})
 _NOT_LITERAL = object()
@@ -195,16 +196,18 @@ def built(kind: str, items: tuple[Value | None, ...], keys: tuple[object, ...] |
 def unknown_contents(container: Value) -> Value | None:
     """A container changed in a way the analysis does not follow: a Python list or tuple still, when it held
     no tracer; else unknown."""
-    if container.kind is Kind.HOST and container.contents.kind != "dict":
+    contents = container.contents
+    assert contents is not None  # every caller passes a container whose contents the analysis follows
+    if container.kind is Kind.HOST and contents.kind != "dict":
         return HOST
     return None
 
 
-def _traced(value: Value | None) -> bool:
+def _traced(value: Value | None) -> TypeGuard[Value]:
     return value is not None and value.kind is Kind.TRACED
 
 
-def _first_traced(values) -> Value | None:
+def _first_traced(values: Iterable[Value | None]) -> Value | None:
     return next((value for value in values if value is not None and value.kind is Kind.TRACED), None)
 
 
@@ -244,7 +247,7 @@ def bound_names(target: cst.BaseExpression, value: Value | None) -> list[tuple[s
     if isinstance(target, (cst.Tuple, cst.List)):
         starred = any(isinstance(element, cst.StarredElement) for element in target.elements)
         parts = _unpacked(value, len(target.elements), starred)
-        bound = []
+        bound: list[tuple[str, Value | None]] = []
         for element, part in zip(target.elements, parts):
             bound += bound_names(element.value, None if isinstance(element, cst.StarredElement) else part)
         return bound
@@ -257,9 +260,10 @@ def bound_names(target: cst.BaseExpression, value: Value | None) -> list[tuple[s
 _READING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "index", "count"})
 
 
-def stored(container: Value, index: cst.SubscriptElement, value: Value | None) -> Value | None:
+def stored(container: Value, index: Sequence[cst.SubscriptElement], value: Value | None) -> Value | None:
     """What a container holds after `container[index] = value`; None when unknown."""
     contents = container.contents
+    assert contents is not None  # every caller passes a container whose contents the analysis follows
     element = index[0].slice if len(index) == 1 else None
     if not isinstance(element, cst.Index) or contents.kind == "tuple":
         return unknown_contents(container)  # a slice assigned, or `pair[0] = v` (a TypeError)
@@ -270,7 +274,7 @@ def stored(container: Value, index: cst.SubscriptElement, value: Value | None) -
             return holding(contents.kind, contents.element or value)
         return unknown_contents(container)
     items, keys = list(contents.items), contents.keys
-    if contents.kind == "dict":
+    if contents.kind == "dict" and keys is not None:  # (a dict's keys are known here: see above)
         if key in keys:  # (the last entry with a key is the one a lookup finds)
             items[len(keys) - 1 - keys[::-1].index(key)] = value
         else:
@@ -287,24 +291,26 @@ def after_method(container: Value, call: cst.Call, value_of: Callable[[cst.BaseE
     """What a container holds after `container.method(...)`: `append`, `extend`, `insert`, `update`,
     `setdefault` and `clear` are followed; another method that may change it makes its items unknown."""
     contents = container.contents
-    method = call.func.attr.value
+    assert contents is not None  # every caller passes a container whose contents the analysis follows
+    method = cast(cst.Attribute, call.func).attr.value  # (called for `container.method(...)` only)
     if method in _READING_METHODS or contents.kind == "tuple":
         return container
     if any(arg.star for arg in call.args):
         return unknown_contents(container)
     given = [arg.value for arg in call.args if arg.keyword is None]
-    named = [(arg.keyword.value, value_of(arg.value)) for arg in call.args if arg.keyword is not None]
+    named: list[tuple[object, Value | None]] = [
+        (arg.keyword.value, value_of(arg.value)) for arg in call.args if arg.keyword is not None]
     if method == "clear" and not call.args:
         return built(contents.kind, (), () if contents.kind == "dict" else None)
     if contents.kind == "list" and not named:
         if method == "append" and len(given) == 1:
-            return _extended(container, (value_of(given[0]),))
+            return _extended(container, contents, (value_of(given[0]),))
         if method == "extend" and len(given) == 1:
-            return _extended(container, _items_of(value_of(given[0])), elements(value_of(given[0])))
+            return _extended(container, contents, _items_of(value_of(given[0])), elements(value_of(given[0])))
         if method == "insert" and len(given) == 2:
             position, value = _literal(given[0]), value_of(given[1])
             if contents.items is None or not isinstance(position, int):
-                return _extended(container, None, value)
+                return _extended(container, contents, None, value)
             items = list(contents.items)
             items.insert(position, value)
             return built("list", tuple(items))
@@ -312,7 +318,8 @@ def after_method(container: Value, call: cst.Call, value_of: Callable[[cst.BaseE
         other = value_of(given[0]) if given else None
         if given and (other is None or other.contents is None or other.contents.kind != "dict"):
             return unknown_contents(container)
-        return _merged(container, other.contents if given else None, named)
+        # (`other` is None exactly when nothing is given)
+        return _merged(container, contents, other.contents if other is not None else None, named)
     if contents.kind == "dict" and method == "setdefault" and 1 <= len(given) <= 2 and not named:
         key = _literal(given[0])
         if contents.items is not None and contents.keys is not None and key in contents.keys:
@@ -321,7 +328,7 @@ def after_method(container: Value, call: cst.Call, value_of: Callable[[cst.BaseE
         if key is _NOT_LITERAL or _NOT_LITERAL in (contents.keys or ()) or (default and default.contents):
             # `**other` may hold the key; a container given as the default is changed through what it returns.
             return unknown_contents(container)
-        return _merged(container, None, [(key, default)])
+        return _merged(container, contents, None, [(key, default)])
     return unknown_contents(container)
 
 
@@ -348,9 +355,10 @@ def _items_of(value: Value | None) -> tuple[Value | None, ...] | None:
     return (STATIC,) * len(contents.items) if contents.kind == "dict" else contents.items
 
 
-def _extended(container: Value, added: tuple[Value | None, ...] | None, element: Value | None = None) -> Value | None:
-    """A list with `added` items after its own (None: an unknown number of items like `element`)."""
-    contents = container.contents
+def _extended(container: Value, contents: Contents, added: tuple[Value | None, ...] | None,
+              element: Value | None = None) -> Value | None:
+    """A list (`container`, holding `contents`) with `added` items after its own (None: an unknown number of
+    items like `element`)."""
     if added is not None and contents.items is not None:
         return built("list", contents.items + added)
     if contents.uniform:
@@ -360,9 +368,10 @@ def _extended(container: Value, added: tuple[Value | None, ...] | None, element:
     return unknown_contents(container)
 
 
-def _merged(container: Value, other: Contents | None, named: list[tuple[str, Value | None]]) -> Value | None:
-    """A dict after `update(other, **named)` or `|= other`: the other's entries replace or follow its own."""
-    contents = container.contents
+def _merged(container: Value, contents: Contents, other: Contents | None,
+            named: Sequence[tuple[object, Value | None]]) -> Value | None:
+    """A dict (`container`, holding `contents`) after `update(other, **named)` or `|= other`: the other's
+    entries replace or follow its own."""
     pairs = list(named)
     if other is not None:
         if other.items is None or other.keys is None:  # keys unknown: only every value traced is known
@@ -395,11 +404,12 @@ def _concatenated(left: Value | None, right: Value | None, operator: cst.BaseBin
     host = HOST if Kind.HOST in (left.kind, right.kind) and Kind.TRACED not in (left.kind, right.kind) else None
     if kind is cst.Multiply:  # `xs * n`: the items repeated
         repeated = first or second
+        assert repeated is not None  # the caller passes a container on one side at least
         return holding(repeated.kind, repeated.element) if repeated.uniform else host
     if first is None or second is None or first.kind != second.kind or (kind is cst.BitOr) != (first.kind == "dict"):
         return None
     if first.kind == "dict":
-        return _merged(left, second, [])
+        return _merged(left, first, second, [])
     if first.items is not None and second.items is not None:
         return built(first.kind, first.items + second.items)
     if first.uniform and second.uniform:
@@ -497,7 +507,7 @@ class Evaluator:
     def __init__(self, names: Names, lookup: Callable[[str], Value | None], table: TransformTable,
                  returned: Callable[[cst.Call, list[Value | None]], Value | None] = lambda call, args: None,
                  staged: Callable[[], Tracer | None] = lambda: None,
-                 fields: Callable[[object], dict | None] = lambda cls: None) -> None:
+                 fields: Callable[[cst.ClassDef], dict | None] = lambda cls: None) -> None:
         self.names = names
         self._lookup = lookup
         self._table = table
@@ -512,29 +522,33 @@ class Evaluator:
         """The known fact about `expr`, or None when unknown."""
         # Every assignment and return asks: node types are tested with `type(...)`, since an isinstance
         # against a libcst class runs ABCMeta's check in Python (libcst's concrete types have no subclasses).
+        # (mypy does not narrow on `type(...) is`: a `cast` says which node each branch has.)
         kind = type(expr)
         if kind is cst.Name:
-            if self._bound and expr.value in self._bound:
-                return self._bound[expr.value]
-            found = self._lookup(expr.value)
-            if found is None and expr.value in ("True", "False") and self.names.qualified(expr) is None:
+            name = cast(cst.Name, expr).value
+            if self._bound and name in self._bound:
+                return self._bound[name]
+            found = self._lookup(name)
+            if found is None and name in ("True", "False") and self.names.qualified(expr) is None:
                 return BOOL
             return found
         if kind is cst.Call:
-            return self._staging(self._call(expr))
+            return self._staging(self._call(cast(cst.Call, expr)))
         if kind is cst.Subscript:
-            base = self.value_of(expr.value)
+            subscript = cast(cst.Subscript, expr)
+            base = self.value_of(subscript.value)
             if base is not None and base.contents is not None:
-                return self._item(base, expr.slice)
+                return self._item(base, base.contents, subscript.slice)
             return self._staging(base) if base is not None and base.is_array else None
         if kind is cst.Attribute:
-            return self._staging(self._attribute(expr))
+            return self._staging(self._attribute(cast(cst.Attribute, expr)))
         if kind in _COMPUTED:
             return self._staging(self._computed(expr, kind))
         if kind is cst.IfExp:
-            return join(self.value_of(expr.body), self.value_of(expr.orelse))
+            choice = cast(cst.IfExp, expr)
+            return join(self.value_of(choice.body), self.value_of(choice.orelse))
         if kind is cst.NamedExpr:
-            return self.value_of(expr.value)
+            return self.value_of(cast(cst.NamedExpr, expr).value)
         if kind is cst.Integer:
             return INT
         if kind is cst.Float:
@@ -543,13 +557,15 @@ class Evaluator:
             return STATIC
         if kind is cst.Tuple or kind is cst.List:
             # A tuple or list holding a tracer is a container of tracers (`shape = (n, 3)`), else a host value.
-            return self._sequence(expr) or HOST
+            return self._sequence(cast("cst.Tuple | cst.List", expr)) or HOST
         if kind is cst.Dict:
-            return self._dict(expr)
+            return self._dict(cast(cst.Dict, expr))
         if kind is cst.ListComp:
-            return holding("list", self._comprehended(expr, expr.elt))
+            listed = cast(cst.ListComp, expr)
+            return holding("list", self._comprehended(listed, listed.elt))
         if kind is cst.DictComp:
-            return holding("dict", self._comprehended(expr, expr.value))
+            mapped = cast(cst.DictComp, expr)
+            return holding("dict", self._comprehended(mapped, mapped.value))
         return None  # a set of tracers raises TypeError (unhashable); a generator prints as one
 
     def _staging(self, value: Value | None) -> Value | None:
@@ -565,26 +581,28 @@ class Evaluator:
     def _computed(self, expr: cst.BaseExpression, kind: type) -> Value | None:
         """Arithmetic, unary operators and comparisons."""
         if kind is cst.BinaryOperation:
-            if type(expr.left) in _STRINGS:
+            operation = cast(cst.BinaryOperation, expr)
+            if type(operation.left) in _STRINGS:
                 return None  # `"%d" % x` formats a string
-            left, right = self.value_of(expr.left), self.value_of(expr.right)
+            left, right = self.value_of(operation.left), self.value_of(operation.right)
             if any(side is not None and side.contents is not None for side in (left, right)):
-                return _concatenated(left, right, expr.operator)
+                return _concatenated(left, right, operation.operator)
             if left is not None and right is not None and left.number and right.number:
-                return _number_result(left.number, right.number, expr.operator)
-            bitwise = type(expr.operator) in _BITWISE
+                return _number_result(left.number, right.number, operation.operator)
+            bitwise = type(operation.operator) in _BITWISE
             both_boolean = all(v is not None and v.boolean for v in (left, right) if v and v.is_array)
             return _derived([left, right], boolean=bitwise and both_boolean)
         if kind is cst.UnaryOperation:
-            if type(expr.operator) is cst.Not:
+            unary = cast(cst.UnaryOperation, expr)
+            if type(unary.operator) is cst.Not:
                 return None
-            operand = self.value_of(expr.expression)
-            if operand is not None and operand.number in ("int", "float") and type(expr.operator) is not cst.BitInvert:
+            operand = self.value_of(unary.expression)
+            if operand is not None and operand.number in ("int", "float") and type(unary.operator) is not cst.BitInvert:
                 return operand  # `-3`, `+n`
             if operand is None or not operand.is_array:
                 return None
-            return _derived([operand], boolean=type(expr.operator) is cst.BitInvert and operand.boolean)
-        return self._comparison(expr)
+            return _derived([operand], boolean=type(unary.operator) is cst.BitInvert and operand.boolean)
+        return self._comparison(cast(cst.Comparison, expr))
 
     def iterated(self, expr: cst.BaseExpression) -> Value | None:
         """What one iteration over `expr` gives (`for target in expr`), or None when unknown."""
@@ -622,7 +640,9 @@ class Evaluator:
         return None
 
     def _sequence(self, expr: cst.Tuple | cst.List) -> Value | None:
-        items, starred, complete = [], [], True
+        items: list[Value | None] = []
+        starred: list[Value | None] = []
+        complete = True
         for element in expr.elements:
             if isinstance(element, cst.StarredElement):
                 known = _items_of(self.value_of(element.value))  # `[*losses, loss]`: its items, when known
@@ -639,39 +659,39 @@ class Evaluator:
         return holding(kind, _first_traced(items + starred))
 
     def _dict(self, expr: cst.Dict) -> Value | None:
-        items, keys = [], []
+        items: list[Value | None] = []
+        keys: list[object] = []
         for element in expr.elements:
             if isinstance(element, cst.StarredDictElement):  # `**other`: what its values hold, under unknown keys
                 items.append(self._dict_values(self.value_of(element.value)))
                 keys.append(_NOT_LITERAL)
             else:
                 items.append(self.value_of(element.value))
-                keys.append(_literal(element.key))
+                keys.append(_literal(cast(cst.DictElement, element).key))  # (the other kind of element)
         return built("dict", tuple(items), tuple(keys))
 
-    def _item(self, base: Value, index: cst.SubscriptElement) -> Value | None:
-        """An item of a container: `pair[0]`, `metrics["loss"]`, `xs[i]`, `xs[1:]`."""
-        contents = base.contents
+    def _item(self, base: Value, contents: Contents, index: Sequence[cst.SubscriptElement]) -> Value | None:
+        """An item of a container (`base`, holding `contents`): `pair[0]`, `metrics["loss"]`, `xs[i]`, `xs[1:]`."""
         if len(index) != 1:
             return None
-        if isinstance(index[0].slice, cst.Slice):
-            return self._sliced(base, index[0].slice)
-        key = _literal(index[0].slice.value)
+        part = index[0].slice
+        if isinstance(part, cst.Slice):
+            return self._sliced(base, contents, part)
+        key = _literal(cast(cst.Index, part).value)  # (a subscript's element is an Index or a Slice)
         if key is not _NOT_LITERAL:
             return contents.item(key)
         return contents.element if contents.uniform else None
 
     @staticmethod
-    def _sliced(base: Value, part: cst.Slice) -> Value | None:
-        """`xs[1:]`, `xs[::-1]`: the items it keeps when the bounds are literals, else every item traced or a
-        Python list or tuple."""
-        contents = base.contents
+    def _sliced(base: Value, contents: Contents, part: cst.Slice) -> Value | None:
+        """`xs[1:]`, `xs[::-1]` of a container (`base`, holding `contents`): the items it keeps when the bounds
+        are literals, else every item traced or a Python list or tuple."""
         if contents.kind == "dict":
             return None
         bounds = [None if bound is None else _literal(bound) for bound in (part.lower, part.upper, part.step)]
         if contents.items is not None and all(bound is None or type(bound) is int for bound in bounds) \
                 and bounds[2] != 0:
-            return built(contents.kind, contents.items[slice(*bounds)])
+            return built(contents.kind, contents.items[slice(*cast("list[int | None]", bounds))])
         if contents.uniform:
             return holding(contents.kind, contents.element)
         return unknown_contents(base)
@@ -681,7 +701,7 @@ class Evaluator:
         outer = self._bound
         self._bound = dict(outer)
         try:
-            clause = comprehension.for_in
+            clause: cst.CompFor | None = comprehension.for_in
             while clause is not None:
                 self._bound.update(bound_names(clause.target, self.iterated(clause.iter)))
                 clause = clause.inner_for_in
@@ -712,13 +732,14 @@ class Evaluator:
 
     def _builtin(self, call: cst.Call) -> Value | None:
         """What `sum`, `abs`, `pow`, `round`, `list`, `tuple` and `dict` give of tracers; None otherwise."""
-        name = call.func.value
+        name = cast(cst.Name, call.func).value  # (called for a builtin's name only)
         if any(arg.star for arg in call.args):
             return None
         given = [arg.value for arg in call.args if arg.keyword is None]
         if name == "dict" and not given:  # `dict()`, `dict(loss=loss, step=0)`
             items = tuple(self.value_of(arg.value) for arg in call.args)
-            return built("dict", items, tuple(arg.keyword.value for arg in call.args))
+            # (every argument is a keyword one here: none is starred, none given by position)
+            return built("dict", items, tuple(cast(cst.Name, arg.keyword).value for arg in call.args))
         if name in ("list", "tuple") and not call.args:
             return built(name, ())
         if len(given) != len(call.args) or not given:
@@ -748,7 +769,7 @@ class Evaluator:
         if base is None or not base.is_array:
             return None
         if base.kind is Kind.TRACED and base.pytree is not None and base.tracer is not None:
-            return self._field(base, expr.attr.value)
+            return self._field(base.pytree, base.tracer, expr.attr.value)
         if expr.attr.value in STATIC_ATTRIBUTES:
             return STATIC
         if expr.attr.value in ARRAY_PROPERTIES:
@@ -757,7 +778,7 @@ class Evaluator:
 
     def _boolean_method(self, base: Value, call: cst.Call) -> bool:
         """Whether an array method gives booleans, by JAX's dtype rules."""
-        method = call.func.attr.value
+        method = cast(cst.Attribute, call.func).attr.value  # (called for `array.method(...)` only)
         if method in TRUTH_METHODS:
             return True
         if method == "astype":
@@ -768,16 +789,16 @@ class Evaluator:
             return spelled in BOOLEAN_DTYPES
         return base.boolean and method in DTYPE_KEEPING_METHODS
 
-    def _field(self, base: Value, name: str) -> Value | None:
-        """A field of a pytree of tracers of a known class: its static fields are Python values, its children
-        tracers (one array, or a subtree); anything else (a method, a property) unknown."""
-        fields = self._fields(base.pytree)
+    def _field(self, pytree: cst.ClassDef, tracer: Tracer, name: str) -> Value | None:
+        """A field of a pytree of tracers (of `tracer`) of a known class (`pytree`): its static fields are Python
+        values, its children tracers (one array, or a subtree); anything else (a method, a property) unknown."""
+        fields = self._fields(pytree)
         field = fields.get(name) if fields else None
         if field is None:
             return None
         if field.static:
             return STATIC
-        return Value(Kind.TRACED, base.tracer.field(name), container=not field.leaf, pytree_part=not field.leaf,
+        return Value(Kind.TRACED, tracer.field(name), container=not field.leaf, pytree_part=not field.leaf,
                      pytree=field.cls)
 
     def _comparison(self, expr: cst.Comparison) -> Value | None:
