@@ -5,7 +5,8 @@ child per job, so each file costs a fork instead of a fresh interpreter importin
 Run commands that are other programs (pytest) start as ordinary subprocesses. Either way each job runs
 in its own session (process group), which is killed when the job ends, so whatever the user's code
 started dies with it; its events stream to a file, so a timeout keeps what was seen; its stderr goes to
-a file kept under STDERR_LIMIT bytes, of which the last line explains a failure.
+a named pipe whose last STDERR_TAIL bytes are kept (the last line explains a failure), or where there are no
+named pipes, to a file kept under STDERR_LIMIT bytes.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from jaxlint.verify.events import read_events
 
 HOST_DEVICES = 8  # CPU devices, so that pmap and sharding code runs
 STDERR_LIMIT = 1024 * 1024
+STDERR_TAIL = 4096
 POLL = 0.02  # seconds between looks at a running job
 # Started without the working folder on sys.path (as `-m` would put it): a user file there named like a
 # standard module (random.py) must not replace it in jaxlint or jax.
@@ -51,29 +53,60 @@ class Job:
         with open(self.path, "w", encoding="utf-8") as handle:
             json.dump({**job, "events": self.events, "stderr": self.stderr, "status": self.status,
                        "cwd": cwd or os.getcwd()}, handle)
+        # A pipe rather than a file: a file capped while the job still writes to it loses what the job wrote
+        # between reading its tail and truncating it (the last line, at times).
+        self._tail = b""
+        self._pipe: int | None = None
+        if hasattr(os, "mkfifo"):
+            os.mkfifo(self.stderr)
+            self._pipe = os.open(self.stderr, os.O_RDONLY | os.O_NONBLOCK)  # open first: writers never block
 
     def cap_stderr(self) -> None:
-        """Keep the file under STDERR_LIMIT: its tail stays (the job appends, so it goes on after it)."""
+        """Read what the job wrote to its stderr pipe, keeping the tail; or keep the file under STDERR_LIMIT
+        (its tail stays: the job appends, so it goes on after it)."""
+        if self._pipe is not None:
+            self._drain()
+            return
         try:
             if os.path.getsize(self.stderr) > STDERR_LIMIT:
-                tail = self._tail()
+                tail = self._file_tail()
                 with open(self.stderr, "r+b") as handle:
                     handle.truncate(0)
                     handle.write(tail)
         except OSError:
             pass
 
-    def _tail(self) -> bytes:
+    def _drain(self) -> None:
+        assert self._pipe is not None
+        while True:
+            try:
+                chunk = os.read(self._pipe, 65536)
+            except BlockingIOError:
+                return  # nothing more now
+            except OSError:
+                return
+            if not chunk:
+                return  # no writer (yet, or any more)
+            self._tail = (self._tail + chunk)[-STDERR_TAIL:]
+
+    def _file_tail(self) -> bytes:
         with open(self.stderr, "rb") as handle:
-            handle.seek(max(0, os.path.getsize(self.stderr) - 4096))
+            handle.seek(max(0, os.path.getsize(self.stderr) - STDERR_TAIL))
             return handle.read()
 
     def last_stderr_line(self) -> str:
         try:
-            lines = self._tail().decode("utf-8", "replace").strip().splitlines()
+            self.cap_stderr()
+            tail = self._tail if self._pipe is not None else self._file_tail()
+            lines = tail.decode("utf-8", "replace").strip().splitlines()
         except OSError:
             return ""
         return lines[-1] if lines else ""
+
+    def close(self) -> None:
+        if self._pipe is not None:
+            os.close(self._pipe)
+            self._pipe = None
 
 
 def _kill_session(pid: int) -> None:
@@ -117,9 +150,12 @@ def run_subprocess(argv: list[str], job: dict[str, Any], timeout: float, cwd: st
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
                                        env={**worker_env(), "JAXLINT_VERIFY_JOB": files.path}, cwd=cwd,
                                        start_new_session=True)
-        events, timed_out, code = _watch(files, process.pid, process.poll, timeout)
-        process.wait()
-        return _outcome(files, events, timed_out, process.returncode if code is None else code)
+        try:
+            events, timed_out, code = _watch(files, process.pid, process.poll, timeout)
+            process.wait()
+            return _outcome(files, events, timed_out, process.returncode if code is None else code)
+        finally:
+            files.close()
 
 
 class ForkServer:
@@ -163,6 +199,7 @@ class ForkServer:
             files = Job(folder, job, cwd)
             pid = self._fork(files.path)
             if pid is None:
+                files.close()
                 return run_subprocess(WORKER, job, timeout, cwd)
 
             def finished() -> int | None:
@@ -172,8 +209,11 @@ class ForkServer:
                 except (OSError, ValueError):
                     return None
 
-            events, timed_out, code = _watch(files, pid, finished, timeout)
-            return _outcome(files, events, timed_out, code)
+            try:
+                events, timed_out, code = _watch(files, pid, finished, timeout)
+                return _outcome(files, events, timed_out, code)
+            finally:
+                files.close()
 
     def close(self) -> None:
         if self.process is None:
