@@ -10,7 +10,7 @@ import libcst as cst
 
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import (
-    ARRAY_NAMESPACES, ARRAY_TYPES, FUNCTIONAL_UPDATE_METHODS, NOT_ONE_ARRAY, NOT_ONE_ARRAY_PREFIXES, NUMPY_ARRAY_FACTORIES,
+    ARRAY_NAMESPACES, ARRAY_TYPES, FUNCTIONAL_UPDATE_METHODS, NOT_ONE_ARRAY, NOT_ONE_ARRAY_PREFIXES, NUMPY_ARRAY_FACTORIES, STATIC_RESULTS,
 )
 
 def produces_array(call: cst.Call, names: Names) -> bool:
@@ -23,6 +23,15 @@ def produces_array(call: cst.Call, names: Names) -> bool:
     if qualified == "jax.numpy.where" and len(call.args) < 3:
         return False  # one-argument `where` is `nonzero`: a tuple
     return True
+
+
+def produces_pytree(call: cst.Call, names: Names) -> bool:
+    """True when `call` is a jax function whose result is a pytree of arrays (or one array in some calls):
+    neither always one array nor a Python value (`lax.scan`, `jnp.split`, `lax.cond`)."""
+    qualified = names.qualified(call.func)
+    if qualified is None or not qualified.startswith(ARRAY_NAMESPACES) or qualified in STATIC_RESULTS:
+        return False
+    return not produces_array(call, names) and not qualified.startswith(NOT_ONE_ARRAY_PREFIXES)
 
 
 def produces_host_array(call: cst.Call, names: Names) -> bool:

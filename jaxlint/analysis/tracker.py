@@ -980,7 +980,7 @@ class ValueTracker(Domain):
         if value is not None and value.kind is Kind.TRACED and value.tracer is not None and value.tracer.computed:
             # Computed by this function's own trace from constants: a concrete array to a caller outside any
             # trace, and one that a traced caller stages again.
-            return Value(Kind.ARRAY, boolean=value.boolean) if value.contents is None else None
+            return Value(Kind.ARRAY, boolean=value.boolean) if value.contents is None and not value.container else None
         if value is not None and value.contents is not None and value.kind is not Kind.TRACED:
             return unknown_contents(value)  # a list or dict of Python values: what its items are is not kept
         if value is not None and value.contents is not None and value.contents.kind != "tuple" \

@@ -821,6 +821,11 @@ class Evaluator:
             return INT if func.value in COUNTING_BUILTINS else STATIC
         if type(func) is cst.Name and func.value in _COMPUTING_BUILTINS and self.names.qualified(func) is None:
             return self._builtin(call)
+        if type(func) is cst.Attribute and func.attr.value == "get" and call.args and not call.args[0].star:
+            # `batch.get("x")`: what `batch["x"]` gives, of a pytree of tracers (a dict's `get`)
+            held = self.value_of(func.value)
+            if held is not None and held.kind is Kind.TRACED and held.container and held.contents is None:
+                return replace(held, pytree_part=True)
         if type(func) is cst.Attribute and func.attr.value in ("items", "values") and not call.args:
             element = self._dict_values(self.value_of(func.value))
             return holding("list", element if func.attr.value == "values" else _tuple_of([STATIC, element]))
@@ -836,6 +841,10 @@ class Evaluator:
             return NUMPY_ARRAY
         if self.names.qualified(func) in REF_FACTORIES:
             return REF
+        if arrays.produces_pytree(call, self.names):
+            # `carry, ys = lax.scan(...)`, `jnp.split(x, 2)`: arrays in a pytree, tracers under a trace.
+            tracer = self._staged()
+            return Value(Kind.TRACED, tracer, container=True, staged_constant=True) if tracer is not None else None
         if arrays.produces_array(call, self.names):
             qualified = self.names.qualified(func)
             return _derived(arguments, boolean=qualified in BOOLEAN_FUNCTIONS) or ARRAY

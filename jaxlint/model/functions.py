@@ -37,6 +37,20 @@ NOT_ONE_ARRAY = frozenset(
 
 NOT_ONE_ARRAY_PREFIXES = ("jax.nn.initializers.",)
 
+# Of those, the ones whose result is no array nor pytree of arrays: Python values (shapes, dtypes, sizes),
+# functions and context managers. Under a trace every other `jax.numpy`/`jax.lax`/`jax.random` result holds
+# tracers (`carry, ys = lax.scan(...)` under jit), so these are the exceptions.
+STATIC_RESULTS = frozenset(
+    "jax.numpy." + name
+    for name in """
+    shape ndim size result_type dtype promote_types can_cast issubdtype isdtype iinfo finfo broadcast_shapes
+    vectorize frompyfunc einsum_path printoptions set_printoptions get_printoptions isscalar iscomplexobj
+    isrealobj ndarray save savez load
+    """.split()
+) | frozenset(
+    "jax.lax." + name for name in "axis_size broadcast_shapes dtype create_token after_all infeed outfeed".split()
+) | frozenset("jax.random." + name for name in "key_impl default_prng_impl".split())
+
 # Array methods and properties whose result is again an array.
 ARRAY_METHODS = frozenset(
     """
