@@ -17,6 +17,7 @@ import libcst as cst
 from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.context import Context
 from jaxlint.diagnostics import SAFE
+from jaxlint.model.apis import IMPORTED_WITH_JAX
 
 # A message, or a function building it once line numbers are known (positions are computed lazily).
 Message = Union[str, Callable[[Callable[[cst.CSTNode], int]], str]]
@@ -46,12 +47,6 @@ class FixPlan:
 Reporter = Callable[[str, cst.CSTNode, Message, Optional[FixPlan]], None]
 
 _EMPTY = cst.Module(body=[])
-
-# Submodules that `import jax` loads: `jax.numpy.maximum` works with nothing but `import jax`.
-IMPORTED_WITH_JAX = frozenset({
-    "jax", "jax.core", "jax.debug", "jax.dtypes", "jax.errors", "jax.export", "jax.lax", "jax.nn",
-    "jax.numpy", "jax.ops", "jax.random", "jax.sharding", "jax.tree", "jax.tree_util",
-})
 
 
 def source(node: cst.CSTNode) -> str:

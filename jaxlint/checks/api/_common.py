@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from jaxlint.model.apis import Api, load_table, newest_version, parse_jax_version
+from jaxlint.model.apis import ARRAY_ROWS, Api, OPS_INDEX, load_table, newest_version, parse_jax_version
 from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.names import dotted
 from jaxlint.checks.base import FixPlan, Rule, source
@@ -19,8 +19,6 @@ from jaxlint.traversal import TOKENS, children
 
 _GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
-_ARRAY = "jax.Array"  # the table's rows for methods and attributes of arrays: `jax.Array.device_buffer`
-_INDEX = "jax.ops.index"  # `jax.ops.index[i, :]` was how an index for jax.ops.index_* was written
 
 
 _PUNCTUATION = TOKENS - {cst.Name, cst.SimpleString}  # whitespace, operators, brackets, other literals
@@ -51,7 +49,7 @@ def _catches_guard(handler: cst.ExceptHandler) -> bool:
 @lru_cache(maxsize=1)
 def _array_attribute_read() -> re.Pattern[str]:
     """`.name` for every attribute a jax release removed from arrays (`x.device_buffer`, `x.split`)."""
-    names = sorted(api[len(_ARRAY) + 1:] for api in load_table() if api.startswith(f"{_ARRAY}."))
+    names = sorted(api[len(ARRAY_ROWS) + 1:] for api in load_table() if api.startswith(f"{ARRAY_ROWS}."))
     return re.compile(rf"\.(?:\s|\\|#[^\n]*)*(?:{'|'.join(names)})\b")
 
 
@@ -196,7 +194,7 @@ class ApiUses(Rule):
             if entry is None:
                 continue
             local = dotted(alias.asname.name) if alias.asname else name
-            if entry.at_method or entry.api == _INDEX:
+            if entry.at_method or entry.api == OPS_INDEX:
                 self._index_imports.append((alias, node, local, entry))
                 continue
             fix = self._renamed_import(node, alias, module, local, entry)
@@ -247,7 +245,7 @@ class ApiUses(Rule):
             return
         qualified = self.names.qualified(node)
         entry = self._entry(qualified)
-        if entry is None and f"{_ARRAY}.{node.attr.value}" in self._table and self._holds_array(node.value):
+        if entry is None and f"{ARRAY_ROWS}.{node.attr.value}" in self._table and self._holds_array(node.value):
             self._array_attribute(node)
             return
         if entry is None:
@@ -268,7 +266,7 @@ class ApiUses(Rule):
     def _array_attribute(self, node: cst.Attribute) -> None:
         """`x.device_buffer` on an array: the table's `jax.Array.*` rows, whose replacement names the
         array `x`; fixed only where it is a pure rename of the attribute (`x.layout` -> `x.format`)."""
-        entry = self._entry(f"{_ARRAY}.{node.attr.value}")
+        entry = self._entry(f"{ARRAY_ROWS}.{node.attr.value}")
         if entry is None:
             return
         array = source(node.value)
@@ -324,7 +322,7 @@ class ApiUses(Rule):
 
     def _index_helper(self, index: cst.BaseExpression) -> cst.BaseExpression | None:
         """`jax.ops.index` (or the name it was imported as) when `index` is `jax.ops.index[...]`."""
-        if isinstance(index, cst.Subscript) and self.names.qualified(index.value) == _INDEX:
+        if isinstance(index, cst.Subscript) and self.names.qualified(index.value) == OPS_INDEX:
             return index.value
         return None
 

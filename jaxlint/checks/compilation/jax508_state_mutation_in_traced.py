@@ -11,6 +11,7 @@ from jaxlint.checks.base import Rule, code
 from jaxlint.checks.compilation._common import how_traced
 from jaxlint.model.transforms import LAX_BODIES
 from jaxlint.traversal import children
+from jaxlint.model.functions import JAX
 
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
@@ -124,7 +125,7 @@ class StateMutationInTraced(Rule):
         if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                 and target.value.value == "self" and function is not None):
             return None
-        if any(t.name.startswith("jax.") for t in function.transforms):
+        if any(t.name.startswith(JAX) for t in function.transforms):
             return target.attr.value
         return None
 

@@ -8,7 +8,7 @@ from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.x64 import is_wide_dtype
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.dtypes import DTYPE_POSITION, DTYPE_QUERIES, NARROWED, WIDE_DTYPES
-from jaxlint.model.functions import ARRAY_NAMESPACES
+from jaxlint.model.functions import ARRAY_NAMESPACES, JAX
 
 
 class Float64WithoutX64(Rule):
@@ -67,7 +67,7 @@ class Float64WithoutX64(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func) or ""
-        if qualified in WIDE_DTYPES and qualified.startswith("jax."):
+        if qualified in WIDE_DTYPES and qualified.startswith(JAX):
             self._requests.append((node, qualified.rpartition(".")[2], f"`{code(node.func)}(...)`"))
             return
         given = arguments(node)

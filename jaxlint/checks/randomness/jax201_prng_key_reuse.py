@@ -9,7 +9,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.randomness._common import is_int_literal
-from jaxlint.model.functions import SELECTING_SAMPLERS
+from jaxlint.model.functions import JAX, SELECTING_SAMPLERS
 from jaxlint.traversal import in_order
 
 
@@ -109,7 +109,7 @@ class PrngKeyReuse(Rule):
         two arrays, on purpose (random features must be shared for `k(x) @ k(y).T` to approximate a kernel).
         Not for jax.random's samplers (`normal(key, shape_a)`, `normal(key, shape_b)` draw the same bits)."""
         qualified = self.names.qualified(second.func)
-        if not isinstance(first, cst.Call) or qualified is not None and qualified.startswith("jax."):
+        if not isinstance(first, cst.Call) or qualified is not None and qualified.startswith(JAX):
             return False
         if code(first.func, 10_000) != code(second.func, 10_000) or _keywords(first) != _keywords(second):
             return False

@@ -7,9 +7,10 @@ import libcst as cst
 
 from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
-from jaxlint.checks.randomness._common import KEY_CONSTRUCTORS, TraceTimeRule, call_text
+from jaxlint.checks.randomness._common import TraceTimeRule, call_text
 from jaxlint.model.functions import RANDOMNESS_OFF
 from jaxlint.traversal import children
+from jaxlint.model.keys import KEY_CONSTRUCTORS
 
 
 class ConstantKeyInTraced(TraceTimeRule):

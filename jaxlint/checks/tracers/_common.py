@@ -18,6 +18,7 @@ from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule
 from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.transforms import RUN_AS_GIVEN
+from jaxlint.model.functions import DEBUG_PRINT
 
 
 def static_hint(rule: Rule, value: Value) -> str:
@@ -78,7 +79,7 @@ def debug_print_fix(rule: Rule, node: cst.Call) -> FixPlan | None:
             return None  # a string formatted in Python would print the tracer: no faithful translation
         texts.append(converted[0])
         values.extend(converted[1])
-    spelled = rule.spell("jax.debug.print")
+    spelled = rule.spell(DEBUG_PRINT)
     if spelled is None:
         return None
     name, imports = spelled

@@ -14,6 +14,7 @@ from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.numpy_boundary import (
     ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKES_TRACED_ARRAY, TAKE_SEQUENCES, WEAKLY_REFERENCING,
 )
+from jaxlint.model.functions import JAX_NUMPY
 
 
 class NumpyOnTracer(Rule):
@@ -160,14 +161,14 @@ class NumpyOnTracer(Rule):
             return None
         if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
             return None
-        return self.rename(node.func, f"jax.numpy.{short}", SAFE if only_traced(self) else UNSAFE)
+        return self.rename(node.func, JAX_NUMPY + short, SAFE if only_traced(self) else UNSAFE)
 
     def _jax_numpy_target(self, target: cst.BaseExpression, qualified: str) -> FixPlan | None:
         """`jax.jit(np.cumsum)` -> `jax.jit(jnp.cumsum)`: the original fails on every call."""
         short = qualified.split(".", 1)[1]
         if short not in _jax_numpy_names():
             return None
-        return self.rename(target, f"jax.numpy.{short}", SAFE)
+        return self.rename(target, JAX_NUMPY + short, SAFE)
 
 
 def _traced_within(rule: Rule, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, Value] | None:

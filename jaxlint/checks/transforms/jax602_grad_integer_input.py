@@ -8,7 +8,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.checks.base import FixPlan, Rule, code
-from jaxlint.model.transforms import INTEGER_INPUT_ERRORS
+from jaxlint.model.transforms import INTEGER_INPUT_ERRORS, JAX_JIT
 
 
 # Context managers under which code is expected to raise: tests of the error itself.
@@ -87,7 +87,7 @@ class GradIntegerInput(Rule):
         qualified = self.names.qualified(expr.func)
         if qualified in INTEGER_INPUT_ERRORS:
             return expr
-        if qualified == "jax.jit" and len(expr.args) == 1 and expr.args[0].keyword is None:
+        if qualified == JAX_JIT and len(expr.args) == 1 and expr.args[0].keyword is None:
             return self._gradient(expr.args[0].value)
         return None
 
