@@ -10,7 +10,7 @@ fix for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Optional, Union
+from typing import AbstractSet, Callable, ClassVar, Optional, Union
 
 import libcst as cst
 
@@ -93,7 +93,7 @@ class Rule:
     def report(self, node: cst.CSTNode, message: Message, fix: FixPlan | None = None) -> None:
         self._reporter(self.code, node, message, fix)
 
-    def builtin(self, func: cst.BaseExpression, names: set[str]) -> str | None:
+    def builtin(self, func: cst.BaseExpression, names: AbstractSet[str]) -> str | None:
         """The builtin of `names` a call's function names (not shadowed by an import), or None."""
         if isinstance(func, cst.Name) and func.value in names and self.names.qualified(func) is None:
             return func.value

@@ -49,6 +49,7 @@ class Api:
 
     def when(self, status: str) -> str:
         version = self.removed_in if status == "removed" else self.deprecated_in
+        assert version is not None  # `status` is "removed" only with a removal version
         return ".".join(str(part) for part in version)
 
 

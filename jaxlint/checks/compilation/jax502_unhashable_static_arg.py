@@ -33,6 +33,7 @@ def _name_uses(node: cst.CSTNode, name: str, parents: tuple[cst.CSTNode, ...]):
         if node.value == name:
             yield parents, node
         return
+    inner: list[cst.CSTNode]
     if isinstance(node, cst.Attribute):  # `x.shape` does not use a parameter named `shape`
         inner = [node.value]
     elif isinstance(node, cst.Arg):  # nor does `f(shape=...)`

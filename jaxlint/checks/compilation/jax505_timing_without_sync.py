@@ -174,8 +174,12 @@ class TimingWithoutSync(CalleeRule):
                 running.append(statement)
         if not running:
             return
-        timer = self.names.qualified(first.body[0].value.func)
-        self.report(first.body[0].value, lambda line_of: (
+        # `first` is `t0 = time.perf_counter()` (`_timer_start`)
+        assert isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Assign)
+        started = first.body[0].value
+        assert isinstance(started, cst.Call)
+        timer = self.names.qualified(started.func)
+        self.report(started, lambda line_of: (
             f"`{start}` times jax work that runs asynchronously, and nothing waits for its result before the "
             f"clock is read again at line {line_of(last)}: this measures dispatch, not the computation; call "
             f"`jax.block_until_ready(...)` (or `.block_until_ready()`) on the result before reading `{timer}`"

@@ -84,7 +84,7 @@ class Float64WithoutX64(Rule):
 
     def _request(self, dtype: cst.BaseExpression | None, where: str) -> None:
         wide = None if dtype is None else is_wide_dtype(dtype, self.names)
-        if wide is not None:
+        if wide is not None and dtype is not None:
             self._requests.append((dtype, wide, where))
 
     def leave_Module(self, node: cst.Module) -> None:

@@ -71,7 +71,7 @@ class NonArrayInput(ExpectedErrors, Rule):
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func)
         positions = list_rejecting().get(qualified or "")
-        if not positions:
+        if not positions or qualified is None:
             return
         for index, arg in enumerate(arguments(node).positional):
             if index in positions and isinstance(arg, (cst.List, cst.Tuple)) and not any(

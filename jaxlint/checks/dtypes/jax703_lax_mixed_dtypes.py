@@ -55,12 +55,12 @@ class LaxMixedDtypes(ExpectedErrors, Rule):
         if len(given.positional) != 2 or given.starred:
             return
         left, right = given.positional
-        kinds = (self._kind(left), self._kind(right))
-        if None in kinds or kinds[0] == kinds[1]:
+        left_kind, right_kind = self._kind(left), self._kind(right)
+        if left_kind is None or right_kind is None or left_kind == right_kind:
             return
         name = op.rpartition(".")[2]
         self.report(node, (
-            f"`{code(node.func)}` gets {_article(kinds[0])} (`{code(left)}`) and {_article(kinds[1])} "
+            f"`{code(node.func)}` gets {_article(left_kind)} (`{code(left)}`) and {_article(right_kind)} "
             f"(`{code(right)}`): lax does not promote dtypes, so this raises `TypeError: lax.{name} requires "
             f"arguments to have the same dtypes`; use `{SAME_DTYPE_LAX_OPS[op]}`, which promotes, or make both "
             f"operands the same kind"

@@ -64,7 +64,7 @@ class DiscardedFunctionalUpdate(Rule):
         if not isinstance(call, cst.Call):
             return
         receiver = functional_update_receiver(call)
-        if receiver is not None and not self._is_ref(receiver):
+        if receiver is not None and isinstance(call.func, cst.Attribute) and not self._is_ref(receiver):
             method = call.func.attr.value
             assign = f"{code(receiver)} = {code(call, 60)}"
             declaration = declaration_needed(self, receiver.value) if isinstance(receiver, cst.Name) else ""

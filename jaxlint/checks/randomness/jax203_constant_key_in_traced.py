@@ -136,6 +136,7 @@ class ConstantKeyInTraced(TraceTimeRule):
                 f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {fix}"
             ))
         else:
+            assert source is not None  # `constant_key` gives the call read for a non-literal key
             read = call_text(source)
             self.report(node, lambda line_of: (
                 f"`{text}`: `{read}` is read only once, while {where.subject} is traced"

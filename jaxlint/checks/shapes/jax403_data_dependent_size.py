@@ -59,7 +59,7 @@ class DataDependentSize(Rule):
             one_arg_where = len(positional) == 1 and not keywords.keys() & {"x", "y"}
             if size not in keywords and (qualified != WHERE or one_arg_where):
                 data = [positional[i] for i in positions if i < len(positional)]
-        elif is_call_to(self, node, "nonzero") and "size" not in keywords:
+        elif is_call_to(self, node, "nonzero") and "size" not in keywords and isinstance(node.func, cst.Attribute):
             size, data = "size", [node.func.value]
         for operand in data:
             value = self.facts.value_of(operand)

@@ -88,7 +88,7 @@ class NumpyOnTracer(Rule):
             if arg.star:
                 return
             literal = isinstance(arg.value, (cst.List, cst.Tuple))
-            found = _traced_within(self, arg.value) if literal else None
+            found = _traced_within(self, arg.value) if isinstance(arg.value, (cst.List, cst.Tuple)) else None
             value = found[1] if found else self.facts.value_of(arg.value)
             if value.kind is not Kind.TRACED:
                 continue
@@ -149,7 +149,7 @@ class NumpyOnTracer(Rule):
             else:
                 error = "converts the tracers it is given and raises TracerArrayConversionError"
             short = qualified.split(".", 1)[1]
-            self.report(target, lambda line_of, error=error, short=short, transform=transform: (
+            self.report(target, lambda line_of, error=error, short=short, transform=transform: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
                 f"`{transform.name}` of the NumPy function `{code(target)}` {error}; "
                 f"transform `jnp.{short}` instead"
             ), self._jax_numpy_target(target, qualified))
@@ -171,7 +171,7 @@ class NumpyOnTracer(Rule):
         return self.rename(target, JAX_NUMPY + short, SAFE)
 
 
-def _traced_within(rule: Rule, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, Value] | None:
+def _traced_within(rule: Rule, expr: cst.List | cst.Tuple) -> tuple[cst.BaseExpression, Value] | None:
     """A traced element of a list or tuple literal (nested ones too), with its value."""
     for element in expr.elements:
         item = element.value

@@ -103,7 +103,7 @@ class ReverseModeWhileLoop(Rule):
                 if transform is not None:
                     what = f"has a body that reads `{name}` from its closure"
                     break
-        if transform is None:
+        if transform is None or subject is None:  # a transform is found through a subject only
             return
         self.report(node, lambda line_of: (
             f"{loop} {what}, which `{transform}` differentiates in reverse mode "
@@ -115,14 +115,15 @@ class ReverseModeWhileLoop(Rule):
 
     def _closure_reads(self, body: cst.BaseExpression) -> list[str]:
         """The names a loop body given as a lambda or a def reads from around it, in order."""
+        function: cst.CSTNode | None = body
         if isinstance(body, cst.Name):
             found = self.facts.binding(body, want_def=True)
-            body = found[0] if found is not None else None
-        if not isinstance(body, (cst.Lambda, cst.FunctionDef)):
+            function = found[0] if found is not None else None
+        if not isinstance(function, (cst.Lambda, cst.FunctionDef)):
             return []
-        own = set(parameter_names(body.params))
-        if isinstance(body, cst.FunctionDef):
-            own |= rebound_names(body.body)
+        own = set(parameter_names(function.params))
+        if isinstance(function, cst.FunctionDef):
+            own |= rebound_names(function.body)
         reads = NameReads()
-        body.body.visit(reads)
+        function.body.visit(reads)
         return [name for name in dict.fromkeys(reads.names) if name not in own]
