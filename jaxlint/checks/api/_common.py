@@ -9,11 +9,11 @@ from typing import ClassVar
 
 import libcst as cst
 
-from jaxlint.model.apis import ARRAY_ROWS, Api, OPS_INDEX, load_table, newest_version, parse_jax_version
 from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.names import dotted
 from jaxlint.checks.base import FixPlan, Rule, source
 from jaxlint.diagnostics import SAFE
+from jaxlint.model.apis import ARRAY_ROWS, Api, OPS_INDEX, load_table, newest_version, parse_jax_version
 from jaxlint.traversal import TOKENS, children
 
 

@@ -8,8 +8,8 @@ from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.expected_errors import ExpectedErrors
 from jaxlint.checks.base import CalleeRule, FixPlan, code
 from jaxlint.checks.compilation._common import callee_name, option_text
-from jaxlint.traversal import children
 from jaxlint.model.functions import ARRAY_MAKERS, SEQUENCE_MODULES
+from jaxlint.traversal import children
 
 
 # ---------------------------------------------------------------------- JAX502

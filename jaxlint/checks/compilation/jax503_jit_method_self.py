@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.checks.base import CalleeRule
-from jaxlint.model.transforms import JITS
 from jaxlint.model.pytrees import PYTREE_REGISTRATIONS
+from jaxlint.model.transforms import JITS
 
 
 # ---------------------------------------------------------------------- JAX503

@@ -9,10 +9,10 @@ import libcst as cst
 from jaxlint.analysis.bindings import rebound_names
 from jaxlint.analysis.donations import reads
 from jaxlint.checks.base import CalleeRule, FixPlan
-from jaxlint.model.transforms import TREE_MAPS
-from jaxlint.traversal import children
 from jaxlint.model.functions import JAX
 from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, HOST_ONLY, SYNCS
+from jaxlint.model.transforms import TREE_MAPS
+from jaxlint.traversal import children
 
 
 # ---------------------------------------------------------------------- JAX505

@@ -9,9 +9,9 @@ from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.compilation._common import how_traced
+from jaxlint.model.functions import JAX
 from jaxlint.model.transforms import LAX_BODIES
 from jaxlint.traversal import children
-from jaxlint.model.functions import JAX
 
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:

@@ -11,9 +11,9 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction, AppliedTransform
 from jaxlint.checks.base import Rule, code
+from jaxlint.model.keys import FOLD_IN, KEY_CONSTRUCTORS
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.traversal import children
-from jaxlint.model.keys import FOLD_IN, KEY_CONSTRUCTORS
 
 
 # Host values that differ from one Python call to the next, and that tracing freezes.

@@ -9,8 +9,8 @@ from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.checks.randomness._common import TraceTimeRule, call_text
 from jaxlint.model.functions import RANDOMNESS_OFF
-from jaxlint.traversal import children
 from jaxlint.model.keys import KEY_CONSTRUCTORS
+from jaxlint.traversal import children
 
 
 class ConstantKeyInTraced(TraceTimeRule):

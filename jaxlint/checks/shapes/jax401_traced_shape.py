@@ -7,8 +7,8 @@ import libcst as cst
 from jaxlint.analysis.values import Value
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.shapes._common import call_arguments, is_call_to, repeats_of, static_hint
-from jaxlint.model.shapes import RANDOM_SHAPE_POSITION, SHAPE_ARGUMENTS
 from jaxlint.model.functions import JAX_RANDOM
+from jaxlint.model.shapes import RANDOM_SHAPE_POSITION, SHAPE_ARGUMENTS
 
 
 class TracedShape(Rule):

@@ -17,8 +17,8 @@ import libcst as cst
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule
 from jaxlint.diagnostics import SAFE, UNSAFE
-from jaxlint.model.transforms import RUN_AS_GIVEN
 from jaxlint.model.functions import DEBUG_PRINT
+from jaxlint.model.transforms import RUN_AS_GIVEN
 
 
 def static_hint(rule: Rule, value: Value) -> str:

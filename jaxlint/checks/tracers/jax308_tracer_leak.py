@@ -7,8 +7,8 @@ import libcst as cst
 from jaxlint.analysis.bindings import mentioned_names, rebound_names
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
-from jaxlint.traversal import in_order
 from jaxlint.model.functions import JAX
+from jaxlint.traversal import in_order
 
 
 class TracerLeak(Rule):
