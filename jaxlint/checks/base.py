@@ -10,13 +10,14 @@ fix for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Optional, Union
+from typing import AbstractSet, Callable, ClassVar, Optional, Union
 
 import libcst as cst
 
 from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.context import Context
 from jaxlint.diagnostics import SAFE
+from jaxlint.model.apis import IMPORTED_WITH_JAX
 
 # A message, or a function building it once line numbers are known (positions are computed lazily).
 Message = Union[str, Callable[[Callable[[cst.CSTNode], int]], str]]
@@ -46,12 +47,6 @@ class FixPlan:
 Reporter = Callable[[str, cst.CSTNode, Message, Optional[FixPlan]], None]
 
 _EMPTY = cst.Module(body=[])
-
-# Submodules that `import jax` loads: `jax.numpy.maximum` works with nothing but `import jax`.
-IMPORTED_WITH_JAX = frozenset({
-    "jax", "jax.core", "jax.debug", "jax.dtypes", "jax.errors", "jax.export", "jax.lax", "jax.nn",
-    "jax.numpy", "jax.ops", "jax.random", "jax.sharding", "jax.tree", "jax.tree_util",
-})
 
 
 def source(node: cst.CSTNode) -> str:
@@ -98,7 +93,7 @@ class Rule:
     def report(self, node: cst.CSTNode, message: Message, fix: FixPlan | None = None) -> None:
         self._reporter(self.code, node, message, fix)
 
-    def builtin(self, func: cst.BaseExpression, names: set[str]) -> str | None:
+    def builtin(self, func: cst.BaseExpression, names: AbstractSet[str]) -> str | None:
         """The builtin of `names` a call's function names (not shadowed by an import), or None."""
         if isinstance(func, cst.Name) and func.value in names and self.names.qualified(func) is None:
             return func.value

@@ -30,3 +30,20 @@ DTYPE_POSITION = {
     "jax.numpy.full": 2, "jax.numpy.full_like": 2, "jax.numpy.arange": 3,
     "jax.lax.convert_element_type": 1, "jax.lax.full": 2, "jax.lax.full_like": 2,
 }
+
+# lax binary ops that require both operands to have one dtype (no promotion), with the jnp function that promotes.
+SAME_DTYPE_LAX_OPS = {
+    "jax.lax.add": "jnp.add", "jax.lax.sub": "jnp.subtract", "jax.lax.mul": "jnp.multiply",
+    "jax.lax.div": "jnp.divide", "jax.lax.rem": "jnp.remainder", "jax.lax.max": "jnp.maximum",
+    "jax.lax.min": "jnp.minimum", "jax.lax.eq": "jnp.equal", "jax.lax.ne": "jnp.not_equal",
+    "jax.lax.lt": "jnp.less", "jax.lax.le": "jnp.less_equal", "jax.lax.gt": "jnp.greater",
+    "jax.lax.ge": "jnp.greater_equal",
+}
+# jnp functions that make a float array unless given a dtype.
+FLOAT_MAKERS = frozenset(f"jax.numpy.{name}" for name in ("zeros", "ones", "empty", "zeros_like", "ones_like"))
+# jnp scalar types -> their kind.
+DTYPE_KINDS = {
+    **{f"jax.numpy.{t}": "float" for t in ("float16", "bfloat16", "float32", "float64")},
+    **{f"jax.numpy.{t}": "int" for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")},
+    **{f"jax.numpy.{t}": "complex" for t in ("complex64", "complex128")},
+}

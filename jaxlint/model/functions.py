@@ -144,3 +144,21 @@ BOOL_CONVERSION_ERRORS = frozenset({
     "jax.errors.TracerBoolConversionError", "jax.errors.ConcretizationTypeError", "jax.errors.JAXTypeError",
     "jax.core.ConcretizationTypeError",
 })
+
+# Namespaces, as prefixes of qualified names.
+JAX = "jax."  # anything of jax's own
+JAX_NUMPY = "jax.numpy."
+JAX_LAX = "jax.lax."
+JAX_RANDOM = "jax.random."
+
+ASARRAY = "jax.numpy.asarray"  # what fixes wrap a Python list or a host value in
+DEBUG_PRINT = "jax.debug.print"  # printing traced values
+PERMUTATION = "jax.random.permutation"  # `permutation(key, n)` is a sampler; `permutation(key, x)` shuffles x
+
+# Calls that return an array (NumPy or JAX): arrays are unhashable.
+ARRAY_MAKERS = frozenset(
+    f"{module}.{name}" for module in ("numpy", "jax.numpy")
+    for name in "array asarray zeros ones full empty arange linspace eye identity".split()
+)
+# Modules whose functions take a tuple wherever they take a list.
+SEQUENCE_MODULES = ("jax.numpy.", "numpy.", "jax.lax.")

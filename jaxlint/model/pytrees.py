@@ -27,3 +27,10 @@ METADATA_FIELD_CALLS = frozenset({"dataclasses.field"})
 
 # Annotations of fields that are never pytree children of their own.
 CLASS_VARIABLE_ANNOTATIONS = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
+
+# Calls that make a class a pytree (its instances then trace as arrays): the class is their first argument.
+PYTREE_REGISTRATIONS = frozenset({
+    "jax.tree_util.register_pytree_node", "jax.tree_util.register_pytree_node_class",
+    "jax.tree_util.register_pytree_with_keys", "jax.tree_util.register_pytree_with_keys_class",
+    "jax.tree_util.register_dataclass", "jax.tree_util.register_static",
+})

@@ -213,3 +213,12 @@ CONCRETE_CONTEXTS = frozenset({"jax.ensure_compile_time_eval", "jax.core.ensure_
 UNTRACED_CONTEXTS = frozenset({"jax.disable_jit"})
 INTEGER_INPUT_ERRORS = {name: t.integer_input_error for name, t in TRANSFORMS.items() if t.integer_input_error}
 WITH_JIT_OPTIONS = {name: t.options for name, t in TRANSFORMS.items() if t.options is not None}
+
+JAX_JIT = "jax.jit"  # `jax.jit(jax.grad(f))` still gives a gradient function
+JAX_PMAP = "jax.pmap"  # donates positional arguments only
+WHILE_LOOP = "jax.lax.while_loop"
+FORI_LOOP = "jax.lax.fori_loop"  # a `while_loop` when its trip count is traced
+STOP_GRADIENT = "jax.lax.stop_gradient"
+# What raises, for the reverse-mode transforms that do not give a gradient function.
+CALLING = {"jax.vjp": "calling the pullback (the function `jax.vjp` gives)",
+           "jax.linear_transpose": "calling the transposed function"}

@@ -9,18 +9,23 @@ from typing import ClassVar
 
 import libcst as cst
 
-from jaxlint.model.apis import Api, load_table, newest_version, parse_jax_version
 from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.names import dotted
 from jaxlint.checks.base import FixPlan, Rule, source
 from jaxlint.diagnostics import SAFE
+from jaxlint.model.apis import ARRAY_ROWS, Api, OPS_INDEX, load_table, newest_version, parse_jax_version
 from jaxlint.traversal import TOKENS, children
 
 
 _GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
-_ARRAY = "jax.Array"  # the table's rows for methods and attributes of arrays: `jax.Array.device_buffer`
-_INDEX = "jax.ops.index"  # `jax.ops.index[i, :]` was how an index for jax.ops.index_* was written
+
+
+def _import_name(node: cst.Attribute | cst.Name) -> str:
+    """The dotted name an import statement spells: always one, since import names are plain dotted names."""
+    name = dotted(node)
+    assert name is not None
+    return name
 
 
 _PUNCTUATION = TOKENS - {cst.Name, cst.SimpleString}  # whitespace, operators, brackets, other literals
@@ -51,7 +56,7 @@ def _catches_guard(handler: cst.ExceptHandler) -> bool:
 @lru_cache(maxsize=1)
 def _array_attribute_read() -> re.Pattern[str]:
     """`.name` for every attribute a jax release removed from arrays (`x.device_buffer`, `x.split`)."""
-    names = sorted(api[len(_ARRAY) + 1:] for api in load_table() if api.startswith(f"{_ARRAY}."))
+    names = sorted(api[len(ARRAY_ROWS) + 1:] for api in load_table() if api.startswith(f"{ARRAY_ROWS}."))
     return re.compile(rf"\.(?:\s|\\|#[^\n]*)*(?:{'|'.join(names)})\b")
 
 
@@ -164,7 +169,7 @@ class ApiUses(Rule):
         if self._guarded:
             return
         for alias in node.names:
-            module = dotted(alias.name)
+            module = _import_name(alias.name)
             entry = self._entry(module, covering=True, module=True)
             if entry is None:
                 continue
@@ -183,7 +188,7 @@ class ApiUses(Rule):
         self._in_import += 1
         if self._guarded or node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return
-        module = dotted(node.module)
+        module = _import_name(node.module)
         entry = self._entry(module, covering=True, module=True)
         if entry is not None:
             new = self._moved_module(entry, module)
@@ -191,12 +196,12 @@ class ApiUses(Rule):
             self.report(node.module, self._message(module, entry, new), fix)
             return
         for alias in node.names:
-            name = dotted(alias.name)
+            name = _import_name(alias.name)
             entry = self._entry(f"{module}.{name}")
             if entry is None:
                 continue
-            local = dotted(alias.asname.name) if alias.asname else name
-            if entry.at_method or entry.api == _INDEX:
+            local = alias.evaluated_alias or name  # the name it binds: `as` a plain name, or its own
+            if entry.at_method or entry.api == OPS_INDEX:
                 self._index_imports.append((alias, node, local, entry))
                 continue
             fix = self._renamed_import(node, alias, module, local, entry)
@@ -217,6 +222,8 @@ class ApiUses(Rule):
         """`from jax import tree_map` -> `from jax.tree import map as tree_map`: every use keeps working."""
         if not entry.rename_safe or not entry.replacement or "." not in entry.replacement:
             return None
+        if node.module is None or isinstance(node.names, cst.ImportStar):
+            return None  # not reached: visit_ImportFrom skips these
         parent, name = entry.replacement.rsplit(".", 1)
         imported = name if name == local else f"{name} as {local}"
         message = f"import `{entry.replacement}`"
@@ -235,6 +242,7 @@ class ApiUses(Rule):
     @staticmethod
     def _without(node: cst.ImportFrom, alias: cst.ImportAlias) -> str:
         """The source of a from-import with one of its names taken out."""
+        assert not isinstance(node.names, cst.ImportStar)  # visit_ImportFrom skips `import *`
         names = [item for item in node.names if item is not alias]
         names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return source(node.with_changes(names=names, semicolon=cst.MaybeSentinel.DEFAULT))
@@ -247,7 +255,7 @@ class ApiUses(Rule):
             return
         qualified = self.names.qualified(node)
         entry = self._entry(qualified)
-        if entry is None and f"{_ARRAY}.{node.attr.value}" in self._table and self._holds_array(node.value):
+        if entry is None and f"{ARRAY_ROWS}.{node.attr.value}" in self._table and self._holds_array(node.value):
             self._array_attribute(node)
             return
         if entry is None:
@@ -268,7 +276,7 @@ class ApiUses(Rule):
     def _array_attribute(self, node: cst.Attribute) -> None:
         """`x.device_buffer` on an array: the table's `jax.Array.*` rows, whose replacement names the
         array `x`; fixed only where it is a pure rename of the attribute (`x.layout` -> `x.format`)."""
-        entry = self._entry(f"{_ARRAY}.{node.attr.value}")
+        entry = self._entry(f"{ARRAY_ROWS}.{node.attr.value}")
         if entry is None:
             return
         array = source(node.value)
@@ -310,21 +318,25 @@ class ApiUses(Rule):
         owner, name = node.args[0].value, node.args[1].value
         if not isinstance(name, cst.SimpleString) or name.prefix.lower() not in ("", "u"):
             return
+        value = name.evaluated_value
+        if not isinstance(value, str):
+            return  # not reached: the prefix is "" or "u"
         base = self.names.qualified(owner)
-        entry = self._entry(f"{base}.{name.evaluated_value}" if base else None)
+        entry = self._entry(f"{base}.{value}" if base else None)
         if entry is None:
             return
         spelled = f'getattr({source(owner)}, {source(name)})'
-        fix = None
+        fix, instead = None, None
         if entry.rename_safe and entry.replacement:
             renamed = self.spell(entry.replacement)
             if renamed is not None:
-                fix = FixPlan(f"use `{renamed[0]}`", ((node, renamed[0]),), SAFE, renamed[1])
-        self.report(node, self._message(spelled, entry, fix and renamed[0]), fix)
+                instead = renamed[0]
+                fix = FixPlan(f"use `{instead}`", ((node, instead),), SAFE, renamed[1])
+        self.report(node, self._message(spelled, entry, instead), fix)
 
     def _index_helper(self, index: cst.BaseExpression) -> cst.BaseExpression | None:
         """`jax.ops.index` (or the name it was imported as) when `index` is `jax.ops.index[...]`."""
-        if isinstance(index, cst.Subscript) and self.names.qualified(index.value) == _INDEX:
+        if isinstance(index, cst.Subscript) and self.names.qualified(index.value) == OPS_INDEX:
             return index.value
         return None
 
@@ -332,9 +344,9 @@ class ApiUses(Rule):
         """`index_add(x, idx, v)` -> `x.at[idx].add(v)` (and `jax.ops.index[i, :]` -> `i, :`), or None
         when the arguments do not fit."""
         positional = [arg for arg in call.args if arg.keyword is None]
-        keywords = [arg for arg in call.args if arg.keyword is not None]
+        keywords = [(arg.keyword, arg) for arg in call.args if arg.keyword is not None]
         if (len(positional) != 3 or any(arg.star for arg in call.args)
-                or any(arg.keyword.value not in _INDEX_KEYWORDS for arg in keywords)):
+                or any(keyword.value not in _INDEX_KEYWORDS for keyword, _ in keywords)):
             return None
         if "#" in source(call):
             return None  # rebuilding the call would drop the comments inside it
@@ -342,9 +354,9 @@ class ApiUses(Rule):
         array = source(operand)
         if not isinstance(operand, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not operand.lpar:
             array = f"({array})"
-        extra = "".join(f", {arg.keyword.value}={source(arg.value)}" for arg in keywords)
+        extra = "".join(f", {keyword.value}={source(arg.value)}" for keyword, arg in keywords)
         where = source(index)
-        if self._index_helper(index) is not None:
+        if isinstance(index, cst.Subscript) and self._index_helper(index) is not None:
             where = "".join(source(element) for element in index.slice).rstrip(", ")
         return f"{array}.at[{where}].{method}({source(value)}{extra})"
 
@@ -353,12 +365,13 @@ class ApiUses(Rule):
         uses = name_uses(node, {local for _, _, local, _ in self._index_imports}) if self._index_imports else {}
         for alias, statement, local, entry in self._index_imports:
             fix = None
+            assert statement.module is not None and not isinstance(statement.names, cst.ImportStar)  # see visit_ImportFrom
             if self._depth == 0 and uses[local] == self._fixable_calls[local]:
                 removal = "" if len(statement.names) == 1 else self._without(statement, alias)
                 if removal or self._is_own_line(node, statement):
                     fix = FixPlan(f"remove the import of `{local}`", ((statement, removal),))
             instead = f"x.at[idx].{entry.at_method}(v)" if entry.at_method else None
-            self.report(alias, self._message(f"{dotted(statement.module)}.{dotted(alias.name)}", entry, instead), fix)
+            self.report(alias, self._message(f"{_import_name(statement.module)}.{_import_name(alias.name)}", entry, instead), fix)
 
     @staticmethod
     def _is_own_line(module: cst.Module, statement: cst.ImportFrom) -> bool:

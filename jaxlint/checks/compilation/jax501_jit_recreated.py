@@ -208,7 +208,7 @@ class JitRecreated(CalleeRule):
         if jit is None and isinstance(node.func, cst.Name):
             jit = frame.local.get(node.func.value)
         what = self._fresh(jit) if jit is not None and id(jit) not in self._reported else None
-        if what is None:
+        if what is None or jit is None:
             return
         self._reported.add(id(jit))
         if frame.loops:
@@ -245,9 +245,11 @@ class JitRecreated(CalleeRule):
         if isinstance(wrapped, cst.Call) and self.names.qualified(wrapped.func) == "functools.partial":
             return "a `functools.partial`"
         found = self.facts.binding(wrapped, want_def=True)
-        if found is None or not isinstance(found[0], cst.FunctionDef):
+        if found is None:
             return None
         function, _, through_self = found
+        if not isinstance(function, cst.FunctionDef):
+            return None
         if through_self:
             return f"the bound method `{code(wrapped)}`"
         frame = self._frames[-1]

@@ -8,23 +8,18 @@ from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.expected_errors import ExpectedErrors
 from jaxlint.checks.base import CalleeRule, FixPlan, code
 from jaxlint.checks.compilation._common import callee_name, option_text
+from jaxlint.model.functions import ARRAY_MAKERS, SEQUENCE_MODULES
 from jaxlint.traversal import children
 
 
 # ---------------------------------------------------------------------- JAX502
 
 _UNHASHABLE_BUILTINS = frozenset({"list", "dict", "set", "bytearray"})
-# Calls that return an array (NumPy or JAX): arrays are unhashable.
-_ARRAY_MAKERS = frozenset(
-    f"{module}.{name}" for module in ("numpy", "jax.numpy")
-    for name in "array asarray zeros ones full empty arange linspace eye identity".split()
-)
 # What a tuple can stand in for a list in: iteration, reading items, these functions, unpacking.
 _SEQUENCE_FUNCTIONS = frozenset({
     "len", "tuple", "list", "sorted", "enumerate", "zip", "sum", "max", "min", "reversed", "iter", "any",
     "all", "set", "frozenset", "map", "math.prod", "functools.reduce",
 })
-_SEQUENCE_MODULES = ("jax.numpy.", "numpy.", "jax.lax.")
 
 
 def _tuple_works(function: cst.FunctionDef | cst.Lambda, param: str, names) -> bool:
@@ -38,6 +33,7 @@ def _name_uses(node: cst.CSTNode, name: str, parents: tuple[cst.CSTNode, ...]):
         if node.value == name:
             yield parents, node
         return
+    inner: list[cst.CSTNode]
     if isinstance(node, cst.Attribute):  # `x.shape` does not use a parameter named `shape`
         inner = [node.value]
     elif isinstance(node, cst.Arg):  # nor does `f(shape=...)`
@@ -62,7 +58,7 @@ def _use_ok(parents: tuple[cst.CSTNode, ...], use: cst.Name, names) -> bool:
             return True
         func = names.qualified(above.func) if isinstance(above, cst.Call) else None
         spelled = above.func.value if isinstance(above, cst.Call) and isinstance(above.func, cst.Name) else None
-        return bool(func and func.startswith(_SEQUENCE_MODULES)) or spelled in _SEQUENCE_FUNCTIONS or (
+        return bool(func and func.startswith(SEQUENCE_MODULES)) or spelled in _SEQUENCE_FUNCTIONS or (
             func in _SEQUENCE_FUNCTIONS)
     if isinstance(parent, cst.ComparisonTarget):
         return isinstance(parent.operator, (cst.In, cst.NotIn)) and parent.comparator is use
@@ -168,7 +164,7 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
             return next((f"a tuple holding {kind}" for kind in inner if kind), None)
         if isinstance(expr, cst.Call):
             qualified = self.names.qualified(expr.func)
-            if qualified in _ARRAY_MAKERS:
+            if qualified in ARRAY_MAKERS:
                 return "an array"
             if (isinstance(expr.func, cst.Name) and expr.func.value in _UNHASHABLE_BUILTINS
                     and self.facts.binding(expr.func) is None

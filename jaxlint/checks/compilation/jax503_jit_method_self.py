@@ -5,17 +5,12 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.checks.base import CalleeRule
+from jaxlint.model.pytrees import PYTREE_REGISTRATIONS
 from jaxlint.model.transforms import JITS
 
 
 # ---------------------------------------------------------------------- JAX503
 
-# Calls that make a class a pytree (its instances then trace as arrays): the class is their first argument.
-_PYTREE_REGISTRATIONS = frozenset({
-    "jax.tree_util.register_pytree_node", "jax.tree_util.register_pytree_node_class",
-    "jax.tree_util.register_pytree_with_keys", "jax.tree_util.register_pytree_with_keys_class",
-    "jax.tree_util.register_dataclass", "jax.tree_util.register_static",
-})
 _FLATTEN_METHODS = frozenset({"tree_flatten", "tree_flatten_with_keys"})  # a pytree class registered elsewhere
 # Class decorators that leave the class an ordinary (non-pytree) class.
 _PLAIN_CLASS_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
@@ -80,7 +75,7 @@ class JitMethodSelf(CalleeRule):
             self._classes[node.name.value] = node
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) in _PYTREE_REGISTRATIONS and node.args:
+        if self.names.qualified(node.func) in PYTREE_REGISTRATIONS and node.args:
             first = node.args[0].value
             if isinstance(first, cst.Name):
                 self._registered.add(first.value)

@@ -9,6 +9,8 @@ import libcst as cst
 from jaxlint.analysis.bindings import rebound_names
 from jaxlint.analysis.donations import reads
 from jaxlint.checks.base import CalleeRule, FixPlan
+from jaxlint.model.functions import JAX
+from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, HOST_ONLY, SYNCS
 from jaxlint.model.transforms import TREE_MAPS
 from jaxlint.traversal import children
 
@@ -19,11 +21,7 @@ _TIMERS = frozenset({
     "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
     "time.monotonic_ns", "timeit.default_timer",
 })
-# Calls that wait for jax's results (or may: anything that reads an array's value on the host).
-_SYNCS = frozenset({"jax.block_until_ready", "jax.device_get", "jax.effects_barrier"})
 _SYNC_METHODS = frozenset({"block_until_ready", "item", "tolist", "__array__"})
-# Modules whose functions run work on the device, asynchronously (`jax.tree_util` and the like run on the host).
-_DISPATCHING = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.device_put")
 # Calls that neither wait nor hide a wait: what a timed loop around jax calls may also do.
 _HARMLESS = frozenset({"range", "len", "enumerate", "zip", "iter", "next", "reversed", "min", "max"})
 _HARMLESS_METHODS = frozenset({"append", "extend", "keys", "values", "items"})
@@ -176,8 +174,12 @@ class TimingWithoutSync(CalleeRule):
                 running.append(statement)
         if not running:
             return
-        timer = self.names.qualified(first.body[0].value.func)
-        self.report(first.body[0].value, lambda line_of: (
+        # `first` is `t0 = time.perf_counter()` (`_timer_start`)
+        assert isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Assign)
+        started = first.body[0].value
+        assert isinstance(started, cst.Call)
+        timer = self.names.qualified(started.func)
+        self.report(started, lambda line_of: (
             f"`{start}` times jax work that runs asynchronously, and nothing waits for its result before the "
             f"clock is read again at line {line_of(last)}: this measures dispatch, not the computation; call "
             f"`jax.block_until_ready(...)` (or `.block_until_ready()`) on the result before reading `{timer}`"
@@ -187,16 +189,16 @@ class TimingWithoutSync(CalleeRule):
         """"jax" (dispatches work), "sync" (waits), "harmless", or "unknown"."""
         func = call.func
         qualified = self.names.qualified(func)
-        if qualified in _SYNCS or (isinstance(func, cst.Attribute) and func.attr.value in _SYNC_METHODS):
+        if qualified in SYNCS or (isinstance(func, cst.Attribute) and func.attr.value in _SYNC_METHODS):
             return "sync"
         if qualified is not None and (qualified.startswith("numpy.") or qualified in _TIMERS):
             return "sync" if qualified.startswith("numpy.") else "harmless"
-        if qualified is not None and qualified.startswith(_DISPATCHING):
+        if qualified is not None and qualified.startswith(DISPATCHING):
             return "jax"
         if qualified in TREE_MAPS and call.args and self._waits(call.args[0].value):
             return "sync"  # `jax.tree.map(lambda x: x.block_until_ready(), metrics)` waits on every leaf
-        if qualified is not None and qualified.startswith("jax."):
-            return "harmless" if qualified.startswith(("jax.tree_util.", "jax.tree.")) else "unknown"
+        if qualified is not None and qualified.startswith(JAX):
+            return "harmless" if qualified.startswith(HOST_ONLY) else "unknown"
         callee = self.facts.jitted(call)
         if callee is not None:
             return "harmless" if callee.function is not None and _computes_nothing(callee.function) else "jax"
@@ -210,7 +212,7 @@ class TimingWithoutSync(CalleeRule):
         """A function given to a tree map that waits for its leaf: a sync, or a lambda calling one."""
         if isinstance(function, cst.Lambda):
             return isinstance(function.body, cst.Call) and self._kind(function.body) == "sync"
-        return self.names.qualified(function) in _SYNCS
+        return self.names.qualified(function) in SYNCS
 
     def _fix(self, running: list[cst.CSTNode]) -> FixPlan | None:
         if len(running) != 1 or not isinstance(running[0], cst.SimpleStatementLine) or len(running[0].body) != 1:
@@ -219,7 +221,7 @@ class TimingWithoutSync(CalleeRule):
         value = small.value if isinstance(small, (cst.Assign, cst.Expr)) else None
         if not isinstance(value, cst.Call) or self._kind(value) != "jax":
             return None
-        spelled = self.spell("jax.block_until_ready")
+        spelled = self.spell(BLOCK_UNTIL_READY)
         if spelled is None:
             return None
         name, imports = spelled

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import AbstractSet, Callable, Iterator
 
 import libcst as cst
 
@@ -35,7 +35,7 @@ class _Item:
 
 @dataclass(frozen=True)
 class _Read:
-    function: cst.CSTNode  # the staged function (or lambda)
+    function: cst.FunctionDef | cst.Lambda  # the staged function (or lambda)
     scope: TracedFunction
     chain: tuple[cst.CSTNode, ...]  # the module, classes and functions around it, itself last
 
@@ -108,7 +108,7 @@ class StaleGlobalCapture(Rule):
     def visit_Lambda_body(self, node: cst.Lambda) -> None:
         self._record(node)
 
-    def _record(self, node: cst.CSTNode) -> None:
+    def _record(self, node: cst.FunctionDef | cst.Lambda) -> None:
         scope = self.facts.function
         if scope is not None and scope.staged and not scope.only_traced_for_shapes:
             self._reads.append(_Read(node, scope, self.facts.chain))
@@ -302,7 +302,7 @@ class _Program:
                     held |= binds
         return self._closure(held)
 
-    def _closure(self, names: set[str]) -> set[str]:
+    def _closure(self, names: AbstractSet[str]) -> set[str]:
         """`names`, and the names bound to definitions that mention one of them, transitively."""
         found = set(names)
         pending = list(found)
@@ -442,7 +442,7 @@ def _defines(item: _Item, entry: cst.CSTNode) -> bool:
     return isinstance(entry, cst.Lambda) and not isinstance(item.node, _COMPOUND) and _contains(item.node, entry)
 
 
-def _locals(function: cst.CSTNode) -> set[str]:
+def _locals(function: cst.FunctionDef | cst.Lambda) -> set[str]:
     """Names local to a function or lambda: its parameters and what its body binds (not `global`)."""
     names = set(parameter_names(function.params))
     if isinstance(function, cst.FunctionDef):
@@ -484,7 +484,7 @@ def _global_reads(read: _Read, candidates: set[str], wraps: Wraps) -> dict[str, 
             pending.append((node.body, names - _locals(node)))
         elif isinstance(node, _COMPREHENSIONS):
             bound: set[str] = set()
-            clause = node.for_in
+            clause: cst.CompFor | None = node.for_in
             while clause is not None:
                 bound.update(target_names(clause.target))
                 clause = clause.inner_for_in

@@ -9,6 +9,7 @@ from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.expected_errors import ExpectedErrors
 from jaxlint.checks.base import CalleeRule, code
 from jaxlint.checks.compilation._common import callee_name, option_text
+from jaxlint.model.transforms import JAX_PMAP
 
 
 # ---------------------------------------------------------------------- JAX507
@@ -83,8 +84,8 @@ class DonateByKeyword(ExpectedErrors, CalleeRule):
             return (f"`{param}` is passed by position, but `{function}` lists it in `donate_argnames` only "
                     f"({options}): with both options given jax does not match names to positions, so nothing "
                     f"is donated; add its position to `donate_argnums` or pass `{param}=` by keyword")
-        if callee.transform == "jax.pmap" or not callee.gives("donate_argnames") and self.facts.target_version:
-            why = ("`jax.pmap` donates positional arguments only" if callee.transform == "jax.pmap" else
+        if callee.transform == JAX_PMAP or not callee.gives("donate_argnames") and self.facts.target_version:
+            why = ("`jax.pmap` donates positional arguments only" if callee.transform == JAX_PMAP else
                    f"before jax 0.4.14 (the target is {self.facts.jax_version}) keyword arguments are never donated")
             return (f"`{param}` is passed by keyword, so it is not donated ({options}): {why}; "
                     f"pass it by position")

@@ -9,6 +9,7 @@ from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.compilation._common import how_traced
+from jaxlint.model.functions import JAX
 from jaxlint.model.transforms import LAX_BODIES
 from jaxlint.traversal import children
 
@@ -82,6 +83,7 @@ class StateMutationInTraced(Rule):
 
     def _report_write(self, node: cst.CSTNode, where: str) -> None:
         scope = self.facts.traced_scope
+        assert scope is not None  # called for writes in a traced function only
         self.report(node, lambda line_of: (
             f"`{scope.name}` ({how_traced(scope, line_of)}) writes {where}: the write runs once, while jax "
             f"traces it, not on every call; return the new state instead and keep it outside the traced function"
@@ -125,7 +127,7 @@ class StateMutationInTraced(Rule):
         if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                 and target.value.value == "self" and function is not None):
             return None
-        if any(t.name.startswith("jax.") for t in function.transforms):
+        if any(t.name.startswith(JAX) for t in function.transforms):
             return target.attr.value
         return None
 
@@ -135,9 +137,9 @@ class StateMutationInTraced(Rule):
             return False
         inside = set(map(id, self.facts.trace_functions()))
         for scope in reversed(self.facts.chain):
-            if id(scope) in inside or isinstance(scope, (cst.ClassDef, cst.Lambda)):
+            if id(scope) in inside or not isinstance(scope, (cst.Module, cst.FunctionDef)):  # a class or a lambda
                 continue
-            bound = assigned_values(scope.body, name)
+            bound = assigned_values(scope.body if isinstance(scope, cst.FunctionDef) else list(scope.body), name)
             if bound:
                 if self._staged_afresh_by(scope):
                     return False

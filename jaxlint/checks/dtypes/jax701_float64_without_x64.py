@@ -8,7 +8,7 @@ from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.x64 import is_wide_dtype, wide_dtype_test
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.dtypes import DTYPE_POSITION, DTYPE_QUERIES, NARROWED, WIDE_DTYPES
-from jaxlint.model.functions import ARRAY_NAMESPACES
+from jaxlint.model.functions import ARRAY_NAMESPACES, JAX
 
 
 class Float64WithoutX64(Rule):
@@ -98,7 +98,7 @@ class Float64WithoutX64(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func) or ""
-        if qualified in WIDE_DTYPES and qualified.startswith("jax."):
+        if qualified in WIDE_DTYPES and qualified.startswith(JAX):
             if not self._x64_branches:
                 self._requests.append((node, qualified.rpartition(".")[2], f"`{code(node.func)}(...)`"))
             return
@@ -118,7 +118,7 @@ class Float64WithoutX64(Rule):
         if self._x64_branches:
             return
         wide = None if dtype is None else is_wide_dtype(dtype, self.names)
-        if wide is not None:
+        if wide is not None and dtype is not None:
             self._requests.append((dtype, wide, where))
 
     def leave_Module(self, node: cst.Module) -> None:

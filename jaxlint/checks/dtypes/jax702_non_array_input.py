@@ -10,6 +10,7 @@ import libcst as cst
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.expected_errors import ExpectedErrors
 from jaxlint.checks.base import FixPlan, Rule, code
+from jaxlint.model.functions import ASARRAY, JAX_NUMPY
 
 
 LIST_OPERANDS = Path(__file__).resolve().parents[2] / "data" / "jnp_list_operands.txt"
@@ -22,7 +23,7 @@ def list_rejecting(path: Path = LIST_OPERANDS) -> dict[str, frozenset[int]]:
     for line in path.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
             name, *positions = line.split()
-            table[f"jax.numpy.{name}"] = frozenset(int(p) for p in positions)
+            table[JAX_NUMPY + name] = frozenset(int(p) for p in positions)
     return table
 
 
@@ -70,7 +71,7 @@ class NonArrayInput(ExpectedErrors, Rule):
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func)
         positions = list_rejecting().get(qualified or "")
-        if not positions:
+        if not positions or qualified is None:
             return
         for index, arg in enumerate(arguments(node).positional):
             if index in positions and isinstance(arg, (cst.List, cst.Tuple)) and not any(
@@ -84,7 +85,7 @@ class NonArrayInput(ExpectedErrors, Rule):
                 ), self._fix(arg))
 
     def _fix(self, arg: cst.BaseExpression) -> FixPlan | None:
-        spelled = self.spell("jax.numpy.asarray")
+        spelled = self.spell(ASARRAY)
         if spelled is None:
             return None
         name, imports = spelled

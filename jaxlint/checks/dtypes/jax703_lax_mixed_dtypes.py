@@ -7,22 +7,7 @@ import libcst as cst
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.expected_errors import ExpectedErrors
 from jaxlint.checks.base import Rule, code
-
-
-# lax binary ops that require both operands to have one dtype (no promotion), with the jnp function that promotes.
-SAME_DTYPE_LAX_OPS = {
-    "jax.lax.add": "jnp.add", "jax.lax.sub": "jnp.subtract", "jax.lax.mul": "jnp.multiply",
-    "jax.lax.div": "jnp.divide", "jax.lax.rem": "jnp.remainder", "jax.lax.max": "jnp.maximum",
-    "jax.lax.min": "jnp.minimum", "jax.lax.eq": "jnp.equal", "jax.lax.ne": "jnp.not_equal",
-    "jax.lax.lt": "jnp.less", "jax.lax.le": "jnp.less_equal", "jax.lax.gt": "jnp.greater",
-    "jax.lax.ge": "jnp.greater_equal",
-}
-_FLOAT_MAKERS = frozenset(f"jax.numpy.{name}" for name in ("zeros", "ones", "empty", "zeros_like", "ones_like"))
-_DTYPE_KINDS = {
-    **{f"jax.numpy.{t}": "float" for t in ("float16", "bfloat16", "float32", "float64")},
-    **{f"jax.numpy.{t}": "int" for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")},
-    **{f"jax.numpy.{t}": "complex" for t in ("complex64", "complex128")},
-}
+from jaxlint.model.dtypes import DTYPE_KINDS, FLOAT_MAKERS, SAME_DTYPE_LAX_OPS
 
 
 class LaxMixedDtypes(ExpectedErrors, Rule):
@@ -70,12 +55,12 @@ class LaxMixedDtypes(ExpectedErrors, Rule):
         if len(given.positional) != 2 or given.starred:
             return
         left, right = given.positional
-        kinds = (self._kind(left), self._kind(right))
-        if None in kinds or kinds[0] == kinds[1]:
+        left_kind, right_kind = self._kind(left), self._kind(right)
+        if left_kind is None or right_kind is None or left_kind == right_kind:
             return
         name = op.rpartition(".")[2]
         self.report(node, (
-            f"`{code(node.func)}` gets {_article(kinds[0])} (`{code(left)}`) and {_article(kinds[1])} "
+            f"`{code(node.func)}` gets {_article(left_kind)} (`{code(left)}`) and {_article(right_kind)} "
             f"(`{code(right)}`): lax does not promote dtypes, so this raises `TypeError: lax.{name} requires "
             f"arguments to have the same dtypes`; use `{SAME_DTYPE_LAX_OPS[op]}`, which promotes, or make both "
             f"operands the same kind"
@@ -94,14 +79,14 @@ class LaxMixedDtypes(ExpectedErrors, Rule):
         if not isinstance(expr, cst.Call):
             return None
         func = self.names.qualified(expr.func)
-        if func in _DTYPE_KINDS:
-            return _DTYPE_KINDS[func]
-        if func in _FLOAT_MAKERS:
+        if func in DTYPE_KINDS:
+            return DTYPE_KINDS[func]
+        if func in FLOAT_MAKERS:
             dtype_given = any(arg.keyword is not None and arg.keyword.value == "dtype" for arg in expr.args)
             return None if dtype_given or len(expr.args) != 1 or expr.args[0].keyword else "float"
         if (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1
                 and expr.args[0].keyword is None):
-            return _DTYPE_KINDS.get(self.names.qualified(expr.args[0].value) or "")
+            return DTYPE_KINDS.get(self.names.qualified(expr.args[0].value) or "")
         return None
 
 

@@ -97,6 +97,7 @@ class InPlaceUpdate(Rule):
         if method is not None:
             fix = f"`{base} = {base}.at{index}.{method}({_argument_text(value)})`"
         else:
+            assert operator is not None  # an augmented assignment: `x[i] += v`
             op = code(operator).strip()[:-1]
             fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {_operand_text(value)})`"
         plan = None

@@ -9,15 +9,7 @@ from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.mutation._common import declaration_needed, rebinds_here
 from jaxlint.diagnostics import UNSAFE
-
-
-_REMOVED_INDEX_OPS = {
-    "jax.ops.index_update": "set",
-    "jax.ops.index_add": "add",
-    "jax.ops.index_mul": "multiply",
-    "jax.ops.index_min": "min",
-    "jax.ops.index_max": "max",
-}
+from jaxlint.model.apis import REMOVED_INDEX_OPS
 
 
 class DiscardedFunctionalUpdate(Rule):
@@ -72,7 +64,7 @@ class DiscardedFunctionalUpdate(Rule):
         if not isinstance(call, cst.Call):
             return
         receiver = functional_update_receiver(call)
-        if receiver is not None and not self._is_ref(receiver):
+        if receiver is not None and isinstance(call.func, cst.Attribute) and not self._is_ref(receiver):
             method = call.func.attr.value
             assign = f"{code(receiver)} = {code(call, 60)}"
             declaration = declaration_needed(self, receiver.value) if isinstance(receiver, cst.Name) else ""
@@ -82,10 +74,10 @@ class DiscardedFunctionalUpdate(Rule):
             ), _assign_back(node, receiver, assign) if self._rebinds(receiver) else None)
             return
         qualified = self.names.qualified(call.func)
-        if qualified in _REMOVED_INDEX_OPS:
+        if qualified in REMOVED_INDEX_OPS:
             self.report(call, (
                 f"the result of `{qualified}(...)` is discarded: it returns a new array and leaves its "
-                f"operand unchanged; assign it: `x = x.at[idx].{_REMOVED_INDEX_OPS[qualified]}(v)`"
+                f"operand unchanged; assign it: `x = x.at[idx].{REMOVED_INDEX_OPS[qualified]}(v)`"
             ))
 
 

@@ -78,15 +78,16 @@ class AugmentedAssignNotInPlace(Rule):
                 return
 
     def _check_alias(self, node: cst.AugAssign, alias: cst.Assign, between: list, after: list) -> None:
-        source = alias.value
-        if not isinstance(source, cst.Name) or source.value == node.target.value:
+        source, target = alias.value, node.target
+        assert isinstance(target, cst.Name)  # visit_AugAssign checks
+        if not isinstance(source, cst.Name) or source.value == target.value:
             return
         if source.value in rebound_names(between):
             return
         later = frozenset().union(*map(mentioned_names, after))
-        if node.target.value in later or source.value not in later:
+        if target.value in later or source.value not in later:
             return
-        b, a, op = node.target.value, source.value, code(node.operator).strip()[:-1]
+        b, a, op = target.value, source.value, code(node.operator).strip()[:-1]
         self.report(node, lambda line_of: (
             f"`{b} {op}= ...` binds a new array to `{b}` alone: `{a}` (bound to `{b}` at line {line_of(alias)}) "
             f"is unchanged and `{b}` is not read again; JAX arrays are immutable (NumPy would have updated `{a}` "
@@ -174,7 +175,7 @@ def _loop_sources(node: cst.For):
     if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(iterable, cst.Call)
             and isinstance(iterable.func, cst.Name) and iterable.func.value in ("zip", "enumerate")):
         return
-    sources = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
+    sources: list[cst.BaseExpression | None] = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
     if iterable.func.value == "enumerate":
         sources = [None, *sources[:1]]
     for element, source in zip(target.elements, sources):

@@ -11,12 +11,10 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction, AppliedTransform
 from jaxlint.checks.base import Rule, code
+from jaxlint.model.keys import FOLD_IN, KEY_CONSTRUCTORS
 from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
 from jaxlint.traversal import children
 
-
-KEY_CONSTRUCTORS = frozenset({"jax.random.key", "jax.random.PRNGKey"})
-_FOLD_IN = "jax.random.fold_in"
 
 # Host values that differ from one Python call to the next, and that tracing freezes.
 _CLOCKS = frozenset({
@@ -114,7 +112,7 @@ class TraceTimeRule(Rule):
         self._folded: set[cst.Call] = set()  # key constructors folded with varying data
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) == _FOLD_IN:
+        if self.names.qualified(node.func) == FOLD_IN:
             key, data = argument(node, 0, "key"), argument(node, 1, "data")
             if (isinstance(key, cst.Call) and self.names.qualified(key.func) in KEY_CONSTRUCTORS
                     and data is not None and not is_int_literal(data)):

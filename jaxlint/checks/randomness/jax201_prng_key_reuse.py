@@ -9,7 +9,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.randomness._common import is_int_literal
-from jaxlint.model.functions import SELECTING_SAMPLERS
+from jaxlint.model.functions import JAX, SELECTING_SAMPLERS
 from jaxlint.traversal import in_order
 
 
@@ -82,7 +82,7 @@ class PrngKeyReuse(Rule):
         seen: dict[str, str] = {}
         for expr, ref, by in keys.uses(node):
             prior = keys.prior_use(ref)
-            if prior is not None and (keys.unread(node) or keys.unread(prior.node)):
+            if prior is not None and (keys.unread(node) or isinstance(prior.node, cst.Call) and keys.unread(prior.node)):
                 continue  # one of the two draws is never read: a warm-up run before a timed one
             if prior is not None and _paired_selection(prior.node, node, self.names):
                 continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
@@ -93,7 +93,7 @@ class PrngKeyReuse(Rule):
             if prior is not None and self._rebound_before_read(prior.node):
                 continue  # `keys = split(key, n)` that nothing reads before `key, *keys = split(key, n + 1)`
             if prior is not None:
-                self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (
+                self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
                     f"`{by}` {_reuse(by, prior.by)}: {_split_first(ref)}"
                 ))
@@ -109,7 +109,7 @@ class PrngKeyReuse(Rule):
         two arrays, on purpose (random features must be shared for `k(x) @ k(y).T` to approximate a kernel).
         Not for jax.random's samplers (`normal(key, shape_a)`, `normal(key, shape_b)` draw the same bits)."""
         qualified = self.names.qualified(second.func)
-        if not isinstance(first, cst.Call) or qualified is not None and qualified.startswith("jax."):
+        if not isinstance(first, cst.Call) or qualified is not None and qualified.startswith(JAX):
             return False
         if code(first.func, 10_000) != code(second.func, 10_000) or _keywords(first) != _keywords(second):
             return False
@@ -202,7 +202,7 @@ def _target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
         return [target]
     if type(target) is cst.StarredElement:
         return _target_name_nodes(target.value)
-    if type(target) in (cst.Tuple, cst.List):
+    if isinstance(target, (cst.Tuple, cst.List)):
         return [name for element in target.elements for name in _target_name_nodes(element.value)]
     return []
 
@@ -218,10 +218,11 @@ def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names) -> boo
             or names.qualified(first.func) != qualified):
         return False
     position, keyword = SELECTING_SAMPLERS[qualified]
-    arrays = [argument(call, position, keyword) for call in (first, second)]
-    if any(array is None or is_int_literal(array) for array in arrays) or code(arrays[0], 10_000) == code(arrays[1], 10_000):
+    one, other = (argument(call, position, keyword) for call in (first, second))
+    if (one is None or is_int_literal(one) or other is None or is_int_literal(other)
+            or code(one, 10_000) == code(other, 10_000)):
         return False
-    return _other_arguments(first, arrays[0]) == _other_arguments(second, arrays[1])
+    return _other_arguments(first, one) == _other_arguments(second, other)
 
 
 def _keywords(call: cst.Call) -> list[str | None]:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from jaxlint.analysis.calls import argument
 from jaxlint.checks.base import Rule
-from jaxlint.model.functions import SELECTING_SAMPLERS
+from jaxlint.model.functions import PERMUTATION, SELECTING_SAMPLERS
 
 
 class KeyReuseInLoop(Rule):
@@ -64,7 +64,7 @@ class KeyReuseInLoop(Rule):
     def _aligned_shuffle(self, call: cst.Call) -> bool:
         """`[permutation(key, a) for a in arrays]`: one key, a different array each iteration. Each array is
         shuffled the same way, on purpose: inputs and labels stay paired."""
-        if self.names.qualified(call.func) != "jax.random.permutation":
+        if self.names.qualified(call.func) != PERMUTATION:
             return False
-        array = argument(call, *SELECTING_SAMPLERS["jax.random.permutation"])
+        array = argument(call, *SELECTING_SAMPLERS[PERMUTATION])
         return array is not None and self.facts.keys.varies_per_iteration(array)

@@ -7,8 +7,9 @@ import libcst as cst
 
 from jaxlint.analysis.keys import shape_only
 from jaxlint.analysis.names import Names
-from jaxlint.checks.randomness._common import KEY_CONSTRUCTORS, TraceTimeRule, call_text
+from jaxlint.checks.randomness._common import TraceTimeRule, call_text
 from jaxlint.model.functions import RANDOMNESS_OFF
+from jaxlint.model.keys import KEY_CONSTRUCTORS
 from jaxlint.traversal import children
 
 
@@ -135,6 +136,7 @@ class ConstantKeyInTraced(TraceTimeRule):
                 f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {fix}"
             ))
         else:
+            assert source is not None  # `constant_key` gives the call read for a non-literal key
             read = call_text(source)
             self.report(node, lambda line_of: (
                 f"`{text}`: `{read}` is read only once, while {where.subject} is traced"

@@ -7,6 +7,7 @@ import libcst as cst
 from jaxlint.analysis.key_uses import KeyUses
 from jaxlint.checks.base import Rule
 from jaxlint.diagnostics import UNSAFE
+from jaxlint.model.keys import KEY, LEGACY_KEY
 
 
 class LegacyPrngKey(Rule):
@@ -42,11 +43,11 @@ class LegacyPrngKey(Rule):
         self._uses: KeyUses | None = None
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) == "jax.random.PRNGKey":
+        if self.names.qualified(node.func) == LEGACY_KEY:
             if self._uses is None:
                 self._uses = KeyUses(self.names)
                 self._module.visit(self._uses)
-            fix = None if self._uses.used_as_data(node) else self.rename(node.func, "jax.random.key", UNSAFE)
+            fix = None if self._uses.used_as_data(node) else self.rename(node.func, KEY, UNSAFE)
             self.report(node, (
                 "`jax.random.PRNGKey` makes a legacy uint32 key that JAX's key-reuse checker ignores; "
                 "use `jax.random.key(...)`, a typed key"

@@ -7,11 +7,8 @@ import libcst as cst
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule
+from jaxlint.model.shapes import REPEAT
 from jaxlint.model.transforms import LOOP_BODIES, MAPS
-
-
-def numpy_names(*names: str) -> list[str]:
-    return ["jax.numpy." + name for name in names]
 
 
 def call_arguments(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression]] | None:
@@ -71,7 +68,7 @@ def repeats_of(rule: Rule, node: cst.Call) -> tuple[cst.BaseExpression, Value] |
     if arguments is None or "total_repeat_length" in arguments[1]:
         return None
     positional, keywords = arguments
-    if rule.names.qualified(node.func) == "jax.numpy.repeat":
+    if rule.names.qualified(node.func) == REPEAT:
         repeats = positional[1] if len(positional) > 1 else keywords.get("repeats")
     elif is_call_to(rule, node, "repeat"):
         repeats = positional[0] if positional else keywords.get("repeats")

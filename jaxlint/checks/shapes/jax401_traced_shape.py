@@ -6,47 +6,9 @@ import libcst as cst
 
 from jaxlint.analysis.values import Value
 from jaxlint.checks.base import Rule, code
-from jaxlint.checks.shapes._common import call_arguments, is_call_to, numpy_names, repeats_of, static_hint
-
-
-# Arguments that set a shape, a size or a count: function -> (what they set, positions, keywords).
-_SHAPE_ARGUMENTS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
-    **{f: ("shape", (0,), ("shape",)) for f in numpy_names("zeros", "ones", "empty", "full")},
-    **{f: ("shape", (), ("shape",)) for f in numpy_names("zeros_like", "ones_like", "empty_like", "full_like")},
-    **{f: ("size", (0, 1), ("N", "M")) for f in numpy_names("eye", "tri")},
-    "jax.numpy.identity": ("size", (0,), ("n",)),
-    "jax.numpy.arange": ("range", (0, 1, 2), ("start", "stop", "step")),
-    **{f: ("`num`", (2,), ("num",)) for f in numpy_names("linspace", "logspace", "geomspace")},
-    "jax.nn.one_hot": ("`num_classes`", (1,), ("num_classes",)),
-    **{f: ("split", (1,), ("indices_or_sections",))
-       for f in numpy_names("split", "array_split", "hsplit", "vsplit", "dsplit")},
-    "jax.numpy.reshape": ("shape", (1,), ("shape", "newshape")),
-    "jax.numpy.resize": ("shape", (1,), ("new_shape",)),
-    "jax.numpy.broadcast_to": ("shape", (1,), ("shape",)),
-    "jax.numpy.tile": ("`reps`", (1,), ("reps",)),
-    "jax.numpy.pad": ("`pad_width`", (1,), ("pad_width",)),
-    "jax.numpy.repeat": ("`total_repeat_length`", (), ("total_repeat_length",)),
-    "jax.numpy.bincount": ("length", (2,), ("minlength", "length")),
-    **{f: ("`size`", (), ("size",)) for f in numpy_names(
-        "where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
-        "unique_inverse", "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d", "extract",
-        "compress")},
-    "jax.lax.full": ("shape", (0,), ("shape",)),
-    "jax.lax.iota": ("size", (1,), ("size",)),
-    "jax.lax.broadcast": ("shape", (1,), ("sizes",)),
-    "jax.lax.broadcast_in_dim": ("shape", (1,), ("shape",)),
-    "jax.lax.reshape": ("shape", (1,), ("new_sizes",)),
-    "jax.lax.dynamic_slice": ("slice size", (2,), ("slice_sizes",)),
-    "jax.lax.dynamic_slice_in_dim": ("slice size", (2,), ("slice_size",)),
-    "jax.random.split": ("number of keys", (1,), ("num",)),
-}
-# jax.random samplers: where `shape` goes by position (any sampler takes `shape=` by keyword).
-_RANDOM_SHAPE_POSITION = {
-    **dict.fromkeys("""bits uniform randint normal exponential gumbel laplace logistic cauchy
-        rademacher maxwell""".split(), 1),
-    **dict.fromkeys("bernoulli choice gamma dirichlet poisson t".split(), 2),
-    **dict.fromkeys("truncated_normal categorical beta multivariate_normal".split(), 3),
-}
+from jaxlint.checks.shapes._common import call_arguments, is_call_to, repeats_of, static_hint
+from jaxlint.model.functions import JAX_RANDOM
+from jaxlint.model.shapes import RANDOM_SHAPE_POSITION, SHAPE_ARGUMENTS
 
 
 class TracedShape(Rule):
@@ -106,12 +68,12 @@ class TracedShape(Rule):
             return
         positional, keywords = arguments
         qualified = self.names.qualified(node.func) or ""
-        if qualified in _SHAPE_ARGUMENTS:
-            what, positions, words = _SHAPE_ARGUMENTS[qualified]
+        if qualified in SHAPE_ARGUMENTS:
+            what, positions, words = SHAPE_ARGUMENTS[qualified]
             candidates = [positional[i] for i in positions if i < len(positional)]
             candidates += [keywords[w] for w in words if w in keywords]
-        elif qualified.startswith("jax.random."):
-            what, position = "shape", _RANDOM_SHAPE_POSITION.get(qualified[len("jax.random."):])
+        elif qualified.startswith(JAX_RANDOM):
+            what, position = "shape", RANDOM_SHAPE_POSITION.get(qualified[len(JAX_RANDOM):])
             candidates = [keywords["shape"]] if "shape" in keywords else []
             if position is not None and position < len(positional):
                 candidates.append(positional[position])

@@ -7,6 +7,7 @@ import libcst as cst
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.shapes._common import indexed, maybe_array
 from jaxlint.diagnostics import UNSAFE
+from jaxlint.model.shapes import WHERE
 
 
 class BooleanMaskIndex(Rule):
@@ -64,7 +65,7 @@ class BooleanMaskIndex(Rule):
 
     def _where(self, node: cst.Subscript, mask: cst.BaseExpression, base: cst.BaseExpression) -> FixPlan | None:
         call = self._set_calls.get(id(node))
-        spelled = self.spell("jax.numpy.where")
+        spelled = self.spell(WHERE)
         if call is None or len(node.slice) != 1 or spelled is None:
             return None
         name, imports = spelled

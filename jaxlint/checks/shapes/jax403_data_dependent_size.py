@@ -6,18 +6,8 @@ import libcst as cst
 
 from jaxlint.analysis.values import Value
 from jaxlint.checks.base import Rule, code
-from jaxlint.checks.shapes._common import call_arguments, is_call_to, numpy_names, repeats_of
-
-
-# Functions whose result size depends on the values of their data arguments, unless given a size:
-# function -> (data positions, the keyword that fixes the size).
-_DATA_DEPENDENT: dict[str, tuple[tuple[int, ...], str]] = {
-    **{f: ((0,), "size") for f in numpy_names(
-        "where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
-        "unique_inverse", "unique_all", "extract", "compress")},
-    **{f: ((0, 1), "size") for f in numpy_names("union1d", "intersect1d", "setdiff1d", "setxor1d")},
-    "jax.numpy.bincount": ((0,), "length"),
-}
+from jaxlint.checks.shapes._common import call_arguments, is_call_to, repeats_of
+from jaxlint.model.shapes import DATA_DEPENDENT, WHERE
 
 
 class DataDependentSize(Rule):
@@ -64,19 +54,19 @@ class DataDependentSize(Rule):
         positional, keywords = arguments
         qualified = self.names.qualified(node.func)
         data: list[cst.BaseExpression] = []
-        if qualified in _DATA_DEPENDENT:
-            positions, size = _DATA_DEPENDENT[qualified]
+        if qualified in DATA_DEPENDENT:
+            positions, size = DATA_DEPENDENT[qualified]
             one_arg_where = len(positional) == 1 and not keywords.keys() & {"x", "y"}
-            if size not in keywords and (qualified != "jax.numpy.where" or one_arg_where):
+            if size not in keywords and (qualified != WHERE or one_arg_where):
                 data = [positional[i] for i in positions if i < len(positional)]
-        elif is_call_to(self, node, "nonzero") and "size" not in keywords:
+        elif is_call_to(self, node, "nonzero") and "size" not in keywords and isinstance(node.func, cst.Attribute):
             size, data = "size", [node.func.value]
         for operand in data:
             value = self.facts.value_of(operand)
             if value.staged:
                 fix = ("pass `length=` (the number of bins)" if size == "length" else
                        "pass `size=` with an upper bound (`fill_value=` pads the rest)")
-                if qualified == "jax.numpy.where":
+                if qualified == WHERE:
                     fix += ", or use the three-argument `jnp.where(cond, x, y)`"
                 self._report(node, fix, operand, value)
                 return

@@ -17,6 +17,7 @@ import libcst as cst
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule
 from jaxlint.diagnostics import SAFE, UNSAFE
+from jaxlint.model.functions import DEBUG_PRINT
 from jaxlint.model.transforms import RUN_AS_GIVEN
 
 
@@ -63,10 +64,12 @@ def debug_print_fix(rule: Rule, node: cst.Call) -> FixPlan | None:
     """`print("loss", loss)` -> `jax.debug.print("loss {}", loss)`: the same text, printed at run time."""
     if any(arg.keyword or arg.star for arg in node.args):
         return None  # sep=, end=, file=, *args: no faithful translation
-    texts, values = [], []
+    texts: list[str] = []
+    values: list = []
     for arg in node.args:
-        if _text(arg.value) is not None:
-            texts.append(_escaped(_text(arg.value)))
+        text = _text(arg.value)
+        if text is not None:
+            texts.append(_escaped(text))
             continue
         if isinstance(arg.value, cst.FormattedString):
             converted = _runtime_template(arg.value)
@@ -78,7 +81,7 @@ def debug_print_fix(rule: Rule, node: cst.Call) -> FixPlan | None:
             return None  # a string formatted in Python would print the tracer: no faithful translation
         texts.append(converted[0])
         values.extend(converted[1])
-    spelled = rule.spell("jax.debug.print")
+    spelled = rule.spell(DEBUG_PRINT)
     if spelled is None:
         return None
     name, imports = spelled
@@ -89,7 +92,8 @@ def debug_print_fix(rule: Rule, node: cst.Call) -> FixPlan | None:
 def _text(expr: cst.BaseExpression) -> str | None:
     """The text of a plain (not bytes) string literal."""
     if isinstance(expr, cst.SimpleString) and "b" not in expr.prefix.lower():
-        return expr.evaluated_value
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None  # always a str without the `b` prefix
     return None
 
 
@@ -150,7 +154,7 @@ def _format_template(expr: cst.BaseExpression) -> tuple[str, tuple] | None:
         fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
     except ValueError:
         return None
-    if len(fields) != len(expr.args) or any(name != "" or "{" in spec for name, spec in fields):
+    if len(fields) != len(expr.args) or any(name != "" or "{" in (spec or "") for name, spec in fields):
         return None
     return template, tuple(piece for arg in expr.args for piece in _argument(arg.value))
 
@@ -177,11 +181,13 @@ def _runtime_template(template: cst.FormattedString) -> tuple[str, tuple] | None
 def _split_fstring(template: cst.FormattedString, text_of) -> tuple[str, tuple] | None:
     """An f-string's text with `{}` placeholders (each part's text through `text_of`), and fix pieces
     passing its fields' expressions as arguments; None when a field has no placeholder form."""
-    body, values = [], []
+    body: list[str] = []
+    values: list = []
     for part in template.parts:
         if isinstance(part, cst.FormattedStringText):
             body.append(text_of(part.value))
             continue
+        assert isinstance(part, cst.FormattedStringExpression)  # an f-string's other parts
         field = _field(part)
         if field is None:
             return None
@@ -196,9 +202,10 @@ def _field(part: cst.FormattedStringExpression) -> str | None:
         return None
     spec = ""
     if part.format_spec is not None:
-        if not all(isinstance(piece, cst.FormattedStringText) for piece in part.format_spec):
+        texts = [piece for piece in part.format_spec if isinstance(piece, cst.FormattedStringText)]
+        if len(texts) != len(part.format_spec):
             return None
-        spec = ":" + "".join(piece.value for piece in part.format_spec)
+        spec = ":" + "".join(piece.value for piece in texts)
     conversion = f"!{part.conversion}" if part.conversion else ""
     return "{" + conversion + spec + "}"
 

@@ -65,7 +65,8 @@ class PythonControlFlowOnTracer(Rule):
             left = self.facts.value_of(test.left)
             if left.abstract:
                 return
-            test, value = test.right, self.facts.right_operand(test)
+            value = self.facts.right_operand(test)
+            test = test.right
         else:
             value = self.facts.value_of(test)
         if not value.abstract:

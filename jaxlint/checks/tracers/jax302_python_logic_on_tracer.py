@@ -8,7 +8,7 @@ from jaxlint.analysis.values import Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.tracers._common import only_traced, static_hint
 from jaxlint.diagnostics import SAFE, UNSAFE
-from jaxlint.model.functions import BOOL_CONVERSION_ERRORS
+from jaxlint.model.functions import BOOL_CONVERSION_ERRORS, JAX_NUMPY
 
 
 class PythonLogicOnTracer(Rule):
@@ -109,4 +109,4 @@ class PythonLogicOnTracer(Rule):
         """`min(a, b)` -> `jnp.minimum(a, b)`: the same value for two operands, computed in JAX."""
         if builtin not in ("min", "max") or len(node.args) != 2 or any(a.keyword or a.star for a in node.args):
             return None
-        return self.rename(node.func, f"jax.numpy.{builtin}imum", SAFE if only_traced(self) else UNSAFE)
+        return self.rename(node.func, f"{JAX_NUMPY}{builtin}imum", SAFE if only_traced(self) else UNSAFE)

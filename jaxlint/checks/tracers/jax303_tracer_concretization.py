@@ -9,6 +9,7 @@ from jaxlint.analysis.values import Value
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.tracers._common import static_hint
 from jaxlint.model.axes import FUNCTION_AXES, METHOD_AXES, traced_axis_error
+from jaxlint.model.functions import JAX_LAX, JAX_NUMPY
 
 
 class TracerConcretization(Rule):
@@ -77,7 +78,7 @@ class TracerConcretization(Rule):
             return
         qualified = self.names.qualified(func) or ""
         method = self._array_method(func)
-        if not qualified.startswith(("jax.numpy.", "jax.lax.")) and method is None:
+        if not qualified.startswith((JAX_NUMPY, JAX_LAX)) and method is None:
             return
         error = traced_axis_error(qualified, method)
         axis = FUNCTION_AXES.get(qualified) or METHOD_AXES.get(method or "")

@@ -8,6 +8,7 @@ from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.tracers._common import only_traced, static_hint
 from jaxlint.diagnostics import SAFE, UNSAFE
+from jaxlint.model.functions import ASARRAY
 
 
 class TracerAsPythonIndex(Rule):
@@ -99,7 +100,7 @@ class TracerAsPythonIndex(Rule):
 
     def _on_device(self, node: cst.Subscript) -> FixPlan | None:
         """`table[i]` -> `jnp.asarray(table)[i]` for a NumPy array: the same numbers, indexed in JAX."""
-        spelled = self.spell("jax.numpy.asarray")
+        spelled = self.spell(ASARRAY)
         if spelled is None:
             return None
         name, imports = spelled

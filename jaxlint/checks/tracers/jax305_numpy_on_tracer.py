@@ -14,6 +14,7 @@ from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.numpy_boundary import (
     ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKES_TRACED_ARRAY, TAKE_SEQUENCES, WEAKLY_REFERENCING,
 )
+from jaxlint.model.functions import JAX_NUMPY
 
 
 class NumpyOnTracer(Rule):
@@ -87,7 +88,7 @@ class NumpyOnTracer(Rule):
             if arg.star:
                 return
             literal = isinstance(arg.value, (cst.List, cst.Tuple))
-            found = _traced_within(self, arg.value) if literal else None
+            found = _traced_within(self, arg.value) if isinstance(arg.value, (cst.List, cst.Tuple)) else None
             value = found[1] if found else self.facts.value_of(arg.value)
             if value.kind is not Kind.TRACED:
                 continue
@@ -148,7 +149,7 @@ class NumpyOnTracer(Rule):
             else:
                 error = "converts the tracers it is given and raises TracerArrayConversionError"
             short = qualified.split(".", 1)[1]
-            self.report(target, lambda line_of, error=error, short=short, transform=transform: (
+            self.report(target, lambda line_of, error=error, short=short, transform=transform: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
                 f"`{transform.name}` of the NumPy function `{code(target)}` {error}; "
                 f"transform `jnp.{short}` instead"
             ), self._jax_numpy_target(target, qualified))
@@ -160,17 +161,17 @@ class NumpyOnTracer(Rule):
             return None
         if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
             return None
-        return self.rename(node.func, f"jax.numpy.{short}", SAFE if only_traced(self) else UNSAFE)
+        return self.rename(node.func, JAX_NUMPY + short, SAFE if only_traced(self) else UNSAFE)
 
     def _jax_numpy_target(self, target: cst.BaseExpression, qualified: str) -> FixPlan | None:
         """`jax.jit(np.cumsum)` -> `jax.jit(jnp.cumsum)`: the original fails on every call."""
         short = qualified.split(".", 1)[1]
         if short not in _jax_numpy_names():
             return None
-        return self.rename(target, f"jax.numpy.{short}", SAFE)
+        return self.rename(target, JAX_NUMPY + short, SAFE)
 
 
-def _traced_within(rule: Rule, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, Value] | None:
+def _traced_within(rule: Rule, expr: cst.List | cst.Tuple) -> tuple[cst.BaseExpression, Value] | None:
     """A traced element of a list or tuple literal (nested ones too), with its value."""
     for element in expr.elements:
         item = element.value

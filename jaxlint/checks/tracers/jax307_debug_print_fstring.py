@@ -7,6 +7,7 @@ import libcst as cst
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.tracers._common import only_traced, placeholders_fix
+from jaxlint.model.functions import DEBUG_PRINT
 
 
 class DebugPrintFstring(Rule):
@@ -53,7 +54,7 @@ class DebugPrintFstring(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) != "jax.debug.print" or not node.args:
+        if self.names.qualified(node.func) != DEBUG_PRINT or not node.args:
             return
         template = node.args[0].value
         if isinstance(template, (cst.SimpleString, cst.ConcatenatedString)):

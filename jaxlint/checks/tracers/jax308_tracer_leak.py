@@ -7,6 +7,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import mentioned_names, rebound_names
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
+from jaxlint.model.functions import JAX
 from jaxlint.traversal import in_order
 
 
@@ -118,7 +119,7 @@ class TracerLeak(Rule):
                              stored, value)
         elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
               and target.value.value == "self" and value.tracer is not None
-              and value.tracer.transform.name.startswith("jax.")
+              and value.tracer.transform.name.startswith(JAX)
               and self.facts.function is not None and self.facts.function.transforms):
             # Only a method jax traces itself: one merely called from a trace (`__init__` of an
             # object built inside it) may be storing on an object that lives inside the trace.

@@ -68,7 +68,7 @@ class IteratorInTracedLoop(Rule):
             keyword = arg.keyword.value if arg.keyword is not None else None
             operand = keyword in words if keyword else (index in positions or (rest is not None and index >= rest))
             if operand and self._is_iterator(arg.value):
-                self.report(arg, lambda line_of, arg=arg: (
+                self.report(arg, lambda line_of, arg=arg: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
                     f"`{code(node.func)}` gets an iterator as an operand and raises TypeError (not a valid JAX "
                     f"type): `{code(arg.value)}` is an iterator; pass arrays (`jnp.stack(list(...))`)"
                 ))

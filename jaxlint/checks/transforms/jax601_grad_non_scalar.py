@@ -77,7 +77,7 @@ class GradNonScalar(Rule):
         remedy = ("pass `has_aux=True` to differentiate the first element and get the second back"
                   if pair else "return `(loss, aux)` and pass `has_aux=True`")
         for transform in transforms:
-            self.report(transform.node, lambda line_of, transform=transform: (
+            self.report(transform.node, lambda line_of, transform=transform: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
                 f"`{transform.name}` needs {name} to return a scalar, but it returns {what} at line "
                 f"{line_of(returned)}: calling the gradient raises TypeError (\"Gradient only defined for "
                 f"scalar-output functions\"); {remedy}"

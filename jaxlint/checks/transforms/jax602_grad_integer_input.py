@@ -8,7 +8,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.checks.base import FixPlan, Rule, code
-from jaxlint.model.transforms import INTEGER_INPUT_ERRORS
+from jaxlint.model.transforms import INTEGER_INPUT_ERRORS, JAX_JIT
 
 
 # Context managers under which code is expected to raise: tests of the error itself.
@@ -87,7 +87,7 @@ class GradIntegerInput(Rule):
         qualified = self.names.qualified(expr.func)
         if qualified in INTEGER_INPUT_ERRORS:
             return expr
-        if qualified == "jax.jit" and len(expr.args) == 1 and expr.args[0].keyword is None:
+        if qualified == JAX_JIT and len(expr.args) == 1 and expr.args[0].keyword is None:
             return self._gradient(expr.args[0].value)
         return None
 
@@ -109,12 +109,17 @@ class GradIntegerInput(Rule):
         if any(word in given.keywords for word in ("allow_int", "holomorphic")):
             return None
         spec = given.keywords.get("argnums", given.positional[1] if len(given.positional) == 2 else None)
+        transform = self.names.qualified(gradient.func)
+        if transform is None:
+            return None  # not reached: the caller found a transform by this name
         if spec is None:
-            return self.names.qualified(gradient.func), (0,)
+            return transform, (0,)
         if isinstance(spec, cst.Integer):
-            return self.names.qualified(gradient.func), (int(spec.value, 0),)
-        if isinstance(spec, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Integer) for e in spec.elements):
-            return self.names.qualified(gradient.func), tuple(int(e.value.value, 0) for e in spec.elements)
+            return transform, (int(spec.value, 0),)
+        if isinstance(spec, (cst.Tuple, cst.List)):
+            integers = [e.value for e in spec.elements if isinstance(e.value, cst.Integer)]
+            if len(integers) == len(spec.elements):
+                return transform, tuple(int(integer.value, 0) for integer in integers)
         return None
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -162,7 +167,7 @@ class GradIntegerInput(Rule):
             if isinstance(digits, cst.Integer) and digits.value.replace("_", "").isdigit():
                 fix = FixPlan(f"use `{code(arg)}.0`", ((digits, f"{digits.value}.0"),))
             what = "a boolean" if number == "bool" else "an integer" if _int_literal(arg) else "a Python int"
-            self.report(arg, lambda line_of, arg=arg, fix=fix, position=position, what=what: (
+            self.report(arg, lambda line_of, arg=arg, fix=fix, position=position, what=what: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
                 f"`{code(arg)}` is {what}, passed where "
                 f"`{transform}` differentiates (argument {position}): "
                 f"the call raises TypeError (\"{INTEGER_INPUT_ERRORS[transform]}\"); pass a float"

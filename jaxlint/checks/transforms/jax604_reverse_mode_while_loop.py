@@ -11,11 +11,7 @@ from jaxlint.analysis.name_reads import NameReads
 from jaxlint.analysis.values import UNKNOWN, Value
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.transforms._common import reverse_mode
-
-
-# What raises, for the reverse-mode transforms that do not give a gradient function.
-_CALLING = {"jax.vjp": "calling the pullback (the function `jax.vjp` gives)",
-            "jax.linear_transpose": "calling the transposed function"}
+from jaxlint.model.transforms import CALLING, FORI_LOOP, STOP_GRADIENT, WHILE_LOOP
 
 
 class ReverseModeWhileLoop(Rule):
@@ -81,10 +77,10 @@ class ReverseModeWhileLoop(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func)
-        if qualified == "jax.lax.while_loop":
+        if qualified == WHILE_LOOP:
             init, body = argument(node, 2, "init_val"), argument(node, 1, "body_fun")
             loop = "`lax.while_loop`"
-        elif qualified == "jax.lax.fori_loop":
+        elif qualified == FORI_LOOP:
             bounds = [argument(node, 0, "lower"), argument(node, 1, "upper")]
             if not any(bound is not None and self.facts.value_of(bound).staged for bound in bounds):
                 return
@@ -92,7 +88,7 @@ class ReverseModeWhileLoop(Rule):
             loop = "`lax.fori_loop` with a traced trip count (a `while_loop`)"
         else:
             return
-        if init is None or (isinstance(init, cst.Call) and self.names.qualified(init.func) == "jax.lax.stop_gradient"):
+        if init is None or (isinstance(init, cst.Call) and self.names.qualified(init.func) == STOP_GRADIENT):
             what, subject = None, None  # nothing to differentiate through the carry
         else:
             what, subject = f"carries `{code(init)}`", init
@@ -107,11 +103,11 @@ class ReverseModeWhileLoop(Rule):
                 if transform is not None:
                     what = f"has a body that reads `{name}` from its closure"
                     break
-        if transform is None:
+        if transform is None or subject is None:  # a transform is found through a subject only
             return
         self.report(node, lambda line_of: (
             f"{loop} {what}, which `{transform}` differentiates in reverse mode "
-            f"({value.describe(code(subject), line_of)}): {_CALLING.get(transform, 'calling the gradient')} raises "
+            f"({value.describe(code(subject), line_of)}): {CALLING.get(transform, 'calling the gradient')} raises "
             f"ValueError (\"Reverse-mode "
             f"differentiation does not work for lax.while_loop\"); use `lax.scan` with a fixed number of steps, "
             f"`fori_loop` with static bounds, or forward mode (`jax.jacfwd`, `jax.jvp`)"
@@ -119,14 +115,15 @@ class ReverseModeWhileLoop(Rule):
 
     def _closure_reads(self, body: cst.BaseExpression) -> list[str]:
         """The names a loop body given as a lambda or a def reads from around it, in order."""
+        function: cst.CSTNode | None = body
         if isinstance(body, cst.Name):
             found = self.facts.binding(body, want_def=True)
-            body = found[0] if found is not None else None
-        if not isinstance(body, (cst.Lambda, cst.FunctionDef)):
+            function = found[0] if found is not None else None
+        if not isinstance(function, (cst.Lambda, cst.FunctionDef)):
             return []
-        own = set(parameter_names(body.params))
-        if isinstance(body, cst.FunctionDef):
-            own |= rebound_names(body.body)
+        own = set(parameter_names(function.params))
+        if isinstance(function, cst.FunctionDef):
+            own |= rebound_names(function.body)
         reads = NameReads()
-        body.body.visit(reads)
+        function.body.visit(reads)
         return [name for name in dict.fromkeys(reads.names) if name not in own]

@@ -104,7 +104,7 @@ class WhereNanGradient(Rule):
                     continue  # `jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: -expm1(x) >= 0.5 there
                 kept, filler = code(operand), unbounded.safe
                 safe = f"{kept}, {filler}" if side == "false" else f"{filler}, {kept}"
-                self.report(risky, lambda line_of, risky=risky, operand=operand, unbounded=unbounded,
+                self.report(risky, lambda line_of, risky=risky, operand=operand, unbounded=unbounded,  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
                             transform=transform, side=side, safe=safe, value=value: (
                     f"`{code(risky)}` in a branch of `{code(node.func)}` guarded by `{code(condition)}` is still "
                     f"differentiated by `{transform}` ({value.describe(code(risky), line_of)}) where the "
@@ -143,10 +143,11 @@ class WhereNanGradient(Rule):
                 return left[0] + right[0], left[1] + right[1]
             return left[0] - right[1], left[1] - right[0]
         if isinstance(expr, cst.Call) and len(expr.args) == 1 and expr.args[0].keyword is None:
-            function = derivatives.INCREASING.get(self.names.qualified(expr.func))
+            qualified = self.names.qualified(expr.func)
+            function = derivatives.INCREASING.get(qualified) if qualified is not None else None
             inner = self._interval(expr.args[0].value, name, bounds) if function is not None else None
             try:
-                return None if inner is None else (function(inner[0]), function(inner[1]))  # math takes inf too
+                return None if inner is None or function is None else (function(inner[0]), function(inner[1]))  # math takes inf too
             except (ValueError, OverflowError):
                 return None
         return None
@@ -220,10 +221,11 @@ def _bounds_where(condition: cst.BaseExpression, holds: bool) -> tuple[str, tupl
     if not (isinstance(condition, cst.Comparison) and len(condition.comparisons) == 1):
         return None
     left, (target,) = condition.left, condition.comparisons
-    right, operator = target.comparator, target.operator
+    right, compared = target.comparator, target.operator
+    operator: cst.BaseCompOp | None = compared
     if isinstance(right, cst.Name) and _number(left) is not None:
         left, right = right, left
-        operator = _FLIPPED.get(type(operator))
+        operator = _FLIPPED.get(type(compared))
     number = _number(right)
     if not isinstance(left, cst.Name) or number is None or not isinstance(operator, (cst.GreaterThan,
             cst.GreaterThanEqual, cst.LessThan, cst.LessThanEqual)):
@@ -240,7 +242,7 @@ _FLIPPED = {cst.GreaterThan: cst.LessThan(), cst.GreaterThanEqual: cst.LessThanE
 def _number(expr: cst.BaseExpression) -> float | None:
     """The value of a number written in the source (`2`, `-0.69`, `1e-3`), else None."""
     negative = isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
-    literal = expr.expression if negative else expr
+    literal = expr.expression if isinstance(expr, cst.UnaryOperation) and negative else expr
     if not isinstance(literal, (cst.Integer, cst.Float)):
         return None
     try:

@@ -72,7 +72,7 @@ class ZeroGradient(Rule):
             if output is None or output.smooth or not output.cut:
                 continue
             param, operation = output.cut[0]
-            self.report(transform.node, lambda line_of, transform=transform, param=param, operation=operation: (
+            self.report(transform.node, lambda line_of, transform=transform, param=param, operation=operation: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
                 f"`{transform.name}` differentiates {name} with respect to `{param}`, but its output depends on "
                 f"`{param}` only through `{code(operation)}` (line {line_of(operation)}) and operations like it, "
                 f"whose derivative is zero: the gradient is zero everywhere, silently; differentiate a smooth "

@@ -1,0 +1,61 @@
+"""Where JAX functions take shapes, sizes and counts, as data: the tables the JAX4xx rules read."""
+
+from jaxlint.model.functions import JAX_NUMPY
+
+WHERE = "jax.numpy.where"  # one-argument `jnp.where(c)` has a data-dependent size; three-argument does not
+REPEAT = "jax.numpy.repeat"  # `jnp.repeat(x, r)`: traced repeats need `total_repeat_length=`
+
+
+def numpy_names(*names: str) -> list[str]:
+    """The qualified names of `jnp` functions."""
+    return [JAX_NUMPY + name for name in names]
+
+
+# Arguments that set a shape, a size or a count: function -> (what they set, positions, keywords).
+SHAPE_ARGUMENTS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
+    **{f: ("shape", (0,), ("shape",)) for f in numpy_names("zeros", "ones", "empty", "full")},
+    **{f: ("shape", (), ("shape",)) for f in numpy_names("zeros_like", "ones_like", "empty_like", "full_like")},
+    **{f: ("size", (0, 1), ("N", "M")) for f in numpy_names("eye", "tri")},
+    "jax.numpy.identity": ("size", (0,), ("n",)),
+    "jax.numpy.arange": ("range", (0, 1, 2), ("start", "stop", "step")),
+    **{f: ("`num`", (2,), ("num",)) for f in numpy_names("linspace", "logspace", "geomspace")},
+    "jax.nn.one_hot": ("`num_classes`", (1,), ("num_classes",)),
+    **{f: ("split", (1,), ("indices_or_sections",))
+       for f in numpy_names("split", "array_split", "hsplit", "vsplit", "dsplit")},
+    "jax.numpy.reshape": ("shape", (1,), ("shape", "newshape")),
+    "jax.numpy.resize": ("shape", (1,), ("new_shape",)),
+    "jax.numpy.broadcast_to": ("shape", (1,), ("shape",)),
+    "jax.numpy.tile": ("`reps`", (1,), ("reps",)),
+    "jax.numpy.pad": ("`pad_width`", (1,), ("pad_width",)),
+    REPEAT: ("`total_repeat_length`", (), ("total_repeat_length",)),
+    "jax.numpy.bincount": ("length", (2,), ("minlength", "length")),
+    **{f: ("`size`", (), ("size",)) for f in numpy_names(
+        "where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
+        "unique_inverse", "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d", "extract",
+        "compress")},
+    "jax.lax.full": ("shape", (0,), ("shape",)),
+    "jax.lax.iota": ("size", (1,), ("size",)),
+    "jax.lax.broadcast": ("shape", (1,), ("sizes",)),
+    "jax.lax.broadcast_in_dim": ("shape", (1,), ("shape",)),
+    "jax.lax.reshape": ("shape", (1,), ("new_sizes",)),
+    "jax.lax.dynamic_slice": ("slice size", (2,), ("slice_sizes",)),
+    "jax.lax.dynamic_slice_in_dim": ("slice size", (2,), ("slice_size",)),
+    "jax.random.split": ("number of keys", (1,), ("num",)),
+}
+# jax.random samplers (names within JAX_RANDOM): where `shape` goes by position (any sampler takes `shape=` by keyword).
+RANDOM_SHAPE_POSITION = {
+    **dict.fromkeys("""bits uniform randint normal exponential gumbel laplace logistic cauchy
+        rademacher maxwell""".split(), 1),
+    **dict.fromkeys("bernoulli choice gamma dirichlet poisson t".split(), 2),
+    **dict.fromkeys("truncated_normal categorical beta multivariate_normal".split(), 3),
+}
+
+# Functions whose result size depends on the values of their data arguments, unless given a size:
+# function -> (data positions, the keyword that fixes the size).
+DATA_DEPENDENT: dict[str, tuple[tuple[int, ...], str]] = {
+    **{f: ((0,), "size") for f in numpy_names(
+        "where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
+        "unique_inverse", "unique_all", "extract", "compress")},
+    **{f: ((0, 1), "size") for f in numpy_names("union1d", "intersect1d", "setdiff1d", "setxor1d")},
+    "jax.numpy.bincount": ((0,), "length"),
+}

@@ -1,0 +1,9 @@
+"""What makes the host wait for JAX's asynchronous work, as data: the tables timing rules read."""
+
+# Calls that wait for jax's results (or may: anything that reads an array's value on the host).
+SYNCS = frozenset({"jax.block_until_ready", "jax.device_get", "jax.effects_barrier"})
+BLOCK_UNTIL_READY = "jax.block_until_ready"  # what a fix adds before reading the clock
+# Modules whose functions run work on the device, asynchronously (`jax.tree_util` and the like run on the host).
+DISPATCHING = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.device_put")
+# jax modules whose functions run on the host only.
+HOST_ONLY = ("jax.tree_util.", "jax.tree.")
