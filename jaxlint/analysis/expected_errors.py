@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
+
+if TYPE_CHECKING:
+    from jaxlint.checks.base import Rule as _Mixin  # mixed in before Rule: its names and report()
+else:
+    _Mixin = object
 
 
 
@@ -20,7 +27,8 @@ def expects_error(node: cst.With, names) -> bool:
     return False
 
 
-class ExpectedErrors:
+class ExpectedErrors(_Mixin):
+
     """Leaves out findings inside blocks that expect an error (a test of that very error). Mix in before Rule."""
 
     _expecting = 0
