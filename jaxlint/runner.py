@@ -18,6 +18,7 @@ import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 from jaxlint import project
 from jaxlint.analysis.interface import Interface, ModuleContext
@@ -157,14 +158,14 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, u
     for folder, error in unlistable:
         if error.code in settings.enabled_for(folder):
             result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
-    folder = Path(cache_dir) if cache_dir else settings.cache_dir or settings.root / DEFAULT_DIR
-    cache = Cache(folder) if use_cache and fix_mode is None else None
+    cache_folder = Path(cache_dir) if cache_dir else settings.cache_dir or settings.root / DEFAULT_DIR
+    cache = Cache(cache_folder) if use_cache and fix_mode is None else None
     if fix_mode is not None:  # fixes come from each module alone
         outcomes = _check_files(files, dict.fromkeys(range(len(files))), {}, settings, cache, jobs, fix_mode)
     else:  # findings from the whole project, its files not named included
         _, outcomes, _ = _in_projects(files, settings, cache, jobs)
     for outcome in outcomes[:len(files)]:
-        _collect(outcome, result)
+        _collect(cast(FileResult, outcome), result)  # every file named was checked
     return result
 
 
@@ -225,7 +226,8 @@ def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[in
     for _ in range(project.MAX_ROUNDS):
         todo: dict[int, None] = {}
         for modules in project.projects({index: files[index] for index in contexts}).values():
-            interfaces = {name: outcomes[index].interface for name, index in modules.items()}
+            # Every module of a project was checked (phase 1).
+            interfaces = {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
             for name, imported in project.imported_facts(interfaces).items():
                 index = modules[name]
                 if imported == contexts[index].imported:
@@ -233,7 +235,7 @@ def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[in
                 before = contexts[index].imported
                 contexts[index] = replace(contexts[index], imported=imported)
                 # A fact its analysis did not read changes nothing: its outcome is the one these facts give.
-                read = outcomes[index].interface
+                read = cast(FileResult, outcomes[index]).interface
                 if project.read_facts(imported, read) != project.read_facts(before, read):
                     todo[index] = None
         if not todo:

@@ -130,7 +130,6 @@ def declared_outer(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
             found.update(item.name.value for item in statement.names)
         elif type(statement) in _BLOCKS:
             found |= declared_outer(cast(cst.BaseCompoundStatement, statement).body)
-
             for part in (*getattr(statement, "handlers", ()), getattr(statement, "orelse", None),
                          getattr(statement, "finalbody", None)):
                 if type(part) is cst.If:

@@ -755,7 +755,6 @@ class Callees:
         node, _, through_self = found
         if not isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return None, 0
-
         static = isinstance(node, cst.FunctionDef) and any(
             isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
         return node, 1 if through_self and not static else 0

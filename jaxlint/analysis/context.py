@@ -215,7 +215,6 @@ class Context:
         found = self._locals.get(id(function))
         if found is None:
             found = set(parameter_names(cast("cst.FunctionDef | cst.Lambda", function).params))
-
             if isinstance(function, cst.FunctionDef):
                 found |= rebound_names(function.body) - declared_outer(function.body)
             self._locals[id(function)] = found

@@ -261,5 +261,4 @@ class DependenceWalk:
         if isinstance(expr, cst.SimpleString):
             # A bytes literal raises here, as it did before typing.
             return cast(str, expr.evaluated_value).startswith(("int", "uint", "bool"))
-
         return self.names.qualified(expr) in derivatives.INTEGER_DTYPES

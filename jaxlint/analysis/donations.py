@@ -101,7 +101,6 @@ def reads(node: cst.CSTNode | list | None) -> Iterator[cst.Name]:
     elif isinstance(node, cst.BaseComp):
         bound: set[str] = set()
         clause: cst.CompFor | None = node.for_in
-
         while clause is not None:
             bound.update(target_names(clause.target))
             clause = clause.inner_for_in

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 if TYPE_CHECKING:
-    from jaxlint.checks.base import Rule as _Mixin  # mixed in before Rule: its names and report()
+    class _Mixin:
+        """What the mixin uses of the Rule it comes before (checks/base.py, a higher layer)."""
+
+        names: Any
+
+        def report(self, node: cst.CSTNode, message: Any, fix: Any = None) -> None: ...
 else:
     _Mixin = object
-
 
 
 def expects_error(node: cst.With, names) -> bool:
@@ -28,7 +32,6 @@ def expects_error(node: cst.With, names) -> bool:
 
 
 class ExpectedErrors(_Mixin):
-
     """Leaves out findings inside blocks that expect an error (a test of that very error). Mix in before Rule."""
 
     _expecting = 0

@@ -458,7 +458,6 @@ class Flow:
             attempt.merged = True
             self._merge([cast(Paths, attempt.normal), *attempt.handled])  # set when the body was left
 
-
     def visit_Try_finalbody(self, node: cst.Try | cst.TryStar) -> None:
         if node.finalbody is None:
             return

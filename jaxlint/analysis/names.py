@@ -39,7 +39,6 @@ def _scope_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
         if kind is cst.SimpleStatementLine:
             yield from cast(cst.SimpleStatementLine, statement).body
         elif kind in _SMALL_STATEMENTS:
-
             yield statement
         elif kind in _NESTED_BLOCKS:
             yield from _scope_statements(_block_bodies(statement))

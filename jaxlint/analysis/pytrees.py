@@ -92,7 +92,6 @@ def _strings(expr: cst.BaseExpression) -> set[str] | None:
         return None
     found = {cast(str, element.value.evaluated_value)  # a bytes literal passes through as before
              for element in expr.elements if isinstance(element.value, cst.SimpleString)}
-
     return found if len(found) == len(expr.elements) else None
 
 

@@ -312,7 +312,6 @@ class ScopeRecorder:
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
                      ) -> frozenset[str]:
-
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
         aliases (`mapped = jax.vmap(inner)`)."""
         if isinstance(expr, cst.Name) and depth < 3:
@@ -618,7 +617,6 @@ class ScopeRecorder:
                     # The tracker records a caller with every call it gives a trace (`via`).
                     entries.append(TracedCaller(call.via, cast(str, call.caller)))
             signature = Signature.of(cast("cst.FunctionDef | cst.Lambda", node).params)
-
             params = dict(zip(signature.positional[bound:], call.positional))
             params.update((k, v) for k, v in call.keywords if k in signature.all)
             for param, value in params.items():

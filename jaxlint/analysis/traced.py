@@ -369,7 +369,6 @@ def literal_strs(expr: cst.BaseExpression | None) -> tuple[str, ...]:
         return ()
     if isinstance(expr, cst.SimpleString):
         return (cast(str, expr.evaluated_value),)  # a bytes literal passes through as before
-
     if isinstance(expr, (cst.Tuple, cst.List)):
         return tuple(s for element in expr.elements for s in literal_strs(element.value))
     raise NotLiteral
