@@ -96,9 +96,9 @@ def _rule_command(argv: list[str], out: TextIO) -> int:
     parser.add_argument("--all", action="store_true", help="list every rule")
     args = parser.parse_args(argv)
     if args.all:
-        for rule in ALL_RULES:
-            default = "on" if rule.default_enabled else "opt-in"
-            out.write(f"{rule.code}  {rule.name:<30} {default:<6} {rule.summary}\n")
+        for listed in ALL_RULES:
+            default = "on" if listed.default_enabled else "opt-in"
+            out.write(f"{listed.code}  {listed.name:<30} {default:<6} {listed.summary}\n")
         return EXIT_CLEAN
     if not args.rule:
         parser.error("give a rule code or name, or --all")

@@ -230,8 +230,9 @@ class CommandLine:
 
 def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
     cwd = cwd or Path.cwd()
+    config_file: Path | None
     if cli.config is not None:
-        config_file: Path | None = Path(cli.config)
+        config_file = Path(cli.config)
         if not config_file.is_file():
             raise ConfigError(f"config file not found: {cli.config}")
     else:
@@ -273,7 +274,8 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
     cache_dir = root / table["cache-dir"] if "cache-dir" in table else None
     python_version = table.get("target-version") or requires_python(config_file, root)
-    max_file_size = file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE))
+    # A size (load_table refused any other value): `or` only tells mypy.
+    max_file_size = file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE)) or DEFAULT_MAX_FILE_SIZE
     return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
                     key_names, table.get("target-jax-version") or pinned_jax(config_file or nearest_pyproject(cwd)),
                     cache_dir, python_version, max_file_size)
@@ -307,6 +309,9 @@ def requires_python(config_file: Path | None, root: Path) -> str | None:
             spec = _read_toml(candidate).get("project", {}).get("requires-python")
         except ConfigError:
             return None  # not ours to judge: the file's own tools will say what is wrong
-        bounds = _PYTHON_LOWER_BOUND.findall(spec) if isinstance(spec, str) else []
-        return ".".join(min(bounds, key=lambda b: (int(b[0]), int(b[1])))) if bounds else None
+        bounds: list[tuple[str, str]] = _PYTHON_LOWER_BOUND.findall(spec) if isinstance(spec, str) else []
+        if not bounds:
+            return None
+        major, minor = min(bounds, key=lambda b: (int(b[0]), int(b[1])))
+        return f"{major}.{minor}"
     return None

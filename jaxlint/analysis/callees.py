@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Mapping, Optional
+from typing import Callable, Iterator, Mapping, Optional, TypeGuard, cast
 
 import libcst as cst
 
@@ -127,14 +127,14 @@ class JittedCallee:
                 position in listed_nums or (param is not None and param in listed_names),
             ))
         for keyword, expr in given.keywords.items():
-            position = None
+            at: int | None = None
             if signature is not None and keyword in signature.positional:
-                position = signature.positional.index(keyword)
+                at = signature.positional.index(keyword)
             found.append(Argument(
                 expr, keyword, keyword if signature is None or keyword in signature.all else None,
                 None if static_names is None else keyword in static_names,
                 None if donate_names is None else keyword in donate_names,
-                keyword in listed_names or (position is not None and position in listed_nums),
+                keyword in listed_names or (at is not None and at in listed_nums),
             ))
         return found
 
@@ -235,12 +235,14 @@ class ModuleBindings:
     def _small(self, small: cst.CSTNode, scope: _Scope, owner: cst.CSTNode, cls: _Scope | None) -> None:
         kind = type(small)
         if kind is cst.Assign:
-            for target in small.targets:
+            for target in cast(cst.Assign, small).targets:
                 self._written.update(_attribute_targets(target.target))
         elif kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
-            self._written.update(_attribute_targets(small.target))
-        elif kind is cst.Expr and type(small.value) is cst.Call:
-            self._written.update(_set_by_name(small.value))
+            self._written.update(_attribute_targets(cast("cst.AugAssign | cst.AnnAssign | cst.Del", small).target))
+        elif kind is cst.Expr:
+            value = cast(cst.Expr, small).value
+            if type(value) is cst.Call:
+                self._written.update(_set_by_name(value))
         if isinstance(small, cst.Assign):
             single = len(small.targets) == 1
             for target in small.targets:
@@ -360,8 +362,8 @@ class ModuleBindings:
                 return None
             bases.append(found)
         lines = []
-        for base in bases:
-            line = (base,) if isinstance(base, str) else self.mro(base, names, in_project)
+        for known in bases:
+            line = (known,) if isinstance(known, str) else self.mro(known, names, in_project)
             if line is None:
                 return None
             lines.append(list(line))
@@ -477,14 +479,16 @@ def _attribute_targets(target: cst.BaseExpression) -> Iterator[str]:
     `__dict__` (`self.__dict__[name] = value`)."""
     kind = type(target)
     if kind is cst.Attribute:
-        yield target.attr.value
+        yield cast(cst.Attribute, target).attr.value
     elif kind is cst.Tuple or kind is cst.List:
-        for element in target.elements:
+        for element in cast("cst.Tuple | cst.List", target).elements:
             yield from _attribute_targets(element.value)
     elif kind is cst.StarredElement:
-        yield from _attribute_targets(target.value)
-    elif kind is cst.Subscript and type(target.value) is cst.Attribute and target.value.attr.value == "__dict__":
-        yield _ANY
+        yield from _attribute_targets(cast(cst.StarredElement, target).value)
+    elif kind is cst.Subscript:
+        owner = cast(cst.Subscript, target).value
+        if type(owner) is cst.Attribute and owner.attr.value == "__dict__":
+            yield _ANY
 
 
 def _set_by_name(call: cst.Call) -> Iterator[str]:
@@ -542,7 +546,7 @@ def _decorator_callee(decorator: cst.BaseExpression) -> cst.BaseExpression:
     return decorator.func if isinstance(decorator, cst.Call) else decorator
 
 
-def _is_self_attribute(node: cst.BaseExpression, method: cst.CSTNode) -> bool:
+def _is_self_attribute(node: cst.BaseExpression, method: cst.CSTNode) -> TypeGuard[cst.Attribute]:
     """`self.attr` where `self` is the method's first parameter."""
     if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"):
         return False
@@ -647,7 +651,7 @@ class Callees:
         factory = self._factory(call, chain)
         if factory is None or product(factory[0], self.bindings, self.names, self.table) is None:
             return None
-        expressions = returned(factory[0])
+        expressions = returned(factory[0]) or ()  # not None: a product is returned on every path
         inside = (*factory[1], factory[0])
         found = [self._callee(expr, inside, depth + 1, accept) for expr in expressions]
         return found[0] if all(callee == found[0] for callee in found) else None
@@ -664,6 +668,7 @@ class Callees:
             return None
         if isinstance(expr.value, cst.Name) and self.names.qualified(expr.value) is not None:
             return None  # an imported name (`jnp.sum`): no class of this module
+        cls: object  # `receiver` may answer anything; only a ClassDef is followed
         cls, through_instance = self.bindings.class_of(expr.value, chain), False
         if cls is None:
             cls, through_instance = self._receiver(expr), True
@@ -721,10 +726,10 @@ class Callees:
         if len(applied) == 1:
             target, transform = applied[0]
         elif isinstance(call.func, cst.Call) and call.args and call.args[0].keyword is None:
-            transform = decorator_transform(cst.Decorator(decorator=call.func), self.names, self.table)
-            if transform is None:
+            decorated = decorator_transform(cst.Decorator(decorator=call.func), self.names, self.table)
+            if decorated is None:
                 return None
-            target = call.args[0].value
+            target, transform = call.args[0].value, decorated
         else:
             return None
         if not accept(transform.name):
@@ -745,9 +750,11 @@ class Callees:
             made = product(factory[0], self.bindings, self.names, self.table) if factory is not None else None
             return (made.function, made.bound) if made is not None and not made.bound_names else (None, 0)
         found = self.bindings.binding(target, chain, want_def=True)
-        if found is None or not isinstance(found[0], (cst.FunctionDef, cst.Lambda)):
+        if found is None:
             return None, 0
         node, _, through_self = found
+        if not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return None, 0
         static = isinstance(node, cst.FunctionDef) and any(
             isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
         return node, 1 if through_self and not static else 0

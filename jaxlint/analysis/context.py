@@ -8,6 +8,7 @@ the analysis, so that it is computed once and in one place.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import cast
 
 import libcst as cst
 
@@ -213,7 +214,7 @@ class Context:
     def _locals_of(self, function: cst.CSTNode) -> set[str]:
         found = self._locals.get(id(function))
         if found is None:
-            found = set(parameter_names(function.params))
+            found = set(parameter_names(cast("cst.FunctionDef | cst.Lambda", function).params))
             if isinstance(function, cst.FunctionDef):
                 found |= rebound_names(function.body) - declared_outer(function.body)
             self._locals[id(function)] = found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
@@ -258,5 +259,6 @@ class DependenceWalk:
         if isinstance(expr, cst.Name) and expr.value in ("int", "bool") and self.names.qualified(expr) is None:
             return True
         if isinstance(expr, cst.SimpleString):
-            return expr.evaluated_value.startswith(("int", "uint", "bool"))
+            # A bytes literal raises here, as it did before typing.
+            return cast(str, expr.evaluated_value).startswith(("int", "uint", "bool"))
         return self.names.qualified(expr) in derivatives.INTEGER_DTYPES

@@ -99,8 +99,8 @@ def reads(node: cst.CSTNode | list | None) -> Iterator[cst.Name]:
     elif isinstance(node, cst.Decorator):
         yield from reads(node.decorator)
     elif isinstance(node, cst.BaseComp):
-        bound = set()
-        clause = node.for_in
+        bound: set[str] = set()
+        clause: cst.CompFor | None = node.for_in
         while clause is not None:
             bound.update(target_names(clause.target))
             clause = clause.inner_for_in

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import libcst as cst
 
+if TYPE_CHECKING:
+    class _Mixin:
+        """What the mixin uses of the Rule it comes before (checks/base.py, a higher layer)."""
+
+        names: Any
+
+        def report(self, node: cst.CSTNode, message: Any, fix: Any = None) -> None: ...
+else:
+    _Mixin = object
 
 
 def expects_error(node: cst.With, names) -> bool:
@@ -20,7 +31,7 @@ def expects_error(node: cst.With, names) -> bool:
     return False
 
 
-class ExpectedErrors:
+class ExpectedErrors(_Mixin):
     """Leaves out findings inside blocks that expect an error (a test of that very error). Mix in before Rule."""
 
     _expecting = 0

@@ -14,7 +14,7 @@ A loop body is followed once, from the state before the loop: it sees the facts 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 import libcst as cst
 
@@ -119,7 +119,8 @@ def _runs_forever(node: cst.While) -> bool:
 
 
 def _comprehension_targets(node: cst.BaseComp) -> set[str]:
-    names, clause = set(), node.for_in
+    names: set[str] = set()
+    clause: cst.CompFor | None = node.for_in
     while clause is not None:
         names.update(target_names(clause.target))
         clause = clause.inner_for_in
@@ -275,7 +276,7 @@ class Flow:
         if node in self._outermost:
             self._outermost.discard(node)
             loop = self._frame.loops[-1].node
-            self._enter_loop(loop, _comprehension_targets(loop))
+            self._enter_loop(loop, _comprehension_targets(cast(cst.BaseComp, loop)))  # its CompFor's comprehension
 
     def _enter_loop(self, node: cst.CSTNode, rebound: set[str]) -> None:
         for domain in self.domains:
@@ -444,7 +445,7 @@ class Flow:
 
     def visit_Try_orelse(self, node: cst.Try | cst.TryStar) -> None:
         if node.orelse is not None:
-            self._restore(self._tries[-1].body)
+            self._restore(cast(Paths, self._tries[-1].body))  # set when the body was left
 
     def leave_Try_orelse(self, node: cst.Try | cst.TryStar) -> None:
         if node.orelse is not None:
@@ -455,7 +456,7 @@ class Flow:
         attempt = self._tries[-1]
         if not attempt.merged:
             attempt.merged = True
-            self._merge([attempt.normal, *attempt.handled])
+            self._merge([cast(Paths, attempt.normal), *attempt.handled])  # set when the body was left
 
     def visit_Try_finalbody(self, node: cst.Try | cst.TryStar) -> None:
         if node.finalbody is None:

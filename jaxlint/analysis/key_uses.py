@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from jaxlint.analysis.calls import argument
@@ -55,7 +57,8 @@ class KeyUses(cst.CSTVisitor):
     def leave_Module(self, original_node: cst.Module) -> None:
         """Calls of the module's functions bind their parameters (`f(key)`, `self.f(key)`, by name too)."""
         for call in self._calls:
-            name = call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value
+            func = call.func
+            name = func.value if isinstance(func, cst.Name) else cast(cst.Attribute, func).attr.value
             for function in self._functions.get(name, ()):
                 params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
                 if isinstance(call.func, cst.Attribute) and params[:1] in (["self"], ["cls"]):

@@ -7,7 +7,7 @@ import below a function still counts inside it, as at run time.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, cast
 
 import libcst as cst
 
@@ -24,10 +24,11 @@ def dotted(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` as a string, or None when `expr` is not a plain dotted name."""
     kind = type(expr)
     if kind is cst.Name:
-        return expr.value
+        return cast(cst.Name, expr).value
     if kind is cst.Attribute:
-        base = dotted(expr.value)
-        return None if base is None else f"{base}.{expr.attr.value}"
+        attribute = cast(cst.Attribute, expr)
+        base = dotted(attribute.value)
+        return None if base is None else f"{base}.{attribute.attr.value}"
     return None
 
 
@@ -36,7 +37,7 @@ def _scope_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     for statement in body:
         kind = type(statement)
         if kind is cst.SimpleStatementLine:
-            yield from statement.body
+            yield from cast(cst.SimpleStatementLine, statement).body
         elif kind in _SMALL_STATEMENTS:
             yield statement
         elif kind in _NESTED_BLOCKS:

@@ -25,16 +25,17 @@ def not_an_array(test: cst.BaseExpression, names: Names,
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         found = not_an_array(test.expression, names, definition)
         return None if found is None else (found[0], not found[1])
+    call: cst.BaseExpression | None = test
     if type(test) is cst.Call and not (type(test.func) is cst.Name and test.func.value == "isinstance"):
-        test = _inlined(test, definition(test.func))
-    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
-            and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+        call = _inlined(test, definition(test.func))
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"
+            and len(call.args) == 2 and isinstance(call.args[0].value, cst.Name)):
         return None
-    types = test.args[1].value
+    types = call.args[1].value
     elements = [element.value for element in types.elements] if isinstance(types, cst.Tuple) else [types]
     classes = {names.qualified(element) or (element.value if isinstance(element, cst.Name) else None)
                for element in elements}
-    subject = test.args[0].value.value
+    subject = call.args[0].value.value
     if classes <= NOT_ARRAY_CLASSES:
         return subject, True
     if classes & ARRAY_CLASSES:

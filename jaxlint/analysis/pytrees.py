@@ -8,6 +8,7 @@ base or decorator that could change how it flattens; anything else is unknown, a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
@@ -80,15 +81,17 @@ def _listed_fields(decorator: cst.BaseExpression, names: Names) -> tuple[set[str
     if len(given) != 1 or names.qualified(given[0].value) != LISTED_REGISTRATION:
         return None
     lists = {arg.keyword.value: _strings(arg.value) for arg in decorator.args if arg.keyword is not None}
-    if set(lists) != {"data_fields", "meta_fields"} or None in lists.values():
+    if set(lists) != {"data_fields", "meta_fields"}:
         return None
-    return lists["data_fields"], lists["meta_fields"]
+    data, meta = lists["data_fields"], lists["meta_fields"]
+    return None if data is None or meta is None else (data, meta)
 
 
 def _strings(expr: cst.BaseExpression) -> set[str] | None:
     if not isinstance(expr, (cst.List, cst.Tuple)):
         return None
-    found = {element.value.evaluated_value for element in expr.elements if isinstance(element.value, cst.SimpleString)}
+    found = {cast(str, element.value.evaluated_value)  # a bytes literal passes through as before
+             for element in expr.elements if isinstance(element.value, cst.SimpleString)}
     return found if len(found) == len(expr.elements) else None
 
 

@@ -10,7 +10,8 @@ resolved after the traversal; lint.py traverses again until nothing new is learn
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from collections.abc import Set
+from typing import Callable, cast
 
 import libcst as cst
 
@@ -34,7 +35,8 @@ class RoundFacts:
     lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # lax carries given a Python list
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
-    consumes: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # key parameters consumed
+    # Key parameters consumed, by function (None: module level).
+    consumes: dict[cst.CSTNode | None, frozenset[str]] = field(default_factory=dict)
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
     key_params: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters some call gives a key
     callees: dict[cst.Call, tuple[cst.CSTNode, int]] = field(default_factory=dict)  # the function a call calls
@@ -81,27 +83,30 @@ class Returned:
         """The summary of a function whose `return`s give `values`; None when nothing is known."""
         if not values or any(value is None for value in values):
             return None
-        traced = [value for value in values if value.kind is Kind.TRACED]
+        known = cast("list[Value]", values)  # none is None (above)
+        traced = [value for value in known if value.kind is Kind.TRACED]
         if not traced:
-            joined = values[0]
-            for value in values[1:]:
+            joined: Value | None = known[0]
+            for value in known[1:]:
                 joined = join(joined, value)
             return cls(function, value=joined) if joined is not None else None
-        if len(traced) < len(values):
+        if len(traced) < len(known):
             return None  # a tracer on some paths only: `return x if ... else None`
-        if any(value.tracer is None for value in traced):
+        found = [value.tracer for value in traced]
+        if any(tracer is None for tracer in found):
             return None
+        tracers = cast("list[Tracer]", found)
 
         def is_own(tracer: Tracer) -> bool:
             return tracer.function == function and tracer.param in params
 
-        reached = {value.tracer.param for value in traced if is_own(value.tracer)}
+        reached = {tracer.param for tracer in tracers if is_own(tracer)}
         own = tuple(param for param in params if param in reached)
-        closure = next((value.tracer for value in traced if not is_own(value.tracer)), None)
+        closure = next((tracer for tracer in tracers if not is_own(tracer)), None)
         container = any(value.container for value in traced)
         # Without tracers in, a function returning arrays computed from its arguments returns arrays.
-        value = None if container else Value(Kind.ARRAY)
-        return cls(function, own, closure, value, container)
+        plain = None if container else Value(Kind.ARRAY)
+        return cls(function, own, closure, plain, container)
 
     @property
     def matters(self) -> bool:
@@ -118,7 +123,8 @@ class Returned:
             if value is not None and value.kind is Kind.TRACED and value.tracer is not None:
                 tracer = replace(value.tracer, returned_by=self.function)
                 return Value(Kind.TRACED, tracer, container=self.container)
-        if self.params and not all(given.get(param) is not None and given[param].is_array for param in self.params):
+        if self.params and not all((value := given.get(param)) is not None and value.is_array
+                                   for param in self.params):
             return None  # the result follows arguments whose values are unknown
         return self.value
 
@@ -154,16 +160,16 @@ def assigned_values(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpre
         elif type(statement) in _COMPOUND:
             if _binds_itself(statement, name):
                 found.append(None)
-            for block in _blocks(statement):
+            for block in _blocks(cast(cst.BaseCompoundStatement, statement)):
                 found.extend(assigned_values(block, name))
         elif name in rebound_names([statement]):
             found.append(None)
     return found
 
 
-def _blocks(statement: cst.CSTNode) -> list[cst.BaseSuite]:
+def _blocks(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite | list[cst.If]]:
     """The blocks of a compound statement (an `elif` is a block of its own)."""
-    blocks = [statement.body]
+    blocks: list[cst.BaseSuite | list[cst.If]] = [statement.body]
     for handler in getattr(statement, "handlers", ()):
         blocks.append(handler.body)
     for part in ("orelse", "finalbody"):
@@ -189,7 +195,7 @@ def _literal(function: cst.CSTNode, expr: cst.BaseExpression | None) -> cst.Base
 
 def _binds_itself(statement: cst.CSTNode, name: str) -> bool:
     """A compound statement binding `name` outside its blocks: a loop target, `with ... as`, `except ... as`."""
-    own = set()
+    own: set[str] = set()
     if isinstance(statement, cst.For):
         own.update(target_names(statement.target))
     if isinstance(statement, cst.With):
@@ -257,7 +263,7 @@ def _none_at(function: cst.FunctionDef, bound: int, call: _Call) -> dict[str, bo
 
 
 class ScopeRecorder:
-    def __init__(self, overridden: set[tuple[int, str]] = frozenset(),
+    def __init__(self, overridden: Set[tuple[int, str]] = frozenset(),
                  method: Callable[[cst.ClassDef, str, cst.CSTNode | None], cst.CSTNode | None] = lambda c, n, own: own
                  ) -> None:
         """`overridden`: (id of a class, name) for the methods a subclass in the module defines again;
@@ -269,13 +275,13 @@ class ScopeRecorder:
         self._receivers: dict[int, cst.ClassDef] = {}  # `obj.m` (by id) where `obj` holds an instance of the class
         self._self_calls: list[tuple[str, cst.CSTNode | None]] = []  # `Class.m` for `self.m` in its methods
         self.self_calls: set[str] = set()  # those whose def the analysis learned something about (facts())
-        self._defs: dict[tuple[int, str], cst.FunctionDef] = {}
+        self._defs: dict[tuple[int, str], cst.FunctionDef | cst.ClassDef] = {}
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
         # (id of a scope, name) whose latest binding, in the order of the walk, is an alias, not a def
         self._aliased_last: set[tuple[int, str]] = set()
         self._bound: dict[int, set[str]] = {}
-        self._applications: list[tuple[Chain, cst.BaseExpression, AppliedTransform]] = []
+        self._applications: list[tuple[Chain, cst.BaseExpression | cst.FunctionDef, AppliedTransform]] = []
         self._calls: list[_Call] = []
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
@@ -287,7 +293,7 @@ class ScopeRecorder:
         self._generators: set[cst.CSTNode] = set()
         self._callable: list[tuple[Chain, cst.Call]] = []
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
-        self._known: RoundFacts | None = None
+        self._known = RoundFacts()  # read only while `_news` is set (watch())
         self._news: Callable[[], None] | None = None
 
     def watch(self, known: RoundFacts, news: Callable[[], None] | None) -> None:
@@ -297,14 +303,15 @@ class ScopeRecorder:
         `news` None: stop watching."""
         self._known, self._news = known, news
 
-    def _learned(self, chain: Chain, target: cst.BaseExpression, facts: dict | set) -> None:
+    def _learned(self, chain: Chain, target: cst.BaseExpression | cst.FunctionDef, facts: dict | set) -> None:
         node, _ = self._resolve(chain, target)
         if node is not None and node not in facts:
             self._announce()
 
     def _announce(self) -> None:
         news, self._news = self._news, None
-        news()
+        if news is not None:  # callers check that it is
+            news()
 
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef, plain: bool = False) -> None:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`; a `plain`
@@ -326,7 +333,8 @@ class ScopeRecorder:
         self._alias_names[(id(chain[-1]), name)] = bound_names
         self._aliased_last.add((id(chain[-1]), name))
 
-    def _bound_names(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> frozenset[str]:
+    def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
+                     ) -> frozenset[str]:
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
         aliases (`mapped = jax.vmap(inner)`)."""
         if isinstance(expr, cst.Name) and depth < 3:
@@ -419,7 +427,8 @@ class ScopeRecorder:
         if function in self._generators or function in host:
             return None
         name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
-        summary = Returned.of(name, Signature.of(function.params).all, self._returns.get(function, []))
+        params = cast("cst.FunctionDef | cst.Lambda", function).params
+        summary = Returned.of(name, Signature.of(params).all, self._returns.get(function, []))
         return summary if summary is not None and summary.matters else None
 
     def generator(self, function: cst.CSTNode) -> None:
@@ -448,7 +457,8 @@ class ScopeRecorder:
             node, bound = self._resolve(chain, target)
             if node is None:
                 continue
-            params = Signature.of(node.params).after(replace(transform, bound=transform.bound + bound)).positional
+            params = Signature.of(cast("cst.FunctionDef | cst.Lambda", node).params).after(
+                replace(transform, bound=transform.bound + bound)).positional
             if index < len(params):
                 facts.lists[node] = facts.lists.get(node, frozenset()) | {params[index]}
 
@@ -476,7 +486,7 @@ class ScopeRecorder:
 
     def _key_summaries(self, facts: RoundFacts) -> None:
         """Which key parameters each function consumes, through its callees too, and what each call consumes."""
-        consumes = {node: set(params) for node, params in self._key_consumed.items()}
+        consumes: dict[cst.CSTNode | None, set[str]] = {node: set(params) for node, params in self._key_consumed.items()}
         edges = []
         key_params: dict[cst.CSTNode, set[str]] = {}
         for chain, call, caller, params, keyed in self._key_calls:
@@ -509,19 +519,23 @@ class ScopeRecorder:
     def apply(self, chain: Chain, target: cst.BaseExpression, transform: AppliedTransform) -> None:
         # `f = jax.jit(f)` applies to the `f` defined before it in the same scope, not to a later
         # `def f` that replaces it: resolve a name defined there already now, the others at the end.
-        key = (id(chain[-1]), getattr(target, "value", None))
-        if key in self._aliased_last and type(target) is cst.Name and key in self._defs:
+        name = target.value if isinstance(target, cst.Name) else None
+        key = (id(chain[-1]), name or "")
+        resolved: cst.BaseExpression | cst.FunctionDef = target
+        if name is not None and key in self._aliased_last and key in self._defs:
             # The name is a def somewhere in this scope but, where the walk is, rebound by an assignment
             # (`if aux: def f(x): ...` / `else: f = lambda x: ...`): transformed here is what that assignment
             # binds, with what it binds of its parameters.
-            chain, target, bound = self._aliases[key]
+            chain, resolved, bound = self._aliases[key]
             transform = replace(transform, bound=transform.bound + bound,
                                 bound_names=transform.bound_names | self._alias_names[key])
-        elif isinstance(self._defs.get(key), cst.FunctionDef):
-            target = self._defs[key]
-        self._applications.append((chain, target, transform))
+        else:
+            defined = self._defs.get(key)
+            if isinstance(defined, cst.FunctionDef):
+                resolved = defined
+        self._applications.append((chain, resolved, transform))
         if self._news is not None:
-            self._learned(chain, target, self._known.applied)
+            self._learned(chain, resolved, self._known.applied)
 
     def call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression, args: list[cst.Arg],
              values: list[Value | None], caller: str | None, via: AppliedTransform | None) -> None:
@@ -545,37 +559,44 @@ class ScopeRecorder:
             elif Kind.STATIC in given:
                 self._learned(chain, func, self._known.scalars)
 
-    def _resolve(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.CSTNode | None, int]:
+    def _resolve(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
+                 ) -> tuple[cst.CSTNode | None, int]:
         """The function node an expression names, and how many leading parameters are bound (self)."""
         kind = type(expr)
         if kind is cst.Lambda or kind is cst.FunctionDef:
             return expr, 0
         if kind is cst.Name:
-            found, bound = self._named(chain, expr, depth)
+            found, bound = self._named(chain, cast(cst.Name, expr), depth)
             if type(found) is cst.ClassDef:
                 return self._method_of(found, "__init__", self._defs.get((id(found), "__init__"))), 1
             return found, bound
-        if kind is cst.Attribute and id(expr) in self._receivers:
-            return self._method(self._receivers[id(expr)], expr.attr.value, True)
-        if kind is cst.Attribute and type(expr.value) is cst.Name and expr.value.value in ("self", "cls"):
+        if kind is not cst.Attribute:
+            return None, 0
+        attribute = cast(cst.Attribute, expr)
+        if id(expr) in self._receivers:
+            return self._method(self._receivers[id(expr)], attribute.attr.value, True)
+        owner = attribute.value
+        if type(owner) is cst.Name and owner.value in ("self", "cls"):
+            attr = attribute.attr.value
             for outer, inner in zip(reversed(chain[:-1]), reversed(chain)):
                 if type(inner) is cst.FunctionDef and type(outer) is cst.ClassDef:
-                    found = self._method_of(outer, expr.attr.value, self._defs.get((id(outer), expr.attr.value)))
+                    found = self._method_of(outer, attr, self._defs.get((id(outer), attr)))
                     if type(found) is cst.ClassDef:
                         return None, 0  # `self.State(...)`: a class of the class body, not followed
                     if type(found) is cst.FunctionDef and is_property(found):
                         # `jax.jit(self.F)`, `self.F(x)`: Python runs the getter first, and what is transformed
                         # or called is the value it returns, not the getter's body.
                         return None, 0
-                    self._self_calls.append((f"{outer.name.value}.{expr.attr.value}", found))
-                    if (id(outer), expr.attr.value) in self._overridden:
+                    self._self_calls.append((f"{outer.name.value}.{attr}", found))
+                    if (id(outer), attr) in self._overridden:
                         return None, 0  # a subclass's method may be the one that runs
-                    return found, 1 if found is not None and not _is_static(found) else 0
+                    # What a class's name finds on an instance is a def (a class was returned above).
+                    return found, 1 if found is not None and not _is_static(cast(cst.FunctionDef, found)) else 0
             return None, 0
-        if self._plain and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-            cls, _ = self._named(chain, expr.value, depth)
+        if self._plain and type(owner) is cst.Name:
+            cls, _ = self._named(chain, owner, depth)
             if isinstance(cls, cst.ClassDef) and id(cls) in self._plain:
-                return self._method(cls, expr.attr.value, False)
+                return self._method(cls, attribute.attr.value, False)
         return None, 0
 
     def _method(self, cls: cst.ClassDef, name: str, through_instance: bool) -> tuple[cst.CSTNode | None, int]:
@@ -623,7 +644,7 @@ class ScopeRecorder:
         self._return_summaries(facts)
         self._container_returns(facts)
         self._list_parameters(facts)
-        traced_calls: dict[cst.CSTNode, list[dict[str, bool]]] = {}
+        traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, bool]]] = {}
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
             if node is None or node in facts.host:
@@ -634,8 +655,9 @@ class ScopeRecorder:
             if call.via is not None:
                 entries = facts.entries.setdefault(node, [])
                 if all(entry.caller != call.caller for entry in entries):
-                    entries.append(TracedCaller(call.via, call.caller))
-            signature = Signature.of(node.params)
+                    # The tracker records a caller with every call it gives a trace (`via`).
+                    entries.append(TracedCaller(call.via, cast(str, call.caller)))
+            signature = Signature.of(cast("cst.FunctionDef | cst.Lambda", node).params)
             params = dict(zip(signature.positional[bound:], call.positional))
             params.update((k, v) for k, v in call.keywords if k in signature.all)
             for param, value in params.items():
@@ -651,7 +673,7 @@ class ScopeRecorder:
                                                differentiated_by=value.tracer.differentiated_by)
         for node, answers in traced_calls.items():
             common = agreed(answers) if node not in facts.applied else {}
-            rebound = rebound_names(node.body) if common else set()
+            rebound = rebound_names(node.body) if common and isinstance(node, cst.FunctionDef) else set()
             common = {name: none for name, none in common.items() if name not in rebound}
             if common:
                 facts.nones[node] = common

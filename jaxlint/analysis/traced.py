@@ -15,6 +15,7 @@ and shapes fail on them. `grad` alone gives tracers that carry concrete values: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import libcst as cst
 
@@ -291,7 +292,7 @@ def unwrap(
     A call of anything else (`make_loss(2.0)`, `losses.make_loss(2.0)`) is the function it returns, which
     a factory may show (factories.py).
     """
-    bound, bound_names = 0, frozenset()
+    bound, bound_names = 0, frozenset[str]()
     while isinstance(expr, cst.Call):
         func = names.qualified(expr.func)
         if func not in table.all and func not in PARTIAL:
@@ -367,7 +368,7 @@ def literal_strs(expr: cst.BaseExpression | None) -> tuple[str, ...]:
     if expr is None:
         return ()
     if isinstance(expr, cst.SimpleString):
-        return (expr.evaluated_value,)
+        return (cast(str, expr.evaluated_value),)  # a bytes literal passes through as before
     if isinstance(expr, (cst.Tuple, cst.List)):
         return tuple(s for element in expr.elements for s in literal_strs(element.value))
     raise NotLiteral

@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.names import Names
-from jaxlint.model.dtypes import WIDE_DTYPES, WIDE_STRINGS
+from jaxlint.model.dtypes import SUBDTYPE_TESTS, WIDE_DTYPES, WIDE_STRINGS
 
 _FLAGS = ("jax_enable_x64", "JAX_ENABLE_X64")
 _CONTEXTS = frozenset({"jax.enable_x64", "jax.experimental.enable_x64", "jax.experimental.disable_x64"})
@@ -83,8 +83,7 @@ def wide_dtype_test(test: cst.BaseExpression, names: Names) -> tuple[cst.BaseExp
             if found is not None and found[1] is want:
                 return found
         return None
-    if isinstance(test, cst.Call) and names.qualified(test.func) in (
-            "jax.numpy.issubdtype", "numpy.issubdtype", "jax.dtypes.issubdtype") and len(test.args) == 2:
+    if isinstance(test, cst.Call) and names.qualified(test.func) in SUBDTYPE_TESTS and len(test.args) == 2:
         subject = _array_dtype(test.args[0].value)
         if subject is not None and _all_wide(test.args[1].value, names):
             return subject, True

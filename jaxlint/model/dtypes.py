@@ -47,3 +47,6 @@ DTYPE_KINDS = {
     **{f"jax.numpy.{t}": "int" for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")},
     **{f"jax.numpy.{t}": "complex" for t in ("complex64", "complex128")},
 }
+
+# `issubdtype(x.dtype, t)`: whether a dtype is of a kind, in every spelling.
+SUBDTYPE_TESTS = frozenset({"jax.numpy.issubdtype", "numpy.issubdtype", "jax.dtypes.issubdtype"})

@@ -13,11 +13,11 @@ def render(result: RunResult) -> str:
     failures, errors = len(result.diagnostics), len(result.internal_errors)
     tests = max(failures + errors, 1)
     counts = {"tests": str(tests), "failures": str(failures), "errors": str(errors)}
-    suites = ET.Element("testsuites", name="jaxlint", **counts)
-    suite = ET.SubElement(suites, "testsuite", name="jaxlint", skipped="0", **counts)
+    suites = ET.Element("testsuites", {"name": "jaxlint", **counts})
+    suite = ET.SubElement(suites, "testsuite", {"name": "jaxlint", "skipped": "0", **counts})
     for d in result.diagnostics:
         where = {"file": d.filename} if d.cell is not None else {"file": d.filename, "line": str(d.row)}
-        case = ET.SubElement(suite, "testcase", name=f"{d.code} {location(d)}", classname=d.filename, **where)
+        case = ET.SubElement(suite, "testcase", {"name": f"{d.code} {location(d)}", "classname": d.filename, **where})
         failure = ET.SubElement(case, "failure", message=d.message, type=d.code)
         failure.text = f"{location(d)}: {d.code} {d.message}"
     for message in result.internal_errors:
