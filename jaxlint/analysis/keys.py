@@ -59,6 +59,7 @@ _SHAPE_OF = frozenset({  # functions reading only the shape and dtype of their f
     "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
     "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "numpy.shape", "numpy.ndim",
 })
+_BRANCHING = frozenset({"jax.lax.cond", "jax.lax.switch"})
 _VIEW_METHODS = frozenset({"reshape", "squeeze", "ravel", "flatten"})
 _VIEW_FUNCTIONS = frozenset({
     "jax.numpy.squeeze", "jax.numpy.reshape", "jax.numpy.ravel", "jax.numpy.expand_dims", "jax.numpy.atleast_1d",
@@ -395,6 +396,7 @@ class KeyFlow(Domain):
         if not (self._notebook and len(self._states) == 1):
             for expr in (*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)):
                 candidates.append((expr, f"{_callee_name(call)}()"))
+        candidates.extend(self._branch_consuming(call))
         seen: set[int] = set()
         for expr, by in candidates:
             if id(expr) in seen:
@@ -408,6 +410,41 @@ class KeyFlow(Domain):
                 self._written[told] = ref
                 found.append((expr, told, by))
         return found
+
+    def _branch_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
+        """The operands of `lax.cond(pred, true_fun, false_fun, *operands)` or `lax.switch(index, branches,
+        *operands)` that some branch draws from. Only one branch runs: an operand key drawn from in every
+        branch is consumed once (jax's key-reuse checker accepts it), and consumed all the same (a draw
+        from it after the `cond` raises KeyReuseError)."""
+        qualified = self._tracker.names.qualified(call.func)
+        if qualified not in _BRANCHING or any(arg.keyword is not None or arg.star for arg in call.args):
+            return []
+        values = [arg.value for arg in call.args]
+        if qualified == "jax.lax.cond":
+            if len(values) < 4:
+                return []
+            branches, operands = values[1:3], values[3:]
+        else:
+            if len(values) < 3 or type(values[1]) not in (cst.List, cst.Tuple):
+                return []
+            branches, operands = [element.value for element in values[1].elements], values[2:]
+        consumed: set[int] = set()
+        for branch in branches:
+            consumed |= self._consumed_parameters(branch)
+        return [(operand, qualified) for index, operand in enumerate(operands) if index in consumed]
+
+    def _consumed_parameters(self, function: cst.BaseExpression) -> set[int]:
+        """The positions of the parameters a branch function (a lambda, or a def it names) draws from."""
+        if type(function) is cst.Name:
+            bound = self._tracker.callees.bindings.binding(function, tuple(self._tracker.chain), want_def=True)
+            function = bound[0] if bound is not None and not bound[2] else None
+        if type(function) not in (cst.Lambda, cst.FunctionDef):
+            return set()
+        params = function.params
+        if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.posonly_params:
+            return set()
+        consumes = self._tracker.known.consumes.get(function, frozenset())
+        return {index for index, param in enumerate(params.params) if param.name.value in consumes}
 
     def _key_ref(self, expr: cst.BaseExpression) -> str | None:
         """`key_ref`, seeing through views of one key: `key[None][0]`, `key.reshape(1)[0]`, `key.reshape(())`,
@@ -483,6 +520,9 @@ class KeyFlow(Domain):
         ref = self._key_ref(sampled[0]) if sampled else None
         if ref is not None:
             self.state.learn(ref)
+        for operand, _ in self._branch_consuming(node):  # a branch draws from it: a key (jax raises otherwise)
+            if self._key_ref(operand) is not None:
+                self.state.learn(self._key_ref(operand))
         uses = self.uses(node)
         function = self._functions[-1]
         recorder = self._tracker.recorder
