@@ -66,7 +66,7 @@ _VIEW_FUNCTIONS = frozenset({
     "jax.lax.squeeze", "jax.lax.reshape", "jax.lax.expand_dims",
 })
 # Makers of one key (not an array of keys): a view of such a key is the key.
-_SINGLE_MAKERS = frozenset({"jax.random.key", "jax.random.PRNGKey", "jax.random.fold_in", "jax.random.clone"})
+_SINGLE_MAKERS = frozenset({"jax.random.key", "jax.random.PRNGKey", "jax.random.fold_in"})  # (not `clone`: of an array too)
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 # The hot helpers below (every call, assignment and loop body asks them) test node types with `type(...)`:
 # an isinstance against a libcst class runs ABCMeta's check in Python (libcst's concrete node types have
@@ -665,6 +665,7 @@ class KeyFlow(Domain):
             single = split and self._tracker.names.qualified(value.func) == "jax.random.split"
             # `x, y = k1, k2` and `x, y = pair` (of `pair = (k1, k2)`): other names of those keys.
             named: list[str | None] = []
+            bound = set(target_names(target))
             source = key_ref(value) if value is not None else None
             entries = self._entries(value)
             for index, element in enumerate(target.elements):
@@ -676,7 +677,8 @@ class KeyFlow(Domain):
                     found = self.state.resolve(f"{source}[{index}]")
                 else:
                     found = None
-                named.append(found)
+                # `k1, k2 = k2, k1`: all are bound at once; a name this statement rebinds names nothing known
+                named.append(found if found is None or _base(found) not in bound else None)
             for index, element in enumerate(target.elements):
                 starred = isinstance(element.value, cst.StarredElement)
                 inner = element.value.value if starred else element.value
