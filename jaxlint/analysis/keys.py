@@ -11,6 +11,15 @@ parameters named like keys (`key`, `rng`, `*_key`...), items of a split array wi
 (`keys[0]` and `keys[1]` are distinct), `self.<key-named attribute>` inside a method, and any name from
 the point a `jax.random` function draws from it (jax raises on anything but a key: values, not names).
 The flow engine (flow.py) drives this along the control flow it follows for the traced values too.
+
+A key is consumed wherever it goes (jax's key-reuse checker, `jax.debug_key_reuse(True)`, follows the value,
+not the name): an entry of a dict display with literal keys (`keys = {"init": rng}`: `keys["init"]` is
+`rng`), of a tuple or list display at a literal index (`pair[0]`), a name unpacked from those or bound to
+another key's name (`x, y = pair`, `a = k`) are other names of the same key; so are the views of one key
+(`key[None][0]`, `key.reshape(())`, `jnp.squeeze(key)`). An operand of `lax.cond`/`lax.switch` that a
+branch draws from is consumed once by the call: only one branch runs. What is not known stays silent: a
+dict built otherwise, an entry after the container was handed to a call or changed, a view of what may
+be an array of keys (a parameter, a split).
 """
 
 from __future__ import annotations
