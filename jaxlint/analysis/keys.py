@@ -678,7 +678,7 @@ class KeyFlow(Domain):
             source = key_ref(value) if value is not None else None
             entries = self._entries(value)
             for index, element in enumerate(target.elements):
-                if type(element.value) is cst.StarredElement:
+                if type(element) is cst.StarredElement:
                     break
                 if entries is not None:
                     found = self._key_named(entries[index][1], loose=True) if index < len(entries) else None
@@ -689,8 +689,8 @@ class KeyFlow(Domain):
                 # `k1, k2 = k2, k1`: all are bound at once; a name this statement rebinds names nothing known
                 named.append(found if found is None or _base(found) not in bound else None)
             for index, element in enumerate(target.elements):
-                starred = isinstance(element.value, cst.StarredElement)
-                inner = element.value.value if starred else element.value
+                starred = type(element) is cst.StarredElement  # (`*rest`: its `value` is the name)
+                inner = element.value
                 name = key_ref(inner)
                 if name is not None:
                     found = named[index] if index < len(named) else None
