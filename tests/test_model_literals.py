@@ -10,10 +10,6 @@ as "jax.lax."). Such a string is API knowledge, and belongs in a model module, u
 - an argument of a `report(...)` call (`self.report(node, "...")`): the message itself.
 
 Anything else -- a comparison, a table, a prefix for `startswith`, a name to spell in a fix -- is flagged.
-
-jaxlint/analysis/ is being moved onto the model separately, so its current offenders are listed in
-ANALYSIS_ALLOWED, keyed by (path, literal). The list can only shrink: an entry whose literal is no longer
-in that file fails the test too, so it is removed when its literal moves.
 """
 
 from __future__ import annotations
@@ -22,62 +18,12 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "jaxlint"
-STRICT = ("checks",)  # no allowed entries
 SCANNED = ("checks", "analysis")
 
 DOC_ATTRIBUTES = frozenset({
     "what_it_does", "why_bad", "example", "use_instead", "not_flagged", "fix_safety", "verify", "summary",
 })
 
-# jaxlint/analysis/ literals still to move to jaxlint/model/ (someone else's job): (path, literal).
-ANALYSIS_ALLOWED: frozenset[tuple[str, str]] = frozenset({
-    # jaxlint/analysis/arrays.py
-    ("jaxlint/analysis/arrays.py", "jax.numpy.where"),
-    # jaxlint/analysis/callees.py
-    ("jaxlint/analysis/callees.py", "jax.jit"),
-    ("jaxlint/analysis/callees.py", "jax.vmap"),
-    # jaxlint/analysis/dependence.py
-    ("jaxlint/analysis/dependence.py", "jax.lax.stop_gradient"),
-    # jaxlint/analysis/key_uses.py
-    ("jaxlint/analysis/key_uses.py", "jax.lax."),
-    ("jaxlint/analysis/key_uses.py", "jax.numpy."),
-    ("jaxlint/analysis/key_uses.py", "jax.random.PRNGKey"),
-    ("jaxlint/analysis/key_uses.py", "jax.random.clone"),
-    ("jaxlint/analysis/key_uses.py", "jax.random.fold_in"),
-    ("jaxlint/analysis/key_uses.py", "jax.random.split"),
-    ("jaxlint/analysis/key_uses.py", "jax.random.wrap_key_data"),
-    # jaxlint/analysis/keys.py
-    ("jaxlint/analysis/keys.py", "jax.eval_shape"),
-    ("jaxlint/analysis/keys.py", "jax.lax.select"),
-    ("jaxlint/analysis/keys.py", "jax.lax.select_n"),
-    ("jaxlint/analysis/keys.py", "jax.numpy.empty_like"),
-    ("jaxlint/analysis/keys.py", "jax.numpy.full_like"),
-    ("jaxlint/analysis/keys.py", "jax.numpy.ndim"),
-    ("jaxlint/analysis/keys.py", "jax.numpy.ones_like"),
-    ("jaxlint/analysis/keys.py", "jax.numpy.shape"),
-    ("jaxlint/analysis/keys.py", "jax.numpy.size"),
-    ("jaxlint/analysis/keys.py", "jax.numpy.where"),
-    ("jaxlint/analysis/keys.py", "jax.numpy.zeros_like"),
-    ("jaxlint/analysis/keys.py", "jax.random."),
-    ("jaxlint/analysis/keys.py", "jax.random.PRNGKey"),
-    ("jaxlint/analysis/keys.py", "jax.random.clone"),
-    ("jaxlint/analysis/keys.py", "jax.random.default_prng_impl"),
-    ("jaxlint/analysis/keys.py", "jax.random.fold_in"),
-    ("jaxlint/analysis/keys.py", "jax.random.key"),
-    ("jaxlint/analysis/keys.py", "jax.random.key_data"),
-    ("jaxlint/analysis/keys.py", "jax.random.key_impl"),
-    ("jaxlint/analysis/keys.py", "jax.random.split"),
-    ("jaxlint/analysis/keys.py", "jax.random.wrap_key_data"),
-    ("jaxlint/analysis/keys.py", "jax.tree.map"),
-    ("jaxlint/analysis/keys.py", "jax.tree_map"),
-    ("jaxlint/analysis/keys.py", "jax.tree_util.tree_map"),
-    # jaxlint/analysis/traced.py
-    ("jaxlint/analysis/traced.py", "jax.lax.fori_loop"),
-    # jaxlint/analysis/x64.py
-    ("jaxlint/analysis/x64.py", "jax.enable_x64"),
-    ("jaxlint/analysis/x64.py", "jax.experimental.disable_x64"),
-    ("jaxlint/analysis/x64.py", "jax.experimental.enable_x64"),
-})
 
 
 def _is_jax_name(value: object) -> bool:
@@ -136,23 +82,8 @@ def _scan() -> dict[tuple[str, str], list[int]]:
 
 def test_no_jax_names_outside_the_model():
     seen = _scan()
-    unexpected = sorted(
-        f"{path}:{lines[0]}: {literal!r}" for (path, literal), lines in seen.items()
-        if (path, literal) not in ANALYSIS_ALLOWED
-    )
+    unexpected = sorted(f"{path}:{lines[0]}: {literal!r}" for (path, literal), lines in seen.items())
     assert not unexpected, "JAX names outside jaxlint/model/ (move them to a model table):\n" + "\n".join(unexpected)
-
-
-def test_allowed_entries_still_exist():
-    """The allowed list only shrinks: an entry whose literal has moved must be removed from it."""
-    seen = _scan()
-    stale = sorted(f"{path}: {literal!r}" for path, literal in ANALYSIS_ALLOWED if (path, literal) not in seen)
-    assert not stale, "no longer present, remove from ANALYSIS_ALLOWED:\n" + "\n".join(stale)
-
-
-def test_allowed_entries_are_in_analysis_only():
-    assert all(path.startswith("jaxlint/analysis/") for path, _ in ANALYSIS_ALLOWED)
-    assert all(not path.startswith(tuple(f"jaxlint/{folder}/" for folder in STRICT)) for path, _ in ANALYSIS_ALLOWED)
 
 
 def test_the_rule_flags_what_it_should(tmp_path):

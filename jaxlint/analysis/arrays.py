@@ -12,6 +12,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.model.functions import (
     ARRAY_NAMESPACES, ARRAY_TYPES, FUNCTIONAL_UPDATE_METHODS, NOT_ONE_ARRAY, NOT_ONE_ARRAY_PREFIXES, NUMPY_ARRAY_FACTORIES, STATIC_RESULTS,
 )
+from jaxlint.model.shapes import WHERE
 
 def produces_array(call: cst.Call, names: Names) -> bool:
     """True when `call` is a jax function that always returns one array."""
@@ -20,7 +21,7 @@ def produces_array(call: cst.Call, names: Names) -> bool:
         return False
     if qualified in NOT_ONE_ARRAY or qualified.startswith(NOT_ONE_ARRAY_PREFIXES):
         return False
-    if qualified == "jax.numpy.where" and len(call.args) < 3:
+    if qualified == WHERE and len(call.args) < 3:
         return False  # one-argument `where` is `nonzero`: a tuple
     return True
 

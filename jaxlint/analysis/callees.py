@@ -26,7 +26,7 @@ from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.factories import product, returned
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
-from jaxlint.model.transforms import WITH_JIT_OPTIONS, Options, Role
+from jaxlint.model.transforms import JAX_JIT, JAX_VMAP, WITH_JIT_OPTIONS, Options, Role
 from jaxlint.analysis.traced import (
     Signature, AppliedTransform, TransformTable, literal_ints, NotLiteral, literal_strs, applied_transforms,
     decorator_transform,
@@ -155,7 +155,7 @@ class JittedCallee:
 
 
 def options_of(transform: str) -> Options:
-    return WITH_JIT_OPTIONS.get(transform, WITH_JIT_OPTIONS["jax.jit"])  # the user's extra transforms behave like jax.jit
+    return WITH_JIT_OPTIONS.get(transform, WITH_JIT_OPTIONS[JAX_JIT])  # the user's extra transforms behave like jax.jit
 
 
 # ---------------------------------------------------------------------- what each scope binds
@@ -763,4 +763,4 @@ class Callees:
         return transform in WITH_JIT_OPTIONS or transform in self.table.extra
 
 
-VMAPS = frozenset({"jax.vmap"})
+VMAPS = frozenset({JAX_VMAP})

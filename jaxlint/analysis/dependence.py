@@ -11,6 +11,7 @@ from jaxlint.analysis.bindings import parameter_names, statements
 from jaxlint.analysis.calls import arguments
 from jaxlint.model import derivatives
 from jaxlint.model.functions import STATIC_ATTRIBUTES
+from jaxlint.model.transforms import STOP_GRADIENT
 from jaxlint.traversal import children
 
 
@@ -209,7 +210,7 @@ class DependenceWalk:
         args = _NOTHING
         for arg in call.args:
             args = args | self.of(arg.value)
-        if qualified == "jax.lax.stop_gradient":
+        if qualified == STOP_GRADIENT:
             return _NOTHING  # cut on purpose
         if qualified in derivatives.ZERO_DERIVATIVE or qualified in derivatives.INTEGER_DTYPES or (
                 isinstance(func, cst.Name) and func.value in _ZERO_BUILTINS and qualified is None):

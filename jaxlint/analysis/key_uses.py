@@ -7,12 +7,9 @@ from typing import cast
 import libcst as cst
 
 from jaxlint.analysis.calls import argument
+from jaxlint.model.keys import DERIVED_KEYS, KEY_DATA_MODULES, KEY_FROM_DATA, LEGACY_KEY
 
-
-# Calls that make new keys from a key: a key array (`split`) or one key.
-_DERIVED = {"jax.random.split": "array", "jax.random.fold_in": "single", "jax.random.clone": "single"}
-_DATA_MODULES = ("numpy.", "jax.numpy.", "jax.lax.")
-_DATA_FUNCTIONS = frozenset({"jax.random.wrap_key_data"})
+# Builtins that read a legacy key's data as numbers.
 _DATA_BUILTINS = frozenset({"int", "float", "complex", "bool", "len", "list", "tuple", "iter", "bytes", "sorted",
                             "sum", "min", "max"})
 
@@ -39,7 +36,7 @@ class KeyUses(cst.CSTVisitor):
         self._stack.append(node)
         if isinstance(node, cst.Name):
             self._uses.setdefault(node.value, []).append(self._around())
-        elif isinstance(node, cst.Call) and self._names.qualified(node.func) == "jax.random.PRNGKey":
+        elif isinstance(node, cst.Call) and self._names.qualified(node.func) == LEGACY_KEY:
             self._makers[node] = self._around()
         elif isinstance(node, cst.Assign):
             self._bindings += [(target.target, node.value) for target in node.targets]
@@ -97,7 +94,7 @@ class KeyUses(cst.CSTVisitor):
             if isinstance(value, cst.Subscript) and kind_of(value.value) == "array":
                 return "single"
             if isinstance(value, cst.Call):
-                derived = _DERIVED.get(self._names.qualified(value.func) or "")
+                derived = DERIVED_KEYS.get(self._names.qualified(value.func) or "")
                 key = argument(value, 0, "key")
                 if derived is not None and key is not None and kind_of(key) is not None:
                     return derived
@@ -146,5 +143,5 @@ def _as_data(kind: str, around: tuple[cst.CSTNode, ...], names) -> bool:
     if isinstance(parent, cst.Arg) and isinstance(outer, cst.Call):
         qualified = names.qualified(outer.func)
         builtin = isinstance(outer.func, cst.Name) and outer.func.value in _DATA_BUILTINS and qualified is None
-        return builtin or qualified in _DATA_FUNCTIONS or (qualified or "").startswith(_DATA_MODULES)
+        return builtin or qualified in KEY_FROM_DATA or (qualified or "").startswith(KEY_DATA_MODULES)
     return False

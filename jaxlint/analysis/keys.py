@@ -11,6 +11,15 @@ parameters named like keys (`key`, `rng`, `*_key`...), items of a split array wi
 (`keys[0]` and `keys[1]` are distinct), `self.<key-named attribute>` inside a method, and any name from
 the point a `jax.random` function draws from it (jax raises on anything but a key: values, not names).
 The flow engine (flow.py) drives this along the control flow it follows for the traced values too.
+
+A key is consumed wherever it goes (jax's key-reuse checker, `jax.debug_key_reuse(True)`, follows the value,
+not the name): an entry of a dict display with literal keys (`keys = {"init": rng}`: `keys["init"]` is
+`rng`), of a tuple or list display at a literal index (`pair[0]`), a name unpacked from those or bound to
+another key's name (`x, y = pair`, `a = k`) are other names of the same key; so are the views of one key
+(`key[None][0]`, `key.reshape(())`, `jnp.squeeze(key)`). An operand of `lax.cond`/`lax.switch` that a
+branch draws from is consumed once by the call: only one branch runs. What is not known stays silent: a
+dict built otherwise, an entry after the container was handed to a call or changed, a view of what may
+be an array of keys (a parameter, a split).
 """
 
 from __future__ import annotations
@@ -28,21 +37,14 @@ from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import Names
 from jaxlint.cells import CELL_MARKER
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
-from jaxlint.model.transforms import LOOP_BODIES
+from jaxlint.model.functions import JAX_RANDOM
+from jaxlint.model.keys import (
+    BRANCHING, COND, EVAL_SHAPE, KEY_COMPUTING_MODULES, KEY_MAKERS, NOT_CONSUMERS, SELECTS, SHAPE_OF,
+    SINGLE_KEY_MAKERS, SPLIT, VIEW_FUNCTIONS,
+)
+from jaxlint.model.transforms import LOOP_BODIES, TREE_MAPS
 from jaxlint.traversal import TOKENS, children, node_types
 
-_MAKERS = frozenset({
-    "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",
-    "jax.random.wrap_key_data", "jax.random.clone",
-})
-# Calls that give one of their alternatives (from position 1 on) for each element: keys consumed in two
-# alternatives never meet in the result, as in the two arms of an `if`.
-_SELECTS = frozenset({"jax.lax.select", "jax.lax.select_n", "jax.numpy.where"})
-_NOT_CONSUMERS = frozenset({
-    "jax.random.key", "jax.random.PRNGKey", "jax.random.fold_in", "jax.random.clone",
-    "jax.random.key_data", "jax.random.wrap_key_data", "jax.random.key_impl",
-    "jax.random.default_prng_impl",
-})
 
 
 @dataclass(frozen=True)
@@ -55,11 +57,7 @@ class Use:
 
 # A value read here only for its shape and dtype: its numbers never matter (under jit, XLA drops them).
 _SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size"})
-_SHAPE_OF = frozenset({  # functions reading only the shape and dtype of their first argument
-    "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
-    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "numpy.shape", "numpy.ndim",
-})
-_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+_VIEW_METHODS = frozenset({"reshape", "squeeze", "ravel", "flatten"})
 # The hot helpers below (every call, assignment and loop body asks them) test node types with `type(...)`:
 # an isinstance against a libcst class runs ABCMeta's check in Python (libcst's concrete node types have
 # no subclasses).
@@ -75,11 +73,11 @@ def shape_only(node: cst.CSTNode, names: Names) -> list[cst.BaseExpression]:
     if type(node) is not cst.Call:
         return []
     qualified = names.qualified(node.func)
-    if qualified in _SHAPE_OF and node.args and node.args[0].keyword is None:
+    if qualified in SHAPE_OF and node.args and node.args[0].keyword is None:
         return [node.args[0].value]
-    if qualified == "jax.eval_shape":
+    if qualified == EVAL_SHAPE:
         return [arg.value for arg in node.args[1:]]
-    if qualified in _TREE_MAPS and node.args and isinstance(node.args[0].value, cst.Lambda):
+    if qualified in TREE_MAPS and node.args and isinstance(node.args[0].value, cst.Lambda):
         function = node.args[0].value
         if all(_reads_only_shape(function.body, name) for name in parameter_names(function.params)):
             return [arg.value for arg in node.args[1:] if arg.keyword is None]
@@ -102,13 +100,13 @@ def _reads_only_shape(node: cst.CSTNode, name: str) -> bool:
 
 
 def makes_key(call: cst.Call, names: Names) -> bool:
-    return names.qualified(call.func) in _MAKERS
+    return names.qualified(call.func) in KEY_MAKERS
 
 
 def sampler_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] | None:
     """The key argument of a `jax.random` function that consumes it, with the function's name."""
     qualified = names.qualified(call.func)
-    if qualified is None or not qualified.startswith("jax.random.") or qualified in _NOT_CONSUMERS:
+    if qualified is None or not qualified.startswith(JAX_RANDOM) or qualified in NOT_CONSUMERS:
         return None
     key = argument(call, 0, "key")
     return (key, qualified) if key is not None else None
@@ -123,9 +121,25 @@ def key_ref(expr: cst.BaseExpression) -> str | None:
         return f"self.{expr.attr.value}"
     if kind is cst.Subscript and type(expr.value) is cst.Name and len(expr.slice) == 1:
         index = expr.slice[0].slice
-        if type(index) is cst.Index and type(index.value) is cst.Integer:
-            return f"{expr.value.value}[{int(index.value.value, 0)}]"
+        if type(index) is cst.Index:
+            literal = _literal(index.value)
+            if literal is not None:
+                return f"{expr.value.value}[{literal!r}]"
     return None
+
+
+def _literal(expr: cst.BaseExpression) -> int | str | None:
+    """A dict key or an index spelled as a literal: `0`, `"init"` (an f-string or a name is unknown)."""
+    if type(expr) is cst.Integer:
+        return int(expr.value, 0)
+    if type(expr) is cst.SimpleString:
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _is_item(ref: str) -> bool:
+    return "[" in ref
 
 
 @functools.lru_cache(maxsize=4096)
@@ -148,20 +162,34 @@ class KeyState:
     params: set[str] = field(default_factory=set)  # key parameters not rebound yet
     others: set[str] = field(default_factory=set)  # the other parameters not rebound yet
     loops: list[set[str]] = field(default_factory=list)  # names rebound in each enclosing loop body
+    # A key is consumed wherever it goes: `keys = {"init": rng}`, `pair = (k1, k2)`, `x, y = pair`, `a = k`
+    # make `keys['init']`, `pair[0]`, `x`, `a` other names of the same key (ref -> the key's own ref).
+    # (jax: `normal(keys["init"])` twice raises KeyReuseError under `jax.debug_key_reuse(True)`.)
+    aliases: dict[str, str] = field(default_factory=dict)
+    single: set[str] = field(default_factory=set)  # refs known to hold one key (not an array of keys)
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
 
     def copy(self) -> "KeyState":
         return KeyState(self.key_names, dict(self.keys), dict(self.consumed), set(self.params), set(self.others),
-                        [set(loop) for loop in self.loops])
+                        [set(loop) for loop in self.loops], dict(self.aliases), set(self.single))
 
     def restore(self, other: "KeyState") -> None:
         self.keys, self.consumed = dict(other.keys), dict(other.consumed)
         self.params, self.others = set(other.params), set(other.others)
+        self.aliases, self.single = dict(other.aliases), set(other.single)
 
     def join(self, other: "KeyState") -> None:
-        """After a branch: a key is a key if either path says so; consumed if consumed on either path."""
+        """After a branch: a key is a key if either path says so; consumed if consumed on either path.
+        Another name for a key stays one only if both paths agree on which key (else: a key of its own)."""
+        for ref in set(self.aliases) | set(other.aliases):
+            mine, theirs = self.aliases.get(ref), other.aliases.get(ref)
+            if mine != theirs:
+                self.aliases.pop(ref, None)
+                self.keys.setdefault(ref, self.keys.get(_base(mine or theirs), 0))
+        self.single = ((self.single & other.single) | {r for r in self.single if not other.is_key(r)}
+                       | {r for r in other.single if not self.is_key(r)})
         for name, depth in other.keys.items():
             self.keys.setdefault(name, depth)
         for ref, use in other.consumed.items():
@@ -169,18 +197,65 @@ class KeyState:
         self.params &= other.params
         self.others &= other.others
 
+    def resolve(self, ref: str) -> str:
+        """The key's own ref for another name of it (`keys['init']` -> `rng`)."""
+        return self.aliases.get(ref, ref)
+
     # ------------------------------------------------------------------ bindings
 
-    def bind(self, name: str, is_key: bool) -> None:
+    def bind(self, name: str, is_key: bool, single: bool = False) -> None:
         """`name` gets a new value: a fresh key when `is_key` (or when named like one)."""
+        for alias, target in list(self.aliases.items()):
+            if _base(alias) == name:
+                del self.aliases[alias]
+            elif _base(target) == name:
+                self._detach(alias, target)
+        self.forget_items(name)
         for ref in [r for r in self.consumed if _base(r) == name]:
             del self.consumed[ref]
         self.params.discard(name)
         self.others.discard(name)
+        self.single.discard(name)
         if is_key:
             self.keys[name] = len(self.loops)
+            if single:
+                self.single.add(name)
         else:
             self.keys.pop(name, None)
+
+    def _detach(self, alias: str, target: str) -> None:
+        """The key `alias` names is no longer `target`'s (rebound): it keeps its own past."""
+        del self.aliases[alias]
+        if not self.is_key(target):
+            return
+        self.keys[alias] = self.keys.get(target, self.keys.get(_base(target), 0))
+        use = self.prior_use(target)
+        if use is not None:
+            self.consumed[alias] = use
+        if target in self.single:
+            self.single.add(alias)
+
+    def forget_items(self, name: str, ref: str | None = None) -> None:
+        """What `name[...]` (or just `ref`) holds is unknown again: the container was changed or rebound."""
+        for known in [*self.aliases, *self.keys, *self.single, *self.consumed]:
+            if _is_item(known) and _base(known) == name and (ref is None or known == ref):
+                self.aliases.pop(known, None)
+                if name not in self.keys:  # (not an item of a split array: a container's)
+                    self.keys.pop(known, None)
+                    self.consumed.pop(known, None)
+                self.single.discard(known)
+
+    def alias(self, ref: str, target: str) -> None:
+        """`ref` now names the key `target` names."""
+        target = self.resolve(target)
+        if target != ref:
+            self.aliases[ref] = target
+
+    def item_key(self, ref: str, single: bool) -> None:
+        """A fresh key stored in a container: `keys = {"init": jax.random.key(0)}`."""
+        self.keys[ref] = len(self.loops)
+        if single:
+            self.single.add(ref)
 
     def add_parameter(self, name: str, given_key: bool = False) -> None:
         """A parameter holds a key when some caller passes one (`given_key`), or when it is named like one."""
@@ -193,7 +268,11 @@ class KeyState:
     def learn(self, ref: str) -> None:
         """`ref` is the key argument of a `jax.random` function: it holds a key whatever its name, since jax
         raises on anything else (values, not names). Attributes other than key-named ones stay unknown."""
+        ref = self.resolve(ref)
         base = _base(ref)
+        if _is_item(ref) and base not in self.keys and ref[len(base) + 1] in "'\"":
+            self.keys.setdefault(ref, 0)  # `rngs["dropout"]`: this entry holds a key, not `rngs`
+            return
         if base not in self.keys and not base.startswith("self."):
             self.keys[base] = 0
             if base in self.others:
@@ -201,8 +280,9 @@ class KeyState:
                 self.params.add(base)
 
     def is_key(self, ref: str) -> bool:
+        ref = self.resolve(ref)
         base = _base(ref)
-        if base in self.keys:
+        if base in self.keys or ref in self.keys:
             return True
         if base.startswith("self.") and self.named_like_key(base):
             self.keys[base] = 0  # `self.rng` of the instance: a key from the method's start
@@ -213,6 +293,7 @@ class KeyState:
 
     def prior_use(self, ref: str) -> Use | None:
         """An earlier consumption of `ref`, of the whole array it indexes, or of one of its items."""
+        ref = self.resolve(ref)
         if ref in self.consumed:
             return self.consumed[ref]
         base = _base(ref)
@@ -222,11 +303,18 @@ class KeyState:
 
     def reused_by_loop(self, ref: str) -> bool:
         """Bound outside the innermost loop and never rebound in its body: every iteration sees it."""
+        if not self.loops:
+            return False
+        written = _base(ref)
+        if _is_item(ref) and written not in self.keys and f"{written}[]" in self.loops[-1]:
+            return False  # `keys["init"] = ...`, `keys.update(...)` in the body: the container changes
+        ref = self.resolve(ref)
         base = _base(ref)
-        return bool(self.loops) and self.keys.get(base, 0) < len(self.loops) and base not in self.loops[-1]
+        depth = self.keys.get(ref, self.keys.get(base, 0))
+        return depth < len(self.loops) and base not in self.loops[-1] and written not in self.loops[-1]
 
     def consume(self, ref: str, use: Use) -> None:
-        self.consumed.setdefault(ref, use)
+        self.consumed.setdefault(self.resolve(ref), use)
 
 
 class KeyFlow(Domain):
@@ -247,6 +335,7 @@ class KeyFlow(Domain):
         self._pure: set[str] = set()  # names bound to jitted or vmapped functions
         self._unread: set[int] = set()  # calls in loop bodies whose results nobody reads
         self._loop_targets: list[set[str]] = []  # of each loop around this point, innermost last
+        self._written: dict[str, str] = {}  # of the last call `uses` answered: the ref told -> as written there
 
     @property
     def state(self) -> KeyState:
@@ -288,6 +377,7 @@ class KeyFlow(Domain):
     def uses(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:
         """The keys this call consumes: (argument, ref, consumer name)."""
         found = []
+        self._written = {}
         names = self._tracker.names
         sampled = sampler_key(call, names)
         candidates = [sampled] if sampled else []
@@ -296,16 +386,101 @@ class KeyFlow(Domain):
         if not (self._notebook and len(self._states) == 1):
             for expr in (*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)):
                 candidates.append((expr, f"{_callee_name(call)}()"))
+        candidates.extend(self._branch_consuming(call))
+        seen: set[int] = set()
         for expr, by in candidates:
-            ref = key_ref(expr)
+            if id(expr) in seen:
+                continue  # one argument, one consumption: a callee known both here and through its import
+            seen.add(id(expr))
+            ref = self._key_ref(expr)
             if ref is not None and self.state.is_key(ref):
-                found.append((expr, ref, by))
+                target = self.state.resolve(ref)
+                # another name of a key (`keys["init"]` of `{"init": rng}`): told by the key's own name
+                told = target if target != ref and not _is_item(target) else ref
+                self._written[told] = ref
+                found.append((expr, told, by))
         return found
+
+    def _branch_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
+        """The operands of `lax.cond(pred, true_fun, false_fun, *operands)` or `lax.switch(index, branches,
+        *operands)` that some branch draws from. Only one branch runs: an operand key drawn from in every
+        branch is consumed once (jax's key-reuse checker accepts it), and consumed all the same (a draw
+        from it after the `cond` raises KeyReuseError)."""
+        qualified = self._tracker.names.qualified(call.func)
+        if qualified not in BRANCHING or any(arg.keyword is not None or arg.star for arg in call.args):
+            return []
+        values = [arg.value for arg in call.args]
+        if qualified == COND:
+            if len(values) < 4:
+                return []
+            branches, operands = values[1:3], values[3:]
+        else:
+            if len(values) < 3 or type(values[1]) not in (cst.List, cst.Tuple):
+                return []
+            branches, operands = [element.value for element in values[1].elements], values[2:]
+        consumed: set[int] = set()
+        for branch in branches:
+            consumed |= self._consumed_parameters(branch)
+        return [(operand, qualified) for index, operand in enumerate(operands) if index in consumed]
+
+    def _consumed_parameters(self, function: cst.BaseExpression) -> set[int]:
+        """The positions of the parameters a branch function (a lambda, or a def it names) draws from."""
+        if type(function) is cst.Name:
+            bound = self._tracker.callees.bindings.binding(function, tuple(self._tracker.chain), want_def=True)
+            function = bound[0] if bound is not None and not bound[2] else None
+        if type(function) not in (cst.Lambda, cst.FunctionDef):
+            return set()
+        params = function.params
+        if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.posonly_params:
+            return set()
+        consumes = self._tracker.known.consumes.get(function, frozenset())
+        return {index for index, param in enumerate(params.params) if param.name.value in consumes}
+
+    def _key_ref(self, expr: cst.BaseExpression) -> str | None:
+        """`key_ref`, seeing through views of one key: `key[None][0]`, `key.reshape(1)[0]`, `key.reshape(())`,
+        `jnp.squeeze(key)`, `lax.squeeze(key[None], (0,))` are `key` itself when `key` is known to hold one key
+        (jax: drawing from any of them and from `key` raises KeyReuseError). Of an array of keys (a split, a
+        parameter) they may be other keys: unknown."""
+        inner, viewed = expr, False
+        while True:
+            stripped = self._view_of(inner)
+            if stripped is None:
+                break
+            inner, viewed = stripped, True
+        ref = key_ref(inner) if viewed else None
+        if ref is not None and self.state.resolve(ref) in self.state.single:
+            return ref
+        return key_ref(expr)
+
+    def _view_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The array `expr` reshapes or indexes with `None`/`0`/`...`/`:` only, if it does."""
+        kind = type(expr)
+        if kind is cst.Subscript:
+            for element in expr.slice:
+                index = element.slice
+                if type(index) is cst.Slice:
+                    if index.lower is not None or index.upper is not None or index.step is not None:
+                        return None
+                elif not (type(index.value) is cst.Ellipsis or type(index.value) is cst.Name
+                          and index.value.value == "None" or type(index.value) is cst.Integer
+                          and int(index.value.value, 0) == 0):
+                    return None
+            return expr.value
+        if kind is not cst.Call or not expr.args or expr.args[0].keyword is not None or expr.args[0].star:
+            return None
+        func = expr.func
+        if type(func) is cst.Attribute and func.attr.value in _VIEW_METHODS:
+            qualified = self._tracker.names.qualified(func)
+            if qualified is None or not qualified.startswith(KEY_COMPUTING_MODULES):
+                return func.value  # `key.reshape(1)`: a method of the array
+        if self._tracker.names.qualified(func) in VIEW_FUNCTIONS:
+            return expr.args[0].value
+        return None
 
     # ------------------------------------------------------------------ calls
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._tracker.names.qualified(node.func) in _SELECTS:
+        if self._tracker.names.qualified(node.func) in SELECTS:
             arms = [arg for arg in node.args[1:] if arg.keyword is None and not arg.star]
             if len(arms) > 1:
                 self._selects.append((node, {id(arg) for arg in arms}, []))
@@ -332,21 +507,39 @@ class KeyFlow(Domain):
     def leave_Call(self, node: cst.Call) -> None:
         self._leave_select(node)
         sampled = sampler_key(node, self._tracker.names)
-        ref = key_ref(sampled[0]) if sampled else None
+        ref = self._key_ref(sampled[0]) if sampled else None
         if ref is not None:
             self.state.learn(ref)
+        for operand, _ in self._branch_consuming(node):  # a branch draws from it: a key (jax raises otherwise)
+            if self._key_ref(operand) is not None:
+                self.state.learn(self._key_ref(operand))
         uses = self.uses(node)
         function = self._functions[-1]
         recorder = self._tracker.recorder
         for _, ref, by in uses:
-            if ref in self.state.params and function is not None:
-                recorder.key_consumed(function, ref)
+            if self.state.resolve(ref) in self.state.params and function is not None:
+                recorder.key_consumed(function, self.state.resolve(ref))
             self.state.consume(ref, Use(node, by))
         keyed = [self._holds_key(arg.value) for arg in node.args]
         if any(keyed):
-            params = [arg.value.value if function is not None and isinstance(arg.value, cst.Name)
-                      and arg.value.value in self.state.params else None for arg in node.args]
+            params = [self._param_given(arg.value) if function is not None else None for arg in node.args]
             recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed)
+        # A container given to a call, or whose method is called, may be changed there: what its
+        # entries hold is unknown from here (`keys.update(...)`, `refresh(keys)`).
+        func = node.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name:
+            self.state.forget_items(func.value.value)
+        for arg in node.args:
+            if type(arg.value) is cst.Name:
+                self.state.forget_items(arg.value.value)
+
+    def _param_given(self, expr: cst.BaseExpression) -> str | None:
+        """The key parameter of the function around this call that `expr` is (or names: `pair[0]`)."""
+        ref = key_ref(expr) if type(expr) is not cst.Name else expr.value
+        if ref is None or (type(expr) is not cst.Name and ref not in self.state.aliases):
+            return None
+        ref = self.state.resolve(ref)
+        return ref if ref in self.state.params else None
 
     def _imported_consuming(self, call: cst.Call) -> list[cst.BaseExpression]:
         """The arguments of a call of another module's function that it draws from (its interface says)."""
@@ -367,6 +560,9 @@ class KeyFlow(Domain):
 
     def _holds_key(self, expr: cst.BaseExpression) -> bool:
         """A key variable, or a key made right there (`f(jax.random.key(0))`, `f(jax.random.split(k)[0])`)."""
+        ref = key_ref(expr)
+        if ref is not None and _is_item(ref) and self.state.is_key(ref):
+            return True  # `f(keys["init"])`, `f(pair[0])`
         if type(expr) is cst.Subscript:
             expr = expr.value
         if type(expr) is cst.Call:
@@ -384,18 +580,108 @@ class KeyFlow(Domain):
             return self.state.is_key(ref) or self.state.named_like_key(name)
         return False
 
+    def _single(self, value: cst.BaseExpression | None) -> bool:
+        """Whether `value` is one key: `jax.random.key(0)`, `fold_in(k, i)`, or another name of one."""
+        if type(value) is cst.Call:
+            return self._tracker.names.qualified(value.func) in SINGLE_KEY_MAKERS
+        ref = key_ref(value) if value is not None else None
+        return ref is not None and self.state.resolve(ref) in self.state.single
+
+    def _key_named(self, value: cst.BaseExpression | None, loose: bool = False) -> str | None:
+        """The key `value` names, when it is a name (or an entry) holding one: `k`, `keys["init"]`, `pair[0]`.
+        `loose`: any name, a key or not yet known to be one (`pair = (k1, k2)`: `pair[0]` is whatever `k1` is)."""
+        ref = key_ref(value) if value is not None else None
+        if ref is None or ref.startswith("self."):
+            return None
+        if not self.state.is_key(ref) and not (loose and (type(value) is cst.Name or ref in self.state.aliases)):
+            return None
+        base = _base(ref)
+        if _is_item(ref) and base in self.state.keys and ref not in self.state.aliases:
+            return None  # `keys[0]` of a split array: the flow follows it by its own spelling already
+        return ref
+
+    def _entries(self, value: cst.BaseExpression | None) -> list[tuple[int | str, cst.BaseExpression]] | None:
+        """The entries of a dict, tuple or list display with literal keys: `{"init": rng}`, `(k1, k2)`."""
+        kind = type(value)
+        if kind is cst.Dict:
+            entries = []
+            for element in value.elements:
+                literal = _literal(element.key) if type(element) is cst.DictElement else None
+                if literal is None:
+                    return None  # `{name: k}`, `{**other}`: which entries it has is unknown
+                entries.append((literal, element.value))
+            return entries
+        if kind is cst.Tuple or kind is cst.List:
+            entries = []
+            for index, element in enumerate(value.elements):
+                if type(element) is cst.StarredElement:
+                    break  # `(*ks, k)`: the positions after it are unknown
+                entries.append((index, element.value))
+            return entries
+        return None
+
+    def _store(self, ref: str, value: cst.BaseExpression | None) -> None:
+        """An entry of a container gets `value`: another name of a key, a fresh key, or something unknown."""
+        named = self._key_named(value, loose=True)
+        if named is not None:
+            self.state.alias(ref, named)
+        elif type(value) is cst.Call and makes_key(value, self._tracker.names):
+            self.state.item_key(ref, self._single(value))
+
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         ref = key_ref(target) if not isinstance(target, cst.Subscript) else None
         if ref is not None:
-            self.state.bind(ref, self._is_key_value(ref, value))
+            named = self._key_named(value) if not ref.startswith("self.") else None
+            entries = self._entries(value)
+            if named is not None and named != ref:
+                # `a = k`, `x = keys["init"]`: another name of the same key (consumed wherever it goes)
+                self.state.bind(ref, False)
+                self.state.alias(ref, named)
+                return
+            self.state.bind(ref, self._is_key_value(ref, value), self._single(value))
+            for literal, item in entries or ():
+                self._store(f"{ref}[{literal!r}]", item)
+        elif isinstance(target, cst.Subscript):
+            # `keys["init"] = new`: that entry holds something else from here
+            item = key_ref(target)
+            if item is not None and _base(item) not in self.state.keys:
+                self.state.forget_items(_base(item), item)
+                self._store(item, value)
+            elif type(target.value) is cst.Name:
+                self.state.forget_items(target.value.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             # `k1, k2 = split(k)`: each part is a fresh key; otherwise parts named like keys are.
             split = isinstance(value, cst.Call) and makes_key(value, self._tracker.names)
-            for element in target.elements:
-                inner = element.value.value if isinstance(element.value, cst.StarredElement) else element.value
+            single = split and self._tracker.names.qualified(value.func) == SPLIT
+            # `x, y = k1, k2` and `x, y = pair` (of `pair = (k1, k2)`): other names of those keys.
+            named: list[str | None] = []
+            bound = set(target_names(target))
+            source = key_ref(value) if value is not None else None
+            entries = self._entries(value)
+            for index, element in enumerate(target.elements):
+                if type(element) is cst.StarredElement:
+                    break
+                if entries is not None:
+                    found = self._key_named(entries[index][1], loose=True) if index < len(entries) else None
+                elif source is not None and f"{source}[{index}]" in self.state.aliases:
+                    found = self.state.resolve(f"{source}[{index}]")
+                else:
+                    found = None
+                # `k1, k2 = k2, k1`: all are bound at once; a name this statement rebinds names nothing known
+                named.append(found if found is None or _base(found) not in bound else None)
+            for index, element in enumerate(target.elements):
+                starred = type(element) is cst.StarredElement  # (`*rest`: its `value` is the name)
+                inner = element.value
                 name = key_ref(inner)
                 if name is not None:
-                    self.state.bind(name, split or self.state.named_like_key(name))
+                    found = named[index] if index < len(named) else None
+                    if found is not None and found != name:
+                        self.state.bind(name, False)
+                        self.state.alias(name, found)
+                    else:
+                        self.state.bind(name, split or self.state.named_like_key(name), single and not starred)
+                elif isinstance(inner, cst.Subscript) and type(inner.value) is cst.Name:
+                    self.state.forget_items(inner.value.value)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -466,7 +752,7 @@ class KeyFlow(Domain):
     def enter_loop(self, node: cst.CSTNode, rebound: set[str]) -> None:
         """Remembered: a key consumed in a loop body and not rebound there is consumed again by the next iteration."""
         if isinstance(node, (cst.For, cst.While)):
-            rebound = rebound | set(_self_targets(node.body))
+            rebound = rebound | set(_self_targets(node.body)) | _changed_containers(node.body)
         self.state.loops.append(rebound)
         # What the loop itself binds at each iteration (a comprehension's `rebound` is just that).
         if type(node) is cst.For:
@@ -493,13 +779,14 @@ class KeyFlow(Domain):
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
-            local = set(names) | (_rebound_keys(body) if body is not None else set())
+            local = set(names) | (_rebound_keys(body) | _changed_containers(body) if body is not None else set())
             state.loops.append(local)
         self._states.append(state)
         self._functions.append(node)
 
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop (not in a block that leaves it)."""
+        ref = self._written.get(ref, ref)  # (`rngs["dropout"]` of `{"dropout": rng}`: its container may change)
         return self.state.reused_by_loop(ref) and not self._tracker.flow.leaves_loop()
 
     def visit_For_body(self, node: cst.For) -> None:
@@ -591,6 +878,32 @@ def _result_dropped(outer: tuple[cst.CSTNode, ...], call: cst.Call) -> bool:
 def _rebound_keys(body: cst.BaseSuite) -> set[str]:
     """The names a block may rebind, and the `self.<attribute>`s it assigns (`self.rng, sub = split(self.rng)`)."""
     return rebound_names(body) | set(_self_targets(body))
+
+
+def _changed_containers(body: cst.CSTNode) -> set[str]:
+    """`name[]` for each name a block may change the entries of: `name[...] = ...`, `name.update(...)`,
+    `f(name)`, `del name[...]` (its entries are then no longer the ones before the loop's first iteration)."""
+    found: set[str] = set()
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For):
+            targets = [t.target for t in node.targets] if kind is cst.Assign else [node.target]
+            while targets:
+                target = targets.pop()
+                if type(target) in (cst.Tuple, cst.List):
+                    targets.extend(element.value for element in target.elements)
+                elif type(target) is cst.StarredElement:
+                    targets.append(target.value)
+                elif type(target) is cst.Subscript and type(target.value) is cst.Name:
+                    found.add(f"{target.value.value}[]")
+        elif kind is cst.Call:
+            if type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
+                found.add(f"{node.func.value.value}[]")
+            found.update(f"{arg.value.value}[]" for arg in node.args if type(arg.value) is cst.Name)
+        stack.extend(children(node))
+    return found
 
 
 def _self_targets(node: cst.CSTNode):

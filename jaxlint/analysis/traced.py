@@ -24,6 +24,7 @@ from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import UNTRACEABLE_ANNOTATIONS
 from jaxlint.model.transforms import (
+    FORI_LOOP,
     BUILDS_JAXPR, CUSTOM, GRAD, GRADIENTS, HOST_CALLBACKS, JIT_LIKE, JITS, LAX_BODIES, MAP, ONLY_TRACE, PARTIAL,
     PRIMALS, REF_KERNELS, STAGED, TRANSFORMS, Callables,
 )
@@ -475,7 +476,7 @@ def traced_function(
         seen = signature.after(transform).positional
         for param in more_traced - _untraceable(signature):
             # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool.
-            scalar = transform.name == "jax.lax.fori_loop" and seen[:1] == (param,) or param in signature.flags
+            scalar = transform.name == FORI_LOOP and seen[:1] == (param,) or param in signature.flags
             traced.setdefault(param, Tracer(name, param, transform, container=not scalar))
             if transform.name in GRADIENTS and transform is not traced[param].transform:
                 gradients[param] = (*gradients.get(param, ()), transform.name)

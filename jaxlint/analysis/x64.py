@@ -10,10 +10,9 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.names import Names
-from jaxlint.model.dtypes import SUBDTYPE_TESTS, WIDE_DTYPES, WIDE_STRINGS
+from jaxlint.model.dtypes import SUBDTYPE_TESTS, WIDE_DTYPES, WIDE_STRINGS, X64_CONTEXTS
 
 _FLAGS = ("jax_enable_x64", "JAX_ENABLE_X64")
-_CONTEXTS = frozenset({"jax.enable_x64", "jax.experimental.enable_x64", "jax.experimental.disable_x64"})
 _ATTRIBUTES = frozenset({"jax_enable_x64", "x64_enabled", "enable_x64"})
 
 
@@ -33,7 +32,7 @@ def _flag_named(expr: cst.BaseExpression) -> bool:
 def x64_call(call: cst.Call, names: Names) -> bool:
     """A call that sets or reads the flag: `jax.config.update("jax_enable_x64", True)` (not `False`),
     `os.environ.setdefault("JAX_ENABLE_X64", "1")`, `jax.config.read(...)`, `with jax.enable_x64():`."""
-    if names.qualified(call.func) in _CONTEXTS:
+    if names.qualified(call.func) in X64_CONTEXTS:
         return True
     if not call.args or not _flag_named(call.args[0].value):
         return False

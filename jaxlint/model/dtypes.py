@@ -50,3 +50,5 @@ DTYPE_KINDS = {
 
 # `issubdtype(x.dtype, t)`: whether a dtype is of a kind, in every spelling.
 SUBDTYPE_TESTS = frozenset({"jax.numpy.issubdtype", "numpy.issubdtype", "jax.dtypes.issubdtype"})
+# Context managers that switch 64-bit mode on or off for what runs inside them.
+X64_CONTEXTS = frozenset({"jax.enable_x64", "jax.experimental.enable_x64", "jax.experimental.disable_x64"})

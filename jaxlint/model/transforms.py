@@ -214,6 +214,7 @@ UNTRACED_CONTEXTS = frozenset({"jax.disable_jit"})
 INTEGER_INPUT_ERRORS = {name: t.integer_input_error for name, t in TRANSFORMS.items() if t.integer_input_error}
 WITH_JIT_OPTIONS = {name: t.options for name, t in TRANSFORMS.items() if t.options is not None}
 
+JAX_VMAP = "jax.vmap"
 JAX_JIT = "jax.jit"  # `jax.jit(jax.grad(f))` still gives a gradient function
 JAX_PMAP = "jax.pmap"  # donates positional arguments only
 WHILE_LOOP = "jax.lax.while_loop"

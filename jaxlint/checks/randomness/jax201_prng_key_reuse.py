@@ -14,7 +14,7 @@ from jaxlint.traversal import in_order
 
 
 def _split_first(ref: str) -> str:
-    if "[" in ref:
+    if "[" in ref and not ref.endswith(("']", '"]')):  # (`rngs['dropout']`: a dict's entry, split as a key)
         return f"use another item of the split for each draw (`{ref.split('[')[0]}[i]`)"
     return f"split it first: `{ref}, subkey = jax.random.split({ref})` and use `subkey`"
 
