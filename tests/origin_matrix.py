@@ -1481,7 +1481,6 @@ _CAUSES = {
     "factory-closure": "a jitted function closing over its factory's argument (`make_step(scale)`, `v = scale`) "
                        "holding a concrete array: `v > 0` under jit is traced, but jaxlint sees an unknown value "
                        "(it flags the same comparison on a module-level jnp constant)",
-    "loop-over-array": "`for v in xs` over a traced array: the loop variable is not traced",
     "dict-get": "`batch.get(\"v\")` of a traced dict is an unknown value (`batch[\"v\"]` is traced)",
     "tree-map-result": "`jax.tree_util.tree_map(f, params)` of traced leaves is an unknown value",
     "scan-result": "`v, _ = jax.lax.scan(...)` under jit: the results of a lax loop are not traced",
@@ -1501,7 +1500,6 @@ MISSES: dict[tuple[str, str], str] = {
     **_misses("unpacked-leaf-not-array", ("unpacked_tuple", "starred_unpack", "dict_items_loop", "while_loop_carry"),
               ("inplace",)),
     **_misses("factory-closure", ("factory_closure_over_concrete_compared",), _COMPARING),
-    **_misses("loop-over-array", ("loop_over_array",), ("inplace", *_TRACER_USES)),
     **_misses("dict-get", ("dict_get",), ("inplace",)),
     **_misses("tree-map-result", ("tree_map_result",), ("inplace", *_TRACER_USES)),
     **_misses("scan-result", ("scan_result",), ("inplace",)),

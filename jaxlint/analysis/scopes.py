@@ -33,6 +33,7 @@ class RoundFacts:
     entries: dict[cst.CSTNode, list[TracedCaller]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
     lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # lax carries given a Python list
+    arrays: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given a JAX array (not a pytree)
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     # Key parameters consumed, by function (None: module level).
@@ -59,7 +60,7 @@ class RoundFacts:
                 and all(self.summary_of(call) == summary for call, summary in used.items()))
 
 
-_FLOW_FIELDS = ("applied", "passed", "entries", "scalars", "lists", "host", "kernels", "consumes", "consuming",
+_FLOW_FIELDS = ("applied", "passed", "entries", "scalars", "lists", "arrays", "host", "kernels", "consumes", "consuming",
                 "key_params")
 
 
@@ -558,6 +559,8 @@ class ScopeRecorder:
                 self._learned(chain, func, self._known.entries)
             elif Kind.STATIC in given:
                 self._learned(chain, func, self._known.scalars)
+            elif Kind.ARRAY in given:
+                self._learned(chain, func, self._known.arrays)
 
     def _resolve(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
                  ) -> tuple[cst.CSTNode | None, int]:
@@ -665,6 +668,9 @@ class ScopeRecorder:
                     continue
                 if value.kind is Kind.STATIC:
                     facts.scalars[node] = facts.scalars.get(node, frozenset()) | {param}
+                elif value.kind is Kind.ARRAY and value.contents is None:
+                    # `step(jnp.stack(xs))`: a call gives it one array, so under a transform it is one tracer
+                    facts.arrays[node] = facts.arrays.get(node, frozenset()) | {param}
                 elif value.kind is Kind.TRACED and value.tracer is not None and call.caller is not None:
                     passed = facts.passed.setdefault(node, {})
                     if param not in passed:

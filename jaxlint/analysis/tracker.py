@@ -706,6 +706,12 @@ class ValueTracker(Domain):
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)
         elif any(is_scalar_literal(arg.value) for arg in node.args):
             self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
+        elif type(node.func) is cst.Name:
+            # An eager call giving a function a JAX array (`step(jnp.stack(xs))`): under its transform, one tracer.
+            values = [self.value_of(arg.value) for arg in node.args]
+            if any(value is not None and value.kind is Kind.ARRAY and value.contents is None for value in values):
+                given = [value if value is not None and value.kind is Kind.ARRAY else None for value in values]
+                self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
 
     def _carries_list(self, call: cst.Call, loop: str) -> bool:
         """Whether a lax loop's initial carry is a Python list, or a name holding a list or tuple (not a
@@ -908,7 +914,8 @@ class ValueTracker(Domain):
             elif function is not None and name in function.traced:
                 tracer = function.traced[name]
                 scalar = scalar or name in self._known.scalars.get(node, ())
-                container = tracer.container and not annotated and not scalar
+                given_array = name in self._known.arrays.get(node, ())
+                container = tracer.container and not annotated and not scalar and not given_array
                 listed = name in self._known.lists.get(node, ())  # a lax carry given a Python list
                 env[name] = Value(Kind.TRACED, tracer, container=container, pytree_part=listed,
                                   pytree=self._pytree_class(annotation) if container else None)
