@@ -27,7 +27,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, cast
 
 import libcst as cst
 
@@ -116,15 +116,22 @@ def key_ref(expr: cst.BaseExpression) -> str | None:
     """A trackable spelling of a key: `key`, `keys[0]`, `self.rng`; None for anything else."""
     kind = type(expr)
     if kind is cst.Name:
-        return expr.value
-    if kind is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
-        return f"self.{expr.attr.value}"
-    if kind is cst.Subscript and type(expr.value) is cst.Name and len(expr.slice) == 1:
-        index = expr.slice[0].slice
-        if type(index) is cst.Index:
-            literal = _literal(index.value)
-            if literal is not None:
-                return f"{expr.value.value}[{literal!r}]"
+        return cast(cst.Name, expr).value
+    if kind is cst.Attribute:
+        attribute = cast(cst.Attribute, expr)
+        owner = attribute.value
+        if type(owner) is cst.Name and owner.value == "self":
+            return f"self.{attribute.attr.value}"
+        return None
+    if kind is cst.Subscript:
+        subscript = cast(cst.Subscript, expr)
+        container = subscript.value
+        if type(container) is cst.Name and len(subscript.slice) == 1:
+            index = subscript.slice[0].slice
+            if type(index) is cst.Index:
+                literal = _literal(index.value)
+                if literal is not None:
+                    return f"{container.value}[{literal!r}]"
     return None
 
 
@@ -187,7 +194,9 @@ class KeyState:
             mine, theirs = self.aliases.get(ref), other.aliases.get(ref)
             if mine != theirs:
                 self.aliases.pop(ref, None)
-                self.keys.setdefault(ref, self.keys.get(_base(mine or theirs), 0))
+                known = mine or theirs
+                assert known is not None  # they differ: not both None
+                self.keys.setdefault(ref, self.keys.get(_base(known), 0))
         self.single = ((self.single & other.single) | {r for r in self.single if not other.is_key(r)}
                        | {r for r in other.single if not self.is_key(r)})
         for name, depth in other.keys.items():
@@ -417,7 +426,8 @@ class KeyFlow(Domain):
         else:
             if len(values) < 3 or type(values[1]) not in (cst.List, cst.Tuple):
                 return []
-            branches, operands = [element.value for element in values[1].elements], values[2:]
+            shown = cast("cst.List | cst.Tuple", values[1])
+            branches, operands = [element.value for element in shown.elements], values[2:]
         consumed: set[int] = set()
         for branch in branches:
             consumed |= self._consumed_parameters(branch)
@@ -425,15 +435,16 @@ class KeyFlow(Domain):
 
     def _consumed_parameters(self, function: cst.BaseExpression) -> set[int]:
         """The positions of the parameters a branch function (a lambda, or a def it names) draws from."""
+        found: cst.CSTNode | None = function
         if type(function) is cst.Name:
             bound = self._tracker.callees.bindings.binding(function, tuple(self._tracker.chain), want_def=True)
-            function = bound[0] if bound is not None and not bound[2] else None
-        if type(function) not in (cst.Lambda, cst.FunctionDef):
+            found = bound[0] if bound is not None and not bound[2] else None
+        if type(found) not in (cst.Lambda, cst.FunctionDef):
             return set()
-        params = function.params
+        params = cast("cst.Lambda | cst.FunctionDef", found).params
         if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.posonly_params:
             return set()
-        consumes = self._tracker.known.consumes.get(function, frozenset())
+        consumes = self._tracker.known.consumes.get(found, frozenset())
         return {index for index, param in enumerate(params.params) if param.name.value in consumes}
 
     def _key_ref(self, expr: cst.BaseExpression) -> str | None:
@@ -456,25 +467,30 @@ class KeyFlow(Domain):
         """The array `expr` reshapes or indexes with `None`/`0`/`...`/`:` only, if it does."""
         kind = type(expr)
         if kind is cst.Subscript:
-            for element in expr.slice:
+            subscript = cast(cst.Subscript, expr)
+            for element in subscript.slice:
                 index = element.slice
                 if type(index) is cst.Slice:
                     if index.lower is not None or index.upper is not None or index.step is not None:
                         return None
-                elif not (type(index.value) is cst.Ellipsis or type(index.value) is cst.Name
-                          and index.value.value == "None" or type(index.value) is cst.Integer
-                          and int(index.value.value, 0) == 0):
-                    return None
-            return expr.value
-        if kind is not cst.Call or not expr.args or expr.args[0].keyword is not None or expr.args[0].star:
+                else:
+                    value = cast(cst.Index, index).value  # (a subscript element is an Index or a Slice)
+                    if not (type(value) is cst.Ellipsis or type(value) is cst.Name and value.value == "None"
+                            or type(value) is cst.Integer and int(value.value, 0) == 0):
+                        return None
+            return subscript.value
+        if kind is not cst.Call:
             return None
-        func = expr.func
+        call = cast(cst.Call, expr)
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        func = call.func
         if type(func) is cst.Attribute and func.attr.value in _VIEW_METHODS:
             qualified = self._tracker.names.qualified(func)
             if qualified is None or not qualified.startswith(KEY_COMPUTING_MODULES):
                 return func.value  # `key.reshape(1)`: a method of the array
         if self._tracker.names.qualified(func) in VIEW_FUNCTIONS:
-            return expr.args[0].value
+            return call.args[0].value
         return None
 
     # ------------------------------------------------------------------ calls
@@ -511,8 +527,9 @@ class KeyFlow(Domain):
         if ref is not None:
             self.state.learn(ref)
         for operand, _ in self._branch_consuming(node):  # a branch draws from it: a key (jax raises otherwise)
-            if self._key_ref(operand) is not None:
-                self.state.learn(self._key_ref(operand))
+            operand_ref = self._key_ref(operand)
+            if operand_ref is not None:
+                self.state.learn(operand_ref)
         uses = self.uses(node)
         function = self._functions[-1]
         recorder = self._tracker.recorder
@@ -605,7 +622,7 @@ class KeyFlow(Domain):
         kind = type(value)
         if kind is cst.Dict:
             entries = []
-            for element in value.elements:
+            for element in cast(cst.Dict, value).elements:
                 literal = _literal(element.key) if type(element) is cst.DictElement else None
                 if literal is None:
                     return None  # `{name: k}`, `{**other}`: which entries it has is unknown
@@ -613,10 +630,10 @@ class KeyFlow(Domain):
             return entries
         if kind is cst.Tuple or kind is cst.List:
             entries = []
-            for index, element in enumerate(value.elements):
-                if type(element) is cst.StarredElement:
+            for index, item in enumerate(cast("cst.Tuple | cst.List", value).elements):
+                if type(item) is cst.StarredElement:
                     break  # `(*ks, k)`: the positions after it are unknown
-                entries.append((index, element.value))
+                entries.append((index, item.value))
             return entries
         return None
 
@@ -643,18 +660,18 @@ class KeyFlow(Domain):
                 self._store(f"{ref}[{literal!r}]", item)
         elif isinstance(target, cst.Subscript):
             # `keys["init"] = new`: that entry holds something else from here
-            item = key_ref(target)
-            if item is not None and _base(item) not in self.state.keys:
-                self.state.forget_items(_base(item), item)
-                self._store(item, value)
+            entry = key_ref(target)
+            if entry is not None and _base(entry) not in self.state.keys:
+                self.state.forget_items(_base(entry), entry)
+                self._store(entry, value)
             elif type(target.value) is cst.Name:
                 self.state.forget_items(target.value.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             # `k1, k2 = split(k)`: each part is a fresh key; otherwise parts named like keys are.
             split = isinstance(value, cst.Call) and makes_key(value, self._tracker.names)
-            single = split and self._tracker.names.qualified(value.func) == SPLIT
+            single = split and self._tracker.names.qualified(cast(cst.Call, value).func) == SPLIT
             # `x, y = k1, k2` and `x, y = pair` (of `pair = (k1, k2)`): other names of those keys.
-            named: list[str | None] = []
+            parts: list[str | None] = []
             bound = set(target_names(target))
             source = key_ref(value) if value is not None else None
             entries = self._entries(value)
@@ -668,13 +685,13 @@ class KeyFlow(Domain):
                 else:
                     found = None
                 # `k1, k2 = k2, k1`: all are bound at once; a name this statement rebinds names nothing known
-                named.append(found if found is None or _base(found) not in bound else None)
+                parts.append(found if found is None or _base(found) not in bound else None)
             for index, element in enumerate(target.elements):
                 starred = type(element) is cst.StarredElement  # (`*rest`: its `value` is the name)
                 inner = element.value
                 name = key_ref(inner)
                 if name is not None:
-                    found = named[index] if index < len(named) else None
+                    found = parts[index] if index < len(parts) else None
                     if found is not None and found != name:
                         self.state.bind(name, False)
                         self.state.alias(name, found)
@@ -733,7 +750,7 @@ class KeyFlow(Domain):
             self._functions.append(None)
         else:  # a comprehension: its targets are its own names
             state = self.state.copy()
-            clause = node.for_in
+            clause: cst.CompFor | None = cast(cst.BaseComp, node).for_in
             while clause is not None:
                 for name in target_names(clause.target):
                     state.bind(name, False)
@@ -791,7 +808,8 @@ class KeyFlow(Domain):
 
     def visit_For_body(self, node: cst.For) -> None:
         fresh = isinstance(node.iter, cst.Call) and makes_key(node.iter, self._tracker.names)
-        fresh = fresh or (key_ref(node.iter) is not None and self.state.is_key(key_ref(node.iter)))
+        iterated = key_ref(node.iter)
+        fresh = fresh or (iterated is not None and self.state.is_key(iterated))
         for name in target_names(node.target):
             self.state.bind(name, fresh or self.state.named_like_key(name))
 
@@ -808,11 +826,13 @@ def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[i
     `keys` only goes to `pure` calls (of jitted or vmapped functions: no effect but their result) whose
     results are dropped, or only waited for (`out.block_until_ready()`), as a timing loop runs the same
     computation again and again. Repeating such a draw repeats nothing anyone sees."""
-    assigned: dict[str, list[cst.Call]] = {}
+    assigned: dict[str, list[cst.Call | None]] = {}
     loads: dict[str, list[tuple[cst.CSTNode, ...]]] = {}  # name -> the nodes around each of its reads
     _collect(body, (), assigned, loads)
     unread = {id(path[-2]) for paths in loads.values() for path in paths  # `f(keys)`, its result dropped
-              if len(path) >= 3 and isinstance(path[-1], cst.Arg) and _result_dropped(path[:-2], path[-2])
+              if len(path) >= 3 and isinstance(path[-1], cst.Arg)
+              and isinstance(path[-2], cst.Call)  # (always, an argument's parent: a class is not entered)
+              and _result_dropped(path[:-2], path[-2])
               and pure(path[-2])}
     for name, calls in assigned.items():
         call = calls[0] if len(calls) == 1 else None
@@ -827,19 +847,20 @@ def _collect(node: cst.CSTNode, path: tuple[cst.CSTNode, ...], assigned, loads) 
     if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
         return
     if kind is cst.Assign:
-        for target in node.targets:
-            if type(target.target) is cst.Name and type(node.value) is cst.Call:
-                assigned.setdefault(target.target.value, []).append(node.value)
+        assign = cast(cst.Assign, node)
+        for target in assign.targets:
+            if type(target.target) is cst.Name and type(assign.value) is cst.Call:
+                assigned.setdefault(target.target.value, []).append(assign.value)
             else:
                 for name in target_names(target.target):
                     assigned.setdefault(name, []).append(None)  # bound otherwise: not followed
-        _collect(node.value, (*path, node), assigned, loads)
+        _collect(assign.value, (*path, node), assigned, loads)
         return
     if kind is cst.Name:
-        loads.setdefault(node.value, []).append(path)
+        loads.setdefault(cast(cst.Name, node).value, []).append(path)
         return
     if kind is cst.Attribute:
-        _collect(node.value, (*path, node), assigned, loads)
+        _collect(cast(cst.Attribute, node).value, (*path, node), assigned, loads)
         return
     if kind in TOKENS:  # (no name below a token but itself)
         return
@@ -889,19 +910,23 @@ def _changed_containers(body: cst.CSTNode) -> set[str]:
         node = stack.pop()
         kind = type(node)
         if kind in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For):
-            targets = [t.target for t in node.targets] if kind is cst.Assign else [node.target]
+            targets: list[cst.BaseExpression] = (
+                [t.target for t in cast(cst.Assign, node).targets] if kind is cst.Assign
+                else [cast("cst.AugAssign | cst.AnnAssign | cst.Del | cst.For", node).target])
             while targets:
                 target = targets.pop()
                 if type(target) in (cst.Tuple, cst.List):
-                    targets.extend(element.value for element in target.elements)
+                    targets.extend(element.value for element in cast("cst.Tuple | cst.List", target).elements)
                 elif type(target) is cst.StarredElement:
                     targets.append(target.value)
                 elif type(target) is cst.Subscript and type(target.value) is cst.Name:
                     found.add(f"{target.value.value}[]")
         elif kind is cst.Call:
-            if type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
-                found.add(f"{node.func.value.value}[]")
-            found.update(f"{arg.value.value}[]" for arg in node.args if type(arg.value) is cst.Name)
+            call = cast(cst.Call, node)
+            func = call.func
+            if type(func) is cst.Attribute and type(func.value) is cst.Name:
+                found.add(f"{func.value.value}[]")
+            found.update(f"{arg.value.value}[]" for arg in call.args if type(arg.value) is cst.Name)
         stack.extend(children(node))
     return found
 
@@ -911,7 +936,8 @@ def _self_targets(node: cst.CSTNode):
     if kind is cst.FunctionDef or kind is cst.ClassDef:
         return
     if kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
-        targets = [t.target for t in node.targets] if kind is cst.Assign else [node.target]
+        targets = ([t.target for t in cast(cst.Assign, node).targets] if kind is cst.Assign
+                   else [cast("cst.AugAssign | cst.AnnAssign", node).target])
         for target in targets:
             yield from _self_refs(target)
         return
@@ -923,10 +949,10 @@ def _self_targets(node: cst.CSTNode):
 def _self_refs(target: cst.BaseExpression):
     kind = type(target)
     if kind is cst.Tuple or kind is cst.List:
-        for element in target.elements:
+        for element in cast("cst.Tuple | cst.List", target).elements:
             yield from _self_refs(element.value)
     elif kind is cst.StarredElement:
-        yield from _self_refs(target.value)
+        yield from _self_refs(cast(cst.StarredElement, target).value)
     elif kind is cst.Attribute:
         ref = key_ref(target)
         if ref is not None:
