@@ -33,18 +33,20 @@ def fingerprint(settings: Settings, path: str, context: ModuleContext | None = N
     """Everything besides the content that decides a file's findings: the settings, and what the other
     modules of its project tell it (so editing `metrics.py` checks again the modules that import it); and
     whether the entry holds the findings, or the interface alone (runner.check_bytes)."""
-    return json.dumps([
-        __version__,
-        path,  # findings carry it, and rules treat test files differently
-        sorted(settings.enabled_for(path)),
-        sorted(settings.extra_transforms),
-        list(settings.key_names),
-        settings.target_jax_version,
-        settings.python_version,
-        None if context is None else [context.package, sorted(context.top_level), context.imported.digest()],
-        FORMAT,
-        *(() if findings else ("interface only",)),
-    ])
+    return json.dumps(
+        [
+            __version__,
+            path,  # findings carry it, and rules treat test files differently
+            sorted(settings.enabled_for(path)),
+            sorted(settings.extra_transforms),
+            list(settings.key_names),
+            settings.target_jax_version,
+            settings.python_version,
+            None if context is None else [context.package, sorted(context.top_level), context.imported.digest()],
+            FORMAT,
+            *(() if findings else ("interface only",)),
+        ]
+    )
 
 
 class Cache:
@@ -66,11 +68,15 @@ class Cache:
         except Exception:  # missing, truncated, corrupt or foreign: recompute
             return None
 
-    def put(self, key: str, digest: str, diagnostics: list[Diagnostic], skipped: bool,
-            interface: Interface = Interface()) -> None:
+    def put(
+        self, key: str, digest: str, diagnostics: list[Diagnostic], skipped: bool, interface: Interface = Interface()
+    ) -> None:
         """Store an entry atomically; a cache that cannot be written only costs speed."""
-        self.put_value(key, digest, {"skipped": skipped, "interface": interface.to_json(),
-                                     "diagnostics": [_serialize(d) for d in diagnostics]})
+        self.put_value(
+            key,
+            digest,
+            {"skipped": skipped, "interface": interface.to_json(), "diagnostics": [_serialize(d) for d in diagnostics]},
+        )
 
     def get_value(self, key: str, digest: str) -> dict | None:
         """The JSON object stored for this key and content (with its `key` and `content`), or None."""
@@ -86,8 +92,9 @@ class Cache:
         target = self._entry(key)
         try:
             self._prepare(target.parent)
-            _write_atomically(target, json.dumps({"key": key, "content": digest, **value},
-                                                 ensure_ascii=False).encode("utf-8"))
+            _write_atomically(
+                target, json.dumps({"key": key, "content": digest, **value}, ensure_ascii=False).encode("utf-8")
+            )
         except OSError:
             pass
 
@@ -114,10 +121,15 @@ def _write_atomically(target: Path, data: bytes) -> None:
 
 
 def _serialize(d: Diagnostic) -> list:
-    fix = None if d.fix is None else [
-        d.fix.applicability, d.fix.message,
-        [[e.row, e.col, e.end_row, e.end_col, e.content, e.cell] for e in d.fix.edits],
-    ]
+    fix = (
+        None
+        if d.fix is None
+        else [
+            d.fix.applicability,
+            d.fix.message,
+            [[e.row, e.col, e.end_row, e.end_col, e.content, e.cell] for e in d.fix.edits],
+        ]
+    )
     verify = None if d.verify is None else [d.verify.status, d.verify.detail]
     return [d.filename, d.row, d.col, d.code, d.message, d.end_row, d.end_col, fix, verify, d.cell]
 
@@ -125,7 +137,13 @@ def _serialize(d: Diagnostic) -> list:
 def _diagnostic(item: list) -> Diagnostic:
     filename, row, col, code, message, end_row, end_col, fix, verify, cell = item
     return Diagnostic(
-        filename, row, col, code, message, end_row, end_col,
+        filename,
+        row,
+        col,
+        code,
+        message,
+        end_row,
+        end_col,
         None if fix is None else Fix(fix[0], fix[1], tuple(Edit(*edit) for edit in fix[2])),
         None if verify is None else Verification(*verify),
         cell,

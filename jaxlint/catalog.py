@@ -52,8 +52,7 @@ def rules_index() -> str:
     return (
         "# jaxlint rules\n\n"
         "Every rule jaxlint ships, generated from the rule classes by `python -m jaxlint.catalog`.\n"
-        "Select or ignore rules by code, by name, or by prefix (`JAX1`); see the top-level README.\n\n"
-        + rule_table("")
+        "Select or ignore rules by code, by name, or by prefix (`JAX1`); see the top-level README.\n\n" + rule_table("")
     )
 
 
@@ -76,7 +75,8 @@ def rule_url(code: str) -> str:
 
 
 def rule_index_module() -> str:
-    rows = "".join(f"    ({rule.code!r}, {rule.name!r}, {rule.default_enabled}),\n" for rule in ALL_RULES)
+    # Written as `ruff format` writes it (double quotes): the generated module is checked like the others.
+    rows = "".join(f'    ("{rule.code}", "{rule.name}", {rule.default_enabled}),\n' for rule in ALL_RULES)
     return f"{RULE_INDEX_HEADER}RULES = (\n{rows})\n"
 
 
@@ -93,8 +93,11 @@ def expected_files(root: Path) -> dict[Path, str]:
 
 
 def stale_files(root: Path) -> list[Path]:
-    stale = [path for path, text in expected_files(root).items()
-             if not path.is_file() or path.read_text(encoding="utf-8") != text]
+    stale = [
+        path
+        for path, text in expected_files(root).items()
+        if not path.is_file() or path.read_text(encoding="utf-8") != text
+    ]
     known = {f"{rule.code}.md" for rule in ALL_RULES} | {"README.md"}
     stale += [page for page in (root / "rules").glob("*.md") if page.name not in known]
     return stale

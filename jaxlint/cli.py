@@ -15,8 +15,17 @@ from collections import Counter
 from typing import NoReturn, TextIO
 
 from jaxlint import __version__
-from jaxlint.config import (CommandLine, ConfigError, Settings, build_settings, find_config, load_table,
-                            nearest_pyproject, pinned_jax, requires_python)
+from jaxlint.config import (
+    CommandLine,
+    ConfigError,
+    Settings,
+    build_settings,
+    find_config,
+    load_table,
+    nearest_pyproject,
+    pinned_jax,
+    requires_python,
+)
 from jaxlint.report import FORMATS, source, text
 from jaxlint.results import RunResult
 from jaxlint.runner import FixMode, check_stdin, run
@@ -45,45 +54,70 @@ def _parser() -> argparse.ArgumentParser:
         prog="jaxlint",
         description="A correctness linter for JAX code. `jaxlint rule CODE` explains a rule.",
     )
-    parser.add_argument("paths", nargs="*", default=["."],
-                        help="files or folders to check (default: .); `-` reads the code from stdin")
-    parser.add_argument("--stdin-filename", metavar="NAME",
-                        help="with `-`: the file name the code on stdin is checked and reported as")
+    parser.add_argument(
+        "paths", nargs="*", default=["."], help="files or folders to check (default: .); `-` reads the code from stdin"
+    )
+    parser.add_argument(
+        "--stdin-filename", metavar="NAME", help="with `-`: the file name the code on stdin is checked and reported as"
+    )
     parser.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE, not stdout")
-    parser.add_argument("--select", action="append", metavar="CODES",
-                        help="only these rules: codes, names or prefixes, comma-separated")
-    parser.add_argument("--extend-select", action="append", default=[], metavar="CODES",
-                        help="also these rules (opt-in rules by code or name)")
-    parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
-                        help="not these rules")
+    parser.add_argument(
+        "--select", action="append", metavar="CODES", help="only these rules: codes, names or prefixes, comma-separated"
+    )
+    parser.add_argument(
+        "--extend-select",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="also these rules (opt-in rules by code or name)",
+    )
+    parser.add_argument("--ignore", action="append", default=[], metavar="CODES", help="not these rules")
     parser.add_argument("--output-format", choices=FORMAT_NAMES, default="text")
-    parser.add_argument("--show-source", action="store_true",
-                        help="print the source line of each finding, with a caret under it (text output)")
+    parser.add_argument(
+        "--show-source",
+        action="store_true",
+        help="print the source line of each finding, with a caret under it (text output)",
+    )
     parser.add_argument("--statistics", action="store_true", help="print counts by rule instead of findings")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--config", metavar="FILE", help="read [tool.jaxlint] from FILE")
-    parser.add_argument("--force-exclude", action="store_true",
-                        help="apply excludes to files named on the command line too (for pre-commit)")
+    parser.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply excludes to files named on the command line too (for pre-commit)",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
     parser.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
-    parser.add_argument("--unsafe-fixes", action="store_true",
-                        help="with --fix or --diff, also apply fixes that may change behaviour")
+    parser.add_argument(
+        "--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour"
+    )
     parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     parser.add_argument("--show-fixes", action="store_true", help="list the findings that were fixed")
-    parser.add_argument("--jobs", "-j", type=_positive, metavar="N",
-                        help="check files in N processes (default: the number of cores)")
+    parser.add_argument(
+        "--jobs", "-j", type=_positive, metavar="N", help="check files in N processes (default: the number of cores)"
+    )
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
-    parser.add_argument("--cache-dir", metavar="DIR",
-                        help="keep the result cache in DIR (default: .jaxlint_cache at the project root)")
+    parser.add_argument(
+        "--cache-dir", metavar="DIR", help="keep the result cache in DIR (default: .jaxlint_cache at the project root)"
+    )
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
-    parser.add_argument("--verify", nargs="?", const="flagged", choices=("flagged", "all", "run"),
-                        help="import your modules under jax's checkers and trace the flagged functions; "
-                             "--verify=all traces every transformed function; --verify=run also runs the "
-                             "named scripts and [tool.jaxlint.verify] run commands")
-    parser.add_argument("--verify-timeout", type=float, metavar="SECONDS",
-                        help="per file and per run command (default 60)")
-    parser.add_argument("--fail-on", choices=("any", "confirmed"),
-                        help="with --verify: exit 1 on any finding (default) or only on confirmed ones")
+    parser.add_argument(
+        "--verify",
+        nargs="?",
+        const="flagged",
+        choices=("flagged", "all", "run"),
+        help="import your modules under jax's checkers and trace the flagged functions; "
+        "--verify=all traces every transformed function; --verify=run also runs the "
+        "named scripts and [tool.jaxlint.verify] run commands",
+    )
+    parser.add_argument(
+        "--verify-timeout", type=float, metavar="SECONDS", help="per file and per run command (default 60)"
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=("any", "confirmed"),
+        help="with --verify: exit 1 on any finding (default) or only on confirmed ones",
+    )
     return parser
 
 
@@ -127,8 +161,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     except SystemExit as exit_:  # argparse: --help, --version, usage errors
         return int(exit_.code or 0)
     if args.fail_on == "confirmed" and not args.verify:
-        print("jaxlint: error: --fail-on confirmed needs --verify (without it no finding is confirmed)",
-              file=sys.stderr)
+        print(
+            "jaxlint: error: --fail-on confirmed needs --verify (without it no finding is confirmed)", file=sys.stderr
+        )
         return EXIT_ERROR
     previous = _on_sigterm(_terminate)
     try:
@@ -239,8 +274,16 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         while groups:  # a folder below with a config of its own is a group of its own, checked after
             group_settings, paths = groups.pop(0)
             nested: list[str] | None = None if command_line.config is not None else []
-            part = run(paths, group_settings, fix_mode, args.unsafe_fixes, jobs=args.jobs,
-                       cache_dir=args.cache_dir, use_cache=not args.no_cache, nested=nested)
+            part = run(
+                paths,
+                group_settings,
+                fix_mode,
+                args.unsafe_fixes,
+                jobs=args.jobs,
+                cache_dir=args.cache_dir,
+                use_cache=not args.no_cache,
+                nested=nested,
+            )
             done.append((group_settings, paths))
             _add_nested(groups, done, _by_config(nested, command_line) if nested else [])
             for name, value in vars(part).items():
@@ -258,8 +301,11 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         print(f"jaxlint: error: {unverifiable}", file=sys.stderr)
     if result.internal_errors or unverifiable:
         return EXIT_ERROR
-    failing = [d for d in result.diagnostics
-               if args.fail_on != "confirmed" or (d.verify is not None and d.verify.status == "confirmed")]
+    failing = [
+        d
+        for d in result.diagnostics
+        if args.fail_on != "confirmed" or (d.verify is not None and d.verify.status == "confirmed")
+    ]
     if (failing or result.diffs) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
@@ -279,8 +325,11 @@ def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settin
     return [(_settings(command_line, config, project), group) for (config, project), group in groups.items()]
 
 
-def _add_nested(pending: list[tuple[Settings, list[str]]], done: list[tuple[Settings, list[str]]],
-                new: list[tuple[Settings, list[str]]]) -> None:
+def _add_nested(
+    pending: list[tuple[Settings, list[str]]],
+    done: list[tuple[Settings, list[str]]],
+    new: list[tuple[Settings, list[str]]],
+) -> None:
     """Queue the nested folders, each once: in a group still to run with the same settings (whose walk
     then lists each file once), not again when it was named itself (`jaxlint repo repo/sub`)."""
     for settings, folders in new:
@@ -299,8 +348,9 @@ def _settings(command_line: CommandLine, config: Path | None, project: Path | No
     settings = build_settings(command_line, config.parent if config else None)
     if project is None:
         return settings
-    return replace(settings, python_version=requires_python(project, project.parent),
-                   target_jax_version=pinned_jax(project))
+    return replace(
+        settings, python_version=requires_python(project, project.parent), target_jax_version=pinned_jax(project)
+    )
 
 
 def _write_report(report: str, output_file: str | None, out: TextIO) -> None:
@@ -331,7 +381,7 @@ def _write_all(out: TextIO, report: str) -> None:
     out.flush()
     data = memoryview(report.encode(out.encoding, out.errors or "strict"))
     while data:
-        data = data[raw.write(data) or 0:]
+        data = data[raw.write(data) or 0 :]
 
 
 def _silence_stdout() -> None:

@@ -25,12 +25,28 @@ from jaxlint.selection import UnknownSelector, enabled_codes, resolve
 from jaxlint.suggest import unknown_key
 from jaxlint.verify_config import VerifyConfigError, validate as validate_verify
 
-DEFAULT_EXCLUDE = (".git", ".venv", "venv", "build", "dist", "__pycache__", ".tox", "node_modules",
-                   ".ipynb_checkpoints")
+DEFAULT_EXCLUDE = (
+    ".git",
+    ".venv",
+    "venv",
+    "build",
+    "dist",
+    "__pycache__",
+    ".tox",
+    "node_modules",
+    ".ipynb_checkpoints",
+)
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extra-transforms", "key-names")
-_KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "target-jax-version", "verify", "cache-dir", "target-version",
-               "max-file-size")
+_KNOWN_KEYS = (
+    *_LIST_KEYS,
+    "per-file-ignores",
+    "target-jax-version",
+    "verify",
+    "cache-dir",
+    "target-version",
+    "max-file-size",
+)
 # Files larger than this are reported (JAX003) and skipped: generated code and data saved as .py take
 # time and memory in proportion to their size, and are not where JAX bugs live.
 DEFAULT_MAX_FILE_SIZE = 2_000_000
@@ -94,9 +110,7 @@ def _matches(pattern: str, relative: PurePosixPath, names: tuple[str, ...]) -> b
     """A glob with a slash matches the path from the config's folder; without one, any of `names`."""
     pattern = pattern.rstrip("/")
     if "/" in pattern:
-        return fnmatch.fnmatchcase(str(relative), pattern) or fnmatch.fnmatchcase(
-            str(relative), pattern + "/*"
-        )
+        return fnmatch.fnmatchcase(str(relative), pattern) or fnmatch.fnmatchcase(str(relative), pattern + "/*")
     return any(fnmatch.fnmatchcase(name, pattern) for name in names)
 
 
@@ -131,8 +145,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"invalid TOML in {path}: {error}") from None
     except UnicodeDecodeError as error:  # TOML is UTF-8
-        raise ConfigError(f"invalid TOML in {path}: not UTF-8 (byte 0x{error.object[error.start:error.start + 1].hex()} "
-                          f"at offset {error.start})") from None
+        raise ConfigError(
+            f"invalid TOML in {path}: not UTF-8 (byte 0x{error.object[error.start : error.start + 1].hex()} "
+            f"at offset {error.start})"
+        ) from None
 
 
 def load_table(path: Path) -> dict[str, Any]:
@@ -147,24 +163,30 @@ def load_table(path: Path) -> dict[str, Any]:
         if key in _LIST_KEYS and not _is_list_of_str(value):
             raise ConfigError(f"{where}: '{key}' must be a list of strings, got {_describe(value)}")
         if key == "target-jax-version" and not (isinstance(value, str) and JAX_VERSION.match(value)):
-            raise ConfigError(f"{where}: 'target-jax-version' must be a jax version such as \"0.4.30\", "
-                              f"got {_describe(value)}")
+            raise ConfigError(
+                f"{where}: 'target-jax-version' must be a jax version such as \"0.4.30\", got {_describe(value)}"
+            )
         if key == "target-version" and not (isinstance(value, str) and PYTHON_VERSION.match(value)):
-            raise ConfigError(f"{where}: 'target-version' must be a Python version such as \"3.12\", "
-                              f"got {_describe(value)}")
+            raise ConfigError(
+                f"{where}: 'target-version' must be a Python version such as \"3.12\", got {_describe(value)}"
+            )
         if key == "max-file-size" and file_size(value) is None:
-            raise ConfigError(f"{where}: 'max-file-size' must be a size such as \"5MB\", \"500KB\" or a number "
-                              f"of bytes, got {_describe(value)}")
+            raise ConfigError(
+                f'{where}: \'max-file-size\' must be a size such as "5MB", "500KB" or a number '
+                f"of bytes, got {_describe(value)}"
+            )
         if key == "cache-dir" and not isinstance(value, str):
             raise ConfigError(f"{where}: 'cache-dir' must be a string, got {_describe(value)}")
         if key == "per-file-ignores":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where}: 'per-file-ignores' must be a table of glob = [codes], "
-                                  f"got {_describe(value)}")
+                raise ConfigError(
+                    f"{where}: 'per-file-ignores' must be a table of glob = [codes], got {_describe(value)}"
+                )
             for glob, codes in value.items():
                 if not _is_list_of_str(codes):
-                    raise ConfigError(f"{where}: per-file-ignores '{glob}' must be a list of strings, "
-                                      f"got {_describe(codes)}")
+                    raise ConfigError(
+                        f"{where}: per-file-ignores '{glob}' must be a list of strings, got {_describe(codes)}"
+                    )
         if key == "verify":
             try:
                 validate_verify(value, where)
@@ -190,15 +212,18 @@ def pinned_jax(pyproject: Path | None) -> str | None:
     for requirement in dependencies if isinstance(dependencies, list) else []:
         found = _JAX_REQUIREMENT.match(requirement) if isinstance(requirement, str) else None
         if found:
-            bounds += [tuple(int(part) for part in bound.group("version").split("."))
-                       for bound in _LOWER_BOUND.finditer(found.group("specifiers"))]
+            bounds += [
+                tuple(int(part) for part in bound.group("version").split("."))
+                for bound in _LOWER_BOUND.finditer(found.group("specifiers"))
+            ]
     return ".".join(str(part) for part in max(bounds)) if bounds else None
 
 
 def nearest_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above `start`, with a [tool.jaxlint] table or not."""
-    return next((folder / "pyproject.toml" for folder in (start, *start.parents)
-                 if _is_file(folder / "pyproject.toml")), None)
+    return next(
+        (folder / "pyproject.toml" for folder in (start, *start.parents) if _is_file(folder / "pyproject.toml")), None
+    )
 
 
 def _is_file(path: Path) -> bool:
@@ -249,8 +274,7 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
 
     select = cli.select if cli.select is not None else table.get("select")
     select_label = "--select" if cli.select is not None else f"{where}: 'select'"
-    extend = [(table.get("extend-select", []), f"{where}: 'extend-select'"),
-              (cli.extend_select, "--extend-select")]
+    extend = [(table.get("extend-select", []), f"{where}: 'extend-select'"), (cli.extend_select, "--extend-select")]
     ignore = [(table.get("ignore", []), f"{where}: 'ignore'"), (cli.ignore, "--ignore")]
     for selectors, label in [(select or [], select_label), *extend]:
         codes(selectors, label, for_select=True)
@@ -269,16 +293,28 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
     extra_transforms = frozenset(table.get("extra-transforms", ()))
     for name in extra_transforms:
         if not all(part.isidentifier() for part in name.split(".")) or "." not in name:
-            raise ConfigError(f"{where}: 'extra-transforms' entries are qualified names such as "
-                              f"'mylib.compile', got {name!r}")
+            raise ConfigError(
+                f"{where}: 'extra-transforms' entries are qualified names such as 'mylib.compile', got {name!r}"
+            )
     key_names = tuple(table.get("key-names", DEFAULT_KEY_NAMES))
     cache_dir = root / table["cache-dir"] if "cache-dir" in table else None
     python_version = table.get("target-version") or requires_python(config_file, root)
     # A size (load_table refused any other value): `or` only tells mypy.
     max_file_size = file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE)) or DEFAULT_MAX_FILE_SIZE
-    return Settings(enabled, root, per_file, exclude, cli.force_exclude, config_file, extra_transforms,
-                    key_names, table.get("target-jax-version") or pinned_jax(config_file or nearest_pyproject(cwd)),
-                    cache_dir, python_version, max_file_size)
+    return Settings(
+        enabled,
+        root,
+        per_file,
+        exclude,
+        cli.force_exclude,
+        config_file,
+        extra_transforms,
+        key_names,
+        table.get("target-jax-version") or pinned_jax(config_file or nearest_pyproject(cwd)),
+        cache_dir,
+        python_version,
+        max_file_size,
+    )
 
 
 def file_size(value: Any) -> int | None:

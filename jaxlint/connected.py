@@ -48,11 +48,18 @@ def _scan(path: Path, name: str, cache: Cache | None) -> dict:
 
 
 def _well_formed(scan: dict | None) -> TypeGuard[dict]:
-    return (isinstance(scan, dict) and isinstance(scan.get("read"), bool) and isinstance(scan.get("x64"), bool)
-            and isinstance(scan.get("calls"), list) and all(isinstance(call, str) for call in scan["calls"])
-            and isinstance(scan.get("reexports"), dict)
-            and all(isinstance(targets, list) and all(isinstance(t, str) for t in targets)
-                    for targets in scan["reexports"].values()))
+    return (
+        isinstance(scan, dict)
+        and isinstance(scan.get("read"), bool)
+        and isinstance(scan.get("x64"), bool)
+        and isinstance(scan.get("calls"), list)
+        and all(isinstance(call, str) for call in scan["calls"])
+        and isinstance(scan.get("reexports"), dict)
+        and all(
+            isinstance(targets, list) and all(isinstance(t, str) for t in targets)
+            for targets in scan["reexports"].values()
+        )
+    )
 
 
 def _calls_and_imports(data: bytes, package: str) -> dict:
@@ -82,13 +89,11 @@ def _calls_and_imports(data: bytes, package: str) -> dict:
 def _imports(node: ast.AST, package: str) -> list[tuple[str, str]]:
     """The names an import statement binds, with what they are bound to (as analysis/names.py reads them)."""
     if isinstance(node, ast.Import):
-        return [(alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2
-                for alias in node.names]
+        return [(alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2 for alias in node.names]
     if isinstance(node, ast.ImportFrom):
         module = absolute_module(node.level, node.module, package)
         if module is not None:
-            return [(alias.asname or alias.name, f"{module}.{alias.name}") for alias in node.names
-                    if alias.name != "*"]
+            return [(alias.asname or alias.name, f"{module}.{alias.name}") for alias in node.names if alias.name != "*"]
     return []
 
 

@@ -56,8 +56,7 @@ class Diagnostic:
         return self._order() < other._order()
 
     def _order(self) -> tuple:
-        return (self.filename, self.cell or 0, self.row, self.col, self.code, self.message, self.end_row,
-                self.end_col)
+        return (self.filename, self.cell or 0, self.row, self.col, self.code, self.message, self.end_row, self.end_col)
 
     @property
     def noqa_row(self) -> int:

@@ -9,8 +9,9 @@ from jaxlint.config import Settings, find_config
 from jaxlint.files import InputError, NOTEBOOK_SUFFIX, PYTHON_SUFFIXES
 
 
-def discover(paths: list[str], settings: Settings, nested: list[str] | None = None
-             ) -> tuple[list[str], list[tuple[str, InputError]]]:
+def discover(
+    paths: list[str], settings: Settings, nested: list[str] | None = None
+) -> tuple[list[str], list[tuple[str, InputError]]]:
     """Files under `paths`, excludes applied, in a stable order, each once; and folders that could not be listed.
 
     A file or folder named on the command line is checked even when its name is excluded (as in
@@ -35,12 +36,14 @@ def _excluded_with_parents(given: str, settings: Settings) -> bool:
     return any(settings.is_excluded(str(p)) for p in (path, *path.parents) if str(p) not in (".", "/"))
 
 
-def _walk(top: str, settings: Settings, unlistable: list[tuple[str, InputError]],
-          nested: list[str] | None) -> list[str]:
+def _walk(
+    top: str, settings: Settings, unlistable: list[tuple[str, InputError]], nested: list[str] | None
+) -> list[str]:
     def failed(error: OSError) -> None:
         reason = error.strerror or str(error)
-        unlistable.append((os.path.normpath(error.filename or top),
-                           InputError("JAX003", f"cannot list folder: {reason.lower()}")))
+        unlistable.append(
+            (os.path.normpath(error.filename or top), InputError("JAX003", f"cannot list folder: {reason.lower()}"))
+        )
 
     files = []
     for folder, subfolders, names in os.walk(top, onerror=failed):

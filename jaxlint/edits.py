@@ -13,14 +13,15 @@ from jaxlint.diagnostics import Edit, Fix
 from jaxlint.fix import Offsets
 
 
-def fix_edits(plan: FixPlan, module: cst.Module, source: str, positions, offsets: Offsets,
-              bound: Callable[[], dict[str, str]]) -> Fix:
+def fix_edits(
+    plan: FixPlan, module: cst.Module, source: str, positions, offsets: Offsets, bound: Callable[[], dict[str, str]]
+) -> Fix:
     """Positioned edits for a rule's fix plan, in the file's own newline style (`bound`: the module's imports)."""
     newline = module.default_newline
 
     def original(first: cst.CSTNode, last: cst.CSTNode) -> str:
         start, end = positions[_outer(first, 0)].start, positions[_outer(last, -1)].end
-        return source[offsets.of(start.line, start.column + 1):offsets.of(end.line, end.column + 1)]
+        return source[offsets.of(start.line, start.column + 1) : offsets.of(end.line, end.column + 1)]
 
     def styled(code: str) -> str:
         return code.replace("\r\n", "\n").replace("\n", newline)
@@ -50,8 +51,12 @@ def fix_edits(plan: FixPlan, module: cst.Module, source: str, positions, offsets
 def drops_comments(plan: FixPlan) -> bool:
     """Whether the fix would delete a comment: one in a replaced node that no copied piece keeps."""
     for node, new in plan.replacements:
-        kept = [piece for part in (new if isinstance(new, tuple) else (new,))
-                for piece in (part if isinstance(part, tuple) else (part,)) if isinstance(piece, cst.CSTNode)]
+        kept = [
+            piece
+            for part in (new if isinstance(new, tuple) else (new,))
+            for piece in (part if isinstance(part, tuple) else (part,))
+            if isinstance(piece, cst.CSTNode)
+        ]
         if len(_comments(node)) > sum(len(_comments(piece)) for piece in kept):
             return True
     return False
@@ -85,8 +90,7 @@ def _import_edit(name: str, module: cst.Module, positions, offsets: Offsets, new
         if not _imports(statement):
             break
         opening.append(statement)
-    of_jax = next((i for i, s in enumerate(statements) if any(m.split(".")[0] == "jax" for m in _imports(s))),
-                  None)
+    of_jax = next((i for i, s in enumerate(statements) if any(m.split(".")[0] == "jax" for m in _imports(s))), None)
     anchor: cst.CSTNode | None
     if of_jax is not None and statements[of_jax] not in opening:
         while of_jax + 1 < len(statements) and _imports(statements[of_jax + 1]):

@@ -30,8 +30,16 @@ def _line_in_text(source: str, node: cst.CSTNode, caller: str) -> int:
 _EMPTY = cst.Module(body=[])
 
 
-def module_interface(module: cst.Module, source: str, filename: str, tracker: ValueTracker, facts: RoundFacts,
-                     read_x64: bool, read_literals: set[str], positions: dict | None = None) -> Interface:
+def module_interface(
+    module: cst.Module,
+    source: str,
+    filename: str,
+    tracker: ValueTracker,
+    facts: RoundFacts,
+    read_x64: bool,
+    read_literals: set[str],
+    positions: dict | None = None,
+) -> Interface:
     """What this module tells the other modules of its project (nothing outside a project), and which of
     their optional facts it read. A call's line is found in `positions` when the findings needed them,
     else in the text (positions are a second full pass)."""
@@ -39,11 +47,14 @@ def module_interface(module: cst.Module, source: str, filename: str, tracker: Va
     if context is None:
         return Interface()
     if positions is None:
+
         def line(node: cst.CSTNode, caller: str) -> int:
             return _line_in_text(source, node, caller)
     else:
+
         def line(node: cst.CSTNode, caller: str) -> int:
             return positions[node].start.line
+
     returns, consumes = {}, {}
     for name, statement, bound, self_param in _module_functions(module, tracker):
         positional = Signature.of(statement.params).positional[bound:]
@@ -52,33 +63,57 @@ def module_interface(module: cst.Module, source: str, filename: str, tracker: Va
         summary = facts.returns.get(statement)
         literal = _returned_literal(statement, facts, tracker, filename, line)
         if summary is not None and summary.params and summary.closure is None:
-            returns[name] = Exported(positional=positional, params=summary.params,
-                                     value=summary.value.kind.value if summary.value is not None else None,
-                                     container=summary.container, literal=literal, self_param=self_param)
+            returns[name] = Exported(
+                positional=positional,
+                params=summary.params,
+                value=summary.value.kind.value if summary.value is not None else None,
+                container=summary.container,
+                literal=literal,
+                self_param=self_param,
+            )
         elif literal is not None:
-            returns[name] = Exported(positional=positional, params=(), value=None, container=False, literal=literal,
-                                     self_param=self_param)
+            returns[name] = Exported(
+                positional=positional, params=(), value=None, container=False, literal=literal, self_param=self_param
+            )
     calls = tuple(
-        Outgoing(target=call.target, caller=call.caller, transform=call.trace.name, staged=call.trace.staged,
-                 where=f"{filename}:{line(call.node, call.caller)}", positional=call.positional,
-                 keywords=call.keywords, instance=call.instance, made=call.made)
+        Outgoing(
+            target=call.target,
+            caller=call.caller,
+            transform=call.trace.name,
+            staged=call.trace.staged,
+            where=f"{filename}:{line(call.node, call.caller)}",
+            positional=call.positional,
+            keywords=call.keywords,
+            instance=call.instance,
+            made=call.made,
+        )
         for call in tracker.outgoing
     )
     applications = tuple(
-        Applied(target=applied.target, transform=applied.transform.name, staged=applied.transform.staged,
-                where=f"{filename}:{line(applied.transform.node, applied.around)}",
-                options=tuple((option, _EMPTY.code_for_node(value))
-                              for option, value in applied.transform.keywords.items()),
-                bound=applied.transform.bound, bound_names=tuple(sorted(applied.transform.bound_names)),
-                instance=applied.instance, made=applied.made)
+        Applied(
+            target=applied.target,
+            transform=applied.transform.name,
+            staged=applied.transform.staged,
+            where=f"{filename}:{line(applied.transform.node, applied.around)}",
+            options=tuple(
+                (option, _EMPTY.code_for_node(value)) for option, value in applied.transform.keywords.items()
+            ),
+            bound=applied.transform.bound,
+            bound_names=tuple(sorted(applied.transform.bound_names)),
+            instance=applied.instance,
+            made=applied.made,
+        )
         for applied in tracker.applications
     )
     return Interface(
         returns=returns,
         calls=calls,
         uses=tuple(sorted(tracker.uses)),
-        reexports={local: qualified for local, qualified in scope_imports(module.body, context.package).items()
-                   if context.in_project(qualified)},
+        reexports={
+            local: qualified
+            for local, qualified in scope_imports(module.body, context.package).items()
+            if context.in_project(qualified)
+        },
         consumes=consumes,
         x64=tracker.enables_x64,
         wide_dtypes=WIDE_DTYPE_WORD.search(source) is not None,
@@ -92,7 +127,9 @@ def module_interface(module: cst.Module, source: str, filename: str, tracker: Va
     )
 
 
-def _extends(module: cst.Module, tracker: ValueTracker, context: ModuleContext) -> dict[str, tuple[str, tuple[str, ...]]]:
+def _extends(
+    module: cst.Module, tracker: ValueTracker, context: ModuleContext
+) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Its classes whose methods may be another module's: that class, and the names bound on the way
     (Interface.extends)."""
     bindings = module_bindings(module)
@@ -132,8 +169,12 @@ def _module_functions(module: cst.Module, tracker: ValueTracker):
             for method in statement.body.body:
                 if isinstance(method, cst.FunctionDef) and not is_property(method):
                     bound = method_bound(method, False)
-                    yield (f"{statement.name.value}.{method.name.value}", method, bound,
-                           method_bound(method, True) > bound)
+                    yield (
+                        f"{statement.name.value}.{method.name.value}",
+                        method,
+                        bound,
+                        method_bound(method, True) > bound,
+                    )
     in_project = tracker.context.in_project if tracker.context is not None else None
     for cls, name, method in inherited_methods(module, tracker.names, in_project):  # a base's, by the subclass too
         if not is_property(method):
@@ -141,16 +182,21 @@ def _module_functions(module: cst.Module, tracker: ValueTracker):
             yield f"{cls.name.value}.{name}", method, bound, method_bound(method, True) > bound
 
 
-def _returned_literal(statement: cst.CSTNode, facts: RoundFacts, tracker: ValueTracker, filename: str,
-                      line: Callable[[cst.CSTNode, str], int]) -> str | None:
+def _returned_literal(
+    statement: cst.CSTNode,
+    facts: RoundFacts,
+    tracker: ValueTracker,
+    filename: str,
+    line: Callable[[cst.CSTNode, str], int],
+) -> str | None:
     """How a module-level function that returns a tuple, list or dict literal on every path says so (JAX601);
     None for one with a decorator other than a jax transform (it may change what calling it gives)."""
     if not isinstance(statement, cst.FunctionDef):
         return None
     literal = facts.containers.get(statement)
     if literal is None or any(
-decorator_transform(d, tracker.names, tracker.transforms) is None
-                              for d in statement.decorators):
+        decorator_transform(d, tracker.names, tracker.transforms) is None for d in statement.decorators
+    ):
         return None
     shown = " ".join(_EMPTY.code_for_node(literal).split())
     kind = {cst.Tuple: "a tuple", cst.List: "a list", cst.ListComp: "a list"}.get(type(literal), "a dict")

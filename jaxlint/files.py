@@ -59,8 +59,11 @@ def read_bytes(path: str, max_size: int | None = None) -> bytes:
 
 def check_size(size: int, max_size: int) -> None:
     if size > max_size:
-        raise InputError("JAX003", f"too large to check: {_megabytes(size)}, over max-file-size "
-                                   f"({_megabytes(max_size)}); the file was skipped")
+        raise InputError(
+            "JAX003",
+            f"too large to check: {_megabytes(size)}, over max-file-size "
+            f"({_megabytes(max_size)}); the file was skipped",
+        )
 
 
 def _megabytes(size: int) -> str:
@@ -80,11 +83,12 @@ def decode(data: bytes) -> tuple[str, str]:
     except UnicodeDecodeError as error:
         row = data.count(b"\n", 0, error.start) + 1
         line_start = data.rfind(b"\n", 0, error.start) + 1
-        col = len(data[line_start:error.start].decode(encoding, errors="replace")) + 1
-        byte = data[error.start:error.start + 1].hex()
+        col = len(data[line_start : error.start].decode(encoding, errors="replace")) + 1
+        byte = data[error.start : error.start + 1].hex()
         raise InputError(
             "JAX001",
             f"not valid {encoding.replace('-sig', '')}: byte 0x{byte} at line {row}, column {col} "
             f"(declare the encoding with a coding comment, or save the file as UTF-8)",
-            row, col,
+            row,
+            col,
         )

@@ -42,8 +42,7 @@ def fix_source(source: str, lint: Callable[[str], list[Diagnostic]], unsafe: boo
     rejected: set[tuple[str, tuple[Edit, ...]]] = set()  # fixes whose result would not parse
     diagnostics = lint(source)
     for _ in range(MAX_ROUNDS):
-        candidates = [d for d in diagnostics
-                      if applicable(d, unsafe) and (d.code, _edits(d)) not in rejected]
+        candidates = [d for d in diagnostics if applicable(d, unsafe) and (d.code, _edits(d)) not in rejected]
         if not candidates:
             break
         text, applied = apply_fixes(result.source, candidates)
@@ -83,8 +82,7 @@ def apply_fixes(source: str, diagnostics: Iterable[Diagnostic]) -> tuple[str, li
     taken: list[tuple[int, int, str]] = []
     applied = []
     for diagnostic in sorted(diagnostics, key=lambda d: (_edits(d), d)):
-        spans = [(offsets.of(e.row, e.col), offsets.of(e.end_row, e.end_col), e.content)
-                 for e in _edits(diagnostic)]
+        spans = [(offsets.of(e.row, e.col), offsets.of(e.end_row, e.end_col), e.content) for e in _edits(diagnostic)]
         new = [span for span in spans if span not in taken]  # an identical edit (an import) is shared
         if any(_overlap(span, other) for span in new for other in taken):
             continue

@@ -63,8 +63,9 @@ def lint_source(source: str, filename: str, options: LintOptions) -> list[Diagno
     return lint_module(source, filename, options)[0]
 
 
-def lint_module(source: str, filename: str, options: LintOptions, context: ModuleContext | None = None
-                ) -> tuple[list[Diagnostic], Interface]:
+def lint_module(
+    source: str, filename: str, options: LintOptions, context: ModuleContext | None = None
+) -> tuple[list[Diagnostic], Interface]:
     """`lint_source` for a module of a project: what the other modules tell it in `context`, and
     what it tells them (its interface) besides its findings."""
     if not mentions_jax(source) and (context is None or not context.imported.traces):
@@ -75,15 +76,18 @@ def lint_module(source: str, filename: str, options: LintOptions, context: Modul
     lines = LINE_BREAK.split(source)
     file_level = file_suppressions(source)
     kept = [
-        d for d in diagnostics
-        if not is_suppressed(d.code, lines[d.noqa_row - 1] if options.line_noqa and d.noqa_row <= len(lines) else "",
-                             file_level)
+        d
+        for d in diagnostics
+        if not is_suppressed(
+            d.code, lines[d.noqa_row - 1] if options.line_noqa and d.noqa_row <= len(lines) else "", file_level
+        )
     ]
     return sorted(kept), interface
 
 
-def _parse_and_check(source: str, filename: str, options: LintOptions, context: ModuleContext | None
-                     ) -> tuple[list[Diagnostic], Interface]:
+def _parse_and_check(
+    source: str, filename: str, options: LintOptions, context: ModuleContext | None
+) -> tuple[list[Diagnostic], Interface]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION))  # libcst's visitors recurse once per nesting level
     # A big file's syntax tree is millions of objects, and the collector would scan them again and again
@@ -115,11 +119,11 @@ def _parse_and_check(source: str, filename: str, options: LintOptions, context: 
 MAX_ROUNDS = 8
 
 
-def _check(module: cst.Module, source: str, filename: str, options: LintOptions, context: ModuleContext | None
-           ) -> tuple[list[Diagnostic], Interface]:
+def _check(
+    module: cst.Module, source: str, filename: str, options: LintOptions, context: ModuleContext | None
+) -> tuple[list[Diagnostic], Interface]:
     # (mypy deems classes unhashable, for _has_hooks's cache; they hash)
-    rule_classes = [rule for rule in ALL_RULES
-                    if rule.code in options.enabled and _has_hooks(rule)]  # type: ignore[arg-type]
+    rule_classes = [rule for rule in ALL_RULES if rule.code in options.enabled and _has_hooks(rule)]  # type: ignore[arg-type]
     if not rule_classes:
         return [], Interface()
     if not any(rule.needs_values(source) for rule in rule_classes):
@@ -146,8 +150,9 @@ def _check(module: cst.Module, source: str, filename: str, options: LintOptions,
         may_mute = round < MAX_ROUNDS - 1
         while True:
             reports = []
-            tracker = ValueTracker(module, facts, options.table, options.key_names, context, donations,
-                                   options.jax_version)
+            tracker = ValueTracker(
+                module, facts, options.table, options.key_names, context, donations, options.jax_version
+            )
             rule_context = Context(tracker, module, filename, options.jax_version)
             rules = [rule(rule_context, lambda *report: reports.append(report)) for rule in rule_classes]
             flow = tracker.flow  # the engine's visits come first and its leaves last, then its domains'
@@ -172,9 +177,14 @@ def _check(module: cst.Module, source: str, filename: str, options: LintOptions,
     return _diagnostics(module, source, filename, reports, options.line_name, positions), interface
 
 
-def _diagnostics(module: cst.Module, source: str, filename: str,
-                 reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]], line_name: Callable[[int], str],
-                 positions=None) -> list[Diagnostic]:
+def _diagnostics(
+    module: cst.Module,
+    source: str,
+    filename: str,
+    reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]],
+    line_name: Callable[[int], str],
+    positions=None,
+) -> list[Diagnostic]:
     """The rules' reports, placed (positions are a second full pass over the module: only when needed)."""
     if not reports:
         return []
@@ -191,12 +201,21 @@ def _diagnostics(module: cst.Module, source: str, filename: str,
         where = positions[node]
         # (checks/base.py's Message types the line as an int; notebooks name it as text, "cell 2, line 3")
         text = message if isinstance(message, str) else message(cast(Callable[[cst.CSTNode], int], line_of))
-        fix = None if plan is None or drops_comments(plan) else fix_edits(plan, module, source, positions, offsets,
-                                                                          bound)
-        diagnostics.append(Diagnostic(
-            filename, where.start.line, where.start.column + 1, code, text,
-            where.end.line, where.end.column + 1, fix,
-        ))
+        fix = (
+            None if plan is None or drops_comments(plan) else fix_edits(plan, module, source, positions, offsets, bound)
+        )
+        diagnostics.append(
+            Diagnostic(
+                filename,
+                where.start.line,
+                where.start.column + 1,
+                code,
+                text,
+                where.end.line,
+                where.end.column + 1,
+                fix,
+            )
+        )
     return diagnostics
 
 
@@ -208,8 +227,11 @@ def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
     collecting = gc.isenabled()
     gc.disable()  # a range per node, millions in a big file: nothing for the collector to find
     try:
-        module._codegen(_PositionState(default_indent=module.default_indent,
-                                       default_newline=module.default_newline, provider=provider))
+        module._codegen(
+            _PositionState(
+                default_indent=module.default_indent, default_newline=module.default_newline, provider=provider
+            )
+        )
     finally:
         if collecting:
             gc.enable()
@@ -217,7 +239,8 @@ def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
 
 
 _WHITESPACE = frozenset(
-    cls for _, cls in inspect.getmembers(whitespace, inspect.isclass)
+    cls
+    for _, cls in inspect.getmembers(whitespace, inspect.isclass)
     if issubclass(cls, cst.CSTNode) and cls.__module__ == whitespace.__name__
 )
 

@@ -71,7 +71,7 @@ class Notebook:
             lines = cell_lines(text)
             python = python_lines(lines)
             assert python is not None  # the program holds only the Python cells
-            new = _restore_ipython(lines, python, rows[first - 1:end], leading_indent(lines))
+            new = _restore_ipython(lines, python, rows[first - 1 : end], leading_indent(lines))
             if new != lines:
                 new_text = "\n".join(new) + ("\n" if text.endswith("\n") else "")
                 cell["source"] = new_text if isinstance(cell["source"], str) else _JSON_LINES.findall(new_text)
@@ -98,15 +98,26 @@ def locate(program_text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]
         first, number, indent = _cell_of(cells, d.row)
         shift = first - 1
         fix = d.fix and replace(d.fix, edits=tuple(_edit_in_cell(edit, cells, program_text) for edit in d.fix.edits))
-        located.append(replace(d, row=d.row - shift, end_row=d.end_row - shift, col=d.col + indent,
-                               end_col=d.end_col + indent, fix=fix, cell=number))
+        located.append(
+            replace(
+                d,
+                row=d.row - shift,
+                end_row=d.end_row - shift,
+                col=d.col + indent,
+                end_col=d.end_col + indent,
+                fix=fix,
+                cell=number,
+            )
+        )
     return located
 
 
 def _cells_in(program_text: str) -> list[tuple[int, int, int]]:
     """(first row, cell number, indentation removed) of each cell in a program, from its markers."""
-    return [(program_text.count("\n", 0, match.start()) + 2, int(match.group(1)), int(match.group(2) or 0))
-            for match in _MARKER.finditer(program_text)]
+    return [
+        (program_text.count("\n", 0, match.start()) + 2, int(match.group(1)), int(match.group(2) or 0))
+        for match in _MARKER.finditer(program_text)
+    ]
 
 
 def _cell_of(cells: list[tuple[int, int, int]], row: int) -> tuple[int, int, int]:
@@ -125,8 +136,14 @@ def _edit_in_cell(edit: Edit, cells: list[tuple[int, int, int]], program_text: s
         return Edit(row, col, row, col, content, number)
     first, number, indent = _cell_of(cells, edit.row)
     shift = first - 1
-    return replace(edit, row=edit.row - shift, end_row=edit.end_row - shift, col=edit.col + indent,
-                   end_col=edit.end_col + indent, cell=number)
+    return replace(
+        edit,
+        row=edit.row - shift,
+        end_row=edit.end_row - shift,
+        col=edit.col + indent,
+        end_col=edit.end_col + indent,
+        cell=number,
+    )
 
 
 def is_notebook(path: str) -> bool:
@@ -138,7 +155,7 @@ def parse_notebook(data: bytes) -> dict:
     try:
         document = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as error:
-        raise _invalid(f"not UTF-8 (byte 0x{data[error.start:error.start + 1].hex()})")
+        raise _invalid(f"not UTF-8 (byte 0x{data[error.start : error.start + 1].hex()})")
     except json.JSONDecodeError as error:
         raise _invalid(f"not JSON: {error.msg}", error.lineno, error.colno)
     if not isinstance(document, dict):
@@ -205,7 +222,7 @@ def program(document: dict) -> str:
 def leading_indent(lines: list[str]) -> str:
     """The indentation IPython removes from every line of a cell: that of its first line that is not blank."""
     first = next((line for line in lines if line.strip()), "")
-    return first[:len(first) - len(first.lstrip(" \t"))]
+    return first[: len(first) - len(first.lstrip(" \t"))]
 
 
 def python_lines(lines: list[str]) -> list[str] | None:
@@ -213,7 +230,7 @@ def python_lines(lines: list[str]) -> list[str] | None:
     cell that is not Python."""
     indent = leading_indent(lines)
     if indent:
-        lines = [line[len(indent):] if line.startswith(indent) else line for line in lines]
+        lines = [line[len(indent) :] if line.startswith(indent) else line for line in lines]
     first = next((line.strip() for line in lines if line.strip()), "")
     if first.startswith("%%") and first[2:].split(" ")[0] not in PYTHON_CELL_MAGICS:
         return None
@@ -221,7 +238,7 @@ def python_lines(lines: list[str]) -> list[str] | None:
     magic: str | None = None  # the indent of a magic line that ends in `\` and so goes on on the next line
     for line in lines:
         if magic is None and (_MAGIC.match(line) or _HELP.match(line)) and not _inside_statement(python):
-            magic = line[:len(line) - len(line.lstrip())]
+            magic = line[: len(line) - len(line.lstrip())]
         if magic is None:
             python.append(line)
             continue
@@ -249,8 +266,9 @@ def _restore_ipython(original: list[str], python: list[str], fixed: list[str], i
     restored = []
     matcher = SequenceMatcher(None, python, fixed, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        restored.extend(original[i1:i2] if tag == "equal" else
-                        [indent + line if line.strip() else line for line in fixed[j1:j2]])
+        restored.extend(
+            original[i1:i2] if tag == "equal" else [indent + line if line.strip() else line for line in fixed[j1:j2]]
+        )
     return restored
 
 

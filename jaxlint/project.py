@@ -36,7 +36,7 @@ def module_of(path: str) -> tuple[Path, str]:
     parts = [] if file.stem == "__init__" else [file.stem]
     folders = list(file.parents)
     top = max((index for index, folder in enumerate(folders) if _is_file(folder / "__init__.py")), default=-1)
-    for folder in folders[:top + 1]:
+    for folder in folders[: top + 1]:
         parts.insert(0, folder.name)
     return folders[top + 1], ".".join(parts)
 
@@ -45,8 +45,11 @@ def module_of(path: str) -> tuple[Path, str]:
 def top_level(root: Path) -> frozenset[str]:
     """The names `import` finds in the project's root: its modules and packages."""
     try:
-        return frozenset(entry.stem if entry.suffix == ".py" else entry.name for entry in root.iterdir()
-                         if entry.suffix == ".py" or _is_file(entry / "__init__.py"))
+        return frozenset(
+            entry.stem if entry.suffix == ".py" else entry.name
+            for entry in root.iterdir()
+            if entry.suffix == ".py" or _is_file(entry / "__init__.py")
+        )
     except OSError:
         return frozenset()
 
@@ -92,16 +95,20 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             into = entries.setdefault(module, {}).setdefault(function, [])
             params: tuple[int | str, ...] = (*call.positional, *call.keywords)
             for param in params:
-                entry = IncomingTracer(param, call.caller, call.transform, call.staged, call.where, call.instance,
-                                       call.made)
+                entry = IncomingTracer(
+                    param, call.caller, call.transform, call.staged, call.where, call.instance, call.made
+                )
                 if entry not in into:
                     into.append(entry)
     applied: dict[str, dict[str, list[Applied]]] = {}
     for applier, interface in modules.items():
         for application in interface.applications:
             module, function = split(application.target)
-            if module in modules and module != applier and (
-                    "." not in function or function.split(".")[0] in modules[module].classes):
+            if (
+                module in modules
+                and module != applier
+                and ("." not in function or function.split(".")[0] in modules[module].classes)
+            ):
                 applications = applied.setdefault(module, {}).setdefault(function, [])
                 if application not in applications:
                     applications.append(application)
@@ -126,8 +133,14 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
         transformed = {function: tuple(found) for function, found in applied.get(name, {}).items()}
         # x64 told only to a module that may ask for a 64-bit dtype: the others need no second check for it.
-        facts[name] = Imported(given, returns, consumes, interface.wide_dtypes and bool(x64 - {name}), transformed,
-                               {cls: tuple(sorted(names)) for cls, names in overridden.get(name, {}).items()})
+        facts[name] = Imported(
+            given,
+            returns,
+            consumes,
+            interface.wide_dtypes and bool(x64 - {name}),
+            transformed,
+            {cls: tuple(sorted(names)) for cls, names in overridden.get(name, {}).items()},
+        )
     return facts
 
 
@@ -147,8 +160,9 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         read = tuple(name for name in names if f"{cls}.{name}" in interface.read_self_calls)
         if read:
             overridden[cls] = read
-    return Imported(imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64,
-                    imported.applied, overridden)
+    return Imported(
+        imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64, imported.applied, overridden
+    )
 
 
 def importable(root: Path) -> list[Path]:
@@ -240,7 +254,8 @@ def reexports(source: str, context: ModuleContext) -> Interface:
             if alias.name != "*" and context.in_project(qualified):
                 found[alias.asname or alias.name] = qualified
     x64 = "JAX_ENABLE_X64" in source and any(
-        isinstance(node, ast.Constant) and node.value == "JAX_ENABLE_X64" for node in ast.walk(tree))
+        isinstance(node, ast.Constant) and node.value == "JAX_ENABLE_X64" for node in ast.walk(tree)
+    )
     overrides: dict[str, set[str]] = {}  # its subclasses of imported project classes (Interface.overrides)
     for statement in tree.body:
         if isinstance(statement, ast.ClassDef):
@@ -248,8 +263,12 @@ def reexports(source: str, context: ModuleContext) -> Interface:
                 if isinstance(base, ast.Name) and base.id in found:
                     overrides.setdefault(found[base.id], set()).update(_defined(statement))
     classes = tuple(statement.name for statement in tree.body if isinstance(statement, ast.ClassDef))
-    return Interface(reexports=found, x64=x64,
-                     overrides={base: tuple(sorted(names)) for base, names in overrides.items()}, classes=classes)
+    return Interface(
+        reexports=found,
+        x64=x64,
+        overrides={base: tuple(sorted(names)) for base, names in overrides.items()},
+        classes=classes,
+    )
 
 
 def _defined(cls) -> set[str]:
@@ -261,9 +280,14 @@ def _defined(cls) -> set[str]:
     for item in cls.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names.add(item.name)
-            names.update(node.attr for node in ast.walk(item) if isinstance(node, ast.Attribute)
-                         and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name)
-                         and node.value.id == "self")
+            names.update(
+                node.attr
+                for node in ast.walk(item)
+                if isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "self"
+            )
         elif isinstance(item, (ast.Assign, ast.AnnAssign)):
             targets = item.targets if isinstance(item, ast.Assign) else [item.target]
             names.update(target.id for target in targets if isinstance(target, ast.Name))

@@ -47,8 +47,14 @@ class FixMode:
     write: bool = True
 
 
-def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None = None,
-                context: ModuleContext | None = None, findings: bool = True) -> FileResult:
+def check_bytes(
+    path: str,
+    data: bytes,
+    settings: Settings,
+    fix_mode: FixMode | None = None,
+    context: ModuleContext | None = None,
+    findings: bool = True,
+) -> FileResult:
     """The findings of one file's content (read by the caller, who hashed it for the cache), or its
     fixes with `fix_mode`; never raises. A notebook's code cells are checked as one program.
     `context` places a module in its project (jaxlint/project.py); without `findings`, only its
@@ -84,16 +90,23 @@ def check_bytes(path: str, data: bytes, settings: Settings, fix_mode: FixMode | 
         found, interface = analyse(source)
         return FileResult(locate(source, found) if notebook else found, digest=digest, interface=interface)
     except Exception:  # a bug in jaxlint: report it, keep checking the other files
-        return FileResult([], internal_error=(
-            f"internal error while checking {path} (please report it):\n{traceback.format_exc()}"))
+        return FileResult(
+            [], internal_error=(f"internal error while checking {path} (please report it):\n{traceback.format_exc()}")
+        )
 
 
 def lint_options(settings: Settings, path: str, **options):
     """The settings' options for linting the file at `path` (lint.LintOptions; `options`: the others)."""
     from jaxlint.lint import LintOptions  # libcst: only for files that are parsed
 
-    return LintOptions(settings.enabled_for(path), _table(settings), settings.key_names, settings.target_jax_version,
-                       settings.python_version, **options)
+    return LintOptions(
+        settings.enabled_for(path),
+        _table(settings),
+        settings.key_names,
+        settings.target_jax_version,
+        settings.python_version,
+        **options,
+    )
 
 
 _tables: dict = {}
@@ -114,12 +127,14 @@ def _input_error(path: str, error: InputError, settings: Settings) -> FileResult
     return FileResult([Diagnostic(path, error.row, error.col, error.code, error.message, error.row, error.col)])
 
 
-def _fix_file(path: str, data: bytes, source: str, encoding: str, lint, mode: FixMode,
-              notebook: Notebook | None) -> FileResult:
+def _fix_file(
+    path: str, data: bytes, source: str, encoding: str, lint, mode: FixMode, notebook: Notebook | None
+) -> FileResult:
     """Fix one file, or diff it; when it cannot be written, its findings stay as they were.
 
     A notebook's program is fixed as a whole and written back into its cells (the diff is of its JSON).
     """
+
     def placed(text: str, found: list[Diagnostic]) -> list[Diagnostic]:
         return locate(text, found) if notebook else found
 
@@ -142,13 +157,19 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 def _diff(path: str, before: str, after: str) -> str:
     lines = difflib.unified_diff(_LINE.findall(before), _LINE.findall(after), f"a/{path}", f"b/{path}")
-    return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n"
-                   for line in lines)
+    return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n" for line in lines)
 
 
-def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, unsafe_fixes: bool = False,
-        jobs: int | None = None, cache_dir: str | None = None, use_cache: bool = True,
-        nested: list[str] | None = None) -> RunResult:
+def run(
+    paths: list[str],
+    settings: Settings,
+    fix_mode: FixMode | None = None,
+    unsafe_fixes: bool = False,
+    jobs: int | None = None,
+    cache_dir: str | None = None,
+    use_cache: bool = True,
+    nested: list[str] | None = None,
+) -> RunResult:
     """Check (or fix) every file under `paths`: cached results first, the rest in `jobs` processes.
 
     The cache is in `cache_dir`, else the config's `cache-dir`, else `.jaxlint_cache` at the root.
@@ -165,7 +186,7 @@ def run(paths: list[str], settings: Settings, fix_mode: FixMode | None = None, u
         outcomes = _check_files(batch, dict.fromkeys(range(len(files))))
     else:  # findings from the whole project, its files not named included
         _, outcomes, _ = _in_projects(files, settings, cache, jobs)
-    for outcome in outcomes[:len(files)]:
+    for outcome in outcomes[: len(files)]:
         _collect(cast(FileResult, outcome), result)  # every file named was checked
     return result
 
@@ -177,8 +198,9 @@ def project_contexts(paths: list[str], settings: Settings, cache: Cache | None) 
     return {files[index]: context for index, context in contexts.items()}
 
 
-def _in_projects(paths: list[str], settings: Settings, cache: Cache | None, jobs: int | None
-                 ) -> tuple[list[str], list[FileResult | None], dict[int, ModuleContext]]:
+def _in_projects(
+    paths: list[str], settings: Settings, cache: Cache | None, jobs: int | None
+) -> tuple[list[str], list[FileResult | None], dict[int, ModuleContext]]:
     """Check `paths` with the other modules of their projects (added after them, for their interfaces
     alone): every file, its outcome, and each module's context with what the others tell it
     (jaxlint/project.py)."""
@@ -209,15 +231,16 @@ class _Batch:
         """File `index`'s cache key (cache.fingerprint)."""
         return fingerprint(self.settings, self.files[index], self.contexts.get(index), index < self.named)
 
-    def arguments(self, index: int, data: bytes
-                  ) -> tuple[str, bytes, Settings, FixMode | None, ModuleContext | None, bool]:
+    def arguments(
+        self, index: int, data: bytes
+    ) -> tuple[str, bytes, Settings, FixMode | None, ModuleContext | None, bool]:
         """The arguments of check_bytes for file `index`."""
-        return (self.files[index], data, self.settings, self.fix_mode, self.contexts.get(index),
-                index < self.named)
+        return (self.files[index], data, self.settings, self.fix_mode, self.contexts.get(index), index < self.named)
 
 
-def _check_files(batch: _Batch, todo: dict[int, None], outcomes: list[FileResult | None] | None = None
-                 ) -> list[FileResult | None]:
+def _check_files(
+    batch: _Batch, todo: dict[int, None], outcomes: list[FileResult | None] | None = None
+) -> list[FileResult | None]:
     """Check the files whose indexes are in `todo`: cached results first, the rest in `batch.jobs` processes."""
     files, settings, cache = batch.files, batch.settings, batch.cache
     outcomes = outcomes if outcomes is not None else [None] * len(files)
@@ -237,8 +260,7 @@ def _check_files(batch: _Batch, todo: dict[int, None], outcomes: list[FileResult
     for index, outcome in _check_all(batch, misses):
         outcomes[index] = outcome
         if cache and outcome.digest is not None:
-            cache.put(batch.key(index), outcome.digest, outcome.diagnostics, outcome.skipped,
-                      outcome.interface)
+            cache.put(batch.key(index), outcome.digest, outcome.diagnostics, outcome.skipped, outcome.interface)
     return outcomes
 
 
@@ -277,8 +299,12 @@ def _collect(outcome: FileResult, result: RunResult) -> None:
     result.skipped += outcome.skipped
     result.diagnostics.extend(outcome.diagnostics)
     result.fixed.extend(outcome.fixed)
-    for value, into in ((outcome.internal_error, result.internal_errors), (outcome.note, result.notes),
-                        (outcome.diff, result.diffs), (outcome.fix_failure, result.fix_failures)):
+    for value, into in (
+        (outcome.internal_error, result.internal_errors),
+        (outcome.note, result.notes),
+        (outcome.diff, result.diffs),
+        (outcome.fix_failure, result.fix_failures),
+    ):
         if value:
             into.append(value)
 
@@ -358,8 +384,9 @@ def _leave_interrupts_to_the_parent() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # forked while the parent held them back
 
 
-def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None,
-           context: ModuleContext | None, findings: bool) -> FileResult:
+def _alone(
+    path: str, data: bytes, settings: Settings, fix_mode: FixMode | None, context: ModuleContext | None, findings: bool
+) -> FileResult:
     """One file in a process of its own, so that a file that kills its process (a crash in the
     parser, running out of memory) is the only one reported, and never takes the run down."""
     from concurrent.futures.process import BrokenProcessPool
@@ -368,5 +395,9 @@ def _alone(path: str, data: bytes, settings: Settings, fix_mode: FixMode | None,
         try:
             return pool.submit(check_bytes, path, data, settings, fix_mode, context, findings).result()
         except BrokenProcessPool:
-            return FileResult([], internal_error=(
-                f"internal error while checking {path} (please report it): the process checking it died"))
+            return FileResult(
+                [],
+                internal_error=(
+                    f"internal error while checking {path} (please report it): the process checking it died"
+                ),
+            )

@@ -38,18 +38,22 @@ _MAY_BE_NEWER = re.compile(
 )
 # Lines a host Python older than the code may refuse although the code is valid in its version.
 _NEWER_LOOKING_LINE = re.compile(
-    r"^\s*type\s+\w|(?:def|class)\s+\w+\s*\[|\bexcept\b|(?<![\w'\"])(?:[fFtT][rR]?|[rR][fFtT])['\"]")
+    r"^\s*type\s+\w|(?:def|class)\s+\w+\s*\[|\bexcept\b|(?<![\w'\"])(?:[fFtT][rR]?|[rR][fFtT])['\"]"
+)
 
 # Python refuses more than 200 nested brackets, in every version; libcst's parser crashes (a stack
 # overflow that kills the process) 5,000 to 8,000 levels deep, brackets or operator chains alike.
 MAX_BRACKETS = 200
 MAX_NESTING = 4_000
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<skip>\#[^\r\n]*
        | [A-Za-z]{0,3}(?:\"\"\"(?:\\.|[^\\])*?\"\"\" | '''(?:\\.|[^\\])*?''' | "(?:\\.|[^\\"\r\n])*" | '(?:\\.|[^\\'\r\n])*'))
   | (?P<open>[(\[{]) | (?P<close>[)\]}]) | (?P<reset>[,;]) | (?P<newline>\r\n|\r|\n)
   | (?P<word>[A-Za-z_]\w*) | (?P<dot>\.) | (?P<op>[-+*/%@&|^~<>=!:]+)
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 _OPERATOR_WORDS = frozenset({"and", "or", "not", "if", "else", "lambda", "await", "in", "is"})
 
 
@@ -88,8 +92,9 @@ def check_nesting(source: str) -> None:
         else:
             continue
         if base + operators + postfix > MAX_NESTING:
-            raise InputError("JAX003", "nested too deeply for jaxlint to check (thousands of levels); "
-                                       "the file was skipped")
+            raise InputError(
+                "JAX003", "nested too deeply for jaxlint to check (thousands of levels); the file was skipped"
+            )
 
 
 def _position(source: str, offset: int) -> tuple[int, int]:
@@ -165,9 +170,14 @@ def _reject_newer_syntax(module: cst.Module, target: tuple[int, int]) -> None:
         node, version, what = found[0]
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         start = wrapper.resolve(PositionProvider)[node].start
-        raise InputError("JAX001", f"syntax error: {what} need Python {version[0]}.{version[1]}; the code's "
-                                   f"target version is {target[0]}.{target[1]} (`target-version`, or "
-                                   f"`requires-python`)", start.line, start.column + 1)
+        raise InputError(
+            "JAX001",
+            f"syntax error: {what} need Python {version[0]}.{version[1]}; the code's "
+            f"target version is {target[0]}.{target[1]} (`target-version`, or "
+            f"`requires-python`)",
+            start.line,
+            start.column + 1,
+        )
 
 
 def _is_newer(node: cst.CSTNode) -> bool:

@@ -25,12 +25,27 @@ Hook = Callable[[cst.CSTNode], None]
 
 # Nodes whose whole subtree is tokens: they hold only other nodes of this set, or none.
 TOKENS: frozenset[type] = frozenset(
-    cls for module in (op, whitespace) for _, cls in inspect.getmembers(module, inspect.isclass)
+    cls
+    for module in (op, whitespace)
+    for _, cls in inspect.getmembers(module, inspect.isclass)
     if issubclass(cls, cst.CSTNode) and not inspect.isabstract(cls) and cls.__module__ == module.__name__
 ) | {
-    cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis, cst.Pass, cst.Break,
-    cst.Continue, cst.ImportStar, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket,
-    cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    cst.Name,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.Ellipsis,
+    cst.Pass,
+    cst.Break,
+    cst.Continue,
+    cst.ImportStar,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
 }
 
 
@@ -94,8 +109,10 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 def _holds_tokens_only(node_type: type, field: str) -> bool:
     """Whether a field holds tokens or nothing, whatever the node (by its type annotation): a walk that
     skips tokens need not read it."""
-    return all(kind in TOKENS or kind is type(None) or kind is cst.MaybeSentinel
-               for kind in _leaf_types(_annotations(node_type)[field]))
+    return all(
+        kind in TOKENS or kind is type(None) or kind is cst.MaybeSentinel
+        for kind in _leaf_types(_annotations(node_type)[field])
+    )
 
 
 @functools.cache
@@ -108,8 +125,12 @@ def _leaf_types(annotation: object) -> Iterable[object]:
     node types."""
     origin = typing.get_origin(annotation)
     if origin is typing.Union or origin in (collections.abc.Sequence, list, tuple):
-        return [kind for argument in typing.get_args(annotation) if argument is not Ellipsis
-                for kind in _leaf_types(argument)]
+        return [
+            kind
+            for argument in typing.get_args(annotation)
+            if argument is not Ellipsis
+            for kind in _leaf_types(argument)
+        ]
     if isinstance(annotation, type) and issubclass(annotation, cst.CSTNode):
         return node_types(annotation)
     return [annotation]
@@ -148,13 +169,16 @@ class Traversal:
     def _tables(self) -> None:
         self._visit: dict[str, list[Hook]] = defaultdict(list)
         self._leave: dict[str, list[Hook]] = defaultdict(list)
-        for table, prefix, handlers in ((self._visit, "visit_", self._visitors), (self._leave, "leave_", self._leavers)):
+        for table, prefix, handlers in (
+            (self._visit, "visit_", self._visitors),
+            (self._leave, "leave_", self._leavers),
+        ):
             for handler in handlers:
                 if id(handler) in self._muted:
                     continue
                 # (mypy deems classes unhashable; they hash)
                 for attribute in _hook_names(type(handler), prefix):  # type: ignore[arg-type]
-                    table[attribute[len(prefix):]].append(getattr(handler, attribute))
+                    table[attribute[len(prefix) :]].append(getattr(handler, attribute))
 
     @property
     def muted(self) -> bool:
@@ -204,8 +228,9 @@ class Traversal:
             for name in order
         )
         if self._skipped:  # nothing below a field of tokens would be walked: unless it is hooked, not read
-            fields = tuple(field for field in fields
-                           if field[1] or field[2] or not _holds_tokens_only(type(node), field[0]))
+            fields = tuple(
+                field for field in fields if field[1] or field[2] or not _holds_tokens_only(type(node), field[0])
+            )
         plan = (list(self._visit.get(kind, ())), fields, list(self._leave.get(kind, ())))
         self._built.append(plan)
         if kind not in _PLANNED_PER_NODE:

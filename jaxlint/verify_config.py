@@ -52,8 +52,7 @@ def parse_command(text: str) -> Command:
         return Command(text, "run", words[1], tuple(words[2:]))
     if words and words[0] == "pytest":
         return Command(text, "pytest", "", tuple(words[1:]))
-    raise VerifyConfigError(f"run command {text!r} must be `python SCRIPT ...`, `python -m MODULE ...` "
-                            f"or `pytest ...`")
+    raise VerifyConfigError(f"run command {text!r} must be `python SCRIPT ...`, `python -m MODULE ...` or `pytest ...`")
 
 
 def validate(table: Any, where: str) -> None:
@@ -68,15 +67,17 @@ def validate(table: Any, where: str) -> None:
         raise VerifyConfigError(f"{where}: 'timeout' must be a positive number of seconds, got {timeout!r}")
     examples = table.get("examples", {})
     if not isinstance(examples, dict):
-        raise VerifyConfigError(f"{where}: 'examples' must be a table of \"module:function\" = "
-                                f"{{ parameter = value }}, got {examples!r}")
+        raise VerifyConfigError(
+            f"{where}: 'examples' must be a table of \"module:function\" = {{ parameter = value }}, got {examples!r}"
+        )
     for target, arguments in examples.items():
         module, _, function = target.partition(":")
         if not (module and function and all(p.isidentifier() for p in (*module.split("."), *function.split(".")))):
-            raise VerifyConfigError(f"{where}: examples key {target!r} must look like \"pkg.module:function\"")
+            raise VerifyConfigError(f'{where}: examples key {target!r} must look like "pkg.module:function"')
         if not isinstance(arguments, dict):
-            raise VerifyConfigError(f"{where}: examples {target!r} must be a table of parameter = value, "
-                                    f"got {arguments!r}")
+            raise VerifyConfigError(
+                f"{where}: examples {target!r} must be a table of parameter = value, got {arguments!r}"
+            )
     commands = table.get("run", [])
     if not (isinstance(commands, list) and all(isinstance(c, str) for c in commands)):
         raise VerifyConfigError(f"{where}: 'run' must be a list of commands, got {commands!r}")
@@ -87,13 +88,21 @@ def validate(table: Any, where: str) -> None:
             raise VerifyConfigError(f"{where}: {error}") from None
 
 
-def from_table(table: dict[str, Any], mode: str, timeout: float | None, scripts: list[str],
-               cache_dir: str | None) -> VerifyOptions:
+def from_table(
+    table: dict[str, Any], mode: str, timeout: float | None, scripts: list[str], cache_dir: str | None
+) -> VerifyOptions:
     """Options from a validated `[tool.jaxlint.verify]` table; a command-line timeout wins. With
     `--verify=run`, the scripts named on the command line run first, then the table's commands."""
     commands: tuple[Command, ...] = ()
     if mode == "run":
-        commands = (*(Command(f"python {shlex.quote(s)}", "run", os.path.abspath(s), ()) for s in scripts),
-                    *(parse_command(text) for text in table.get("run", [])))
-    return VerifyOptions(mode == "all", float(timeout or table.get("timeout", DEFAULT_TIMEOUT)),
-                         dict(table.get("examples", {})), commands, cache_dir)
+        commands = (
+            *(Command(f"python {shlex.quote(s)}", "run", os.path.abspath(s), ()) for s in scripts),
+            *(parse_command(text) for text in table.get("run", [])),
+        )
+    return VerifyOptions(
+        mode == "all",
+        float(timeout or table.get("timeout", DEFAULT_TIMEOUT)),
+        dict(table.get("examples", {})),
+        commands,
+        cache_dir,
+    )

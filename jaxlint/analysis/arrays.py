@@ -10,9 +10,16 @@ import libcst as cst
 
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import (
-    ARRAY_NAMESPACES, ARRAY_TYPES, FUNCTIONAL_UPDATE_METHODS, NOT_ONE_ARRAY, NOT_ONE_ARRAY_PREFIXES, NUMPY_ARRAY_FACTORIES, STATIC_RESULTS,
+    ARRAY_NAMESPACES,
+    ARRAY_TYPES,
+    FUNCTIONAL_UPDATE_METHODS,
+    NOT_ONE_ARRAY,
+    NOT_ONE_ARRAY_PREFIXES,
+    NUMPY_ARRAY_FACTORIES,
+    STATIC_RESULTS,
 )
 from jaxlint.model.shapes import WHERE
+
 
 def produces_array(call: cst.Call, names: Names) -> bool:
     """True when `call` is a jax function that always returns one array."""

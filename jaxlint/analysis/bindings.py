@@ -14,6 +14,7 @@ from jaxlint.traversal import TOKENS, children
 # node types with `type(...)`, since an isinstance against a libcst class runs ABCMeta's check in Python
 # (libcst's concrete node types have no subclasses).
 
+
 def target_names(target: cst.BaseExpression) -> Iterator[str]:
     kind = type(target)
     if kind is cst.Name:
@@ -130,8 +131,11 @@ def declared_outer(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
             found.update(item.name.value for item in statement.names)
         elif type(statement) in _BLOCKS:
             found |= declared_outer(cast(cst.BaseCompoundStatement, statement).body)
-            for part in (*getattr(statement, "handlers", ()), getattr(statement, "orelse", None),
-                         getattr(statement, "finalbody", None)):
+            for part in (
+                *getattr(statement, "handlers", ()),
+                getattr(statement, "orelse", None),
+                getattr(statement, "finalbody", None),
+            ):
                 if type(part) is cst.If:
                     found |= declared_outer([part])
                 elif part is not None:
@@ -155,6 +159,9 @@ def mentioned_names(node: cst.CSTNode) -> frozenset[str]:
 
 def is_docstring(statement: cst.CSTNode) -> bool:
     """A statement that is only a string: a docstring where it comes first."""
-    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr)
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

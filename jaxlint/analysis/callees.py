@@ -28,7 +28,13 @@ from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
 from jaxlint.model.transforms import JAX_JIT, JAX_VMAP, WITH_JIT_OPTIONS, Options, Role
 from jaxlint.analysis.traced import (
-    Signature, AppliedTransform, TransformTable, literal_ints, NotLiteral, literal_strs, applied_transforms,
+    Signature,
+    AppliedTransform,
+    TransformTable,
+    literal_ints,
+    NotLiteral,
+    literal_strs,
+    applied_transforms,
     decorator_transform,
 )
 
@@ -70,8 +76,9 @@ class JittedCallee:
         if self.function is None:
             return None
         full = Signature.of(self.function.params)
-        return full.after(AppliedTransform(self.transform, self.where, True, bound=self.bound,
-                                    bound_names=self.bound_names))
+        return full.after(
+            AppliedTransform(self.transform, self.where, True, bound=self.bound, bound_names=self.bound_names)
+        )
 
     def gives(self, option: str) -> bool:
         return option in self.options
@@ -120,22 +127,30 @@ class JittedCallee:
             param = None
             if signature is not None and position < len(signature.positional):
                 param = signature.positional[position]
-            found.append(Argument(
-                expr, None, param,
-                None if static_nums is None else position in static_nums,
-                None if donate_nums is None else position in donate_nums,
-                position in listed_nums or (param is not None and param in listed_names),
-            ))
+            found.append(
+                Argument(
+                    expr,
+                    None,
+                    param,
+                    None if static_nums is None else position in static_nums,
+                    None if donate_nums is None else position in donate_nums,
+                    position in listed_nums or (param is not None and param in listed_names),
+                )
+            )
         for keyword, expr in given.keywords.items():
             at: int | None = None
             if signature is not None and keyword in signature.positional:
                 at = signature.positional.index(keyword)
-            found.append(Argument(
-                expr, keyword, keyword if signature is None or keyword in signature.all else None,
-                None if static_names is None else keyword in static_names,
-                None if donate_names is None else keyword in donate_names,
-                keyword in listed_names or (at is not None and at in listed_nums),
-            ))
+            found.append(
+                Argument(
+                    expr,
+                    keyword,
+                    keyword if signature is None or keyword in signature.all else None,
+                    None if static_names is None else keyword in static_names,
+                    None if donate_names is None else keyword in donate_names,
+                    keyword in listed_names or (at is not None and at in listed_nums),
+                )
+            )
         return found
 
     def _listed(self) -> tuple[set[int], set[str]]:
@@ -282,8 +297,9 @@ class ModuleBindings:
         found = self.binding(expr, chain, want_class=True)
         return found[0] if found is not None and isinstance(found[0], cst.ClassDef) else None
 
-    def binding(self, expr: cst.BaseExpression, chain: Chain, want_def: bool = False, want_class: bool = False
-                ) -> tuple[cst.CSTNode, Chain, bool] | None:
+    def binding(
+        self, expr: cst.BaseExpression, chain: Chain, want_def: bool = False, want_class: bool = False
+    ) -> tuple[cst.CSTNode, Chain, bool] | None:
         """The one def or value a name (or `self.attr`) is bound to where `chain` ends, with the chain
         of the scope that binds it and whether it is a method reached through `self` (a class only
         when `want_class`)."""
@@ -300,10 +316,9 @@ class ModuleBindings:
                 bound = scope.names.get(expr.value) if scope is not None else None
                 if bound:
                     chosen = _single(bound, want_def, want_class)
-                    return None if chosen is None else (chosen, chain[:level + 1], False)
+                    return None if chosen is None else (chosen, chain[: level + 1], False)
             return None
-        if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
-                and expr.value.value == "self"):
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             for level in range(len(chain) - 1, 0, -1):
                 method, cls = chain[level], chain[level - 1]
                 if isinstance(method, cst.FunctionDef) and isinstance(cls, cst.ClassDef):
@@ -316,18 +331,18 @@ class ModuleBindings:
                         return None
                     if attribute:
                         chosen = _single(attribute, want_def)
-                        return None if chosen is None else (chosen, chain[:level + 1], False)
+                        return None if chosen is None else (chosen, chain[: level + 1], False)
                     if defined:
                         chosen = _single(defined, want_def)
                         return None if chosen is None else (chosen, chain[:level], True)
                     return None
         return None
 
-
     # ------------------------------------------------------------------ classes: bases and attributes
 
-    def mro(self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool] | None = None
-            ) -> tuple[cst.ClassDef | str, ...] | None:
+    def mro(
+        self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool] | None = None
+    ) -> tuple[cst.ClassDef | str, ...] | None:
         """The classes Python looks a method up in, in order (C3, as `Cls.__mro__`), when every one of them is a
         plain module-level class of this module (plain_class), or a class of another module of the project
         (`in_project`: its qualified name, whose own bases are not known here); `object`, `abc.ABC` and
@@ -338,8 +353,9 @@ class ModuleBindings:
             self._mros[key] = self._linearize(cls, names, in_project)
         return self._mros[key]
 
-    def _linearize(self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool] | None
-                   ) -> tuple[cst.ClassDef | str, ...] | None:
+    def _linearize(
+        self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool] | None
+    ) -> tuple[cst.ClassDef | str, ...] | None:
         if id(cls) not in self._classes or not plain_class(cls, names):
             return None
         bases: list[cst.ClassDef | str] = []
@@ -370,8 +386,9 @@ class ModuleBindings:
         merged = _c3([*lines, list(bases)])
         return None if merged is None else (cls, *merged)
 
-    def method(self, cls: cst.ClassDef, name: str, names: Names, in_project: Callable[[str], bool] | None = None
-               ) -> cst.FunctionDef | str | None:
+    def method(
+        self, cls: cst.ClassDef, name: str, names: Names, in_project: Callable[[str], bool] | None = None
+    ) -> cst.FunctionDef | str | None:
         """The def `name` that `Cls.name` and `instance.name` find along the class's MRO: the first class that
         binds `name` must bind it once, to a def; when the lookup reaches another module's class, which ends the
         MRO, that class's method by qualified name (`pkg.base.Base.norm`). None when not known, or when a class
@@ -388,16 +405,18 @@ class ModuleBindings:
                 return chosen if isinstance(chosen, cst.FunctionDef) else None
         return None
 
-    def extends(self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool]
-                ) -> tuple[str, tuple[str, ...]] | None:
+    def extends(
+        self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool]
+    ) -> tuple[str, tuple[str, ...]] | None:
         """For a class whose MRO ends in another module's class: that class (qualified) and the names the classes
         of this module on the way bind (in their bodies, or as `self.name` in their methods); the other names
         a call through the class or an instance finds there."""
         order = self.mro(cls, names, in_project)
         if order is None or not isinstance(order[-1], str) or any(isinstance(c, str) for c in order[:-1]):
             return None
-        bound = {name for owner in order[:-1] for name in (*self.scopes[id(owner)].names,
-                                                           *self.scopes[id(owner)].attributes)}
+        bound = {
+            name for owner in order[:-1] for name in (*self.scopes[id(owner)].names, *self.scopes[id(owner)].attributes)
+        }
         return order[-1], tuple(sorted(bound))
 
     def attribute_instance(self, cls: cst.ClassDef, attr: str, names: Names) -> cst.Call | None:
@@ -424,16 +443,25 @@ class ModuleBindings:
             scope = self.scopes[id(owner)]
             if attr in scope.names or "__setattr__" in scope.names:
                 return None
-        value = next((small.value for line in init.body.body if isinstance(line, cst.SimpleStatementLine)
-                      for small in line.body
-                      if isinstance(small, cst.Assign) and len(small.targets) == 1
-                      and _is_self_attribute(small.targets[0].target, init)
-                      and small.targets[0].target.attr.value == attr), None)
+        value = next(
+            (
+                small.value
+                for line in init.body.body
+                if isinstance(line, cst.SimpleStatementLine)
+                for small in line.body
+                if isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and _is_self_attribute(small.targets[0].target, init)
+                and small.targets[0].target.attr.value == attr
+            ),
+            None,
+        )
         return value if isinstance(value, cst.Call) else None
 
 
-def inherited_methods(module: cst.Module, names: Names, in_project: Callable[[str], bool] | None = None
-                      ) -> Iterator[tuple[cst.ClassDef, str, cst.FunctionDef]]:
+def inherited_methods(
+    module: cst.Module, names: Names, in_project: Callable[[str], bool] | None = None
+) -> Iterator[tuple[cst.ClassDef, str, cst.FunctionDef]]:
     """Each module-level class's methods that it does not define itself but a base class of this module does:
     the class, the name and the base's def (ModuleBindings.method)."""
     bindings = module_bindings(module)
@@ -496,13 +524,15 @@ def _set_by_name(call: cst.Call) -> Iterator[str]:
     scan cannot read, and for `obj.__dict__.update(...)` or `vars(obj).update(...)`."""
     func = call.func
     if (type(func) is cst.Name and func.value == "setattr") or (
-            type(func) is cst.Attribute and func.attr.value == "__setattr__"):
+        type(func) is cst.Attribute and func.attr.value == "__setattr__"
+    ):
         named = [arg.value for arg in call.args if type(arg.value) is cst.SimpleString]
         literal = named[0].evaluated_value if len(named) == 1 else None
         yield literal if isinstance(literal, str) else _ANY
     elif type(func) is cst.Attribute and (
-            (type(func.value) is cst.Attribute and func.value.attr.value == "__dict__")
-            or (type(func.value) is cst.Call and type(func.value.func) is cst.Name and func.value.func.value == "vars")):
+        (type(func.value) is cst.Attribute and func.value.attr.value == "__dict__")
+        or (type(func.value) is cst.Call and type(func.value.func) is cst.Name and func.value.func.value == "vars")
+    ):
         yield _ANY
 
 
@@ -535,8 +565,10 @@ def plain_class(cls: cst.ClassDef, names: Names) -> bool:
     (model/classes.py)."""
     if any(arg.keyword is not None and arg.keyword.value == "metaclass" for arg in (*cls.bases, *cls.keywords)):
         return False
-    if any(isinstance(statement, cst.FunctionDef) and statement.name.value in ("__new__", "__getattribute__")
-           for statement in cls.body.body):
+    if any(
+        isinstance(statement, cst.FunctionDef) and statement.name.value in ("__new__", "__getattribute__")
+        for statement in cls.body.body
+    ):
         return False
     return all(names.qualified(_decorator_callee(d.decorator)) in PLAIN_CLASS_DECORATORS for d in cls.decorators)
 
@@ -574,8 +606,12 @@ def _blocks(statement: cst.CSTNode) -> Iterator[list[cst.CSTNode]]:
         for case in statement.cases:
             yield list(case.body.body)
         return
-    parts = [getattr(statement, "body", None), getattr(statement, "orelse", None),
-             getattr(statement, "finalbody", None), *getattr(statement, "handlers", ())]
+    parts = [
+        getattr(statement, "body", None),
+        getattr(statement, "orelse", None),
+        getattr(statement, "finalbody", None),
+        *getattr(statement, "handlers", ()),
+    ]
     for part in parts:
         while part is not None:
             suite = part if isinstance(part, cst.BaseSuite) else part.body
@@ -602,8 +638,13 @@ class Callees:
     """Answers `jitted(call)` and `mapped(call)` for the calls of one module, at the point of the traversal
     they are visited."""
 
-    def __init__(self, module: cst.Module, names: Names, table: TransformTable,
-                 receiver: Callable[[cst.BaseExpression], object] = lambda func: None) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        names: Names,
+        table: TransformTable,
+        receiver: Callable[[cst.BaseExpression], object] = lambda func: None,
+    ) -> None:
         """`receiver(obj.m)`: the ClassDef whose instance `obj` holds at the current point, if known."""
         self.bindings = module_bindings(module)
         self.names = names
@@ -686,8 +727,9 @@ class Callees:
             return None
         return None if (id(chain[-2]), expr.attr.value) in self.bindings.overridden else chain[-2]
 
-    def partial_of(self, call: cst.Call, chain: Chain, accept=None, depth: int = 0
-                   ) -> tuple[JittedCallee, cst.Call] | None:
+    def partial_of(
+        self, call: cst.Call, chain: Chain, accept=None, depth: int = 0
+    ) -> tuple[JittedCallee, cst.Call] | None:
         """`partial(step, cfg, n=3)` of a jitted callable: that callable, and the call `step(cfg, n=3)`
         the partial spells (its arguments reach every call of the partial)."""
         if self.names.qualified(call.func) != "functools.partial" or not call.args or call.args[0].keyword:
@@ -705,15 +747,23 @@ class Callees:
         """A def whose outermost decorator jits it (or, for `accept`, applies an accepted transform,
         looking through jit decorators above it)."""
         accept = accept or self._takes_arguments
-        static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-                     for d in function.decorators)
+        static = any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators
+        )
         for decorator in function.decorators:
             transform = decorator_transform(decorator, self.names, self.table)
             if transform is None:
                 return None
             if accept(transform.name):
-                return JittedCallee(transform.name, transform.keywords, decorator, function, 0, frozenset(),
-                                    1 if through_self and not static else 0)
+                return JittedCallee(
+                    transform.name,
+                    transform.keywords,
+                    decorator,
+                    function,
+                    0,
+                    frozenset(),
+                    1 if through_self and not static else 0,
+                )
             if not self._takes_arguments(transform.name):
                 return None
         return None
@@ -738,8 +788,9 @@ class Callees:
                 return self.application(inner, chain, accept)  # `jax.jit(jax.vmap(f, ...))`
             return None
         function, bound = self._function(target, chain)
-        return JittedCallee(transform.name, transform.keywords, call, function, transform.bound + bound,
-                            transform.bound_names, 0)
+        return JittedCallee(
+            transform.name, transform.keywords, call, function, transform.bound + bound, transform.bound_names, 0
+        )
 
     def _function(self, target: cst.BaseExpression, chain: Chain) -> tuple[cst.FunctionDef | cst.Lambda | None, int]:
         """The def (or lambda) a jit wraps, and 1 when it is a method bound through `self`."""
@@ -756,7 +807,8 @@ class Callees:
         if not isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return None, 0
         static = isinstance(node, cst.FunctionDef) and any(
-            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators
+        )
         return node, 1 if through_self and not static else 0
 
     def _takes_arguments(self, transform: str) -> bool:

@@ -18,7 +18,11 @@ from jaxlint.analysis.donations import Donation, Finding
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import (
-    AppliedTransform, TracedFunction, applied_transforms, decorator_transform, traced_function,
+    AppliedTransform,
+    TracedFunction,
+    applied_transforms,
+    decorator_transform,
+    traced_function,
 )
 from jaxlint.analysis.bindings import declared_outer, mentioned_names, parameter_names, rebound_names
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
@@ -28,8 +32,12 @@ def is_test_file(filename: str) -> bool:
     """`test_*.py`, `*_test.py`, `conftest.py`, or anything under a `tests`/`test` folder."""
     parts = filename.replace("\\", "/").split("/")
     name = parts[-1]
-    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-            or any(part in ("tests", "test") for part in parts[:-1]))
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(part in ("tests", "test") for part in parts[:-1])
+    )
 
 
 class Keys:
@@ -137,11 +145,15 @@ class Context:
             parts = [expr.right]
         elif isinstance(expr, (cst.Tuple, cst.List)):
             parts = [element.value for element in expr.elements]
-        elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
-              and expr.func.attr.value == "format"):
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
             parts = [arg.value for arg in expr.args]
-        elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("str", "repr")
-              and self.names.qualified(expr.func) is None and len(expr.args) == 1):
+        elif (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value in ("str", "repr")
+            and self.names.qualified(expr.func) is None
+            and len(expr.args) == 1
+        ):
             parts = [expr.args[0].value]  # the tracer's text: `str(x)` is "JitTracer(...)" under jit
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
             parts = [expr.left, expr.right]  # `"loss: " + str(loss)`
@@ -242,8 +254,10 @@ class Context:
             transform = self.decorator_transform(decorator)
             if transform is not None:
                 found.append(transform)
-            elif not (isinstance(decorator.decorator, cst.Name)
-                      and decorator.decorator.value in ("staticmethod", "classmethod")):
+            elif not (
+                isinstance(decorator.decorator, cst.Name)
+                and decorator.decorator.value in ("staticmethod", "classmethod")
+            ):
                 return None
         return found
 
@@ -311,8 +325,9 @@ class Context:
 
     # ------------------------------------------------------------------ bindings
 
-    def binding(self, expr: cst.BaseExpression, want_def: bool = False
-                ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], bool] | None:
+    def binding(
+        self, expr: cst.BaseExpression, want_def: bool = False
+    ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], bool] | None:
         """The one def or value a name (or `self.attr`) is bound to here, the chain of the scope binding
         it, and whether it is a method reached through `self`; None when bound more than once, or unknown."""
         return self._callees.bindings.binding(expr, self.chain, want_def)

@@ -15,8 +15,22 @@ import libcst as cst
 
 from jaxlint.analysis.values import Kind, Value
 
-_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
-             cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)
+_LITERALS = (
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+    cst.Tuple,
+    cst.List,
+    cst.Dict,
+    cst.Set,
+    cst.ListComp,
+    cst.DictComp,
+    cst.SetComp,
+    cst.Lambda,
+)
 
 
 def _is_none(expr: cst.BaseExpression | None) -> bool:
@@ -29,8 +43,9 @@ def _never_none(expr: cst.BaseExpression, value: Value | None) -> bool:
     return value is not None and value.kind is Kind.TRACED  # a tracer is never None
 
 
-def none_at_call(function: cst.FunctionDef, bound: int, call: cst.Call,
-                 values: dict[int, Value | None]) -> dict[str, bool]:
+def none_at_call(
+    function: cst.FunctionDef, bound: int, call: cst.Call, values: dict[int, Value | None]
+) -> dict[str, bool]:
     """For each parameter of `function` whose `None`-ness this call fixes: True when it is `None` there (left at
     a `None` default, or given `None`), False when it is not (given a literal or a tracer). `values`: what the
     analysis knows of the call's arguments, by id of the argument's expression."""

@@ -25,13 +25,15 @@ class _Dependence:
 
     def __or__(self, other: "_Dependence") -> "_Dependence":
         known = {param for param, _ in self.cut}
-        return _Dependence(self.smooth | other.smooth,
-                           self.cut + tuple(item for item in other.cut if item[0] not in known))
+        return _Dependence(
+            self.smooth | other.smooth, self.cut + tuple(item for item in other.cut if item[0] not in known)
+        )
 
     def through(self, operation: cst.CSTNode) -> "_Dependence":
         """The dependence of a value computed from this one by a zero-derivative operation."""
         return _Dependence(frozenset(), self.cut) | _Dependence(
-            frozenset(), tuple((param, operation) for param in sorted(self.smooth)))
+            frozenset(), tuple((param, operation) for param in sorted(self.smooth))
+        )
 
 
 _NOTHING = _Dependence()
@@ -138,8 +140,9 @@ class DependenceWalk:
                 if item.asname is not None:
                     self._bind(item.asname.name, self.of(item.item))
             self._block(statement.body, returns)
-        elif isinstance(statement, (cst.Pass, cst.Assert, cst.Raise, cst.Del, cst.Import, cst.ImportFrom,
-                                    cst.Break, cst.Continue)):
+        elif isinstance(
+            statement, (cst.Pass, cst.Assert, cst.Raise, cst.Del, cst.Import, cst.ImportFrom, cst.Break, cst.Continue)
+        ):
             pass
         else:
             raise _Unknown  # nested defs, try, match, global...: not modelled
@@ -150,8 +153,18 @@ class DependenceWalk:
             if expr.value in self.env:
                 return self.env[expr.value]
             return _Dependence(frozenset({expr.value})) if expr.value in self.params else _NOTHING
-        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-                             cst.FormattedString, cst.Ellipsis)):
+        if isinstance(
+            expr,
+            (
+                cst.Integer,
+                cst.Float,
+                cst.Imaginary,
+                cst.SimpleString,
+                cst.ConcatenatedString,
+                cst.FormattedString,
+                cst.Ellipsis,
+            ),
+        ):
             return _NOTHING
         if isinstance(expr, cst.Attribute):
             return _NOTHING if expr.attr.value in STATIC_ATTRIBUTES else self.of(expr.value)
@@ -196,9 +209,21 @@ class DependenceWalk:
         for child in children(expr):
             if isinstance(child, cst.Name):
                 result = result | self.of(child)
-            elif isinstance(child, (cst.BaseExpression, cst.BaseElement, cst.Arg, cst.BaseDictElement,
-                                    cst.ComparisonTarget, cst.BaseSlice, cst.SubscriptElement, cst.CompFor,
-                                    cst.CompIf, cst.FormattedStringExpression)):
+            elif isinstance(
+                child,
+                (
+                    cst.BaseExpression,
+                    cst.BaseElement,
+                    cst.Arg,
+                    cst.BaseDictElement,
+                    cst.ComparisonTarget,
+                    cst.BaseSlice,
+                    cst.SubscriptElement,
+                    cst.CompFor,
+                    cst.CompIf,
+                    cst.FormattedStringExpression,
+                ),
+            ):
                 result = result | (self.of(child) if isinstance(child, cst.BaseExpression) else self._any(child))
         return result
 
@@ -212,8 +237,11 @@ class DependenceWalk:
             args = args | self.of(arg.value)
         if qualified == STOP_GRADIENT:
             return _NOTHING  # cut on purpose
-        if qualified in derivatives.ZERO_DERIVATIVE or qualified in derivatives.INTEGER_DTYPES or (
-                isinstance(func, cst.Name) and func.value in _ZERO_BUILTINS and qualified is None):
+        if (
+            qualified in derivatives.ZERO_DERIVATIVE
+            or qualified in derivatives.INTEGER_DTYPES
+            or (isinstance(func, cst.Name) and func.value in _ZERO_BUILTINS and qualified is None)
+        ):
             return args.through(call)
         if qualified in derivatives.SELECTS and len(given.positional) == 3 and not given.keywords:
             condition, *branches = given.positional
@@ -235,8 +263,11 @@ class DependenceWalk:
     def _through_helper(self, call: cst.Call, callee: cst.CSTNode | None) -> _Dependence | None:
         """A call of an undecorated def of this module: each argument reaches the result the way the
         callee's body says its parameter does. None when that is not known."""
-        if (not isinstance(callee, cst.FunctionDef) or callee.decorators
-                or isinstance(callee.params.star_arg, cst.Param)):
+        if (
+            not isinstance(callee, cst.FunctionDef)
+            or callee.decorators
+            or isinstance(callee.params.star_arg, cst.Param)
+        ):
             return None
         positional = [param.name.value for param in (*callee.params.posonly_params, *callee.params.params)]
         every = frozenset(parameter_names(callee.params))
@@ -246,8 +277,11 @@ class DependenceWalk:
         cut = dict(reversed(output.cut))  # each parameter's first zero-derivative operation
         result = _NOTHING
         for index, arg in enumerate(call.args):
-            param = arg.keyword.value if arg.keyword is not None else (
-                positional[index] if index < len(positional) and not arg.star else None)
+            param = (
+                arg.keyword.value
+                if arg.keyword is not None
+                else (positional[index] if index < len(positional) and not arg.star else None)
+            )
             if param is None or param not in every:
                 return None
             if param in output.smooth:

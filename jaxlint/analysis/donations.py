@@ -23,7 +23,12 @@ from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.model.donation import (
-    DATA_ATTRIBUTES, METADATA, NON_READING_CALLS, NON_READING_METHODS, REBUILDING_METHODS, TREE_MAPS,
+    DATA_ATTRIBUTES,
+    METADATA,
+    NON_READING_CALLS,
+    NON_READING_METHODS,
+    REBUILDING_METHODS,
+    TREE_MAPS,
 )
 from jaxlint.traversal import children
 
@@ -90,7 +95,8 @@ def reads(node: cst.CSTNode | list | None) -> Iterator[cst.Name]:
     elif isinstance(node, cst.Call):
         yield from _call_reads(node)
     elif isinstance(node, cst.Comparison) and all(
-            isinstance(target.operator, (cst.Is, cst.IsNot)) for target in node.comparisons):
+        isinstance(target.operator, (cst.Is, cst.IsNot)) for target in node.comparisons
+    ):
         for operand in (node.left, *(target.comparator for target in node.comparisons)):
             if path_root(operand) is None:  # `x is None` asks for the object, not its data
                 yield from reads(operand)
@@ -128,9 +134,12 @@ def path_root(expr: cst.BaseExpression) -> cst.Name | None:
     while not isinstance(expr, cst.Name):
         if isinstance(expr, cst.Attribute) and expr.attr.value not in DATA_ATTRIBUTES:
             expr = expr.value
-        elif (isinstance(expr, cst.Subscript) and len(expr.slice) == 1
-              and isinstance(expr.slice[0].slice, cst.Index)
-              and isinstance(expr.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))):
+        elif (
+            isinstance(expr, cst.Subscript)
+            and len(expr.slice) == 1
+            and isinstance(expr.slice[0].slice, cst.Index)
+            and isinstance(expr.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
+        ):
             expr = expr.value  # a dict's key
         else:
             return None
@@ -143,8 +152,11 @@ def _call_reads(call: cst.Call) -> Iterator[cst.Name]:
     if word in NON_READING_CALLS:
         yield from reads(func)
         return
-    if (isinstance(func, cst.Attribute) and func.attr.value in NON_READING_METHODS | REBUILDING_METHODS
-            and path_root(func.value) is not None):
+    if (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in NON_READING_METHODS | REBUILDING_METHODS
+        and path_root(func.value) is not None
+    ):
         yield from reads(list(call.args))  # `x.delete()`, `state.replace(step=s)`: only the arguments
         return
     if word in TREE_MAPS and call.args and _leaves_unread(call.args[0].value):
@@ -161,8 +173,11 @@ def _leaves_unread(function: cst.BaseExpression) -> bool:
     if not isinstance(function, cst.Lambda):
         return False
     parameters = function.params
-    names = {param.name.value for group in (parameters.params, parameters.posonly_params, parameters.kwonly_params)
-             for param in group}
+    names = {
+        param.name.value
+        for group in (parameters.params, parameters.posonly_params, parameters.kwonly_params)
+        for param in group
+    }
     return not any(name.value in names for name in reads(function.body))
 
 
@@ -300,8 +315,12 @@ class DonationFlow(Domain):
 
     def _rebuilt(self, value: cst.BaseExpression) -> Donation | None:
         """The donation a new pytree built from a donated one (`state.replace(...)`) carries over."""
-        if not (self._state.donated and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-                and value.func.attr.value in REBUILDING_METHODS):
+        if not (
+            self._state.donated
+            and isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in REBUILDING_METHODS
+        ):
             return None
         root = path_root(value.func.value)
         return None if root is None else self._state.donated.get(root.value)
@@ -344,7 +363,7 @@ class DonationFlow(Domain):
 
     def restore(self, state: _State) -> None:
         # A state from inside a loop (at a `break`) continues after it: only the loops still open count.
-        self._states[-1] = _State(dict(state.donated), state.fresh[:len(self._loops[-1])])
+        self._states[-1] = _State(dict(state.donated), state.fresh[: len(self._loops[-1])])
 
     def join(self, a: _State, b: _State) -> _State:
         """Donated when donated on some path; fresh when bound on every path (the loops both paths are in)."""
@@ -371,4 +390,4 @@ class DonationFlow(Domain):
     def exit_loop(self, node: cst.CSTNode) -> None:
         if isinstance(node, (cst.For, cst.While)):
             self._loops[-1].pop()
-            self._state.fresh = self._state.fresh[:len(self._loops[-1])]
+            self._state.fresh = self._state.fresh[: len(self._loops[-1])]

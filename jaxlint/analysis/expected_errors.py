@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 if TYPE_CHECKING:
+
     class _Mixin:
         """What the mixin uses of the Rule it comes before (checks/base.py, a higher layer)."""
 

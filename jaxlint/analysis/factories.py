@@ -82,8 +82,9 @@ def _keeps_result(decorator: cst.BaseExpression, names: Names) -> bool:
     return names.qualified(decorator.func if isinstance(decorator, cst.Call) else decorator) in _CACHES
 
 
-def _made(expr: cst.BaseExpression, factory: cst.FunctionDef, bindings, names: Names, table: TransformTable,
-          depth: int = 0) -> Product | None:
+def _made(
+    expr: cst.BaseExpression, factory: cst.FunctionDef, bindings, names: Names, table: TransformTable, depth: int = 0
+) -> Product | None:
     target, bound, bound_names = unwrap(expr, names, table)
     if isinstance(target, cst.Name) and depth < 3:
         found = bindings.binding(target, (factory,), want_def=True)  # bound once, in the factory's own scope
@@ -101,15 +102,15 @@ def _made(expr: cst.BaseExpression, factory: cst.FunctionDef, bindings, names: N
     return None
 
 
-def _rebound_by_transforms(function: cst.FunctionDef, factory: cst.FunctionDef, bindings, names: Names,
-                           table: TransformTable) -> bool:
+def _rebound_by_transforms(
+    function: cst.FunctionDef, factory: cst.FunctionDef, bindings, names: Names, table: TransformTable
+) -> bool:
     """Whether every binding of the def's name in the factory is the def or a transform of it (`step =
     jax.jit(step)`): another wrapper (`step = register(step)`, `step = partial(step, cfg)`) may change it."""
     for value in bindings.scopes[id(factory)].names[function.name.value]:
         if value is function:
             continue
         target, bound, bound_names = unwrap(value, names, table) if isinstance(value, cst.Call) else (None, 0, None)
-        if not (isinstance(target, cst.Name) and target.value == function.name.value and not bound
-                and not bound_names):
+        if not (isinstance(target, cst.Name) and target.value == function.name.value and not bound and not bound_names):
             return False
     return True

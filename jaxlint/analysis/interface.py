@@ -74,7 +74,9 @@ class Interface:
     returns: dict[str, Exported] = field(default_factory=dict)  # by function name, `Class.method` for a method
     calls: tuple[Outgoing, ...] = ()
     uses: tuple[str, ...] = ()  # project names it calls, qualified
-    reexports: dict[str, str] = field(default_factory=dict)  # its imports of project names: `report` -> `pkg.metrics.report`
+    reexports: dict[str, str] = field(
+        default_factory=dict
+    )  # its imports of project names: `report` -> `pkg.metrics.report`
     consumes: dict[str, Consumes] = field(default_factory=dict)  # by function name
     x64: bool = False  # it sets or reads `jax_enable_x64` (analysis/x64.py)
     wide_dtypes: bool = False  # it may ask for a 64-bit dtype: only then does another module's x64 matter to it
@@ -121,8 +123,12 @@ class Interface:
 
 def _tuples(fields: dict) -> dict:
     """A record's fields read back from JSON, its lists tuples again (`options`: a tuple of pairs)."""
-    return {name: tuple(tuple(item) if isinstance(item, list) else item for item in value)
-            if isinstance(value, list) else value for name, value in fields.items()}
+    return {
+        name: tuple(tuple(item) if isinstance(item, list) else item for item in value)
+        if isinstance(value, list)
+        else value
+        for name, value in fields.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -195,5 +201,5 @@ def absolute_module(level: int, module: str | None, package: str | None) -> str 
     up = level - 1
     if up > len(parts) or (up == len(parts) and module is None):
         return None
-    base = parts[:len(parts) - up]
+    base = parts[: len(parts) - up]
     return ".".join([*base, module] if module else base) or None

@@ -10,8 +10,9 @@ from jaxlint.analysis.calls import argument
 from jaxlint.model.keys import DERIVED_KEYS, KEY_DATA_MODULES, KEY_FROM_DATA, LEGACY_KEY
 
 # Builtins that read a legacy key's data as numbers.
-_DATA_BUILTINS = frozenset({"int", "float", "complex", "bool", "len", "list", "tuple", "iter", "bytes", "sorted",
-                            "sum", "min", "max"})
+_DATA_BUILTINS = frozenset(
+    {"int", "float", "complex", "bool", "len", "list", "tuple", "iter", "bytes", "sorted", "sum", "min", "max"}
+)
 
 
 class KeyUses(cst.CSTVisitor):
@@ -63,8 +64,11 @@ class KeyUses(cst.CSTVisitor):
                 for position, arg in enumerate(call.args):
                     if arg.star:
                         break
-                    param = arg.keyword.value if arg.keyword is not None else (
-                        params[position] if position < len(params) else None)
+                    param = (
+                        arg.keyword.value
+                        if arg.keyword is not None
+                        else (params[position] if position < len(params) else None)
+                    )
                     if param is not None:
                         self._bindings.append((cst.Name(param), arg.value))
 
@@ -79,8 +83,11 @@ class KeyUses(cst.CSTVisitor):
     def used_as_data(self, call: cst.Call) -> bool:
         if _as_data("single", self._makers.get(call, (call,)), self._names):
             return True
-        return any(_as_data(kind, around, self._names)
-                   for name, kind in self._family(call).items() for around in self._uses.get(name, ()))
+        return any(
+            _as_data(kind, around, self._names)
+            for name, kind in self._family(call).items()
+            for around in self._uses.get(name, ())
+        )
 
     def _family(self, call: cst.Call) -> dict[str, str]:
         """The names bound to the key `call` makes or to keys derived from it: "single" or "array"."""
@@ -108,8 +115,10 @@ class KeyUses(cst.CSTVisitor):
                 if isinstance(target, (cst.Tuple, cst.List)):
                     if kind != "array":
                         continue  # unpacking one key is using it as data (`_as_data` says so)
-                    items = [(e.value.value, "array") if isinstance(e.value, cst.StarredElement) else
-                             (e.value, "single") for e in target.elements]
+                    items = [
+                        (e.value.value, "array") if isinstance(e.value, cst.StarredElement) else (e.value, "single")
+                        for e in target.elements
+                    ]
                 else:
                     items = [(target, kind)] if kind is not None else []
                 for item, item_kind in items:

@@ -39,12 +39,20 @@ from jaxlint.cells import CELL_MARKER
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.functions import JAX_RANDOM
 from jaxlint.model.keys import (
-    BRANCHING, COND, EVAL_SHAPE, KEY_COMPUTING_MODULES, KEY_MAKERS, NOT_CONSUMERS, SELECTS, SHAPE_OF,
-    SINGLE_KEY_MAKERS, SPLIT, VIEW_FUNCTIONS,
+    BRANCHING,
+    COND,
+    EVAL_SHAPE,
+    KEY_COMPUTING_MODULES,
+    KEY_MAKERS,
+    NOT_CONSUMERS,
+    SELECTS,
+    SHAPE_OF,
+    SINGLE_KEY_MAKERS,
+    SPLIT,
+    VIEW_FUNCTIONS,
 )
 from jaxlint.model.transforms import LOOP_BODIES, TREE_MAPS
 from jaxlint.traversal import TOKENS, children, node_types
-
 
 
 @dataclass(frozen=True)
@@ -179,8 +187,16 @@ class KeyState:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
 
     def copy(self) -> "KeyState":
-        return KeyState(self.key_names, dict(self.keys), dict(self.consumed), set(self.params), set(self.others),
-                        [set(loop) for loop in self.loops], dict(self.aliases), set(self.single))
+        return KeyState(
+            self.key_names,
+            dict(self.keys),
+            dict(self.consumed),
+            set(self.params),
+            set(self.others),
+            [set(loop) for loop in self.loops],
+            dict(self.aliases),
+            set(self.single),
+        )
 
     def restore(self, other: "KeyState") -> None:
         self.keys, self.consumed = dict(other.keys), dict(other.consumed)
@@ -197,8 +213,11 @@ class KeyState:
                 known = mine or theirs
                 assert known is not None  # they differ: not both None
                 self.keys.setdefault(ref, self.keys.get(_base(known), 0))
-        self.single = ((self.single & other.single) | {r for r in self.single if not other.is_key(r)}
-                       | {r for r in other.single if not self.is_key(r)})
+        self.single = (
+            (self.single & other.single)
+            | {r for r in self.single if not other.is_key(r)}
+            | {r for r in other.single if not self.is_key(r)}
+        )
         for name, depth in other.keys.items():
             self.keys.setdefault(name, depth)
         for ref, use in other.consumed.items():
@@ -354,8 +373,9 @@ class KeyFlow(Domain):
         """A notebook cell restarts from the notebook's keys: each cell's experiment is its own. A key
         used twice within one cell is still reuse; across cells it is counted once per cell."""
         if len(self._states) == 1 and any(
-                line.comment is not None and line.comment.value.startswith(CELL_MARKER)
-                for line in getattr(node, "leading_lines", ())):
+            line.comment is not None and line.comment.value.startswith(CELL_MARKER)
+            for line in getattr(node, "leading_lines", ())
+        ):
             self.state.consumed.clear()
             self._notebook = True
 
@@ -379,6 +399,7 @@ class KeyFlow(Domain):
     def unread(self, call: cst.Call) -> bool:
         """A call in a loop body whose result nobody reads there (`unread_draws`)."""
         return id(call) in self._unread
+
     visit_ClassDef = visit_FunctionDef = _cell_start
 
     # ------------------------------------------------------------------ queries for rules
@@ -475,8 +496,13 @@ class KeyFlow(Domain):
                         return None
                 else:
                     value = cast(cst.Index, index).value  # (a subscript element is an Index or a Slice)
-                    if not (type(value) is cst.Ellipsis or type(value) is cst.Name and value.value == "None"
-                            or type(value) is cst.Integer and int(value.value, 0) == 0):
+                    if not (
+                        type(value) is cst.Ellipsis
+                        or type(value) is cst.Name
+                        and value.value == "None"
+                        or type(value) is cst.Integer
+                        and int(value.value, 0) == 0
+                    ):
                         return None
             return subscript.value
         if kind is not cst.Call:
@@ -829,15 +855,24 @@ def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[i
     assigned: dict[str, list[cst.Call | None]] = {}
     loads: dict[str, list[tuple[cst.CSTNode, ...]]] = {}  # name -> the nodes around each of its reads
     _collect(body, (), assigned, loads)
-    unread = {id(path[-2]) for paths in loads.values() for path in paths  # `f(keys)`, its result dropped
-              if len(path) >= 3 and isinstance(path[-1], cst.Arg)
-              and isinstance(path[-2], cst.Call)  # (always, an argument's parent: a class is not entered)
-              and _result_dropped(path[:-2], path[-2])
-              and pure(path[-2])}
+    unread = {
+        id(path[-2])
+        for paths in loads.values()
+        for path in paths  # `f(keys)`, its result dropped
+        if len(path) >= 3
+        and isinstance(path[-1], cst.Arg)
+        and isinstance(path[-2], cst.Call)  # (always, an argument's parent: a class is not entered)
+        and _result_dropped(path[:-2], path[-2])
+        and pure(path[-2])
+    }
     for name, calls in assigned.items():
         call = calls[0] if len(calls) == 1 else None
-        if (call is not None and loads.get(name) and pure(call)
-                and all(_dropped(name, path, assigned, loads, pure, 0) for path in loads[name])):
+        if (
+            call is not None
+            and loads.get(name)
+            and pure(call)
+            and all(_dropped(name, path, assigned, loads, pure, 0) for path in loads[name])
+        ):
             unread.add(id(call))
     return unread
 
@@ -884,11 +919,18 @@ def _dropped(name: str, path: tuple[cst.CSTNode, ...], assigned, loads, pure, de
     if _result_dropped(outer, call):
         return True
     holder = outer[-1] if outer else None
-    if (isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Name)
-            and holder.value is call):
+    if (
+        isinstance(holder, cst.Assign)
+        and len(holder.targets) == 1
+        and isinstance(holder.targets[0].target, cst.Name)
+        and holder.value is call
+    ):
         result = holder.targets[0].target.value
-        return len(assigned.get(result, ())) >= 1 and bool(loads.get(result)) and all(
-            _dropped(result, other, assigned, loads, pure, depth + 1) for other in loads[result])
+        return (
+            len(assigned.get(result, ())) >= 1
+            and bool(loads.get(result))
+            and all(_dropped(result, other, assigned, loads, pure, depth + 1) for other in loads[result])
+        )
     return False
 
 
@@ -911,8 +953,10 @@ def _changed_containers(body: cst.CSTNode) -> set[str]:
         kind = type(node)
         if kind in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For):
             targets: list[cst.BaseExpression] = (
-                [t.target for t in cast(cst.Assign, node).targets] if kind is cst.Assign
-                else [cast("cst.AugAssign | cst.AnnAssign | cst.Del | cst.For", node).target])
+                [t.target for t in cast(cst.Assign, node).targets]
+                if kind is cst.Assign
+                else [cast("cst.AugAssign | cst.AnnAssign | cst.Del | cst.For", node).target]
+            )
             while targets:
                 target = targets.pop()
                 if type(target) in (cst.Tuple, cst.List):
@@ -936,8 +980,11 @@ def _self_targets(node: cst.CSTNode):
     if kind is cst.FunctionDef or kind is cst.ClassDef:
         return
     if kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
-        targets = ([t.target for t in cast(cst.Assign, node).targets] if kind is cst.Assign
-                   else [cast("cst.AugAssign | cst.AnnAssign", node).target])
+        targets = (
+            [t.target for t in cast(cst.Assign, node).targets]
+            if kind is cst.Assign
+            else [cast("cst.AugAssign | cst.AnnAssign", node).target]
+        )
         for target in targets:
             yield from _self_refs(target)
         return

@@ -5,7 +5,6 @@ from __future__ import annotations
 import libcst as cst
 
 
-
 class NameReads(cst.CSTVisitor):
     """The names an expression or block reads, outside nested functions (which run only if called)."""
 

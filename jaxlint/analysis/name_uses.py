@@ -7,7 +7,6 @@ from collections import Counter
 import libcst as cst
 
 
-
 def name_uses(module: cst.Module, names: set[str]) -> Counter[str]:
     """How often each of `names` is used outside import statements. Counted only when needed: a
     rule hooking every name would make the single traversal visit every token of every file."""

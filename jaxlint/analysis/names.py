@@ -45,8 +45,7 @@ def _scope_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
 
 
 def _block_bodies(block: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    parts = [getattr(block, "body", None), getattr(block, "orelse", None),
-             getattr(block, "finalbody", None)]
+    parts = [getattr(block, "body", None), getattr(block, "orelse", None), getattr(block, "finalbody", None)]
     parts.extend(getattr(block, "handlers", ()))
     for part in parts:
         while part is not None:
@@ -141,9 +140,12 @@ class Names:
     def spelling(self, qualified: str) -> str | None:
         """The shortest name for `qualified` that this scope's imports give (`jnp.minimum`), or None."""
         candidates = sorted(
-            (local + qualified[len(target):]
-             for scope in self._scopes for local, target in scope.items()
-             if target and (qualified == target or qualified.startswith(target + "."))),
+            (
+                local + qualified[len(target) :]
+                for scope in self._scopes
+                for local, target in scope.items()
+                if target and (qualified == target or qualified.startswith(target + "."))
+            ),
             key=len,
         )
         return next((spelled for spelled in candidates if self._resolve(spelled) == qualified), None)

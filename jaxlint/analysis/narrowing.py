@@ -14,9 +14,11 @@ from jaxlint.analysis.names import Names
 from jaxlint.model.functions import ARRAY_CLASSES, NOT_ARRAY_CLASSES
 
 
-def not_an_array(test: cst.BaseExpression, names: Names,
-                 definition: Callable[[cst.BaseExpression], cst.CSTNode | None] = lambda _: None,
-                 ) -> tuple[str, bool] | None:
+def not_an_array(
+    test: cst.BaseExpression,
+    names: Names,
+    definition: Callable[[cst.BaseExpression], cst.CSTNode | None] = lambda _: None,
+) -> tuple[str, bool] | None:
     """For `isinstance(x, T)`: (`x`, True) when no JAX array passes the test (then `x` is no array in
     the body), (`x`, False) when every JAX array passes it (then `x` is no array in the `else`); the
     other way round for `not isinstance(x, T)`. A call of a function of the module that only returns such
@@ -28,13 +30,19 @@ def not_an_array(test: cst.BaseExpression, names: Names,
     call: cst.BaseExpression | None = test
     if type(test) is cst.Call and not (type(test.func) is cst.Name and test.func.value == "isinstance"):
         call = _inlined(test, definition(test.func))
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"
-            and len(call.args) == 2 and isinstance(call.args[0].value, cst.Name)):
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "isinstance"
+        and len(call.args) == 2
+        and isinstance(call.args[0].value, cst.Name)
+    ):
         return None
     types = call.args[1].value
     elements = [element.value for element in types.elements] if isinstance(types, cst.Tuple) else [types]
-    classes = {names.qualified(element) or (element.value if isinstance(element, cst.Name) else None)
-               for element in elements}
+    classes = {
+        names.qualified(element) or (element.value if isinstance(element, cst.Name) else None) for element in elements
+    }
     subject = call.args[0].value.value
     if classes <= NOT_ARRAY_CLASSES:
         return subject, True
@@ -52,8 +60,13 @@ def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression
     if type(line) is not cst.SimpleStatementLine or type(line.body[0]) is not cst.Return:
         return None
     test = line.body[0].value
-    if not (type(test) is cst.Call and type(test.func) is cst.Name and test.func.value == "isinstance"
-            and len(test.args) == 2 and type(test.args[0].value) is cst.Name):
+    if not (
+        type(test) is cst.Call
+        and type(test.func) is cst.Name
+        and test.func.value == "isinstance"
+        and len(test.args) == 2
+        and type(test.args[0].value) is cst.Name
+    ):
         return None
     params = [param.name.value for param in function.params.params]
     subject = test.args[0].value.value
@@ -63,4 +76,3 @@ def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression
     if given.keyword is not None or given.star:
         return None
     return test.with_changes(args=[test.args[0].with_changes(value=given.value), test.args[1]])
-

@@ -15,8 +15,15 @@ import libcst as cst
 from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.names import Names
 from jaxlint.model.pytrees import (
-    CLASS_VARIABLE_ANNOTATIONS, DATACLASS_DECORATORS, LISTED_REGISTRATION, METADATA_FIELD_CALLS, NAMEDTUPLE_BASES,
-    PYTREE_BASES, PYTREE_DECORATORS, STATIC_FIELD_CALLS, STATIC_FIELD_SPECS,
+    CLASS_VARIABLE_ANNOTATIONS,
+    DATACLASS_DECORATORS,
+    LISTED_REGISTRATION,
+    METADATA_FIELD_CALLS,
+    NAMEDTUPLE_BASES,
+    PYTREE_BASES,
+    PYTREE_DECORATORS,
+    STATIC_FIELD_CALLS,
+    STATIC_FIELD_SPECS,
 )
 from jaxlint.model.transforms import PARTIAL
 
@@ -39,8 +46,11 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
     if any(arg.keyword is not None or arg.star for arg in cls.bases):
         return None
     bases = [names.qualified(base.value) for base in cls.bases]
-    registering = [d.decorator for d in cls.decorators
-                   if names.qualified(_decorator_function(d.decorator)) not in DATACLASS_DECORATORS]
+    registering = [
+        d.decorator
+        for d in cls.decorators
+        if names.qualified(_decorator_function(d.decorator)) not in DATACLASS_DECORATORS
+    ]
     namedtuple = bool(bases) and all(base in NAMEDTUPLE_BASES for base in bases) and not cls.decorators
     listed = None
     if not bases and len(registering) == 1:
@@ -66,7 +76,11 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
             if static:
                 fields[name] = Field(static=True)
                 continue
-            scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALARS and names.qualified(annotation) is None
+            scalar = (
+                isinstance(annotation, cst.Name)
+                and annotation.value in _SCALARS
+                and names.qualified(annotation) is None
+            )
             leaf = scalar or is_array_annotation(annotation, names)
             fields[name] = Field(static=False, leaf=leaf, cls=None if leaf else class_of(annotation))
     return fields
@@ -90,8 +104,11 @@ def _listed_fields(decorator: cst.BaseExpression, names: Names) -> tuple[set[str
 def _strings(expr: cst.BaseExpression) -> set[str] | None:
     if not isinstance(expr, (cst.List, cst.Tuple)):
         return None
-    found = {cast(str, element.value.evaluated_value)  # a bytes literal passes through as before
-             for element in expr.elements if isinstance(element.value, cst.SimpleString)}
+    found = {
+        cast(str, element.value.evaluated_value)  # a bytes literal passes through as before
+        for element in expr.elements
+        if isinstance(element.value, cst.SimpleString)
+    }
     return found if len(found) == len(expr.elements) else None
 
 
@@ -106,7 +123,8 @@ def _plain_registration(decorator: cst.BaseExpression, names: Names) -> bool:
         return False
     return not isinstance(decorator, cst.Call) or all(
         arg.keyword is not None and arg.keyword.value not in ("data_fields", "meta_fields", "drop_fields")
-        for arg in decorator.args)
+        for arg in decorator.args
+    )
 
 
 def _static_default(value: cst.BaseExpression | None, names: Names) -> bool:
@@ -135,10 +153,16 @@ def _is_constant(expr: cst.BaseExpression, wanted: bool) -> bool:
 def _static_metadata(expr: cst.BaseExpression) -> bool:
     """`dict(static=True)` or `{"static": True}`."""
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict":
-        return any(arg.keyword is not None and arg.keyword.value == "static" and _is_constant(arg.value, True)
-                   for arg in expr.args)
+        return any(
+            arg.keyword is not None and arg.keyword.value == "static" and _is_constant(arg.value, True)
+            for arg in expr.args
+        )
     if isinstance(expr, cst.Dict):
-        return any(isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
-                   and element.key.evaluated_value == "static" and _is_constant(element.value, True)
-                   for element in expr.elements)
+        return any(
+            isinstance(element, cst.DictElement)
+            and isinstance(element.key, cst.SimpleString)
+            and element.key.evaluated_value == "static"
+            and _is_constant(element.value, True)
+            for element in expr.elements
+        )
     return False

@@ -56,12 +56,24 @@ class RoundFacts:
         """Whether another round would see what this one saw: the same traced scopes and keys, and for
         every call whose value was asked, the summary it was given. (A summary no call asked about
         changes nothing.)"""
-        return (all(getattr(self, name) == getattr(before, name) for name in _FLOW_FIELDS)
-                and all(self.summary_of(call) == summary for call, summary in used.items()))
+        return all(getattr(self, name) == getattr(before, name) for name in _FLOW_FIELDS) and all(
+            self.summary_of(call) == summary for call, summary in used.items()
+        )
 
 
-_FLOW_FIELDS = ("applied", "passed", "entries", "scalars", "lists", "arrays", "host", "kernels", "consumes", "consuming",
-                "key_params")
+_FLOW_FIELDS = (
+    "applied",
+    "passed",
+    "entries",
+    "scalars",
+    "lists",
+    "arrays",
+    "host",
+    "kernels",
+    "consumes",
+    "consuming",
+    "key_params",
+)
 
 
 @dataclass(frozen=True)
@@ -124,8 +136,7 @@ class Returned:
             if value is not None and value.kind is Kind.TRACED and value.tracer is not None:
                 tracer = replace(value.tracer, returned_by=self.function)
                 return Value(Kind.TRACED, tracer, container=self.container)
-        if self.params and not all((value := given.get(param)) is not None and value.is_array
-                                   for param in self.params):
+        if self.params and not all((value := given.get(param)) is not None and value.is_array for param in self.params):
             return None  # the result follows arguments whose values are unknown
         return self.value
 
@@ -208,19 +219,19 @@ def _binds_itself(statement: cst.CSTNode, name: str) -> bool:
 
 
 def _is_static(function: cst.FunctionDef) -> bool:
-    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-               for d in function.decorators)
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators)
 
 
 def _is_classmethod(function: cst.FunctionDef) -> bool:
-    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod"
-               for d in function.decorators)
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod" for d in function.decorators)
 
 
 def is_property(function: cst.FunctionDef) -> bool:
     """`@property`, `@cached_property`, `@x.setter`: reading the attribute runs it, calling calls its result."""
-    return any(_dotted_tail(d.decorator) in ("property", "cached_property", "setter", "getter", "deleter")
-               for d in function.decorators)
+    return any(
+        _dotted_tail(d.decorator) in ("property", "cached_property", "setter", "getter", "deleter")
+        for d in function.decorators
+    )
 
 
 def _dotted_tail(expr: cst.BaseExpression) -> str | None:
@@ -243,8 +254,10 @@ def _is_init(function: cst.CSTNode) -> bool:
 def is_scalar_literal(expr: cst.BaseExpression) -> bool:
     if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
         expr = expr.expression
-    return type(expr) is cst.Integer or type(expr) is cst.Float or (
-        type(expr) is cst.Name and expr.value in ("True", "False")
+    return (
+        type(expr) is cst.Integer
+        or type(expr) is cst.Float
+        or (type(expr) is cst.Name and expr.value in ("True", "False"))
     )
 
 
@@ -264,9 +277,11 @@ def _none_at(function: cst.FunctionDef, bound: int, call: _Call) -> dict[str, bo
 
 
 class ScopeRecorder:
-    def __init__(self, overridden: Set[tuple[int, str]] = frozenset(),
-                 method: Callable[[cst.ClassDef, str, cst.CSTNode | None], cst.CSTNode | None] = lambda c, n, own: own
-                 ) -> None:
+    def __init__(
+        self,
+        overridden: Set[tuple[int, str]] = frozenset(),
+        method: Callable[[cst.ClassDef, str, cst.CSTNode | None], cst.CSTNode | None] = lambda c, n, own: own,
+    ) -> None:
         """`overridden`: (id of a class, name) for the methods a subclass in the module defines again;
         `method(cls, name, own)`: the def that `name` finds on an instance of `cls`, given the class's own def of
         that name (None: it has none; a base class's may be found)."""
@@ -326,16 +341,21 @@ class ScopeRecorder:
         """`method` is `obj.m` where `obj` holds an instance of `cls` (a plain class) at that point."""
         self._receivers[id(method)] = cls
 
-    def alias(self, chain: Chain, name: str, target: cst.BaseExpression, bound: int = 0,
-              bound_names: frozenset[str] = frozenset()) -> None:
+    def alias(
+        self,
+        chain: Chain,
+        name: str,
+        target: cst.BaseExpression,
+        bound: int = 0,
+        bound_names: frozenset[str] = frozenset(),
+    ) -> None:
         """`name = jax.jit(target)`, `name = lambda ...` or `name = partial(target, cfg, k=v)`: calling
         `name` calls `target`, with the first `bound` parameters and `bound_names` already given."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
         self._alias_names[(id(chain[-1]), name)] = bound_names
         self._aliased_last.add((id(chain[-1]), name))
 
-    def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
-                     ) -> frozenset[str]:
+    def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
         aliases (`mapped = jax.vmap(inner)`)."""
         if isinstance(expr, cst.Name) and depth < 3:
@@ -346,8 +366,9 @@ class ScopeRecorder:
                     return self._alias_names[key] | self._bound_names(alias_chain, target, depth + 1)
         return frozenset()
 
-    def aliased(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0
-                ) -> tuple[cst.BaseExpression, int, frozenset[str]]:
+    def aliased(
+        self, chain: Chain, expr: cst.BaseExpression, depth: int = 0
+    ) -> tuple[cst.BaseExpression, int, frozenset[str]]:
         """What a name stands for when aliases bind it (as `_resolve` follows them), with the parameters they
         fill: `losses.loss_fn` and `model` for `loss` after `loss = partial(losses.loss_fn, model=m)`;
         `expr` itself otherwise."""
@@ -458,8 +479,11 @@ class ScopeRecorder:
             node, bound = self._resolve(chain, target)
             if node is None:
                 continue
-            params = Signature.of(cast("cst.FunctionDef | cst.Lambda", node).params).after(
-                replace(transform, bound=transform.bound + bound)).positional
+            params = (
+                Signature.of(cast("cst.FunctionDef | cst.Lambda", node).params)
+                .after(replace(transform, bound=transform.bound + bound))
+                .positional
+            )
             if index < len(params):
                 facts.lists[node] = facts.lists.get(node, frozenset()) | {params[index]}
 
@@ -475,8 +499,9 @@ class ScopeRecorder:
         if self._news is not None and param not in self._known.consumes.get(function, ()):
             self._announce()
 
-    def key_call(self, chain: Chain, call: cst.Call, caller: cst.CSTNode | None, params: list[str | None],
-                 keyed: list[bool]) -> None:
+    def key_call(
+        self, chain: Chain, call: cst.Call, caller: cst.CSTNode | None, params: list[str | None], keyed: list[bool]
+    ) -> None:
         """A call passing keys (from a function, or from module level: `caller` None); `params[i]` is the
         caller's key parameter given as argument i, if any; `keyed[i]` whether argument i holds a key."""
         self._key_calls.append((chain, call, caller, params, keyed))
@@ -487,7 +512,9 @@ class ScopeRecorder:
 
     def _key_summaries(self, facts: RoundFacts) -> None:
         """Which key parameters each function consumes, through its callees too, and what each call consumes."""
-        consumes: dict[cst.CSTNode | None, set[str]] = {node: set(params) for node, params in self._key_consumed.items()}
+        consumes: dict[cst.CSTNode | None, set[str]] = {
+            node: set(params) for node, params in self._key_consumed.items()
+        }
         edges = []
         key_params: dict[cst.CSTNode, set[str]] = {}
         for chain, call, caller, params, keyed in self._key_calls:
@@ -528,8 +555,9 @@ class ScopeRecorder:
             # (`if aux: def f(x): ...` / `else: f = lambda x: ...`): transformed here is what that assignment
             # binds, with what it binds of its parameters.
             chain, resolved, bound = self._aliases[key]
-            transform = replace(transform, bound=transform.bound + bound,
-                                bound_names=transform.bound_names | self._alias_names[key])
+            transform = replace(
+                transform, bound=transform.bound + bound, bound_names=transform.bound_names | self._alias_names[key]
+            )
         else:
             defined = self._defs.get(key)
             if isinstance(defined, cst.FunctionDef):
@@ -538,8 +566,16 @@ class ScopeRecorder:
         if self._news is not None:
             self._learned(chain, resolved, self._known.applied)
 
-    def call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression, args: list[cst.Arg],
-             values: list[Value | None], caller: str | None, via: AppliedTransform | None) -> None:
+    def call(
+        self,
+        chain: Chain,
+        call: cst.Call,
+        func: cst.BaseExpression,
+        args: list[cst.Arg],
+        values: list[Value | None],
+        caller: str | None,
+        via: AppliedTransform | None,
+    ) -> None:
         """A call worth resolving: from a traced scope, or passing scalar literals (marked STATIC here)."""
         positional: list[Value | None] = []
         keywords: list[tuple[str, Value]] = []
@@ -562,8 +598,9 @@ class ScopeRecorder:
             elif Kind.ARRAY in given:
                 self._learned(chain, func, self._known.arrays)
 
-    def _resolve(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
-                 ) -> tuple[cst.CSTNode | None, int]:
+    def _resolve(
+        self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
+    ) -> tuple[cst.CSTNode | None, int]:
         """The function node an expression names, and how many leading parameters are bound (self)."""
         kind = type(expr)
         if kind is cst.Lambda or kind is cst.FunctionDef:
@@ -675,8 +712,14 @@ class ScopeRecorder:
                     passed = facts.passed.setdefault(node, {})
                     if param not in passed:
                         via = AppliedTransform(value.tracer.transform.name, call.node, value.tracer.staged)
-                        passed[param] = Tracer(name, param, via, call.caller, value.container,
-                                               differentiated_by=value.tracer.differentiated_by)
+                        passed[param] = Tracer(
+                            name,
+                            param,
+                            via,
+                            call.caller,
+                            value.container,
+                            differentiated_by=value.tracer.differentiated_by,
+                        )
         for node, answers in traced_calls.items():
             common = agreed(answers) if node not in facts.applied else {}
             rebound = rebound_names(node.body) if common and isinstance(node, cst.FunctionDef) else set()
@@ -684,8 +727,18 @@ class ScopeRecorder:
             if common:
                 facts.nones[node] = common
         # A subclass elsewhere that defines one of these again changes what this module's analysis finds.
-        learned = (facts.applied, facts.passed, facts.entries, facts.scalars, facts.returns, facts.consumes,
-                   facts.key_params, facts.host, facts.kernels)
-        self.self_calls = {name for name, node in self._self_calls
-                           if node is not None and any(node in table for table in learned)}
+        learned = (
+            facts.applied,
+            facts.passed,
+            facts.entries,
+            facts.scalars,
+            facts.returns,
+            facts.consumes,
+            facts.key_params,
+            facts.host,
+            facts.kernels,
+        )
+        self.self_calls = {
+            name for name, node in self._self_calls if node is not None and any(node in table for table in learned)
+        }
         return facts

@@ -25,8 +25,22 @@ from jaxlint.analysis.names import Names
 from jaxlint.model.functions import UNTRACEABLE_ANNOTATIONS
 from jaxlint.model.transforms import (
     FORI_LOOP,
-    BUILDS_JAXPR, CUSTOM, GRAD, GRADIENTS, HOST_CALLBACKS, JIT_LIKE, JITS, LAX_BODIES, MAP, ONLY_TRACE, PARTIAL,
-    PRIMALS, REF_KERNELS, STAGED, TRANSFORMS, Callables,
+    BUILDS_JAXPR,
+    CUSTOM,
+    GRAD,
+    GRADIENTS,
+    HOST_CALLBACKS,
+    JIT_LIKE,
+    JITS,
+    LAX_BODIES,
+    MAP,
+    ONLY_TRACE,
+    PARTIAL,
+    PRIMALS,
+    REF_KERNELS,
+    STAGED,
+    TRANSFORMS,
+    Callables,
 )
 
 
@@ -102,22 +116,29 @@ class Tracer:
         if self.path:
             whole = replace(self, path="")
             if self.returned_by is None and self.caller is None:
-                return (f"`{self.param}{self.path}` is a field of `{self.param}`, a traced argument of "
-                        f"`{self.function}`, transformed by `{self.transform.name}` at "
-                        f"{self.transform.where(line_of)}")
+                return (
+                    f"`{self.param}{self.path}` is a field of `{self.param}`, a traced argument of "
+                    f"`{self.function}`, transformed by `{self.transform.name}` at "
+                    f"{self.transform.where(line_of)}"
+                )
             return f"`{self.param}{self.path}` is a field of `{self.param}`: {whole.describe(line_of)}"
         if self.returned_by is not None:
             origin = replace(self, returned_by=None).describe(line_of)
             return f"returned by `{self.returned_by}` from a traced argument: {origin}"
         if self.caller is not None and self.transform.origin is not None:
-            return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from `{self.caller}` "
-                    f"({self.transform.origin}), transformed by `{self.transform.name}`")
+            return (
+                f"`{self.param}` is traced: `{self.function}` is called with a tracer from `{self.caller}` "
+                f"({self.transform.origin}), transformed by `{self.transform.name}`"
+            )
         where = self.transform.where(line_of)
         if self.caller is not None:
-            return (f"`{self.param}` is traced: `{self.function}` is called with a tracer from "
-                    f"`{self.caller}` at {where}")
-        return (f"`{self.param}` is a traced argument of `{self.function}`, "
-                f"transformed by `{self.transform.name}` at {where}")
+            return (
+                f"`{self.param}` is traced: `{self.function}` is called with a tracer from `{self.caller}` at {where}"
+            )
+        return (
+            f"`{self.param}` is a traced argument of `{self.function}`, "
+            f"transformed by `{self.transform.name}` at {where}"
+        )
 
 
 @dataclass(frozen=True)
@@ -191,8 +212,9 @@ def decorator_transform(decorator: cst.Decorator, names: Names, table: Transform
     return _configured(decorator.decorator, decorator, names, table)
 
 
-def _configured(expr: cst.BaseExpression, node: cst.CSTNode, names: Names, table: TransformTable
-                ) -> AppliedTransform | None:
+def _configured(
+    expr: cst.BaseExpression, node: cst.CSTNode, names: Names, table: TransformTable
+) -> AppliedTransform | None:
     """The transform a configured decorator applies (`partial(jax.jit, static_argnums=1)`,
     `jax.jit(static_argnames="n")`), placed at `node`; None when `expr` is not one."""
     if not isinstance(expr, cst.Call):
@@ -237,7 +259,7 @@ def applied_transforms(
         bodies += [keywords[w] for w in words if w in keywords]
         found = []
         for body in bodies:
-            for item in (body.elements if isinstance(body, (cst.List, cst.Tuple)) else [body]):
+            for item in body.elements if isinstance(body, (cst.List, cst.Tuple)) else [body]:
                 value = item.value if isinstance(item, cst.BaseElement) else item
                 target, bound, bound_names = unwrap(value, names, table)
                 if target is not None:
@@ -246,8 +268,9 @@ def applied_transforms(
     return []
 
 
-def _decorated_by_hand(call: cst.Call, names: Names, table: TransformTable
-                       ) -> list[tuple[cst.BaseExpression, AppliedTransform]]:
+def _decorated_by_hand(
+    call: cst.Call, names: Names, table: TransformTable
+) -> list[tuple[cst.BaseExpression, AppliedTransform]]:
     """`partial(jax.jit, static_argnames="n")(f)`, `jax.jit(static_argnums=1)(f)`: a configured decorator
     applied by a call."""
     if not isinstance(call.func, cst.Call) or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
@@ -278,8 +301,12 @@ def _callable_given(call: cst.Call, names: Names, table: dict[str, Callables]) -
     positions, words = spec
     given = (argument(call, position, word) for position, word in zip(positions, words))
     target = next((t for t in given if t is not None), None)
-    while (isinstance(target, cst.Call) and names.qualified(target.func) in PARTIAL and target.args
-           and target.args[0].keyword is None):
+    while (
+        isinstance(target, cst.Call)
+        and names.qualified(target.func) in PARTIAL
+        and target.args
+        and target.args[0].keyword is None
+    ):
         target = target.args[0].value
     return target if isinstance(target, (cst.Name, cst.Lambda, cst.Attribute)) else None
 
@@ -332,15 +359,21 @@ class Signature:
             tuple(p.name.value for p in params.kwonly_params),
             frozenset(p.name.value for p in every if p.default is not None),
             {p.name.value: p.annotation.annotation for p in every if p.annotation is not None},
-            frozenset(p.name.value for p in every
-                      if isinstance(p.default, cst.Name) and p.default.value in ("True", "False")),
+            frozenset(
+                p.name.value for p in every if isinstance(p.default, cst.Name) and p.default.value in ("True", "False")
+            ),
         )
 
     def after(self, transform: AppliedTransform) -> "Signature":
         """The signature the transform sees, once `partial` (or `self`) has bound some parameters."""
-        keep = [p for p in self.positional[transform.bound:] if p not in transform.bound_names]
-        return Signature(tuple(keep), tuple(p for p in self.keyword_only if p not in transform.bound_names),
-                         self.defaults, self.annotations, self.flags)
+        keep = [p for p in self.positional[transform.bound :] if p not in transform.bound_names]
+        return Signature(
+            tuple(keep),
+            tuple(p for p in self.keyword_only if p not in transform.bound_names),
+            self.defaults,
+            self.annotations,
+            self.flags,
+        )
 
     @property
     def all(self) -> tuple[str, ...]:
@@ -381,7 +414,10 @@ def _positions(signature: Signature, argnums: tuple[int, ...]) -> set[str]:
 
 
 def _traced_and_static(
-    transform: AppliedTransform, signature: Signature, names: Names, table: TransformTable,
+    transform: AppliedTransform,
+    signature: Signature,
+    names: Names,
+    table: TransformTable,
     given: frozenset[str] = frozenset(),
 ) -> tuple[set[str], set[str]]:
     """Parameters this transform makes tracers, and parameters it keeps static.
@@ -413,8 +449,11 @@ def _traced_and_static(
         return everything - static, static
     if name in LAX_BODIES or family == PRIMALS:
         return everything, set()
-    traced = {p for p, annotation in signature.annotations.items()
-              if p in everything and is_array_annotation(annotation, names)}
+    traced = {
+        p
+        for p, annotation in signature.annotations.items()
+        if p in everything and is_array_annotation(annotation, names)
+    }
     return traced, set()
 
 
@@ -422,8 +461,11 @@ def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[
     """The parameters whose entry in a literal `in_specs` tuple is `None`."""
     if not isinstance(specs, (cst.Tuple, cst.List)) or len(specs.elements) != len(signature.positional):
         return set()
-    return {name for name, element in zip(signature.positional, specs.elements)
-            if isinstance(element.value, cst.Name) and element.value.value == "None"}
+    return {
+        name
+        for name, element in zip(signature.positional, specs.elements)
+        if isinstance(element.value, cst.Name) and element.value.value == "None"
+    }
 
 
 def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str]:
@@ -436,7 +478,8 @@ def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str
         ):
             raise NotLiteral
         return {
-            name for name, axis in zip(signature.positional, axes)
+            name
+            for name, axis in zip(signature.positional, axes)
             if not (isinstance(axis, cst.Name) and axis.value == "None")
         }
     raise NotLiteral
@@ -445,8 +488,11 @@ def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str
 def _untraceable(signature: Signature) -> set[str]:
     """The parameters annotated with a type no transform traces (`pbn: str`): a transform given one raises
     at the call, so the body never runs with a tracer there."""
-    return {param for param, annotation in signature.annotations.items()
-            if isinstance(annotation, cst.Name) and annotation.value in UNTRACEABLE_ANNOTATIONS}
+    return {
+        param
+        for param, annotation in signature.annotations.items()
+        if isinstance(annotation, cst.Name) and annotation.value in UNTRACEABLE_ANNOTATIONS
+    }
 
 
 def traced_function(
@@ -469,8 +515,7 @@ def traced_function(
     gradients: dict[str, tuple[str, ...]] = {}
     for transform in transforms:
         try:
-            more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table,
-                                                          given)
+            more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table, given)
         except NotLiteral:
             continue
         seen = signature.after(transform).positional
@@ -486,7 +531,9 @@ def traced_function(
     for param, tracer in passed.items():
         if param not in static:
             traced.setdefault(param, tracer)
-    staged = (any(t.staged for t in transforms) or any(t.staged for t in passed.values())
-              or any(e.via.staged for e in entries))
-    return TracedFunction(name, traced, frozenset(static - set(traced)), staged, tuple(transforms),
-                          tuple(entries))
+    staged = (
+        any(t.staged for t in transforms)
+        or any(t.staged for t in passed.values())
+        or any(e.via.staged for e in entries)
+    )
+    return TracedFunction(name, traced, frozenset(static - set(traced)), staged, tuple(transforms), tuple(entries))

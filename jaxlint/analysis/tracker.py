@@ -37,11 +37,31 @@ from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.pytrees import pytree_fields
 from jaxlint.analysis.scopes import Returned, RoundFacts, ScopeRecorder, is_scalar_literal, method_bound
 from jaxlint.analysis.traced import (
-    DEFAULT_TABLE, Signature, TracedFunction, Tracer, AppliedTransform, TransformTable, applied_transforms,
-    decorator_transform, host_callback_target, ref_kernel_target, traced_function,
+    DEFAULT_TABLE,
+    Signature,
+    TracedFunction,
+    Tracer,
+    AppliedTransform,
+    TransformTable,
+    applied_transforms,
+    decorator_transform,
+    host_callback_target,
+    ref_kernel_target,
+    traced_function,
 )
 from jaxlint.analysis.values import (
-    ARRAY, REF, STATIC, Contents, Evaluator, Kind, Value, after_method, bound_names, join, pytree_after, stored,
+    ARRAY,
+    REF,
+    STATIC,
+    Contents,
+    Evaluator,
+    Kind,
+    Value,
+    after_method,
+    bound_names,
+    join,
+    pytree_after,
+    stored,
     unknown_contents,
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
@@ -109,8 +129,9 @@ class _NoCallee(enum.Enum):
 _NO_CALLEE: Final = _NoCallee.NO_CALLEE  # a call of nothing this module defines
 
 
-def _by_parameter(call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]
-                  ) -> dict[str, Value | None]:
+def _by_parameter(
+    call: cst.Call, arguments: list[Value | None], positional: tuple[str, ...]
+) -> dict[str, Value | None]:
     """The values of a call's arguments by the callee's parameter names (up to a `*args`)."""
     names = iter(positional)
     given: dict[str, Value | None] = {}
@@ -138,9 +159,16 @@ def _forget(env: Env, names) -> None:
 
 
 class ValueTracker(Domain):
-    def __init__(self, module: cst.Module, known: RoundFacts, table: TransformTable = DEFAULT_TABLE,
-                 key_names: tuple[str, ...] = DEFAULT_KEY_NAMES, context: ModuleContext | None = None,
-                 donations: bool = True, jax_version: str | None = None) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        known: RoundFacts,
+        table: TransformTable = DEFAULT_TABLE,
+        key_names: tuple[str, ...] = DEFAULT_KEY_NAMES,
+        context: ModuleContext | None = None,
+        donations: bool = True,
+        jax_version: str | None = None,
+    ) -> None:
         """`donations`: follow donated buffers too (only a rule that asks about them needs the domain);
         `jax_version`: the release the code must run on (how a jitted call's keywords are matched)."""
         self.context = context
@@ -174,8 +202,9 @@ class ValueTracker(Domain):
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
-        self._evaluator = Evaluator(self.names, self._lookup, table, self._returned, self._computed_tracer,
-                                    self._pytree_fields)
+        self._evaluator = Evaluator(
+            self.names, self._lookup, table, self._returned, self._computed_tracer, self._pytree_fields
+        )
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._untraced = 0  # how many `with jax.disable_jit():` blocks are around
@@ -198,8 +227,12 @@ class ValueTracker(Domain):
         elsewhere = context.imported.overridden if context is not None else {}
         if not elsewhere:
             return found
-        return found | {(id(statement), name) for statement in module.body if isinstance(statement, cst.ClassDef)
-                        for name in elsewhere.get(statement.name.value, ())}
+        return found | {
+            (id(statement), name)
+            for statement in module.body
+            if isinstance(statement, cst.ClassDef)
+            for name in elsewhere.get(statement.name.value, ())
+        }
 
     # ------------------------------------------------------------------ queries
 
@@ -212,8 +245,11 @@ class ValueTracker(Domain):
     def _bases_elsewhere(self) -> bool:
         """Whether a class of this module derives from one of another module of the project (_inherited_elsewhere)."""
         return self._in_project is not None and any(
-            self._in_project(self._module_names.qualified(arg.value) or "") for statement in self._module.body
-            if type(statement) is cst.ClassDef for arg in statement.bases)
+            self._in_project(self._module_names.qualified(arg.value) or "")
+            for statement in self._module.body
+            if type(statement) is cst.ClassDef
+            for arg in statement.bases
+        )
 
     @cached_property
     def callees(self) -> Callees:
@@ -403,7 +439,11 @@ class ValueTracker(Domain):
             instance = held.instance if held is not None else None
         elif id(func) in self._fixed_receivers:
             instance = self._fixed_receivers[id(func)]
-        elif type(func.value) is cst.Attribute and type(func.value.value) is cst.Name and func.value.value.value == "self":
+        elif (
+            type(func.value) is cst.Attribute
+            and type(func.value.value) is cst.Name
+            and func.value.value.value == "self"
+        ):
             instance = self._fixed_receivers[id(func)] = self._self_attribute(func.value)
         elif type(func.value) is cst.Call:  # `Model().predict(x)`
             made = self._instance(func.value)
@@ -418,12 +458,19 @@ class ValueTracker(Domain):
         """The class of the instance `self.attr` holds in a method of a module-level class, when the class's
         `__init__` alone sets it, once, to a call of a class (callees.ModuleBindings.attribute_instance) and no
         subclass in another module binds `attr` (Imported.overridden)."""
-        if len(self._chain) != 3 or type(self._chain[1]) is not cst.ClassDef or type(self._chain[2]) is not cst.FunctionDef:
+        if (
+            len(self._chain) != 3
+            or type(self._chain[1]) is not cst.ClassDef
+            or type(self._chain[2]) is not cst.FunctionDef
+        ):
             return None
         cls, method = self._chain[1], self._chain[2]
         params = [*method.params.posonly_params, *method.params.params]
-        if not params or params[0].name.value != "self" or any(
-                getattr(d.decorator, "value", None) in ("staticmethod", "classmethod") for d in method.decorators):
+        if (
+            not params
+            or params[0].name.value != "self"
+            or any(getattr(d.decorator, "value", None) in ("staticmethod", "classmethod") for d in method.decorators)
+        ):
             return None
         attr = expr.attr.value
         call = self._bindings.attribute_instance(cls, attr, self._module_names)
@@ -443,8 +490,11 @@ class ValueTracker(Domain):
 
     def _bindings_owner(self, method: cst.FunctionDef) -> cst.ClassDef:
         """The module-level class whose body defines `method`."""
-        return next(statement for statement in self._module.body
-                    if type(statement) is cst.ClassDef and method in statement.body.body)
+        return next(
+            statement
+            for statement in self._module.body
+            if type(statement) is cst.ClassDef and method in statement.body.body
+        )
 
     def _instance(self, call: cst.Call, chain: tuple[cst.CSTNode, ...] | None = None) -> Value | None:
         """A call of a class of the project gives an instance of it (a class of this module: a plain one); `chain`:
@@ -561,8 +611,11 @@ class ValueTracker(Domain):
         value = self.value_of(node.value)
         for assigned in node.targets:
             left, right = assigned.target, node.value
-            if (isinstance(left, (cst.Tuple, cst.List)) and isinstance(right, (cst.Tuple, cst.List))
-                    and len(left.elements) == len(right.elements)):
+            if (
+                isinstance(left, (cst.Tuple, cst.List))
+                and isinstance(right, (cst.Tuple, cst.List))
+                and len(left.elements) == len(right.elements)
+            ):
                 for element, item in zip(left.elements, right.elements):
                     self._bind(element.value, self.value_of(item.value))
             else:
@@ -689,8 +742,12 @@ class ValueTracker(Domain):
                     self._call_into_project(qualified, node, caller, through_instance)
             elif caller is not None and node.args and type(func) is cst.Name:
                 made, bound, names = self.recorder.aliased(chain, func)
-                factory = self.names.qualified(made.func) if type(made) is cst.Call and not bound and not names else None
-                if factory is not None and self.context.in_project(factory):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
+                factory = (
+                    self.names.qualified(made.func) if type(made) is cst.Call and not bound and not names else None
+                )
+                if factory is not None and self.context.in_project(
+                    factory
+                ):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
                     self._call_into_project(factory, node, caller, False, made=True)
         if not node.args:
             return
@@ -699,8 +756,10 @@ class ValueTracker(Domain):
             values = [self.value_of(arg.value) for arg in node.args]
             if self.names.qualified(node.func) in TREE_MAPS:
                 # The function gets one leaf of each tree: tracers, not pytrees.
-                leaves = [replace(v, container=False, contents=None) if v is not None and v.kind is Kind.TRACED
-                          else None for v in values[1:]]
+                leaves = [
+                    replace(v, container=False, contents=None) if v is not None and v.kind is Kind.TRACED else None
+                    for v in values[1:]
+                ]
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)
@@ -725,8 +784,13 @@ class ValueTracker(Domain):
             return held.contents.kind == "list"
         return held is not None and held.kind is Kind.HOST and not held.numpy
 
-    def _apply_into_project(self, context: ModuleContext, chain: tuple[cst.CSTNode, ...],
-                            target: cst.BaseExpression, transform: AppliedTransform) -> None:
+    def _apply_into_project(
+        self,
+        context: ModuleContext,
+        chain: tuple[cst.CSTNode, ...],
+        target: cst.BaseExpression,
+        transform: AppliedTransform,
+    ) -> None:
         """Record a transform applied to another module's function, there (`lax.scan(ops.body, ...)`) or
         through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
         traces it."""
@@ -740,11 +804,15 @@ class ValueTracker(Domain):
             return
         transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)
         around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
-        self.applications.append(ProjectApplication(target=qualified, transform=transform, around=around,
-                                                    instance=through_instance, made=made))
+        self.applications.append(
+            ProjectApplication(
+                target=qualified, transform=transform, around=around, instance=through_instance, made=made
+            )
+        )
 
-    def _made(self, target: cst.BaseExpression, chain: tuple[cst.CSTNode, ...], bound: int = 0
-              ) -> tuple[cst.BaseExpression, int, frozenset[str]]:
+    def _made(
+        self, target: cst.BaseExpression, chain: tuple[cst.CSTNode, ...], bound: int = 0
+    ) -> tuple[cst.BaseExpression, int, frozenset[str]]:
         """For a call of a factory of this module (`make_loss(2.0)`), the function it returns, with the
         parameters a `partial` around it fills besides `bound`; anything else as it is."""
         if not isinstance(target, cst.Call):
@@ -765,13 +833,15 @@ class ValueTracker(Domain):
         if not isinstance(call.func, (cst.Name, cst.Attribute)):
             return False
         if self._made(call, chain)[0] is call and not (
-                self.context is not None and self.context.in_project(self.names.qualified(call.func))):
+            self.context is not None and self.context.in_project(self.names.qualified(call.func))
+        ):
             return False
         found = self.callees.bindings.binding(target, chain)
         return found is not None and found[0] is call
 
-    def _call_into_project(self, qualified: str, node: cst.Call, caller: TracedFunction,
-                           through_instance: bool, made: bool = False) -> None:
+    def _call_into_project(
+        self, qualified: str, node: cst.Call, caller: TracedFunction, through_instance: bool, made: bool = False
+    ) -> None:
         """Record a traced function's call into another module when it passes tracers (`made`: a call of what
         calling `qualified` gives)."""
         positional: list[int] = []
@@ -787,9 +857,18 @@ class ValueTracker(Domain):
                     keywords.append(arg.keyword.value)
         if positional or keywords:
             trace = caller.trace or AppliedTransform("a traced caller", node, caller.staged)
-            self.outgoing.append(ProjectCall(target=qualified, node=node, caller=caller.name, trace=trace,
-                                             positional=tuple(positional), keywords=tuple(keywords),
-                                             instance=through_instance, made=made))
+            self.outgoing.append(
+                ProjectCall(
+                    target=qualified,
+                    node=node,
+                    caller=caller.name,
+                    trace=trace,
+                    positional=tuple(positional),
+                    keywords=tuple(keywords),
+                    instance=through_instance,
+                    made=made,
+                )
+            )
 
     def _from_other_modules(self, node: cst.FunctionDef | cst.Lambda, name: str) -> dict[str, Tracer]:
         """Tracers that traced functions of other modules pass to this module-level function, or to this
@@ -812,8 +891,11 @@ class ValueTracker(Domain):
             heirs = [cls, *self._heirs().get(id(node), ())]
             given = [(entry, 1) for heir in heirs for entry in entries.get(heir, ())] if name == "__init__" else []
             if self._plain_class(self._chain[1]):
-                given += [(entry, method_bound(node, entry.instance)) for heir in heirs
-                          for entry in entries.get(f"{heir}.{name}", ())]
+                given += [
+                    (entry, method_bound(node, entry.instance))
+                    for heir in heirs
+                    for entry in entries.get(f"{heir}.{name}", ())
+                ]
         else:
             return {}
         positional = Signature.of(node.params).positional
@@ -847,22 +929,45 @@ class ValueTracker(Domain):
         made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
         if made is not None:
             function, factory = made
-            return [AppliedTransform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
-                              a.bound + function.bound, frozenset(a.bound_names) | function.bound_names, a.where)
-                    for a in applied.get(factory, ()) if a.made]
+            return [
+                AppliedTransform(
+                    a.transform,
+                    node,
+                    a.staged,
+                    {option: _option(text) for option, text in a.options},
+                    a.bound + function.bound,
+                    frozenset(a.bound_names) | function.bound_names,
+                    a.where,
+                )
+                for a in applied.get(factory, ())
+                if a.made
+            ]
         if not isinstance(node, cst.FunctionDef):
             return []
         if len(self._chain) == 1:
             given = [(a, 0) for a in applied.get(name, ()) if not a.made]
         elif len(self._chain) == 2 and type(self._chain[1]) is cst.ClassDef and self._plain_class(self._chain[1]):
             heirs = [self._chain[1].name.value, *self._heirs().get(id(node), ())]
-            given = [(a, method_bound(node, a.instance)) for heir in heirs for a in applied.get(f"{heir}.{name}", ())
-                     if not a.made]
+            given = [
+                (a, method_bound(node, a.instance))
+                for heir in heirs
+                for a in applied.get(f"{heir}.{name}", ())
+                if not a.made
+            ]
         else:
             return []
-        return [AppliedTransform(a.transform, node, a.staged, {option: _option(text) for option, text in a.options},
-                          a.bound + bound, frozenset(a.bound_names), a.where)
-                for a, bound in given]
+        return [
+            AppliedTransform(
+                a.transform,
+                node,
+                a.staged,
+                {option: _option(text) for option, text in a.options},
+                a.bound + bound,
+                frozenset(a.bound_names),
+                a.where,
+            )
+            for a, bound in given
+        ]
 
     @cached_property
     def _made_for_other_modules(self) -> dict[cst.CSTNode, tuple[Product, str]]:
@@ -881,7 +986,9 @@ class ValueTracker(Domain):
                 found[made.function] = (made, name)
         return found
 
-    def _traced(self, node: cst.FunctionDef | cst.Lambda, name: str, params: cst.Parameters, transforms) -> TracedFunction | None:
+    def _traced(
+        self, node: cst.FunctionDef | cst.Lambda, name: str, params: cst.Parameters, transforms
+    ) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
         if node in self._known.host:
             return None
@@ -893,11 +1000,20 @@ class ValueTracker(Domain):
             transforms = [transform for transform in transforms if transform.name not in CUSTOM_RULES]
             passed = {param: tracer for param, tracer in passed.items() if tracer.staged}
             entries = [entry for entry in entries if entry.via.staged]
-        return traced_function(name, params, transforms, passed, entries, self.names, self.transforms,
-                               self._known.scalars.get(node, frozenset()))
+        return traced_function(
+            name,
+            params,
+            transforms,
+            passed,
+            entries,
+            self.names,
+            self.transforms,
+            self._known.scalars.get(node, frozenset()),
+        )
 
-    def _enter(self, node: cst.CSTNode, params: cst.Parameters, function: TracedFunction | None,
-               body_statements) -> None:
+    def _enter(
+        self, node: cst.CSTNode, params: cst.Parameters, function: TracedFunction | None, body_statements
+    ) -> None:
         # A function sees the scope around its definition, never a class body's names; and not the
         # module's names that are bound more than once (which binding it sees depends on when it runs).
         outer_env = self._scopes[-2].env if isinstance(self._chain[-1], cst.ClassDef) else self.env
@@ -917,8 +1033,13 @@ class ValueTracker(Domain):
                 given_array = name in self._known.arrays.get(node, ())
                 container = tracer.container and not annotated and not scalar and not given_array
                 listed = name in self._known.lists.get(node, ())  # a lax carry given a Python list
-                env[name] = Value(Kind.TRACED, tracer, container=container, pytree_part=listed,
-                                  pytree=self._pytree_class(annotation) if container else None)
+                env[name] = Value(
+                    Kind.TRACED,
+                    tracer,
+                    container=container,
+                    pytree_part=listed,
+                    pytree=self._pytree_class(annotation) if container else None,
+                )
             elif function is not None and name in function.static:
                 env[name] = STATIC
             elif annotated:
@@ -990,8 +1111,12 @@ class ValueTracker(Domain):
             return Value(Kind.ARRAY, boolean=value.boolean) if value.contents is None and not value.container else None
         if value is not None and value.contents is not None and value.kind is not Kind.TRACED:
             return unknown_contents(value)  # a list or dict of Python values: what its items are is not kept
-        if value is not None and value.contents is not None and value.contents.kind != "tuple" \
-                and not value.contents.uniform:
+        if (
+            value is not None
+            and value.contents is not None
+            and value.contents.kind != "tuple"
+            and not value.contents.uniform
+        ):
             return None
         return value
 
@@ -1013,8 +1138,16 @@ class ValueTracker(Domain):
 
     def _enter_comprehension(self, node: cst.BaseComp) -> None:
         scope = self._scopes[-1]
-        self._scopes.append(_Scope(dict(scope.env), scope.own, scope.traced, set(scope.untracked), scope.traced_node,
-                                   catching=list(scope.catching)))
+        self._scopes.append(
+            _Scope(
+                dict(scope.env),
+                scope.own,
+                scope.traced,
+                set(scope.untracked),
+                scope.traced_node,
+                catching=list(scope.catching),
+            )
+        )
         clause: cst.CompFor | None = node.for_in
         while clause is not None:
             self._bind_loop_target(clause.target, clause.iter)
@@ -1041,8 +1174,12 @@ class ValueTracker(Domain):
         """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer. In one
         no trace enters (dead_branches.py), nothing is traced."""
         scope = self._scopes[-1]
-        if (scope.own is not None and not scope.own.transforms and scope.node in self._known.nones
-                and dead_branch(test, truth, self._known.nones[scope.node])):
+        if (
+            scope.own is not None
+            and not scope.own.transforms
+            and scope.node in self._known.nones
+            and dead_branch(test, truth, self._known.nones[scope.node])
+        ):
             traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
             for name in traced:
                 del self.env[name]
@@ -1102,7 +1239,8 @@ class ValueTracker(Domain):
         caught: set[str] = set()
         for handler in node.handlers:
             kinds: Sequence[cst.BaseElement | cst.BaseExpression | None] = (
-                handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type])
+                handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+            )
             for element in kinds:
                 if element is None:  # (a bare `except:` names none; every node is true)
                     continue
@@ -1141,8 +1279,12 @@ class ValueTracker(Domain):
 
     def _entered(self, node: cst.With, contexts: frozenset[str]) -> int:
         """Whether a `with` statement enters one of `contexts` (`with jax.disable_jit():`): 1 or 0."""
-        return int(any(isinstance(item.item, cst.Call) and self.names.qualified(item.item.func) in contexts
-                       for item in node.items))
+        return int(
+            any(
+                isinstance(item.item, cst.Call) and self.names.qualified(item.item.func) in contexts
+                for item in node.items
+            )
+        )
 
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
         self._forget(pattern_names(node.pattern))  # the captures are rebound by the pattern

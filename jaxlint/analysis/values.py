@@ -24,9 +24,19 @@ from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
 from jaxlint.model.functions import (
-    ARITHMETIC_BUILTINS, ARRAY_METHODS, ARRAY_PROPERTIES, BOOLEAN_DTYPES, BOOLEAN_FUNCTIONS, CONTAINER_ALSO_METHODS,
-    COUNTING_BUILTINS, DTYPE_KEEPING_METHODS, TRUTH_METHODS, HOST_ARRAY_METHODS, REF_FACTORIES,
-    STATIC_ATTRIBUTES, STATIC_BUILTINS,
+    ARITHMETIC_BUILTINS,
+    ARRAY_METHODS,
+    ARRAY_PROPERTIES,
+    BOOLEAN_DTYPES,
+    BOOLEAN_FUNCTIONS,
+    CONTAINER_ALSO_METHODS,
+    COUNTING_BUILTINS,
+    DTYPE_KEEPING_METHODS,
+    TRUTH_METHODS,
+    HOST_ARRAY_METHODS,
+    REF_FACTORIES,
+    STATIC_ATTRIBUTES,
+    STATIC_BUILTINS,
 )
 from jaxlint.model.transforms import TREE_LEAF_LISTS
 
@@ -110,9 +120,11 @@ class Value:
         """Why `subject`, holding this value, is an array or a tracer: for a message."""
         if self.staged_constant and self.tracer is not None:
             trace = self.tracer.transform
-            return (f"`{subject}` is computed with `jax.numpy`/`jax.lax` inside `{self.tracer.function}`, which "
-                    f"`{trace.name}` traces to a jaxpr at {trace.where(line_of)}: every result there is a tracer, "
-                    f"even one computed from static values")
+            return (
+                f"`{subject}` is computed with `jax.numpy`/`jax.lax` inside `{self.tracer.function}`, which "
+                f"`{trace.name}` traces to a jaxpr at {trace.where(line_of)}: every result there is a tracer, "
+                f"even one computed from static values"
+            )
         if self.tracer is not None:
             return self.tracer.describe(line_of)
         return f"`{subject}` holds a JAX array"
@@ -167,8 +179,12 @@ _BITWISE = frozenset({cst.BitAnd, cst.BitOr, cst.BitXor})
 _NOT_LITERAL = object()
 
 
-def holding(kind: str, element: Value | None, items: tuple[Value | None, ...] | None = None,
-            keys: tuple[object, ...] | None = None) -> Value | None:
+def holding(
+    kind: str,
+    element: Value | None,
+    items: tuple[Value | None, ...] | None = None,
+    keys: tuple[object, ...] | None = None,
+) -> Value | None:
     """A Python container whose items include the traced `element`; None when `element` is not traced."""
     if element is None or element.kind is not Kind.TRACED:
         return None
@@ -286,8 +302,9 @@ def stored(container: Value, index: Sequence[cst.SubscriptElement], value: Value
     return built(contents.kind, tuple(items), keys)
 
 
-def after_method(container: Value, call: cst.Call, value_of: Callable[[cst.BaseExpression], Value | None]
-                 ) -> Value | None:
+def after_method(
+    container: Value, call: cst.Call, value_of: Callable[[cst.BaseExpression], Value | None]
+) -> Value | None:
     """What a container holds after `container.method(...)`: `append`, `extend`, `insert`, `update`,
     `setdefault` and `clear` are followed; another method that may change it makes its items unknown."""
     contents = container.contents
@@ -299,7 +316,8 @@ def after_method(container: Value, call: cst.Call, value_of: Callable[[cst.BaseE
         return unknown_contents(container)
     given = [arg.value for arg in call.args if arg.keyword is None]
     named: list[tuple[object, Value | None]] = [
-        (arg.keyword.value, value_of(arg.value)) for arg in call.args if arg.keyword is not None]
+        (arg.keyword.value, value_of(arg.value)) for arg in call.args if arg.keyword is not None
+    ]
     if method == "clear" and not call.args:
         return built(contents.kind, (), () if contents.kind == "dict" else None)
     if contents.kind == "list" and not named:
@@ -355,8 +373,9 @@ def _items_of(value: Value | None) -> tuple[Value | None, ...] | None:
     return (STATIC,) * len(contents.items) if contents.kind == "dict" else contents.items
 
 
-def _extended(container: Value, contents: Contents, added: tuple[Value | None, ...] | None,
-              element: Value | None = None) -> Value | None:
+def _extended(
+    container: Value, contents: Contents, added: tuple[Value | None, ...] | None, element: Value | None = None
+) -> Value | None:
     """A list (`container`, holding `contents`) with `added` items after its own (None: an unknown number of
     items like `element`)."""
     if added is not None and contents.items is not None:
@@ -368,8 +387,9 @@ def _extended(container: Value, contents: Contents, added: tuple[Value | None, .
     return unknown_contents(container)
 
 
-def _merged(container: Value, contents: Contents, other: Contents | None,
-            named: Sequence[tuple[object, Value | None]]) -> Value | None:
+def _merged(
+    container: Value, contents: Contents, other: Contents | None, named: Sequence[tuple[object, Value | None]]
+) -> Value | None:
     """A dict (`container`, holding `contents`) after `update(other, **named)` or `|= other`: the other's
     entries replace or follow its own."""
     pairs = list(named)
@@ -421,8 +441,11 @@ def _literal(expr: cst.BaseExpression) -> object:
     """The value of an integer or string literal (`0`, `-1`, `"loss"`), else `_NOT_LITERAL`."""
     if isinstance(expr, cst.Integer):
         return int(expr.evaluated_value)
-    if (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
-            and isinstance(expr.expression, cst.Integer)):
+    if (
+        isinstance(expr, cst.UnaryOperation)
+        and isinstance(expr.operator, cst.Minus)
+        and isinstance(expr.expression, cst.Integer)
+    ):
         return -int(expr.expression.evaluated_value)
     if isinstance(expr, cst.SimpleString):
         return expr.evaluated_value
@@ -441,8 +464,12 @@ def join(a: Value | None, b: Value | None) -> Value | None:
             return HOST
         return joined
     if a.kind is b.kind is Kind.TRACED:
-        return replace(a, container=a.container or b.container, boolean=a.boolean and b.boolean,
-                       pytree_part=a.pytree_part or b.pytree_part)
+        return replace(
+            a,
+            container=a.container or b.container,
+            boolean=a.boolean and b.boolean,
+            pytree_part=a.pytree_part or b.pytree_part,
+        )
     if a.is_array and b.is_array:
         return ARRAY
     if a.kind is b.kind is Kind.HOST:
@@ -459,8 +486,12 @@ def _joined_containers(a: Value, b: Value) -> Value | None:
     if first is not None and second is not None:
         if first.kind != second.kind:
             return None
-        if (first.items is not None and second.items is not None and len(first.items) == len(second.items)
-                and first.keys == second.keys):
+        if (
+            first.items is not None
+            and second.items is not None
+            and len(first.items) == len(second.items)
+            and first.keys == second.keys
+        ):
             return built(first.kind, tuple(join(x, y) for x, y in zip(first.items, second.items)), first.keys)
         if first.uniform and second.uniform:
             return holding(first.kind, join(first.element, second.element) or first.element or second.element)
@@ -490,8 +521,9 @@ def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | 
     traced = [operand for operand in operands if operand is not None and operand.kind is Kind.TRACED]
     if traced:
         origin = next((operand for operand in traced if not operand.staged_constant), traced[0])
-        return Value(Kind.TRACED, origin.tracer, container=False, boolean=boolean,
-                     staged_constant=origin.staged_constant)
+        return Value(
+            Kind.TRACED, origin.tracer, container=False, boolean=boolean, staged_constant=origin.staged_constant
+        )
     if any(operand is not None and operand.is_array for operand in operands):
         return Value(Kind.ARRAY, boolean=boolean)
     return None
@@ -504,10 +536,15 @@ _COMPUTED = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison})
 class Evaluator:
     """Evaluates expressions against the facts known for names at the current point."""
 
-    def __init__(self, names: Names, lookup: Callable[[str], Value | None], table: TransformTable,
-                 returned: Callable[[cst.Call, list[Value | None]], Value | None] = lambda call, args: None,
-                 staged: Callable[[], Tracer | None] = lambda: None,
-                 fields: Callable[[cst.ClassDef], dict | None] = lambda cls: None) -> None:
+    def __init__(
+        self,
+        names: Names,
+        lookup: Callable[[str], Value | None],
+        table: TransformTable,
+        returned: Callable[[cst.Call, list[Value | None]], Value | None] = lambda call, args: None,
+        staged: Callable[[], Tracer | None] = lambda: None,
+        fields: Callable[[cst.ClassDef], dict | None] = lambda cls: None,
+    ) -> None:
         self.names = names
         self._lookup = lookup
         self._table = table
@@ -689,8 +726,11 @@ class Evaluator:
         if contents.kind == "dict":
             return None
         bounds = [None if bound is None else _literal(bound) for bound in (part.lower, part.upper, part.step)]
-        if contents.items is not None and all(bound is None or type(bound) is int for bound in bounds) \
-                and bounds[2] != 0:
+        if (
+            contents.items is not None
+            and all(bound is None or type(bound) is int for bound in bounds)
+            and bounds[2] != 0
+        ):
             return built(contents.kind, contents.items[slice(*cast("list[int | None]", bounds))])
         if contents.uniform:
             return holding(contents.kind, contents.element)
@@ -752,8 +792,11 @@ class Evaluator:
             contents = copied.contents if copied is not None else None
             if contents is None or contents.kind != "dict":
                 return None
-            return holding("dict", contents.element) if contents.items is None else built(
-                "dict", contents.items, contents.keys)
+            return (
+                holding("dict", contents.element)
+                if contents.items is None
+                else built("dict", contents.items, contents.keys)
+            )
         if name == "sum" and len(given) <= 2:
             operands = [self.iterated(given[0]), *(self.value_of(arg) for arg in given[1:])]
         elif name in ARITHMETIC_BUILTINS and len(given) <= 2:
@@ -783,9 +826,17 @@ class Evaluator:
             return True
         if method == "astype":
             dtype = call.args[0].value if call.args else None
-            spelled = dtype.evaluated_value if isinstance(dtype, cst.SimpleString) else (
-                dtype.value if isinstance(dtype, cst.Name) and self.names.qualified(dtype) is None else
-                self.names.qualified(dtype) if dtype is not None else None)
+            spelled = (
+                dtype.evaluated_value
+                if isinstance(dtype, cst.SimpleString)
+                else (
+                    dtype.value
+                    if isinstance(dtype, cst.Name) and self.names.qualified(dtype) is None
+                    else self.names.qualified(dtype)
+                    if dtype is not None
+                    else None
+                )
+            )
             return spelled in BOOLEAN_DTYPES
         return base.boolean and method in DTYPE_KEEPING_METHODS
 
@@ -798,8 +849,9 @@ class Evaluator:
             return None
         if field.static:
             return STATIC
-        return Value(Kind.TRACED, tracer.field(name), container=not field.leaf, pytree_part=not field.leaf,
-                     pytree=field.cls)
+        return Value(
+            Kind.TRACED, tracer.field(name), container=not field.leaf, pytree_part=not field.leaf, pytree=field.cls
+        )
 
     def _comparison(self, expr: cst.Comparison) -> Value | None:
         operators = [target.operator for target in expr.comparisons]

@@ -42,8 +42,7 @@ def x64_call(call: cst.Call, names: Names) -> bool:
 
 def x64_subscript(node: cst.Subscript) -> bool:
     """`os.environ["JAX_ENABLE_X64"]` (set or read)."""
-    return any(isinstance(element.slice, cst.Index) and _flag_named(element.slice.value)
-               for element in node.slice)
+    return any(isinstance(element.slice, cst.Index) and _flag_named(element.slice.value) for element in node.slice)
 
 
 def x64_attribute(node: cst.Attribute) -> bool:

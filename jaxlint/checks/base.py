@@ -119,7 +119,7 @@ class Rule:
         while prefix is not None:
             bound = self.names.qualified(prefix)
             if bound and qualified.startswith(bound + "."):
-                return source(prefix) + qualified[len(bound):], ()
+                return source(prefix) + qualified[len(bound) :], ()
             prefix = prefix.value if isinstance(prefix, cst.Attribute) else None
         return self.spell(qualified)
 

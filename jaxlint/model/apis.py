@@ -76,14 +76,33 @@ def load_table(path: Path = TABLE_PATH) -> dict[str, Api]:
 
 def newest_version() -> Version:
     """The default target: the newest release the table knows about."""
-    return max(version for api in load_table().values()
-               for version in (api.deprecated_in, api.removed_in) if version is not None)
+    return max(
+        version
+        for api in load_table().values()
+        for version in (api.deprecated_in, api.removed_in)
+        if version is not None
+    )
+
 
 # Submodules that `import jax` loads: `jax.numpy.maximum` works with nothing but `import jax`.
-IMPORTED_WITH_JAX = frozenset({
-    "jax", "jax.core", "jax.debug", "jax.dtypes", "jax.errors", "jax.export", "jax.lax", "jax.nn",
-    "jax.numpy", "jax.ops", "jax.random", "jax.sharding", "jax.tree", "jax.tree_util",
-})
+IMPORTED_WITH_JAX = frozenset(
+    {
+        "jax",
+        "jax.core",
+        "jax.debug",
+        "jax.dtypes",
+        "jax.errors",
+        "jax.export",
+        "jax.lax",
+        "jax.nn",
+        "jax.numpy",
+        "jax.ops",
+        "jax.random",
+        "jax.sharding",
+        "jax.tree",
+        "jax.tree_util",
+    }
+)
 ARRAY_ROWS = "jax.Array"  # the table's rows for methods and attributes of arrays: `jax.Array.device_buffer`
 OPS_INDEX = "jax.ops.index"  # `jax.ops.index[i, :]` was how an index for jax.ops.index_* was written
 # The removed `jax.ops.index_*` functions -> the `x.at[i]` method that replaces them.

@@ -16,11 +16,19 @@ def _entries(position: int, error: str, names: str, prefix: str = "") -> dict[st
 
 # `jnp.<function>(x, axis)`: qualified name -> (the axis's position, the error a traced one raises).
 FUNCTION_AXES: dict[str, tuple[int, str]] = {
-    **_entries(1, _CONCRETIZATION, "sum prod mean max min amax amin all any std var ptp squeeze expand_dims "
-                                   "flip average", "jax.numpy."),
+    **_entries(
+        1,
+        _CONCRETIZATION,
+        "sum prod mean max min amax amin all any std var ptp squeeze expand_dims flip average",
+        "jax.numpy.",
+    ),
     **_entries(1, _INDEX, "argmax argmin nanargmax nanargmin concatenate stack", "jax.numpy."),
-    **_entries(1, _UNHASHABLE, "cumsum cumprod nansum nanprod nanmean nanmax nanmin nanstd nanvar median "
-                               "nanmedian count_nonzero argsort sort", "jax.numpy."),
+    **_entries(
+        1,
+        _UNHASHABLE,
+        "cumsum cumprod nansum nanprod nanmean nanmax nanmin nanstd nanvar median nanmedian count_nonzero argsort sort",
+        "jax.numpy.",
+    ),
     **_entries(2, _CONCRETIZATION, "roll", "jax.numpy."),
     **_entries(2, _INDEX, "take", "jax.numpy."),
     **_entries(2, _UNHASHABLE, "diff quantile percentile", "jax.numpy."),

@@ -52,19 +52,35 @@ POWER = Unbounded("at 0 or below 0 for this exponent", "1.0")
 # Functions that never decrease, by what they compute on Python floats: an operand known to lie in [lo, hi]
 # gives a result in [f(lo), f(hi)] (to tell that a `where` branch never meets its bad point).
 INCREASING = {
-    "jax.numpy.exp": math.exp, "jax.numpy.expm1": math.expm1, "jax.numpy.log": math.log,
-    "jax.numpy.log1p": math.log1p, "jax.numpy.sqrt": math.sqrt, "jax.numpy.tanh": math.tanh,
-    "jax.numpy.arctan": math.atan, "jax.numpy.sinh": math.sinh,
+    "jax.numpy.exp": math.exp,
+    "jax.numpy.expm1": math.expm1,
+    "jax.numpy.log": math.log,
+    "jax.numpy.log1p": math.log1p,
+    "jax.numpy.sqrt": math.sqrt,
+    "jax.numpy.tanh": math.tanh,
+    "jax.numpy.arctan": math.atan,
+    "jax.numpy.sinh": math.sinh,
 }
 # `jnp.where(c, a, b)` and `lax.select(c, a, b)`: both branches are computed, and both differentiated.
 SELECTS = frozenset({"jax.numpy.where", "jax.lax.select"})
 # Calls whose result is safe to give those functions whatever their operand: the double-where idiom's inner
 # `where`, a clip into the domain, or no gradient at all.
-SANITIZERS = frozenset({
-    "jax.numpy.where", "jax.lax.select", "jax.numpy.maximum", "jax.numpy.minimum", "jax.numpy.clip",
-    "jax.numpy.fmax", "jax.numpy.fmin", "jax.lax.max", "jax.lax.min", "jax.lax.clamp", "jax.lax.stop_gradient",
-    "jax.numpy.nan_to_num",
-})
+SANITIZERS = frozenset(
+    {
+        "jax.numpy.where",
+        "jax.lax.select",
+        "jax.numpy.maximum",
+        "jax.numpy.minimum",
+        "jax.numpy.clip",
+        "jax.numpy.fmax",
+        "jax.numpy.fmin",
+        "jax.lax.max",
+        "jax.lax.min",
+        "jax.lax.clamp",
+        "jax.lax.stop_gradient",
+        "jax.numpy.nan_to_num",
+    }
+)
 
 # Piecewise-constant functions: their derivative is 0 everywhere (jax 0.10.2).
 ZERO_DERIVATIVE = frozenset(
@@ -74,10 +90,10 @@ ZERO_DERIVATIVE = frozenset(
     isnan isinf isfinite isneginf isposinf isclose signbit equal not_equal greater greater_equal less
     less_equal logical_and logical_or logical_not logical_xor searchsorted digitize count_nonzero
     """.split()
-) | frozenset({"jax.lax.round", "jax.lax.floor", "jax.lax.ceil", "jax.lax.sign", "jax.lax.argmax",
-               "jax.lax.argmin"})
+) | frozenset({"jax.lax.round", "jax.lax.floor", "jax.lax.ceil", "jax.lax.sign", "jax.lax.argmax", "jax.lax.argmin"})
 # Dtypes that cut the derivative when a value is cast to them: `x.astype(jnp.int32)`.
-INTEGER_DTYPES = frozenset({"int", "bool"} | {
-    "jax.numpy." + name
-    for name in "int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_ bool integer".split()
-} | {"numpy." + name for name in "int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_ integer".split()})
+INTEGER_DTYPES = frozenset(
+    {"int", "bool"}
+    | {"jax.numpy." + name for name in "int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_ bool integer".split()}
+    | {"numpy." + name for name in "int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_ integer".split()}
+)

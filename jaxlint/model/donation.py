@@ -10,9 +10,11 @@ from __future__ import annotations
 
 # Attributes a deleted array still answers (`x.shape`, `x.sharding`). Not `x.devices()` nor
 # `x.addressable_shards`: both raise on a deleted array.
-METADATA = frozenset("""
+METADATA = frozenset(
+    """
     shape dtype ndim size sharding aval weak_type nbytes itemsize committed format
-""".split())
+""".split()
+)
 
 # Methods that work on a deleted array (`x.delete()` of a deleted array is a no-op), and `batch.keys()` of a
 # dict of them.

@@ -4,10 +4,18 @@ import re
 
 # Dtypes jax truncates without x64 (by their names and strings), and what they become.
 NARROWED = {
-    "float64": "float32", "double": "float32", "f8": "float32",
-    "int64": "int32", "longlong": "int32", "i8": "int32",
-    "uint64": "uint32", "ulonglong": "uint32", "u8": "uint32",
-    "complex128": "complex64", "cdouble": "complex64", "c16": "complex64",
+    "float64": "float32",
+    "double": "float32",
+    "f8": "float32",
+    "int64": "int32",
+    "longlong": "int32",
+    "i8": "int32",
+    "uint64": "uint32",
+    "ulonglong": "uint32",
+    "u8": "uint32",
+    "complex128": "complex64",
+    "cdouble": "complex64",
+    "c16": "complex64",
 }
 _TYPES = ("float64", "double", "int64", "longlong", "uint64", "ulonglong", "complex128", "cdouble")
 WIDE_DTYPES = frozenset(f"{module}.{name}" for module in ("jax.numpy", "numpy") for name in _TYPES)
@@ -17,26 +25,56 @@ WIDE_DTYPE_WORD = re.compile(r"\b(?:" + "|".join(sorted(NARROWED)) + r")\b")
 
 # Functions of jax that take a dtype only to describe it, never to make an array of it.
 DTYPE_QUERIES = frozenset(
-    f"jax.numpy.{name}" for name in (
-        "dtype", "finfo", "iinfo", "issubdtype", "isdtype", "promote_types", "result_type", "can_cast",
+    f"jax.numpy.{name}"
+    for name in (
+        "dtype",
+        "finfo",
+        "iinfo",
+        "issubdtype",
+        "isdtype",
+        "promote_types",
+        "result_type",
+        "can_cast",
     )
 )
 
 # The dtype argument by position, for the array constructors that take one positionally.
 DTYPE_POSITION = {
-    **{f"jax.numpy.{name}": 1 for name in (
-        "zeros", "ones", "empty", "array", "asarray", "zeros_like", "ones_like", "empty_like",
-    )},
-    "jax.numpy.full": 2, "jax.numpy.full_like": 2, "jax.numpy.arange": 3,
-    "jax.lax.convert_element_type": 1, "jax.lax.full": 2, "jax.lax.full_like": 2,
+    **{
+        f"jax.numpy.{name}": 1
+        for name in (
+            "zeros",
+            "ones",
+            "empty",
+            "array",
+            "asarray",
+            "zeros_like",
+            "ones_like",
+            "empty_like",
+        )
+    },
+    "jax.numpy.full": 2,
+    "jax.numpy.full_like": 2,
+    "jax.numpy.arange": 3,
+    "jax.lax.convert_element_type": 1,
+    "jax.lax.full": 2,
+    "jax.lax.full_like": 2,
 }
 
 # lax binary ops that require both operands to have one dtype (no promotion), with the jnp function that promotes.
 SAME_DTYPE_LAX_OPS = {
-    "jax.lax.add": "jnp.add", "jax.lax.sub": "jnp.subtract", "jax.lax.mul": "jnp.multiply",
-    "jax.lax.div": "jnp.divide", "jax.lax.rem": "jnp.remainder", "jax.lax.max": "jnp.maximum",
-    "jax.lax.min": "jnp.minimum", "jax.lax.eq": "jnp.equal", "jax.lax.ne": "jnp.not_equal",
-    "jax.lax.lt": "jnp.less", "jax.lax.le": "jnp.less_equal", "jax.lax.gt": "jnp.greater",
+    "jax.lax.add": "jnp.add",
+    "jax.lax.sub": "jnp.subtract",
+    "jax.lax.mul": "jnp.multiply",
+    "jax.lax.div": "jnp.divide",
+    "jax.lax.rem": "jnp.remainder",
+    "jax.lax.max": "jnp.maximum",
+    "jax.lax.min": "jnp.minimum",
+    "jax.lax.eq": "jnp.equal",
+    "jax.lax.ne": "jnp.not_equal",
+    "jax.lax.lt": "jnp.less",
+    "jax.lax.le": "jnp.less_equal",
+    "jax.lax.gt": "jnp.greater",
     "jax.lax.ge": "jnp.greater_equal",
 }
 # jnp functions that make a float array unless given a dtype.

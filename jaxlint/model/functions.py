@@ -7,9 +7,10 @@ functions that may return a tuple, a list, a function, a dtype or a Python value
 # Namespaces whose functions return one array, except those listed below.
 ARRAY_NAMESPACES = ("jax.numpy.", "jax.random.", "jax.nn.", "jax.lax.")
 
-NOT_ONE_ARRAY = frozenset(
-    "jax.numpy." + name
-    for name in """
+NOT_ONE_ARRAY = (
+    frozenset(
+        "jax.numpy." + name
+        for name in """
     shape ndim size result_type dtype promote_types can_cast issubdtype isdtype iinfo finfo
     broadcast_shapes vectorize frompyfunc split array_split hsplit vsplit dsplit unstack
     meshgrid broadcast_arrays atleast_1d atleast_2d atleast_3d nonzero unravel_index indices
@@ -20,9 +21,10 @@ NOT_ONE_ARRAY = frozenset(
     save savez
     linalg.svd linalg.eig linalg.eigh linalg.qr linalg.slogdet linalg.lstsq
     """.split()
-) | frozenset(
-    "jax.lax." + name
-    for name in """
+    )
+    | frozenset(
+        "jax.lax." + name
+        for name in """
     scan while_loop fori_loop cond switch map associative_scan custom_root custom_linear_solve
     top_k sort_key_val approx_max_k approx_min_k linalg.svd linalg.eigh linalg.eig linalg.qr
     linalg.lu linalg.schur linalg.hessenberg linalg.tridiagonal stop_gradient optimization_barrier
@@ -30,9 +32,8 @@ NOT_ONE_ARRAY = frozenset(
     axis_size platform_dependent rng_bit_generator sort create_token after_all psum_scatter pvary pcast
     pbroadcast pshuffle pswapaxes infeed outfeed with_sharding_constraint composite
     """.split()
-) | frozenset(
-    "jax.random." + name
-    for name in "key_impl default_prng_impl".split()
+    )
+    | frozenset("jax.random." + name for name in "key_impl default_prng_impl".split())
 )
 
 NOT_ONE_ARRAY_PREFIXES = ("jax.nn.initializers.",)
@@ -40,16 +41,20 @@ NOT_ONE_ARRAY_PREFIXES = ("jax.nn.initializers.",)
 # Of those, the ones whose result is no array nor pytree of arrays: Python values (shapes, dtypes, sizes),
 # functions and context managers. Under a trace every other `jax.numpy`/`jax.lax`/`jax.random` result holds
 # tracers (`carry, ys = lax.scan(...)` under jit), so these are the exceptions.
-STATIC_RESULTS = frozenset(
-    "jax.numpy." + name
-    for name in """
+STATIC_RESULTS = (
+    frozenset(
+        "jax.numpy." + name
+        for name in """
     shape ndim size result_type dtype promote_types can_cast issubdtype isdtype iinfo finfo broadcast_shapes
     vectorize frompyfunc einsum_path printoptions set_printoptions get_printoptions isscalar iscomplexobj
     isrealobj ndarray save savez load
     """.split()
-) | frozenset(
-    "jax.lax." + name for name in "axis_size broadcast_shapes dtype create_token after_all infeed outfeed".split()
-) | frozenset("jax.random." + name for name in "key_impl default_prng_impl".split())
+    )
+    | frozenset(
+        "jax.lax." + name for name in "axis_size broadcast_shapes dtype create_token after_all infeed outfeed".split()
+    )
+    | frozenset("jax.random." + name for name in "key_impl default_prng_impl".split())
+)
 
 # Array methods and properties whose result is again an array.
 ARRAY_METHODS = frozenset(
@@ -64,8 +69,7 @@ ARRAY_PROPERTIES = frozenset("T mT real imag".split())
 # others give numbers (`sum`/`argmax`/`argsort` of booleans are integers), but `all`/`any` (booleans) and
 # `astype` (its dtype).
 DTYPE_KEEPING_METHODS = frozenset(
-    "reshape transpose swapaxes squeeze ravel flatten copy take repeat diagonal sort max min block_until_ready view"
-    .split()
+    "reshape transpose swapaxes squeeze ravel flatten copy take repeat diagonal sort max min block_until_ready view".split()
 )
 TRUTH_METHODS = frozenset({"all", "any"})
 # Spellings of the boolean dtype (`x.astype(bool)`, `dtype=jnp.bool_`).
@@ -76,17 +80,25 @@ CONTAINER_ALSO_METHODS = {"copy": "same", "sort": "none"}
 # NumPy array methods that give a NumPy array again (`np.arange(12).reshape(3, 4)`).
 HOST_ARRAY_METHODS = frozenset("reshape astype transpose swapaxes squeeze ravel flatten copy".split())
 # `x.at[i].<method>(v)`: the functional updates of an array.
-FUNCTIONAL_UPDATE_METHODS = frozenset(
-    "set add subtract multiply mul divide power min max apply".split()
-)
+FUNCTIONAL_UPDATE_METHODS = frozenset("set add subtract multiply mul divide power min max apply".split())
 
 # Annotations that say a parameter is a JAX array (also inside jaxtyping's `Float[Array, "n"]`).
 ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 
 # `isinstance` classes that no JAX array (concrete or a tracer) is an instance of, and those every one is.
-NOT_ARRAY_CLASSES = frozenset({
-    "numpy.ndarray", "numpy.generic", "numpy.number", "int", "float", "complex", "bool", "str", "bytes",
-})
+NOT_ARRAY_CLASSES = frozenset(
+    {
+        "numpy.ndarray",
+        "numpy.generic",
+        "numpy.number",
+        "int",
+        "float",
+        "complex",
+        "bool",
+        "str",
+        "bytes",
+    }
+)
 ARRAY_CLASSES = ARRAY_TYPES | {"jax.core.Tracer"}
 
 # Annotations of arguments no transform traces: jax raises TypeError ("not a valid JAX type") at the call.
@@ -131,8 +143,13 @@ SELECTING_SAMPLERS = {"jax.random.permutation": (1, "x"), "jax.random.choice": (
 
 # Keyword arguments by which a model call turns its randomness off (flax's `deterministic=True` and
 # `train=False`, haiku's `is_training=False`, equinox's `inference=True`): keys it is given are not drawn from.
-RANDOMNESS_OFF = {"deterministic": "True", "inference": "True", "train": "False", "training": "False",
-                  "is_training": "False"}
+RANDOMNESS_OFF = {
+    "deterministic": "True",
+    "inference": "True",
+    "train": "False",
+    "training": "False",
+    "is_training": "False",
+}
 
 
 # The handlers that show code expecting a tracer's truth value to fail, and meaning it (`try: if rate == 0:
@@ -140,10 +157,14 @@ RANDOMNESS_OFF = {"deterministic": "True", "inference": "True", "train": "False"
 # What an in-place update of a JAX array raises: code in a `try` that catches it shows the error on purpose
 # (a tutorial's `try: x[0] = 1 except TypeError: traceback.print_exc()`).
 IN_PLACE_UPDATE_ERRORS = frozenset({"TypeError"})
-BOOL_CONVERSION_ERRORS = frozenset({
-    "jax.errors.TracerBoolConversionError", "jax.errors.ConcretizationTypeError", "jax.errors.JAXTypeError",
-    "jax.core.ConcretizationTypeError",
-})
+BOOL_CONVERSION_ERRORS = frozenset(
+    {
+        "jax.errors.TracerBoolConversionError",
+        "jax.errors.ConcretizationTypeError",
+        "jax.errors.JAXTypeError",
+        "jax.core.ConcretizationTypeError",
+    }
+)
 
 # Namespaces, as prefixes of qualified names.
 JAX = "jax."  # anything of jax's own
@@ -157,7 +178,8 @@ PERMUTATION = "jax.random.permutation"  # `permutation(key, n)` is a sampler; `p
 
 # Calls that return an array (NumPy or JAX): arrays are unhashable.
 ARRAY_MAKERS = frozenset(
-    f"{module}.{name}" for module in ("numpy", "jax.numpy")
+    f"{module}.{name}"
+    for module in ("numpy", "jax.numpy")
     for name in "array asarray zeros ones full empty arange linspace eye identity".split()
 )
 # Modules whose functions take a tuple wherever they take a list.

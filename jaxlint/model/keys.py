@@ -10,19 +10,32 @@ LEGACY_KEY = "jax.random.PRNGKey"  # a legacy uint32 key
 FOLD_IN = "jax.random.fold_in"  # derives a key from a key and data
 
 # Calls whose result is a key (or an array of keys) made from a key or a seed.
-KEY_MAKERS = frozenset({
-    "jax.random.key", "jax.random.PRNGKey", "jax.random.split", "jax.random.fold_in",
-    "jax.random.wrap_key_data", "jax.random.clone",
-})
+KEY_MAKERS = frozenset(
+    {
+        "jax.random.key",
+        "jax.random.PRNGKey",
+        "jax.random.split",
+        "jax.random.fold_in",
+        "jax.random.wrap_key_data",
+        "jax.random.clone",
+    }
+)
 # Makers of one key (not an array of keys): a view of such a key is the key (not `clone`: of an array too).
 SINGLE_KEY_MAKERS = frozenset({"jax.random.key", "jax.random.PRNGKey", "jax.random.fold_in"})
 SPLIT = "jax.random.split"
 # `jax.random` functions that read a key without drawing from it.
-NOT_CONSUMERS = frozenset({
-    "jax.random.key", "jax.random.PRNGKey", "jax.random.fold_in", "jax.random.clone",
-    "jax.random.key_data", "jax.random.wrap_key_data", "jax.random.key_impl",
-    "jax.random.default_prng_impl",
-})
+NOT_CONSUMERS = frozenset(
+    {
+        "jax.random.key",
+        "jax.random.PRNGKey",
+        "jax.random.fold_in",
+        "jax.random.clone",
+        "jax.random.key_data",
+        "jax.random.wrap_key_data",
+        "jax.random.key_impl",
+        "jax.random.default_prng_impl",
+    }
+)
 # What a key derived by each call is: an array of keys, or one key.
 DERIVED_KEYS = {"jax.random.split": "array", "jax.random.fold_in": "single", "jax.random.clone": "single"}
 # Modules whose functions compute on a key's data (uint32 words), and the call that makes a key from data.
@@ -32,17 +45,34 @@ KEY_FROM_DATA = frozenset({"jax.random.wrap_key_data"})
 # alternatives never meet in the result, as in the two arms of an `if`.
 SELECTS = frozenset({"jax.lax.select", "jax.lax.select_n", "jax.numpy.where"})
 # Functions reading only the shape and dtype of their first argument: its numbers never matter.
-SHAPE_OF = frozenset({
-    "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
-    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "numpy.shape", "numpy.ndim",
-})
+SHAPE_OF = frozenset(
+    {
+        "jax.numpy.zeros_like",
+        "jax.numpy.ones_like",
+        "jax.numpy.empty_like",
+        "jax.numpy.full_like",
+        "jax.numpy.shape",
+        "jax.numpy.ndim",
+        "jax.numpy.size",
+        "numpy.shape",
+        "numpy.ndim",
+    }
+)
 # Calls that run one of their branch functions: a key given to several is consumed once.
 BRANCHING = frozenset({"jax.lax.cond", "jax.lax.switch"})
 COND = "jax.lax.cond"  # its operands follow the two branch functions (switch: one list of branches)
 # Functions giving the same array in another shape: of one key, the key itself.
-VIEW_FUNCTIONS = frozenset({
-    "jax.numpy.squeeze", "jax.numpy.reshape", "jax.numpy.ravel", "jax.numpy.expand_dims", "jax.numpy.atleast_1d",
-    "jax.lax.squeeze", "jax.lax.reshape", "jax.lax.expand_dims",
-})
+VIEW_FUNCTIONS = frozenset(
+    {
+        "jax.numpy.squeeze",
+        "jax.numpy.reshape",
+        "jax.numpy.ravel",
+        "jax.numpy.expand_dims",
+        "jax.numpy.atleast_1d",
+        "jax.lax.squeeze",
+        "jax.lax.reshape",
+        "jax.lax.expand_dims",
+    }
+)
 EVAL_SHAPE = "jax.eval_shape"  # traces for shapes only: no key is drawn from
 KEY_COMPUTING_MODULES = ("jax.", "numpy.")  # functions that may consume or compute on a key given to them

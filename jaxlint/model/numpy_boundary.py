@@ -7,7 +7,8 @@ from __future__ import annotations
 
 # These read only the shape or dtype of what they are given: any argument may be a tracer.
 READS_SHAPE_OR_DTYPE = frozenset(
-    "numpy." + name for name in """
+    "numpy." + name
+    for name in """
     shape ndim size result_type dtype iinfo finfo issubdtype promote_types can_cast isdtype
     broadcast_shapes isscalar iscomplexobj isrealobj isreal
     """.split()
@@ -16,7 +17,8 @@ READS_SHAPE_OR_DTYPE = frozenset(
 # (`np.split`) or hand it to its own method (`np.sum(x)` calls `x.sum()`). Their other arguments
 # (sections, axes, shapes, counts) must still be concrete.
 TAKES_TRACED_ARRAY = frozenset(
-    "numpy." + name for name in """
+    "numpy." + name
+    for name in """
     all any amax amin max min argmax argmin around round cumprod cumsum mean prod std sum var
     moveaxis repeat reshape squeeze swapaxes transpose flip real imag
     split array_split hsplit vsplit dsplit
@@ -35,7 +37,14 @@ LIST_THROUGH_NUMPY = frozenset({"jax.numpy.ndim", "jax.numpy.shape", "jax.numpy.
 
 # Transforms that keep a weak reference to the function they wrap. NumPy's functions (array-function
 # dispatchers and ufuncs) cannot be weakly referenced: `jax.jit(np.cumsum)(x)` raises TypeError.
-WEAKLY_REFERENCING = frozenset({
-    "jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.checkpoint", "jax.remat",
-    "jax.ad_checkpoint.checkpoint", "jax.eval_shape",
-})
+WEAKLY_REFERENCING = frozenset(
+    {
+        "jax.jit",
+        "jax.pjit",
+        "jax.experimental.pjit.pjit",
+        "jax.checkpoint",
+        "jax.remat",
+        "jax.ad_checkpoint.checkpoint",
+        "jax.eval_shape",
+    }
+)

@@ -29,8 +29,13 @@ METADATA_FIELD_CALLS = frozenset({"dataclasses.field"})
 CLASS_VARIABLE_ANNOTATIONS = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
 
 # Calls that make a class a pytree (its instances then trace as arrays): the class is their first argument.
-PYTREE_REGISTRATIONS = frozenset({
-    "jax.tree_util.register_pytree_node", "jax.tree_util.register_pytree_node_class",
-    "jax.tree_util.register_pytree_with_keys", "jax.tree_util.register_pytree_with_keys_class",
-    "jax.tree_util.register_dataclass", "jax.tree_util.register_static",
-})
+PYTREE_REGISTRATIONS = frozenset(
+    {
+        "jax.tree_util.register_pytree_node",
+        "jax.tree_util.register_pytree_node_class",
+        "jax.tree_util.register_pytree_with_keys",
+        "jax.tree_util.register_pytree_with_keys_class",
+        "jax.tree_util.register_dataclass",
+        "jax.tree_util.register_static",
+    }
+)

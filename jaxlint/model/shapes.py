@@ -20,8 +20,10 @@ SHAPE_ARGUMENTS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
     "jax.numpy.arange": ("range", (0, 1, 2), ("start", "stop", "step")),
     **{f: ("`num`", (2,), ("num",)) for f in numpy_names("linspace", "logspace", "geomspace")},
     "jax.nn.one_hot": ("`num_classes`", (1,), ("num_classes",)),
-    **{f: ("split", (1,), ("indices_or_sections",))
-       for f in numpy_names("split", "array_split", "hsplit", "vsplit", "dsplit")},
+    **{
+        f: ("split", (1,), ("indices_or_sections",))
+        for f in numpy_names("split", "array_split", "hsplit", "vsplit", "dsplit")
+    },
     "jax.numpy.reshape": ("shape", (1,), ("shape", "newshape")),
     "jax.numpy.resize": ("shape", (1,), ("new_shape",)),
     "jax.numpy.broadcast_to": ("shape", (1,), ("shape",)),
@@ -29,10 +31,26 @@ SHAPE_ARGUMENTS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
     "jax.numpy.pad": ("`pad_width`", (1,), ("pad_width",)),
     REPEAT: ("`total_repeat_length`", (), ("total_repeat_length",)),
     "jax.numpy.bincount": ("length", (2,), ("minlength", "length")),
-    **{f: ("`size`", (), ("size",)) for f in numpy_names(
-        "where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
-        "unique_inverse", "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d", "extract",
-        "compress")},
+    **{
+        f: ("`size`", (), ("size",))
+        for f in numpy_names(
+            "where",
+            "nonzero",
+            "argwhere",
+            "flatnonzero",
+            "unique",
+            "unique_values",
+            "unique_counts",
+            "unique_inverse",
+            "unique_all",
+            "union1d",
+            "intersect1d",
+            "setdiff1d",
+            "setxor1d",
+            "extract",
+            "compress",
+        )
+    },
     "jax.lax.full": ("shape", (0,), ("shape",)),
     "jax.lax.iota": ("size", (1,), ("size",)),
     "jax.lax.broadcast": ("shape", (1,), ("sizes",)),
@@ -44,8 +62,11 @@ SHAPE_ARGUMENTS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
 }
 # jax.random samplers (names within JAX_RANDOM): where `shape` goes by position (any sampler takes `shape=` by keyword).
 RANDOM_SHAPE_POSITION = {
-    **dict.fromkeys("""bits uniform randint normal exponential gumbel laplace logistic cauchy
-        rademacher maxwell""".split(), 1),
+    **dict.fromkeys(
+        """bits uniform randint normal exponential gumbel laplace logistic cauchy
+        rademacher maxwell""".split(),
+        1,
+    ),
     **dict.fromkeys("bernoulli choice gamma dirichlet poisson t".split(), 2),
     **dict.fromkeys("truncated_normal categorical beta multivariate_normal".split(), 3),
 }
@@ -53,9 +74,22 @@ RANDOM_SHAPE_POSITION = {
 # Functions whose result size depends on the values of their data arguments, unless given a size:
 # function -> (data positions, the keyword that fixes the size).
 DATA_DEPENDENT: dict[str, tuple[tuple[int, ...], str]] = {
-    **{f: ((0,), "size") for f in numpy_names(
-        "where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
-        "unique_inverse", "unique_all", "extract", "compress")},
+    **{
+        f: ((0,), "size")
+        for f in numpy_names(
+            "where",
+            "nonzero",
+            "argwhere",
+            "flatnonzero",
+            "unique",
+            "unique_values",
+            "unique_counts",
+            "unique_inverse",
+            "unique_all",
+            "extract",
+            "compress",
+        )
+    },
     **{f: ((0, 1), "size") for f in numpy_names("union1d", "intersect1d", "setdiff1d", "setxor1d")},
     "jax.numpy.bincount": ((0,), "length"),
 }

@@ -66,18 +66,27 @@ class TransformSpec:
     concrete_constants: bool = False
 
 
-_JIT_OPTIONS = Options(Role("static_argnums", "static_argnames", (0, 0, 0)),
-                       Role("donate_argnums", "donate_argnames", (0, 4, 14)))
+_JIT_OPTIONS = Options(
+    Role("static_argnums", "static_argnames", (0, 0, 0)), Role("donate_argnums", "donate_argnames", (0, 4, 14))
+)
 _JIT = TransformSpec(JIT, staged=True, options=_JIT_OPTIONS, caches_by_function=True)
 _CHECKPOINT = TransformSpec(JIT, staged=True)
-_SHARD_MAP = TransformSpec(JIT, staged=True, positional_options=("mesh", "in_specs", "out_specs"),
-                       none_spec_static="in_specs")
+_SHARD_MAP = TransformSpec(
+    JIT, staged=True, positional_options=("mesh", "in_specs", "out_specs"), none_spec_static="in_specs"
+)
 _GRAD_ERROR = "grad requires real- or complex-valued inputs"
 
 
 def _gradient(error: Optional[str], reverse: bool, scalar: bool = False) -> TransformSpec:
-    return TransformSpec(GRAD, staged=False, positional_options=("argnums",), gradient=True, reverse_mode=reverse,
-                     scalar_output=scalar, integer_input_error=error)
+    return TransformSpec(
+        GRAD,
+        staged=False,
+        positional_options=("argnums",),
+        gradient=True,
+        reverse_mode=reverse,
+        scalar_output=scalar,
+        integer_input_error=error,
+    )
 
 
 TRANSFORMS: dict[str, TransformSpec] = {
@@ -101,12 +110,17 @@ TRANSFORMS: dict[str, TransformSpec] = {
     "jax.vjp": TransformSpec(PRIMALS, staged=False, gradient=True, reverse_mode=True, called_with_arguments=True),
     # It traces its function with abstract values, from the primals' shapes alone.
     "jax.linear_transpose": TransformSpec(PRIMALS, staged=True, reverse_mode=True, called_with_arguments=True),
-    "jax.vmap": TransformSpec(MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True,
-                          concrete_constants=True),
+    "jax.vmap": TransformSpec(
+        MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True, concrete_constants=True
+    ),
     "jax.pmap": TransformSpec(
-        MAP, staged=True, positional_options=("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"),
+        MAP,
+        staged=True,
+        positional_options=("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"),
         options=Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
-        per_example=True, caches_by_function=True),
+        per_example=True,
+        caches_by_function=True,
+    ),
     "jax.custom_jvp": TransformSpec(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
     "jax.custom_vjp": TransformSpec(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
     "equinox.filter_jit": TransformSpec(FILTERED, staged=True, caches_by_function=True),
@@ -177,10 +191,16 @@ TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"}
 # These list a pytree's leaves in a Python list (the leaves of a pytree of tracers are tracers): whether each
 # item pairs its leaf with the leaf's path, and whether the list comes with the treedef (`leaves, treedef = ...`).
 TREE_LEAF_LISTS = {
-    "jax.tree.leaves": (False, False), "jax.tree_util.tree_leaves": (False, False), "jax.tree_leaves": (False, False),
-    "jax.tree.flatten": (False, True), "jax.tree_util.tree_flatten": (False, True), "jax.tree_flatten": (False, True),
-    "jax.tree.leaves_with_path": (True, False), "jax.tree_util.tree_leaves_with_path": (True, False),
-    "jax.tree.flatten_with_path": (True, True), "jax.tree_util.tree_flatten_with_path": (True, True),
+    "jax.tree.leaves": (False, False),
+    "jax.tree_util.tree_leaves": (False, False),
+    "jax.tree_leaves": (False, False),
+    "jax.tree.flatten": (False, True),
+    "jax.tree_util.tree_flatten": (False, True),
+    "jax.tree_flatten": (False, True),
+    "jax.tree.leaves_with_path": (True, False),
+    "jax.tree_util.tree_leaves_with_path": (True, False),
+    "jax.tree.flatten_with_path": (True, True),
+    "jax.tree_util.tree_flatten_with_path": (True, True),
 }
 PARTIAL = frozenset({"functools.partial"})
 
@@ -221,5 +241,7 @@ WHILE_LOOP = "jax.lax.while_loop"
 FORI_LOOP = "jax.lax.fori_loop"  # a `while_loop` when its trip count is traced
 STOP_GRADIENT = "jax.lax.stop_gradient"
 # What raises, for the reverse-mode transforms that do not give a gradient function.
-CALLING = {"jax.vjp": "calling the pullback (the function `jax.vjp` gives)",
-           "jax.linear_transpose": "calling the transposed function"}
+CALLING = {
+    "jax.vjp": "calling the pullback (the function `jax.vjp` gives)",
+    "jax.linear_transpose": "calling the transposed function",
+}

@@ -43,10 +43,12 @@ def _where(d: Diagnostic) -> dict:
         return {"locations": [{"physicalLocation": {**physical, "region": region}}]}
     cell = f"cell {d.cell}"
     return {
-        "locations": [{
-            "physicalLocation": physical,
-            "logicalLocations": [{"name": cell, "fullyQualifiedName": f"{d.filename}:{cell}"}],
-        }],
+        "locations": [
+            {
+                "physicalLocation": physical,
+                "logicalLocations": [{"name": cell, "fullyQualifiedName": f"{d.filename}:{cell}"}],
+            }
+        ],
         "properties": {"cell": d.cell, "cellRegion": region},
     }
 
@@ -65,12 +67,19 @@ def _fixes(d) -> dict:
         for e in d.fix.edits
     ]
     if d.cell is not None:
-        return {"properties": {"cellFix": {"description": f"{d.fix.message} ({d.fix.applicability})",
-                                           "replacements": replacements}}}
-    return {"fixes": [{
-        "description": {"text": f"{d.fix.message} ({d.fix.applicability})"},
-        "artifactChanges": [{"artifactLocation": _artifact(d.filename), "replacements": replacements}],
-    }]}
+        return {
+            "properties": {
+                "cellFix": {"description": f"{d.fix.message} ({d.fix.applicability})", "replacements": replacements}
+            }
+        }
+    return {
+        "fixes": [
+            {
+                "description": {"text": f"{d.fix.message} ({d.fix.applicability})"},
+                "artifactChanges": [{"artifactLocation": _artifact(d.filename), "replacements": replacements}],
+            }
+        ]
+    }
 
 
 def _result(d: Diagnostic, rule_index: int) -> dict:
@@ -78,8 +87,14 @@ def _result(d: Diagnostic, rule_index: int) -> dict:
     properties = {**where.pop("properties", {}), **fixes.pop("properties", {})}
     if d.verify is not None:  # only when --verify ran
         properties["verify"] = {"status": d.verify.status, "detail": d.verify.detail}
-    found = {"ruleId": d.code, "ruleIndex": rule_index, "level": "error", "message": {"text": d.message},
-             **where, **fixes}
+    found = {
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": "error",
+        "message": {"text": d.message},
+        **where,
+        **fixes,
+    }
     return {**found, "properties": properties} if properties else found
 
 
@@ -91,16 +106,20 @@ def render(result: RunResult) -> str:
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "jaxlint",
-                "version": __version__,
-                "informationUri": DOCS_URL + "README.md",
-                "rules": [_rule(rule) for rule in ALL_RULES],
-            }},
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "jaxlint",
+                        "version": __version__,
+                        "informationUri": DOCS_URL + "README.md",
+                        "rules": [_rule(rule) for rule in ALL_RULES],
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
     }
     return json.dumps(log, indent=2) + "\n"

@@ -69,5 +69,4 @@ def excerpt(line: str, d: Diagnostic) -> str:
     before = sum(width for _, width in shown[:start])
     span = max(sum(width for _, width in shown[start:end]), 1)
     gutter = " " * len(str(d.row))
-    return (f"{d.row} | {''.join(text for text, _ in shown)}\n"
-            f"{gutter} | {' ' * before}{'^' * span}\n")
+    return f"{d.row} | {''.join(text for text, _ in shown)}\n{gutter} | {' ' * before}{'^' * span}\n"

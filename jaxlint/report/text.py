@@ -48,8 +48,10 @@ def summary(result: RunResult) -> str:
         return _fix_summary(result, checked)
     if result.internal_errors:
         errors = len(result.internal_errors)
-        return (f"Found {count} finding{'s' if count != 1 else ''} and {errors} internal "
-                f"error{'s' if errors != 1 else ''} ({checked}); see stderr.\n")
+        return (
+            f"Found {count} finding{'s' if count != 1 else ''} and {errors} internal "
+            f"error{'s' if errors != 1 else ''} ({checked}); see stderr.\n"
+        )
     if count == 0:
         return f"All checks passed ({checked}).\n"
     return f"Found {count} finding{'s' if count != 1 else ''} ({checked}){_fixable(result)}.\n"
@@ -100,7 +102,10 @@ def statistics(result: RunResult) -> str:
 
 def verify_summary(result: RunResult) -> str:
     """One line after the summary when --verify ran; runtime-only (JAX0xx) findings count as new."""
-    counts = Counter("new" if d.code in RUNTIME_CODES else d.verify.status
-                     for d in result.diagnostics if d.verify is not None)
-    return (f"Verify: {counts['confirmed']} confirmed, {counts['not-reproduced']} not reproduced, "
-            f"{counts['unverified']} unverified, {counts['new']} new.\n")
+    counts = Counter(
+        "new" if d.code in RUNTIME_CODES else d.verify.status for d in result.diagnostics if d.verify is not None
+    )
+    return (
+        f"Verify: {counts['confirmed']} confirmed, {counts['not-reproduced']} not reproduced, "
+        f"{counts['unverified']} unverified, {counts['new']} new.\n"
+    )

@@ -143,8 +143,11 @@ class Checker:
         self._read_files(root, modules, name)
         modules[name] = self._module(path, data, None, _context(path, modules.get(name)))
         self._link(modules)
-        changed = tuple(module.path for other, module in modules.items()
-                        if other != name and other in before and module.checked != before[other])
+        changed = tuple(
+            module.path
+            for other, module in modules.items()
+            if other != name and other in before and module.checked != before[other]
+        )
         return replace(modules[name].checked, changed=changed)
 
     def _read_files(self, root: Path, modules: dict[str, Module], editing: str) -> None:
@@ -195,8 +198,9 @@ class Checker:
         interface, checked = self._check(command_line_name(path), data, settings, _cache(settings, path), context)
         return Module(path, data, stamp, context, checked, interface)
 
-    def _check(self, name: str, data: bytes, settings: Settings, cache: Cache | None,
-               context: ModuleContext | None) -> tuple[Interface, Checked]:
+    def _check(
+        self, name: str, data: bytes, settings: Settings, cache: Cache | None, context: ModuleContext | None
+    ) -> tuple[Interface, Checked]:
         """The per-file function, answered from memory or the result cache when it can be."""
         key, digest = fingerprint(settings, name, context), content_hash(data)
         known = self._results.get((key, digest))
@@ -237,16 +241,21 @@ def command_line_name(path: str) -> str:
 
 def notebook_document(cells: list[Cell], metadata: dict | None) -> dict:
     """An nbformat 4 notebook of these cells, as the per-file function reads notebooks."""
-    return {"nbformat": 4, "nbformat_minor": 5, "metadata": metadata or {},
-            "cells": [{"cell_type": cell.kind, "metadata": {}, "source": cell.text} for cell in cells]}
+    return {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": metadata or {},
+        "cells": [{"cell_type": cell.kind, "metadata": {}, "source": cell.text} for cell in cells],
+    }
 
 
 def _excluded(path: str, settings: Settings) -> bool:
     """Whether the file or a folder it is in, below the config's folder, is excluded: as with
     `--force-exclude` (pre-commit), an editor opening it gets no findings."""
     absolute = Path(os.path.abspath(path))
-    return any(settings.is_excluded(str(part)) for part in (absolute, *absolute.parents)
-               if settings.root in part.parents)
+    return any(
+        settings.is_excluded(str(part)) for part in (absolute, *absolute.parents) if settings.root in part.parents
+    )
 
 
 def _stamp(folder: Path) -> tuple:

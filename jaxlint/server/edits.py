@@ -57,7 +57,7 @@ def noqa_edit(text: str, diagnostic: Diagnostic) -> Edit | None:
     else:
         edit = Edit(row, match.end() + 1, row, match.end() + 1, f"{diagnostic.code}, ")
     offsets = Offsets(text)
-    new = text[:offsets.of(edit.row, edit.col)] + edit.content + text[offsets.of(edit.end_row, edit.end_col):]
+    new = text[: offsets.of(edit.row, edit.col)] + edit.content + text[offsets.of(edit.end_row, edit.end_col) :]
     if parses(text) and not parses(new):
         return None
     return edit

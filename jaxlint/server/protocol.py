@@ -33,8 +33,9 @@ from jaxlint.server.edits import cell_edits, noqa_edit
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.jaxlint"
 FAILED = ("JAX001", "JAX003")  # the file was not checked: an error, not a warning
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
-    notebook_selector=[types.NotebookDocumentFilterWithNotebook(
-        notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
+    notebook_selector=[
+        types.NotebookDocumentFilterWithNotebook(notebook="*", cells=[types.NotebookCellLanguage(language="python")])
+    ],
     save=True,
 )
 
@@ -82,8 +83,12 @@ class Result:
 
 class JaxlintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("jaxlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full,
-                         notebook_document_sync=NOTEBOOK_SYNC)
+        super().__init__(
+            "jaxlint",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            notebook_document_sync=NOTEBOOK_SYNC,
+        )
         self.checker = Checker(Path.cwd())
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxlint-check")
         self.open: set[str] = set()  # URIs of open Python documents and notebooks
@@ -109,8 +114,15 @@ class JaxlintServer(LanguageServer):
             texts.append(document.source)
             kinds.append("code" if python else "markdown")
         metadata = notebook.metadata if isinstance(notebook.metadata, dict) else None
-        return Snapshot(uri, notebook.version, to_fs_path(uri), tuple(texts),
-                        tuple(cell.document for cell in notebook.cells), tuple(kinds), metadata)
+        return Snapshot(
+            uri,
+            notebook.version,
+            to_fs_path(uri),
+            tuple(texts),
+            tuple(cell.document for cell in notebook.cells),
+            tuple(kinds),
+            metadata,
+        )
 
     def owner(self, uri: str) -> str:
         """The open document a URI belongs to: itself, or the notebook of a cell."""
@@ -139,7 +151,8 @@ class JaxlintServer(LanguageServer):
                 result = await self._check(snapshot)
                 # Published unless the text changed meanwhile (then it is dirty again) or nothing did.
                 if self.snapshot(uri) == snapshot and (
-                        first is None or result.checked.diagnostics != first.checked.diagnostics):
+                    first is None or result.checked.diagnostics != first.checked.diagnostics
+                ):
                     self.publish(result)
                 for other in self.open:  # modules whose facts from this one changed
                     if other != uri and to_fs_path(other) in result.checked.changed:
@@ -150,7 +163,8 @@ class JaxlintServer(LanguageServer):
     async def _check(self, snapshot: Snapshot, with_project: bool = True) -> Result:
         try:
             checked = await asyncio.get_running_loop().run_in_executor(
-                self.executor, snapshot.check, self.checker, with_project)
+                self.executor, snapshot.check, self.checker, with_project
+            )
         except Exception as error:  # a bug in the server: say so, and keep serving
             logger.exception("checking %s", snapshot.uri)
             checked = Checked(problem=f"jaxlint: internal error: {type(error).__name__}: {error}")
@@ -192,8 +206,9 @@ class JaxlintServer(LanguageServer):
     def _publish(self, uri: str, version: int | None, text: str, findings: list[Diagnostic]) -> None:
         codec = self.workspace.position_codec
         lines = LINE_BREAK.split(text)
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri, [to_lsp(d, lines, codec) for d in findings], version))
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri, [to_lsp(d, lines, codec) for d in findings], version)
+        )
 
     def forget(self, uri: str) -> None:
         path = to_fs_path(uri)
@@ -225,7 +240,7 @@ def position(lines: list[str], row: int, col: int, codec: PositionCodec) -> type
     if row > len(lines):
         row, col = len(lines), len(lines[-1]) + 1
     line = lines[row - 1]
-    return types.Position(row - 1, codec.client_num_units(line[:col - 1]))
+    return types.Position(row - 1, codec.client_num_units(line[: col - 1]))
 
 
 def row_col(lines: list[str], where: types.Position, codec: PositionCodec) -> tuple[int, int]:
@@ -247,8 +262,9 @@ def wanted(kind: str, only: Sequence[str] | None) -> bool:
     return only is None or any(kind == o or kind.startswith(f"{o}.") for o in only)
 
 
-def code_actions(server: JaxlintServer, result: Result, uri: str,
-                 params: types.CodeActionParams) -> list[types.CodeAction]:
+def code_actions(
+    server: JaxlintServer, result: Result, uri: str, params: types.CodeActionParams
+) -> list[types.CodeAction]:
     codec = server.workspace.position_codec
     text, findings = result.findings(uri)
     lines = LINE_BREAK.split(text)
@@ -261,25 +277,42 @@ def code_actions(server: JaxlintServer, result: Result, uri: str,
         diagnostic = to_lsp(d, lines, codec)
         if d.fix is not None:
             label = "" if d.fix.applicability == SAFE else " (unsafe)"
-            actions.append(types.CodeAction(
-                title=f"Fix {d.code}: {d.fix.message}{label}", kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diagnostic], is_preferred=d.fix.applicability == SAFE,
-                edit=fix_edit(server, result, uri, d)))
+            actions.append(
+                types.CodeAction(
+                    title=f"Fix {d.code}: {d.fix.message}{label}",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic],
+                    is_preferred=d.fix.applicability == SAFE,
+                    edit=fix_edit(server, result, uri, d),
+                )
+            )
         noqa = None if d.code in FAILED else noqa_edit(text, d)  # a file that was not checked needs a fix
         if noqa is not None:
-            actions.append(types.CodeAction(
-                title=f"Suppress {d.code} with # noqa", kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diagnostic],
-                edit=types.WorkspaceEdit(changes={uri: [text_edit(lines, noqa, codec)]})))
+            actions.append(
+                types.CodeAction(
+                    title=f"Suppress {d.code} with # noqa",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic],
+                    edit=types.WorkspaceEdit(changes={uri: [text_edit(lines, noqa, codec)]}),
+                )
+            )
     # Fix all costs a check per round of fixes: offered when asked for, not on every cursor move.
     asked = only is not None or params.context.trigger_kind != types.CodeActionTriggerKind.Automatic
-    if result.snapshot.cells is None and asked and wanted(FIX_ALL, only) and any(
-            d.fix is not None and d.fix.applicability == SAFE for d in findings):
+    if (
+        result.snapshot.cells is None
+        and asked
+        and wanted(FIX_ALL, only)
+        and any(d.fix is not None and d.fix.applicability == SAFE for d in findings)
+    ):
         fixed = server.checker.fix_all(result.snapshot.path, text)
         if fixed is not None:
-            actions.append(types.CodeAction(
-                title="Fix all safe jaxlint findings", kind=FIX_ALL,
-                edit=types.WorkspaceEdit(changes={uri: [whole_edit(text, fixed, codec)]})))
+            actions.append(
+                types.CodeAction(
+                    title="Fix all safe jaxlint findings",
+                    kind=FIX_ALL,
+                    edit=types.WorkspaceEdit(changes={uri: [whole_edit(text, fixed, codec)]}),
+                )
+            )
     return actions
 
 
@@ -302,12 +335,12 @@ def whole_edit(before: str, after: str, codec: PositionCodec) -> types.TextEdit:
     start = 0
     while start < min(len(before), len(after)) and before[start] == after[start]:
         start += 1
-    if before[start - 1:start + 1] == "\r\n":
+    if before[start - 1 : start + 1] == "\r\n":
         start -= 1  # never between the two characters of one line break
     end = 0
     while end < min(len(before), len(after)) - start and before[-1 - end] == after[-1 - end]:
         end += 1
-    if end and before[len(before) - end - 1:len(before) - end + 1] == "\r\n":
+    if end and before[len(before) - end - 1 : len(before) - end + 1] == "\r\n":
         end -= 1
     lines = LINE_BREAK.split(before)
 
@@ -316,7 +349,7 @@ def whole_edit(before: str, after: str, codec: PositionCodec) -> types.TextEdit:
         line_start = max((m.end() for m in LINE_BREAK.finditer(before, 0, offset)), default=0)
         return position(lines, row, offset - line_start + 1, codec)
 
-    return types.TextEdit(types.Range(at(start), at(len(before) - end)), after[start:len(after) - end])
+    return types.TextEdit(types.Range(at(start), at(len(before) - end)), after[start : len(after) - end])
 
 
 def hover(server: JaxlintServer, result: Result, uri: str, where: types.Position) -> types.Hover | None:
@@ -382,8 +415,10 @@ def build() -> JaxlintServer:
     def notebook_close(ls: JaxlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
         ls.forget(params.notebook_document.uri)
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]))
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
+    )
     async def code_action(ls: JaxlintServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         result = await ls.fresh(ls.owner(uri))

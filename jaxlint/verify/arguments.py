@@ -20,11 +20,30 @@ KEY_TYPES = frozenset({"PRNGKey", "PRNGKeyArray", "KeyArray"})
 SCALAR_TYPES = frozenset({"int", "float", "bool"})
 # jaxtyping's dtype markers: `Float[Array, "b n"]`.
 JAXTYPING_DTYPES = {
-    "Float": "float32", "Float16": "float16", "Float32": "float32", "Float64": "float64", "BFloat16": "bfloat16",
-    "Inexact": "float32", "Real": "float32", "Num": "float32", "Shaped": "float32",
-    "Int": "int32", "Integer": "int32", "Int8": "int8", "Int16": "int16", "Int32": "int32", "Int64": "int64",
-    "UInt": "uint32", "UInt8": "uint8", "UInt16": "uint16", "UInt32": "uint32", "UInt64": "uint64",
-    "Bool": "bool", "Complex": "complex64", "Complex64": "complex64", "Complex128": "complex128",
+    "Float": "float32",
+    "Float16": "float16",
+    "Float32": "float32",
+    "Float64": "float64",
+    "BFloat16": "bfloat16",
+    "Inexact": "float32",
+    "Real": "float32",
+    "Num": "float32",
+    "Shaped": "float32",
+    "Int": "int32",
+    "Integer": "int32",
+    "Int8": "int8",
+    "Int16": "int16",
+    "Int32": "int32",
+    "Int64": "int64",
+    "UInt": "uint32",
+    "UInt8": "uint8",
+    "UInt16": "uint16",
+    "UInt32": "uint32",
+    "UInt64": "uint64",
+    "Bool": "bool",
+    "Complex": "complex64",
+    "Complex64": "complex64",
+    "Complex128": "complex128",
 }
 JAXTYPING_KEY = "Key"
 # Sizes given to a jaxtyping dimension named by a symbol, in order of first use in a function: distinct,
@@ -42,8 +61,25 @@ SHAPED_MAKERS = {
 KEY_MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 LITERAL_MAKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray"})
 RANGE_MAKERS = {"jax.numpy.arange": "32", "numpy.arange": "64"}
-DTYPE_NAMES = frozenset({"float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-                         "uint16", "uint32", "uint64", "bool", "complex64", "complex128"})
+DTYPE_NAMES = frozenset(
+    {
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool",
+        "complex64",
+        "complex128",
+    }
+)
 BUILTIN_DTYPES = {"float": "float64", "int": "int64", "bool": "bool", "bool_": "bool", "complex": "complex128"}
 CALLS_PER_FUNCTION = 3
 
@@ -65,8 +101,9 @@ class Aliases:
         for node in imports:
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    self.names[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else \
-                        alias.name.split(".")[0]
+                    self.names[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0]
+                    )
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
@@ -81,6 +118,7 @@ class Aliases:
 
 
 # -- annotations
+
 
 class Dims:
     """The sizes of one function's symbolic dimensions, shared by all its parameters."""
@@ -118,8 +156,9 @@ def annotation_form(node: ast.AST | None, dims: Dims) -> Form | None:
         except SyntaxError:
             return None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # `X | None`
-        sides = [side for side in (node.left, node.right)
-                 if not (isinstance(side, ast.Constant) and side.value is None)]
+        sides = [
+            side for side in (node.left, node.right) if not (isinstance(side, ast.Constant) and side.value is None)
+        ]
         return annotation_form(sides[0], dims) if len(sides) == 1 else None
     if isinstance(node, ast.Subscript):
         return _subscript_form(node, dims)
@@ -144,8 +183,12 @@ def _subscript_form(node: ast.Subscript, dims: Dims) -> Form | None:
             return None  # any length
         forms = [annotation_form(item, dims) for item in items]
         return {"tuple": forms} if all(f is not None for f in forms) else None
-    if (kind in JAXTYPING_DTYPES or kind == JAXTYPING_KEY) and len(items) == 2 and isinstance(items[1], ast.Constant) \
-            and isinstance(items[1].value, str):
+    if (
+        (kind in JAXTYPING_DTYPES or kind == JAXTYPING_KEY)
+        and len(items) == 2
+        and isinstance(items[1], ast.Constant)
+        and isinstance(items[1].value, str)
+    ):
         shape = dims.shape(items[1].value)
         if shape is None:
             return None
@@ -190,13 +233,23 @@ class Scope:
             every = (*root.args.posonlyargs, *root.args.args, *root.args.kwonlyargs, root.args.vararg, root.args.kwarg)
             self.bound.update((param.arg, None) for param in every if param is not None)  # the caller's values
         for node in nodes:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-                node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr)) else [
-                node.optional_vars] if isinstance(node, ast.withitem) and node.optional_vars else []
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr))
+                else [node.optional_vars]
+                if isinstance(node, ast.withitem) and node.optional_vars
+                else []
+            )
             named = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler)
-            others = [node.name] if isinstance(node, named) and node.name \
-                else [a.asname or a.name.split(".")[0] for a in node.names] if isinstance(
-                node, (ast.Import, ast.ImportFrom)) else []
+            others = (
+                [node.name]
+                if isinstance(node, named) and node.name
+                else [a.asname or a.name.split(".")[0] for a in node.names]
+                if isinstance(node, (ast.Import, ast.ImportFrom))
+                else []
+            )
             self.bound.update((name, None) for name in others)  # bound to something else than literals
             value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) and len(targets) == 1 else None
             for target in targets:
@@ -359,12 +412,22 @@ def call_sites(tree: ast.Module, names: set[str]) -> dict[str, list[dict[str, An
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.Import, ast.ImportFrom)):
                 imports.append(child)
-            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id in names \
-                    and scope is not None and not any(isinstance(a, ast.Starred) for a in child.args) \
-                    and all(k.arg is not None for k in child.keywords):
+            elif (
+                isinstance(child, ast.Call)
+                and isinstance(child.func, ast.Name)
+                and child.func.id in names
+                and scope is not None
+                and not any(isinstance(a, ast.Starred) for a in child.args)
+                and all(k.arg is not None for k in child.keywords)
+            ):
                 wanted.setdefault(scope, []).append(child)
-            inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
-                None if isinstance(child, (ast.Lambda, ast.ClassDef)) else scope
+            inner = (
+                child
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+                else None
+                if isinstance(child, (ast.Lambda, ast.ClassDef))
+                else scope
+            )
             stack.append((child, inner))
     if not wanted:
         return {}

@@ -10,7 +10,16 @@ from typing import Any
 
 from jaxlint.diagnostics import Diagnostic, Verification
 from jaxlint.verify.errors import (
-    CONFIRMABLE, LEAK, OBSERVED, OBSERVED_DETAIL, PROBED, TRACE_ERROR, TRACER_LEAK, WARNED, matches, runtime_code,
+    CONFIRMABLE,
+    LEAK,
+    OBSERVED,
+    OBSERVED_DETAIL,
+    PROBED,
+    TRACE_ERROR,
+    TRACER_LEAK,
+    WARNED,
+    matches,
+    runtime_code,
 )
 from jaxlint.verify.plan import FilePlan
 
@@ -23,10 +32,14 @@ _MESSAGES = {
 }
 IMPORTING = "importing the module"
 # Where a trace's arguments came from (the worker's outcome events), as the details say it.
-ARGUMENTS = {"recorded": " with the arguments a run recorded", "examples": " with the config's examples",
-             "annotations": " with arguments built from its annotations",
-             "call": " with the arguments of its call at line {call_line}", "made-up": " with made-up arguments",
-             "given": ""}
+ARGUMENTS = {
+    "recorded": " with the arguments a run recorded",
+    "examples": " with the config's examples",
+    "annotations": " with arguments built from its annotations",
+    "call": " with the arguments of its call at line {call_line}",
+    "made-up": " with made-up arguments",
+    "given": "",
+}
 REAL_ARGUMENTS = ("recorded", "examples", "given")  # another error from any other arguments proves nothing
 _NAMED_LINE = re.compile(r"(/[^\s:'\"()]+\.py):(\d+)")
 
@@ -75,11 +88,17 @@ class Evidence:
         if plan is None:
             return []
         owner = plan.owner_of(row)
-        return [d for (file, r), found in self.sites.items() if file == real for d in found
-                if owner and plan.owners.get(r) == owner]
+        return [
+            d
+            for (file, r), found in self.sites.items()
+            if file == real
+            for d in found
+            if owner and plan.owners.get(r) == owner
+        ]
 
-    def error(self, error: dict[str, Any], doing: str, fallback: tuple[str, int] | None,
-              report_new: bool, target: str = "") -> bool:
+    def error(
+        self, error: dict[str, Any], doing: str, fallback: tuple[str, int] | None, report_new: bool, target: str = ""
+    ) -> bool:
         """Confirm the findings an error passes through (innermost first) or, for a leak, the JAX308
         findings of the functions it names; else (when `report_new`) a new finding at the innermost
         project line. Whether anything was confirmed."""
@@ -94,8 +113,9 @@ class Evidence:
         if code == TRACER_LEAK:
             named = [[os.path.realpath(f), int(r)] for f, r in _NAMED_LINE.findall(error.get("text", ""))]
             named += [list(fallback)] if fallback and target else []
-            leaks = [d for where in [*error["frames"], *named] for d in self.owned(where[0], where[1])
-                     if d.code == LEAK]
+            leaks = [
+                d for where in [*error["frames"], *named] for d in self.owned(where[0], where[1]) if d.code == LEAK
+            ]
             for d in leaks:
                 self.confirm(d, f"jax.checking_leaks reported a leak while {doing}")
             if leaks:
@@ -116,8 +136,10 @@ class Evidence:
             text = f"the module could not be imported: {cls}: {message}"
         elif code == TRACER_LEAK and not target:
             text = f"a tracer leaked while {doing} (jax's leak check): {message}"
-        self.new.setdefault((file, row, code), Diagnostic(file, row, col, code, text, row, col,
-                                                          verify=Verification(CONFIRMED, f"found by {doing}")))
+        self.new.setdefault(
+            (file, row, code),
+            Diagnostic(file, row, col, code, text, row, col, verify=Verification(CONFIRMED, f"found by {doing}")),
+        )
 
 
 def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Report]) -> Evidence:
@@ -131,8 +153,9 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
             if kind == "error":
                 fallback = (plan_file, 1) if plan_file else None
                 jaxish = runtime_code(event["classes"], event["message"]) is not None
-                evidence.error(event, report.doing(event["phase"]), fallback,
-                               report_new=event["phase"] != "test" or jaxish)
+                evidence.error(
+                    event, report.doing(event["phase"]), fallback, report_new=event["phase"] != "test" or jaxish
+                )
             elif kind == "observed":
                 for where in event["where"]:
                     for d in evidence.at(where):
@@ -153,7 +176,7 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
 
 
 def tracing(outcome: dict[str, Any]) -> str:
-    """"tracing `f` with ...": the function and where its arguments came from."""
+    """ "tracing `f` with ...": the function and where its arguments came from."""
     return f"tracing `{outcome['target']}`" + ARGUMENTS.get(outcome.get("arguments", ""), "").format(**outcome)
 
 
@@ -162,8 +185,13 @@ def _outcome(evidence: Evidence, outcome: dict[str, Any]) -> None:
     doing = tracing(outcome)
     real_arguments = outcome.get("arguments") in REAL_ARGUMENTS
     jax_verdict = runtime_code(error["classes"], error["message"]) is not None
-    found = evidence.error(error, doing, (outcome["file"], outcome["line"]),
-                           report_new=jax_verdict and (outcome["staged"] or real_arguments), target=target)
+    found = evidence.error(
+        error,
+        doing,
+        (outcome["file"], outcome["line"]),
+        report_new=jax_verdict and (outcome["staged"] or real_arguments),
+        target=target,
+    )
     if found:
         return
     for where in error["frames"]:
@@ -195,10 +223,15 @@ def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -
     if id(d) in evidence.against:
         return evidence.against[id(d)]
     owner = plan.owners.get(d.row)
-    if owner is None and plan.main_block and plan.main_block[0] <= d.row <= plan.main_block[1] \
-            and report.label == plan.path:
-        return Verification(UNVERIFIED, 'under `if __name__ == "__main__":`, which an import skips (--verify=run '
-                                        'runs it)')
+    if (
+        owner is None
+        and plan.main_block
+        and plan.main_block[0] <= d.row <= plan.main_block[1]
+        and report.label == plan.path
+    ):
+        return Verification(
+            UNVERIFIED, 'under `if __name__ == "__main__":`, which an import skips (--verify=run runs it)'
+        )
     if owner is None:
         return Verification(UNVERIFIED, "module-level code: the import ran without this error")
     skipped = {e["owner"]: e["reason"] for e in report.of("skipped")}
@@ -216,11 +249,19 @@ def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -
             return Verification(UNVERIFIED, outcome["reason"])
         error = outcome["error"]
         where = f" at line {error['frames'][-1][1]}" if error["frames"] else ""
-        return Verification(UNVERIFIED, f"{tracing(outcome)} stopped first{where}: "
-                                        f"{error['classes'][0]}: {error['message']}")
+        return Verification(
+            UNVERIFIED, f"{tracing(outcome)} stopped first{where}: {error['classes'][0]}: {error['message']}"
+        )
     return Verification(UNVERIFIED, f"`{owner}` was traced only through other functions, which never reached it")
 
 
 def decide(plan: FilePlan, report: Report, evidence: Evidence) -> list[Diagnostic]:
-    return [replace(d, verify=Verification(CONFIRMED, evidence.confirmed[id(d)]) if id(d) in evidence.confirmed
-                    else verdict(d, plan, report, evidence)) for d in plan.findings]
+    return [
+        replace(
+            d,
+            verify=Verification(CONFIRMED, evidence.confirmed[id(d)])
+            if id(d) in evidence.confirmed
+            else verdict(d, plan, report, evidence),
+        )
+        for d in plan.findings
+    ]

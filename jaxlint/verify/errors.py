@@ -10,15 +10,24 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX202": (("KeyReuseError", ""),),
     "JAX301": (("TracerBoolConversionError", ""),),
     "JAX302": (("TracerBoolConversionError", ""),),
-    "JAX303": (("ConcretizationTypeError", ""), ("TracerIntegerConversionError", ""),
-               ("ValueError", "Non-hashable static arguments")),
-    "JAX304": (("TracerIntegerConversionError", ""), ("TracerArrayConversionError", ""),
-               ("ConcretizationTypeError", "")),
-    "JAX305": (("TracerArrayConversionError", ""), ("ConcretizationTypeError", ""),
-               ("TracerIntegerConversionError", ""), ("TypeError", "weak reference")),
+    "JAX303": (
+        ("ConcretizationTypeError", ""),
+        ("TracerIntegerConversionError", ""),
+        ("ValueError", "Non-hashable static arguments"),
+    ),
+    "JAX304": (
+        ("TracerIntegerConversionError", ""),
+        ("TracerArrayConversionError", ""),
+        ("ConcretizationTypeError", ""),
+    ),
+    "JAX305": (
+        ("TracerArrayConversionError", ""),
+        ("ConcretizationTypeError", ""),
+        ("TracerIntegerConversionError", ""),
+        ("TypeError", "weak reference"),
+    ),
     "JAX309": (("TypeError", "is not a valid JAX type"),),
-    "JAX401": (("TypeError", "Shapes must be"), ("ConcretizationTypeError", ""),
-               ("TracerIntegerConversionError", "")),
+    "JAX401": (("TypeError", "Shapes must be"), ("ConcretizationTypeError", ""), ("TracerIntegerConversionError", "")),
     "JAX402": (("NonConcreteBooleanIndexError", ""),),
     "JAX403": (("ConcretizationTypeError", ""),),
     "JAX404": (("IndexError", "Slice entries must be static"),),
@@ -27,8 +36,12 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX801": (("AttributeError", "jax"), ("ImportError", "jax")),
 }
 # Confirmed by what the observers saw (observe.py's event kinds) rather than by an exception.
-OBSERVED = {"print": ("JAX306", "JAX509"), "debug-print": ("JAX307",), "host-state": ("JAX204", "JAX203"),
-            "retrace": ("JAX501",)}
+OBSERVED = {
+    "print": ("JAX306", "JAX509"),
+    "debug-print": ("JAX307",),
+    "host-state": ("JAX204", "JAX203"),
+    "retrace": ("JAX501",),
+}
 OBSERVED_DETAIL = {
     "print": "a tracer reached print/logging here while tracing",
     "debug-print": "a tracer was formatted into jax.debug.print's format string here",
@@ -44,8 +57,12 @@ CONFIRMABLE = frozenset({*EXPECTED, *(c for codes in OBSERVED.values() for c in 
 # Runtime-only findings: an error under jit that no static rule predicted.
 TRACE_ERROR, TRACER_LEAK, KEY_REUSE = "JAX010", "JAX011", "JAX012"
 RUNTIME_CODES = (TRACE_ERROR, TRACER_LEAK, KEY_REUSE)
-_TRACER_ERRORS = ("ConcretizationTypeError", "TracerArrayConversionError", "TracerIntegerConversionError",
-                  "NonConcreteBooleanIndexError")
+_TRACER_ERRORS = (
+    "ConcretizationTypeError",
+    "TracerArrayConversionError",
+    "TracerIntegerConversionError",
+    "NonConcreteBooleanIndexError",
+)
 
 
 def matches(code: str, classes: list[str], message: str) -> bool:
@@ -64,7 +81,8 @@ def runtime_code(classes: list[str], message: str) -> str | None:
     if is_leak(classes, message):
         return TRACER_LEAK
     if any(cls in classes for cls in _TRACER_ERRORS) or any(
-            matches(code, classes, message) for code in ("JAX101", "JAX404")):
+        matches(code, classes, message) for code in ("JAX101", "JAX404")
+    ):
         return TRACE_ERROR
     if matches("JAX401", classes, message) and "Tracer" in message:  # not a shape the arguments made float
         return TRACE_ERROR

@@ -44,8 +44,19 @@ LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "lo
 CLOCKS = {time: ("time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "process_time")}
 HOST_RANDOM = {
     random: ("random", "randint", "uniform", "gauss", "choice", "shuffle", "sample", "randrange", "normalvariate"),
-    np.random: ("rand", "randn", "random", "normal", "uniform", "randint", "choice", "permutation", "shuffle",
-                "random_sample", "standard_normal"),
+    np.random: (
+        "rand",
+        "randn",
+        "random",
+        "normal",
+        "uniform",
+        "randint",
+        "choice",
+        "permutation",
+        "shuffle",
+        "random_sample",
+        "standard_normal",
+    ),
 }
 
 
@@ -61,8 +72,11 @@ class Project:
         """The real path of a project file, or None."""
         if filename not in self._known:
             real = os.path.realpath(filename) if not filename.startswith("<") else ""
-            mine = real.startswith(self.roots) and not real.startswith(_JAXLINT) and not any(
-                part in real for part in _SITE_PACKAGES)
+            mine = (
+                real.startswith(self.roots)
+                and not real.startswith(_JAXLINT)
+                and not any(part in real for part in _SITE_PACKAGES)
+            )
             self._known[filename] = real if mine else None
         return self._known[filename]
 
@@ -104,12 +118,17 @@ class Project:
 
 def describe(error: BaseException, project: Project) -> dict[str, Any]:
     message = str(error).strip().splitlines()
-    return {"classes": [cls.__name__ for cls in type(error).__mro__], "message": message[0] if message else "",
-            "text": str(error)[:2000], "frames": project.frames(error)}
+    return {
+        "classes": [cls.__name__ for cls in type(error).__mro__],
+        "message": message[0] if message else "",
+        "text": str(error)[:2000],
+        "frames": project.frames(error),
+    }
 
 
 def tracing() -> bool:
     from jax._src import core
+
     return not isinstance(core.trace_ctx.trace, core.EvalTrace)
 
 
@@ -154,8 +173,12 @@ class Observer:
         real = self.project.file(filename)
         if real and (category, real, lineno) not in self.reported:  # once per line: loops warn every step
             self.reported.add((category, real, lineno))
-            self.events.emit("warning", classes=[c.__name__ for c in category.__mro__],
-                             message=str(message).splitlines()[0] if str(message) else "", where=[real, lineno])
+            self.events.emit(
+                "warning",
+                classes=[c.__name__ for c in category.__mro__],
+                message=str(message).splitlines()[0] if str(message) else "",
+                where=[real, lineno],
+            )
 
     # -- checkers
     @staticmethod
@@ -164,6 +187,7 @@ class Observer:
         caches left on; eager vmap calls, one trace each, stay unchecked (the check collects garbage)."""
         from jax._src import core
         from jax._src.interpreters import partial_eval
+
         original = getattr(core, "ensure_no_leaks", None)
         staged = getattr(partial_eval, "DynamicJaxprTrace", None)
         if original is None or staged is None:
@@ -195,10 +219,14 @@ class Observer:
             self.misses[site] = self.misses.get(site, 0) + 1
             if self.misses[site] == RETRACES:  # the call, and where the function jitted anew is defined
                 defined = _DEFINED_AT.search(message)
-                where = [site] + ([(self.project.file(defined["file"]), int(defined["line"]))]
-                                  if defined and self.project.file(defined["file"]) else [])
-                self.observed("retrace", [list(w) for w in dict.fromkeys(where)],
-                              f"{RETRACES} new functions traced at this call")
+                where = [site] + (
+                    [(self.project.file(defined["file"]), int(defined["line"]))]
+                    if defined and self.project.file(defined["file"])
+                    else []
+                )
+                self.observed(
+                    "retrace", [list(w) for w in dict.fromkeys(where)], f"{RETRACES} new functions traced at this call"
+                )
 
     # -- observers
     def _watch_output(self) -> None:
@@ -233,6 +261,7 @@ class Observer:
         def log(logger, *args, **kwargs):
             observer._output("print", args)
             return real(logger, *args, **kwargs)
+
         return log
 
     def _watch_host_state(self) -> None:
@@ -253,6 +282,7 @@ class Observer:
                 if where:
                     observer.observed("host-state", [where], f"{label}() read while tracing")
             return real(*args, **kwargs)
+
         return read
 
     def _record_signatures(self) -> None:
@@ -292,14 +322,17 @@ class Observer:
             label = f"{real}:{name}"
             if observer.signatures.get(label, 0) < SIGNATURES_PER_FUNCTION:
                 try:
-                    signature = {"args": [abstract(a) for a in args],
-                                 "kwargs": {k: abstract(v) for k, v in kwargs.items()}}
+                    signature = {
+                        "args": [abstract(a) for a in args],
+                        "kwargs": {k: abstract(v) for k, v in kwargs.items()},
+                    }
                 except Unrecordable:
                     signature = None
                 if signature is not None:
                     observer.signatures[label] = observer.signatures.get(label, 0) + 1
                     observer.events.emit("signature", file=real, function=name, signature=signature)
             return fun(*args, **kwargs)
+
         return recorded
 
 

@@ -62,8 +62,11 @@ def module_name(path: str, project_root: str, tree: ast.Module | None = None) ->
 
 def imports_jax(tree: ast.Module) -> bool:
     for node in ast.walk(tree):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-            [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else ([node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+        )
         if any(n.split(".")[0] in JAX_PACKAGES for n in names):
             return True
     return False
@@ -73,8 +76,9 @@ def functions(tree: ast.Module) -> list[tuple[int, int, str, ast.FunctionDef | a
     """(first line with decorators, last line, qualified name, node) of each top-level function and method."""
     spans = []
     for node in tree.body:
-        members = [(node, "")] if not isinstance(node, ast.ClassDef) else [
-            (member, node.name + ".") for member in node.body]
+        members = (
+            [(node, "")] if not isinstance(node, ast.ClassDef) else [(member, node.name + ".") for member in node.body]
+        )
         for member, prefix in members:
             if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([member.lineno, *(d.lineno for d in member.decorator_list)])
@@ -85,14 +89,19 @@ def functions(tree: ast.Module) -> list[tuple[int, int, str, ast.FunctionDef | a
 def main_block(tree: ast.Module) -> tuple[int, int] | None:
     for node in tree.body:
         test = node.test if isinstance(node, ast.If) else None
-        if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
-                and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)):
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__"
+            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+        ):
             return node.lineno, node.end_lineno or node.lineno
     return None
 
 
-def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: str,
-              traced: bool = False) -> FilePlan | None:
+def plan_file(
+    path: str, source: str, findings: list[Diagnostic], project_root: str, traced: bool = False
+) -> FilePlan | None:
     """The plan for a file that imports jax (None for any other file). Arguments are read from the
     source for a file whose functions are traced (`traced`, or a finding tracing can confirm)."""
     try:
@@ -108,8 +117,9 @@ def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: 
     plan.defs = {name: (node.lineno, node.col_offset + 1) for _, _, name, node in spans}
     plan.main_block = main_block(tree)
     if traced or wants_tracing(findings):
-        plan.annotated = {name: found for _, _, name, node in spans if "." not in name
-                          and (found := arguments.annotations(node))}
+        plan.annotated = {
+            name: found for _, _, name, node in spans if "." not in name and (found := arguments.annotations(node))
+        }
         plan.calls = arguments.call_sites(tree, arguments.module_names(tree))
     lines = source.splitlines()
     for finding in findings:
@@ -117,7 +127,7 @@ def plan_file(path: str, source: str, findings: list[Diagnostic], project_root: 
         if owner:
             plan.owners[finding.row] = owner
         if finding.code == "JAX801" and finding.row == finding.end_row and finding.row <= len(lines):
-            plan.probes.append((finding.row, lines[finding.row - 1][finding.col - 1:finding.end_col - 1]))
+            plan.probes.append((finding.row, lines[finding.row - 1][finding.col - 1 : finding.end_col - 1]))
     return plan
 
 

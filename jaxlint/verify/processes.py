@@ -51,8 +51,10 @@ class Job:
         self.stderr = os.path.join(folder, "stderr")
         self.status = os.path.join(folder, "status")
         with open(self.path, "w", encoding="utf-8") as handle:
-            json.dump({**job, "events": self.events, "stderr": self.stderr, "status": self.status,
-                       "cwd": cwd or os.getcwd()}, handle)
+            json.dump(
+                {**job, "events": self.events, "stderr": self.stderr, "status": self.status, "cwd": cwd or os.getcwd()},
+                handle,
+            )
         # A pipe rather than a file: a file capped while the job still writes to it loses what the job wrote
         # between reading its tail and truncating it (the last line, at times).
         self._tail = b""
@@ -147,9 +149,15 @@ def run_subprocess(argv: list[str], job: dict[str, Any], timeout: float, cwd: st
     with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as folder:
         files = Job(folder, job, cwd)
         with open(files.stderr, "ab") as stderr:
-            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                                       env={**worker_env(), "JAXLINT_VERIFY_JOB": files.path}, cwd=cwd,
-                                       start_new_session=True)
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                env={**worker_env(), "JAXLINT_VERIFY_JOB": files.path},
+                cwd=cwd,
+                start_new_session=True,
+            )
         try:
             events, timed_out, code = _watch(files, process.pid, process.poll, timeout)
             process.wait()
@@ -175,8 +183,14 @@ class ForkServer:
 
     def _start(self) -> None:
         if self.process is None and not self.broken:
-            self.process = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.DEVNULL, env=worker_env(), text=True)
+            self.process = subprocess.Popen(
+                SERVER,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=worker_env(),
+                text=True,
+            )
 
     def _fork(self, job_path: str) -> int | None:
         with self.lock:

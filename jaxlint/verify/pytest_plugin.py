@@ -34,8 +34,9 @@ def pytest_exception_interact(node, call, report) -> None:
         return
     from jaxlint.verify.observe import describe
 
-    _events.emit("error", phase="test", test=node.nodeid, custom_prng=_custom_prng,
-                 **describe(call.excinfo.value, _project))
+    _events.emit(
+        "error", phase="test", test=node.nodeid, custom_prng=_custom_prng, **describe(call.excinfo.value, _project)
+    )
 
 
 def pytest_unconfigure(config) -> None:

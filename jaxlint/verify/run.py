@@ -38,10 +38,21 @@ def _import_job(plan: FilePlan, options: VerifyOptions, settings: Settings, stor
     recorded = store.get(os.path.relpath(os.path.abspath(plan.path), settings.root), {})
     # A file with findings, or with signatures a run recorded (cheap and real), has its jitted functions traced.
     trace_all = options.all_scopes or wants_tracing(plan.findings) or bool(recorded)
-    return {"mode": "import", "path": plan.path, "module": plan.module, "sys_path": plan.sys_path,
-            "project_root": str(settings.root), "owners": sorted(set(plan.owners.values())), "trace_all": trace_all,
-            "examples": options.examples, "key_names": list(settings.key_names), "probes": plan.probes,
-            "signatures": recorded, "annotated": plan.annotated, "calls": plan.calls}
+    return {
+        "mode": "import",
+        "path": plan.path,
+        "module": plan.module,
+        "sys_path": plan.sys_path,
+        "project_root": str(settings.root),
+        "owners": sorted(set(plan.owners.values())),
+        "trace_all": trace_all,
+        "examples": options.examples,
+        "key_names": list(settings.key_names),
+        "probes": plan.probes,
+        "signatures": recorded,
+        "annotated": plan.annotated,
+        "calls": plan.calls,
+    }
 
 
 def _needs_plain_keys(events: list[dict[str, Any]]) -> bool:
@@ -49,14 +60,21 @@ def _needs_plain_keys(events: list[dict[str, Any]]) -> bool:
     themselves (code that indexes, converts or adds to a legacy key's uint32 data, with messages that
     rarely say so): run once more without them, and believe that run. A test suite is run again only
     when a failure mentions keys (tests fail for their own reasons)."""
-    return any(e["event"] == "error" and e.get("custom_prng") and runtime_code(e["classes"], e["message"]) is None
-               and (e["phase"] != "test" or "key" in e.get("text", "").lower()) for e in events)
+    return any(
+        e["event"] == "error"
+        and e.get("custom_prng")
+        and runtime_code(e["classes"], e["message"]) is None
+        and (e["phase"] != "test" or "key" in e.get("text", "").lower())
+        for e in events
+    )
 
 
-def _worker(server: ForkServer, job: dict[str, Any], timeout: float, cwd: str | None = None,
-            argv: list[str] | None = None) -> tuple[list, str]:
+def _worker(
+    server: ForkServer, job: dict[str, Any], timeout: float, cwd: str | None = None, argv: list[str] | None = None
+) -> tuple[list, str]:
     """Run a job in a child of the fork server, or as the program `argv`; once more without typed keys
     when they may be what failed."""
+
     def once(job: dict[str, Any]) -> tuple[list, str]:
         return server.run(job, timeout, cwd) if argv is None else run_subprocess(argv, job, timeout, cwd)
 
@@ -87,8 +105,9 @@ def _run_command(server: ForkServer, command: Command, settings: Settings, timeo
     return Report(command.text, None, events, failure)
 
 
-def _plans(paths: list[str], result: RunResult, settings: Settings, options: VerifyOptions,
-           store: signatures.Store) -> list[FilePlan]:
+def _plans(
+    paths: list[str], result: RunResult, settings: Settings, options: VerifyOptions, store: signatures.Store
+) -> list[FilePlan]:
     """A plan for every checked .py file that imports jax."""
     by_file: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in result.diagnostics:
@@ -103,8 +122,11 @@ def _plans(paths: list[str], result: RunResult, settings: Settings, options: Ver
         except InputError:
             continue  # already reported by the static pass
         # what will be traced: every file with --verify=all, and with signatures recorded (by now or by the runs)
-        traced = options.all_scopes or bool(options.commands) or os.path.relpath(
-            os.path.abspath(path), settings.root) in store
+        traced = (
+            options.all_scopes
+            or bool(options.commands)
+            or os.path.relpath(os.path.abspath(path), settings.root) in store
+        )
         plan = plan_file(path, source, by_file[path], str(settings.root), traced)
         if plan is not None:
             plans.append(plan)
@@ -120,8 +142,14 @@ def _shown(real: str, plans: list[FilePlan]) -> str:
     return real if relative.startswith("..") else relative
 
 
-def _run_all(server: ForkServer, plans: list[FilePlan], settings: Settings, options: VerifyOptions,
-             store: signatures.Store, notes: list[str]) -> list[Report]:
+def _run_all(
+    server: ForkServer,
+    plans: list[FilePlan],
+    settings: Settings,
+    options: VerifyOptions,
+    store: signatures.Store,
+    notes: list[str],
+) -> list[Report]:
     """The run commands, one at a time (they are the project's own heavy entry points; the scripts they
     run are not imported again), then every remaining file's import, in parallel."""
     reports: list[Report] = []
@@ -149,8 +177,9 @@ def start_server() -> ForkServer:
     return ForkServer().start()
 
 
-def verify(paths: list[str], result: RunResult, settings: Settings, options: VerifyOptions,
-           server: ForkServer | None = None) -> list[str]:
+def verify(
+    paths: list[str], result: RunResult, settings: Settings, options: VerifyOptions, server: ForkServer | None = None
+) -> list[str]:
     """Give every finding of `result` its verification, add the new findings; return notes about runs
     and files that could not be verified and had no finding to carry the reason."""
     store = signatures.load(options.cache_dir)
@@ -166,8 +195,11 @@ def verify(paths: list[str], result: RunResult, settings: Settings, options: Ver
     planned = {plan.path for plan in every_plan}
     untraced = [d for d in result.diagnostics if d.filename not in planned]
     checked = with_status([d for d in untraced if d.cell is None], UNVERIFIED, "not observable by tracing")
-    checked += with_status([d for d in untraced if d.cell is not None], UNVERIFIED,
-                           "notebooks are not traced: --verify imports .py modules only")
+    checked += with_status(
+        [d for d in untraced if d.cell is not None],
+        UNVERIFIED,
+        "notebooks are not traced: --verify imports .py modules only",
+    )
     for report in reports:
         if report.plan is not None:
             checked += decide(report.plan, report, evidence)
@@ -176,7 +208,6 @@ def verify(paths: list[str], result: RunResult, settings: Settings, options: Ver
     for d in evidence.new.values():
         shown = _shown(d.filename, every_plan)
         if d.code in settings.enabled_for(shown) or d.code not in RUNTIME_CODES:
-            checked.append(Diagnostic(shown, d.row, d.col, d.code, d.message, d.end_row, d.end_col,
-                                      verify=d.verify))
+            checked.append(Diagnostic(shown, d.row, d.col, d.code, d.message, d.end_row, d.end_col, verify=d.verify))
     result.diagnostics = sorted(checked)
     return notes

@@ -31,9 +31,20 @@ from jaxlint.verify.observe import Observer, Project, abstract_key, concrete, de
 # indices), then vectors, then matrices.
 FALLBACKS = (((), "float32"), ((), "int32"), ((8,), "float32"), ((8, 8), "float32"))
 _SPEC = re.compile(r"^(?P<dtype>[a-z]+\d*)\[(?P<dims>[\d, ]*)\]$")
-_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i8": "int8",
-           "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u32": "uint32", "bool": "bool",
-           "c64": "complex64"}
+_DTYPES = {
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f32": "float32",
+    "f64": "float64",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "u32": "uint32",
+    "bool": "bool",
+    "c64": "complex64",
+}
 # A Python scalar annotation of a static parameter: the value traced with (a made-up one).
 STATIC_SCALARS = {"int": 4, "float": 0.5, "bool": True}
 SCALAR_DTYPES = {"int": "int32", "float": "float32", "bool": "bool"}
@@ -86,8 +97,11 @@ def build(form: dict[str, Any], static: bool, shape: tuple[int, ...]) -> Any:
 
 
 def _unshaped(form: dict[str, Any]) -> bool:
-    return "unshaped" in form or any(_unshaped(v) for v in form.get("dict", {}).values()) or any(
-        _unshaped(v) for v in form.get("list", form.get("tuple", [])))
+    return (
+        "unshaped" in form
+        or any(_unshaped(v) for v in form.get("dict", {}).values())
+        or any(_unshaped(v) for v in form.get("list", form.get("tuple", [])))
+    )
 
 
 class Target:
@@ -101,10 +115,16 @@ class Target:
         info = getattr(self.jit, "_jit_info", None)
         params = list(inspect.signature(self.function).parameters)
         self.static = set(getattr(info, "static_argnames", ()) or ()) | {
-            params[i] for i in (getattr(info, "static_argnums", ()) or ()) if i < len(params)}
+            params[i] for i in (getattr(info, "static_argnums", ()) or ()) if i < len(params)
+        }
 
-    def arguments(self, fallback: tuple[tuple[int, ...], str], examples: dict[str, Any], key_names: list[str],
-                  annotated: dict[str, dict[str, Any]]) -> tuple[list, dict, str, bool]:
+    def arguments(
+        self,
+        fallback: tuple[tuple[int, ...], str],
+        examples: dict[str, Any],
+        key_names: list[str],
+        annotated: dict[str, dict[str, Any]],
+    ) -> tuple[list, dict, str, bool]:
         """(positional, keywords, where they came from, whether `fallback` shaped any of them). Where:
         "made-up" when a parameter had nothing to go by, else "annotations" when one was built from its
         annotation, else "examples" when the config gave one, else "given" (keys, or no parameters)."""
@@ -158,11 +178,17 @@ def _attempt(target: Target, positional: list, keywords: dict, project: Project)
 def _conclusive(result: dict[str, Any]) -> bool:
     """Traced, or stopped by jax's verdict on the code (any other error may be the arguments')."""
     return result["status"] == "ok" or (
-        result["status"] == "error" and is_jax_error(result["error"]["classes"], result["error"]["message"]))
+        result["status"] == "error" and is_jax_error(result["error"]["classes"], result["error"]["message"])
+    )
 
 
-def candidates(target: Target, examples: dict[str, Any], key_names: list[str], annotated: dict[str, Any],
-               calls: list[dict[str, Any]]) -> tuple[list[tuple[dict[str, Any], list, dict]], str]:
+def candidates(
+    target: Target,
+    examples: dict[str, Any],
+    key_names: list[str],
+    annotated: dict[str, Any],
+    calls: list[dict[str, Any]],
+) -> tuple[list[tuple[dict[str, Any], list, dict]], str]:
     """The arguments to try, best first, each with where it came from: built from the config's
     examples and the annotations, then those of calls in the module, then annotations that give no
     shape (`jax.Array`) with shapes made up, then made-up ones (annotated parameters keep their
@@ -193,14 +219,24 @@ def candidates(target: Target, examples: dict[str, Any], key_names: list[str], a
     return tries, "" if tries else reason
 
 
-def trace(target: Target, examples: dict[str, Any], recorded: list[dict], calls: list[dict], annotated: dict,
-          key_names: list[str], project: Project) -> dict[str, Any]:
+def trace(
+    target: Target,
+    examples: dict[str, Any],
+    recorded: list[dict],
+    calls: list[dict],
+    annotated: dict,
+    key_names: list[str],
+    project: Project,
+) -> dict[str, Any]:
     """Trace one function: with the signatures a run recorded (real shapes), else with arguments from
     the config's examples and its annotations, then those of calls in its module, then made-up ones,
     stopping at the first that traces or that jax rejects (another error may be the arguments')."""
-    outcome: dict[str, Any] = {"target": target.function.__qualname__, "staged": target.staged,
-                               "line": target.function.__code__.co_firstlineno,
-                               "file": project.file(target.function.__code__.co_filename)}
+    outcome: dict[str, Any] = {
+        "target": target.function.__qualname__,
+        "staged": target.staged,
+        "line": target.function.__code__.co_firstlineno,
+        "file": project.file(target.function.__code__.co_filename),
+    }
     traced = False
     for signature in recorded:
         args = [concrete(a) for a in signature["args"]]
@@ -223,8 +259,9 @@ def trace(target: Target, examples: dict[str, Any], recorded: list[dict], calls:
     return {**outcome, **first}
 
 
-def targets(module, project: Project, path: str, owners: list[str],
-            everything: bool) -> tuple[list[Target], dict[str, str]]:
+def targets(
+    module, project: Project, path: str, owners: list[str], everything: bool
+) -> tuple[list[Target], dict[str, str]]:
     """Transformed callables of the module (jit objects, vmapped or grad functions defined in it) when
     `everything`, then the functions that hold findings. Also why an owner cannot be traced."""
     found, skipped, seen = [], {}, set()
@@ -314,8 +351,7 @@ def run(job: dict[str, Any], events: EventLog) -> None:
             events.emit("exit", code=exit_.code if isinstance(exit_.code, int) else str(exit_.code))
         return
     except BaseException as error:  # anything the code raises, even KeyboardInterrupt
-        events.emit("error", phase=job["mode"], custom_prng=job.get("custom_prng", True),
-                    **describe(error, project))
+        events.emit("error", phase=job["mode"], custom_prng=job.get("custom_prng", True), **describe(error, project))
         return
     if module is None:
         return
@@ -327,8 +363,14 @@ def run(job: dict[str, Any], events: EventLog) -> None:
         events.emit("skipped", owner=owner, reason=reason)
     for target in found:
         name = target.function.__qualname__
-        examples: dict[str, Any] = next((job["examples"][key] for key in (f"{job['module']}:{target.name}", f"{job['module']}:{name}")
-                         if key in job["examples"]), {})
+        examples: dict[str, Any] = next(
+            (
+                job["examples"][key]
+                for key in (f"{job['module']}:{target.name}", f"{job['module']}:{name}")
+                if key in job["examples"]
+            ),
+            {},
+        )
         recorded = job.get("signatures", {}).get(name, [])
         calls = job.get("calls", {}).get(target.name) or job.get("calls", {}).get(name, [])
         annotated = job.get("annotated", {}).get(name, {})

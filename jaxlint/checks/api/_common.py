@@ -56,7 +56,7 @@ def _catches_guard(handler: cst.ExceptHandler) -> bool:
 @lru_cache(maxsize=1)
 def _array_attribute_read() -> re.Pattern[str]:
     """`.name` for every attribute a jax release removed from arrays (`x.device_buffer`, `x.split`)."""
-    names = sorted(api[len(ARRAY_ROWS) + 1:] for api in load_table() if api.startswith(f"{ARRAY_ROWS}."))
+    names = sorted(api[len(ARRAY_ROWS) + 1 :] for api in load_table() if api.startswith(f"{ARRAY_ROWS}."))
     return re.compile(rf"\.(?:\s|\\|#[^\n]*)*(?:{'|'.join(names)})\b")
 
 
@@ -215,10 +215,11 @@ class ApiUses(Rule):
         """The new name of an imported module when the entry is a rename: the tail kept."""
         if not entry.rename_safe or not entry.replacement:
             return None
-        return entry.replacement + module[len(entry.api):]
+        return entry.replacement + module[len(entry.api) :]
 
-    def _renamed_import(self, node: cst.ImportFrom, alias: cst.ImportAlias, module: str, local: str,
-                        entry: Api) -> FixPlan | None:
+    def _renamed_import(
+        self, node: cst.ImportFrom, alias: cst.ImportAlias, module: str, local: str, entry: Api
+    ) -> FixPlan | None:
         """`from jax import tree_map` -> `from jax.tree import map as tree_map`: every use keeps working."""
         if not entry.rename_safe or not entry.replacement or "." not in entry.replacement:
             return None
@@ -250,8 +251,7 @@ class ApiUses(Rule):
     # ------------------------------------------------------------------ attribute spellings
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if (self._in_import or self._guarded or node.attr.value not in self._last_names
-                or node in self._calls):
+        if self._in_import or self._guarded or node.attr.value not in self._last_names or node in self._calls:
             return
         qualified = self.names.qualified(node)
         entry = self._entry(qualified)
@@ -266,8 +266,7 @@ class ApiUses(Rule):
             self.report(node, self._message(spelled, entry))
             return
         new, imports = renamed
-        self.report(node, self._message(spelled, entry, new),
-                    FixPlan(f"use `{new}`", ((node, new),), SAFE, imports))
+        self.report(node, self._message(spelled, entry, new), FixPlan(f"use `{new}`", ((node, new),), SAFE, imports))
 
     def _holds_array(self, expr: cst.BaseExpression) -> bool:
         """Whether the analysis knows `expr` holds a jax array: only then is `expr.<name>` an array attribute."""
@@ -307,8 +306,7 @@ class ApiUses(Rule):
                 self._fixable_calls[used.value] += 1
             if used is not None:
                 self._calls.add(used)  # rewritten by this fix: not reported on its own
-        self.report(node, self._message(source(node.func), entry, new),
-                    FixPlan(f"use `{new}`", ((node, new),)))
+        self.report(node, self._message(source(node.func), entry, new), FixPlan(f"use `{new}`", ((node, new),)))
 
     def _getattr(self, node: cst.Call) -> None:
         """`getattr(jax, "tree_map")`: the attribute named by a literal string. With a default
@@ -325,7 +323,7 @@ class ApiUses(Rule):
         entry = self._entry(f"{base}.{value}" if base else None)
         if entry is None:
             return
-        spelled = f'getattr({source(owner)}, {source(name)})'
+        spelled = f"getattr({source(owner)}, {source(name)})"
         fix, instead = None, None
         if entry.rename_safe and entry.replacement:
             renamed = self.spell(entry.replacement)
@@ -345,8 +343,11 @@ class ApiUses(Rule):
         when the arguments do not fit."""
         positional = [arg for arg in call.args if arg.keyword is None]
         keywords = [(arg.keyword, arg) for arg in call.args if arg.keyword is not None]
-        if (len(positional) != 3 or any(arg.star for arg in call.args)
-                or any(keyword.value not in _INDEX_KEYWORDS for keyword, _ in keywords)):
+        if (
+            len(positional) != 3
+            or any(arg.star for arg in call.args)
+            or any(keyword.value not in _INDEX_KEYWORDS for keyword, _ in keywords)
+        ):
             return None
         if "#" in source(call):
             return None  # rebuilding the call would drop the comments inside it
@@ -365,16 +366,21 @@ class ApiUses(Rule):
         uses = name_uses(node, {local for _, _, local, _ in self._index_imports}) if self._index_imports else {}
         for alias, statement, local, entry in self._index_imports:
             fix = None
-            assert statement.module is not None and not isinstance(statement.names, cst.ImportStar)  # see visit_ImportFrom
+            assert statement.module is not None and not isinstance(
+                statement.names, cst.ImportStar
+            )  # see visit_ImportFrom
             if self._depth == 0 and uses[local] == self._fixable_calls[local]:
                 removal = "" if len(statement.names) == 1 else self._without(statement, alias)
                 if removal or self._is_own_line(node, statement):
                     fix = FixPlan(f"remove the import of `{local}`", ((statement, removal),))
             instead = f"x.at[idx].{entry.at_method}(v)" if entry.at_method else None
-            self.report(alias, self._message(f"{_import_name(statement.module)}.{_import_name(alias.name)}", entry, instead), fix)
+            self.report(
+                alias,
+                self._message(f"{_import_name(statement.module)}.{_import_name(alias.name)}", entry, instead),
+                fix,
+            )
 
     @staticmethod
     def _is_own_line(module: cst.Module, statement: cst.ImportFrom) -> bool:
         """A module-level line holding nothing but this import: emptying it leaves valid code."""
-        return any(isinstance(line, cst.SimpleStatementLine) and list(line.body) == [statement]
-                   for line in module.body)
+        return any(isinstance(line, cst.SimpleStatementLine) and list(line.body) == [statement] for line in module.body)

@@ -18,7 +18,7 @@ class RemovedApi(ApiUses):
         "scripts/removed_apis.py), through any spelling: attribute access (`jax.tree_map`, `jnp.round_`), "
         "aliases (`import jax as j; j.tree_map`), `import a.b as c`, `from a import b`, submodules "
         "(`jax.experimental.host_callback.call`), annotations (`x: jnp.DeviceArray`) and "
-        "`getattr(jax, \"tree_map\")` with a literal name. Removed methods and attributes of arrays "
+        '`getattr(jax, "tree_map")` with a literal name. Removed methods and attributes of arrays '
         "(`x.device_buffer`, `x.device_buffers`, `x.to_py()`, `x.split(...)`, `x.layout`) are flagged where "
         "jaxlint knows `x` is a jax array: a `jnp.*` result, an argument of a traced function, a `jax.Array` "
         "annotation. The target is `target-jax-version` in "
@@ -50,7 +50,7 @@ class RemovedApi(ApiUses):
         "The replacements (`jax.tree.map`, `jax.tree_util.tree_map`), your own functions that happen to "
         "share a name (`def tree_map(...)`), names jaxlint cannot trace to an import of jax, and "
         "compatibility code: inside a `try` whose `except` catches `ImportError` or `AttributeError`, "
-        "under an `if` that tests `hasattr(...)` or a version, or `getattr(jax, \"name\", default)`. A "
+        'under an `if` that tests `hasattr(...)` or a version, or `getattr(jax, "name", default)`. A '
         "module whose name now means something else is flagged only where an import names it as a module "
         "(`jax.config.update(...)` is fine, `from jax.config import config` is not). APIs removed after the "
         "target version are reported by JAX802 while still deprecated there, and not at all before that. "

@@ -28,10 +28,7 @@ class DeprecatedApi(ApiUses):
         "from jax.experimental.pjit import pjit\n\n"
         "step = pjit(train_step, in_shardings=shardings, out_shardings=shardings)\n"
     )
-    use_instead = (
-        "import jax\n\n"
-        "step = jax.jit(train_step, in_shardings=shardings, out_shardings=shardings)\n"
-    )
+    use_instead = "import jax\n\nstep = jax.jit(train_step, in_shardings=shardings, out_shardings=shardings)\n"
     not_flagged = (
         "APIs deprecated after the configured `target-jax-version`, the replacements themselves, and "
         "compatibility code (as for JAX801)."

@@ -28,7 +28,8 @@ def how_traced(scope: TracedFunction, line_of) -> str:
         return "traced"
     if scope.transforms:
         return f"staged by `{trace.name}` at {trace.where(line_of)}"
-    caller = scope.entries[0].caller if scope.entries else next(
-        (t.caller for t in scope.traced.values() if t.caller), None)
+    caller = (
+        scope.entries[0].caller if scope.entries else next((t.caller for t in scope.traced.values() if t.caller), None)
+    )
     origin = f" from `{caller}`" if caller else ""
     return f"called{origin} at {trace.where(line_of)}, traced by `{trace.name}`"

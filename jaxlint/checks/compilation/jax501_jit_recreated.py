@@ -170,10 +170,14 @@ class JitRecreated(CalleeRule):
         self._frames[-1].loops.pop()
 
     def _report_in_loop(self, jit: cst.Call, what: str) -> None:
-        self.report(jit, (
-            f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called in every "
-            f"iteration of this loop: each new callable misses jax's compilation cache, so it is traced "
-            f"and compiled again every time; create the jitted function once, outside the loop"))
+        self.report(
+            jit,
+            (
+                f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called in every "
+                f"iteration of this loop: each new callable misses jax's compilation cache, so it is traced "
+                f"and compiled again every time; create the jitted function once, outside the loop"
+            ),
+        )
 
     visit_For_body = visit_While_body = _enter_loop
     leave_For_body = leave_While_body = _leave_loop
@@ -198,8 +202,14 @@ class JitRecreated(CalleeRule):
             return  # tests build a fresh jit per case on purpose
         jit = node.func if isinstance(node.func, cst.Call) else None
         if jit is None and isinstance(node.func, cst.Name) and frame.loops:
-            bound = next(((loop[node.func.value], depth) for depth, loop in reversed(list(enumerate(frame.loops, 1)))
-                          if node.func.value in loop), None)
+            bound = next(
+                (
+                    (loop[node.func.value], depth)
+                    for depth, loop in reversed(list(enumerate(frame.loops, 1)))
+                    if node.func.value in loop
+                ),
+                None,
+            )
             if bound is not None:  # judged when its loop ends: called again in the iteration, it is reused
                 uses = self._named_uses.setdefault(id(bound[0]), [bound[0], bound[1], 0])
                 reused = len(frame.loops) != bound[1] or self._maybe_skipped(bound[0], node.func.value)
@@ -219,11 +229,15 @@ class JitRecreated(CalleeRule):
     def leave_Module(self, node: cst.Module) -> None:
         for jit, function, what in self._per_call:
             if function in self._called_in_loops:
-                self.report(jit, (
-                    f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called on every "
-                    f"call of this function, which is called in a loop: each new callable misses jax's "
-                    f"compilation cache, so every call traces and compiles again; create the jitted function "
-                    f"once (at module level, or in `__init__`)"))
+                self.report(
+                    jit,
+                    (
+                        f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called on every "
+                        f"call of this function, which is called in a loop: each new callable misses jax's "
+                        f"compilation cache, so every call traces and compiles again; create the jitted function "
+                        f"once (at module level, or in `__init__`)"
+                    ),
+                )
 
     def _cached(self, function: cst.FunctionDef) -> bool:
         for decorator in function.decorators:

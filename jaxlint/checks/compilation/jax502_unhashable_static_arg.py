@@ -16,10 +16,28 @@ from jaxlint.traversal import children
 
 _UNHASHABLE_BUILTINS = frozenset({"list", "dict", "set", "bytearray"})
 # What a tuple can stand in for a list in: iteration, reading items, these functions, unpacking.
-_SEQUENCE_FUNCTIONS = frozenset({
-    "len", "tuple", "list", "sorted", "enumerate", "zip", "sum", "max", "min", "reversed", "iter", "any",
-    "all", "set", "frozenset", "map", "math.prod", "functools.reduce",
-})
+_SEQUENCE_FUNCTIONS = frozenset(
+    {
+        "len",
+        "tuple",
+        "list",
+        "sorted",
+        "enumerate",
+        "zip",
+        "sum",
+        "max",
+        "min",
+        "reversed",
+        "iter",
+        "any",
+        "all",
+        "set",
+        "frozenset",
+        "map",
+        "math.prod",
+        "functools.reduce",
+    }
+)
 
 
 def _tuple_works(function: cst.FunctionDef | cst.Lambda, param: str, names) -> bool:
@@ -58,8 +76,11 @@ def _use_ok(parents: tuple[cst.CSTNode, ...], use: cst.Name, names) -> bool:
             return True
         func = names.qualified(above.func) if isinstance(above, cst.Call) else None
         spelled = above.func.value if isinstance(above, cst.Call) and isinstance(above.func, cst.Name) else None
-        return bool(func and func.startswith(SEQUENCE_MODULES)) or spelled in _SEQUENCE_FUNCTIONS or (
-            func in _SEQUENCE_FUNCTIONS)
+        return (
+            bool(func and func.startswith(SEQUENCE_MODULES))
+            or spelled in _SEQUENCE_FUNCTIONS
+            or (func in _SEQUENCE_FUNCTIONS)
+        )
     if isinstance(parent, cst.ComparisonTarget):
         return isinstance(parent.operator, (cst.In, cst.NotIn)) and parent.comparator is use
     if isinstance(parent, cst.Assign):
@@ -87,8 +108,8 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
         "object of type <class 'list'>, [1, 2]. The error was: TypeError: unhashable type: 'list'` at the call "
         "(checked with jax 0.10.2 for lists, dicts, sets, NumPy and jax arrays and tuples holding a list; "
         "`jax.pmap` raises the same `ValueError` for `static_broadcasted_argnums`). See `static_argnums` in "
-        "[`jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html): \"Static arguments are included "
-        "as part of a compilation cache key, which is why hash and equality operators must be defined.\""
+        '[`jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html): "Static arguments are included '
+        'as part of a compilation cache key, which is why hash and equality operators must be defined."'
     )
     example = (
         "import jax\n"
@@ -144,11 +165,15 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
             options = option_text(callee, "static_argnums", "static_argnames", "static_broadcasted_argnums")
             param = f" `{argument.param}`" if argument.param else ""
             use = "a tuple" if kind == "a list" else "a hashable value (a tuple, a frozen dataclass)"
-            self.report(argument.expr, (
-                f"`{code(argument.expr)}` ({kind}) is passed as static argument{param} of "
-                f"`{callee_name(node)}` ({options}): static arguments must be hashable, so this raises "
-                f"`ValueError: Non-hashable static arguments are not supported`; pass {use}"
-            ), self._fix(callee, argument))
+            self.report(
+                argument.expr,
+                (
+                    f"`{code(argument.expr)}` ({kind}) is passed as static argument{param} of "
+                    f"`{callee_name(node)}` ({options}): static arguments must be hashable, so this raises "
+                    f"`ValueError: Non-hashable static arguments are not supported`; pass {use}"
+                ),
+                self._fix(callee, argument),
+            )
 
     def _unhashable(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
         """What kind of unhashable value `expr` visibly is, or None."""
@@ -159,16 +184,22 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
         if isinstance(expr, (cst.Set, cst.SetComp)):
             return "a set"
         if isinstance(expr, cst.Tuple):
-            inner = [self._unhashable(element.value, depth) for element in expr.elements
-                     if not isinstance(element, cst.StarredElement)]
+            inner = [
+                self._unhashable(element.value, depth)
+                for element in expr.elements
+                if not isinstance(element, cst.StarredElement)
+            ]
             return next((f"a tuple holding {kind}" for kind in inner if kind), None)
         if isinstance(expr, cst.Call):
             qualified = self.names.qualified(expr.func)
             if qualified in ARRAY_MAKERS:
                 return "an array"
-            if (isinstance(expr.func, cst.Name) and expr.func.value in _UNHASHABLE_BUILTINS
-                    and self.facts.binding(expr.func) is None
-                    and not self._bound_anywhere(expr.func)):
+            if (
+                isinstance(expr.func, cst.Name)
+                and expr.func.value in _UNHASHABLE_BUILTINS
+                and self.facts.binding(expr.func) is None
+                and not self._bound_anywhere(expr.func)
+            ):
                 return f"a {expr.func.value}"
             return None
         if isinstance(expr, cst.Name) and depth == 0:

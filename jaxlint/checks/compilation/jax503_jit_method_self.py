@@ -100,12 +100,16 @@ class JitMethodSelf(CalleeRule):
     def leave_Module(self, node: cst.Module) -> None:
         for decorator, method, cls, transform in self._candidates:
             if self._plain_class(cls, set()):
-                self.report(decorator, (
-                    f"`{transform}` on the method `{method.name.value}` traces `self` as an array argument: "
-                    f"calling it on a `{cls.name.value}` raises `TypeError: Error interpreting argument to "
-                    f"<function {cls.name.value}.{method.name.value}> as an abstract array`; jit a function of "
-                    f"the arrays it needs and call that from the method, or mark `self` static "
-                    f"(`static_argnums=0`, which ignores later changes to its attributes)"))
+                self.report(
+                    decorator,
+                    (
+                        f"`{transform}` on the method `{method.name.value}` traces `self` as an array argument: "
+                        f"calling it on a `{cls.name.value}` raises `TypeError: Error interpreting argument to "
+                        f"<function {cls.name.value}.{method.name.value}> as an abstract array`; jit a function of "
+                        f"the arrays it needs and call that from the method, or mark `self` static "
+                        f"(`static_argnums=0`, which ignores later changes to its attributes)"
+                    ),
+                )
 
     def _plain_class(self, cls: cst.ClassDef, seen: set[str]) -> bool:
         """Visibly an ordinary class whose instances are not pytrees."""

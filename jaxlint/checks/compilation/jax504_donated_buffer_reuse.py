@@ -34,8 +34,8 @@ class DonatedBufferReuse(CalleeRule):
         "argument's array leaves are deleted the same way; its static fields, such as a train state's `apply_fn`, "
         "are not, and reading one is flagged all the same). When no output matches, jax warns `Some donated buffers were "
         "not usable` and the array survives, so the same code fails on another shape. JAX's "
-        "[buffer donation](https://docs.jax.dev/en/latest/buffer_donation.html) documentation: \"you will not use "
-        "the donated input buffer after calling the donating function\"."
+        '[buffer donation](https://docs.jax.dev/en/latest/buffer_donation.html) documentation: "you will not use '
+        'the donated input buffer after calling the donating function".'
     )
     example = (
         "import jax\n"
@@ -61,7 +61,7 @@ class DonatedBufferReuse(CalleeRule):
     not_flagged = (
         "`state = step(state, batch)` and `loss, state = step(state, batch)`, which rebind the name; reads on a "
         "path where the donating call did not run (`try` handlers, the other branch of an `if`); arguments "
-        "that are not plain names (`self.state`, `batch[\"x\"]`), NumPy arrays and Python values (jax copies "
+        'that are not plain names (`self.state`, `batch["x"]`), NumPy arrays and Python values (jax copies '
         "them to the device, so the caller's object is never deleted); another name for the same array "
         "(`old = params` before the call); callables jaxlint cannot see are jitted with donation (imported from "
         "another module, chosen at run time, bound more than once); `equinox.filter_jit(donate=...)`; "
@@ -111,9 +111,12 @@ class DonatedBufferReuse(CalleeRule):
         options = option_text(donation.callee, "donate_argnums", "donate_argnames")
         name, function = read.value, callee_name(donation.call)
         when = " in the previous iteration" if read is donation.argument else ""
-        self.report(read, lambda line_of: (
-            f"`{name}` was donated to `{function}` at line {line_of(donation.call)}{when}"
-            f"{f' ({options})' if options else ''} and is read here: jax deleted its buffer, so this raises "
-            f"`RuntimeError: Array has been deleted`; use the call's result (`{name} = {function}(...)`), "
-            f"or do not donate `{name}`"
-        ))
+        self.report(
+            read,
+            lambda line_of: (
+                f"`{name}` was donated to `{function}` at line {line_of(donation.call)}{when}"
+                f"{f' ({options})' if options else ''} and is read here: jax deleted its buffer, so this raises "
+                f"`RuntimeError: Array has been deleted`; use the call's result (`{name} = {function}(...)`), "
+                f"or do not donate `{name}`"
+            ),
+        )

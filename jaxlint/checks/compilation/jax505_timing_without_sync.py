@@ -17,10 +17,17 @@ from jaxlint.traversal import children
 
 # ---------------------------------------------------------------------- JAX505
 
-_TIMERS = frozenset({
-    "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
-    "time.monotonic_ns", "timeit.default_timer",
-})
+_TIMERS = frozenset(
+    {
+        "time.time",
+        "time.perf_counter",
+        "time.monotonic",
+        "time.time_ns",
+        "time.perf_counter_ns",
+        "time.monotonic_ns",
+        "timeit.default_timer",
+    }
+)
 _SYNC_METHODS = frozenset({"block_until_ready", "item", "tolist", "__array__"})
 # Calls that neither wait nor hide a wait: what a timed loop around jax calls may also do.
 _HARMLESS = frozenset({"range", "len", "enumerate", "zip", "iter", "next", "reversed", "min", "max"})
@@ -32,8 +39,13 @@ def _timer_start(statement: cst.CSTNode, names) -> str | None:
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
     small = statement.body[0]
-    if (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
-            and isinstance(small.value, cst.Call) and names.qualified(small.value.func) in _TIMERS):
+    if (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and isinstance(small.value, cst.Call)
+        and names.qualified(small.value.func) in _TIMERS
+    ):
         return small.targets[0].target.value
     return None
 
@@ -57,8 +69,20 @@ def _all_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
 
 def _may_sync(node: cst.CSTNode) -> bool:
     """Code that may read an array's value on the host without a call: `if`, `while`, `assert`, f-strings."""
-    if isinstance(node, (cst.If, cst.While, cst.Assert, cst.FormattedString, cst.IfExp, cst.Comparison,
-                         cst.Return, cst.Yield, cst.Raise)):
+    if isinstance(
+        node,
+        (
+            cst.If,
+            cst.While,
+            cst.Assert,
+            cst.FormattedString,
+            cst.IfExp,
+            cst.Comparison,
+            cst.Return,
+            cst.Yield,
+            cst.Raise,
+        ),
+    ):
         return True
     if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
         return False
@@ -69,9 +93,21 @@ def _computes_nothing(function: cst.FunctionDef | cst.Lambda) -> bool:
     """A body with no call and no operation (`pass`, `return x, y`): jit runs nothing on the device, so a
     timer around it measures dispatch overhead on purpose."""
     body = function.body
-    return not any(isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscript,
-                                     cst.Attribute, cst.Comparison, cst.BooleanOperation))
-                   for node in _walk(body))
+    return not any(
+        isinstance(
+            node,
+            (
+                cst.Call,
+                cst.BinaryOperation,
+                cst.UnaryOperation,
+                cst.Subscript,
+                cst.Attribute,
+                cst.Comparison,
+                cst.BooleanOperation,
+            ),
+        )
+        for node in _walk(body)
+    )
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -108,7 +144,7 @@ class TimingWithoutSync(CalleeRule):
         "x = jnp.ones((2000, 2000))\n"
         "start = time.perf_counter()\n"
         "y = matmul(x)\n"
-        "print(f\"{time.perf_counter() - start:.3f} s\")\n"
+        'print(f"{time.perf_counter() - start:.3f} s")\n'
     )
     use_instead = (
         "import time\n\n"
@@ -118,7 +154,7 @@ class TimingWithoutSync(CalleeRule):
         "x = jnp.ones((2000, 2000))\n"
         "start = time.perf_counter()\n"
         "y = jax.block_until_ready(matmul(x))\n"
-        "print(f\"{time.perf_counter() - start:.3f} s\")\n"
+        'print(f"{time.perf_counter() - start:.3f} s")\n'
     )
     not_flagged = (
         "Regions with a wait in them (see above), or with any call jaxlint does not know does not wait (a helper "
@@ -154,7 +190,7 @@ class TimingWithoutSync(CalleeRule):
             for end in range(index + 1, len(statements)):
                 if any(self.names.qualified(call.func) in _TIMERS for call in _all_calls(statements[end])):
                     if any(_subtracts(later, start) for later in statements[end:]):
-                        self._region(statements[index], statements[index + 1:end], statements[end], start)
+                        self._region(statements[index], statements[index + 1 : end], statements[end], start)
                     break
 
     def _region(self, first: cst.CSTNode, region: list[cst.CSTNode], last: cst.CSTNode, start: str) -> None:
@@ -179,14 +215,18 @@ class TimingWithoutSync(CalleeRule):
         started = first.body[0].value
         assert isinstance(started, cst.Call)
         timer = self.names.qualified(started.func)
-        self.report(started, lambda line_of: (
-            f"`{start}` times jax work that runs asynchronously, and nothing waits for its result before the "
-            f"clock is read again at line {line_of(last)}: this measures dispatch, not the computation; call "
-            f"`jax.block_until_ready(...)` (or `.block_until_ready()`) on the result before reading `{timer}`"
-        ), self._fix(running))
+        self.report(
+            started,
+            lambda line_of: (
+                f"`{start}` times jax work that runs asynchronously, and nothing waits for its result before the "
+                f"clock is read again at line {line_of(last)}: this measures dispatch, not the computation; call "
+                f"`jax.block_until_ready(...)` (or `.block_until_ready()`) on the result before reading `{timer}`"
+            ),
+            self._fix(running),
+        )
 
     def _kind(self, call: cst.Call) -> str:
-        """"jax" (dispatches work), "sync" (waits), "harmless", or "unknown"."""
+        """ "jax" (dispatches work), "sync" (waits), "harmless", or "unknown"."""
         func = call.func
         qualified = self.names.qualified(func)
         if qualified in SYNCS or (isinstance(func, cst.Attribute) and func.attr.value in _SYNC_METHODS):

@@ -10,7 +10,12 @@ from typing import AbstractSet, Callable, Iterator
 import libcst as cst
 
 from jaxlint.analysis.bindings import (
-    declared_outer, mentioned_names, parameter_names, rebound_names, statements, target_names,
+    declared_outer,
+    mentioned_names,
+    parameter_names,
+    rebound_names,
+    statements,
+    target_names,
 )
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.traced import TracedFunction
@@ -84,7 +89,7 @@ class StaleGlobalCapture(Rule):
     )
     not_flagged = (
         "Constants bound once; names rebound only before any call that traces the function (configuration set "
-        "at the top of a script or in `if __name__ == \"__main__\":` before the first call); names bound to "
+        'at the top of a script or in `if __name__ == "__main__":` before the first call); names bound to '
         "functions, classes or modules (`def`, `class`, `import`); globals read by a function defined inside the "
         "loop that rebinds them (each iteration makes a new function, traced anew); globals that start as "
         "`None` and are set through `global` (lazy initialisation, set once); functions under `grad` alone or "
@@ -151,8 +156,11 @@ class StaleGlobalCapture(Rule):
         node = item.node
         if isinstance(node, cst.FunctionDef):
             return id(node) in self._cached
-        return (isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)
-                and self.names.qualified(node.value.func) in CACHED_BY_FUNCTION)
+        return (
+            isinstance(node, cst.Assign)
+            and isinstance(node.value, cst.Call)
+            and self.names.qualified(node.value.func) in CACHED_BY_FUNCTION
+        )
 
     def _candidates(self, items: list[_Item]) -> set[str]:
         """Module globals bound more than once (or in a loop, or through `global`), that are not
@@ -197,15 +205,22 @@ class _Program:
         for name, statement in _assignments(rule._module.body, candidates):
             values[name].append(statement.value)
         # A global that starts as `None` and is set through `global` is lazily initialised, once.
-        self.lazy = {name for name, bound in values.items()
-                     if bound and all(isinstance(v, cst.Name) and v.value == "None" for v in bound)}
+        self.lazy = {
+            name
+            for name, bound in values.items()
+            if bound and all(isinstance(v, cst.Name) and v.value == "None" for v in bound)
+        }
         self.staged = {id(read.function) for read in rule._reads}
         bound = Counter(name for item in module_items for name in item.binds)
         self.redefined = {name for name, count in bound.items() if count > 1}
         # Each definition (names bound, not redefined; names mentioned; cached), and by the names it mentions:
         # _reach() follows them from an entry as a worklist, not over every definition until nothing changes.
-        self.definitions = [(binds - self.redefined, mentions, rule._caches(item)) for item in module_items
-                            if (d := _definition(item, rule._wraps)) is not None for binds, mentions in [d]]
+        self.definitions = [
+            (binds - self.redefined, mentions, rule._caches(item))
+            for item in module_items
+            if (d := _definition(item, rule._wraps)) is not None
+            for binds, mentions in [d]
+        ]
         self._mentioning: dict[str, list[int]] = {}
         for index, (_, mentions, _) in enumerate(self.definitions):
             for mentioned in mentions:
@@ -216,8 +231,10 @@ class _Program:
         self._declared: dict[int, set[str]] = {}  # each function's `global` names, by its id: asked per read
         # Each block (the module's, then each function's) with every name its steps call: a block that calls
         # nothing a read reaches is passed over at once (stale() runs per read, over every block).
-        self.blocks = [(function, items, frozenset().union(*(item.calls for item in items)))
-                       for function, items in [(None, module_items), *self.functions]]
+        self.blocks = [
+            (function, items, frozenset().union(*(item.calls for item in items)))
+            for function, items in [(None, module_items), *self.functions]
+        ]
 
     def stale(self, read: _Read, name: str):
         """How `name` visibly changes after `read.function` is traced (a message piece), or None."""
@@ -239,18 +256,23 @@ class _Program:
             if function is not None and id(function) not in self._declared:
                 self._declared[id(function)] = declared_outer(function.body)
             global_here = function is None or name in self._declared[id(function)]
-            binds = [i for i, item in enumerate(items)
-                     if (global_here and name in item.binds) or item.calls & writers.keys()]
-            traces = [i for i, item in enumerate(items) if item.calls & reach
-                      and (function is not None or defined_at is None or i > defined_at)]
+            binds = [
+                i for i, item in enumerate(items) if (global_here and name in item.binds) or item.calls & writers.keys()
+            ]
+            traces = [
+                i
+                for i, item in enumerate(items)
+                if item.calls & reach and (function is not None or defined_at is None or i > defined_at)
+            ]
             if not binds or not traces:
                 continue
             defined_in = {loop for item in items if _defines(item, entry) for loop in item.loops}
             for t in traces:
                 for b in binds:
                     shared = [loop for loop in items[t].loops if loop in items[b].loops and loop not in defined_in]
-                    after = b > t and any(t2 > b for t2 in traces) and (
-                        any(b0 < t for b0 in binds) or function is not None)
+                    after = (
+                        b > t and any(t2 > b for t2 in traces) and (any(b0 < t for b0 in binds) or function is not None)
+                    )
                     if shared or after:
                         return self._evidence(items[b], items[t], reach, writers, shared[0] if shared else None)
         return None
@@ -261,16 +283,22 @@ class _Program:
 
         def text(line_of) -> str:
             where = f"line {line_of(bind.node)}"
-            how = f"is rebound by `{via[0]}` (a `global` assignment), called at {where}" if via else \
-                f"is rebound at {where}"
+            how = (
+                f"is rebound by `{via[0]}` (a `global` assignment), called at {where}"
+                if via
+                else f"is rebound at {where}"
+            )
             if loop is bind.node:
-                return (f"is the variable of the loop at line {line_of(loop)}, which calls `{called}` "
-                        f"(line {line_of(trace.node)})")
+                return (
+                    f"is the variable of the loop at line {line_of(loop)}, which calls `{called}` "
+                    f"(line {line_of(trace.node)})"
+                )
             if loop is not None:
-                return (f"{how} in the loop at line {line_of(loop)}, which also calls `{called}` "
-                        f"(line {line_of(trace.node)})")
-            return (f"{how}, after `{called}` is called at line {line_of(trace.node)} "
-                    f"and before it is called again")
+                return (
+                    f"{how} in the loop at line {line_of(loop)}, which also calls `{called}` "
+                    f"(line {line_of(trace.node)})"
+                )
+            return f"{how}, after `{called}` is called at line {line_of(trace.node)} and before it is called again"
 
         return text
 
@@ -366,8 +394,9 @@ def _items(body, loops: tuple[cst.CSTNode, ...], wraps: Wraps) -> Iterator[_Item
             for block in _blocks(statement):
                 yield from _items(block, loops, wraps)
         elif isinstance(statement, cst.With):
-            names = frozenset(n for item in statement.items if item.asname is not None
-                              for n in target_names(item.asname.name))
+            names = frozenset(
+                n for item in statement.items if item.asname is not None for n in target_names(item.asname.name)
+            )
             calls = frozenset().union(*(_called(item.item, wraps) for item in statement.items))
             yield _Item(statement, names, calls, loops)
             yield from _items(statement.body, loops, wraps)

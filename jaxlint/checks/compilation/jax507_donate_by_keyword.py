@@ -81,14 +81,20 @@ class DonateByKeyword(ExpectedErrors, CalleeRule):
         options = option_text(callee, "donate_argnums", "donate_argnames")
         param = argument.param or argument.keyword or code(argument.expr)
         if argument.keyword is None:
-            return (f"`{param}` is passed by position, but `{function}` lists it in `donate_argnames` only "
-                    f"({options}): with both options given jax does not match names to positions, so nothing "
-                    f"is donated; add its position to `donate_argnums` or pass `{param}=` by keyword")
+            return (
+                f"`{param}` is passed by position, but `{function}` lists it in `donate_argnames` only "
+                f"({options}): with both options given jax does not match names to positions, so nothing "
+                f"is donated; add its position to `donate_argnums` or pass `{param}=` by keyword"
+            )
         if callee.transform == JAX_PMAP or not callee.gives("donate_argnames") and self.facts.target_version:
-            why = ("`jax.pmap` donates positional arguments only" if callee.transform == JAX_PMAP else
-                   f"before jax 0.4.14 (the target is {self.facts.jax_version}) keyword arguments are never donated")
-            return (f"`{param}` is passed by keyword, so it is not donated ({options}): {why}; "
-                    f"pass it by position")
-        return (f"`{param}` is passed by keyword, but `{function}` lists it in `donate_argnums` only ({options}): "
-                f"with `donate_argnames` also given jax does not match positions to names, so nothing is donated; "
-                f"add `'{param}'` to `donate_argnames` or pass it by position")
+            why = (
+                "`jax.pmap` donates positional arguments only"
+                if callee.transform == JAX_PMAP
+                else f"before jax 0.4.14 (the target is {self.facts.jax_version}) keyword arguments are never donated"
+            )
+            return f"`{param}` is passed by keyword, so it is not donated ({options}): {why}; pass it by position"
+        return (
+            f"`{param}` is passed by keyword, but `{function}` lists it in `donate_argnums` only ({options}): "
+            f"with `donate_argnames` also given jax does not match positions to names, so nothing is donated; "
+            f"add `'{param}'` to `donate_argnames` or pass it by position"
+        )

@@ -20,10 +20,17 @@ def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
 
 
 # Constructors of mutable Python containers: a name bound to one of these is visibly a container.
-_CONTAINER_CALLS = frozenset({
-    "list", "dict", "set", "collections.defaultdict", "collections.OrderedDict", "collections.deque",
-    "collections.Counter",
-})
+_CONTAINER_CALLS = frozenset(
+    {
+        "list",
+        "dict",
+        "set",
+        "collections.defaultdict",
+        "collections.OrderedDict",
+        "collections.deque",
+        "collections.Counter",
+    }
+)
 _CONTAINER_LITERALS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 _MUTATORS = frozenset("append extend insert appendleft extendleft update add setdefault".split())
 
@@ -84,15 +91,17 @@ class StateMutationInTraced(Rule):
     def _report_write(self, node: cst.CSTNode, where: str) -> None:
         scope = self.facts.traced_scope
         assert scope is not None  # called for writes in a traced function only
-        self.report(node, lambda line_of: (
-            f"`{scope.name}` ({how_traced(scope, line_of)}) writes {where}: the write runs once, while jax "
-            f"traces it, not on every call; return the new state instead and keep it outside the traced function"
-        ))
+        self.report(
+            node,
+            lambda line_of: (
+                f"`{scope.name}` ({how_traced(scope, line_of)}) writes {where}: the write runs once, while jax "
+                f"traces it, not on every call; return the new state instead and keep it outside the traced function"
+            ),
+        )
 
     def _staged(self) -> bool:
         scope = self.facts.traced_scope
-        return (scope is not None and scope.staged and not scope.only_traced_for_shapes
-                and not self.facts.in_test_file)
+        return scope is not None and scope.staged and not scope.only_traced_for_shapes and not self.facts.in_test_file
 
     def _untraced(self, expr: cst.BaseExpression | None) -> bool:
         """Not a traced value (those are JAX308's): static, a concrete array, or unknown."""
@@ -124,8 +133,12 @@ class StateMutationInTraced(Rule):
         while isinstance(target, cst.Subscript):
             target = target.value
         function = self.facts.function
-        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                and target.value.value == "self" and function is not None):
+        if not (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+            and function is not None
+        ):
             return None
         if any(t.name.startswith(JAX) for t in function.transforms):
             return target.attr.value
@@ -155,16 +168,20 @@ class StateMutationInTraced(Rule):
         traced = self.facts.traced_scope
         if not isinstance(function, cst.FunctionDef) or traced is None or not traced.transforms:
             return False
-        return all(transform.name in LAX_BODIES and _contains(function.body, transform.node)
-                   for transform in traced.transforms)
+        return all(
+            transform.name in LAX_BODIES and _contains(function.body, transform.node) for transform in traced.transforms
+        )
 
     def _is_container(self, value: cst.BaseExpression) -> bool:
         if isinstance(value, _CONTAINER_LITERALS):
             return True
         if isinstance(value, cst.Call):
             func = value.func
-            builtin = isinstance(func, cst.Name) and func.value in ("list", "dict", "set") and \
-                self.names.qualified(func) is None
+            builtin = (
+                isinstance(func, cst.Name)
+                and func.value in ("list", "dict", "set")
+                and self.names.qualified(func) is None
+            )
             return builtin or self.names.qualified(func) in _CONTAINER_CALLS
         return False
 

@@ -31,15 +31,12 @@ class PrintAtTraceTime(Rule):
         "run time."
     )
     example = (
-        "@jax.jit\n"
-        "def step(params, batch):\n"
-        "    print(\"running step\")\n"
-        "    return params - 0.1 * jnp.mean(batch)\n"
+        '@jax.jit\ndef step(params, batch):\n    print("running step")\n    return params - 0.1 * jnp.mean(batch)\n'
     )
     use_instead = (
         "@jax.jit\n"
         "def step(params, batch):\n"
-        "    jax.debug.print(\"running step\")\n"
+        '    jax.debug.print("running step")\n'
         "    return params - 0.1 * jnp.mean(batch)\n"
     )
     not_flagged = (
@@ -49,7 +46,7 @@ class PrintAtTraceTime(Rule):
     )
     fixable = True
     fix_safety = (
-        "Unsafe: `print(a, b)` becomes `jax.debug.print(\"{} {}\", a, b)`, which prints on every call, at run "
+        'Unsafe: `print(a, b)` becomes `jax.debug.print("{} {}", a, b)`, which prints on every call, at run '
         "time: a change in behaviour. Calls with `sep=`, `end=`, `file=` or `*args` are not fixed."
     )
     verify = "Not confirmed by `--verify` yet."
@@ -62,7 +59,11 @@ class PrintAtTraceTime(Rule):
             return
         if any(self.facts.traced_in(arg.value, staged=True).kind is Kind.TRACED for arg in node.args):
             return  # JAX306
-        self.report(node, lambda line_of: (
-            f"`print` in `{scope.name}` ({how_traced(scope, line_of)}) runs only while jax traces it: once per "
-            "compilation, not on every call; use `jax.debug.print` to print at run time"
-        ), debug_print_fix(self, node))
+        self.report(
+            node,
+            lambda line_of: (
+                f"`print` in `{scope.name}` ({how_traced(scope, line_of)}) runs only while jax traces it: once per "
+                "compilation, not on every call; use `jax.debug.print` to print at run time"
+            ),
+            debug_print_fix(self, node),
+        )

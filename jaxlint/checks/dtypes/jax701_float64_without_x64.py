@@ -16,14 +16,14 @@ class Float64WithoutX64(Rule):
     name = "float64-without-x64"
     summary = "A 64-bit dtype requested from jax in a project that never enables `jax_enable_x64`"
     what_it_does = (
-        "Flags a 64-bit dtype (`jnp.float64`, `np.float64`, `\"float64\"`, `int64`, `uint64`, `complex128`) given "
+        'Flags a 64-bit dtype (`jnp.float64`, `np.float64`, `"float64"`, `int64`, `uint64`, `complex128`) given '
         "to a `jax.numpy`, `jax.lax`, `jax.random` or `jax.nn` function (`dtype=`, or the dtype position of "
         "`jnp.zeros`, `jnp.array`, `jnp.full`, `lax.convert_element_type`...), to `.astype(...)` of a value "
         "known to be a JAX array, or called as `jnp.float64(x)`, in a project where no module turns on "
-        "`jax_enable_x64`. A project is the folder imports start from (see \"Across modules\" in the README): "
-        "`jax.config.update(\"jax_enable_x64\", True)` in any of its modules (a `conftest.py` included), "
-        "`os.environ[\"JAX_ENABLE_X64\"] = ...`, the `jax.enable_x64` context, or code that reads the flag "
-        "(`jax.config.jax_enable_x64`, `jax.config.read(\"jax_enable_x64\")`) silences it in every module of the "
+        '`jax_enable_x64`. A project is the folder imports start from (see "Across modules" in the README): '
+        '`jax.config.update("jax_enable_x64", True)` in any of its modules (a `conftest.py` included), '
+        '`os.environ["JAX_ENABLE_X64"] = ...`, the `jax.enable_x64` context, or code that reads the flag '
+        '(`jax.config.jax_enable_x64`, `jax.config.read("jax_enable_x64")`) silences it in every module of the '
         "project. A file outside any project, and a notebook, count only themselves."
     )
     why_bad = (
@@ -31,21 +31,17 @@ class Float64WithoutX64(Rule):
         "sibling and only warns. Measured on jax 0.10.2: `jnp.zeros(3, dtype=jnp.float64).dtype` is `float32`, "
         "with `UserWarning: Explicitly requested dtype float64 requested in zeros is not available, and will be "
         "truncated to dtype float32`; `jnp.ones(3).astype(jnp.float64)`, `jnp.float64(1.5)` and "
-        "`jnp.array([1, 2], dtype=\"int64\")` give `float32`, `float32` and `int32` the same way. Code written "
+        '`jnp.array([1, 2], dtype="int64")` give `float32`, `float32` and `int32` the same way. Code written '
         "for double precision silently runs in single precision (wrong tolerances, overflowing integer "
         "counters). See [The Sharp Bits: double (64bit) precision]"
         "(https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#double-64bit-precision) and "
         "[default dtypes and the X64 flag](https://docs.jax.dev/en/latest/default_dtypes.html)."
     )
-    example = (
-        "import jax.numpy as jnp\n\n\n"
-        "def init_state(n):\n"
-        "    return jnp.zeros(n, dtype=jnp.float64)\n"
-    )
+    example = "import jax.numpy as jnp\n\n\ndef init_state(n):\n    return jnp.zeros(n, dtype=jnp.float64)\n"
     use_instead = (
         "import jax\n"
         "import jax.numpy as jnp\n\n"
-        "jax.config.update(\"jax_enable_x64\", True)  # once, at startup; or JAX_ENABLE_X64=1 in the environment\n\n\n"
+        'jax.config.update("jax_enable_x64", True)  # once, at startup; or JAX_ENABLE_X64=1 in the environment\n\n\n'
         "def init_state(n):\n"
         "    return jnp.zeros(n, dtype=jnp.float64)\n"
     )
@@ -109,8 +105,7 @@ class Float64WithoutX64(Rule):
             if dtype is None and position is not None and position < len(given.positional):
                 dtype = given.positional[position]
             self._request(dtype, f"`{code(node.func)}`")
-        elif (isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype"
-              and len(given.positional) == 1):
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype" and len(given.positional) == 1:
             if self.facts.value_of(node.func.value).is_array:
                 self._request(given.positional[0], f"`{code(node.func)}`")
 
@@ -125,8 +120,11 @@ class Float64WithoutX64(Rule):
         if not self._requests or self.facts.x64_enabled:  # (x64 asked only when needed: see project.read_facts)
             return
         for found, wide, where in self._requests:
-            self.report(found, (
-                f"{where} asks for `{wide}`, but no module of this project enables `jax_enable_x64`: jax "
-                f"truncates it to `{NARROWED[wide]}` (with a `UserWarning`); call "
-                f"`jax.config.update(\"jax_enable_x64\", True)` at startup, or ask for a 32-bit dtype"
-            ))
+            self.report(
+                found,
+                (
+                    f"{where} asks for `{wide}`, but no module of this project enables `jax_enable_x64`: jax "
+                    f"truncates it to `{NARROWED[wide]}` (with a `UserWarning`); call "
+                    f'`jax.config.update("jax_enable_x64", True)` at startup, or ask for a 32-bit dtype'
+                ),
+            )

@@ -42,7 +42,7 @@ class NonArrayInput(ExpectedErrors, Rule):
         "Unlike NumPy, `jax.numpy` does not convert lists and tuples implicitly (converting a long list element "
         "by element would be slow and hide a per-element trace). With jax 0.10.2, `jnp.sum([1, 2])` raises "
         "`TypeError: sum requires ndarray or scalar arguments, got <class 'list'> at position 0.` (jax 0.2.21 "
-        "made many more `jax.numpy` functions reject lists.) See the section \"Non-array inputs: NumPy vs. JAX\" "
+        'made many more `jax.numpy` functions reject lists.) See the section "Non-array inputs: NumPy vs. JAX" '
         "of [The Sharp Bits](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)."
     )
     example = (
@@ -74,15 +74,22 @@ class NonArrayInput(ExpectedErrors, Rule):
         if not positions or qualified is None:
             return
         for index, arg in enumerate(arguments(node).positional):
-            if index in positions and isinstance(arg, (cst.List, cst.Tuple)) and not any(
-                    isinstance(element, cst.StarredElement) for element in arg.elements):
+            if (
+                index in positions
+                and isinstance(arg, (cst.List, cst.Tuple))
+                and not any(isinstance(element, cst.StarredElement) for element in arg.elements)
+            ):
                 kind = "list" if isinstance(arg, cst.List) else "tuple"
                 function = qualified.rpartition(".")[2]
-                self.report(arg, (
-                    f"`{code(node.func)}` does not take a Python {kind} (`{code(arg)}` at position {index}): it "
-                    f"raises `TypeError: {function} requires ndarray or scalar arguments, got <class '{kind}'> "
-                    f"at position {index}`; convert it with `jnp.asarray(...)`"
-                ), self._fix(arg))
+                self.report(
+                    arg,
+                    (
+                        f"`{code(node.func)}` does not take a Python {kind} (`{code(arg)}` at position {index}): it "
+                        f"raises `TypeError: {function} requires ndarray or scalar arguments, got <class '{kind}'> "
+                        f"at position {index}`; convert it with `jnp.asarray(...)`"
+                    ),
+                    self._fix(arg),
+                )
 
     def _fix(self, arg: cst.BaseExpression) -> FixPlan | None:
         spelled = self.spell(ASARRAY)

@@ -29,10 +29,7 @@ class LaxMixedDtypes(ExpectedErrors, Rule):
         "promotion](https://docs.jax.dev/en/latest/type_promotion.html)."
     )
     example = (
-        "import jax.numpy as jnp\n"
-        "from jax import lax\n\n\n"
-        "def first_step():\n"
-        "    return lax.add(jnp.zeros(()), 1)\n"
+        "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef first_step():\n    return lax.add(jnp.zeros(()), 1)\n"
     )
     use_instead = (
         "import jax.numpy as jnp\n"
@@ -59,15 +56,18 @@ class LaxMixedDtypes(ExpectedErrors, Rule):
         if left_kind is None or right_kind is None or left_kind == right_kind:
             return
         name = op.rpartition(".")[2]
-        self.report(node, (
-            f"`{code(node.func)}` gets {_article(left_kind)} (`{code(left)}`) and {_article(right_kind)} "
-            f"(`{code(right)}`): lax does not promote dtypes, so this raises `TypeError: lax.{name} requires "
-            f"arguments to have the same dtypes`; use `{SAME_DTYPE_LAX_OPS[op]}`, which promotes, or make both "
-            f"operands the same kind"
-        ))
+        self.report(
+            node,
+            (
+                f"`{code(node.func)}` gets {_article(left_kind)} (`{code(left)}`) and {_article(right_kind)} "
+                f"(`{code(right)}`): lax does not promote dtypes, so this raises `TypeError: lax.{name} requires "
+                f"arguments to have the same dtypes`; use `{SAME_DTYPE_LAX_OPS[op]}`, which promotes, or make both "
+                f"operands the same kind"
+            ),
+        )
 
     def _kind(self, expr: cst.BaseExpression) -> str | None:
-        """"int", "float" or "complex" when the source shows it, else None."""
+        """ "int", "float" or "complex" when the source shows it, else None."""
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
             expr = expr.expression
         if isinstance(expr, cst.Integer):
@@ -84,8 +84,12 @@ class LaxMixedDtypes(ExpectedErrors, Rule):
         if func in FLOAT_MAKERS:
             dtype_given = any(arg.keyword is not None and arg.keyword.value == "dtype" for arg in expr.args)
             return None if dtype_given or len(expr.args) != 1 or expr.args[0].keyword else "float"
-        if (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1
-                and expr.args[0].keyword is None):
+        if (
+            isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "astype"
+            and len(expr.args) == 1
+            and expr.args[0].keyword is None
+        ):
             return DTYPE_KINDS.get(self.names.qualified(expr.args[0].value) or "")
         return None
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 
-
 FOUND_BY_TRACING = (
-    "This finding exists only under `--verify`: it is what running or tracing your code with real jax "
-    "reported."
+    "This finding exists only under `--verify`: it is what running or tracing your code with real jax reported."
 )

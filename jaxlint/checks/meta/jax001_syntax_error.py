@@ -9,8 +9,10 @@ from jaxlint.checks.base import Rule
 class SyntaxErrorRule(Rule):
     code = "JAX001"
     name = "syntax-error"
-    summary = ("A file that is not valid Python source: a syntax error, undecodable bytes, a binary file, "
-               "or an invalid notebook")
+    summary = (
+        "A file that is not valid Python source: a syntax error, undecodable bytes, a binary file, "
+        "or an invalid notebook"
+    )
     what_it_does = (
         "Reports a file that jaxlint cannot parse as Python: a syntax error (at the parser's line and "
         "column), bytes that are not valid in the file's encoding (UTF-8 unless a coding cookie says "

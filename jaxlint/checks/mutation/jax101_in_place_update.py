@@ -35,18 +35,8 @@ class InPlaceUpdate(Rule):
         "The functional form `x.at[i].set(v)` returns an updated copy, which XLA performs in place "
         "when it can."
     )
-    example = (
-        "import jax.numpy as jnp\n\n"
-        "x = jnp.zeros(3)\n"
-        "x[0] = 1.0\n"
-        "x[1] += 2.0\n"
-    )
-    use_instead = (
-        "import jax.numpy as jnp\n\n"
-        "x = jnp.zeros(3)\n"
-        "x = x.at[0].set(1.0)\n"
-        "x = x.at[1].add(2.0)\n"
-    )
+    example = "import jax.numpy as jnp\n\nx = jnp.zeros(3)\nx[0] = 1.0\nx[1] += 2.0\n"
+    use_instead = "import jax.numpy as jnp\n\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\nx = x.at[1].add(2.0)\n"
     not_flagged = (
         "NumPy arrays, lists, dicts and any object jaxlint cannot show to be a JAX array (for example "
         "`np.zeros(3)`, the result of `jax.device_get`, an attribute such as `self.buf`, or a name rebound "
@@ -83,8 +73,14 @@ class InPlaceUpdate(Rule):
             method = _UPDATE_METHOD.get(type(node.operator))
             self._check(node.target, method, node.value, node.operator, statement=node)
 
-    def _check(self, target: cst.Subscript, method: str | None, value: cst.BaseExpression,
-               operator: cst.BaseAugOp | None = None, statement: cst.CSTNode | None = None) -> None:
+    def _check(
+        self,
+        target: cst.Subscript,
+        method: str | None,
+        value: cst.BaseExpression,
+        operator: cst.BaseAugOp | None = None,
+        statement: cst.CSTNode | None = None,
+    ) -> None:
         held = self.facts.value_of(target.value)
         if not held.is_array or self.facts.catches(IN_PLACE_UPDATE_ERRORS):
             return
@@ -101,16 +97,24 @@ class InPlaceUpdate(Rule):
             op = code(operator).strip()[:-1]
             fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {_operand_text(value)})`"
         plan = None
-        if (statement is not None and method is not None and isinstance(target.value, cst.Name)
-                and rebinds_here(self, target.value.value)):
+        if (
+            statement is not None
+            and method is not None
+            and isinstance(target.value, cst.Name)
+            and rebinds_here(self, target.value.value)
+        ):
             # A traced argument or carry may be a list (`acc[0] = v` works on it; `.at` does not).
             applicability = UNSAFE if held.container else SAFE
             plan = FixPlan(f"use {fix}", ((statement, _functional_update(target, method, value)),), applicability)
         if isinstance(target.value, cst.Name):
             fix += declaration_needed(self, target.value.value)
-        self.report(target, lambda line_of: (
-            f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
-        ), plan)
+        self.report(
+            target,
+            lambda line_of: (
+                f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
+            ),
+            plan,
+        )
 
 
 def _bare(value: cst.BaseExpression) -> bool:
@@ -125,16 +129,35 @@ def _argument_text(value: cst.BaseExpression) -> str:
 
 def _operand_text(value: cst.BaseExpression) -> str:
     """The value as a message writes it as the right operand of a binary operator."""
-    atoms = (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Integer, cst.Float, cst.Imaginary,
-             cst.SimpleString, cst.List, cst.Dict, cst.Set)
+    atoms = (
+        cst.Name,
+        cst.Attribute,
+        cst.Subscript,
+        cst.Call,
+        cst.Integer,
+        cst.Float,
+        cst.Imaginary,
+        cst.SimpleString,
+        cst.List,
+        cst.Dict,
+        cst.Set,
+    )
     text = code(value)
     return text if isinstance(value, atoms) or value.lpar or text == "..." else f"({text})"
 
 
 def _functional_update(target: cst.Subscript, method: str, value: cst.BaseExpression) -> tuple:
     """`x = x.at[i].method(value)`, the index and the value copied as they were written."""
-    return (target.value, " = ", target.value, ".at", (target.lbracket, target.rbracket), f".{method}(",
-            *(("(", value, ")") if _bare(value) else (value,)), ")")
+    return (
+        target.value,
+        " = ",
+        target.value,
+        ".at",
+        (target.lbracket, target.rbracket),
+        f".{method}(",
+        *(("(", value, ")") if _bare(value) else (value,)),
+        ")",
+    )
 
 
 def _no_container_index(elements, value_of) -> bool:
@@ -146,8 +169,11 @@ def _no_container_index(elements, value_of) -> bool:
     if isinstance(index, cst.Slice):
         return False  # `xs[1:] = ...` assigns a slice of a list
     held = value_of(index.value)
-    return isinstance(index.value, cst.Ellipsis) or (isinstance(index.value, cst.Name) and index.value.value == "None") \
+    return (
+        isinstance(index.value, cst.Ellipsis)
+        or (isinstance(index.value, cst.Name) and index.value.value == "None")
         or (held.is_array and not held.container)
+    )
 
 
 def _array_index(elements, value_of) -> bool:

@@ -25,16 +25,8 @@ class DiscardedFunctionalUpdate(Rule):
         "A functional update returns a new array and leaves `x` unchanged. Written as a statement it "
         "does nothing, silently: no error, just the old values."
     )
-    example = (
-        "import jax.numpy as jnp\n\n"
-        "x = jnp.zeros(3)\n"
-        "x.at[0].set(1.0)\n"
-    )
-    use_instead = (
-        "import jax.numpy as jnp\n\n"
-        "x = jnp.zeros(3)\n"
-        "x = x.at[0].set(1.0)\n"
-    )
+    example = "import jax.numpy as jnp\n\nx = jnp.zeros(3)\nx.at[0].set(1.0)\n"
+    use_instead = "import jax.numpy as jnp\n\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n"
     not_flagged = (
         "Updates whose result is assigned, returned, passed on or used in any expression; writes through a "
         "mutable `jax.Ref` (`jax.new_ref(...)`, or a Pallas kernel's `o_ref`, named `*ref`), where "
@@ -68,17 +60,24 @@ class DiscardedFunctionalUpdate(Rule):
             method = call.func.attr.value
             assign = f"{code(receiver)} = {code(call, 60)}"
             declaration = declaration_needed(self, receiver.value) if isinstance(receiver, cst.Name) else ""
-            self.report(call, (
-                f"the result of `.at[...].{method}(...)` is discarded: JAX arrays are immutable, so "
-                f"`{code(receiver)}` is unchanged; assign it: `{assign}`{declaration}"
-            ), _assign_back(node, receiver, assign) if self._rebinds(receiver) else None)
+            self.report(
+                call,
+                (
+                    f"the result of `.at[...].{method}(...)` is discarded: JAX arrays are immutable, so "
+                    f"`{code(receiver)}` is unchanged; assign it: `{assign}`{declaration}"
+                ),
+                _assign_back(node, receiver, assign) if self._rebinds(receiver) else None,
+            )
             return
         qualified = self.names.qualified(call.func)
         if qualified in REMOVED_INDEX_OPS:
-            self.report(call, (
-                f"the result of `{qualified}(...)` is discarded: it returns a new array and leaves its "
-                f"operand unchanged; assign it: `x = x.at[idx].{REMOVED_INDEX_OPS[qualified]}(v)`"
-            ))
+            self.report(
+                call,
+                (
+                    f"the result of `{qualified}(...)` is discarded: it returns a new array and leaves its "
+                    f"operand unchanged; assign it: `x = x.at[idx].{REMOVED_INDEX_OPS[qualified]}(v)`"
+                ),
+            )
 
 
 def _assign_back(statement: cst.Expr, receiver: cst.BaseExpression, assign: str) -> FixPlan | None:

@@ -62,17 +62,19 @@ class AugmentedAssignNotInPlace(Rule):
             return
         name = node.target.value
         held = self.facts.value_of(node.target)
-        if not held.is_array or held.container or self.facts.is_global(name) \
-                or self.facts.is_nonlocal(name):
+        if not held.is_array or held.container or self.facts.is_global(name) or self.facts.is_nonlocal(name):
             return
         before, after = _around(_block_of(self.facts.chain[-1]), node)
         if before is None:
             return
         for statement in reversed(before):
-            if isinstance(statement, cst.Assign) and len(statement.targets) == 1 \
-                    and isinstance(statement.targets[0].target, cst.Name) \
-                    and statement.targets[0].target.value == name:
-                self._check_alias(node, statement, before[before.index(statement) + 1:], after)
+            if (
+                isinstance(statement, cst.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0].target, cst.Name)
+                and statement.targets[0].target.value == name
+            ):
+                self._check_alias(node, statement, before[before.index(statement) + 1 :], after)
                 return
             if name in rebound_names([statement]):
                 return
@@ -88,11 +90,14 @@ class AugmentedAssignNotInPlace(Rule):
         if target.value in later or source.value not in later:
             return
         b, a, op = target.value, source.value, code(node.operator).strip()[:-1]
-        self.report(node, lambda line_of: (
-            f"`{b} {op}= ...` binds a new array to `{b}` alone: `{a}` (bound to `{b}` at line {line_of(alias)}) "
-            f"is unchanged and `{b}` is not read again; JAX arrays are immutable (NumPy would have updated `{a}` "
-            f"in place); write `{a} = {a} {op} ...`"
-        ))
+        self.report(
+            node,
+            lambda line_of: (
+                f"`{b} {op}= ...` binds a new array to `{b}` alone: `{a}` (bound to `{b}` at line {line_of(alias)}) "
+                f"is unchanged and `{b}` is not read again; JAX arrays are immutable (NumPy would have updated `{a}` "
+                f"in place); write `{a} = {a} {op} ...`"
+            ),
+        )
 
     def visit_For(self, node: cst.For) -> None:
         for name, iterable in _loop_sources(node):
@@ -100,9 +105,12 @@ class AugmentedAssignNotInPlace(Rule):
                 continue
             body = list(statements(node.body))
             for index, statement in enumerate(body):
-                if isinstance(statement, cst.AugAssign) and isinstance(statement.target, cst.Name) \
-                        and statement.target.value == name:
-                    later = frozenset().union(*map(mentioned_names, body[index + 1:]))
+                if (
+                    isinstance(statement, cst.AugAssign)
+                    and isinstance(statement.target, cst.Name)
+                    and statement.target.value == name
+                ):
+                    later = frozenset().union(*map(mentioned_names, body[index + 1 :]))
                     if name not in later:
                         self._report_loop(statement, name, iterable)
                     break
@@ -113,11 +121,14 @@ class AugmentedAssignNotInPlace(Rule):
         rebuilt = f"[{name} {op} ... for {name} in {items}]"
         if isinstance(iterable, cst.Name):
             rebuilt = f"{items} = {rebuilt}"
-        self.report(node, (
-            f"`{name} {op}= ...` binds a new array to the loop variable `{name}` and drops it: `{items}` is "
-            f"unchanged (JAX arrays are immutable; NumPy would have updated its arrays in place); build the new "
-            f"values instead: `{rebuilt}`, or `jax.tree.map`"
-        ))
+        self.report(
+            node,
+            (
+                f"`{name} {op}= ...` binds a new array to the loop variable `{name}` and drops it: `{items}` is "
+                f"unchanged (JAX arrays are immutable; NumPy would have updated its arrays in place); build the new "
+                f"values instead: `{rebuilt}`, or `jax.tree.map`"
+            ),
+        )
 
     def _holds_arrays(self, iterable: cst.BaseExpression) -> bool:
         """A list or tuple whose elements are known JAX arrays (a traced pytree argument included)."""
@@ -136,7 +147,8 @@ class AugmentedAssignNotInPlace(Rule):
         if isinstance(value, (cst.List, cst.Tuple)):
             return bool(value.elements) and all(
                 not isinstance(e, cst.StarredElement) and _is_array(self.facts.value_of(e.value))
-                for e in value.elements)
+                for e in value.elements
+            )
         if isinstance(value, cst.ListComp):
             return _is_array(self.facts.value_of(value.elt))
         return False
@@ -161,7 +173,7 @@ def _around(block: list | None, node: cst.CSTNode) -> tuple[list | None, list]:
         return None, []
     for index, statement in enumerate(block):
         if statement is node:
-            return block[:index], block[index + 1:]
+            return block[:index], block[index + 1 :]
     return None, []
 
 
@@ -172,10 +184,16 @@ def _loop_sources(node: cst.For):
     if isinstance(target, cst.Name):
         yield target.value, iterable
         return
-    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(iterable, cst.Call)
-            and isinstance(iterable.func, cst.Name) and iterable.func.value in ("zip", "enumerate")):
+    if not (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value in ("zip", "enumerate")
+    ):
         return
-    sources: list[cst.BaseExpression | None] = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
+    sources: list[cst.BaseExpression | None] = [
+        arg.value for arg in iterable.args if arg.keyword is None and not arg.star
+    ]
     if iterable.func.value == "enumerate":
         sources = [None, *sources[:1]]
     for element, source in zip(target.elements, sources):

@@ -17,18 +17,29 @@ from jaxlint.traversal import children
 
 
 # Host values that differ from one Python call to the next, and that tracing freezes.
-_CLOCKS = frozenset({
-    "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",
-    "time.monotonic_ns", "time.process_time", "time.process_time_ns",
-    "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today",
-})
+_CLOCKS = frozenset(
+    {
+        "time.time",
+        "time.time_ns",
+        "time.perf_counter",
+        "time.perf_counter_ns",
+        "time.monotonic",
+        "time.monotonic_ns",
+        "time.process_time",
+        "time.process_time_ns",
+        "datetime.datetime.now",
+        "datetime.datetime.utcnow",
+        "datetime.datetime.today",
+        "datetime.date.today",
+    }
+)
 _UUIDS = frozenset({"uuid.uuid1", "uuid.uuid4"})
 _HOST_RNG_PREFIXES = ("numpy.random.", "random.")
 _SEEDS = frozenset({"numpy.random.seed", "random.seed"})
 
 
 def host_state_kind(qualified: str | None) -> str | None:
-    """"rng", "seed", "clock" or "uuid" for a call that reads (or seeds) host state, else None."""
+    """ "rng", "seed", "clock" or "uuid" for a call that reads (or seeds) host state, else None."""
     if qualified is None:
         return None
     if qualified in _SEEDS:
@@ -86,8 +97,9 @@ class TraceSite:
     @property
     def each(self) -> str:
         """Who sees the same constant."""
-        return {"map": "every mapped example", "loop": "every iteration",
-                "helper": "every run"}.get(self.role, "every call")
+        return {"map": "every mapped example", "loop": "every iteration", "helper": "every run"}.get(
+            self.role, "every call"
+        )
 
     @property
     def carrier(self) -> str:
@@ -114,8 +126,12 @@ class TraceTimeRule(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if self.names.qualified(node.func) == FOLD_IN:
             key, data = argument(node, 0, "key"), argument(node, 1, "data")
-            if (isinstance(key, cst.Call) and self.names.qualified(key.func) in KEY_CONSTRUCTORS
-                    and data is not None and not is_int_literal(data)):
+            if (
+                isinstance(key, cst.Call)
+                and self.names.qualified(key.func) in KEY_CONSTRUCTORS
+                and data is not None
+                and not is_int_literal(data)
+            ):
                 self._folded.add(key)
 
     def trace_time_scope(self) -> TracedFunction | None:

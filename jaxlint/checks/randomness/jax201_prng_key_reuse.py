@@ -82,7 +82,9 @@ class PrngKeyReuse(Rule):
         seen: dict[str, str] = {}
         for expr, ref, by in keys.uses(node):
             prior = keys.prior_use(ref)
-            if prior is not None and (keys.unread(node) or isinstance(prior.node, cst.Call) and keys.unread(prior.node)):
+            if prior is not None and (
+                keys.unread(node) or isinstance(prior.node, cst.Call) and keys.unread(prior.node)
+            ):
                 continue  # one of the two draws is never read: a warm-up run before a timed one
             if prior is not None and _paired_selection(prior.node, node, self.names):
                 continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
@@ -93,14 +95,17 @@ class PrngKeyReuse(Rule):
             if prior is not None and self._rebound_before_read(prior.node):
                 continue  # `keys = split(key, n)` that nothing reads before `key, *keys = split(key, n + 1)`
             if prior is not None:
-                self.report(expr, lambda line_of, ref=ref, by=by, prior=prior: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
-                    f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
-                    f"`{by}` {_reuse(by, prior.by)}: {_split_first(ref)}"
-                ))
+                self.report(
+                    expr,
+                    lambda line_of, ref=ref, by=by, prior=prior: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
+                        f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
+                        f"`{by}` {_reuse(by, prior.by)}: {_split_first(ref)}"
+                    ),
+                )
             elif ref in seen:
-                self.report(expr, (
-                    f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}"
-                ))
+                self.report(
+                    expr, (f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}")
+                )
             seen[ref] = by
 
     def _same_transform_of_two_arrays(self, first: cst.CSTNode, second: cst.Call) -> bool:
@@ -113,13 +118,17 @@ class PrngKeyReuse(Rule):
             return False
         if code(first.func, 10_000) != code(second.func, 10_000) or _keywords(first) != _keywords(second):
             return False
-        differing = [(a.value, b.value) for a, b in zip(first.args, second.args)
-                     if code(a.value, 10_000) != code(b.value, 10_000)]
+        differing = [
+            (a.value, b.value)
+            for a, b in zip(first.args, second.args)
+            if code(a.value, 10_000) != code(b.value, 10_000)
+        ]
         if len(differing) != 1:
             return False
         arrays = differing[0]
-        return all(type(array) is cst.Name and self.facts.value_of(array).kind in (Kind.ARRAY, Kind.TRACED)
-                   for array in arrays)
+        return all(
+            type(array) is cst.Name and self.facts.value_of(array).kind in (Kind.ARRAY, Kind.TRACED) for array in arrays
+        )
 
     def _function_in_order(self) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] | None:
         """Everything in the body of the function around this point, in source order (`in_order`)."""
@@ -143,14 +152,19 @@ class PrngKeyReuse(Rule):
         if bound is None or returned is None or not isinstance(returned.body[0], cst.Return):
             return False
         assign = bound.body[0] if len(bound.body) == 1 else None
-        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-                and isinstance(assign.targets[0].target, cst.Name)):
+        if not (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+        ):
             return False
         name = assign.targets[0].target.value
         start, end = where[id(bound)][0], where[id(returned)][0]
         after_bound = start + sum(1 for _ in in_order(bound))
-        return start < end and not any(isinstance(node, cst.Name) and node.value == name
-                                       for node, _ in order[after_bound:end + sum(1 for _ in in_order(returned))])
+        return start < end and not any(
+            isinstance(node, cst.Name) and node.value == name
+            for node, _ in order[after_bound : end + sum(1 for _ in in_order(returned))]
+        )
 
     def _rebound_before_read(self, first: cst.CSTNode) -> bool:
         """Whether the first draw is bound to names (`keys = split(key, n)`) that are each bound again before
@@ -169,14 +183,18 @@ class PrngKeyReuse(Rule):
             return False
         drawn = {id(name): name.value for target in statement.targets for name in _target_name_nodes(target.target)}
         stores: list[tuple[cst.CSTNode, ...]] = []  # later bindings: the nodes around their lines, and the line
-        for node, ancestors in order[start + 1:]:
+        for node, ancestors in order[start + 1 :]:
             if type(node) is not cst.Name or node.value not in drawn.values() or id(node) in drawn:
                 continue
             block = _binding_block(node, ancestors)
             if block is not None:
                 stores.append(block)
-            elif not any(len(block) < len(ancestors) and all(a is b for a, b in zip(block, ancestors))
-                         and ancestors[len(block)] is not line for *block, line in stores):
+            elif not any(
+                len(block) < len(ancestors)
+                and all(a is b for a, b in zip(block, ancestors))
+                and ancestors[len(block)] is not line
+                for *block, line in stores
+            ):
                 return False  # a read the first draw may reach (the binding's own line reads first)
         return bool(drawn)
 
@@ -190,7 +208,7 @@ def _binding_block(name: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> tuple[
             if not any(bound is name for bound in _target_name_nodes(node.target)):
                 return None
             line = next(i for i in range(index, -1, -1) if type(ancestors[i]) is cst.SimpleStatementLine)
-            return ancestors[:line + 1]
+            return ancestors[: line + 1]
         if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
             return None
     return None
@@ -214,13 +232,21 @@ def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names) -> boo
     """Two calls of one selecting sampler (`SELECTING_SAMPLERS`) that differ only in the array they
     select from: the same places of two arrays, on purpose."""
     qualified = names.qualified(second.func)
-    if (qualified not in SELECTING_SAMPLERS or not isinstance(first, cst.Call)
-            or names.qualified(first.func) != qualified):
+    if (
+        qualified not in SELECTING_SAMPLERS
+        or not isinstance(first, cst.Call)
+        or names.qualified(first.func) != qualified
+    ):
         return False
     position, keyword = SELECTING_SAMPLERS[qualified]
     one, other = (argument(call, position, keyword) for call in (first, second))
-    if (one is None or is_int_literal(one) or other is None or is_int_literal(other)
-            or code(one, 10_000) == code(other, 10_000)):
+    if (
+        one is None
+        or is_int_literal(one)
+        or other is None
+        or is_int_literal(other)
+        or code(one, 10_000) == code(other, 10_000)
+    ):
         return False
     return _other_arguments(first, one) == _other_arguments(second, other)
 
@@ -232,8 +258,11 @@ def _keywords(call: cst.Call) -> list[str | None]:
 
 def _other_arguments(call: cst.Call, array: cst.BaseExpression) -> list[tuple[str | None, str]]:
     """The arguments of `call` other than `array`, as (keyword, source text)."""
-    return [(arg.keyword.value if arg.keyword else None, code(arg.value, 10_000))
-            for arg in call.args if arg.value is not array]
+    return [
+        (arg.keyword.value if arg.keyword else None, code(arg.value, 10_000))
+        for arg in call.args
+        if arg.value is not array
+    ]
 
 
 def _reuse(by: str, before: str) -> str:

@@ -55,11 +55,14 @@ class KeyReuseInLoop(Rule):
             return
         for expr, ref, by in keys.uses(node):
             if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
-                self.report(expr, (
-                    f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
-                    f"iteration draws the same numbers: split it inside the loop "
-                    f"(`{ref}, subkey = jax.random.split({ref})`) or use `jax.random.fold_in({ref}, i)`"
-                ))
+                self.report(
+                    expr,
+                    (
+                        f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
+                        f"iteration draws the same numbers: split it inside the loop "
+                        f"(`{ref}, subkey = jax.random.split({ref})`) or use `jax.random.fold_in({ref}, i)`"
+                    ),
+                )
 
     def _aligned_shuffle(self, call: cst.Call) -> bool:
         """`[permutation(key, a) for a in arrays]`: one key, a different array each iteration. Each array is

@@ -26,7 +26,7 @@ class ConstantKeyInTraced(TraceTimeRule):
     )
     why_bad = (
         "A key built from a literal is the same key on every call, so the function draws the same "
-        "\"random\" numbers every time it runs: every training step gets the same dropout mask, every "
+        '"random" numbers every time it runs: every training step gets the same dropout mask, every '
         "`scan` iteration and every `vmap`ped example the same noise. Seeding from the clock does not help "
         "inside a traced function: the Python code runs once, while jax traces it, so the clock is read "
         "once and its value is baked into the traced computation as a constant. No error is raised; the "
@@ -68,7 +68,7 @@ class ConstantKeyInTraced(TraceTimeRule):
         "`conftest.py`, or under `tests/`), where a fixed key is how tests stay reproducible. A fixed key "
         "used only when none was given (`key if key is not None else jax.random.key(0)`, "
         "`if key is None: key = ...`, `key or ...`): a documented default. A fixed key given to a call that turns its randomness off by a literal keyword "
-        "(`model.apply(params, x, rngs={\"dropout\": jax.random.key(0)}, train=False)`; also "
+        '(`model.apply(params, x, rngs={"dropout": jax.random.key(0)}, train=False)`; also '
         "`deterministic=True`, `training=False`, `is_training=False`, `inference=True`, the conventions of "
         "flax, haiku and equinox): no number is drawn from it. A fixed key whose draws are read "
         "only for their shape and dtype (`jax.random.normal(jax.random.key(0), s).shape`, "
@@ -131,18 +131,24 @@ class ConstantKeyInTraced(TraceTimeRule):
         where = self.describe(scope)
         fix = f"pass a key in {where.carrier} and `jax.random.split` it for each use"
         if kind == "literal":
-            self.report(node, lambda line_of: (
-                f"`{text}` makes the same key every time {where.subject} runs "
-                f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {fix}"
-            ))
+            self.report(
+                node,
+                lambda line_of: (
+                    f"`{text}` makes the same key every time {where.subject} runs "
+                    f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {fix}"
+                ),
+            )
         else:
             assert source is not None  # `constant_key` gives the call read for a non-literal key
             read = call_text(source)
-            self.report(node, lambda line_of: (
-                f"`{text}`: `{read}` is read only once, while {where.subject} is traced"
-                f"{where.how(line_of)}, so the key is a constant and {where.each} draws the same numbers; "
-                f"{fix}"
-            ))
+            self.report(
+                node,
+                lambda line_of: (
+                    f"`{text}`: `{read}` is read only once, while {where.subject} is traced"
+                    f"{where.how(line_of)}, so the key is a constant and {where.each} draws the same numbers; "
+                    f"{fix}"
+                ),
+            )
 
 
 def _key_constructors(node: cst.CSTNode, names: Names):
@@ -155,8 +161,12 @@ def _key_constructors(node: cst.CSTNode, names: Names):
 
 def _randomness_off(call: cst.Call) -> bool:
     """A call told by a literal keyword (`train=False`, `deterministic=True`) to draw nothing."""
-    return any(arg.keyword is not None and isinstance(arg.value, cst.Name)
-               and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value for arg in call.args)
+    return any(
+        arg.keyword is not None
+        and isinstance(arg.value, cst.Name)
+        and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value
+        for arg in call.args
+    )
 
 
 def _none_test(test: cst.BaseExpression) -> bool | None:

@@ -36,12 +36,7 @@ class StatefulRngInTraced(TraceTimeRule):
         "def add_noise(x):\n"
         "    return x + np.random.normal(size=x.shape)\n"
     )
-    use_instead = (
-        "import jax\n\n\n"
-        "@jax.jit\n"
-        "def add_noise(x, key):\n"
-        "    return x + jax.random.normal(key, x.shape)\n"
-    )
+    use_instead = "import jax\n\n\n@jax.jit\ndef add_noise(x, key):\n    return x + jax.random.normal(key, x.shape)\n"
     not_flagged = (
         "These calls outside traced functions (a data loader, module-level setup, the training loop "
         "around a jitted step), in functions traced only by `grad` (their Python code runs on every call) "
@@ -74,19 +69,25 @@ class StatefulRngInTraced(TraceTimeRule):
         if kind == "rng":
             fix = f"draw with `jax.random` from a key passed in {where.carrier}, or pass the value in"
         elif kind == "seed":
-            self.report(node, lambda line_of: (
-                f"`{what}` runs only once, while {where.subject} is traced{where.how(line_of)} (and again "
-                f"at each retrace), reseeding the host generator at unpredictable times instead of on each "
-                f"call; seed once on the host, and draw with `jax.random` from a key passed in "
-                f"{where.carrier}"
-            ))
+            self.report(
+                node,
+                lambda line_of: (
+                    f"`{what}` runs only once, while {where.subject} is traced{where.how(line_of)} (and again "
+                    f"at each retrace), reseeding the host generator at unpredictable times instead of on each "
+                    f"call; seed once on the host, and draw with `jax.random` from a key passed in "
+                    f"{where.carrier}"
+                ),
+            )
             return
         else:
             fix = f"read it outside and pass it in {where.carrier}"
-        self.report(node, lambda line_of: (
-            f"`{what}` runs only once, while {where.subject} is traced{where.how(line_of)}: its value is "
-            f"baked in as a constant and {where.each} sees the same one; {fix}"
-        ))
+        self.report(
+            node,
+            lambda line_of: (
+                f"`{what}` runs only once, while {where.subject} is traced{where.how(line_of)}: its value is "
+                f"baked in as a constant and {where.each} sees the same one; {fix}"
+            ),
+        )
 
     def leave_Call(self, node: cst.Call) -> None:
         if self._covered and self._covered[-1] is node:

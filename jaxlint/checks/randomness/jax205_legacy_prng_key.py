@@ -48,7 +48,11 @@ class LegacyPrngKey(Rule):
                 self._uses = KeyUses(self.names)
                 self._module.visit(self._uses)
             fix = None if self._uses.used_as_data(node) else self.rename(node.func, KEY, UNSAFE)
-            self.report(node, (
-                "`jax.random.PRNGKey` makes a legacy uint32 key that JAX's key-reuse checker ignores; "
-                "use `jax.random.key(...)`, a typed key"
-            ), fix)
+            self.report(
+                node,
+                (
+                    "`jax.random.PRNGKey` makes a legacy uint32 key that JAX's key-reuse checker ignores; "
+                    "use `jax.random.key(...)`, a typed key"
+                ),
+                fix,
+            )

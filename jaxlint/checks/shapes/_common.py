@@ -33,8 +33,10 @@ def static_hint(rule: Rule, value: Value, operand: cst.BaseExpression, mask: boo
         if not mask:
             return None
         each = "example" if transform in MAPS else "iteration"
-        return (f"`{param}` changes with each {each} of `{transform}`: use a static maximum size and a mask "
-                f"(`jnp.arange(max_size) < {param}`)")
+        return (
+            f"`{param}` changes with each {each} of `{transform}`: use a static maximum size and a mask "
+            f"(`jnp.arange(max_size) < {param}`)"
+        )
     return f"make `{param}` a static Python value"
 
 
@@ -50,8 +52,7 @@ def _plain(rule: Rule, expr: cst.BaseExpression, param: str) -> bool:
     if value.kind is not Kind.TRACED:
         return True
     # A name unpacked from the parameter (`h, w = dims`); any computation makes an array instead.
-    return (isinstance(expr, cst.Name) and value.container and value.tracer is not None
-            and value.tracer.param == param)
+    return isinstance(expr, cst.Name) and value.container and value.tracer is not None and value.tracer.param == param
 
 
 def is_call_to(rule: Rule, node: cst.Call, method: str) -> bool:

@@ -73,7 +73,7 @@ class TracedShape(Rule):
             candidates = [positional[i] for i in positions if i < len(positional)]
             candidates += [keywords[w] for w in words if w in keywords]
         elif qualified.startswith(JAX_RANDOM):
-            what, position = "shape", RANDOM_SHAPE_POSITION.get(qualified[len(JAX_RANDOM):])
+            what, position = "shape", RANDOM_SHAPE_POSITION.get(qualified[len(JAX_RANDOM) :])
             candidates = [keywords["shape"]] if "shape" in keywords else []
             if position is not None and position < len(positional):
                 candidates.append(positional[position])
@@ -96,8 +96,11 @@ class TracedShape(Rule):
         """The expression itself or an element of a shape tuple (`(n, 3)`, `(n,) + x.shape`), if traced."""
         if isinstance(expr, (cst.Tuple, cst.List)):
             parts = [element.value for element in expr.elements]
-        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and any(
-                isinstance(side, (cst.Tuple, cst.List)) for side in (expr.left, expr.right)):
+        elif (
+            isinstance(expr, cst.BinaryOperation)
+            and isinstance(expr.operator, cst.Add)
+            and any(isinstance(side, (cst.Tuple, cst.List)) for side in (expr.left, expr.right))
+        ):
             parts = [expr.left, expr.right]
         else:
             value = self.facts.value_of(expr)
@@ -112,9 +115,15 @@ class TracedShape(Rule):
 
     def _report(self, node: cst.Call, what: str, operand: cst.BaseExpression, value: Value) -> None:
         hint = static_hint(self, value, operand)
-        fix = (f"{hint}, or derive it from static shapes (`x.shape[0]`)" if hint else
-               "use a static value instead (a Python int, a static argument, or one derived from `x.shape`)")
-        self.report(node, lambda line_of: (
-            f"`{code(node.func)}` needs a concrete {what} while tracing, but `{code(operand)}` is traced "
-            f"({value.describe(code(operand), line_of)}); {fix}"
-        ))
+        fix = (
+            f"{hint}, or derive it from static shapes (`x.shape[0]`)"
+            if hint
+            else "use a static value instead (a Python int, a static argument, or one derived from `x.shape`)"
+        )
+        self.report(
+            node,
+            lambda line_of: (
+                f"`{code(node.func)}` needs a concrete {what} while tracing, but `{code(operand)}` is traced "
+                f"({value.describe(code(operand), line_of)}); {fix}"
+            ),
+        )

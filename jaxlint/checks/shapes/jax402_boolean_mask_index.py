@@ -26,12 +26,7 @@ class BooleanMaskIndex(Rule):
         "`NonConcreteBooleanIndexError: Array boolean indices must be concrete`. The same holds for "
         "`x.at[mask].set(v)`."
     )
-    example = (
-        "@jax.jit\n"
-        "def clean(x):\n"
-        "    x = x.at[jnp.isnan(x)].set(0.0)\n"
-        "    return x[x > 0].sum()\n"
-    )
+    example = "@jax.jit\ndef clean(x):\n    x = x.at[jnp.isnan(x)].set(0.0)\n    return x[x > 0].sum()\n"
     use_instead = (
         "@jax.jit\n"
         "def clean(x):\n"
@@ -59,8 +54,14 @@ class BooleanMaskIndex(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if (isinstance(func, cst.Attribute) and func.attr.value == "set" and isinstance(func.value, cst.Subscript)
-                and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star):
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "set"
+            and isinstance(func.value, cst.Subscript)
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and not node.args[0].star
+        ):
             self._set_calls[id(func.value)] = node
 
     def _where(self, node: cst.Subscript, mask: cst.BaseExpression, base: cst.BaseExpression) -> FixPlan | None:
@@ -86,11 +87,17 @@ class BooleanMaskIndex(Rule):
             if update:
                 fix = f"`jnp.where({code(mask)}, new_values, {code(base)})` instead of `.at[...]`"
             else:
-                fix = (f"`jnp.where({code(mask)}, {code(base)}, 0)`, a reduction with "
-                       f"`where={code(mask)}`, or `jnp.nonzero({code(mask)}, size=k)`")
-            self.report(node, lambda line_of: (
-                f"indexing with a traced boolean mask raises NonConcreteBooleanIndexError (the result size "
-                f"depends on the data): `{code(mask)}` is traced ({value.describe(code(mask), line_of)}); "
-                f"use {fix}"
-            ), self._where(node, mask, base) if update else None)
+                fix = (
+                    f"`jnp.where({code(mask)}, {code(base)}, 0)`, a reduction with "
+                    f"`where={code(mask)}`, or `jnp.nonzero({code(mask)}, size=k)`"
+                )
+            self.report(
+                node,
+                lambda line_of: (
+                    f"indexing with a traced boolean mask raises NonConcreteBooleanIndexError (the result size "
+                    f"depends on the data): `{code(mask)}` is traced ({value.describe(code(mask), line_of)}); "
+                    f"use {fix}"
+                ),
+                self._where(node, mask, base) if update else None,
+            )
             return

@@ -28,11 +28,7 @@ class DataDependentSize(Rule):
         "data dictates. JAX raises `ConcretizationTypeError` and points at the `size=` argument (or "
         "`length=`, `total_repeat_length=`) that fixes the output size, padding with `fill_value`."
     )
-    example = (
-        "@jax.jit\n"
-        "def positive_indices(x):\n"
-        "    return jnp.nonzero(x > 0)[0]\n"
-    )
+    example = "@jax.jit\ndef positive_indices(x):\n    return jnp.nonzero(x > 0)[0]\n"
     use_instead = (
         "@jax.jit\n"
         "def positive_indices(x):\n"
@@ -64,8 +60,11 @@ class DataDependentSize(Rule):
         for operand in data:
             value = self.facts.value_of(operand)
             if value.staged:
-                fix = ("pass `length=` (the number of bins)" if size == "length" else
-                       "pass `size=` with an upper bound (`fill_value=` pads the rest)")
+                fix = (
+                    "pass `length=` (the number of bins)"
+                    if size == "length"
+                    else "pass `size=` with an upper bound (`fill_value=` pads the rest)"
+                )
                 if qualified == WHERE:
                     fix += ", or use the three-argument `jnp.where(cond, x, y)`"
                 self._report(node, fix, operand, value)
@@ -75,8 +74,11 @@ class DataDependentSize(Rule):
             self._report(node, "pass `total_repeat_length=` with the total output length", *repeats)
 
     def _report(self, node: cst.Call, fix: str, operand: cst.BaseExpression, value: Value) -> None:
-        self.report(node, lambda line_of: (
-            f"the output size of `{code(node.func)}` depends on traced data, which raises "
-            f"ConcretizationTypeError: `{code(operand)}` is traced ({value.describe(code(operand), line_of)}); "
-            f"{fix}"
-        ))
+        self.report(
+            node,
+            lambda line_of: (
+                f"the output size of `{code(node.func)}` depends on traced data, which raises "
+                f"ConcretizationTypeError: `{code(operand)}` is traced ({value.describe(code(operand), line_of)}); "
+                f"{fix}"
+            ),
+        )

@@ -29,16 +29,8 @@ class TracedSliceBounds(Rule):
         "traced position is `lax.dynamic_slice` (`lax.dynamic_update_slice` to write); a prefix of traced "
         "length has no fixed shape and needs a mask instead."
     )
-    example = (
-        "@jax.jit\n"
-        "def window(x, start):\n"
-        "    return x[start:start + 8]\n"
-    )
-    use_instead = (
-        "@jax.jit\n"
-        "def window(x, start):\n"
-        "    return lax.dynamic_slice_in_dim(x, start, 8)\n"
-    )
+    example = "@jax.jit\ndef window(x, start):\n    return x[start:start + 8]\n"
+    use_instead = "@jax.jit\ndef window(x, start):\n    return lax.dynamic_slice_in_dim(x, start, 8)\n"
     not_flagged = (
         "A single traced index (`x[i]`, a dynamic index JAX supports), bounds computed from shapes "
         "(`x[: x.shape[0] // 2]`), static arguments, literals, slices of Python lists and tuples, NumPy "
@@ -60,21 +52,37 @@ class TracedSliceBounds(Rule):
                 value = self.facts.value_of(bound)
                 if value.staged:
                     fix = self._fix(node, base, axis, bounds, update, static_hint(self, value, bound, False))
-                    self.report(node, lambda line_of: (
-                        f"slice bounds must be static, this raises IndexError: `{code(bound)}` is traced "
-                        f"({value.describe(code(bound), line_of)}); {fix}"
-                    ))
+                    self.report(
+                        node,
+                        lambda line_of: (
+                            f"slice bounds must be static, this raises IndexError: `{code(bound)}` is traced "
+                            f"({value.describe(code(bound), line_of)}); {fix}"
+                        ),
+                    )
                     return
 
-    def _fix(self, node: cst.Subscript, base: cst.BaseExpression, axis: int, bounds: cst.Slice,
-             update: bool, hint: str | None) -> str:
+    def _fix(
+        self,
+        node: cst.Subscript,
+        base: cst.BaseExpression,
+        axis: int,
+        bounds: cst.Slice,
+        update: bool,
+        hint: str | None,
+    ) -> str:
         otherwise = ", or keep the full shape and mask with `jnp.where`" + (f"; or {hint}" if hint else "")
         if update:
             return f"use `lax.dynamic_update_slice` for a window of static size at a traced start{otherwise}"
         start, stop = bounds.lower, bounds.upper
         alone = all(_whole_axis(e.slice) for i, e in enumerate(node.slice) if i != axis)
-        if (alone and bounds.step is None and start is not None and isinstance(stop, cst.BinaryOperation)
-                and isinstance(stop.operator, cst.Add) and stop.left.deep_equals(start)):
+        if (
+            alone
+            and bounds.step is None
+            and start is not None
+            and isinstance(stop, cst.BinaryOperation)
+            and isinstance(stop.operator, cst.Add)
+            and stop.left.deep_equals(start)
+        ):
             size = self.facts.value_of(stop.right)
             if not size.staged:
                 where = f", axis={axis}" if axis else ""

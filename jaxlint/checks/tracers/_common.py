@@ -24,8 +24,13 @@ from jaxlint.model.transforms import RUN_AS_GIVEN
 def static_hint(rule: Rule, value: Value) -> str:
     """How to make the value static, when the fix is a jit argument spec."""
     tracer = value.tracer
-    if (tracer is not None and tracer.caller is None and not tracer.computed and not tracer.path
-            and rule.facts.takes_static_argnames(tracer.transform.name)):
+    if (
+        tracer is not None
+        and tracer.caller is None
+        and not tracer.computed
+        and not tracer.path
+        and rule.facts.takes_static_argnames(tracer.transform.name)
+    ):
         return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
     return ""
 
@@ -48,7 +53,8 @@ def only_traced(rule: Rule) -> bool:
                 return True
     return isinstance(node, cst.Lambda) and any(
         isinstance(t.node, cst.Call) and t.name not in RUN_AS_GIVEN and _written_in(node, t.node)
-        for t in scope.transforms)
+        for t in scope.transforms
+    )
 
 
 def _written_in(function: cst.Lambda, call: cst.Call) -> bool:
@@ -103,8 +109,10 @@ def _escaped(text: str) -> str:
 
 def _formats_at_trace_time(rule: Rule, expr: cst.BaseExpression) -> bool:
     """A string built from a traced value in Python (`"%s" % x`, `"{}".format(x)`): it holds the tracer's repr."""
-    return (rule.facts.value_of(expr).kind is not Kind.TRACED
-            and rule.facts.traced_in(expr, staged=True).kind is Kind.TRACED)
+    return (
+        rule.facts.value_of(expr).kind is not Kind.TRACED
+        and rule.facts.traced_in(expr, staged=True).kind is Kind.TRACED
+    )
 
 
 _PERCENT = re.compile(r"%(.?)", re.DOTALL)
@@ -124,7 +132,7 @@ def _percent_template(rule: Rule, expr: cst.BaseExpression) -> tuple[str, tuple]
         if match.group(1) not in _PERCENT_FIELDS:
             return None
         field = _PERCENT_FIELDS[match.group(1)]
-        body += [_escaped(template[start:match.start()]), "%" if field is None else field]
+        body += [_escaped(template[start : match.start()]), "%" if field is None else field]
         fields += field is not None
         start = match.end()
     body.append(_escaped(template[start:]))
@@ -144,8 +152,12 @@ def _percent_template(rule: Rule, expr: cst.BaseExpression) -> tuple[str, tuple]
 def _format_template(expr: cst.BaseExpression) -> tuple[str, tuple] | None:
     """`"loss {} {:.3f}".format(x, y)` -> the same template and `x, y`, when every field is automatically
     numbered and takes a positional argument: `jax.debug.print` formats with `str.format` too."""
-    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
-            and expr.func.attr.value == "format" and not expr.func.value.lpar):
+    if not (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "format"
+        and not expr.func.value.lpar
+    ):
         return None
     template = _text(expr.func.value)
     if template is None or any(arg.keyword is not None or arg.star for arg in expr.args):

@@ -27,13 +27,7 @@ class PythonControlFlowOnTracer(Rule):
         "once to trace it, so Python cannot decide which branch to take. JAX raises "
         "`TracerBoolConversionError` (a `ConcretizationTypeError`), usually far from the jit call."
     )
-    example = (
-        "@jax.jit\n"
-        "def relu(x):\n"
-        "    if x > 0:\n"
-        "        return x\n"
-        "    return 0.0\n"
-    )
+    example = "@jax.jit\ndef relu(x):\n    if x > 0:\n        return x\n    return 0.0\n"
     use_instead = (
         "@jax.jit\n"
         "def relu(x):\n"
@@ -71,10 +65,13 @@ class PythonControlFlowOnTracer(Rule):
             value = self.facts.value_of(test)
         if not value.abstract:
             return
-        self.report(test, lambda line_of: (
-            f"Python `{keyword}` on a traced value raises TracerBoolConversionError: `{code(test)}` is "
-            f"traced ({value.describe(code(test), line_of)}); use {remedy}{static_hint(self, value)}"
-        ))
+        self.report(
+            test,
+            lambda line_of: (
+                f"Python `{keyword}` on a traced value raises TracerBoolConversionError: `{code(test)}` is "
+                f"traced ({value.describe(code(test), line_of)}); use {remedy}{static_hint(self, value)}"
+            ),
+        )
 
     def visit_If(self, node: cst.If) -> None:
         self._check(node.test, "if", "`jnp.where` or `lax.cond`")

@@ -57,17 +57,33 @@ class PythonLogicOnTracer(Rule):
         "Python number and `jnp.maximum` a JAX array. Other forms have no automatic fix."
     )
 
-    _REPLACEMENTS = {"min": "jnp.minimum", "max": "jnp.maximum", "any": "jnp.any", "all": "jnp.all",
-                     "bool": "a `jnp` boolean array"}
+    _REPLACEMENTS = {
+        "min": "jnp.minimum",
+        "max": "jnp.maximum",
+        "any": "jnp.any",
+        "all": "jnp.all",
+        "bool": "a `jnp` boolean array",
+    }
 
-    def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value,
-                remedy: str, fix: FixPlan | None = None) -> None:
+    def _report(
+        self,
+        node: cst.CSTNode,
+        what: str,
+        operand: cst.BaseExpression,
+        value: Value,
+        remedy: str,
+        fix: FixPlan | None = None,
+    ) -> None:
         if self.facts.catches(BOOL_CONVERSION_ERRORS):
             return
-        self.report(node, lambda line_of: (
-            f"{what} on a traced value raises TracerBoolConversionError: `{code(operand)}` is traced "
-            f"({value.describe(code(operand), line_of)}); use {remedy}{static_hint(self, value)}"
-        ), fix)
+        self.report(
+            node,
+            lambda line_of: (
+                f"{what} on a traced value raises TracerBoolConversionError: `{code(operand)}` is traced "
+                f"({value.describe(code(operand), line_of)}); use {remedy}{static_hint(self, value)}"
+            ),
+            fix,
+        )
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # `a and b` asks for the truth of `a`; `b` is returned as it is.
@@ -75,8 +91,7 @@ class PythonLogicOnTracer(Rule):
         if value.abstract:
             operator = "and" if isinstance(node.operator, cst.And) else "or"
             remedy = "`&`" if operator == "and" else "`|`"
-            self._report(node, f"Python `{operator}`", node.left, value,
-                         f"{remedy} (or `jnp.logical_{operator}`)")
+            self._report(node, f"Python `{operator}`", node.left, value, f"{remedy} (or `jnp.logical_{operator}`)")
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not):
@@ -93,8 +108,14 @@ class PythonLogicOnTracer(Rule):
                 continue
             value = self.facts.value_of(arg.value)
             if value.abstract:
-                self._report(node, f"builtin `{builtin}()`", arg.value, value,
-                             f"`{self._REPLACEMENTS[builtin]}`", self._elementwise(node, builtin))
+                self._report(
+                    node,
+                    f"builtin `{builtin}()`",
+                    arg.value,
+                    value,
+                    f"`{self._REPLACEMENTS[builtin]}`",
+                    self._elementwise(node, builtin),
+                )
                 return
         if builtin != "bool" and len(node.args) == 1 and not node.args[0].star:
             # `any(jnp.isnan(g).any() for g in leaves)`, `max(losses)`: the truth or order of each tracer.

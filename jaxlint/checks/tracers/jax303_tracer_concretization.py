@@ -31,16 +31,8 @@ class TracerConcretization(Rule):
         "0.10.2). Keep the value as an array (`x.astype(jnp.int32)`), or make the argument static when it "
         "really is a configuration value."
     )
-    example = (
-        "@jax.jit\n"
-        "def scale(x, factor):\n"
-        "    return x * float(factor)\n"
-    )
-    use_instead = (
-        "@jax.jit\n"
-        "def scale(x, factor):\n"
-        "    return x * factor.astype(x.dtype)\n"
-    )
+    example = "@jax.jit\ndef scale(x, factor):\n    return x * float(factor)\n"
+    use_instead = "@jax.jit\ndef scale(x, factor):\n    return x * factor.astype(x.dtype)\n"
     not_flagged = (
         "Conversions of static values: `int(x.shape[0])`, `float(learning_rate)` of a static argument, "
         "`len(x)`. `jnp.float32(x)` and `x.astype(...)`, which stay arrays. Under `grad` alone (no `jit`), "
@@ -53,12 +45,22 @@ class TracerConcretization(Rule):
     _METHODS = {"item", "tolist"}
     _STATIC_KEYWORDS = {"axis", "k"}  # `num=` is a size: JAX401
 
-    def _report(self, node: cst.CSTNode, what: str, operand: cst.BaseExpression, value: Value,
-                error: str = "ConcretizationTypeError", remedy: str = "keep it an array (`.astype(...)`)") -> None:
-        self.report(node, lambda line_of: (
-            f"{what} needs a concrete value and raises {error}: `{code(operand)}` is traced "
-            f"({value.describe(code(operand), line_of)}); {remedy}{static_hint(self, value)}"
-        ))
+    def _report(
+        self,
+        node: cst.CSTNode,
+        what: str,
+        operand: cst.BaseExpression,
+        value: Value,
+        error: str = "ConcretizationTypeError",
+        remedy: str = "keep it an array (`.astype(...)`)",
+    ) -> None:
+        self.report(
+            node,
+            lambda line_of: (
+                f"{what} needs a concrete value and raises {error}: `{code(operand)}` is traced "
+                f"({value.describe(code(operand), line_of)}); {remedy}{static_hint(self, value)}"
+            ),
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -82,7 +84,7 @@ class TracerConcretization(Rule):
             return
         error = traced_axis_error(qualified, method)
         axis = FUNCTION_AXES.get(qualified) or METHOD_AXES.get(method or "")
-        if axis is not None and not any(arg.star for arg in node.args[:axis[0] + 1]):
+        if axis is not None and not any(arg.star for arg in node.args[: axis[0] + 1]):
             given = [arg for arg in node.args if arg.keyword is None]
             if axis[0] < len(given):
                 if self._static_argument(given[axis[0]], "axis", error):
@@ -104,6 +106,7 @@ class TracerConcretization(Rule):
         value = self.facts.value_of(arg.value)
         if not value.staged:
             return False
-        self._report(arg, f"`{what}`" if arg.keyword is None else f"`{what}=`", arg.value, value, error,
-                     "pass a Python int")
+        self._report(
+            arg, f"`{what}`" if arg.keyword is None else f"`{what}=`", arg.value, value, error, "pass a Python int"
+        )
         return True

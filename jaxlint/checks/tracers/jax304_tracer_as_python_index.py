@@ -26,12 +26,7 @@ class TracerAsPythonIndex(Rule):
         "`TracerArrayConversionError`. Loop with `lax.fori_loop`, or index a `jnp` array instead."
     )
     example = (
-        "@jax.jit\n"
-        "def power(x, n):\n"
-        "    out = x\n"
-        "    for _ in range(n - 1):\n"
-        "        out = out * x\n"
-        "    return out\n"
+        "@jax.jit\ndef power(x, n):\n    out = x\n    for _ in range(n - 1):\n        out = out * x\n    return out\n"
     )
     use_instead = (
         "@jax.jit\n"
@@ -64,11 +59,14 @@ class TracerAsPythonIndex(Rule):
         for arg in node.args:
             value = self.facts.value_of(arg.value)
             if value.staged:
-                self.report(node, lambda line_of: (
-                    f"`range()` of a traced value raises TracerIntegerConversionError: `{code(arg.value)}` "
-                    f"is traced ({value.describe(code(arg.value), line_of)}); loop with `lax.fori_loop`"
-                    f"{static_hint(self, value)}"
-                ))
+                self.report(
+                    node,
+                    lambda line_of: (
+                        f"`range()` of a traced value raises TracerIntegerConversionError: `{code(arg.value)}` "
+                        f"is traced ({value.describe(code(arg.value), line_of)}); loop with `lax.fori_loop`"
+                        f"{static_hint(self, value)}"
+                    ),
+                )
                 return
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -93,10 +91,14 @@ class TracerAsPythonIndex(Rule):
             what = "indexing a NumPy array with a traced value raises TracerArrayConversionError"
         else:
             what = "indexing a Python sequence with a traced value raises TracerIntegerConversionError"
-        self.report(node, lambda line_of: (
-            f"{what}: `{code(index)}` is traced ({value.describe(code(index), line_of)}); index a "
-            f"`jnp.asarray(...)` instead{static_hint(self, value)}"
-        ), self._on_device(node) if numpy else None)
+        self.report(
+            node,
+            lambda line_of: (
+                f"{what}: `{code(index)}` is traced ({value.describe(code(index), line_of)}); index a "
+                f"`jnp.asarray(...)` instead{static_hint(self, value)}"
+            ),
+            self._on_device(node) if numpy else None,
+        )
 
     def _on_device(self, node: cst.Subscript) -> FixPlan | None:
         """`table[i]` -> `jnp.asarray(table)[i]` for a NumPy array: the same numbers, indexed in JAX."""

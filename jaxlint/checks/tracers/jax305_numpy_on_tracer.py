@@ -12,7 +12,12 @@ from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.tracers._common import only_traced, static_hint
 from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.numpy_boundary import (
-    ARRAY_KEYWORDS, LIST_THROUGH_NUMPY, READS_SHAPE_OR_DTYPE, TAKES_TRACED_ARRAY, TAKE_SEQUENCES, WEAKLY_REFERENCING,
+    ARRAY_KEYWORDS,
+    LIST_THROUGH_NUMPY,
+    READS_SHAPE_OR_DTYPE,
+    TAKES_TRACED_ARRAY,
+    TAKE_SEQUENCES,
+    WEAKLY_REFERENCING,
 )
 from jaxlint.model.functions import JAX_NUMPY
 
@@ -36,16 +41,8 @@ class NumpyOnTracer(Rule):
         "functions raise `ConcretizationTypeError`). Under `grad` the conversion would also drop the "
         "gradient. The `jax.numpy` function of the same name works on tracers."
     )
-    example = (
-        "@jax.jit\n"
-        "def normalize(x):\n"
-        "    return x / np.linalg.norm(x)\n"
-    )
-    use_instead = (
-        "@jax.jit\n"
-        "def normalize(x):\n"
-        "    return x / jnp.linalg.norm(x)\n"
-    )
+    example = "@jax.jit\ndef normalize(x):\n    return x / np.linalg.norm(x)\n"
+    use_instead = "@jax.jit\ndef normalize(x):\n    return x / jnp.linalg.norm(x)\n"
     not_flagged = (
         "NumPy on static values (`np.prod(x.shape)`, `np.zeros(3)`, `np.float32` as a dtype), the "
         "shape and dtype helpers (`np.shape`, `np.ndim`, `np.size`, `np.result_type`, `np.dtype`, "
@@ -111,10 +108,14 @@ class NumpyOnTracer(Rule):
             if held_list and qualified.startswith("numpy.") and short not in TAKE_SEQUENCES:
                 fix = f"`jnp.{short}(jnp.stack({code(operand)}))`"
             error = "ConcretizationTypeError" if qualified.startswith("math.") else "TracerArrayConversionError"
-            self.report(node, lambda line_of: (
-                f"`{code(node.func)}()` on a traced value raises {error}: "
-                f"`{code(operand)}` is traced ({value.describe(code(operand), line_of)}); use {fix}"
-            ), None if held_list else self._jax_numpy(node, qualified))  # (`jnp.mean(a_list)` raises TypeError)
+            self.report(
+                node,
+                lambda line_of: (
+                    f"`{code(node.func)}()` on a traced value raises {error}: "
+                    f"`{code(operand)}` is traced ({value.describe(code(operand), line_of)}); use {fix}"
+                ),
+                None if held_list else self._jax_numpy(node, qualified),
+            )  # (`jnp.mean(a_list)` raises TypeError)
             return
 
     @staticmethod
@@ -123,18 +124,24 @@ class NumpyOnTracer(Rule):
         return arg.keyword.value in ARRAY_KEYWORDS if arg.keyword is not None else index == 0
 
     def _report_static(self, node: cst.Call, operand: cst.BaseExpression, value: Value) -> None:
-        self.report(node, lambda line_of: (
-            f"`{code(node.func)}()` takes a traced array but needs its other arguments concrete, and raises a "
-            f"ConcretizationTypeError (or TracerIntegerConversionError): `{code(operand)}` is traced "
-            f"({value.describe(code(operand), line_of)}); pass a static value{static_hint(self, value)}"
-        ))
+        self.report(
+            node,
+            lambda line_of: (
+                f"`{code(node.func)}()` takes a traced array but needs its other arguments concrete, and raises a "
+                f"ConcretizationTypeError (or TracerIntegerConversionError): `{code(operand)}` is traced "
+                f"({value.describe(code(operand), line_of)}); pass a static value{static_hint(self, value)}"
+            ),
+        )
 
     def _report_list(self, node: cst.Call, operand: cst.BaseExpression, value: Value) -> None:
-        self.report(node, lambda line_of: (
-            f"`{code(node.func)}()` of a Python list reads its shape through NumPy, which raises "
-            f"TracerArrayConversionError: `{code(operand)}` is traced ({value.describe(code(operand), line_of)}); "
-            f"use `len(...)`, or stack the arrays first (`jnp.stack`)"
-        ))
+        self.report(
+            node,
+            lambda line_of: (
+                f"`{code(node.func)}()` of a Python list reads its shape through NumPy, which raises "
+                f"TracerArrayConversionError: `{code(operand)}` is traced ({value.describe(code(operand), line_of)}); "
+                f"use `len(...)`, or stack the arrays first (`jnp.stack`)"
+            ),
+        )
 
     def _transformed(self, node: cst.Call) -> None:
         """`jax.jit(np.cumsum)`, `jax.vmap(np.linalg.norm)`: a NumPy function given to a transform."""
@@ -149,10 +156,14 @@ class NumpyOnTracer(Rule):
             else:
                 error = "converts the tracers it is given and raises TracerArrayConversionError"
             short = qualified.split(".", 1)[1]
-            self.report(target, lambda line_of, error=error, short=short, transform=transform: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
-                f"`{transform.name}` of the NumPy function `{code(target)}` {error}; "
-                f"transform `jnp.{short}` instead"
-            ), self._jax_numpy_target(target, qualified))
+            self.report(
+                target,
+                lambda line_of, error=error, short=short, transform=transform: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
+                    f"`{transform.name}` of the NumPy function `{code(target)}` {error}; "
+                    f"transform `jnp.{short}` instead"
+                ),
+                self._jax_numpy_target(target, qualified),
+            )
 
     def _jax_numpy(self, node: cst.Call, qualified: str) -> FixPlan | None:
         """`np.f(x)` -> `jnp.f(x)` when jax.numpy has `f` (and no `out=`, which jax.numpy refuses)."""

@@ -26,20 +26,20 @@ class PrintInTraced(Rule):
     )
     example = (
         "def loss_fn(params, batch):\n"
-        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
+        '    return jnp.mean((batch["x"] @ params - batch["y"]) ** 2)\n\n\n'
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
-        "    print(f\"loss = {loss}\")\n"
+        '    print(f"loss = {loss}")\n'
         "    return loss\n"
     )
     use_instead = (
         "def loss_fn(params, batch):\n"
-        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
+        '    return jnp.mean((batch["x"] @ params - batch["y"]) ** 2)\n\n\n'
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
-        "    jax.debug.print(\"loss = {}\", loss)\n"
+        '    jax.debug.print("loss = {}", loss)\n'
         "    return loss\n"
     )
     not_flagged = (
@@ -51,7 +51,7 @@ class PrintInTraced(Rule):
     verify = "`--verify` traces the function with `print` recorded and confirms a tracer was printed."
     fixable = True
     fix_safety = (
-        "Unsafe: `print(a, b)` becomes `jax.debug.print(\"{} {}\", a, b)` (string arguments kept as text, "
+        'Unsafe: `print(a, b)` becomes `jax.debug.print("{} {}", a, b)` (string arguments kept as text, '
         "f-string fields, `%s`/`%r` of `%` formatting and the automatically numbered fields of `.format` "
         "turned into placeholders). The output now appears on every call, at run time, formatted by JAX, "
         "which is a change in behaviour. Calls with `sep=`, `end=`, `file=` or `*args`, other `%` conversions "
@@ -66,9 +66,11 @@ class PrintInTraced(Rule):
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
             for small in statement.body:
-                if (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)
-                        and self.names.qualified(small.value.func) in ("logging.getLogger",
-                                                                        "absl.logging.get_absl_logger")):
+                if (
+                    isinstance(small, cst.Assign)
+                    and isinstance(small.value, cst.Call)
+                    and self.names.qualified(small.value.func) in ("logging.getLogger", "absl.logging.get_absl_logger")
+                ):
                     for target in small.targets:
                         if isinstance(target.target, cst.Name):
                             self._loggers.add(target.target.value)
@@ -79,8 +81,12 @@ class PrintInTraced(Rule):
         qualified = self.names.qualified(func) or ""
         if qualified.startswith(("logging.", "absl.logging.")) and qualified.rsplit(".", 1)[1] in self._LEVELS:
             return qualified
-        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.value.value in self._loggers and func.attr.value in self._LEVELS):
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in self._loggers
+            and func.attr.value in self._LEVELS
+        ):
             return code(func)
         return None
 
@@ -99,8 +105,12 @@ class PrintInTraced(Rule):
                 shown = "runs once at trace time and shows a tracer (`JitTracer(...)`; `VmapTracer(...)` under vmap), not the numbers"
             else:
                 shown = "under a gradient transform shows `GradTracer(primal=...)`, not the numbers"
-            self.report(node, lambda line_of: (
-                f"`{what}` of a traced value {shown}: `{code(arg.value)}` is traced "
-                f"({value.describe(code(arg.value), line_of)}); use `jax.debug.print(\"... {{}}\", value)`"
-            ), debug_print_fix(self, node) if what == "print" else None)
+            self.report(
+                node,
+                lambda line_of: (
+                    f"`{what}` of a traced value {shown}: `{code(arg.value)}` is traced "
+                    f'({value.describe(code(arg.value), line_of)}); use `jax.debug.print("... {{}}", value)`'
+                ),
+                debug_print_fix(self, node) if what == "print" else None,
+            )
             return

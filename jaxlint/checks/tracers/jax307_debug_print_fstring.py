@@ -15,7 +15,7 @@ class DebugPrintFstring(Rule):
     name = "debug-print-fstring"
     summary = "`jax.debug.print` given an f-string (or `%`/`.format`) that formats a traced value"
     what_it_does = (
-        "Flags `jax.debug.print(f\"... {x}\")`, and the same with `%` or `.format`, when the formatted "
+        'Flags `jax.debug.print(f"... {x}")`, and the same with `%` or `.format`, when the formatted '
         "value is traced: the string is built in Python, at trace time."
     )
     why_bad = (
@@ -24,24 +24,16 @@ class DebugPrintFstring(Rule):
         "`ValueError` when the braces left in the formatted text do not match the arguments. Pass the "
         "values as arguments and let `jax.debug.print` format them at run time."
     )
-    example = (
-        "@jax.jit\n"
-        "def step(x):\n"
-        "    jax.debug.print(f\"x = {x}\")\n"
-        "    return x * 2\n"
-    )
-    use_instead = (
-        "@jax.jit\n"
-        "def step(x):\n"
-        "    jax.debug.print(\"x = {}\", x)\n"
-        "    return x * 2\n"
-    )
+    example = '@jax.jit\ndef step(x):\n    jax.debug.print(f"x = {x}")\n    return x * 2\n'
+    use_instead = '@jax.jit\ndef step(x):\n    jax.debug.print("x = {}", x)\n    return x * 2\n'
     not_flagged = (
         "Format strings with `{}` placeholders and the values as arguments; f-strings that only format "
-        "static values (`f\"step {name}: {{}}\"` with a static `name`)."
+        'static values (`f"step {name}: {{}}"` with a static `name`).'
     )
-    verify = ("`--verify` traces the function and confirms when `jax.debug.print` gets a format string "
-              "that already holds a tracer repr.")
+    verify = (
+        "`--verify` traces the function and confirms when `jax.debug.print` gets a format string "
+        "that already holds a tracer repr."
+    )
     fixable = True
     fix_safety = (
         "For an f-string: each field becomes a `{}` placeholder (keeping its `!r` and format spec) and "
@@ -61,11 +53,15 @@ class DebugPrintFstring(Rule):
             return
         value = self.facts.traced_in(template, staged=False)
         if value.kind is Kind.TRACED:
-            self.report(template, lambda line_of: (
-                f"`jax.debug.print` gets a string already formatted at trace time, showing the tracer "
-                f"instead of its value ({value.describe(code(template), line_of)}); pass the value as an "
-                f"argument: `jax.debug.print(\"... {{}}\", value)`"
-            ), placeholders_fix(node, template, self._all_traced(template) and only_traced(self)))
+            self.report(
+                template,
+                lambda line_of: (
+                    f"`jax.debug.print` gets a string already formatted at trace time, showing the tracer "
+                    f"instead of its value ({value.describe(code(template), line_of)}); pass the value as an "
+                    f'argument: `jax.debug.print("... {{}}", value)`'
+                ),
+                placeholders_fix(node, template, self._all_traced(template) and only_traced(self)),
+            )
 
     def _all_traced(self, template: cst.BaseExpression) -> bool:
         """Whether every field of an f-string is a traced value (whose text was the tracer's repr)."""

@@ -31,7 +31,7 @@ class TracerLeak(Rule):
     example = (
         "losses = []\n\n\n"
         "def loss_fn(params, batch):\n"
-        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
+        '    return jnp.mean((batch["x"] @ params - batch["y"]) ** 2)\n\n\n'
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
@@ -40,7 +40,7 @@ class TracerLeak(Rule):
     )
     use_instead = (
         "def loss_fn(params, batch):\n"
-        "    return jnp.mean((batch[\"x\"] @ params - batch[\"y\"]) ** 2)\n\n\n"
+        '    return jnp.mean((batch["x"] @ params - batch["y"]) ** 2)\n\n\n'
         "@jax.jit\n"
         "def step(params, batch):\n"
         "    loss = loss_fn(params, batch)\n"
@@ -57,8 +57,10 @@ class TracerLeak(Rule):
         "in it read it (an index list a `fori_loop` body fills anew at each call: nothing sees it after the "
         "trace), and code outside traced functions."
     )
-    verify = ("`--verify` traces the function holding the finding under `jax.checking_leaks()` and "
-              "confirms when jax reports the leak.")
+    verify = (
+        "`--verify` traces the function holding the finding under `jax.checking_leaks()` and "
+        "confirms when jax reports the leak."
+    )
 
     # Not `update` or `add`: `opt.update(grads, state)` is how optax is called.
     _STORE_METHODS = frozenset("append extend insert appendleft extendleft".split())
@@ -71,11 +73,14 @@ class TracerLeak(Rule):
         if self._reported is node:
             return  # `a, b = x, y` leaking both: one finding for the statement
         self._reported = node
-        self.report(node, lambda line_of: (
-            f"a traced value escapes into {where}: `{code(stored)}` is traced "
-            f"({value.describe(code(stored), line_of)}); using it after the trace raises "
-            f"UnexpectedTracerError: return it instead"
-        ))
+        self.report(
+            node,
+            lambda line_of: (
+                f"a traced value escapes into {where}: `{code(stored)}` is traced "
+                f"({value.describe(code(stored), line_of)}); using it after the trace raises "
+                f"UnexpectedTracerError: return it instead"
+            ),
+        )
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -85,8 +90,11 @@ class TracerLeak(Rule):
         """`a, b = x, y` stores `x` in `a` and `y` in `b`; `a, b = pair` stores pieces of `pair` in both."""
         if isinstance(target, (cst.Tuple, cst.List)):
             items = [element.value for element in target.elements]
-            if (isinstance(stored, (cst.Tuple, cst.List)) and len(stored.elements) == len(items)
-                    and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *stored.elements))):
+            if (
+                isinstance(stored, (cst.Tuple, cst.List))
+                and len(stored.elements) == len(items)
+                and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *stored.elements))
+            ):
                 for item, element in zip(items, stored.elements):
                     self._check_unpacked(item, element.value, node)
                 return
@@ -102,8 +110,9 @@ class TracerLeak(Rule):
         if value.is_known:
             self._check_target(node.target, node, value, node.value)
 
-    def _check_target(self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value,
-                      stored: cst.BaseExpression) -> None:
+    def _check_target(
+        self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value, stored: cst.BaseExpression
+    ) -> None:
         if isinstance(target, cst.StarredElement):
             target = target.value
         if isinstance(target, cst.Name) and self.facts.is_global(target.value):
@@ -115,12 +124,16 @@ class TracerLeak(Rule):
             if self.facts.value_of(target.value).kind is Kind.REF or _array_write(target):
                 return  # a write into a `Ref` (a Pallas kernel's output, `jax.new_ref`): jax tracks it as state
             if self.facts.outlives_trace(target.value.value) and not self._scratch(target.value.value):
-                self._report(node, f"`{target.value.value}`, defined outside the traced function",
-                             stored, value)
-        elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-              and target.value.value == "self" and value.tracer is not None
-              and value.tracer.transform.name.startswith(JAX)
-              and self.facts.function is not None and self.facts.function.transforms):
+                self._report(node, f"`{target.value.value}`, defined outside the traced function", stored, value)
+        elif (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+            and value.tracer is not None
+            and value.tracer.transform.name.startswith(JAX)
+            and self.facts.function is not None
+            and self.facts.function.transforms
+        ):
             # Only a method jax traces itself: one merely called from a trace (`__init__` of an
             # object built inside it) may be storing on an object that lives inside the trace.
             self._report(node, f"`self.{target.attr.value}`", stored, value)
@@ -130,26 +143,37 @@ class TracerLeak(Rule):
         code only builds it and sets items (maxtext's `cache_locations` index list, filled anew by each
         `fori_loop` body). What the trace stores there is never seen after it."""
         traced = self.facts.trace_functions()
-        owner = next((node for node in reversed(self.facts.chain) if isinstance(node, cst.FunctionDef)
-                      and node not in traced and name in rebound_names(node.body)), None)
+        owner = next(
+            (
+                node
+                for node in reversed(self.facts.chain)
+                if isinstance(node, cst.FunctionDef) and node not in traced and name in rebound_names(node.body)
+            ),
+            None,
+        )
         if owner is None:
             return False
         outside_nested = in_order(owner.body, skip=(cst.FunctionDef, cst.Lambda))
-        return all(_only_built((*around, node), name) for node, around in outside_nested
-                   if type(node) is cst.Name and node.value == name)
+        return all(
+            _only_built((*around, node), name)
+            for node, around in outside_nested
+            if type(node) is cst.Name and node.value == name
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.attr.value in self._STORE_METHODS):
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.attr.value in self._STORE_METHODS
+        ):
             return
         if self.names.qualified(func.value) is not None:
             return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
         for arg in node.args:
             value = self.facts.escaping_value(arg.value)
             if value.is_known and self.facts.outlives_trace(func.value.value):
-                self._report(node, f"`{func.value.value}`, defined outside the traced function",
-                             arg.value, value)
+                self._report(node, f"`{func.value.value}`, defined outside the traced function", arg.value, value)
                 return
 
 
@@ -157,8 +181,9 @@ def _array_write(target: cst.Subscript) -> bool:
     """`out[...] = v`, `out[i, j] = v`: an index no list or dict a tracer could leak into takes, only an array-like
     such as a Pallas `Ref` (a NumPy array cannot hold a tracer: it raises instead)."""
     elements = target.slice
-    return len(elements) > 1 or (isinstance(elements[0].slice, cst.Index)
-                                 and isinstance(elements[0].slice.value, cst.Ellipsis))
+    return len(elements) > 1 or (
+        isinstance(elements[0].slice, cst.Index) and isinstance(elements[0].slice.value, cst.Ellipsis)
+    )
 
 
 def _only_built(use: tuple[cst.CSTNode, ...], name: str) -> bool:
@@ -167,7 +192,12 @@ def _only_built(use: tuple[cst.CSTNode, ...], name: str) -> bool:
     name_node, parent = use[-1], use[-2]
     if type(parent) is cst.AssignTarget:
         return True
-    if type(parent) is cst.Subscript and parent.value is name_node and len(use) >= 3 and type(use[-3]) is cst.AssignTarget:
+    if (
+        type(parent) is cst.Subscript
+        and parent.value is name_node
+        and len(use) >= 3
+        and type(use[-3]) is cst.AssignTarget
+    ):
         statement = use[-4] if len(use) >= 4 else None
         return type(statement) is cst.Assign and name not in mentioned_names(statement.value)
     return False

@@ -51,8 +51,10 @@ class IteratorInTracedLoop(Rule):
         "consumed outside `lax` calls (`jnp.stack(list(it))`); names bound more than once, or to "
         "something other than an iterator."
     )
-    verify = ("`--verify` traces the function and expects the `TypeError` at an iterator operand; `next` in a "
-              "loop body raises nothing, and is not confirmed.")
+    verify = (
+        "`--verify` traces the function and expects the `TypeError` at an iterator operand; `next` in a "
+        "loop body raises nothing, and is not confirmed."
+    )
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.builtin(node.func, {"next"}) is not None:
@@ -68,10 +70,13 @@ class IteratorInTracedLoop(Rule):
             keyword = arg.keyword.value if arg.keyword is not None else None
             operand = keyword in words if keyword else (index in positions or (rest is not None and index >= rest))
             if operand and self._is_iterator(arg.value):
-                self.report(arg, lambda line_of, arg=arg: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
-                    f"`{code(node.func)}` gets an iterator as an operand and raises TypeError (not a valid JAX "
-                    f"type): `{code(arg.value)}` is an iterator; pass arrays (`jnp.stack(list(...))`)"
-                ))
+                self.report(
+                    arg,
+                    lambda line_of, arg=arg: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
+                        f"`{code(node.func)}` gets an iterator as an operand and raises TypeError (not a valid JAX "
+                        f"type): `{code(arg.value)}` is an iterator; pass arrays (`jnp.stack(list(...))`)"
+                    ),
+                )
                 return
 
     def _check_next(self, node: cst.Call) -> None:
@@ -82,11 +87,14 @@ class IteratorInTracedLoop(Rule):
         name = node.args[0].value.value
         if loop is None or not self.facts.outlives_trace(name):
             return
-        self.report(node, lambda line_of: (
-            f"`next({name})` in the body of `{loop.name}` ({loop.where(line_of)}) runs once, while JAX "
-            f"traces the body: every iteration uses the same item and `{name}` advances once; pass the data "
-            f"as arrays (stack it and give it to `lax.scan` as `xs`)"
-        ))
+        self.report(
+            node,
+            lambda line_of: (
+                f"`next({name})` in the body of `{loop.name}` ({loop.where(line_of)}) runs once, while JAX "
+                f"traces the body: every iteration uses the same item and `{name}` advances once; pass the data "
+                f"as arrays (stack it and give it to `lax.scan` as `xs`)"
+            ),
+        )
 
     def _is_iterator(self, expr: cst.BaseExpression) -> bool:
         """An iterator expression, or a name bound once, to one."""

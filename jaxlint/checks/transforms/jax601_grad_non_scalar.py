@@ -12,8 +12,7 @@ from jaxlint.model.transforms import SCALAR_OUTPUT
 
 
 # Transforms that need a scalar output: the function's value is what they differentiate.
-_KINDS = {cst.Tuple: "a tuple", cst.List: "a list", cst.ListComp: "a list", cst.Dict: "a dict",
-          cst.DictComp: "a dict"}
+_KINDS = {cst.Tuple: "a tuple", cst.List: "a list", cst.ListComp: "a list", cst.Dict: "a dict", cst.DictComp: "a dict"}
 
 
 class GradNonScalar(Rule):
@@ -35,7 +34,7 @@ class GradNonScalar(Rule):
         "`has_aux=True`: jax differentiates the first element and hands the second back unchanged. The "
         "[`jax.grad`](https://docs.jax.dev/en/latest/_autosummary/jax.grad.html) and "
         "[`jax.value_and_grad`](https://docs.jax.dev/en/latest/_autosummary/jax.value_and_grad.html) "
-        "documentation says `fun` \"should return a scalar\" and "
+        'documentation says `fun` "should return a scalar" and '
         "describes `has_aux`."
     )
     example = (
@@ -74,14 +73,20 @@ class GradNonScalar(Rule):
         shown = code(returned)
         what = _KINDS[type(returned)] + (f" (`{shown}`)" if shown != "..." else "")
         pair = isinstance(returned, cst.Tuple) and len(returned.elements) == 2
-        remedy = ("pass `has_aux=True` to differentiate the first element and get the second back"
-                  if pair else "return `(loss, aux)` and pass `has_aux=True`")
+        remedy = (
+            "pass `has_aux=True` to differentiate the first element and get the second back"
+            if pair
+            else "return `(loss, aux)` and pass `has_aux=True`"
+        )
         for transform in transforms:
-            self.report(transform.node, lambda line_of, transform=transform: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
-                f"`{transform.name}` needs {name} to return a scalar, but it returns {what} at line "
-                f"{line_of(returned)}: calling the gradient raises TypeError (\"Gradient only defined for "
-                f"scalar-output functions\"); {remedy}"
-            ))
+            self.report(
+                transform.node,
+                lambda line_of, transform=transform: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
+                    f"`{transform.name}` needs {name} to return a scalar, but it returns {what} at line "
+                    f'{line_of(returned)}: calling the gradient raises TypeError ("Gradient only defined for '
+                    f'scalar-output functions"); {remedy}'
+                ),
+            )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = self.facts.decorating_transforms(node)
@@ -100,9 +105,15 @@ class GradNonScalar(Rule):
             if literal is None:
                 continue
             pair = literal.startswith("a tuple (`") and literal.count(",") == 1
-            remedy = ("pass `has_aux=True` to differentiate the first element and get the second back"
-                      if pair else "return `(loss, aux)` and pass `has_aux=True`")
-            self.report(node, (
-                f"`{transform.name}` needs `{code(target)}` to return a scalar, but it returns {literal}: calling "
-                f"the gradient raises TypeError (\"Gradient only defined for scalar-output functions\"); {remedy}"
-            ))
+            remedy = (
+                "pass `has_aux=True` to differentiate the first element and get the second back"
+                if pair
+                else "return `(loss, aux)` and pass `has_aux=True`"
+            )
+            self.report(
+                node,
+                (
+                    f"`{transform.name}` needs `{code(target)}` to return a scalar, but it returns {literal}: calling "
+                    f'the gradient raises TypeError ("Gradient only defined for scalar-output functions"); {remedy}'
+                ),
+            )

@@ -40,16 +40,8 @@ class GradIntegerInput(Rule):
         "[`jax.grad`](https://docs.jax.dev/en/latest/_autosummary/jax.grad.html) documentation says the "
         "arguments at `argnums` must be of inexact type. Write `3.0`."
     )
-    example = (
-        "def f(x):\n"
-        "    return x**3 + 2 * x\n\n\n"
-        "slope = jax.grad(f)(3)\n"
-    )
-    use_instead = (
-        "def f(x):\n"
-        "    return x**3 + 2 * x\n\n\n"
-        "slope = jax.grad(f)(3.0)\n"
-    )
+    example = "def f(x):\n    return x**3 + 2 * x\n\n\nslope = jax.grad(f)(3)\n"
+    use_instead = "def f(x):\n    return x**3 + 2 * x\n\n\nslope = jax.grad(f)(3.0)\n"
     not_flagged = (
         "Integers in positions that are not differentiated (`jax.grad(f)(x, 3)` with the default "
         "`argnums=0`, and keyword arguments, which are never differentiated); `allow_int=True`; "
@@ -167,9 +159,13 @@ class GradIntegerInput(Rule):
             if isinstance(digits, cst.Integer) and digits.value.replace("_", "").isdigit():
                 fix = FixPlan(f"use `{code(arg)}.0`", ((digits, f"{digits.value}.0"),))
             what = "a boolean" if number == "bool" else "an integer" if _int_literal(arg) else "a Python int"
-            self.report(arg, lambda line_of, arg=arg, fix=fix, position=position, what=what: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
-                f"`{code(arg)}` is {what}, passed where "
-                f"`{transform}` differentiates (argument {position}): "
-                f"the call raises TypeError (\"{INTEGER_INPUT_ERRORS[transform]}\"); pass a float"
-                + (f" (`{code(arg)}.0`)" if fix is not None else "")
-            ), fix)
+            self.report(
+                arg,
+                lambda line_of, arg=arg, fix=fix, position=position, what=what: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
+                    f"`{code(arg)}` is {what}, passed where "
+                    f"`{transform}` differentiates (argument {position}): "
+                    f'the call raises TypeError ("{INTEGER_INPUT_ERRORS[transform]}"); pass a float'
+                    + (f" (`{code(arg)}.0`)" if fix is not None else "")
+                ),
+                fix,
+            )

@@ -80,12 +80,15 @@ class VmapInAxesArity(ExpectedErrors, CalleeRule):
         if passed != expected:
             self._reported.add(id(callee.options["in_axes"]))
             axes = code(callee.options["in_axes"])
-            self.report(node, lambda line_of: (
-                f"`in_axes={axes}` (line {line_of(callee.options['in_axes'])}) has {expected} "
-                f"entr{'y' if expected == 1 else 'ies'} but this call passes {passed} positional "
-                f"argument{'' if passed == 1 else 's'}: this raises `ValueError: vmap in_axes must be ... a tuple of "
-                f"entries corresponding to the positional arguments`; give one entry per positional argument"
-            ))
+            self.report(
+                node,
+                lambda line_of: (
+                    f"`in_axes={axes}` (line {line_of(callee.options['in_axes'])}) has {expected} "
+                    f"entr{'y' if expected == 1 else 'ies'} but this call passes {passed} positional "
+                    f"argument{'' if passed == 1 else 's'}: this raises `ValueError: vmap in_axes must be ... a tuple of "
+                    f"entries corresponding to the positional arguments`; give one entry per positional argument"
+                ),
+            )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         callee = self.facts.vmap_decorated(node)
@@ -95,17 +98,24 @@ class VmapInAxesArity(ExpectedErrors, CalleeRule):
     def _check_signature(self, callee: JittedCallee) -> None:
         expected = _axes_count(callee)
         function = callee.function
-        if (expected is None or function is None or isinstance(function.params.star_arg, cst.Param)
-                or id(callee.options["in_axes"]) in self._reported):
+        if (
+            expected is None
+            or function is None
+            or isinstance(function.params.star_arg, cst.Param)
+            or id(callee.options["in_axes"]) in self._reported
+        ):
             return
         signature = callee.signature
         if signature is None or expected <= len(signature.positional):
             return
         name = function.name.value if isinstance(function, cst.FunctionDef) else "the lambda"
         count = len(signature.positional)
-        self.report(callee.options["in_axes"], (
-            f"`in_axes` has {expected} entries but `{name}` takes {count} positional "
-            f"parameter{'' if count == 1 else 's'}{' after those bound' if callee.bound else ''}: every call "
-            f"fails (`ValueError` on the count of arguments, or `TypeError` from `{name}`); give one entry per "
-            f"positional parameter"
-        ))
+        self.report(
+            callee.options["in_axes"],
+            (
+                f"`in_axes` has {expected} entries but `{name}` takes {count} positional "
+                f"parameter{'' if count == 1 else 's'}{' after those bound' if callee.bound else ''}: every call "
+                f"fails (`ValueError` on the count of arguments, or `TypeError` from `{name}`); give one entry per "
+                f"positional parameter"
+            ),
+        )

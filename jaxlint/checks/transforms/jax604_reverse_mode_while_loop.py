@@ -69,8 +69,10 @@ class ReverseModeWhileLoop(Rule):
         "functions, whose own rule is used; a `cond_fun` that reads a differentiated value (only the body "
         "is differentiated)."
     )
-    verify = ("Not confirmed by `--verify` yet: calling the gradient (or the pullback, or the transposed "
-              "function) raises the `ValueError` quoted above.")
+    verify = (
+        "Not confirmed by `--verify` yet: calling the gradient (or the pullback, or the transposed "
+        "function) raises the `ValueError` quoted above."
+    )
 
     def _reverse(self, value: Value) -> str | None:
         return reverse_mode(value, self.facts.traced_scope)
@@ -105,13 +107,16 @@ class ReverseModeWhileLoop(Rule):
                     break
         if transform is None or subject is None:  # a transform is found through a subject only
             return
-        self.report(node, lambda line_of: (
-            f"{loop} {what}, which `{transform}` differentiates in reverse mode "
-            f"({value.describe(code(subject), line_of)}): {CALLING.get(transform, 'calling the gradient')} raises "
-            f"ValueError (\"Reverse-mode "
-            f"differentiation does not work for lax.while_loop\"); use `lax.scan` with a fixed number of steps, "
-            f"`fori_loop` with static bounds, or forward mode (`jax.jacfwd`, `jax.jvp`)"
-        ))
+        self.report(
+            node,
+            lambda line_of: (
+                f"{loop} {what}, which `{transform}` differentiates in reverse mode "
+                f"({value.describe(code(subject), line_of)}): {CALLING.get(transform, 'calling the gradient')} raises "
+                f'ValueError ("Reverse-mode '
+                f'differentiation does not work for lax.while_loop"); use `lax.scan` with a fixed number of steps, '
+                f"`fori_loop` with static bounds, or forward mode (`jax.jacfwd`, `jax.jvp`)"
+            ),
+        )
 
     def _closure_reads(self, body: cst.BaseExpression) -> list[str]:
         """The names a loop body given as a lambda or a def reads from around it, in order."""

@@ -47,7 +47,7 @@ class WhereNanGradient(Rule):
         "through `value_and_grad`, `jacrev`, `hessian`, `vjp` and under `jit`; forward mode, `jacfwd` and "
         "`jvp`, gives finite values). Make the operand safe before the function sees it, so that neither "
         "branch is ever evaluated at a bad point: the double-`where` idiom in the JAX FAQ, "
-        "[\"Gradients contain NaN where using `where`\"]"
+        '["Gradients contain NaN where using `where`"]'
         "(https://docs.jax.dev/en/latest/faq.html#gradients-contain-nan-where-using-where)."
     )
     example = (
@@ -87,8 +87,10 @@ class WhereNanGradient(Rule):
         if self.names.qualified(node.func) not in derivatives.SELECTS or self.facts.in_test_file:
             return
         given = arguments(node)
-        parts = [*given.positional, *(given.keywords[k] for k in ("condition", "x", "y", "pred", "on_true",
-                                                                   "on_false") if k in given.keywords)]
+        parts = [
+            *given.positional,
+            *(given.keywords[k] for k in ("condition", "x", "y", "pred", "on_true", "on_false") if k in given.keywords),
+        ]
         if len(parts) != 3 or given.starred or given.double_starred:
             return
         condition, *branches = parts
@@ -104,15 +106,24 @@ class WhereNanGradient(Rule):
                     continue  # `jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: -expm1(x) >= 0.5 there
                 kept, filler = code(operand), unbounded.safe
                 safe = f"{kept}, {filler}" if side == "false" else f"{filler}, {kept}"
-                self.report(risky, lambda line_of, risky=risky, operand=operand, unbounded=unbounded,  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
-                            transform=transform, side=side, safe=safe, value=value: (
-                    f"`{code(risky)}` in a branch of `{code(node.func)}` guarded by `{code(condition)}` is still "
-                    f"differentiated by `{transform}` ({value.describe(code(risky), line_of)}) where the "
-                    f"condition is {side}: its derivative is infinite or "
-                    f"undefined {unbounded.where}, and 0 * inf is NaN, so the gradient is NaN there; make the "
-                    f"operand safe first, `jnp.where({code(condition)}, {safe})` in "
-                    f"place of `{code(operand)}` (the double `where`)"
-                ))
+                self.report(
+                    risky,
+                    lambda line_of,
+                    risky=risky,
+                    operand=operand,
+                    unbounded=unbounded,  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
+                    transform=transform,
+                    side=side,
+                    safe=safe,
+                    value=value: (
+                        f"`{code(risky)}` in a branch of `{code(node.func)}` guarded by `{code(condition)}` is still "
+                        f"differentiated by `{transform}` ({value.describe(code(risky), line_of)}) where the "
+                        f"condition is {side}: its derivative is infinite or "
+                        f"undefined {unbounded.where}, and 0 * inf is NaN, so the gradient is NaN there; make the "
+                        f"operand safe first, `jnp.where({code(condition)}, {safe})` in "
+                        f"place of `{code(operand)}` (the double `where`)"
+                    ),
+                )
                 return  # one finding per `where`
 
     def _never_bad(self, operand: cst.BaseExpression, unbounded, condition: cst.BaseExpression, holds: bool) -> bool:
@@ -147,7 +158,9 @@ class WhereNanGradient(Rule):
             function = derivatives.INCREASING.get(qualified) if qualified is not None else None
             inner = self._interval(expr.args[0].value, name, bounds) if function is not None else None
             try:
-                return None if inner is None or function is None else (function(inner[0]), function(inner[1]))  # math takes inf too
+                return (
+                    None if inner is None or function is None else (function(inner[0]), function(inner[1]))
+                )  # math takes inf too
             except (ValueError, OverflowError):
                 return None
         return None
@@ -207,8 +220,12 @@ class WhereNanGradient(Rule):
             return found
         if opaque and isinstance(expr, cst.Call) and self.names.qualified(expr.func) in derivatives.SANITIZERS:
             return found
-        if (opaque and isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract))
-                and (_small_constant(expr.left) or _small_constant(expr.right))):
+        if (
+            opaque
+            and isinstance(expr, cst.BinaryOperation)
+            and isinstance(expr.operator, (cst.Add, cst.Subtract))
+            and (_small_constant(expr.left) or _small_constant(expr.right))
+        ):
             return found
         for child in _operands(expr):
             found |= self._references(child, opaque=opaque, depth=depth)
@@ -227,16 +244,23 @@ def _bounds_where(condition: cst.BaseExpression, holds: bool) -> tuple[str, tupl
         left, right = right, left
         operator = _FLIPPED.get(type(compared))
     number = _number(right)
-    if not isinstance(left, cst.Name) or number is None or not isinstance(operator, (cst.GreaterThan,
-            cst.GreaterThanEqual, cst.LessThan, cst.LessThanEqual)):
+    if (
+        not isinstance(left, cst.Name)
+        or number is None
+        or not isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual, cst.LessThan, cst.LessThanEqual))
+    ):
         return None
     above = isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)) is holds
     inf = float("inf")
     return left.value, ((number, inf) if above else (-inf, number))
 
 
-_FLIPPED = {cst.GreaterThan: cst.LessThan(), cst.GreaterThanEqual: cst.LessThanEqual(),
-            cst.LessThan: cst.GreaterThan(), cst.LessThanEqual: cst.GreaterThanEqual()}
+_FLIPPED = {
+    cst.GreaterThan: cst.LessThan(),
+    cst.GreaterThanEqual: cst.LessThanEqual(),
+    cst.LessThan: cst.GreaterThan(),
+    cst.LessThanEqual: cst.GreaterThanEqual(),
+}
 
 
 def _number(expr: cst.BaseExpression) -> float | None:

@@ -33,8 +33,8 @@ class ZeroGradient(Rule):
         "as in `(x > 0).sum()`, `grad` raises `TypeError: grad requires real-valued outputs` instead). "
         "Differentiate a smooth surrogate (`jax.nn.sigmoid` for a step, `jax.nn.softmax` for an `argmax`, "
         "`jax.nn.soft_sign` for `sign`, a cross-entropy for an accuracy), or pass the gradient straight "
-        "through: `x + lax.stop_gradient(jnp.round(x) - x)`. The JAX FAQ explains it: [\"Why are gradients "
-        "zero for functions based on sort order?\"]"
+        'through: `x + lax.stop_gradient(jnp.round(x) - x)`. The JAX FAQ explains it: ["Why are gradients '
+        'zero for functions based on sort order?"]'
         "(https://docs.jax.dev/en/latest/faq.html#why-are-gradients-zero-for-functions-based-on-sort-order)."
     )
     example = (
@@ -72,13 +72,16 @@ class ZeroGradient(Rule):
             if output is None or output.smooth or not output.cut:
                 continue
             param, operation = output.cut[0]
-            self.report(transform.node, lambda line_of, transform=transform, param=param, operation=operation: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
-                f"`{transform.name}` differentiates {name} with respect to `{param}`, but its output depends on "
-                f"`{param}` only through `{code(operation)}` (line {line_of(operation)}) and operations like it, "
-                f"whose derivative is zero: the gradient is zero everywhere, silently; differentiate a smooth "
-                f"surrogate (a sigmoid for a step, a cross-entropy for an accuracy), or pass the gradient "
-                f"straight through (`x + lax.stop_gradient(jnp.round(x) - x)`)"
-            ))
+            self.report(
+                transform.node,
+                lambda line_of, transform=transform, param=param, operation=operation: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
+                    f"`{transform.name}` differentiates {name} with respect to `{param}`, but its output depends on "
+                    f"`{param}` only through `{code(operation)}` (line {line_of(operation)}) and operations like it, "
+                    f"whose derivative is zero: the gradient is zero everywhere, silently; differentiate a smooth "
+                    f"surrogate (a sigmoid for a step, a cross-entropy for an accuracy), or pass the gradient "
+                    f"straight through (`x + lax.stop_gradient(jnp.round(x) - x)`)"
+                ),
+            )
 
     def _def_of(self, name: cst.Name) -> cst.CSTNode | None:
         found = self.facts.binding(name, want_def=True)
