@@ -11,7 +11,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import is_docstring
 from jaxlint.analysis.names import Names
-from jaxlint.model.functions import ARRAY_CLASSES, NOT_ARRAY_CLASSES
+from jaxlint.model.functions import ARRAY_ATTRIBUTES, ARRAY_CLASSES, NOT_ARRAY_CLASSES
 
 
 def not_an_array(
@@ -27,6 +27,9 @@ def not_an_array(
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         found = not_an_array(test.expression, names, definition)
         return None if found is None else (found[0], not found[1])
+    attribute = _attribute_test(test, names)
+    if attribute is not None:
+        return attribute, False
     call: cst.BaseExpression | None = test
     if type(test) is cst.Call and not (type(test.func) is cst.Name and test.func.value == "isinstance"):
         call = _inlined(test, definition(test.func))
@@ -49,6 +52,22 @@ def not_an_array(
     if classes & ARRAY_CLASSES:
         return subject, False
     return None
+
+
+def _attribute_test(call: cst.BaseExpression | None, names: Names) -> str | None:
+    """The subject of `hasattr(x, "shape")` for an attribute every JAX array (and tracer) has: in the `else`,
+    `x` is no array (`a.shape if hasattr(a, "shape") else np.asarray(a).shape`)."""
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "hasattr"
+        and names.qualified(call.func) is None
+        and len(call.args) == 2
+        and isinstance(call.args[0].value, cst.Name)
+        and isinstance(call.args[1].value, cst.SimpleString)
+    ):
+        return None
+    return call.args[0].value.value if call.args[1].value.evaluated_value in ARRAY_ATTRIBUTES else None
 
 
 def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression | None:

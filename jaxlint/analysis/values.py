@@ -30,6 +30,7 @@ from jaxlint.model.functions import (
     BOOLEAN_DTYPES,
     BOOLEAN_FUNCTIONS,
     CONTAINER_ALSO_METHODS,
+    CONSTANT_COLLECTIVES,
     COUNTING_BUILTINS,
     DTYPE_KEEPING_METHODS,
     TRUTH_METHODS,
@@ -893,8 +894,14 @@ class Evaluator:
             return NUMPY_ARRAY
         if self.names.qualified(func) in REF_FACTORIES:
             return REF
+        qualified_call = self.names.qualified(func)
+        if qualified_call in CONSTANT_COLLECTIVES and arguments and arguments[0] is not None and arguments[0].number:
+            return arguments[0]  # `lax.psum(1, axis)`: the axis size, a Python int
         if arrays.produces_pytree(call, self.names):
             # `carry, ys = lax.scan(...)`, `jnp.split(x, 2)`: arrays in a pytree, tracers under a trace.
+            traced = next((a for a in arguments if a is not None and a.kind is Kind.TRACED and a.tracer), None)
+            if traced is not None:  # computed from a tracer (`lax.psum(x, axis)` under vmap): tracers
+                return Value(Kind.TRACED, traced.tracer, container=True, staged_constant=traced.staged_constant)
             tracer = self._staged()
             return Value(Kind.TRACED, tracer, container=True, staged_constant=True) if tracer is not None else None
         if arrays.produces_array(call, self.names):

@@ -38,6 +38,9 @@ NOT_ONE_ARRAY = (
 
 NOT_ONE_ARRAY_PREFIXES = ("jax.nn.initializers.",)
 
+# Collectives that, given a Python number, give a Python number at trace time (`lax.psum(1, "i")` is the axis size).
+CONSTANT_COLLECTIVES = frozenset({"jax.lax.psum", "jax.lax.pmean", "jax.lax.pmax", "jax.lax.pmin"})
+
 # Of those, the ones whose result is no array nor pytree of arrays: Python values (shapes, dtypes, sizes),
 # functions and context managers. Under a trace every other `jax.numpy`/`jax.lax`/`jax.random` result holds
 # tracers (`carry, ys = lax.scan(...)` under jit), so these are the exceptions.
@@ -100,6 +103,8 @@ NOT_ARRAY_CLASSES = frozenset(
     }
 )
 ARRAY_CLASSES = ARRAY_TYPES | {"jax.core.Tracer"}
+# Attributes every JAX array and tracer has: `hasattr(x, "shape")` is true of each.
+ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "at", "astype", "reshape"})
 
 # Annotations of arguments no transform traces: jax raises TypeError ("not a valid JAX type") at the call.
 UNTRACEABLE_ANNOTATIONS = frozenset({"str", "bytes"})
