@@ -30,6 +30,7 @@ from jaxlint.model.functions import (
     BOOLEAN_DTYPES,
     BOOLEAN_FUNCTIONS,
     CONTAINER_ALSO_METHODS,
+    COLLECTIVES,
     CONSTANT_COLLECTIVES,
     COUNTING_BUILTINS,
     DTYPE_KEEPING_METHODS,
@@ -900,7 +901,7 @@ class Evaluator:
         if arrays.produces_pytree(call, self.names):
             # `carry, ys = lax.scan(...)`, `jnp.split(x, 2)`: arrays in a pytree, tracers under a trace.
             traced = next((a for a in arguments if a is not None and a.kind is Kind.TRACED and a.tracer), None)
-            if traced is not None:  # computed from a tracer (`lax.psum(x, axis)` under vmap): tracers
+            if traced is not None and qualified_call not in COLLECTIVES:  # computed from a tracer: tracers
                 return Value(Kind.TRACED, traced.tracer, container=True, staged_constant=traced.staged_constant)
             tracer = self._staged()
             return Value(Kind.TRACED, tracer, container=True, staged_constant=True) if tracer is not None else None

@@ -40,6 +40,11 @@ NOT_ONE_ARRAY_PREFIXES = ("jax.nn.initializers.",)
 
 # Collectives that, given a Python number, give a Python number at trace time (`lax.psum(1, "i")` is the axis size).
 CONSTANT_COLLECTIVES = frozenset({"jax.lax.psum", "jax.lax.pmean", "jax.lax.pmax", "jax.lax.pmin"})
+# Collectives over a named axis: under `vmap` their result no longer varies along the axis, so it is a concrete
+# array there, not a tracer; under jit, pmap or shard_map, a tracer like any other result.
+COLLECTIVES = CONSTANT_COLLECTIVES | frozenset(
+    "jax.lax." + name for name in "psum_scatter all_gather all_to_all ppermute pshuffle pswapaxes".split()
+)
 
 # Of those, the ones whose result is no array nor pytree of arrays: Python values (shapes, dtypes, sizes),
 # functions and context managers. Under a trace every other `jax.numpy`/`jax.lax`/`jax.random` result holds
