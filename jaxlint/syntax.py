@@ -16,6 +16,8 @@ import sys
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
+from jaxlint.traversal import children
+
 from jaxlint.files import LINE_BREAK, InputError
 
 # Syntax newer than some Python versions: (version, libcst node type, what needs it). The walk that
@@ -153,17 +155,15 @@ def _syntax_error(source: str, target: tuple[int, int], error: cst.ParserSyntaxE
 def _reject_newer_syntax(module: cst.Module, target: tuple[int, int]) -> None:
     newer = [(version, node_type, what) for version, node_type, what in _NEWER_SYNTAX if version > target]
     found: list[tuple[cst.CSTNode, tuple[int, int], str]] = []
-
-    class Finder(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if not found:
-                for version, node_type, what in newer:
-                    if type(node).__name__ == node_type and _is_newer(node):
-                        found.append((node, version, what))
-                        break
-            return not found
-
-    module.visit(Finder())
+    # In source order, with the tree read in place: a libcst visitor rebuilds and revalidates every node.
+    stack: list[cst.CSTNode] = [module]
+    while stack and not found:
+        node = stack.pop()
+        for version, node_type, what in newer:
+            if type(node).__name__ == node_type and _is_newer(node):
+                found.append((node, version, what))
+                break
+        stack.extend(reversed(children(node)))
     if found:
         from libcst.metadata import MetadataWrapper, PositionProvider
 
