@@ -1,4 +1,5 @@
-"""Branches no trace reaches: a test of a parameter against `None` whose answer every traced call fixes.
+"""Branches no trace reaches: a test of a parameter (against `None`, or its truth) whose answer every traced
+call fixes.
 
 Whether a parameter `is None` is decided by Python while jax traces: `None` is a pytree with no leaves, so a
 function called with `None` sees `None`, and one called with an array sees a tracer, which is never `None`.
@@ -33,8 +34,18 @@ _LITERALS = (
 )
 
 
+# A parameter's value at a traced call, as far as its tests go: `None` (True), not `None` (False), or the
+# literal `False` (FALSE: not `None`, and false: `if verbose:` is never entered).
+FALSE = "False"
+Fixed = bool | str
+
+
 def _is_none(expr: cst.BaseExpression | None) -> bool:
     return type(expr) is cst.Name and expr.value == "None"
+
+
+def _is_false(expr: cst.BaseExpression | None) -> bool:
+    return type(expr) is cst.Name and expr.value == "False"
 
 
 def _never_none(expr: cst.BaseExpression, value: Value | None) -> bool:
@@ -45,7 +56,7 @@ def _never_none(expr: cst.BaseExpression, value: Value | None) -> bool:
 
 def none_at_call(
     function: cst.FunctionDef, bound: int, call: cst.Call, values: dict[int, Value | None]
-) -> dict[str, bool]:
+) -> dict[str, Fixed]:
     """For each parameter of `function` whose `None`-ness this call fixes: True when it is `None` there (left at
     a `None` default, or given `None`), False when it is not (given a literal or a tracer). `values`: what the
     analysis knows of the call's arguments, by id of the argument's expression."""
@@ -63,20 +74,20 @@ def none_at_call(
             index += 1
         else:
             given[arg.keyword.value] = arg.value
-    found: dict[str, bool] = {}
+    found: dict[str, Fixed] = {}
     for param in (*positional, *params.kwonly_params):
         name = param.name.value
-        if name in given:
-            if _is_none(given[name]):
-                found[name] = True
-            elif _never_none(given[name], values.get(id(given[name]))):
-                found[name] = False
-        elif _is_none(param.default):
+        fixed = given.get(name, param.default)
+        if _is_none(fixed):
             found[name] = True
+        elif _is_false(fixed):
+            found[name] = FALSE  # `verbose=False` left at its default, or given `False`
+        elif name in given and _never_none(given[name], values.get(id(given[name]))):
+            found[name] = False
     return found
 
 
-def agreed(answers: list[dict[str, bool]]) -> dict[str, bool]:
+def agreed(answers: list[dict[str, Fixed]]) -> dict[str, Fixed]:
     """What every call fixes the same way."""
     if not answers:
         return {}
@@ -86,7 +97,7 @@ def agreed(answers: list[dict[str, bool]]) -> dict[str, bool]:
     return common
 
 
-def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, bool]) -> bool:
+def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) -> bool:
     """Whether the branch of `test` taken when it is `truth` is never entered, given which parameters are
     `None` (True) or not (False) at every traced call: `if p is not None:` (and `p is None`'s `else`) for a
     parameter always `None`; `if p is None:` (and `p is not None`'s `else`) for one never `None`."""
@@ -97,14 +108,17 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, bool]) -
         if isinstance(test.operator, cst.And) is truth:
             return dead_branch(test.left, truth, nones) or dead_branch(test.right, truth, nones)
         return False
+    if type(test) is cst.Name:  # `if verbose:` with `verbose` `None` or `False` at every traced call
+        return truth and nones.get(test.value) in (True, FALSE)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     operator = type(test.comparisons[0].operator)
     left, right = test.left, test.comparisons[0].comparator
     if operator not in (cst.Is, cst.IsNot) or not _is_none(right) or type(left) is not cst.Name:
         return False
-    none = nones.get(left.value)
-    if none is None:
+    fixed = nones.get(left.value)
+    if fixed is None:
         return False
+    none = fixed is True  # (`False` is not `None`)
     holds = none if operator is cst.Is else not none  # what the test gives at every traced call
     return holds is not truth

@@ -16,7 +16,7 @@ from typing import Callable, cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
-from jaxlint.analysis.dead_branches import agreed, none_at_call
+from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.values import Kind, Value, join
 
@@ -46,7 +46,7 @@ class RoundFacts:
     containers: dict[cst.CSTNode, cst.BaseExpression] = field(default_factory=dict)
     # Functions traced only through calls (dead_branches.py): the parameters every traced call leaves `None`
     # (True) or gives a value that is not (False).
-    nones: dict[cst.CSTNode, dict[str, bool]] = field(default_factory=dict)
+    nones: dict[cst.CSTNode, dict[str, Fixed]] = field(default_factory=dict)
 
     def summary_of(self, call: cst.Call) -> "Returned | None":
         found = self.callees.get(call)
@@ -261,7 +261,7 @@ def is_scalar_literal(expr: cst.BaseExpression) -> bool:
     )
 
 
-def _none_at(function: cst.FunctionDef, bound: int, call: _Call) -> dict[str, bool]:
+def _none_at(function: cst.FunctionDef, bound: int, call: _Call) -> dict[str, Fixed]:
     """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call)."""
     if call.func is not call.node.func:
         return {}  # `jax.tree.map(f, ...)`: f gets leaves
@@ -684,7 +684,7 @@ class ScopeRecorder:
         self._return_summaries(facts)
         self._container_returns(facts)
         self._list_parameters(facts)
-        traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, bool]]] = {}
+        traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, Fixed]]] = {}
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
             if node is None or node in facts.host:

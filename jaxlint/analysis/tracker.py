@@ -208,6 +208,7 @@ class ValueTracker(Domain):
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._untraced = 0  # how many `with jax.disable_jit():` blocks are around
+        self._untraced_branches = 0  # how many branches no trace enters (dead_branches.py) are around
         # an `isinstance` branch's subject and its value; the tracers of a branch no trace enters
         self._narrowed: list[tuple[str, Value] | dict[str, Value] | None] = []
         # Containers (by id) bound to a name, and those bound to more than one: changing one in place changes
@@ -310,7 +311,7 @@ class ValueTracker(Domain):
     def _computed_tracer(self) -> Tracer | None:
         """The tracer an array computed at the current point is: one of the jaxpr trace around (every `jnp`/`lax`
         result there is staged), unless a `with jax.ensure_compile_time_eval():` computes it eagerly."""
-        if self._concrete or not self.in_jaxpr_trace():
+        if self._concrete or self._untraced_branches or not self.in_jaxpr_trace():
             return None
         scope = self.traced_scope
         trace = scope.trace if scope is not None else None
@@ -1184,6 +1185,7 @@ class ValueTracker(Domain):
             for name in traced:
                 del self.env[name]
             self._narrowed.append(traced)
+            self._untraced_branches += 1  # what it computes is no tracer either
             return
         narrowed = not_an_array(test, self.names, self._definition)
         value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
@@ -1218,6 +1220,8 @@ class ValueTracker(Domain):
         """After the branch, the subject holds what it held before, unless the branch rebound it, or the other
         branch never gets past the `if` (`if isinstance(x, jax.core.Tracer): return ...`)."""
         narrowed = self._narrowed.pop()
+        if isinstance(narrowed, dict):
+            self._untraced_branches -= 1
         if narrowed is None or only_way_on:
             return
         block = branch.body if isinstance(branch, cst.Else) else [branch] if isinstance(branch, cst.If) else branch
