@@ -53,7 +53,7 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     assert details[("script_at_import.py", 8, "JAX301")] == (
         "confirmed", "importing the module raised TracerBoolConversionError here")
     assert details[("JAX308_confirm.py", 9, "JAX308")] == (
-        "confirmed", "jax.checking_leaks reported a leak while tracing `remember` with made-up arguments")
+        "confirmed", "jax.checking_leaks: `seen[0]` holds a JitTracer stored at line 9 while tracing `remember` (line 7)")
     # a parameter named like a key gets a typed key: nothing made up
     assert details[("JAX201_confirm.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
 
@@ -66,7 +66,9 @@ def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find
     assert time.monotonic() - started < 60  # the hanging module is killed at its timeout
     assert code == 1
     assert statuses(found) == {
-        ("runtime_only.py", 10, "JAX011"): ("confirmed", "found by tracing `remember` with made-up arguments"),
+        ("runtime_only.py", 11, "JAX011"): (  # the line that stored the tracer, not the function
+            "confirmed", "jax.checking_leaks: `STATE.last` holds a JitTracer stored at line 11 while tracing `remember` "
+                         "(line 9)"),
         ("runtime_only.py", 18, "JAX012"): ("confirmed", "found by tracing `noise`"),
         ("needs_example.py", 10, "JAX301"): (
             "unverified", "needs concrete data: static parameter `n` has no example"),
@@ -77,8 +79,9 @@ def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find
         ("raises_at_import.py", 11, "JAX010"): ("confirmed", "found by importing the module"),
     }
     leak = next(d for d in found if d["code"] == "JAX011")
-    assert leak["message"].startswith("a tracer leaked out of `remember` while it was traced (jax.checking_leaks)")
-    assert leak["location"] == {"row": 10, "column": 1}
+    assert leak["message"].startswith("a tracer leaked: `STATE.last` holds a JitTracer stored here while tracing "
+                                      "`remember`")
+    assert leak["location"] == {"row": 11, "column": 5}
 
 
 @pytest.mark.slow

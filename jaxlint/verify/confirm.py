@@ -10,7 +10,8 @@ from typing import Any
 
 from jaxlint.diagnostics import Diagnostic, Verification
 from jaxlint.verify.errors import (
-    CONFIRMABLE, LEAK, OBSERVED, OBSERVED_DETAIL, PROBED, TRACE_ERROR, TRACER_LEAK, WARNED, matches, runtime_code,
+    CONFIRMABLE, KEY_REUSE, LEAK, OBSERVED, OBSERVED_DETAIL, PROBED, TRACE_ERROR, TRACER_LEAK, WARNED, matches,
+    runtime_code,
 )
 from jaxlint.verify.plan import FilePlan
 
@@ -62,6 +63,27 @@ class Evidence:
     confirmed: dict[int, str] = field(default_factory=dict)  # id(finding) -> detail
     against: dict[int, Verification] = field(default_factory=dict)  # id(finding) -> a trace's other verdict
     new: dict[tuple[str, int, str], Diagnostic] = field(default_factory=dict)
+    placed_leaks: int = 0  # leaks of the current report already placed at the line that stored them
+
+    def leak(self, event: dict[str, Any]) -> None:
+        """A leaked tracer a global holds (observe.Observer.leaked): the JAX308 finding at the line that
+        stored it, confirmed, else a new JAX011 there."""
+        where = event.get("where")
+        if not where:
+            return
+        self.placed_leaks += 1
+        traced = f" while tracing `{event['traced']}`" if event.get("traced") else ""
+        if event.get("traced_at"):
+            traced += f" (line {event['traced_at'][1]})"
+        detail = f"{event['checker']}: `{event['holder']}` holds a {event['tracer']} stored at line {where[1]}{traced}"
+        hits = [d for d in self.at(where) if d.code == LEAK]
+        for d in hits:
+            self.confirm(d, detail)
+        if not hits:
+            text = (f"a tracer leaked: `{event['holder']}` holds a {event['tracer']} stored here{traced}; using it "
+                    f"later raises UnexpectedTracerError ({event['checker']})")
+            self.new.setdefault((where[0], where[1], TRACER_LEAK), Diagnostic(
+                where[0], where[1], where[2], TRACER_LEAK, text, where[1], where[2], verify=Verification(CONFIRMED, detail)))
 
     def at(self, where: list[Any]) -> list[Diagnostic]:
         return self.sites.get((where[0], where[1]), [])
@@ -91,6 +113,8 @@ class Evidence:
             if hits:
                 return True
         code = runtime_code(classes, message)
+        if code == TRACER_LEAK and self.placed_leaks:
+            return True  # placed at the lines that stored the tracers
         if code == TRACER_LEAK:
             named = [[os.path.realpath(f), int(r)] for f, r in _NAMED_LINE.findall(error.get("text", ""))]
             named += [list(fallback)] if fallback and target else []
@@ -116,8 +140,11 @@ class Evidence:
             text = f"the module could not be imported: {cls}: {message}"
         elif code == TRACER_LEAK and not target:
             text = f"a tracer leaked while {doing} (jax's leak check): {message}"
+        detail = f"found by {doing}"
+        if code == KEY_REUSE and error.get("first_use"):
+            detail += f"; jax.debug_key_reuse: the key was consumed first at line {error['first_use'][1]}"
         self.new.setdefault((file, row, code), Diagnostic(file, row, col, code, text, row, col,
-                                                          verify=Verification(CONFIRMED, f"found by {doing}")))
+                                                          verify=Verification(CONFIRMED, detail)))
 
 
 def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Report]) -> Evidence:
@@ -126,9 +153,12 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
         evidence.sites.setdefault((os.path.realpath(d.filename), d.row), []).append(d)
     for report in reports:
         plan_file = os.path.realpath(report.plan.path) if report.plan else None
+        evidence.placed_leaks = 0
         for event in report.events:
             kind = event["event"]
-            if kind == "error":
+            if kind == "leak":
+                evidence.leak(event)
+            elif kind == "error":
                 fallback = (plan_file, 1) if plan_file else None
                 jaxish = runtime_code(event["classes"], event["message"]) is not None
                 evidence.error(event, report.doing(event["phase"]), fallback,
