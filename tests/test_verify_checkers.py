@@ -15,14 +15,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LEAKS = ROOT / "fixtures" / "verify" / "leaks"
 KEYS = ROOT / "fixtures" / "verify" / "keys"
+UNVERIFIABLE = ROOT / "fixtures" / "verify" / "unverifiable"
 
 
-def verify(cwd: Path, *args: str, key_reuse: bool = True) -> list[dict]:
+def run_verify(cwd: Path, *args: str, key_reuse: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "JAXLINT_VERIFY_KEY_REUSE": "1" if key_reuse else "0"}
     run = subprocess.run([sys.executable, "-m", "jaxlint", "--output-format", "json", *args], cwd=cwd, env=env,
                          capture_output=True, text=True, timeout=300)
     assert run.returncode in (0, 1), run.stderr
-    return json.loads(run.stdout)
+    return run
+
+
+def verify(cwd: Path, *args: str, key_reuse: bool = True) -> list[dict]:
+    return json.loads(run_verify(cwd, *args, key_reuse=key_reuse).stdout)
 
 
 def found(findings: list[dict]) -> dict[tuple[str, int, str], tuple[str, str]]:
@@ -72,3 +77,12 @@ def test_key_reuse_is_at_the_second_consumer_and_a_checkpointed_sampler_under_gr
         # jax's eager checker reports grad(checkpoint(sampler)) at line 10; jit and the jaxpr check accept it
         ("checkpointed_sampler.py", 22, "JAX012"): ("confirmed", "found by importing the module"),
     }
+
+
+@pytest.mark.slow
+def test_a_missing_module_is_no_finding_the_static_one_stays_unverified_and_a_note_says_why() -> None:
+    run = run_verify(UNVERIFIABLE, "--verify", "missing_module.py")
+    reason = ("could not verify: a module it imports is not installed (importing the module raised "
+              "ModuleNotFoundError: No module named 'jaxlint_fixture_module_that_is_not_installed')")
+    assert found(json.loads(run.stdout)) == {("missing_module.py", 10, "JAX301"): ("unverified", reason)}
+    assert run.stderr == f"jaxlint: missing_module.py: {reason}\n"

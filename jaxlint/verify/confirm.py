@@ -11,7 +11,7 @@ from typing import Any
 from jaxlint.diagnostics import Diagnostic, Verification
 from jaxlint.verify.errors import (
     CONFIRMABLE, KEY_REUSE, LEAK, OBSERVED, OBSERVED_DETAIL, PROBED, TRACE_ERROR, TRACER_LEAK, WARNED, matches,
-    runtime_code,
+    runtime_code, unverifiable,
 )
 from jaxlint.verify.plan import FilePlan
 
@@ -162,7 +162,7 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
                 fallback = (plan_file, 1) if plan_file else None
                 jaxish = runtime_code(event["classes"], event["message"]) is not None
                 evidence.error(event, report.doing(event["phase"]), fallback,
-                               report_new=event["phase"] != "test" or jaxish)
+                               report_new=(event["phase"] != "test" or jaxish) and not unverifiable(event))
             elif kind == "observed":
                 for where in event["where"]:
                     for d in evidence.at(where):
@@ -193,7 +193,8 @@ def _outcome(evidence: Evidence, outcome: dict[str, Any]) -> None:
     real_arguments = outcome.get("arguments") in REAL_ARGUMENTS
     jax_verdict = runtime_code(error["classes"], error["message"]) is not None
     found = evidence.error(error, doing, (outcome["file"], outcome["line"]),
-                           report_new=jax_verdict and (outcome["staged"] or real_arguments), target=target)
+                           report_new=jax_verdict and (outcome["staged"] or real_arguments) and not unverifiable(error),
+                           target=target)
     if found:
         return
     for where in error["frames"]:
@@ -203,6 +204,12 @@ def _outcome(evidence: Evidence, outcome: dict[str, Any]) -> None:
                 evidence.against[id(d)] = Verification(status, f"{doing} raised {error['classes'][0]} here instead")
 
 
+def could_not_verify(report: Report, error: dict[str, Any]) -> str:
+    """"could not verify: <why>: <error>" for an error that is no verdict on the code (errors.unverifiable)."""
+    return (f"could not verify: {unverifiable(error)} ({report.doing(error['phase'])} raised "
+            f"{error['classes'][0]}: {error['message']})")
+
+
 def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -> Verification:
     """The verification of a static finding that no evidence confirmed."""
     if report.failure:
@@ -210,6 +217,8 @@ def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -
     for exit_ in report.of("exit"):
         return Verification(UNVERIFIED, f"the module called sys.exit({exit_['code']}) at import")
     for error in report.of("error"):
+        if unverifiable(error):
+            return Verification(UNVERIFIED, could_not_verify(report, error))
         failed = "import failed" if error["phase"] == "import" else f"{report.doing(error['phase'])} raised"
         return Verification(UNVERIFIED, f"{failed}: {error['classes'][0]}: {error['message']}")
     if d.code == PROBED:

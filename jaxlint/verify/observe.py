@@ -114,7 +114,33 @@ def describe(error: BaseException, project: Project) -> dict[str, Any]:
                  "text": str(error)[:2000], "frames": project.frames(error, first_use)}
     if first_use:
         described["first_use"] = first_use[-1]
+    checker = _failed_checker(error)
+    if checker:
+        described["checker"] = checker
     return described
+
+
+# Where an error raised inside one of the checkers comes from: (path fragment, function names or None
+# for any), the checker's name.
+_CHECKERS = (((os.sep + "key_reuse" + os.sep, None), "jax's key-reuse checker"),
+             ((os.sep + "jax" + os.sep + "_src" + os.sep + "core.py",
+               ("_why_alive", "_why_alive_container_info", "leaked_tracer_error", "maybe_find_leaked_tracers")),
+              "jax's leak checker"),
+             ((_JAXLINT + "verify" + os.sep, None), "jaxlint's observer"))
+
+
+def _failed_checker(error: BaseException) -> str:
+    """The checker an error was raised in (its innermost frame), or ""."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    for (fragment, functions), name in _CHECKERS:
+        if fragment in last.filename and (functions is None or last.name in functions):
+            if name == "jaxlint's observer" and last.name in ("call", "leaked_tracer_error", "_checked_as_jit"):
+                continue  # the user's function, called through the observer
+            return name
+    return ""
 
 
 def tracing() -> bool:
@@ -234,7 +260,12 @@ class Observer:
 
             def transform(fun, *args, _real=real, _name=name, **kwargs):
                 transformed = _real(fun, *args, **kwargs)
-                if not callable(transformed):
+                if not callable(transformed):  # jvp, vjp, linearize: called already
+                    if not tracing():
+                        try:
+                            observer.scan(f"jax.{_name}", fun)
+                        except Exception:
+                            pass  # an observer never breaks the user's code
                     return transformed
 
                 @functools.wraps(transformed)
