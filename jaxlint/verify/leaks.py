@@ -45,7 +45,8 @@ def _modules_by_dict() -> dict[int, types.ModuleType]:
 
 def holder(obj: Any, ignore: set[int]) -> Holder | None:
     """The module global through which `obj` is reachable (one chain of referrers, the first found)."""
-    modules, path, child = _modules_by_dict(), [], obj
+    modules, child = _modules_by_dict(), obj
+    path: list[str] = []
     ignore = ignore | {id(path)}
     for _ in range(MAX_DEPTH):
         parents = [r for r in gc.get_referrers(child) if id(r) not in ignore and not isinstance(r, types.FrameType)]
@@ -104,6 +105,8 @@ def _writes(function: ast.AST, name: str, attribute: str) -> list[tuple[int, int
     global_names = {n for node in ast.walk(function) if isinstance(node, ast.Global) for n in node.names}
     lines = []
     for node in ast.walk(function):
+        if not isinstance(node, (ast.stmt, ast.expr)):
+            continue
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = list(node.targets)
@@ -128,7 +131,7 @@ def _writes(function: ast.AST, name: str, attribute: str) -> list[tuple[int, int
     return lines
 
 
-def _literal(args: list[ast.AST]) -> str:
+def _literal(args: list[ast.expr]) -> str:
     return args[0].value if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str) else ""
 
 

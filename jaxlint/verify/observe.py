@@ -73,7 +73,8 @@ class Project:
         """[file, line, column] of each project frame of the error, outermost first, through its causes
         (jax attaches the stack of the operation that failed as the cause). The frames of a cause that
         shows where a key was first consumed go to `aside` instead: the error is at the second use."""
-        found, seen = [], set()
+        found: list[list[Any]] = []
+        seen: set[int] = set()
         while error is not None and id(error) not in seen:
             seen.add(id(error))
             into = aside if aside is not None and str(error).startswith(FIRST_USE) else found
@@ -272,7 +273,7 @@ class Observer:
                 def call(*a, **k):
                     eager = not tracing()
                     out = _checked_as_jit(transformed, a, k) if eager and _name != "vmap" and \
-                        jax.config.jax_debug_key_reuse else _NOT_RUN
+                        getattr(jax.config, "jax_debug_key_reuse", False) else _NOT_RUN
                     out = transformed(*a, **k) if out is _NOT_RUN else out
                     if eager:
                         try:
@@ -285,7 +286,7 @@ class Observer:
             setattr(jax, name, functools.wraps(real)(transform))
 
     def scan(self, label: str, fun: Any) -> None:
-        found = []
+        found: list[Any] = []
         for module in list(sys.modules.values()):
             path = getattr(module, "__file__", None)
             if not isinstance(path, str) or not self.project.file(path):
