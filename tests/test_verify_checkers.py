@@ -86,3 +86,12 @@ def test_a_missing_module_is_no_finding_the_static_one_stays_unverified_and_a_no
               "ModuleNotFoundError: No module named 'jaxlint_fixture_module_that_is_not_installed')")
     assert found(json.loads(run.stdout)) == {("missing_module.py", 10, "JAX301"): ("unverified", reason)}
     assert run.stderr == f"jaxlint: missing_module.py: {reason}\n"
+
+
+@pytest.mark.slow
+def test_a_leak_jax_does_not_check_is_found_in_a_class_attribute_after_an_eager_vmap() -> None:
+    assert found(verify(LEAKS, "--verify", "vmap_leak.py")) == {
+        ("vmap_leak.py", 12, "JAX011"): (
+            "confirmed", "jaxlint's scan of module globals after `jax.vmap` returned: `Registry.last` holds a "
+                         "VmapTracer stored at line 12 while tracing `record` (line 11)"),
+    }

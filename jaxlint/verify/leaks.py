@@ -71,7 +71,9 @@ def _step(parent: Any, child: Any, ignore: set[int]) -> tuple[str, Any] | None:
         key = next((k for k, v in parent.items() if v is child), None)
         if key is None:
             return None
-        owners = [r for r in gc.get_referrers(parent) if getattr(r, "__dict__", None) is parent and id(r) not in ignore]
+        owners = [r for r in gc.get_referrers(parent) if id(r) not in ignore and (
+            getattr(r, "__dict__", None) is parent  # an instance's attributes
+            or (isinstance(r, type) and isinstance(key, str) and vars(r).get(key) is child))]  # a class's
         if owners and isinstance(key, str):
             return f".{key}", owners[0]
         return f"[{key!r}]", parent

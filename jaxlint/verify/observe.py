@@ -286,13 +286,7 @@ class Observer:
             setattr(jax, name, functools.wraps(real)(transform))
 
     def scan(self, label: str, fun: Any) -> None:
-        found: list[Any] = []
-        for module in list(sys.modules.values()):
-            path = getattr(module, "__file__", None)
-            if not isinstance(path, str) or not self.project.file(path):
-                continue
-            for value in list(vars(module).values()):
-                _tracers_in(value, found, SCAN_DEPTH)
+        found = _project_tracers(self.project)  # its own references are gone: they are no holders
         if found:
             code = getattr(inspect_unwrap(fun), "__code__", None)
             traced = (getattr(inspect_unwrap(fun), "__qualname__", ""), code.co_filename, code.co_firstlineno) \
@@ -475,6 +469,22 @@ def _checked_as_jit(transformed: Callable, args: tuple, kwargs: dict) -> Any:
         out = transformed(*args, **kwargs)
     signature.update_consumption(leaves, jax.tree_util.tree_leaves(out))
     return out
+
+
+def _project_tracers(project: Project) -> list[Any]:
+    """The tracers the project's module globals hold (and the class attributes of its classes)."""
+    found: list[Any] = []
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or not project.file(path):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and value.__module__ == module.__name__:  # a class of the project
+                for attribute in list(vars(value).values()):
+                    _tracers_in(attribute, found, SCAN_DEPTH - 1)
+            else:
+                _tracers_in(value, found, SCAN_DEPTH)
+    return found
 
 
 def _tracers_in(value: Any, found: list[Any], depth: int) -> None:
