@@ -45,6 +45,12 @@ def test_a_leak_is_the_same_finding_with_and_without_the_key_reuse_checker(key_r
             "confirmed", "jaxlint's scan of module globals after `jax.grad` returned: `SEEN['w']` holds a GradTracer "
                          "stored at line 8 while tracing `loss` (line 11)"),
     }
+    # deeper than the scan looks: found when the use fails, from what holds the tracer jax refused
+    assert found(verify(LEAKS, "--verify", "deep_leak_used.py", key_reuse=key_reuse)) == {
+        ("deep_leak_used.py", 22, "JAX011"): (
+            "confirmed", "jax's check for escaped tracers: `STATE.history.entries[0]` holds a GradTracer stored at "
+                         "line 22"),
+    }
 
 
 @pytest.mark.slow

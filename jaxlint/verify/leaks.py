@@ -19,6 +19,7 @@ from typing import Any
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "appendleft", "extendleft", "setdefault",
                       "__setitem__", "put", "push"})
 MAX_DEPTH = 8
+MAX_VISITED = 200
 
 
 @dataclass
@@ -44,24 +45,30 @@ def _modules_by_dict() -> dict[int, types.ModuleType]:
 
 
 def holder(obj: Any, ignore: set[int]) -> Holder | None:
-    """The module global through which `obj` is reachable (one chain of referrers, the first found)."""
-    modules, child = _modules_by_dict(), obj
-    path: list[str] = []
-    ignore = ignore | {id(path)}
-    for _ in range(MAX_DEPTH):
-        parents = [r for r in gc.get_referrers(child) if id(r) not in ignore and not isinstance(r, types.FrameType)]
-        ignore.add(id(parents))
-        step = None
+    """The module global through which `obj` is reachable: the shortest chain of referrers (lists,
+    tuples, dicts, attributes) up to a module's namespace, breadth first; frames and the lists jax
+    and jaxlint hold it in while checking lead nowhere and are passed over."""
+    modules = _modules_by_dict()
+    queue: list[tuple[Any, list[str]]] = [(obj, [])]
+    seen = set(ignore) | {id(queue)}
+    visited = 0
+    while queue and visited < MAX_VISITED:
+        child, path = queue.pop(0)
+        visited += 1
+        parents = [r for r in gc.get_referrers(child) if id(r) not in seen and not isinstance(r, types.FrameType)]
+        seen.add(id(parents))
         for parent in parents:
             if isinstance(parent, dict) and id(parent) in modules:
                 name = next((k for k, v in parent.items() if v is child and isinstance(k, str)), None)
                 if name is not None and not name.startswith("__"):
                     return Holder(modules[id(parent)], name, path)
-            step = step or _step(parent, child, ignore)
-        if step is None:
-            return None
-        label, child = step
-        path.insert(0, label)
+        if len(path) >= MAX_DEPTH:
+            continue
+        for parent in parents:
+            step = _step(parent, child, seen)
+            if step is not None and id(step[1]) not in seen:
+                seen.add(id(step[1]))
+                queue.append((step[1], [step[0], *path]))
     return None
 
 

@@ -169,6 +169,7 @@ class Observer:
         warnings.showwarning = self._warning
         if custom_prng:
             jax.config.update("jax_enable_custom_prng", True)  # legacy PRNGKey keys become checkable
+        self._report_escaped_tracers()
         if key_reuse:
             jax.config.update("jax_debug_key_reuse", True)
             _keep_escaped_tracer_checks()
@@ -248,6 +249,31 @@ class Observer:
                                  f"raised {type(crash).__name__}: {crash})")
 
         core.leaked_tracer_error = leaked_tracer_error
+
+    def _report_escaped_tracers(self) -> None:
+        """Wrap jax's check that eager code is given no tracer (`core.check_eval_args`, whose failure is
+        UnexpectedTracerError): a tracer there leaked earlier; report what holds it and where it was
+        stored (a `leak` event), then let jax raise."""
+        from jax._src import core
+        original = getattr(core, "check_eval_args", None)
+        if original is None:
+            return
+        observer = self
+
+        def check_eval_args(args):
+            args = list(args)
+            try:
+                return original(args)
+            except Exception:
+                tracers = [a for a in args if isinstance(a, jax.core.Tracer)]
+                del args  # not a holder
+                try:
+                    observer.leaked(tracers, "jax's check for escaped tracers")
+                except Exception:
+                    pass  # an observer never breaks the user's code
+                raise
+
+        core.check_eval_args = check_eval_args
 
     def _scan_after_unchecked_transforms(self) -> None:
         """jax checks jit, scan and friends for leaks, not `grad` traces nor eager `vmap`: after such a call
@@ -515,18 +541,17 @@ def _keep_escaped_tracer_checks() -> None:
     type` (eagerly) or a `safe_zip` ValueError (a jit call) instead of `UnexpectedTracerError`: run that
     check first, as jax does without the key-reuse checker, so that it changes nothing the leak check sees."""
     from jax._src import core
-    eval_trace = getattr(core, "EvalTrace", None)
-    check, lower = getattr(core, "check_eval_args", None), getattr(core, "full_lower", None)
-    if eval_trace is None or check is None or lower is None:
+    eval_trace, lower = getattr(core, "EvalTrace", None), getattr(core, "full_lower", None)
+    if eval_trace is None or lower is None or not hasattr(core, "check_eval_args"):
         return
     real_primitive, real_call = eval_trace.process_primitive, eval_trace.process_call
 
     def process_primitive(self, primitive, args, params, /):
-        check([lower(a) for a in args])
+        core.check_eval_args([lower(a) for a in args])
         return real_primitive(self, primitive, args, params)
 
     def process_call(self, primitive, f, tracers, params, /):
-        check([lower(t) for t in tracers])
+        core.check_eval_args([lower(t) for t in tracers])
         return real_call(self, primitive, f, tracers, params)
 
     eval_trace.process_primitive, eval_trace.process_call = process_primitive, process_call
