@@ -69,7 +69,8 @@ def test_broken_modules_are_unverified_with_the_reason_and_runtime_checkers_find
         ("runtime_only.py", 11, "JAX011"): (  # the line that stored the tracer, not the function
             "confirmed", "jax.checking_leaks: `STATE.last` holds a JitTracer stored at line 11 while tracing `remember` "
                          "(line 9)"),
-        ("runtime_only.py", 18, "JAX012"): ("confirmed", "found by tracing `noise`"),
+        ("runtime_only.py", 18, "JAX012"): (
+            "confirmed", "jax.debug_key_reuse: KeyReuseError raised by tracing `noise`"),
         ("needs_example.py", 10, "JAX301"): (
             "unverified", "needs concrete data: static parameter `n` has no example"),
         ("hangs_at_import.py", 9, "JAX101"): ("unverified", "timed out after 8 s (--verify-timeout)"),
@@ -296,7 +297,7 @@ def test_run_mode_runs_scripts_and_the_tests_under_the_checkers_and_keeps_what_a
     assert run.returncode == 1
     assert statuses(json.loads(run.stdout)) == {
         ("train.py", 10, "JAX306"): ("confirmed", "a tracer reached print/logging here while tracing"),
-        ("augment.py", 13, "JAX012"): ("confirmed", "found by the tests"),
+        ("augment.py", 13, "JAX012"): ("confirmed", "jax.debug_key_reuse: KeyReuseError raised by the tests"),
     }
     assert run.stderr == ("jaxlint: `python train.py`: timed out after 20 s (--verify-timeout); "
                           "what it did until then is kept\n")

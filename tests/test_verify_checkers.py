@@ -79,9 +79,11 @@ def test_key_reuse_is_at_the_second_consumer_and_a_checkpointed_sampler_under_gr
     assert results == {
         # the second consumer; jax's chained exception says where the first was
         ("reuse_in_helper.py", 14, "JAX012"): (
-            "confirmed", "found by importing the module; jax.debug_key_reuse: the key was consumed first at line 7"),
+            "confirmed", "jax.debug_key_reuse: KeyReuseError raised by importing the module; the key was consumed "
+                         "first at line 7"),
         # jax's eager checker reports grad(checkpoint(sampler)) at line 10; jit and the jaxpr check accept it
-        ("checkpointed_sampler.py", 22, "JAX012"): ("confirmed", "found by importing the module"),
+        ("checkpointed_sampler.py", 22, "JAX012"): (
+            "confirmed", "jax.debug_key_reuse: KeyReuseError raised by importing the module"),
     }
 
 

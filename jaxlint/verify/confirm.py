@@ -23,6 +23,7 @@ _MESSAGES = {
     "JAX012": "a PRNG key is consumed twice (jax.debug_key_reuse): {message}",
 }
 IMPORTING = "importing the module"
+CHECKERS = {KEY_REUSE: "jax.debug_key_reuse", TRACER_LEAK: "jax.checking_leaks"}
 # Where a trace's arguments came from (the worker's outcome events), as the details say it.
 ARGUMENTS = {"recorded": " with the arguments a run recorded", "examples": " with the config's examples",
              "annotations": " with arguments built from its annotations",
@@ -141,8 +142,10 @@ class Evidence:
         elif code == TRACER_LEAK and not target:
             text = f"a tracer leaked while {doing} (jax's leak check): {message}"
         detail = f"found by {doing}"
+        if code in CHECKERS:  # the evidence: which of jax's checkers said so
+            detail = f"{CHECKERS[code]}: {cls} raised by {doing}"
         if code == KEY_REUSE and error.get("first_use"):
-            detail += f"; jax.debug_key_reuse: the key was consumed first at line {error['first_use'][1]}"
+            detail += f"; the key was consumed first at line {error['first_use'][1]}"
         self.new.setdefault((file, row, code), Diagnostic(file, row, col, code, text, row, col,
                                                           verify=Verification(CONFIRMED, detail)))
 
