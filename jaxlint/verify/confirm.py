@@ -11,6 +11,7 @@ from typing import Any
 from jaxlint.diagnostics import Diagnostic, Verification
 from jaxlint.verify.errors import (
     CONFIRMABLE,
+    KEY_REUSE,
     LEAK,
     OBSERVED,
     OBSERVED_DETAIL,
@@ -20,6 +21,7 @@ from jaxlint.verify.errors import (
     WARNED,
     matches,
     runtime_code,
+    unverifiable,
 )
 from jaxlint.verify.plan import FilePlan
 
@@ -31,6 +33,7 @@ _MESSAGES = {
     "JAX012": "a PRNG key is consumed twice (jax.debug_key_reuse): {message}",
 }
 IMPORTING = "importing the module"
+CHECKERS = {KEY_REUSE: "jax.debug_key_reuse", TRACER_LEAK: "jax.checking_leaks"}
 # Where a trace's arguments came from (the worker's outcome events), as the details say it.
 ARGUMENTS = {
     "recorded": " with the arguments a run recorded",
@@ -75,6 +78,40 @@ class Evidence:
     confirmed: dict[int, str] = field(default_factory=dict)  # id(finding) -> detail
     against: dict[int, Verification] = field(default_factory=dict)  # id(finding) -> a trace's other verdict
     new: dict[tuple[str, int, str], Diagnostic] = field(default_factory=dict)
+    placed_leaks: int = 0  # leaks of the current report already placed at the line that stored them
+
+    def leak(self, event: dict[str, Any]) -> None:
+        """A leaked tracer a global holds (observe.Observer.leaked): the JAX308 finding at the line that
+        stored it, confirmed, else a new JAX011 there."""
+        where = event.get("where")
+        if not where:
+            return
+        self.placed_leaks += 1
+        traced = f" while tracing `{event['traced']}`" if event.get("traced") else ""
+        if event.get("traced_at"):
+            traced += f" (line {event['traced_at'][1]})"
+        detail = f"{event['checker']}: `{event['holder']}` holds a {event['tracer']} stored at line {where[1]}{traced}"
+        hits = [d for d in self.at(where) if d.code == LEAK]
+        for d in hits:
+            self.confirm(d, detail)
+        if not hits:
+            text = (
+                f"a tracer leaked: `{event['holder']}` holds a {event['tracer']} stored here{traced}; using it "
+                f"later raises UnexpectedTracerError ({event['checker']})"
+            )
+            self.new.setdefault(
+                (where[0], where[1], TRACER_LEAK),
+                Diagnostic(
+                    where[0],
+                    where[1],
+                    where[2],
+                    TRACER_LEAK,
+                    text,
+                    where[1],
+                    where[2],
+                    verify=Verification(CONFIRMED, detail),
+                ),
+            )
 
     def at(self, where: list[Any]) -> list[Diagnostic]:
         return self.sites.get((where[0], where[1]), [])
@@ -110,6 +147,8 @@ class Evidence:
             if hits:
                 return True
         code = runtime_code(classes, message)
+        if code == TRACER_LEAK and self.placed_leaks:
+            return True  # placed at the lines that stored the tracers
         if code == TRACER_LEAK:
             named = [[os.path.realpath(f), int(r)] for f, r in _NAMED_LINE.findall(error.get("text", ""))]
             named += [list(fallback)] if fallback and target else []
@@ -136,9 +175,13 @@ class Evidence:
             text = f"the module could not be imported: {cls}: {message}"
         elif code == TRACER_LEAK and not target:
             text = f"a tracer leaked while {doing} (jax's leak check): {message}"
+        detail = f"found by {doing}"
+        if code in CHECKERS:  # the evidence: which of jax's checkers said so
+            detail = f"{CHECKERS[code]}: {cls} raised by {doing}"
+        if code == KEY_REUSE and error.get("first_use"):
+            detail += f"; the key was consumed first at line {error['first_use'][1]}"
         self.new.setdefault(
-            (file, row, code),
-            Diagnostic(file, row, col, code, text, row, col, verify=Verification(CONFIRMED, f"found by {doing}")),
+            (file, row, code), Diagnostic(file, row, col, code, text, row, col, verify=Verification(CONFIRMED, detail))
         )
 
 
@@ -148,13 +191,19 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
         evidence.sites.setdefault((os.path.realpath(d.filename), d.row), []).append(d)
     for report in reports:
         plan_file = os.path.realpath(report.plan.path) if report.plan else None
+        evidence.placed_leaks = 0
         for event in report.events:
             kind = event["event"]
-            if kind == "error":
+            if kind == "leak":
+                evidence.leak(event)
+            elif kind == "error":
                 fallback = (plan_file, 1) if plan_file else None
                 jaxish = runtime_code(event["classes"], event["message"]) is not None
                 evidence.error(
-                    event, report.doing(event["phase"]), fallback, report_new=event["phase"] != "test" or jaxish
+                    event,
+                    report.doing(event["phase"]),
+                    fallback,
+                    report_new=(event["phase"] != "test" or jaxish) and not unverifiable(event),
                 )
             elif kind == "observed":
                 for where in event["where"]:
@@ -189,7 +238,7 @@ def _outcome(evidence: Evidence, outcome: dict[str, Any]) -> None:
         error,
         doing,
         (outcome["file"], outcome["line"]),
-        report_new=jax_verdict and (outcome["staged"] or real_arguments),
+        report_new=jax_verdict and (outcome["staged"] or real_arguments) and not unverifiable(error),
         target=target,
     )
     if found:
@@ -201,6 +250,14 @@ def _outcome(evidence: Evidence, outcome: dict[str, Any]) -> None:
                 evidence.against[id(d)] = Verification(status, f"{doing} raised {error['classes'][0]} here instead")
 
 
+def could_not_verify(report: Report, error: dict[str, Any]) -> str:
+    """ "could not verify: <why>: <error>" for an error that is no verdict on the code (errors.unverifiable)."""
+    return (
+        f"could not verify: {unverifiable(error)} ({report.doing(error['phase'])} raised "
+        f"{error['classes'][0]}: {error['message']})"
+    )
+
+
 def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -> Verification:
     """The verification of a static finding that no evidence confirmed."""
     if report.failure:
@@ -208,6 +265,8 @@ def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -
     for exit_ in report.of("exit"):
         return Verification(UNVERIFIED, f"the module called sys.exit({exit_['code']}) at import")
     for error in report.of("error"):
+        if unverifiable(error):
+            return Verification(UNVERIFIED, could_not_verify(report, error))
         failed = "import failed" if error["phase"] == "import" else f"{report.doing(error['phase'])} raised"
         return Verification(UNVERIFIED, f"{failed}: {error['classes'][0]}: {error['message']}")
     if d.code == PROBED:

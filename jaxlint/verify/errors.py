@@ -3,6 +3,8 @@ the worker sends class names (the exception's MRO) and the first line of the mes
 
 from __future__ import annotations
 
+import re
+
 # code -> the (class name, message fragment) pairs that confirm it; "" matches any message.
 EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX101": (("TypeError", "immutable"),),
@@ -91,3 +93,27 @@ def runtime_code(classes: list[str], message: str) -> str | None:
 
 def is_jax_error(classes: list[str], message: str) -> bool:
     return runtime_code(classes, message) is not None
+
+
+_JAX_MODULE = re.compile(r"""No module named ['"](jax|jaxlib)(\.|['"])""")
+# Errors that say nothing about the user's code: the environment it runs in, or a checker that failed.
+# Never a finding: "could not verify" with the reason.
+_ENVIRONMENT = (
+    ("ModuleNotFoundError", "a module it imports is not installed"),
+    ("FileNotFoundError", "a file it reads is not there"),
+    ("NotADirectoryError", "a path it reads is wrong"),
+    ("IsADirectoryError", "a path it reads is wrong"),
+)
+
+
+def unverifiable(error: dict) -> str:
+    """Why an error is no verdict on the user's code ("" when it may be one): a checker of jax's (or
+    jaxlint's) failed inside itself, or a module or file the code needs is missing. A missing jax
+    module is a removed API (JAX801), a verdict."""
+    if error.get("checker") and runtime_code(error["classes"], error["message"]) is None:
+        return f"{error['checker']} failed inside itself"
+    missing_jax = _JAX_MODULE.search(error["message"]) is not None
+    for cls, reason in _ENVIRONMENT:
+        if cls in error["classes"] and not (cls == "ModuleNotFoundError" and missing_jax):
+            return reason
+    return ""

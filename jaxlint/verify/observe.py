@@ -31,12 +31,15 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
+from jaxlint.verify import leaks
 from jaxlint.verify.events import EventLog
 
 _SITE_PACKAGES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 _JAXLINT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+FIRST_USE = "PRNG key first used at the above location"  # jax's KeyReuseError chains this cause
 _TRACER_TEXT = re.compile(r"\w*Tracer\(|Traced<")
 _CACHE_MISS = re.compile(r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+):\d+")
+_TRACED_AT = re.compile(r"tracing the function (?P<function>\S+) at (?P<file>\S+?):(?P<line>\d+)")
 _DEFINED_AT = re.compile(r"defined at (?P<file>\S+?):(?P<line>\d+)")
 RETRACES = 3  # new function objects traced at one call site before it counts as re-created every time
 SIGNATURES_PER_FUNCTION = 3
@@ -80,16 +83,19 @@ class Project:
             self._known[filename] = real if mine else None
         return self._known[filename]
 
-    def frames(self, error: BaseException | None) -> list[list[Any]]:
+    def frames(self, error: BaseException | None, aside: list[list[Any]] | None = None) -> list[list[Any]]:
         """[file, line, column] of each project frame of the error, outermost first, through its causes
-        (jax attaches the stack of the operation that failed as the cause)."""
-        found, seen = [], set()
+        (jax attaches the stack of the operation that failed as the cause). The frames of a cause that
+        shows where a key was first consumed go to `aside` instead: the error is at the second use."""
+        found: list[list[Any]] = []
+        seen: set[int] = set()
         while error is not None and id(error) not in seen:
             seen.add(id(error))
+            into = aside if aside is not None and str(error).startswith(FIRST_USE) else found
             for frame in traceback.extract_tb(error.__traceback__):
                 real = self.file(frame.filename)
                 if real and frame.lineno:
-                    found.append([real, frame.lineno, (getattr(frame, "colno", None) or 0) + 1])  # 3.11+
+                    into.append([real, frame.lineno, (getattr(frame, "colno", None) or 0) + 1])  # 3.11+
             error = error.__cause__ or error.__context__
         return found
 
@@ -118,12 +124,48 @@ class Project:
 
 def describe(error: BaseException, project: Project) -> dict[str, Any]:
     message = str(error).strip().splitlines()
-    return {
+    first_use: list[list[Any]] = []
+    described = {
         "classes": [cls.__name__ for cls in type(error).__mro__],
         "message": message[0] if message else "",
         "text": str(error)[:2000],
-        "frames": project.frames(error),
+        "frames": project.frames(error, first_use),
     }
+    if first_use:
+        described["first_use"] = first_use[-1]
+    checker = _failed_checker(error)
+    if checker:
+        described["checker"] = checker
+    return described
+
+
+# Where an error raised inside one of the checkers comes from: (path fragment, function names or None
+# for any), the checker's name.
+_CHECKERS = (
+    ((os.sep + "key_reuse" + os.sep, None), "jax's key-reuse checker"),
+    (
+        (
+            os.sep + "jax" + os.sep + "_src" + os.sep + "core.py",
+            ("_why_alive", "_why_alive_container_info", "leaked_tracer_error", "maybe_find_leaked_tracers"),
+        ),
+        "jax's leak checker",
+    ),
+    ((_JAXLINT + "verify" + os.sep, None), "jaxlint's observer"),
+)
+
+
+def _failed_checker(error: BaseException) -> str:
+    """The checker an error was raised in (its innermost frame), or ""."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    for (fragment, functions), name in _CHECKERS:
+        if fragment in last.filename and (functions is None or last.name in functions):
+            if name == "jaxlint's observer" and last.name in ("call", "leaked_tracer_error", "_checked_as_jit"):
+                continue  # the user's function, called through the observer
+            return name
+    return ""
 
 
 def tracing() -> bool:
@@ -147,14 +189,19 @@ class Observer:
         self.wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.reported: set[tuple] = set()  # what was reported already
 
-    def install(self, custom_prng: bool = True, record: bool = True) -> None:
+    def install(self, custom_prng: bool = True, record: bool = True, key_reuse: bool = True) -> None:
         warnings.simplefilter("always")  # recorded, never escalated: a warning must not stop the code
         warnings.showwarning = self._warning
         if custom_prng:
             jax.config.update("jax_enable_custom_prng", True)  # legacy PRNGKey keys become checkable
-        jax.config.update("jax_debug_key_reuse", True)
+        self._report_escaped_tracers()
+        if key_reuse:
+            jax.config.update("jax_debug_key_reuse", True)
+            _keep_escaped_tracer_checks()
         jax.config.update("jax_traceback_filtering", "off")
         self._check_leaks_per_trace()
+        self._report_leaks()
+        self._scan_after_unchecked_transforms()
         jax.config.update("jax_explain_cache_misses", True)
         logging.getLogger("jax").addHandler(_Misses(self))
         self._watch_output()
@@ -208,6 +255,143 @@ class Observer:
                 manager.__exit__(None, None, None)
 
         core.ensure_no_leaks = checked
+
+    def _report_leaks(self) -> None:
+        """Wrap jax's leak report (`core.leaked_tracer_error`): say what holds each leaked tracer and the
+        line that stored it (a `leak` event), and keep the leak an error even when jax's own report of
+        it crashes (`_why_alive` raises IndexError on some referrer chains)."""
+        from jax._src import core
+
+        original = getattr(core, "leaked_tracer_error", None)
+        if original is None:
+            return
+        observer = self
+
+        def leaked_tracer_error(name, trace, tracers):
+            try:
+                observer.leaked(tracers, "jax.checking_leaks")
+            except Exception:
+                pass  # an observer never breaks the user's code
+            try:
+                return original(name, trace, tracers)
+            except Exception as crash:
+                kinds = ", ".join(sorted({type(t).__name__ for t in tracers}))
+                return Exception(
+                    f"Leaked {name} {trace}. Leaked tracer(s): {kinds} (jax's report of the leak "
+                    f"raised {type(crash).__name__}: {crash})"
+                )
+
+        core.leaked_tracer_error = leaked_tracer_error
+
+    def _report_escaped_tracers(self) -> None:
+        """Wrap jax's check that eager code is given no tracer (`core.check_eval_args`, whose failure is
+        UnexpectedTracerError): a tracer there leaked earlier; report what holds it and where it was
+        stored (a `leak` event), then let jax raise."""
+        from jax._src import core
+
+        original = getattr(core, "check_eval_args", None)
+        if original is None:
+            return
+        observer = self
+
+        def check_eval_args(args):
+            args = list(args)
+            try:
+                return original(args)
+            except Exception:
+                tracers = [a for a in args if isinstance(a, jax.core.Tracer)]
+                del args  # not a holder
+                try:
+                    observer.leaked(tracers, "jax's check for escaped tracers")
+                except Exception:
+                    pass  # an observer never breaks the user's code
+                raise
+
+        core.check_eval_args = check_eval_args
+
+    def _scan_after_unchecked_transforms(self) -> None:
+        """jax checks jit, scan and friends for leaks, not `grad` traces nor eager `vmap`: after such a call
+        returns (outside any trace), look for tracers in the project's module globals, one or two
+        containers or attributes deep, and report each as a leak."""
+        observer = self
+        for name in UNCHECKED_TRANSFORMS:
+            real = getattr(jax, name, None)
+            if real is None:
+                continue
+
+            def transform(fun, *args, _real=real, _name=name, **kwargs):
+                transformed = _real(fun, *args, **kwargs)
+                if not callable(transformed):  # jvp, vjp, linearize: called already
+                    if not tracing():
+                        try:
+                            observer.scan(f"jax.{_name}", fun)
+                        except Exception:
+                            pass  # an observer never breaks the user's code
+                    return transformed
+
+                @functools.wraps(transformed)
+                def call(*a, **k):
+                    eager = not tracing()
+                    out = (
+                        _checked_as_jit(transformed, a, k)
+                        if eager and _name != "vmap" and getattr(jax.config, "jax_debug_key_reuse", False)
+                        else _NOT_RUN
+                    )
+                    out = transformed(*a, **k) if out is _NOT_RUN else out
+                    if eager:
+                        try:
+                            observer.scan(f"jax.{_name}", fun)
+                        except Exception:
+                            pass  # an observer never breaks the user's code
+                    return out
+
+                return call
+
+            setattr(jax, name, functools.wraps(real)(transform))
+
+    def scan(self, label: str, fun: Any) -> None:
+        found = _project_tracers(self.project)  # its own references are gone: they are no holders
+        if found:
+            code = getattr(inspect_unwrap(fun), "__code__", None)
+            traced = (
+                (getattr(inspect_unwrap(fun), "__qualname__", ""), code.co_filename, code.co_firstlineno)
+                if code
+                else None
+            )
+            self.leaked(found, f"jaxlint's scan of module globals after `{label}` returned", traced)
+
+    def leaked(self, tracers: list[Any], checker: str, traced_fallback: tuple[str, str, int] | None = None) -> None:
+        """A `leak` event for each leaked tracer a module global holds: the holder, the tracer's kind,
+        the function being traced, and the line that stored it."""
+        ignore = {id(tracers)}
+        for tracer in tracers:
+            found = leaks.holder(tracer, ignore)
+            if found is None:
+                continue
+            origin = ""
+            try:
+                origin = tracer._origin_msg() or ""
+            except Exception:
+                pass
+            match = _TRACED_AT.search(origin)
+            traced = (match["function"], match["file"], int(match["line"])) if match else traced_fallback
+            near = traced[2] if traced and self.project.file(traced[1]) else None
+            store = leaks.store_line(found, near)
+            where = [self.project.file(store[0]), *store[1:]] if store and self.project.file(store[0]) else None
+            key = ("leak", found.module.__name__, found.text())
+            if key in self.reported:
+                continue
+            self.reported.add(key)
+            shown = re.match(r"\w*Tracer\b", str(tracer))  # jax's own name for it: JitTracer, VmapTracer
+            self.events.emit(
+                "leak",
+                checker=checker,
+                holder=found.text(),
+                tracer=shown.group(0) if shown else type(tracer).__name__,
+                where=where,
+                traced=traced[0] if traced else "",
+                traced_at=[self.project.file(traced[1]), near] if traced and near else None,
+            )
 
     def missed(self, message: str) -> None:
         match = _CACHE_MISS.match(message)
@@ -334,6 +518,103 @@ class Observer:
             return fun(*args, **kwargs)
 
         return recorded
+
+
+UNCHECKED_TRANSFORMS = ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "vmap", "jvp", "vjp", "linearize")
+SCAN_DEPTH = 2
+SCAN_ITEMS = 64
+
+
+_NOT_RUN = object()
+
+
+def _checked_as_jit(transformed: Callable, args: tuple, kwargs: dict) -> Any:
+    """An eager differentiation, its keys checked at trace level as jit checks them: jax's eager checker
+    sees the forward pass of `jax.checkpoint` recomputed in the backward pass as a second use of the
+    key, where jit (and jax's jaxpr check) see one. Check the whole function's jaxpr, check and update
+    the keys passed in as a jit call does, and run it with the eager checker off. _NOT_RUN when the
+    function does not trace (it needs concrete values): then the eager checker runs as usual."""
+    try:
+        from jax.experimental.key_reuse import _core as key_reuse
+    except ImportError:
+        return _NOT_RUN
+    leaves = jax.tree_util.tree_leaves((args, kwargs))
+    try:
+        signature = key_reuse.function_type_signature(lambda a, k: transformed(*a, **k), args, kwargs)
+    except jax.errors.KeyReuseError:
+        raise  # jax's verdict at trace level, as under jit
+    except Exception:
+        return _NOT_RUN
+    signature.check_signature(*leaves, funcname="the differentiated function")
+    with jax.debug_key_reuse(False):
+        out = transformed(*args, **kwargs)
+    signature.update_consumption(leaves, jax.tree_util.tree_leaves(out))
+    return out
+
+
+def _project_tracers(project: Project) -> list[Any]:
+    """The tracers the project's module globals hold (and the class attributes of its classes)."""
+    found: list[Any] = []
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or not project.file(path):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and value.__module__ == module.__name__:  # a class of the project
+                for attribute in list(vars(value).values()):
+                    _tracers_in(attribute, found, SCAN_DEPTH - 1)
+            else:
+                _tracers_in(value, found, SCAN_DEPTH)
+    return found
+
+
+def _tracers_in(value: Any, found: list[Any], depth: int) -> None:
+    """Tracers in `value`: itself, the items of a list, tuple, deque, set or dict, an object's attributes
+    (the first SCAN_ITEMS of each), `depth` levels down."""
+    if isinstance(value, jax.core.Tracer):
+        if not any(value is f for f in found):
+            found.append(value)
+        return
+    if (
+        depth == 0
+        or isinstance(value, (str, bytes, type))
+        or callable(value)
+        or type(value).__module__.startswith(("jax", "numpy"))
+    ):
+        return
+    if isinstance(value, dict):
+        items: Any = list(value.values())
+    elif isinstance(value, (list, tuple, set, frozenset)) or type(value).__name__ == "deque":
+        items = list(value)
+    elif hasattr(value, "__dict__") and not isinstance(value, type(sys)):
+        items = list(vars(value).values())
+    else:
+        return
+    for item in items[:SCAN_ITEMS]:
+        _tracers_in(item, found, depth - 1)
+
+
+def _keep_escaped_tracer_checks() -> None:
+    """With `jax_debug_key_reuse` on, jax's eager evaluation skips its check that no argument is a tracer
+    (`core.check_eval_args`), so using a leaked tracer raises `TypeError: ... JVPTracer is not a valid JAX
+    type` (eagerly) or a `safe_zip` ValueError (a jit call) instead of `UnexpectedTracerError`: run that
+    check first, as jax does without the key-reuse checker, so that it changes nothing the leak check sees."""
+    from jax._src import core
+
+    eval_trace, lower = getattr(core, "EvalTrace", None), getattr(core, "full_lower", None)
+    if eval_trace is None or lower is None or not hasattr(core, "check_eval_args"):
+        return
+    real_primitive, real_call = eval_trace.process_primitive, eval_trace.process_call
+
+    def process_primitive(self, primitive, args, params, /):
+        core.check_eval_args([lower(a) for a in args])
+        return real_primitive(self, primitive, args, params)
+
+    def process_call(self, primitive, f, tracers, params, /):
+        core.check_eval_args([lower(t) for t in tracers])
+        return real_call(self, primitive, f, tracers, params)
+
+    eval_trace.process_primitive, eval_trace.process_call = process_primitive, process_call
 
 
 def inspect_unwrap(fun: Any) -> Any:

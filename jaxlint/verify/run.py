@@ -21,8 +21,8 @@ from jaxlint.discovery import discover
 from jaxlint.files import InputError, read_source
 from jaxlint.results import RunResult
 from jaxlint.verify import signatures
-from jaxlint.verify.confirm import UNVERIFIED, Report, decide, gather, with_status
-from jaxlint.verify.errors import RUNTIME_CODES, runtime_code
+from jaxlint.verify.confirm import UNVERIFIED, Report, could_not_verify, decide, gather, with_status
+from jaxlint.verify.errors import RUNTIME_CODES, runtime_code, unverifiable
 from jaxlint.verify_config import Command, VerifyOptions
 from jaxlint.verify.plan import FilePlan, plan_file, wants_tracing
 from jaxlint.verify.processes import ForkServer, run_subprocess
@@ -205,6 +205,8 @@ def verify(
             checked += decide(report.plan, report, evidence)
             if report.failure and not report.plan.findings:
                 notes.append(f"{report.plan.path}: not verified: {report.failure}")
+        label = report.plan.path if report.plan is not None else f"`{report.label}`"
+        notes += [f"{label}: {could_not_verify(report, e)}" for e in report.of("error") if unverifiable(e)]
     for d in evidence.new.values():
         shown = _shown(d.filename, every_plan)
         if d.code in settings.enabled_for(shown) or d.code not in RUNTIME_CODES:

@@ -334,7 +334,10 @@ def probe(module: Any, text: str) -> str:
 def run(job: dict[str, Any], events: EventLog) -> None:
     project = Project([job["project_root"], *job["sys_path"]])
     path = os.path.realpath(job["path"])
-    Observer(project, events).install(custom_prng=job.get("custom_prng", True))
+    # JAXLINT_VERIFY_KEY_REUSE=0 turns jax's key-reuse checker off (to compare what the other checkers see)
+    Observer(project, events).install(
+        custom_prng=job.get("custom_prng", True), key_reuse=os.environ.get("JAXLINT_VERIFY_KEY_REUSE", "1") != "0"
+    )
     for folder in reversed(job["sys_path"]):
         sys.path.insert(0, folder)
     sys.argv = list(job.get("argv") or [job["path"]])  # the module's own command line, not the worker's

@@ -17,7 +17,8 @@ class VerifyTraceError(Rule):
         "a jax error (`ConcretizationTypeError` and its relatives, a traced shape or slice bound, an "
         "in-place update), for example when the traced value went through a function in another module, "
         "which static analysis does not follow; or any other exception your code raised "
-        '("the module could not be imported: FileNotFoundError: ...").'
+        '("the module could not be imported: RuntimeError: ..."). A module or file the code needs that is '
+        "missing, or a checker failing inside itself, is no finding: a note says the file could not be verified."
     )
     why_bad = (
         "The code fails the first time it runs. When jaxlint traces with arguments it made up, only jax's "

@@ -14,8 +14,10 @@ class VerifyTracerLeak(Rule):
         "With `--verify`, jax's tracer-leak check runs at the end of every trace while your code runs "
         "(and around each trace jaxlint makes itself). When jax reports that a tracer outlived the trace "
         "(stored by a library call, a callback, an object's attribute) and no JAX308 finding in that "
-        "function explains it, the leak is reported at the function's `def` line when jaxlint traced it, "
-        "else at the innermost line of your project where the error surfaced."
+        "function explains it, the leak is reported at the line that stored the tracer (found from the module "
+        "global that holds it); when no such line is found, at the function's `def` line when jaxlint traced "
+        "it, else at the innermost line of your project where the error surfaced. After `jax.grad` and eager "
+        "`jax.vmap` calls, which jax does not check, jaxlint looks for tracers in module globals itself."
     )
     why_bad = (
         "A leaked tracer is an abstract value with no data: whatever later reads it fails with "
