@@ -52,7 +52,9 @@ class LintOptions:
     python_version: str | None = None  # the syntax to parse ("3.12"); default: the newest jaxlint knows
     # How messages that point at another line ("transformed by `jax.jit` at line 3") spell it.
     line_name: Callable[[int], str] = str
-    line_noqa: bool = True  # apply noqa comments (flake8 applies them itself; a file-wide `jaxlint: noqa` always applies)
+    line_noqa: bool = (
+        True  # apply noqa comments (flake8 applies them itself; a file-wide `jaxlint: noqa` always applies)
+    )
     # Without findings, the interface alone: the analysis runs, the rules do not (a module not named, analysed
     # for what it tells the named ones).
     findings: bool = True
