@@ -7,6 +7,7 @@ the analysis, so that it is computed once and in one place.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from typing import cast
 
@@ -124,6 +125,23 @@ class Context:
         (`not is_tracer(x) and x > n`: `x` is no tracer in `x > n`); `UNKNOWN` when the analysis does not know."""
         value = self._tracker.right_operand(operation)
         return UNKNOWN if value is None else value
+
+    def array_only_index(self, elements: Sequence[cst.SubscriptElement]) -> bool:
+        """Whether an item assignment with this index works on no list, tuple or dict (nor any container a
+        tracer could be stored in), only on an array or a `Ref`: several positions (`w[0, 0]`), `None`, `...`,
+        or an array."""
+        if len(elements) > 1:
+            return True
+        index = elements[0].slice
+        if not isinstance(index, cst.Index):
+            return False  # `xs[1:] = ...` assigns a slice of a list
+        value = index.value
+        held = self.value_of(value)
+        return (
+            isinstance(value, cst.Ellipsis)
+            or (isinstance(value, cst.Name) and value.value == "None")
+            or (held.is_array and not held.container)
+        )
 
     def iterated(self, expr: cst.BaseExpression) -> Value:
         """What one iteration over `expr` gives (an item of a container of tracers, a row of an array, a

@@ -86,7 +86,7 @@ class InPlaceUpdate(Rule):
             return
         if held.container and not _array_index(target.slice, self.facts.value_of):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
-        if held.pytree_part and not _no_container_index(target.slice, self.facts.value_of):
+        if held.pytree_part and not self.facts.array_only_index(target.slice):
             return  # `parts, total = carry`: `parts` is as often a Python list, where `parts[0] = v` works
         base = code(target.value)
         index = code(cst.Subscript(value=cst.Name("_"), slice=target.slice))[1:]
@@ -157,22 +157,6 @@ def _functional_update(target: cst.Subscript, method: str, value: cst.BaseExpres
         f".{method}(",
         *(("(", value, ")") if _bare(value) else (value,)),
         ")",
-    )
-
-
-def _no_container_index(elements, value_of) -> bool:
-    """An index that no list, tuple or dict a pytree holds takes in an item assignment, only an array: several
-    positions (`w[0, 0]`), `None`, `...`, or an array."""
-    if len(elements) > 1:
-        return True
-    index = elements[0].slice
-    if isinstance(index, cst.Slice):
-        return False  # `xs[1:] = ...` assigns a slice of a list
-    held = value_of(index.value)
-    return (
-        isinstance(index.value, cst.Ellipsis)
-        or (isinstance(index.value, cst.Name) and index.value.value == "None")
-        or (held.is_array and not held.container)
     )
 
 

@@ -121,7 +121,7 @@ class TracerLeak(Rule):
             if self.facts.outlives_trace(target.value):
                 self._report(node, f"`{target.value}`, defined outside the traced function", stored, value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-            if self.facts.value_of(target.value).kind is Kind.REF or _array_write(target):
+            if self.facts.value_of(target.value).kind is Kind.REF or self.facts.array_only_index(target.slice):
                 return  # a write into a `Ref` (a Pallas kernel's output, `jax.new_ref`): jax tracks it as state
             if self.facts.outlives_trace(target.value.value) and not self._scratch(target.value.value):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function", stored, value)
@@ -175,15 +175,6 @@ class TracerLeak(Rule):
             if value.is_known and self.facts.outlives_trace(func.value.value):
                 self._report(node, f"`{func.value.value}`, defined outside the traced function", arg.value, value)
                 return
-
-
-def _array_write(target: cst.Subscript) -> bool:
-    """`out[...] = v`, `out[i, j] = v`: an index no list or dict a tracer could leak into takes, only an array-like
-    such as a Pallas `Ref` (a NumPy array cannot hold a tracer: it raises instead)."""
-    elements = target.slice
-    return len(elements) > 1 or (
-        isinstance(elements[0].slice, cst.Index) and isinstance(elements[0].slice.value, cst.Ellipsis)
-    )
 
 
 def _only_built(use: tuple[cst.CSTNode, ...], name: str) -> bool:
