@@ -11,6 +11,23 @@ def numpy_names(*names: str) -> list[str]:
     return [JAX_NUMPY + name for name in names]
 
 
+# `jax.numpy` functions whose result size depends on the values of their data (one array, or two), unless
+# given `size=`.
+_SIZED_BY_ONE = (
+    "where",
+    "nonzero",
+    "argwhere",
+    "flatnonzero",
+    "unique",
+    "unique_values",
+    "unique_counts",
+    "unique_inverse",
+    "unique_all",
+    "extract",
+    "compress",
+)
+_SIZED_BY_TWO = ("union1d", "intersect1d", "setdiff1d", "setxor1d")
+
 # Arguments that set a shape, a size or a count: function -> (what they set, positions, keywords).
 SHAPE_ARGUMENTS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
     **{f: ("shape", (0,), ("shape",)) for f in numpy_names("zeros", "ones", "empty", "full")},
@@ -31,26 +48,7 @@ SHAPE_ARGUMENTS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
     "jax.numpy.pad": ("`pad_width`", (1,), ("pad_width",)),
     REPEAT: ("`total_repeat_length`", (), ("total_repeat_length",)),
     "jax.numpy.bincount": ("length", (2,), ("minlength", "length")),
-    **{
-        f: ("`size`", (), ("size",))
-        for f in numpy_names(
-            "where",
-            "nonzero",
-            "argwhere",
-            "flatnonzero",
-            "unique",
-            "unique_values",
-            "unique_counts",
-            "unique_inverse",
-            "unique_all",
-            "union1d",
-            "intersect1d",
-            "setdiff1d",
-            "setxor1d",
-            "extract",
-            "compress",
-        )
-    },
+    **{f: ("`size`", (), ("size",)) for f in numpy_names(*_SIZED_BY_ONE, *_SIZED_BY_TWO)},
     "jax.lax.full": ("shape", (0,), ("shape",)),
     "jax.lax.iota": ("size", (1,), ("size",)),
     "jax.lax.broadcast": ("shape", (1,), ("sizes",)),
@@ -74,22 +72,7 @@ RANDOM_SHAPE_POSITION = {
 # Functions whose result size depends on the values of their data arguments, unless given a size:
 # function -> (data positions, the keyword that fixes the size).
 DATA_DEPENDENT: dict[str, tuple[tuple[int, ...], str]] = {
-    **{
-        f: ((0,), "size")
-        for f in numpy_names(
-            "where",
-            "nonzero",
-            "argwhere",
-            "flatnonzero",
-            "unique",
-            "unique_values",
-            "unique_counts",
-            "unique_inverse",
-            "unique_all",
-            "extract",
-            "compress",
-        )
-    },
-    **{f: ((0, 1), "size") for f in numpy_names("union1d", "intersect1d", "setdiff1d", "setxor1d")},
+    **{f: ((0,), "size") for f in numpy_names(*_SIZED_BY_ONE)},
+    **{f: ((0, 1), "size") for f in numpy_names(*_SIZED_BY_TWO)},
     "jax.numpy.bincount": ((0,), "length"),
 }
