@@ -29,9 +29,13 @@ class PrngKeyReuse(Rule):
         "passes a key (whatever their name: `k`, `state`), any name a `jax.random` function draws from "
         "(jax raises on anything but a key), parameters named like keys "
         "(`key`, `rng`, `prng_key`, `*_key`, `*_rng`; see `key-names`), the items `keys[0]`, `keys[1]` of a "
-        "split, and `self.<key>` in a method. Flags a key consumed a second time, on some path, with no "
-        "rebinding in between. Every `jax.random` sampler and `split` consume their key; so does a function "
-        "of the same module that consumes its key parameter (directly or through its callees), at each call."
+        "split, and `self.<key>` in a method. A key is followed wherever it goes: into a dict with literal "
+        'keys (`keys = {"init": rng}` then `keys["init"]`), a tuple or list and out by unpacking, another '
+        "name, and views of one key (`key[None][0]`, `jnp.squeeze(key)`). Flags a key consumed a second time, "
+        "on some path, with no rebinding in between. Every `jax.random` sampler and `split` consume their key; "
+        "so does a function of the same module that consumes its key parameter (directly or through its "
+        "callees), at each call; a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
+        "one branch runs."
     )
     why_bad = (
         "JAX's random numbers are a pure function of the key: the same key gives the same numbers. Two "
