@@ -62,10 +62,6 @@ class Value:
     numpy: bool = False  # a host value that is a NumPy array: `jnp.asarray` of it holds the same numbers
     # Unpacked from a pytree of tracers (`parts, total = carry`): as often a Python list as an array.
     pytree_part: bool = False
-    # A tracer that the trace itself computed (`jnp`/`lax` where a transform traces to a jaxpr: `jit`, lax
-    # bodies) from values known before it (its tracer is `computed`): `jnp.array(x.shape).prod()` is a tracer
-    # too, so no shape and no `if`.
-    staged_constant: bool = False
     # For a Python dict, list or tuple the analysis saw built: what iterating and indexing it give. A container
     # holding no tracer yet (`metrics = {}`) keeps its items too, so filling it later is followed; its kind is
     # HOST for a list or tuple and UNKNOWN for a dict (rules know nothing of a dict of Python values).
@@ -80,6 +76,12 @@ class Value:
     # For a static Python number: "int", "bool" or "float" (a literal, `len(...)`, arithmetic on them); jax
     # gives a Python int the integer dtype wherever it flows (`jax.grad(f)(n)` rejects it).
     number: str | None = None
+
+    @property
+    def staged_constant(self) -> bool:
+        """A tracer the trace itself computed (`jnp`/`lax` under a transform that traces to a jaxpr) from values
+        known before it: `jnp.array(x.shape).prod()` is a tracer too, so no shape and no `if`."""
+        return self.kind is Kind.TRACED and self.tracer is not None and self.tracer.computed
 
     @property
     def is_known(self) -> bool:
@@ -523,9 +525,7 @@ def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | 
     traced = [operand for operand in operands if operand is not None and operand.kind is Kind.TRACED]
     if traced:
         origin = next((operand for operand in traced if not operand.staged_constant), traced[0])
-        return Value(
-            Kind.TRACED, origin.tracer, container=False, boolean=boolean, staged_constant=origin.staged_constant
-        )
+        return Value(Kind.TRACED, origin.tracer, container=False, boolean=boolean)
     if any(operand is not None and operand.is_array for operand in operands):
         return Value(Kind.ARRAY, boolean=boolean)
     return None
@@ -615,7 +615,7 @@ class Evaluator:
         tracer = self._staged()
         if tracer is None:
             return value
-        return Value(Kind.TRACED, tracer, container=False, boolean=value.boolean, staged_constant=True)
+        return Value(Kind.TRACED, tracer, container=False, boolean=value.boolean)
 
     def _computed(self, expr: cst.BaseExpression, kind: type) -> Value | None:
         """Arithmetic, unary operators and comparisons."""
@@ -902,9 +902,9 @@ class Evaluator:
             # `carry, ys = lax.scan(...)`, `jnp.split(x, 2)`: arrays in a pytree, tracers under a trace.
             traced = next((a for a in arguments if a is not None and a.kind is Kind.TRACED and a.tracer), None)
             if traced is not None and qualified_call not in COLLECTIVES:  # computed from a tracer: tracers
-                return Value(Kind.TRACED, traced.tracer, container=True, staged_constant=traced.staged_constant)
+                return Value(Kind.TRACED, traced.tracer, container=True)
             tracer = self._staged()
-            return Value(Kind.TRACED, tracer, container=True, staged_constant=True) if tracer is not None else None
+            return Value(Kind.TRACED, tracer, container=True) if tracer is not None else None
         if arrays.produces_array(call, self.names):
             qualified = self.names.qualified(func)
             return _derived(arguments, boolean=qualified in BOOLEAN_FUNCTIONS) or ARRAY

@@ -227,7 +227,8 @@ BUILDS_JAXPR = _where(lambda t: t.staged and not t.concrete_constants) | frozens
 CUSTOM_RULES = frozenset(name for name, t in TRANSFORMS.items() if t.family == CUSTOM)
 
 # Context managers under which jax computes eagerly, even inside a trace: their results are concrete arrays.
-CONCRETE_CONTEXTS = frozenset({"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval", "jax.disable_jit"})
+# (Not `jax.disable_jit()`: inside a trace already running, its results are still tracers.)
+CONCRETE_CONTEXTS = frozenset({"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"})
 # Context managers under which transforms do not trace: `jit` and the lax loops run their functions in Python on
 # concrete values (`with jax.disable_jit(): lax.scan(body, ...)` calls `body` with arrays).
 UNTRACED_CONTEXTS = frozenset({"jax.disable_jit"})
