@@ -141,6 +141,10 @@ class Returned:
         return self.value
 
 
+# What a `partial` gives a function before a call's own arguments: positional values, then keyword values.
+_Given = tuple[tuple["Value | None", ...], tuple[tuple[str, "Value"], ...]]
+
+
 @dataclass(frozen=True)
 class _Call:
     chain: Chain
@@ -150,6 +154,7 @@ class _Call:
     node: cst.Call
     caller: str | None  # the traced function making the call, if any
     via: AppliedTransform | None  # the caller's trace, named after its transform
+    partial: _Given = ((), ())  # for a call of a name bound to `partial(f, a, k=b)`: `a` and `k=b`
 
 
 _CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.ListComp, cst.DictComp)
@@ -293,6 +298,7 @@ class ScopeRecorder:
         self.self_calls: set[str] = set()  # those whose def the analysis learned something about (facts())
         self._defs: dict[tuple[int, str], cst.FunctionDef | cst.ClassDef] = {}
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
+        self._partials: dict[tuple[int, str], _Given] = {}  # the values a partial alias gives
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
         # (id of a scope, name) whose latest binding, in the order of the walk, is an alias, not a def
         self._aliased_last: set[tuple[int, str]] = set()
@@ -348,11 +354,15 @@ class ScopeRecorder:
         target: cst.BaseExpression,
         bound: int = 0,
         bound_names: frozenset[str] = frozenset(),
+        given: _Given | None = None,
     ) -> None:
         """`name = jax.jit(target)`, `name = lambda ...` or `name = partial(target, cfg, k=v)`: calling
-        `name` calls `target`, with the first `bound` parameters and `bound_names` already given."""
+        `name` calls `target`, with the first `bound` parameters and `bound_names` already given (for a
+        partial, `given`: the values it gives them)."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
         self._alias_names[(id(chain[-1]), name)] = bound_names
+        if given is not None:
+            self._partials[(id(chain[-1]), name)] = given
         self._aliased_last.add((id(chain[-1]), name))
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
@@ -588,7 +598,8 @@ class ScopeRecorder:
                 positional.append(value)
             elif value is not None:
                 keywords.append((arg.keyword.value, value))
-        self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via))
+        partial = self._partial_given(chain, func)
+        self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via, partial))
         if self._news is not None:
             given = [value.kind for value in (*positional, *(value for _, value in keywords)) if value is not None]
             if via is not None:
@@ -597,6 +608,19 @@ class ScopeRecorder:
                 self._learned(chain, func, self._known.scalars)
             elif Kind.ARRAY in given:
                 self._learned(chain, func, self._known.arrays)
+
+    def _partial_given(self, chain: Chain, func: cst.BaseExpression) -> _Given:
+        """What the partial a called name is bound to gives (`fn(batch)` after `fn = partial(loss, x)`: `x`)."""
+        if isinstance(func, cst.Name):
+            for level, scope in enumerate(reversed(chain)):
+                if type(scope) is cst.ClassDef and level > 0:
+                    continue
+                key = (id(scope), func.value)
+                if key in self._aliases or key in self._defs:
+                    return self._partials.get(key, ((), ()))
+                if key[1] in self._bound.get(id(scope), ()):
+                    break
+        return ((), ())
 
     def _resolve(
         self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
@@ -698,8 +722,12 @@ class ScopeRecorder:
                     # The tracker records a caller with every call it gives a trace (`via`).
                     entries.append(TracedCaller(call.via, cast(str, call.caller)))
             signature = Signature.of(cast("cst.FunctionDef | cst.Lambda", node).params)
-            params = dict(zip(signature.positional[bound:], call.positional))
-            params.update((k, v) for k, v in call.keywords if k in signature.all)
+            before, named = call.partial
+            start = bound - len(before)
+            if start < 0:
+                start, before = bound, ()  # (aliases of aliases: the partial's values are not followed)
+            params = dict(zip(signature.positional[start:], (*before, *call.positional)))
+            params.update((k, v) for k, v in (*named, *call.keywords) if k in signature.all)
             for param, value in params.items():
                 if value is None:
                     continue

@@ -608,7 +608,15 @@ class ValueTracker(Domain):
                 given = [arg for arg in node.value.args if arg.keyword is None]
                 if given and not any(arg.star for arg in node.value.args):
                     names = frozenset(arg.keyword.value for arg in node.value.args if arg.keyword is not None)
-                    self.recorder.alias(tuple(self._chain), target.value, given[0].value, len(given) - 1, names)
+                    values = (
+                        tuple(self.value_of(arg.value) for arg in given[1:]),
+                        tuple(
+                            (arg.keyword.value, value)
+                            for arg in node.value.args
+                            if arg.keyword is not None and (value := self.value_of(arg.value)) is not None
+                        ),
+                    )
+                    self.recorder.alias(tuple(self._chain), target.value, given[0].value, len(given) - 1, names, values)
         value = self.value_of(node.value)
         for assigned in node.targets:
             left, right = assigned.target, node.value
@@ -1021,9 +1029,12 @@ class ValueTracker(Domain):
         env = dict(outer_env)
         _forget(env, parameter_names(params))
         _forget(env, env.keys() & self._rebound_globals)  # (the few names in scope, not every rebound global)
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params, *stars):
             name = param.name.value
             annotation = param.annotation.annotation if param.annotation is not None else None
+            if param in stars:
+                annotation = None  # `*args: jax.Array` annotates each item: the parameter is a tuple (a dict)
             annotated = annotation is not None and arrays.is_array_annotation(annotation, self.names)
             scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS
             if node in self._known.kernels:
