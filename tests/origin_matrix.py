@@ -1501,7 +1501,6 @@ MISSES: dict[tuple[str, str], str] = {
               ("inplace",)),
     **_misses("factory-closure", ("factory_closure_over_concrete_compared",), _COMPARING),
     **_misses("dict-get", ("dict_get",), ("inplace",)),
-    **_misses("tree-map-result", ("tree_map_result",), ("inplace", *_TRACER_USES)),
     **_misses("scan-result", ("scan_result",), ("inplace",)),
     **_misses("pytree-method-self", ("pytree_method_self_field", "pytree_method_return"),
               ("inplace", *_TRACER_USES)),

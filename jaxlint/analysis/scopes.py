@@ -313,7 +313,7 @@ class ScopeRecorder:
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
         self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
         self._generators: set[cst.CSTNode] = set()
-        self._callable: list[tuple[Chain, cst.Call]] = []
+        self._callable: list[tuple[Chain, cst.Call, cst.BaseExpression]] = []
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
         self._known = RoundFacts()  # read only while `_news` is set (watch())
         self._news: Callable[[], None] | None = None
@@ -448,9 +448,12 @@ class ScopeRecorder:
         """`function`'s body has been walked this round: calls below it can use its summary now."""
         self._finished[function] = self._summary(function, host)
 
-    def summary_now(self, chain: Chain, call: cst.Call) -> tuple[cst.CSTNode, int, Returned | None] | None:
-        """The function a call calls, when its body was walked already this round, with its summary."""
-        node, bound = self._resolve(chain, call.func)
+    def summary_now(
+        self, chain: Chain, call: cst.Call, func: cst.BaseExpression
+    ) -> tuple[cst.CSTNode, int, Returned | None] | None:
+        """The function a call runs (`func`: the called expression, or the function `jax.tree.map` maps), when
+        its body was walked already this round, with its summary."""
+        node, bound = self._resolve(chain, func)
         if node is None or node not in self._finished or _is_init(node):
             return None
         return node, bound, self._finished[node]
@@ -467,16 +470,17 @@ class ScopeRecorder:
         """`function` yields: calling it gives a generator, not what it returns."""
         self._generators.add(function)
 
-    def callable_call(self, chain: Chain, call: cst.Call) -> None:
-        """A call that may call a function of this module: its result follows that function's returns."""
-        self._callable.append((chain, call))
+    def callable_call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression | None = None) -> None:
+        """A call that may run a function of this module (`func`, when not the called expression itself): its
+        result follows that function's returns."""
+        self._callable.append((chain, call, call.func if func is None else func))
 
     def _return_summaries(self, facts: RoundFacts) -> None:
         for function, summary in self._finished.items():  # summarised once, when its body was walked
             if summary is not None and function not in facts.host:
                 facts.returns[function] = summary
-        for chain, call in self._callable:
-            node, bound = self._resolve(chain, call.func)
+        for chain, call, func in self._callable:
+            node, bound = self._resolve(chain, func)
             if node is not None and node in facts.returns and not _is_init(node):
                 facts.callees[call] = (node, bound)
 

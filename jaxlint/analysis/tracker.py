@@ -60,6 +60,7 @@ from jaxlint.analysis.values import (
     after_method,
     bound_names,
     join,
+    leaf_of,
     pytree_after,
     stored,
     unknown_contents,
@@ -142,6 +143,17 @@ def _by_parameter(
         if param is not None:
             given[param] = value
     return given
+
+
+def _tree_mapped(summary: Returned, positional: tuple[str, ...], trees: list[Value | None]) -> Value | None:
+    """What `jax.tree.map(f, *trees)` gives: the first tree's structure holding what `f` returns for its leaves.
+    Known only as a pytree of tracers (`f` returns a tracer for a traced leaf); a tree of Python values (shapes)
+    or of unknown leaves is left unknown."""
+    leaves = [leaf_of(tree) if tree is not None and tree.kind is Kind.TRACED else None for tree in trees]
+    leaf = summary.result(dict(zip(positional, leaves)))
+    if leaf is None or leaf.kind is not Kind.TRACED or leaf.tracer is None:
+        return None
+    return Value(Kind.TRACED, leaf.tracer, container=True)
 
 
 @lru_cache(maxsize=1024)
@@ -367,15 +379,22 @@ class ValueTracker(Domain):
         if callee is None:
             callee = self._callees[id(call)] = self._callee(call)
         if callee is _NO_CALLEE:
+            # (A summary a later round learns for it, of a function walked after this point, needs that round.)
+            self.asked.setdefault(call, None)
             return self._imported_return(call, arguments) or self._instance(call)
         positional, summary = callee
         self.asked[call] = summary
-        return None if summary is None else summary.result(_by_parameter(call, arguments, positional))
+        if summary is None:
+            return None
+        if self.names.qualified(call.func) in TREE_MAPS:
+            return _tree_mapped(summary, positional, arguments[1:])
+        return summary.result(_by_parameter(call, arguments, positional))
 
     def _callee(self, call: cst.Call) -> tuple[tuple[str, ...], Returned | None] | _NoCallee:
         """The positional parameters and the summary of the module's function a call calls."""
         self._receiver(call.func)
-        now = self.recorder.summary_now(tuple(self._chain), call)
+        func = call.args[0].value if self.names.qualified(call.func) in TREE_MAPS and call.args else call.func
+        now = self.recorder.summary_now(tuple(self._chain), call, func)
         if now is not None:
             function, bound, summary = now
         elif call in self._known.callees:
@@ -765,10 +784,8 @@ class ValueTracker(Domain):
             values = [self.value_of(arg.value) for arg in node.args]
             if self.names.qualified(node.func) in TREE_MAPS:
                 # The function gets one leaf of each tree: tracers, not pytrees.
-                leaves = [
-                    replace(v, container=False, contents=None) if v is not None and v.kind is Kind.TRACED else None
-                    for v in values[1:]
-                ]
+                leaves = [leaf_of(v) if v is not None and v.kind is Kind.TRACED else None for v in values[1:]]
+                self.recorder.callable_call(chain, node, node.args[0].value)
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)

@@ -539,6 +539,11 @@ def _argument_itself(expr: cst.BaseExpression, value: Value) -> bool:
     return tracer.param == expr.value and not (tracer.path or tracer.computed or tracer.returned_by)
 
 
+def leaf_of(tree: Value) -> Value:
+    """One leaf of a pytree of tracers, as `jax.tree.map` hands it to its function: a tracer, not a pytree."""
+    return replace(tree, container=False, contents=None, pytree=None, pytree_part=False)
+
+
 def _literal_key(index: Sequence[cst.SubscriptElement]) -> str | None:
     """The key or index a subscript writes as one literal (`"x"`, `0`), as the source spells it."""
     if len(index) != 1 or not isinstance(index[0].slice, cst.Index):
