@@ -1502,8 +1502,6 @@ MISSES: dict[tuple[str, str], str] = {
     **_misses("factory-closure", ("factory_closure_over_concrete_compared",), _COMPARING),
     **_misses("dict-get", ("dict_get",), ("inplace",)),
     **_misses("scan-result", ("scan_result",), ("inplace",)),
-    **_misses("pytree-method-self", ("pytree_method_self_field", "pytree_method_return"),
-              ("inplace", *_TRACER_USES)),
     **_misses("attribute-from-init", ("attribute_from_init",), ("inplace", *_TRACER_USES)),
     **_misses("key-loop-alias", ("key_dict_item", "key_namedtuple_field", "key_scan_carry", "key_kwarg",
                                  "key_carry_tuple", "key_fori_carry", "key_vmapped"), ("draw_in_loop",)),

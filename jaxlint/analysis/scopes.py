@@ -34,6 +34,8 @@ class RoundFacts:
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
     lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # lax carries given a Python list
     arrays: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given a JAX array (not a pytree)
+    # Parameters the calls seen give an instance of one class of this module (None: of different classes).
+    classes: dict[cst.CSTNode, dict[str, cst.ClassDef | None]] = field(default_factory=dict)
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     # Key parameters consumed, by function (None: module level).
@@ -68,6 +70,7 @@ _FLOW_FIELDS = (
     "scalars",
     "lists",
     "arrays",
+    "classes",
     "host",
     "kernels",
     "consumes",
@@ -229,6 +232,11 @@ def _is_static(function: cst.FunctionDef) -> bool:
 
 def _is_classmethod(function: cst.FunctionDef) -> bool:
     return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod" for d in function.decorators)
+
+
+def instance_method(function: cst.FunctionDef) -> bool:
+    """A method whose first parameter is the instance (not a staticmethod or a classmethod)."""
+    return not _is_static(function) and not _is_classmethod(function)
 
 
 def is_property(function: cst.FunctionDef) -> bool:
@@ -589,8 +597,10 @@ class ScopeRecorder:
         values: list[Value | None],
         caller: str | None,
         via: AppliedTransform | None,
+        receiver: Value | None = None,
     ) -> None:
-        """A call worth resolving: from a traced scope, or passing scalar literals (marked STATIC here)."""
+        """A call worth resolving: from a traced scope, or passing scalar literals (marked STATIC here).
+        `receiver`: what `obj` holds in `obj.method(...)`, when the method gets it as `self`."""
         positional: list[Value | None] = []
         keywords: list[tuple[str, Value]] = []
         for arg, value in zip(args, values):
@@ -602,7 +612,7 @@ class ScopeRecorder:
                 positional.append(value)
             elif value is not None:
                 keywords.append((arg.keyword.value, value))
-        partial = self._partial_given(chain, func)
+        partial = ((receiver,), ()) if receiver is not None else self._partial_given(chain, func)
         self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via, partial))
         if self._news is not None:
             given = [value.kind for value in (*positional, *(value for _, value in keywords)) if value is not None]
@@ -735,6 +745,10 @@ class ScopeRecorder:
             for param, value in params.items():
                 if value is None:
                     continue
+                cls = value.instance if type(value.instance) is cst.ClassDef else value.pytree
+                if cls is not None:
+                    given = facts.classes.setdefault(node, {})
+                    given[param] = cls if given.get(param, cls) is cls else None
                 if value.kind is Kind.STATIC:
                     facts.scalars[node] = facts.scalars.get(node, frozenset()) | {param}
                 elif value.kind is Kind.ARRAY and value.contents is None:
