@@ -36,6 +36,9 @@ class RoundFacts:
     arrays: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given a JAX array (not a pytree)
     # Parameters the calls seen give an instance of one class of this module (None: of different classes).
     classes: dict[cst.CSTNode, dict[str, cst.ClassDef | None]] = field(default_factory=dict)
+    # Parameters the calls seen give values of one dtype kind (an int array, a Python float; None: of different
+    # kinds, or of a kind not known).
+    dtypes: dict[cst.CSTNode, dict[str, str | None]] = field(default_factory=dict)
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     # Key parameters consumed, by function (None: module level).
@@ -71,6 +74,7 @@ _FLOW_FIELDS = (
     "lists",
     "arrays",
     "classes",
+    "dtypes",
     "host",
     "kernels",
     "consumes",
@@ -606,7 +610,7 @@ class ScopeRecorder:
         for arg, value in zip(args, values):
             if arg.star:
                 break
-            if is_scalar_literal(arg.value):
+            if is_scalar_literal(arg.value) and (value is None or value.kind is not Kind.STATIC):
                 value = Value(Kind.STATIC)
             if arg.keyword is None:
                 positional.append(value)
@@ -749,6 +753,9 @@ class ScopeRecorder:
                 if cls is not None:
                     given = facts.classes.setdefault(node, {})
                     given[param] = cls if given.get(param, cls) is cls else None
+                if value.contents is None and not value.container:
+                    kinds = facts.dtypes.setdefault(node, {})
+                    kinds[param] = value.dtype_kind if kinds.get(param, value.dtype_kind) == value.dtype_kind else None
                 if value.kind is Kind.STATIC:
                     facts.scalars[node] = facts.scalars.get(node, frozenset()) | {param}
                 elif value.kind is Kind.ARRAY and value.contents is None:

@@ -843,7 +843,8 @@ class ValueTracker(Domain):
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver)
         elif any(is_scalar_literal(arg.value) for arg in node.args):
-            self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
+            literals = [self.value_of(arg.value) if is_scalar_literal(arg.value) else None for arg in node.args]
+            self.recorder.call(chain, node, node.func, list(node.args), literals, None, None)
         elif type(node.func) is cst.Name:
             # An eager call giving a function a JAX array (`step(jnp.stack(xs))`): under its transform, one tracer.
             values = [self.value_of(arg.value) for arg in node.args]
@@ -1126,6 +1127,7 @@ class ValueTracker(Domain):
                 env[name] = Value(
                     Kind.TRACED,
                     tracer,
+                    dtype=None if container else self._known.dtypes.get(node, {}).get(name),
                     container=container,
                     pytree_part=listed,
                     pytree=self._class_of_pytree(node, param, annotation) if container else None,
@@ -1198,7 +1200,7 @@ class ValueTracker(Domain):
         if value is not None and value.kind is Kind.TRACED and value.tracer is not None and value.tracer.computed:
             # Computed by this function's own trace from constants: a concrete array to a caller outside any
             # trace, and one that a traced caller stages again.
-            return Value(Kind.ARRAY, boolean=value.boolean) if value.contents is None and not value.container else None
+            return Value(Kind.ARRAY, dtype=value.dtype) if value.contents is None and not value.container else None
         if value is not None and value.contents is not None and value.kind is not Kind.TRACED:
             return unknown_contents(value)  # a list or dict of Python values: what its items are is not kept
         if (
