@@ -20,6 +20,8 @@ from typing import Callable, TypeGuard, cast
 
 import libcst as cst
 
+from jaxlint.diagnostics import Evidence
+
 from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
@@ -142,6 +144,10 @@ class Value:
     def abstract(self) -> bool:
         """A staged tracer that is certainly an array, not a pytree: the value JAX3xx/JAX4xx rules need."""
         return self.staged and not self.container
+
+    def evidence(self, row_of: Callable[[cst.CSTNode], int]) -> tuple[Evidence, ...]:
+        """Why the value is a tracer, step by step (nothing for a value that is not one)."""
+        return self.tracer.evidence(row_of) if self.kind is Kind.TRACED and self.tracer is not None else ()
 
     def describe(self, subject: str, line_of: Callable[[cst.CSTNode], int]) -> str:
         """Why `subject`, holding this value, is an array or a tracer: for a message."""
