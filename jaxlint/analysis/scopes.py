@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
-from jaxlint.analysis.values import Kind, Value, join
+from jaxlint.analysis.values import Kind, Value, built, join
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
 
@@ -97,6 +97,8 @@ class Returned:
     closure: Tracer | None = None
     value: Value | None = None  # what it gives when no argument in `params` holds a tracer
     container: bool = False  # a tuple or dict of tracers rather than one array
+    # For a function whose every `return` gives a tuple of one length: what each position gives.
+    items: tuple["Returned | None", ...] | None = None
 
     @classmethod
     def of(cls, function: str, params: tuple[str, ...], values: list[Value | None]) -> "Returned | None":
@@ -104,6 +106,14 @@ class Returned:
         if not values or any(value is None for value in values):
             return None
         known = cast("list[Value]", values)  # none is None (above)
+        whole = cls._whole(function, params, known)
+        items = _tuple_items(known)
+        if whole is None or items is None:
+            return whole
+        return replace(whole, items=tuple(cls.of(function, params, list(column)) for column in zip(*items)))
+
+    @classmethod
+    def _whole(cls, function: str, params: tuple[str, ...], known: list[Value]) -> "Returned | None":
         traced = [value for value in known if value.kind is Kind.TRACED]
         if not traced:
             joined: Value | None = known[0]
@@ -136,6 +146,8 @@ class Returned:
 
     def result(self, given: dict[str, Value | None]) -> Value | None:
         """The value a call gives, `given` the values of the arguments by parameter name."""
+        if self.items is not None:
+            return built("tuple", tuple(item.result(given) if item is not None else None for item in self.items))
         if self.closure is not None:
             return Value(Kind.TRACED, self.closure, container=self.container)
         for param in self.params:
@@ -146,6 +158,15 @@ class Returned:
         if self.params and not all((value := given.get(param)) is not None and value.is_array for param in self.params):
             return None  # the result follows arguments whose values are unknown
         return self.value
+
+
+def _tuple_items(values: list[Value]) -> list[tuple[Value | None, ...]] | None:
+    """The items of each value when every one is a tuple of the same length, item by item."""
+    found = [value.contents.items for value in values if value.contents is not None and value.contents.kind == "tuple"]
+    if len(found) < len(values) or any(items is None for items in found):
+        return None
+    lengths = {len(cast("tuple", items)) for items in found}
+    return cast("list[tuple[Value | None, ...]]", found) if len(lengths) == 1 else None
 
 
 # What a `partial` gives a function before a call's own arguments: positional values, then keyword values.
