@@ -39,6 +39,9 @@ class RoundFacts:
     # Parameters the calls seen give values of one dtype kind (an int array, a Python float; None: of different
     # kinds, or of a kind not known).
     dtypes: dict[cst.CSTNode, dict[str, str | None]] = field(default_factory=dict)
+    # For a class of this module: the attributes only its `__init__` sets, each as a summary in terms of
+    # `__init__`'s parameters (what an instance made by a call holds there).
+    attributes: dict[cst.ClassDef, dict[str, "Returned"]] = field(default_factory=dict)
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     # Key parameters consumed, by function (None: module level).
@@ -75,6 +78,7 @@ _FLOW_FIELDS = (
     "arrays",
     "classes",
     "dtypes",
+    "attributes",
     "host",
     "kernels",
     "consumes",
@@ -319,12 +323,16 @@ class ScopeRecorder:
         self,
         overridden: Set[tuple[int, str]] = frozenset(),
         method: Callable[[cst.ClassDef, str, cst.CSTNode | None], cst.CSTNode | None] = lambda c, n, own: own,
+        set_once: Callable[[cst.ClassDef, str], bool] = lambda cls, attr: False,
     ) -> None:
         """`overridden`: (id of a class, name) for the methods a subclass in the module defines again;
         `method(cls, name, own)`: the def that `name` finds on an instance of `cls`, given the class's own def of
-        that name (None: it has none; a base class's may be found)."""
+        that name (None: it has none; a base class's may be found); `set_once(cls, attr)`: whether one
+        assignment in the class's methods, and none elsewhere, sets the attribute."""
         self._overridden = overridden
         self._method_of = method
+        self._set_once = set_once
+        self._attributes_set: dict[tuple[cst.ClassDef, cst.FunctionDef], dict[str, list[Value | None]]] = {}
         self._plain: set[int] = set()  # the classes whose calls make instances whose methods are their defs
         self._receivers: dict[int, cst.ClassDef] = {}  # `obj.m` (by id) where `obj` holds an instance of the class
         self._self_calls: list[tuple[str, cst.CSTNode | None]] = []  # `Class.m` for `self.m` in its methods
@@ -433,6 +441,19 @@ class ScopeRecorder:
     def scope_names(self, scope: cst.CSTNode, names: set[str]) -> None:
         """Every name a scope binds: one of them hides a function of that name further out."""
         self._bound[id(scope)] = names
+
+    def attribute_set(self, cls: cst.ClassDef, init: cst.FunctionDef, attr: str, value: Value | None) -> None:
+        """`self.attr = value` in `cls.__init__` (`init`)."""
+        self._attributes_set.setdefault((cls, init), {}).setdefault(attr, []).append(value)
+
+    def _attribute_summaries(self, facts: RoundFacts) -> None:
+        for (cls, init), attributes in self._attributes_set.items():
+            params = Signature.of(init.params).all
+            for attr, values in attributes.items():
+                summary = Returned.of("__init__", params, values) if self._set_once(cls, attr) else None
+                if summary is not None and summary.matters:
+                    label = f"{cls.name.value}.{attr}"
+                    facts.attributes.setdefault(cls, {})[attr] = replace(summary, function=label)
 
     def returned(self, function: cst.CSTNode, value: Value | None) -> None:
         """`function` may return `value` (None: something unknown)."""
@@ -745,6 +766,7 @@ class ScopeRecorder:
             if node is not None:
                 facts.kernels.add(node)
         self._return_summaries(facts)
+        self._attribute_summaries(facts)
         self._container_returns(facts)
         self._list_parameters(facts)
         traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, Fixed]]] = {}

@@ -91,6 +91,8 @@ class Value:
     # For a static Python number: "int", "bool" or "float" (a literal, `len(...)`, arithmetic on them); jax
     # gives a Python int the integer dtype wherever it flows (`jax.grad(f)(n)` rejects it).
     number: str | None = None
+    # For an instance of a class of this module: the attributes its `__init__` sets, with what each holds.
+    attributes: tuple[tuple[str, "Value | None"], ...] = ()
 
     @property
     def boolean(self) -> bool:
@@ -878,6 +880,8 @@ class Evaluator:
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
         base = self.value_of(expr.value)
+        if base is not None and base.attributes:
+            return dict(base.attributes).get(expr.attr.value)  # `Wrapper(x).value`: what `__init__` set
         if base is None or not base.is_array:
             return None
         if base.kind is Kind.TRACED and base.pytree is not None and base.tracer is not None:
