@@ -1508,7 +1508,7 @@ MISSES: dict[tuple[str, str], str] = {
     # JAX602 misses an int value from every origin: it looks at literals only.
     **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS if not origin.only and origin.name not in {
         "argument", "closure", "helper_parameter", "jit_by_call", "jnp_constant_under_jit", "method_parameter",
-        "partial_bound"}), ("grad_int",)),
+        "partial_bound", "attribute_from_init", "helper_return", "lambda_return"}), ("grad_int",)),
 }
 
 # Twin cells jaxlint flags (false alarms), (twin, use) -> why.

@@ -103,6 +103,8 @@ class Returned:
     container: bool = False  # a tuple or dict of tracers rather than one array
     # For a function whose every `return` gives a tuple of one length: what each position gives.
     items: tuple["Returned | None", ...] | None = None
+    # The dtype kind of what it returns, from the arguments the calls seen give it (analysis/values.py).
+    dtype: str | None = None
 
     @classmethod
     def of(cls, function: str, params: tuple[str, ...], values: list[Value | None]) -> "Returned | None":
@@ -139,8 +141,10 @@ class Returned:
         closure = next((tracer for tracer in tracers if not is_own(tracer)), None)
         container = any(value.container for value in traced)
         # Without tracers in, a function returning arrays computed from its arguments returns arrays.
-        plain = None if container else Value(Kind.ARRAY)
-        return cls(function, own, closure, plain, container)
+        kinds = {value.dtype for value in traced}
+        dtype = kinds.pop() if len(kinds) == 1 and not container else None
+        plain = None if container else Value(Kind.ARRAY, dtype=dtype)
+        return cls(function, own, closure, plain, container, dtype=dtype)
 
     @property
     def matters(self) -> bool:
@@ -153,12 +157,12 @@ class Returned:
         if self.items is not None:
             return built("tuple", tuple(item.result(given) if item is not None else None for item in self.items))
         if self.closure is not None:
-            return Value(Kind.TRACED, self.closure, container=self.container)
+            return Value(Kind.TRACED, self.closure, container=self.container, dtype=self.dtype)
         for param in self.params:
             value = given.get(param)
             if value is not None and value.kind is Kind.TRACED and value.tracer is not None:
                 tracer = replace(value.tracer, returned_by=self.function)
-                return Value(Kind.TRACED, tracer, container=self.container)
+                return Value(Kind.TRACED, tracer, container=self.container, dtype=self.dtype)
         if self.params and not all((value := given.get(param)) is not None and value.is_array for param in self.params):
             return None  # the result follows arguments whose values are unknown
         return self.value
