@@ -77,6 +77,7 @@ def test_json_exact(project: Path) -> None:
         "url": f"{DOCS}JAX101.md",
         "noqa_row": 3,
         "cell": None,
+        "evidence": [],
     }]
 
 
@@ -89,7 +90,7 @@ def test_json_several_findings(project: Path) -> None:
     ]
     for finding in found:
         assert set(finding) == {"code", "message", "filename", "location", "end_location", "fix", "url",
-                                "noqa_row", "cell"}
+                                "noqa_row", "cell", "evidence"}
         assert Path(finding["filename"]).is_absolute()
         assert finding["url"] == f"{DOCS}{finding['code']}.md"
         assert finding["noqa_row"] == finding["location"]["row"]

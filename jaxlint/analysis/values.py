@@ -42,12 +42,14 @@ from jaxlint.model.functions import (
     STATIC_BUILTINS,
 )
 from jaxlint.model.dtypes import (
+    ARANGE,
     COUNTING,
     COUNTING_METHODS,
     DTYPE_KINDS,
     DTYPE_POSITION,
     DTYPE_SPELLINGS,
     FLOAT_MAKERS,
+    FROM_VALUES,
     KIND_KEEPING,
     KIND_ORDER,
     METHOD_RESULT_KINDS,
@@ -591,10 +593,6 @@ def _literal_key(index: Sequence[cst.SubscriptElement]) -> str | None:
     return key.value if isinstance(key, (cst.SimpleString, cst.Integer)) else None
 
 
-# `jnp.array(3)`, `jnp.asarray(x)`: an array of what they are given.
-_FROM_VALUES = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
-ARANGE = "jax.numpy.arange"
-
 _COMPUTING_BUILTINS = ARITHMETIC_BUILTINS | {"sum", "list", "tuple", "dict"}
 _COMPUTED = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison})
 
@@ -935,7 +933,7 @@ class Evaluator:
         if qualified in FLOAT_MAKERS:
             return "float"
         first = arguments[0] if arguments else None
-        if qualified in KIND_KEEPING or qualified in _FROM_VALUES:
+        if qualified in KIND_KEEPING or qualified in FROM_VALUES:
             return first.dtype_kind if first is not None else None
         if qualified in COUNTING and first is not None:
             return "int" if first.dtype_kind == "bool" else first.dtype_kind

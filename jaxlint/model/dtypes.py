@@ -134,6 +134,10 @@ KIND_KEEPING = frozenset(
     broadcast_to atleast_1d atleast_2d
     """.split()
 )
+# `jnp.array(3)`, `jnp.asarray(x)`: an array of what they are given.
+FROM_VALUES = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
+# `jnp.arange(3)` counts in integers, `jnp.arange(3.0)` in floats: the kind of its bounds.
+ARANGE = "jax.numpy.arange"
 # Sums and products: a boolean array counts as integers (`(x > 0).sum()` is an int32), other kinds keep theirs.
 COUNTING = frozenset(f"jax.numpy.{name}" for name in ("sum", "cumsum", "prod", "cumprod"))
 # The same as array methods (`x.argmax()`, `m.sum()`, `x.mean()`).
