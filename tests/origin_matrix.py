@@ -1503,13 +1503,12 @@ MISSES: dict[tuple[str, str], str] = {
     **_misses("factory-closure", ("factory_closure_over_concrete_compared",), _COMPARING),
     **_misses("dict-get", ("dict_get",), ("inplace",)),
     **_misses("scan-result", ("scan_result",), ("inplace",)),
-    **_misses("attribute-from-init", ("attribute_from_init",), ("inplace", *_TRACER_USES)),
     **_misses("key-loop-alias", ("key_dict_item", "key_namedtuple_field", "key_scan_carry", "key_kwarg",
                                  "key_carry_tuple", "key_fori_carry", "key_vmapped"), ("draw_in_loop",)),
     # JAX602 misses an int value from every origin: it looks at literals only.
     **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS if not origin.only and origin.name not in {
         "argument", "closure", "helper_parameter", "jit_by_call", "jnp_constant_under_jit", "method_parameter",
-        "partial_bound"}), ("grad_int",)),
+        "partial_bound", "attribute_from_init", "helper_return", "lambda_return"}), ("grad_int",)),
 }
 
 # Twin cells jaxlint flags (false alarms), (twin, use) -> why.

@@ -20,6 +20,8 @@ from typing import Callable, TypeGuard, cast
 
 import libcst as cst
 
+from jaxlint.diagnostics import Evidence
+
 from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
@@ -89,6 +91,8 @@ class Value:
     # For a static Python number: "int", "bool" or "float" (a literal, `len(...)`, arithmetic on them); jax
     # gives a Python int the integer dtype wherever it flows (`jax.grad(f)(n)` rejects it).
     number: str | None = None
+    # For an instance of a class of this module: the attributes its `__init__` sets, with what each holds.
+    attributes: tuple[tuple[str, "Value | None"], ...] = ()
 
     @property
     def boolean(self) -> bool:
@@ -142,6 +146,10 @@ class Value:
     def abstract(self) -> bool:
         """A staged tracer that is certainly an array, not a pytree: the value JAX3xx/JAX4xx rules need."""
         return self.staged and not self.container
+
+    def evidence(self, row_of: Callable[[cst.CSTNode], int]) -> tuple[Evidence, ...]:
+        """Why the value is a tracer, step by step (nothing for a value that is not one)."""
+        return self.tracer.evidence(row_of) if self.kind is Kind.TRACED and self.tracer is not None else ()
 
     def describe(self, subject: str, line_of: Callable[[cst.CSTNode], int]) -> str:
         """Why `subject`, holding this value, is an array or a tracer: for a message."""
@@ -872,6 +880,8 @@ class Evaluator:
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
         base = self.value_of(expr.value)
+        if base is not None and base.attributes:
+            return dict(base.attributes).get(expr.attr.value)  # `Wrapper(x).value`: what `__init__` set
         if base is None or not base.is_array:
             return None
         if base.kind is Kind.TRACED and base.pytree is not None and base.tracer is not None:

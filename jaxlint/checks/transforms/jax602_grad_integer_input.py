@@ -176,4 +176,5 @@ class GradIntegerInput(Rule):
                     + (f" (`{code(arg)}.0`)" if fix is not None else "")
                 ),
                 fix,
+                because=value,
             )
