@@ -125,6 +125,7 @@ def test_json_of_a_notebook_finding_is_ruff_style_with_a_cell(run) -> None:
         "url": None,
         "noqa_row": 3,
         "cell": 2,
+        "evidence": [],
     }]
 
 

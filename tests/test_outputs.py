@@ -77,6 +77,7 @@ def test_json_exact(project: Path) -> None:
         "url": None,  # no `docs-url` configured: no link to a page that may not exist
         "noqa_row": 3,
         "cell": None,
+        "evidence": [],  # a value jaxlint knows without a chain of steps
     }]
 
 
@@ -102,7 +103,7 @@ def test_json_several_findings(project: Path) -> None:
     ]
     for finding in found:
         assert set(finding) == {"code", "message", "filename", "location", "end_location", "fix", "url",
-                                "noqa_row", "cell"}
+                                "noqa_row", "cell", "evidence"}
         assert Path(finding["filename"]).is_absolute()
         assert finding["url"] is None
         assert finding["noqa_row"] == finding["location"]["row"]
