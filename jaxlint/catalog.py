@@ -1,6 +1,6 @@
 """The rule catalog users read, generated from the rule classes.
 
-`python -m jaxlint.catalog` rewrites rules/*.md and the rule table in README.md;
+`python -m jaxlint.catalog` rewrites rules/*.md (the index, rules/README.md, holds the rule table);
 `python -m jaxlint.catalog --check` fails when any of them is stale (a test runs it).
 """
 
@@ -12,9 +12,6 @@ from pathlib import Path
 
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import Rule
-
-TABLE_START = "<!-- rule-table:start -->"
-TABLE_END = "<!-- rule-table:end -->"
 
 
 def rule_page(rule: type[Rule]) -> str:
@@ -38,11 +35,11 @@ def rule_page(rule: type[Rule]) -> str:
     return "\n".join(parts)
 
 
-def rule_table(link_prefix: str) -> str:
+def rule_table() -> str:
     rows = ["| code | name | what it flags | fixable | default |", "|---|---|---|---|---|"]
     for rule in ALL_RULES:
         rows.append(
-            f"| [{rule.code}]({link_prefix}{rule.code}.md) | {rule.name} | {rule.summary} | "
+            f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.summary} | "
             f"{'yes' if rule.fixable else 'no'} | {'on' if rule.default_enabled else 'opt-in'} |"
         )
     return "\n".join(rows) + "\n"
@@ -52,7 +49,8 @@ def rules_index() -> str:
     return (
         "# jaxlint rules\n\n"
         "Every rule jaxlint ships, generated from the rule classes by `python -m jaxlint.catalog`.\n"
-        "Select or ignore rules by code, by name, or by prefix (`JAX1`); see the top-level README.\n\n" + rule_table("")
+        "Select or ignore rules by code, by name, or by prefix (`JAX1`); see\n"
+        "[docs/configuration.md](../docs/configuration.md).\n\n" + rule_table()
     )
 
 
@@ -62,12 +60,11 @@ classes and libcst, so a run that finds every file in the cache never does.
 Generated from the rule classes by `python -m jaxlint.catalog`: do not edit.
 """
 
-DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/rules/"
 
-
-def rule_url(code: str) -> str:
-    """Where a rule's documentation page lives."""
-    return f"{DOCS_URL}{code}.md"
+def rule_url(docs_url: str | None, code: str) -> str | None:
+    """A rule's page from the `docs-url` setting (a template with `{code}`); None without one: jaxlint
+    has no published pages, so it never invents a link."""
+    return None if docs_url is None else docs_url.replace("{code}", code)
 
 
 # (code, name, on by default)
@@ -85,10 +82,6 @@ def expected_files(root: Path) -> dict[Path, str]:
     files = {root / "rules" / "README.md": rules_index(), root / "jaxlint" / "rule_index.py": rule_index_module()}
     for rule in ALL_RULES:
         files[root / "rules" / f"{rule.code}.md"] = rule_page(rule)
-    readme = root / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    start, end = text.index(TABLE_START) + len(TABLE_START), text.index(TABLE_END)
-    files[readme] = text[:start] + "\n" + rule_table("rules/") + text[end:]
     return files
 
 

@@ -289,6 +289,7 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
             for name, value in vars(part).items():
                 if isinstance(value, (list, int)) and not isinstance(value, bool):
                     setattr(result, name, getattr(result, name) + value)
+    result.docs_url = settings.docs_url
     unverifiable = _verify(args, settings, result, server) if args.verify else ""
     report = io.StringIO()
     _report(args, result, report, unverifiable)

@@ -46,6 +46,7 @@ _KNOWN_KEYS = (
     "cache-dir",
     "target-version",
     "max-file-size",
+    "docs-url",
 )
 # Files larger than this are reported (JAX003) and skipped: generated code and data saved as .py take
 # time and memory in proportion to their size, and are not where JAX bugs live.
@@ -75,6 +76,7 @@ class Settings:
     cache_dir: Path | None = None  # where results are cached, from the config (relative to its folder)
     python_version: str | None = None  # the code's Python ("3.12"), whose syntax it is parsed with (None: newest)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files are reported and skipped
+    docs_url: str | None = None  # where the rule pages are published ("https://.../{code}.html"), for report links
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -175,6 +177,11 @@ def load_table(path: Path) -> dict[str, Any]:
                 f'{where}: \'max-file-size\' must be a size such as "5MB", "500KB" or a number '
                 f"of bytes, got {_describe(value)}"
             )
+        if key == "docs-url" and not _is_docs_url(value):
+            raise ConfigError(
+                f"{where}: 'docs-url' must be an http(s) URL with {{code}} where a rule's code goes, such as "
+                f'"https://example.org/jaxlint/rules/{{code}}.html", got {_describe(value)}'
+            )
         if key == "cache-dir" and not isinstance(value, str):
             raise ConfigError(f"{where}: 'cache-dir' must be a string, got {_describe(value)}")
         if key == "per-file-ignores":
@@ -232,6 +239,10 @@ def _is_file(path: Path) -> bool:
         return path.is_file()
     except PermissionError:
         return False
+
+
+def _is_docs_url(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(("https://", "http://")) and "{code}" in value
 
 
 def _is_list_of_str(value: Any) -> bool:
@@ -314,6 +325,7 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
         cache_dir,
         python_version,
         max_file_size,
+        table.get("docs-url"),
     )
 
 

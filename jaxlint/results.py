@@ -20,6 +20,7 @@ class RunResult:
     fixed: list[Diagnostic] = field(default_factory=list)  # fixed (or, with --diff, fixable) findings
     diffs: list[str] = field(default_factory=list)
     fix_failures: list[str] = field(default_factory=list)  # files that could not be written, and why
+    docs_url: str | None = None  # the `docs-url` setting: where the reports link each rule's page (None: nowhere)
 
 
 @dataclass

@@ -4,12 +4,11 @@ classes and libcst, so a run that finds every file in the cache never does.
 Generated from the rule classes by `python -m jaxlint.catalog`: do not edit.
 """
 
-DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/rules/"
 
-
-def rule_url(code: str) -> str:
-    """Where a rule's documentation page lives."""
-    return f"{DOCS_URL}{code}.md"
+def rule_url(docs_url: str | None, code: str) -> str | None:
+    """A rule's page from the `docs-url` setting (a template with `{code}`); None without one: jaxlint
+    has no published pages, so it never invents a link."""
+    return None if docs_url is None else docs_url.replace("{code}", code)
 
 
 # (code, name, on by default)

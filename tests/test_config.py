@@ -259,6 +259,10 @@ def assert_config_error(result: Outcome, *pieces: str) -> None:
     ('extend-select = ["JAX999"]', ["'extend-select'", "unknown rule code or name 'JAX999'"]),
     ('ignore = ["JAX999"]', ["'ignore'", "unknown rule code or name 'JAX999'"]),
     ('per-file-ignores = {"tests/*.py" = ["JAX999"]}', ["per-file-ignores 'tests/*.py'", "'JAX999'"]),
+    ('docs-url = "https://example.org/rules/"', ["'docs-url' must be an http(s) URL with {code}",
+                                                 "str 'https://example.org/rules/'"]),
+    ('docs-url = "rules/{code}.md"', ["'docs-url' must be an http(s) URL", "str 'rules/{code}.md'"]),
+    ('docs-url = true', ["'docs-url' must be an http(s) URL", "bool True"]),
 ])
 def test_config_errors(run, tmp_path: Path, body: str, pieces: list[str]) -> None:
     pyproject = config(tmp_path, body)

@@ -122,7 +122,7 @@ def test_json_of_a_notebook_finding_is_ruff_style_with_a_cell(run) -> None:
         "fix": {"applicability": "safe", "message": "use `x = x.at[0].set(1)`", "edits": [{
             "content": "x = x.at[0].set(1)",  # cell-relative, like the finding, and naming its cell
             "location": {"row": 3, "column": 1}, "end_location": {"row": 3, "column": 9}, "cell": 2}]},
-        "url": "https://github.com/jaxlint/jaxlint/blob/main/rules/JAX101.md",
+        "url": None,
         "noqa_row": 3,
         "cell": 2,
         "evidence": [],

@@ -10,10 +10,10 @@ import pytest
 
 from helpers import CLEAN_SOURCE, JAX101_MESSAGE, JAX101_SOURCE, jaxlint
 from jaxlint import __version__
-from jaxlint.checks import ALL_RULES
+from jaxlint.checks import ALL_RULES, BY_CODE
 
+ROOT = Path(__file__).resolve().parents[1]
 SARIF_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"  # see tests/data/README.md
-DOCS = "https://github.com/jaxlint/jaxlint/blob/main/rules/"
 
 JAX102_MESSAGE = (
     "the result of `.at[...].set(...)` is discarded: JAX arrays are immutable, so `x` is unchanged; "
@@ -74,11 +74,24 @@ def test_json_exact(project: Path) -> None:
             "edits": [{"content": "x = x.at[0].set(1)",
                        "location": {"row": 3, "column": 1}, "end_location": {"row": 3, "column": 9}}],
         },
-        "url": f"{DOCS}JAX101.md",
+        "url": None,  # no `docs-url` configured: no link to a page that may not exist
         "noqa_row": 3,
         "cell": None,
-        "evidence": [],
+        "evidence": [],  # a value jaxlint knows without a chain of steps
     }]
+
+
+DOCS_URL = "https://docs.example.org/jaxlint/rules/{code}.html"
+
+
+def test_json_links_each_finding_to_the_configured_docs_url(project: Path) -> None:
+    (project / "pyproject.toml").write_text(f'[tool.jaxlint]\ndocs-url = "{DOCS_URL}"\n')
+    found = json.loads(jaxlint(project, "--output-format", "json", ".").stdout)
+    assert [(d["code"], d["url"]) for d in found] == [
+        ("JAX101", "https://docs.example.org/jaxlint/rules/JAX101.html"),
+        ("JAX101", "https://docs.example.org/jaxlint/rules/JAX101.html"),
+        ("JAX102", "https://docs.example.org/jaxlint/rules/JAX102.html"),
+    ]
 
 
 def test_json_several_findings(project: Path) -> None:
@@ -92,7 +105,7 @@ def test_json_several_findings(project: Path) -> None:
         assert set(finding) == {"code", "message", "filename", "location", "end_location", "fix", "url",
                                 "noqa_row", "cell", "evidence"}
         assert Path(finding["filename"]).is_absolute()
-        assert finding["url"] == f"{DOCS}{finding['code']}.md"
+        assert finding["url"] is None
         assert finding["noqa_row"] == finding["location"]["row"]
     assert [finding["fix"]["applicability"] for finding in found] == ["safe", "safe", "unsafe"]
 
@@ -152,12 +165,22 @@ def test_sarif_rule_metadata(project: Path) -> None:
     by_id = {rule["id"]: rule for rule in rules}
     jax101 = by_id["JAX101"]
     assert jax101["name"] == "in-place-update"
-    assert jax101["helpUri"].endswith("rules/JAX101.md")
-    assert jax101["helpUri"] == f"{DOCS}JAX101.md"
     assert jax101["shortDescription"]["text"] == "Item assignment on a JAX array, which is immutable"
-    for rule in rules:
-        assert rule["helpUri"].endswith(f"rules/{rule['id']}.md")
-        assert rule["fullDescription"]["text"] and rule["help"]["text"]
+    assert jax101["fullDescription"]["text"] == BY_CODE["JAX101"].what_it_does
+    assert "informationUri" not in log["runs"][0]["tool"]["driver"]
+    for rule in rules:  # the page itself, and no link: no `docs-url` is configured
+        page = (ROOT / "rules" / f"{rule['id']}.md").read_text(encoding="utf-8")
+        assert rule["help"] == {"text": page, "markdown": page}
+        assert "helpUri" not in rule
+
+
+def test_sarif_links_each_rule_to_the_configured_docs_url(project: Path) -> None:
+    (project / "pyproject.toml").write_text(f'[tool.jaxlint]\ndocs-url = "{DOCS_URL}"\n')
+    log = json.loads(jaxlint(project, "--output-format", "sarif", "a.py").stdout)
+    assert_valid_sarif(log)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert [rule["helpUri"] for rule in rules] == [
+        f"https://docs.example.org/jaxlint/rules/{rule.code}.html" for rule in ALL_RULES]
 
 
 def test_sarif_several_findings_and_bad_input_are_valid(project: Path) -> None:

@@ -1,4 +1,5 @@
-"""The README's commands are the ones CI runs, so they stay true on a fresh machine."""
+"""The README is the first screen: short, its commands the ones CI runs, so they stay true on a fresh
+machine. The code examples of every page are run by test_docs.py."""
 
 from __future__ import annotations
 
@@ -36,17 +37,30 @@ def test_install_lines_name_this_projects_distribution() -> None:
         import tomli as tomllib
     name = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
     assert name != "jaxlint"  # taken on PyPI by an unrelated project
-    # Not published yet: the install line is from a clone, and the README names the distribution to come.
-    assert "$ pip install .  " in readme
-    assert f"`pip install {name}`" in readme and f"'{name}[verify]'" in readme
-    assert "pip install jaxlint" not in readme and "'jaxlint[" not in readme
+    # Not published yet: the install line is from the source checkout; the install page names the
+    # distribution to come, and warns that `pip install jaxlint` is another project.
+    assert "```bash\npip install .  " in readme and "pip install jaxlint" not in readme
+    assert f"`pip install {name}`" in install and f"'{name}[verify]'" in install
+    assert "'jaxlint[" not in readme + install
+    assert "until then, `pip install jaxlint` installs that other project" in install
+
+
+def test_the_first_screen_is_short_and_links_the_reference() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme) < 4000 and len(readme.splitlines()) < 70
+    assert [line for line in readme.splitlines() if line.startswith("## ")] == [
+        "## Install", "## Quick start", "## An example", "## Documentation"]
+    for page in ("docs/index.md", "docs/usage.md", "docs/command-line.md", "docs/configuration.md",
+                 "rules/README.md", "docs/pre-commit.md", "docs/editors.md", "docs/github-action.md",
+                 "docs/verify.md"):
+        assert f"]({page})" in readme
 
 
 def _pre_commit_snippets() -> list[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## pre-commit", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```yaml\n(.+?)```", section, re.DOTALL)
+    page = (ROOT / "docs" / "pre-commit.md").read_text(encoding="utf-8")
+    return re.findall(r"```yaml\n(.+?)```", page, re.DOTALL)
 
 
 def test_the_pre_commit_snippet_names_no_invented_url_or_tag() -> None:

@@ -47,7 +47,6 @@ TRAIN_FINDINGS = [
     ("JAX101", ((7, 4), (7, 13)), JAX101_MESSAGE),
     ("JAX306", ((8, 4), (8, 27)), JAX306_MESSAGE),
 ]
-RULE_URL = "https://github.com/jaxlint/jaxlint/blob/main/rules/{}.md"
 WARNING, ERROR = types.DiagnosticSeverity.Warning, types.DiagnosticSeverity.Error
 
 CAPABILITIES = types.ClientCapabilities(
@@ -145,8 +144,9 @@ async def test_diagnostics_on_open_with_codes_ranges_and_messages(client: Langua
     uri = open_file(client, write(tmp_path / "train.py", TRAIN))
     found = await published(client, uri)
     assert summary(found) == TRAIN_FINDINGS
-    assert [(d.severity, d.source, d.code_description.href) for d in found] == [
-        (WARNING, "jaxlint", RULE_URL.format("JAX101")), (WARNING, "jaxlint", RULE_URL.format("JAX306"))]
+    # No `docs-url` configured: no link (the hover shows the rule's page itself).
+    assert [(d.severity, d.source, d.code_description) for d in found] == [
+        (WARNING, "jaxlint", None), (WARNING, "jaxlint", None)]
 
 
 @pytest.mark.asyncio
@@ -217,6 +217,15 @@ async def test_a_file_that_does_not_parse_is_one_error_until_it_does(client: Lan
     await published(client, uri, TRAIN_FINDINGS)
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     assert await published(client, uri, []) == []
+
+
+@pytest.mark.asyncio
+async def test_diagnostics_link_the_rule_page_where_docs_url_is_configured(client: LanguageClient, tmp_path: Path):
+    write(tmp_path / "pyproject.toml", '[tool.jaxlint]\ndocs-url = "https://docs.example.org/rules/{code}.html"\n')
+    uri = open_file(client, write(tmp_path / "train.py", TRAIN))
+    found = await published(client, uri, TRAIN_FINDINGS)
+    assert [d.code_description.href for d in found] == [
+        "https://docs.example.org/rules/JAX101.html", "https://docs.example.org/rules/JAX306.html"]
 
 
 @pytest.mark.asyncio

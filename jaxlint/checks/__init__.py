@@ -49,7 +49,6 @@ from jaxlint.checks.transforms.jax604_reverse_mode_while_loop import ReverseMode
 from jaxlint.checks.transforms.jax605_where_nan_gradient import WhereNanGradient
 from jaxlint.checks.transforms.jax606_zero_gradient import ZeroGradient
 from jaxlint.checks.base import Rule
-from jaxlint.rule_index import DOCS_URL, rule_url  # noqa: F401 (the catalog's documentation links)
 
 ALL_RULES: tuple[type[Rule], ...] = (
     SyntaxErrorRule,

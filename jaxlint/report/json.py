@@ -37,7 +37,7 @@ def render(result: RunResult) -> str:
             "location": {"row": d.row, "column": d.col},
             "end_location": {"row": d.end_row, "column": d.end_col},
             "fix": fix_object(d.fix),
-            "url": rule_url(d.code),
+            "url": rule_url(result.docs_url, d.code),
             "noqa_row": d.noqa_row,
             "cell": d.cell,
             "evidence": [{"row": step.row, "cell": step.cell, "why": step.why} for step in d.evidence],

@@ -1,4 +1,4 @@
-"""SARIF 2.1.0, for code-scanning dashboards: rule metadata with help links, one result per finding."""
+"""SARIF 2.1.0, for code-scanning dashboards: each rule with its page, one result per finding."""
 
 from __future__ import annotations
 
@@ -8,22 +8,25 @@ from urllib.parse import quote
 
 from jaxlint import __version__
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.rule_index import DOCS_URL, rule_url
+from jaxlint.rule_index import rule_url
 from jaxlint.results import RunResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _rule(rule) -> dict:
-    return {
+def _rule(rule, page: str, docs_url: str | None) -> dict:
+    """The rule's whole page as its help, so a dashboard explains a finding without a link to follow;
+    `helpUri` only where the `docs-url` setting says the pages are published."""
+    described = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.what_it_does},
-        "help": {"text": rule.why_bad, "markdown": f"{rule.why_bad}\n\n[{rule.code}]({rule_url(rule.code)})"},
-        "helpUri": rule_url(rule.code),
+        "help": {"text": page, "markdown": page},
         "defaultConfiguration": {"level": "error" if rule.default_enabled else "none"},
     }
+    url = rule_url(docs_url, rule.code)
+    return described if url is None else {**described, "helpUri": url}
 
 
 def _artifact(filename: str) -> dict:
@@ -99,7 +102,8 @@ def _result(d: Diagnostic, rule_index: int) -> dict:
 
 
 def render(result: RunResult) -> str:
-    from jaxlint.checks import ALL_RULES  # the rules' documentation, which only SARIF carries
+    from jaxlint.catalog import rule_page  # the rules' documentation, which only SARIF carries
+    from jaxlint.checks import ALL_RULES
 
     index = {rule.code: i for i, rule in enumerate(ALL_RULES)}
     results = [_result(d, index[d.code]) for d in result.diagnostics]
@@ -112,8 +116,7 @@ def render(result: RunResult) -> str:
                     "driver": {
                         "name": "jaxlint",
                         "version": __version__,
-                        "informationUri": DOCS_URL + "README.md",
-                        "rules": [_rule(rule) for rule in ALL_RULES],
+                        "rules": [_rule(rule, rule_page(rule), result.docs_url) for rule in ALL_RULES],
                     }
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},

@@ -16,7 +16,7 @@ EXIT_ERROR = 2
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="jaxlint server",
-        description="Run jaxlint as a language server on stdin/stdout (for editors: see the README).",
+        description="Run jaxlint as a language server on stdin/stdout (for editors: see docs/editors.md).",
     )
     # Editors' generic LSP clients often pass --stdio; it is the only transport, so it changes nothing.
     parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")

@@ -39,6 +39,7 @@ class Checked:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     problem: str | None = None
     changed: tuple[str, ...] = ()
+    docs_url: str | None = None  # the `docs-url` setting: where each finding links its rule's page
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ class Checker:
         known = self._results.get((key, digest))
         if known is not None:
             self._results.move_to_end((key, digest))
-            return known[1], Checked(known[0])
+            return known[1], Checked(known[0], docs_url=settings.docs_url)
         hit = cache.get(key, digest) if cache else None
         if hit is not None:
             diagnostics, interface = hit[0], hit[2]
@@ -220,7 +221,7 @@ class Checker:
         self._results[(key, digest)] = (diagnostics, interface)
         if len(self._results) > MEMORY:
             self._results.popitem(last=False)
-        return interface, Checked(diagnostics)
+        return interface, Checked(diagnostics, docs_url=settings.docs_url)
 
 
 def _context(path: str, known: Module | None) -> ModuleContext:

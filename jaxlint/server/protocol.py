@@ -195,19 +195,21 @@ class JaxlintServer(LanguageServer):
     def publish(self, result: Result) -> None:
         snapshot = result.snapshot
         if snapshot.cells is None:
-            self._publish(snapshot.uri, snapshot.version, *result.findings(snapshot.uri))
+            self._publish(snapshot.uri, snapshot.version, *result.findings(snapshot.uri), result.checked.docs_url)
             return
         for uri in snapshot.cells:
-            self._publish(uri, None, *result.findings(uri))
+            self._publish(uri, None, *result.findings(uri), result.checked.docs_url)
         for gone in set(self.published_cells.get(snapshot.uri, ())) - set(snapshot.cells):
-            self._publish(gone, None, "", [])
+            self._publish(gone, None, "", [], None)
         self.published_cells[snapshot.uri] = snapshot.cells
 
-    def _publish(self, uri: str, version: int | None, text: str, findings: list[Diagnostic]) -> None:
+    def _publish(
+        self, uri: str, version: int | None, text: str, findings: list[Diagnostic], docs_url: str | None
+    ) -> None:
         codec = self.workspace.position_codec
         lines = LINE_BREAK.split(text)
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri, [to_lsp(d, lines, codec) for d in findings], version)
+            types.PublishDiagnosticsParams(uri, [to_lsp(d, lines, codec, docs_url) for d in findings], version)
         )
 
     def forget(self, uri: str) -> None:
@@ -224,13 +226,16 @@ class JaxlintServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(target, []))
 
 
-def to_lsp(d: Diagnostic, lines: list[str], codec: PositionCodec) -> types.Diagnostic:
+def to_lsp(d: Diagnostic, lines: list[str], codec: PositionCodec, docs_url: str | None) -> types.Diagnostic:
+    """A finding as the client shows it; it links its rule's page only where `docs-url` says one is
+    published (the hover shows the page itself)."""
+    url = rule_url(docs_url, d.code)
     return types.Diagnostic(
         range=types.Range(position(lines, d.row, d.col, codec), position(lines, d.end_row, d.end_col, codec)),
         message=d.message,
         severity=types.DiagnosticSeverity.Error if d.code in FAILED else types.DiagnosticSeverity.Warning,
         code=d.code,
-        code_description=types.CodeDescription(href=rule_url(d.code)),
+        code_description=None if url is None else types.CodeDescription(href=url),
         source="jaxlint",
     )
 
@@ -274,7 +279,7 @@ def code_actions(
     for d in findings:
         if not overlaps(d, start, end) or not wanted(types.CodeActionKind.QuickFix, only):
             continue
-        diagnostic = to_lsp(d, lines, codec)
+        diagnostic = to_lsp(d, lines, codec, result.checked.docs_url)
         if d.fix is not None:
             label = "" if d.fix.applicability == SAFE else " (unsafe)"
             actions.append(
@@ -367,7 +372,7 @@ def hover(server: JaxlintServer, result: Result, uri: str, where: types.Position
     for d in under:
         rule = find_rule(d.code)
         pages.append(f"**{d.code}**: {d.message}\n\n---\n\n{rule_page(rule) if rule else ''}")
-    first = to_lsp(under[0], lines, codec).range
+    first = to_lsp(under[0], lines, codec, None).range
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(pages)), first)
 
 

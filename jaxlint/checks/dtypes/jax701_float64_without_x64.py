@@ -20,7 +20,7 @@ class Float64WithoutX64(Rule):
         "to a `jax.numpy`, `jax.lax`, `jax.random` or `jax.nn` function (`dtype=`, or the dtype position of "
         "`jnp.zeros`, `jnp.array`, `jnp.full`, `lax.convert_element_type`...), to `.astype(...)` of a value "
         "known to be a JAX array, or called as `jnp.float64(x)`, in a project where no module turns on "
-        '`jax_enable_x64`. A project is the folder imports start from (see "Across modules" in the README): '
+        "`jax_enable_x64`. A project is the folder imports start from (see docs/projects.md): "
         '`jax.config.update("jax_enable_x64", True)` in any of its modules (a `conftest.py` included), '
         '`os.environ["JAX_ENABLE_X64"] = ...`, the `jax.enable_x64` context, or code that reads the flag '
         '(`jax.config.jax_enable_x64`, `jax.config.read("jax_enable_x64")`) silences it in every module of the '
