@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from helpers import jaxlint
+from test_outputs import assert_valid_sarif
 
 PROGRAM = '''\
 import dataclasses
@@ -53,3 +54,26 @@ def test_json_gives_each_finding_its_evidence_step_by_step(tmp_path: Path) -> No
         ],
     }
     assert result.returncode == 1
+
+
+def test_sarif_gives_the_evidence_as_related_locations(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(PROGRAM)
+    log = json.loads(jaxlint(tmp_path, "--no-cache", "--output-format", "sarif", "train.py").stdout)
+    assert_valid_sarif(log)
+    related = {
+        result["locations"][0]["physicalLocation"]["region"]["startLine"]: [
+            (step["id"], step.get("physicalLocation", {}).get("region"), step["message"]["text"])
+            for step in result["relatedLocations"]
+        ]
+        for result in log["runs"][0]["results"]
+    }
+    assert related == {
+        16: [
+            (0, {"startLine": 23}, "`step` calls `check` with a tracer for `state`, under `jax.jit`"),
+            (1, None, "`state.done` is a field of `state`: a tracer too"),
+        ],
+        24: [
+            (0, {"startLine": 21}, "`jax.jit` traces `step`: `state` is a tracer"),
+            (1, None, "`finished` returns a value computed from it: a tracer"),
+        ],
+    }

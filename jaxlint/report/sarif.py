@@ -85,6 +85,20 @@ def _fixes(d) -> dict:
     }
 
 
+def _evidence(d: Diagnostic) -> dict:
+    """SARIF `relatedLocations`: the steps of the finding's evidence, each at its line of the file (a step in
+    another module, or in a notebook whose lines count from a cell, names no region)."""
+    if not d.evidence:
+        return {}
+    related = []
+    for number, step in enumerate(d.evidence):
+        located: dict = {"id": number, "message": {"text": step.why}}
+        if step.row is not None and step.cell is None:
+            located["physicalLocation"] = {"artifactLocation": _artifact(d.filename), "region": {"startLine": step.row}}
+        related.append(located)
+    return {"relatedLocations": related}
+
+
 def _result(d: Diagnostic, rule_index: int) -> dict:
     where, fixes = _where(d), _fixes(d)
     properties = {**where.pop("properties", {}), **fixes.pop("properties", {})}
@@ -97,6 +111,7 @@ def _result(d: Diagnostic, rule_index: int) -> dict:
         "message": {"text": d.message},
         **where,
         **fixes,
+        **_evidence(d),
     }
     return {**found, "properties": properties} if properties else found
 
