@@ -145,7 +145,14 @@ def _rule_command(argv: list[str], out: TextIO) -> int:
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
+    try:
+        return _main(argv, out or sys.stdout)
+    except BrokenPipeError:  # `jaxlint . | head`, `jaxlint rule --all | head`: the reader has what it wanted
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str] | None, out: TextIO) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["check"]:  # `jaxlint check src/`, as `ruff check src/`
         argv = argv[1:]
@@ -178,9 +185,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     except ConfigError as error:
         print(f"jaxlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:  # `jaxlint . | head`: the reader has what it wanted
-        _silence_stdout()
-        return EXIT_BROKEN_PIPE
+    except BrokenPipeError:  # for main
+        raise
     except Exception as error:  # a bug in jaxlint: one line and exit 2, not a traceback
         print(f"jaxlint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -200,7 +206,10 @@ def console() -> NoReturn:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except BaseException:  # a closed pipe, a full disk: the interpreter's own exit reports it
+    except BrokenPipeError:  # the reader went away before the last bytes: as a process killed by SIGPIPE
+        _silence_stdout()
+        code = EXIT_BROKEN_PIPE
+    except BaseException:  # a full disk: the interpreter's own exit reports it
         sys.exit(code)
     os._exit(code)
 
@@ -319,7 +328,7 @@ def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settin
     groups: dict[tuple[Path | None, Path | None], list[str]] = {}
     for path in paths:
         absolute = Path(os.path.abspath(path))
-        folder = absolute if absolute.is_dir() else absolute.parent
+        folder = absolute if os.path.isdir(absolute) else absolute.parent
         config = find_config(folder)
         groups.setdefault((config, None if config else nearest_pyproject(folder)), []).append(path)
     return [(_settings(command_line, config, project), group) for (config, project), group in groups.items()]

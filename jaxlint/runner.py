@@ -204,7 +204,7 @@ def _in_projects(
     """Check `paths` with the other modules of their projects (added after them, for their interfaces
     alone): every file, its outcome, and each module's context with what the others tell it
     (jaxlint/project.py)."""
-    files = paths + project.siblings(paths, cache)
+    files = paths + project.siblings(paths, cache, settings.max_file_size)
     contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
     batch = _Batch(files, contexts, settings, cache, jobs, None, len(paths))
     outcomes = _check_files(batch, dict.fromkeys(range(len(files))))
