@@ -86,6 +86,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="apply excludes to files named on the command line too (for pre-commit)",
     )
+    parser.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        help="skip the files git ignores (.gitignore, .git/info/exclude; default: on)",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
     parser.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
     parser.add_argument(
@@ -264,6 +269,7 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         ignore=_selectors(args.ignore) or [],
         config=args.config,
         force_exclude=args.force_exclude,
+        respect_gitignore=args.respect_gitignore,
     )
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
     server = _verify_server() if args.verify else None

@@ -46,6 +46,7 @@ _KNOWN_KEYS = (
     "cache-dir",
     "target-version",
     "max-file-size",
+    "respect-gitignore",
 )
 # Files larger than this are reported (JAX003) and skipped: generated code and data saved as .py take
 # time and memory in proportion to their size, and are not where JAX bugs live.
@@ -75,6 +76,7 @@ class Settings:
     cache_dir: Path | None = None  # where results are cached, from the config (relative to its folder)
     python_version: str | None = None  # the code's Python ("3.12"), whose syntax it is parsed with (None: newest)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files are reported and skipped
+    respect_gitignore: bool = True  # skip what git ignores (jaxlint/gitignore.py)
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -175,6 +177,8 @@ def load_table(path: Path) -> dict[str, Any]:
                 f'{where}: \'max-file-size\' must be a size such as "5MB", "500KB" or a number '
                 f"of bytes, got {_describe(value)}"
             )
+        if key == "respect-gitignore" and not isinstance(value, bool):
+            raise ConfigError(f"{where}: 'respect-gitignore' must be true or false, got {_describe(value)}")
         if key == "cache-dir" and not isinstance(value, str):
             raise ConfigError(f"{where}: 'cache-dir' must be a string, got {_describe(value)}")
         if key == "per-file-ignores":
@@ -251,6 +255,7 @@ class CommandLine:
     ignore: list[str] = field(default_factory=list)
     config: str | None = None
     force_exclude: bool = False
+    respect_gitignore: bool | None = None
 
 
 def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
@@ -314,6 +319,7 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
         cache_dir,
         python_version,
         max_file_size,
+        cli.respect_gitignore if cli.respect_gitignore is not None else table.get("respect-gitignore", True),
     )
 
 
