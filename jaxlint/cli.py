@@ -27,6 +27,7 @@ from jaxlint.config import (
     requires_python,
 )
 from jaxlint.report import FORMATS, source, text
+from jaxlint.model.apis import VERSION as JAX_VERSION
 from jaxlint.results import RunResult
 from jaxlint.runner import FixMode, check_stdin, run
 
@@ -47,6 +48,12 @@ def _positive(value: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value!r}")
     return int(value)
+
+
+def _jax_version(value: str) -> str:
+    if not JAX_VERSION.match(value):
+        raise argparse.ArgumentTypeError(f"expected a jax version such as 0.4.30, got {value!r}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -81,6 +88,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--statistics", action="store_true", help="print counts by rule instead of findings")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--config", metavar="FILE", help="read [tool.jaxlint] from FILE")
+    parser.add_argument(
+        "--target-version",
+        type=_jax_version,
+        metavar="VERSION",
+        help="the jax release the code must run on (as target-jax-version; default: the lowest its dependencies allow)",
+    )
     parser.add_argument(
         "--force-exclude",
         action="store_true",
@@ -270,6 +283,7 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         config=args.config,
         force_exclude=args.force_exclude,
         respect_gitignore=args.respect_gitignore,
+        target_jax_version=args.target_version,
     )
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
     server = _verify_server() if args.verify else None
@@ -364,7 +378,9 @@ def _settings(command_line: CommandLine, config: Path | None, project: Path | No
     if project is None:
         return settings
     return replace(
-        settings, python_version=requires_python(project, project.parent), target_jax_version=pinned_jax(project)
+        settings,
+        python_version=requires_python(project, project.parent),
+        target_jax_version=command_line.target_jax_version or pinned_jax(project),
     )
 
 
