@@ -15,6 +15,7 @@ def rule_url(code: str) -> str:
 # (code, name, on by default)
 RULES = (
     ("JAX001", "syntax-error", True),
+    ("JAX002", "unused-noqa", False),
     ("JAX003", "unreadable-file", True),
     ("JAX101", "in-place-update", True),
     ("JAX102", "discarded-functional-update", True),
