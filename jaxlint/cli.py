@@ -9,7 +9,8 @@ import os
 import signal
 import sys
 import threading
-from dataclasses import replace
+import time
+from dataclasses import fields, replace
 from pathlib import Path
 from collections import Counter
 from typing import NoReturn, TextIO
@@ -26,10 +27,12 @@ from jaxlint.config import (
     pinned_jax,
     requires_python,
 )
+from jaxlint.discovery import discover
+from jaxlint.files import InputError, decode, read_bytes
 from jaxlint.report import FORMATS, source, text
 from jaxlint.model.apis import VERSION as JAX_VERSION
 from jaxlint.results import RunResult
-from jaxlint.runner import FixMode, check_stdin, run
+from jaxlint.runner import FixMode, check_stdin, fix_stdin, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a process killed by SIGPIPE
@@ -50,6 +53,13 @@ def _positive(value: str) -> int:
     return int(value)
 
 
+def _per_file_ignore(value: str) -> tuple[str, list[str]]:
+    glob, colon, codes = value.rpartition(":")
+    if not colon or not glob or not codes.strip():
+        raise argparse.ArgumentTypeError(f"expected GLOB:CODES such as 'tests/*:JAX101', got {value!r}")
+    return glob, _selectors([codes]) or []
+
+
 def _jax_version(value: str) -> str:
     if not JAX_VERSION.match(value):
         raise argparse.ArgumentTypeError(f"expected a jax version such as 0.4.30, got {value!r}")
@@ -59,7 +69,13 @@ def _jax_version(value: str) -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jaxlint",
-        description="A correctness linter for JAX code. `jaxlint rule CODE` explains a rule.",
+        usage="jaxlint [check] [options] [paths ...]\n       jaxlint rule CODE | --all\n       jaxlint server",
+        description="A correctness linter for JAX code.",
+        epilog="commands:\n"
+        "  check    check the paths (the default: `jaxlint src/` is `jaxlint check src/`)\n"
+        "  rule     explain a rule (`jaxlint rule JAX201`), or list them all (`jaxlint rule --all`)\n"
+        "  server   the language server, on stdin and stdout (for editors)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "paths", nargs="*", default=["."], help="files or folders to check (default: .); `-` reads the code from stdin"
@@ -79,6 +95,20 @@ def _parser() -> argparse.ArgumentParser:
         help="also these rules (opt-in rules by code or name)",
     )
     parser.add_argument("--ignore", action="append", default=[], metavar="CODES", help="not these rules")
+    parser.add_argument(
+        "--extend-ignore", action="append", default=[], metavar="CODES", help="not these rules either (as --ignore)"
+    )
+    parser.add_argument(
+        "--per-file-ignores",
+        action="append",
+        type=_per_file_ignore,
+        metavar="GLOB:CODES",
+        help="not these rules in the files matching GLOB (`tests/*:JAX101,JAX201`); replaces the config's",
+    )
+    parser.add_argument(
+        "--exclude", action="append", metavar="GLOBS", help="leave out these files and folders; replaces the config's"
+    )
+    parser.add_argument("--extend-exclude", action="append", default=[], metavar="GLOBS", help="leave out these too")
     parser.add_argument("--output-format", choices=FORMAT_NAMES, default="text")
     parser.add_argument(
         "--show-source",
@@ -105,7 +135,22 @@ def _parser() -> argparse.ArgumentParser:
         help="skip the files git ignores (.gitignore, .git/info/exclude; default: on)",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
+    parser.add_argument("--silent", action="store_true", help="print nothing; the exit code still tells")
+    parser.add_argument("--show-files", action="store_true", help="list the files that would be checked, and stop")
+    parser.add_argument(
+        "--show-settings", action="store_true", help="print the settings that apply to the first path, and stop"
+    )
+    parser.add_argument("--watch", action="store_true", help="check again whenever a file changes (Ctrl-C stops)")
     parser.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
+    parser.add_argument(
+        "--fix-only", action="store_true", help="apply the safe fixes and report only what was fixed (exit 0)"
+    )
+    parser.add_argument(
+        "--exit-non-zero-on-fix", action="store_true", help="with --fix: exit 1 when something was fixed, too"
+    )
+    parser.add_argument(
+        "--add-noqa", action="store_true", help="add a `# noqa: CODE` comment to every line with a finding"
+    )
     parser.add_argument(
         "--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour"
     )
@@ -279,19 +324,45 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
     command_line = CommandLine(
         select=_selectors(args.select),
         extend_select=_selectors(args.extend_select) or [],
-        ignore=_selectors(args.ignore) or [],
+        ignore=(_selectors(args.ignore) or []) + (_selectors(args.extend_ignore) or []),
         config=args.config,
         force_exclude=args.force_exclude,
         respect_gitignore=args.respect_gitignore,
         target_jax_version=args.target_version,
+        exclude=_selectors(args.exclude),
+        extend_exclude=_selectors(args.extend_exclude) or [],
+        per_file_ignores=args.per_file_ignores,
     )
+    args.fix = args.fix or args.fix_only
+    modes = [name for name in ("fix", "diff", "add_noqa", "watch", "verify") if getattr(args, name)]
+    if args.add_noqa and len(modes) > 1 or args.watch and len(modes) > 1:
+        raise ConfigError(f"--{modes[0].replace('_', '-')} and --{modes[1].replace('_', '-')} do not go together")
+    if args.show_settings:
+        return _show_settings(args.paths, command_line, out)
+    if args.show_files:
+        out.write("".join(f"{path}\n" for path in _files(args.paths, command_line)))
+        return EXIT_CLEAN
+    if args.watch:
+        return _watch(args, command_line, out)
+    return _check(args, command_line, out)
+
+
+def _check(args: argparse.Namespace, command_line: CommandLine, out: TextIO) -> int:
+    """One run: check (or fix) the paths, report, and the exit code."""
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
     server = _verify_server() if args.verify else None
     if "-" in args.paths:
-        if args.paths != ["-"] or fix_mode is not None or args.verify:
-            raise ConfigError("`-` (stdin) is checked alone, without --fix, --diff or --verify")
+        if args.paths != ["-"] or args.verify or args.add_noqa or args.watch:
+            raise ConfigError("`-` (stdin) is checked alone, without --verify, --add-noqa or --watch")
         [(settings, _)] = _by_config([args.stdin_filename or "-"], command_line)
-        result = check_stdin(args.stdin_filename or "-", sys.stdin.buffer.read(), settings)
+        name, data = args.stdin_filename or "-", sys.stdin.buffer.read()
+        if fix_mode is None:
+            result = check_stdin(name, data, settings)
+        else:  # as ruff: the fixed code on stdout (--diff: the diff), the findings that remain on stderr
+            fixed, result = fix_stdin(name, data, settings, fix_mode)
+            if fix_mode.write:
+                _write_report(fixed.decode("utf-8", "surrogateescape"), args.output_file, out)
+                out = sys.stderr
     else:
         groups = _by_config(args.paths, command_line)
         settings = groups[0][0]
@@ -318,12 +389,15 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
             for name, value in vars(part).items():
                 if isinstance(value, (list, int)) and not isinstance(value, bool):
                     setattr(result, name, getattr(result, name) + value)
+    if args.add_noqa:
+        return _add_noqa(result, args.silent, out)
     unverifiable = _verify(args, settings, result, server) if args.verify else ""
-    report = io.StringIO()
-    _report(args, result, report, unverifiable)
-    _write_report(report.getvalue(), args.output_file, out)
-    for note in result.notes:
-        print(f"jaxlint: note: {note}", file=sys.stderr)
+    if not args.silent:
+        report = io.StringIO()
+        _report(args, result, report, unverifiable)
+        _write_report(report.getvalue(), args.output_file if out is not sys.stderr else None, out)
+        for note in result.notes:
+            print(f"jaxlint: note: {note}", file=sys.stderr)
     for message in result.fix_failures + result.internal_errors:
         print(f"jaxlint: {message}", file=sys.stderr)
     if unverifiable:  # the static findings are printed above; --verify itself could not run
@@ -335,9 +409,95 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         for d in result.diagnostics
         if args.fail_on != "confirmed" or (d.verify is not None and d.verify.status == "confirmed")
     ]
-    if (failing or result.diffs) and not args.exit_zero:
+    if args.fix_only:
+        failing = []
+    if (failing or result.diffs or (args.exit_non_zero_on_fix and result.fixed)) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _files(paths: list[str], command_line: CommandLine) -> list[str]:
+    """The files a run on `paths` checks (`--show-files`, `--watch`), each with the settings of its folder."""
+    groups = _by_config(paths, command_line)
+    found: list[str] = []
+    while groups:
+        settings, group = groups.pop(0)
+        nested: list[str] | None = None if command_line.config is not None else []
+        found += discover(group, settings, nested)[0]
+        groups += _by_config(nested, command_line) if nested else []
+    return sorted(set(found))
+
+
+def _show_settings(paths: list[str], command_line: CommandLine, out: TextIO) -> int:
+    """`--show-settings`: the settings that apply to the first path, one `name = value` a line."""
+    [(settings, _), *_] = _by_config(paths[:1], command_line)
+    out.write(f"Settings for {paths[0]}:\n")
+    for field in fields(settings):
+        value = getattr(settings, field.name)
+        if isinstance(value, (frozenset, set)):
+            value = ", ".join(sorted(value))
+        elif field.name == "per_file_ignores":
+            value = "; ".join(f"{glob}: {', '.join(sorted(codes))}" for glob, codes in value)
+        elif isinstance(value, tuple):
+            value = ", ".join(value)
+        out.write(f"{field.name} = {value}\n")
+    return EXIT_CLEAN
+
+
+def _add_noqa(result: RunResult, silent: bool, out: TextIO) -> int:
+    """`--add-noqa`: a `# noqa: CODE` comment on the line of each finding, the file written in place."""
+    import tokenize
+
+    from jaxlint.fix import FixError, write_atomically
+    from jaxlint.noqa import with_noqa  # the rule catalogue: only for --add-noqa
+
+    rows: dict[str, dict[int, set[str]]] = {}
+    for d in result.diagnostics:
+        if d.cell is None and not d.code.startswith("JAX0"):  # a notebook's lines are in its JSON; JAX0xx: files
+            rows.setdefault(d.filename, {}).setdefault(d.noqa_row, set()).add(d.code)
+    added = 0
+    for path, codes in rows.items():
+        try:
+            data = read_bytes(path)
+            source, encoding = decode(data)
+            new, count = with_noqa(source, codes)
+            if count:
+                write_atomically(path, new.encode(encoding), data)
+        except (InputError, FixError, SyntaxError, tokenize.TokenError) as error:
+            print(f"jaxlint: {path}: no noqa added: {getattr(error, 'message', error)}", file=sys.stderr)
+            continue
+        added += count
+    if not silent:
+        out.write(f"Added {added} noqa comment{'s' if added != 1 else ''}.\n")
+    return EXIT_CLEAN
+
+
+# How often --watch looks at the files' modification times (stat only: cheap).
+WATCH_INTERVAL = 0.5
+
+
+def _watch(args: argparse.Namespace, command_line: CommandLine, out: TextIO) -> int:
+    """Check, then check again each time a checked file, a new file or a config file changes, until
+    Ctrl-C or SIGTERM (main turns them into exit codes)."""
+    while True:
+        seen = _snapshot(args.paths, command_line)
+        _check(args, command_line, out)
+        _write_report("Watching for file changes.\n", None, out)
+        while _snapshot(args.paths, command_line) == seen:
+            time.sleep(WATCH_INTERVAL)
+
+
+def _snapshot(paths: list[str], command_line: CommandLine) -> dict[str, tuple[int, int]]:
+    """Each checked file's and config file's modification time and size."""
+    configs = [str(settings.config_file) for settings, _ in _by_config(paths, command_line) if settings.config_file]
+    found = {}
+    for path in [*_files(paths, command_line), *configs]:
+        try:
+            status = os.stat(path)
+        except OSError:
+            continue
+        found[path] = (status.st_mtime_ns, status.st_size)
+    return found
 
 
 def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settings, list[str]]]:
@@ -426,6 +586,15 @@ def _silence_stdout() -> None:
 
 def _report(args: argparse.Namespace, result, out: TextIO, unverifiable: str = "") -> None:
     """Findings in the chosen format (with --diff: the diffs instead), what was fixed, the summary."""
+    if args.fix_only and not args.diff:  # what was fixed, not what remains
+        if args.show_fixes:
+            out.write(text.fixes(result))
+        if not args.quiet:
+            fixed, files = len(result.fixed), result.files
+            out.write(
+                f"Fixed {fixed} finding{'s' if fixed != 1 else ''} ({files} file{'s' if files != 1 else ''} checked).\n"
+            )
+        return
     if args.diff:
         out.write("".join(result.diffs))
     elif args.statistics:

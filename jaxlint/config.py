@@ -289,6 +289,9 @@ class CommandLine:
     force_exclude: bool = False
     respect_gitignore: bool | None = None
     target_jax_version: str | None = None
+    exclude: list[str] | None = None  # replaces the config's
+    extend_exclude: list[str] = field(default_factory=list)
+    per_file_ignores: list[tuple[str, list[str]]] | None = None  # replaces the config's
 
 
 def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
@@ -323,11 +326,15 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
         [s for selectors, _ in extend for s in selectors],
         [s for selectors, _ in ignore for s in selectors],
     )
+    per_file_label = "--per-file-ignores" if cli.per_file_ignores is not None else f"{where}: per-file-ignores"
     per_file = tuple(
-        (glob, frozenset(codes(selectors, f"{where}: per-file-ignores '{glob}'", for_select=False)))
-        for glob, selectors in table.get("per-file-ignores", {}).items()
+        (glob, frozenset(codes(selectors, f"{per_file_label} '{glob}'", for_select=False)))
+        for glob, selectors in (
+            cli.per_file_ignores if cli.per_file_ignores is not None else table.get("per-file-ignores", {}).items()
+        )
     )
-    exclude = tuple(table.get("exclude", DEFAULT_EXCLUDE)) + tuple(table.get("extend-exclude", ()))
+    exclude = cli.exclude if cli.exclude is not None else table.get("exclude", DEFAULT_EXCLUDE)
+    exclude = (*exclude, *table.get("extend-exclude", ()), *cli.extend_exclude)
     extra_transforms = frozenset(table.get("extra-transforms", ()))
     for name in extra_transforms:
         if not all(part.isidentifier() for part in name.split(".")) or "." not in name:

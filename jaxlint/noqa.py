@@ -10,6 +10,7 @@ from typing import Iterable, Literal
 
 from jaxlint.checks import ALL_RULES, find_rule
 from jaxlint.diagnostics import SAFE, Diagnostic, Edit, Fix
+from jaxlint.files import LINES
 
 _LINE_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[\w-]+(?:[,\s]+[\w-]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(
@@ -144,3 +145,35 @@ def _comments(source: str) -> list[tuple[int, int, str, str]]:
     except (tokenize.TokenError, SyntaxError):  # the parser took it: the tokenizer should too
         return found
     return found
+
+
+def with_noqa(source: str, rows: dict[int, set[str]]) -> tuple[str, int]:
+    """`source` with `# noqa: CODES` on each of `rows` (`--add-noqa`), and how many lines got one. The codes
+    join a noqa comment already there; a line that ends inside a string or goes on after a backslash gets
+    none (a comment there would change the code). Raises SyntaxError or TokenError for code Python cannot read."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    ends = {token.start[0] for token in tokens if token.type in (tokenize.NEWLINE, tokenize.NL)}
+    comments = {token.start[0]: token for token in tokens if token.type == tokenize.COMMENT}
+    lines = LINES.findall(source)
+    added = 0
+    for row, codes in sorted(rows.items()):
+        if row not in ends or row > len(lines):
+            continue
+        text = lines[row - 1]
+        body = text.rstrip("\r\n")
+        comment = comments.get(row)
+        match = _LINE_NOQA.search(comment.string) if comment is not None else None
+        if match is not None and comment is not None:
+            if not match.group("codes"):
+                continue  # a blanket noqa suppresses everything already
+            named = _codes(match.group("codes")) or frozenset()
+            missing = sorted(code for code in codes if code not in named)
+            if not missing:
+                continue
+            at = comment.start[1] + match.start("codes")
+            body = f"{body[:at]}{', '.join(missing)}, {body[at:]}"
+        else:
+            body = f"{body.rstrip()}  # noqa: {', '.join(sorted(codes))}"
+        lines[row - 1] = body + text[len(text.rstrip("\r\n")) :]
+        added += 1
+    return "".join(lines), added
