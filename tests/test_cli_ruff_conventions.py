@@ -215,3 +215,11 @@ def test_watch_checks_again_when_a_file_changes(tmp_path: Path) -> None:
         watcher.terminate()
         _, err = watcher.communicate(timeout=30)
     assert (watcher.returncode, err) == (143, "jaxlint: terminated\n")
+
+
+def test_every_option_is_on_the_command_line_page() -> None:
+    from jaxlint.cli import _parser
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "command-line.md").read_text(encoding="utf-8")
+    options = {option for action in _parser()._actions for option in action.option_strings if option.startswith("--")}
+    assert sorted(option for option in options - {"--help", "--version"} if f"`{option}" not in page) == []
