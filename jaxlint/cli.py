@@ -333,10 +333,12 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         extend_exclude=_selectors(args.extend_exclude) or [],
         per_file_ignores=args.per_file_ignores,
     )
+    modes = [name for name in ("fix", "fix_only", "diff", "verify", "add_noqa", "watch") if getattr(args, name)]
+    for alone in ("add_noqa", "watch"):
+        others = [mode for mode in modes if mode != alone]
+        if alone in modes and others:
+            raise ConfigError(f"--{alone.replace('_', '-')} does not go with --{others[0].replace('_', '-')}")
     args.fix = args.fix or args.fix_only
-    modes = [name for name in ("fix", "diff", "add_noqa", "watch", "verify") if getattr(args, name)]
-    if args.add_noqa and len(modes) > 1 or args.watch and len(modes) > 1:
-        raise ConfigError(f"--{modes[0].replace('_', '-')} and --{modes[1].replace('_', '-')} do not go together")
     if args.show_settings:
         return _show_settings(args.paths, command_line, out)
     if args.show_files:

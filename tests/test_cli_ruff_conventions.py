@@ -187,8 +187,10 @@ def test_add_noqa(tmp_path: Path) -> None:
         "''')\r\n")
     result = jaxlint(tmp_path, "--no-cache", "--output-format", "concise", ".")
     assert [line.split(" ")[:2] for line in result.stdout.splitlines()] == [["b.py:6:1:", "JAX101"]]
-    result = jaxlint(tmp_path, "--add-noqa", "--fix", ".")
-    assert (result.returncode, result.stderr) == (2, "jaxlint: error: --fix and --add-noqa do not go together\n")
+    result = jaxlint(tmp_path, "--add-noqa", "--fix-only", ".")
+    assert (result.returncode, result.stderr) == (2, "jaxlint: error: --add-noqa does not go with --fix-only\n")
+    result = jaxlint(tmp_path, "--watch", "--diff", ".")
+    assert (result.returncode, result.stderr) == (2, "jaxlint: error: --watch does not go with --diff\n")
 
 
 def test_watch_checks_again_when_a_file_changes(tmp_path: Path) -> None:
