@@ -9,7 +9,8 @@ import os
 import signal
 import sys
 import threading
-from dataclasses import replace
+import time
+from dataclasses import fields, replace
 from pathlib import Path
 from collections import Counter
 from typing import NoReturn, TextIO
@@ -26,9 +27,12 @@ from jaxlint.config import (
     pinned_jax,
     requires_python,
 )
+from jaxlint.discovery import discover
+from jaxlint.files import InputError, decode, read_bytes
 from jaxlint.report import FORMATS, source, text
+from jaxlint.model.apis import VERSION as JAX_VERSION
 from jaxlint.results import RunResult
-from jaxlint.runner import FixMode, check_stdin, run
+from jaxlint.runner import FixMode, check_stdin, fix_stdin, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a process killed by SIGPIPE
@@ -49,10 +53,29 @@ def _positive(value: str) -> int:
     return int(value)
 
 
+def _per_file_ignore(value: str) -> tuple[str, list[str]]:
+    glob, colon, codes = value.rpartition(":")
+    if not colon or not glob or not codes.strip():
+        raise argparse.ArgumentTypeError(f"expected GLOB:CODES such as 'tests/*:JAX101', got {value!r}")
+    return glob, _selectors([codes]) or []
+
+
+def _jax_version(value: str) -> str:
+    if not JAX_VERSION.match(value):
+        raise argparse.ArgumentTypeError(f"expected a jax version such as 0.4.30, got {value!r}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jaxlint",
-        description="A correctness linter for JAX code. `jaxlint rule CODE` explains a rule.",
+        usage="jaxlint [check] [options] [paths ...]\n       jaxlint rule CODE | --all\n       jaxlint server",
+        description="A correctness linter for JAX code.",
+        epilog="commands:\n"
+        "  check    check the paths (the default: `jaxlint src/` is `jaxlint check src/`)\n"
+        "  rule     explain a rule (`jaxlint rule JAX201`), or list them all (`jaxlint rule --all`)\n"
+        "  server   the language server, on stdin and stdout (for editors)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "paths", nargs="*", default=["."], help="files or folders to check (default: .); `-` reads the code from stdin"
@@ -72,6 +95,20 @@ def _parser() -> argparse.ArgumentParser:
         help="also these rules (opt-in rules by code or name)",
     )
     parser.add_argument("--ignore", action="append", default=[], metavar="CODES", help="not these rules")
+    parser.add_argument(
+        "--extend-ignore", action="append", default=[], metavar="CODES", help="not these rules either (as --ignore)"
+    )
+    parser.add_argument(
+        "--per-file-ignores",
+        action="append",
+        type=_per_file_ignore,
+        metavar="GLOB:CODES",
+        help="not these rules in the files matching GLOB (`tests/*:JAX101,JAX201`); replaces the config's",
+    )
+    parser.add_argument(
+        "--exclude", action="append", metavar="GLOBS", help="leave out these files and folders; replaces the config's"
+    )
+    parser.add_argument("--extend-exclude", action="append", default=[], metavar="GLOBS", help="leave out these too")
     parser.add_argument("--output-format", choices=FORMAT_NAMES, default="text")
     parser.add_argument(
         "--show-source",
@@ -82,12 +119,38 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--config", metavar="FILE", help="read [tool.jaxlint] from FILE")
     parser.add_argument(
+        "--target-version",
+        type=_jax_version,
+        metavar="VERSION",
+        help="the jax release the code must run on (as target-jax-version; default: the lowest its dependencies allow)",
+    )
+    parser.add_argument(
         "--force-exclude",
         action="store_true",
         help="apply excludes to files named on the command line too (for pre-commit)",
     )
+    parser.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        help="skip the files git ignores (.gitignore, .git/info/exclude; default: on)",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
+    parser.add_argument("--silent", action="store_true", help="print nothing; the exit code still tells")
+    parser.add_argument("--show-files", action="store_true", help="list the files that would be checked, and stop")
+    parser.add_argument(
+        "--show-settings", action="store_true", help="print the settings that apply to the first path, and stop"
+    )
+    parser.add_argument("--watch", action="store_true", help="check again whenever a file changes (Ctrl-C stops)")
     parser.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
+    parser.add_argument(
+        "--fix-only", action="store_true", help="apply the safe fixes and report only what was fixed (exit 0)"
+    )
+    parser.add_argument(
+        "--exit-non-zero-on-fix", action="store_true", help="with --fix: exit 1 when something was fixed, too"
+    )
+    parser.add_argument(
+        "--add-noqa", action="store_true", help="add a `# noqa: CODE` comment to every line with a finding"
+    )
     parser.add_argument(
         "--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour"
     )
@@ -145,7 +208,14 @@ def _rule_command(argv: list[str], out: TextIO) -> int:
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
+    try:
+        return _main(argv, out or sys.stdout)
+    except BrokenPipeError:  # `jaxlint . | head`, `jaxlint rule --all | head`: the reader has what it wanted
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str] | None, out: TextIO) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["check"]:  # `jaxlint check src/`, as `ruff check src/`
         argv = argv[1:]
@@ -178,9 +248,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     except ConfigError as error:
         print(f"jaxlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:  # `jaxlint . | head`: the reader has what it wanted
-        _silence_stdout()
-        return EXIT_BROKEN_PIPE
+    except BrokenPipeError:  # for main
+        raise
     except Exception as error:  # a bug in jaxlint: one line and exit 2, not a traceback
         print(f"jaxlint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -200,7 +269,10 @@ def console() -> NoReturn:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except BaseException:  # a closed pipe, a full disk: the interpreter's own exit reports it
+    except BrokenPipeError:  # the reader went away before the last bytes: as a process killed by SIGPIPE
+        _silence_stdout()
+        code = EXIT_BROKEN_PIPE
+    except BaseException:  # a full disk: the interpreter's own exit reports it
         sys.exit(code)
     os._exit(code)
 
@@ -252,17 +324,47 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
     command_line = CommandLine(
         select=_selectors(args.select),
         extend_select=_selectors(args.extend_select) or [],
-        ignore=_selectors(args.ignore) or [],
+        ignore=(_selectors(args.ignore) or []) + (_selectors(args.extend_ignore) or []),
         config=args.config,
         force_exclude=args.force_exclude,
+        respect_gitignore=args.respect_gitignore,
+        target_jax_version=args.target_version,
+        exclude=_selectors(args.exclude),
+        extend_exclude=_selectors(args.extend_exclude) or [],
+        per_file_ignores=args.per_file_ignores,
     )
+    modes = [name for name in ("fix", "fix_only", "diff", "verify", "add_noqa", "watch") if getattr(args, name)]
+    for alone in ("add_noqa", "watch"):
+        others = [mode for mode in modes if mode != alone]
+        if alone in modes and others:
+            raise ConfigError(f"--{alone.replace('_', '-')} does not go with --{others[0].replace('_', '-')}")
+    args.fix = args.fix or args.fix_only
+    if args.show_settings:
+        return _show_settings(args.paths, command_line, out)
+    if args.show_files:
+        out.write("".join(f"{path}\n" for path in _files(args.paths, command_line)))
+        return EXIT_CLEAN
+    if args.watch:
+        return _watch(args, command_line, out)
+    return _check(args, command_line, out)
+
+
+def _check(args: argparse.Namespace, command_line: CommandLine, out: TextIO) -> int:
+    """One run: check (or fix) the paths, report, and the exit code."""
     fix_mode = FixMode(args.unsafe_fixes, write=not args.diff) if args.fix or args.diff else None
     server = _verify_server() if args.verify else None
     if "-" in args.paths:
-        if args.paths != ["-"] or fix_mode is not None or args.verify:
-            raise ConfigError("`-` (stdin) is checked alone, without --fix, --diff or --verify")
+        if args.paths != ["-"] or args.verify or args.add_noqa or args.watch:
+            raise ConfigError("`-` (stdin) is checked alone, without --verify, --add-noqa or --watch")
         [(settings, _)] = _by_config([args.stdin_filename or "-"], command_line)
-        result = check_stdin(args.stdin_filename or "-", sys.stdin.buffer.read(), settings)
+        name, data = args.stdin_filename or "-", sys.stdin.buffer.read()
+        if fix_mode is None:
+            result = check_stdin(name, data, settings)
+        else:  # as ruff: the fixed code on stdout (--diff: the diff), the findings that remain on stderr
+            fixed, result = fix_stdin(name, data, settings, fix_mode)
+            if fix_mode.write:
+                _write_report(fixed.decode("utf-8", "surrogateescape"), args.output_file, out)
+                out = sys.stderr
     else:
         groups = _by_config(args.paths, command_line)
         settings = groups[0][0]
@@ -290,12 +392,15 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
                 if isinstance(value, (list, int)) and not isinstance(value, bool):
                     setattr(result, name, getattr(result, name) + value)
     result.docs_url = settings.docs_url
+    if args.add_noqa:
+        return _add_noqa(result, args.silent, out)
     unverifiable = _verify(args, settings, result, server) if args.verify else ""
-    report = io.StringIO()
-    _report(args, result, report, unverifiable)
-    _write_report(report.getvalue(), args.output_file, out)
-    for note in result.notes:
-        print(f"jaxlint: note: {note}", file=sys.stderr)
+    if not args.silent:
+        report = io.StringIO()
+        _report(args, result, report, unverifiable)
+        _write_report(report.getvalue(), args.output_file if out is not sys.stderr else None, out)
+        for note in result.notes:
+            print(f"jaxlint: note: {note}", file=sys.stderr)
     for message in result.fix_failures + result.internal_errors:
         print(f"jaxlint: {message}", file=sys.stderr)
     if unverifiable:  # the static findings are printed above; --verify itself could not run
@@ -307,9 +412,95 @@ def _lint(args: argparse.Namespace, out: TextIO) -> int:
         for d in result.diagnostics
         if args.fail_on != "confirmed" or (d.verify is not None and d.verify.status == "confirmed")
     ]
-    if (failing or result.diffs) and not args.exit_zero:
+    if args.fix_only:
+        failing = []
+    if (failing or result.diffs or (args.exit_non_zero_on_fix and result.fixed)) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _files(paths: list[str], command_line: CommandLine) -> list[str]:
+    """The files a run on `paths` checks (`--show-files`, `--watch`), each with the settings of its folder."""
+    groups = _by_config(paths, command_line)
+    found: list[str] = []
+    while groups:
+        settings, group = groups.pop(0)
+        nested: list[str] | None = None if command_line.config is not None else []
+        found += discover(group, settings, nested)[0]
+        groups += _by_config(nested, command_line) if nested else []
+    return sorted(set(found))
+
+
+def _show_settings(paths: list[str], command_line: CommandLine, out: TextIO) -> int:
+    """`--show-settings`: the settings that apply to the first path, one `name = value` a line."""
+    [(settings, _), *_] = _by_config(paths[:1], command_line)
+    out.write(f"Settings for {paths[0]}:\n")
+    for field in fields(settings):
+        value = getattr(settings, field.name)
+        if isinstance(value, (frozenset, set)):
+            value = ", ".join(sorted(value))
+        elif field.name == "per_file_ignores":
+            value = "; ".join(f"{glob}: {', '.join(sorted(codes))}" for glob, codes in value)
+        elif isinstance(value, tuple):
+            value = ", ".join(value)
+        out.write(f"{field.name} = {value}\n")
+    return EXIT_CLEAN
+
+
+def _add_noqa(result: RunResult, silent: bool, out: TextIO) -> int:
+    """`--add-noqa`: a `# noqa: CODE` comment on the line of each finding, the file written in place."""
+    import tokenize
+
+    from jaxlint.fix import FixError, write_atomically
+    from jaxlint.noqa import with_noqa  # the rule catalogue: only for --add-noqa
+
+    rows: dict[str, dict[int, set[str]]] = {}
+    for d in result.diagnostics:
+        if d.cell is None and not d.code.startswith("JAX0"):  # a notebook's lines are in its JSON; JAX0xx: files
+            rows.setdefault(d.filename, {}).setdefault(d.noqa_row, set()).add(d.code)
+    added = 0
+    for path, codes in rows.items():
+        try:
+            data = read_bytes(path)
+            source, encoding = decode(data)
+            new, count = with_noqa(source, codes)
+            if count:
+                write_atomically(path, new.encode(encoding), data)
+        except (InputError, FixError, SyntaxError, tokenize.TokenError) as error:
+            print(f"jaxlint: {path}: no noqa added: {getattr(error, 'message', error)}", file=sys.stderr)
+            continue
+        added += count
+    if not silent:
+        out.write(f"Added {added} noqa comment{'s' if added != 1 else ''}.\n")
+    return EXIT_CLEAN
+
+
+# How often --watch looks at the files' modification times (stat only: cheap).
+WATCH_INTERVAL = 0.5
+
+
+def _watch(args: argparse.Namespace, command_line: CommandLine, out: TextIO) -> int:
+    """Check, then check again each time a checked file, a new file or a config file changes, until
+    Ctrl-C or SIGTERM (main turns them into exit codes)."""
+    while True:
+        seen = _snapshot(args.paths, command_line)
+        _check(args, command_line, out)
+        _write_report("Watching for file changes.\n", None, out)
+        while _snapshot(args.paths, command_line) == seen:
+            time.sleep(WATCH_INTERVAL)
+
+
+def _snapshot(paths: list[str], command_line: CommandLine) -> dict[str, tuple[int, int]]:
+    """Each checked file's and config file's modification time and size."""
+    configs = [str(settings.config_file) for settings, _ in _by_config(paths, command_line) if settings.config_file]
+    found = {}
+    for path in [*_files(paths, command_line), *configs]:
+        try:
+            status = os.stat(path)
+        except OSError:
+            continue
+        found[path] = (status.st_mtime_ns, status.st_size)
+    return found
 
 
 def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settings, list[str]]]:
@@ -320,7 +511,7 @@ def _by_config(paths: list[str], command_line: CommandLine) -> list[tuple[Settin
     groups: dict[tuple[Path | None, Path | None], list[str]] = {}
     for path in paths:
         absolute = Path(os.path.abspath(path))
-        folder = absolute if absolute.is_dir() else absolute.parent
+        folder = absolute if os.path.isdir(absolute) else absolute.parent
         config = find_config(folder)
         groups.setdefault((config, None if config else nearest_pyproject(folder)), []).append(path)
     return [(_settings(command_line, config, project), group) for (config, project), group in groups.items()]
@@ -350,7 +541,9 @@ def _settings(command_line: CommandLine, config: Path | None, project: Path | No
     if project is None:
         return settings
     return replace(
-        settings, python_version=requires_python(project, project.parent), target_jax_version=pinned_jax(project)
+        settings,
+        python_version=requires_python(project, project.parent),
+        target_jax_version=command_line.target_jax_version or pinned_jax(project),
     )
 
 
@@ -396,6 +589,15 @@ def _silence_stdout() -> None:
 
 def _report(args: argparse.Namespace, result, out: TextIO, unverifiable: str = "") -> None:
     """Findings in the chosen format (with --diff: the diffs instead), what was fixed, the summary."""
+    if args.fix_only and not args.diff:  # what was fixed, not what remains
+        if args.show_fixes:
+            out.write(text.fixes(result))
+        if not args.quiet:
+            fixed, files = len(result.fixed), result.files
+            out.write(
+                f"Fixed {fixed} finding{'s' if fixed != 1 else ''} ({files} file{'s' if files != 1 else ''} checked).\n"
+            )
+        return
     if args.diff:
         out.write("".join(result.diffs))
     elif args.statistics:

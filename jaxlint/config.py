@@ -47,6 +47,7 @@ _KNOWN_KEYS = (
     "target-version",
     "max-file-size",
     "docs-url",
+    "respect-gitignore",
 )
 # Files larger than this are reported (JAX003) and skipped: generated code and data saved as .py take
 # time and memory in proportion to their size, and are not where JAX bugs live.
@@ -77,6 +78,7 @@ class Settings:
     python_version: str | None = None  # the code's Python ("3.12"), whose syntax it is parsed with (None: newest)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files are reported and skipped
     docs_url: str | None = None  # where the rule pages are published ("https://.../{code}.html"), for report links
+    respect_gitignore: bool = True  # skip what git ignores (jaxlint/gitignore.py)
 
     def _relative(self, path: str) -> PurePosixPath:
         """The path from the config's folder; outside that folder, just the file's name.
@@ -182,6 +184,8 @@ def load_table(path: Path) -> dict[str, Any]:
                 f"{where}: 'docs-url' must be an http(s) URL with {{code}} where a rule's code goes, such as "
                 f'"https://example.org/jaxlint/rules/{{code}}.html", got {_describe(value)}'
             )
+        if key == "respect-gitignore" and not isinstance(value, bool):
+            raise ConfigError(f"{where}: 'respect-gitignore' must be true or false, got {_describe(value)}")
         if key == "cache-dir" and not isinstance(value, str):
             raise ConfigError(f"{where}: 'cache-dir' must be a string, got {_describe(value)}")
         if key == "per-file-ignores":
@@ -202,28 +206,60 @@ def load_table(path: Path) -> dict[str, Any]:
     return table
 
 
-_JAX_REQUIREMENT = re.compile(r"\s*jax(?![\w.-])\s*(\[[^\]]*\])?\s*(?P<specifiers>[^;]*)", re.IGNORECASE)
+_JAX_REQUIREMENT = re.compile(r"\s*jax(?![\w.-])\s*(\[[^\]]*\])?\s*(?P<specifiers>[^;#]*)", re.IGNORECASE)
 _LOWER_BOUND = re.compile(r"(===|==|>=|~=|>)\s*(?P<version>\d+(\.\d+){0,2})")
+# Poetry's constraints: `^0.3.10`, `~0.3.10`, `>=0.4,<0.5`, a bare `0.4.30` (exactly that one).
+_POETRY_LOWER_BOUND = re.compile(r"(?:^|,)\s*(?:\^|~=?|>=|==|>)?\s*(?P<version>\d+(\.\d+){0,2})\b")
 
 
-def pinned_jax(pyproject: Path | None) -> str | None:
-    """The lowest jax release a project's dependencies allow (`jax==0.4.30`, `jax>=0.4.20,<0.5`):
-    the one its code must still run on. None without a pyproject.toml or a lower bound on jax."""
-    if pyproject is None:
-        return None
+def pinned_jax(pyproject: Path | None, folder: Path | None = None) -> str | None:
+    """The lowest jax release a project's dependencies allow (`jax==0.4.30`, `jax>=0.4.20,<0.5`,
+    poetry's `jax = "^0.3.10"`): the one its code must still run on. Read from its pyproject.toml's
+    [project] and [tool.poetry] dependencies and the requirements*.txt files beside it (in `folder`, by
+    default the pyproject's); None without a lower bound on jax."""
+    folder = folder or (pyproject.parent if pyproject is not None else None)
+    specifiers = _requirements_specifiers(folder) if folder is not None else []
+    poetry: list[str] = []
+    if pyproject is not None and _is_file(pyproject):
+        try:
+            table = _read_toml(pyproject)
+        except ConfigError:
+            table = {}
+        dependencies = table.get("project", {}).get("dependencies", [])
+        specifiers += _specifiers(dependencies if isinstance(dependencies, list) else [])
+        poetry = _poetry_constraints(table.get("tool", {}).get("poetry", {}).get("dependencies", {}).get("jax"))
+    bounds = [bound.group("version") for text in specifiers for bound in _LOWER_BOUND.finditer(text)]
+    bounds += [bound.group("version") for text in poetry for bound in _POETRY_LOWER_BOUND.finditer(text)]
+    parsed = [tuple(int(part) for part in bound.split(".")) for bound in bounds]
+    return ".".join(str(part) for part in max(parsed)) if parsed else None
+
+
+def _specifiers(requirements: list) -> list[str]:
+    """The version specifiers of the requirements on jax (not jaxlib) among PEP 508 strings."""
+    found = [_JAX_REQUIREMENT.match(line) if isinstance(line, str) else None for line in requirements]
+    return [match.group("specifiers") for match in found if match]
+
+
+def _requirements_specifiers(folder: Path) -> list[str]:
+    """The specifiers on jax in the folder's requirements*.txt files (`jax[cpu]~=0.4.26`)."""
+    lines: list[str] = []
     try:
-        dependencies = _read_toml(pyproject).get("project", {}).get("dependencies", [])
-    except ConfigError:
-        return None
-    bounds = []
-    for requirement in dependencies if isinstance(dependencies, list) else []:
-        found = _JAX_REQUIREMENT.match(requirement) if isinstance(requirement, str) else None
-        if found:
-            bounds += [
-                tuple(int(part) for part in bound.group("version").split("."))
-                for bound in _LOWER_BOUND.finditer(found.group("specifiers"))
-            ]
-    return ".".join(str(part) for part in max(bounds)) if bounds else None
+        files = sorted(folder.glob("requirements*.txt"))
+    except OSError:
+        return []
+    for file in files:
+        try:
+            lines += file.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+    return _specifiers(lines)
+
+
+def _poetry_constraints(value: Any) -> list[str]:
+    """`jax = "^0.3.10"`, `jax = {version = "^0.3.10", extras = ["cpu"]}` or a list of such tables."""
+    entries = value if isinstance(value, list) else [value]
+    versions = [entry.get("version") if isinstance(entry, dict) else entry for entry in entries]
+    return [version for version in versions if isinstance(version, str)]
 
 
 def nearest_pyproject(start: Path) -> Path | None:
@@ -262,6 +298,11 @@ class CommandLine:
     ignore: list[str] = field(default_factory=list)
     config: str | None = None
     force_exclude: bool = False
+    respect_gitignore: bool | None = None
+    target_jax_version: str | None = None
+    exclude: list[str] | None = None  # replaces the config's
+    extend_exclude: list[str] = field(default_factory=list)
+    per_file_ignores: list[tuple[str, list[str]]] | None = None  # replaces the config's
 
 
 def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
@@ -296,11 +337,15 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
         [s for selectors, _ in extend for s in selectors],
         [s for selectors, _ in ignore for s in selectors],
     )
+    per_file_label = "--per-file-ignores" if cli.per_file_ignores is not None else f"{where}: per-file-ignores"
     per_file = tuple(
-        (glob, frozenset(codes(selectors, f"{where}: per-file-ignores '{glob}'", for_select=False)))
-        for glob, selectors in table.get("per-file-ignores", {}).items()
+        (glob, frozenset(codes(selectors, f"{per_file_label} '{glob}'", for_select=False)))
+        for glob, selectors in (
+            cli.per_file_ignores if cli.per_file_ignores is not None else table.get("per-file-ignores", {}).items()
+        )
     )
-    exclude = tuple(table.get("exclude", DEFAULT_EXCLUDE)) + tuple(table.get("extend-exclude", ()))
+    exclude = cli.exclude if cli.exclude is not None else table.get("exclude", DEFAULT_EXCLUDE)
+    exclude = (*exclude, *table.get("extend-exclude", ()), *cli.extend_exclude)
     extra_transforms = frozenset(table.get("extra-transforms", ()))
     for name in extra_transforms:
         if not all(part.isidentifier() for part in name.split(".")) or "." not in name:
@@ -312,6 +357,7 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
     python_version = table.get("target-version") or requires_python(config_file, root)
     # A size (load_table refused any other value): `or` only tells mypy.
     max_file_size = file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE)) or DEFAULT_MAX_FILE_SIZE
+    project = config_file or nearest_pyproject(cwd)  # where the jax it depends on is said
     return Settings(
         enabled,
         root,
@@ -321,11 +367,14 @@ def build_settings(cli: CommandLine, cwd: Path | None = None) -> Settings:
         config_file,
         extra_transforms,
         key_names,
-        table.get("target-jax-version") or pinned_jax(config_file or nearest_pyproject(cwd)),
+        cli.target_jax_version
+        or table.get("target-jax-version")
+        or pinned_jax(project, project.parent if project else root),
         cache_dir,
         python_version,
         max_file_size,
         table.get("docs-url"),
+        cli.respect_gitignore if cli.respect_gitignore is not None else table.get("respect-gitignore", True),
     )
 
 

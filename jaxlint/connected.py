@@ -23,17 +23,21 @@ from typing import TypeGuard
 from jaxlint import __version__
 from jaxlint.analysis.interface import absolute_module
 from jaxlint.cache import Cache, content_hash
+from jaxlint.config import DEFAULT_MAX_FILE_SIZE
 
 MAX_REEXPORTS = 8  # as project.imported_facts follows re-exports
 # Text that every way of turning on x64 contains (analysis/x64.py): a module with none of it cannot.
 _X64_MENTIONS = (b"enable_x64", b"ENABLE_X64", b"x64_enabled")
 
 
-def _scan(path: Path, name: str, cache: Cache | None) -> dict:
+def _scan(path: Path, name: str, cache: Cache | None, max_size: int) -> dict:
     """One module's calls of imported names and the imported names it passes to calls (qualified), its
     module-level imports (what it may re-export) and whether this Python could parse it, as JSON, cached
-    by content."""
+    by content. A file over `max_size` bytes is neither read here nor analysed (max-file-size): it calls
+    nothing."""
     try:
+        if path.stat().st_size > max_size:
+            return {"calls": [], "reexports": {}, "read": True, "x64": False}
         data = path.read_bytes()
     except OSError:
         return {"calls": [], "reexports": {}, "read": False, "x64": False}
@@ -122,10 +126,13 @@ def _dotted(expr: ast.expr) -> list[str]:
     return parts[::-1]
 
 
-def connected(named: set[str], modules: dict[str, Path], cache: Cache | None = None) -> set[str]:
+def connected(
+    named: set[str], modules: dict[str, Path], cache: Cache | None = None, max_size: int = DEFAULT_MAX_FILE_SIZE
+) -> set[str]:
     """The modules of a project (by dotted name, with their files) whose analysis can change the
-    findings of the `named` ones: these, their callers' closure and all that those call (see above)."""
-    scans = {name: _scan(path, name, cache) for name, path in modules.items()}
+    findings of the `named` ones: these, their callers' closure and all that those call (see above).
+    Files over `max_size` bytes are skipped by the run, and so here."""
+    scans = {name: _scan(path, name, cache, max_size) for name, path in modules.items()}
     callees: dict[str, set[str]] = {name: set() for name in modules}
 
     def resolve(qualified: str, caller: str, depth: int = 0) -> None:

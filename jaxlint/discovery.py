@@ -1,4 +1,5 @@
-"""Which files to check: the paths given, walked with the config's excludes."""
+"""Which files to check: the paths given, walked with the config's excludes, without what git ignores and
+without Python environments (jaxlint/gitignore.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 from jaxlint.config import Settings, find_config
 from jaxlint.files import InputError, NOTEBOOK_SUFFIX, PYTHON_SUFFIXES
+from jaxlint.gitignore import GitIgnore, is_environment
 
 
 def discover(
@@ -21,24 +23,39 @@ def discover(
     """
     found: list[str] = []
     unlistable: list[tuple[str, InputError]] = []
+    skipped = _Skipped(settings)
     for given in paths:
-        if settings.force_exclude and _excluded_with_parents(given, settings):
+        if settings.force_exclude and skipped.with_parents(given):
             continue
         if os.path.isdir(given):
-            found.extend(_walk(given, settings, unlistable, nested))
+            found.extend(_walk(given, skipped, unlistable, nested))
         else:
             found.append(os.path.normpath(given))
     return list(dict.fromkeys(found)), unlistable
 
 
-def _excluded_with_parents(given: str, settings: Settings) -> bool:
-    path = Path(os.path.normpath(given))
-    return any(settings.is_excluded(str(p)) for p in (path, *path.parents) if str(p) not in (".", "/"))
+class _Skipped:
+    """What a walk leaves out: excluded names, what git ignores (unless respect-gitignore is off), environments."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.gitignore = GitIgnore() if settings.respect_gitignore else None
+
+    def __call__(self, path: str, is_folder: bool) -> bool:
+        return (
+            self.settings.is_excluded(path)
+            or (self.gitignore is not None and self.gitignore.ignored(path, is_folder))
+            or (is_folder and is_environment(path))
+        )
+
+    def with_parents(self, given: str) -> bool:
+        """For `--force-exclude`: whether a path named on the command line, or a folder it is in, is left out."""
+        path = Path(os.path.abspath(given))
+        parents = [folder for folder in path.parents if self.settings.root in folder.parents]  # the project's
+        return self(str(path), os.path.isdir(path)) or any(self(str(folder), True) for folder in parents)
 
 
-def _walk(
-    top: str, settings: Settings, unlistable: list[tuple[str, InputError]], nested: list[str] | None
-) -> list[str]:
+def _walk(top: str, skipped: _Skipped, unlistable: list[tuple[str, InputError]], nested: list[str] | None) -> list[str]:
     def failed(error: OSError) -> None:
         reason = error.strerror or str(error)
         unlistable.append(
@@ -47,14 +64,14 @@ def _walk(
 
     files = []
     for folder, subfolders, names in os.walk(top, onerror=failed):
-        subfolders[:] = sorted(d for d in subfolders if not settings.is_excluded(os.path.join(folder, d)))
+        subfolders[:] = sorted(d for d in subfolders if not skipped(os.path.join(folder, d), True))
         if nested is not None:
             own = [d for d in subfolders if _has_own_config(os.path.join(folder, d))]
             nested.extend(os.path.normpath(os.path.join(folder, d)) for d in own)
             subfolders[:] = [d for d in subfolders if d not in own]
         for name in sorted(names):
             path = os.path.normpath(os.path.join(folder, name))
-            if name.endswith((*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX)) and not settings.is_excluded(path):
+            if name.endswith((*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX)) and not skipped(path, False):
                 files.append(path)
     return files
 

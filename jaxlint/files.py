@@ -11,6 +11,8 @@ from pathlib import Path
 
 # Python's line breaks (str.splitlines also splits at form feeds and other separators, Python does not).
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# A line with its line break, as Python counts line breaks.
+LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
 

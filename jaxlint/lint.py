@@ -30,7 +30,7 @@ from jaxlint.export import module_interface
 from jaxlint.files import LINE_BREAK, InputError, mentions_jax
 from jaxlint.fix import Offsets
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
-from jaxlint.noqa import file_suppressions, is_suppressed
+from jaxlint.noqa import UNUSED_NOQA, file_suppressions, is_suppressed, unused as unused_noqa
 from jaxlint.syntax import NEWEST, parse, parse_python_version
 from jaxlint.traversal import Traversal
 
@@ -104,7 +104,10 @@ def _parse_and_check(
         if collecting:
             gc.freeze()  # the tree, out of the collector's sight; the analysis's own garbage is collected
             gc.enable()
-        return _check(module, source, filename, options, context)
+        diagnostics, interface = _check(module, source, filename, options, context)
+        if options.line_noqa and options.findings and UNUSED_NOQA in options.enabled and "noqa" in source:
+            diagnostics += unused_noqa(source, filename, diagnostics, options.enabled)
+        return diagnostics, interface
     except InputError as error:
         found = Diagnostic(filename, error.row, error.col, error.code, error.message, error.row, error.col)
         return [found] if error.code in options.enabled else [], Interface()

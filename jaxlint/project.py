@@ -22,6 +22,7 @@ from pathlib import Path
 
 from jaxlint.analysis.interface import Applied, IncomingTracer, Imported, Interface, ModuleContext, absolute_module
 from jaxlint.cache import Cache
+from jaxlint.config import DEFAULT_MAX_FILE_SIZE
 from jaxlint.connected import connected
 
 MAX_ROUNDS = 4
@@ -197,9 +198,10 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def siblings(files: list[str], cache: Cache | None = None) -> list[str]:
+def siblings(files: list[str], cache: Cache | None = None, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[str]:
     """The files of the named files' projects that were not named themselves and that can change the
-    named files' findings (jaxlint/connected.py; `cache` keeps what it reads of each file)."""
+    named files' findings (jaxlint/connected.py; `cache` keeps what it reads of each file; files over
+    `max_size` bytes are not read)."""
     named = {Path(file).absolute() for file in files}
     places = [module_of(file) for file in files if file.endswith((".py", ".pyi"))]
     extra: list[str] = []
@@ -209,7 +211,7 @@ def siblings(files: list[str], cache: Cache | None = None) -> list[str]:
             modules.setdefault(module_of(str(path))[1], path)
         if named.issuperset(modules.values()):
             continue  # the whole project was named
-        needed = connected({name for where, name in places if where == root}, modules, cache)
+        needed = connected({name for where, name in places if where == root}, modules, cache, max_size)
         extra.extend(_shown(path) for name, path in modules.items() if name in needed and path not in named)
     return extra
 

@@ -14,6 +14,7 @@ def rule_url(docs_url: str | None, code: str) -> str | None:
 # (code, name, on by default)
 RULES = (
     ("JAX001", "syntax-error", True),
+    ("JAX002", "unused-noqa", False),
     ("JAX003", "unreadable-file", True),
     ("JAX101", "in-place-update", True),
     ("JAX102", "discarded-functional-update", True),

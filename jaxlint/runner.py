@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 import multiprocessing
 import os
-import re
 import signal
 import traceback
 from contextlib import contextmanager
@@ -26,7 +25,7 @@ from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.discovery import discover
-from jaxlint.files import InputError, check_size, decode, mentions_jax, read_bytes
+from jaxlint.files import LINES, InputError, check_size, decode, mentions_jax, read_bytes
 from jaxlint.fix import FixError, fix_source, write_atomically
 from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
 from jaxlint.results import FileResult, RunResult
@@ -148,15 +147,16 @@ def _fix_file(
     except (FixError, UnicodeEncodeError) as error:
         return FileResult(placed(source, lint(source)), fix_failure=f"{path}: not fixed: {error}")
     diff = None if mode.write else _diff(path, data.decode(encoding), new.decode(encoding))
-    return FileResult(placed(fixed.source, fixed.remaining), fixed=placed(source, fixed.fixed), diff=diff)
-
-
-# A line with its line break, as Python counts line breaks (str.splitlines also splits at form feeds).
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+    return FileResult(
+        placed(fixed.source, fixed.remaining),
+        fixed=placed(source, fixed.fixed),
+        diff=diff,
+        fixed_source=None if mode.write else new,
+    )
 
 
 def _diff(path: str, before: str, after: str) -> str:
-    lines = difflib.unified_diff(_LINE.findall(before), _LINE.findall(after), f"a/{path}", f"b/{path}")
+    lines = difflib.unified_diff(LINES.findall(before), LINES.findall(after), f"a/{path}", f"b/{path}")
     return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n" for line in lines)
 
 
@@ -204,7 +204,7 @@ def _in_projects(
     """Check `paths` with the other modules of their projects (added after them, for their interfaces
     alone): every file, its outcome, and each module's context with what the others tell it
     (jaxlint/project.py)."""
-    files = paths + project.siblings(paths, cache)
+    files = paths + project.siblings(paths, cache, settings.max_file_size)
     contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
     batch = _Batch(files, contexts, settings, cache, jobs, None, len(paths))
     outcomes = _check_files(batch, dict.fromkeys(range(len(files))))
@@ -292,6 +292,15 @@ def check_stdin(name: str, data: bytes, settings: Settings) -> RunResult:
     result = RunResult()
     _collect(check_bytes(name, data, settings), result)
     return result
+
+
+def fix_stdin(name: str, data: bytes, settings: Settings, mode: FixMode) -> tuple[bytes, RunResult]:
+    """`jaxlint --fix -` (as ruff): the code read from stdin with its fixes applied, and what remains; with
+    `--diff` (`mode.write` off), the diff is in the result."""
+    outcome = check_bytes(name, data, settings, FixMode(mode.unsafe, write=False))
+    result = RunResult(unsafe_fixes=mode.unsafe)
+    _collect(outcome if not mode.write else replace(outcome, diff=None), result)
+    return outcome.fixed_source or data, result
 
 
 def _collect(outcome: FileResult, result: RunResult) -> None:

@@ -243,7 +243,7 @@ def test_rule_all_lists_every_rule_in_order(run) -> None:
         [rule.code, rule.name, "on" if rule.default_enabled else "opt-in"] for rule in ALL_RULES
     ]
     assert lines[0].split()[:3] == ["JAX001", "syntax-error", "on"]
-    assert lines[2].endswith("Item assignment on a JAX array, which is immutable")
+    assert lines[3].endswith("Item assignment on a JAX array, which is immutable")
 
 
 @pytest.mark.parametrize("unknown", ["JAX999", "no-such-rule"])

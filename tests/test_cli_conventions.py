@@ -35,10 +35,10 @@ def test_stdin_is_checked_as_the_named_file(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "jaxlint", "-", "--stdin-filename", "tests/a.py"], cwd=tmp_path,
                          input=JAX101_SOURCE, capture_output=True, text=True)
     assert (run.returncode, run.stdout) == (0, "All checks passed (1 file checked).\n")
-    run = subprocess.run([sys.executable, "-m", "jaxlint", "-", "--fix"], cwd=tmp_path, input=JAX101_SOURCE,
+    run = subprocess.run([sys.executable, "-m", "jaxlint", "-", "--add-noqa"], cwd=tmp_path, input=JAX101_SOURCE,
                          capture_output=True, text=True)
     assert (run.returncode, run.stderr) == (
-        2, "jaxlint: error: `-` (stdin) is checked alone, without --fix, --diff or --verify\n")
+        2, "jaxlint: error: `-` (stdin) is checked alone, without --verify, --add-noqa or --watch\n")
 
 
 def test_output_file(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ TOP_LEVEL = {
     "lint": "lint", "edits": "lint", "export": "lint", "fix": "lint", "noqa": "lint",
     "runner": "runner", "results": "runner", "project": "runner", "connected": "runner", "cache": "runner",
     "config": "runner", "verify_config": "runner", "selection": "runner", "discovery": "runner",
-    "notebooks": "runner",
+    "notebooks": "runner", "gitignore": "runner",
     "cli": "front", "__main__": "front", "catalog": "front", "flake8_plugin": "front",
 }
 

@@ -17,6 +17,7 @@ from jaxlint.checks.dtypes.jax701_float64_without_x64 import Float64WithoutX64
 from jaxlint.checks.dtypes.jax702_non_array_input import NonArrayInput
 from jaxlint.checks.dtypes.jax703_lax_mixed_dtypes import LaxMixedDtypes
 from jaxlint.checks.meta.jax001_syntax_error import SyntaxErrorRule
+from jaxlint.checks.meta.jax002_unused_noqa import UnusedNoqa
 from jaxlint.checks.meta.jax003_unreadable_file import UnreadableFileRule
 from jaxlint.checks.meta.jax010_verify_trace_error import VerifyTraceError
 from jaxlint.checks.meta.jax011_verify_tracer_leak import VerifyTracerLeak
@@ -52,6 +53,7 @@ from jaxlint.checks.base import Rule
 
 ALL_RULES: tuple[type[Rule], ...] = (
     SyntaxErrorRule,
+    UnusedNoqa,
     UnreadableFileRule,
     InPlaceUpdate,
     DiscardedFunctionalUpdate,

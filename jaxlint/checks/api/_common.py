@@ -31,6 +31,15 @@ def _import_name(node: cst.Attribute | cst.Name) -> str:
 _PUNCTUATION = TOKENS - {cst.Name, cst.SimpleString}  # whitespace, operators, brackets, other literals
 
 
+def _is_future_annotations(node: cst.ImportFrom) -> bool:
+    return (
+        isinstance(node.module, cst.Name)
+        and node.module.value == "__future__"
+        and not isinstance(node.names, cst.ImportStar)
+        and any(isinstance(alias.name, cst.Name) and alias.name.value == "annotations" for alias in node.names)
+    )
+
+
 def _tests_version(test: cst.BaseExpression) -> bool:
     """`if hasattr(jax, "tree_map"):`, `if jax.__version__ >= ...:`: code written for several jax releases.
     Walks the test's nodes rather than printing it: every `if` of every file asks."""
@@ -83,6 +92,8 @@ class ApiUses(Rule):
         self._calls: set[cst.CSTNode] = set()  # `func` of the index-update calls already reported
         self._index_imports: list[tuple[cst.ImportAlias, cst.ImportFrom, str, Api]] = []
         self._fixable_calls: Counter[str] = Counter()
+        self._annotation = 0  # inside an annotation
+        self._lazy_annotations = False  # `from __future__ import annotations`: annotations are never evaluated
 
     @classmethod
     def needs_values(cls, source: str) -> bool:
@@ -116,6 +127,11 @@ class ApiUses(Rule):
             text += f"; use `{instead}`"
         if entry.note:
             text += f" ({entry.note})"
+        if self.status == "removed" and self._annotation and self._lazy_annotations:
+            text += (
+                " (only in an annotation, unevaluated under `from __future__ import annotations`: the code runs; "
+                "`typing.get_type_hints` and documentation tools fail)"
+            )
         return text
 
     # ------------------------------------------------------------------ where uses are not reported
@@ -162,6 +178,12 @@ class ApiUses(Rule):
     visit_ClassDef = visit_FunctionDef
     leave_ClassDef = leave_FunctionDef
 
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self._annotation += 1
+
+    def leave_Annotation(self, node: cst.Annotation) -> None:
+        self._annotation -= 1
+
     # ------------------------------------------------------------------ imports
 
     def visit_Import(self, node: cst.Import) -> None:
@@ -186,6 +208,8 @@ class ApiUses(Rule):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self._in_import += 1
+        if _is_future_annotations(node):
+            self._lazy_annotations = True
         if self._guarded or node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return
         module = _import_name(node.module)

@@ -22,9 +22,12 @@ class RemovedApi(ApiUses):
         "(`x.device_buffer`, `x.device_buffers`, `x.to_py()`, `x.split(...)`, `x.layout`) are flagged where "
         "jaxlint knows `x` is a jax array: a `jnp.*` result, an argument of a traced function, a `jax.Array` "
         "annotation. The target is `target-jax-version` in "
-        "`[tool.jaxlint]`, else the lowest jax the project's `pyproject.toml` dependencies allow "
-        "(`jax>=0.4.20,<0.5`: 0.4.20), else the newest release jaxlint knows. The message names the "
-        "version that removed it and the replacement."
+        "`[tool.jaxlint]` (or `--target-version`), else the lowest jax the project's dependencies allow "
+        '(`jax>=0.4.20,<0.5`: 0.4.20) in `pyproject.toml` (`[project]` or poetry\'s `jax = "^0.3.10"`) '
+        "and `requirements*.txt`, else the newest release jaxlint knows. The message names the "
+        "version that removed it and the replacement. In an annotation that `from __future__ import "
+        "annotations` leaves unevaluated, the message says what fails: not the program, but "
+        "`typing.get_type_hints` and the documentation tools that evaluate annotations."
     )
     why_bad = (
         "Upgrading jax turns these into `AttributeError` or `ImportError`, often at import time, so that "
