@@ -35,4 +35,5 @@ class FileResult:
     fixed: list[Diagnostic] = field(default_factory=list)
     diff: str | None = None
     fix_failure: str | None = None
+    content: bytes | None = None  # the fixed file's bytes (with --fix, as written; with --diff, as they would be)
     interface: Interface = Interface()  # what the module tells the other modules of its project
