@@ -54,10 +54,11 @@ class Case:
     change: str | tuple[tuple[str, str], ...]  # FIXES, or (old, new) replacements in the example
     call: str  # runs the example's code
     name: str = ""  # tells apart two cases of one rule
+    setup: str = ""  # the values the example uses without defining them
 
     @property
     def example(self) -> str:
-        return IMPORTS + find_rule(self.code).example
+        return IMPORTS + self.setup + find_rule(self.code).example
 
     def applied(self) -> str:
         if self.change == FIXES:
@@ -114,11 +115,21 @@ CASES = [
          (("x[start:start + 8]", "lax.dynamic_slice_in_dim(x, start, 8)"),),
          "assert window(jnp.arange(20.0), 3).tolist() == list(range(3, 11))"),
     Case("JAX502", ("pass a tuple",), FIXES, "assert batch(jnp.ones(3)).shape == (128,)"),
+    Case("JAX503", ("or mark `self` static (`static_argnums=0`",),
+         (("    @jax.jit\n", "    @partial(jax.jit, static_argnums=0)\n"),),
+         "assert Scaler(2.0).apply(jnp.ones(2)).tolist() == [2.0, 2.0]"),
     Case("JAX509", ("use `jax.debug.print` to print at run time",), FIXES,
          "step(1.0, jnp.ones(2))\nstep(2.0, jnp.ones(2))\njax.effects_barrier()\n"
          "assert printed.getvalue().count('running step') == 2, printed.getvalue()"),
+    Case("JAX601", ("pass `has_aux=True`",), (("jax.grad(loss_fn)", "jax.grad(loss_fn, has_aux=True)"),),
+         "assert grads[0].shape == (2,)", setup="params, x, y = jnp.ones(2), jnp.ones((3, 2)), jnp.ones(3)\n"),
     Case("JAX602", ("pass a float (`3.0`)",), FIXES, "assert slope == 29.0"),
+    Case("JAX603", ("give one entry per positional parameter",), (("in_axes=(None, 0, 0)", "in_axes=(None, 0)"),),
+         "assert run(jnp.ones((2, 2)), jnp.ones((3, 2))).shape == (3, 2)"),
+    Case("JAX605", ("`jnp.where(p > 0, p, 1.0)` in place of `p`",),
+         (("p * jnp.log(p)", "p * jnp.log(jnp.where(p > 0, p, 1.0))"),), "assert not jnp.isnan(grads).any()"),
     Case("JAX702", ("convert it with `jnp.asarray(...)`",), FIXES, "assert total_loss(jnp.ones(2), jnp.ones(3)) == 2.0"),
+    Case("JAX703", ("use `jnp.add`",), (("lax.add(", "jnp.add("),), "assert first_step() == 1.0"),
     Case("JAX801", ("use `jax.example_libraries.stax`", "use `jax.Array`", "use `x.at[0].set(1.0)`",
                     "use `jax.tree.map`", "use `jnp.prod`"), FIXES,
          'assert scale({"a": jnp.ones(2)}, jnp.ones(2))["a"].tolist() == [1.0, 1.0]'),
