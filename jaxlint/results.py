@@ -35,6 +35,6 @@ class FileResult:
     note: str | None = None
     fixed: list[Diagnostic] = field(default_factory=list)
     diff: str | None = None
-    fixed_source: bytes | None = None  # with a diff: the fixed file's bytes (`jaxlint --fix -` prints them)
     fix_failure: str | None = None
+    content: bytes | None = None  # the fixed file's bytes (with --fix, as written; with --diff, as they would be)
     interface: Interface = Interface()  # what the module tells the other modules of its project

@@ -4,7 +4,9 @@ Everything revolves around one per-file function, `check_bytes(path, data, setti
 answers for unchanged files before it runs and a process pool runs it for many files at once.
 Results come back in the order of the files, whatever order the workers finish in.
 jaxlint.lint (and so libcst) is imported only when a file has to be parsed: a fully cached run
-never pays for it. `--fix` and `--diff` bypass the cache: they must read what is on disk now.
+never pays for it. `--fix` and `--diff` check the project as a plain run does, fix the files that have
+fixes (each with what its project tells it), then check the fixed files again with their project: what
+remains is what a plain run of the fixed files prints.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import signal
 import traceback
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator, cast
 
@@ -26,7 +28,7 @@ from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.discovery import discover
 from jaxlint.files import LINES, InputError, check_size, decode, mentions_jax, read_bytes
-from jaxlint.fix import FixError, fix_source, write_atomically
+from jaxlint.fix import FixError, applicable, fix_source, write_atomically
 from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
 from jaxlint.results import FileResult, RunResult
 
@@ -147,12 +149,7 @@ def _fix_file(
     except (FixError, UnicodeEncodeError) as error:
         return FileResult(placed(source, lint(source)), fix_failure=f"{path}: not fixed: {error}")
     diff = None if mode.write else _diff(path, data.decode(encoding), new.decode(encoding))
-    return FileResult(
-        placed(fixed.source, fixed.remaining),
-        fixed=placed(source, fixed.fixed),
-        diff=diff,
-        fixed_source=None if mode.write else new,
-    )
+    return FileResult(placed(fixed.source, fixed.remaining), fixed=placed(source, fixed.fixed), diff=diff, content=new)
 
 
 def _diff(path: str, before: str, after: str) -> str:
@@ -180,12 +177,10 @@ def run(
         if error.code in settings.enabled_for(folder):
             result.diagnostics.append(Diagnostic(folder, 1, 1, error.code, error.message, 1, 1))
     cache_folder = Path(cache_dir) if cache_dir else settings.cache_dir or settings.root / DEFAULT_DIR
-    cache = Cache(cache_folder) if use_cache and fix_mode is None else None
-    if fix_mode is not None:  # fixes come from each module alone
-        batch = _Batch(files, {}, settings, cache, jobs, fix_mode, len(files))
-        outcomes = _check_files(batch, dict.fromkeys(range(len(files))))
-    else:  # findings from the whole project, its files not named included
-        _, outcomes, _ = _in_projects(files, settings, cache, jobs)
+    cache = Cache(cache_folder) if use_cache else None
+    batch, outcomes = _in_projects(files, settings, cache, jobs)  # the whole project, its files not named included
+    if fix_mode is not None:
+        _fix(batch, outcomes, fix_mode)
     for outcome in outcomes[: len(files)]:
         _collect(cast(FileResult, outcome), result)  # every file named was checked
     return result
@@ -194,23 +189,49 @@ def run(
 def project_contexts(paths: list[str], settings: Settings, cache: Cache | None) -> dict[str, ModuleContext]:
     """What the other modules of their projects tell each of these files, by path: for the flake8
     plugin, which sees one file at a time."""
-    files, _, contexts = _in_projects(paths, settings, cache, 1)
-    return {files[index]: context for index, context in contexts.items()}
+    batch, _ = _in_projects(paths, settings, cache, 1)
+    return {batch.files[index]: context for index, context in batch.contexts.items()}
 
 
 def _in_projects(
     paths: list[str], settings: Settings, cache: Cache | None, jobs: int | None
-) -> tuple[list[str], list[FileResult | None], dict[int, ModuleContext]]:
+) -> tuple[_Batch, list[FileResult | None]]:
     """Check `paths` with the other modules of their projects (added after them, for their interfaces
-    alone): every file, its outcome, and each module's context with what the others tell it
-    (jaxlint/project.py)."""
+    alone): the batch, with each module's context holding what the others tell it (jaxlint/project.py),
+    and each file's outcome."""
     files = paths + project.siblings(paths, cache, settings.max_file_size)
     contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
     batch = _Batch(files, contexts, settings, cache, jobs, None, len(paths))
     outcomes = _check_files(batch, dict.fromkeys(range(len(files))))
     if contexts:
         _link(batch, outcomes)
-    return files, outcomes, contexts
+    return batch, outcomes
+
+
+def _fix(batch: _Batch, outcomes: list[FileResult | None], mode: FixMode) -> None:
+    """Fix (or diff) the named files that have fixes, each with what its project tells it, then check the
+    fixed files again with their project (phase 2 included): their outcomes, in place, are what a plain run
+    of the fixed files gives, with what was fixed."""
+    todo = {
+        index: None
+        for index, outcome in enumerate(outcomes[: batch.named])
+        if any(applicable(d, mode.unsafe) for d in cast(FileResult, outcome).diagnostics)
+    }
+    fixes = _check_files(replace(batch, cache=None, fix_mode=mode), todo)  # a fix is not a cached result
+    contents = {index: fix.content for index in todo if (fix := cast(FileResult, fixes[index])).content is not None}
+    after = replace(batch, contents=contents)
+    _check_files(after, dict.fromkeys(contents), outcomes)
+    if batch.contexts:
+        _link(after, outcomes)
+    for index in todo:
+        fix, outcome = cast(FileResult, fixes[index]), cast(FileResult, outcomes[index])
+        outcomes[index] = replace(
+            outcome,
+            fixed=fix.fixed,
+            diff=fix.diff,
+            fix_failure=fix.fix_failure,
+            internal_error=fix.internal_error or outcome.internal_error,
+        )
 
 
 @dataclass(frozen=True)
@@ -226,6 +247,7 @@ class _Batch:
     jobs: int | None  # None: one process per CPU
     fix_mode: FixMode | None
     named: int
+    contents: dict[int, bytes] = field(default_factory=dict)  # by index: bytes to check instead of the file's
 
     def key(self, index: int) -> str:
         """File `index`'s cache key (cache.fingerprint)."""
@@ -248,7 +270,7 @@ def _check_files(
     for index in todo:
         path = files[index]
         try:
-            data = read_bytes(path, settings.max_file_size * (NOTEBOOK_OUTPUTS if is_notebook(path) else 1))
+            data = batch.contents[index] if index in batch.contents else read_bytes(path, _size_limit(path, settings))
         except InputError as error:
             outcomes[index] = _input_error(path, error, settings)
             continue
@@ -262,6 +284,10 @@ def _check_files(
         if cache and outcome.digest is not None:
             cache.put(batch.key(index), outcome.digest, outcome.diagnostics, outcome.skipped, outcome.interface)
     return outcomes
+
+
+def _size_limit(path: str, settings: Settings) -> int:
+    return settings.max_file_size * (NOTEBOOK_OUTPUTS if is_notebook(path) else 1)
 
 
 def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
@@ -300,7 +326,7 @@ def fix_stdin(name: str, data: bytes, settings: Settings, mode: FixMode) -> tupl
     outcome = check_bytes(name, data, settings, FixMode(mode.unsafe, write=False))
     result = RunResult(unsafe_fixes=mode.unsafe)
     _collect(outcome if not mode.write else replace(outcome, diff=None), result)
-    return outcome.fixed_source or data, result
+    return outcome.content or data, result
 
 
 def _collect(outcome: FileResult, result: RunResult) -> None:

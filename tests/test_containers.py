@@ -207,8 +207,7 @@ def test_containers_that_start_empty_and_are_filled_later_hold_tracers(tmp_path:
         ("proj/train.py", 11, 5, "JAX306", printed + "`metrics` is traced (`batch` is a traced argument of `step`, "
          "transformed by `jax.jit` at line 7); use `jax.debug.print(\"... {}\", value)`"),
         ("proj/train.py", 16, 8, "JAX301", branched + "`losses[0] > 0` is traced (`batch` is a traced argument of "
-         "`step`, transformed by `jax.jit` at line 7); use `jnp.where` or `lax.cond`, or mark `batch` static with "
-         "`static_argnames=('batch',)`"),
+         "`step`, transformed by `jax.jit` at line 7); use `jnp.where` or `lax.cond`"),
         ("proj/train.py", 19, 8, "JAX301", branched + "`summary[\"norm\"] > 1.0` is traced (returned by `summarize` "
          "from a traced argument: `params` is a traced argument of `step`, transformed by `jax.jit` at line 7); use "
          "`jnp.where` or `lax.cond`"),

@@ -104,11 +104,21 @@ class Checker:
             self._projects[root][name] = replace(module, stamp=())  # no file has this stamp: read it again
 
     def fix_all(self, path: str | None, text: str) -> str | None:
-        """The text with every safe fix applied, as `jaxlint --fix` (each module alone), or None."""
+        """The text with every safe fix applied, as `jaxlint --fix` applies them (a module with what its
+        project told it when it was last checked), or None."""
         name = command_line_name(path) if path else "untitled.py"
         settings = self.settings_for(path)
-        fixed = fix_source(text, lambda source: self._check(name, _encode(source), settings, None, None)[1].diagnostics)
+        context = self._context_of(path) if path else None
+        fixed = fix_source(
+            text, lambda source: self._check(name, _encode(source), settings, None, context)[1].diagnostics
+        )
         return fixed.source if fixed.fixed else None
+
+    def _context_of(self, path: str) -> ModuleContext | None:
+        """What its project told the module at `path` when it was last checked; None if it never was."""
+        root, name = project.module_of(path)
+        known = self._projects.get(root, {}).get(name)
+        return known.context if known is not None else None
 
     # One document alone: a notebook, or a file that is not a module of a project.
 

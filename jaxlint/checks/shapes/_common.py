@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule
@@ -22,7 +23,7 @@ def static_hint(rule: Rule, value: Value, operand: cst.BaseExpression, mask: boo
     traced parameter (`n`, `n * 2`, `max_len - n`); None when it is computed from array data.
     A vmapped or loop argument cannot be static: then the hint is a mask (if `mask`)."""
     tracer = value.tracer
-    if tracer is None or not _plain(rule, operand, tracer.param):
+    if tracer is None or not could_be_static(rule, operand, tracer.param, tracer.function):
         return None
     param, transform = tracer.param, tracer.transform.name
     if tracer.caller is not None:
@@ -40,19 +41,52 @@ def static_hint(rule: Rule, value: Value, operand: cst.BaseExpression, mask: boo
     return f"make `{param}` a static Python value"
 
 
+def could_be_static(rule: Rule, expr: cst.BaseExpression, param: str, function: str) -> bool:
+    """Whether a static `param` of `function` would make `expr` a Python value: `expr` is plain arithmetic on
+    it (`n`, `n * 2 > 0`), and the function never reads an attribute of it (`n.sum()`, `n.shape`), which
+    makes it an array: unhashable, so jax rejects it as a static argument."""
+    return _plain(rule, expr, param) and not _attribute_read(rule, param, function)
+
+
+def _attribute_read(rule: Rule, param: str, function: str) -> bool:
+    """Whether `function` (around this point) reads an attribute of its parameter `param`; True when the
+    function is not found."""
+    for node in reversed(rule.facts.chain):
+        if isinstance(node, cst.FunctionDef) and node.name.value == function and param in parameter_names(node.params):
+            finder = _AttributeOf(param)
+            node.visit(finder)
+            return finder.found
+    return True
+
+
+class _AttributeOf(cst.CSTVisitor):
+    """Finds `name.attribute` in the code it visits."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.found = self.found or (isinstance(node.value, cst.Name) and node.value.value == self.name)
+        return not self.found
+
+
 def _plain(rule: Rule, expr: cst.BaseExpression, param: str) -> bool:
     """Arithmetic whose only traced operands are the parameter itself or pieces of it (`h, w = dims`)."""
     if isinstance(expr, cst.BinaryOperation):
         return _plain(rule, expr.left, param) and _plain(rule, expr.right, param)
     if isinstance(expr, cst.UnaryOperation):
         return _plain(rule, expr.expression, param)
+    if isinstance(expr, cst.Comparison):
+        return _plain(rule, expr.left, param) and all(_plain(rule, c.comparator, param) for c in expr.comparisons)
     if isinstance(expr, cst.Name) and expr.value == param:
         return True
     value = rule.facts.value_of(expr)
     if value.kind is not Kind.TRACED:
         return True
     # A name unpacked from the parameter (`h, w = dims`); any computation makes an array instead.
-    return isinstance(expr, cst.Name) and value.container and value.tracer is not None and value.tracer.param == param
+    return isinstance(expr, cst.Name) and value.pytree_part and value.tracer is not None and value.tracer.param == param
 
 
 def is_call_to(rule: Rule, node: cst.Call, method: str) -> bool:

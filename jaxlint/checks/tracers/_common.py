@@ -16,13 +16,25 @@ import libcst as cst
 
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule
+from jaxlint.checks.shapes._common import could_be_static
 from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.functions import DEBUG_PRINT
 from jaxlint.model.transforms import RUN_AS_GIVEN
 
 
-def static_hint(rule: Rule, value: Value) -> str:
-    """How to make the value static, when the fix is a jit argument spec."""
+# What replaces a Python branch on a traced condition, by statement: its keyword and JAX's form of it.
+BRANCHES = {
+    cst.If: ("if", "`jnp.where` or `lax.cond`"),
+    cst.IfExp: ("if", "`jnp.where` or `lax.cond`"),
+    cst.While: ("while", "`lax.while_loop`"),
+    cst.Assert: ("assert", "`checkify.check` or `jax.debug.callback`"),
+}
+
+
+def static_hint(rule: Rule, value: Value, *operands: cst.BaseExpression) -> str:
+    """How to make the value static, when the fix is a jit argument spec: only when the operands (the one
+    holding it and those it is used with, `max(g, -limit)`) are plain arithmetic on a parameter that could be
+    a Python number (shapes._common.could_be_static)."""
     tracer = value.tracer
     if (
         tracer is not None
@@ -31,6 +43,7 @@ def static_hint(rule: Rule, value: Value) -> str:
         and not tracer.path
         and tracer.returned_by is None  # a function's result: the argument it came from may be a pytree
         and rule.facts.takes_static_argnames(tracer.transform.name)
+        and all(could_be_static(rule, operand, tracer.param, tracer.function) for operand in operands)
     ):
         return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
     return ""

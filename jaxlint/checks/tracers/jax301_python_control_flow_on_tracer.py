@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.checks.base import Rule, code
-from jaxlint.checks.tracers._common import static_hint
+from jaxlint.checks.tracers._common import BRANCHES, static_hint
 from jaxlint.model.functions import BOOL_CONVERSION_ERRORS
 
 
@@ -65,26 +65,27 @@ class PythonControlFlowOnTracer(Rule):
             value = self.facts.value_of(test)
         if not value.abstract:
             return
+        hint = static_hint(self, value, test)  # now: it reads the function around this point
         self.report(
             test,
             lambda line_of: (
                 f"Python `{keyword}` on a traced value raises TracerBoolConversionError: `{code(test)}` is "
-                f"traced ({value.describe(code(test), line_of)}); use {remedy}{static_hint(self, value)}"
+                f"traced ({value.describe(code(test), line_of)}); use {remedy}{hint}"
             ),
             because=value,
         )
 
     def visit_If(self, node: cst.If) -> None:
-        self._check(node.test, "if", "`jnp.where` or `lax.cond`")
+        self._check(node.test, *BRANCHES[cst.If])
 
     def visit_While(self, node: cst.While) -> None:
-        self._check(node.test, "while", "`lax.while_loop`")
+        self._check(node.test, *BRANCHES[cst.While])
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        self._check(node.test, "assert", "`checkify.check` or `jax.debug.callback`")
+        self._check(node.test, *BRANCHES[cst.Assert])
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._check(node.test, "if", "`jnp.where` or `lax.cond`")
+        self._check(node.test, *BRANCHES[cst.IfExp])
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._check(node.test, "if", "`jnp.where` with a mask")

@@ -6,7 +6,7 @@ import libcst as cst
 
 from jaxlint.analysis.values import Value
 from jaxlint.checks.base import FixPlan, Rule, code
-from jaxlint.checks.tracers._common import only_traced, static_hint
+from jaxlint.checks.tracers._common import BRANCHES, only_traced, static_hint
 from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.functions import BOOL_CONVERSION_ERRORS, JAX_NUMPY
 
@@ -65,6 +65,39 @@ class PythonLogicOnTracer(Rule):
         "bool": "a `jnp` boolean array",
     }
 
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        self._conditions: dict[cst.CSTNode, tuple[str, str]] = {}  # `and`/`or`/`not` a branch takes the truth of
+
+    def visit_If(self, node: cst.If) -> None:
+        self._condition(node.test, BRANCHES[cst.If])
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._condition(node.test, BRANCHES[cst.IfExp])
+
+    def visit_While(self, node: cst.While) -> None:
+        self._condition(node.test, BRANCHES[cst.While])
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._condition(node.test, BRANCHES[cst.Assert])
+
+    def _condition(self, test: cst.BaseExpression, branch: tuple[str, str]) -> None:
+        """Marks the `and`, `or` and `not` whose result is the branch's condition, nested ones included."""
+        if isinstance(test, cst.BooleanOperation):
+            self._conditions[test] = branch
+            self._condition(test.left, branch)
+            self._condition(test.right, branch)
+        elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self._conditions[test] = branch
+            self._condition(test.expression, branch)
+
+    def _then_branch(self, node: cst.CSTNode) -> str:
+        """`, then ... for the `if``: how to branch on the result, for an operator in a branch's condition."""
+        if node not in self._conditions:
+            return ""
+        keyword, remedy = self._conditions[node]
+        return f", then {remedy} for the `{keyword}`"
+
     def _report(
         self,
         node: cst.CSTNode,
@@ -73,14 +106,16 @@ class PythonLogicOnTracer(Rule):
         value: Value,
         remedy: str,
         fix: FixPlan | None = None,
+        others: tuple[cst.BaseExpression, ...] = (),
     ) -> None:
         if self.facts.catches(BOOL_CONVERSION_ERRORS):
             return
+        hint = static_hint(self, value, operand, *others)  # now: it reads the function around this point
         self.report(
             node,
             lambda line_of: (
                 f"{what} on a traced value raises TracerBoolConversionError: `{code(operand)}` is traced "
-                f"({value.describe(code(operand), line_of)}); use {remedy}{static_hint(self, value)}"
+                f"({value.describe(code(operand), line_of)}); use {remedy}{hint}"
             ),
             fix,
             because=value,
@@ -92,13 +127,15 @@ class PythonLogicOnTracer(Rule):
         if value.abstract:
             operator = "and" if isinstance(node.operator, cst.And) else "or"
             remedy = "`&`" if operator == "and" else "`|`"
-            self._report(node, f"Python `{operator}`", node.left, value, f"{remedy} (or `jnp.logical_{operator}`)")
+            remedy = f"{remedy} (or `jnp.logical_{operator}`){self._then_branch(node)}"
+            self._report(node, f"Python `{operator}`", node.left, value, remedy)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not):
             value = self.facts.value_of(node.expression)
             if value.abstract:
-                self._report(node, "Python `not`", node.expression, value, "`~` (or `jnp.logical_not`)")
+                remedy = f"`~` (or `jnp.logical_not`){self._then_branch(node)}"
+                self._report(node, "Python `not`", node.expression, value, remedy)
 
     def visit_Call(self, node: cst.Call) -> None:
         builtin = self.builtin(node.func, set(self._REPLACEMENTS))
@@ -116,6 +153,7 @@ class PythonLogicOnTracer(Rule):
                     value,
                     f"`{self._REPLACEMENTS[builtin]}`",
                     self._elementwise(node, builtin),
+                    tuple(other.value for other in node.args if other is not arg),
                 )
                 return
         if builtin != "bool" and len(node.args) == 1 and not node.args[0].star:

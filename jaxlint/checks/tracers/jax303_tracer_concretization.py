@@ -54,11 +54,12 @@ class TracerConcretization(Rule):
         error: str = "ConcretizationTypeError",
         remedy: str = "keep it an array (`.astype(...)`)",
     ) -> None:
+        hint = static_hint(self, value, operand)  # now: it reads the function around this point
         self.report(
             node,
             lambda line_of: (
                 f"{what} needs a concrete value and raises {error}: `{code(operand)}` is traced "
-                f"({value.describe(code(operand), line_of)}); {remedy}{static_hint(self, value)}"
+                f"({value.describe(code(operand), line_of)}); {remedy}{hint}"
             ),
             because=value,
         )

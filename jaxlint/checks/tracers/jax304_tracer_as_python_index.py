@@ -59,12 +59,13 @@ class TracerAsPythonIndex(Rule):
         for arg in node.args:
             value = self.facts.value_of(arg.value)
             if value.staged:
+                hint = static_hint(self, value, arg.value)  # now: it reads the function around this point
                 self.report(
                     node,
                     lambda line_of: (
                         f"`range()` of a traced value raises TracerIntegerConversionError: `{code(arg.value)}` "
                         f"is traced ({value.describe(code(arg.value), line_of)}); loop with `lax.fori_loop`"
-                        f"{static_hint(self, value)}"
+                        f"{hint}"
                     ),
                     because=value,
                 )
@@ -92,11 +93,12 @@ class TracerAsPythonIndex(Rule):
             what = "indexing a NumPy array with a traced value raises TracerArrayConversionError"
         else:
             what = "indexing a Python sequence with a traced value raises TracerIntegerConversionError"
+        hint = static_hint(self, value, index)  # now: it reads the function around this point
         self.report(
             node,
             lambda line_of: (
                 f"{what}: `{code(index)}` is traced ({value.describe(code(index), line_of)}); index a "
-                f"`jnp.asarray(...)` instead{static_hint(self, value)}"
+                f"`jnp.asarray(...)` instead{hint}"
             ),
             self._on_device(node) if numpy else None,
             because=value,

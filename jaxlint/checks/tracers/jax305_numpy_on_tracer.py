@@ -125,12 +125,13 @@ class NumpyOnTracer(Rule):
         return arg.keyword.value in ARRAY_KEYWORDS if arg.keyword is not None else index == 0
 
     def _report_static(self, node: cst.Call, operand: cst.BaseExpression, value: Value) -> None:
+        hint = static_hint(self, value, operand)  # now: it reads the function around this point
         self.report(
             node,
             lambda line_of: (
                 f"`{code(node.func)}()` takes a traced array but needs its other arguments concrete, and raises a "
                 f"ConcretizationTypeError (or TracerIntegerConversionError): `{code(operand)}` is traced "
-                f"({value.describe(code(operand), line_of)}); pass a static value{static_hint(self, value)}"
+                f"({value.describe(code(operand), line_of)}); pass a static value{hint}"
             ),
             because=value,
         )
