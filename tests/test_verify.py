@@ -264,7 +264,8 @@ def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
         ("deprecated_api.py", 4, "JAX802"): ("confirmed", "DeprecationWarning here: jax.experimental.pjit.pjit "
                                                           "has been deprecated. Please use `jax.jit` instead."),
         ("jit_in_loop.py", 8, "JAX501"): (
-            "confirmed", "jax traced a new function at this call again and again (jax_explain_cache_misses)"),
+            "confirmed", "`<lambda>` was compiled 4 times at line 8: a new function object each call "
+                         "(jax_explain_cache_misses)"),
     }
 
 
@@ -273,7 +274,7 @@ def installed_jax() -> str:
                           text=True, check=True).stdout.strip()
 
 
-def test_a_jitted_lambda_in_a_loop_shows_as_retraces_at_its_call(tmp_path: Path) -> None:
+def test_a_jitted_lambda_in_a_loop_is_counted_compiling_at_its_call_from_the_third_compile(tmp_path: Path) -> None:
     from jaxlint.verify.processes import ForkServer
 
     script = SILENT / "jit_in_loop.py"
@@ -285,9 +286,10 @@ def test_a_jitted_lambda_in_a_loop_shows_as_retraces_at_its_call(tmp_path: Path)
     finally:
         server.close()
     assert failure == ""
-    assert [e for e in events if e["event"] == "observed"] == [
-        {"event": "observed", "kind": "retrace", "where": [[str(script.resolve()), 8]],
-         "detail": "3 new functions traced at this call"}]
+    assert [e for e in events if e["event"] == "recompiled"] == [
+        {"event": "recompiled", "where": [[str(script.resolve()), 8, 9]], "function": "<lambda>", "count": count,
+         "change": "a new function object each call",
+         "fix": "define and jit it once, outside the loop or function that calls it"} for count in (3, 4)]
 
 
 @pytest.mark.slow

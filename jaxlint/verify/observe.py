@@ -4,7 +4,8 @@ worker, or pytest through jaxlint's plugin). Each thing seen is one event, at a 
 - `jax_debug_key_reuse` with `jax_enable_custom_prng`, so legacy `PRNGKey` keys are checked too;
 - the tracer-leak check at the end of every trace (not jax's global switch, which turns off jax's caches
   and makes eager code many times slower);
-- `jax_explain_cache_misses`: the same call site tracing a new function object again and again;
+- every compile of a project function, counted per call site, with jax's reason for it
+  (`jax_explain_cache_misses`, recompiles.py): a function compiled again and again at one call;
 - `print`, `logging` and `jax.debug.print` given a tracer (in any pytree, or formatted into a string);
 - clocks and host randomness (`time.time()`, `random.*`, `np.random.*`) read while tracing: frozen values;
 - warnings, recorded (never turned into errors);
@@ -16,6 +17,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
+import linecache
 import logging
 import os
 import random
@@ -25,6 +27,7 @@ import time
 import traceback
 import warnings
 import weakref
+from dataclasses import replace
 from types import FrameType
 from typing import Any, Callable
 
@@ -33,15 +36,15 @@ import numpy as np
 
 from jaxlint.verify import leaks
 from jaxlint.verify.events import EventLog
+from jaxlint.verify.recompiles import RECOMPILES, Compiles, read_miss
 
 _SITE_PACKAGES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 _JAXLINT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 FIRST_USE = "PRNG key first used at the above location"  # jax's KeyReuseError chains this cause
 _TRACER_TEXT = re.compile(r"\w*Tracer\(|Traced<")
-_CACHE_MISS = re.compile(r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+):\d+")
 _TRACED_AT = re.compile(r"tracing the function (?P<function>\S+) at (?P<file>\S+?):(?P<line>\d+)")
-_DEFINED_AT = re.compile(r"defined at (?P<file>\S+?):(?P<line>\d+)")
-RETRACES = 3  # new function objects traced at one call site before it counts as re-created every time
+LIBRARY_OUTPUT = "inside a library function called here"
+BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"  # jax.monitoring's event for each XLA compile
 SIGNATURES_PER_FUNCTION = 3
 LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 CLOCKS = {time: ("time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "process_time")}
@@ -184,7 +187,7 @@ def _has_tracer(values: Any) -> bool:
 class Observer:
     def __init__(self, project: Project, events: EventLog) -> None:
         self.project, self.events = project, events
-        self.misses: dict[tuple[str, int], int] = {}
+        self.compiles = Compiles()
         self.signatures: dict[str, int] = {}
         self.wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.reported: set[tuple] = set()  # what was reported already
@@ -194,6 +197,7 @@ class Observer:
         warnings.showwarning = self._warning
         if custom_prng:
             jax.config.update("jax_enable_custom_prng", True)  # legacy PRNGKey keys become checkable
+            _legacy_key_views()
         self._report_escaped_tracers()
         if key_reuse:
             jax.config.update("jax_debug_key_reuse", True)
@@ -204,6 +208,7 @@ class Observer:
         self._scan_after_unchecked_transforms()
         jax.config.update("jax_explain_cache_misses", True)
         logging.getLogger("jax").addHandler(_Misses(self))
+        jax.monitoring.register_event_duration_secs_listener(self._compiled)
         self._watch_output()
         self._watch_host_state()
         if record:
@@ -394,23 +399,41 @@ class Observer:
             )
 
     def missed(self, message: str) -> None:
-        match = _CACHE_MISS.match(message)
-        if not match or "never seen function" not in message:
+        """A tracing cache miss jax explained: kept for the compile that follows, when the call is the project's."""
+        miss = read_miss(message)
+        site = miss and self.project.file(miss.site[0])
+        if miss is None or not site:
             return
-        real = self.project.file(match["file"])
-        if real:
-            site = (real, int(match["line"]))
-            self.misses[site] = self.misses.get(site, 0) + 1
-            if self.misses[site] == RETRACES:  # the call, and where the function jitted anew is defined
-                defined = _DEFINED_AT.search(message)
-                where = [site] + (
-                    [(self.project.file(defined["file"]), int(defined["line"]))]
-                    if defined and self.project.file(defined["file"])
-                    else []
-                )
-                self.observed(
-                    "retrace", [list(w) for w in dict.fromkeys(where)], f"{RETRACES} new functions traced at this call"
-                )
+        defined = miss.defined and self.project.file(miss.defined[0])
+        self.compiles.missed(
+            replace(
+                miss,
+                site=(site, miss.site[1]),
+                defined=(defined, miss.defined[1]) if miss.defined and defined else None,
+            )
+        )
+
+    def _compiled(self, event: str, duration_secs: float, **fields: str | int) -> None:
+        """jax compiled a computation: count it at the innermost project line calling it; a function
+        compiled RECOMPILES times or more at one call, for a reason that repeats, is a `recompiled` event."""
+        if event != BACKEND_COMPILE:
+            return
+        try:
+            stack = self.project.stack(1)
+            if not stack:
+                return
+            counted = self.compiles.compiled(str(fields.get("fun_name", "")), (stack[0][0], stack[0][1]))
+            if counted is None or counted[1] < RECOMPILES or not counted[0].change:
+                return
+            miss, count = counted
+            where = [[*miss.site, miss.column or _indent(*miss.site)]]
+            if miss.defined and miss.defined != miss.site:
+                where.append([*miss.defined, _indent(*miss.defined)])
+            self.events.emit(
+                "recompiled", where=where, function=miss.function, count=count, change=miss.change, fix=miss.fix
+            )
+        except Exception:
+            pass  # an observer never breaks the user's code
 
     # -- observers
     def _watch_output(self) -> None:
@@ -418,7 +441,7 @@ class Observer:
         observer = self
 
         def print_(*args, **kwargs):
-            observer._output("print", args)
+            observer._output("print", args, through_libraries=True)
             return real_print(*args, **kwargs)
 
         @functools.wraps(real_debug_print)
@@ -431,12 +454,18 @@ class Observer:
         for level in LOG_METHODS:  # before the level check: a disabled level still formats at trace time
             setattr(logging.Logger, level, self._logging(getattr(logging.Logger, level)))
 
-    def _output(self, kind: str, values: Any) -> None:
-        """A tracer reached output: record the user's line that called print/logging directly."""
+    def _output(self, kind: str, values: Any, through_libraries: bool = False) -> None:
+        """A tracer reached output: record the user's line that called print/logging, or (`through_libraries`)
+        that called the library function that printed it (a library's own debug logging is not the user's)."""
         if values and _has_tracer(values):
-            where = self.project.caller(2, skip=logging.__file__)  # `logging.info` goes through the root logger
+            where, detail = (
+                self.project.caller(2, skip=logging.__file__),
+                "",
+            )  # `logging.info` goes through the root logger
+            if where is None and through_libraries:
+                where, detail = next(iter(self.project.stack(2)), None), LIBRARY_OUTPUT
             if where:
-                self.observed(kind, [where])
+                self.observed(kind, [[*where, _indent(*where)]], detail)
 
     def _logging(self, real: Callable) -> Callable:
         observer = self
@@ -594,6 +623,29 @@ def _tracers_in(value: Any, found: list[Any], depth: int) -> None:
         _tracers_in(item, found, depth - 1)
 
 
+def _legacy_key_views() -> None:
+    """Typed keys stand in for legacy `PRNGKey` keys (uint32 arrays of shape (..., 2)) under
+    `jax_enable_custom_prng`: let code read them as the data they were, so that it runs on under the
+    key-reuse checker. An index past the key's own dimensions (`key[1]`, `keys[:, 0]`) reads its data, and
+    `np.asarray(key)` is its data; what typed keys already do is unchanged."""
+    try:
+        from jax._src.random.prng import PRNGKeyArray
+    except ImportError:
+        return
+    real_getitem = PRNGKeyArray.__getitem__
+
+    def getitem(self, index):
+        entries = index if isinstance(index, tuple) else (index,)
+        if sum(entry is not None and entry is not Ellipsis for entry in entries) > self.ndim:
+            return jax.random.key_data(self)[index]
+        return real_getitem(self, index)
+
+    def array(self, dtype=None, context=None, copy=None):
+        return np.asarray(jax.random.key_data(self), dtype=dtype)
+
+    PRNGKeyArray.__getitem__, PRNGKeyArray.__array__ = getitem, array  # type: ignore[method-assign]
+
+
 def _keep_escaped_tracer_checks() -> None:
     """With `jax_debug_key_reuse` on, jax's eager evaluation skips its check that no argument is a tracer
     (`core.check_eval_args`), so using a leaked tracer raises `TypeError: ... JVPTracer is not a valid JAX
@@ -615,6 +667,12 @@ def _keep_escaped_tracer_checks() -> None:
         return real_call(self, primitive, f, tracers, params)
 
     eval_trace.process_primitive, eval_trace.process_call = process_primitive, process_call
+
+
+def _indent(filename: str, line: int) -> int:
+    """The column (from 1) where a line's code starts."""
+    text = linecache.getline(filename, line)
+    return len(text) - len(text.lstrip()) + 1
 
 
 def inspect_unwrap(fun: Any) -> Any:

@@ -18,6 +18,7 @@ import os
 import re
 import runpy
 import sys
+import types
 from typing import Any, Callable
 
 import jax
@@ -341,10 +342,10 @@ def run(job: dict[str, Any], events: EventLog) -> None:
     for folder in reversed(job["sys_path"]):
         sys.path.insert(0, folder)
     sys.argv = list(job.get("argv") or [job["path"]])  # the module's own command line, not the worker's
-    module = None
+    module: Any = None
     try:
-        if job["mode"] == "run":
-            runpy.run_path(job["path"], run_name="__main__")
+        if job["mode"] == "run":  # then its flagged functions the run never reached are traced
+            module = types.SimpleNamespace(**runpy.run_path(job["path"], run_name="__main__"))
         elif job["mode"] == "run-module":
             runpy.run_module(job["module"], run_name="__main__", alter_sys=True)
         else:
@@ -361,7 +362,7 @@ def run(job: dict[str, Any], events: EventLog) -> None:
     for row, text in job.get("probes", []):
         if _DOTTED.match(text):
             events.emit("probe", row=row, text=text, status=probe(module, text), jax=jax.__version__)
-    found, skipped = targets(module, project, path, job["owners"], job.get("trace_all", False))
+    found, skipped = targets(module, project, path, job.get("owners", []), job.get("trace_all", False))
     for owner, reason in skipped.items():
         events.emit("skipped", owner=owner, reason=reason)
     for target in found:
