@@ -43,7 +43,7 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     files = [*CONFIRMABLE, VERIFY / "helper_under_jit.py", VERIFY / "script_at_import.py", VERIFY / "correct.py"]
     code, found = verify_json("--verify", *map(str, files))
     expected = {(path.name, row, rule) for path in files for row, _, rule in expectations(path.read_text())}
-    assert len(CONFIRMABLE) == 15 and len(expected) == 17
+    assert len(CONFIRMABLE) == 17 and len(expected) == 19
     assert {key: status for key, (status, _) in statuses(found).items()} == dict.fromkeys(expected, "confirmed")
     assert code == 1
     details = statuses(found)
@@ -56,6 +56,9 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
         "confirmed", "jax.checking_leaks: `seen[0]` holds a JitTracer stored at line 9 while tracing `remember` (line 7)")
     # a parameter named like a key gets a typed key: nothing made up
     assert details[("JAX201_confirm.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
+    assert details[("JAX501_confirm.py", 8, "JAX501")] == (
+        "confirmed", "`<lambda>` was compiled 3 times at line 8: a new function object each call (jax_explain_cache_misses)")
+    assert details[("JAX502_confirm.py", 13, "JAX502")] == ("confirmed", "importing the module raised ValueError here")
 
 
 @pytest.mark.slow
