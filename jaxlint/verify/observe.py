@@ -457,7 +457,7 @@ class Observer:
     def _output(self, kind: str, values: Any, through_libraries: bool = False) -> None:
         """A tracer reached output: record the user's line that called print/logging, or (`through_libraries`)
         that called the library function that printed it (a library's own debug logging is not the user's)."""
-        if values and _has_tracer(values):
+        if values and tracing() and _has_tracer(values):  # not a message about tracers printed later
             where, detail = (
                 self.project.caller(2, skip=logging.__file__),
                 "",

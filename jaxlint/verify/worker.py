@@ -8,6 +8,7 @@ Only this module, observe.py and the pytest plugin import jax.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
 import importlib
@@ -337,7 +338,9 @@ def run(job: dict[str, Any], events: EventLog) -> None:
     path = os.path.realpath(job["path"])
     # JAXLINT_VERIFY_KEY_REUSE=0 turns jax's key-reuse checker off (to compare what the other checkers see)
     Observer(project, events).install(
-        custom_prng=job.get("custom_prng", True), key_reuse=os.environ.get("JAXLINT_VERIFY_KEY_REUSE", "1") != "0"
+        custom_prng=job.get("custom_prng", True),
+        record=job["mode"] != "import",  # the signatures of a run are kept; an import's arguments are made up
+        key_reuse=os.environ.get("JAXLINT_VERIFY_KEY_REUSE", "1") != "0",
     )
     for folder in reversed(job["sys_path"]):
         sys.path.insert(0, folder)
@@ -444,7 +447,15 @@ def _child(job_path: str, job: dict[str, Any]) -> None:
         code = main()
     except BaseException:
         code = 1
+    with contextlib.suppress(OSError):  # now, not when the server next reaps it: the parent is waiting
+        _write_status(job["status"], code)
     os._exit(code)
+
+
+def _write_status(path: str, code: int) -> None:
+    with open(path + ".partial", "w", encoding="utf-8") as handle:
+        handle.write(str(code))
+    os.replace(path + ".partial", path)
 
 
 def _reap(children: dict[int, str]) -> None:
@@ -457,8 +468,6 @@ def _reap(children: dict[int, str]) -> None:
             return
         path: Any = children.pop(pid, None)  # None for a child not ours: the TypeError below
         try:
-            with open(path + ".partial", "w", encoding="utf-8") as handle:
-                handle.write(str(os.waitstatus_to_exitcode(status)))
-            os.replace(path + ".partial", path)
+            _write_status(path, os.waitstatus_to_exitcode(status))  # again, or first when it was killed
         except (OSError, TypeError):
             pass  # the job's folder is gone: it timed out and nobody waits for it
