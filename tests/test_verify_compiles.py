@@ -94,6 +94,19 @@ def scaled(x, config):
 
 scaled(jnp.ones(2), {"scale": 2.0})
 '''
+# Three datasets, each of its own shape: one compile each, on purpose, and said so.
+SWEEP = '''import jax
+import jax.numpy as jnp
+
+
+@jax.jit  # noqa: JAX013
+def total(x):
+    return x.sum()
+
+
+for size in (2, 3, 4):
+    total(jnp.ones(size))  # noqa: JAX013
+'''
 FIX_FUNCTION = "define and jit it once, outside the loop or function that calls it"
 FIX_OBJECT = "create it once, or pass a value that is equal and hashes equal from call to call"
 FIX_VALUE = "pass a value that changes as a traced argument, not a static one"
@@ -117,13 +130,14 @@ def found(findings: list[dict]) -> set[tuple]:
 
 
 @pytest.mark.slow
-def test_a_loop_that_compiles_every_step_is_reported_with_the_count_and_jaxs_reason_and_its_fix_is_silent(
+def test_a_loop_that_compiles_every_step_is_reported_with_the_count_and_jaxs_reason_its_fix_and_a_noqa_are_silent(
     tmp_path: Path,
 ) -> None:
     write(tmp_path / "recompiles.py", RECOMPILES)
     write(tmp_path / "fixed.py", FIXED)
     write(tmp_path / "unhashable.py", UNHASHABLE)
-    run, findings = run_verify(tmp_path, "recompiles.py", "fixed.py", "unhashable.py")
+    write(tmp_path / "sweep.py", SWEEP)
+    run, findings = run_verify(tmp_path, "recompiles.py", "fixed.py", "unhashable.py", "sweep.py")
     assert run.returncode == 1 and run.stderr == ""
 
     def twice(row: int, col: int, defined: tuple[int, int], function: str, change: str, fix: str) -> set[tuple]:

@@ -209,7 +209,8 @@ class ForkServer:
                 return None
 
     def run(self, job: dict[str, Any], timeout: float, cwd: str | None) -> tuple[list, str]:
-        with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as folder:
+        # the server may still write the exit status of a child that wrote its own while the folder goes
+        with tempfile.TemporaryDirectory(prefix="jaxlint-verify-", ignore_cleanup_errors=True) as folder:
             files = Job(folder, job, cwd)
             pid = self._fork(files.path)
             if pid is None:

@@ -19,6 +19,7 @@ from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.discovery import discover
 from jaxlint.files import InputError, read_source
+from jaxlint.noqa import file_suppressions, is_suppressed
 from jaxlint.results import RunResult
 from jaxlint.verify import signatures
 from jaxlint.verify.confirm import UNVERIFIED, Report, could_not_verify, decide, gather, with_status
@@ -148,6 +149,16 @@ def _plans(
     return plans
 
 
+def _suppressed(d: Diagnostic) -> bool:
+    """A new finding silenced by a `# noqa` on its line or a file-level `# jaxlint: noqa`, as a static one is."""
+    try:
+        source = read_source(d.filename)
+    except InputError:
+        return False
+    lines = source.splitlines()
+    return is_suppressed(d.code, lines[d.row - 1] if d.row <= len(lines) else "", file_suppressions(source))
+
+
 def _shown(real: str, plans: list[FilePlan]) -> str:
     """The name a new finding's file is shown under: as the user named it, else relative to here."""
     for plan in plans:
@@ -233,7 +244,7 @@ def verify(
     ]
     for d in evidence.new.values():
         shown = _shown(d.filename, every_plan)
-        if d.code in settings.enabled_for(shown):
+        if d.code in settings.enabled_for(shown) and not _suppressed(d):
             checked.append(Diagnostic(shown, d.row, d.col, d.code, d.message, d.end_row, d.end_col, verify=d.verify))
     result.diagnostics = sorted(checked)
     return notes

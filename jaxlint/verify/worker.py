@@ -408,6 +408,7 @@ def serve() -> None:
     child's exit code to the job's status file when it ends. Ends at the end of its input."""
     import select
 
+    _warm()
     children: dict[int, str] = {}  # pid -> status file
     pending = b""
     while True:
@@ -433,6 +434,13 @@ def serve() -> None:
                 _child(job_path, job)
             children[pid] = job["status"]
             os.write(1, f"{pid}\n".encode())
+
+
+def _warm() -> None:
+    """Pay once, before forking, what each job's first trace would pay (jax's lazy set-up of tracing, the
+    typed key's dtype); tracing starts no backend, so forking stays safe."""
+    abstract_key()
+    jax.jit(lambda x: x + 1).trace(jax.ShapeDtypeStruct((2,), jnp.float32))
 
 
 def _child(job_path: str, job: dict[str, Any]) -> None:
@@ -468,6 +476,7 @@ def _reap(children: dict[int, str]) -> None:
             return
         path: Any = children.pop(pid, None)  # None for a child not ours: the TypeError below
         try:
-            _write_status(path, os.waitstatus_to_exitcode(status))  # again, or first when it was killed
+            if not os.path.exists(path):  # it was killed or crashed (else it wrote it, and the folder may be going)
+                _write_status(path, os.waitstatus_to_exitcode(status))
         except (OSError, TypeError):
             pass  # the job's folder is gone: it timed out and nobody waits for it
