@@ -57,7 +57,8 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     # a parameter named like a key gets a typed key: nothing made up
     assert details[("JAX201_confirm.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
     assert details[("JAX501_confirm.py", 8, "JAX501")] == (
-        "confirmed", "`<lambda>` was compiled 3 times at line 8: a new function object each call (jax_explain_cache_misses)")
+        "confirmed",
+        "`<lambda>` was compiled 3 times in 3 calls at line 8: a new function object each call (jax_explain_cache_misses)")
     assert details[("JAX502_confirm.py", 13, "JAX502")] == ("confirmed", "importing the module raised ValueError here")
 
 
@@ -267,7 +268,7 @@ def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
         ("deprecated_api.py", 4, "JAX802"): ("confirmed", "DeprecationWarning here: jax.experimental.pjit.pjit "
                                                           "has been deprecated. Please use `jax.jit` instead."),
         ("jit_in_loop.py", 8, "JAX501"): (
-            "confirmed", "`<lambda>` was compiled 4 times at line 8: a new function object each call "
+            "confirmed", "`<lambda>` was compiled 4 times in 4 calls at line 8: a new function object each call "
                          "(jax_explain_cache_misses)"),
     }
 
@@ -291,7 +292,7 @@ def test_a_jitted_lambda_in_a_loop_is_counted_compiling_at_its_call_from_the_thi
     assert failure == ""
     assert [e for e in events if e["event"] == "recompiled"] == [
         {"event": "recompiled", "where": [[str(script.resolve()), 8, 9]], "function": "<lambda>", "count": count,
-         "change": "a new function object each call",
+         "calls": count, "change": "a new function object each call",
          "fix": "define and jit it once, outside the loop or function that calls it"} for count in (3, 4)]
 
 

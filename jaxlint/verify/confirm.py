@@ -142,7 +142,7 @@ class Evidence:
         """A function compiled again and again at one call (observe.Observer._compiled, its latest count):
         the JAX501/JAX502 findings at the call or at the function confirmed, else a new JAX013 at both."""
         (file, row, col), *defined = event["where"]
-        times = f"`{event['function']}` was compiled {event['count']} times"
+        times = f"`{event['function']}` was compiled {event['count']} times in {event['calls']} calls"
         detail = f"{times} at line {row}: {event['change']} ({EXPLAINED})"
         hits = [d for where in event["where"] for d in self.at(where) if d.code in RECOMPILED]
         for d in hits:
@@ -150,11 +150,11 @@ class Evidence:
         if hits:
             return
         verified = Verification(CONFIRMED, f"{event['count']} compiles at line {row}, each explained by {EXPLAINED}")
-        text = f"{times} at this call: {event['change']}; {event['fix']}"
+        text = f"{times} here: {event['change']}; {event['fix']}"
         self.new[(file, row, RECOMPILE)] = Diagnostic(file, row, col, RECOMPILE, text, row, col, verify=verified)
         for def_file, def_row, def_col in defined:
             call = f"line {row}" if def_file == file else f"{os.path.relpath(file)}:{row}"
-            text = f"{times} at its call at {call}: {event['change']}; {event['fix']}"
+            text = f"{times} at {call}: {event['change']}; {event['fix']}"
             self.new[(def_file, def_row, RECOMPILE)] = Diagnostic(
                 def_file, def_row, def_col, RECOMPILE, text, def_row, def_col, verify=verified
             )

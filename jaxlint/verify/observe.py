@@ -25,6 +25,7 @@ import re
 import sys
 import time
 import traceback
+import types
 import warnings
 import weakref
 from dataclasses import replace
@@ -33,10 +34,11 @@ from typing import Any, Callable
 
 import jax
 import numpy as np
+from jax.extend import source_info_util
 
 from jaxlint.verify import leaks
 from jaxlint.verify.events import EventLog
-from jaxlint.verify.recompiles import RECOMPILES, Compiles, read_miss
+from jaxlint.verify.recompiles import RECOMPILES, SHAPE_RECOMPILES, Compiles, Miss, read_miss
 
 _SITE_PACKAGES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 _JAXLINT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -165,7 +167,12 @@ def _failed_checker(error: BaseException) -> str:
     last = frames[-1]
     for (fragment, functions), name in _CHECKERS:
         if fragment in last.filename and (functions is None or last.name in functions):
-            if name == "jaxlint's observer" and last.name in ("call", "leaked_tracer_error", "_checked_as_jit"):
+            if name == "jaxlint's observer" and last.name in (
+                "call",
+                "__call__",
+                "leaked_tracer_error",
+                "_checked_as_jit",
+            ):
                 continue  # the user's function, called through the observer
             return name
     return ""
@@ -188,11 +195,15 @@ class Observer:
     def __init__(self, project: Project, events: EventLog) -> None:
         self.project, self.events = project, events
         self.compiles = Compiles()
+        self.calls: dict[tuple[str, int], int] = {}  # project line -> calls of jax.jit's functions from it
+        self.shape_changes = True  # whether a function compiled anew for each new input shape is reported
         self.signatures: dict[str, int] = {}
         self.wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.reported: set[tuple] = set()  # what was reported already
 
-    def install(self, custom_prng: bool = True, record: bool = True, key_reuse: bool = True) -> None:
+    def install(
+        self, custom_prng: bool = True, record: bool = True, key_reuse: bool = True, shape_changes: bool = True
+    ) -> None:
         warnings.simplefilter("always")  # recorded, never escalated: a warning must not stop the code
         warnings.showwarning = self._warning
         if custom_prng:
@@ -207,12 +218,13 @@ class Observer:
         self._report_leaks()
         self._scan_after_unchecked_transforms()
         jax.config.update("jax_explain_cache_misses", True)
+        source_info_util.register_exclusion(os.path.dirname(__file__) + os.sep)  # jax names the user's call, not ours
         logging.getLogger("jax").addHandler(_Misses(self))
         jax.monitoring.register_event_duration_secs_listener(self._compiled)
         self._watch_output()
         self._watch_host_state()
-        if record:
-            self._record_signatures()
+        self.shape_changes = shape_changes
+        self._watch_jit(record)
 
     # -- events
     def observed(self, kind: str, where: list[list[Any]], detail: str = "") -> None:
@@ -413,6 +425,21 @@ class Observer:
             )
         )
 
+    def _recompiled(self, miss: Miss, count: int, calls: int) -> bool:
+        """Whether a function compiled `count` times at a line called `calls` times (by jax.jit's functions)
+        is compiled again and again: at every call, RECOMPILES times or more (SHAPE_RECOMPILES for a new input
+        shape), for a cause that repeats (`miss.kind` is "" for any other)."""
+        if not miss.kind or (miss.kind == "type" and not self.shape_changes):
+            return False
+        return count >= (SHAPE_RECOMPILES if miss.kind == "type" else RECOMPILES) and count >= calls > 0
+
+    def called(self, frame: FrameType) -> None:
+        """A function jax.jit made was called from `frame`: one more call at that line, when it is the project's."""
+        real = self.project.file(frame.f_code.co_filename)
+        if real:
+            site = (real, frame.f_lineno)
+            self.calls[site] = self.calls.get(site, 0) + 1
+
     def _compiled(self, event: str, duration_secs: float, **fields: str | int) -> None:
         """jax compiled a computation: count it at the innermost project line calling it; a function
         compiled RECOMPILES times or more at one call, for a reason that repeats, is a `recompiled` event."""
@@ -422,15 +449,22 @@ class Observer:
             stack = self.project.stack(1)
             if not stack:
                 return
-            counted = self.compiles.compiled(str(fields.get("fun_name", "")), (stack[0][0], stack[0][1]))
-            if counted is None or counted[1] < RECOMPILES or not counted[0].change:
+            site = (stack[0][0], stack[0][1])
+            counted, calls = self.compiles.compiled(str(fields.get("fun_name", "")), site), self.calls.get(site, 0)
+            if counted is None or not self._recompiled(*counted, calls=calls):
                 return
             miss, count = counted
             where = [[*miss.site, miss.column or _indent(*miss.site)]]
             if miss.defined and miss.defined != miss.site:
                 where.append([*miss.defined, _indent(*miss.defined)])
             self.events.emit(
-                "recompiled", where=where, function=miss.function, count=count, change=miss.change, fix=miss.fix
+                "recompiled",
+                where=where,
+                function=miss.function,
+                count=count,
+                calls=calls,
+                change=miss.change,
+                fix=miss.fix,
             )
         except Exception:
             pass  # an observer never breaks the user's code
@@ -498,15 +532,19 @@ class Observer:
 
         return read
 
-    def _record_signatures(self) -> None:
+    def _watch_jit(self, record: bool) -> None:
+        """Each function jax.jit makes counts its calls per line (`called`); with `record`, it also records
+        the arguments it is traced with."""
         real_jit = jax.jit
         observer = self
 
         @functools.wraps(real_jit)
         def jit(fun=None, *args, **kwargs):
             if fun is None:  # jax.jit(static_argnums=...) used as a decorator factory
-                return lambda f: jit(f, *args, **kwargs)
-            return real_jit(observer._recording(fun), *args, **kwargs)
+                return functools.partial(jit, *args, **kwargs)
+            jitted = real_jit(observer._recording(fun) if record else fun, *args, **kwargs)
+            # a library's own jit (equinox, flax) keeps jax's object: only the project's calls are counted
+            return _Counted(jitted, observer) if observer.project.caller(1) else jitted
 
         jax.jit = jit
 
@@ -547,6 +585,30 @@ class Observer:
             return fun(*args, **kwargs)
 
         return recorded
+
+
+class _Counted:
+    """A function jax.jit made, its calls counted at the line that calls it (jax's own object takes no
+    hook); everything else is the jitted function's: its attributes, and binding as a method."""
+
+    def __init__(self, jitted: Any, observer: Observer) -> None:
+        functools.update_wrapper(self, jitted)  # __wrapped__, __name__, __doc__...
+        self._observer = observer
+
+    def __call__(self, *args, **kwargs):
+        try:
+            self._observer.called(sys._getframe(1))
+        except Exception:
+            pass  # an observer never breaks the user's code
+        return self.__wrapped__(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "__wrapped__":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.__wrapped__, name)
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        return self if instance is None else types.MethodType(self, instance)
 
 
 UNCHECKED_TRANSFORMS = ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "vmap", "jvp", "vjp", "linearize")

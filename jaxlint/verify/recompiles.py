@@ -2,10 +2,11 @@
 explanation of each tracing cache miss (`jax_explain_cache_misses`). No jax here: the observer feeds it
 jax's log messages and compile events (observe.py).
 
-A second compile is often right (a new input shape, a second dtype). Only a function compiled RECOMPILES
-times at one call, for a cause that repeats without end, is reported: a function object made anew at each
-call, a static argument that changed (a new object each call, or a new value), or an input whose shape or
-dtype keeps changing.
+A second compile is often right (a new input shape, a second dtype), and so are a few compiles at a line
+that runs many times (one per dataset, one per learning rate of a sweep). Only a function compiled at
+every call of a line, RECOMPILES times or more, for a cause that repeats without end, is reported: a
+function object made anew at each call, a static argument that changed (a new object each call, or a new
+value), or (SHAPE_RECOMPILES times or more) an input whose shape or dtype keeps changing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import re
 from dataclasses import dataclass
 
 RECOMPILES = 3  # compiles of one function at one call site that make it a compile at every call
+# A loop over a few datasets of their own shapes compiles at every call too, on purpose: a shape that
+# changed is a compile at every call only from this many on.
+SHAPE_RECOMPILES = 5
 _MISS = re.compile(
     r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?(?: \(.*\))?:\n(?P<body>.*)", re.S
 )
@@ -48,6 +52,7 @@ class Miss:
     change: str
     fix: str = ""  # what to do about it
     column: int | None = None  # of the call, from 1, when jax gives it
+    kind: str = ""  # of the change: "function", "static" or "type"
 
 
 def read_miss(message: str) -> Miss | None:
@@ -62,16 +67,18 @@ def read_miss(message: str) -> Miss | None:
         return None
     defined = (found["file"], int(found["line"])) if found["line"] else None
     if new is not None:  # jax adds the hint from the second function object seen at this call
-        change, fix = (
-            ("a new function object each call", NEW_FUNCTION_FIX) if "seen another function" in body else ("", "")
+        change, fix, kind = (
+            ("a new function object each call", NEW_FUNCTION_FIX, "function")
+            if "seen another function" in body
+            else ("", "", "")
         )
     else:
-        change, fix = _static_change(body) or _type_change(body)
+        change, fix, kind = _static_change(body) or _type_change(body)
     column = int(match["col"]) + 1 if match["col"] else None
-    return Miss(site, found["function"], defined, _ADDRESS.sub("0x...", change), fix, column)
+    return Miss(site, found["function"], defined, _ADDRESS.sub("0x...", change), fix, column, kind)
 
 
-def _static_change(body: str) -> tuple[str, str] | None:
+def _static_change(body: str) -> tuple[str, str, str] | None:
     changes, fix = [], STATIC_VALUE_FIX
     for found in _STATIC.finditer(body):
         now, before = found["now"], found["before"]
@@ -80,7 +87,7 @@ def _static_change(body: str) -> tuple[str, str] | None:
             fix = NEW_OBJECT_FIX
         else:
             changes.append(f"static argument {_argument(found['path'])} changed: now {now}, before {before}")
-    return ("; ".join(changes), fix) if changes else None
+    return ("; ".join(changes), fix, "static") if changes else None
 
 
 def _argument(path: str) -> str:
@@ -89,12 +96,12 @@ def _argument(path: str) -> str:
     return position["index"] if position else f"`{keyword['name']}`" if keyword else path
 
 
-def _type_change(body: str) -> tuple[str, str]:
+def _type_change(body: str) -> tuple[str, str, str]:
     changes = [
         f"argument `{found['name']}` changed: now {found['now']}, before {found['before']}"
         for found in _TYPE.finditer(body)
     ]
-    return ("; ".join(changes), TYPE_FIX) if changes and "different input types:" in body else ("", "")
+    return ("; ".join(changes), TYPE_FIX, "type") if changes and "different input types:" in body else ("", "", "")
 
 
 def compiled_function(name: str) -> str:

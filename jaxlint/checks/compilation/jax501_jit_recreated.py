@@ -98,8 +98,8 @@ class JitRecreated(CalleeRule):
     )
     verify = (
         "`--verify` counts every compile of a jitted function at the line that calls it, with jax's reason "
-        "(`jax_explain_cache_misses`), and confirms when the function at this line is compiled three times or "
-        "more at one call because it is a new function object each time. The loop must run: module-level "
+        "(`jax_explain_cache_misses`), and confirms when the function at this line is compiled at every call of "
+        "one line, three times or more, because it is a new function object each time. The loop must run: module-level "
         "code under `--verify`, a script or the tests under `--verify=run`."
     )
 

@@ -146,8 +146,8 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
     )
     verify = (
         "`--verify` confirms it when the call runs and jax raises `ValueError: Non-hashable static arguments` "
-        "at this line, or when the function is compiled three times or more at this call because the static "
-        "argument changed (jax's reason, `jax_explain_cache_misses`). The call must run: module-level code "
+        "at this line, or when the function is compiled at every call of this line, three times or more, "
+        "because the static argument changed (jax's reason, `jax_explain_cache_misses`). The call must run: module-level code "
         "under `--verify`, a script or the tests under `--verify=run`."
     )
 

@@ -11,13 +11,15 @@ class VerifyRecompile(Rule):
     name = "verify-recompile"
     summary = "A jitted function compiled again and again at one call, found by `--verify`"
     what_it_does = (
-        "With `--verify`, every compile of a jitted function of your project is counted at the line that "
-        "called it, with jax's own explanation of why its cache missed (`jax_explain_cache_misses`). A "
-        "function compiled three times or more at one call, each time because the function object is new, "
-        "a static argument changed (a new object, or a new value) or an input's shape or dtype changed, is "
-        "reported at the call and at the function, with the count and what changed, when no JAX501/JAX502 "
-        "finding predicted it. A second compile (a last, smaller batch; a second dtype) is normal and never "
-        "reported."
+        "With `--verify`, every compile and every call of a function `jax.jit` made in your project is "
+        "counted at the line that called it, with jax's own explanation of why its cache missed "
+        "(`jax_explain_cache_misses`). A function compiled at every call of a line, three times or more, each "
+        "time because the function object is new or a static argument changed (a new object, or a new "
+        "value), or five times or more because an input's shape or dtype changed, is reported at the call "
+        "and at the function, with the count and what changed, when no JAX501/JAX502 finding predicted it. "
+        "A second compile (a last, smaller batch; a second dtype) and a few compiles at a line called many "
+        "times (one per learning rate of a sweep) are normal and never reported; nor are shape changes in "
+        "the tests, which choose their shapes."
     )
     why_bad = (
         "A compile takes from milliseconds to minutes; a function that compiles at every call makes the "
