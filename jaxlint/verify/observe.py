@@ -197,6 +197,7 @@ class Observer:
         self.compiles = Compiles()
         self.calls: dict[tuple[str, int], int] = {}  # project line -> calls of jax.jit's functions from it
         self.shape_changes = True  # whether a function compiled anew for each new input shape is reported
+        self.counting = True  # whether calls of jitted functions count (`uncounted`)
         self.signatures: dict[str, int] = {}
         self.wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.reported: set[tuple] = set()  # what was reported already
@@ -350,7 +351,7 @@ class Observer:
                 def call(*a, **k):
                     eager = not tracing()
                     out = (
-                        _checked_as_jit(transformed, a, k)
+                        _checked_as_jit(transformed, a, k, observer)
                         if eager and _name != "vmap" and getattr(jax.config, "jax_debug_key_reuse", False)
                         else _NOT_RUN
                     )
@@ -411,16 +412,19 @@ class Observer:
             )
 
     def missed(self, message: str) -> None:
-        """A tracing cache miss jax explained: kept for the compile that follows, when the call is the project's."""
-        miss = read_miss(message)
-        site = miss and self.project.file(miss.site[0])
-        if miss is None or not site:
+        """A tracing cache miss jax explained: kept for the compile that follows, at the innermost project
+        line on the stack (where its compile and its calls are counted)."""
+        miss, stack = read_miss(message), self.project.stack(0)
+        if miss is None or not stack:
             return
+        site = (stack[0][0], stack[0][1])
+        at_site = miss.site is not None and (self.project.file(miss.site[0]), miss.site[1]) == site
         defined = miss.defined and self.project.file(miss.defined[0])
         self.compiles.missed(
             replace(
                 miss,
-                site=(site, miss.site[1]),
+                site=site,
+                column=miss.column if at_site else None,
                 defined=(defined, miss.defined[1]) if miss.defined and defined else None,
             )
         )
@@ -433,12 +437,24 @@ class Observer:
             return False
         return count >= (SHAPE_RECOMPILES if miss.kind == "type" else RECOMPILES) and count >= calls > 0
 
-    def called(self, frame: FrameType) -> None:
-        """A function jax.jit made was called from `frame`: one more call at that line, when it is the project's."""
-        real = self.project.file(frame.f_code.co_filename)
-        if real:
-            site = (real, frame.f_lineno)
-            self.calls[site] = self.calls.get(site, 0) + 1
+    @contextlib.contextmanager
+    def uncounted(self):
+        """Calls of jitted functions made by a checker's own trace are not the user's calls."""
+        self.counting = False
+        try:
+            yield
+        finally:
+            self.counting = True
+
+    def called(self, frame: FrameType | None) -> None:
+        """A function jax.jit made was called from `frame`: one more call at the innermost project line on
+        the stack (the line its compiles are counted at, through `jax.grad(f)(x)` too)."""
+        while frame is not None and self.counting:
+            real = self.project.file(frame.f_code.co_filename)
+            if real:
+                self.calls[(real, frame.f_lineno)] = self.calls.get((real, frame.f_lineno), 0) + 1
+                return
+            frame = frame.f_back
 
     def _compiled(self, event: str, duration_secs: float, **fields: str | int) -> None:
         """jax compiled a computation: count it at the innermost project line calling it; a function
@@ -454,8 +470,8 @@ class Observer:
             if counted is None or not self._recompiled(*counted, calls=calls):
                 return
             miss, count = counted
-            where = [[*miss.site, miss.column or _indent(*miss.site)]]
-            if miss.defined and miss.defined != miss.site:
+            where = [[*site, miss.column or _indent(*site)]]
+            if miss.defined and miss.defined != site:
                 where.append([*miss.defined, _indent(*miss.defined)])
             self.events.emit(
                 "recompiled",
@@ -619,7 +635,7 @@ SCAN_ITEMS = 64
 _NOT_RUN = object()
 
 
-def _checked_as_jit(transformed: Callable, args: tuple, kwargs: dict) -> Any:
+def _checked_as_jit(transformed: Callable, args: tuple, kwargs: dict, observer: Observer) -> Any:
     """An eager differentiation, its keys checked at trace level as jit checks them: jax's eager checker
     sees the forward pass of `jax.checkpoint` recomputed in the backward pass as a second use of the
     key, where jit (and jax's jaxpr check) see one. Check the whole function's jaxpr, check and update
@@ -631,7 +647,8 @@ def _checked_as_jit(transformed: Callable, args: tuple, kwargs: dict) -> Any:
         return _NOT_RUN
     leaves = jax.tree_util.tree_leaves((args, kwargs))
     try:
-        signature = key_reuse.function_type_signature(lambda a, k: transformed(*a, **k), args, kwargs)
+        with observer.uncounted():  # a trace for the checker, not a call of the user's
+            signature = key_reuse.function_type_signature(lambda a, k: transformed(*a, **k), args, kwargs)
     except jax.errors.KeyReuseError:
         raise  # jax's verdict at trace level, as under jit
     except Exception:

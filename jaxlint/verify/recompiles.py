@@ -18,9 +18,8 @@ RECOMPILES = 3  # compiles of one function at one call site that make it a compi
 # A loop over a few datasets of their own shapes compiles at every call too, on purpose: a shape that
 # changed is a compile at every call only from this many on.
 SHAPE_RECOMPILES = 5
-_MISS = re.compile(
-    r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?(?: \(.*\))?:\n(?P<body>.*)", re.S
-)
+_MISS = re.compile(r"TRACING CACHE MISS at (?P<site>.*?):\n(?P<body>.*)", re.S)
+_SITE = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?(?: \(.*\))?$")  # empty under some transforms
 _NEW_FUNCTION = re.compile(
     r"never seen function:\s+(?P<function>\S+) id=\d+(?: defined at (?P<file>.+?):(?P<line>\d+))?"
 )
@@ -46,7 +45,7 @@ class Miss:
     """One tracing cache miss: where the function was called, the function, where it is defined, and
     what changed since its last compile ("" for a first compile or a cause not reported)."""
 
-    site: tuple[str, int]
+    site: tuple[str, int] | None
     function: str
     defined: tuple[str, int] | None
     change: str
@@ -60,7 +59,7 @@ def read_miss(message: str) -> Miss | None:
     match = _MISS.match(message)
     if match is None:
         return None
-    body, site = match["body"], (match["file"], int(match["line"]))
+    body, called = match["body"], _SITE.match(match["site"])
     new = _NEW_FUNCTION.search(body)
     found = new or _SEEN_FUNCTION.search(body)
     if found is None:
@@ -74,7 +73,8 @@ def read_miss(message: str) -> Miss | None:
         )
     else:
         change, fix, kind = _static_change(body) or _type_change(body)
-    column = int(match["col"]) + 1 if match["col"] else None
+    site = (called["file"], int(called["line"])) if called else None
+    column = int(called["col"]) + 1 if called and called["col"] else None
     return Miss(site, found["function"], defined, _ADDRESS.sub("0x...", change), fix, column, kind)
 
 
@@ -118,7 +118,10 @@ class Compiles:
         self.counts: dict[tuple, int] = {}
 
     def missed(self, miss: Miss) -> None:
-        self.misses[miss.function] = miss
+        """A miss waits for its function's compile; jax may explain the same trace twice (under `grad`, a
+        second time as a new tracing context): the miss that names a change is kept."""
+        if miss.change or miss.function not in self.misses:
+            self.misses[miss.function] = miss
 
     def compiled(self, name: str, site: tuple[str, int]) -> tuple[Miss, int] | None:
         """A compile of the computation `name` called at `site`: its miss and how many times this function
