@@ -458,7 +458,7 @@ class Observer:
 
     def _compiled(self, event: str, duration_secs: float, **fields: str | int) -> None:
         """jax compiled a computation: count it at the innermost project line calling it; a function
-        compiled RECOMPILES times or more at one call, for a reason that repeats, is a `recompiled` event."""
+        compiled again and again there (`_recompiled`) is a `recompiled` event, with its latest count."""
         if event != BACKEND_COMPILE:
             return
         try:
@@ -508,10 +508,8 @@ class Observer:
         """A tracer reached output: record the user's line that called print/logging, or (`through_libraries`)
         that called the library function that printed it (a library's own debug logging is not the user's)."""
         if values and tracing() and _has_tracer(values):  # not a message about tracers printed later
-            where, detail = (
-                self.project.caller(2, skip=logging.__file__),
-                "",
-            )  # `logging.info` goes through the root logger
+            # past logging's own frames: `logging.info` goes through the root logger
+            where, detail = self.project.caller(2, skip=logging.__file__), ""
             if where is None and through_libraries:
                 where, detail = next(iter(self.project.stack(2)), None), LIBRARY_OUTPUT
             if where:
@@ -549,8 +547,8 @@ class Observer:
         return read
 
     def _watch_jit(self, record: bool) -> None:
-        """Each function jax.jit makes counts its calls per line (`called`); with `record`, it also records
-        the arguments it is traced with."""
+        """Each function the project's own jax.jit calls make counts its calls per line (`called`); with
+        `record`, each function jitted records the arguments it is traced with."""
         real_jit = jax.jit
         observer = self
 

@@ -102,7 +102,12 @@ def _command_job(command: Command, settings: Settings) -> tuple[list[str] | None
 
 
 def _run_command(
-    server: ForkServer, command: Command, settings: Settings, options: VerifyOptions, plan: FilePlan | None, store
+    server: ForkServer,
+    command: Command,
+    settings: Settings,
+    options: VerifyOptions,
+    plan: FilePlan | None,
+    store: signatures.Store,
 ) -> Report:
     """Run a command; a script with findings (`plan`) then has its flagged functions the run never
     reached traced, as an import would trace them."""
