@@ -60,4 +60,5 @@ RULES = (
     ("JAX010", "verify-trace-error", True),
     ("JAX011", "verify-tracer-leak", True),
     ("JAX012", "verify-key-reuse", True),
+    ("JAX013", "verify-recompile", True),
 )

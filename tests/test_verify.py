@@ -43,7 +43,7 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
     files = [*CONFIRMABLE, VERIFY / "helper_under_jit.py", VERIFY / "script_at_import.py", VERIFY / "correct.py"]
     code, found = verify_json("--verify", *map(str, files))
     expected = {(path.name, row, rule) for path in files for row, _, rule in expectations(path.read_text())}
-    assert len(CONFIRMABLE) == 15 and len(expected) == 17
+    assert len(CONFIRMABLE) == 17 and len(expected) == 19
     assert {key: status for key, (status, _) in statuses(found).items()} == dict.fromkeys(expected, "confirmed")
     assert code == 1
     details = statuses(found)
@@ -56,6 +56,10 @@ def test_every_static_finding_in_the_confirmable_fixtures_is_confirmed_and_corre
         "confirmed", "jax.checking_leaks: `seen[0]` holds a JitTracer stored at line 9 while tracing `remember` (line 7)")
     # a parameter named like a key gets a typed key: nothing made up
     assert details[("JAX201_confirm.py", 8, "JAX201")] == ("confirmed", "tracing `two_draws` raised KeyReuseError here")
+    assert details[("JAX501_confirm.py", 8, "JAX501")] == (
+        "confirmed",
+        "`<lambda>` was compiled 3 times in 3 calls at line 8: a new function object each call (jax_explain_cache_misses)")
+    assert details[("JAX502_confirm.py", 13, "JAX502")] == ("confirmed", "importing the module raised ValueError here")
 
 
 @pytest.mark.slow
@@ -264,7 +268,8 @@ def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
         ("deprecated_api.py", 4, "JAX802"): ("confirmed", "DeprecationWarning here: jax.experimental.pjit.pjit "
                                                           "has been deprecated. Please use `jax.jit` instead."),
         ("jit_in_loop.py", 8, "JAX501"): (
-            "confirmed", "jax traced a new function at this call again and again (jax_explain_cache_misses)"),
+            "confirmed", "`<lambda>` was compiled 4 times in 4 calls at line 8: a new function object each call "
+                         "(jax_explain_cache_misses)"),
     }
 
 
@@ -273,7 +278,7 @@ def installed_jax() -> str:
                           text=True, check=True).stdout.strip()
 
 
-def test_a_jitted_lambda_in_a_loop_shows_as_retraces_at_its_call(tmp_path: Path) -> None:
+def test_a_jitted_lambda_in_a_loop_is_counted_compiling_at_its_call_from_the_third_compile(tmp_path: Path) -> None:
     from jaxlint.verify.processes import ForkServer
 
     script = SILENT / "jit_in_loop.py"
@@ -285,9 +290,10 @@ def test_a_jitted_lambda_in_a_loop_shows_as_retraces_at_its_call(tmp_path: Path)
     finally:
         server.close()
     assert failure == ""
-    assert [e for e in events if e["event"] == "observed"] == [
-        {"event": "observed", "kind": "retrace", "where": [[str(script.resolve()), 8]],
-         "detail": "3 new functions traced at this call"}]
+    assert [e for e in events if e["event"] == "recompiled"] == [
+        {"event": "recompiled", "where": [[str(script.resolve()), 8, 9]], "function": "<lambda>", "count": count,
+         "calls": count, "change": "a new function object each call",
+         "fix": "define and jit it once, outside the loop or function that calls it"} for count in (3, 4)]
 
 
 @pytest.mark.slow

@@ -22,6 +22,7 @@ from jaxlint.checks.meta.jax003_unreadable_file import UnreadableFileRule
 from jaxlint.checks.meta.jax010_verify_trace_error import VerifyTraceError
 from jaxlint.checks.meta.jax011_verify_tracer_leak import VerifyTracerLeak
 from jaxlint.checks.meta.jax012_verify_key_reuse import VerifyKeyReuse
+from jaxlint.checks.meta.jax013_verify_recompile import VerifyRecompile
 from jaxlint.checks.mutation.jax101_in_place_update import InPlaceUpdate
 from jaxlint.checks.mutation.jax102_discarded_functional_update import DiscardedFunctionalUpdate
 from jaxlint.checks.mutation.jax103_augmented_assign_not_in_place import AugmentedAssignNotInPlace
@@ -99,6 +100,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     VerifyTraceError,  # JAX01x: reported by --verify only
     VerifyTracerLeak,
     VerifyKeyReuse,
+    VerifyRecompile,
 )
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 BY_NAME: dict[str, type[Rule]] = {rule.name: rule for rule in ALL_RULES}

@@ -15,7 +15,10 @@ from jaxlint.verify.errors import (
     LEAK,
     OBSERVED,
     OBSERVED_DETAIL,
+    PRINTED,
     PROBED,
+    RECOMPILE,
+    RECOMPILED,
     TRACE_ERROR,
     TRACER_LEAK,
     WARNED,
@@ -32,6 +35,7 @@ _MESSAGES = {
     "JAX011": "a tracer leaked out of `{target}` while it was traced (jax.checking_leaks): {message}",
     "JAX012": "a PRNG key is consumed twice (jax.debug_key_reuse): {message}",
 }
+EXPLAINED = "jax_explain_cache_misses"
 IMPORTING = "importing the module"
 CHECKERS = {KEY_REUSE: "jax.debug_key_reuse", TRACER_LEAK: "jax.checking_leaks"}
 # Where a trace's arguments came from (the worker's outcome events), as the details say it.
@@ -113,6 +117,48 @@ class Evidence:
                 ),
             )
 
+    def observed(self, event: dict[str, Any]) -> None:
+        """What an observer saw: the findings at its lines it explains confirmed; a tracer printed where no
+        finding says so is a new JAX306 there (the value came through calls jaxlint could not follow)."""
+        detail = OBSERVED_DETAIL[event["kind"]].format(detail=event["detail"])
+        inside = f" ({event['detail']})" if event["kind"] == "print" and event["detail"] else ""
+        detail += inside
+        hits = [d for where in event["where"] for d in self.at(where) if d.code in OBSERVED[event["kind"]]]
+        for d in hits:
+            self.confirm(d, detail)
+        if hits or event["kind"] != "print" or len(event["where"][0]) < 3:
+            return
+        file, row, col = event["where"][0]
+        text = (
+            f"`print` or logging of a traced value{inside} runs once at trace time and shows a tracer, not the "
+            'numbers; use `jax.debug.print("... {}", value)`'
+        )
+        self.new.setdefault(
+            (file, row, PRINTED),
+            Diagnostic(file, row, col, PRINTED, text, row, col, verify=Verification(CONFIRMED, detail)),
+        )
+
+    def recompiled(self, event: dict[str, Any]) -> None:
+        """A function compiled again and again at one call (observe.Observer._compiled, its latest count):
+        the JAX501/JAX502 findings at the call or at the function confirmed, else a new JAX013 at both."""
+        (file, row, col), *defined = event["where"]
+        times = f"`{event['function']}` was compiled {event['count']} times in {event['calls']} calls"
+        detail = f"{times} at line {row}: {event['change']} ({EXPLAINED})"
+        hits = [d for where in event["where"] for d in self.at(where) if d.code in RECOMPILED]
+        for d in hits:
+            self.confirm(d, detail)
+        if hits:
+            return
+        verified = Verification(CONFIRMED, f"{event['count']} compiles at line {row}, each explained by {EXPLAINED}")
+        text = f"{times} here: {event['change']}; {event['fix']}"
+        self.new[(file, row, RECOMPILE)] = Diagnostic(file, row, col, RECOMPILE, text, row, col, verify=verified)
+        for def_file, def_row, def_col in defined:
+            call = f"line {row}" if def_file == file else f"{os.path.relpath(file)}:{row}"
+            text = f"{times} at {call}: {event['change']}; {event['fix']}"
+            self.new[(def_file, def_row, RECOMPILE)] = Diagnostic(
+                def_file, def_row, def_col, RECOMPILE, text, def_row, def_col, verify=verified
+            )
+
     def at(self, where: list[Any]) -> list[Diagnostic]:
         return self.sites.get((where[0], where[1]), [])
 
@@ -189,6 +235,7 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
     evidence = Evidence({os.path.realpath(p.path): p for p in plans})
     for d in findings:
         evidence.sites.setdefault((os.path.realpath(d.filename), d.row), []).append(d)
+    recompiled: dict[str, dict[str, Any]] = {}  # the latest count of each function at each call
     for report in reports:
         plan_file = os.path.realpath(report.plan.path) if report.plan else None
         evidence.placed_leaks = 0
@@ -206,10 +253,7 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
                     report_new=(event["phase"] != "test" or jaxish) and not unverifiable(event),
                 )
             elif kind == "observed":
-                for where in event["where"]:
-                    for d in evidence.at(where):
-                        if d.code in OBSERVED[event["kind"]]:
-                            evidence.confirm(d, OBSERVED_DETAIL[event["kind"]].format(detail=event["detail"]))
+                evidence.observed(event)
             elif kind == "warning":
                 for d in evidence.at(event["where"]):
                     cls, fragment = WARNED.get(d.code, ("", ""))
@@ -221,6 +265,10 @@ def gather(findings: list[Diagnostic], plans: list[FilePlan], reports: list[Repo
                         evidence.confirm(d, f"the installed jax {event['jax']} has no `{event['text']}`")
             elif kind == "outcome" and event["status"] == "error" and event["file"]:
                 _outcome(evidence, event)
+            elif kind == "recompiled":
+                recompiled[repr(event["where"])] = event
+    for event in recompiled.values():
+        evidence.recompiled(event)
     return evidence
 
 
@@ -275,8 +323,10 @@ def verdict(d: Diagnostic, plan: FilePlan, report: Report, evidence: Evidence) -
             return Verification(UNVERIFIED, f"the installed jax {probes[0]['jax']} still has `{probes[0]['text']}`")
     if d.code in WARNED:
         return Verification(UNVERIFIED, f"no {WARNED[d.code][0]} at this line while the module was imported")
-    if d.code in OBSERVED["retrace"]:
-        return Verification(UNVERIFIED, "retraces show only when the code runs: see --verify=run")
+    if d.code in RECOMPILED and id(d) not in evidence.against:
+        return Verification(
+            UNVERIFIED, "no function was compiled again and again here (the calls must run: --verify=run)"
+        )
     if d.code not in CONFIRMABLE:
         return Verification(UNVERIFIED, "not observable by tracing")
     if id(d) in evidence.against:

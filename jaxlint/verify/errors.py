@@ -33,6 +33,7 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX402": (("NonConcreteBooleanIndexError", ""),),
     "JAX403": (("ConcretizationTypeError", ""),),
     "JAX404": (("IndexError", "Slice entries must be static"),),
+    "JAX502": (("ValueError", "Non-hashable static arguments"),),
     # jax.debug.print formats its string with str.format: braces from a formatted pytree fail there.
     "JAX307": (("KeyError", ""), ("IndexError", "Replacement index"), ("ValueError", "format")),
     "JAX801": (("AttributeError", "jax"), ("ImportError", "jax")),
@@ -42,23 +43,24 @@ OBSERVED = {
     "print": ("JAX306", "JAX509"),
     "debug-print": ("JAX307",),
     "host-state": ("JAX204", "JAX203"),
-    "retrace": ("JAX501",),
 }
 OBSERVED_DETAIL = {
     "print": "a tracer reached print/logging here while tracing",
     "debug-print": "a tracer was formatted into jax.debug.print's format string here",
     "host-state": "{detail}: the value is frozen into the traced function",
-    "retrace": "jax traced a new function at this call again and again (jax_explain_cache_misses)",
 }
 # Confirmed by a warning recorded at the line.
 WARNED = {"JAX802": ("DeprecationWarning", ""), "JAX701": ("UserWarning", "is not available")}
 LEAK = "JAX308"
+PRINTED = "JAX306"  # a tracer printed where no finding said so is a new finding of this code
 PROBED = "JAX801"  # also confirmed when the installed jax lacks the name
-CONFIRMABLE = frozenset({*EXPECTED, *(c for codes in OBSERVED.values() for c in codes), *WARNED, LEAK})
+# Confirmed by a function compiled again and again at one call (observe.py's `recompiled` events).
+RECOMPILED = ("JAX501", "JAX502")
+CONFIRMABLE = frozenset({*EXPECTED, *(c for codes in OBSERVED.values() for c in codes), *WARNED, LEAK, *RECOMPILED})
 
-# Runtime-only findings: an error under jit that no static rule predicted.
-TRACE_ERROR, TRACER_LEAK, KEY_REUSE = "JAX010", "JAX011", "JAX012"
-RUNTIME_CODES = (TRACE_ERROR, TRACER_LEAK, KEY_REUSE)
+# Runtime-only findings: an error under jit, or recompiles, that no static rule predicted.
+TRACE_ERROR, TRACER_LEAK, KEY_REUSE, RECOMPILE = "JAX010", "JAX011", "JAX012", "JAX013"
+RUNTIME_CODES = (TRACE_ERROR, TRACER_LEAK, KEY_REUSE, RECOMPILE)
 _TRACER_ERRORS = (
     "ConcretizationTypeError",
     "TracerArrayConversionError",
@@ -95,6 +97,7 @@ def is_jax_error(classes: list[str], message: str) -> bool:
     return runtime_code(classes, message) is not None
 
 
+_MISSING_MODULE = re.compile(r"""No module named ['"](?P<module>[\w.]+)['"]""")
 _JAX_MODULE = re.compile(r"""No module named ['"](jax|jaxlib)(\.|['"])""")
 # Errors that say nothing about the user's code: the environment it runs in, or a checker that failed.
 # Never a finding: "could not verify" with the reason.
@@ -117,3 +120,9 @@ def unverifiable(error: dict) -> str:
         if cls in error["classes"] and not (cls == "ModuleNotFoundError" and missing_jax):
             return reason
     return ""
+
+
+def missing_module(error: dict) -> str:
+    """The module an environment error says is not installed ("" for any other error)."""
+    found = _MISSING_MODULE.search(error["message"])
+    return found["module"] if found and "ModuleNotFoundError" in error["classes"] and unverifiable(error) else ""

@@ -4,7 +4,8 @@ worker, or pytest through jaxlint's plugin). Each thing seen is one event, at a 
 - `jax_debug_key_reuse` with `jax_enable_custom_prng`, so legacy `PRNGKey` keys are checked too;
 - the tracer-leak check at the end of every trace (not jax's global switch, which turns off jax's caches
   and makes eager code many times slower);
-- `jax_explain_cache_misses`: the same call site tracing a new function object again and again;
+- every compile of a project function, counted per call site, with jax's reason for it
+  (`jax_explain_cache_misses`, recompiles.py): a function compiled again and again at one call;
 - `print`, `logging` and `jax.debug.print` given a tracer (in any pytree, or formatted into a string);
 - clocks and host randomness (`time.time()`, `random.*`, `np.random.*`) read while tracing: frozen values;
 - warnings, recorded (never turned into errors);
@@ -16,6 +17,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
+import linecache
 import logging
 import os
 import random
@@ -23,25 +25,28 @@ import re
 import sys
 import time
 import traceback
+import types
 import warnings
 import weakref
+from dataclasses import replace
 from types import FrameType
 from typing import Any, Callable
 
 import jax
 import numpy as np
+from jax.extend import source_info_util
 
 from jaxlint.verify import leaks
 from jaxlint.verify.events import EventLog
+from jaxlint.verify.recompiles import RECOMPILES, SHAPE_RECOMPILES, Compiles, Miss, read_miss
 
 _SITE_PACKAGES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 _JAXLINT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 FIRST_USE = "PRNG key first used at the above location"  # jax's KeyReuseError chains this cause
 _TRACER_TEXT = re.compile(r"\w*Tracer\(|Traced<")
-_CACHE_MISS = re.compile(r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+):\d+")
 _TRACED_AT = re.compile(r"tracing the function (?P<function>\S+) at (?P<file>\S+?):(?P<line>\d+)")
-_DEFINED_AT = re.compile(r"defined at (?P<file>\S+?):(?P<line>\d+)")
-RETRACES = 3  # new function objects traced at one call site before it counts as re-created every time
+LIBRARY_OUTPUT = "inside a library function called here"
+BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"  # jax.monitoring's event for each XLA compile
 SIGNATURES_PER_FUNCTION = 3
 LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 CLOCKS = {time: ("time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "process_time")}
@@ -162,7 +167,12 @@ def _failed_checker(error: BaseException) -> str:
     last = frames[-1]
     for (fragment, functions), name in _CHECKERS:
         if fragment in last.filename and (functions is None or last.name in functions):
-            if name == "jaxlint's observer" and last.name in ("call", "leaked_tracer_error", "_checked_as_jit"):
+            if name == "jaxlint's observer" and last.name in (
+                "call",
+                "__call__",
+                "leaked_tracer_error",
+                "_checked_as_jit",
+            ):
                 continue  # the user's function, called through the observer
             return name
     return ""
@@ -184,16 +194,22 @@ def _has_tracer(values: Any) -> bool:
 class Observer:
     def __init__(self, project: Project, events: EventLog) -> None:
         self.project, self.events = project, events
-        self.misses: dict[tuple[str, int], int] = {}
+        self.compiles = Compiles()
+        self.calls: dict[tuple[str, int], int] = {}  # project line -> calls of jax.jit's functions from it
+        self.shape_changes = True  # whether a function compiled anew for each new input shape is reported
+        self.counting = True  # whether calls of jitted functions count (`uncounted`)
         self.signatures: dict[str, int] = {}
         self.wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.reported: set[tuple] = set()  # what was reported already
 
-    def install(self, custom_prng: bool = True, record: bool = True, key_reuse: bool = True) -> None:
+    def install(
+        self, custom_prng: bool = True, record: bool = True, key_reuse: bool = True, shape_changes: bool = True
+    ) -> None:
         warnings.simplefilter("always")  # recorded, never escalated: a warning must not stop the code
         warnings.showwarning = self._warning
         if custom_prng:
             jax.config.update("jax_enable_custom_prng", True)  # legacy PRNGKey keys become checkable
+            _legacy_key_views()
         self._report_escaped_tracers()
         if key_reuse:
             jax.config.update("jax_debug_key_reuse", True)
@@ -203,11 +219,13 @@ class Observer:
         self._report_leaks()
         self._scan_after_unchecked_transforms()
         jax.config.update("jax_explain_cache_misses", True)
+        source_info_util.register_exclusion(os.path.dirname(__file__) + os.sep)  # jax names the user's call, not ours
         logging.getLogger("jax").addHandler(_Misses(self))
+        jax.monitoring.register_event_duration_secs_listener(self._compiled)
         self._watch_output()
         self._watch_host_state()
-        if record:
-            self._record_signatures()
+        self.shape_changes = shape_changes
+        self._watch_jit(record)
 
     # -- events
     def observed(self, kind: str, where: list[list[Any]], detail: str = "") -> None:
@@ -333,7 +351,7 @@ class Observer:
                 def call(*a, **k):
                     eager = not tracing()
                     out = (
-                        _checked_as_jit(transformed, a, k)
+                        _checked_as_jit(transformed, a, k, observer)
                         if eager and _name != "vmap" and getattr(jax.config, "jax_debug_key_reuse", False)
                         else _NOT_RUN
                     )
@@ -394,23 +412,78 @@ class Observer:
             )
 
     def missed(self, message: str) -> None:
-        match = _CACHE_MISS.match(message)
-        if not match or "never seen function" not in message:
+        """A tracing cache miss jax explained: kept for the compile that follows, at the innermost project
+        line on the stack (where its compile and its calls are counted)."""
+        miss, stack = read_miss(message), self.project.stack(0)
+        if miss is None or not stack:
             return
-        real = self.project.file(match["file"])
-        if real:
-            site = (real, int(match["line"]))
-            self.misses[site] = self.misses.get(site, 0) + 1
-            if self.misses[site] == RETRACES:  # the call, and where the function jitted anew is defined
-                defined = _DEFINED_AT.search(message)
-                where = [site] + (
-                    [(self.project.file(defined["file"]), int(defined["line"]))]
-                    if defined and self.project.file(defined["file"])
-                    else []
-                )
-                self.observed(
-                    "retrace", [list(w) for w in dict.fromkeys(where)], f"{RETRACES} new functions traced at this call"
-                )
+        site = (stack[0][0], stack[0][1])
+        at_site = miss.site is not None and (self.project.file(miss.site[0]), miss.site[1]) == site
+        defined = miss.defined and self.project.file(miss.defined[0])
+        self.compiles.missed(
+            replace(
+                miss,
+                site=site,
+                column=miss.column if at_site else None,
+                defined=(defined, miss.defined[1]) if miss.defined and defined else None,
+            )
+        )
+
+    def _recompiled(self, miss: Miss, count: int, calls: int) -> bool:
+        """Whether a function compiled `count` times at a line called `calls` times (by jax.jit's functions)
+        is compiled again and again: at every call, RECOMPILES times or more (SHAPE_RECOMPILES for a new input
+        shape), for a cause that repeats (`miss.kind` is "" for any other)."""
+        if not miss.kind or (miss.kind == "type" and not self.shape_changes):
+            return False
+        return count >= (SHAPE_RECOMPILES if miss.kind == "type" else RECOMPILES) and count >= calls > 0
+
+    @contextlib.contextmanager
+    def uncounted(self):
+        """Calls of jitted functions made by a checker's own trace are not the user's calls."""
+        self.counting = False
+        try:
+            yield
+        finally:
+            self.counting = True
+
+    def called(self, frame: FrameType | None) -> None:
+        """A function jax.jit made was called from `frame`: one more call at the innermost project line on
+        the stack (the line its compiles are counted at, through `jax.grad(f)(x)` too)."""
+        while frame is not None and self.counting:
+            real = self.project.file(frame.f_code.co_filename)
+            if real:
+                self.calls[(real, frame.f_lineno)] = self.calls.get((real, frame.f_lineno), 0) + 1
+                return
+            frame = frame.f_back
+
+    def _compiled(self, event: str, duration_secs: float, **fields: str | int) -> None:
+        """jax compiled a computation: count it at the innermost project line calling it; a function
+        compiled again and again there (`_recompiled`) is a `recompiled` event, with its latest count."""
+        if event != BACKEND_COMPILE:
+            return
+        try:
+            stack = self.project.stack(1)
+            if not stack:
+                return
+            site = (stack[0][0], stack[0][1])
+            counted, calls = self.compiles.compiled(str(fields.get("fun_name", "")), site), self.calls.get(site, 0)
+            if counted is None or not self._recompiled(*counted, calls=calls):
+                return
+            miss, count = counted
+            where = [[*site, miss.column or _indent(*site)]]
+            if miss.defined and miss.defined != site:
+                where.append([*miss.defined, _indent(*miss.defined)])
+            self.events.emit(
+                "recompiled",
+                where=where,
+                function=miss.function,
+                count=count,
+                calls=calls,
+                change=miss.change,
+                fix=miss.fix,
+            )
+        except Exception:
+            pass  # an observer never breaks the user's code
 
     # -- observers
     def _watch_output(self) -> None:
@@ -418,7 +491,7 @@ class Observer:
         observer = self
 
         def print_(*args, **kwargs):
-            observer._output("print", args)
+            observer._output("print", args, through_libraries=True)
             return real_print(*args, **kwargs)
 
         @functools.wraps(real_debug_print)
@@ -431,12 +504,16 @@ class Observer:
         for level in LOG_METHODS:  # before the level check: a disabled level still formats at trace time
             setattr(logging.Logger, level, self._logging(getattr(logging.Logger, level)))
 
-    def _output(self, kind: str, values: Any) -> None:
-        """A tracer reached output: record the user's line that called print/logging directly."""
-        if values and _has_tracer(values):
-            where = self.project.caller(2, skip=logging.__file__)  # `logging.info` goes through the root logger
+    def _output(self, kind: str, values: Any, through_libraries: bool = False) -> None:
+        """A tracer reached output: record the user's line that called print/logging, or (`through_libraries`)
+        that called the library function that printed it (a library's own debug logging is not the user's)."""
+        if values and tracing() and _has_tracer(values):  # not a message about tracers printed later
+            # past logging's own frames: `logging.info` goes through the root logger
+            where, detail = self.project.caller(2, skip=logging.__file__), ""
+            if where is None and through_libraries:
+                where, detail = next(iter(self.project.stack(2)), None), LIBRARY_OUTPUT
             if where:
-                self.observed(kind, [where])
+                self.observed(kind, [[*where, _indent(*where)]], detail)
 
     def _logging(self, real: Callable) -> Callable:
         observer = self
@@ -469,15 +546,19 @@ class Observer:
 
         return read
 
-    def _record_signatures(self) -> None:
+    def _watch_jit(self, record: bool) -> None:
+        """Each function the project's own jax.jit calls make counts its calls per line (`called`); with
+        `record`, each function jitted records the arguments it is traced with."""
         real_jit = jax.jit
         observer = self
 
         @functools.wraps(real_jit)
         def jit(fun=None, *args, **kwargs):
             if fun is None:  # jax.jit(static_argnums=...) used as a decorator factory
-                return lambda f: jit(f, *args, **kwargs)
-            return real_jit(observer._recording(fun), *args, **kwargs)
+                return functools.partial(jit, *args, **kwargs)
+            jitted = real_jit(observer._recording(fun) if record else fun, *args, **kwargs)
+            # a library's own jit (equinox, flax) keeps jax's object: only the project's calls are counted
+            return _Counted(jitted, observer) if observer.project.caller(1) else jitted
 
         jax.jit = jit
 
@@ -520,6 +601,30 @@ class Observer:
         return recorded
 
 
+class _Counted:
+    """A function jax.jit made, its calls counted at the line that calls it (jax's own object takes no
+    hook); everything else is the jitted function's: its attributes, and binding as a method."""
+
+    def __init__(self, jitted: Any, observer: Observer) -> None:
+        functools.update_wrapper(self, jitted)  # __wrapped__, __name__, __doc__...
+        self._observer = observer
+
+    def __call__(self, *args, **kwargs):
+        try:
+            self._observer.called(sys._getframe(1))
+        except Exception:
+            pass  # an observer never breaks the user's code
+        return self.__wrapped__(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "__wrapped__":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.__wrapped__, name)
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        return self if instance is None else types.MethodType(self, instance)
+
+
 UNCHECKED_TRANSFORMS = ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "vmap", "jvp", "vjp", "linearize")
 SCAN_DEPTH = 2
 SCAN_ITEMS = 64
@@ -528,7 +633,7 @@ SCAN_ITEMS = 64
 _NOT_RUN = object()
 
 
-def _checked_as_jit(transformed: Callable, args: tuple, kwargs: dict) -> Any:
+def _checked_as_jit(transformed: Callable, args: tuple, kwargs: dict, observer: Observer) -> Any:
     """An eager differentiation, its keys checked at trace level as jit checks them: jax's eager checker
     sees the forward pass of `jax.checkpoint` recomputed in the backward pass as a second use of the
     key, where jit (and jax's jaxpr check) see one. Check the whole function's jaxpr, check and update
@@ -540,7 +645,8 @@ def _checked_as_jit(transformed: Callable, args: tuple, kwargs: dict) -> Any:
         return _NOT_RUN
     leaves = jax.tree_util.tree_leaves((args, kwargs))
     try:
-        signature = key_reuse.function_type_signature(lambda a, k: transformed(*a, **k), args, kwargs)
+        with observer.uncounted():  # a trace for the checker, not a call of the user's
+            signature = key_reuse.function_type_signature(lambda a, k: transformed(*a, **k), args, kwargs)
     except jax.errors.KeyReuseError:
         raise  # jax's verdict at trace level, as under jit
     except Exception:
@@ -594,6 +700,29 @@ def _tracers_in(value: Any, found: list[Any], depth: int) -> None:
         _tracers_in(item, found, depth - 1)
 
 
+def _legacy_key_views() -> None:
+    """Typed keys stand in for legacy `PRNGKey` keys (uint32 arrays of shape (..., 2)) under
+    `jax_enable_custom_prng`: let code read them as the data they were, so that it runs on under the
+    key-reuse checker. An index past the key's own dimensions (`key[1]`, `keys[:, 0]`) reads its data, and
+    `np.asarray(key)` is its data; what typed keys already do is unchanged."""
+    try:
+        from jax._src.random.prng import PRNGKeyArray
+    except ImportError:
+        return
+    real_getitem = PRNGKeyArray.__getitem__
+
+    def getitem(self, index):
+        entries = index if isinstance(index, tuple) else (index,)
+        if sum(entry is not None and entry is not Ellipsis for entry in entries) > self.ndim:
+            return jax.random.key_data(self)[index]
+        return real_getitem(self, index)
+
+    def array(self, dtype=None, context=None, copy=None):
+        return np.asarray(jax.random.key_data(self), dtype=dtype)
+
+    PRNGKeyArray.__getitem__, PRNGKeyArray.__array__ = getitem, array  # type: ignore[method-assign]
+
+
 def _keep_escaped_tracer_checks() -> None:
     """With `jax_debug_key_reuse` on, jax's eager evaluation skips its check that no argument is a tracer
     (`core.check_eval_args`), so using a leaked tracer raises `TypeError: ... JVPTracer is not a valid JAX
@@ -615,6 +744,12 @@ def _keep_escaped_tracer_checks() -> None:
         return real_call(self, primitive, f, tracers, params)
 
     eval_trace.process_primitive, eval_trace.process_call = process_primitive, process_call
+
+
+def _indent(filename: str, line: int) -> int:
+    """The column (from 1) where a line's code starts."""
+    text = linecache.getline(filename, line)
+    return len(text) - len(text.lstrip()) + 1
 
 
 def inspect_unwrap(fun: Any) -> Any:

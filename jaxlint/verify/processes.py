@@ -26,7 +26,7 @@ from jaxlint.verify.events import read_events
 HOST_DEVICES = 8  # CPU devices, so that pmap and sharding code runs
 STDERR_LIMIT = 1024 * 1024
 STDERR_TAIL = 4096
-POLL = 0.02  # seconds between looks at a running job
+POLL = 0.005  # seconds between looks at a running job (most jobs take a few tens of milliseconds)
 # Started without the working folder on sys.path (as `-m` would put it): a user file there named like a
 # standard module (random.py) must not replace it in jaxlint or jax.
 _PYTHON = [sys.executable, "-c", "import sys; del sys.path[0]; from jaxlint.verify import worker; worker.{}()"]
@@ -209,7 +209,8 @@ class ForkServer:
                 return None
 
     def run(self, job: dict[str, Any], timeout: float, cwd: str | None) -> tuple[list, str]:
-        with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as folder:
+        # the server may still write the exit status of a child that wrote its own while the folder goes
+        with tempfile.TemporaryDirectory(prefix="jaxlint-verify-", ignore_cleanup_errors=True) as folder:
             files = Job(folder, job, cwd)
             pid = self._fork(files.path)
             if pid is None:

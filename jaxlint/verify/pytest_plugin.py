@@ -26,7 +26,7 @@ def pytest_configure(config) -> None:
         job = json.load(handle)
     _events, _project = EventLog(job["events"]), Project([job["project_root"]])
     _custom_prng = job.get("custom_prng", True)
-    Observer(_project, _events).install(custom_prng=_custom_prng)
+    Observer(_project, _events).install(custom_prng=_custom_prng, shape_changes=False)  # tests pick their shapes
 
 
 def pytest_exception_interact(node, call, report) -> None:

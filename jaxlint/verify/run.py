@@ -19,12 +19,13 @@ from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.discovery import discover
 from jaxlint.files import InputError, read_source
+from jaxlint.noqa import file_suppressions, is_suppressed
 from jaxlint.results import RunResult
 from jaxlint.verify import signatures
 from jaxlint.verify.confirm import UNVERIFIED, Report, could_not_verify, decide, gather, with_status
-from jaxlint.verify.errors import RUNTIME_CODES, runtime_code, unverifiable
+from jaxlint.verify.errors import missing_module, runtime_code, unverifiable
 from jaxlint.verify_config import Command, VerifyOptions
-from jaxlint.verify.plan import FilePlan, plan_file, wants_tracing
+from jaxlint.verify.plan import FilePlan, module_name, plan_file, wants_tracing
 from jaxlint.verify.processes import ForkServer, run_subprocess
 
 INSTALL_HINT = "--verify needs jax: pip install jax (the 'verify' extra of jax-sharpbits)"
@@ -91,18 +92,38 @@ def _command_job(command: Command, settings: Settings) -> tuple[list[str] | None
         return [sys.executable, "-m", "pytest", "-p", "jaxlint.verify.pytest_plugin", *command.args], job
     if command.mode == "run":
         path = os.path.join(root, command.target) if not os.path.isabs(command.target) else command.target
-        job.update(path=path, argv=[command.target, *command.args], sys_path=[os.path.dirname(os.path.abspath(path))])
+        # its own folder first, as python puts it; then its package's and the project's, from which the
+        # project imports its modules (`from mypkg.model import f` in mypkg/train.py)
+        folders = [os.path.dirname(os.path.abspath(path)), *module_name(path, root)[1]]
+        job.update(path=path, argv=[command.target, *command.args], sys_path=list(dict.fromkeys(folders)))
     else:
         job.update(module=command.target, argv=[command.target, *command.args], sys_path=[root])
     return None, job
 
 
-def _run_command(server: ForkServer, command: Command, settings: Settings, timeout: float) -> Report:
+def _run_command(
+    server: ForkServer,
+    command: Command,
+    settings: Settings,
+    options: VerifyOptions,
+    plan: FilePlan | None,
+    store: signatures.Store,
+) -> Report:
+    """Run a command; a script with findings (`plan`) then has its flagged functions the run never
+    reached traced, as an import would trace them."""
     argv, job = _command_job(command, settings)
-    events, failure = _worker(server, job, timeout, str(settings.root), argv)
+    if plan is not None:
+        traced = _import_job(plan, options, settings, store)
+        job.update(
+            {
+                key: traced[key]
+                for key in ("module", "owners", "examples", "key_names", "signatures", "annotated", "calls")
+            }
+        )
+    events, failure = _worker(server, job, options.timeout, str(settings.root), argv)
     if command.mode == "pytest" and failure.startswith("the worker exited"):
         failure = ""  # pytest exits 1 when a test fails: its events say why
-    return Report(command.text, None, events, failure)
+    return Report(command.text, plan, events, failure)
 
 
 def _plans(
@@ -133,6 +154,16 @@ def _plans(
     return plans
 
 
+def _suppressed(d: Diagnostic) -> bool:
+    """A new finding silenced by a `# noqa` on its line or a file-level `# jaxlint: noqa`, as a static one is."""
+    try:
+        source = read_source(d.filename)
+    except InputError:
+        return False
+    lines = source.splitlines()
+    return is_suppressed(d.code, lines[d.row - 1] if d.row <= len(lines) else "", file_suppressions(source))
+
+
 def _shown(real: str, plans: list[FilePlan]) -> str:
     """The name a new finding's file is shown under: as the user named it, else relative to here."""
     for plan in plans:
@@ -155,10 +186,10 @@ def _run_all(
     reports: list[Report] = []
     scripts = {os.path.realpath(plan.path): plan for plan in plans}
     for command in options.commands:
-        report = _run_command(server, command, settings, options.timeout)
-        if command.mode == "run" and os.path.realpath(command.target) in scripts:
-            report.plan = scripts[os.path.realpath(command.target)]
-            plans.remove(report.plan)
+        plan = scripts.pop(os.path.realpath(command.target), None) if command.mode == "run" else None
+        if plan is not None:
+            plans.remove(plan)
+        report = _run_command(server, command, settings, options, plan, store)
         reports.append(report)
         if report.failure:
             notes.append(f"`{command.text}`: {report.failure}; what it did until then is kept")
@@ -186,6 +217,7 @@ def verify(
     every_plan = _plans(paths, result, settings, options, store)
     plans = list(every_plan)  # the files to import
     notes: list[str] = []
+    missing: dict[str, list[str]] = {}  # a module not installed -> the files and runs that import it
     server = server or ForkServer()
     try:
         reports = _run_all(server, plans, settings, options, store, notes)
@@ -206,10 +238,18 @@ def verify(
             if report.failure and not report.plan.findings:
                 notes.append(f"{report.plan.path}: not verified: {report.failure}")
         label = report.plan.path if report.plan is not None else f"`{report.label}`"
-        notes += [f"{label}: {could_not_verify(report, e)}" for e in report.of("error") if unverifiable(e)]
+        for error in report.of("error"):
+            if missing_module(error):
+                missing.setdefault(missing_module(error), []).append(label)
+            elif unverifiable(error):
+                notes.append(f"{label}: {could_not_verify(report, error)}")
+    notes += [
+        f"could not verify: module `{module}` is not installed (imported by {', '.join(dict.fromkeys(labels))})"
+        for module, labels in missing.items()
+    ]
     for d in evidence.new.values():
         shown = _shown(d.filename, every_plan)
-        if d.code in settings.enabled_for(shown) or d.code not in RUNTIME_CODES:
+        if d.code in settings.enabled_for(shown) and not _suppressed(d):
             checked.append(Diagnostic(shown, d.row, d.col, d.code, d.message, d.end_row, d.end_col, verify=d.verify))
     result.diagnostics = sorted(checked)
     return notes

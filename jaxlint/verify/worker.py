@@ -8,6 +8,7 @@ Only this module, observe.py and the pytest plugin import jax.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
 import importlib
@@ -18,6 +19,7 @@ import os
 import re
 import runpy
 import sys
+import types
 from typing import Any, Callable
 
 import jax
@@ -336,15 +338,17 @@ def run(job: dict[str, Any], events: EventLog) -> None:
     path = os.path.realpath(job["path"])
     # JAXLINT_VERIFY_KEY_REUSE=0 turns jax's key-reuse checker off (to compare what the other checkers see)
     Observer(project, events).install(
-        custom_prng=job.get("custom_prng", True), key_reuse=os.environ.get("JAXLINT_VERIFY_KEY_REUSE", "1") != "0"
+        custom_prng=job.get("custom_prng", True),
+        record=job["mode"] != "import",  # the signatures of a run are kept; an import's arguments are made up
+        key_reuse=os.environ.get("JAXLINT_VERIFY_KEY_REUSE", "1") != "0",
     )
     for folder in reversed(job["sys_path"]):
         sys.path.insert(0, folder)
     sys.argv = list(job.get("argv") or [job["path"]])  # the module's own command line, not the worker's
-    module = None
+    module: Any = None
     try:
-        if job["mode"] == "run":
-            runpy.run_path(job["path"], run_name="__main__")
+        if job["mode"] == "run":  # then its flagged functions the run never reached are traced
+            module = types.SimpleNamespace(**runpy.run_path(job["path"], run_name="__main__"))
         elif job["mode"] == "run-module":
             runpy.run_module(job["module"], run_name="__main__", alter_sys=True)
         else:
@@ -361,7 +365,7 @@ def run(job: dict[str, Any], events: EventLog) -> None:
     for row, text in job.get("probes", []):
         if _DOTTED.match(text):
             events.emit("probe", row=row, text=text, status=probe(module, text), jax=jax.__version__)
-    found, skipped = targets(module, project, path, job["owners"], job.get("trace_all", False))
+    found, skipped = targets(module, project, path, job.get("owners", []), job.get("trace_all", False))
     for owner, reason in skipped.items():
         events.emit("skipped", owner=owner, reason=reason)
     for target in found:
@@ -404,6 +408,7 @@ def serve() -> None:
     child's exit code to the job's status file when it ends. Ends at the end of its input."""
     import select
 
+    _warm()
     children: dict[int, str] = {}  # pid -> status file
     pending = b""
     while True:
@@ -431,6 +436,13 @@ def serve() -> None:
             os.write(1, f"{pid}\n".encode())
 
 
+def _warm() -> None:
+    """Pay once, before forking, what each job's first trace would pay (jax's lazy set-up of tracing, the
+    typed key's dtype); tracing starts no backend, so forking stays safe."""
+    abstract_key()
+    jax.jit(lambda x: x + 1).trace(jax.ShapeDtypeStruct((2,), jnp.float32))
+
+
 def _child(job_path: str, job: dict[str, Any]) -> None:
     try:
         os.setsid()  # its own process group: killed with whatever the user's code starts
@@ -443,7 +455,15 @@ def _child(job_path: str, job: dict[str, Any]) -> None:
         code = main()
     except BaseException:
         code = 1
+    with contextlib.suppress(OSError):  # now, not when the server next reaps it: the parent is waiting
+        _write_status(job["status"], code)
     os._exit(code)
+
+
+def _write_status(path: str, code: int) -> None:
+    with open(path + ".partial", "w", encoding="utf-8") as handle:
+        handle.write(str(code))
+    os.replace(path + ".partial", path)
 
 
 def _reap(children: dict[int, str]) -> None:
@@ -456,8 +476,7 @@ def _reap(children: dict[int, str]) -> None:
             return
         path: Any = children.pop(pid, None)  # None for a child not ours: the TypeError below
         try:
-            with open(path + ".partial", "w", encoding="utf-8") as handle:
-                handle.write(str(os.waitstatus_to_exitcode(status)))
-            os.replace(path + ".partial", path)
+            if not os.path.exists(path):  # it was killed or crashed (else it wrote it, and the folder may be going)
+                _write_status(path, os.waitstatus_to_exitcode(status))
         except (OSError, TypeError):
             pass  # the job's folder is gone: it timed out and nobody waits for it

@@ -76,4 +76,7 @@ class RemovedApi(ApiUses):
         "Of the array attributes only `x.layout` -> `x.format` is a rename; `x.device_buffer` -> "
         "`x.addressable_data(0)`, `x.to_py()` -> `numpy.asarray(x)` and the others are named, not rewritten."
     )
-    verify = "Not needed: importing the module on the target jax fails with the `AttributeError`/`ImportError`."
+    verify = (
+        "`--verify` confirms it when importing the module on the installed jax fails with the `AttributeError`/"
+        "`ImportError` at this line, or when the installed jax has no such name."
+    )

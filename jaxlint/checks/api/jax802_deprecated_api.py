@@ -38,4 +38,6 @@ class DeprecatedApi(ApiUses):
         "`target-jax-version`, the APIs JAX801 renames (`jax.tree_map` while only deprecated, in 0.4.26–0.5) "
         "get the same safe fix."
     )
-    verify = "Not confirmed by `--verify`: the code still runs, with a DeprecationWarning."
+    verify = (
+        "`--verify` records warnings and confirms it when the line runs and jax raises a `DeprecationWarning` there."
+    )

@@ -96,7 +96,12 @@ class JitRecreated(CalleeRule):
         "the outer trace); function bodies whose function is not visibly called in a loop; "
         "`flax.nnx.jit`, whose cache jaxlint has not checked."
     )
-    verify = "Not confirmed by `--verify`: recompilation is slow, not an error."
+    verify = (
+        "`--verify` counts every compile of a jitted function at the line that calls it, with jax's reason "
+        "(`jax_explain_cache_misses`), and confirms when the function at this line is compiled at every call of "
+        "one line, three times or more, because it is a new function object each time. The loop must run: module-level "
+        "code under `--verify`, a script or the tests under `--verify=run`."
+    )
 
     def visit_Module(self, node: cst.Module) -> None:
         self._frames = [_ScopeJits(node, [], {}, set())]

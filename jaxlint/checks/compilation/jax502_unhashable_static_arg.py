@@ -144,7 +144,12 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
         "`[64, 64]` becomes `(64, 64)` and `[128]` becomes `(128,)`. The call raised before, so no working code "
         "changes meaning. Dicts, sets and arrays have no automatic fix."
     )
-    verify = "Not confirmed by `--verify`: the error is raised when the call runs, not while tracing."
+    verify = (
+        "`--verify` confirms it when the call runs and jax raises `ValueError: Non-hashable static arguments` "
+        "at this line, or when the function is compiled at every call of this line, three times or more, "
+        "because the static argument changed (jax's reason, `jax_explain_cache_misses`). The call must run: module-level code "
+        "under `--verify`, a script or the tests under `--verify=run`."
+    )
 
     def visit_Call(self, node: cst.Call) -> None:
         found = self.jitted_arguments(node)

@@ -49,7 +49,7 @@ class PrintAtTraceTime(Rule):
         'Unsafe: `print(a, b)` becomes `jax.debug.print("{} {}", a, b)`, which prints on every call, at run '
         "time: a change in behaviour. Calls with `sep=`, `end=`, `file=` or `*args` are not fixed."
     )
-    verify = "Not confirmed by `--verify` yet."
+    verify = "`--verify` traces the function with `print` recorded and confirms when a tracer reaches it at this line."
 
     def visit_Call(self, node: cst.Call) -> None:
         scope = self.facts.traced_scope

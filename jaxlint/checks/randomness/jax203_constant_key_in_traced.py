@@ -75,7 +75,10 @@ class ConstantKeyInTraced(TraceTimeRule):
         "`jnp.zeros_like(...)`, `jax.eval_shape(f, ...)`, or `jax.tree.map(lambda x: jnp.empty(x.shape, "
         "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder): no number drawn is used."
     )
-    verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
+    verify = (
+        "`--verify` confirms a key seeded from the clock: it traces the function with the host's clocks recorded "
+        "and confirms when one is read at this line while tracing. A literal seed raises nothing: unverified."
+    )
 
     def __init__(self, facts, reporter) -> None:
         super().__init__(facts, reporter)

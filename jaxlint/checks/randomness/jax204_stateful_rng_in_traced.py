@@ -47,7 +47,10 @@ class StatefulRngInTraced(TraceTimeRule):
         "created outside the traced function (`rng = np.random.default_rng(0)` at module level, then "
         "`rng.normal()` inside) are not recognised."
     )
-    verify = "Not confirmed by `--verify`: the function runs without error, which is the bug."
+    verify = (
+        "`--verify` traces the function with the host's clocks and random generators recorded, and confirms "
+        "when one is read at this line while tracing (its value is frozen into the traced function)."
+    )
 
     def __init__(self, facts, reporter) -> None:
         super().__init__(facts, reporter)

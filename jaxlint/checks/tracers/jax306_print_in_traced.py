@@ -48,7 +48,11 @@ class PrintInTraced(Rule):
         "Under `grad` alone (no `jit`) the print runs on every call but shows "
         "`GradTracer(primal=2.0, ...)` (jax 0.10): that is flagged too."
     )
-    verify = "`--verify` traces the function with `print` recorded and confirms a tracer was printed."
+    verify = (
+        "`--verify` traces the function with `print` recorded and confirms a tracer was printed at this line. A "
+        "tracer printed where no finding says so (it came through calls jaxlint could not follow, or a "
+        "library function printed it) is a new finding at the project's line."
+    )
     fixable = True
     fix_safety = (
         'Unsafe: `print(a, b)` becomes `jax.debug.print("{} {}", a, b)` (string arguments kept as text, '
