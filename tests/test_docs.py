@@ -88,7 +88,8 @@ def run_console(block: str, files: dict[str, str], folder: Path, monkeypatch, ca
             out = io.StringIO()
             capsys.readouterr()
             main(args, out=out)
-            printed = out.getvalue() + capsys.readouterr().out
+            captured = capsys.readouterr()  # a terminal shows both streams: the report, then the notes
+            printed = out.getvalue() + captured.out + captured.err
         compared.append((f"$ {line}\n{shown}", f"$ {line}\n{printed}"))
     return compared
 
