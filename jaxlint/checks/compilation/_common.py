@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
-from jaxlint.analysis.callees import JittedCallee
+from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.repetition import RepeatedCalls
 from jaxlint.analysis.traced import TracedFunction
 from jaxlint.checks.base import CalleeRule, code
@@ -13,6 +15,20 @@ from jaxlint.checks.tracers._common import debug_print_fix  # noqa: F401 (JAX509
 
 def option_text(callee: JittedCallee, *options: str) -> str:
     return ", ".join(f"{option}={code(callee.options[option])}" for option in options if callee.gives(option))
+
+
+def static_arguments(found: tuple[JittedCallee, list[Argument]] | None) -> Iterator[tuple[JittedCallee, Argument]]:
+    """The arguments in static positions, from `jitted_arguments`' answer for a call."""
+    if found is not None:
+        callee, arguments = found
+        yield from ((callee, argument) for argument in arguments if argument.static)
+
+
+def static_position(callee: JittedCallee, argument: Argument, call: cst.Call) -> str:
+    """`static argument `shape` of `pad_to` (static_argnums=1)`, for a message."""
+    options = option_text(callee, "static_argnums", "static_argnames", "static_broadcasted_argnums")
+    param = f" `{argument.param}`" if argument.param else ""
+    return f"static argument{param} of `{callee_name(call)}` ({options})"
 
 
 def callee_name(call: cst.Call) -> str:

@@ -7,7 +7,7 @@ import libcst as cst
 from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.expected_errors import ExpectedErrors
 from jaxlint.checks.base import CalleeRule, FixPlan, code
-from jaxlint.checks.compilation._common import callee_name, option_text
+from jaxlint.checks.compilation._common import static_arguments, static_position
 from jaxlint.model.functions import ARRAY_MAKERS, SEQUENCE_MODULES
 from jaxlint.traversal import children
 
@@ -153,23 +153,15 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
             callee, spelled = bound
             found = callee, callee.arguments(spelled, self.facts.target_version)
             node = spelled
-        if found is None:
-            return
-        callee, arguments = found
-        for argument in arguments:
-            if not argument.static:
-                continue
+        for callee, argument in static_arguments(found):
             kind = self._unhashable(argument.expr)
             if kind is None:
                 continue
-            options = option_text(callee, "static_argnums", "static_argnames", "static_broadcasted_argnums")
-            param = f" `{argument.param}`" if argument.param else ""
             use = "a tuple" if kind == "a list" else "a hashable value (a tuple, a frozen dataclass)"
             self.report(
                 argument.expr,
                 (
-                    f"`{code(argument.expr)}` ({kind}) is passed as static argument{param} of "
-                    f"`{callee_name(node)}` ({options}): static arguments must be hashable, so this raises "
+                    f"`{code(argument.expr)}` ({kind}) is passed as {static_position(callee, argument, node)}: static arguments must be hashable, so this raises "
                     f"`ValueError: Non-hashable static arguments are not supported`; pass {use}"
                 ),
                 self._fix(callee, argument),
