@@ -14,7 +14,7 @@ import pytest
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
-# (fixture module, call run with `x` = jnp.ones(3), the jitted function's name, compilations expected)
+# (fixture module, call run with `x` = jnp.ones(3), the jitted function's name, compilations expected or the error)
 CASES = [
     ("JAX510", "apply_all([x, x, x])", "scaled", 3),
     ("JAX510", "list(serve([x, x, x]))", "apply_fn", 3),
@@ -32,6 +32,11 @@ CASES = [
     ("JAX501_helper_called_in_loop", "fit_with_factory(x, [(x, x)] * 3)", "step", 1),
     ("JAX501_helper_called_in_loop", "module_level_each_time(x, [(x, x)] * 3)", "loss_fn", 1),
     ("JAX501_helper_called_in_loop", "traced_outer(x, [x, x, x])", "step", 0),  # inlined into `traced_outer`
+    ("JAX502_from_elsewhere", "forward([w, w], x)", "mlp", "ValueError"),
+    ("JAX502_from_elsewhere", "Model([w, w])(x)", "mlp", "ValueError"),
+    ("JAX502_from_elsewhere", "scaled(x, Config(2.0))", "scaled", "ValueError"),
+    ("JAX502_from_elsewhere", "scaled(x, IdentityConfig(2.0))", "scaled", 1),
+    ("JAX502_from_elsewhere", "forward_tuple([w, w], x)", "mlp", 1),
 ]
 
 SCRIPT = r"""
@@ -51,11 +56,15 @@ class Count(logging.Handler):
 logging.getLogger("jax").addHandler(Count())
 counts = []
 for module, call, name, _ in json.loads(sys.argv[3]):
-    namespace = dict(vars(importlib.import_module(module)), x=jnp.ones(3))
+    namespace = dict(vars(importlib.import_module(module)), x=jnp.ones(3), w=jnp.ones((3, 3)))
     jax.clear_caches()
     compiled.clear()
-    with contextlib.redirect_stdout(io.StringIO()):
-        jax.block_until_ready(eval(call, namespace))
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            jax.block_until_ready(eval(call, namespace))
+    except ValueError as error:
+        counts.append(type(error).__name__ if "Non-hashable static arguments" in str(error) else str(error))
+        continue
     counts.append(sum(message.startswith(f"Compiling jit({name})") for message in compiled))
 print(json.dumps(counts))
 """

@@ -10,6 +10,7 @@ from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.repetition import RepeatedCalls
 from jaxlint.analysis.traced import TracedFunction
 from jaxlint.checks.base import CalleeRule, code
+from jaxlint.traversal import children
 from jaxlint.checks.tracers._common import debug_print_fix  # noqa: F401 (JAX509 fixes a print as JAX306 does)
 
 
@@ -131,3 +132,18 @@ def method_of(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
     body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
     found = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name]
     return found[0] if len(found) == 1 else None
+
+
+def returns(function: cst.FunctionDef) -> list[cst.Return]:
+    """The `return` statements of a def's own body (nested defs and classes left out)."""
+    found: list[cst.Return] = []
+
+    def walk(node: cst.CSTNode) -> None:
+        for child in children(node):
+            if isinstance(child, cst.Return):
+                found.append(child)
+            elif not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                walk(child)
+
+    walk(function.body)
+    return found

@@ -8,7 +8,7 @@ import libcst as cst
 
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation._common import LoopRule, static_arguments, static_position
+from jaxlint.checks.compilation._common import LoopRule, returns, static_arguments, static_position
 from jaxlint.model.functions import OPTIMIZER_FACTORIES
 from jaxlint.model.transforms import PARTIAL
 from jaxlint.traversal import children
@@ -26,21 +26,6 @@ def _hashed_by_identity(cls: cst.ClassDef) -> bool:
     return not any(
         isinstance(statement, cst.FunctionDef) and statement.name.value in ("__hash__", "__eq__") for statement in body
     )
-
-
-def _returns(function: cst.FunctionDef) -> list[cst.Return]:
-    """The `return` statements of a def's own body (nested defs and classes left out)."""
-    found: list[cst.Return] = []
-
-    def walk(node: cst.CSTNode) -> None:
-        for child in children(node):
-            if isinstance(child, cst.Return):
-                found.append(child)
-            elif not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                walk(child)
-
-    walk(function.body)
-    return found
 
 
 def _rebinds_from_itself(loop: cst.CSTNode, name: str) -> bool:
@@ -191,7 +176,7 @@ class StaticArgRecreated(LoopRule):
             return f"a new `{made.name.value}`, hashed by identity: it defines no `__hash__` or `__eq__`"
         function = self.called_def(expr)
         if depth < 2 and function is not None and made is None:
-            returned = [r.value for r in _returns(function)]
+            returned = [r.value for r in returns(function)]
             kinds = [self._new_each_call(value, 2) if value is not None else None for value in returned]
             if kinds and all(kinds):
                 return f"`{function.name.value}` returns {kinds[0]}"
