@@ -147,3 +147,13 @@ def returns(function: cst.FunctionDef) -> list[cst.Return]:
 
     walk(function.body)
     return found
+
+
+def reads(node: cst.CSTNode, name: str) -> int:
+    """How many times `name` is read in `node` (where an assignment or a def binds it left out)."""
+    if isinstance(node, cst.Name):
+        return int(node.value == name)
+    if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+        return 0
+    skipped = node.name if isinstance(node, cst.FunctionDef) else None
+    return sum(reads(child, name) for child in children(node) if child is not skipped)

@@ -11,7 +11,7 @@ import libcst as cst
 from jaxlint.analysis.callees import VMAPS
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation._common import LoopRule
+from jaxlint.checks.compilation._common import LoopRule, reads
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT
 
 
@@ -112,7 +112,8 @@ class JitRecreated(LoopRule):
         self._frames = [_ScopeJits(node, [], {}, set())]
         self._per_call: list[tuple[Jit, cst.FunctionDef, str]] = []  # (the jit, its function, what it wraps)
         self._reported: set[int] = set()
-        self._named_uses: dict[int, list] = {}  # a jit bound to a name in a loop: [the jit, loop depth, calls]
+        # A jit bound to a name in a loop: [the jit, loop depth, calls, the name].
+        self._named_uses: dict[int, list] = {}
         self._branches: list[tuple[cst.If, bool]] = []  # the `if` arms around the walk (True: the body)
         self._bound_in: dict[int, tuple[tuple[cst.If, bool], ...]] = {}  # a jit bound to a name: the arms around
         self._decorated: dict[int, cst.FunctionDef] = {}  # a jit decorator: the nested def it decorates
@@ -180,11 +181,12 @@ class JitRecreated(LoopRule):
         as a jit closing over the iteration's values must be."""
         self._leave_loop(node)
         depth = len(self._frames[-1].loops)
-        for key, (jit, bound_depth, calls) in list(self._named_uses.items()):
+        for key, (jit, bound_depth, calls, name) in list(self._named_uses.items()):
             if bound_depth != depth:
                 continue
             del self._named_uses[key]
-            what = self._fresh(jit) if calls == 1 and key not in self._reported else None
+            once = calls == 1 and reads(node, name) == 1  # called, and not also handed on
+            what = self._fresh(jit) if once and key not in self._reported else None
             if what is not None:
                 self._reported.add(key)
                 self._report_in_loop(jit, what)
@@ -238,7 +240,7 @@ class JitRecreated(LoopRule):
                 None,
             )
             if bound is not None:  # judged when its loop ends: called again in the iteration, it is reused
-                uses = self._named_uses.setdefault(id(bound[0]), [bound[0], bound[1], 0])
+                uses = self._named_uses.setdefault(id(bound[0]), [bound[0], bound[1], 0, node.func.value])
                 reused = len(frame.loops) != bound[1] or self._maybe_skipped(bound[0], node.func.value)
                 uses[2] += 2 if reused else 1
             return

@@ -8,7 +8,7 @@ import libcst as cst
 
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation._common import LoopRule, returns, static_arguments, static_position
+from jaxlint.checks.compilation._common import LoopRule, reads, returns, static_arguments, static_position
 from jaxlint.model.functions import OPTIMIZER_FACTORIES
 from jaxlint.model.transforms import PARTIAL
 from jaxlint.traversal import children
@@ -40,7 +40,7 @@ def _rebinds_from_itself(loop: cst.CSTNode, name: str) -> bool:
         def visit_Assign(self, node: cst.Assign) -> None:
             nonlocal found
             targets = [t.target for t in node.targets]
-            if any(isinstance(t, cst.Name) and t.value == name for t in targets) and _mentions(node.value, name):
+            if any(isinstance(t, cst.Name) and t.value == name for t in targets) and reads(node.value, name) > 0:
                 found = True
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -50,10 +50,6 @@ def _rebinds_from_itself(loop: cst.CSTNode, name: str) -> bool:
     if body is not None:
         body.visit(_Updates())
     return found
-
-
-def _mentions(expr: cst.CSTNode, name: str) -> bool:
-    return (isinstance(expr, cst.Name) and expr.value == name) or any(_mentions(c, name) for c in children(expr))
 
 
 _UPDATE = (
