@@ -32,6 +32,10 @@ CASES = [
     ("JAX501_helper_called_in_loop", "fit_with_factory(x, [(x, x)] * 3)", "step", 1),
     ("JAX501_helper_called_in_loop", "module_level_each_time(x, [(x, x)] * 3)", "loss_fn", 1),
     ("JAX501_helper_called_in_loop", "traced_outer(x, [x, x, x])", "step", 0),  # inlined into `traced_outer`
+    ("JAX501_stored_on_instance", "predict_all(w, [x, x, x])", "_apply", 3),
+    ("JAX501_stored_on_instance", "list(serve(w, [x, x, x]))", "_apply", 3),
+    ("JAX501_stored_on_instance", "predict_once(w, [x, x, x])", "_apply", 1),
+    ("JAX501_stored_on_instance", "predict_shared(w, [x, x, x])", "forward", 1),
     ("JAX502_from_elsewhere", "forward([w, w], x)", "mlp", "ValueError"),
     ("JAX502_from_elsewhere", "Model([w, w])(x)", "mlp", "ValueError"),
     ("JAX502_from_elsewhere", "scaled(x, Config(2.0))", "scaled", "ValueError"),

@@ -119,6 +119,14 @@ class LoopRule(CalleeRule):
                 return method_of(receiver, call.func.attr.value)
         return None
 
+    def made_here(self, name: cst.Name) -> cst.Call | None:
+        """The call a name is bound to, once, when that binding runs each time this point does: in the function
+        visited, and inside its innermost loop around this point when there is one."""
+        found = self.facts.binding(name)
+        if found is None or not isinstance(found[0], cst.Call) or found[1][-1] is not self.holder:
+            return None
+        return found[0] if self.loop is None or _holds(self.loop, found[0]) else None
+
     def cached(self, function: cst.FunctionDef) -> bool:
         for decorator in function.decorators:
             expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
@@ -157,3 +165,7 @@ def reads(node: cst.CSTNode, name: str) -> int:
         return 0
     skipped = node.name if isinstance(node, cst.FunctionDef) else None
     return sum(reads(child, name) for child in children(node) if child is not skipped)
+
+
+def _holds(node: cst.CSTNode, target: cst.CSTNode) -> bool:
+    return node is target or any(_holds(child, target) for child in children(node))

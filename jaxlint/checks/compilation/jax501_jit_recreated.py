@@ -4,15 +4,15 @@ loop."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 import libcst as cst
 
 from jaxlint.analysis.callees import VMAPS
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation._common import LoopRule, reads
-from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT
+from jaxlint.checks.compilation._common import LoopRule, method_of, reads
+from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, PARTIAL
 
 
 # ---------------------------------------------------------------------- JAX501
@@ -51,6 +51,48 @@ def _assigned_names(node: cst.CSTNode) -> set[str]:
 Jit = cst.Call | cst.Decorator
 
 
+_STORED_REMEDY = (
+    "each instance's jit wraps a new callable, which misses jax's compilation cache, so every call traces and "
+    "compiles again; make the instance once, outside the loop, or jit a module-level function"
+)
+
+
+def _stored_message(subject: str, repeat: Repeat) -> Callable[[Callable[[cst.CSTNode], int]], str]:
+    def message(line_of: Callable[[cst.CSTNode], int]) -> str:
+        function = repeat.path[-1][0].name.value
+        return f"{subject} on every call of `{function}`, which runs in {repeat.describe(line_of)}: {_STORED_REMEDY}"
+
+    return message
+
+
+def _stored_jit(cls: cst.ClassDef, attr: str, names) -> tuple[cst.Call, str] | None:
+    """The jit of a fresh callable (a bound method of `self`, a lambda, a partial) that the class's `__init__`
+    stores in `self.<attr>`, and what it wraps."""
+    init = method_of(cls, "__init__")
+    body = init.body.body if init is not None and isinstance(init.body, cst.IndentedBlock) else ()
+    for line in body:
+        for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if not (isinstance(statement, cst.Assign) and isinstance(statement.value, cst.Call)):
+                continue
+            target = statement.targets[0].target
+            is_attr = isinstance(target, cst.Attribute) and target.attr.value == attr
+            if not (is_attr and code(cast(cst.Attribute, target).value) == "self" and len(statement.targets) == 1):
+                continue
+            jit = statement.value
+            wrapped = jit.args[0].value if jit.args and jit.args[0].keyword is None and not jit.args[0].star else None
+            if names.qualified(jit.func) not in CACHED_BY_FUNCTION or wrapped is None:
+                return None
+            if isinstance(wrapped, cst.Lambda):
+                return jit, "a lambda"
+            if isinstance(wrapped, cst.Call) and names.qualified(wrapped.func) in PARTIAL:
+                return jit, "a `functools.partial`"
+            bound = isinstance(wrapped, cst.Attribute) and code(wrapped.value) == "self"
+            if bound and method_of(cls, cast(cst.Attribute, wrapped).attr.value) is not None:
+                return jit, f"the bound method `{code(wrapped)}`"
+            return None
+    return None
+
+
 class JitRecreated(LoopRule):
     code = "JAX501"
     name = "jit-recreated"
@@ -65,7 +107,9 @@ class JitRecreated(LoopRule):
         "this inside a loop (`for`, `while`, a comprehension), and in a function body when that function runs in "
         "a loop of the same module, called there directly or through other functions (not from inside a traced "
         "function, where the jit is inlined into the outer trace): the message names the loop and the chain of "
-        "calls."
+        "calls. And a jit of a fresh callable (`jax.jit(self._apply)`, a lambda, a partial) that a class's "
+        "`__init__` stores on the instance, called through an instance made again each time (`Model(p).apply(x)` "
+        "or `model = Model(p)` in the same loop body or function)."
     )
     why_bad = (
         "jax caches compiled code by the identity of the wrapped function. A new lambda, partial, nested def or "
@@ -117,6 +161,7 @@ class JitRecreated(LoopRule):
         self._branches: list[tuple[cst.If, bool]] = []  # the `if` arms around the walk (True: the body)
         self._bound_in: dict[int, tuple[tuple[cst.If, bool], ...]] = {}  # a jit bound to a name: the arms around
         self._decorated: dict[int, cst.FunctionDef] = {}  # a jit decorator: the nested def it decorates
+        self._stored: list[tuple[cst.Attribute, cst.FunctionDef, str]] = []  # (`model.forward`, its def, subject)
 
     def visit_If_body(self, node: cst.If) -> None:
         self._branches.append((node, True))
@@ -229,6 +274,7 @@ class JitRecreated(LoopRule):
         frame = self._frames[-1]
         if self.facts.traced_scope is not None or self.facts.in_test_file:
             return  # tests build a fresh jit per case on purpose
+        self._check_stored(node.func)
         jit: Jit | None = self._called_jit(node.func)
         if jit is None and isinstance(node.func, cst.Name) and frame.loops:
             bound = next(
@@ -255,6 +301,29 @@ class JitRecreated(LoopRule):
         elif isinstance(frame.node, cst.FunctionDef) and not self.cached(frame.node):
             self._per_call.append((jit, frame.node, what))
 
+    def _check_stored(self, func: cst.BaseExpression) -> None:
+        """`Model(cfg).forward(x)`, or `model.forward(x)` with `model = Model(cfg)` made each time this point
+        runs, where `Model.__init__` sets `self.forward` to a jit of a fresh callable: each instance has its own."""
+        if not isinstance(func, cst.Attribute):
+            return
+        receiver = func.value
+        made = receiver if isinstance(receiver, cst.Call) else None
+        if isinstance(receiver, cst.Name):
+            made = self.made_here(receiver)
+        cls = self.facts.value_of(made).instance if made is not None else None
+        stored = _stored_jit(cls, func.attr.value, self.names) if isinstance(cls, cst.ClassDef) else None
+        if stored is None:
+            return
+        jit, what = stored
+        subject = (
+            f"`{code(func)}` is the `{self._transform_name(jit)}` of {what} that `{cast(cst.ClassDef, cls).name.value}"
+            f".__init__` makes, and the instance is made again"
+        )
+        if self.loop is not None:
+            self.report(func, f"{subject} in every iteration of this loop: {_STORED_REMEDY}")
+        elif isinstance(self.holder, cst.FunctionDef) and not self.cached(self.holder):
+            self._stored.append((func, self.holder, subject))
+
     def _called_jit(self, func: cst.BaseExpression) -> cst.Call | None:
         """The jit a call calls as written: `jax.jit(f)(x)`, or through `jax.vmap(jax.jit(f))(x)`, whose
         inner jit is called (and compiled) on every call of the vmapped function."""
@@ -265,6 +334,10 @@ class JitRecreated(LoopRule):
         return func
 
     def leave_Module(self, node: cst.Module) -> None:
+        for func, function, subject in self._stored:
+            repeat = self.repeated.repeat(function)
+            if repeat is not None:
+                self.report(func, _stored_message(subject, repeat))
         for jit, function, what in self._per_call:
             repeat = self.repeated.repeat(function)
             if repeat is None:

@@ -11,7 +11,6 @@ from jaxlint.checks.base import code
 from jaxlint.checks.compilation._common import LoopRule, reads, returns, static_arguments, static_position
 from jaxlint.model.functions import OPTIMIZER_FACTORIES
 from jaxlint.model.transforms import PARTIAL
-from jaxlint.traversal import children
 
 
 # ---------------------------------------------------------------------- JAX510
@@ -156,10 +155,8 @@ class StaticArgRecreated(LoopRule):
             if self.loop is not None and self.facts.value_of(expr).number == "float":
                 if _rebinds_from_itself(self.loop, expr.value):
                     return "a float the loop changes on every iteration"
-            found = self.facts.binding(expr)
-            if depth == 0 and found is not None and isinstance(found[0], cst.Call) and self._bound_here(found):
-                return self._new_each_call(found[0], depth + 1)
-            return None
+            bound = self.made_here(expr)
+            return self._new_each_call(bound, depth + 1) if depth == 0 and bound is not None else None
         if not isinstance(expr, cst.Call):
             return None
         qualified = self.names.qualified(expr.func)
@@ -167,28 +164,13 @@ class StaticArgRecreated(LoopRule):
             return "a new `functools.partial`"
         if qualified in OPTIMIZER_FACTORIES:
             return f"a new `{qualified}` `GradientTransformation`, a NamedTuple of new closures"
-        made = self.facts.value_of(expr).instance
-        if isinstance(made, cst.ClassDef) and _hashed_by_identity(made):
-            return f"a new `{made.name.value}`, hashed by identity: it defines no `__hash__` or `__eq__`"
+        instance = self.facts.value_of(expr).instance
+        if isinstance(instance, cst.ClassDef) and _hashed_by_identity(instance):
+            return f"a new `{instance.name.value}`, hashed by identity: it defines no `__hash__` or `__eq__`"
         function = self.called_def(expr)
-        if depth < 2 and function is not None and made is None:
+        if depth < 2 and function is not None and instance is None:
             returned = [r.value for r in returns(function)]
             kinds = [self._new_each_call(value, 2) if value is not None else None for value in returned]
             if kinds and all(kinds):
                 return f"`{function.name.value}` returns {kinds[0]}"
         return None
-
-    def _bound_here(self, found: tuple[cst.CSTNode, tuple[cst.CSTNode, ...], bool]) -> bool:
-        """Whether a name's one binding runs each time this point does: in the function visited, and inside
-        its innermost loop around this point when there is one."""
-        value, chain, _ = found
-        if chain[-1] is not self.holder:
-            return False
-        loop = self.loop
-        if loop is None:
-            return True
-        return _holds(loop, value)
-
-
-def _holds(node: cst.CSTNode, target: cst.CSTNode) -> bool:
-    return node is target or any(_holds(child, target) for child in children(node))
