@@ -1,4 +1,4 @@
-"""What JAX501 and JAX510 claim about recompilation, run with real jax: each flagged fixture function compiles its
+"""What JAX501, JAX502, JAX510 and JAX511 claim about recompilation, run with real jax: each flagged fixture function compiles its
 jitted function once per call or iteration, and each static twin compiles it once (or once per value a sweep asks
 for). One subprocess runs every case (JAX_PLATFORMS=cpu) and counts jax's "Compiling jit(<name>)" log records."""
 
@@ -36,6 +36,14 @@ CASES = [
     ("JAX501_stored_on_instance", "list(serve(w, [x, x, x]))", "_apply", 3),
     ("JAX501_stored_on_instance", "predict_once(w, [x, x, x])", "_apply", 1),
     ("JAX501_stored_on_instance", "predict_shared(w, [x, x, x])", "forward", 1),
+    ("JAX511", "running_totals([1.0, 2.0, 3.0])", "total", 3),
+    ("JAX511", "grow_rows([x, x, x])", "total", 3),
+    ("JAX511", "history_means([1.0, 2.0, 3.0])", "total", 3),
+    ("JAX511", "prefix_loop(x, 4)", "total", 3),
+    ("JAX511", "batches(jnp.ones(6), 2)", "total", 1),
+    ("JAX511", "grow_then_call([1.0, 2.0, 3.0])", "total", 1),
+    ("JAX511", "preallocated([1.0, 2.0, 3.0])", "total", 1),
+    ("JAX511", "fixed_window(x, 3)", "total", 2),  # `x[:4]` and `x[i]`: two shapes, each compiled once
     ("JAX502_from_elsewhere", "forward([w, w], x)", "mlp", "ValueError"),
     ("JAX502_from_elsewhere", "Model([w, w])(x)", "mlp", "ValueError"),
     ("JAX502_from_elsewhere", "scaled(x, Config(2.0))", "scaled", "ValueError"),

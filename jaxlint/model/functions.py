@@ -204,3 +204,13 @@ OPTIMIZER_FACTORIES = frozenset(
         "lars lion nadam nadamw noisy_sgd novograd radam rmsprop scale scale_by_adam scale_by_schedule sgd sm3 yogi"
     ).split()
 )
+
+# Calls that give an array longer than the one among their first argument (`jnp.concatenate([buf, row])`,
+# `jnp.append(buf, v)`): an array rebound to one in every iteration of a loop has a new shape each time.
+GROWING_FUNCTIONS = frozenset(
+    f"{module}.{name}" for module in ("numpy", "jax.numpy") for name in "concatenate append vstack hstack".split()
+)
+# Calls that turn a Python list into an array of its length (`jnp.stack(history)`).
+LIST_TO_ARRAY = frozenset(
+    f"{module}.{name}" for module in ("numpy", "jax.numpy") for name in "array asarray stack".split()
+)
