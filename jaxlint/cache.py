@@ -21,8 +21,8 @@ from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification
 
 DEFAULT_DIR = ".jaxlint_cache"
 # Raised when what an entry holds changes meaning within a version: 2, interfaces say which facts were read;
-# 3, interface records are read back by field name.
-FORMAT = 3
+# 3, interface records are read back by field name; 4, interfaces list their calls in loops.
+FORMAT = 4
 
 
 def content_hash(data: bytes) -> str:

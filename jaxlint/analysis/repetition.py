@@ -8,9 +8,11 @@ chain of calls from a loop down to it, to name in a message.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 import libcst as cst
+
+from jaxlint.analysis.interface import Looped
 
 # Beyond this many calls between the loop and the function, the chain is not followed.
 _DEEPEST = 6
@@ -20,16 +22,23 @@ _DEEPEST = 6
 class Repeat:
     """A loop that runs a function again and again, and the calls on the way."""
 
-    loop: cst.CSTNode  # a for or while loop, or a comprehension
-    holder: cst.CSTNode  # the def holding the loop, or the module
+    function: cst.FunctionDef  # the function run again and again
+    loop: cst.CSTNode | None  # a for or while loop, or a comprehension, of this module...
+    holder: cst.CSTNode | None  # ...in this def or module
     path: tuple[tuple[cst.FunctionDef, cst.Call], ...]  # each def on the way from the loop, with the call running it
+    elsewhere: Looped | None = None  # or the call in another module's loop that starts the path
 
     def describe(self, line_of: Callable[[cst.CSTNode], int]) -> str:
-        """`the loop at line 42 of `train` (`train` -> `step` at line 40 -> `helper` at line 33)`."""
-        where = f" of `{self.holder.name.value}`" if isinstance(self.holder, cst.FunctionDef) else ""
-        steps = " -> ".join(f"`{function.name.value}` at line {line_of(call)}" for function, call in self.path)
-        start = f"`{self.holder.name.value}` -> " if isinstance(self.holder, cst.FunctionDef) else ""
-        return f"the loop at line {line_of(self.loop)}{where} ({start}{steps})"
+        """`the loop at line 42 of `train` (`train` -> `step` at line 40 -> `helper` at line 33)`, or `a loop of
+        another module (`fit` at train.py:42 -> `helper` at line 33)`."""
+        steps = [f"`{function.name.value}` at line {line_of(call)}" for function, call in self.path]
+        if self.elsewhere is not None:
+            caller = f"`{self.elsewhere.caller}` at " if self.elsewhere.caller else ""
+            return f"a loop of another module ({' -> '.join([caller + self.elsewhere.where, *steps])})"
+        holder = self.holder.name.value if isinstance(self.holder, cst.FunctionDef) else None
+        where = f" of `{holder}`" if holder else ""
+        start = [f"`{holder}`"] if holder else []
+        return f"the loop at line {line_of(cast(cst.CSTNode, self.loop))}{where} ({' -> '.join([*start, *steps])})"
 
 
 class RepeatedCalls:
@@ -41,8 +50,11 @@ class RepeatedCalls:
         """`call`, in `holder` (a def or the module) and in `loop` if any, runs `function`."""
         self._callers.setdefault(id(function), []).append((holder, call, loop))
 
-    def repeat(self, function: cst.FunctionDef) -> Repeat | None:
-        """The shortest chain of calls from a loop down to `function`, if the module shows one."""
+    def repeat(
+        self, function: cst.FunctionDef, elsewhere: Callable[[cst.FunctionDef], tuple[Looped, ...]]
+    ) -> Repeat | None:
+        """The shortest chain of calls from a loop down to `function`, if the module shows one: a loop of this
+        module, or a call in a loop of another (`elsewhere`: those of a def)."""
         frontier: list[tuple[cst.FunctionDef, tuple[tuple[cst.FunctionDef, cst.Call], ...]]] = [(function, ())]
         seen = {id(function)}
         for _ in range(_DEEPEST):
@@ -51,9 +63,12 @@ class RepeatedCalls:
                 for holder, call, loop in self._callers.get(id(callee), ()):
                     steps = ((callee, call), *path)
                     if loop is not None:
-                        return Repeat(loop, holder, steps)
+                        return Repeat(function, loop, holder, steps)
                     if isinstance(holder, cst.FunctionDef) and id(holder) not in seen:
                         seen.add(id(holder))
                         later.append((holder, steps))
+                looped = elsewhere(callee)
+                if looped:
+                    return Repeat(function, None, None, path, looped[0])
             frontier = later
         return None

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from jaxlint.analysis.callees import Argument, JittedCallee
-from jaxlint.analysis.repetition import RepeatedCalls
+from jaxlint.analysis.repetition import Repeat, RepeatedCalls
 from jaxlint.analysis.traced import TracedFunction
 from jaxlint.checks.base import CalleeRule, code
 from jaxlint.traversal import children
@@ -118,6 +118,10 @@ class LoopRule(CalleeRule):
             if isinstance(receiver, cst.ClassDef):
                 return method_of(receiver, call.func.attr.value)
         return None
+
+    def repeat(self, function: cst.FunctionDef) -> Repeat | None:
+        """A loop of this module or another that runs `function` again and again, with the calls on the way."""
+        return self.repeated.repeat(function, self.facts.looped_elsewhere)
 
     def made_here(self, name: cst.Name) -> cst.Call | None:
         """The call a name is bound to, once, when that binding runs each time this point does: in the function

@@ -59,7 +59,7 @@ _STORED_REMEDY = (
 
 def _stored_message(subject: str, repeat: Repeat) -> Callable[[Callable[[cst.CSTNode], int]], str]:
     def message(line_of: Callable[[cst.CSTNode], int]) -> str:
-        function = repeat.path[-1][0].name.value
+        function = repeat.function.name.value
         return f"{subject} on every call of `{function}`, which runs in {repeat.describe(line_of)}: {_STORED_REMEDY}"
 
     return message
@@ -105,7 +105,8 @@ class JitRecreated(LoopRule):
         "through a name bound to it and called in the same loop body; also a def made there with `@jax.jit` (or "
         "`@partial(jax.jit, ...)`) and called, and `jax.vmap(jax.jit(f))(x)`, which calls the fresh jit. It flags "
         "this inside a loop (`for`, `while`, a comprehension), and in a function body when that function runs in "
-        "a loop of the same module, called there directly or through other functions (not from inside a traced "
+        "a loop of the same module, called there directly or through other functions, or in a loop of another "
+        "module of the project that calls it (not from inside a traced "
         "function, where the jit is inlined into the outer trace): the message names the loop and the chain of "
         "calls. And a jit of a fresh callable (`jax.jit(self._apply)`, a lambda, a partial) that a class's "
         "`__init__` stores on the instance, called through an instance made again each time (`Model(p).apply(x)` "
@@ -335,11 +336,11 @@ class JitRecreated(LoopRule):
 
     def leave_Module(self, node: cst.Module) -> None:
         for func, function, subject in self._stored:
-            repeat = self.repeated.repeat(function)
+            repeat = self.repeat(function)
             if repeat is not None:
                 self.report(func, _stored_message(subject, repeat))
         for jit, function, what in self._per_call:
-            repeat = self.repeated.repeat(function)
+            repeat = self.repeat(function)
             if repeat is None:
                 continue
             self.report(jit, self._per_call_message(self._transform_name(jit), what, repeat))
@@ -348,7 +349,7 @@ class JitRecreated(LoopRule):
     def _per_call_message(name: str, what: str, repeat: Repeat) -> Callable[[Callable[[cst.CSTNode], int]], str]:
         def message(line_of: Callable[[cst.CSTNode], int]) -> str:
             return (
-                f"`{name}` of {what} is created and called on every call of `{repeat.path[-1][0].name.value}`, "
+                f"`{name}` of {what} is created and called on every call of `{repeat.function.name.value}`, "
                 f"which runs in {repeat.describe(line_of)}: each new callable misses jax's compilation cache, so "
                 f"every call traces and compiles again; create the jitted function once (at module level, or in "
                 f"`__init__`)"

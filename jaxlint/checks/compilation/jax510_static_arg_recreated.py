@@ -68,8 +68,8 @@ class StaticArgRecreated(LoopRule):
     summary = "A static argument that is a new object on every call: every call compiles again"
     what_it_does = (
         "Flags an argument in a `static_argnums`/`static_argnames` position of a jitted callable when the call "
-        "runs again and again (in a loop, or in a function that a loop of the module runs, directly or through "
-        "other functions) and the argument is made anew each time: a `lambda` or `functools.partial(...)`, an "
+        "runs again and again (in a loop, or in a function that a loop runs: of this module, directly or through "
+        "other functions, or of another module of the project) and the argument is made anew each time: a `lambda` or `functools.partial(...)`, an "
         "instance of a plain class of the module that defines neither `__hash__` nor `__eq__`, an optax "
         "optimizer (`optax.adam(lr)`, a `GradientTransformation`), a call of a function of the module that "
         "returns one of those, or a name bound to one of those in the same loop body (in the same function); "
@@ -127,7 +127,7 @@ class StaticArgRecreated(LoopRule):
 
     def leave_Module(self, node: cst.Module) -> None:
         for expr, function, subject in self._per_call:
-            repeat = self.repeated.repeat(function)
+            repeat = self.repeat(function)
             if repeat is not None:
                 self.report(expr, self._message(subject, repeat))
 
@@ -137,7 +137,7 @@ class StaticArgRecreated(LoopRule):
             where = (
                 "in every iteration of this loop"
                 if repeat is None
-                else f"on every call of `{repeat.path[-1][0].name.value}`, which runs in {repeat.describe(line_of)}"
+                else f"on every call of `{repeat.function.name.value}`, which runs in {repeat.describe(line_of)}"
             )
             return (
                 f"{subject} {where}: each new value is a new key of jax's compilation cache (static arguments are "
