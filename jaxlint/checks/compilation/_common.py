@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import ClassVar
 
 import libcst as cst
 
@@ -62,6 +63,8 @@ class LoopRule(CalleeRule):
     A call inside a traced function runs once per trace, so it repeats nothing; nor does a call of a def cached
     by `functools.cache`."""
 
+    follows_calls: ClassVar[bool] = True  # False: the rule asks only for the loops around a point
+
     def visit_Module(self, node: cst.Module) -> None:
         self.repeated = RepeatedCalls()
         self._holders: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(node, [])]  # each with its loops open here
@@ -98,7 +101,7 @@ class LoopRule(CalleeRule):
         return loops[-1] if loops else None
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.facts.traced_scope is not None:
+        if not self.follows_calls or self.facts.traced_scope is not None:
             return
         function = self.called_def(node)
         if function is not None and not self.cached(function):

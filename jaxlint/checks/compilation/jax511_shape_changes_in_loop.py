@@ -106,6 +106,7 @@ class ShapeChangesInLoop(LoopRule):
         "last batch may be shorter: jaxlint cannot see the length of `data`); comprehensions."
     )
     verify = "Not confirmed by `--verify` yet: recompilation is slow, not an error."
+    follows_calls = False
 
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
