@@ -1501,13 +1501,8 @@ MISSES: dict[tuple[str, str], str] = {
               ("inplace",)),
     **_misses("factory-closure", ("factory_closure_over_concrete_compared",), _COMPARING),
     **_misses("dict-get", ("dict_get",), ("inplace",)),
-    **_misses("tree-map-result", ("tree_map_result",), ("inplace", *_TRACER_USES)),
     **_misses("scan-result", ("scan_result",), ("inplace",)),
-    **_misses("pytree-method-self", ("pytree_method_self_field", "pytree_method_return"),
-              ("inplace", *_TRACER_USES)),
-    **_misses("kwargs-not-traced", ("kwargs_item",), ("inplace", *_TRACER_USES)),
     **_misses("attribute-from-init", ("attribute_from_init",), ("inplace", *_TRACER_USES)),
-    **_misses("partial-bound", ("partial_bound",), ("inplace", *_TRACER_USES)),
     **_misses("key-loop-alias", ("key_dict_item", "key_namedtuple_field", "key_scan_carry", "key_kwarg",
                                  "key_carry_tuple", "key_fori_carry", "key_vmapped"), ("draw_in_loop",)),
     # JAX602 misses an int value from every origin: it looks at literals only.

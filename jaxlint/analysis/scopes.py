@@ -34,6 +34,8 @@ class RoundFacts:
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
     lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # lax carries given a Python list
     arrays: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given a JAX array (not a pytree)
+    # Parameters the calls seen give an instance of one class of this module (None: of different classes).
+    classes: dict[cst.CSTNode, dict[str, cst.ClassDef | None]] = field(default_factory=dict)
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     # Key parameters consumed, by function (None: module level).
@@ -68,6 +70,7 @@ _FLOW_FIELDS = (
     "scalars",
     "lists",
     "arrays",
+    "classes",
     "host",
     "kernels",
     "consumes",
@@ -141,6 +144,10 @@ class Returned:
         return self.value
 
 
+# What a `partial` gives a function before a call's own arguments: positional values, then keyword values.
+_Given = tuple[tuple["Value | None", ...], tuple[tuple[str, "Value"], ...]]
+
+
 @dataclass(frozen=True)
 class _Call:
     chain: Chain
@@ -150,6 +157,7 @@ class _Call:
     node: cst.Call
     caller: str | None  # the traced function making the call, if any
     via: AppliedTransform | None  # the caller's trace, named after its transform
+    partial: _Given = ((), ())  # for a call of a name bound to `partial(f, a, k=b)`: `a` and `k=b`
 
 
 _CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.ListComp, cst.DictComp)
@@ -226,6 +234,11 @@ def _is_classmethod(function: cst.FunctionDef) -> bool:
     return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod" for d in function.decorators)
 
 
+def instance_method(function: cst.FunctionDef) -> bool:
+    """A method whose first parameter is the instance (not a staticmethod or a classmethod)."""
+    return not _is_static(function) and not _is_classmethod(function)
+
+
 def is_property(function: cst.FunctionDef) -> bool:
     """`@property`, `@cached_property`, `@x.setter`: reading the attribute runs it, calling calls its result."""
     return any(
@@ -293,6 +306,7 @@ class ScopeRecorder:
         self.self_calls: set[str] = set()  # those whose def the analysis learned something about (facts())
         self._defs: dict[tuple[int, str], cst.FunctionDef | cst.ClassDef] = {}
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
+        self._partials: dict[tuple[int, str], _Given] = {}  # the values a partial alias gives
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
         # (id of a scope, name) whose latest binding, in the order of the walk, is an alias, not a def
         self._aliased_last: set[tuple[int, str]] = set()
@@ -307,7 +321,7 @@ class ScopeRecorder:
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
         self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
         self._generators: set[cst.CSTNode] = set()
-        self._callable: list[tuple[Chain, cst.Call]] = []
+        self._callable: list[tuple[Chain, cst.Call, cst.BaseExpression]] = []
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
         self._known = RoundFacts()  # read only while `_news` is set (watch())
         self._news: Callable[[], None] | None = None
@@ -348,11 +362,15 @@ class ScopeRecorder:
         target: cst.BaseExpression,
         bound: int = 0,
         bound_names: frozenset[str] = frozenset(),
+        given: _Given | None = None,
     ) -> None:
         """`name = jax.jit(target)`, `name = lambda ...` or `name = partial(target, cfg, k=v)`: calling
-        `name` calls `target`, with the first `bound` parameters and `bound_names` already given."""
+        `name` calls `target`, with the first `bound` parameters and `bound_names` already given (for a
+        partial, `given`: the values it gives them)."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
         self._alias_names[(id(chain[-1]), name)] = bound_names
+        if given is not None:
+            self._partials[(id(chain[-1]), name)] = given
         self._aliased_last.add((id(chain[-1]), name))
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
@@ -438,9 +456,12 @@ class ScopeRecorder:
         """`function`'s body has been walked this round: calls below it can use its summary now."""
         self._finished[function] = self._summary(function, host)
 
-    def summary_now(self, chain: Chain, call: cst.Call) -> tuple[cst.CSTNode, int, Returned | None] | None:
-        """The function a call calls, when its body was walked already this round, with its summary."""
-        node, bound = self._resolve(chain, call.func)
+    def summary_now(
+        self, chain: Chain, call: cst.Call, func: cst.BaseExpression
+    ) -> tuple[cst.CSTNode, int, Returned | None] | None:
+        """The function a call runs (`func`: the called expression, or the function `jax.tree.map` maps), when
+        its body was walked already this round, with its summary."""
+        node, bound = self._resolve(chain, func)
         if node is None or node not in self._finished or _is_init(node):
             return None
         return node, bound, self._finished[node]
@@ -457,16 +478,17 @@ class ScopeRecorder:
         """`function` yields: calling it gives a generator, not what it returns."""
         self._generators.add(function)
 
-    def callable_call(self, chain: Chain, call: cst.Call) -> None:
-        """A call that may call a function of this module: its result follows that function's returns."""
-        self._callable.append((chain, call))
+    def callable_call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression | None = None) -> None:
+        """A call that may run a function of this module (`func`, when not the called expression itself): its
+        result follows that function's returns."""
+        self._callable.append((chain, call, call.func if func is None else func))
 
     def _return_summaries(self, facts: RoundFacts) -> None:
         for function, summary in self._finished.items():  # summarised once, when its body was walked
             if summary is not None and function not in facts.host:
                 facts.returns[function] = summary
-        for chain, call in self._callable:
-            node, bound = self._resolve(chain, call.func)
+        for chain, call, func in self._callable:
+            node, bound = self._resolve(chain, func)
             if node is not None and node in facts.returns and not _is_init(node):
                 facts.callees[call] = (node, bound)
 
@@ -575,8 +597,10 @@ class ScopeRecorder:
         values: list[Value | None],
         caller: str | None,
         via: AppliedTransform | None,
+        receiver: Value | None = None,
     ) -> None:
-        """A call worth resolving: from a traced scope, or passing scalar literals (marked STATIC here)."""
+        """A call worth resolving: from a traced scope, or passing scalar literals (marked STATIC here).
+        `receiver`: what `obj` holds in `obj.method(...)`, when the method gets it as `self`."""
         positional: list[Value | None] = []
         keywords: list[tuple[str, Value]] = []
         for arg, value in zip(args, values):
@@ -588,7 +612,8 @@ class ScopeRecorder:
                 positional.append(value)
             elif value is not None:
                 keywords.append((arg.keyword.value, value))
-        self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via))
+        partial = ((receiver,), ()) if receiver is not None else self._partial_given(chain, func)
+        self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via, partial))
         if self._news is not None:
             given = [value.kind for value in (*positional, *(value for _, value in keywords)) if value is not None]
             if via is not None:
@@ -597,6 +622,19 @@ class ScopeRecorder:
                 self._learned(chain, func, self._known.scalars)
             elif Kind.ARRAY in given:
                 self._learned(chain, func, self._known.arrays)
+
+    def _partial_given(self, chain: Chain, func: cst.BaseExpression) -> _Given:
+        """What the partial a called name is bound to gives (`fn(batch)` after `fn = partial(loss, x)`: `x`)."""
+        if isinstance(func, cst.Name):
+            for level, scope in enumerate(reversed(chain)):
+                if type(scope) is cst.ClassDef and level > 0:
+                    continue
+                key = (id(scope), func.value)
+                if key in self._aliases or key in self._defs:
+                    return self._partials.get(key, ((), ()))
+                if key[1] in self._bound.get(id(scope), ()):
+                    break
+        return ((), ())
 
     def _resolve(
         self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
@@ -698,11 +736,19 @@ class ScopeRecorder:
                     # The tracker records a caller with every call it gives a trace (`via`).
                     entries.append(TracedCaller(call.via, cast(str, call.caller)))
             signature = Signature.of(cast("cst.FunctionDef | cst.Lambda", node).params)
-            params = dict(zip(signature.positional[bound:], call.positional))
-            params.update((k, v) for k, v in call.keywords if k in signature.all)
+            before, named = call.partial
+            start = bound - len(before)
+            if start < 0:
+                start, before = bound, ()  # (aliases of aliases: the partial's values are not followed)
+            params = dict(zip(signature.positional[start:], (*before, *call.positional)))
+            params.update((k, v) for k, v in (*named, *call.keywords) if k in signature.all)
             for param, value in params.items():
                 if value is None:
                     continue
+                cls = value.instance if type(value.instance) is cst.ClassDef else value.pytree
+                if cls is not None:
+                    given = facts.classes.setdefault(node, {})
+                    given[param] = cls if given.get(param, cls) is cls else None
                 if value.kind is Kind.STATIC:
                     facts.scalars[node] = facts.scalars.get(node, frozenset()) | {param}
                 elif value.kind is Kind.ARRAY and value.contents is None:

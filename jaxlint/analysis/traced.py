@@ -103,6 +103,10 @@ class Tracer:
         """The tracer of a field of this pytree: `state.done` of `state`."""
         return replace(self, path=f"{self.path}.{name}")
 
+    def item(self, key: str) -> "Tracer":
+        """The tracer of an item of this pytree, by a literal key or index: `batch["x"]`, `args[0]`."""
+        return replace(self, path=f"{self.path}[{key}]")
+
     @property
     def staged(self) -> bool:
         return self.transform.staged
@@ -115,13 +119,14 @@ class Tracer:
     def describe(self, line_of) -> str:
         if self.path:
             whole = replace(self, path="")
+            part = "an item" if self.path.startswith("[") else "a field"
             if self.returned_by is None and self.caller is None:
                 return (
-                    f"`{self.param}{self.path}` is a field of `{self.param}`, a traced argument of "
+                    f"`{self.param}{self.path}` is {part} of `{self.param}`, a traced argument of "
                     f"`{self.function}`, transformed by `{self.transform.name}` at "
                     f"{self.transform.where(line_of)}"
                 )
-            return f"`{self.param}{self.path}` is a field of `{self.param}`: {whole.describe(line_of)}"
+            return f"`{self.param}{self.path}` is {part} of `{self.param}`: {whole.describe(line_of)}"
         if self.returned_by is not None:
             origin = replace(self, returned_by=None).describe(line_of)
             return f"returned by `{self.returned_by}` from a traced argument: {origin}"
@@ -350,6 +355,8 @@ class Signature:
     defaults: frozenset[str]
     annotations: dict[str, cst.BaseExpression]
     flags: frozenset[str] = frozenset()  # defaults to `True` or `False`: a flag, not a pytree
+    # `*args` and `**kwargs`: a tuple and a dict of whatever the caller passes there.
+    stars: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, params: cst.Parameters) -> "Signature":
@@ -362,6 +369,7 @@ class Signature:
             frozenset(
                 p.name.value for p in every if isinstance(p.default, cst.Name) and p.default.value in ("True", "False")
             ),
+            tuple(p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)),
         )
 
     def after(self, transform: AppliedTransform) -> "Signature":
@@ -373,6 +381,7 @@ class Signature:
             self.defaults,
             self.annotations,
             self.flags,
+            self.stars,
         )
 
     @property
@@ -437,6 +446,10 @@ def _traced_and_static(
             static |= _unspecified(kw.get(option), signature)
         if isinstance(transform.node, cst.Decorator) and name in table.static_argnames and transform.bound == 0:
             everything |= signature.flags & given
+        if static <= set(signature.all) and all(0 <= n < len(signature.positional) for n in nums):
+            # jit traces what `*args` and `**kwargs` receive like any argument: a tuple and a dict of tracers. (A
+            # static position or name beyond the named parameters would make one of their items static.)
+            everything |= set(signature.stars)
         return everything - static, static & set(signature.all)
     family = TRANSFORMS[name].family if name in TRANSFORMS else None
     if family == GRAD:

@@ -35,7 +35,14 @@ from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.pytrees import pytree_fields
-from jaxlint.analysis.scopes import Returned, RoundFacts, ScopeRecorder, is_scalar_literal, method_bound
+from jaxlint.analysis.scopes import (
+    Returned,
+    RoundFacts,
+    ScopeRecorder,
+    instance_method,
+    is_scalar_literal,
+    method_bound,
+)
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE,
     Signature,
@@ -60,6 +67,7 @@ from jaxlint.analysis.values import (
     after_method,
     bound_names,
     join,
+    leaf_of,
     pytree_after,
     stored,
     unknown_contents,
@@ -122,6 +130,10 @@ def _join_envs(a: Env, b: Env) -> Env:
     return joined
 
 
+# A callee as a call sees it: its parameters after those bound, its summary, the last parameter bound (`self`).
+_Callee = tuple[tuple[str, ...], "Returned | None", "str | None"]
+
+
 class _NoCallee(enum.Enum):
     NO_CALLEE = enum.auto()
 
@@ -142,6 +154,31 @@ def _by_parameter(
         if param is not None:
             given[param] = value
     return given
+
+
+def _given_eagerly(value: Value | None) -> bool:
+    """An eager call's argument that tells what a transform of the callee traces: a JAX array (one tracer), or an
+    instance of a class of this module (a pytree whose fields say which leaves are tracers)."""
+    if value is None:
+        return False
+    return (value.kind is Kind.ARRAY and value.contents is None) or type(value.instance) is cst.ClassDef
+
+
+def _traced_pytree(value: Value) -> cst.ClassDef | None:
+    """The class of a pytree of tracers that the module defines (a registered dataclass, a NamedTuple): its
+    methods run with `self` holding the tracers."""
+    return value.pytree if value.kind is Kind.TRACED else None
+
+
+def _tree_mapped(summary: Returned, positional: tuple[str, ...], trees: list[Value | None]) -> Value | None:
+    """What `jax.tree.map(f, *trees)` gives: the first tree's structure holding what `f` returns for its leaves.
+    Known only as a pytree of tracers (`f` returns a tracer for a traced leaf); a tree of Python values (shapes)
+    or of unknown leaves is left unknown."""
+    leaves = [leaf_of(tree) if tree is not None and tree.kind is Kind.TRACED else None for tree in trees]
+    leaf = summary.result(dict(zip(positional, leaves)))
+    if leaf is None or leaf.kind is not Kind.TRACED or leaf.tracer is None:
+        return None
+    return Value(Kind.TRACED, leaf.tracer, container=True)
 
 
 @lru_cache(maxsize=1024)
@@ -184,7 +221,7 @@ class ValueTracker(Domain):
         self.read_x64 = False
         self.read_literals: set[str] = set()
         # By the call's id (the module keeps every node alive):
-        self._callees: dict[int, tuple[tuple[str, ...], Returned | None] | _NoCallee] = {}
+        self._callees: dict[int, _Callee | _NoCallee] = {}
         self.transforms = table
         self._bindings = module_bindings(module)
         self._in_project = context.in_project if context is not None else None
@@ -301,6 +338,27 @@ class ValueTracker(Domain):
             self._fields[id(cls)] = pytree_fields(cls, self.names, self._pytree_class)
         return self._fields[id(cls)]
 
+    def _class_of_pytree(
+        self, function: cst.CSTNode, param: cst.Param, annotation: cst.BaseExpression | None
+    ) -> cst.ClassDef | None:
+        """The pytree class of this module a traced parameter holds an instance of: by its annotation, as `self`
+        of the class's method, or as what every call seen gives it."""
+        found = self._pytree_class(annotation) or self._own_class(function, param)
+        if found is None:
+            given = self._known.classes.get(function, {}).get(param.name.value)
+            found = given if given is not None and self._pytree_fields(given) is not None else None
+        return found
+
+    def _own_class(self, function: cst.CSTNode, param: cst.Param) -> cst.ClassDef | None:
+        """For `self` of a method of a pytree class of this module (its first parameter): that class."""
+        cls = self._chain[-1] if self._chain else None
+        if type(cls) is not cst.ClassDef or type(function) is not cst.FunctionDef:
+            return None
+        first = [*function.params.posonly_params, *function.params.params][:1]
+        if first != [param] or not instance_method(function):
+            return None
+        return cls if self._pytree_fields(cls) is not None else None
+
     def _pytree_class(self, annotation: cst.BaseExpression | None) -> cst.ClassDef | None:
         """The pytree class of this module an annotation names (`state: State`), if it names one."""
         if annotation is None:
@@ -367,15 +425,27 @@ class ValueTracker(Domain):
         if callee is None:
             callee = self._callees[id(call)] = self._callee(call)
         if callee is _NO_CALLEE:
+            # (A summary a later round learns for it, of a function walked after this point, needs that round.)
+            self.asked.setdefault(call, None)
             return self._imported_return(call, arguments) or self._instance(call)
-        positional, summary = callee
+        positional, summary, bound_first = callee
         self.asked[call] = summary
-        return None if summary is None else summary.result(_by_parameter(call, arguments, positional))
+        if summary is None:
+            return None
+        if self.names.qualified(call.func) in TREE_MAPS:
+            return _tree_mapped(summary, positional, arguments[1:])
+        given = _by_parameter(call, arguments, positional)
+        receiver = self._traced_receiver(call.func) if bound_first is not None else None
+        if receiver is not None:
+            given[cast(str, bound_first)] = receiver  # `state.method()`: `self` holds the tracers
+        return summary.result(given)
 
-    def _callee(self, call: cst.Call) -> tuple[tuple[str, ...], Returned | None] | _NoCallee:
-        """The positional parameters and the summary of the module's function a call calls."""
+    def _callee(self, call: cst.Call) -> _Callee | _NoCallee:
+        """The positional parameters after those bound, the summary of the module's function a call calls, and
+        the last parameter bound (`self` of a method called through an instance)."""
         self._receiver(call.func)
-        now = self.recorder.summary_now(tuple(self._chain), call)
+        func = call.args[0].value if self.names.qualified(call.func) in TREE_MAPS and call.args else call.func
+        now = self.recorder.summary_now(tuple(self._chain), call, func)
         if now is not None:
             function, bound, summary = now
         elif call in self._known.callees:
@@ -384,7 +454,8 @@ class ValueTracker(Domain):
         else:
             return _NO_CALLEE
         # (a callee is a def or a lambda)
-        return Signature.of(cast("cst.FunctionDef | cst.Lambda", function).params).positional[bound:], summary
+        positional = Signature.of(cast("cst.FunctionDef | cst.Lambda", function).params).positional
+        return positional[bound:], summary, positional[bound - 1] if 0 < bound <= len(positional) else None
 
     def _imported_return(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
         """What a call of another module's function (or method) gives, from that module's interface."""
@@ -437,7 +508,7 @@ class ValueTracker(Domain):
             return None
         if type(func.value) is cst.Name:
             held = self._lookup(func.value.value)
-            instance = held.instance if held is not None else None
+            instance = None if held is None else held.instance or _traced_pytree(held)
         elif id(func) in self._fixed_receivers:
             instance = self._fixed_receivers[id(func)]
         elif (
@@ -608,7 +679,15 @@ class ValueTracker(Domain):
                 given = [arg for arg in node.value.args if arg.keyword is None]
                 if given and not any(arg.star for arg in node.value.args):
                     names = frozenset(arg.keyword.value for arg in node.value.args if arg.keyword is not None)
-                    self.recorder.alias(tuple(self._chain), target.value, given[0].value, len(given) - 1, names)
+                    values = (
+                        tuple(self.value_of(arg.value) for arg in given[1:]),
+                        tuple(
+                            (arg.keyword.value, value)
+                            for arg in node.value.args
+                            if arg.keyword is not None and (value := self.value_of(arg.value)) is not None
+                        ),
+                    )
+                    self.recorder.alias(tuple(self._chain), target.value, given[0].value, len(given) - 1, names, values)
         value = self.value_of(node.value)
         for assigned in node.targets:
             left, right = assigned.target, node.value
@@ -750,28 +829,35 @@ class ValueTracker(Domain):
                     factory
                 ):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
                     self._call_into_project(factory, node, caller, False, made=True)
-        if not node.args:
+        receiver = self._traced_receiver(func) if caller is not None else None
+        if not node.args and receiver is None:
             return
         if caller is not None:
             via = AppliedTransform(caller.trace.name if caller.trace else "a traced caller", node, caller.staged)
             values = [self.value_of(arg.value) for arg in node.args]
             if self.names.qualified(node.func) in TREE_MAPS:
                 # The function gets one leaf of each tree: tracers, not pytrees.
-                leaves = [
-                    replace(v, container=False, contents=None) if v is not None and v.kind is Kind.TRACED else None
-                    for v in values[1:]
-                ]
+                leaves = [leaf_of(v) if v is not None and v.kind is Kind.TRACED else None for v in values[1:]]
+                self.recorder.callable_call(chain, node, node.args[0].value)
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
-                self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)
+                self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver)
         elif any(is_scalar_literal(arg.value) for arg in node.args):
             self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
         elif type(node.func) is cst.Name:
             # An eager call giving a function a JAX array (`step(jnp.stack(xs))`): under its transform, one tracer.
             values = [self.value_of(arg.value) for arg in node.args]
-            if any(value is not None and value.kind is Kind.ARRAY and value.contents is None for value in values):
-                given = [value if value is not None and value.kind is Kind.ARRAY else None for value in values]
+            if any(_given_eagerly(value) for value in values):
+                given = [value if _given_eagerly(value) else None for value in values]
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
+
+    def _traced_receiver(self, func: cst.BaseExpression) -> Value | None:
+        """For `state.method(...)` where `state` holds a pytree of tracers of a class of this module: that value,
+        which the method gets as `self`."""
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return None
+        held = self._lookup(func.value.value)
+        return held if held is not None and _traced_pytree(held) is not None else None
 
     def _carries_list(self, call: cst.Call, loop: str) -> bool:
         """Whether a lax loop's initial carry is a Python list, or a name holding a list or tuple (not a
@@ -1021,9 +1107,12 @@ class ValueTracker(Domain):
         env = dict(outer_env)
         _forget(env, parameter_names(params))
         _forget(env, env.keys() & self._rebound_globals)  # (the few names in scope, not every rebound global)
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params, *stars):
             name = param.name.value
             annotation = param.annotation.annotation if param.annotation is not None else None
+            if param in stars:
+                annotation = None  # `*args: jax.Array` annotates each item: the parameter is a tuple (a dict)
             annotated = annotation is not None and arrays.is_array_annotation(annotation, self.names)
             scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS
             if node in self._known.kernels:
@@ -1039,7 +1128,7 @@ class ValueTracker(Domain):
                     tracer,
                     container=container,
                     pytree_part=listed,
-                    pytree=self._pytree_class(annotation) if container else None,
+                    pytree=self._class_of_pytree(node, param, annotation) if container else None,
                 )
             elif function is not None and name in function.static:
                 env[name] = STATIC

@@ -531,6 +531,27 @@ def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | 
     return None
 
 
+def _argument_itself(expr: cst.BaseExpression, value: Value) -> bool:
+    """`expr` names the traced argument its value comes from (`batch`, not a result computed from it)."""
+    tracer = value.tracer
+    if not value.container or tracer is None or not isinstance(expr, cst.Name):
+        return False
+    return tracer.param == expr.value and not (tracer.path or tracer.computed or tracer.returned_by)
+
+
+def leaf_of(tree: Value) -> Value:
+    """One leaf of a pytree of tracers, as `jax.tree.map` hands it to its function: a tracer, not a pytree."""
+    return replace(tree, container=False, contents=None, pytree=None, pytree_part=False)
+
+
+def _literal_key(index: Sequence[cst.SubscriptElement]) -> str | None:
+    """The key or index a subscript writes as one literal (`"x"`, `0`), as the source spells it."""
+    if len(index) != 1 or not isinstance(index[0].slice, cst.Index):
+        return None
+    key = index[0].slice.value
+    return key.value if isinstance(key, (cst.SimpleString, cst.Integer)) else None
+
+
 _COMPUTING_BUILTINS = ARITHMETIC_BUILTINS | {"sum", "list", "tuple", "dict"}
 _COMPUTED = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison})
 
@@ -578,6 +599,10 @@ class Evaluator:
             base = self.value_of(subscript.value)
             if base is not None and base.contents is not None:
                 return self._item(base, base.contents, subscript.slice)
+            if base is not None and base.tracer is not None and _argument_itself(subscript.value, base):
+                key = _literal_key(subscript.slice)
+                if key is not None:  # `batch["x"]`, `args[0]`: one item of a pytree argument
+                    return replace(base, tracer=base.tracer.item(key))
             return self._staging(base) if base is not None and base.is_array else None
         if kind is cst.Attribute:
             return self._staging(self._attribute(cast(cst.Attribute, expr)))

@@ -29,6 +29,7 @@ def static_hint(rule: Rule, value: Value) -> str:
         and tracer.caller is None
         and not tracer.computed
         and not tracer.path
+        and tracer.returned_by is None  # a function's result: the argument it came from may be a pytree
         and rule.facts.takes_static_argnames(tracer.transform.name)
     ):
         return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
