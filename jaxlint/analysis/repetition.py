@@ -30,11 +30,12 @@ class Repeat:
 
     def describe(self, line_of: Callable[[cst.CSTNode], int]) -> str:
         """`the loop at line 42 of `train` (`train` -> `step` at line 40 -> `helper` at line 33)`, or `a loop of
-        another module (`fit` at train.py:42 -> `helper` at line 33)`."""
+        another module (`fit` at train.py:42 -> `step` -> `helper` at line 33)`."""
         steps = [f"`{function.name.value}` at line {line_of(call)}" for function, call in self.path]
         if self.elsewhere is not None:
             caller = f"`{self.elsewhere.caller}` at " if self.elsewhere.caller else ""
-            return f"a loop of another module ({' -> '.join([caller + self.elsewhere.where, *steps])})"
+            called = f"`{self.elsewhere.target.rpartition('.')[2]}`"
+            return f"a loop of another module ({' -> '.join([caller + self.elsewhere.where, called, *steps])})"
         holder = self.holder.name.value if isinstance(self.holder, cst.FunctionDef) else None
         where = f" of `{holder}`" if holder else ""
         start = [f"`{holder}`"] if holder else []

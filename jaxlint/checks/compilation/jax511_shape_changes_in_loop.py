@@ -15,18 +15,24 @@ from jaxlint.model.functions import GROWING_FUNCTIONS, LIST_TO_ARRAY
 
 def _grows(loop: cst.CSTNode, name: str, names) -> cst.CSTNode | None:
     """The statement of the loop's body that makes `name` longer every iteration: `name = jnp.concatenate([name,
-    ...])` (or `jnp.append(name, ...)`), or `name.append(...)` on a list; None when there is none."""
+    ...])` (or `jnp.append(name, ...)`), or `name.append(...)` on a list; None when there is none, or when the
+    body also binds `name` otherwise (`chunk = data[i:i + n]` then padded by a concatenate: one length)."""
     found: list[cst.CSTNode] = []
+    reset = False
 
     class _Growth(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
+            nonlocal reset
             value = node.value
             targets = [t.target for t in node.targets]
-            if not any(isinstance(t, cst.Name) and t.value == name for t in targets) or not isinstance(value, cst.Call):
+            if not any(isinstance(t, cst.Name) and t.value == name for t in targets):
                 return
-            first = value.args[0].value if value.args and value.args[0].keyword is None else None
-            if names.qualified(value.func) in GROWING_FUNCTIONS and first is not None and _holds_name(first, name):
+            first = value.args[0].value if isinstance(value, cst.Call) and value.args else None
+            growing = isinstance(value, cst.Call) and names.qualified(value.func) in GROWING_FUNCTIONS
+            if growing and first is not None and _holds_name(first, name):
                 found.append(node)
+            else:
+                reset = True
 
         def visit_Call(self, node: cst.Call) -> None:
             func = node.func
@@ -43,7 +49,7 @@ def _grows(loop: cst.CSTNode, name: str, names) -> cst.CSTNode | None:
 
     if isinstance(loop, (cst.For, cst.While)):
         loop.body.visit(_Growth())
-    return found[0] if len(found) == 1 else None
+    return found[0] if len(found) == 1 and not reset else None
 
 
 def _holds_name(expr: cst.BaseExpression, name: str) -> bool:
