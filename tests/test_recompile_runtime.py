@@ -44,7 +44,8 @@ CASES = [
     ("JAX511", "grow_then_call([1.0, 2.0, 3.0])", "total", 1),
     ("JAX511", "preallocated([1.0, 2.0, 3.0])", "total", 1),
     ("JAX511", "fixed_window(x, 3)", "total", 2),
-    ("JAX511", "padded_chunks(jnp.ones(5), 2)", "total", 1),  # `x[:4]` and `x[i]`: two shapes, each compiled once
+    ("JAX511", "padded_chunks(jnp.ones(5), 2)", "total", 1),
+    ("JAX511", "reassemble([[x, x], [x, x], [x, x]], [0, 1])", "total", 1),  # `x[:4]` and `x[i]`: two shapes, each compiled once
     ("JAX502_from_elsewhere", "forward([w, w], x)", "mlp", "ValueError"),
     ("JAX502_from_elsewhere", "Model([w, w])(x)", "mlp", "ValueError"),
     ("JAX502_from_elsewhere", "scaled(x, Config(2.0))", "scaled", "ValueError"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation._common import LoopRule, callee_name
+from jaxlint.checks.compilation._common import LoopRule
 from jaxlint.model.functions import GROWING_FUNCTIONS, LIST_TO_ARRAY
 
 
@@ -130,7 +130,7 @@ class ShapeChangesInLoop(LoopRule):
                 self.report(
                     argument.expr,
                     (
-                        f"`{code(argument.expr)}` {change}, and is passed to the jitted `{callee_name(node)}` in "
+                        f"`{code(argument.expr)}` {change}, and is passed to the jitted `{code(node.func)}` in "
                         f"every iteration: each new shape is a new key of jax's compilation cache, so every "
                         f"call traces and compiles again; give it one shape (a buffer of the final size, filled "
                         f"with `.at[i].set(...)`, and a mask or count)"
