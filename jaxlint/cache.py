@@ -17,12 +17,13 @@ from pathlib import Path
 from jaxlint import __version__
 from jaxlint.analysis.interface import Interface, ModuleContext
 from jaxlint.config import Settings
-from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification
+from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification, Evidence
 
 DEFAULT_DIR = ".jaxlint_cache"
 # Raised when what an entry holds changes meaning within a version: 2, interfaces say which facts were read;
-# 3, interface records are read back by field name; 4, interfaces list their calls in loops.
-FORMAT = 4
+# 3, interface records are read back by field name; 4, entries keep the evidence of findings; 5, interfaces list
+# their calls in loops.
+FORMAT = 5
 
 
 def content_hash(data: bytes) -> str:
@@ -131,11 +132,12 @@ def _serialize(d: Diagnostic) -> list:
         ]
     )
     verify = None if d.verify is None else [d.verify.status, d.verify.detail]
-    return [d.filename, d.row, d.col, d.code, d.message, d.end_row, d.end_col, fix, verify, d.cell]
+    evidence = [[step.row, step.why, step.cell] for step in d.evidence]
+    return [d.filename, d.row, d.col, d.code, d.message, d.end_row, d.end_col, fix, verify, d.cell, evidence]
 
 
 def _diagnostic(item: list) -> Diagnostic:
-    filename, row, col, code, message, end_row, end_col, fix, verify, cell = item
+    filename, row, col, code, message, end_row, end_col, fix, verify, cell, evidence = item
     return Diagnostic(
         filename,
         row,
@@ -147,4 +149,5 @@ def _diagnostic(item: list) -> Diagnostic:
         None if fix is None else Fix(fix[0], fix[1], tuple(Edit(*edit) for edit in fix[2])),
         None if verify is None else Verification(*verify),
         cell,
+        tuple(Evidence(*step) for step in evidence),
     )

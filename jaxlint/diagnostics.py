@@ -37,6 +37,16 @@ class Verification:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """One step of why a finding holds: what is true of a value at a row (None: in another module, which
+    `why` names), from where the value comes to where the finding is."""
+
+    row: int | None
+    why: str
+    cell: int | None = None  # in a notebook: the cell its row counts from
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     """A finding. Rows and columns are 1-based, columns count code points. Sorted by file, then cell
     (a notebook's rows restart in each cell), then position."""
@@ -51,6 +61,7 @@ class Diagnostic:
     fix: Fix | None = field(default=None, compare=False)
     verify: Verification | None = field(default=None, compare=False)
     cell: int | None = field(default=None, compare=False)  # in a notebook: rows count from its cell's start
+    evidence: tuple[Evidence, ...] = field(default=(), compare=False)
 
     def __lt__(self, other: Diagnostic) -> bool:
         return self._order() < other._order()

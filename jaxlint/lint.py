@@ -23,6 +23,7 @@ from jaxlint.analysis.traced import DEFAULT_TABLE, TransformTable
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
 from jaxlint.checks.base import FixPlan, Message, Rule
+from jaxlint.analysis.values import Value
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.edits import drops_comments, fix_edits
 from jaxlint.export import module_interface
@@ -135,7 +136,7 @@ def _check(
         # only through a call from here is found by a run that selects a rule of the analysis too.)
         if not options.findings:
             return [], Interface()
-        reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]] = []
+        reports: list[Report] = []
         scopes = NameScopes(module, context.package if context is not None else None)
         names_only = Context(scopes, module, filename, options.jax_version)
         rules = [rule(names_only, lambda *report: reports.append(report)) for rule in rule_classes]
@@ -179,11 +180,15 @@ def _check(
     return _diagnostics(module, source, filename, reports, options.line_name, positions), interface
 
 
+# What a rule reported: its code, the node, the message, the fix, the value the finding is about.
+Report = tuple[str, cst.CSTNode, Message, "FixPlan | None", "Value | None"]
+
+
 def _diagnostics(
     module: cst.Module,
     source: str,
     filename: str,
-    reports: list[tuple[str, cst.CSTNode, Message, FixPlan | None]],
+    reports: list[Report],
     line_name: Callable[[int], str],
     positions=None,
 ) -> list[Diagnostic]:
@@ -199,7 +204,11 @@ def _diagnostics(
     offsets = Offsets(source)
     bound = functools.cache(lambda: scope_imports(module.body))  # the module's imports, for fixes that add one
     diagnostics = []
-    for code, node, message, plan in reports:
+
+    def row_of(node: cst.CSTNode) -> int:
+        return positions[node].start.line
+
+    for code, node, message, plan, because in reports:
         where = positions[node]
         # (checks/base.py's Message types the line as an int; notebooks name it as text, "cell 2, line 3")
         text = message if isinstance(message, str) else message(cast(Callable[[cst.CSTNode], int], line_of))
@@ -216,6 +225,7 @@ def _diagnostics(
                 where.end.line,
                 where.end.column + 1,
                 fix,
+                evidence=because.evidence(row_of) if because is not None else (),
             )
         )
     return diagnostics

@@ -20,7 +20,7 @@ from itertools import product
 from typing import Callable
 
 from jaxlint.cells import MARKER
-from jaxlint.diagnostics import Diagnostic, Edit
+from jaxlint.diagnostics import Diagnostic, Edit, Evidence
 from jaxlint.files import LINE_BREAK, NOTEBOOK_SUFFIX, InputError
 from jaxlint.fix import FixError
 
@@ -107,9 +107,17 @@ def locate(program_text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]
                 end_col=d.end_col + indent,
                 fix=fix,
                 cell=number,
+                evidence=tuple(_evidence_in_cell(step, cells) for step in d.evidence),
             )
         )
     return located
+
+
+def _evidence_in_cell(step: Evidence, cells: list[tuple[int, int, int]]) -> Evidence:
+    if step.row is None:
+        return step
+    first, number, _ = _cell_of(cells, step.row)
+    return replace(step, row=step.row - first + 1, cell=number)
 
 
 def _cells_in(program_text: str) -> list[tuple[int, int, int]]:

@@ -1465,7 +1465,8 @@ KEY_ORIGINS += [
 _TRACER_USES = ("if", "and", "float", "range", "list_index", "np_asarray", "print", "debug_fstring", "leak",
                 "zeros", "mask")
 _CAUSES = {
-    "grad-int-value": "JAX602 looks at literals only: an int-typed traced value given to `jax.grad(f)` is missed",
+    "grad-int-value": "the dtype kind of a value is known for an argument the calls give an array or a number "
+                      "directly, not for a leaf of a pytree they build (`State(jnp.int32(3))`) nor through a carry",
     "unpacked-leaf-not-array": "JAX101: a leaf unpacked from a traced container (`v, w = pair`, `v, *rest = "
                                "values`, `for name, v in batch.items()`, `v, i = carry`) is known traced but not "
                                "known to be a JAX array, so item assignment on it is not flagged",
@@ -1502,11 +1503,12 @@ MISSES: dict[tuple[str, str], str] = {
     **_misses("factory-closure", ("factory_closure_over_concrete_compared",), _COMPARING),
     **_misses("dict-get", ("dict_get",), ("inplace",)),
     **_misses("scan-result", ("scan_result",), ("inplace",)),
-    **_misses("attribute-from-init", ("attribute_from_init",), ("inplace", *_TRACER_USES)),
     **_misses("key-loop-alias", ("key_dict_item", "key_namedtuple_field", "key_scan_carry", "key_kwarg",
                                  "key_carry_tuple", "key_fori_carry", "key_vmapped"), ("draw_in_loop",)),
     # JAX602 misses an int value from every origin: it looks at literals only.
-    **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS if not origin.only), ("grad_int",)),
+    **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS if not origin.only and origin.name not in {
+        "argument", "closure", "helper_parameter", "jit_by_call", "jnp_constant_under_jit", "method_parameter",
+        "partial_bound", "attribute_from_init", "helper_return", "lambda_return"}), ("grad_int",)),
 }
 
 # Twin cells jaxlint flags (false alarms), (twin, use) -> why.

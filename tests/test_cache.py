@@ -14,7 +14,7 @@ from helpers import BOTH, JAX101_SOURCE, findings, jaxlint, write
 
 from jaxlint.analysis.interface import Exported, Interface, Outgoing
 from jaxlint.cache import Cache
-from jaxlint.diagnostics import Diagnostic, Edit, Fix, Verification
+from jaxlint.diagnostics import Diagnostic, Edit, Evidence, Fix, Verification
 
 CACHE = ".jaxlint_cache"
 
@@ -31,6 +31,9 @@ def test_an_entry_round_trips_findings_with_their_fixes_exactly(tmp_path: Path) 
         Diagnostic("src/ä.py", 3, 1, "JAX101", "in-place `x[0] = 1`", 3, 9, fix),
         Diagnostic("src/ä.py", 7, 5, "JAX201", "key reused", 7, 12, None, Verification("confirmed", "why")),
         Diagnostic("nb.ipynb", 2, 1, "JAX301", "in a cell", 2, 9, cell=3),
+        Diagnostic("src/ä.py", 9, 8, "JAX301", "traced", 9, 20, evidence=(
+            Evidence(4, "`jax.jit` traces `step`: `x` is a tracer"), Evidence(None, "a field", 2),
+        )),
     ]
     interface = Interface(
         {"mse": Exported(("params", "batch"), ("params",), "array", False)},
@@ -40,7 +43,9 @@ def test_an_entry_round_trips_findings_with_their_fixes_exactly(tmp_path: Path) 
     cache = Cache(tmp_path / CACHE)
     cache.put("key", "digest", stored, False, interface)
     loaded, skipped, loaded_interface = Cache(tmp_path / CACHE).get("key", "digest")
-    assert [(d, d.fix, d.verify, d.cell) for d in loaded] == [(d, d.fix, d.verify, d.cell) for d in stored]
+    assert [(d, d.fix, d.verify, d.cell, d.evidence) for d in loaded] == [
+        (d, d.fix, d.verify, d.cell, d.evidence) for d in stored
+    ]
     assert skipped is False
     assert loaded_interface == interface
     assert cache.get("key", "other content") is None

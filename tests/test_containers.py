@@ -211,7 +211,7 @@ def test_containers_that_start_empty_and_are_filled_later_hold_tracers(tmp_path:
          "`static_argnames=('batch',)`"),
         ("proj/train.py", 19, 8, "JAX301", branched + "`summary[\"norm\"] > 1.0` is traced (returned by `summarize` "
          "from a traced argument: `params` is a traced argument of `step`, transformed by `jax.jit` at line 7); use "
-         "`jnp.where` or `lax.cond`, or mark `params` static with `static_argnames=('params',)`"),
+         "`jnp.where` or `lax.cond`"),
     ]
     # Each module alone gets its own findings of the folder run.
     assert _findings(tmp_path, "proj/report.py") == found[:1]

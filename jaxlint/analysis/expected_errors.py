@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
         names: Any
 
-        def report(self, node: cst.CSTNode, message: Any, fix: Any = None) -> None: ...
+        def report(self, node: cst.CSTNode, message: Any, fix: Any = None, because: Any = None) -> None: ...
 else:
     _Mixin = object
 
@@ -45,6 +45,6 @@ class ExpectedErrors(_Mixin):
         if expects_error(node, self.names):
             self._expecting -= 1
 
-    def report(self, node, message, fix=None) -> None:
+    def report(self, node, message, fix=None, because=None) -> None:
         if not self._expecting:
-            super().report(node, message, fix)
+            super().report(node, message, fix, because)

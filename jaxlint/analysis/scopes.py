@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
-from jaxlint.analysis.values import Kind, Value, join
+from jaxlint.analysis.values import Kind, Value, built, join
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
 
@@ -36,6 +36,12 @@ class RoundFacts:
     arrays: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given a JAX array (not a pytree)
     # Parameters the calls seen give an instance of one class of this module (None: of different classes).
     classes: dict[cst.CSTNode, dict[str, cst.ClassDef | None]] = field(default_factory=dict)
+    # Parameters the calls seen give values of one dtype kind (an int array, a Python float; None: of different
+    # kinds, or of a kind not known).
+    dtypes: dict[cst.CSTNode, dict[str, str | None]] = field(default_factory=dict)
+    # For a class of this module: the attributes only its `__init__` sets, each as a summary in terms of
+    # `__init__`'s parameters (what an instance made by a call holds there).
+    attributes: dict[cst.ClassDef, dict[str, "Returned"]] = field(default_factory=dict)
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     # Key parameters consumed, by function (None: module level).
@@ -71,6 +77,8 @@ _FLOW_FIELDS = (
     "lists",
     "arrays",
     "classes",
+    "dtypes",
+    "attributes",
     "host",
     "kernels",
     "consumes",
@@ -93,6 +101,10 @@ class Returned:
     closure: Tracer | None = None
     value: Value | None = None  # what it gives when no argument in `params` holds a tracer
     container: bool = False  # a tuple or dict of tracers rather than one array
+    # For a function whose every `return` gives a tuple of one length: what each position gives.
+    items: tuple["Returned | None", ...] | None = None
+    # The dtype kind of what it returns, from the arguments the calls seen give it (analysis/values.py).
+    dtype: str | None = None
 
     @classmethod
     def of(cls, function: str, params: tuple[str, ...], values: list[Value | None]) -> "Returned | None":
@@ -100,6 +112,14 @@ class Returned:
         if not values or any(value is None for value in values):
             return None
         known = cast("list[Value]", values)  # none is None (above)
+        whole = cls._whole(function, params, known)
+        items = _tuple_items(known)
+        if whole is None or items is None:
+            return whole
+        return replace(whole, items=tuple(cls.of(function, params, list(column)) for column in zip(*items)))
+
+    @classmethod
+    def _whole(cls, function: str, params: tuple[str, ...], known: list[Value]) -> "Returned | None":
         traced = [value for value in known if value.kind is Kind.TRACED]
         if not traced:
             joined: Value | None = known[0]
@@ -121,8 +141,10 @@ class Returned:
         closure = next((tracer for tracer in tracers if not is_own(tracer)), None)
         container = any(value.container for value in traced)
         # Without tracers in, a function returning arrays computed from its arguments returns arrays.
-        plain = None if container else Value(Kind.ARRAY)
-        return cls(function, own, closure, plain, container)
+        kinds = {value.dtype for value in traced}
+        dtype = kinds.pop() if len(kinds) == 1 and not container else None
+        plain = None if container else Value(Kind.ARRAY, dtype=dtype)
+        return cls(function, own, closure, plain, container, dtype=dtype)
 
     @property
     def matters(self) -> bool:
@@ -132,16 +154,27 @@ class Returned:
 
     def result(self, given: dict[str, Value | None]) -> Value | None:
         """The value a call gives, `given` the values of the arguments by parameter name."""
+        if self.items is not None:
+            return built("tuple", tuple(item.result(given) if item is not None else None for item in self.items))
         if self.closure is not None:
-            return Value(Kind.TRACED, self.closure, container=self.container)
+            return Value(Kind.TRACED, self.closure, container=self.container, dtype=self.dtype)
         for param in self.params:
             value = given.get(param)
             if value is not None and value.kind is Kind.TRACED and value.tracer is not None:
                 tracer = replace(value.tracer, returned_by=self.function)
-                return Value(Kind.TRACED, tracer, container=self.container)
+                return Value(Kind.TRACED, tracer, container=self.container, dtype=self.dtype)
         if self.params and not all((value := given.get(param)) is not None and value.is_array for param in self.params):
             return None  # the result follows arguments whose values are unknown
         return self.value
+
+
+def _tuple_items(values: list[Value]) -> list[tuple[Value | None, ...]] | None:
+    """The items of each value when every one is a tuple of the same length, item by item."""
+    found = [value.contents.items for value in values if value.contents is not None and value.contents.kind == "tuple"]
+    if len(found) < len(values) or any(items is None for items in found):
+        return None
+    lengths = {len(cast("tuple", items)) for items in found}
+    return cast("list[tuple[Value | None, ...]]", found) if len(lengths) == 1 else None
 
 
 # What a `partial` gives a function before a call's own arguments: positional values, then keyword values.
@@ -294,12 +327,16 @@ class ScopeRecorder:
         self,
         overridden: Set[tuple[int, str]] = frozenset(),
         method: Callable[[cst.ClassDef, str, cst.CSTNode | None], cst.CSTNode | None] = lambda c, n, own: own,
+        set_once: Callable[[cst.ClassDef, str], bool] = lambda cls, attr: False,
     ) -> None:
         """`overridden`: (id of a class, name) for the methods a subclass in the module defines again;
         `method(cls, name, own)`: the def that `name` finds on an instance of `cls`, given the class's own def of
-        that name (None: it has none; a base class's may be found)."""
+        that name (None: it has none; a base class's may be found); `set_once(cls, attr)`: whether one
+        assignment in the class's methods, and none elsewhere, sets the attribute."""
         self._overridden = overridden
         self._method_of = method
+        self._set_once = set_once
+        self._attributes_set: dict[tuple[cst.ClassDef, cst.FunctionDef], dict[str, list[Value | None]]] = {}
         self._plain: set[int] = set()  # the classes whose calls make instances whose methods are their defs
         self._receivers: dict[int, cst.ClassDef] = {}  # `obj.m` (by id) where `obj` holds an instance of the class
         self._self_calls: list[tuple[str, cst.CSTNode | None]] = []  # `Class.m` for `self.m` in its methods
@@ -408,6 +445,19 @@ class ScopeRecorder:
     def scope_names(self, scope: cst.CSTNode, names: set[str]) -> None:
         """Every name a scope binds: one of them hides a function of that name further out."""
         self._bound[id(scope)] = names
+
+    def attribute_set(self, cls: cst.ClassDef, init: cst.FunctionDef, attr: str, value: Value | None) -> None:
+        """`self.attr = value` in `cls.__init__` (`init`)."""
+        self._attributes_set.setdefault((cls, init), {}).setdefault(attr, []).append(value)
+
+    def _attribute_summaries(self, facts: RoundFacts) -> None:
+        for (cls, init), attributes in self._attributes_set.items():
+            params = Signature.of(init.params).all
+            for attr, values in attributes.items():
+                summary = Returned.of("__init__", params, values) if self._set_once(cls, attr) else None
+                if summary is not None and summary.matters:
+                    label = f"{cls.name.value}.{attr}"
+                    facts.attributes.setdefault(cls, {})[attr] = replace(summary, function=label)
 
     def returned(self, function: cst.CSTNode, value: Value | None) -> None:
         """`function` may return `value` (None: something unknown)."""
@@ -606,7 +656,7 @@ class ScopeRecorder:
         for arg, value in zip(args, values):
             if arg.star:
                 break
-            if is_scalar_literal(arg.value):
+            if is_scalar_literal(arg.value) and (value is None or value.kind is not Kind.STATIC):
                 value = Value(Kind.STATIC)
             if arg.keyword is None:
                 positional.append(value)
@@ -720,6 +770,7 @@ class ScopeRecorder:
             if node is not None:
                 facts.kernels.add(node)
         self._return_summaries(facts)
+        self._attribute_summaries(facts)
         self._container_returns(facts)
         self._list_parameters(facts)
         traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, Fixed]]] = {}
@@ -749,6 +800,9 @@ class ScopeRecorder:
                 if cls is not None:
                     given = facts.classes.setdefault(node, {})
                     given[param] = cls if given.get(param, cls) is cls else None
+                if value.contents is None and not value.container:
+                    kinds = facts.dtypes.setdefault(node, {})
+                    kinds[param] = value.dtype_kind if kinds.get(param, value.dtype_kind) == value.dtype_kind else None
                 if value.kind is Kind.STATIC:
                     facts.scalars[node] = facts.scalars.get(node, frozenset()) | {param}
                 elif value.kind is Kind.ARRAY and value.contents is None:

@@ -15,9 +15,11 @@ and shapes fail on them. `grad` alone gives tracers that carry concrete values: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import cast
+from typing import Callable, cast
 
 import libcst as cst
+
+from jaxlint.diagnostics import Evidence
 
 from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.calls import argument, arguments
@@ -115,6 +117,36 @@ class Tracer:
     def differentiated(self) -> bool:
         """Traced by a gradient transform alone: a tracer that carries its value."""
         return not self.transform.staged and self.transform.name in GRADIENTS
+
+    def evidence(self, row_of: Callable[[cst.CSTNode], int]) -> tuple[Evidence, ...]:
+        """The steps from the transform to this tracer, each at its row: what `describe` says, as data."""
+        transform = self.transform
+        row = None if transform.origin is not None else row_of(transform.node)
+        origin = f" ({transform.origin})" if transform.origin is not None else ""
+        if self.computed:
+            steps = [
+                Evidence(
+                    row,
+                    f"`{transform.name}` traces `{self.function}` to a jaxpr{origin}: every "
+                    f"`jax.numpy`/`jax.lax` result there is a tracer",
+                )
+            ]
+        elif self.caller is not None:
+            steps = [
+                Evidence(
+                    row,
+                    f"`{self.caller}` calls `{self.function}` with a tracer for `{self.param}`"
+                    f"{origin}, under `{transform.name}`",
+                )
+            ]
+        else:
+            steps = [Evidence(row, f"`{transform.name}` traces `{self.function}`{origin}: `{self.param}` is a tracer")]
+        if self.path:
+            part = "an item" if self.path.startswith("[") else "a field"
+            steps.append(Evidence(None, f"`{self.param}{self.path}` is {part} of `{self.param}`: a tracer too"))
+        if self.returned_by is not None:
+            steps.append(Evidence(None, f"`{self.returned_by}` returns a value computed from it: a tracer"))
+        return tuple(steps)
 
     def describe(self, line_of) -> str:
         if self.path:

@@ -226,7 +226,7 @@ class ValueTracker(Domain):
         self._bindings = module_bindings(module)
         self._in_project = context.in_project if context is not None else None
         self._overrides = self._overridden(module, context)
-        self.recorder = ScopeRecorder(self._overrides, self._method)
+        self.recorder = ScopeRecorder(self._overrides, self._method, self._set_once)
         self._fixed_receivers: dict[int, object] = {}  # _receiver's answers for `self.attr.m` and `Cls(...).m`, by id
         # `Class.attr` for each `self.attr.m(...)` followed: a subclass elsewhere that binds `attr` changes it.
         self.read_attributes: set[str] = set()
@@ -427,7 +427,7 @@ class ValueTracker(Domain):
         if callee is _NO_CALLEE:
             # (A summary a later round learns for it, of a function walked after this point, needs that round.)
             self.asked.setdefault(call, None)
-            return self._imported_return(call, arguments) or self._instance(call)
+            return self._imported_return(call, arguments) or self._instance(call, arguments=arguments)
         positional, summary, bound_first = callee
         self.asked[call] = summary
         if summary is None:
@@ -568,17 +568,31 @@ class ValueTracker(Domain):
             if type(statement) is cst.ClassDef and method in statement.body.body
         )
 
-    def _instance(self, call: cst.Call, chain: tuple[cst.CSTNode, ...] | None = None) -> Value | None:
-        """A call of a class of the project gives an instance of it (a class of this module: a plain one); `chain`:
-        where the call is, when not at the current point."""
+    def _instance(
+        self, call: cst.Call, chain: tuple[cst.CSTNode, ...] | None = None, arguments: list[Value | None] | None = None
+    ) -> Value | None:
+        """A call of a class of the project gives an instance of it (a class of this module: a plain one, with the
+        attributes its `__init__` sets from `arguments`, the call's); `chain`: where the call is, when not at the
+        current point."""
         qualified = (self.names if chain is None else self._module_names).qualified(call.func)
         if qualified is not None:
             in_project = self.context is not None and self.context.in_project(qualified)
             return Value(Kind.UNKNOWN, instance=qualified) if in_project else None
         cls = self.callees.bindings.class_of(call.func, tuple(self._chain) if chain is None else chain)
         if cls is not None and self._plain_class(cls):
-            return Value(Kind.UNKNOWN, instance=cls)
+            return Value(Kind.UNKNOWN, instance=cls, attributes=self._attributes(cls, call, arguments))
         return None
+
+    def _attributes(
+        self, cls: cst.ClassDef, call: cst.Call, arguments: list[Value | None] | None
+    ) -> tuple[tuple[str, Value | None], ...]:
+        """What the attributes that `cls.__init__` sets hold in the instance a call makes."""
+        summaries = self._known.attributes.get(cls)
+        init = self._bindings.method(cls, "__init__", self._module_names)
+        if not summaries or arguments is None or not isinstance(init, cst.FunctionDef):
+            return ()
+        given = _by_parameter(call, arguments, Signature.of(init.params).positional[1:])
+        return tuple((attr, summary.result(given)) for attr, summary in summaries.items())
 
     def _method(self, cls: cst.ClassDef, name: str, own: cst.CSTNode | None) -> cst.CSTNode | None:
         """The def that `name` finds on an instance of `cls`: `own`, the class's def, unless one of its methods
@@ -590,6 +604,24 @@ class ValueTracker(Domain):
             return own
         found = self._bindings.method(cls, name, self._module_names, self._in_project)
         return found if isinstance(found, cst.FunctionDef) else None
+
+    def _attribute_set(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
+        """`self.attr = value` in the `__init__` of a class of this module."""
+        chain = self._chain
+        if (
+            len(chain) >= 2
+            and type(chain[-1]) is cst.FunctionDef
+            and type(chain[-2]) is cst.ClassDef
+            and chain[-1].name.value == "__init__"
+            and type(target.value) is cst.Name
+            and target.value.value == "self"
+        ):
+            self.recorder.attribute_set(chain[-2], chain[-1], target.attr.value, self.value_of(value))
+
+    def _set_once(self, cls: cst.ClassDef, attr: str) -> bool:
+        """One assignment in the class's methods sets `attr` (an instance made by calling the class is of the
+        class itself: what subclasses set is not its)."""
+        return len(self._bindings.scopes[id(cls)].attributes.get(attr, [])) == 1
 
     def _plain_class(self, cls: cst.ClassDef) -> bool:
         if id(cls) not in self._plain:
@@ -662,6 +694,8 @@ class ValueTracker(Domain):
 
     def leave_Assign(self, node: cst.Assign) -> None:
         target = node.targets[0].target if len(node.targets) == 1 else None
+        if isinstance(target, cst.Attribute):
+            self._attribute_set(target, node.value)
         if isinstance(target, cst.Name) and isinstance(node.value, cst.Lambda):
             self.recorder.alias(tuple(self._chain), target.value, node.value)
         elif isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
@@ -843,7 +877,8 @@ class ValueTracker(Domain):
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver)
         elif any(is_scalar_literal(arg.value) for arg in node.args):
-            self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
+            literals = [self.value_of(arg.value) if is_scalar_literal(arg.value) else None for arg in node.args]
+            self.recorder.call(chain, node, node.func, list(node.args), literals, None, None)
         elif type(node.func) is cst.Name:
             # An eager call giving a function a JAX array (`step(jnp.stack(xs))`): under its transform, one tracer.
             values = [self.value_of(arg.value) for arg in node.args]
@@ -1126,6 +1161,7 @@ class ValueTracker(Domain):
                 env[name] = Value(
                     Kind.TRACED,
                     tracer,
+                    dtype=None if container else self._known.dtypes.get(node, {}).get(name),
                     container=container,
                     pytree_part=listed,
                     pytree=self._class_of_pytree(node, param, annotation) if container else None,
@@ -1198,7 +1234,7 @@ class ValueTracker(Domain):
         if value is not None and value.kind is Kind.TRACED and value.tracer is not None and value.tracer.computed:
             # Computed by this function's own trace from constants: a concrete array to a caller outside any
             # trace, and one that a traced caller stages again.
-            return Value(Kind.ARRAY, boolean=value.boolean) if value.contents is None and not value.container else None
+            return Value(Kind.ARRAY, dtype=value.dtype) if value.contents is None and not value.container else None
         if value is not None and value.contents is not None and value.kind is not Kind.TRACED:
             return unknown_contents(value)  # a list or dict of Python values: what its items are is not kept
         if (

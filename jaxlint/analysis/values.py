@@ -20,6 +20,8 @@ from typing import Callable, TypeGuard, cast
 
 import libcst as cst
 
+from jaxlint.diagnostics import Evidence
+
 from jaxlint.analysis import arrays
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
@@ -27,7 +29,6 @@ from jaxlint.model.functions import (
     ARITHMETIC_BUILTINS,
     ARRAY_METHODS,
     ARRAY_PROPERTIES,
-    BOOLEAN_DTYPES,
     BOOLEAN_FUNCTIONS,
     CONTAINER_ALSO_METHODS,
     COLLECTIVES,
@@ -39,6 +40,18 @@ from jaxlint.model.functions import (
     REF_FACTORIES,
     STATIC_ATTRIBUTES,
     STATIC_BUILTINS,
+)
+from jaxlint.model.dtypes import (
+    COUNTING,
+    COUNTING_METHODS,
+    DTYPE_KINDS,
+    DTYPE_POSITION,
+    DTYPE_SPELLINGS,
+    FLOAT_MAKERS,
+    KIND_KEEPING,
+    KIND_ORDER,
+    METHOD_RESULT_KINDS,
+    RESULT_KINDS,
 )
 from jaxlint.model.transforms import TREE_LEAF_LISTS
 
@@ -58,7 +71,9 @@ class Value:
     tracer: Tracer | None = None  # for a traced value: the parameter it comes from
     # A traced parameter may be a pytree (a tuple or dict of tracers): its truth value is fine.
     container: bool = False
-    boolean: bool = False  # an array of booleans: a comparison, `~m`, `jnp.isnan(x)`
+    # For an array or a tracer: the kind of its dtype ("bool", "int", "float", "complex"), when the code shows it
+    # (a comparison is "bool", `jnp.arange(3)` "int", `x.mean()` "float"); None: not known.
+    dtype: str | None = None
     numpy: bool = False  # a host value that is a NumPy array: `jnp.asarray` of it holds the same numbers
     # Unpacked from a pytree of tracers (`parts, total = carry`): as often a Python list as an array.
     pytree_part: bool = False
@@ -76,6 +91,18 @@ class Value:
     # For a static Python number: "int", "bool" or "float" (a literal, `len(...)`, arithmetic on them); jax
     # gives a Python int the integer dtype wherever it flows (`jax.grad(f)(n)` rejects it).
     number: str | None = None
+    # For an instance of a class of this module: the attributes its `__init__` sets, with what each holds.
+    attributes: tuple[tuple[str, "Value | None"], ...] = ()
+
+    @property
+    def boolean(self) -> bool:
+        """An array of booleans: a comparison, `~m`, `jnp.isnan(x)`."""
+        return self.dtype == "bool"
+
+    @property
+    def dtype_kind(self) -> str | None:
+        """The kind of dtype jax gives the value: an array's, or a Python number's (`3` becomes an int32)."""
+        return self.number if self.kind is Kind.STATIC else self.dtype
 
     @property
     def staged_constant(self) -> bool:
@@ -119,6 +146,10 @@ class Value:
     def abstract(self) -> bool:
         """A staged tracer that is certainly an array, not a pytree: the value JAX3xx/JAX4xx rules need."""
         return self.staged and not self.container
+
+    def evidence(self, row_of: Callable[[cst.CSTNode], int]) -> tuple[Evidence, ...]:
+        """Why the value is a tracer, step by step (nothing for a value that is not one)."""
+        return self.tracer.evidence(row_of) if self.kind is Kind.TRACED and self.tracer is not None else ()
 
     def describe(self, subject: str, line_of: Callable[[cst.CSTNode], int]) -> str:
         """Why `subject`, holding this value, is an array or a tracer: for a message."""
@@ -471,7 +502,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
         return replace(
             a,
             container=a.container or b.container,
-            boolean=a.boolean and b.boolean,
+            dtype=a.dtype if a.dtype == b.dtype else None,
             pytree_part=a.pytree_part or b.pytree_part,
         )
     if a.is_array and b.is_array:
@@ -519,16 +550,24 @@ def _number_result(left: str, right: str, operator: cst.BaseBinaryOp) -> Value:
     return FLOAT if type(operator) is cst.Divide else STATIC
 
 
-def _derived(operands: list[Value | None], *, boolean: bool = False) -> Value | None:
-    """An array computed from operands: traced when one is (named after a traced argument rather than after a
-    value the trace computed), then certainly an array, not a pytree."""
+def _derived(operands: list[Value | None], *, dtype: str | None = None) -> Value | None:
+    """An array computed from operands, of dtype kind `dtype`: traced when one is (named after a traced argument
+    rather than after a value the trace computed), then certainly an array, not a pytree."""
     traced = [operand for operand in operands if operand is not None and operand.kind is Kind.TRACED]
     if traced:
         origin = next((operand for operand in traced if not operand.staged_constant), traced[0])
-        return Value(Kind.TRACED, origin.tracer, container=False, boolean=boolean)
+        return Value(Kind.TRACED, origin.tracer, container=False, dtype=dtype)
     if any(operand is not None and operand.is_array for operand in operands):
-        return Value(Kind.ARRAY, boolean=boolean)
+        return Value(Kind.ARRAY, dtype=dtype)
     return None
+
+
+def promoted(operands: Sequence[Value | None]) -> str | None:
+    """The dtype kind of arithmetic on the operands, by JAX's promotion (a Python number counts by its kind)."""
+    kinds = [operand.dtype_kind if operand is not None else None for operand in operands]
+    if None in kinds or any(kind not in KIND_ORDER for kind in kinds):
+        return None
+    return max(cast("list[str]", kinds), key=KIND_ORDER.index) if kinds else None
 
 
 def _argument_itself(expr: cst.BaseExpression, value: Value) -> bool:
@@ -551,6 +590,10 @@ def _literal_key(index: Sequence[cst.SubscriptElement]) -> str | None:
     key = index[0].slice.value
     return key.value if isinstance(key, (cst.SimpleString, cst.Integer)) else None
 
+
+# `jnp.array(3)`, `jnp.asarray(x)`: an array of what they are given.
+_FROM_VALUES = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
+ARANGE = "jax.numpy.arange"
 
 _COMPUTING_BUILTINS = ARITHMETIC_BUILTINS | {"sum", "list", "tuple", "dict"}
 _COMPUTED = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison})
@@ -640,7 +683,7 @@ class Evaluator:
         tracer = self._staged()
         if tracer is None:
             return value
-        return Value(Kind.TRACED, tracer, container=False, boolean=value.boolean)
+        return Value(Kind.TRACED, tracer, container=False, dtype=value.dtype)
 
     def _computed(self, expr: cst.BaseExpression, kind: type) -> Value | None:
         """Arithmetic, unary operators and comparisons."""
@@ -653,9 +696,10 @@ class Evaluator:
                 return _concatenated(left, right, operation.operator)
             if left is not None and right is not None and left.number and right.number:
                 return _number_result(left.number, right.number, operation.operator)
-            bitwise = type(operation.operator) in _BITWISE
-            both_boolean = all(v is not None and v.boolean for v in (left, right) if v and v.is_array)
-            return _derived([left, right], boolean=bitwise and both_boolean)
+            dtype = promoted([left, right])
+            if type(operation.operator) is cst.Divide and dtype in ("bool", "int"):
+                dtype = "float"  # true division
+            return _derived([left, right], dtype=dtype)
         if kind is cst.UnaryOperation:
             unary = cast(cst.UnaryOperation, expr)
             if type(unary.operator) is cst.Not:
@@ -665,7 +709,7 @@ class Evaluator:
                 return operand  # `-3`, `+n`
             if operand is None or not operand.is_array:
                 return None
-            return _derived([operand], boolean=type(unary.operator) is cst.BitInvert and operand.boolean)
+            return _derived([operand], dtype=operand.dtype)
         return self._comparison(cast(cst.Comparison, expr))
 
     def iterated(self, expr: cst.BaseExpression) -> Value | None:
@@ -836,6 +880,8 @@ class Evaluator:
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
         base = self.value_of(expr.value)
+        if base is not None and base.attributes:
+            return dict(base.attributes).get(expr.attr.value)  # `Wrapper(x).value`: what `__init__` set
         if base is None or not base.is_array:
             return None
         if base.kind is Kind.TRACED and base.pytree is not None and base.tracer is not None:
@@ -846,26 +892,56 @@ class Evaluator:
             return _derived([base])
         return None
 
-    def _boolean_method(self, base: Value, call: cst.Call) -> bool:
-        """Whether an array method gives booleans, by JAX's dtype rules."""
+    def _method_kind(self, base: Value, call: cst.Call) -> str | None:
+        """The dtype kind an array method gives, by JAX's dtype rules."""
         method = cast(cst.Attribute, call.func).attr.value  # (called for `array.method(...)` only)
         if method in TRUTH_METHODS:
-            return True
+            return "bool"
         if method == "astype":
-            dtype = call.args[0].value if call.args else None
-            spelled = (
-                dtype.evaluated_value
-                if isinstance(dtype, cst.SimpleString)
-                else (
-                    dtype.value
-                    if isinstance(dtype, cst.Name) and self.names.qualified(dtype) is None
-                    else self.names.qualified(dtype)
-                    if dtype is not None
-                    else None
-                )
-            )
-            return spelled in BOOLEAN_DTYPES
-        return base.boolean and method in DTYPE_KEEPING_METHODS
+            return self._dtype_named(call.args[0].value) if call.args else None
+        if method in METHOD_RESULT_KINDS:
+            return METHOD_RESULT_KINDS[method]
+        if method in COUNTING_METHODS:
+            return "int" if base.dtype == "bool" else base.dtype
+        return base.dtype if method in DTYPE_KEEPING_METHODS else None
+
+    def _dtype_named(self, dtype: cst.BaseExpression) -> str | None:
+        """The kind of the dtype an expression names: `jnp.int32`, `int`, `"float32"`, `np.bool_`."""
+        spelled: str | bytes | None
+        if isinstance(dtype, cst.SimpleString):
+            spelled = dtype.evaluated_value
+        elif isinstance(dtype, cst.Name) and self.names.qualified(dtype) is None:
+            spelled = dtype.value
+        else:
+            spelled = self.names.qualified(dtype)
+        return DTYPE_SPELLINGS.get(spelled) if isinstance(spelled, str) else None
+
+    def _result_kind(self, call: cst.Call, qualified: str | None, arguments: list[Value | None]) -> str | None:
+        """The dtype kind a jax function's array result has, when its name, a dtype it is given or its arguments'
+        kinds tell."""
+        if qualified is None:
+            return None
+        position = DTYPE_POSITION.get(qualified)
+        for index, arg in enumerate(call.args):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword == "dtype" or (keyword is None and index == position):
+                return self._dtype_named(arg.value)
+        if qualified in DTYPE_KINDS:
+            return DTYPE_KINDS[qualified]  # `jnp.int32(3)`
+        if qualified in BOOLEAN_FUNCTIONS:
+            return "bool"
+        if qualified in RESULT_KINDS:
+            return RESULT_KINDS[qualified]
+        if qualified in FLOAT_MAKERS:
+            return "float"
+        first = arguments[0] if arguments else None
+        if qualified in KIND_KEEPING or qualified in _FROM_VALUES:
+            return first.dtype_kind if first is not None else None
+        if qualified in COUNTING and first is not None:
+            return "int" if first.dtype_kind == "bool" else first.dtype_kind
+        if qualified == ARANGE:
+            return promoted([argument for argument, arg in zip(arguments, call.args) if arg.keyword is None])
+        return None
 
     def _field(self, pytree: cst.ClassDef, tracer: Tracer, name: str) -> Value | None:
         """A field of a pytree of tracers (of `tracer`) of a known class (`pytree`): its static fields are Python
@@ -892,7 +968,7 @@ class Evaluator:
         sides = [self.value_of(expr.left), self.value_of(right)]
         if any(side is not None and side.contents is not None for side in sides):
             return None  # `metrics == {}`: Python compares the containers first (lengths, identity)
-        return _derived(sides, boolean=True)
+        return _derived(sides, dtype="bool")
 
     def _call(self, call: cst.Call) -> Value | None:
         func = call.func
@@ -932,7 +1008,8 @@ class Evaluator:
             return Value(Kind.TRACED, tracer, container=True) if tracer is not None else None
         if arrays.produces_array(call, self.names):
             qualified = self.names.qualified(func)
-            return _derived(arguments, boolean=qualified in BOOLEAN_FUNCTIONS) or ARRAY
+            dtype = self._result_kind(call, qualified, arguments)
+            return _derived(arguments, dtype=dtype) or Value(Kind.ARRAY, dtype=dtype)
         receiver = arrays.functional_update_receiver(call)
         if receiver is not None:
             return _derived([self.value_of(receiver)]) or ARRAY
@@ -943,5 +1020,5 @@ class Evaluator:
             if base is not None and base.is_array and base.container and func.attr.value in CONTAINER_ALSO_METHODS:
                 return base if CONTAINER_ALSO_METHODS[func.attr.value] == "same" and not call.args else None
             if base is not None and base.is_array:
-                return _derived([base], boolean=self._boolean_method(base, call))
+                return _derived([base], dtype=self._method_kind(base, call))
         return self._returned(call, arguments)

@@ -16,6 +16,7 @@ import libcst as cst
 
 from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.context import Context
+from jaxlint.analysis.values import Value
 from jaxlint.diagnostics import SAFE
 from jaxlint.model.apis import IMPORTED_WITH_JAX
 
@@ -44,7 +45,8 @@ class FixPlan:
     imports: tuple[str, ...] = ()
 
 
-Reporter = Callable[[str, cst.CSTNode, Message, Optional[FixPlan]], None]
+# A rule's report: its code, the node, the message, the fix, and the value whose facts are the evidence.
+Reporter = Callable[[str, cst.CSTNode, Message, Optional[FixPlan], Optional[Value]], None]
 
 _EMPTY = cst.Module(body=[])
 
@@ -90,8 +92,11 @@ class Rule:
         self.names = facts.names
         self._reporter = reporter
 
-    def report(self, node: cst.CSTNode, message: Message, fix: FixPlan | None = None) -> None:
-        self._reporter(self.code, node, message, fix)
+    def report(
+        self, node: cst.CSTNode, message: Message, fix: FixPlan | None = None, because: Value | None = None
+    ) -> None:
+        """Report a finding at `node`; `because`: the value the finding is about, whose facts are its evidence."""
+        self._reporter(self.code, node, message, fix, because)
 
     def builtin(self, func: cst.BaseExpression, names: AbstractSet[str]) -> str | None:
         """The builtin of `names` a call's function names (not shadowed by an import), or None."""

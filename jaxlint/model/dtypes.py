@@ -90,3 +90,55 @@ DTYPE_KINDS = {
 SUBDTYPE_TESTS = frozenset({"jax.numpy.issubdtype", "numpy.issubdtype", "jax.dtypes.issubdtype"})
 # Context managers that switch 64-bit mode on or off for what runs inside them.
 X64_CONTEXTS = frozenset({"jax.enable_x64", "jax.experimental.enable_x64", "jax.experimental.disable_x64"})
+
+# The kinds of dtype, in JAX's promotion order: an operation on two kinds gives the later one (weak Python
+# numbers included: an int array times `2.0` is a float array).
+KIND_ORDER = ("bool", "int", "float", "complex")
+# A dtype as code names it (`jnp.int32`, `int`, `"float32"`, `np.bool_`) -> its kind.
+DTYPE_SPELLINGS = {
+    **DTYPE_KINDS,
+    **{f"numpy.{name[len('jax.numpy.') :]}": kind for name, kind in DTYPE_KINDS.items()},
+    **{name[len("jax.numpy.") :]: kind for name, kind in DTYPE_KINDS.items()},
+    **{
+        spelling: "bool"
+        for spelling in ("bool", "bool_", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bool_", "numpy.bool")
+    },
+    "int": "int",
+    "float": "float",
+    "complex": "complex",
+}
+# Functions whose result has one dtype kind whatever they are given (jax 0.10.2).
+RESULT_KINDS = {
+    **{
+        f"jax.numpy.{name}": "int"
+        for name in ("argmax", "argmin", "argsort", "count_nonzero", "searchsorted", "digitize", "lexsort")
+    },
+    "jax.random.randint": "int",
+    **{
+        f"jax.numpy.{name}": "float"
+        for name in ("mean", "average", "std", "var", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh")
+    },
+    **{
+        f"jax.random.{name}": "float"
+        for name in ("normal", "uniform", "truncated_normal", "exponential", "gamma", "beta", "laplace", "cauchy")
+    },
+    **{f"jax.nn.{name}": "float" for name in ("sigmoid", "softmax", "log_softmax", "softplus", "gelu", "silu")},
+    "jax.random.bernoulli": "bool",
+    **{f"jax.numpy.{name}": "bool" for name in ("all", "any")},
+}
+# Functions whose result has the dtype kind of their first argument.
+KIND_KEEPING = frozenset(
+    f"jax.numpy.{name}"
+    for name in """
+    reshape transpose squeeze expand_dims ravel flip roll tile repeat sort abs negative max min amax amin copy
+    broadcast_to atleast_1d atleast_2d
+    """.split()
+)
+# Sums and products: a boolean array counts as integers (`(x > 0).sum()` is an int32), other kinds keep theirs.
+COUNTING = frozenset(f"jax.numpy.{name}" for name in ("sum", "cumsum", "prod", "cumprod"))
+# The same as array methods (`x.argmax()`, `m.sum()`, `x.mean()`).
+METHOD_RESULT_KINDS = {
+    **{name: "int" for name in ("argmax", "argmin", "argsort", "nonzero")},
+    **{name: "float" for name in ("mean", "std", "var")},
+}
+COUNTING_METHODS = frozenset({"sum", "cumsum", "prod", "cumprod"})

@@ -80,8 +80,6 @@ DTYPE_KEEPING_METHODS = frozenset(
     "reshape transpose swapaxes squeeze ravel flatten copy take repeat diagonal sort max min block_until_ready view".split()
 )
 TRUTH_METHODS = frozenset({"all", "any"})
-# Spellings of the boolean dtype (`x.astype(bool)`, `dtype=jnp.bool_`).
-BOOLEAN_DTYPES = frozenset({"bool", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bool_", "numpy.bool"})
 # Array methods that Python's list or dict has too, for a value that may be either (a pytree of unknown
 # structure): `copy` gives the same kind of value back, `list.sort` gives None.
 CONTAINER_ALSO_METHODS = {"copy": "same", "sort": "none"}

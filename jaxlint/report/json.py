@@ -40,6 +40,7 @@ def render(result: RunResult) -> str:
             "url": rule_url(d.code),
             "noqa_row": d.noqa_row,
             "cell": d.cell,
+            "evidence": [{"row": step.row, "cell": step.cell, "why": step.why} for step in d.evidence],
         }
         for d in result.diagnostics
     ]

@@ -114,6 +114,7 @@ class InPlaceUpdate(Rule):
                 f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
             ),
             plan,
+            because=held,
         )
 
 

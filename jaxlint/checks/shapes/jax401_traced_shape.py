@@ -126,4 +126,5 @@ class TracedShape(Rule):
                 f"`{code(node.func)}` needs a concrete {what} while tracing, but `{code(operand)}` is traced "
                 f"({value.describe(code(operand), line_of)}); {fix}"
             ),
+            because=value,
         )

@@ -99,5 +99,6 @@ class BooleanMaskIndex(Rule):
                     f"use {fix}"
                 ),
                 self._where(node, mask, base) if update else None,
+                because=value,
             )
             return

@@ -81,4 +81,5 @@ class DataDependentSize(Rule):
                 f"ConcretizationTypeError: `{code(operand)}` is traced ({value.describe(code(operand), line_of)}); "
                 f"{fix}"
             ),
+            because=value,
         )

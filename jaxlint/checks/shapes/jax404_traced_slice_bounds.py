@@ -58,6 +58,7 @@ class TracedSliceBounds(Rule):
                             f"slice bounds must be static, this raises IndexError: `{code(bound)}` is traced "
                             f"({value.describe(code(bound), line_of)}); {fix}"
                         ),
+                        because=value,
                     )
                     return
 

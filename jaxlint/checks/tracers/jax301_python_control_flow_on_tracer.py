@@ -71,6 +71,7 @@ class PythonControlFlowOnTracer(Rule):
                 f"Python `{keyword}` on a traced value raises TracerBoolConversionError: `{code(test)}` is "
                 f"traced ({value.describe(code(test), line_of)}); use {remedy}{static_hint(self, value)}"
             ),
+            because=value,
         )
 
     def visit_If(self, node: cst.If) -> None:

@@ -83,6 +83,7 @@ class PythonLogicOnTracer(Rule):
                 f"({value.describe(code(operand), line_of)}); use {remedy}{static_hint(self, value)}"
             ),
             fix,
+            because=value,
         )
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:

@@ -60,6 +60,7 @@ class TracerConcretization(Rule):
                 f"{what} needs a concrete value and raises {error}: `{code(operand)}` is traced "
                 f"({value.describe(code(operand), line_of)}); {remedy}{static_hint(self, value)}"
             ),
+            because=value,
         )
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -66,6 +66,7 @@ class TracerAsPythonIndex(Rule):
                         f"is traced ({value.describe(code(arg.value), line_of)}); loop with `lax.fori_loop`"
                         f"{static_hint(self, value)}"
                     ),
+                    because=value,
                 )
                 return
 
@@ -98,6 +99,7 @@ class TracerAsPythonIndex(Rule):
                 f"`jnp.asarray(...)` instead{static_hint(self, value)}"
             ),
             self._on_device(node) if numpy else None,
+            because=value,
         )
 
     def _on_device(self, node: cst.Subscript) -> FixPlan | None:

@@ -115,6 +115,7 @@ class NumpyOnTracer(Rule):
                     f"`{code(operand)}` is traced ({value.describe(code(operand), line_of)}); use {fix}"
                 ),
                 None if held_list else self._jax_numpy(node, qualified),
+                because=value,
             )  # (`jnp.mean(a_list)` raises TypeError)
             return
 
@@ -131,6 +132,7 @@ class NumpyOnTracer(Rule):
                 f"ConcretizationTypeError (or TracerIntegerConversionError): `{code(operand)}` is traced "
                 f"({value.describe(code(operand), line_of)}); pass a static value{static_hint(self, value)}"
             ),
+            because=value,
         )
 
     def _report_list(self, node: cst.Call, operand: cst.BaseExpression, value: Value) -> None:
@@ -141,6 +143,7 @@ class NumpyOnTracer(Rule):
                 f"TracerArrayConversionError: `{code(operand)}` is traced ({value.describe(code(operand), line_of)}); "
                 f"use `len(...)`, or stack the arrays first (`jnp.stack`)"
             ),
+            because=value,
         )
 
     def _transformed(self, node: cst.Call) -> None:

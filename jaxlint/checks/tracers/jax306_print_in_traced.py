@@ -112,5 +112,6 @@ class PrintInTraced(Rule):
                     f'({value.describe(code(arg.value), line_of)}); use `jax.debug.print("... {{}}", value)`'
                 ),
                 debug_print_fix(self, node) if what == "print" else None,
+                because=value,
             )
             return

@@ -61,6 +61,7 @@ class DebugPrintFstring(Rule):
                     f'argument: `jax.debug.print("... {{}}", value)`'
                 ),
                 placeholders_fix(node, template, self._all_traced(template) and only_traced(self)),
+                because=value,
             )
 
     def _all_traced(self, template: cst.BaseExpression) -> bool:

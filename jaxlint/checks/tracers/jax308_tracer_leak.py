@@ -80,6 +80,7 @@ class TracerLeak(Rule):
                 f"({value.describe(code(stored), line_of)}); using it after the trace raises "
                 f"UnexpectedTracerError: return it instead"
             ),
+            because=value,
         )
 
     def visit_Assign(self, node: cst.Assign) -> None:

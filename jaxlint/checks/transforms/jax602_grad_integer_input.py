@@ -1,4 +1,4 @@
-"""JAX602 grad-integer-input: An integer or boolean literal passed where `jax.grad` (or `value_and_grad`, `jacrev`...)
+"""JAX602 grad-integer-input: An integer or boolean value passed where `jax.grad` (or `value_and_grad`, `jacrev`...)
 differentiates."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
 from jaxlint.analysis.calls import arguments
+from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.model.transforms import INTEGER_INPUT_ERRORS, JAX_JIT
 
@@ -24,10 +25,12 @@ def _int_literal(expr: cst.BaseExpression) -> bool:
 class GradIntegerInput(Rule):
     code = "JAX602"
     name = "grad-integer-input"
-    summary = "An integer or boolean literal passed where `jax.grad` (or `value_and_grad`, `jacrev`...) differentiates"
+    summary = "An integer or boolean value passed where `jax.grad` (or `value_and_grad`, `jacrev`...) differentiates"
     what_it_does = (
         "Flags an integer literal (`3`, `-1`), `True`/`False`, or a name or expression holding a Python int "
-        "(`n = 3`, a module constant, `len(xs)`, `n - 1`) passed in a differentiated position "
+        "(`n = 3`, a module constant, `len(xs)`, `n - 1`), or an array whose dtype the code shows is integer or "
+        "boolean (`jnp.arange(3)`, `x.argmax()`, `(x > 0).sum()`, `m > 0`, a traced argument that the calls give "
+        "an integer array) passed in a differentiated position "
         "(`argnums`, 0 by default) of a function made by `jax.grad`, `jax.value_and_grad`, `jax.jacrev`, "
         "`jax.jacfwd` or `jax.hessian`: called right away (`jax.grad(f)(3)`), through a name bound to it "
         "(`df = jax.grad(f)` then `df(2)`), or through a plain `jax.jit` around it."
@@ -46,7 +49,7 @@ class GradIntegerInput(Rule):
         "Integers in positions that are not differentiated (`jax.grad(f)(x, 3)` with the default "
         "`argnums=0`, and keyword arguments, which are never differentiated); `allow_int=True`; "
         "`argnums` that are not literals; variables whose value is not known to be a Python int, and arrays "
-        "(their dtype is not known statically); "
+        "whose dtype the code does not show; "
         "calls inside `with pytest.raises(...)` or `self.assertRaises(...)` blocks, which test this error."
     )
     fixable = True
@@ -151,7 +154,8 @@ class GradIntegerInput(Rule):
             if position < 0 or position >= len(given.positional):
                 continue
             arg = given.positional[position]
-            number = "bool" if isinstance(arg, cst.Name) and _int_literal(arg) else self.facts.value_of(arg).number
+            value = self.facts.value_of(arg)
+            number = "bool" if isinstance(arg, cst.Name) and _int_literal(arg) else value.dtype_kind
             if number not in ("int", "bool"):
                 continue
             digits = arg.expression if isinstance(arg, cst.UnaryOperation) else arg
@@ -159,13 +163,18 @@ class GradIntegerInput(Rule):
             if isinstance(digits, cst.Integer) and digits.value.replace("_", "").isdigit():
                 fix = FixPlan(f"use `{code(arg)}.0`", ((digits, f"{digits.value}.0"),))
             what = "a boolean" if number == "bool" else "an integer" if _int_literal(arg) else "a Python int"
+            if value.is_array:
+                what = "an array of booleans" if number == "bool" else "an integer array"
             self.report(
                 arg,
-                lambda line_of, arg=arg, fix=fix, position=position, what=what: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
-                    f"`{code(arg)}` is {what}, passed where "
+                lambda line_of, arg=arg, fix=fix, position=position, what=what, value=value: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
+                    f"`{code(arg)}` is {what}"
+                    + (f" ({value.describe(code(arg), line_of)})" if value.kind is Kind.TRACED else "")
+                    + ", passed where "
                     f"`{transform}` differentiates (argument {position}): "
                     f'the call raises TypeError ("{INTEGER_INPUT_ERRORS[transform]}"); pass a float'
                     + (f" (`{code(arg)}.0`)" if fix is not None else "")
                 ),
                 fix,
+                because=value,
             )

@@ -116,6 +116,7 @@ class ReverseModeWhileLoop(Rule):
                 f'differentiation does not work for lax.while_loop"); use `lax.scan` with a fixed number of steps, '
                 f"`fori_loop` with static bounds, or forward mode (`jax.jacfwd`, `jax.jvp`)"
             ),
+            because=value,
         )
 
     def _closure_reads(self, body: cst.BaseExpression) -> list[str]:

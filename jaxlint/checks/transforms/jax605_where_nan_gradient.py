@@ -123,6 +123,7 @@ class WhereNanGradient(Rule):
                         f"operand safe first, `jnp.where({code(condition)}, {safe})` in "
                         f"place of `{code(operand)}` (the double `where`)"
                     ),
+                    because=value,
                 )
                 return  # one finding per `where`
 
