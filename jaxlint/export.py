@@ -8,7 +8,8 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.callees import inherited_methods, module_bindings, plain_class
-from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, ModuleContext, Outgoing
+from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, Looped, ModuleContext, Outgoing
+from jaxlint.analysis.loop_calls import looped_calls
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.scopes import RoundFacts, is_property, method_bound
 from jaxlint.analysis.traced import Signature, decorator_transform
@@ -124,7 +125,24 @@ def module_interface(
         read_self_calls=tuple(sorted(tracker.recorder.self_calls | tracker.read_attributes)),
         classes=tuple(statement.name.value for statement in module.body if isinstance(statement, cst.ClassDef)),
         extends=_extends(module, tracker, context),
+        looped=tuple(
+            Looped(target, caller, f"{filename}:{line(call, caller)}")
+            for call, target, caller in looped_calls(module, tracker.names, context.in_project, _traced(tracker, facts))
+        ),
     )
+
+
+def _traced(tracker: ValueTracker, facts: RoundFacts) -> Callable[[cst.CSTNode], bool]:
+    """Whether a def or lambda is traced: decorated with a transform, transformed by a call, or called from a
+    traced function."""
+
+    def traced(node: cst.CSTNode) -> bool:
+        decorators = node.decorators if isinstance(node, cst.FunctionDef) else ()
+        return bool(facts.applied.get(node) or facts.entries.get(node) or facts.passed.get(node)) or any(
+            decorator_transform(d, tracker.names, tracker.transforms) is not None for d in decorators
+        )
+
+    return traced
 
 
 def _extends(

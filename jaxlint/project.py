@@ -20,7 +20,15 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from jaxlint.analysis.interface import Applied, IncomingTracer, Imported, Interface, ModuleContext, absolute_module
+from jaxlint.analysis.interface import (
+    Applied,
+    IncomingTracer,
+    Imported,
+    Interface,
+    Looped,
+    ModuleContext,
+    absolute_module,
+)
 from jaxlint.cache import Cache
 from jaxlint.config import DEFAULT_MAX_FILE_SIZE
 from jaxlint.connected import connected
@@ -113,6 +121,12 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
                 applications = applied.setdefault(module, {}).setdefault(function, [])
                 if application not in applications:
                     applications.append(application)
+    looped: dict[str, dict[str, list[Looped]]] = {}
+    for caller_module, interface in modules.items():
+        for loop_call in interface.looped:
+            module, function = split(loop_call.target)
+            if module in modules and module != caller_module and "." not in function:
+                looped.setdefault(module, {}).setdefault(function, []).append(loop_call)
     x64 = {name for name, interface in modules.items() if interface.x64}
     overridden: dict[str, dict[str, set[str]]] = {}
     for subclasses, interface in modules.items():
@@ -141,6 +155,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             interface.wide_dtypes and bool(x64 - {name}),
             transformed,
             {cls: tuple(sorted(names)) for cls, names in overridden.get(name, {}).items()},
+            {function: tuple(calls) for function, calls in looped.get(name, {}).items()},
         )
     return facts
 
@@ -162,7 +177,13 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         if read:
             overridden[cls] = read
     return Imported(
-        imported.entries, returns, imported.consumes, imported.x64 and interface.read_x64, imported.applied, overridden
+        imported.entries,
+        returns,
+        imported.consumes,
+        imported.x64 and interface.read_x64,
+        imported.applied,
+        overridden,
+        imported.looped,
     )
 
 

@@ -46,6 +46,8 @@ RULES = (
     ("JAX507", "donate-by-keyword", True),
     ("JAX508", "state-mutation-in-traced", True),
     ("JAX509", "print-at-trace-time", False),
+    ("JAX510", "static-arg-recreated", True),
+    ("JAX511", "shape-changes-in-loop", True),
     ("JAX601", "grad-non-scalar", True),
     ("JAX602", "grad-integer-input", True),
     ("JAX603", "vmap-in-axes-arity", True),

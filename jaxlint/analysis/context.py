@@ -16,6 +16,7 @@ import libcst as cst
 from jaxlint.model.apis import Version, parse_jax_version
 from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.donations import Donation, Finding
+from jaxlint.analysis.interface import Looped
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import (
@@ -199,6 +200,13 @@ class Context:
             return UNKNOWN
         value = self.value_of(expr)
         return value if value.staged or value.differentiated else UNKNOWN
+
+    def looped_elsewhere(self, function: cst.FunctionDef) -> tuple[Looped, ...]:
+        """For a module-level function: the calls of it in loops of other modules of the project."""
+        context = self._tracker.context
+        if context is None or not any(statement is function for statement in self._module.body):
+            return ()
+        return context.imported.looped.get(function.name.value, ())
 
     def returned_container(self, function: cst.CSTNode) -> cst.BaseExpression | None:
         """The tuple, list or dict literal `function` returns on every path, if it does."""

@@ -70,6 +70,15 @@ class Applied:
 
 
 @dataclass(frozen=True)
+class Looped:
+    """A call in a loop (outside any trace) of another module's function: each iteration runs it again."""
+
+    target: str  # the qualified name called: `pkg.steps.train_step`
+    caller: str  # the function holding the loop (`fit`), "" at module level
+    where: str  # `train.py:42`
+
+
+@dataclass(frozen=True)
 class Interface:
     returns: dict[str, Exported] = field(default_factory=dict)  # by function name, `Class.method` for a method
     calls: tuple[Outgoing, ...] = ()
@@ -97,6 +106,7 @@ class Interface:
     # Its classes whose MRO ends in another module's class: that class (qualified) and the names its classes on
     # the way bind. `Child.norm` of another module's call is `pkg.base.Base.norm` when `norm` is not one of them.
     extends: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    looped: tuple[Looped, ...] = ()  # its calls in loops of other modules' functions
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -118,6 +128,7 @@ class Interface:
             read_self_calls=tuple(data["read_self_calls"]),
             classes=tuple(data["classes"]),
             extends={cls: (base, tuple(names)) for cls, (base, names) in data["extends"].items()},
+            looped=tuple(Looped(**looped) for looped in data["looped"]),
         )
 
 
@@ -156,9 +167,13 @@ class Imported:
     applied: dict[str, tuple[Applied, ...]] = field(default_factory=dict)  # by function name
     # By class name: the names that subclasses in other modules define again (Interface.overrides).
     overridden: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # By function name: the loops of other modules that call it (Interface.looped).
+    looped: dict[str, tuple[Looped, ...]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.entries or self.returns or self.consumes or self.x64 or self.applied or self.overridden)
+        return bool(
+            self.entries or self.returns or self.consumes or self.x64 or self.applied or self.overridden or self.looped
+        )
 
     @property
     def traces(self) -> bool:

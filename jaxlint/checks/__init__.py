@@ -13,6 +13,8 @@ from jaxlint.checks.compilation.jax506_stale_global_capture import StaleGlobalCa
 from jaxlint.checks.compilation.jax507_donate_by_keyword import DonateByKeyword
 from jaxlint.checks.compilation.jax508_state_mutation_in_traced import StateMutationInTraced
 from jaxlint.checks.compilation.jax509_print_at_trace_time import PrintAtTraceTime
+from jaxlint.checks.compilation.jax510_static_arg_recreated import StaticArgRecreated
+from jaxlint.checks.compilation.jax511_shape_changes_in_loop import ShapeChangesInLoop
 from jaxlint.checks.dtypes.jax701_float64_without_x64 import Float64WithoutX64
 from jaxlint.checks.dtypes.jax702_non_array_input import NonArrayInput
 from jaxlint.checks.dtypes.jax703_lax_mixed_dtypes import LaxMixedDtypes
@@ -86,6 +88,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DonateByKeyword,
     StateMutationInTraced,
     PrintAtTraceTime,
+    StaticArgRecreated,
+    ShapeChangesInLoop,
     GradNonScalar,
     GradIntegerInput,
     VmapInAxesArity,

@@ -192,3 +192,23 @@ ARRAY_MAKERS = frozenset(
 )
 # Modules whose functions take a tuple wherever they take a list.
 SEQUENCE_MODULES = ("jax.numpy.", "numpy.", "jax.lax.")
+
+# optax calls that build a `GradientTransformation`: a NamedTuple of closures made anew by each call, so two of
+# them are never equal and a static argument given a new one misses jit's cache (checked with optax 0.2.8).
+OPTIMIZER_FACTORIES = frozenset(
+    "optax." + name
+    for name in (
+        "adabelief adafactor adagrad adam adamax adamaxw adamw amsgrad chain clip clip_by_global_norm fromage lamb "
+        "lars lion nadam nadamw noisy_sgd novograd radam rmsprop scale scale_by_adam scale_by_schedule sgd sm3 yogi"
+    ).split()
+)
+
+# Calls that give an array longer than the one among their first argument (`jnp.concatenate([buf, row])`,
+# `jnp.append(buf, v)`): an array rebound to one in every iteration of a loop has a new shape each time.
+GROWING_FUNCTIONS = frozenset(
+    f"{module}.{name}" for module in ("numpy", "jax.numpy") for name in "concatenate append vstack hstack".split()
+)
+# Calls that turn a Python list into an array of its length (`jnp.stack(history)`).
+LIST_TO_ARRAY = frozenset(
+    f"{module}.{name}" for module in ("numpy", "jax.numpy") for name in "array asarray stack".split()
+)

@@ -140,7 +140,7 @@ class Evidence:
 
     def recompiled(self, event: dict[str, Any]) -> None:
         """A function compiled again and again at one call (observe.Observer._compiled, its latest count):
-        the JAX501/JAX502 findings at the call or at the function confirmed, else a new JAX013 at both."""
+        the recompilation findings (RECOMPILED) at the call or at the function confirmed, else a new JAX013 at both."""
         (file, row, col), *defined = event["where"]
         times = f"`{event['function']}` was compiled {event['count']} times in {event['calls']} calls"
         detail = f"{times} at line {row}: {event['change']} ({EXPLAINED})"

@@ -55,7 +55,7 @@ LEAK = "JAX308"
 PRINTED = "JAX306"  # a tracer printed where no finding said so is a new finding of this code
 PROBED = "JAX801"  # also confirmed when the installed jax lacks the name
 # Confirmed by a function compiled again and again at one call (observe.py's `recompiled` events).
-RECOMPILED = ("JAX501", "JAX502")
+RECOMPILED = ("JAX501", "JAX502", "JAX510", "JAX511")
 CONFIRMABLE = frozenset({*EXPECTED, *(c for codes in OBSERVED.values() for c in codes), *WARNED, LEAK, *RECOMPILED})
 
 # Runtime-only findings: an error under jit, or recompiles, that no static rule predicted.

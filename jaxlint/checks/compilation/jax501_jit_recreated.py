@@ -4,16 +4,18 @@ loop."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.checks.base import CalleeRule, code
-from jaxlint.model.transforms import CACHED_BY_FUNCTION
+from jaxlint.analysis.callees import VMAPS
+from jaxlint.analysis.repetition import Repeat
+from jaxlint.checks.base import code
+from jaxlint.checks.compilation._common import LoopRule, method_of, reads
+from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, PARTIAL
 
 
 # ---------------------------------------------------------------------- JAX501
-
-_CACHES = frozenset({"functools.cache", "functools.lru_cache"})
 
 
 @dataclass
@@ -21,8 +23,8 @@ class _ScopeJits:
     """One function (or the module) being visited: its loops, and the jitted names made in each."""
 
     node: cst.CSTNode
-    loops: list[dict[str, cst.Call]]  # per enclosing loop: name -> the fresh jit bound to it there
-    local: dict[str, cst.Call]  # the same outside any loop
+    loops: list[dict[str, Jit]]  # per enclosing loop: name -> the fresh jit bound to it there
+    local: dict[str, Jit]  # the same outside any loop
     defs_in_loops: set[int]  # ids of defs made inside a loop of this function
 
 
@@ -45,7 +47,53 @@ def _assigned_names(node: cst.CSTNode) -> set[str]:
     return found
 
 
-class JitRecreated(CalleeRule):
+# A jit: `jax.jit(f)`, or the decorator of a nested `@jax.jit def f`.
+Jit = cst.Call | cst.Decorator
+
+
+_STORED_REMEDY = (
+    "each instance's jit wraps a new callable, which misses jax's compilation cache, so every call traces and "
+    "compiles again; make the instance once, outside the loop, or jit a module-level function"
+)
+
+
+def _stored_message(subject: str, repeat: Repeat) -> Callable[[Callable[[cst.CSTNode], int]], str]:
+    def message(line_of: Callable[[cst.CSTNode], int]) -> str:
+        function = repeat.function.name.value
+        return f"{subject} on every call of `{function}`, which runs in {repeat.describe(line_of)}: {_STORED_REMEDY}"
+
+    return message
+
+
+def _stored_jit(cls: cst.ClassDef, attr: str, names) -> tuple[cst.Call, str] | None:
+    """The jit of a fresh callable (a bound method of `self`, a lambda, a partial) that the class's `__init__`
+    stores in `self.<attr>`, and what it wraps."""
+    init = method_of(cls, "__init__")
+    body = init.body.body if init is not None and isinstance(init.body, cst.IndentedBlock) else ()
+    for line in body:
+        for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if not (isinstance(statement, cst.Assign) and isinstance(statement.value, cst.Call)):
+                continue
+            target = statement.targets[0].target
+            is_attr = isinstance(target, cst.Attribute) and target.attr.value == attr
+            if not (is_attr and code(cast(cst.Attribute, target).value) == "self" and len(statement.targets) == 1):
+                continue
+            jit = statement.value
+            wrapped = jit.args[0].value if jit.args and jit.args[0].keyword is None and not jit.args[0].star else None
+            if names.qualified(jit.func) not in CACHED_BY_FUNCTION or wrapped is None:
+                return None
+            if isinstance(wrapped, cst.Lambda):
+                return jit, "a lambda"
+            if isinstance(wrapped, cst.Call) and names.qualified(wrapped.func) in PARTIAL:
+                return jit, "a `functools.partial`"
+            bound = isinstance(wrapped, cst.Attribute) and code(wrapped.value) == "self"
+            if bound and method_of(cls, cast(cst.Attribute, wrapped).attr.value) is not None:
+                return jit, f"the bound method `{code(wrapped)}`"
+            return None
+    return None
+
+
+class JitRecreated(LoopRule):
     code = "JAX501"
     name = "jit-recreated"
     summary = "`jax.jit` of a fresh callable (lambda, partial, nested def, bound method) made and called in a loop"
@@ -54,9 +102,15 @@ class JitRecreated(CalleeRule):
         "expression runs (a "
         "`lambda`, a `functools.partial(...)`, a def made in the same loop body, or `self.method`, a bound "
         "method) and the jitted callable is called in the same place: directly (`jax.jit(lambda x: ...)(x)`), or "
-        "through a name bound to it and called in the same loop body. It flags this inside a loop (`for`, "
-        "`while`, a comprehension), and in a function body when that function is itself called in a loop in the "
-        "same module."
+        "through a name bound to it and called in the same loop body; also a def made there with `@jax.jit` (or "
+        "`@partial(jax.jit, ...)`) and called, and `jax.vmap(jax.jit(f))(x)`, which calls the fresh jit. It flags "
+        "this inside a loop (`for`, `while`, a comprehension), and in a function body when that function runs in "
+        "a loop of the same module, called there directly or through other functions, or in a loop of another "
+        "module of the project that calls it (not from inside a traced "
+        "function, where the jit is inlined into the outer trace): the message names the loop and the chain of "
+        "calls. And a jit of a fresh callable (`jax.jit(self._apply)`, a lambda, a partial) that a class's "
+        "`__init__` stores on the instance, called through an instance made again each time (`Model(p).apply(x)` "
+        "or `model = Model(p)` in the same loop body or function)."
     )
     why_bad = (
         "jax caches compiled code by the identity of the wrapped function. A new lambda, partial, nested def or "
@@ -104,13 +158,16 @@ class JitRecreated(CalleeRule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
         self._frames = [_ScopeJits(node, [], {}, set())]
-        self._per_call: list[tuple[cst.Call, int, str]] = []  # (the jit, id of its function, what it wraps)
-        self._called_in_loops: set[int] = set()  # ids of defs called inside some loop
+        self._per_call: list[tuple[Jit, cst.FunctionDef, str]] = []  # (the jit, its function, what it wraps)
         self._reported: set[int] = set()
-        self._named_uses: dict[int, list] = {}  # a jit bound to a name in a loop: [the jit, loop depth, calls]
+        # A jit bound to a name in a loop: [the jit, loop depth, calls, the name].
+        self._named_uses: dict[int, list] = {}
         self._branches: list[tuple[cst.If, bool]] = []  # the `if` arms around the walk (True: the body)
         self._bound_in: dict[int, tuple[tuple[cst.If, bool], ...]] = {}  # a jit bound to a name: the arms around
+        self._decorated: dict[int, cst.FunctionDef] = {}  # a jit decorator: the nested def it decorates
+        self._stored: list[tuple[cst.Attribute, cst.FunctionDef, str]] = []  # (`model.forward`, its def, subject)
 
     def visit_If_body(self, node: cst.If) -> None:
         self._branches.append((node, True))
@@ -123,7 +180,7 @@ class JitRecreated(CalleeRule):
 
     leave_If_orelse = leave_If_body
 
-    def _maybe_skipped(self, jit: cst.Call, name: str) -> bool:
+    def _maybe_skipped(self, jit: Jit, name: str) -> bool:
         """Whether an iteration can reach this call of `name` without rebinding it: the jit is bound in an arm
         of an `if` that does not hold the call, and the other arm does not bind the name
         (`if need_compile: step = jax.jit(partial(update, n=n))` ... `x = step(x)`). Then the call runs the jit
@@ -137,75 +194,94 @@ class JitRecreated(CalleeRule):
             return other is None or name not in _assigned_names(other)
         return False
 
-    def _enter(self, node: cst.CSTNode) -> None:
-        self._frames.append(_ScopeJits(node, [], {}, set()))
-
-    def _leave(self, node: cst.CSTNode) -> None:
-        self._frames.pop()
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self._frames[-1]
         if frame.loops:
             frame.defs_in_loops.add(id(node))
+        if isinstance(frame.node, cst.FunctionDef) and self.facts.traced_scope is None and not self.facts.in_test_file:
+            jit = self._jit_decorator(node)
+            if jit is not None:  # `@jax.jit def step` in a function body: a new jit each time the def runs
+                self._decorated[id(jit)] = node
+                self._bind(node.name.value, jit)
 
-    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._enter(node)
+    def _jit_decorator(self, node: cst.FunctionDef) -> cst.Decorator | None:
+        """The decorator of a def that jits it with a cache kept on the function (`@jax.jit`,
+        `@partial(jax.jit, static_argnums=1)`), when all its decorators are transforms."""
+        transforms = self.facts.decorating_transforms(node)
+        if not transforms or transforms[0].name not in CACHED_BY_FUNCTION:
+            return None
+        return node.decorators[0]
 
-    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._leave(node)
+    def visit_FunctionDef_body(self, node: cst.CSTNode) -> None:
+        self._enter_holder(node)
+        self._frames.append(_ScopeJits(node, [], {}, set()))
+
+    def leave_FunctionDef_body(self, node: cst.CSTNode) -> None:
+        self._leave_holder(node)
+        self._frames.pop()
 
     visit_Lambda_body, leave_Lambda_body = visit_FunctionDef_body, leave_FunctionDef_body
 
-    def _enter_loop(self, node: cst.CSTNode) -> None:
+    def _open_loop(self, node: cst.CSTNode) -> None:
+        self._enter_loop(node)
         self._frames[-1].loops.append({})
 
-    def _leave_loop(self, node: cst.CSTNode) -> None:
+    def _close_loop(self, node: cst.CSTNode) -> None:
         """A jit bound to a name in this loop and called once per iteration is a new compile each time;
         one called again in the same iteration (a warm-up, then timed runs) is compiled once per setting,
         as a jit closing over the iteration's values must be."""
+        self._leave_loop(node)
         depth = len(self._frames[-1].loops)
-        for key, (jit, bound_depth, calls) in list(self._named_uses.items()):
+        for key, (jit, bound_depth, calls, name) in list(self._named_uses.items()):
             if bound_depth != depth:
                 continue
             del self._named_uses[key]
-            what = self._fresh(jit) if calls == 1 and key not in self._reported else None
+            once = calls == 1 and reads(node, name) == 1  # called, and not also handed on
+            what = self._fresh(jit) if once and key not in self._reported else None
             if what is not None:
                 self._reported.add(key)
                 self._report_in_loop(jit, what)
         self._frames[-1].loops.pop()
 
-    def _report_in_loop(self, jit: cst.Call, what: str) -> None:
+    def _transform_name(self, jit: Jit) -> str:
+        if isinstance(jit, cst.Decorator):
+            transform = self.facts.decorator_transform(jit)
+            return transform.name if transform is not None else JAX_JIT
+        return self.names.qualified(jit.func) or JAX_JIT
+
+    def _report_in_loop(self, jit: Jit, what: str) -> None:
         self.report(
             jit,
             (
-                f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called in every "
+                f"`{self._transform_name(jit)}` of {what} is created and called in every "
                 f"iteration of this loop: each new callable misses jax's compilation cache, so it is traced "
                 f"and compiled again every time; create the jitted function once, outside the loop"
             ),
         )
 
-    visit_For_body = visit_While_body = _enter_loop
-    leave_For_body = leave_While_body = _leave_loop
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_loop
-    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_loop
+    visit_For_body = visit_While_body = _open_loop
+    leave_For_body = leave_While_body = _close_loop
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _open_loop
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _close_loop
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         if isinstance(node.value, cst.Call) and self._fresh(node.value) is not None:
-            frame = self._frames[-1]
-            (frame.loops[-1] if frame.loops else frame.local)[node.targets[0].target.value] = node.value
-            self._bound_in[id(node.value)] = tuple(self._branches)
+            self._bind(node.targets[0].target.value, node.value)
+
+    def _bind(self, name: str, jit: Jit) -> None:
+        frame = self._frames[-1]
+        (frame.loops[-1] if frame.loops else frame.local)[name] = jit
+        self._bound_in[id(jit)] = tuple(self._branches)
 
     def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
         frame = self._frames[-1]
-        if frame.loops:
-            callee = self.facts.binding(node.func)
-            if callee is not None and isinstance(callee[0], cst.FunctionDef):
-                self._called_in_loops.add(id(callee[0]))
         if self.facts.traced_scope is not None or self.facts.in_test_file:
             return  # tests build a fresh jit per case on purpose
-        jit = node.func if isinstance(node.func, cst.Call) else None
+        self._check_stored(node.func)
+        jit: Jit | None = self._called_jit(node.func)
         if jit is None and isinstance(node.func, cst.Name) and frame.loops:
             bound = next(
                 (
@@ -216,7 +292,7 @@ class JitRecreated(CalleeRule):
                 None,
             )
             if bound is not None:  # judged when its loop ends: called again in the iteration, it is reused
-                uses = self._named_uses.setdefault(id(bound[0]), [bound[0], bound[1], 0])
+                uses = self._named_uses.setdefault(id(bound[0]), [bound[0], bound[1], 0, node.func.value])
                 reused = len(frame.loops) != bound[1] or self._maybe_skipped(bound[0], node.func.value)
                 uses[2] += 2 if reused else 1
             return
@@ -228,31 +304,72 @@ class JitRecreated(CalleeRule):
         self._reported.add(id(jit))
         if frame.loops:
             self._report_in_loop(jit, what)
-        elif isinstance(frame.node, cst.FunctionDef) and not self._cached(frame.node):
-            self._per_call.append((jit, id(frame.node), what))
+        elif isinstance(frame.node, cst.FunctionDef) and not self.cached(frame.node):
+            self._per_call.append((jit, frame.node, what))
+
+    def _check_stored(self, func: cst.BaseExpression) -> None:
+        """`Model(cfg).forward(x)`, or `model.forward(x)` with `model = Model(cfg)` made each time this point
+        runs, where `Model.__init__` sets `self.forward` to a jit of a fresh callable: each instance has its own."""
+        if not isinstance(func, cst.Attribute):
+            return
+        receiver = func.value
+        made = receiver if isinstance(receiver, cst.Call) else None
+        if isinstance(receiver, cst.Name):
+            made = self.made_here(receiver)
+        cls = self.facts.value_of(made).instance if made is not None else None
+        stored = _stored_jit(cls, func.attr.value, self.names) if isinstance(cls, cst.ClassDef) else None
+        if stored is None:
+            return
+        jit, what = stored
+        subject = (
+            f"`{code(func)}` is the `{self._transform_name(jit)}` of {what} that `{cast(cst.ClassDef, cls).name.value}"
+            f".__init__` makes, and the instance is made again"
+        )
+        if self.loop is not None:
+            self.report(func, f"{subject} in every iteration of this loop: {_STORED_REMEDY}")
+        elif isinstance(self.holder, cst.FunctionDef) and not self.cached(self.holder):
+            self._stored.append((func, self.holder, subject))
+
+    def _called_jit(self, func: cst.BaseExpression) -> cst.Call | None:
+        """The jit a call calls as written: `jax.jit(f)(x)`, or through `jax.vmap(jax.jit(f))(x)`, whose
+        inner jit is called (and compiled) on every call of the vmapped function."""
+        if not isinstance(func, cst.Call):
+            return None
+        if self.names.qualified(func.func) in VMAPS and func.args and isinstance(func.args[0].value, cst.Call):
+            return func.args[0].value
+        return func
 
     def leave_Module(self, node: cst.Module) -> None:
+        for func, function, subject in self._stored:
+            repeat = self.repeat(function)
+            if repeat is not None:
+                self.report(func, _stored_message(subject, repeat))
         for jit, function, what in self._per_call:
-            if function in self._called_in_loops:
-                self.report(
-                    jit,
-                    (
-                        f"`{self.names.qualified(jit.func) or 'jax.jit'}` of {what} is created and called on every "
-                        f"call of this function, which is called in a loop: each new callable misses jax's "
-                        f"compilation cache, so every call traces and compiles again; create the jitted function "
-                        f"once (at module level, or in `__init__`)"
-                    ),
-                )
+            repeat = self.repeat(function)
+            if repeat is None:
+                continue
+            self.report(jit, self._per_call_message(self._transform_name(jit), what, repeat))
 
-    def _cached(self, function: cst.FunctionDef) -> bool:
-        for decorator in function.decorators:
-            expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
-            if self.names.qualified(expr) in _CACHES:
-                return True
-        return False
+    @staticmethod
+    def _per_call_message(name: str, what: str, repeat: Repeat) -> Callable[[Callable[[cst.CSTNode], int]], str]:
+        def message(line_of: Callable[[cst.CSTNode], int]) -> str:
+            return (
+                f"`{name}` of {what} is created and called on every call of `{repeat.function.name.value}`, "
+                f"which runs in {repeat.describe(line_of)}: each new callable misses jax's compilation cache, so "
+                f"every call traces and compiles again; create the jitted function once (at module level, or in "
+                f"`__init__`)"
+            )
 
-    def _fresh(self, jit: cst.Call) -> str | None:
-        """What fresh callable a jit call wraps ("a lambda"...), or None when it is not one."""
+        return message
+
+    def _fresh(self, jit: Jit) -> str | None:
+        """What fresh callable a jit wraps ("a lambda"...), or None when it is not one."""
+        if isinstance(jit, cst.Decorator):
+            decorated = self._decorated[id(jit)]
+            made_in_loop = id(decorated) in self._frames[-1].defs_in_loops
+            return f"the {'def' if made_in_loop else 'nested def'} `{decorated.name.value}`" + (
+                " made in the loop" if made_in_loop else ""
+            )
         if self.names.qualified(jit.func) not in CACHED_BY_FUNCTION or not jit.args:
             return None
         first = jit.args[0]

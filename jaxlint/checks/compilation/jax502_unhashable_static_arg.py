@@ -7,7 +7,7 @@ import libcst as cst
 from jaxlint.analysis.callees import Argument, JittedCallee
 from jaxlint.analysis.expected_errors import ExpectedErrors
 from jaxlint.checks.base import CalleeRule, FixPlan, code
-from jaxlint.checks.compilation._common import callee_name, option_text
+from jaxlint.checks.compilation._common import returns, static_arguments, static_position
 from jaxlint.model.functions import ARRAY_MAKERS, SEQUENCE_MODULES
 from jaxlint.traversal import children
 
@@ -96,8 +96,9 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
         "Flags an argument in a `static_argnums`/`static_argnames` position (`static_broadcasted_argnums` for "
         "`jax.pmap`) of a call to a jitted callable when it is visibly unhashable: a list, dict or set literal or "
         "comprehension, `list(...)`/`dict(...)`/`set(...)`, a NumPy or `jax.numpy` array constructor "
-        "(`np.array`, `jnp.zeros`...), a tuple holding one of those, or a name bound once, in its scope, to one "
-        "of those. Static positions are resolved as jax does: `static_argnums` against the wrapped function's "
+        "(`np.array`, `jnp.zeros`...), a tuple holding one of those, a name or `self.attr` bound once to one of "
+        "those, a call of a function of the project that returns a list, dict or set literal on every path, or an "
+        "instance of a `@dataclass` that keeps `eq` and is not frozen (Python sets its `__hash__` to None). Static positions are resolved as jax does: `static_argnums` against the wrapped function's "
         "signature also makes the parameter static by keyword, and the other way round. The callee is found "
         "through `jax.jit(f, static_argnums=...)` assigned to a name or to `self.attr`, `@partial(jax.jit, "
         "static_argnums=...)`, `@jax.jit(static_argnames=...)`, aliases and `partial`."
@@ -132,8 +133,9 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
         "    return pad_to(x, (128,))\n"
     )
     not_flagged = (
-        "Tuples, strings, numbers, frozen dataclasses and any value jaxlint cannot see is unhashable (a "
-        "parameter, an attribute, a call to another function); arguments in positions that are not static; "
+        "Tuples, strings, numbers, frozen dataclasses, `@dataclass(eq=False)` (hashed by identity) and any value "
+        "jaxlint cannot see is unhashable (a parameter, an attribute set in several places, a call of a function "
+        "outside the project); arguments in positions that are not static; "
         "callees whose static positions are not literals."
     )
     fixable = True
@@ -158,23 +160,15 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
             callee, spelled = bound
             found = callee, callee.arguments(spelled, self.facts.target_version)
             node = spelled
-        if found is None:
-            return
-        callee, arguments = found
-        for argument in arguments:
-            if not argument.static:
-                continue
+        for callee, argument in static_arguments(found):
             kind = self._unhashable(argument.expr)
             if kind is None:
                 continue
-            options = option_text(callee, "static_argnums", "static_argnames", "static_broadcasted_argnums")
-            param = f" `{argument.param}`" if argument.param else ""
             use = "a tuple" if kind == "a list" else "a hashable value (a tuple, a frozen dataclass)"
             self.report(
                 argument.expr,
                 (
-                    f"`{code(argument.expr)}` ({kind}) is passed as static argument{param} of "
-                    f"`{callee_name(node)}` ({options}): static arguments must be hashable, so this raises "
+                    f"`{code(argument.expr)}` ({kind}) is passed as {static_position(callee, argument, node)}: static arguments must be hashable, so this raises "
                     f"`ValueError: Non-hashable static arguments are not supported`; pass {use}"
                 ),
                 self._fix(callee, argument),
@@ -206,12 +200,47 @@ class UnhashableStaticArg(ExpectedErrors, CalleeRule):
                 and not self._bound_anywhere(expr.func)
             ):
                 return f"a {expr.func.value}"
-            return None
-        if isinstance(expr, cst.Name) and depth == 0:
+            return self._made_unhashable(expr, depth)
+        if isinstance(expr, (cst.Name, cst.Attribute)) and depth == 0:  # a name or `self.attr` bound once
             found = self.facts.binding(expr)
             if found is not None and isinstance(found[0], cst.BaseExpression):
                 return self._unhashable(found[0], depth + 1)
         return None
+
+    def _made_unhashable(self, call: cst.Call, depth: int) -> str | None:
+        """What unhashable value a call visibly gives: an instance of a dataclass whose `__hash__` is None, or
+        the list, dict or set literal a function of the project returns on every path."""
+        made = self.facts.value_of(call).instance
+        if isinstance(made, cst.ClassDef) and self._unhashable_dataclass(made):
+            return f"a `{made.name.value}`, a dataclass with `eq` and without `frozen`, whose `__hash__` is None"
+        if depth > 1:
+            return None
+        found = self.facts.binding(call.func, want_def=True)
+        if found is not None and isinstance(found[0], cst.FunctionDef):
+            kinds = [self._unhashable(r.value, depth + 1) if r.value else None for r in returns(found[0])]
+            return f"{kinds[0]} that `{found[0].name.value}` returns" if kinds and all(kinds) else None
+        imported = self.facts.imported_literal(call.func)
+        if imported is not None and imported.startswith(("a list", "a dict", "a set")):
+            return imported
+        return None
+
+    def _unhashable_dataclass(self, cls: cst.ClassDef) -> bool:
+        """`@dataclass` (or `@dataclasses.dataclass(...)`) that leaves `eq` on and neither freezes the class nor
+        asks for `unsafe_hash`, in a class defining no `__hash__`: Python sets its `__hash__` to None."""
+        body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+        if cls.bases or any(isinstance(s, cst.FunctionDef) and s.name.value == "__hash__" for s in body):
+            return False
+        for decorator in cls.decorators:
+            expr = decorator.decorator
+            options = expr.args if isinstance(expr, cst.Call) else ()
+            if self.names.qualified(expr.func if isinstance(expr, cst.Call) else expr) != "dataclasses.dataclass":
+                continue
+            given = {arg.keyword.value: arg.value for arg in options if arg.keyword is not None}
+            if any(arg.keyword is None for arg in options):
+                return False
+            defaults = {"eq": "True", "frozen": "False", "unsafe_hash": "False"}
+            return all(code(given.get(option, cst.Name(default))) == default for option, default in defaults.items())
+        return False
 
     def _bound_anywhere(self, name: cst.Name) -> bool:
         """A builtin's name rebound in some scope around (then `list(...)` may not be the builtin)."""
