@@ -23,20 +23,17 @@ from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import UNTRACEABLE_ANNOTATIONS
+from jaxlint.model.transform_spec import CLOSURE, CUSTOM, GRAD, MAP, POSITIONS, PRIMALS
 from jaxlint.model.transforms import (
     FORI_LOOP,
     BUILDS_JAXPR,
-    CUSTOM,
-    GRAD,
     GRADIENTS,
     HOST_CALLBACKS,
     JIT_LIKE,
     JITS,
     LAX_BODIES,
-    MAP,
     ONLY_TRACE,
     PARTIAL,
-    PRIMALS,
     REF_KERNELS,
     STAGED,
     TRANSFORMS,
@@ -449,6 +446,10 @@ def _traced_and_static(
         return everything - static, static
     if name in LAX_BODIES or family == PRIMALS:
         return everything, set()
+    if family == CLOSURE:
+        return set(), set()
+    if family == POSITIONS:
+        return _positions(signature, TRANSFORMS[name].traced_positions) - signature.defaults, set()
     traced = {
         p
         for p, annotation in signature.annotations.items()

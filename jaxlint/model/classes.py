@@ -1,19 +1,19 @@
 """Class decorators that give back the class they decorate, its methods as written: a call of the class
 still makes an instance of it, and `Cls.method` / `instance.method` still call the method's body."""
 
+from jaxlint.model.libraries import merged_sets
+
 PLAIN_CLASS_DECORATORS = frozenset(
     {
         "dataclasses.dataclass",
         "functools.total_ordering",
         "typing.final",
-        "flax.struct.dataclass",
-        "chex.dataclass",
         "jax.tree_util.register_pytree_node_class",
         "jax.tree_util.register_pytree_with_keys_class",
         "jax.tree_util.register_dataclass",
         "jax.tree_util.register_static",
     }
-)
+) | merged_sets("PLAIN_CLASS_DECORATORS")
 
 # Base classes that give their subclasses no method a call could run instead of one of the class's own (the ABC
 # machinery only checks abstract methods when the class is called; `Generic` only adds subscription): methods
