@@ -6,6 +6,9 @@ functions that may return a tuple, a list, a function, a dtype or a Python value
 
 from jaxlint.model.libraries import merged_dicts
 
+# Library calls that give one array, unless given the argument (position, keyword) they then give back.
+LIBRARY_ARRAY_FUNCTIONS: dict[str, tuple[int, str]] = merged_dicts("ARRAY_FUNCTIONS")
+
 # Namespaces whose functions return one array, except those listed below.
 ARRAY_NAMESPACES = ("jax.numpy.", "jax.random.", "jax.nn.", "jax.lax.")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from jaxlint.model.libraries import chex, equinox, flax, haiku, pallas
+from jaxlint.model.libraries import chex, diffrax, equinox, flax, haiku, lineax, numpyro, optimistix, pallas
 
-LIBRARIES: tuple[ModuleType, ...] = (equinox, flax, haiku, chex, pallas)
+LIBRARIES: tuple[ModuleType, ...] = (equinox, flax, haiku, chex, numpyro, diffrax, optimistix, lineax, pallas)
 
 
 def merged_dicts(table: str) -> dict:
