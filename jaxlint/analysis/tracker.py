@@ -31,6 +31,7 @@ from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import KeyFlow
+from jaxlint.analysis.library_runs import function_run, module_run
 from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
@@ -764,6 +765,7 @@ class ValueTracker(Domain):
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)
+                self._library_run(chain, node, values, caller.name, via)
         elif any(is_scalar_literal(arg.value) for arg in node.args):
             self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
         elif type(node.func) is cst.Name:
@@ -772,6 +774,32 @@ class ValueTracker(Domain):
             if any(value is not None and value.kind is Kind.ARRAY and value.contents is None for value in values):
                 given = [value if value is not None and value.kind is Kind.ARRAY else None for value in values]
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
+
+    def _library_run(
+        self,
+        chain: tuple[cst.CSTNode, ...],
+        call: cst.Call,
+        values: list[Value | None],
+        caller: str,
+        via: AppliedTransform,
+    ) -> None:
+        """A traced call through which a library runs a function of this module (`model.apply(variables, x)`,
+        `net.apply(params, rng, x)`): that function gets the arguments after the library's own."""
+        func = call.func
+        instance = self._receiver(func) if type(func) is cst.Attribute else None
+        if isinstance(instance, cst.ClassDef):
+            run = module_run(call, instance, self._module, self._bindings, self.names)
+            if run is None:
+                return
+            method, skip = run
+            runs = cst.Attribute(value=cast(cst.Attribute, func).value, attr=cst.Name(method))
+            self.recorder.receiver(runs, instance)
+            self.recorder.call(chain, call, runs, list(call.args[skip:]), values[skip:], caller, via)
+            return
+        wrapped = function_run(call, self._bindings, chain, self.names)
+        if wrapped is not None:
+            target, where, skip = wrapped
+            self.recorder.call(where, call, target, list(call.args[skip:]), values[skip:], caller, via)
 
     def _carries_list(self, call: cst.Call, loop: str) -> bool:
         """Whether a lax loop's initial carry is a Python list, or a name holding a list or tuple (not a

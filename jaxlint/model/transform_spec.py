@@ -69,3 +69,14 @@ class TransformSpec:
 JIT_OPTIONS = Options(
     Role("static_argnums", "static_argnames", (0, 0, 0)), Role("donate_argnums", "donate_argnames", (0, 4, 14))
 )
+
+
+@dataclass(frozen=True)
+class Runner:
+    """How a library object runs a function of the user's: each method that runs it (`apply`), with how many
+    arguments that method takes before the function's own (`apply(variables, *args)`: 1); the keyword that
+    names another method to run (`method=`), and the one run by default (`__call__`)."""
+
+    methods: dict[str, int]
+    method_keyword: Optional[str] = None
+    default: Optional[str] = None

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, Options, TransformSpec
+from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, Options, Runner, TransformSpec
 
 TRANSFORMS = {
     "flax.nnx.jit": TransformSpec(FILTERED, staged=True, options=Options(JIT_OPTIONS.static, None)),
@@ -24,3 +24,10 @@ STATIC_FIELD_CALLS = frozenset({"flax.struct.static_field"})
 PLAIN_CLASS_DECORATORS = frozenset({"flax.struct.dataclass"})
 # `model.apply(variables, x, deterministic=True)`: dropout draws nothing.
 RANDOMNESS_OFF = {"deterministic": "True", "train": "False", "training": "False"}
+# A linen Module's `apply(variables, *args, method=m)` and `init(rngs, *args, method=m)` run its `__call__` (or `m`)
+# with `args`: traced when the caller's are (the step `jax.jit` traces), as given when called eagerly.
+METHOD_RUNNERS = {
+    "flax.linen.Module": Runner(
+        {"apply": 1, "init": 1, "init_with_output": 1}, method_keyword="method", default="__call__"
+    )
+}
