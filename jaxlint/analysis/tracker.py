@@ -766,13 +766,15 @@ class ValueTracker(Domain):
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via)
                 self._library_run(chain, node, values, caller.name, via)
-        elif any(is_scalar_literal(arg.value) for arg in node.args):
-            self.recorder.call(chain, node, node.func, list(node.args), [None] * len(node.args), None, None)
-        elif type(node.func) is cst.Name:
-            # An eager call giving a function a JAX array (`step(jnp.stack(xs))`): under its transform, one tracer.
-            values = [self.value_of(arg.value) for arg in node.args]
-            if any(value is not None and value.kind is Kind.ARRAY and value.contents is None for value in values):
-                given = [value if value is not None and value.kind is Kind.ARRAY else None for value in values]
+        else:
+            given: list[Value | None] = [None] * len(node.args)
+            if type(node.func) is cst.Name:
+                # An eager call giving a function a JAX array (`step(jnp.stack(xs))`): under its transform, one
+                # tracer.
+                values = [self.value_of(arg.value) for arg in node.args]
+                if any(value is not None and value.kind is Kind.ARRAY and value.contents is None for value in values):
+                    given = [value if value is not None and value.kind is Kind.ARRAY else None for value in values]
+            if any(is_scalar_literal(arg.value) for arg in node.args) or any(value is not None for value in given):
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
 
     def _library_run(
@@ -1038,6 +1040,7 @@ class ValueTracker(Domain):
             self.names,
             self.transforms,
             self._known.scalars.get(node, frozenset()),
+            self._known.arrays.get(node, frozenset()),
         )
 
     def _enter(
