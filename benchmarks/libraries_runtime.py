@@ -138,10 +138,18 @@ def _haiku():
 
 
 def _equinox():
+    import jax
     import jax.numpy as jnp
 
     name = "equinox_filter_jit.py"
+
+    def build(cls):
+        with jax.debug_key_reuse(True):
+            cls(jax.random.key(0))
+
     return [
+        (name, "raises KeyReuseError at line 74", False, lambda ns: build(ns["Encoder"])),
+        (name, "runs", False, lambda ns: build(ns["SplitEncoder"])),
         (name, "raises TracerBoolConversionError at line 29", False, lambda ns: ns["normalise"](jnp.arange(3.0), 2.0)),
         # The static `scale` and `depth` pass; the array field `bias` is a tracer (the fixture's expect-miss).
         (name, "raises TracerBoolConversionError at line 41", True, lambda ns: ns["describe"](ns["model"], jnp.ones(3))),

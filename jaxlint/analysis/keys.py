@@ -44,6 +44,7 @@ from jaxlint.model.keys import (
     EVAL_SHAPE,
     KEY_COMPUTING_MODULES,
     KEY_MAKERS,
+    LIBRARY_KEY_DRAWERS,
     NOT_CONSUMERS,
     SELECTS,
     SHAPE_OF,
@@ -118,6 +119,15 @@ def sampler_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] 
         return None
     key = argument(call, 0, "key")
     return (key, qualified) if key is not None else None
+
+
+def drawn_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] | None:
+    """The key a library call draws from (`eqx.nn.Linear(2, 3, key=key)`: its initial weights), with the call's
+    name; or a `jax.random` function's (sampler_key)."""
+    qualified = names.qualified(call.func) or ""
+    keyword = next((word for prefix, word in LIBRARY_KEY_DRAWERS.items() if qualified.startswith(prefix)), None)
+    key = next((arg.value for arg in call.args if keyword and arg.keyword and arg.keyword.value == keyword), None)
+    return (key, qualified) if key is not None else sampler_key(call, names)
 
 
 def key_ref(expr: cst.BaseExpression) -> str | None:
@@ -409,7 +419,7 @@ class KeyFlow(Domain):
         found = []
         self._written = {}
         names = self._tracker.names
-        sampled = sampler_key(call, names)
+        sampled = drawn_key(call, names)
         candidates = [sampled] if sampled else []
         # In a notebook's cells, a call of the notebook's own function is a run of an experiment (the same
         # simulation at two settings, side by side), each its own as each cell is; a script's is a draw.
@@ -548,7 +558,7 @@ class KeyFlow(Domain):
 
     def leave_Call(self, node: cst.Call) -> None:
         self._leave_select(node)
-        sampled = sampler_key(node, self._tracker.names)
+        sampled = drawn_key(node, self._tracker.names)
         ref = self._key_ref(sampled[0]) if sampled else None
         if ref is not None:
             self.state.learn(ref)

@@ -20,3 +20,5 @@ STATIC_FIELD_SPECS = {"equinox.field": ("static", True)}
 STATIC_FIELD_CALLS = frozenset({"equinox.static_field"})
 # `model(x, inference=True)`: dropout draws nothing.
 RANDOMNESS_OFF = {"inference": "True"}
+# The layers of `eqx.nn` draw their initial weights from the key given as `key=`: by name prefix, that keyword.
+KEY_DRAWERS = {"equinox.nn.": "key"}
