@@ -45,6 +45,7 @@ from jaxlint.model.keys import (
     KEY_COMPUTING_MODULES,
     KEY_MAKERS,
     LIBRARY_KEY_DRAWERS,
+    LIBRARY_KEY_METHODS,
     NOT_CONSUMERS,
     SELECTS,
     SHAPE_OF,
@@ -418,8 +419,7 @@ class KeyFlow(Domain):
         """The keys this call consumes: (argument, ref, consumer name)."""
         found = []
         self._written = {}
-        names = self._tracker.names
-        sampled = drawn_key(call, names)
+        sampled = self._drawn_key(call)
         candidates = [sampled] if sampled else []
         # In a notebook's cells, a call of the notebook's own function is a run of an experiment (the same
         # simulation at two settings, side by side), each its own as each cell is; a script's is a draw.
@@ -558,7 +558,7 @@ class KeyFlow(Domain):
 
     def leave_Call(self, node: cst.Call) -> None:
         self._leave_select(node)
-        sampled = drawn_key(node, self._tracker.names)
+        sampled = self._drawn_key(node)
         ref = self._key_ref(sampled[0]) if sampled else None
         if ref is not None:
             self.state.learn(ref)
@@ -585,6 +585,25 @@ class KeyFlow(Domain):
         for arg in node.args:
             if type(arg.value) is cst.Name:
                 self.state.forget_items(arg.value.value)
+
+    def _drawn_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+        """The key a call draws from, with what draws: a `jax.random` function's or a library layer's
+        (drawn_key), or a library object's method's (`mcmc.run(key, ...)` of `mcmc = MCMC(...)`,
+        `Predictive(model)(key, ...)`)."""
+        drawn = drawn_key(call, self._tracker.names)
+        if drawn is not None:
+            return drawn
+        func = call.func
+        method, owner = (func.attr.value, func.value) if type(func) is cst.Attribute else ("__call__", func)
+        if type(owner) is cst.Name:
+            found = self._tracker.callees.bindings.binding(owner, tuple(self._tracker.chain))
+            owner = found[0] if found is not None and type(found[0]) is cst.Call else owner
+        if type(owner) is not cst.Call:
+            return None
+        made = self._tracker.names.qualified(cast(cst.Call, owner).func) or ""
+        where = LIBRARY_KEY_METHODS.get(made, {}).get(method)
+        key = argument(call, *where) if where is not None else None
+        return (key, f"{made.rsplit('.', 1)[-1]}.{method}") if key is not None else None
 
     def _param_given(self, expr: cst.BaseExpression) -> str | None:
         """The key parameter of the function around this call that `expr` is (or names: `pair[0]`)."""

@@ -20,3 +20,10 @@ TRANSFORMS = {
 }
 # Calls that give one array, but given an observation (position, keyword): then they give it back.
 ARRAY_FUNCTIONS = {"numpyro.sample": (2, "obs")}
+# Objects whose methods draw from the key given to them (they split it): the class, then each method with the
+# key's (position, keyword). `mcmc.run(key, ...)` then `Predictive(...)(key, ...)` reuses the key.
+KEY_DRAWING_METHODS = {
+    "numpyro.infer.MCMC": {"run": (0, "rng_key"), "warmup": (0, "rng_key")},
+    "numpyro.infer.SVI": {"run": (0, "rng_key"), "init": (0, "rng_key")},
+    "numpyro.infer.Predictive": {"__call__": (0, "rng_key")},
+}
