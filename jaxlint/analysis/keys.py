@@ -600,7 +600,7 @@ class KeyFlow(Domain):
             owner = found[0] if found is not None and type(found[0]) is cst.Call else owner
         if type(owner) is not cst.Call:
             return None
-        made = self._tracker.names.qualified(cast(cst.Call, owner).func) or ""
+        made = self._tracker.names.qualified(owner.func) or ""
         where = LIBRARY_KEY_METHODS.get(made, {}).get(method)
         key = argument(call, *where) if where is not None else None
         return (key, f"{made.rsplit('.', 1)[-1]}.{method}") if key is not None else None
