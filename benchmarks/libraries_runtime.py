@@ -154,9 +154,16 @@ def _equinox():
         with jax.debug_key_reuse(True):
             cls(jax.random.key(0))
 
+    def call(cls, method):
+        block = cls(jax.random.key(0))
+        with jax.debug_key_reuse(True):
+            getattr(block, method)(jnp.ones(4), key=jax.random.key(1))
+
     return [
         (name, "raises KeyReuseError at line 74", False, lambda ns: build(ns["Encoder"])),
         (name, "runs", False, lambda ns: build(ns["SplitEncoder"])),
+        (name, "raises KeyReuseError at line 98", False, lambda ns: call(ns["Block"], "__call__")),
+        (name, "runs", False, lambda ns: call(ns["Block"], "evaluate")),
         (name, "raises TracerBoolConversionError at line 29", False, lambda ns: ns["normalise"](jnp.arange(3.0), 2.0)),
         # The static `scale` and `depth` pass; the array field `bias` is a tracer (the fixture's expect-miss).
         (name, "raises TracerBoolConversionError at line 41", True, lambda ns: ns["describe"](ns["model"], jnp.ones(3))),
