@@ -44,7 +44,7 @@ def definitions(name: str) -> dict:
 
 
 # The module-level assignments a fixture's cases need, by line.
-SETUP = {"flax_linen_apply.py": (28, 29, 30, 31), "haiku_transform.py": (17, 32, 33), "equinox_filter_jit.py": (46, 47, 48)}
+SETUP = {"optax_update.py": (6, 7, 8), "flax_linen_apply.py": (28, 29, 30, 31), "haiku_transform.py": (17, 32, 33), "equinox_filter_jit.py": (46, 47, 48)}
 
 
 def observe(name: str, run) -> tuple[str, bool]:
@@ -172,9 +172,36 @@ def _equinox():
     ]
 
 
+def _chex_pallas():
+    import jax.numpy as jnp
+
+    name = "chex_and_pallas.py"
+    return [
+        (name, "raises TracerBoolConversionError at line 19", False,
+         lambda ns: ns["update"](ns["State"](step=jnp.array(1), scale=jnp.array(2.0)), jnp.ones(3))),
+        (name, "runs", False, lambda ns: ns["add"](jnp.ones(8), jnp.ones(8))),
+    ]
+
+
+def _optax():
+    import jax.numpy as jnp
+
+    name = "optax_update.py"
+    params = {"w": jnp.ones(3)}
+    grads = {"w": jnp.full(3, 0.5)}
+
+    def steps(ns):
+        ns["step"](params, ns["opt"].init(params), grads)
+        ns["step_with"](params, ns["optimizers"]["adam"].init(params), grads)
+        trainer = ns["Trainer"]()
+        trainer.step(params, trainer.tx.init(params), grads)
+
+    return [(name, "runs", False, steps)]
+
+
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _haiku, _equinox):
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _haiku, _equinox, _chex_pallas, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print
