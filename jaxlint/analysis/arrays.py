@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import (
     ARRAY_NAMESPACES,
     ARRAY_TYPES,
     FUNCTIONAL_UPDATE_METHODS,
+    LIBRARY_ARRAY_FUNCTIONS,
     NOT_ONE_ARRAY,
     NOT_ONE_ARRAY_PREFIXES,
     NUMPY_ARRAY_FACTORIES,
@@ -22,8 +24,11 @@ from jaxlint.model.shapes import WHERE
 
 
 def produces_array(call: cst.Call, names: Names) -> bool:
-    """True when `call` is a jax function that always returns one array."""
+    """True when `call` is a jax function (or a library's, model/libraries/) that always returns one array."""
     qualified = names.qualified(call.func)
+    if qualified in LIBRARY_ARRAY_FUNCTIONS:
+        # `numpyro.sample("w", d)`, not `numpyro.sample("y", d, obs=y)`
+        return arguments(call).complete and argument(call, *LIBRARY_ARRAY_FUNCTIONS[qualified]) is None
     if qualified is None or not qualified.startswith(ARRAY_NAMESPACES):
         return False
     if qualified in NOT_ONE_ARRAY or qualified.startswith(NOT_ONE_ARRAY_PREFIXES):

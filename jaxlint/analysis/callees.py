@@ -26,7 +26,8 @@ from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.factories import product, returned
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
-from jaxlint.model.transforms import JAX_JIT, JAX_VMAP, WITH_JIT_OPTIONS, Options, Role
+from jaxlint.model.transform_spec import Options, Role
+from jaxlint.model.transforms import JAX_JIT, JAX_VMAP, WITH_JIT_OPTIONS
 from jaxlint.analysis.traced import (
     Signature,
     AppliedTransform,

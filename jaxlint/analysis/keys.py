@@ -37,13 +37,15 @@ from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import Names
 from jaxlint.cells import CELL_MARKER
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
-from jaxlint.model.functions import JAX_RANDOM
+from jaxlint.model.functions import JAX_RANDOM, RANDOMNESS_OFF
 from jaxlint.model.keys import (
     BRANCHING,
     COND,
     EVAL_SHAPE,
     KEY_COMPUTING_MODULES,
     KEY_MAKERS,
+    LIBRARY_KEY_DRAWERS,
+    LIBRARY_KEY_METHODS,
     NOT_CONSUMERS,
     SELECTS,
     SHAPE_OF,
@@ -118,6 +120,25 @@ def sampler_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] 
         return None
     key = argument(call, 0, "key")
     return (key, qualified) if key is not None else None
+
+
+def drawn_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] | None:
+    """The key a library call draws from (`eqx.nn.Linear(2, 3, key=key)`: its initial weights), with the call's
+    name; or a `jax.random` function's (sampler_key)."""
+    qualified = names.qualified(call.func) or ""
+    key = _keyword_key(call, qualified)
+    return (key, qualified) if key is not None else sampler_key(call, names)
+
+
+def _keyword_key(call: cst.Call, drawer: str) -> cst.BaseExpression | None:
+    """The key given to a call by the keyword with which things of the library `drawer` names take their key."""
+    keyword = next((word for prefix, word in LIBRARY_KEY_DRAWERS.items() if drawer.startswith(prefix)), None)
+    if any(
+        arg.keyword and type(arg.value) is cst.Name and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value
+        for arg in call.args
+    ):
+        return None  # `dropout(x, key=key, inference=True)` draws nothing
+    return next((arg.value for arg in call.args if keyword and arg.keyword and arg.keyword.value == keyword), None)
 
 
 def key_ref(expr: cst.BaseExpression) -> str | None:
@@ -408,8 +429,7 @@ class KeyFlow(Domain):
         """The keys this call consumes: (argument, ref, consumer name)."""
         found = []
         self._written = {}
-        names = self._tracker.names
-        sampled = sampler_key(call, names)
+        sampled = self._drawn_key(call)
         candidates = [sampled] if sampled else []
         # In a notebook's cells, a call of the notebook's own function is a run of an experiment (the same
         # simulation at two settings, side by side), each its own as each cell is; a script's is a draw.
@@ -548,7 +568,7 @@ class KeyFlow(Domain):
 
     def leave_Call(self, node: cst.Call) -> None:
         self._leave_select(node)
-        sampled = sampler_key(node, self._tracker.names)
+        sampled = self._drawn_key(node)
         ref = self._key_ref(sampled[0]) if sampled else None
         if ref is not None:
             self.state.learn(ref)
@@ -575,6 +595,47 @@ class KeyFlow(Domain):
         for arg in node.args:
             if type(arg.value) is cst.Name:
                 self.state.forget_items(arg.value.value)
+
+    def _drawn_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+        """The key a call draws from, with what draws: a `jax.random` function's or a library layer's
+        (drawn_key), or a library object's method's (`mcmc.run(key, ...)` of `mcmc = MCMC(...)`,
+        `Predictive(model)(key, ...)`)."""
+        drawn = drawn_key(call, self._tracker.names)
+        if drawn is not None:
+            return drawn
+        func = call.func
+        drawer = self._field_class(func) if type(func) is cst.Attribute else None
+        if drawer is not None:  # `self.dropout(x, key=key)` of a field `dropout: eqx.nn.Dropout`
+            key = _keyword_key(call, drawer)
+            return (key, drawer) if key is not None else None
+        method, owner = (func.attr.value, func.value) if type(func) is cst.Attribute else ("__call__", func)
+        if method == "__call__" or type(owner) is cst.Name:  # `predictive(key)`, `mcmc.run(key)`
+            found = self._tracker.callees.bindings.binding(owner, tuple(self._tracker.chain))
+            owner = found[0] if found is not None and type(found[0]) is cst.Call else owner
+        if type(owner) is not cst.Call:
+            return None
+        made = self._tracker.names.qualified(owner.func) or ""
+        where = LIBRARY_KEY_METHODS.get(made, {}).get(method)
+        key = argument(call, *where) if where is not None else None
+        if key is None and method == "__call__":  # a layer of `eqx.nn` called: `dropout(x, key=key)`
+            key = _keyword_key(call, made)
+        return (key, f"{made.rsplit('.', 1)[-1]}.{method}") if key is not None else None
+
+    def _field_class(self, attribute: cst.Attribute) -> str | None:
+        """The class `self.name` is declared to hold (`name: eqx.nn.Dropout` in the body of the class whose
+        method this is), qualified."""
+        chain = self._tracker.chain
+        if type(attribute.value) is not cst.Name or attribute.value.value != "self" or len(chain) < 2:
+            return None
+        cls = chain[-2]
+        if type(cls) is not cst.ClassDef:
+            return None
+        for statement in cls.body.body:
+            for small in statement.body if type(statement) is cst.SimpleStatementLine else ():
+                if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
+                    if small.target.value == attribute.attr.value:
+                        return self._tracker.names.qualified(small.annotation.annotation)
+        return None
 
     def _param_given(self, expr: cst.BaseExpression) -> str | None:
         """The key parameter of the function around this call that `expr` is (or names: `pair[0]`)."""

@@ -25,20 +25,17 @@ from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import UNTRACEABLE_ANNOTATIONS
+from jaxlint.model.transform_spec import CLOSURE, CUSTOM, GRAD, MAP, POSITIONS, PRIMALS
 from jaxlint.model.transforms import (
     FORI_LOOP,
     BUILDS_JAXPR,
-    CUSTOM,
-    GRAD,
     GRADIENTS,
     HOST_CALLBACKS,
     JIT_LIKE,
     JITS,
     LAX_BODIES,
-    MAP,
     ONLY_TRACE,
     PARTIAL,
-    PRIMALS,
     REF_KERNELS,
     STAGED,
     TRANSFORMS,
@@ -460,12 +457,15 @@ def _traced_and_static(
     names: Names,
     table: TransformTable,
     given: frozenset[str] = frozenset(),
+    arrays: frozenset[str] = frozenset(),
 ) -> tuple[set[str], set[str]]:
     """Parameters this transform makes tracers, and parameters it keeps static.
 
     A parameter with a default may never be passed (then it is a plain Python value), so it is
     never claimed traced; except a flag (`training=False`) of a function decorated with `jit`, when a
     call passes it (`given`): every call of the decorated name goes through `jit`, which traces it.
+    A filtering transform (`eqx.filter_jit`) traces the parameters annotated as arrays, and those a call
+    gives a JAX array (`arrays`).
     """
     kw = transform.keywords
     name = transform.name
@@ -494,12 +494,16 @@ def _traced_and_static(
         return everything - static, static
     if name in LAX_BODIES or family == PRIMALS:
         return everything, set()
+    if family == CLOSURE:
+        return set(), set()
+    if family == POSITIONS:
+        return _positions(signature, TRANSFORMS[name].traced_positions) - signature.defaults, set()
     traced = {
         p
         for p, annotation in signature.annotations.items()
         if p in everything and is_array_annotation(annotation, names)
     }
-    return traced, set()
+    return traced | (arrays & everything), set()
 
 
 def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[str]:
@@ -549,9 +553,10 @@ def traced_function(
     names: Names,
     table: TransformTable,
     given: frozenset[str] = frozenset(),
+    arrays: frozenset[str] = frozenset(),
 ) -> TracedFunction | None:
     """The traced-scope facts of one function from everything applied to it, or None. `given`: the
-    parameters some call of it passes a scalar literal."""
+    parameters some call of it passes a scalar literal; `arrays`: those some call passes a JAX array."""
     if not transforms and not passed and not entries:
         return None
     signature = Signature.of(params)
@@ -560,7 +565,9 @@ def traced_function(
     gradients: dict[str, tuple[str, ...]] = {}
     for transform in transforms:
         try:
-            more_traced, more_static = _traced_and_static(transform, signature.after(transform), names, table, given)
+            more_traced, more_static = _traced_and_static(
+                transform, signature.after(transform), names, table, given, arrays
+            )
         except NotLiteral:
             continue
         seen = signature.after(transform).positional

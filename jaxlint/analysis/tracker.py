@@ -31,6 +31,7 @@ from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import KeyFlow
+from jaxlint.analysis.library_runs import function_run, module_run
 from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
@@ -876,14 +877,19 @@ class ValueTracker(Domain):
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver)
-        elif any(is_scalar_literal(arg.value) for arg in node.args):
-            literals = [self.value_of(arg.value) if is_scalar_literal(arg.value) else None for arg in node.args]
-            self.recorder.call(chain, node, node.func, list(node.args), literals, None, None)
-        elif type(node.func) is cst.Name:
-            # An eager call giving a function a JAX array (`step(jnp.stack(xs))`): under its transform, one tracer.
-            values = [self.value_of(arg.value) for arg in node.args]
-            if any(_given_eagerly(value) for value in values):
-                given = [value if _given_eagerly(value) else None for value in values]
+                self._library_run(chain, node, values, caller.name, via)
+        else:
+            given: list[Value | None] = [None] * len(node.args)
+            if type(node.func) is cst.Name:
+                # An eager call giving a function a JAX array (`step(jnp.stack(xs))`: under its transform, one
+                # tracer) or an instance of a class of this module (a pytree whose fields say which leaves are).
+                given = [value if _given_eagerly(value := self.value_of(arg.value)) else None for arg in node.args]
+            # A scalar literal tells the kind of number a parameter gets (`step(3)`: an int).
+            given = [
+                self.value_of(arg.value) if is_scalar_literal(arg.value) else value
+                for arg, value in zip(node.args, given)
+            ]
+            if any(value is not None for value in given):
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
 
     def _traced_receiver(self, func: cst.BaseExpression) -> Value | None:
@@ -893,6 +899,32 @@ class ValueTracker(Domain):
             return None
         held = self._lookup(func.value.value)
         return held if held is not None and _traced_pytree(held) is not None else None
+
+    def _library_run(
+        self,
+        chain: tuple[cst.CSTNode, ...],
+        call: cst.Call,
+        values: list[Value | None],
+        caller: str,
+        via: AppliedTransform,
+    ) -> None:
+        """A traced call through which a library runs a function of this module (`model.apply(variables, x)`,
+        `net.apply(params, rng, x)`): that function gets the arguments after the library's own."""
+        func = call.func
+        instance = self._receiver(func) if type(func) is cst.Attribute else None
+        if isinstance(instance, cst.ClassDef):
+            run = module_run(call, instance, self._module, self._bindings, self.names)
+            if run is None:
+                return
+            method, skip = run
+            runs = cst.Attribute(value=cast(cst.Attribute, func).value, attr=cst.Name(method))
+            self.recorder.receiver(runs, instance)
+            self.recorder.call(chain, call, runs, list(call.args[skip:]), values[skip:], caller, via)
+            return
+        wrapped = function_run(call, self._bindings, chain, self.names)
+        if wrapped is not None:
+            target, where, skip = wrapped
+            self.recorder.call(where, call, target, list(call.args[skip:]), values[skip:], caller, via)
 
     def _carries_list(self, call: cst.Call, loop: str) -> bool:
         """Whether a lax loop's initial carry is a Python list, or a name holding a list or tuple (not a
@@ -1131,6 +1163,7 @@ class ValueTracker(Domain):
             self.names,
             self.transforms,
             self._known.scalars.get(node, frozenset()),
+            self._known.arrays.get(node, frozenset()),
         )
 
     def _enter(

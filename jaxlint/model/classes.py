@@ -1,21 +1,30 @@
 """Class decorators that give back the class they decorate, its methods as written: a call of the class
 still makes an instance of it, and `Cls.method` / `instance.method` still call the method's body."""
 
+from jaxlint.model.libraries import merged_dicts, merged_sets
+from jaxlint.model.transform_spec import Runner
+
 PLAIN_CLASS_DECORATORS = frozenset(
     {
         "dataclasses.dataclass",
         "functools.total_ordering",
         "typing.final",
-        "flax.struct.dataclass",
-        "chex.dataclass",
         "jax.tree_util.register_pytree_node_class",
         "jax.tree_util.register_pytree_with_keys_class",
         "jax.tree_util.register_dataclass",
         "jax.tree_util.register_static",
     }
-)
+) | merged_sets("PLAIN_CLASS_DECORATORS")
 
 # Base classes that give their subclasses no method a call could run instead of one of the class's own (the ABC
 # machinery only checks abstract methods when the class is called; `Generic` only adds subscription): methods
 # are looked up as if they were not there.
 TRANSPARENT_BASES = frozenset({"abc.ABC", "typing.Generic", "typing_extensions.Generic"})
+
+# Library base classes whose instances run one of their methods for a runner method (`model.apply(variables, x)`
+# of a flax linen Module runs `__call__(x)`).
+METHOD_RUNNERS: dict[str, Runner] = merged_dicts("METHOD_RUNNERS")
+# Library calls that wrap a function in an object whose methods run it (`hk.transform(f).apply`), the function
+# given first; and wrappers of those objects that drop an argument of one method (haiku's `without_apply_rng`).
+FUNCTION_RUNNERS: dict[str, Runner] = merged_dicts("FUNCTION_RUNNERS")
+RNG_DROPPING: dict[str, str] = merged_dicts("RNG_DROPPING")

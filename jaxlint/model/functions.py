@@ -4,6 +4,11 @@ Precision first: a function counts as giving one array only when every way of ca
 functions that may return a tuple, a list, a function, a dtype or a Python value are listed apart.
 """
 
+from jaxlint.model.libraries import merged_dicts
+
+# Library calls that give one array, unless given the argument (position, keyword) they then give back.
+LIBRARY_ARRAY_FUNCTIONS: dict[str, tuple[int, str]] = merged_dicts("ARRAY_FUNCTIONS")
+
 # Namespaces whose functions return one array, except those listed below.
 ARRAY_NAMESPACES = ("jax.numpy.", "jax.random.", "jax.nn.", "jax.lax.")
 
@@ -151,13 +156,7 @@ SELECTING_SAMPLERS = {"jax.random.permutation": (1, "x"), "jax.random.choice": (
 
 # Keyword arguments by which a model call turns its randomness off (flax's `deterministic=True` and
 # `train=False`, haiku's `is_training=False`, equinox's `inference=True`): keys it is given are not drawn from.
-RANDOMNESS_OFF = {
-    "deterministic": "True",
-    "inference": "True",
-    "train": "False",
-    "training": "False",
-    "is_training": "False",
-}
+RANDOMNESS_OFF = merged_dicts("RANDOMNESS_OFF")
 
 
 # The handlers that show code expecting a tracer's truth value to fail, and meaning it (`try: if rate == 0:

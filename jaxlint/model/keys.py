@@ -1,5 +1,7 @@
 """PRNG keys, as data: the names JAX code conventionally gives them, and the calls that make them."""
 
+from jaxlint.model.libraries import merged_dicts
+
 # Parameter names (globs) that hold PRNG keys, unless the config's `key-names` says otherwise.
 DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
 
@@ -76,3 +78,7 @@ VIEW_FUNCTIONS = frozenset(
 )
 EVAL_SHAPE = "jax.eval_shape"  # traces for shapes only: no key is drawn from
 KEY_COMPUTING_MODULES = ("jax.", "numpy.")  # functions that may consume or compute on a key given to them
+# Library calls that draw from a key given by keyword, by the prefix of their names (model/libraries/).
+LIBRARY_KEY_DRAWERS: dict[str, str] = merged_dicts("KEY_DRAWERS")
+# Library classes whose instances' methods draw from a key they are given: method -> (position, keyword).
+LIBRARY_KEY_METHODS: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHODS")

@@ -2,13 +2,15 @@
 static (aux data: Python values, never tracers). JAX flattens an argument of a transformed function into its
 leaves; only leaves are traced."""
 
+from jaxlint.model.libraries import merged_dicts, merged_sets
+
 # Subclasses have one child per annotated field, in order.
 NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
 
 # Base classes and class decorators that register a dataclass as a pytree: every field a child but those
 # marked static.
-PYTREE_BASES = frozenset({"flax.struct.PyTreeNode", "equinox.Module"})
-PYTREE_DECORATORS = frozenset({"flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_dataclass"})
+PYTREE_BASES = merged_sets("PYTREE_BASES")
+PYTREE_DECORATORS = frozenset({"jax.tree_util.register_dataclass"}) | merged_sets("PYTREE_DECORATORS")
 
 # Decorators that make a dataclass and change nothing about how it flattens, under a registering one.
 DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
@@ -16,12 +18,9 @@ DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
 LISTED_REGISTRATION = "jax.tree_util.register_dataclass"
 
 # `name: T = field(...)` marks a field static: the call, and the keyword with the value that does it.
-STATIC_FIELD_SPECS = {
-    "flax.struct.field": ("pytree_node", False),
-    "equinox.field": ("static", True),
-}
+STATIC_FIELD_SPECS = merged_dicts("STATIC_FIELD_SPECS")
 # Calls whose field is always static.
-STATIC_FIELD_CALLS = frozenset({"flax.struct.static_field", "equinox.static_field"})
+STATIC_FIELD_CALLS = merged_sets("STATIC_FIELD_CALLS")
 # `dataclasses.field(metadata=dict(static=True))`: what `jax.tree_util.register_dataclass` reads as a meta field.
 METADATA_FIELD_CALLS = frozenset({"dataclasses.field"})
 

@@ -9,67 +9,12 @@ at the bottom; a new transform is a new row. Every fact was checked against jax 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
-Version = tuple[int, int, int]
+from jaxlint.model.libraries import merged_dicts
+from jaxlint.model.transform_spec import CUSTOM, GRAD, JIT, JIT_OPTIONS, MAP, PRIMALS, Options, Role, TransformSpec
 
-
-@dataclass(frozen=True)
-class Role:
-    """Where a transform takes one kind of argument list (static or donated) and when it infers the other half.
-
-    `infers_since`: from this jax release on, giving only the numbers (or only the names) makes jax find the
-    other half with `inspect.signature`; None: it never does (the names option does not exist).
-    """
-
-    argnums: str
-    argnames: Optional[str]
-    infers_since: Optional[Version]
-
-
-@dataclass(frozen=True)
-class Options:
-    """The static and donated arguments of a call of the transformed function."""
-
-    static: Role
-    donate: Optional[Role]  # None: donated arguments stay usable (the transform writes results back into them)
-
-
-# Families: how a transform decides which parameters of its function are tracers.
-JIT = "jit"  # every parameter, except static_argnums/static_argnames
-GRAD = "grad"  # only the argnums positions (default: the first)
-MAP = "map"  # positions whose in_axes is not None
-CUSTOM = "custom"  # every parameter, except nondiff_argnums
-FILTERED = "filtered"  # array-annotated parameters only: equinox/nnx make the other arguments static
-PRIMALS = "primals"  # every parameter: the function is called with the primals that follow it (`jax.vjp(f, x)`)
-
-
-@dataclass(frozen=True)
-class TransformSpec:
-    family: str
-    staged: bool  # abstract tracers: Python `if`, `int()` and shapes fail on them
-    positional_options: tuple[str, ...] = ()  # options also taken by position, after the function
-    options: Optional[Options] = None  # static and donated arguments of calls, when it takes jit's options
-    gradient: bool = False  # alone, it traces with values: `float()`, `math.*` and NumPy fail, `if` works
-    reverse_mode: bool = False  # transposes the computation: rejects `while_loop` with a traced trip count
-    scalar_output: bool = False  # the function must return a scalar (without `has_aux`)
-    integer_input_error: Optional[str] = None  # its TypeError on integer or boolean differentiated inputs
-    per_example: bool = False  # runs its function once per mapped example
-    caches_by_function: bool = False  # its compile cache is keyed by the identity of the function it wraps
-    runs_function: bool = True  # False: only traces it, for shapes or a jaxpr (eval_shape, make_jaxpr)
-    called_with_arguments: bool = False  # `jax.eval_shape(f, x, y)`: the arguments follow the function
-    none_spec_static: Optional[str] = None  # the option whose `None` entries leave an argument static
-    runs_as_given: bool = False  # called outside a trace, runs the function on its arguments as given
-    # Inside, a `jnp`/`lax` result computed from static values stays a concrete array (vmap); under the
-    # others, which trace to a jaxpr, it is a tracer: `jnp.array(x.shape).prod()` cannot be a shape.
-    concrete_constants: bool = False
-
-
-_JIT_OPTIONS = Options(
-    Role("static_argnums", "static_argnames", (0, 0, 0)), Role("donate_argnums", "donate_argnames", (0, 4, 14))
-)
-_JIT = TransformSpec(JIT, staged=True, options=_JIT_OPTIONS, caches_by_function=True)
+_JIT = TransformSpec(JIT, staged=True, options=JIT_OPTIONS, caches_by_function=True)
 _CHECKPOINT = TransformSpec(JIT, staged=True)
 _SHARD_MAP = TransformSpec(
     JIT, staged=True, positional_options=("mesh", "in_specs", "out_specs"), none_spec_static="in_specs"
@@ -123,19 +68,7 @@ TRANSFORMS: dict[str, TransformSpec] = {
     ),
     "jax.custom_jvp": TransformSpec(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
     "jax.custom_vjp": TransformSpec(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
-    "equinox.filter_jit": TransformSpec(FILTERED, staged=True, caches_by_function=True),
-    "equinox.filter_vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
-    "equinox.filter_pmap": TransformSpec(FILTERED, staged=True, per_example=True),
-    "equinox.filter_checkpoint": TransformSpec(FILTERED, staged=True),
-    # nnx.jit merges the outputs back into the donated Modules and Optimizers: they stay usable.
-    "flax.nnx.jit": TransformSpec(FILTERED, staged=True, options=Options(_JIT_OPTIONS.static, None)),
-    "flax.nnx.vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
-    "flax.nnx.remat": TransformSpec(FILTERED, staged=True),
-    "flax.nnx.pmap": TransformSpec(FILTERED, staged=True, per_example=True),
-    "equinox.filter_grad": TransformSpec(FILTERED, staged=False, gradient=True),
-    "equinox.filter_value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
-    "flax.nnx.grad": TransformSpec(FILTERED, staged=False, gradient=True),
-    "flax.nnx.value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
+    **merged_dicts("TRANSFORMS"),
 }
 
 # Functions that take callables, by the position and keyword names of those callables.
@@ -181,11 +114,7 @@ HOST_CALLBACKS: dict[str, Callables] = {
     "jax.experimental.host_callback.id_tap": ((0,), ("tap_func",)),
 }
 # Callables given to these get mutable refs, whatever their annotations say: `o_ref[...] = v` is a store.
-REF_KERNELS: dict[str, Callables] = {
-    "jax.experimental.pallas.pallas_call": ((0,), ("kernel",)),
-    "jax.experimental.pallas.run_scoped": ((0,), ("f",)),
-    "jax.experimental.pallas.core_map": ((0,), ("f",)),
-}
+REF_KERNELS: dict[str, Callables] = merged_dicts("REF_KERNELS")
 # These call their function on every leaf: a pytree of tracers gives it tracers.
 TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 # These list a pytree's leaves in a Python list (the leaves of a pytree of tracers are tracers): whether each
@@ -210,7 +139,7 @@ def _where(test) -> frozenset[str]:
 
 
 # jax.jit and its aliases: `static_argnames`, `donate_argnums`, and `self` traced when decorating a method.
-JITS = _where(lambda t: t.options is _JIT_OPTIONS)
+JITS = _where(lambda t: t.options is JIT_OPTIONS)
 JIT_LIKE = _where(lambda t: t.family == JIT)
 STAGED = _where(lambda t: t.staged)
 GRADIENTS = _where(lambda t: t.gradient)

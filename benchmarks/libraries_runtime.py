@@ -1,0 +1,216 @@
+"""What fixtures/libraries/ claims about each library, checked by running its functions with the library installed.
+
+The libraries are not installed in CI (they would add minutes to every run), so this runs by hand, in a venv
+that has them at the pinned versions:
+
+    pip install flax==0.12.8 optax==0.2.8 equinox==0.13.8 dm-haiku==0.0.17 chex==0.1.92 numpyro==0.22.0 \
+        diffrax==0.7.2 optimistix==0.1.0 lineax==0.1.1
+    python benchmarks/libraries_runtime.py
+
+Each fixture's imports, functions and classes are run as written (its file name stays theirs, so the lines of a
+traceback are the fixture's lines); each case calls them the way the fixture does and says what jax did: the
+line of the fixture that raised, and whether a `print` showed a tracer. A case passes when that is what the
+fixture's `# expect:` comments (and its twins, which must run) say. Exit status 1 when one does not.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import sys
+import traceback
+import types
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "libraries"
+
+
+def definitions(name: str) -> dict:
+    """The fixture's imports, functions, classes and the assignments before its first function: not its last
+    lines, which run it (and raise)."""
+    path = FIXTURES / name
+    tree = ast.parse(path.read_text())
+    kept = [
+        node
+        for node in tree.body
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+        or isinstance(node, ast.Assign) and node.lineno in SETUP.get(name, ())
+    ]
+    module = types.ModuleType(path.stem)  # dataclasses (flax's Modules) look their module up
+    sys.modules[path.stem] = module
+    exec(compile(ast.Module(body=kept, type_ignores=[]), str(path), "exec"), module.__dict__)
+    return module.__dict__
+
+
+# The module-level assignments a fixture's cases need, by line.
+SETUP = {"optax_update.py": (6, 7, 8), "flax_linen_apply.py": (28, 29, 30, 31), "haiku_transform.py": (17, 32, 33), "equinox_filter_jit.py": (46, 47, 48)}
+
+
+def observe(name: str, run) -> tuple[str, bool]:
+    """What running `run(namespace)` did: `raises <Error> at line N` (the last line of the fixture in the
+    traceback) or `runs`; and whether it printed a tracer."""
+    namespace = definitions(name)
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            run(namespace)
+        outcome = "runs"
+    except Exception as error:  # what jax raised is the observation
+        lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename.endswith(name)]
+        outcome = f"raises {type(error).__name__} at line {lines[-1] if lines else '?'}"
+    return outcome, "Tracer" in printed.getvalue()
+
+
+def _numpyro():
+    import jax
+    import jax.numpy as jnp
+    from numpyro.infer import MCMC, NUTS, Predictive
+
+    key = jax.random.PRNGKey(0)
+
+    def reusing(draw):  # jax's key-reuse checker, on a typed key (it ignores legacy ones)
+        with jax.debug_key_reuse(True):
+            draw(jax.random.key(4))
+
+    def sample(model, *args, **kwargs):
+        MCMC(NUTS(model), num_warmup=2, num_samples=2, progress_bar=False).run(key, *args, **kwargs)
+
+    return [
+        ("numpyro_models.py", "raises TracerBoolConversionError at line 13", True,
+         lambda ns: sample(ns["regression"], jnp.ones(10), y=jnp.ones(10))),
+        ("numpyro_models.py", "raises TracerBoolConversionError at line 26", False,
+         lambda ns: sample(ns["hierarchical"], jnp.zeros(4, int), 2)),
+        ("numpyro_models.py", "runs", False, lambda ns: Predictive(ns["noisy"], num_samples=3)(key, jnp.ones(3))),
+        ("numpyro_models.py", "runs", False, lambda ns: Predictive(ns["observed"], num_samples=3)(key, jnp.ones(3))),
+        # `MCMC.run` splits its key (numpyro/infer/hmc.py), and trips the key-reuse checker itself, so lines 61
+        # and 67 are not checked here; `Predictive` given one key twice is.
+        ("numpyro_models.py", "raises KeyReuseError at line 73", False, lambda ns: reusing(ns["prior_twice"])),
+    ]
+
+
+def _diffrax_optimistix_lineax():
+    import diffrax
+    import jax.numpy as jnp
+    import lineax as lx
+    import optimistix as optx
+
+    name = "diffrax_and_optimistix.py"
+
+    def solve(ns):
+        term = diffrax.ODETerm(ns["decay"])
+        diffrax.diffeqsolve(term, diffrax.Tsit5(), t0=0.0, t1=1.0, dt0=0.1, y0=jnp.ones(3), args=0.5)
+
+    return [
+        (name, "raises TracerBoolConversionError at line 13", False, solve),
+        (name, "raises TracerBoolConversionError at line 23", False,
+         lambda ns: optx.root_find(ns["residual"], optx.Newton(rtol=1e-6, atol=1e-6), jnp.ones(2), args=2.0)),
+        (name, "runs", True,
+         lambda ns: optx.minimise(ns["loss"], optx.BFGS(rtol=1e-6, atol=1e-6), jnp.zeros(2), args=1.0)),
+        (name, "raises TracerBoolConversionError at line 40", False,
+         lambda ns: lx.linear_solve(lx.FunctionLinearOperator(ns["double"], jnp.ones(2)), jnp.ones(2))),
+    ]
+
+
+def _flax():
+    import jax
+    import jax.numpy as jnp
+
+    name = "flax_linen_apply.py"
+
+    def step(ns):
+        ns["train_step"](ns["variables"], ns["opt_state"], jnp.ones((2, 3)), jnp.ones((2, 4)), jax.random.key(1))
+
+    def eager(ns):
+        ns["model"].apply(ns["variables"], -jnp.ones((2, 3)), rngs={"noise": jax.random.key(2)})
+
+    return [
+        (name, "raises TracerBoolConversionError at line 15", False, step),
+        (name, "runs", False, eager),  # the twins: `if self.training`, `make_rng` twice
+        (name, "runs", True, lambda ns: ns["embed"](ns["variables"], jnp.ones((2, 3)))),
+    ]
+
+
+def _haiku():
+    import jax
+    import jax.numpy as jnp
+
+    name = "haiku_transform.py"
+    return [
+        (name, "raises TracerBoolConversionError at line 9", False,
+         lambda ns: ns["step"](ns["params"], jax.random.key(1), jnp.ones((2, 3)))),
+        (name, "runs", False, lambda ns: ns["net"].apply(ns["params"], jax.random.key(1), -jnp.ones((2, 3)))),
+        (name, "runs", True, lambda ns: ns["evaluate"](ns["predictor"].init(jax.random.key(0), jnp.ones(3)), jnp.ones(3))),
+    ]
+
+
+def _equinox():
+    import jax
+    import jax.numpy as jnp
+
+    name = "equinox_filter_jit.py"
+
+    def build(cls):
+        with jax.debug_key_reuse(True):
+            cls(jax.random.key(0))
+
+    def call(cls, method):
+        block = cls(jax.random.key(0))
+        with jax.debug_key_reuse(True):
+            getattr(block, method)(jnp.ones(4), key=jax.random.key(1))
+
+    return [
+        (name, "raises KeyReuseError at line 74", False, lambda ns: build(ns["Encoder"])),
+        (name, "runs", False, lambda ns: build(ns["SplitEncoder"])),
+        (name, "raises KeyReuseError at line 98", False, lambda ns: call(ns["Block"], "__call__")),
+        (name, "runs", False, lambda ns: call(ns["Block"], "evaluate")),
+        (name, "raises TracerBoolConversionError at line 29", False, lambda ns: ns["normalise"](jnp.arange(3.0), 2.0)),
+        # The static `scale` and `depth` pass; the array field `bias` is a tracer (the fixture's expect-miss).
+        (name, "raises TracerBoolConversionError at line 41", True, lambda ns: ns["describe"](ns["model"], jnp.ones(3))),
+        (name, "runs", False,
+         lambda ns: ns["make_step"](ns["model"], ns["opt_state"], jnp.ones((8, 3)), jnp.ones((8, 3)))),
+    ]
+
+
+def _chex_pallas():
+    import jax.numpy as jnp
+
+    name = "chex_and_pallas.py"
+    return [
+        (name, "raises TracerBoolConversionError at line 19", False,
+         lambda ns: ns["update"](ns["State"](step=jnp.array(1), scale=jnp.array(2.0)), jnp.ones(3))),
+        (name, "runs", False, lambda ns: ns["add"](jnp.ones(8), jnp.ones(8))),
+    ]
+
+
+def _optax():
+    import jax.numpy as jnp
+
+    name = "optax_update.py"
+    params = {"w": jnp.ones(3)}
+    grads = {"w": jnp.full(3, 0.5)}
+
+    def steps(ns):
+        ns["step"](params, ns["opt"].init(params), grads)
+        ns["step_with"](params, ns["optimizers"]["adam"].init(params), grads)
+        trainer = ns["Trainer"]()
+        trainer.step(params, trainer.tx.init(params), grads)
+
+    return [(name, "runs", False, steps)]
+
+
+def main() -> int:
+    failed = 0
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _haiku, _equinox, _chex_pallas, _optax):
+        for name, expected, expects_tracer_print, run in cases():
+            outcome, printed_tracer = observe(name, run)
+            ok = outcome == expected and printed_tracer == expects_tracer_print
+            failed += not ok
+            shown = f"{outcome}{', printed a tracer' if printed_tracer else ''}"
+            print(f"{'ok ' if ok else 'FAIL'} {name}: {shown}" + ("" if ok else f" (expected {expected})"))
+    print(f"{failed} of the claims not as the fixtures say" if failed else "every claim as the fixtures say")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

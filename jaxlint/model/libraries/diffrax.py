@@ -1,0 +1,17 @@
+"""diffrax, as data (checked with diffrax 0.7.2 on jax 0.10.2).
+
+`diffeqsolve` runs under `equinox.filter_jit`: the vector field a term wraps is called with traced `t` and `y`;
+its `args` are traced where they hold arrays and static where they hold Python numbers."""
+
+from __future__ import annotations
+
+from jaxlint.model.transform_spec import POSITIONS, TransformSpec
+
+_VECTOR_FIELD = TransformSpec(POSITIONS, staged=True, traced_positions=(0, 1))
+
+TRANSFORMS = {
+    "diffrax.ODETerm": _VECTOR_FIELD,
+    "diffrax.ControlTerm": TransformSpec(
+        POSITIONS, staged=True, positional_options=("control",), traced_positions=(0, 1)
+    ),
+}

@@ -1,0 +1,24 @@
+"""equinox, as data (checked with equinox 0.13.8 on jax 0.10.2).
+
+Its `filter_*` transforms trace the array leaves of their arguments and keep every other leaf static; a
+`Module` is a dataclass pytree whose `field(static=True)` fields are static."""
+
+from __future__ import annotations
+
+from jaxlint.model.transform_spec import FILTERED, TransformSpec
+
+TRANSFORMS = {
+    "equinox.filter_jit": TransformSpec(FILTERED, staged=True, caches_by_function=True),
+    "equinox.filter_vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
+    "equinox.filter_pmap": TransformSpec(FILTERED, staged=True, per_example=True),
+    "equinox.filter_checkpoint": TransformSpec(FILTERED, staged=True),
+    "equinox.filter_grad": TransformSpec(FILTERED, staged=False, gradient=True),
+    "equinox.filter_value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
+}
+PYTREE_BASES = frozenset({"equinox.Module"})
+STATIC_FIELD_SPECS = {"equinox.field": ("static", True)}
+STATIC_FIELD_CALLS = frozenset({"equinox.static_field"})
+# `model(x, inference=True)`: dropout draws nothing.
+RANDOMNESS_OFF = {"inference": "True"}
+# The layers of `eqx.nn` draw their initial weights from the key given as `key=`: by name prefix, that keyword.
+KEY_DRAWERS = {"equinox.nn.": "key"}

@@ -1,0 +1,82 @@
+"""What a transform is, as data: the row type of model/transforms.py's table, which JAX's own transforms and the
+libraries' (model/libraries/) fill."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+Version = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Role:
+    """Where a transform takes one kind of argument list (static or donated) and when it infers the other half.
+
+    `infers_since`: from this jax release on, giving only the numbers (or only the names) makes jax find the
+    other half with `inspect.signature`; None: it never does (the names option does not exist).
+    """
+
+    argnums: str
+    argnames: Optional[str]
+    infers_since: Optional[Version]
+
+
+@dataclass(frozen=True)
+class Options:
+    """The static and donated arguments of a call of the transformed function."""
+
+    static: Role
+    donate: Optional[Role]  # None: donated arguments stay usable (the transform writes results back into them)
+
+
+# Families: how a transform decides which parameters of its function are tracers.
+JIT = "jit"  # every parameter, except static_argnums/static_argnames
+GRAD = "grad"  # only the argnums positions (default: the first)
+MAP = "map"  # positions whose in_axes is not None
+CUSTOM = "custom"  # every parameter, except nondiff_argnums
+FILTERED = "filtered"  # array-annotated parameters only: equinox/nnx make the other arguments static
+PRIMALS = "primals"  # every parameter: the function is called with the primals that follow it (`jax.vjp(f, x)`)
+# No parameter: a library traces the function to a jaxpr with the caller's arguments closed over (numpyro's
+# samplers), so its arguments stay what they were, and every `jnp` result inside is a tracer.
+CLOSURE = "closure"
+POSITIONS = "positions"  # the parameters at `traced_positions` (diffrax's vector field: `t` and `y`, not `args`)
+
+
+@dataclass(frozen=True)
+class TransformSpec:
+    family: str
+    staged: bool  # abstract tracers: Python `if`, `int()` and shapes fail on them
+    positional_options: tuple[str, ...] = ()  # options also taken by position, after the function
+    options: Optional[Options] = None  # static and donated arguments of calls, when it takes jit's options
+    gradient: bool = False  # alone, it traces with values: `float()`, `math.*` and NumPy fail, `if` works
+    reverse_mode: bool = False  # transposes the computation: rejects `while_loop` with a traced trip count
+    scalar_output: bool = False  # the function must return a scalar (without `has_aux`)
+    integer_input_error: Optional[str] = None  # its TypeError on integer or boolean differentiated inputs
+    per_example: bool = False  # runs its function once per mapped example
+    caches_by_function: bool = False  # its compile cache is keyed by the identity of the function it wraps
+    runs_function: bool = True  # False: only traces it, for shapes or a jaxpr (eval_shape, make_jaxpr)
+    called_with_arguments: bool = False  # `jax.eval_shape(f, x, y)`: the arguments follow the function
+    none_spec_static: Optional[str] = None  # the option whose `None` entries leave an argument static
+    runs_as_given: bool = False  # called outside a trace, runs the function on its arguments as given
+    # Inside, a `jnp`/`lax` result computed from static values stays a concrete array (vmap); under the
+    # others, which trace to a jaxpr, it is a tracer: `jnp.array(x.shape).prod()` cannot be a shape.
+    concrete_constants: bool = False
+    traced_positions: tuple[int, ...] = ()  # the parameters a POSITIONS transform traces
+
+
+# jax.jit's options: the transforms that take them share this object.
+JIT_OPTIONS = Options(
+    Role("static_argnums", "static_argnames", (0, 0, 0)), Role("donate_argnums", "donate_argnames", (0, 4, 14))
+)
+
+
+@dataclass(frozen=True)
+class Runner:
+    """How a library object runs a function of the user's: each method that runs it (`apply`), with how many
+    arguments that method takes before the function's own (`apply(variables, *args)`: 1); the keyword that
+    names another method to run (`method=`), and the one run by default (`__call__`)."""
+
+    methods: dict[str, int]
+    method_keyword: Optional[str] = None
+    default: Optional[str] = None

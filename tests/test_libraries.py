@@ -1,0 +1,112 @@
+"""The libraries JAX code is written with (jaxlint/model/libraries/): each library's names live in its own module,
+and what they trace reaches the rules. fixtures/libraries/ holds the cases, checked line by line by
+test_fixtures.py; benchmarks/libraries_runtime.py checks them with the libraries installed."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+from helpers import jaxlint, write
+from jaxlint.model import classes, functions, pytrees, transforms
+from jaxlint.model.libraries import LIBRARIES
+
+MODEL = Path(__file__).resolve().parent.parent / "jaxlint" / "model"
+LIBRARY_PREFIXES = tuple(
+    f"{name}." for name in "equinox flax haiku optax numpyro diffrax optimistix lineax chex".split()
+)
+
+
+def test_library_names_are_only_in_their_library_modules() -> None:
+    """No generic model table names a library's function itself: it is built from model/libraries/."""
+    found = []
+    for path in sorted(MODEL.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(LIBRARY_PREFIXES):
+                found.append(f"{path.name}:{node.lineno}: {node.value}")
+    assert found == []
+
+
+def test_generic_tables_hold_every_library_entry() -> None:
+    tables = {
+        "TRANSFORMS": transforms.TRANSFORMS,
+        "REF_KERNELS": transforms.REF_KERNELS,
+        "PYTREE_BASES": pytrees.PYTREE_BASES,
+        "PYTREE_DECORATORS": pytrees.PYTREE_DECORATORS,
+        "STATIC_FIELD_SPECS": pytrees.STATIC_FIELD_SPECS,
+        "STATIC_FIELD_CALLS": pytrees.STATIC_FIELD_CALLS,
+        "PLAIN_CLASS_DECORATORS": classes.PLAIN_CLASS_DECORATORS,
+        "METHOD_RUNNERS": classes.METHOD_RUNNERS,
+        "FUNCTION_RUNNERS": classes.FUNCTION_RUNNERS,
+        "RANDOMNESS_OFF": functions.RANDOMNESS_OFF,
+        "ARRAY_FUNCTIONS": functions.LIBRARY_ARRAY_FUNCTIONS,
+    }
+    missing = [
+        f"{library.__name__}.{table}: {name}"
+        for library in LIBRARIES
+        for table, merged in tables.items()
+        for name in getattr(library, table, ())
+        if name not in merged
+    ]
+    assert missing == []
+    assert {"equinox.Module", "flax.struct.PyTreeNode"} <= pytrees.PYTREE_BASES
+    assert transforms.TRANSFORMS["numpyro.infer.NUTS"].family == "closure"
+
+
+def test_a_numpyro_model_under_mcmc_in_json(tmp_path: Path) -> None:
+    write(
+        tmp_path / "model.py",
+        "import jax\n"
+        "import numpyro\n"
+        "import numpyro.distributions as dist\n"
+        "from numpyro.infer import MCMC, NUTS\n"
+        "\n"
+        "\n"
+        "def model(x):\n"
+        "    scale = numpyro.sample('scale', dist.HalfNormal(1.0))\n"
+        "    if scale > 1:\n"
+        "        scale = 1.0\n"
+        "    numpyro.sample('obs', dist.Normal(0.0, scale), obs=x)\n"
+        "\n"
+        "\n"
+        "MCMC(NUTS(model), num_warmup=10, num_samples=10).run(jax.random.PRNGKey(0), x=1.0)\n",
+    )
+    result = jaxlint(tmp_path, "--output-format", "json", "model.py")
+    assert result.returncode == 1
+    found = json.loads(result.stdout)
+    assert [(f["code"], f["location"]["row"], f["location"]["column"]) for f in found] == [("JAX301", 9, 8)]
+    assert "inside `model`, which `numpyro.infer.NUTS` traces to a jaxpr at line 14" in found[0]["message"]
+
+
+def test_an_untraced_library_call_is_silent(tmp_path: Path) -> None:
+    """`handlers.seed(model, key)(x)` and an eager `hk.transform(f).apply` run the function as given."""
+    write(
+        tmp_path / "eager.py",
+        "import haiku as hk\n"
+        "import jax\n"
+        "import jax.numpy as jnp\n"
+        "import numpyro\n"
+        "import numpyro.distributions as dist\n"
+        "from numpyro import handlers\n"
+        "\n"
+        "\n"
+        "def model():\n"
+        "    w = numpyro.sample('w', dist.Normal(0.0, 1.0))\n"
+        "    if w > 0:\n"
+        "        print(w)\n"
+        "\n"
+        "\n"
+        "def forward(x):\n"
+        "    if x.sum() > 0:\n"
+        "        print(x)\n"
+        "    return hk.Linear(2)(x)\n"
+        "\n"
+        "\n"
+        "handlers.seed(model, jax.random.PRNGKey(0))()\n"
+        "net = hk.transform(forward)\n"
+        "params = net.init(jax.random.PRNGKey(1), jnp.ones(3))\n"
+        "net.apply(params, jax.random.PRNGKey(2), jnp.ones(3))\n",
+    )
+    result = jaxlint(tmp_path, "eager.py")
+    assert (result.returncode, result.stdout) == (0, "All checks passed (1 file checked).\n")
