@@ -4,7 +4,7 @@ Precision first: a function counts as giving one array only when every way of ca
 functions that may return a tuple, a list, a function, a dtype or a Python value are listed apart.
 """
 
-from jaxlint.model.libraries import merged_dicts
+from jaxlint.model.libraries import merged_dicts, merged_sets
 
 # Library calls that give one array, unless given the argument (position, keyword) they then give back.
 LIBRARY_ARRAY_FUNCTIONS: dict[str, tuple[int, str]] = merged_dicts("ARRAY_FUNCTIONS")
@@ -192,15 +192,8 @@ ARRAY_MAKERS = frozenset(
 # Modules whose functions take a tuple wherever they take a list.
 SEQUENCE_MODULES = ("jax.numpy.", "numpy.", "jax.lax.")
 
-# optax calls that build a `GradientTransformation`: a NamedTuple of closures made anew by each call, so two of
-# them are never equal and a static argument given a new one misses jit's cache (checked with optax 0.2.8).
-OPTIMIZER_FACTORIES = frozenset(
-    "optax." + name
-    for name in (
-        "adabelief adafactor adagrad adam adamax adamaxw adamw amsgrad chain clip clip_by_global_norm fromage lamb "
-        "lars lion nadam nadamw noisy_sgd novograd radam rmsprop scale scale_by_adam scale_by_schedule sgd sm3 yogi"
-    ).split()
-)
+# Calls that build an optimizer: a new object at each call, never equal to the last (model/libraries/optax.py).
+OPTIMIZER_FACTORIES = merged_sets("OPTIMIZER_FACTORIES")
 
 # Calls that give an array longer than the one among their first argument (`jnp.concatenate([buf, row])`,
 # `jnp.append(buf, v)`): an array rebound to one in every iteration of a loop has a new shape each time.

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from jaxlint.model.libraries import chex, diffrax, equinox, flax, haiku, lineax, numpyro, optimistix, pallas
+from jaxlint.model.libraries import chex, diffrax, equinox, flax, haiku, lineax, numpyro, optax, optimistix, pallas
 
-LIBRARIES: tuple[ModuleType, ...] = (equinox, flax, haiku, chex, numpyro, diffrax, optimistix, lineax, pallas)
+LIBRARIES: tuple[ModuleType, ...] = (equinox, flax, haiku, chex, optax, numpyro, diffrax, optimistix, lineax, pallas)
 
 
 def merged_dicts(table: str) -> dict:
