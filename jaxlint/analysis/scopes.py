@@ -408,6 +408,8 @@ class ScopeRecorder:
         self._alias_names[(id(chain[-1]), name)] = bound_names
         if given is not None:
             self._partials[(id(chain[-1]), name)] = given
+        else:
+            self._partials.pop((id(chain[-1]), name), None)  # rebound: what an earlier partial gave is gone
         self._aliased_last.add((id(chain[-1]), name))
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
