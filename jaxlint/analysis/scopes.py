@@ -177,7 +177,8 @@ def _tuple_items(values: list[Value]) -> list[tuple[Value | None, ...]] | None:
     return cast("list[tuple[Value | None, ...]]", found) if len(lengths) == 1 else None
 
 
-# What a `partial` gives a function before a call's own arguments: positional values, then keyword values.
+# What a function is given before a call's own arguments (a partial's values, or `self` of a method called on
+# a traced pytree): positional values, then keyword values.
 _Given = tuple[tuple["Value | None", ...], tuple[tuple[str, "Value"], ...]]
 
 
@@ -190,7 +191,7 @@ class _Call:
     node: cst.Call
     caller: str | None  # the traced function making the call, if any
     via: AppliedTransform | None  # the caller's trace, named after its transform
-    partial: _Given = ((), ())  # for a call of a name bound to `partial(f, a, k=b)`: `a` and `k=b`
+    bound: _Given = ((), ())  # `a` and `k=b` of `partial(f, a, k=b)` behind the called name, or `self`
 
 
 _CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.ListComp, cst.DictComp)
@@ -664,8 +665,8 @@ class ScopeRecorder:
                 positional.append(value)
             elif value is not None:
                 keywords.append((arg.keyword.value, value))
-        partial = ((receiver,), ()) if receiver is not None else self._partial_given(chain, func)
-        self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via, partial))
+        bound = ((receiver,), ()) if receiver is not None else self._partial_given(chain, func)
+        self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via, bound))
         if self._news is not None:
             given = [value.kind for value in (*positional, *(value for _, value in keywords)) if value is not None]
             if via is not None:
@@ -789,7 +790,7 @@ class ScopeRecorder:
                     # The tracker records a caller with every call it gives a trace (`via`).
                     entries.append(TracedCaller(call.via, cast(str, call.caller)))
             signature = Signature.of(cast("cst.FunctionDef | cst.Lambda", node).params)
-            before, named = call.partial
+            before, named = call.bound
             start = bound - len(before)
             if start < 0:
                 start, before = bound, ()  # (aliases of aliases: the partial's values are not followed)

@@ -15,6 +15,16 @@ from jaxlint.traversal import children
 from jaxlint.checks.tracers._common import debug_print_fix  # noqa: F401 (JAX509 fixes a print as JAX306 does)
 
 
+def compile_count_confirms(times: str, because: str, runs: str = "a script or the tests under `--verify=run`") -> str:
+    """A recompilation rule's page: how `--verify`'s compile count (verify/recompiles.py) confirms it."""
+    return (
+        "`--verify` counts every compile of a jitted function at the line that calls it, with jax's reason "
+        "(`jax_explain_cache_misses`), and confirms when the function at this line is compiled at every call of "
+        f"one line, {times} or more, because {because}. The loop must run: module-level code under `--verify`, "
+        f"{runs}."
+    )
+
+
 def option_text(callee: JittedCallee, *options: str) -> str:
     return ", ".join(f"{option}={code(callee.options[option])}" for option in options if callee.gives(option))
 

@@ -11,7 +11,7 @@ import libcst as cst
 from jaxlint.analysis.callees import VMAPS
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation._common import LoopRule, method_of, reads
+from jaxlint.checks.compilation._common import LoopRule, compile_count_confirms, method_of, reads
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, PARTIAL
 
 
@@ -150,12 +150,7 @@ class JitRecreated(LoopRule):
         "the outer trace); function bodies whose function is not visibly called in a loop; "
         "`flax.nnx.jit`, whose cache jaxlint has not checked."
     )
-    verify = (
-        "`--verify` counts every compile of a jitted function at the line that calls it, with jax's reason "
-        "(`jax_explain_cache_misses`), and confirms when the function at this line is compiled at every call of "
-        "one line, three times or more, because it is a new function object each time. The loop must run: module-level "
-        "code under `--verify`, a script or the tests under `--verify=run`."
-    )
+    verify = compile_count_confirms("three times", "it is a new function object each time")
 
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)

@@ -8,7 +8,14 @@ import libcst as cst
 
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation._common import LoopRule, reads, returns, static_arguments, static_position
+from jaxlint.checks.compilation._common import (
+    LoopRule,
+    compile_count_confirms,
+    reads,
+    returns,
+    static_arguments,
+    static_position,
+)
 from jaxlint.model.functions import OPTIMIZER_FACTORIES
 from jaxlint.model.transforms import PARTIAL
 
@@ -105,12 +112,7 @@ class StaticArgRecreated(LoopRule):
         "rates`: one compilation per rate, as a sweep asks for); calls inside a traced function (they run once, "
         "while it is traced); instances of classes with bases or decorators, whose hashing jaxlint does not know."
     )
-    verify = (
-        "`--verify` counts every compile of a jitted function at the line that calls it, with jax's reason "
-        "(`jax_explain_cache_misses`), and confirms when the function at this line is compiled at every call of "
-        "one line, three times or more, because a static argument changed. The loop must run: module-level code "
-        "under `--verify`, a script or the tests under `--verify=run`."
-    )
+    verify = compile_count_confirms("three times", "a static argument changed")
 
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)

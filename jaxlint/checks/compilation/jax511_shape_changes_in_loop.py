@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation._common import LoopRule
+from jaxlint.checks.compilation._common import LoopRule, compile_count_confirms
 from jaxlint.model.functions import GROWING_FUNCTIONS, LIST_TO_ARRAY
 
 
@@ -111,12 +111,10 @@ class ShapeChangesInLoop(LoopRule):
         "loop but passed to the jitted function after it; slices of a fixed length (`data[i:i + batch]`, whose "
         "last batch may be shorter: jaxlint cannot see the length of `data`); comprehensions."
     )
-    verify = (
-        "`--verify` counts every compile of a jitted function at the line that calls it, with jax's reason "
-        "(`jax_explain_cache_misses`), and confirms when the function at this line is compiled at every call of "
-        "one line, five times or more, because an argument's shape or dtype changed. The loop must run: "
-        "module-level code under `--verify`, or a script under `--verify=run` (shape changes in a test suite are "
-        "not counted)."
+    verify = compile_count_confirms(
+        "five times",
+        "an argument's shape or dtype changed",
+        "or a script under `--verify=run` (shape changes in a test suite are not counted)",
     )
     follows_calls = False
 
