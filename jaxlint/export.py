@@ -120,6 +120,7 @@ def module_interface(
         wide_dtypes=WIDE_DTYPE_WORD.search(source) is not None,
         read_x64=read_x64,
         read_literals=tuple(sorted(read_literals)),
+        read_looped=tuple(sorted(tracker.read_looped)),
         applications=applications,
         overrides=_overrides(module, tracker, context),
         read_self_calls=tuple(sorted(tracker.recorder.self_calls | tracker.read_attributes)),
@@ -128,7 +129,9 @@ def module_interface(
         looped=tuple(
             Looped(target, caller, f"{filename}:{line(call, caller)}")
             for call, target, caller in looped_calls(module, tracker.names, context.in_project, _traced(tracker, facts))
-        ),
+        )
+        if tracker.uses  # (no call of the project's functions: none in a loop either)
+        else (),
     )
 
 

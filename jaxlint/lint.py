@@ -169,7 +169,7 @@ def _check(
             tracker.recorder.watch(facts, None)  # the callback holds the traversal: no cycle left to the collector
             read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals
             learned = tracker.recorder.facts()
-            settled = learned.settled(facts, tracker.asked)
+            settled = learned.settled(facts, tracker.asked, tracker.asked_attributes)
             if not (settled and traversal.muted):
                 break
             may_mute = False

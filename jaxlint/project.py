@@ -163,8 +163,8 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
 def read_facts(imported: Imported, interface: Interface) -> Imported:
     """The part of `imported` that the analysis which gave `interface` read: the rest cannot change its
     findings, so a module is checked again only when this part changes. Entries, applied transforms and key
-    facts are always read; x64, the literals functions return and the methods subclasses define again only
-    when its interface says so; a function that returns nothing else known gives what an unknown call gives."""
+    facts are always read; x64, the literals functions return, the methods subclasses define again and the
+    loops elsewhere that call its functions only when its interface says so; a function that returns nothing else known gives what an unknown call gives."""
     returns = {}
     for qualified, exported in imported.returns.items():
         if qualified not in interface.read_literals:
@@ -183,7 +183,7 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         imported.x64 and interface.read_x64,
         imported.applied,
         overridden,
-        imported.looped,
+        {function: calls for function, calls in imported.looped.items() if function in interface.read_looped},
     )
 
 

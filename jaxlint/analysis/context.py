@@ -206,6 +206,7 @@ class Context:
         context = self._tracker.context
         if context is None or not any(statement is function for statement in self._module.body):
             return ()
+        self._tracker.read_looped.add(function.name.value)
         return context.imported.looped.get(function.name.value, ())
 
     def returned_container(self, function: cst.CSTNode) -> cst.BaseExpression | None:

@@ -8,6 +8,9 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.names import Names
+from jaxlint.traversal import TOKENS, children
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 def looped_calls(
@@ -15,45 +18,24 @@ def looped_calls(
 ) -> list[tuple[cst.Call, str, str]]:
     """Each call in a loop of a function of another module of the project: (call, qualified target, the name of
     the function holding the loop, "" at module level). Calls inside a traced function (`traced`) run once per
-    trace, and are left out."""
+    trace, and are left out. Read in place (libcst's own visit rebuilds every node: on a large module that cost
+    as much as the rest of the analysis)."""
     found: list[tuple[cst.Call, str, str]] = []
 
-    class _Loops(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.holders: list[list] = [["", 0, False]]  # each: its name, the loops open in it, traced
+    def walk(node: cst.CSTNode, holder: str, loops: int, in_trace: bool) -> None:
+        if type(node) in TOKENS:
+            return
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            holder = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+            loops, in_trace = 0, in_trace or traced(node)
+        elif isinstance(node, cst.Call) and loops and not in_trace:
+            qualified = names.qualified(node.func)
+            if qualified is not None and in_project(qualified):
+                found.append((node, qualified, holder))
+        body = node.body if isinstance(node, (cst.For, cst.While)) else None
+        inner = loops + 1 if isinstance(node, _COMPREHENSIONS) else loops
+        for child in children(node):
+            walk(child, holder, inner + (child is body), in_trace)
 
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.holders.append([node.name.value, 0, self.holders[-1][2] or traced(node)])
-
-        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.holders.pop()
-
-        def visit_Lambda(self, node: cst.Lambda) -> None:
-            self.holders.append(["<lambda>", 0, self.holders[-1][2] or traced(node)])
-
-        def leave_Lambda(self, node: cst.Lambda) -> None:
-            self.holders.pop()
-
-        def _enter(self, node: cst.CSTNode) -> None:
-            self.holders[-1][1] += 1
-
-        def _leave(self, node: cst.CSTNode) -> None:
-            self.holders[-1][1] -= 1
-
-        def _leave_comprehension(self, original_node: cst.CSTNode) -> None:
-            self.holders[-1][1] -= 1
-
-        visit_For_body = visit_While_body = _enter
-        leave_For_body = leave_While_body = _leave
-        visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter
-        leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comprehension
-
-        def visit_Call(self, node: cst.Call) -> None:
-            name, loops, in_trace = self.holders[-1]
-            if loops and not in_trace:
-                qualified = names.qualified(node.func)
-                if qualified is not None and in_project(qualified):
-                    found.append((node, qualified, name))
-
-    module.visit(_Loops())
+    walk(module, "", 0, False)
     return found

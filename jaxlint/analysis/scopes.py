@@ -60,12 +60,19 @@ class RoundFacts:
         found = self.callees.get(call)
         return None if found is None else self.returns.get(found[0])
 
-    def settled(self, before: "RoundFacts", used: dict[cst.Call, "Returned | None"]) -> bool:
-        """Whether another round would see what this one saw: the same traced scopes and keys, and for
-        every call whose value was asked, the summary it was given. (A summary no call asked about
-        changes nothing.)"""
-        return all(getattr(self, name) == getattr(before, name) for name in _FLOW_FIELDS) and all(
-            self.summary_of(call) == summary for call, summary in used.items()
+    def settled(
+        self,
+        before: "RoundFacts",
+        used: dict[cst.Call, "Returned | None"],
+        made: dict[cst.ClassDef, "dict[str, Returned] | None"],
+    ) -> bool:
+        """Whether another round would see what this one saw: the same traced scopes and keys, for every
+        call whose value was asked, the summary it was given, and for every class whose instances were made,
+        the attributes they were given. (A summary nothing asked about changes nothing.)"""
+        return (
+            all(getattr(self, name) == getattr(before, name) for name in _FLOW_FIELDS)
+            and all(self.summary_of(call) == summary for call, summary in used.items())
+            and all(self.attributes.get(cls) == attributes for cls, attributes in made.items())
         )
 
 
@@ -78,7 +85,6 @@ _FLOW_FIELDS = (
     "arrays",
     "classes",
     "dtypes",
-    "attributes",
     "host",
     "kernels",
     "consumes",

@@ -217,10 +217,13 @@ class ValueTracker(Domain):
         self.uses: set[str] = set()  # project names called, qualified
         self.applications: list[ProjectApplication] = []  # transforms applied to other modules' functions
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
+        # The attribute summaries each class's instances were made with (RoundFacts.attributes, by class).
+        self.asked_attributes: dict[cst.ClassDef, dict[str, Returned] | None] = {}
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
         self.read_x64 = False
         self.read_literals: set[str] = set()
+        self.read_looped: set[str] = set()  # its functions whose calls in other modules' loops a rule asked for
         # By the call's id (the module keeps every node alive):
         self._callees: dict[int, _Callee | _NoCallee] = {}
         self.transforms = table
@@ -588,7 +591,7 @@ class ValueTracker(Domain):
         self, cls: cst.ClassDef, call: cst.Call, arguments: list[Value | None] | None
     ) -> tuple[tuple[str, Value | None], ...]:
         """What the attributes that `cls.__init__` sets hold in the instance a call makes."""
-        summaries = self._known.attributes.get(cls)
+        summaries = self.asked_attributes[cls] = self._known.attributes.get(cls)
         init = self._bindings.method(cls, "__init__", self._module_names)
         if not summaries or arguments is None or not isinstance(init, cst.FunctionDef):
             return ()
@@ -843,6 +846,9 @@ class ValueTracker(Domain):
             self.recorder.callable_call(chain, node)  # `f(...)`, `self.m(...)`, `Cls.m(...)`, `obj.m(...)`
         elif type(func) is cst.Attribute and isinstance(self._receiver(func), cst.ClassDef):
             self.recorder.callable_call(chain, node)  # `self.head.apply(...)`, `Model().predict(...)`
+        mapped = node.args and self.names.qualified(func) in TREE_MAPS
+        if mapped:
+            self.recorder.callable_call(chain, node, node.args[0].value)  # its result holds what `f` returns
         callback = host_callback_target(node, self.names)
         if callback is not None:
             self.recorder.host_callback(chain, callback)
@@ -870,10 +876,9 @@ class ValueTracker(Domain):
         if caller is not None:
             via = AppliedTransform(caller.trace.name if caller.trace else "a traced caller", node, caller.staged)
             values = [self.value_of(arg.value) for arg in node.args]
-            if self.names.qualified(node.func) in TREE_MAPS:
+            if mapped:
                 # The function gets one leaf of each tree: tracers, not pytrees.
                 leaves = [leaf_of(v) if v is not None and v.kind is Kind.TRACED else None for v in values[1:]]
-                self.recorder.callable_call(chain, node, node.args[0].value)
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver)
