@@ -297,6 +297,29 @@ def test_a_jitted_lambda_in_a_loop_is_counted_compiling_at_its_call_from_the_thi
 
 
 @pytest.mark.slow
+def test_the_command_starts_the_fork_server_before_the_linter_loads_only_with_verify(tmp_path: Path) -> None:
+    """`jaxlint --verify` starts the server (in a session of its own) before its own imports; a run takes
+    it once; without --verify nothing starts."""
+    from jaxlint.verify import processes
+
+    processes.start_early(["--verify-timeout", "5", "--select", "JAX1", "pkg"])
+    assert processes.early_server() is None
+    processes.start_early(["--verify=run", "train.py"])
+    server = processes.early_server()
+    assert server is not None and server.process is not None
+    try:
+        assert processes.early_server() is None
+        assert os.getsid(server.process.pid) == server.process.pid
+        events, failure = server.run({"mode": "import", "path": str(VERIFY / "JAX301_confirm.py"),
+                                      "module": "JAX301_confirm", "project_root": str(VERIFY),
+                                      "sys_path": [str(VERIFY)], "owners": [], "key_names": []}, 120, None)
+    finally:
+        server.close()
+    assert (failure, events[-1]) == ("", {"event": "done"})
+    assert server.process.returncode == 0
+
+
+@pytest.mark.slow
 def test_run_mode_runs_scripts_and_the_tests_under_the_checkers_and_keeps_what_a_timeout_cut_short() -> None:
     run = jaxlint(PROJECT, "--verify=run", "--verify-timeout", "20", "--output-format", "json",
                   "train.py", "mlpkg", "tests", timeout=300)

@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import jax
 import numpy as np
-from jax.extend import source_info_util
+from jax._src import source_info_util  # not jax.extend's: importing jax.extend imports pallas (40 ms a run)
 
 from jaxlint.verify import leaks
 from jaxlint.verify.events import EventLog

@@ -11,6 +11,7 @@ named pipes, to a file kept under STDERR_LIMIT bytes.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -167,8 +168,9 @@ def run_subprocess(argv: list[str], job: dict[str, Any], timeout: float, cwd: st
 
 
 class ForkServer:
-    """A process with jax imported that forks a child per job (worker.serve). Started on first use;
-    when it cannot start or dies, jobs run as fresh subprocesses instead."""
+    """A process with jax imported that forks a child per job (worker.serve), in a session of its own; it
+    ends at the end of its input (close, or this process's exit). Started on first use; when it cannot
+    start or dies, jobs run as fresh subprocesses instead."""
 
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
@@ -190,6 +192,9 @@ class ForkServer:
                 stderr=subprocess.DEVNULL,
                 env=worker_env(),
                 text=True,
+                # its own session, as each job has: where the kernel shares the CPU out by session
+                # (autogroup), its jax import gets a share of its own instead of slowing the static pass
+                start_new_session=True,
             )
 
     def _fork(self, job_path: str) -> int | None:
@@ -240,3 +245,18 @@ class ForkServer:
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
+
+
+_early: list[ForkServer] = []  # the server the command started before the linter loaded (start_early)
+
+
+def start_early(argv: list[str]) -> None:
+    """With --verify on the command line, start the fork server before the linter's own imports: its jax
+    import, the longest step of --verify, then overlaps those too, not only the static pass."""
+    if any(arg == "--verify" or arg.startswith("--verify=") for arg in argv) and importlib.util.find_spec("jax"):
+        _early.append(ForkServer().start())
+
+
+def early_server() -> ForkServer | None:
+    """The server start_early started, to the first run that asks."""
+    return _early.pop() if _early else None

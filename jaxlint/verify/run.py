@@ -26,7 +26,7 @@ from jaxlint.verify.confirm import UNVERIFIED, Report, could_not_verify, decide,
 from jaxlint.verify.errors import missing_module, runtime_code, unverifiable
 from jaxlint.verify_config import Command, VerifyOptions
 from jaxlint.verify.plan import FilePlan, module_name, plan_file, wants_tracing
-from jaxlint.verify.processes import ForkServer, run_subprocess
+from jaxlint.verify.processes import ForkServer, early_server, run_subprocess
 
 INSTALL_HINT = "--verify needs jax: pip install jax (the 'verify' extra of jax-sharpbits)"
 
@@ -204,8 +204,9 @@ def _run_all(
 
 
 def start_server() -> ForkServer:
-    """The fork server, started before the static pass (its jax import runs meanwhile)."""
-    return ForkServer().start()
+    """The fork server, started before the static pass (its jax import runs meanwhile), or before the
+    linter loaded (processes.start_early)."""
+    return early_server() or ForkServer().start()
 
 
 def verify(

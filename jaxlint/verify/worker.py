@@ -438,7 +438,9 @@ def serve() -> None:
 
 def _warm() -> None:
     """Pay once, before forking, what each job's first trace would pay (jax's lazy set-up of tracing, the
-    typed key's dtype); tracing starts no backend, so forking stays safe."""
+    typed key's dtype, the key-reuse checker jax imports at the first trace under it); tracing starts no
+    backend, so forking stays safe."""
+    importlib.import_module("jax.experimental.key_reuse._core")
     abstract_key()
     jax.jit(lambda x: x + 1).trace(jax.ShapeDtypeStruct((2,), jnp.float32))
 
