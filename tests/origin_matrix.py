@@ -1465,29 +1465,12 @@ KEY_ORIGINS += [
 _TRACER_USES = ("if", "and", "float", "range", "list_index", "np_asarray", "print", "debug_fstring", "leak",
                 "zeros", "mask")
 _CAUSES = {
-    "grad-int-value": "the dtype kind of a value is known for an argument the calls give an array or a number "
-                      "directly, not for a leaf of a pytree they build (`State(jnp.int32(3))`) nor through a carry",
-    "unpacked-leaf-not-array": "JAX101: a leaf unpacked from a traced container (`v, w = pair`, `v, *rest = "
-                               "values`, `for name, v in batch.items()`, `v, i = carry`) is known traced but not "
-                               "known to be a JAX array, so item assignment on it is not flagged",
-    "kwargs-not-traced": "`**kwargs` of a jitted function are not traced: `kwargs[\"v\"]` is an unknown value",
-    "attribute-from-init": "an attribute set in `__init__` from a traced argument (`Wrapper(x).value`) is not "
-                           "followed: the instance's attribute is an unknown value",
-    "partial-bound": "`partial(loss, x)(batch)` under jit: the bound argument does not reach `loss`'s parameter",
-    "key-loop-alias": "JAX202 needs to know the value is a key, and it learns that from a caller's argument "
-                      "(`step(jax.random.key(0), ...)`) but not through a dict item (`batch[\"key\"]`), a "
-                      "NamedTuple field (`state.key`), `**kwargs`, a lax loop's carry (`k = carry`, `k, total = "
-                      "carry`, fori's `k, a, b = carry`) or a vmapped parameter fed `split(key, 2)`; JAX201 "
-                      "finds the same key drawn twice in each of these without that knowledge",
+    "grad-int-value": "the dtype kind of a value is known for an argument, a leaf of a tuple, list or dict the calls "
+                      "give, and a carry, not for a field of a pytree class they build (`State(jnp.int32(3))`)",
     "factory-closure": "a jitted function closing over its factory's argument (`make_step(scale)`, `v = scale`) "
                        "holding a concrete array: `v > 0` under jit is traced, but jaxlint sees an unknown value "
                        "(it flags the same comparison on a module-level jnp constant)",
-    "dict-get": "`batch.get(\"v\")` of a traced dict is an unknown value (`batch[\"v\"]` is traced)",
-    "tree-map-result": "`jax.tree_util.tree_map(f, params)` of traced leaves is an unknown value",
     "scan-result": "`v, _ = jax.lax.scan(...)` under jit: the results of a lax loop are not traced",
-    "pytree-method-self": "a method of a registered dataclass called on a traced instance (`model.apply(batch)` "
-                          "under jit): `self.value` is not traced inside it, nor is what it returns "
-                          "(`params.scaled()`)",
 }
 
 
@@ -1498,17 +1481,15 @@ def _misses(cause: str, origins: tuple[str, ...], uses: tuple[str, ...]) -> dict
 # Bug cells jaxlint does not flag today, (origin, use) -> cause (a key of _CAUSES). A cell flagged again must
 # leave this table.
 MISSES: dict[tuple[str, str], str] = {
-    **_misses("unpacked-leaf-not-array", ("unpacked_tuple", "starred_unpack", "dict_items_loop", "while_loop_carry"),
-              ("inplace",)),
     **_misses("factory-closure", ("factory_closure_over_concrete_compared",), _COMPARING),
-    **_misses("dict-get", ("dict_get",), ("inplace",)),
     **_misses("scan-result", ("scan_result",), ("inplace",)),
-    **_misses("key-loop-alias", ("key_dict_item", "key_namedtuple_field", "key_scan_carry", "key_kwarg",
-                                 "key_carry_tuple", "key_fori_carry", "key_vmapped"), ("draw_in_loop",)),
-    # JAX602 misses an int value from every origin: it looks at literals only.
+    # JAX602 misses an int value from the origins whose dtype is not carried through: pytree fields of classes,
+    # values computed from several sources.
     **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS if not origin.only and origin.name not in {
         "argument", "closure", "helper_parameter", "jit_by_call", "jnp_constant_under_jit", "method_parameter",
-        "partial_bound", "attribute_from_init", "helper_return", "lambda_return"}), ("grad_int",)),
+        "partial_bound", "attribute_from_init", "helper_return", "lambda_return", "dict_item", "unpacked_tuple",
+        "starred_unpack", "dict_items_loop", "dict_get", "scan_carry", "fori_carry", "while_loop_carry"}),
+              ("grad_int",)),
 }
 
 # Twin cells jaxlint flags (false alarms), (twin, use) -> why.

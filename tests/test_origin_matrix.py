@@ -21,8 +21,8 @@ from origin_matrix import EXTRA, FALSE_ALARMS, MISSES, Cell, cells
 
 DEFAULT_RULES = frozenset(rule.code for rule in ALL_RULES if rule.default_enabled)
 CELLS = cells()
-# The share of bug cells flagged today (398/555, 71.7%); the bar is 95%.
-FLOOR = 0.92
+# The share of bug cells flagged today (534/555, 96.2%); the bar is 95%.
+FLOOR = 0.95
 
 
 def _write(root: Path, cell: Cell) -> None:

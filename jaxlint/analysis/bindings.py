@@ -112,8 +112,20 @@ def ends_with(body: cst.BaseSuite, *kinds: type) -> bool:
 
 
 def terminates(body: cst.BaseSuite) -> bool:
-    """True when a block always leaves by `return`, `raise`, `break` or `continue`."""
-    return ends_with(body, cst.Return, cst.Raise, cst.Break, cst.Continue)
+    """True when a block always leaves by `return`, `raise`, `break` or `continue`: its last statement does, or
+    is an `if` whose every branch (an `else` included) does."""
+    last = list(statements(body))[-1:]
+    if not last:
+        return False
+    statement = last[0]
+    while type(statement) is cst.If:
+        branch = statement
+        if branch.orelse is None or not terminates(branch.body):
+            return False
+        if type(branch.orelse) is cst.Else:
+            return terminates(branch.orelse.body)
+        statement = branch.orelse  # `elif`
+    return type(statement) in (cst.Return, cst.Raise, cst.Break, cst.Continue)
 
 
 def parameter_names(params: cst.Parameters) -> list[str]:

@@ -23,7 +23,7 @@ import libcst as cst
 from jaxlint.model.apis import Version
 from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
-from jaxlint.analysis.factories import product, returned
+from jaxlint.analysis.factories import callable_returns, product
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
 from jaxlint.model.transform_spec import Options, Role
@@ -693,7 +693,7 @@ class Callees:
         factory = self._factory(call, chain)
         if factory is None or product(factory[0], self.bindings, self.names, self.table) is None:
             return None
-        expressions = returned(factory[0]) or ()  # not None: a product is returned on every path
+        expressions = callable_returns(factory[0]) or ()  # not None: a product is returned on every path
         inside = (*factory[1], factory[0])
         found = [self._callee(expr, inside, depth + 1, accept) for expr in expressions]
         return found[0] if all(callee == found[0] for callee in found) else None

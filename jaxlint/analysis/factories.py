@@ -1,4 +1,5 @@
-"""Factories: functions that build a function and return it, the same one on every path.
+"""Factories: functions that build a function and return it, the same one on every path (a path that returns a
+tuple or list of it instead is no other function: calling that raises).
 
 `def make_loss(scale): def loss(params, batch): ...; return loss` -- a transform applied to a call of the
 factory (`jax.jit(make_loss(2.0))`, or to `fn` after `fn = make_loss(2.0)`) traces `loss`, with the
@@ -53,6 +54,17 @@ def returned(factory: cst.FunctionDef) -> list[cst.BaseExpression] | None:
     return found or None
 
 
+# What a `return` may give that is never callable: calling the factory's result (or transforming it) runs the
+# function its other returns give, or raises (`return step, state` beside `return step`).
+_NOT_CALLABLE = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)
+
+
+def callable_returns(factory: cst.FunctionDef) -> list[cst.BaseExpression] | None:
+    """What each `return` gives that may be called (`returned`, without displays of containers)."""
+    found = returned(factory)
+    return None if found is None else [expr for expr in found if not isinstance(expr, _NOT_CALLABLE)]
+
+
 def product(factory: cst.FunctionDef, bindings, names: Names, table: TransformTable) -> Product | None:
     """The function `factory` returns on every path: a def or lambda of its own scope, returned by name,
     through a transform (`return jax.jit(step)`) or a `partial`; None when the paths may differ, or when a
@@ -68,9 +80,12 @@ def _product(factory: cst.FunctionDef, bindings, names: Names, table: TransformT
         return None
     last = list(statements(factory.body))[-1:]
     if last and isinstance(last[0], cst.Return):  # what it returns last tells most functions apart, cheaply
-        if last[0].value is None or _made(last[0].value, factory, bindings, names, table) is None:
+        value = last[0].value
+        if value is None or (
+            not isinstance(value, _NOT_CALLABLE) and _made(value, factory, bindings, names, table) is None
+        ):
             return None
-    found = {_made(expr, factory, bindings, names, table) for expr in returned(factory) or ()}
+    found = {_made(expr, factory, bindings, names, table) for expr in callable_returns(factory) or ()}
     return found.pop() if len(found) == 1 else None
 
 

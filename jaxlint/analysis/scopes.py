@@ -18,6 +18,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
+from jaxlint.analysis.structures import joined, structure
 from jaxlint.analysis.values import Kind, Value, built, join
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
@@ -39,6 +40,9 @@ class RoundFacts:
     # Parameters the calls seen give values of one dtype kind (an int array, a Python float; None: of different
     # kinds, or of a kind not known).
     dtypes: dict[cst.CSTNode, dict[str, str | None]] = field(default_factory=dict)
+    # Parameters the calls seen give a tuple, list or dict of known leaves: its structure (analysis/structures.py;
+    # None: calls that disagree, or show no structure).
+    structures: dict[cst.CSTNode, dict[str, Value | None]] = field(default_factory=dict)
     # For a class of this module: the attributes only its `__init__` sets, each as a summary in terms of
     # `__init__`'s parameters (what an instance made by a call holds there).
     attributes: dict[cst.ClassDef, dict[str, "Returned"]] = field(default_factory=dict)
@@ -85,6 +89,7 @@ _FLOW_FIELDS = (
     "arrays",
     "classes",
     "dtypes",
+    "structures",
     "host",
     "kernels",
     "consumes",
@@ -359,7 +364,7 @@ class ScopeRecorder:
         self._calls: list[_Call] = []
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
-        self._list_carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int]] = []
+        self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
         self._key_consumed: dict[cst.CSTNode, set[str]] = {}
         self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool]]] = []
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
@@ -551,12 +556,21 @@ class ScopeRecorder:
             if node is not None and node in facts.returns and not _is_init(node):
                 facts.callees[call] = (node, bound)
 
-    def list_carry(self, chain: Chain, target: cst.BaseExpression, transform: AppliedTransform, index: int) -> None:
-        """A lax loop gives `target` a Python list as its carry, the body's parameter at `index`."""
-        self._list_carries.append((chain, target, transform, index))
+    def carry(
+        self,
+        chain: Chain,
+        target: cst.BaseExpression,
+        transform: AppliedTransform,
+        index: int,
+        listed: bool,
+        shape: Value | None,
+    ) -> None:
+        """A lax loop gives `target` its carry, the body's parameter at `index`: a Python list (`listed`), of the
+        structure `shape` when known (jax keeps a carry's structure and dtypes from one iteration to the next)."""
+        self._carries.append((chain, target, transform, index, listed, shape))
 
-    def _list_parameters(self, facts: RoundFacts) -> None:
-        for chain, target, transform, index in self._list_carries:
+    def _carry_parameters(self, facts: RoundFacts) -> None:
+        for chain, target, transform, index, listed, shape in self._carries:
             node, bound = self._resolve(chain, target)
             if node is None:
                 continue
@@ -565,8 +579,13 @@ class ScopeRecorder:
                 .after(replace(transform, bound=transform.bound + bound))
                 .positional
             )
-            if index < len(params):
-                facts.lists[node] = facts.lists.get(node, frozenset()) | {params[index]}
+            if index >= len(params):
+                continue
+            param = params[index]
+            if listed:
+                facts.lists[node] = facts.lists.get(node, frozenset()) | {param}
+            shapes = facts.structures.setdefault(node, {})
+            shapes[param] = joined(shapes[param], shape) if param in shapes else shape
 
     def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
         self._host.append((chain, target))
@@ -781,7 +800,7 @@ class ScopeRecorder:
         self._return_summaries(facts)
         self._attribute_summaries(facts)
         self._container_returns(facts)
-        self._list_parameters(facts)
+        self._carry_parameters(facts)
         traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, Fixed]]] = {}
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
@@ -812,6 +831,10 @@ class ScopeRecorder:
                 if value.contents is None and not value.container:
                     kinds = facts.dtypes.setdefault(node, {})
                     kinds[param] = value.dtype_kind if kinds.get(param, value.dtype_kind) == value.dtype_kind else None
+                elif value.contents is not None:
+                    shapes = facts.structures.setdefault(node, {})
+                    shape = structure(value)
+                    shapes[param] = joined(shapes[param], shape) if param in shapes else shape
                 if value.kind is Kind.STATIC:
                     facts.scalars[node] = facts.scalars.get(node, frozenset()) | {param}
                 elif value.kind is Kind.ARRAY and value.contents is None:

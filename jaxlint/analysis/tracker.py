@@ -44,6 +44,7 @@ from jaxlint.analysis.scopes import (
     is_scalar_literal,
     method_bound,
 )
+from jaxlint.analysis.structures import structure, traced_tree
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE,
     Signature,
@@ -159,10 +160,12 @@ def _by_parameter(
 
 def _given_eagerly(value: Value | None) -> bool:
     """An eager call's argument that tells what a transform of the callee traces: a JAX array (one tracer), or an
-    instance of a class of this module (a pytree whose fields say which leaves are tracers)."""
+    instance of a class of this module (a pytree whose fields say which leaves are tracers), or a tuple, list or
+    dict of those leaves (analysis/structures.py)."""
     if value is None:
         return False
-    return (value.kind is Kind.ARRAY and value.contents is None) or type(value.instance) is cst.ClassDef
+    array = value.kind is Kind.ARRAY and value.contents is None
+    return array or type(value.instance) is cst.ClassDef or structure(value) is not None
 
 
 def _traced_pytree(value: Value) -> cst.ClassDef | None:
@@ -833,8 +836,11 @@ class ValueTracker(Domain):
                     continue
                 target = made
             self.recorder.apply(chain, target, transform)
-            if transform.name in LAX_CARRIES and self._carries_list(node, transform.name):
-                self.recorder.list_carry(chain, target, transform, LAX_CARRIES[transform.name][2])
+            if transform.name in LAX_CARRIES:
+                position, keyword, index = LAX_CARRIES[transform.name]
+                init = argument(node, position, keyword)
+                shape = structure(self.value_of(init)) if init is not None else None
+                self.recorder.carry(chain, target, transform, index, self._carries_list(node, transform.name), shape)
             if self.context is not None:
                 applied_to = self.names.qualified(target)
                 if applied_to is not None and self.context.in_project(applied_to):
@@ -1196,13 +1202,18 @@ class ValueTracker(Domain):
                 given_array = name in self._known.arrays.get(node, ())
                 container = tracer.container and not annotated and not scalar and not given_array
                 listed = name in self._known.lists.get(node, ())  # a lax carry given a Python list
-                env[name] = Value(
-                    Kind.TRACED,
-                    tracer,
-                    dtype=None if container else self._known.dtypes.get(node, {}).get(name),
-                    container=container,
-                    pytree_part=listed,
-                    pytree=self._class_of_pytree(node, param, annotation) if container else None,
+                shape = self._known.structures.get(node, {}).get(name) if container else None
+                env[name] = (
+                    traced_tree(shape, tracer)
+                    if shape is not None
+                    else Value(
+                        Kind.TRACED,
+                        tracer,
+                        dtype=None if container else self._known.dtypes.get(node, {}).get(name),
+                        container=container,
+                        pytree_part=listed,
+                        pytree=self._class_of_pytree(node, param, annotation) if container else None,
+                    )
                 )
             elif function is not None and name in function.static:
                 env[name] = STATIC

@@ -979,6 +979,9 @@ class Evaluator:
             held = self.value_of(func.value)
             if held is not None and held.kind is Kind.TRACED and held.container and held.contents is None:
                 return replace(held, pytree_part=True)
+            if held is not None and held.contents is not None and held.contents.kind == "dict":
+                key = _literal(call.args[0].value)  # a key the dict shows: its item
+                return held.contents.item(key) if key in (held.contents.keys or ()) else None
         if type(func) is cst.Attribute and func.attr.value in ("items", "values") and not call.args:
             element = self._dict_values(self.value_of(func.value))
             return holding("list", element if func.attr.value == "values" else _tuple_of([STATIC, element]))

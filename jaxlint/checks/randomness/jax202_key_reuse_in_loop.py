@@ -16,7 +16,8 @@ class KeyReuseInLoop(Rule):
     what_it_does = (
         "Flags a key bound outside a `for`/`while` loop or a comprehension, or a key a `lax.scan`, "
         "`fori_loop`, `while_loop` or `lax.map` body takes from its enclosing scope, when it is consumed "
-        "inside and never rebound there."
+        "inside and never rebound there. A name a sampler draws from holds a key whatever it is called and "
+        "wherever it came from (a dict entry, a pytree field, a carry): jax raises on anything else."
     )
     why_bad = (
         "Each iteration gives the sampler the same key, so each iteration draws the same numbers: the "

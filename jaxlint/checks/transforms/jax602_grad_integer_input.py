@@ -29,8 +29,8 @@ class GradIntegerInput(Rule):
     what_it_does = (
         "Flags an integer literal (`3`, `-1`), `True`/`False`, or a name or expression holding a Python int "
         "(`n = 3`, a module constant, `len(xs)`, `n - 1`), or an array whose dtype the code shows is integer or "
-        "boolean (`jnp.arange(3)`, `x.argmax()`, `(x > 0).sum()`, `m > 0`, a traced argument that the calls give "
-        "an integer array) passed in a differentiated position "
+        "boolean (`jnp.arange(3)`, `x.argmax()`, `(x > 0).sum()`, `m > 0`, a traced argument, a leaf of one or a lax "
+        "carry that the calls give an integer array or a Python int) passed in a differentiated position "
         "(`argnums`, 0 by default) of a function made by `jax.grad`, `jax.value_and_grad`, `jax.jacrev`, "
         "`jax.jacfwd` or `jax.hessian`: called right away (`jax.grad(f)(3)`), through a name bound to it "
         "(`df = jax.grad(f)` then `df(2)`), or through a plain `jax.jit` around it."

@@ -1,0 +1,70 @@
+"""The structure of the pytree a call gives a parameter, when every call shows it: jax flattens a tuple, list or
+dict argument into its leaves and traces each leaf as one array, of that leaf's dtype (a Python number too: a
+weakly typed array of its kind). So `step((params, 0))` makes `step`'s parameter a tuple of two tracers, and
+unpacking it (`w, n = pair`) gives arrays, not subtrees; `n` is an integer array.
+
+A structure is a Value: a container's (kind HOST, `contents` holding each item's structure) or a leaf's (an
+ARRAY of a dtype kind, or of an unknown one). Anything else in an argument (an unknown value, an object, a
+container built out of sight) leaves the structure unknown: that part may be a subtree or static.
+"""
+
+from __future__ import annotations
+
+from jaxlint.analysis.traced import Tracer
+from jaxlint.analysis.values import Contents, Kind, Value
+
+
+def structure(value: Value | None) -> Value | None:
+    """The pytree structure an argument holding `value` gives a traced parameter, when known throughout."""
+    if value is None:
+        return None
+    contents = value.contents
+    if contents is None:
+        if value.kind is Kind.ARRAY or (value.kind is Kind.TRACED and not value.container):
+            return Value(Kind.ARRAY, dtype=value.dtype)
+        if value.kind is Kind.STATIC and value.number is not None:
+            return Value(Kind.ARRAY, dtype=value.number)
+        if value.kind is Kind.HOST and value.numpy:
+            return Value(Kind.ARRAY)
+        return None
+    if not contents.items or (contents.kind == "dict" and not _literal_keys(contents)):
+        return None
+    items = tuple(structure(item) for item in contents.items)
+    if any(item is None for item in items):
+        return None
+    return Value(Kind.HOST, contents=Contents(contents.kind, None, items, contents.keys))
+
+
+def joined(a: Value | None, b: Value | None) -> Value | None:
+    """The structure two calls agree on: the same containers, leaves of one dtype kind where both agree."""
+    if a is None or b is None or a == b:
+        return a if a == b else None
+    if a.contents is None and b.contents is None:
+        return Value(Kind.ARRAY)  # two arrays of different dtypes
+    if a.contents is None or b.contents is None:
+        return None
+    ours, theirs = a.contents, b.contents
+    if (ours.kind, ours.keys) != (theirs.kind, theirs.keys) or len(ours.items or ()) != len(theirs.items or ()):
+        return None
+    items = tuple(joined(x, y) for x, y in zip(ours.items or (), theirs.items or ()))
+    if any(item is None for item in items):
+        return None
+    return Value(Kind.HOST, contents=Contents(ours.kind, None, items, ours.keys))
+
+
+def traced_tree(shape: Value, tracer: Tracer) -> Value:
+    """What a parameter traced as `tracer` holds when its calls give it the structure `shape`: the same
+    containers, a tracer at each leaf (named by its path: `pair[0]`, `batch["x"]`)."""
+    contents = shape.contents
+    if contents is None or not contents.items:
+        return Value(Kind.TRACED, tracer, dtype=shape.dtype)
+    keys = contents.keys if contents.kind == "dict" else range(len(contents.items))
+    items = tuple(
+        None if item is None else traced_tree(item, tracer.item(f'"{key}"' if isinstance(key, str) else str(key)))
+        for key, item in zip(keys or (), contents.items)
+    )
+    return Value(Kind.TRACED, tracer, container=True, contents=Contents(contents.kind, items[0], items, contents.keys))
+
+
+def _literal_keys(contents: Contents) -> bool:
+    return contents.keys is not None and all(isinstance(key, (str, int)) for key in contents.keys)
