@@ -6,9 +6,21 @@
 
 from __future__ import annotations
 
-from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, Options, Runner, TransformSpec
+from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, LIFTED, Options, Runner, TransformSpec
+
+# linen's `jit` and `remat` take `static_argnums` counting the Module; `vmap` and `scan` take `in_axes` without it
+# (and `scan`'s `nn.broadcast` leaves an argument untraced).
+_LIFTED_JIT = TransformSpec(LIFTED, staged=True, unclaimed_options=("static_argnums", "static_argnames"))
+_LIFTED_REMAT = TransformSpec(LIFTED, staged=True, unclaimed_options=("static_argnums", "concrete"))
 
 TRANSFORMS = {
+    "flax.linen.jit": _LIFTED_JIT,
+    "flax.linen.remat": _LIFTED_REMAT,
+    "flax.linen.checkpoint": _LIFTED_REMAT,
+    "flax.linen.vmap": TransformSpec(
+        LIFTED, staged=True, per_example=True, concrete_constants=True, unclaimed_options=("in_axes",)
+    ),
+    "flax.linen.scan": TransformSpec(LIFTED, staged=True, unclaimed_options=("in_axes",)),
     "flax.nnx.jit": TransformSpec(FILTERED, staged=True, options=Options(JIT_OPTIONS.static, None)),
     "flax.nnx.vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
     "flax.nnx.remat": TransformSpec(FILTERED, staged=True),
