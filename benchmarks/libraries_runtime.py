@@ -137,9 +137,12 @@ def _flax_lifted():
 
     name = "flax_lifted_transforms.py"
 
-    def init(module, x):  # `init` runs `__call__`, and the lifted transforms inside it trace what they wrap
+    def init(module, *args):  # `init` runs `__call__`, and the lifted transforms inside it trace what they wrap
         with jax.debug_key_reuse(True):
-            module.init({"params": jax.random.key(0), "noise": jax.random.key(1)}, x)
+            return module.init({"params": jax.random.key(0), "noise": jax.random.key(1)}, *args)
+
+    def loop(module, x):  # `init` calls `body_fn` itself; `apply` runs the loop
+        module.apply(init(module, x), x, mutable=["state"])
 
     return [
         # `if self.features > 2` passes; the scan carry is a tracer.
@@ -149,6 +152,10 @@ def _flax_lifted():
          lambda ns: init(ns["BatchScorer"](), jnp.ones((4, 2, 3)))),
         # The two `make_rng` draws pass jax's key-reuse checker, and `self.features` is a Python int.
         (name, "raises TracerBoolConversionError at line 80", False, lambda ns: init(ns["NoisyDense"](2), jnp.ones(3))),
+        # `mdl.variable(...).value += 1` passes: the Module is no tracer.
+        (name, "raises TracerBoolConversionError at line 92", False,
+         lambda ns: init(ns["CondExample"](), jnp.ones(3), True)),
+        (name, "runs", True, lambda ns: loop(ns["WhileLoopExample"](), jnp.ones(3))),
     ]
 
 

@@ -34,6 +34,7 @@ from jaxlint.model.transforms import (
     JIT_LIKE,
     JITS,
     LAX_BODIES,
+    MODULE_FIRST_BODIES,
     ONLY_TRACE,
     PARTIAL,
     REF_KERNELS,
@@ -302,6 +303,7 @@ def applied_transforms(
             for item in body.elements if isinstance(body, (cst.List, cst.Tuple)) else [body]:
                 value = item.value if isinstance(item, cst.BaseElement) else item
                 target, bound, bound_names = unwrap(value, names, table)
+                bound += func in MODULE_FIRST_BODIES
                 if target is not None:
                     found.append((target, AppliedTransform(func, call, True, {}, bound, bound_names)))
         return found
@@ -515,8 +517,10 @@ def _traced_and_static(
         for p, annotation in signature.annotations.items()
         if p in everything and is_array_annotation(annotation, names)
     }
-    if "in_axes" in kw:
-        pytrees = frozenset()  # `nnx.vmap(f, in_axes=(None, 0))`: a pytree given `None` is not traced
+    if "in_axes" in kw or not transform.staged:
+        # `nnx.vmap(f, in_axes=(None, 0))`: a pytree given `None` is not traced; `eqx.filter_grad` differentiates
+        # the first argument only.
+        pytrees = frozenset()
     return traced | ((arrays | pytrees) & everything), set()
 
 

@@ -96,6 +96,9 @@ LAX_BODIES: dict[str, Callables] = {
     "jax.lax.associative_scan": ((0,), ("fn",)),
     **merged_dicts("LAX_BODIES"),
 }
+# Of those, the ones that call their functions with a library object first, untraced (flax's `nn.cond(pred, f, g,
+# mdl, x)` calls `f(mdl, x)`).
+MODULE_FIRST_BODIES = merged_sets("MODULE_FIRST_BODIES")
 # Of those, the ones that run their function once per iteration.
 LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"}) | merged_sets(
     "LOOP_BODIES"

@@ -28,6 +28,15 @@ TRANSFORMS = {
     "flax.nnx.grad": TransformSpec(FILTERED, staged=False, gradient=True),
     "flax.nnx.value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
 }
+# linen's lifted control flow, like jax.lax's (model/transforms.py): the callables each takes, by position and
+# keyword. Their functions get the Module first (`true_fun(mdl, *operands)`), untraced.
+LAX_BODIES = {
+    "flax.linen.cond": ((1, 2), ("true_fun", "false_fun")),
+    "flax.linen.switch": ((1,), ("branches",)),
+    "flax.linen.while_loop": ((0, 1), ("cond_fn", "body_fn")),
+}
+LOOP_BODIES = frozenset({"flax.linen.while_loop"})
+MODULE_FIRST_BODIES = frozenset(LAX_BODIES)
 PYTREE_BASES = frozenset({"flax.struct.PyTreeNode"})
 PYTREE_DECORATORS = frozenset({"flax.struct.dataclass"})
 STATIC_FIELD_SPECS = {"flax.struct.field": ("pytree_node", False)}
