@@ -131,6 +131,51 @@ def _flax():
     ]
 
 
+def _flax_lifted():
+    import jax
+    import jax.numpy as jnp
+
+    name = "flax_lifted_transforms.py"
+
+    def init(module, *args):  # `init` runs `__call__`, and the lifted transforms inside it trace what they wrap
+        with jax.debug_key_reuse(True):
+            return module.init({"params": jax.random.key(0), "noise": jax.random.key(1)}, *args)
+
+    def loop(module, x):  # `init` calls `body_fn` itself; `apply` runs the loop
+        module.apply(init(module, x), x, mutable=["state"])
+
+    return [
+        # `if self.features > 2` passes; the scan carry is a tracer.
+        (name, "raises TracerBoolConversionError at line 16", False, lambda ns: init(ns["RNN"](3), jnp.ones((4, 3)))),
+        (name, "runs", True, lambda ns: init(ns["DeepMLP"](3), jnp.ones(3))),
+        (name, "raises TracerBoolConversionError at line 58", False,
+         lambda ns: init(ns["BatchScorer"](), jnp.ones((4, 2, 3)))),
+        # The two `make_rng` draws pass jax's key-reuse checker, and `self.features` is a Python int.
+        (name, "raises TracerBoolConversionError at line 80", False, lambda ns: init(ns["NoisyDense"](2), jnp.ones(3))),
+        # `mdl.variable(...).value += 1` passes: the Module is no tracer.
+        (name, "raises TracerBoolConversionError at line 92", False,
+         lambda ns: init(ns["CondExample"](), jnp.ones(3), True)),
+        (name, "runs", True, lambda ns: loop(ns["WhileLoopExample"](), jnp.ones(3))),
+    ]
+
+
+def _flax_nnx():
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    name = "flax_nnx_rngs.py"
+
+    def build(ns):
+        with jax.debug_key_reuse(True):
+            return ns["Model"](nnx.Rngs(jax.random.key(0)))
+
+    return [
+        (name, "runs", False, build),  # the twins: no key drawn twice
+        (name, "raises TracerBoolConversionError at line 22", False, lambda ns: ns["forward"](build(ns), jnp.ones(3))),
+    ]
+
+
 def _haiku():
     import jax
     import jax.numpy as jnp
@@ -141,6 +186,29 @@ def _haiku():
          lambda ns: ns["step"](ns["params"], jax.random.key(1), jnp.ones((2, 3)))),
         (name, "runs", False, lambda ns: ns["net"].apply(ns["params"], jax.random.key(1), -jnp.ones((2, 3)))),
         (name, "runs", True, lambda ns: ns["evaluate"](ns["predictor"].init(jax.random.key(0), jnp.ones(3)), jnp.ones(3))),
+    ]
+
+
+def _haiku_control_flow():
+    import haiku as hk
+    import jax
+    import jax.numpy as jnp
+
+    name = "haiku_control_flow.py"
+
+    def init(function, x):  # `init` runs `function` (unrolling a loop's first step eagerly, then tracing the rest)
+        with jax.debug_key_reuse(True):
+            hk.transform(function).init(jax.random.key(0), x)
+
+    return [
+        (name, "raises TracerBoolConversionError at line 15", False, lambda ns: init(ns["unroll"], jnp.ones((4, 3)))),
+        # The two `next_rng_key` draws before it pass jax's key-reuse checker.
+        (name, "raises TracerBoolConversionError at line 28", False, lambda ns: init(ns["denoise"], jnp.ones(3))),
+        (name, "runs", True, lambda ns: init(ns["gate"], jnp.ones(3))),
+        (name, "raises TracerBoolConversionError at line 47", False, lambda ns: init(ns["batched"], jnp.ones((4, 3)))),
+        # `x.ndim` passes; `x.min()` is a tracer under `hk.remat`.
+        (name, "raises TracerBoolConversionError at line 59", False,
+         lambda ns: init(ns["checkpointed"], jnp.ones((2, 3)))),
     ]
 
 
@@ -165,10 +233,31 @@ def _equinox():
         (name, "raises KeyReuseError at line 98", False, lambda ns: call(ns["Block"], "__call__")),
         (name, "runs", False, lambda ns: call(ns["Block"], "evaluate")),
         (name, "raises TracerBoolConversionError at line 29", False, lambda ns: ns["normalise"](jnp.arange(3.0), 2.0)),
-        # The static `scale` and `depth` pass; the array field `bias` is a tracer (the fixture's expect-miss).
+        # The static `scale` and `depth` pass; the array field `bias` is a tracer.
         (name, "raises TracerBoolConversionError at line 41", True, lambda ns: ns["describe"](ns["model"], jnp.ones(3))),
         (name, "runs", False,
          lambda ns: ns["make_step"](ns["model"], ns["opt_state"], jnp.ones((8, 3)), jnp.ones((8, 3)))),
+    ]
+
+
+def _equinox_module_fields():
+    import jax
+    import jax.numpy as jnp
+
+    name = "equinox_module_fields.py"
+    x = jnp.ones(3)
+
+    def model(ns):
+        return ns["Model"](jax.random.key(0))
+
+    return [
+        # `range(self.depth)` and `if self.use_bias` pass; the array field `extra_bias` is a tracer.
+        (name, "raises TracerBoolConversionError at line 43", False, lambda ns: ns["predict"](model(ns), x)),
+        (name, "raises TracerBoolConversionError at line 51", False, lambda ns: model(ns).score(x)),
+        # `if model.depth > 1` passes (line 63), so `model(x)` runs, and raises in `__call__`.
+        (name, "raises TracerBoolConversionError at line 43", False, lambda ns: ns["deeper"](model(ns), x)),
+        (name, "raises TracerBoolConversionError at line 70", False,
+         lambda ns: ns["traced_layers"](ns["Head"](jax.random.key(1)), x)),
     ]
 
 
@@ -201,7 +290,7 @@ def _optax():
 
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _haiku, _equinox, _chex_pallas, _optax):
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_nnx, _haiku, _haiku_control_flow, _equinox, _equinox_module_fields, _chex_pallas, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print

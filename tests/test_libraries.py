@@ -31,6 +31,10 @@ def test_library_names_are_only_in_their_library_modules() -> None:
 def test_generic_tables_hold_every_library_entry() -> None:
     tables = {
         "TRANSFORMS": transforms.TRANSFORMS,
+        "LAX_BODIES": transforms.LAX_BODIES,
+        "LOOP_BODIES": transforms.LOOP_BODIES,
+        "LAX_CARRIES": transforms.LAX_CARRIES,
+        "LAX_OPERANDS": transforms.LAX_OPERANDS,
         "REF_KERNELS": transforms.REF_KERNELS,
         "PYTREE_BASES": pytrees.PYTREE_BASES,
         "PYTREE_DECORATORS": pytrees.PYTREE_DECORATORS,
@@ -52,6 +56,14 @@ def test_generic_tables_hold_every_library_entry() -> None:
     assert missing == []
     assert {"equinox.Module", "flax.struct.PyTreeNode"} <= pytrees.PYTREE_BASES
     assert transforms.TRANSFORMS["numpyro.infer.NUTS"].family == "closure"
+    assert {"haiku.scan", "haiku.fori_loop"} <= transforms.LOOP_BODIES
+    assert transforms.LIFTED_TRANSFORMS == {
+        "flax.linen.jit",
+        "flax.linen.remat",
+        "flax.linen.checkpoint",
+        "flax.linen.vmap",
+        "flax.linen.scan",
+    }
 
 
 def test_a_numpyro_model_under_mcmc_in_json(tmp_path: Path) -> None:
@@ -109,4 +121,31 @@ def test_an_untraced_library_call_is_silent(tmp_path: Path) -> None:
         "net.apply(params, jax.random.PRNGKey(2), jnp.ones(3))\n",
     )
     result = jaxlint(tmp_path, "eager.py")
+    assert (result.returncode, result.stdout) == (0, "All checks passed (1 file checked).\n")
+
+
+def test_a_lifted_transform_given_options_it_counts_otherwise_claims_nothing(tmp_path: Path) -> None:
+    """linen's `static_argnums` count the Module and `methods=` names the methods transformed: what either traces
+    is not claimed (and `nn.vmap(Block, methods=...)` is never taken for `Block.__init__`)."""
+    write(
+        tmp_path / "lifted.py",
+        "import flax.linen as nn\n"
+        "import jax\n"
+        "\n"
+        "\n"
+        "class Block(nn.Module):\n"
+        "    @nn.compact\n"
+        "    def __call__(self, x, train):\n"
+        "        if x.sum() > train:\n"
+        "            x = x * 2\n"
+        "        return nn.Dense(2)(x)\n"
+        "\n"
+        "\n"
+        "class Model(nn.Module):\n"
+        "    @nn.compact\n"
+        "    def __call__(self, x):\n"
+        "        x = nn.remat(Block, static_argnums=(2,))()(x, 1)\n"
+        "        return nn.vmap(Block, methods=['__call__'])()(x, 1)\n",
+    )
+    result = jaxlint(tmp_path, "lifted.py")
     assert (result.returncode, result.stdout) == (0, "All checks passed (1 file checked).\n")

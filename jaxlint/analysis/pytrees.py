@@ -33,11 +33,13 @@ _SCALARS = frozenset({"bool", "int", "float", "complex"})
 @dataclass(frozen=True)
 class Field:
     """One field of a pytree class: static aux data, or a child that is one array (`leaf`) or a subtree
-    (of the pytree class `cls` when its annotation names one)."""
+    (of the pytree class `cls` when its annotation names one). `number`: a leaf annotated as a Python number, which
+    a filtering transform (`eqx.filter_jit`) keeps static."""
 
     static: bool
     leaf: bool = False
     cls: cst.ClassDef | None = None
+    number: bool = False
 
 
 def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field] | None:
@@ -82,7 +84,7 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
                 and names.qualified(annotation) is None
             )
             leaf = scalar or is_array_annotation(annotation, names)
-            fields[name] = Field(static=False, leaf=leaf, cls=None if leaf else class_of(annotation))
+            fields[name] = Field(static=False, leaf=leaf, cls=None if leaf else class_of(annotation), number=scalar)
     return fields
 
 

@@ -25,7 +25,7 @@ from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import UNTRACEABLE_ANNOTATIONS
-from jaxlint.model.transform_spec import CLOSURE, CUSTOM, GRAD, MAP, POSITIONS, PRIMALS
+from jaxlint.model.transform_spec import CLOSURE, CUSTOM, FILTERED, GRAD, LIFTED, MAP, POSITIONS, PRIMALS
 from jaxlint.model.transforms import (
     FORI_LOOP,
     BUILDS_JAXPR,
@@ -34,6 +34,7 @@ from jaxlint.model.transforms import (
     JIT_LIKE,
     JITS,
     LAX_BODIES,
+    MODULE_FIRST_BODIES,
     ONLY_TRACE,
     PARTIAL,
     REF_KERNELS,
@@ -114,6 +115,12 @@ class Tracer:
     def differentiated(self) -> bool:
         """Traced by a gradient transform alone: a tracer that carries its value."""
         return not self.transform.staged and self.transform.name in GRADIENTS
+
+    @property
+    def filtered(self) -> bool:
+        """Traced by a filtering transform (`eqx.filter_jit`): of its pytrees, only the array leaves are tracers."""
+        spec = TRANSFORMS.get(self.transform.name)
+        return spec is not None and spec.family == FILTERED
 
     def evidence(self, row_of: Callable[[cst.CSTNode], int]) -> tuple[Evidence, ...]:
         """The steps from the transform to this tracer, each at its row: what `describe` says, as data."""
@@ -296,6 +303,7 @@ def applied_transforms(
             for item in body.elements if isinstance(body, (cst.List, cst.Tuple)) else [body]:
                 value = item.value if isinstance(item, cst.BaseElement) else item
                 target, bound, bound_names = unwrap(value, names, table)
+                bound += func in MODULE_FIRST_BODIES
                 if target is not None:
                     found.append((target, AppliedTransform(func, call, True, {}, bound, bound_names)))
         return found
@@ -458,14 +466,16 @@ def _traced_and_static(
     table: TransformTable,
     given: frozenset[str] = frozenset(),
     arrays: frozenset[str] = frozenset(),
+    pytrees: frozenset[str] = frozenset(),
 ) -> tuple[set[str], set[str]]:
     """Parameters this transform makes tracers, and parameters it keeps static.
 
     A parameter with a default may never be passed (then it is a plain Python value), so it is
     never claimed traced; except a flag (`training=False`) of a function decorated with `jit`, when a
     call passes it (`given`): every call of the decorated name goes through `jit`, which traces it.
-    A filtering transform (`eqx.filter_jit`) traces the parameters annotated as arrays, and those a call
-    gives a JAX array (`arrays`).
+    A filtering transform (`eqx.filter_jit`) traces the parameters annotated as arrays, those a call
+    gives a JAX array (`arrays`), and the array leaves of those holding a pytree class of the module (`pytrees`:
+    an `eqx.Module`, whose fields then say which leaves are arrays).
     """
     kw = transform.keywords
     name = transform.name
@@ -498,12 +508,20 @@ def _traced_and_static(
         return set(), set()
     if family == POSITIONS:
         return _positions(signature, TRANSFORMS[name].traced_positions) - signature.defaults, set()
+    if family == LIFTED:
+        if any(option in kw for option in TRANSFORMS[name].unclaimed_options):
+            raise NotLiteral
+        return everything - set(signature.positional[:1]), set()
     traced = {
         p
         for p, annotation in signature.annotations.items()
         if p in everything and is_array_annotation(annotation, names)
     }
-    return traced | (arrays & everything), set()
+    if "in_axes" in kw or not transform.staged:
+        # `nnx.vmap(f, in_axes=(None, 0))`: a pytree given `None` is not traced; `eqx.filter_grad` differentiates
+        # the first argument only.
+        pytrees = frozenset()
+    return traced | ((arrays | pytrees) & everything), set()
 
 
 def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[str]:
@@ -554,9 +572,11 @@ def traced_function(
     table: TransformTable,
     given: frozenset[str] = frozenset(),
     arrays: frozenset[str] = frozenset(),
+    pytrees: frozenset[str] = frozenset(),
 ) -> TracedFunction | None:
     """The traced-scope facts of one function from everything applied to it, or None. `given`: the
-    parameters some call of it passes a scalar literal; `arrays`: those some call passes a JAX array."""
+    parameters some call of it passes a scalar literal; `arrays`: those some call passes a JAX array; `pytrees`:
+    those holding an instance of a pytree class of the module."""
     if not transforms and not passed and not entries:
         return None
     signature = Signature.of(params)
@@ -566,7 +586,7 @@ def traced_function(
     for transform in transforms:
         try:
             more_traced, more_static = _traced_and_static(
-                transform, signature.after(transform), names, table, given, arrays
+                transform, signature.after(transform), names, table, given, arrays, pytrees
             )
         except NotLiteral:
             continue

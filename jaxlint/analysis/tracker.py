@@ -77,7 +77,17 @@ from jaxlint.analysis.values import (
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
-from jaxlint.model.transforms import CONCRETE_CONTEXTS, CUSTOM_RULES, LAX_CARRIES, PARTIAL, TREE_MAPS, UNTRACED_CONTEXTS
+from jaxlint.model.transforms import (
+    CONCRETE_CONTEXTS,
+    CUSTOM_RULES,
+    LAX_CARRIES,
+    LIFTED_DEFAULT_METHOD,
+    LIFTED_METHODS_OPTION,
+    LIFTED_TRANSFORMS,
+    PARTIAL,
+    TREE_MAPS,
+    UNTRACED_CONTEXTS,
+)
 
 Env = dict[str, Value]
 
@@ -835,6 +845,10 @@ class ValueTracker(Domain):
                         self._apply_into_project(self.context, chain, target, transform)
                     continue
                 target = made
+            if transform.name in LIFTED_TRANSFORMS and self.callees.bindings.class_of(target, chain) is not None:
+                if LIFTED_METHODS_OPTION in transform.keywords:
+                    continue  # `nn.vmap(Block, methods=[...])`: the methods named, not followed
+                target = cst.Attribute(value=target, attr=cst.Name(LIFTED_DEFAULT_METHOD))  # `nn.remat(Block)`
             self.recorder.apply(chain, target, transform)
             if transform.name in LAX_CARRIES:
                 position, keyword, index = LAX_CARRIES[transform.name]
@@ -889,6 +903,7 @@ class ValueTracker(Domain):
             else:
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver)
                 self._library_run(chain, node, values, caller.name, via)
+                self._instance_called(chain, node, values, caller.name, via)
         else:
             given: list[Value | None] = [None] * len(node.args)
             if type(node.func) is cst.Name:
@@ -910,6 +925,19 @@ class ValueTracker(Domain):
             return None
         held = self._lookup(func.value.value)
         return held if held is not None and _traced_pytree(held) is not None else None
+
+    def _instance_called(
+        self, chain: tuple[cst.CSTNode, ...], call: cst.Call, values: list[Value | None], caller: str, via
+    ) -> None:
+        """`model(x)` where `model` holds a pytree of tracers of a class of this module (an `eqx.Module`): its
+        `__call__` runs, `self` holding the tracers."""
+        held = self._lookup(call.func.value) if type(call.func) is cst.Name else None
+        cls = _traced_pytree(held) if held is not None else None
+        if cls is None:
+            return
+        runs = cst.Attribute(value=call.func, attr=cst.Name("__call__"))
+        self.recorder.receiver(runs, cls)
+        self.recorder.call(chain, call, runs, list(call.args), values, caller, via, held)
 
     def _library_run(
         self,
@@ -1175,6 +1203,12 @@ class ValueTracker(Domain):
             self.transforms,
             self._known.scalars.get(node, frozenset()),
             self._known.arrays.get(node, frozenset()),
+            frozenset(
+                param.name.value
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+                if transforms
+                and self._class_of_pytree(node, param, param.annotation.annotation if param.annotation else None)
+            ),
         )
 
     def _enter(

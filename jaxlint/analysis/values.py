@@ -950,6 +950,8 @@ class Evaluator:
             return None
         if field.static:
             return STATIC
+        if tracer.filtered and (field.number or not field.leaf and field.cls is None):
+            return None  # a filtering transform traces array leaves only: a number, a callable, a layer unknown
         return Value(
             Kind.TRACED, tracer.field(name), container=not field.leaf, pytree_part=not field.leaf, pytree=field.cls
         )

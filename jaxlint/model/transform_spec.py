@@ -41,6 +41,10 @@ PRIMALS = "primals"  # every parameter: the function is called with the primals 
 # samplers), so its arguments stay what they were, and every `jnp` result inside is a tracer.
 CLOSURE = "closure"
 POSITIONS = "positions"  # the parameters at `traced_positions` (diffrax's vector field: `t` and `y`, not `args`)
+# flax linen's lifted transforms: applied to a Module class (its `__call__`) or to a method, they pass the Module
+# first, untraced, and trace every other parameter; given one of `unclaimed_options` (which count the Module or
+# leave some parameters out), nothing is claimed.
+LIFTED = "lifted"
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class TransformSpec:
     # others, which trace to a jaxpr, it is a tracer: `jnp.array(x.shape).prod()` cannot be a shape.
     concrete_constants: bool = False
     traced_positions: tuple[int, ...] = ()  # the parameters a POSITIONS transform traces
+    unclaimed_options: tuple[str, ...] = ()  # given any of these, a LIFTED transform claims no parameter
 
 
 # jax.jit's options: the transforms that take them share this object.

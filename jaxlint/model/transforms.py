@@ -11,8 +11,19 @@ from __future__ import annotations
 
 from typing import Optional
 
-from jaxlint.model.libraries import merged_dicts
-from jaxlint.model.transform_spec import CUSTOM, GRAD, JIT, JIT_OPTIONS, MAP, PRIMALS, Options, Role, TransformSpec
+from jaxlint.model.libraries import merged_dicts, merged_sets
+from jaxlint.model.transform_spec import (
+    CUSTOM,
+    GRAD,
+    JIT,
+    JIT_OPTIONS,
+    LIFTED,
+    MAP,
+    PRIMALS,
+    Options,
+    Role,
+    TransformSpec,
+)
 
 _JIT = TransformSpec(JIT, staged=True, options=JIT_OPTIONS, caches_by_function=True)
 _CHECKPOINT = TransformSpec(JIT, staged=True)
@@ -83,15 +94,22 @@ LAX_BODIES: dict[str, Callables] = {
     "jax.lax.scan": ((0,), ("f",)),
     "jax.lax.map": ((0,), ("f",)),
     "jax.lax.associative_scan": ((0,), ("fn",)),
+    **merged_dicts("LAX_BODIES"),
 }
+# Of those, the ones that call their functions with a library object first, untraced (flax's `nn.cond(pred, f, g,
+# mdl, x)` calls `f(mdl, x)`).
+MODULE_FIRST_BODIES = merged_sets("MODULE_FIRST_BODIES")
 # Of those, the ones that run their function once per iteration.
-LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
+LOOP_BODIES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"}) | merged_sets(
+    "LOOP_BODIES"
+)
 # lax loops: where the initial carry is given (position, keyword), and which parameter of the body (and
 # of `cond_fun`) receives it. A Python list given there reaches the body as a list of tracers.
 LAX_CARRIES: dict[str, tuple[int, str, int]] = {
     "jax.lax.fori_loop": (3, "init_val", 1),
     "jax.lax.while_loop": (2, "init_val", 0),
     "jax.lax.scan": (1, "init", 0),
+    **merged_dicts("LAX_CARRIES"),
 }
 # lax control flow: where the operands (data, carries) go, by position and keyword, and the position from
 # which every further positional argument is an operand (`lax.cond(pred, f, g, *operands)`). An iterator
@@ -103,6 +121,7 @@ LAX_OPERANDS: dict[str, tuple[tuple[int, ...], tuple[str, ...], Optional[int]]] 
     "jax.lax.fori_loop": ((3,), ("init_val",), None),
     "jax.lax.while_loop": ((2,), ("init_val",), None),
     "jax.lax.map": ((1,), ("xs",), None),
+    **merged_dicts("LAX_OPERANDS"),
 }
 
 # Callables given to these run on the host, with concrete values, on every call: not traced.
@@ -154,6 +173,11 @@ BUILDS_JAXPR = _where(lambda t: t.staged and not t.concrete_constants) | frozens
 # Custom differentiation rules: differentiating a call runs the function (or its forward rule) on the primal
 # values, so a gradient transform alone around the call gives it no tracer; a staged trace (jit) still does.
 CUSTOM_RULES = frozenset(name for name, t in TRANSFORMS.items() if t.family == CUSTOM)
+# Lifted transforms (flax linen's): applied to a Module class, they transform the method it calls, `__call__`,
+# unless `methods=` names others.
+LIFTED_TRANSFORMS = _where(lambda t: t.family == LIFTED)
+LIFTED_DEFAULT_METHOD = "__call__"
+LIFTED_METHODS_OPTION = "methods"
 
 # Context managers under which jax computes eagerly, even inside a trace: their results are concrete arrays.
 # (Not `jax.disable_jit()`: inside a trace already running, its results are still tracers.)

@@ -6,9 +6,21 @@
 
 from __future__ import annotations
 
-from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, Options, Runner, TransformSpec
+from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, LIFTED, Options, Runner, TransformSpec
+
+# linen's `jit` and `remat` take `static_argnums` counting the Module; `vmap` and `scan` take `in_axes` without it
+# (and `scan`'s `nn.broadcast` leaves an argument untraced).
+_LIFTED_JIT = TransformSpec(LIFTED, staged=True, unclaimed_options=("static_argnums", "static_argnames"))
+_LIFTED_REMAT = TransformSpec(LIFTED, staged=True, unclaimed_options=("static_argnums", "concrete"))
 
 TRANSFORMS = {
+    "flax.linen.jit": _LIFTED_JIT,
+    "flax.linen.remat": _LIFTED_REMAT,
+    "flax.linen.checkpoint": _LIFTED_REMAT,
+    "flax.linen.vmap": TransformSpec(
+        LIFTED, staged=True, per_example=True, concrete_constants=True, unclaimed_options=("in_axes",)
+    ),
+    "flax.linen.scan": TransformSpec(LIFTED, staged=True, unclaimed_options=("in_axes",)),
     "flax.nnx.jit": TransformSpec(FILTERED, staged=True, options=Options(JIT_OPTIONS.static, None)),
     "flax.nnx.vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
     "flax.nnx.remat": TransformSpec(FILTERED, staged=True),
@@ -16,6 +28,15 @@ TRANSFORMS = {
     "flax.nnx.grad": TransformSpec(FILTERED, staged=False, gradient=True),
     "flax.nnx.value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
 }
+# linen's lifted control flow, like jax.lax's (model/transforms.py): the callables each takes, by position and
+# keyword. Their functions get the Module first (`true_fun(mdl, *operands)`), untraced.
+LAX_BODIES = {
+    "flax.linen.cond": ((1, 2), ("true_fun", "false_fun")),
+    "flax.linen.switch": ((1,), ("branches",)),
+    "flax.linen.while_loop": ((0, 1), ("cond_fn", "body_fn")),
+}
+LOOP_BODIES = frozenset({"flax.linen.while_loop"})
+MODULE_FIRST_BODIES = frozenset(LAX_BODIES)
 PYTREE_BASES = frozenset({"flax.struct.PyTreeNode"})
 PYTREE_DECORATORS = frozenset({"flax.struct.dataclass"})
 STATIC_FIELD_SPECS = {"flax.struct.field": ("pytree_node", False)}

@@ -1,8 +1,12 @@
-"""dm-haiku, as data (checked with dm-haiku 0.0.17 on jax 0.10.2)."""
+"""dm-haiku, as data (checked with dm-haiku 0.0.17 on jax 0.10.2).
+
+Inside `hk.transform`, haiku's own transforms and control flow (`hk.vmap`, `hk.remat`, `hk.scan`, `hk.cond`...)
+thread haiku's state through jax's (`jax.vmap`, `jax.remat`, `jax.lax.scan`, `jax.lax.cond`...), which trace the
+function given as they do; `hk.next_rng_key()` gives a new key at each call."""
 
 from __future__ import annotations
 
-from jaxlint.model.transform_spec import Runner
+from jaxlint.model.transform_spec import JIT, MAP, Runner, TransformSpec
 
 # `net.apply(params, rng, x, is_training=False)`: dropout draws nothing.
 RANDOMNESS_OFF = {"is_training": "False"}
@@ -14,3 +18,33 @@ FUNCTION_RUNNERS = {
 }
 # Wrappers of those objects whose method takes one argument fewer: `without_apply_rng(f).apply(params, *args)`.
 RNG_DROPPING = {"haiku.without_apply_rng": "apply"}
+
+TRANSFORMS = {
+    "haiku.vmap": TransformSpec(
+        MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True, concrete_constants=True
+    ),
+    "haiku.remat": TransformSpec(JIT, staged=True),
+}
+# Like jax.lax's (model/transforms.py): the callables each takes, by position and keyword.
+LAX_BODIES = {
+    "haiku.cond": ((1, 2), ("true_fun", "false_fun")),
+    "haiku.switch": ((1,), ("branches",)),
+    "haiku.while_loop": ((0, 1), ("cond_fun", "body_fun")),
+    "haiku.fori_loop": ((2,), ("body_fun",)),
+    "haiku.scan": ((0,), ("f",)),
+    "haiku.map": ((0,), ("f",)),
+}
+LOOP_BODIES = frozenset({"haiku.scan", "haiku.fori_loop", "haiku.while_loop", "haiku.map"})
+LAX_CARRIES = {
+    "haiku.fori_loop": (3, "init_val", 1),
+    "haiku.while_loop": (2, "init_val", 0),
+    "haiku.scan": (1, "init", 0),
+}
+LAX_OPERANDS = {
+    "haiku.cond": ((), ("operand",), 3),
+    "haiku.switch": ((), (), 2),
+    "haiku.scan": ((1, 2), ("init", "xs"), None),
+    "haiku.fori_loop": ((3,), ("init_val",), None),
+    "haiku.while_loop": ((2,), ("init_val",), None),
+    "haiku.map": ((1,), ("xs",), None),
+}
