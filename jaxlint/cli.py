@@ -37,7 +37,7 @@ from jaxlint.runner import FixMode, check_stdin, fix_stdin, run
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a process killed by SIGPIPE
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + 2, 128 + 15  # SIGINT, SIGTERM
-FORMAT_NAMES = ("text", "json", "sarif", "github", "junit", "concise")
+FORMAT_NAMES = ("text", "json", "sarif", "github", "junit", "concise", "full")
 
 
 def _selectors(values: list[str] | None) -> list[str] | None:
@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--show-source",
         action="store_true",
-        help="print the source line of each finding, with a caret under it (text output)",
+        help="as --output-format full: each finding's source line, whole message and evidence (text output)",
     )
     parser.add_argument("--statistics", action="store_true", help="print counts by rule instead of findings")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -610,7 +610,7 @@ def _report(args: argparse.Namespace, result, out: TextIO, unverifiable: str = "
         out.write(source.render(result))
     else:
         out.write(FORMATS[args.output_format](result))
-    human = args.output_format == "text" or args.diff
+    human = args.output_format in ("text", "full") or args.diff
     if human and args.show_fixes and (args.fix or args.diff):
         out.write(text.fixes(result))
     if human and not args.quiet:

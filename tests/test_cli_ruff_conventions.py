@@ -9,8 +9,7 @@ from pathlib import Path
 
 from helpers import BOTH_SOURCE, JAX101_MESSAGE, JAX101_SOURCE, jaxlint, write
 
-JAX102_LINE = ("JAX102 the result of `.at[...].set(...)` is discarded: JAX arrays are immutable, so `x` is "
-               "unchanged; assign it: `x = x.at[1].set(2)`")
+JAX102_LINE = "JAX102 the result of `.at[...].set(...)` is discarded: JAX arrays are immutable, so `x` is unchanged"
 
 
 def codes_by_file(result) -> list[str]:
