@@ -480,14 +480,20 @@ WATCH_INTERVAL = 0.5
 
 
 def _watch(args: argparse.Namespace, command_line: CommandLine, out: TextIO) -> int:
-    """Check, then check again each time a checked file, a new file or a config file changes, until
-    Ctrl-C or SIGTERM (main turns them into exit codes)."""
-    while True:
-        seen = _snapshot(args.paths, command_line)
-        _check(args, command_line, out)
-        _write_report("Watching for file changes.\n", None, out)
-        while _snapshot(args.paths, command_line) == seen:
-            time.sleep(WATCH_INTERVAL)
+    """Check, then check again each time a checked file, a new file or a config file changes. Ctrl-C is
+    how watching ends, as in ruff: exit 0 (SIGTERM still stops it as a failure, 143)."""
+    try:
+        while True:
+            seen = _snapshot(args.paths, command_line)
+            _check(args, command_line, out)
+            _write_report("Watching for file changes.\n", None, out)
+            while _snapshot(args.paths, command_line) == seen:
+                time.sleep(WATCH_INTERVAL)
+    except KeyboardInterrupt:
+        from jaxlint.runner import kill_workers
+
+        kill_workers()
+        return EXIT_CLEAN
 
 
 def _snapshot(paths: list[str], command_line: CommandLine) -> dict[str, tuple[int, int]]:
