@@ -37,7 +37,7 @@ from jaxlint.runner import FixMode, check_stdin, fix_stdin, run
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a process killed by SIGPIPE
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + 2, 128 + 15  # SIGINT, SIGTERM
-FORMAT_NAMES = ("text", "json", "sarif", "github", "junit", "concise")
+FORMAT_NAMES = ("text", "json", "sarif", "github", "junit", "concise", "full")
 
 
 def _selectors(values: list[str] | None) -> list[str] | None:
@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--show-source",
         action="store_true",
-        help="print the source line of each finding, with a caret under it (text output)",
+        help="as --output-format full: each finding's source line, whole message and evidence (text output)",
     )
     parser.add_argument("--statistics", action="store_true", help="print counts by rule instead of findings")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -480,14 +480,20 @@ WATCH_INTERVAL = 0.5
 
 
 def _watch(args: argparse.Namespace, command_line: CommandLine, out: TextIO) -> int:
-    """Check, then check again each time a checked file, a new file or a config file changes, until
-    Ctrl-C or SIGTERM (main turns them into exit codes)."""
-    while True:
-        seen = _snapshot(args.paths, command_line)
-        _check(args, command_line, out)
-        _write_report("Watching for file changes.\n", None, out)
-        while _snapshot(args.paths, command_line) == seen:
-            time.sleep(WATCH_INTERVAL)
+    """Check, then check again each time a checked file, a new file or a config file changes. Ctrl-C is
+    how watching ends, as in ruff: exit 0 (SIGTERM still stops it as a failure, 143)."""
+    try:
+        while True:
+            seen = _snapshot(args.paths, command_line)
+            _check(args, command_line, out)
+            _write_report("Watching for file changes.\n", None, out)
+            while _snapshot(args.paths, command_line) == seen:
+                time.sleep(WATCH_INTERVAL)
+    except KeyboardInterrupt:
+        from jaxlint.runner import kill_workers
+
+        kill_workers()
+        return EXIT_CLEAN
 
 
 def _snapshot(paths: list[str], command_line: CommandLine) -> dict[str, tuple[int, int]]:
@@ -610,7 +616,7 @@ def _report(args: argparse.Namespace, result, out: TextIO, unverifiable: str = "
         out.write(source.render(result))
     else:
         out.write(FORMATS[args.output_format](result))
-    human = args.output_format == "text" or args.diff
+    human = args.output_format in ("text", "full") or args.diff
     if human and args.show_fixes and (args.fix or args.diff):
         out.write(text.fixes(result))
     if human and not args.quiet:

@@ -45,6 +45,12 @@ class Evidence:
     why: str
     cell: int | None = None  # in a notebook: the cell its row counts from
 
+    def shown(self) -> str:
+        """`line 6: why`, `line 6 of cell 2: why` in a notebook; the `why` alone in another module."""
+        if self.row is None:
+            return self.why
+        return f"line {self.row}{'' if self.cell is None else f' of cell {self.cell}'}: {self.why}"
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -73,3 +79,59 @@ class Diagnostic:
     def noqa_row(self) -> int:
         """The line whose `# noqa` comment suppresses this finding."""
         return self.row
+
+    @property
+    def headline(self) -> str:
+        """The message as one line of text output shows it: what is wrong, short (see `headline`)."""
+        return headline(self.message)
+
+
+# How long a headline may grow by whole clauses (ruff's messages are one short sentence).
+HEADLINE_LIMIT = 120
+
+
+def headline(message: str) -> str:
+    """A message short enough for one line of text output: whole when it fits, else its first clauses
+    (split at `: ` and `; `) without their parenthesized asides, as many as fit. The asides and later
+    clauses are the explanation and the evidence, which the full format, JSON, SARIF and the editor show."""
+    if len(message) <= HEADLINE_LIMIT:
+        return message
+    first, *rest = _clauses(message)
+    for clause in rest:
+        if _prose(first) and len(first) + len(clause) > HEADLINE_LIMIT:
+            break
+        first += clause
+    return first
+
+
+def _clauses(message: str) -> list[str]:
+    """The message's clauses, each after the first starting with its `: ` or `; `; parenthesized asides
+    are left out. Code in backticks is kept whole: its parentheses and colons are not the message's."""
+    clauses, current, depth, in_code = [], "", 0, False
+    for at, char in enumerate(message):
+        if char == "`":
+            in_code = not in_code
+        elif not in_code and char == "(":
+            depth += 1
+            current = current.rstrip(" ") if depth == 1 else current
+            continue
+        elif not in_code and char == ")" and depth:
+            depth -= 1
+            continue
+        elif not in_code and not depth and char in ":;" and message[at + 1 : at + 2] == " " and current:
+            clauses.append(current)
+            current = ""
+        if not depth:
+            current += char
+    merged: list[str] = []
+    for clause in [*clauses, current]:
+        if merged and not _prose(clause):  # `assign it: `x = x.at[1].set(2)``: code showing the clause before
+            merged[-1] += clause
+        else:
+            merged.append(clause)
+    return merged
+
+
+def _prose(text: str) -> bool:
+    """Whether `text` says something outside its code spans (`` `x[0]` `` alone names, it does not say)."""
+    return any(char.isalpha() for char in "".join(text.split("`")[::2]))

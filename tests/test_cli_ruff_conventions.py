@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
-from helpers import BOTH_SOURCE, JAX101_MESSAGE, JAX101_SOURCE, jaxlint, write
+from helpers import BOTH_SOURCE, CLEAN_SOURCE, JAX101_MESSAGE, JAX101_SOURCE, jaxlint, write
 
-JAX102_LINE = ("JAX102 the result of `.at[...].set(...)` is discarded: JAX arrays are immutable, so `x` is "
-               "unchanged; assign it: `x = x.at[1].set(2)`")
+JAX102_LINE = "JAX102 the result of `.at[...].set(...)` is discarded: JAX arrays are immutable, so `x` is unchanged"
 
 
 def codes_by_file(result) -> list[str]:
@@ -217,6 +218,29 @@ def test_watch_checks_again_when_a_file_changes(tmp_path: Path) -> None:
         watcher.terminate()
         _, err = watcher.communicate(timeout=30)
     assert (watcher.returncode, err) == (143, "jaxlint: terminated\n")
+
+
+def test_watch_prints_each_check_with_its_summary_and_ctrl_c_ends_it_with_exit_0(tmp_path: Path) -> None:
+    write(tmp_path / "a.py", JAX101_SOURCE)
+    watcher = subprocess.Popen([sys.executable, "-m", "jaxlint", "--watch", "--no-cache", "."], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = threading.Timer(60, watcher.kill)  # a watcher that never prints fails the test, not hangs it
+    deadline.start()
+    try:
+        assert watcher.stdout is not None
+        assert [watcher.stdout.readline() for _ in range(3)] == [
+            f"a.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n",
+            "Found 1 finding (1 file checked); 1 fixable with `--fix`.\n",
+            "Watching for file changes.\n"]
+        time.sleep(0.1)  # a modification time that differs from the first, on any file system
+        write(tmp_path / "a.py", CLEAN_SOURCE)
+        assert [watcher.stdout.readline() for _ in range(2)] == [
+            "All checks passed (1 file checked).\n", "Watching for file changes.\n"]
+    finally:
+        watcher.send_signal(signal.SIGINT)  # Ctrl-C
+        out, err = watcher.communicate(timeout=30)
+        deadline.cancel()
+    assert (watcher.returncode, out, err) == (0, "", "")
 
 
 def test_every_option_is_on_the_command_line_page() -> None:

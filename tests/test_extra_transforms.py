@@ -32,14 +32,14 @@ other_fast = fast(other)
 """
 
 
-def _lint(tmp_path: Path, config: str) -> tuple[int, str]:
+def _lint(tmp_path: Path, config: str, *options: str) -> tuple[int, str]:
     (tmp_path / "pyproject.toml").write_text(config)
     (tmp_path / "model.py").write_text(SOURCE)
     out = io.StringIO()
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        code = main(["model.py", "--quiet", "--select", "JAX301"], out=out)
+        code = main(["model.py", "--quiet", "--select", "JAX301", *options], out=out)
     finally:
         os.chdir(cwd)
     return code, out.getvalue()
@@ -50,7 +50,8 @@ def test_configured_transform_is_traced_with_its_static_arguments(tmp_path: Path
     rows = [line.split(" ", 2)[:2] for line in out.splitlines()]
     assert code == 1
     assert rows == [["model.py:9:8:", "JAX301"], ["model.py:15:8:", "JAX301"]]
-    assert "transformed by `mylib.compile` at line 5" in out.splitlines()[0]
+    _, full = _lint(tmp_path, '[tool.jaxlint]\nextra-transforms = ["mylib.compile"]\n', "--output-format", "full")
+    assert "transformed by `mylib.compile` at line 5" in full.splitlines()[3]  # the whole message, under the line
 
 
 def test_without_the_setting_the_wrapper_is_unknown(tmp_path: Path) -> None:

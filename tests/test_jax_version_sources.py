@@ -80,10 +80,15 @@ def test_removed_api_only_in_unevaluated_annotations_says_what_fails(tmp_path: P
     annotated = "import jax\n\n\ndef f(key: jax.random.KeyArray):\n    return key\n"
     write(tmp_path / "lazy.py", "from __future__ import annotations\n\n" + annotated)
     write(tmp_path / "eager.py", annotated)
-    result = jaxlint(tmp_path, "-q", "--no-cache", "lazy.py", "eager.py")
+    result = jaxlint(tmp_path, "-q", "--no-cache", "--output-format", "full", "lazy.py", "eager.py")
     assert result.stdout.splitlines() == [
-        "lazy.py:6:12: JAX801 [*] `jax.random.KeyArray` was removed in jax 0.4.24; use `jax.Array` (only in an "
+        "lazy.py:6:12: JAX801 [*] `jax.random.KeyArray` was removed in jax 0.4.24; use `jax.Array`",
+        "6 | def f(key: jax.random.KeyArray):",
+        "  |            ^^^^^^^^^^^^^^^^^^^",
+        "  = note: `jax.random.KeyArray` was removed in jax 0.4.24; use `jax.Array` (only in an "
         "annotation, unevaluated under `from __future__ import annotations`: the code runs; "
         "`typing.get_type_hints` and documentation tools fail)",
         "eager.py:4:12: JAX801 [*] `jax.random.KeyArray` was removed in jax 0.4.24; use `jax.Array`",
+        "4 | def f(key: jax.random.KeyArray):",
+        "  |            ^^^^^^^^^^^^^^^^^^^",
     ]

@@ -18,6 +18,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from helpers import jaxlint
+from jaxlint.diagnostics import headline
 from test_fixtures import expected_messages
 from test_server import actions, apply, client, only_changes, open_file, published  # noqa: F401  (client: a fixture)
 
@@ -104,7 +105,7 @@ async def test_the_language_server_publishes_and_fixes_as_the_command_line(
     _, found = findings(in_copy)
     uris = {name: open_file(client, in_copy / name) for name in FILES}
     for name, uri in uris.items():
-        want = [(rule, ((row - 1, col - 1), (end_row - 1, end_col - 1)), message)
+        want = [(rule, ((row - 1, col - 1), (end_row - 1, end_col - 1)), headline(message))  # as its text line
                 for file, row, col, end_row, end_col, rule, message in found if file == name]
         await published(client, uris[name], want)
     fixed = copy(tmp_path, "fixed")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from helpers import CLEAN_SOURCE, JAX101_MESSAGE, JAX101_SOURCE, write
 from test_notebooks import notebook
-from test_outputs import JAX102_MESSAGE
+from test_outputs import JAX102_HEADLINE, JAX102_MESSAGE
 
 
 def make_project(folder: Path) -> None:
@@ -80,7 +80,7 @@ def test_concise_is_one_line_per_finding_and_no_summary(run, tmp_path: Path) -> 
     assert result.out == (
         f"a.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
         f"b.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
-        f"b.py:4:1: JAX102 {JAX102_MESSAGE}\n"
+        f"b.py:4:1: JAX102 {JAX102_HEADLINE}\n"
         f"nb.ipynb:cell 1:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
     )
     clean = run("--output-format", "concise", "clean.py")
@@ -98,18 +98,18 @@ def test_show_source_puts_the_line_and_a_caret_under_each_finding(run, tmp_path:
         f"b.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
         "3 | x[0] = 1\n"
         "  | ^^^^\n"
-        f"b.py:4:1: JAX102 {JAX102_MESSAGE}\n"
+        f"b.py:4:1: JAX102 {JAX102_HEADLINE}\n"
         "4 | x.at[1].set(2)\n"
         "  | ^^^^^^^^^^^^^^\n"
+        f"  = note: {JAX102_MESSAGE}\n"
         "Found 2 findings (1 file checked); 1 fixable with `--fix`, 1 more with `--unsafe-fixes`.\n"
     )
 
 
 def shown(run, tmp_path: Path, *lines: str) -> list[str]:
-    """The source and caret lines --show-source prints for a file made of these lines."""
+    """The source and caret lines --show-source prints for a file made of these lines (one finding)."""
     write(tmp_path / "s.py", "".join(line + "\n" for line in lines))
-    out = run("--show-source", "--quiet", "s.py").out.splitlines()
-    return [line for line in out if not line.startswith("s.py:")]
+    return run("--show-source", "--quiet", "s.py").out.splitlines()[1:3]
 
 
 def test_show_source_expands_tabs_and_keeps_the_caret_under_the_span(run, tmp_path: Path) -> None:
@@ -150,3 +150,41 @@ def test_show_source_is_for_text_output_only(run, tmp_path: Path) -> None:
     make_project(tmp_path)
     assert run("--show-source", "--output-format", "concise", "a.py").out == (
         f"a.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n")
+
+
+# --- full ---------------------------------------------------------------------------------------------
+
+TRACED = ("import jax\n\n\ndef clip(x):\n    if x > 1.0:\n        return 1.0\n    return x\n\n\n"
+          "@jax.jit\ndef step(x):\n    return clip(x) * 2\n")
+JAX301_HEADLINE = ("Python `if` on a traced value raises TracerBoolConversionError: `x > 1.0` is traced; "
+                   "use `jnp.where` or `lax.cond`")
+
+
+def test_full_puts_the_whole_message_and_the_evidence_under_the_short_line(run, tmp_path: Path) -> None:
+    write(tmp_path / "step.py", TRACED)
+    assert run("--output-format", "concise", "step.py").out == f"step.py:5:8: JAX301 {JAX301_HEADLINE}\n"
+    result = run("--output-format", "full", "step.py")
+    assert (result.code, result.err) == (1, "")
+    assert result.out == (
+        f"step.py:5:8: JAX301 {JAX301_HEADLINE}\n"
+        "5 |     if x > 1.0:\n"
+        "  |        ^^^^^^^\n"
+        "  = note: Python `if` on a traced value raises TracerBoolConversionError: `x > 1.0` is traced (`x` is "
+        "traced: `clip` is called with a tracer from `step` at line 12); use `jnp.where` or `lax.cond`\n"
+        "  = evidence: line 12: `step` calls `clip` with a tracer for `x`, under `jax.jit`\n"
+        "Found 1 finding (1 file checked).\n"
+    )
+    assert run("--show-source", "step.py").out == result.out
+
+
+def test_full_names_the_cell_of_each_evidence_step_in_a_notebook(run, tmp_path: Path) -> None:
+    write(tmp_path / "nb.ipynb", notebook(("code", "import jax\n\n@jax.jit\ndef step(x):\n    return clip(x)"),
+                                          ("code", "def clip(x):\n    print(x)\n    return x")))
+    assert run("--output-format", "full", "--quiet", "nb.ipynb").out.splitlines()[-1] == (
+        "  = evidence: line 5 of cell 1: `step` calls `clip` with a tracer for `x`, under `jax.jit`")
+
+
+def test_full_adds_nothing_under_a_short_message_without_evidence(run, tmp_path: Path) -> None:
+    make_project(tmp_path)
+    assert run("--output-format", "full", "--quiet", "a.py").out == (
+        f"a.py:3:1: JAX101 [*] {JAX101_MESSAGE}\n3 | x[0] = 1\n  | ^^^^\n")

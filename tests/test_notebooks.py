@@ -67,9 +67,8 @@ def test_text_names_the_cell_and_messages_point_into_cells(run) -> None:
     ]
     assert lines[3] == (
         "nb.ipynb:cell 7:5:38: JAX201 `key` was already consumed by `jax.random.uniform` at line 4 of cell 7; "
-        "`jax.random.normal` gets the same random bits: split it first: `key, subkey = jax.random.split(key)` "
-        "and use `subkey`")
-    assert "transformed by `jax.jit` at line 1 of cell 5)" in lines[1]
+        "`jax.random.normal` gets the same random bits")
+    assert "transformed by `jax.jit` at line 1 of cell 5)" in run("--output-format", "full", "nb.ipynb").out
     assert lines[-1] == (
         "Found 5 findings (1 file checked); 1 fixable with `--fix`, 1 more with `--unsafe-fixes`.")
 
@@ -107,8 +106,7 @@ def test_each_cell_restarts_from_the_notebooks_key_but_reuse_within_a_cell_is_fo
     result = run("--output-format", "concise", "nb.ipynb")
     assert result.out.splitlines() == [
         "nb.ipynb:cell 4:2:23: JAX201 `key` was already consumed by `jax.random.normal` at line 1 of cell 4; "
-        "`jax.random.normal` gets the same random bits: split it first: `key, subkey = jax.random.split(key)` "
-        "and use `subkey`"]
+        "`jax.random.normal` gets the same random bits"]
 
 
 def test_json_of_a_notebook_finding_is_ruff_style_with_a_cell(run) -> None:

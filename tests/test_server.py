@@ -18,8 +18,10 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from helpers import jaxlint, write
+from test_evidence import PROGRAM as EVIDENCE_PROGRAM
 from jaxlint.catalog import rule_page
 from jaxlint.checks import find_rule
+from jaxlint.diagnostics import headline
 
 pytestmark = pytest.mark.slow  # subprocesses, real jax or a language server in every test
 
@@ -43,10 +45,15 @@ JAX101_MESSAGE = ("in-place update of a JAX array raises TypeError (`state` is a
 JAX306_MESSAGE = ("`print` of a traced value runs once at trace time and shows a tracer (`JitTracer(...)`; `VmapTracer(...)` under vmap), not the numbers: "
                   "`buffer` is traced (`state` is a traced argument of `step`, transformed by `jax.jit` at "
                   'line 5); use `jax.debug.print("... {}", value)`')
+# What the editor shows: the headline, as on a line of `jaxlint` (the hover has the whole message).
+JAX101_HEADLINE = "in-place update of a JAX array raises TypeError; use `buffer = buffer.at[0].set(update)`"
+JAX306_HEADLINE = ("`print` of a traced value runs once at trace time and shows a tracer, not the numbers: "
+                   "`buffer` is traced")
 TRAIN_FINDINGS = [
-    ("JAX101", ((7, 4), (7, 13)), JAX101_MESSAGE),
-    ("JAX306", ((8, 4), (8, 27)), JAX306_MESSAGE),
+    ("JAX101", ((7, 4), (7, 13)), JAX101_HEADLINE),
+    ("JAX306", ((8, 4), (8, 27)), JAX306_HEADLINE),
 ]
+JIT_EVIDENCE = "`jax.jit` traces `step`: `state` is a tracer"
 WARNING, ERROR = types.DiagnosticSeverity.Warning, types.DiagnosticSeverity.Error
 
 CAPABILITIES = types.ClientCapabilities(
@@ -98,9 +105,18 @@ async def published(client: LanguageClient, uri: str, want=None) -> list[types.D
     raise AssertionError(f"diagnostics for {uri}: {client.diagnostics.get(uri)!r}, expected {want!r}")
 
 
+def span(where: types.Range) -> tuple:
+    return (where.start.line, where.start.character), (where.end.line, where.end.character)
+
+
 def summary(diagnostics) -> list[tuple[str, tuple, str]]:
-    return [(d.code, ((d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character)),
-             d.message) for d in diagnostics]
+    return [(d.code, span(d.range), d.message) for d in diagnostics]
+
+
+def related(diagnostic: types.Diagnostic) -> list[tuple[str, tuple, str]]:
+    """A diagnostic's related information: (URI, span, text) of each evidence step."""
+    return [(info.location.uri, span(info.location.range), info.message)
+            for info in diagnostic.related_information or []]
 
 
 async def actions(client: LanguageClient, uri: str, line: int, character: int,
@@ -160,7 +176,7 @@ async def test_an_edit_is_checked_and_a_fixed_file_clears(client: LanguageClient
         change(client, uri, version, text)
     assert await published(client, uri, []) == []
     change(client, uri, 4, fixed.replace("    return state + buffer", "    buffer[1] = 0\n    return state + buffer"))
-    [again] = await published(client, uri, [("JAX101", ((8, 4), (8, 13)), JAX101_MESSAGE.replace(
+    [again] = await published(client, uri, [("JAX101", ((8, 4), (8, 13)), JAX101_HEADLINE.replace(
         "buffer = buffer.at[0].set(update)", "buffer = buffer.at[1].set(0)"))])
     assert again.severity == WARNING
 
@@ -315,6 +331,11 @@ def step(x):
 """
 
 
+def headlines(found: list[tuple[str, tuple, str]]) -> list[tuple[str, tuple, str]]:
+    """The command line's JSON findings as the editor shows them: each message's headline (its text line's)."""
+    return [(code, where, headline(message)) for code, where, message in found]
+
+
 def command_line_findings(folder: Path, name: str) -> list[tuple[str, tuple, str]]:
     """What `jaxlint NAME` run in `folder` finds, as `summary` gives the server's (0-based positions)."""
     found = json.loads(jaxlint(folder, "--no-cache", "--output-format", "json", name).stdout)
@@ -331,7 +352,7 @@ async def test_a_module_created_later_joins_its_project(in_project, client: Lang
     found = command_line_findings(tmp_path, "metrics.py")
     assert [code for code, _, _ in found] == ["JAX301"]
     metrics = open_file(client, tmp_path / "metrics.py")
-    await published(client, metrics, found)
+    await published(client, metrics, headlines(found))
 
 
 @pytest.mark.asyncio
@@ -342,14 +363,14 @@ async def test_a_module_is_checked_with_its_project_as_the_command_line_does(
     found = command_line_findings(tmp_path, "metrics.py")
     assert found[0][0] == "JAX301" and "called with a tracer from `step` (train.py:8)" in found[0][2]
     metrics = open_file(client, tmp_path / "metrics.py")
-    await published(client, metrics, found)  # first its own findings (none), then with its project
+    await published(client, metrics, headlines(found))  # first its own findings (none), then with its project
     # The caller edited (not saved): without its jit, metrics.py is not traced any more, and back.
     train = open_file(client, tmp_path / "train.py")
     assert await published(client, train) == []
     change(client, train, 2, CALLER.replace("@jax.jit\n", ""))
     assert await published(client, metrics, []) == []
     change(client, train, 3, CALLER)
-    await published(client, metrics, found)
+    await published(client, metrics, headlines(found))
     # Closed unsaved, the caller is its file again: the one on disk has no jit.
     write(tmp_path / "train.py", CALLER.replace("@jax.jit\n", ""))
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(train)))
@@ -469,6 +490,26 @@ async def test_fixes_keep_a_files_crlf_line_breaks(client: LanguageClient, tmp_p
         'print("buffer", buffer)\r\n', 'print("buffer", buffer)  # noqa: JAX306\r\n')
 
 
+# Evidence.
+
+@pytest.mark.asyncio
+async def test_each_diagnostic_gives_its_evidence_as_related_information(client: LanguageClient, tmp_path: Path):
+    uri = open_file(client, write(tmp_path / "train.py", EVIDENCE_PROGRAM))
+    found = await published(client, uri)
+    assert summary(found) == [
+        ("JAX301", ((15, 7), (15, 21)), "Python `if` on a traced value raises TracerBoolConversionError: "
+                                        "`state.done > 0` is traced"),
+        ("JAX301", ((23, 7), (23, 23)), "Python `if` on a traced value raises TracerBoolConversionError: "
+                                        "`state.finished()` is traced")]
+    # Each step at its line; a step the analysis places in no line (which its text names) at the finding.
+    assert [related(d) for d in found] == [
+        [(uri, ((22, 0), (22, 16)), "`step` calls `check` with a tracer for `state`, under `jax.jit`"),
+         (uri, ((15, 7), (15, 21)), "`state.done` is a field of `state`: a tracer too")],
+        [(uri, ((20, 0), (20, 8)), "`jax.jit` traces `step`: `state` is a tracer"),
+         (uri, ((23, 7), (23, 23)), "`finished` returns a value computed from it: a tracer")],
+    ]
+
+
 # Hover.
 
 @pytest.mark.asyncio
@@ -478,7 +519,8 @@ async def test_hover_on_a_finding_shows_its_rule_page(client: LanguageClient, tm
     hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
                                                                      types.Position(7, 10)))
     assert hover.contents.kind == types.MarkupKind.Markdown
-    assert hover.contents.value == f"**JAX101**: {JAX101_MESSAGE}\n\n---\n\n{rule_page(find_rule('JAX101'))}"
+    assert hover.contents.value == (f"**JAX101**: {JAX101_MESSAGE}\n\nEvidence:\n\n- line 5: {JIT_EVIDENCE}\n"
+                                    f"\n\n---\n\n{rule_page(find_rule('JAX101'))}")
     assert (hover.range.start.line, hover.range.start.character, hover.range.end.character) == (7, 4, 13)
     assert await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(6, 8))) is None
@@ -506,8 +548,10 @@ async def test_notebook_cells_are_one_program_with_diagnostics_per_cell(client: 
          for (kind, text), uri in zip(NOTEBOOK_CELLS, cells)]))
     message = JAX101_MESSAGE.replace("at line 5", "at line 4 of cell 3")
     found = await published(client, cells[2])
-    assert summary(found) == [("JAX101", ((6, 4), (6, 13)), message),
-                              ("JAX306", ((7, 4), (7, 27)), JAX306_MESSAGE.replace("at line 5", "at line 4 of cell 3"))]
+    assert summary(found) == [("JAX101", ((6, 4), (6, 13)), JAX101_HEADLINE),
+                              ("JAX306", ((7, 4), (7, 27)), JAX306_HEADLINE)]
+    # The evidence is in cell 3 (the markdown cell counts): its line 4, `@jit`.
+    assert related(found[0]) == [(cells[2], ((3, 0), (3, 4)), "`jax.jit` traces `step`: `state` is a tracer")]
     assert await published(client, cells[0]) == []
     # The unsafe fix of the print needs `import jax`: it goes after the imports, in cell 1.
     [fix, noqa] = await actions(client, cells[2], 7, 4)

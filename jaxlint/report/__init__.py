@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jaxlint.report import github, json, junit, sarif, text
+from jaxlint.report import github, json, junit, sarif, source, text
 
 FORMATS = {
     "text": text.render,
@@ -11,4 +11,5 @@ FORMATS = {
     "github": github.render,
     "junit": junit.render,
     "concise": text.render,  # the text findings without the summary
+    "full": source.render,  # the text findings with their source line, whole message and evidence
 }

@@ -1,4 +1,5 @@
-"""`--show-source`: the text findings, each with the line it is on and a caret under its span.
+"""`--output-format full` (and `--show-source`): the text findings, each with the line it is on, a caret
+under its span, the whole message when the finding's line shortened it, and the evidence step by step.
 
 Columns count code points; the caret line counts display cells, so it stays under the span after
 tabs (expanded to the next multiple of 4) and wide characters (two cells).
@@ -27,7 +28,17 @@ def render(result: RunResult) -> str:
         line = _line(sources[d.filename], d)
         if line is not None:
             out.append(excerpt(line, d))
+        out.append(notes(d))
     return "".join(out)
+
+
+def notes(d: Diagnostic) -> str:
+    """`  = note: the whole message` when the headline left some out, then `  = evidence: line 6: why`
+    for each step from where the value comes to the finding."""
+    gutter = " " * len(str(d.row))
+    lines = [] if d.headline == d.message else [f"{gutter} = note: {d.message}\n"]
+    lines += [f"{gutter} = evidence: {step.shown()}\n" for step in d.evidence]
+    return "".join(lines)
 
 
 def _read(path: str) -> list[str] | dict | None:

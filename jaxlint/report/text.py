@@ -34,9 +34,10 @@ def render(result: RunResult) -> str:
 
 def finding(d: Diagnostic, unsafe_fixes: bool) -> str:
     """`[*]` after the code marks a finding `--fix` can fix (with `--unsafe-fixes`, unsafe ones too);
-    `[confirmed]` and the like after the message say what `--verify` found."""
+    `[confirmed]` and the like after the message say what `--verify` found. The message is its headline:
+    the rest, and the evidence, are in the full format."""
     fixable = " [*]" if applicable(d, unsafe_fixes) else ""
-    return f"{location(d)}: {d.code}{fixable} {d.message}{_verified(d)}\n"
+    return f"{location(d)}: {d.code}{fixable} {d.headline}{_verified(d)}\n"
 
 
 def summary(result: RunResult) -> str:

@@ -69,6 +69,16 @@ class Snapshot:
         index = self.cells.index(uri)
         return self.texts[index], index + 1
 
+    def line(self, cell: int | None, row: int, codec: PositionCodec) -> types.Location | None:
+        """Where line `row` of the document (or of cell `cell` of the notebook) is; None past its end."""
+        index = 0 if self.cells is None or cell is None else cell - 1
+        uri = self.uri if self.cells is None else self.cells[index]
+        lines = LINE_BREAK.split(self.texts[index])
+        if not 1 <= row <= len(lines):
+            return None
+        start, end = position(lines, row, 1, codec), position(lines, row, len(lines[row - 1]) + 1, codec)
+        return types.Location(uri, types.Range(start, end))
+
 
 @dataclass(frozen=True)
 class Result:
@@ -195,22 +205,19 @@ class JaxlintServer(LanguageServer):
     def publish(self, result: Result) -> None:
         snapshot = result.snapshot
         if snapshot.cells is None:
-            self._publish(snapshot.uri, snapshot.version, *result.findings(snapshot.uri), result.checked.docs_url)
+            self._publish(snapshot.uri, snapshot.version, result)
             return
         for uri in snapshot.cells:
-            self._publish(uri, None, *result.findings(uri), result.checked.docs_url)
+            self._publish(uri, None, result)
         for gone in set(self.published_cells.get(snapshot.uri, ())) - set(snapshot.cells):
-            self._publish(gone, None, "", [], None)
+            self._publish(gone, None, None)
         self.published_cells[snapshot.uri] = snapshot.cells
 
-    def _publish(
-        self, uri: str, version: int | None, text: str, findings: list[Diagnostic], docs_url: str | None
-    ) -> None:
+    def _publish(self, uri: str, version: int | None, result: Result | None) -> None:
+        """The findings of the document (or cell) at `uri`; none when `result` is None."""
         codec = self.workspace.position_codec
-        lines = LINE_BREAK.split(text)
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri, [to_lsp(d, lines, codec, docs_url) for d in findings], version)
-        )
+        diagnostics = [] if result is None else [to_lsp(d, uri, codec, result) for d in result.findings(uri)[1]]
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diagnostics, version))
 
     def forget(self, uri: str) -> None:
         path = to_fs_path(uri)
@@ -226,17 +233,28 @@ class JaxlintServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(target, []))
 
 
-def to_lsp(d: Diagnostic, lines: list[str], codec: PositionCodec, docs_url: str | None) -> types.Diagnostic:
-    """A finding as the client shows it; it links its rule's page only where `docs-url` says one is
-    published (the hover shows the page itself)."""
-    url = rule_url(docs_url, d.code)
+def to_lsp(d: Diagnostic, uri: str, codec: PositionCodec, result: Result) -> types.Diagnostic:
+    """A finding in the document (or cell) at `uri` as the client shows it: its headline, and its evidence
+    as related information, each step at its line (a step in another module, which it names, at the
+    finding); the hover shows the whole message. It links its rule's page only where `docs-url` says one
+    is published (the hover shows the page itself)."""
+    url = rule_url(result.checked.docs_url, d.code)
+    lines = LINE_BREAK.split(result.snapshot.text_of(uri)[0])
+    here = types.Location(
+        uri, types.Range(position(lines, d.row, d.col, codec), position(lines, d.end_row, d.end_col, codec))
+    )
+    steps = [
+        (step.why, None if step.row is None else result.snapshot.line(step.cell, step.row, codec))
+        for step in d.evidence
+    ]
     return types.Diagnostic(
-        range=types.Range(position(lines, d.row, d.col, codec), position(lines, d.end_row, d.end_col, codec)),
-        message=d.message,
+        range=here.range,
+        message=d.headline,
         severity=types.DiagnosticSeverity.Error if d.code in FAILED else types.DiagnosticSeverity.Warning,
         code=d.code,
         code_description=None if url is None else types.CodeDescription(href=url),
         source="jaxlint",
+        related_information=[types.DiagnosticRelatedInformation(where or here, why) for why, where in steps] or None,
     )
 
 
@@ -279,7 +297,7 @@ def code_actions(
     for d in findings:
         if not overlaps(d, start, end) or not wanted(types.CodeActionKind.QuickFix, only):
             continue
-        diagnostic = to_lsp(d, lines, codec, result.checked.docs_url)
+        diagnostic = to_lsp(d, uri, codec, result)
         if d.fix is not None:
             label = "" if d.fix.applicability == SAFE else " (unsafe)"
             actions.append(
@@ -371,8 +389,10 @@ def hover(server: JaxlintServer, result: Result, uri: str, where: types.Position
     pages = []
     for d in under:
         rule = find_rule(d.code)
-        pages.append(f"**{d.code}**: {d.message}\n\n---\n\n{rule_page(rule) if rule else ''}")
-    first = to_lsp(under[0], lines, codec, None).range
+        steps = "".join(f"- {step.shown()}\n" for step in d.evidence)
+        evidence = f"\n\nEvidence:\n\n{steps}" if steps else ""
+        pages.append(f"**{d.code}**: {d.message}{evidence}\n\n---\n\n{rule_page(rule) if rule else ''}")
+    first = to_lsp(under[0], uri, codec, result).range
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(pages)), first)
 
 
