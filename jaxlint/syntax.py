@@ -33,9 +33,11 @@ _NEWER_SYNTAX = (
     ((3, 14), "ExceptStarHandler", "`except*` with several exception types and no parentheses"),
 )
 NEWEST = max(version for version, _, _ in _NEWER_SYNTAX)
+# Lines that may hold one of them (a statement `match ...:`, `type X = ...`, a type parameter list, `except A, B:`,
+# a t-string): only a module with one is walked for them. Most modules have `except` and a name `match` or `type`.
 _MAY_BE_NEWER = re.compile(
-    r"^[ \t]*(?:match|type)\b|(?:def|class)[ \t]+\w+[ \t]*\[|\bexcept\b"
-    r"|(?<![\w'\"])(?:[tT][rR]?|[rR][tT])['\"]",
+    r"^[ \t]*match\b[^=\n]*:[ \t]*(?:#.*)?$|^[ \t]*type[ \t]+\w+[ \t]*[\[=]|(?:def|class)[ \t]+\w+[ \t]*\["
+    r"|^[ \t]*except\*?[ \t]*[^(\s][^:\n]*,|(?<![\w'\"])(?:[tT][rR]?|[rR][tT])['\"]",
     re.MULTILINE,
 )
 # Lines a host Python older than the code may refuse although the code is valid in its version.

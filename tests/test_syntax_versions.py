@@ -142,3 +142,30 @@ def test_the_parse_skips_node_validation_only_for_its_own_nodes() -> None:
         parse("x = (\n", NEWEST)
     with pytest.raises(cst.CSTValidationError):
         cst.Name("1x")
+
+
+@pytest.mark.parametrize(("source", "target", "what"), [
+    ("try:\n    pass\nexcept ValueError, TypeError:\n    pass\n", (3, 13), "`except` with several"),
+    ("try:\n    pass\nexcept* ValueError, TypeError:\n    pass\n", (3, 13), "`except*` with several"),
+    ("match x:  # the subject\n    case _:\n        pass\n", (3, 9), "`match` statements"),
+    ("type Pair = tuple[int, int]\n", (3, 11), "`type` statements"),
+    ("def first[T](xs: list[T]) -> T:\n    return xs[0]\n", (3, 11), "type parameter lists"),
+    ("class Box[T]:\n    pass\n", (3, 11), "type parameter lists"),
+    ("name = 'x'\ngreeting = t'hi {name}'\n", (3, 13), "template strings"),
+])
+def test_each_newer_form_is_found_for_an_older_target(source: str, target: tuple[int, int], what: str) -> None:
+    from jaxlint.files import InputError
+    from jaxlint.syntax import parse
+
+    with pytest.raises(InputError) as raised:
+        parse(source, target)
+    assert (raised.value.code, raised.value.message.startswith(f"syntax error: {what}")) == ("JAX001", True)
+
+
+def test_names_like_newer_keywords_are_no_newer_syntax() -> None:
+    """`match`, `type` and `except` as most modules write them: parsed for the oldest target, no error."""
+    from jaxlint.syntax import parse
+
+    source = ("import re\nmatch = re.match('a', 'a')\ntype = 3\ntry:\n    pass\nexcept (ValueError, TypeError):\n"
+              "    pass\nexcept ValueError as error:\n    pass\n")
+    assert parse(source, (3, 8)).code == source
