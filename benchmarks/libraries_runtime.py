@@ -44,7 +44,8 @@ def definitions(name: str) -> dict:
 
 
 # The module-level assignments a fixture's cases need, by line.
-SETUP = {"optax_update.py": (6, 7, 8), "flax_linen_apply.py": (28, 29, 30, 31), "haiku_transform.py": (17, 32, 33), "equinox_filter_jit.py": (46, 47, 48)}
+SETUP = {"optax_update.py": (6, 7, 8), "flax_linen_apply.py": (28, 29, 30, 31), "haiku_transform.py": (17, 32, 33), "equinox_filter_jit.py": (46, 47, 48),
+         "flax_nnx_variables.py": (7, 8)}
 
 
 def observe(name: str, run) -> tuple[str, bool]:
@@ -173,6 +174,8 @@ def _flax_nnx():
     return [
         (name, "runs", False, build),  # the twins: no key drawn twice
         (name, "raises TracerBoolConversionError at line 22", False, lambda ns: ns["forward"](build(ns), jnp.ones(3))),
+        ("flax_nnx_variables.py", "runs", False, lambda ns: ns["bump"](ns["count"])),
+        ("flax_nnx_variables.py", "raises TypeError at line 18", False, lambda ns: ns["bump_array"](ns["total"])),
     ]
 
 

@@ -1488,7 +1488,8 @@ MISSES: dict[tuple[str, str], str] = {
     **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS if not origin.only and origin.name not in {
         "argument", "closure", "helper_parameter", "jit_by_call", "jnp_constant_under_jit", "method_parameter",
         "partial_bound", "attribute_from_init", "helper_return", "lambda_return", "dict_item", "unpacked_tuple",
-        "starred_unpack", "dict_items_loop", "dict_get", "scan_carry", "fori_carry", "while_loop_carry"}),
+        "starred_unpack", "dict_items_loop", "dict_get", "scan_carry", "fori_carry", "while_loop_carry",
+        "inner_jit_return", "checkpointed_argument"}),
               ("grad_int",)),
 }
 

@@ -822,6 +822,9 @@ class ScopeRecorder:
             params = dict(zip(signature.positional[start:], (*before, *call.positional)))
             params.update((k, v) for k, v in (*named, *call.keywords) if k in signature.all)
             for param, value in params.items():
+                shapes = facts.structures.setdefault(node, {})
+                shape = structure(value)  # every call must show one structure: an unknown value shows none
+                shapes[param] = joined(shapes[param], shape) if param in shapes else shape
                 if value is None:
                     continue
                 cls = value.instance if type(value.instance) is cst.ClassDef else value.pytree
@@ -831,10 +834,6 @@ class ScopeRecorder:
                 if value.contents is None and not value.container:
                     kinds = facts.dtypes.setdefault(node, {})
                     kinds[param] = value.dtype_kind if kinds.get(param, value.dtype_kind) == value.dtype_kind else None
-                elif value.contents is not None:
-                    shapes = facts.structures.setdefault(node, {})
-                    shape = structure(value)
-                    shapes[param] = joined(shapes[param], shape) if param in shapes else shape
                 if value.kind is Kind.STATIC:
                     facts.scalars[node] = facts.scalars.get(node, frozenset()) | {param}
                 elif value.kind is Kind.ARRAY and value.contents is None:

@@ -4,7 +4,7 @@ weakly typed array of its kind). So `step((params, 0))` makes `step`'s parameter
 unpacking it (`w, n = pair`) gives arrays, not subtrees; `n` is an integer array.
 
 A structure is a Value: a container's (kind HOST, `contents` holding each item's structure) or a leaf's (an
-ARRAY of a dtype kind, or of an unknown one). Anything else in an argument (an unknown value, an object, a
+ARRAY of a dtype kind, or of an unknown one; a REF, a mutable box that stays one under the trace). Anything else in an argument (an unknown value, an object, a
 container built out of sight) leaves the structure unknown: that part may be a subtree or static.
 """
 
@@ -19,6 +19,8 @@ def structure(value: Value | None) -> Value | None:
     if value is None:
         return None
     contents = value.contents
+    if value.kind is Kind.REF:
+        return value  # a mutable box: so it stays under a trace
     if contents is None:
         if value.kind is Kind.ARRAY or (value.kind is Kind.TRACED and not value.container):
             return Value(Kind.ARRAY, dtype=value.dtype)
@@ -56,6 +58,8 @@ def traced_tree(shape: Value, tracer: Tracer) -> Value:
     """What a parameter traced as `tracer` holds when its calls give it the structure `shape`: the same
     containers, a tracer at each leaf (named by its path: `pair[0]`, `batch["x"]`)."""
     contents = shape.contents
+    if shape.kind is Kind.REF:
+        return shape
     if contents is None or not contents.items:
         return Value(Kind.TRACED, tracer, dtype=shape.dtype)
     keys = contents.keys if contents.kind == "dict" else range(len(contents.items))

@@ -122,8 +122,11 @@ NUMPY_ARRAY_FACTORIES = frozenset(
     "numpy." + name for name in "array asarray zeros ones full empty arange linspace eye identity".split()
 )
 
-# Calls that make a mutable `jax.Ref`.
-REF_FACTORIES = frozenset({"jax.new_ref", "jax.ref.new_ref", "jax.experimental.mutable_array"})
+# Calls that make a mutable `jax.Ref`, or a library's mutable box of an array (`x[...] = v` writes into it, traced
+# or not).
+REF_FACTORIES = frozenset({"jax.new_ref", "jax.ref.new_ref", "jax.experimental.mutable_array"}) | merged_sets(
+    "REF_FACTORIES"
+)
 
 # Array attributes known before tracing, and builtins whose result is a Python value.
 STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type"})

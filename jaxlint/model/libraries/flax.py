@@ -37,6 +37,11 @@ LAX_BODIES = {
 }
 LOOP_BODIES = frozenset({"flax.linen.while_loop"})
 MODULE_FIRST_BODIES = frozenset(LAX_BODIES)
+# nnx Variables box an array: `v[...] = x`, `v[...] += 1` and `v.value = x` update the box, under jit too (flax
+# 0.12.8 docs_nnx/hijax: with `hijax=True` the update reaches the caller's Variable, without it the traced copy).
+REF_FACTORIES = frozenset(
+    f"flax.nnx.{name}" for name in ("Variable", "Param", "BatchStat", "Cache", "Intermediate", "VariableState")
+)
 PYTREE_BASES = frozenset({"flax.struct.PyTreeNode"})
 PYTREE_DECORATORS = frozenset({"flax.struct.dataclass"})
 STATIC_FIELD_SPECS = {"flax.struct.field": ("pytree_node", False)}
