@@ -314,9 +314,9 @@ class KeyState:
         else:
             self.others.add(name)
 
-    def learnable(self, ref: str | None) -> bool:
-        """Whether `learn` makes `ref` a key (attributes other than key-named ones stay unknown)."""
-        return ref is not None and (self.is_key(ref) or not _base(self.resolve(ref)).startswith("self."))
+    def learnable(self, ref: str) -> bool:
+        """Whether `learn` makes `ref` a key: anything but an attribute (a key-named one is a key already)."""
+        return not _base(self.resolve(ref)).startswith("self.")
 
     def learn(self, ref: str) -> None:
         """`ref` is the key argument of a `jax.random` function: it holds a key whatever its name, since jax
@@ -449,8 +449,9 @@ class KeyFlow(Domain):
             ref = self._key_ref(expr)
             # The key a sampler draws from holds a key whatever its name (jax raises on anything else): for the
             # rules asking before the call is left (and `learn` runs), known already.
-            drawn = sampled is not None and expr is sampled[0] and self.state.learnable(ref)
-            if ref is not None and (drawn or self.state.is_key(ref)):
+            if ref is not None and (
+                self.state.is_key(ref) or (sampled is not None and expr is sampled[0] and self.state.learnable(ref))
+            ):
                 target = self.state.resolve(ref)
                 # another name of a key (`keys["init"]` of `{"init": rng}`): told by the key's own name
                 told = target if target != ref and not _is_item(target) else ref

@@ -821,8 +821,8 @@ class ScopeRecorder:
                 start, before = bound, ()  # (aliases of aliases: the partial's values are not followed)
             params = dict(zip(signature.positional[start:], (*before, *call.positional)))
             params.update((k, v) for k, v in (*named, *call.keywords) if k in signature.all)
+            shapes = facts.structures.setdefault(node, {})
             for param, value in params.items():
-                shapes = facts.structures.setdefault(node, {})
                 shape = structure(value)  # every call must show one structure: an unknown value shows none
                 shapes[param] = joined(shapes[param], shape) if param in shapes else shape
                 if value is None:

@@ -4,8 +4,9 @@ weakly typed array of its kind). So `step((params, 0))` makes `step`'s parameter
 unpacking it (`w, n = pair`) gives arrays, not subtrees; `n` is an integer array.
 
 A structure is a Value: a container's (kind HOST, `contents` holding each item's structure) or a leaf's (an
-ARRAY of a dtype kind, or of an unknown one; a REF, a mutable box that stays one under the trace). Anything else in an argument (an unknown value, an object, a
-container built out of sight) leaves the structure unknown: that part may be a subtree or static.
+ARRAY of a dtype kind, or of an unknown one; a REF, a mutable box that stays one under the trace). Anything else
+in an argument (an unknown value, an object, a container built out of sight) leaves the structure unknown: that
+part may be a subtree or static.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ def structure(value: Value | None) -> Value | None:
     """The pytree structure an argument holding `value` gives a traced parameter, when known throughout."""
     if value is None:
         return None
-    contents = value.contents
     if value.kind is Kind.REF:
         return value  # a mutable box: so it stays under a trace
+    contents = value.contents
     if contents is None:
         if value.kind is Kind.ARRAY or (value.kind is Kind.TRACED and not value.container):
             return Value(Kind.ARRAY, dtype=value.dtype)
@@ -39,8 +40,10 @@ def structure(value: Value | None) -> Value | None:
 
 def joined(a: Value | None, b: Value | None) -> Value | None:
     """The structure two calls agree on: the same containers, leaves of one dtype kind where both agree."""
-    if a is None or b is None or a == b:
-        return a if a == b else None
+    if a == b:
+        return a
+    if a is None or b is None:
+        return None
     if a.contents is None and b.contents is None:
         return Value(Kind.ARRAY)  # two arrays of different dtypes
     if a.contents is None or b.contents is None:

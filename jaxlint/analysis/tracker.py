@@ -174,8 +174,7 @@ def _given_eagerly(value: Value | None) -> bool:
     dict of those leaves (analysis/structures.py)."""
     if value is None:
         return False
-    array = value.kind is Kind.ARRAY and value.contents is None
-    return array or type(value.instance) is cst.ClassDef or structure(value) is not None
+    return type(value.instance) is cst.ClassDef or structure(value) is not None  # (an array is a structure)
 
 
 def _traced_pytree(value: Value) -> cst.ClassDef | None:
@@ -915,7 +914,8 @@ class ValueTracker(Domain):
                 self.value_of(arg.value) if is_scalar_literal(arg.value) else value
                 for arg, value in zip(node.args, given)
             ]
-            if type(node.func) is cst.Name:  # (a call giving nothing known tells that too: no structure shown)
+            # (a call of a name giving nothing known tells that too: no structure shown)
+            if type(node.func) is cst.Name or any(value is not None for value in given):
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
 
     def _traced_receiver(self, func: cst.BaseExpression) -> Value | None:
