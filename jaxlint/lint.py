@@ -164,12 +164,12 @@ def _check(
             flow = tracker.flow  # the engine's visits come first and its leaves last, then its domains'
             traversal = Traversal((flow, *flow.domains, *rules), (*rules, *reversed(flow.domains), flow))
             if may_mute and rules:
-                tracker.recorder.watch(facts, lambda: traversal.mute(rules))
+                tracker.recorder.watch(facts, lambda: traversal.mute(rules), tracker.traced_functions)
             traversal.walk(module)
             tracker.recorder.watch(facts, None)  # the callback holds the traversal: no cycle left to the collector
             read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals
             learned = tracker.recorder.facts()
-            settled = learned.settled(facts, tracker.asked, tracker.asked_attributes)
+            settled = learned.settled(facts, tracker.asked, tracker.asked_attributes, tracker.traced_functions)
             if not (settled and traversal.muted):
                 break
             may_mute = False

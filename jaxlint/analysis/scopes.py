@@ -69,33 +69,31 @@ class RoundFacts:
         before: "RoundFacts",
         used: dict[cst.Call, "Returned | None"],
         made: dict[cst.ClassDef, "dict[str, Returned] | None"],
+        traced: Set[cst.CSTNode],
     ) -> bool:
-        """Whether another round would see what this one saw: the same traced scopes and keys, for every
-        call whose value was asked, the summary it was given, and for every class whose instances were made,
-        the attributes they were given. (A summary nothing asked about changes nothing.)"""
+        """Whether another round would see what this one saw: the same traced scopes and keys, the same facts
+        about the parameters of the functions `traced` (the only ones read: tracker._enter), for every call
+        whose value was asked, the summary it was given, and for every class whose instances were made, the
+        attributes they were given. (A summary nothing asked about changes nothing; nor does a fact about the
+        parameters of a function no transform traces, while the traced scopes stay the same.)"""
         return (
             all(getattr(self, name) == getattr(before, name) for name in _FLOW_FIELDS)
+            and all(
+                _of(getattr(self, name), traced) == _of(getattr(before, name), traced) for name in _PARAMETER_FIELDS
+            )
             and all(self.summary_of(call) == summary for call, summary in used.items())
             and all(self.attributes.get(cls) == attributes for cls, attributes in made.items())
         )
 
 
-_FLOW_FIELDS = (
-    "applied",
-    "passed",
-    "entries",
-    "scalars",
-    "lists",
-    "arrays",
-    "classes",
-    "dtypes",
-    "structures",
-    "host",
-    "kernels",
-    "consumes",
-    "consuming",
-    "key_params",
-)
+# The facts that decide which scopes are traced, and what keys do.
+_FLOW_FIELDS = ("applied", "passed", "entries", "host", "kernels", "consumes", "consuming", "key_params")
+# The facts about the parameters of a function, read when it is traced.
+_PARAMETER_FIELDS = ("scalars", "lists", "arrays", "classes", "dtypes", "structures")
+
+
+def _of(facts: dict, functions: Set[cst.CSTNode]) -> dict:
+    return {function: fact for function, fact in facts.items() if function in functions}
 
 
 @dataclass(frozen=True)
@@ -374,17 +372,21 @@ class ScopeRecorder:
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
         self._known = RoundFacts()  # read only while `_news` is set (watch())
         self._news: Callable[[], None] | None = None
+        self._traced: Set[cst.CSTNode] = set()  # the functions this round traced so far (watch())
 
-    def watch(self, known: RoundFacts, news: Callable[[], None] | None) -> None:
+    def watch(self, known: RoundFacts, news: Callable[[], None] | None, traced: Set[cst.CSTNode] = frozenset()) -> None:
         """Call `news` once, at the first transform application, call or key use that gives a function a
         fact `known` (the last round's facts) lacks: this round will not be the last (lint.py then stops running
-        the rules in it). A guess for speed: applications and calls resolved now, against the defs seen.
+        the rules in it). A guess for speed: applications and calls resolved now, against the defs seen; a fact
+        about the parameters of a function, only when `traced` (the functions traced so far) holds it.
         `news` None: stop watching."""
-        self._known, self._news = known, news
+        self._known, self._news, self._traced = known, news, traced
 
-    def _learned(self, chain: Chain, target: cst.BaseExpression | cst.FunctionDef, facts: dict | set) -> None:
+    def _learned(
+        self, chain: Chain, target: cst.BaseExpression | cst.FunctionDef, facts: dict | set, parameters: bool = False
+    ) -> None:
         node, _ = self._resolve(chain, target)
-        if node is not None and node not in facts:
+        if node is not None and node not in facts and (not parameters or node in self._traced):
             self._announce()
 
     def _announce(self) -> None:
@@ -697,9 +699,9 @@ class ScopeRecorder:
             if via is not None:
                 self._learned(chain, func, self._known.entries)
             elif Kind.STATIC in given:
-                self._learned(chain, func, self._known.scalars)
+                self._learned(chain, func, self._known.scalars, parameters=True)
             elif Kind.ARRAY in given:
-                self._learned(chain, func, self._known.arrays)
+                self._learned(chain, func, self._known.arrays, parameters=True)
 
     def _partial_given(self, chain: Chain, func: cst.BaseExpression) -> _Given:
         """What the partial a called name is bound to gives (`fn(batch)` after `fn = partial(loss, x)`: `x`)."""

@@ -231,6 +231,8 @@ class ValueTracker(Domain):
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
         # The attribute summaries each class's instances were made with (RoundFacts.attributes, by class).
         self.asked_attributes: dict[cst.ClassDef, dict[str, Returned] | None] = {}
+        # The functions (and lambdas) this round traced: only theirs are the facts about parameters read.
+        self.traced_functions: set[cst.CSTNode] = set()
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
         self.read_x64 = False
@@ -1258,6 +1260,7 @@ class ValueTracker(Domain):
         self._chain.append(node)
         outer = self._scopes[-1]
         if function is not None:
+            self.traced_functions.add(node)
             self._scopes.append(_Scope(env, function, function, set(), node, node))
         elif node in self._known.host:  # a host callback runs with concrete values
             self._scopes.append(_Scope(env, None, None, set(), None, node))
