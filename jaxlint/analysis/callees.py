@@ -304,17 +304,22 @@ class ModuleBindings:
         """The one def or value a name (or `self.attr`) is bound to where `chain` ends, with the chain
         of the scope that binds it and whether it is a method reached through `self` (a class only
         when `want_class`)."""
-        if isinstance(expr, cst.Name):
+        # (node types by `type(...)`: an isinstance against a libcst class runs ABCMeta's check in Python, and
+        # every call asks)
+        kind = type(expr)
+        if kind is cst.Name:
+            name = cast(cst.Name, expr).value
             for level in range(len(chain) - 1, -1, -1):
                 owner = chain[level]
-                if isinstance(owner, cst.ClassDef) and level != len(chain) - 1:
+                owner_kind = type(owner)
+                if owner_kind is cst.ClassDef and level != len(chain) - 1:
                     continue  # a class body's names are not visible from its methods
-                if isinstance(owner, cst.Lambda):
-                    if expr.value in parameter_names(owner.params):
+                if owner_kind is cst.Lambda:
+                    if name in parameter_names(cast(cst.Lambda, owner).params):
                         return None
                     continue
                 scope = self.scopes.get(id(owner))
-                bound = scope.names.get(expr.value) if scope is not None else None
+                bound = scope.names.get(name) if scope is not None else None
                 if bound:
                     chosen = _single(bound, want_def, want_class)
                     return None if chosen is None else (chosen, chain[: level + 1], False)
@@ -554,8 +559,8 @@ def _single(bound: list[cst.CSTNode], want_def: bool, want_class: bool = False) 
     function is wanted, the jitted value otherwise. A class only when `want_class`.
     """
     if len(bound) == 1:
-        return None if bound[0] is _OTHER or (isinstance(bound[0], cst.ClassDef) and not want_class) else bound[0]
-    if len(bound) == 2 and isinstance(bound[0], cst.FunctionDef) and isinstance(bound[1], cst.Call):
+        return None if bound[0] is _OTHER or (type(bound[0]) is cst.ClassDef and not want_class) else bound[0]
+    if len(bound) == 2 and type(bound[0]) is cst.FunctionDef and type(bound[1]) is cst.Call:
         return bound[0] if want_def else bound[1]
     return None
 

@@ -30,6 +30,13 @@ from jaxlint.analysis.bindings import declared_outer, mentioned_names, parameter
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
 
 
+def method_of(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    """The def a class's own body gives `name`, if one."""
+    body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
+    found = [s for s in body if type(s) is cst.FunctionDef and s.name.value == name]
+    return found[0] if len(found) == 1 else None
+
+
 def is_test_file(filename: str) -> bool:
     """`test_*.py`, `*_test.py`, `conftest.py`, or anything under a `tests`/`test` folder."""
     parts = filename.replace("\\", "/").split("/")
@@ -103,6 +110,7 @@ class Context:
         self.keys = Keys(tracker.keys)
         self.donations = Donations(getattr(tracker, "donations", None))  # (only for a rule that asks)
         self._locals: dict[int, set[str]] = {}  # by function: the names local to it
+        self._called_defs: dict[int, cst.FunctionDef | None] = {}  # by call (called_def)
 
     # ------------------------------------------------------------------ options
 
@@ -358,6 +366,26 @@ class Context:
         """The one def or value a name (or `self.attr`) is bound to here, the chain of the scope binding
         it, and whether it is a method reached through `self`; None when bound more than once, or unknown."""
         return self._callees.bindings.binding(expr, self.chain, want_def)
+
+    def called_def(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The def of this module a call runs: a function, a method through `self` or an instance, a class's
+        `__init__`. (Asked at every call by several rules: answered once.)"""
+        if id(call) not in self._called_defs:
+            self._called_defs[id(call)] = self._called_def(call)
+        return self._called_defs[id(call)]
+
+    def _called_def(self, call: cst.Call) -> cst.FunctionDef | None:
+        found = self.binding(call.func, want_def=True)
+        if found is not None:
+            return found[0] if type(found[0]) is cst.FunctionDef else None
+        made = self.value_of(call).instance
+        if type(made) is cst.ClassDef:
+            return method_of(made, "__init__")
+        if type(call.func) is cst.Attribute:
+            receiver = self.value_of(call.func.value).instance
+            if type(receiver) is cst.ClassDef:
+                return method_of(receiver, call.func.attr.value)
+        return None
 
     def bound_around(self, name: str) -> bool:
         """Whether some scope around this point binds `name` (a builtin's name may be rebound)."""

@@ -389,6 +389,9 @@ class KeyFlow(Domain):
         self._unread: set[int] = set()  # calls in loop bodies whose results nobody reads
         self._loop_targets: list[set[str]] = []  # of each loop around this point, innermost last
         self._written: dict[str, str] = {}  # of the last call `uses` answered: the ref told -> as written there
+        # The key each call draws from (_drawn_key): the same wherever the walk asks, asked at every call by the
+        # domain and again by the rules.
+        self._drawn: dict[int, tuple[cst.BaseExpression, str] | None] = {}
 
     @property
     def state(self) -> KeyState:
@@ -608,6 +611,11 @@ class KeyFlow(Domain):
         """The key a call draws from, with what draws: a `jax.random` function's or a library layer's
         (drawn_key), or a library object's method's (`mcmc.run(key, ...)` of `mcmc = MCMC(...)`,
         `Predictive(model)(key, ...)`)."""
+        if id(call) not in self._drawn:
+            self._drawn[id(call)] = self._drawer_key(call)
+        return self._drawn[id(call)]
+
+    def _drawer_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
         drawn = drawn_key(call, self._tracker.names)
         if drawn is not None:
             return drawn

@@ -3,14 +3,16 @@ each iteration runs the function again (what JAX501 and JAX510 need to know of a
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, cast
 
 import libcst as cst
 
 from jaxlint.analysis.names import Names
 from jaxlint.traversal import TOKENS, children
 
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# (node types are tested with `type(...)`: an isinstance against a libcst class runs ABCMeta's check in Python)
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_LOOPS = frozenset({cst.For, cst.While})
 
 
 def looped_calls(
@@ -23,17 +25,18 @@ def looped_calls(
     found: list[tuple[cst.Call, str, str]] = []
 
     def walk(node: cst.CSTNode, holder: str, loops: int, in_trace: bool) -> None:
-        if type(node) in TOKENS:
+        kind = type(node)
+        if kind in TOKENS:
             return
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-            holder = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+        if kind is cst.FunctionDef or kind is cst.Lambda:
+            holder = cast(cst.FunctionDef, node).name.value if kind is cst.FunctionDef else "<lambda>"
             loops, in_trace = 0, in_trace or traced(node)
-        elif isinstance(node, cst.Call) and loops and not in_trace:
-            qualified = names.qualified(node.func)
+        elif kind is cst.Call and loops and not in_trace:
+            qualified = names.qualified(cast(cst.Call, node).func)
             if qualified is not None and in_project(qualified):
-                found.append((node, qualified, holder))
-        body = node.body if isinstance(node, (cst.For, cst.While)) else None
-        inner = loops + 1 if isinstance(node, _COMPREHENSIONS) else loops
+                found.append((cast(cst.Call, node), qualified, holder))
+        body = cast("cst.For | cst.While", node).body if kind in _LOOPS else None
+        inner = loops + 1 if kind in _COMPREHENSIONS else loops
         for child in children(node):
             walk(child, holder, inner + (child is body), in_trace)
 

@@ -113,24 +113,9 @@ class LoopRule(CalleeRule):
     def visit_Call(self, node: cst.Call) -> None:
         if not self.follows_calls or self.facts.traced_scope is not None:
             return
-        function = self.called_def(node)
+        function = self.facts.called_def(node)
         if function is not None and not self.cached(function):
             self.repeated.called(function, node, self.holder, self.loop)
-
-    def called_def(self, call: cst.Call) -> cst.FunctionDef | None:
-        """The def of this module a call runs: a function, a method through `self` or an instance, a class's
-        `__init__`."""
-        found = self.facts.binding(call.func, want_def=True)
-        if found is not None:
-            return found[0] if isinstance(found[0], cst.FunctionDef) else None
-        made = self.facts.value_of(call).instance
-        if isinstance(made, cst.ClassDef):
-            return method_of(made, "__init__")
-        if isinstance(call.func, cst.Attribute):
-            receiver = self.facts.value_of(call.func.value).instance
-            if isinstance(receiver, cst.ClassDef):
-                return method_of(receiver, call.func.attr.value)
-        return None
 
     def repeat(self, function: cst.FunctionDef) -> Repeat | None:
         """A loop of this module or another that runs `function` again and again, with the calls on the way."""
@@ -150,13 +135,6 @@ class LoopRule(CalleeRule):
             if self.names.qualified(expr) in _CACHES:
                 return True
         return False
-
-
-def method_of(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
-    """The def a class's own body gives `name`, if one."""
-    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    found = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name]
-    return found[0] if len(found) == 1 else None
 
 
 def returns(function: cst.FunctionDef) -> list[cst.Return]:

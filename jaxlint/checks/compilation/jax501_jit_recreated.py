@@ -11,7 +11,8 @@ import libcst as cst
 from jaxlint.analysis.callees import VMAPS
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
-from jaxlint.checks.compilation._common import LoopRule, compile_count_confirms, method_of, reads
+from jaxlint.analysis.context import method_of
+from jaxlint.checks.compilation._common import LoopRule, compile_count_confirms, reads
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, PARTIAL
 
 

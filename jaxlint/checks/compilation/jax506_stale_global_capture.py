@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import AbstractSet, Callable, Iterator
+from typing import AbstractSet, Callable, Iterator, cast
 
 import libcst as cst
 
@@ -431,22 +431,26 @@ def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     return reversed(children(node))
 
 
+_HEADS = frozenset({cst.Attribute, cst.Call})  # what `a.b(c).d` is made of, down to `a`
+_DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
+
+
 def _called(node: cst.CSTNode, wraps: Wraps) -> frozenset[str]:
     """Names a statement calls, or passes to a call (a callback): `step(p)`, `run(step)`, `jax.jit(f)(x)`."""
     found: set[str] = set()
     pending = [node]
     while pending:
         current = pending.pop()
-        if isinstance(current, cst.Call) and not wraps(current):
+        if type(current) is cst.Call and not wraps(current):  # (type: an ABC isinstance is slow)
             head = current.func
-            while isinstance(head, (cst.Attribute, cst.Call)):
-                head = head.value if isinstance(head, cst.Attribute) else head.func
-            if isinstance(head, cst.Name):
+            while type(head) in _HEADS:
+                head = head.value if type(head) is cst.Attribute else cast(cst.Call, head).func
+            if type(head) is cst.Name:
                 found.add(head.value)
             found.update(arg.value.value for arg in current.args if isinstance(arg.value, cst.Name))
             if isinstance(current.func, cst.Call):  # `jax.jit(f)(x)` traces `f` now
                 found.update(arg.value.value for arg in current.func.args if isinstance(arg.value, cst.Name))
-        if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(current) not in _DEFINITIONS:
             pending.extend(_children(current))
     return frozenset(found)
 

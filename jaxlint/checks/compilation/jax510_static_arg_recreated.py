@@ -174,7 +174,7 @@ class StaticArgRecreated(LoopRule):
         instance = self.facts.value_of(expr).instance
         if isinstance(instance, cst.ClassDef) and _hashed_by_identity(instance):
             return f"a new `{instance.name.value}`, hashed by identity: it defines no `__hash__` or `__eq__`"
-        function = self.called_def(expr)
+        function = self.facts.called_def(expr)
         if depth < 2 and function is not None and instance is None:
             returned = [r.value for r in returns(function)]
             kinds = [self._new_each_call(value, 2) if value is not None else None for value in returned]
