@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import re
 from typing import Callable
 
@@ -31,14 +32,23 @@ def _line_in_text(source: str, node: cst.CSTNode, caller: str) -> int:
 _EMPTY = cst.Module(body=[])
 
 
+@dataclass(frozen=True)
+class Reads:
+    """Which optional facts of the other modules of its project a module's analysis read, in any round: the
+    project's x64, the literals and the summaries their functions return (qualified)."""
+
+    x64: bool
+    literals: set[str]
+    returns: set[str]
+
+
 def module_interface(
     module: cst.Module,
     source: str,
     filename: str,
     tracker: ValueTracker,
     facts: RoundFacts,
-    read_x64: bool,
-    read_literals: set[str],
+    reads: Reads,
     positions: dict | None = None,
 ) -> Interface:
     """What this module tells the other modules of its project (nothing outside a project), and which of
@@ -118,8 +128,9 @@ def module_interface(
         consumes=consumes,
         x64=tracker.enables_x64,
         wide_dtypes=WIDE_DTYPE_WORD.search(source) is not None,
-        read_x64=read_x64,
-        read_literals=tuple(sorted(read_literals)),
+        read_x64=reads.x64,
+        read_literals=tuple(sorted(reads.literals)),
+        read_returns=tuple(sorted(reads.returns)),
         read_looped=tuple(sorted(tracker.read_looped)),
         applications=applications,
         overrides=_overrides(module, tracker, context),

@@ -26,7 +26,7 @@ from jaxlint.checks.base import FixPlan, Message, Rule
 from jaxlint.analysis.values import Value
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.edits import drops_comments, fix_edits
-from jaxlint.export import module_interface
+from jaxlint.export import Reads, module_interface
 from jaxlint.files import LINE_BREAK, InputError, mentions_jax
 from jaxlint.fix import Offsets
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
@@ -149,7 +149,7 @@ def _check(
         rule_classes = []  # the analysis alone, for the interface
     facts = RoundFacts()
     donations = any(rule.needs_donations for rule in rule_classes)
-    read_x64, read_literals = False, set[str]()  # of other modules' facts, in any round
+    read_x64, read_literals, read_returns = False, set[str](), set[str]()  # of other modules' facts, in any round
     for round in range(MAX_ROUNDS):
         # Only the last round's reports count: a round that learns something new will not be the last, and
         # its rules stop at that point. When it settles all the same, it runs again with them.
@@ -168,6 +168,7 @@ def _check(
             traversal.walk(module)
             tracker.recorder.watch(facts, None)  # the callback holds the traversal: no cycle left to the collector
             read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals
+            read_returns |= tracker.read_returns
             learned = tracker.recorder.facts()
             settled = learned.settled(facts, tracker.asked, tracker.asked_attributes, tracker.traced_functions)
             if not (settled and traversal.muted):
@@ -177,9 +178,13 @@ def _check(
         if settled:
             break
     if not reports:  # positions are a second full pass: the interface finds a call's line in the text instead
-        return [], module_interface(module, source, filename, tracker, facts, read_x64, read_literals)
+        return [], module_interface(
+            module, source, filename, tracker, facts, Reads(read_x64, read_literals, read_returns)
+        )
     positions = _positions(module)
-    interface = module_interface(module, source, filename, tracker, facts, read_x64, read_literals, positions)
+    interface = module_interface(
+        module, source, filename, tracker, facts, Reads(read_x64, read_literals, read_returns), positions
+    )
     return _diagnostics(module, source, filename, reports, options.line_name, positions), interface
 
 

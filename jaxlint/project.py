@@ -163,12 +163,15 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
 def read_facts(imported: Imported, interface: Interface) -> Imported:
     """The part of `imported` that the analysis which gave `interface` read: the rest cannot change its
     findings, so a module is checked again only when this part changes. Entries, applied transforms and key
-    facts are always read; x64, the literals functions return, the methods subclasses define again and the
-    loops elsewhere that call its functions only when its interface says so; a function that returns nothing else known gives what an unknown call gives."""
+    facts are always read; x64, what functions return (their literals apart), the methods subclasses define
+    again and the loops elsewhere that call its functions only when its interface says so; a function that
+    returns nothing else known gives what an unknown call gives."""
     returns = {}
     for qualified, exported in imported.returns.items():
         if qualified not in interface.read_literals:
             exported = replace(exported, literal=None)
+        if qualified not in interface.read_returns:
+            exported = replace(exported, params=(), value=None, container=False)
         if exported.params or exported.value is not None or exported.literal is not None:
             returns[qualified] = exported
     overridden = {}

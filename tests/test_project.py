@@ -229,8 +229,10 @@ def test_the_facts_a_module_read_leave_out_the_optional_ones_it_did_not_read() -
     literal = Exported(("x",), (), None, False, "a tuple (`a, b`) at m.py:3")
     traced = Exported(("x",), ("x",), None, False)
     imported = Imported({}, {"pkg.m.pair": literal, "pkg.m.step": traced}, {}, True)
-    assert project.read_facts(imported, Interface()) == Imported({}, {"pkg.m.step": traced}, {}, False)
-    reads = Interface(read_x64=True, read_literals=("pkg.m.pair",))
+    assert project.read_facts(imported, Interface()) == Imported({}, {}, {}, False)
+    assert project.read_facts(imported, Interface(read_returns=("pkg.m.step",))) == Imported(
+        {}, {"pkg.m.step": traced}, {}, False)
+    reads = Interface(read_x64=True, read_literals=("pkg.m.pair",), read_returns=("pkg.m.step",))
     assert project.read_facts(imported, reads) == imported
 
 

@@ -92,6 +92,7 @@ class Interface:
     # Which optional imported facts its analysis read (project.py re-checks it only when one of those changed):
     read_x64: bool = False  # the project's x64
     read_literals: tuple[str, ...] = ()  # the literal returned by these functions of other modules, qualified
+    read_returns: tuple[str, ...] = ()  # what these functions of other modules return when called, qualified
     read_looped: tuple[str, ...] = ()  # its functions whose calls in other modules' loops were asked for
     applications: tuple[Applied, ...] = ()
     # The classes of other modules of the project its classes derive from (qualified), with the names the
@@ -124,6 +125,7 @@ class Interface:
             wide_dtypes=data["wide_dtypes"],
             read_x64=data["read_x64"],
             read_literals=tuple(data["read_literals"]),
+            read_returns=tuple(data["read_returns"]),
             read_looped=tuple(data["read_looped"]),
             applications=tuple(Applied(**_tuples(applied)) for applied in data["applications"]),
             overrides={base: tuple(names) for base, names in data["overrides"].items()},

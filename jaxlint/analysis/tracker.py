@@ -237,6 +237,7 @@ class ValueTracker(Domain):
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
         self.read_x64 = False
         self.read_literals: set[str] = set()
+        self.read_returns: set[str] = set()  # what these functions of other modules return, qualified
         self.read_looped: set[str] = set()  # its functions whose calls in other modules' loops a rule asked for
         # By the call's id (the module keeps every node alive):
         self._callees: dict[int, _Callee | _NoCallee] = {}
@@ -477,9 +478,12 @@ class ValueTracker(Domain):
 
     def _imported_return(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
         """What a call of another module's function (or method) gives, from that module's interface."""
-        if self.context is None or not self.context.imported.returns:
+        if self.context is None:
             return None
         qualified, through_instance = self._project_callee(call.func)
+        if qualified is None or not self.context.in_project(qualified):
+            return None
+        self.read_returns.add(qualified)  # (asked before the other modules told anything: phase 1)
         exported = self.context.imported.returns.get(qualified or "")
         if exported is None:
             return None
