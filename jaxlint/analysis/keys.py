@@ -188,6 +188,12 @@ def _base(ref: str) -> str:
     return ref.split("[", 1)[0]
 
 
+def _within(ref: str, name: str) -> bool:
+    """Whether `ref` is what `name` holds or an item of it (`info['rng']`, `keys[0]` of `keys`): rebinding
+    `name` (a name, an attribute or an item itself: `info["rng"], k = split(info["rng"])`) rebinds it."""
+    return ref == name or ref.startswith(f"{name}[")
+
+
 @dataclass
 class KeyState:
     """The keys of one scope: which names hold keys, and which may already be consumed."""
@@ -255,12 +261,12 @@ class KeyState:
     def bind(self, name: str, is_key: bool, single: bool = False) -> None:
         """`name` gets a new value: a fresh key when `is_key` (or when named like one)."""
         for alias, target in list(self.aliases.items()):
-            if _base(alias) == name:
+            if _within(alias, name):
                 del self.aliases[alias]
-            elif _base(target) == name:
+            elif _within(target, name):
                 self._detach(alias, target)
         self.forget_items(name)
-        for ref in [r for r in self.consumed if _base(r) == name]:
+        for ref in [r for r in self.consumed if _within(r, name)]:
             del self.consumed[ref]
         self.params.discard(name)
         self.others.discard(name)
@@ -287,7 +293,7 @@ class KeyState:
     def forget_items(self, name: str, ref: str | None = None) -> None:
         """What `name[...]` (or just `ref`) holds is unknown again: the container was changed or rebound."""
         for known in [*self.aliases, *self.keys, *self.single, *self.consumed]:
-            if _is_item(known) and _base(known) == name and (ref is None or known == ref):
+            if known.startswith(f"{name}[") and (ref is None or known == ref):
                 self.aliases.pop(known, None)
                 if name not in self.keys:  # (not an item of a split array: a container's)
                     self.keys.pop(known, None)
