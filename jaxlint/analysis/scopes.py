@@ -96,6 +96,9 @@ def _of(facts: dict, functions: Set[cst.CSTNode]) -> dict:
     return {function: fact for function, fact in facts.items() if function in functions}
 
 
+_FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
+
+
 @dataclass(frozen=True)
 class Returned:
     """What calling a function gives, in terms of its arguments: a tracer when the argument for one
@@ -788,7 +791,12 @@ class ScopeRecorder:
             node, bound = self._resolve(chain, target)
             if node is not None:
                 names = transform.bound_names | self._bound_names(chain, target)
-                applied = replace(transform, bound=transform.bound + bound, bound_names=names)
+                applied = replace(
+                    transform,
+                    bound=transform.bound + bound,
+                    bound_names=names,
+                    outside_functions=not any(type(scope) in _FUNCTIONS for scope in chain),
+                )
                 facts.applied.setdefault(node, []).append(applied)
         self._key_summaries(facts)
         for chain, target in self._host:

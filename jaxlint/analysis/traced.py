@@ -29,6 +29,7 @@ from jaxlint.model.transform_spec import CLOSURE, CUSTOM, FILTERED, GRAD, LIFTED
 from jaxlint.model.transforms import (
     FORI_LOOP,
     BUILDS_JAXPR,
+    EAGER_OUTSIDE_TRACE,
     GRADIENTS,
     HOST_CALLBACKS,
     JIT_LIKE,
@@ -76,6 +77,7 @@ class AppliedTransform:
     bound: int = 0
     bound_names: frozenset[str] = frozenset()
     origin: str | None = None  # in another module: where (`train.py:12`)
+    outside_functions: bool = False  # applied at module level (or in a class body), where no trace runs
 
     def where(self, line_of) -> str:
         """Where it is applied, for messages: `line 9`, or `train.py:12` in another module."""
@@ -214,6 +216,17 @@ class TracedFunction:
     def differentiated(self) -> bool:
         """Traced by a gradient transform alone (no jit around): its values are concrete."""
         return not self.staged and self.trace is not None and self.trace.name in GRADIENTS
+
+    @property
+    def runs_eagerly(self) -> bool:
+        """Traced only by transforms that run eagerly outside a trace (`jax.shard_map`), applied at module level,
+        and reached by no traced call: its function runs at every call, with tracers that hold the values."""
+        return (
+            bool(self.transforms)
+            and not self.entries
+            and all(t.name in EAGER_OUTSIDE_TRACE and t.outside_functions for t in self.transforms)
+            and all(tracer.transform in self.transforms for tracer in self.traced.values())
+        )
 
     @property
     def only_traced_for_shapes(self) -> bool:

@@ -68,6 +68,9 @@ class TransformSpec:
     concrete_constants: bool = False
     traced_positions: tuple[int, ...] = ()  # the parameters a POSITIONS transform traces
     unclaimed_options: tuple[str, ...] = ()  # given any of these, a LIFTED transform claims no parameter
+    # Applied and called outside any trace, it runs its function at every call, eagerly: its tracers hold the
+    # values (`print` shows the numbers of each shard), though a Python `if` or `float()` on them still raises.
+    eager_outside_trace: bool = False
 
 
 # jax.jit's options: the transforms that take them share this object.

@@ -28,7 +28,11 @@ from jaxlint.model.transform_spec import (
 _JIT = TransformSpec(JIT, staged=True, options=JIT_OPTIONS, caches_by_function=True)
 _CHECKPOINT = TransformSpec(JIT, staged=True)
 _SHARD_MAP = TransformSpec(
-    JIT, staged=True, positional_options=("mesh", "in_specs", "out_specs"), none_spec_static="in_specs"
+    JIT,
+    staged=True,
+    positional_options=("mesh", "in_specs", "out_specs"),
+    none_spec_static="in_specs",
+    eager_outside_trace=True,
 )
 _GRAD_ERROR = "grad requires real- or complex-valued inputs"
 
@@ -168,6 +172,7 @@ REVERSE_MODE = _where(lambda t: t.reverse_mode)
 SCALAR_OUTPUT = _where(lambda t: t.scalar_output)
 CACHED_BY_FUNCTION = _where(lambda t: t.caches_by_function)
 ONLY_TRACE = _where(lambda t: not t.runs_function)
+EAGER_OUTSIDE_TRACE = _where(lambda t: t.eager_outside_trace)
 # Trace their function to a jaxpr (lax bodies too): every `jnp`/`lax` result inside is a tracer.
 BUILDS_JAXPR = _where(lambda t: t.staged and not t.concrete_constants) | frozenset(LAX_BODIES)
 # Custom differentiation rules: differentiating a call runs the function (or its forward rule) on the primal

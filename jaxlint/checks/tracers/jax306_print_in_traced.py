@@ -44,7 +44,9 @@ class PrintInTraced(Rule):
     )
     not_flagged = (
         "`print` of static values (shapes, dtypes, static arguments, strings), which is a common and "
-        "deliberate way to see what is being traced; `jax.debug.print`; printing outside traced functions. "
+        "deliberate way to see what is being traced; `jax.debug.print`; printing outside traced functions; "
+        "printing in a function that `jax.shard_map` runs when applied and called outside any trace (it runs "
+        "eagerly at every call, and `print` shows each shard's numbers). "
         "Under `grad` alone (no `jit`) the print runs on every call but shows "
         "`GradTracer(primal=2.0, ...)` (jax 0.10): that is flagged too."
     )
@@ -96,7 +98,7 @@ class PrintInTraced(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         scope = self.facts.traced_scope
-        if scope is None or not (scope.staged or scope.differentiated):
+        if scope is None or not (scope.staged or scope.differentiated) or scope.runs_eagerly:
             return
         what = self._is_output(node.func)
         if what is None:
