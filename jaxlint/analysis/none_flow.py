@@ -15,8 +15,9 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import is_docstring, rebound_names, statements, target_names
+from jaxlint.analysis.bindings import rebound_names, statements, target_names
 from jaxlint.analysis.flow import Domain
+from jaxlint.analysis.narrowing import returned
 from jaxlint.analysis.scopes import assigned_values
 
 Nones = dict[str, bool]  # a followed parameter: True when it is `None`, False when it is not
@@ -184,20 +185,14 @@ def _nonlocal_names(body: cst.BaseSuite | list[cst.If]) -> set[str]:
 
 def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression | None:
     """The test `def f(p): return <test of p>` returns, with the call's argument for `p`, when `p` is a name."""
-    if type(function) is not cst.FunctionDef or type(function.body) is not cst.IndentedBlock:
+    test = returned(function)
+    if test is None or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
         return None
-    lines = [s for s in function.body.body if not is_docstring(s)]
-    line = lines[0] if len(lines) == 1 else None
-    if type(line) is not cst.SimpleStatementLine or type(line.body[0]) is not cst.Return:
-        return None
-    test = line.body[0].value
-    params = [param.name.value for param in function.params.params]
-    if len(params) != 1 or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
-        return None
+    params = cast(cst.FunctionDef, function).params.params
     given = call.args[0].value
-    if type(given) is not cst.Name or test is None:
+    if len(params) != 1 or type(given) is not cst.Name:
         return None
-    return _renamed(test, params[0], given.value)
+    return _renamed(test, params[0].name.value, given.value)
 
 
 def _renamed(test: cst.BaseExpression, param: str, name: str) -> cst.BaseExpression | None:
