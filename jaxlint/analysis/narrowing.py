@@ -5,7 +5,7 @@ never sends an array or a tracer down the other branches."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, cast
 
 import libcst as cst
 
@@ -70,15 +70,20 @@ def _attribute_test(call: cst.BaseExpression | None, names: Names) -> str | None
     return call.args[0].value.value if call.args[1].value.evaluated_value in ARRAY_ATTRIBUTES else None
 
 
-def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression | None:
-    """`isinstance(arg, T)` for a call of `def f(p): return isinstance(p, T)` with `arg` for `p`."""
+def returned(function: cst.CSTNode | None) -> cst.BaseExpression | None:
+    """What a def whose body is one `return <expression>` (a docstring aside) returns."""
     if type(function) is not cst.FunctionDef or type(function.body) is not cst.IndentedBlock:
         return None
     statements = [s for s in function.body.body if not is_docstring(s)]
     line = statements[0] if len(statements) == 1 else None
     if type(line) is not cst.SimpleStatementLine or type(line.body[0]) is not cst.Return:
         return None
-    test = line.body[0].value
+    return line.body[0].value
+
+
+def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression | None:
+    """`isinstance(arg, T)` for a call of `def f(p): return isinstance(p, T)` with `arg` for `p`."""
+    test = returned(function)
     if not (
         type(test) is cst.Call
         and type(test.func) is cst.Name
@@ -87,7 +92,7 @@ def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression
         and type(test.args[0].value) is cst.Name
     ):
         return None
-    params = [param.name.value for param in function.params.params]
+    params = [param.name.value for param in cast(cst.FunctionDef, function).params.params]
     subject = test.args[0].value.value
     if subject not in params or len(call.args) <= params.index(subject):
         return None

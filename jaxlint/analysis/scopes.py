@@ -15,7 +15,7 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names, statements, target_names
+from jaxlint.analysis.bindings import parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.structures import joined, structure
@@ -59,6 +59,9 @@ class RoundFacts:
     # Functions traced only through calls (dead_branches.py): the parameters every traced call leaves `None`
     # (True) or gives a value that is not (False).
     nones: dict[cst.CSTNode, dict[str, Fixed]] = field(default_factory=dict)
+    # Functions traced only by transforms applied in the def around them: that def, and the names of it they
+    # read that are `None` (True) or not (False) at every application (none_flow.py).
+    closure_nones: dict[cst.CSTNode, tuple[cst.FunctionDef, dict[str, Fixed]]] = field(default_factory=dict)
 
     def summary_of(self, call: cst.Call) -> "Returned | None":
         found = self.callees.get(call)
@@ -362,6 +365,7 @@ class ScopeRecorder:
         self._aliased_last: set[tuple[int, str]] = set()
         self._bound: dict[int, set[str]] = {}
         self._applications: list[tuple[Chain, cst.BaseExpression | cst.FunctionDef, AppliedTransform]] = []
+        self._application_sites: list[tuple[cst.FunctionDef, dict[str, bool]] | None] = []  # none_flow.here()
         self._calls: list[_Call] = []
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
@@ -649,7 +653,14 @@ class ScopeRecorder:
             if target in consumes.get(callee, ()):
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)
 
-    def apply(self, chain: Chain, target: cst.BaseExpression, transform: AppliedTransform) -> None:
+    def apply(
+        self,
+        chain: Chain,
+        target: cst.BaseExpression,
+        transform: AppliedTransform,
+        site: tuple[cst.FunctionDef, dict[str, bool]] | None = None,
+    ) -> None:
+        """`site`: the def around the application, and which of its names are `None` there (none_flow.py)."""
         # `f = jax.jit(f)` applies to the `f` defined before it in the same scope, not to a later
         # `def f` that replaces it: resolve a name defined there already now, the others at the end.
         name = target.value if isinstance(target, cst.Name) else None
@@ -668,6 +679,7 @@ class ScopeRecorder:
             if isinstance(defined, cst.FunctionDef):
                 resolved = defined
         self._applications.append((chain, resolved, transform))
+        self._application_sites.append(site)
         if self._news is not None:
             self._learned(chain, resolved, self._known.applied)
 
@@ -785,9 +797,28 @@ class ScopeRecorder:
                 return None, 0  # a parameter or variable of that name hides any function further out
         return None, 0
 
+    @staticmethod
+    def _closure_nones(
+        facts: RoundFacts, sites: dict[cst.CSTNode, list[tuple[cst.FunctionDef, dict[str, bool]] | None]]
+    ) -> None:
+        """For a function no traced call enters, every transform applied to it in one def: what every
+        application there knows of the def's names it reads (not its own parameters or locals)."""
+        for node, found in sites.items():
+            if type(node) is not cst.FunctionDef or node in facts.entries or found[0] is None:
+                continue
+            outer = found[0][0]
+            if any(site is None or site[0] is not outer for site in found):
+                continue
+            own = set(parameter_names(node.params)) | rebound_names(node.body)
+            answers: list[dict[str, Fixed]] = [{**site[1]} for site in found if site is not None]
+            common = {name: none for name, none in agreed(answers).items() if name not in own}
+            if common:
+                facts.closure_nones[node] = (outer, common)
+
     def facts(self) -> RoundFacts:
         facts = RoundFacts()
-        for chain, target, transform in self._applications:
+        sites: dict[cst.CSTNode, list[tuple[cst.FunctionDef, dict[str, bool]] | None]] = {}
+        for (chain, target, transform), site in zip(self._applications, self._application_sites):
             node, bound = self._resolve(chain, target)
             if node is not None:
                 names = transform.bound_names | self._bound_names(chain, target)
@@ -798,6 +829,7 @@ class ScopeRecorder:
                     outside_functions=not any(type(scope) in _FUNCTIONS for scope in chain),
                 )
                 facts.applied.setdefault(node, []).append(applied)
+                sites.setdefault(node, []).append(site)
         self._key_summaries(facts)
         for chain, target in self._host:
             node, _ = self._resolve(chain, target)
@@ -867,6 +899,7 @@ class ScopeRecorder:
             common = {name: none for name, none in common.items() if name not in rebound}
             if common:
                 facts.nones[node] = common
+        self._closure_nones(facts, sites)
         # A subclass elsewhere that defines one of these again changes what this module's analysis finds.
         learned = (
             facts.applied,

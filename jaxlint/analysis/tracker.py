@@ -35,6 +35,7 @@ from jaxlint.analysis.library_runs import function_run, module_run
 from jaxlint.analysis.interface import Imported, ModuleContext
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
+from jaxlint.analysis.none_flow import NoneFlow
 from jaxlint.analysis.pytrees import pytree_fields
 from jaxlint.analysis.scopes import (
     Returned,
@@ -275,7 +276,8 @@ class ValueTracker(Domain):
         self.enables_x64 = False  # this module sets or reads `jax_enable_x64` (x64.py)
         self.donations = DonationFlow(self) if donations else None
         # The engine drives the domains through the module's control flow.
-        self.flow = Flow(domain for domain in (self, self.keys, self.donations) if domain is not None)
+        self.nones = NoneFlow(self._definition)
+        self.flow = Flow(domain for domain in (self, self.keys, self.donations, self.nones) if domain is not None)
 
     @staticmethod
     def _overridden(module: cst.Module, context: ModuleContext | None) -> set[tuple[int, str]]:
@@ -715,6 +717,7 @@ class ValueTracker(Domain):
         _forget(self.env, names)
 
     def leave_Assign(self, node: cst.Assign) -> None:
+        self.nones.assigned(node)
         target = node.targets[0].target if len(node.targets) == 1 else None
         if isinstance(target, cst.Attribute):
             self._attribute_set(target, node.value)
@@ -854,7 +857,7 @@ class ValueTracker(Domain):
                 if LIFTED_METHODS_OPTION in transform.keywords:
                     continue  # `nn.vmap(Block, methods=[...])`: the methods named, not followed
                 target = cst.Attribute(value=target, attr=cst.Name(LIFTED_DEFAULT_METHOD))  # `nn.remat(Block)`
-            self.recorder.apply(chain, target, transform)
+            self.recorder.apply(chain, target, transform, self.nones.here())
             if transform.name in LAX_CARRIES:
                 position, keyword, index = LAX_CARRIES[transform.name]
                 init = argument(node, position, keyword)
@@ -1397,7 +1400,7 @@ class ValueTracker(Domain):
             and not scope.own.transforms
             and scope.node in self._known.nones
             and dead_branch(test, truth, self._known.nones[scope.node])
-        ):
+        ) or self._dead_in_closure(scope, test, truth):
             traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
             for name in traced:
                 del self.env[name]
@@ -1413,6 +1416,23 @@ class ValueTracker(Domain):
             self._narrowed.append((narrowed[0], value))
         else:
             self._narrowed.append(None)
+
+    def _dead_in_closure(self, scope: _Scope, test: cst.BaseExpression, truth: bool) -> bool:
+        """A branch on a name of the def around that no trace enters: every transform of this function was
+        applied in that def where the test's answer was fixed (`if nbrs is None: return ...` before
+        `lax.cond(p, step, ...)`: under the trace, `step`'s `if nbrs is None:` never runs)."""
+        node = scope.node
+        closure = self._known.closure_nones.get(node) if node is not None else None
+        return (
+            closure is not None
+            and node is not None
+            and scope.own is not None
+            and not scope.own.entries
+            and len(self._chain) > 2
+            and closure[0] is self._chain[-2]
+            and len(scope.own.transforms) == len(self._known.applied.get(node, ()))
+            and dead_branch(test, truth, closure[1])
+        )
 
     def right_operand(self, operation: cst.BooleanOperation) -> Value | None:
         """What the right operand of `a and b` (`a or b`) holds when it runs: `a` was true (false) there, so an

@@ -73,7 +73,9 @@ class ConstantKeyInTraced(TraceTimeRule):
         "flax, haiku and equinox): no number is drawn from it. A fixed key whose draws are read "
         "only for their shape and dtype (`jax.random.normal(jax.random.key(0), s).shape`, "
         "`jnp.zeros_like(...)`, `jax.eval_shape(f, ...)`, or `jax.tree.map(lambda x: jnp.empty(x.shape, "
-        "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder): no number drawn is used."
+        "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder): no number drawn is used. A "
+        "fixed key bound to a name that nothing in the function reads (`rng = jax.random.key(0)` left over): "
+        "nothing draws from it."
     )
     verify = (
         "`--verify` confirms a key seeded from the clock: it traces the function with the host's clocks recorded "
@@ -84,6 +86,7 @@ class ConstantKeyInTraced(TraceTimeRule):
         super().__init__(facts, reporter)
         self._fallbacks: set[int] = set()  # key constructors only run when no key was given
         self._for_shapes: set[int] = set()  # key constructors whose draws are read only for their shape
+        self._unread: set[int] = set()  # key constructors bound to a name nothing reads
 
     def _mark_shape_only(self, node: cst.CSTNode) -> None:
         for part in shape_only(node, self.names):
@@ -110,6 +113,19 @@ class ConstantKeyInTraced(TraceTimeRule):
                     if isinstance(small, cst.Assign):
                         self._fallbacks.add(id(small.value))
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # `rng = jax.random.key(0)` in a function that never reads `rng`: no number is drawn from it.
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        function = self.facts.chain[-1]  # (in a class body, `self.rng` would read it)
+        if (
+            isinstance(target, cst.Name)
+            and isinstance(node.value, cst.Call)
+            and self.names.qualified(node.value.func) in KEY_CONSTRUCTORS
+            and isinstance(function, cst.FunctionDef)
+            and _never_read(function, target.value)
+        ):
+            self._unread.add(id(node.value))
+
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if isinstance(node.operator, cst.Or):  # `key = key or jax.random.key(0)`
             self._fallbacks.add(id(node.right))
@@ -122,7 +138,7 @@ class ConstantKeyInTraced(TraceTimeRule):
         constant = self.constant_key(node)
         if constant is None or (constant[0] == "literal" and self.facts.in_test_file):
             return
-        if id(node) in self._fallbacks or id(node) in self._for_shapes:
+        if id(node) in self._fallbacks or id(node) in self._for_shapes or id(node) in self._unread:
             return
         scope = self.trace_time_scope()
         if scope is None:
@@ -160,6 +176,36 @@ def _key_constructors(node: cst.CSTNode, names: Names):
         yield node
     for child in children(node):
         yield from _key_constructors(child, names)
+
+
+def _never_read(function: cst.FunctionDef, name: str) -> bool:
+    """Whether `name` appears in `function` (nested functions included) only as the one target that binds it,
+    and is not declared global or nonlocal (read elsewhere, then)."""
+
+    class Mentions(cst.CSTVisitor):
+        count = 0
+        outer = False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.count += node.value == name
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)  # `a.rng` does not read `rng`
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)  # `f(rng=v)` does not either
+            return False
+
+        def visit_Global(self, node: cst.Global) -> None:
+            self.outer = self.outer or any(item.name.value == name for item in node.names)
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            self.outer = self.outer or any(item.name.value == name for item in node.names)
+
+    mentions = Mentions()
+    function.body.visit(mentions)
+    return mentions.count == 1 and not mentions.outer
 
 
 def _randomness_off(call: cst.Call) -> bool:
