@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import rebound_names, statements, target_names
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.narrowing import returned
-from jaxlint.analysis.scopes import assigned_values
+from jaxlint.analysis.scopes import every_assigned_value
 
 Nones = dict[str, bool]  # a followed parameter: True when it is `None`, False when it is not
 State = tuple[Nones, dict[str, str]]  # and the names that hold a followed parameter now: name -> parameter
@@ -156,8 +156,9 @@ def _followed(function: cst.CSTNode) -> _Followed:
     names = [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]
     followed = {name for name in names if name not in rebound | nonlocals}
     aliases = set()
+    assigned = every_assigned_value(function.body)
     for name in rebound - nonlocals - set(names):
-        values = assigned_values(function.body, name)
+        values = assigned.get(name, [])
         if all(value is not None for value in values) and any(
             type(value) is cst.Name and value.value in followed for value in values
         ):

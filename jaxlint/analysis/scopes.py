@@ -218,21 +218,29 @@ _COMPOUND = frozenset({cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TrySta
 def assigned_values(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpression | None]:
     """What a block binds to `name`: the value of each plain `name = value`, None for any other binding
     (a loop target, unpacking, `+=`, an import...). Nested function and class bodies are their own."""
-    found: list[cst.BaseExpression | None] = []
+    return every_assigned_value(body).get(name, [])
+
+
+def every_assigned_value(body: cst.BaseSuite | list) -> dict[str, list[cst.BaseExpression | None]]:
+    """`assigned_values` of every name the block binds, in one pass over it."""
+    found: dict[str, list[cst.BaseExpression | None]] = {}
     for statement in statements(body):
         if type(statement) is cst.Assign:
             for target in statement.targets:
-                if type(target.target) is cst.Name and target.target.value == name:
-                    found.append(statement.value)
-                elif name in target_names(target.target):
-                    found.append(None)
+                if type(target.target) is cst.Name:
+                    found.setdefault(target.target.value, []).append(statement.value)
+                else:
+                    for name in target_names(target.target):
+                        found.setdefault(name, []).append(None)
         elif type(statement) in _COMPOUND:
-            if _binds_itself(statement, name):
-                found.append(None)
+            for name in _bound_by_itself(statement):
+                found.setdefault(name, []).append(None)
             for block in _blocks(cast(cst.BaseCompoundStatement, statement)):
-                found.extend(assigned_values(block, name))
-        elif name in rebound_names([statement]):
-            found.append(None)
+                for name, values in every_assigned_value(block).items():
+                    found.setdefault(name, []).extend(values)
+        else:
+            for name in rebound_names([statement]):
+                found.setdefault(name, []).append(None)
     return found
 
 
@@ -262,8 +270,8 @@ def _literal(function: cst.CSTNode, expr: cst.BaseExpression | None) -> cst.Base
     return None
 
 
-def _binds_itself(statement: cst.CSTNode, name: str) -> bool:
-    """A compound statement binding `name` outside its blocks: a loop target, `with ... as`, `except ... as`."""
+def _bound_by_itself(statement: cst.CSTNode) -> set[str]:
+    """The names a compound statement binds outside its blocks: a loop target, `with ... as`, `except ... as`."""
     own: set[str] = set()
     if isinstance(statement, cst.For):
         own.update(target_names(statement.target))
@@ -272,7 +280,7 @@ def _binds_itself(statement: cst.CSTNode, name: str) -> bool:
     for handler in getattr(statement, "handlers", ()):
         if handler.name is not None:
             own.update(target_names(handler.name.name))
-    return name in own
+    return own
 
 
 def _is_static(function: cst.FunctionDef) -> bool:
