@@ -215,6 +215,27 @@ def _haiku_control_flow():
     ]
 
 
+def _haiku_cond_keys():
+    import haiku as hk
+    import jax
+    import jax.numpy as jnp
+
+    name = "haiku_cond_keys.py"
+
+    def init(function, x):  # eagerly, as `init` runs: jax's key-reuse checker sees each draw
+        with jax.debug_key_reuse(True):
+            hk.transform(function).init(jax.random.key(0), x)
+
+    return [
+        # The `cond` itself passes the checker (one branch draws); the draw after it does not.
+        (name, "raises KeyReuseError at line 19", False, lambda ns: init(ns["noisy"], jnp.ones(3))),
+        (name, "runs", False, lambda ns: init(ns["noisy_split"], jnp.ones(3))),
+        # The older form: the key given as both operands passes at the `cond`; the draw after it does not.
+        (name, "raises KeyReuseError at line 45", False, lambda ns: init(ns["old_style"], jnp.ones(3))),
+        (name, "runs", True, lambda ns: init(ns["old_style_gate"], jnp.ones((2, 3)))),
+    ]
+
+
 def _equinox():
     import jax
     import jax.numpy as jnp
@@ -293,7 +314,7 @@ def _optax():
 
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_nnx, _haiku, _haiku_control_flow, _equinox, _equinox_module_fields, _chex_pallas, _optax):
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_nnx, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _chex_pallas, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from helpers import jaxlint, write
-from jaxlint.model import classes, functions, pytrees, transforms
+from jaxlint.model import classes, functions, keys, pytrees, transforms
 from jaxlint.model.libraries import LIBRARIES
 
 MODEL = Path(__file__).resolve().parent.parent / "jaxlint" / "model"
@@ -45,6 +45,9 @@ def test_generic_tables_hold_every_library_entry() -> None:
         "FUNCTION_RUNNERS": classes.FUNCTION_RUNNERS,
         "RANDOMNESS_OFF": functions.RANDOMNESS_OFF,
         "ARRAY_FUNCTIONS": functions.LIBRARY_ARRAY_FUNCTIONS,
+        "BRANCHING": keys.BRANCHING,
+        "CONDS": keys.CONDS,
+        "PAIRED_BRANCHES": keys.PAIRED_BRANCHES,
     }
     missing = [
         f"{library.__name__}.{table}: {name}"
