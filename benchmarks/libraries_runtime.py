@@ -160,6 +160,25 @@ def _flax_lifted():
     ]
 
 
+def _flax_linen_cond_methods():
+    import jax
+    import jax.numpy as jnp
+
+    name = "flax_linen_cond_methods.py"
+
+    def init(module, *args):  # `init` runs `__call__`: the `cond` traces both branches, the true one first
+        return module.init(jax.random.key(0), *args)
+
+    return [
+        # `self.features` passes; `encode` prints a tracer, then `decode` raises.
+        (name, "raises TracerBoolConversionError at line 23", True, lambda ns: init(ns["Gate"](2), jnp.ones(3), True)),
+        (name, "raises TracerBoolConversionError at line 37", False,
+         lambda ns: init(ns["UnboundGate"](), jnp.ones(3), True)),
+        (name, "raises TracerBoolConversionError at line 53", False,
+         lambda ns: init(ns["Experts"](2), jnp.ones(3), 0)),
+    ]
+
+
 def _flax_nnx():
     import jax
     import jax.numpy as jnp
@@ -314,7 +333,7 @@ def _optax():
 
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_nnx, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _chex_pallas, _optax):
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _chex_pallas, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print
