@@ -198,6 +198,26 @@ def _flax_nnx():
     ]
 
 
+def _flax_nnx_control_flow():
+    import jax.numpy as jnp
+    from flax import nnx
+
+    name = "flax_nnx_control_flow.py"
+    x = jnp.ones(4)
+
+    def block(ns):
+        return ns["Block"](4, rngs=nnx.Rngs(0))
+
+    return [
+        # `block.depth` passes; the carry is a tracer.
+        (name, "raises TracerBoolConversionError at line 28", False,
+         lambda ns: ns["forward"](x, ns["create_blocks"](nnx.Rngs(0)))),
+        (name, "runs", True, lambda ns: ns["gate"](block(ns), x)),
+        (name, "raises TracerBoolConversionError at line 52", False, lambda ns: ns["unrolled"](block(ns), x)),
+        (name, "runs", True, lambda ns: ns["repeated"](block(ns), x)),
+    ]
+
+
 def _haiku():
     import jax
     import jax.numpy as jnp
@@ -333,7 +353,7 @@ def _optax():
 
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _chex_pallas, _optax):
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _chex_pallas, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print

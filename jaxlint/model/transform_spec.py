@@ -68,6 +68,7 @@ class TransformSpec:
     concrete_constants: bool = False
     traced_positions: tuple[int, ...] = ()  # the parameters a POSITIONS transform traces
     unclaimed_options: tuple[str, ...] = ()  # given any of these, a LIFTED transform claims no parameter
+    traced_axes: tuple[str, ...] = ()  # names that, in a MAP transform's `in_axes`, mark a traced parameter
 
 
 # jax.jit's options: the transforms that take them share this object.
