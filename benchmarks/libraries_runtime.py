@@ -45,7 +45,7 @@ def definitions(name: str) -> dict:
 
 # The module-level assignments a fixture's cases need, by line.
 SETUP = {"optax_update.py": (6, 7, 8), "flax_linen_apply.py": (28, 29, 30, 31), "haiku_transform.py": (17, 32, 33), "equinox_filter_jit.py": (46, 47, 48),
-         "flax_nnx_variables.py": (7, 8)}
+         "flax_nnx_variables.py": (7, 8), "equinox_vmap_module.py": (47, 49)}
 
 
 def observe(name: str, run) -> tuple[str, bool]:
@@ -324,6 +324,20 @@ def _equinox_module_fields():
     ]
 
 
+def _equinox_vmap_module():
+    import equinox as eqx
+    import jax.numpy as jnp
+
+    name = "equinox_vmap_module.py"
+    xs = jnp.ones((4, 3))
+    return [
+        # `self.depth` passes; the example `x` is a tracer, under `jax.vmap(model)` and `eqx.filter_vmap(model)`.
+        (name, "raises TracerBoolConversionError at line 24", False, lambda ns: ns["loss"](ns["model"], xs, jnp.ones((4, 2)))),
+        (name, "raises TracerBoolConversionError at line 24", False, lambda ns: eqx.filter_vmap(ns["model"])(xs)),
+        (name, "runs", False, lambda ns: ns["evaluate_ensemble"](ns["ensemble"], jnp.ones(2))),
+    ]
+
+
 def _chex_pallas():
     import jax.numpy as jnp
 
@@ -353,7 +367,7 @@ def _optax():
 
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _chex_pallas, _optax):
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _equinox_vmap_module, _chex_pallas, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print

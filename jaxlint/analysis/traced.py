@@ -522,7 +522,10 @@ def _traced_and_static(
         # `nnx.vmap(f, in_axes=(None, 0))`: a pytree given `None` is not traced; `eqx.filter_grad` differentiates
         # the first argument only.
         pytrees = frozenset()
-    return traced | ((arrays | pytrees) & everything), set()
+    option = TRANSFORMS[name].none_spec_static if name in TRANSFORMS else None
+    # An array given `None` there is not mapped: the function gets it as it was.
+    unmapped = _unspecified(kw.get(option), signature) if option is not None else set()
+    return (traced | ((arrays | pytrees) & everything)) - unmapped, set()
 
 
 def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[str]:

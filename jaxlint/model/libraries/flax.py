@@ -22,7 +22,9 @@ TRANSFORMS = {
     ),
     "flax.linen.scan": TransformSpec(LIFTED, staged=True, unclaimed_options=("in_axes",)),
     "flax.nnx.jit": TransformSpec(FILTERED, staged=True, options=Options(JIT_OPTIONS.static, None)),
-    "flax.nnx.vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
+    "flax.nnx.vmap": TransformSpec(
+        FILTERED, staged=True, per_example=True, concrete_constants=True, none_spec_static="in_axes"
+    ),
     "flax.nnx.remat": TransformSpec(FILTERED, staged=True),
     "flax.nnx.pmap": TransformSpec(FILTERED, staged=True, per_example=True),
     "flax.nnx.grad": TransformSpec(FILTERED, staged=False, gradient=True),
