@@ -218,6 +218,26 @@ def _flax_nnx_control_flow():
     ]
 
 
+def _flax_nnx_grad():
+    import jax.numpy as jnp
+    from flax import nnx
+
+    name = "flax_nnx_grad.py"
+    x, y = jnp.ones((4, 3)), jnp.ones((4, 2))
+
+    def model():
+        return nnx.Linear(3, 2, rngs=nnx.Rngs(0))
+
+    return [
+        # `float(y.max())` and `np.asarray(x)` pass: only the Module is differentiated.
+        (name, "runs", False, lambda ns: nnx.grad(ns["loss_fn"])(model(), x, y)),
+        (name, "runs", False, lambda ns: nnx.value_and_grad(ns["loss_fn"])(model(), x, y)),
+        # `float(scale)` passes; `float()` of the differentiated `w` raises.
+        (name, "raises ConcretizationTypeError at line 17", False,
+         lambda ns: nnx.grad(ns["penalty"])(jnp.ones(3), jnp.array(2.0))),
+    ]
+
+
 def _haiku():
     import jax
     import jax.numpy as jnp
@@ -367,7 +387,7 @@ def _optax():
 
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _equinox_vmap_module, _chex_pallas, _optax):
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _flax_nnx_grad, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _equinox_vmap_module, _chex_pallas, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print

@@ -522,10 +522,15 @@ def _traced_and_static(
         # `nnx.vmap(f, in_axes=(None, 0))`: a pytree given `None` is not traced; `eqx.filter_grad` differentiates
         # the first argument only.
         pytrees = frozenset()
-    option = TRANSFORMS[name].none_spec_static if name in TRANSFORMS else None
-    # An array given `None` there is not mapped: the function gets it as it was.
-    unmapped = _unspecified(kw.get(option), signature) if option is not None else set()
-    return (traced | ((arrays | pytrees) & everything)) - unmapped, set()
+    spec = TRANSFORMS.get(name)
+    claimed = traced | ((arrays | pytrees) & everything)
+    if spec is not None and spec.none_spec_static is not None:
+        # An array given `None` there is not mapped: the function gets it as it was.
+        claimed -= _unspecified(kw.get(spec.none_spec_static), signature)
+    if spec is not None and spec.gradient:
+        # `nnx.grad(f)(model, x)`: the arguments not differentiated (all but the first, or `argnums`) are as given.
+        claimed &= _positions(signature, literal_ints(kw.get("argnums"), (0,)))
+    return claimed, set()
 
 
 def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[str]:
