@@ -199,6 +199,7 @@ def _flax_nnx():
 
 
 def _flax_nnx_control_flow():
+    import jax
     import jax.numpy as jnp
     from flax import nnx
 
@@ -208,6 +209,10 @@ def _flax_nnx_control_flow():
     def block(ns):
         return ns["Block"](4, rngs=nnx.Rngs(0))
 
+    def reusing(function, x):
+        with jax.debug_key_reuse(True):
+            function(x, jax.random.key(0))
+
     return [
         # `block.depth` passes; the carry is a tracer.
         (name, "raises TracerBoolConversionError at line 28", False,
@@ -215,6 +220,8 @@ def _flax_nnx_control_flow():
         (name, "runs", True, lambda ns: ns["gate"](block(ns), x)),
         (name, "raises TracerBoolConversionError at line 52", False, lambda ns: ns["unrolled"](block(ns), x)),
         (name, "runs", True, lambda ns: ns["repeated"](block(ns), x)),
+        # The `cond` passes jax's key-reuse checker (one branch draws); the draw after it does not.
+        (name, "raises KeyReuseError at line 86", False, lambda ns: reusing(ns["jitter"], x)),
     ]
 
 
