@@ -242,6 +242,8 @@ def _flax_nnx_grad():
         # `float(scale)` passes; `float()` of the differentiated `w` raises.
         (name, "raises ConcretizationTypeError at line 17", False,
          lambda ns: nnx.grad(ns["penalty"])(jnp.ones(3), jnp.array(2.0))),
+        # Inside `nnx.jit`, the arguments not differentiated are its tracers.
+        (name, "raises TracerBoolConversionError at line 27", False, lambda ns: ns["train_step"](model(), x, y)),
     ]
 
 

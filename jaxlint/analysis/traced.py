@@ -527,8 +527,9 @@ def _traced_and_static(
     if spec is not None and spec.none_spec_static is not None:
         # An array given `None` there is not mapped: the function gets it as it was.
         claimed -= _unspecified(kw.get(spec.none_spec_static), signature)
-    if spec is not None and spec.gradient:
-        # `nnx.grad(f)(model, x)`: the arguments not differentiated (all but the first, or `argnums`) are as given.
+    if spec is not None and spec.gradient and not transform.staged:
+        # `nnx.grad(f)(model, x)` called eagerly: the arguments not differentiated (all but the first, or `argnums`)
+        # are the arrays given. (Inside a trace, they are the caller's tracers.)
         claimed &= _positions(signature, literal_ints(kw.get("argnums"), (0,)))
     return claimed, set()
 
