@@ -921,10 +921,16 @@ class ValueTracker(Domain):
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
 
     def _called_instance(self, target: cst.Name) -> cst.BaseExpression:
-        """`jax.vmap(model)` where `model` holds an instance of a class of this module (an `eqx.Module`): what the
-        transform calls is its `__call__`, `self` bound to the instance; else `target` itself."""
+        """`jax.vmap(model)` where `model` holds an instance of a pytree class of this module (an `eqx.Module`): what
+        the transform calls is its `__call__`, `self` bound to the instance; else `target` itself. (Other callable
+        objects, a library's internal `ScanFn`s, are not followed: the cost is theirs, the findings few.)"""
+        held = self._lookup(target.value)
+        cls = held.instance or held.pytree if held is not None else None
+        if not isinstance(cls, cst.ClassDef) or self._pytree_fields(cls) is None:
+            return target
         runs = cst.Attribute(value=target, attr=cst.Name("__call__"))
-        return runs if isinstance(self._receiver(runs), cst.ClassDef) else target
+        self._receiver(runs)
+        return runs
 
     def _traced_receiver(self, func: cst.BaseExpression) -> Value | None:
         """For `state.method(...)` where `state` holds a pytree of tracers of a class of this module: that value,
