@@ -64,13 +64,13 @@ class TransformSpec:
     # The option whose `None` entries leave an argument untraced (shard_map's `in_specs`: static; a vmap's
     # `in_axes`: unmapped, the array given).
     none_spec_static: Optional[str] = None
+    traced_axes: tuple[str, ...] = ()  # names that, in a MAP transform's `in_axes`, mark a traced parameter
     runs_as_given: bool = False  # called outside a trace, runs the function on its arguments as given
     # Inside, a `jnp`/`lax` result computed from static values stays a concrete array (vmap); under the
     # others, which trace to a jaxpr, it is a tracer: `jnp.array(x.shape).prod()` cannot be a shape.
     concrete_constants: bool = False
     traced_positions: tuple[int, ...] = ()  # the parameters a POSITIONS transform traces
     unclaimed_options: tuple[str, ...] = ()  # given any of these, a LIFTED transform claims no parameter
-    traced_axes: tuple[str, ...] = ()  # names that, in a MAP transform's `in_axes`, mark a traced parameter
 
 
 # jax.jit's options: the transforms that take them share this object.
