@@ -45,7 +45,7 @@ def definitions(name: str) -> dict:
 
 # The module-level assignments a fixture's cases need, by line.
 SETUP = {"optax_update.py": (6, 7, 8), "flax_linen_apply.py": (28, 29, 30, 31), "haiku_transform.py": (17, 32, 33), "equinox_filter_jit.py": (46, 47, 48),
-         "flax_nnx_variables.py": (7, 8)}
+         "flax_nnx_variables.py": (7, 8), "equinox_vmap_module.py": (47, 49)}
 
 
 def observe(name: str, run) -> tuple[str, bool]:
@@ -160,6 +160,25 @@ def _flax_lifted():
     ]
 
 
+def _flax_linen_cond_methods():
+    import jax
+    import jax.numpy as jnp
+
+    name = "flax_linen_cond_methods.py"
+
+    def init(module, *args):  # `init` runs `__call__`: the `cond` traces both branches, the true one first
+        return module.init(jax.random.key(0), *args)
+
+    return [
+        # `self.features` passes; `encode` prints a tracer, then `decode` raises.
+        (name, "raises TracerBoolConversionError at line 23", True, lambda ns: init(ns["Gate"](2), jnp.ones(3), True)),
+        (name, "raises TracerBoolConversionError at line 37", False,
+         lambda ns: init(ns["UnboundGate"](), jnp.ones(3), True)),
+        (name, "raises TracerBoolConversionError at line 53", False,
+         lambda ns: init(ns["Experts"](2), jnp.ones(3), 0)),
+    ]
+
+
 def _flax_nnx():
     import jax
     import jax.numpy as jnp
@@ -176,6 +195,55 @@ def _flax_nnx():
         (name, "raises TracerBoolConversionError at line 22", False, lambda ns: ns["forward"](build(ns), jnp.ones(3))),
         ("flax_nnx_variables.py", "runs", False, lambda ns: ns["bump"](ns["count"])),
         ("flax_nnx_variables.py", "raises TypeError at line 18", False, lambda ns: ns["bump_array"](ns["total"])),
+    ]
+
+
+def _flax_nnx_control_flow():
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    name = "flax_nnx_control_flow.py"
+    x = jnp.ones(4)
+
+    def block(ns):
+        return ns["Block"](4, rngs=nnx.Rngs(0))
+
+    def reusing(function, x):
+        with jax.debug_key_reuse(True):
+            function(x, jax.random.key(0))
+
+    return [
+        # `block.depth` passes; the carry is a tracer.
+        (name, "raises TracerBoolConversionError at line 28", False,
+         lambda ns: ns["forward"](x, ns["create_blocks"](nnx.Rngs(0)))),
+        (name, "runs", True, lambda ns: ns["gate"](block(ns), x)),
+        (name, "raises TracerBoolConversionError at line 52", False, lambda ns: ns["unrolled"](block(ns), x)),
+        (name, "runs", True, lambda ns: ns["repeated"](block(ns), x)),
+        # The `cond` passes jax's key-reuse checker (one branch draws); the draw after it does not.
+        (name, "raises KeyReuseError at line 86", False, lambda ns: reusing(ns["jitter"], x)),
+    ]
+
+
+def _flax_nnx_grad():
+    import jax.numpy as jnp
+    from flax import nnx
+
+    name = "flax_nnx_grad.py"
+    x, y = jnp.ones((4, 3)), jnp.ones((4, 2))
+
+    def model():
+        return nnx.Linear(3, 2, rngs=nnx.Rngs(0))
+
+    return [
+        # `float(y.max())` and `np.asarray(x)` pass: only the Module is differentiated.
+        (name, "runs", False, lambda ns: nnx.grad(ns["loss_fn"])(model(), x, y)),
+        (name, "runs", False, lambda ns: nnx.value_and_grad(ns["loss_fn"])(model(), x, y)),
+        # `float(scale)` passes; `float()` of the differentiated `w` raises.
+        (name, "raises ConcretizationTypeError at line 17", False,
+         lambda ns: nnx.grad(ns["penalty"])(jnp.ones(3), jnp.array(2.0))),
+        # Inside `nnx.jit`, the arguments not differentiated are its tracers.
+        (name, "raises TracerBoolConversionError at line 27", False, lambda ns: ns["train_step"](model(), x, y)),
     ]
 
 
@@ -212,6 +280,27 @@ def _haiku_control_flow():
         # `x.ndim` passes; `x.min()` is a tracer under `hk.remat`.
         (name, "raises TracerBoolConversionError at line 59", False,
          lambda ns: init(ns["checkpointed"], jnp.ones((2, 3)))),
+    ]
+
+
+def _haiku_cond_keys():
+    import haiku as hk
+    import jax
+    import jax.numpy as jnp
+
+    name = "haiku_cond_keys.py"
+
+    def init(function, x):  # eagerly, as `init` runs: jax's key-reuse checker sees each draw
+        with jax.debug_key_reuse(True):
+            hk.transform(function).init(jax.random.key(0), x)
+
+    return [
+        # The `cond` itself passes the checker (one branch draws); the draw after it does not.
+        (name, "raises KeyReuseError at line 19", False, lambda ns: init(ns["noisy"], jnp.ones(3))),
+        (name, "runs", False, lambda ns: init(ns["noisy_split"], jnp.ones(3))),
+        # The older form: the key given as both operands passes at the `cond`; the draw after it does not.
+        (name, "raises KeyReuseError at line 45", False, lambda ns: init(ns["old_style"], jnp.ones(3))),
+        (name, "runs", True, lambda ns: init(ns["old_style_gate"], jnp.ones((2, 3)))),
     ]
 
 
@@ -264,6 +353,20 @@ def _equinox_module_fields():
     ]
 
 
+def _equinox_vmap_module():
+    import equinox as eqx
+    import jax.numpy as jnp
+
+    name = "equinox_vmap_module.py"
+    xs = jnp.ones((4, 3))
+    return [
+        # `self.depth` passes; the example `x` is a tracer, under `jax.vmap(model)` and `eqx.filter_vmap(model)`.
+        (name, "raises TracerBoolConversionError at line 24", False, lambda ns: ns["loss"](ns["model"], xs, jnp.ones((4, 2)))),
+        (name, "raises TracerBoolConversionError at line 24", False, lambda ns: eqx.filter_vmap(ns["model"])(xs)),
+        (name, "runs", False, lambda ns: ns["evaluate_ensemble"](ns["ensemble"], jnp.ones(2))),
+    ]
+
+
 def _chex_pallas():
     import jax.numpy as jnp
 
@@ -293,7 +396,7 @@ def _optax():
 
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_nnx, _haiku, _haiku_control_flow, _equinox, _equinox_module_fields, _chex_pallas, _optax):
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _flax_nnx_grad, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _equinox_vmap_module, _chex_pallas, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from helpers import jaxlint, write
-from jaxlint.model import classes, functions, pytrees, transforms
+from jaxlint.model import classes, functions, keys, pytrees, transforms
 from jaxlint.model.libraries import LIBRARIES
 
 MODEL = Path(__file__).resolve().parent.parent / "jaxlint" / "model"
@@ -45,6 +45,9 @@ def test_generic_tables_hold_every_library_entry() -> None:
         "FUNCTION_RUNNERS": classes.FUNCTION_RUNNERS,
         "RANDOMNESS_OFF": functions.RANDOMNESS_OFF,
         "ARRAY_FUNCTIONS": functions.LIBRARY_ARRAY_FUNCTIONS,
+        "BRANCHING": keys.BRANCHING,
+        "CONDS": keys.CONDS,
+        "PAIRED_BRANCHES": keys.PAIRED_BRANCHES,
     }
     missing = [
         f"{library.__name__}.{table}: {name}"
@@ -149,3 +152,34 @@ def test_a_lifted_transform_given_options_it_counts_otherwise_claims_nothing(tmp
     )
     result = jaxlint(tmp_path, "lifted.py")
     assert (result.returncode, result.stdout) == (0, "All checks passed (1 file checked).\n")
+
+
+def test_nnx_scan_claims_the_carry_and_scanned_arguments_only(tmp_path: Path) -> None:
+    """`nnx.scan` traces what its `in_axes` gives `nnx.Carry` or an integer; a broadcast (`None`) argument and
+    `in_axes` it cannot read (`nnx.StateAxes`) are not claimed."""
+    write(
+        tmp_path / "scan.py",
+        "import jax\n"
+        "from flax import nnx\n"
+        "\n"
+        "\n"
+        "@nnx.scan(in_axes=(nnx.Carry, None), out_axes=nnx.Carry, length=3)\n"
+        "def step(x, scale):\n"
+        "    if scale > 1:\n"
+        "        x = x * scale\n"
+        "    if x.sum() > 0:\n"
+        "        x = -x\n"
+        "    return x\n"
+        "\n"
+        "\n"
+        "@nnx.scan(in_axes=(nnx.StateAxes({nnx.Param: 0, ...: None}), nnx.Carry), out_axes=nnx.Carry)\n"
+        "def layers(model, x):\n"
+        "    if x.sum() > 0:\n"
+        "        x = -x\n"
+        "    return model(x)\n",
+    )
+    result = jaxlint(tmp_path, "scan.py", "--output-format", "concise")
+    assert result.stdout.splitlines() == [
+        "scan.py:9:8: JAX301 Python `if` on a traced value raises TracerBoolConversionError: `x.sum() > 0` is traced;"
+        " use `jnp.where` or `lax.cond`"
+    ]

@@ -40,13 +40,14 @@ from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.functions import JAX_RANDOM, RANDOMNESS_OFF
 from jaxlint.model.keys import (
     BRANCHING,
-    COND,
+    CONDS,
     EVAL_SHAPE,
     KEY_COMPUTING_MODULES,
     KEY_MAKERS,
     LIBRARY_KEY_DRAWERS,
     LIBRARY_KEY_METHODS,
     NOT_CONSUMERS,
+    PAIRED_BRANCHES,
     SELECTS,
     SHAPE_OF,
     SINGLE_KEY_MAKERS,
@@ -477,7 +478,10 @@ class KeyFlow(Domain):
         if qualified not in BRANCHING or any(arg.keyword is not None or arg.star for arg in call.args):
             return []
         values = [arg.value for arg in call.args]
-        if qualified == COND:
+        paired = PAIRED_BRANCHES.get(qualified, ())
+        if len(values) == 5 and paired and all(self._branch_function(values[at]) is not None for at, _ in paired):
+            return self._paired_consuming(values, paired, qualified)
+        if qualified in CONDS:
             if len(values) < 4:
                 return []
             branches, operands = values[1:3], values[3:]
@@ -491,15 +495,31 @@ class KeyFlow(Domain):
             consumed |= self._consumed_parameters(branch)
         return [(operand, qualified) for index, operand in enumerate(operands) if index in consumed]
 
-    def _consumed_parameters(self, function: cst.BaseExpression) -> set[int]:
-        """The positions of the parameters a branch function (a lambda, or a def it names) draws from."""
+    def _paired_consuming(
+        self, values: list[cst.BaseExpression], paired: tuple[tuple[int, int], ...], qualified: str
+    ) -> list[tuple[cst.BaseExpression, str]]:
+        """The operands of `hk.cond(pred, true_operand, true_fun, false_operand, false_fun)` their branch draws
+        from: one key given as both is consumed once, as only one branch runs."""
+        found: dict[str, cst.BaseExpression] = {}
+        for function, operand in paired:
+            if 0 in self._consumed_parameters(values[function]):
+                found.setdefault(key_ref(values[operand]) or str(operand), values[operand])
+        return [(operand, qualified) for operand in found.values()]
+
+    def _branch_function(self, function: cst.BaseExpression) -> cst.Lambda | cst.FunctionDef | None:
+        """The lambda, or the def a name binds, a branch function is."""
         found: cst.CSTNode | None = function
         if type(function) is cst.Name:
             bound = self._tracker.callees.bindings.binding(function, tuple(self._tracker.chain), want_def=True)
             found = bound[0] if bound is not None and not bound[2] else None
-        if type(found) not in (cst.Lambda, cst.FunctionDef):
+        return found if isinstance(found, (cst.Lambda, cst.FunctionDef)) else None
+
+    def _consumed_parameters(self, function: cst.BaseExpression) -> set[int]:
+        """The positions of the parameters a branch function (a lambda, or a def it names) draws from."""
+        found = self._branch_function(function)
+        if found is None:
             return set()
-        params = cast("cst.Lambda | cst.FunctionDef", found).params
+        params = found.params
         if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.posonly_params:
             return set()
         consumes = self._tracker.known.consumes.get(found, frozenset())

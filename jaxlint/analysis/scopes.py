@@ -20,6 +20,7 @@ from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.structures import joined, structure
 from jaxlint.analysis.values import Kind, Value, built, join
+from jaxlint.model.transforms import MODULE_FIRST_BODIES
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
 
@@ -829,6 +830,8 @@ class ScopeRecorder:
         for (chain, target, transform), site in zip(self._applications, self._application_sites):
             node, bound = self._resolve(chain, target)
             if node is not None:
+                if bound and transform.name in MODULE_FIRST_BODIES:
+                    bound -= 1  # flax unbinds `self.method`: the Module it passes first is `self`
                 names = transform.bound_names | self._bound_names(chain, target)
                 applied = replace(
                     transform,

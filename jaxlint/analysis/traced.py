@@ -511,7 +511,8 @@ def _traced_and_static(
         return _positions(signature, literal_ints(kw.get("argnums"), (0,))) - signature.defaults, set()
     if family == MAP:
         static = _positions(signature, literal_ints(kw.get("static_broadcasted_argnums")))
-        return (_mapped(kw.get("in_axes"), signature) & everything) - static, static
+        mapped = _mapped(kw.get("in_axes"), signature, TRANSFORMS[name].traced_axes, names)
+        return (mapped & everything) - static, static
     if family == CUSTOM:
         static = _positions(signature, literal_ints(kw.get("nondiff_argnums")))
         return everything - static, static
@@ -534,7 +535,16 @@ def _traced_and_static(
         # `nnx.vmap(f, in_axes=(None, 0))`: a pytree given `None` is not traced; `eqx.filter_grad` differentiates
         # the first argument only.
         pytrees = frozenset()
-    return traced | ((arrays | pytrees) & everything), set()
+    spec = TRANSFORMS.get(name)
+    claimed = traced | ((arrays | pytrees) & everything)
+    if spec is not None and spec.none_spec_static is not None:
+        # An array given `None` there is not mapped: the function gets it as it was.
+        claimed -= _unspecified(kw.get(spec.none_spec_static), signature)
+    if spec is not None and spec.gradient and not transform.staged:
+        # `nnx.grad(f)(model, x)` called eagerly: the arguments not differentiated (all but the first, or `argnums`)
+        # are the arrays given. (Inside a trace, they are the caller's tracers.)
+        claimed &= _positions(signature, literal_ints(kw.get("argnums"), (0,)))
+    return claimed, set()
 
 
 def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[str]:
@@ -548,13 +558,20 @@ def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[
     }
 
 
-def _mapped(in_axes: cst.BaseExpression | None, signature: Signature) -> set[str]:
-    if in_axes is None or isinstance(in_axes, cst.Integer):
+def _mapped(
+    in_axes: cst.BaseExpression | None, signature: Signature, traced_axes: tuple[str, ...], names: Names
+) -> set[str]:
+    """The parameters a literal `in_axes` maps: an integer, or one of `traced_axes` (`nnx.Carry`), not `None`."""
+
+    def traced(axis: cst.BaseExpression) -> bool:
+        return isinstance(axis, cst.Integer) or names.qualified(axis) in traced_axes
+
+    if in_axes is None or traced(in_axes):
         return set(signature.all)
     if isinstance(in_axes, (cst.Tuple, cst.List)):
         axes = [element.value for element in in_axes.elements]
         if len(axes) != len(signature.positional) or any(
-            not isinstance(axis, (cst.Integer, cst.Name)) for axis in axes
+            not isinstance(axis, cst.Name) and not traced(axis) for axis in axes
         ):
             raise NotLiteral
         return {

@@ -845,6 +845,8 @@ class ValueTracker(Domain):
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
             if type(target) is cst.Attribute:
                 self._receiver(target)  # `jax.vmap(scaler.apply)`: the method, with `self` bound
+            elif type(target) is cst.Name:
+                target = self._called_instance(target)
             if isinstance(target, cst.Call):  # `jax.jit(make_loss(2.0))`: what the factory returns
                 made, bound, names = self._made(target, chain, transform.bound)
                 transform = replace(transform, bound=bound, bound_names=transform.bound_names | names)
@@ -926,6 +928,18 @@ class ValueTracker(Domain):
             # (a call of a name giving nothing known tells that too: no structure shown)
             if type(node.func) is cst.Name or any(value is not None for value in given):
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
+
+    def _called_instance(self, target: cst.Name) -> cst.BaseExpression:
+        """`jax.vmap(model)` where `model` holds an instance of a pytree class of this module (an `eqx.Module`): what
+        the transform calls is its `__call__`, `self` bound to the instance; else `target` itself. (Other callable
+        objects, a library's internal `ScanFn`s, are not followed: the cost is theirs, the findings few.)"""
+        held = self._lookup(target.value)
+        cls = held.instance or held.pytree if held is not None else None
+        if not isinstance(cls, cst.ClassDef) or self._pytree_fields(cls) is None:
+            return target
+        runs = cst.Attribute(value=target, attr=cst.Name("__call__"))
+        self._receiver(runs)
+        return runs
 
     def _traced_receiver(self, func: cst.BaseExpression) -> Value | None:
         """For `state.method(...)` where `state` holds a pytree of tracers of a class of this module: that value,

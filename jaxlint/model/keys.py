@@ -1,6 +1,6 @@
 """PRNG keys, as data: the names JAX code conventionally gives them, and the calls that make them."""
 
-from jaxlint.model.libraries import merged_dicts
+from jaxlint.model.libraries import merged_dicts, merged_sets
 
 # Parameter names (globs) that hold PRNG keys, unless the config's `key-names` says otherwise.
 DEFAULT_KEY_NAMES = ("key", "rng", "prng_key", "*_key", "*_rng")
@@ -60,9 +60,14 @@ SHAPE_OF = frozenset(
         "numpy.ndim",
     }
 )
-# Calls that run one of their branch functions: a key given to several is consumed once.
-BRANCHING = frozenset({"jax.lax.cond", "jax.lax.switch"})
-COND = "jax.lax.cond"  # its operands follow the two branch functions (switch: one list of branches)
+# Calls that run one of their branch functions: a key given to several is consumed once (the libraries' own too:
+# `hk.cond`, `nnx.switch`).
+BRANCHING = frozenset({"jax.lax.cond", "jax.lax.switch"}) | merged_sets("BRANCHING")
+# Of those, the ones whose operands follow two branch functions (the others: one list of branches).
+CONDS = frozenset({"jax.lax.cond"}) | merged_sets("CONDS")
+# Of those, the ones also taking each branch with its own operand, as five arguments: the positions of each branch
+# function with its operand's (`hk.cond(pred, true_operand, true_fun, false_operand, false_fun)`).
+PAIRED_BRANCHES: dict[str, tuple[tuple[int, int], ...]] = merged_dicts("PAIRED_BRANCHES")
 # Functions giving the same array in another shape: of one key, the key itself.
 VIEW_FUNCTIONS = frozenset(
     {

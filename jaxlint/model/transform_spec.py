@@ -61,7 +61,10 @@ class TransformSpec:
     caches_by_function: bool = False  # its compile cache is keyed by the identity of the function it wraps
     runs_function: bool = True  # False: only traces it, for shapes or a jaxpr (eval_shape, make_jaxpr)
     called_with_arguments: bool = False  # `jax.eval_shape(f, x, y)`: the arguments follow the function
-    none_spec_static: Optional[str] = None  # the option whose `None` entries leave an argument static
+    # The option whose `None` entries leave an argument untraced (shard_map's `in_specs`: static; a vmap's
+    # `in_axes`: unmapped, the array given).
+    none_spec_static: Optional[str] = None
+    traced_axes: tuple[str, ...] = ()  # names that, in a MAP transform's `in_axes`, mark a traced parameter
     runs_as_given: bool = False  # called outside a trace, runs the function on its arguments as given
     # Inside, a `jnp`/`lax` result computed from static values stays a concrete array (vmap); under the
     # others, which trace to a jaxpr, it is a tracer: `jnp.array(x.shape).prod()` cannot be a shape.

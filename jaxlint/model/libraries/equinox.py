@@ -9,7 +9,9 @@ from jaxlint.model.transform_spec import FILTERED, TransformSpec
 
 TRANSFORMS = {
     "equinox.filter_jit": TransformSpec(FILTERED, staged=True, caches_by_function=True),
-    "equinox.filter_vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
+    "equinox.filter_vmap": TransformSpec(
+        FILTERED, staged=True, per_example=True, concrete_constants=True, none_spec_static="in_axes"
+    ),
     "equinox.filter_pmap": TransformSpec(FILTERED, staged=True, per_example=True),
     "equinox.filter_checkpoint": TransformSpec(FILTERED, staged=True),
     "equinox.filter_grad": TransformSpec(FILTERED, staged=False, gradient=True),

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, LIFTED, Options, Runner, TransformSpec
+from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, LIFTED, MAP, Options, Runner, TransformSpec
 
 # linen's `jit` and `remat` take `static_argnums` counting the Module; `vmap` and `scan` take `in_axes` without it
 # (and `scan`'s `nn.broadcast` leaves an argument untraced).
@@ -22,21 +22,45 @@ TRANSFORMS = {
     ),
     "flax.linen.scan": TransformSpec(LIFTED, staged=True, unclaimed_options=("in_axes",)),
     "flax.nnx.jit": TransformSpec(FILTERED, staged=True, options=Options(JIT_OPTIONS.static, None)),
-    "flax.nnx.vmap": TransformSpec(FILTERED, staged=True, per_example=True, concrete_constants=True),
+    "flax.nnx.vmap": TransformSpec(
+        FILTERED, staged=True, per_example=True, concrete_constants=True, none_spec_static="in_axes"
+    ),
     "flax.nnx.remat": TransformSpec(FILTERED, staged=True),
     "flax.nnx.pmap": TransformSpec(FILTERED, staged=True, per_example=True),
     "flax.nnx.grad": TransformSpec(FILTERED, staged=False, gradient=True),
     "flax.nnx.value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
+    # `nnx.scan` runs `jax.lax.scan` over the arguments whose `in_axes` is an integer or `nnx.Carry` (default
+    # `(nnx.Carry, 0)`); one given `None` is broadcast: traced in flax 0.12.8's graph mode, not claimed here.
+    "flax.nnx.scan": TransformSpec(MAP, staged=True, traced_axes=("flax.nnx.Carry",)),
 }
 # linen's lifted control flow, like jax.lax's (model/transforms.py): the callables each takes, by position and
 # keyword. Their functions get the Module first (`true_fun(mdl, *operands)`), untraced.
-LAX_BODIES = {
+_LINEN_BODIES = {
     "flax.linen.cond": ((1, 2), ("true_fun", "false_fun")),
     "flax.linen.switch": ((1,), ("branches",)),
     "flax.linen.while_loop": ((0, 1), ("cond_fn", "body_fn")),
 }
-LOOP_BODIES = frozenset({"flax.linen.while_loop"})
-MODULE_FIRST_BODIES = frozenset(LAX_BODIES)
+MODULE_FIRST_BODIES = frozenset(_LINEN_BODIES)
+# nnx's control flow takes what jax.lax's does, where it does. A Module among the operands reaches the functions
+# split: its arrays traced, its other attributes the Python values they were.
+LAX_BODIES = {
+    **_LINEN_BODIES,
+    "flax.nnx.cond": ((1, 2), ("true_fun", "false_fun")),
+    "flax.nnx.switch": ((1,), ("branches",)),
+    "flax.nnx.while_loop": ((0, 1), ("cond_fun", "body_fun")),
+    "flax.nnx.fori_loop": ((2,), ("body_fun",)),
+}
+LOOP_BODIES = frozenset({"flax.linen.while_loop", "flax.nnx.while_loop", "flax.nnx.fori_loop"})
+LAX_CARRIES = {"flax.nnx.fori_loop": (3, "init_val", 1), "flax.nnx.while_loop": (2, "init_val", 0)}
+LAX_OPERANDS = {
+    "flax.nnx.cond": ((), (), 3),
+    "flax.nnx.switch": ((), (), 2),
+    "flax.nnx.fori_loop": ((3,), ("init_val",), None),
+    "flax.nnx.while_loop": ((2,), ("init_val",), None),
+}
+# One branch runs: a key given to both is drawn from once.
+BRANCHING = frozenset({"flax.nnx.cond", "flax.nnx.switch"})
+CONDS = frozenset({"flax.nnx.cond"})
 # nnx Variables box an array: `v[...] = x`, `v[...] += 1` and `v.value = x` update the box, under jit too (flax
 # 0.12.8 docs_nnx/hijax: with `hijax=True` the update reaches the caller's Variable, without it the traced copy).
 REF_FACTORIES = frozenset(

@@ -25,9 +25,11 @@ TRANSFORMS = {
     ),
     "haiku.remat": TransformSpec(JIT, staged=True),
 }
-# Like jax.lax's (model/transforms.py): the callables each takes, by position and keyword.
+# Like jax.lax's (model/transforms.py): the callables each takes, by position and keyword. `hk.cond` also takes
+# the older `hk.cond(pred, true_operand, true_fun, false_operand, false_fun)`, and jax rejects a function as an
+# operand: a function at position 1, 2 or 4 is a branch, whichever form the call has.
 LAX_BODIES = {
-    "haiku.cond": ((1, 2), ("true_fun", "false_fun")),
+    "haiku.cond": ((1, 2, 4), ("true_fun", "false_fun")),
     "haiku.switch": ((1,), ("branches",)),
     "haiku.while_loop": ((0, 1), ("cond_fun", "body_fun")),
     "haiku.fori_loop": ((2,), ("body_fun",)),
@@ -48,3 +50,8 @@ LAX_OPERANDS = {
     "haiku.while_loop": ((2,), ("init_val",), None),
     "haiku.map": ((1,), ("xs",), None),
 }
+# One branch runs: a key given to both is drawn from once. The older form gives each branch its operand, and a key
+# given as both operands is still drawn from once (jax's key-reuse checker, under jit, counts it twice).
+BRANCHING = frozenset({"haiku.cond", "haiku.switch"})
+CONDS = frozenset({"haiku.cond"})
+PAIRED_BRANCHES = {"haiku.cond": ((2, 1), (4, 3))}
