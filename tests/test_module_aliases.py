@@ -47,9 +47,21 @@ def test_a_name_bound_twice_or_declared_global_is_no_alias():
         for grad in (jax.grad,):
             pass
 
-        def configure():
-            global vmap
-            vmap = jax.pmap
+        pmap = jax.pmap
+
+        class Config:
+            def configure(self, fast):
+                if fast:
+                    pass
+                elif self:
+                    global vmap
+                    vmap = jax.pmap
+                else:
+                    try:
+                        pass
+                    finally:
+                        def inner():
+                            global pmap; pmap = jax.vmap
         """
     )
     assert found == {}

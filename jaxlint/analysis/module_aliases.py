@@ -8,21 +8,36 @@ twice, or rebound through `global`, is whichever binding ran last: not known, so
 from __future__ import annotations
 
 from collections import Counter
+from typing import Iterable, Iterator, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names, statements
+from jaxlint.analysis.bindings import declared_outer, rebound_names, statements
 from jaxlint.analysis.names import dotted, scope_imports
 
 
-class _Globals(cst.CSTVisitor):
-    """The names some function declares `global` (and so may rebind)."""
+def _declared_global(body: Iterable[cst.CSTNode]) -> set[str]:
+    """The names some function at any depth of `body` declares `global` (and so may rebind)."""
+    found: set[str] = set()
+    for statement in statements(body):
+        kind = type(statement)
+        if kind is cst.FunctionDef:
+            inner = cast(cst.FunctionDef, statement).body
+            found |= declared_outer(inner) | _declared_global(inner.body)
+        elif kind is cst.ClassDef or isinstance(statement, cst.BaseCompoundStatement):
+            found |= _declared_global(_bodies(cast(cst.BaseCompoundStatement, statement)))
+    return found
 
-    def __init__(self) -> None:
-        self.names: set[str] = set()
 
-    def visit_Global(self, node: cst.Global) -> None:
-        self.names.update(item.name.value for item in node.names)
+def _bodies(statement: cst.BaseCompoundStatement) -> Iterator[cst.CSTNode]:
+    """The statements of a compound statement's blocks: its body, `else`, `except` and `finally` blocks."""
+    parts = [statement, *getattr(statement, "handlers", ()), getattr(statement, "orelse", None)]
+    parts += [getattr(statement, "finalbody", None), *getattr(statement, "cases", ())]
+    for part in parts:
+        if type(part) is cst.If and part is not statement:
+            yield part  # `elif`
+        elif part is not None:
+            yield from cast(cst.BaseSuite, part.body).body
 
 
 def module_aliases(module: cst.Module, package: str | None) -> dict[str, str]:
@@ -36,13 +51,12 @@ def module_aliases(module: cst.Module, package: str | None) -> dict[str, str]:
     if not spelled:
         return {}
     counts = Counter(name for statement in module.body for name in rebound_names([statement]))
-    declared = _Globals()
-    module.visit(declared)
+    declared = _declared_global(module.body)
     known = scope_imports(module.body, package)
     found: dict[str, str] = {}
     for name, value in spelled.items():
         head, _, rest = value.partition(".")
         base = found.get(head) or known.get(head)
-        if base is not None and counts[name] == 1 and name not in declared.names:
+        if base is not None and counts[name] == 1 and name not in declared:
             found[name] = f"{base}.{rest}" if rest else base
     return found
