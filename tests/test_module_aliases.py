@@ -57,6 +57,9 @@ def test_a_name_bound_twice_or_declared_global_is_no_alias():
                     global vmap
                     vmap = jax.pmap
                 else:
+                    match fast:
+                        case 1:
+                            pass
                     try:
                         pass
                     finally:

@@ -31,8 +31,10 @@ def _declared_global(body: Iterable[cst.CSTNode]) -> set[str]:
 
 def _bodies(statement: cst.BaseCompoundStatement) -> Iterator[cst.CSTNode]:
     """The statements of a compound statement's blocks: its body, `else`, `except` and `finally` blocks."""
-    parts = [statement, *getattr(statement, "handlers", ()), getattr(statement, "orelse", None)]
-    parts += [getattr(statement, "finalbody", None), *getattr(statement, "cases", ())]
+    parts = [*getattr(statement, "cases", ()), *getattr(statement, "handlers", ())]
+    parts += [getattr(statement, "orelse", None), getattr(statement, "finalbody", None)]
+    if type(statement) is not cst.Match:
+        parts.insert(0, statement)
     for part in parts:
         if type(part) is cst.If and part is not statement:
             yield part  # `elif`
