@@ -161,6 +161,7 @@ def _where(test) -> frozenset[str]:
 JITS = _where(lambda t: t.options is JIT_OPTIONS)
 JIT_LIKE = _where(lambda t: t.family == JIT)
 STAGED = _where(lambda t: t.staged)
+CALLED_WITH_ARGUMENTS = _where(lambda t: t.called_with_arguments)  # `jax.vjp(f, x)`: `f(x)` runs
 GRADIENTS = _where(lambda t: t.gradient)
 MAPS = _where(lambda t: t.per_example)
 RUN_AS_GIVEN = _where(lambda t: t.runs_as_given)
@@ -168,7 +169,6 @@ REVERSE_MODE = _where(lambda t: t.reverse_mode)
 SCALAR_OUTPUT = _where(lambda t: t.scalar_output)
 CACHED_BY_FUNCTION = _where(lambda t: t.caches_by_function)
 ONLY_TRACE = _where(lambda t: not t.runs_function)
-CALLED_WITH_ARGUMENTS = _where(lambda t: t.called_with_arguments)  # `jax.vjp(f, x)`: `f(x)` runs
 # Trace their function to a jaxpr (lax bodies too): every `jnp`/`lax` result inside is a tracer.
 BUILDS_JAXPR = _where(lambda t: t.staged and not t.concrete_constants) | frozenset(LAX_BODIES)
 # Custom differentiation rules: differentiating a call runs the function (or its forward rule) on the primal
