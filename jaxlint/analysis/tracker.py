@@ -928,17 +928,6 @@ class ValueTracker(Domain):
             if type(node.func) is cst.Name or any(value is not None for value in given):
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
 
-    def _refs_given(self, chain: tuple[cst.CSTNode, ...], call: cst.Call) -> None:
-        """`jax.vmap(f)(ref)`, `partial(f, k=v)(ref)`, `jax.vjp(f, ref)`: a mutable ref stays one under every
-        transform, so the parameter of `f` it fills holds a ref, as after a direct call `f(ref)`."""
-        run = wrapped_call(call, self.names, self.transforms)
-        if run is None:
-            return
-        target, args = run
-        values = [self.value_of(arg.value) for arg in args]
-        if any(value is not None and value.kind is Kind.REF for value in values):
-            self.recorder.call(chain, call, target, args, values, None, None)
-
     def _traced_receiver(self, func: cst.BaseExpression) -> Value | None:
         """For `state.method(...)` where `state` holds a pytree of tracers of a class of this module: that value,
         which the method gets as `self`."""
@@ -959,6 +948,17 @@ class ValueTracker(Domain):
         runs = cst.Attribute(value=call.func, attr=cst.Name("__call__"))
         self.recorder.receiver(runs, cls)
         self.recorder.call(chain, call, runs, list(call.args), values, caller, via, held)
+
+    def _refs_given(self, chain: tuple[cst.CSTNode, ...], call: cst.Call) -> None:
+        """`jax.vmap(f)(ref)`, `partial(f, k=v)(ref)`, `jax.vjp(f, ref)`: a mutable ref stays one under every
+        transform, so the parameter of `f` it fills holds a ref, as after a direct call `f(ref)`."""
+        run = wrapped_call(call, self.names, self.transforms)
+        if run is None:
+            return
+        target, args = run
+        values = [self.value_of(arg.value) for arg in args]
+        if any(value is not None and value.kind is Kind.REF for value in values):
+            self.recorder.call(chain, call, target, args, values, None, None)
 
     def _library_run(
         self,
