@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import parameter_names
+from jaxlint.analysis.bindings import parameter_names, rebound_names
+from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names
 
 
@@ -15,10 +16,11 @@ class NameScopes:
     keys = None  # no key flow either: the rule context's keys view is never asked
 
     def __init__(self, module: cst.Module, package: str | None = None) -> None:
-        self.names = Names(module, package)
+        self.names = Names(module, package, module_aliases(module, package))
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self.names.enter_function(node.body.body, parameter_names(node.params))
+        rebound = rebound_names(node.body.body) if self.names.aliases else ()
+        self.names.enter_function(node.body.body, parameter_names(node.params), rebound)
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self.names.leave_function()

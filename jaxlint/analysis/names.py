@@ -98,17 +98,21 @@ def scope_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> di
 class Names:
     """Resolves names in the scope being visited. `None` marks a local that shadows an import."""
 
-    def __init__(self, module: cst.Module, package: str | None = None) -> None:
+    def __init__(self, module: cst.Module, package: str | None = None, aliases: dict[str, str] | None = None) -> None:
         self._package = package  # the module's package, for relative imports; None: not known
-        self._scopes: list[dict[str, str | None]] = [dict(scope_imports(module.body, package))]
+        # Module-level aliases of imported names (module_aliases.py): `partial = functools.partial`.
+        self.aliases = aliases or {}
+        self._scopes: list[dict[str, str | None]] = [{**scope_imports(module.body, package), **self.aliases}]
         # Answers for the current scopes, by node identity (libcst's __hash__ is slow Python):
         # every rule asks about the same call's function again. Keeping the nodes asked about keeps
         # their ids unique.
         self._answers: dict[int, str | None] = {}
         self._asked: list[cst.CSTNode] = []
 
-    def enter_function(self, body: Iterable[cst.CSTNode], params: Iterable[str]) -> None:
+    def enter_function(self, body: Iterable[cst.CSTNode], params: Iterable[str], rebound: Iterable[str] = ()) -> None:
+        """`rebound`: the names the function binds itself, which hide a module-level alias."""
         scope: dict[str, str | None] = {name: None for name in params}
+        scope.update((name, None) for name in rebound if name in self.aliases)
         scope.update(scope_imports(body, self._package))
         self._scopes.append(scope)
         self._answers, self._asked = {}, []

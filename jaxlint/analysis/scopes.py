@@ -49,6 +49,7 @@ class RoundFacts:
     attributes: dict[cst.ClassDef, dict[str, "Returned"]] = field(default_factory=dict)
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
+    refs: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters every call gives a ref
     # Key parameters consumed, by function (None: module level).
     consumes: dict[cst.CSTNode | None, frozenset[str]] = field(default_factory=dict)
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
@@ -90,8 +91,9 @@ class RoundFacts:
         )
 
 
-# The facts that decide which scopes are traced, and what keys do.
-_FLOW_FIELDS = ("applied", "passed", "entries", "host", "kernels", "consumes", "consuming", "key_params")
+# The facts that decide which scopes are traced, and what keys do; and the refs parameters get, read for every
+# function (a ref stays a ref outside a trace too, whatever the parameter's annotation says).
+_FLOW_FIELDS = ("applied", "passed", "entries", "host", "kernels", "refs", "consumes", "consuming", "key_params")
 # The facts about the parameters of a function, read when it is traced.
 _PARAMETER_FIELDS = ("scalars", "lists", "arrays", "classes", "dtypes", "structures")
 
@@ -904,6 +906,10 @@ class ScopeRecorder:
                             value.container,
                             differentiated_by=value.tracer.differentiated_by,
                         )
+        for node, shapes in facts.structures.items():
+            refs = frozenset(param for param, shape in shapes.items() if shape is not None and shape.kind is Kind.REF)
+            if refs:
+                facts.refs[node] = refs
         for node, answers in traced_calls.items():
             common = agreed(answers) if node not in facts.applied else {}
             rebound = rebound_names(node.body) if common and isinstance(node, cst.FunctionDef) else set()

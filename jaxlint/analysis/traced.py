@@ -39,6 +39,7 @@ from jaxlint.model.transforms import (
     ONLY_TRACE,
     PARTIAL,
     REF_KERNELS,
+    CALLED_WITH_ARGUMENTS,
     STAGED,
     TRANSFORMS,
     Callables,
@@ -347,6 +348,24 @@ def host_callback_target(call: cst.Call, names: Names) -> cst.BaseExpression | N
 def ref_kernel_target(call: cst.Call, names: Names) -> cst.BaseExpression | None:
     """The kernel a Pallas call runs (`pl.pallas_call(kernel, ...)`), through `partial`."""
     return _callable_given(call, names, REF_KERNELS)
+
+
+def wrapped_call(
+    call: cst.Call, names: Names, table: TransformTable
+) -> tuple[cst.BaseExpression, list[cst.Arg]] | None:
+    """The function a call runs through transforms or `partial`, with the arguments it gets: `f` and `(x,)` for
+    `jax.vmap(f)(x)`, `partial(f, k=v)(x)` and `jax.vjp(f, x)`; None when `partial` gives it positional arguments
+    too, or for any other call."""
+    if type(call.func) is cst.Call:
+        wrapped, args = call.func, list(call.args)
+    elif names.qualified(call.func) in CALLED_WITH_ARGUMENTS:
+        wrapped, args = call, list(call.args[1:])
+    else:
+        return None
+    target, bound, _ = unwrap(wrapped, names, table)
+    if target is None or type(target) is cst.Call or bound:
+        return None
+    return target, args
 
 
 def _callable_given(call: cst.Call, names: Names, table: dict[str, Callables]) -> cst.BaseExpression | None:

@@ -33,6 +33,7 @@ from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.library_runs import function_run, module_run
 from jaxlint.analysis.interface import Imported, ModuleContext
+from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.none_flow import NoneFlow
@@ -58,6 +59,7 @@ from jaxlint.analysis.traced import (
     host_callback_target,
     ref_kernel_target,
     traced_function,
+    wrapped_call,
 )
 from jaxlint.analysis.values import (
     ARRAY,
@@ -225,7 +227,8 @@ class ValueTracker(Domain):
         self.context = context
         self._module = module
         self.target_version = parse_jax_version(jax_version) if jax_version else None
-        self.names = Names(module, context.package if context is not None else None)
+        package = context.package if context is not None else None
+        self.names = Names(module, package, module_aliases(module, package))
         self.outgoing: list[ProjectCall] = []  # calls into other modules passing tracers
         self.uses: set[str] = set()  # project names called, qualified
         self.applications: list[ProjectApplication] = []  # transforms applied to other modules' functions
@@ -298,7 +301,7 @@ class ValueTracker(Domain):
     @cached_property
     def _module_names(self) -> Names:
         """Module-level names, for classes and their bases wherever the traversal is (`self.names` follows it)."""
-        return Names(self._module, self.context.package if self.context is not None else None)
+        return Names(self._module, self.context.package if self.context is not None else None, self.names.aliases)
 
     @cached_property
     def _bases_elsewhere(self) -> bool:
@@ -885,6 +888,7 @@ class ValueTracker(Domain):
         kernel = ref_kernel_target(node, self.names)
         if kernel is not None:
             self.recorder.kernel(chain, kernel)
+        self._refs_given(chain, node)
         if self.context is not None:
             qualified, through_instance = self._project_callee(func)
             if qualified is not None and self.context.in_project(qualified):
@@ -961,6 +965,17 @@ class ValueTracker(Domain):
         runs = cst.Attribute(value=call.func, attr=cst.Name("__call__"))
         self.recorder.receiver(runs, cls)
         self.recorder.call(chain, call, runs, list(call.args), values, caller, via, held)
+
+    def _refs_given(self, chain: tuple[cst.CSTNode, ...], call: cst.Call) -> None:
+        """`jax.vmap(f)(ref)`, `partial(f, k=v)(ref)`, `jax.vjp(f, ref)`: a mutable ref stays one under every
+        transform, so the parameter of `f` it fills holds a ref, as after a direct call `f(ref)`."""
+        run = wrapped_call(call, self.names, self.transforms)
+        if run is None:
+            return
+        target, args = run
+        values = [self.value_of(arg.value) for arg in args]
+        if any(value is not None and value.kind is Kind.REF for value in values):
+            self.recorder.call(chain, call, target, args, values, None, None)
 
     def _library_run(
         self,
@@ -1251,8 +1266,8 @@ class ValueTracker(Domain):
                 annotation = None  # `*args: jax.Array` annotates each item: the parameter is a tuple (a dict)
             annotated = annotation is not None and arrays.is_array_annotation(annotation, self.names)
             scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS
-            if node in self._known.kernels:
-                env[name] = REF  # a Pallas kernel reads and writes its refs in place
+            if node in self._known.kernels or name in self._known.refs.get(node, ()):
+                env[name] = REF  # a Pallas kernel's refs, or refs every call gives: read and written in place
             elif function is not None and name in function.traced:
                 tracer = function.traced[name]
                 scalar = scalar or name in self._known.scalars.get(node, ())
@@ -1276,8 +1291,9 @@ class ValueTracker(Domain):
                 env[name] = STATIC
             elif annotated:
                 env[name] = ARRAY
-        self.names.enter_function(body_statements, parameter_names(params))
-        self.recorder.scope_names(node, set(parameter_names(params)) | rebound_names(body_statements))
+        rebound = rebound_names(body_statements)
+        self.names.enter_function(body_statements, parameter_names(params), rebound)
+        self.recorder.scope_names(node, set(parameter_names(params)) | rebound)
         self._chain.append(node)
         outer = self._scopes[-1]
         if function is not None:

@@ -165,6 +165,7 @@ def _where(test) -> frozenset[str]:
 JITS = _where(lambda t: t.options is JIT_OPTIONS)
 JIT_LIKE = _where(lambda t: t.family == JIT)
 STAGED = _where(lambda t: t.staged)
+CALLED_WITH_ARGUMENTS = _where(lambda t: t.called_with_arguments)  # `jax.vjp(f, x)`: `f(x)` runs
 GRADIENTS = _where(lambda t: t.gradient)
 MAPS = _where(lambda t: t.per_example)
 RUN_AS_GIVEN = _where(lambda t: t.runs_as_given)

@@ -8,4 +8,8 @@ REF_KERNELS = {
     "jax.experimental.pallas.pallas_call": ((0,), ("kernel",)),
     "jax.experimental.pallas.run_scoped": ((0,), ("f",)),
     "jax.experimental.pallas.core_map": ((0,), ("f",)),
+    # A TPU pipeline inside a kernel runs its body on the current block of each ref, then the scratch refs
+    # (jax/_src/pallas/mosaic/pipeline.py: `body(*current_refs, *scratches)`).
+    "jax.experimental.pallas.tpu.emit_pipeline": ((0,), ("body",)),
+    "jax.experimental.pallas.tpu.emit_pipeline_with_allocations": ((0,), ("body",)),
 }

@@ -1,0 +1,64 @@
+"""Module-level aliases of imported names: `partial = functools.partial`, `jit = jax.jit`.
+
+A module-level name bound once, by a plain assignment, to an imported name is that name wherever it is read
+(a function runs after the module has bound it), except where a function binds the name itself. A name bound
+twice, or rebound through `global`, is whichever binding ran last: not known, so not an alias.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Iterator, cast
+
+import libcst as cst
+
+from jaxlint.analysis.bindings import declared_outer, rebound_names, statements
+from jaxlint.analysis.names import dotted, scope_imports
+
+
+def _declared_global(body: Iterable[cst.CSTNode]) -> set[str]:
+    """The names some function at any depth of `body` declares `global` (and so may rebind)."""
+    found: set[str] = set()
+    for statement in statements(body):
+        kind = type(statement)
+        if kind is cst.FunctionDef:
+            inner = cast(cst.FunctionDef, statement).body
+            found |= declared_outer(inner) | _declared_global(inner.body)
+        elif kind is cst.ClassDef or isinstance(statement, cst.BaseCompoundStatement):
+            found |= _declared_global(_bodies(cast(cst.BaseCompoundStatement, statement)))
+    return found
+
+
+def _bodies(statement: cst.BaseCompoundStatement) -> Iterator[cst.CSTNode]:
+    """The statements of a compound statement's blocks: its body, `else`, `except` and `finally` blocks."""
+    parts = [*getattr(statement, "cases", ()), *getattr(statement, "handlers", ())]
+    parts += [getattr(statement, "orelse", None), getattr(statement, "finalbody", None)]
+    if type(statement) is not cst.Match:
+        parts.insert(0, statement)
+    for part in parts:
+        if type(part) is cst.If and part is not statement:
+            yield part  # `elif`
+        elif part is not None:
+            yield from cast(cst.BaseSuite, part.body).body
+
+
+def module_aliases(module: cst.Module, package: str | None) -> dict[str, str]:
+    """Name -> the qualified name it aliases, for the module-level aliases of imported names."""
+    spelled: dict[str, str] = {}  # `name = a.b`, in the order of the module
+    for statement in statements(module.body):
+        if type(statement) is cst.Assign and len(statement.targets) == 1:
+            target, value = statement.targets[0].target, dotted(statement.value)
+            if type(target) is cst.Name and value is not None:
+                spelled[target.value] = value
+    if not spelled:
+        return {}
+    counts = Counter(name for statement in module.body for name in rebound_names([statement]))
+    declared = _declared_global(module.body)
+    known = scope_imports(module.body, package)
+    found: dict[str, str] = {}
+    for name, value in spelled.items():
+        head, _, rest = value.partition(".")
+        base = found.get(head) or known.get(head)
+        if base is not None and counts[name] == 1 and name not in declared:
+            found[name] = f"{base}.{rest}" if rest else base
+    return found
