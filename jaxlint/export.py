@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import re
 from typing import Callable
 
@@ -32,14 +32,20 @@ def _line_in_text(source: str, node: cst.CSTNode, caller: str) -> int:
 _EMPTY = cst.Module(body=[])
 
 
-@dataclass(frozen=True)
+@dataclass
 class Reads:
     """Which optional facts of the other modules of its project a module's analysis read, in any round: the
     project's x64, the literals and the summaries their functions return (qualified)."""
 
-    x64: bool
-    literals: set[str]
-    returns: set[str]
+    x64: bool = False
+    literals: set[str] = field(default_factory=set)
+    returns: set[str] = field(default_factory=set)
+
+    def add(self, tracker: ValueTracker) -> None:
+        """What one round's analysis read."""
+        self.x64 = self.x64 or tracker.read_x64
+        self.literals |= tracker.read_literals
+        self.returns |= tracker.read_returns
 
 
 def module_interface(

@@ -149,7 +149,7 @@ def _check(
         rule_classes = []  # the analysis alone, for the interface
     facts = RoundFacts()
     donations = any(rule.needs_donations for rule in rule_classes)
-    read_x64, read_literals, read_returns = False, set[str](), set[str]()  # of other modules' facts, in any round
+    reads = Reads()  # of other modules' facts, in any round
     for round in range(MAX_ROUNDS):
         # Only the last round's reports count: a round that learns something new will not be the last, and
         # its rules stop at that point. When it settles all the same, it runs again with them.
@@ -167,8 +167,7 @@ def _check(
                 tracker.recorder.watch(facts, lambda: traversal.mute(rules), tracker.traced_functions)
             traversal.walk(module)
             tracker.recorder.watch(facts, None)  # the callback holds the traversal: no cycle left to the collector
-            read_x64, read_literals = read_x64 or tracker.read_x64, read_literals | tracker.read_literals
-            read_returns |= tracker.read_returns
+            reads.add(tracker)
             learned = tracker.recorder.facts()
             settled = learned.settled(facts, tracker.asked, tracker.asked_attributes, tracker.traced_functions)
             if not (settled and traversal.muted):
@@ -178,13 +177,9 @@ def _check(
         if settled:
             break
     if not reports:  # positions are a second full pass: the interface finds a call's line in the text instead
-        return [], module_interface(
-            module, source, filename, tracker, facts, Reads(read_x64, read_literals, read_returns)
-        )
+        return [], module_interface(module, source, filename, tracker, facts, reads)
     positions = _positions(module)
-    interface = module_interface(
-        module, source, filename, tracker, facts, Reads(read_x64, read_literals, read_returns), positions
-    )
+    interface = module_interface(module, source, filename, tracker, facts, reads, positions)
     return _diagnostics(module, source, filename, reports, options.line_name, positions), interface
 
 

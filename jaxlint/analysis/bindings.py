@@ -39,6 +39,21 @@ def statements(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> Iterator[cst.CSTN
 _BLOCKS = frozenset({cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar})
 
 
+def blocks(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite | list[cst.If]]:
+    """The blocks of a compound statement: its body (a `match`'s cases), `except` handlers, `else` (an `elif`
+    is a block of its own) and `finally`."""
+    found: list[cst.BaseSuite | list[cst.If]] = (
+        [case.body for case in statement.cases] if type(statement) is cst.Match else [statement.body]
+    )
+    found.extend(handler.body for handler in getattr(statement, "handlers", ()))
+    for part in (getattr(statement, "orelse", None), getattr(statement, "finalbody", None)):
+        if type(part) is cst.If:
+            found.append([part])
+        elif part is not None:
+            found.append(part.body)
+    return found
+
+
 def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
     """Names a block may rebind, not counting nested function and class bodies."""
     names: set[str] = set()
@@ -142,16 +157,8 @@ def declared_outer(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
         if type(statement) is cst.Global or type(statement) is cst.Nonlocal:
             found.update(item.name.value for item in statement.names)
         elif type(statement) in _BLOCKS:
-            found |= declared_outer(cast(cst.BaseCompoundStatement, statement).body)
-            for part in (
-                *getattr(statement, "handlers", ()),
-                getattr(statement, "orelse", None),
-                getattr(statement, "finalbody", None),
-            ):
-                if type(part) is cst.If:
-                    found |= declared_outer([part])
-                elif part is not None:
-                    found |= declared_outer(part.body)
+            for block in blocks(cast(cst.BaseCompoundStatement, statement)):
+                found |= declared_outer(block)
     return found
 
 

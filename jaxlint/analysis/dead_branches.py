@@ -40,7 +40,7 @@ FALSE = "False"
 Fixed = bool | str
 
 
-def _is_none(expr: cst.BaseExpression | None) -> bool:
+def is_none(expr: cst.BaseExpression | None) -> bool:
     return type(expr) is cst.Name and expr.value == "None"
 
 
@@ -78,7 +78,7 @@ def none_at_call(
     for param in (*positional, *params.kwonly_params):
         name = param.name.value
         fixed = given.get(name, param.default)
-        if _is_none(fixed):
+        if is_none(fixed):
             found[name] = True
         elif _is_false(fixed):
             found[name] = FALSE  # `verbose=False` left at its default, or given `False`
@@ -114,7 +114,7 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) 
         return False
     operator = type(test.comparisons[0].operator)
     left, right = test.left, test.comparisons[0].comparator
-    if operator not in (cst.Is, cst.IsNot) or not _is_none(right) or type(left) is not cst.Name:
+    if operator not in (cst.Is, cst.IsNot) or not is_none(right) or type(left) is not cst.Name:
         return False
     fixed = nones.get(left.value)
     if fixed is None:

@@ -8,15 +8,15 @@ twice, or rebound through `global`, is whichever binding ran last: not known, so
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Iterator, cast
+from typing import Iterable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import declared_outer, rebound_names, statements
+from jaxlint.analysis.bindings import blocks, declared_outer, rebound_names, statements
 from jaxlint.analysis.names import dotted, scope_imports
 
 
-def _declared_global(body: Iterable[cst.CSTNode]) -> set[str]:
+def _declared_global(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
     """The names some function at any depth of `body` declares `global` (and so may rebind)."""
     found: set[str] = set()
     for statement in statements(body):
@@ -24,22 +24,10 @@ def _declared_global(body: Iterable[cst.CSTNode]) -> set[str]:
         if kind is cst.FunctionDef:
             inner = cast(cst.FunctionDef, statement).body
             found |= declared_outer(inner) | _declared_global(inner.body)
-        elif kind is cst.ClassDef or isinstance(statement, cst.BaseCompoundStatement):
-            found |= _declared_global(_bodies(cast(cst.BaseCompoundStatement, statement)))
+        elif isinstance(statement, cst.BaseCompoundStatement):  # a class's body, a block's
+            for block in blocks(statement):
+                found |= _declared_global(block)
     return found
-
-
-def _bodies(statement: cst.BaseCompoundStatement) -> Iterator[cst.CSTNode]:
-    """The statements of a compound statement's blocks: its body, `else`, `except` and `finally` blocks."""
-    parts = [*getattr(statement, "cases", ()), *getattr(statement, "handlers", ())]
-    parts += [getattr(statement, "orelse", None), getattr(statement, "finalbody", None)]
-    if type(statement) is not cst.Match:
-        parts.insert(0, statement)
-    for part in parts:
-        if type(part) is cst.If and part is not statement:
-            yield part  # `elif`
-        elif part is not None:
-            yield from cast(cst.BaseSuite, part.body).body
 
 
 def module_aliases(module: cst.Module, package: str | None) -> dict[str, str]:

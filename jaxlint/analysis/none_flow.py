@@ -15,7 +15,8 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names, statements, target_names
+from jaxlint.analysis.bindings import blocks, rebound_names, statements, target_names
+from jaxlint.analysis.dead_branches import is_none
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.narrowing import returned
 from jaxlint.analysis.scopes import every_assigned_value
@@ -120,7 +121,7 @@ class NoneFlow(Domain):
         if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)):
             return {}
         comparison = test.comparisons[0]
-        if not isinstance(comparison.operator, (cst.Is, cst.IsNot)) or not _is_none(comparison.comparator):
+        if not isinstance(comparison.operator, (cst.Is, cst.IsNot)) or not is_none(comparison.comparator):
             return {}
         return {test.left.value: isinstance(comparison.operator, cst.Is) is truth}
 
@@ -140,10 +141,6 @@ def _instance_test(call: cst.Call) -> bool:
         for cls in classes
     ]
     return type(call.args[0].value) is cst.Name and all(name not in (None, "object", "NoneType") for name in names)
-
-
-def _is_none(expr: cst.BaseExpression) -> bool:
-    return type(expr) is cst.Name and expr.value == "None"
 
 
 def _followed(function: cst.CSTNode) -> _Followed:
@@ -173,14 +170,8 @@ def _nonlocal_names(body: cst.BaseSuite | list[cst.If]) -> set[str]:
         if type(statement) is cst.Nonlocal:
             names.update(item.name.value for item in statement.names)
         elif isinstance(statement, cst.BaseCompoundStatement):
-            blocks = getattr(statement, "cases", None) or [statement]  # a `match` has its cases' blocks only
-            for part in (*blocks, *getattr(statement, "handlers", ())):
-                names |= _nonlocal_names(part.body)
-            for part in (getattr(statement, "orelse", None), getattr(statement, "finalbody", None)):
-                if type(part) is cst.If:
-                    names |= _nonlocal_names([part])
-                elif part is not None:
-                    names |= _nonlocal_names(part.body)
+            for block in blocks(statement):
+                names |= _nonlocal_names(block)
     return names
 
 

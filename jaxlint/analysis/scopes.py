@@ -15,7 +15,7 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import parameter_names, rebound_names, statements, target_names
+from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.structures import joined, structure
@@ -103,6 +103,11 @@ def _of(facts: dict, functions: Set[cst.CSTNode]) -> dict:
 
 
 _FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
+
+
+def outside_functions(chain: Chain) -> bool:
+    """Whether a point with this chain of scopes runs at module level (or in a class body): in no function."""
+    return not any(type(scope) in _FUNCTIONS for scope in chain)
 
 
 @dataclass(frozen=True)
@@ -238,27 +243,13 @@ def every_assigned_value(body: cst.BaseSuite | list) -> dict[str, list[cst.BaseE
         elif type(statement) in _COMPOUND:
             for name in _bound_by_itself(statement):
                 found.setdefault(name, []).append(None)
-            for block in _blocks(cast(cst.BaseCompoundStatement, statement)):
+            for block in blocks(cast(cst.BaseCompoundStatement, statement)):
                 for name, values in every_assigned_value(block).items():
                     found.setdefault(name, []).extend(values)
         else:
             for name in rebound_names([statement]):
                 found.setdefault(name, []).append(None)
     return found
-
-
-def _blocks(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite | list[cst.If]]:
-    """The blocks of a compound statement (an `elif` is a block of its own)."""
-    blocks: list[cst.BaseSuite | list[cst.If]] = [statement.body]
-    for handler in getattr(statement, "handlers", ()):
-        blocks.append(handler.body)
-    for part in ("orelse", "finalbody"):
-        block = getattr(statement, part, None)
-        if isinstance(block, cst.If):
-            blocks.append([block])
-        elif block is not None:
-            blocks.append(block.body)
-    return blocks
 
 
 def _literal(function: cst.CSTNode, expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
@@ -839,7 +830,7 @@ class ScopeRecorder:
                     transform,
                     bound=transform.bound + bound,
                     bound_names=names,
-                    outside_functions=not any(type(scope) in _FUNCTIONS for scope in chain),
+                    outside_functions=outside_functions(chain),
                 )
                 facts.applied.setdefault(node, []).append(applied)
                 sites.setdefault(node, []).append(site)

@@ -45,6 +45,7 @@ from jaxlint.analysis.scopes import (
     instance_method,
     is_scalar_literal,
     method_bound,
+    outside_functions,
 )
 from jaxlint.analysis.structures import structure, traced_tree
 from jaxlint.analysis.traced import (
@@ -1312,7 +1313,7 @@ class ValueTracker(Domain):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.recorder.define(self._chain[-1], node)
         decorators = [t for d in node.decorators if (t := decorator_transform(d, self.names, self.transforms))]
-        if not any(type(scope) is cst.FunctionDef or type(scope) is cst.Lambda for scope in self._chain):
+        if outside_functions(tuple(self._chain)):
             decorators = [replace(t, outside_functions=True) for t in decorators]
         self._pending.append(self._traced(node, node.name.value, node.params, decorators))
 

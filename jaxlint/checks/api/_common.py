@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 import re
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import libcst as cst
 
@@ -47,10 +47,10 @@ def _tests_version(test: cst.BaseExpression) -> bool:
     while pending:
         expr = pending.pop()
         kind = type(expr)  # (not isinstance: against a libcst class it runs ABCMeta's check in Python)
-        if kind is cst.Name and (expr.value == "hasattr" or "version" in expr.value.lower()):  # type: ignore[attr-defined]
-            return True
-        if kind is cst.SimpleString and "version" in expr.value.lower():  # type: ignore[attr-defined]
-            return True
+        if kind is cst.Name or kind is cst.SimpleString:
+            text = cast("cst.Name | cst.SimpleString", expr).value
+            if (kind is cst.Name and text == "hasattr") or "version" in text.lower():
+                return True
         pending.extend(child for child in children(expr) if type(child) not in _PUNCTUATION)
     return False
 
