@@ -13,6 +13,7 @@ from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
 from jaxlint.analysis.context import method_of
 from jaxlint.checks.compilation._common import LoopRule, compile_count_confirms, reads
+from jaxlint.traversal import children
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, PARTIAL
 
 
@@ -50,6 +51,63 @@ def _assigned_names(node: cst.CSTNode) -> set[str]:
 
 # A jit: `jax.jit(f)`, or the decorator of a nested `@jax.jit def f`.
 Jit = cst.Call | cst.Decorator
+
+
+def _options(jit: Jit) -> list[cst.BaseExpression]:
+    """What a jit is given besides its function (`out_shardings=...`, `static_argnums=...`): fixed when the jit is
+    made."""
+    if isinstance(jit, cst.Decorator):
+        return [arg.value for arg in jit.decorator.args] if isinstance(jit.decorator, cst.Call) else []
+    return [arg.value for arg in jit.args[1:]]
+
+
+def _per_iteration(loop: cst.CSTNode) -> set[str]:
+    """The names that take a new value in each iteration of a `for` loop or a comprehension: its targets, and the
+    names its body assigns from them."""
+    if isinstance(loop, cst.For):
+        targets, body = [loop.target], [loop.body]
+    elif isinstance(loop, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        targets, body = [], []
+        comp: cst.CompFor | None = loop.for_in
+        while comp is not None:
+            targets.append(comp.target)
+            comp = comp.inner_for_in
+    else:
+        return set()  # a `while` loop: what changes in it is not known
+    varying = {name for target in targets for name in _names_in(target)}
+    assignments = [
+        (_names_in(target.target), node.value)
+        for block in body
+        for node in _assignments(block)
+        for target in node.targets
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for names, value in assignments:
+            if not names <= varying and _names_in(value) & varying:
+                varying |= names
+                changed = True
+    return varying
+
+
+def _assignments(node: cst.CSTNode) -> list[cst.Assign]:
+    """The assignments inside `node`, functions and classes inside it excepted."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return []
+    found = [node] if isinstance(node, cst.Assign) else []
+    return found + [assign for child in children(node) for assign in _assignments(child)]
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """The names `node` reads or binds (not an attribute's name, nor a keyword's)."""
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, cst.Attribute):
+        return _names_in(node.value)
+    if isinstance(node, cst.Arg):
+        return _names_in(node.value)
+    return {name for child in children(node) for name in _names_in(child)}
 
 
 _STORED_REMEDY = (
@@ -147,7 +205,10 @@ class JitRecreated(LoopRule):
         "`__init__`, a module-level `step = jax.jit(...)`) or returned by a factory; functions decorated with "
         "`functools.cache`/`lru_cache`; a jit rebuilt in a loop only when an `if` asks for it and called outside "
         "that `if` (`if need_compile: step = jax.jit(partial(update, n=n))` then `x = step(x)`: the iterations "
-        "that skip the `if` reuse the last one); `jax.jit` inside a function that is itself traced (it is inlined into "
+        "that skip the `if` reuse the last one); a jit whose options come from what the loop changes in each iteration "
+        "(`jax.jit(f, out_shardings=specs[name])` in `for name in groups:`, or options computed from the loop "
+        "variable in its body): each iteration needs a jit of its own, which one made outside the loop cannot be; "
+        "`jax.jit` inside a function that is itself traced (it is inlined into "
         "the outer trace); function bodies whose function is not visibly called in a loop; "
         "`flax.nnx.jit`, whose cache jaxlint has not checked."
     )
@@ -226,6 +287,7 @@ class JitRecreated(LoopRule):
         """A jit bound to a name in this loop and called once per iteration is a new compile each time;
         one called again in the same iteration (a warm-up, then timed runs) is compiled once per setting,
         as a jit closing over the iteration's values must be."""
+        loops = [*self._holders[-1][1]]
         self._leave_loop(node)
         depth = len(self._frames[-1].loops)
         for key, (jit, bound_depth, calls, name) in list(self._named_uses.items()):
@@ -234,10 +296,18 @@ class JitRecreated(LoopRule):
             del self._named_uses[key]
             once = calls == 1 and reads(node, name) == 1  # called, and not also handed on
             what = self._fresh(jit) if once and key not in self._reported else None
-            if what is not None:
+            if what is not None and not self._made_per_iteration(jit, loops):
                 self._reported.add(key)
                 self._report_in_loop(jit, what)
         self._frames[-1].loops.pop()
+
+    @staticmethod
+    def _made_per_iteration(jit: Jit, loops: list[cst.CSTNode]) -> bool:
+        """Whether the jit's options come from what the loops around change in each iteration
+        (`jax.jit(f, out_shardings=specs[name])` in `for name in groups:`): each iteration needs a jit of its own
+        then, and one made outside the loop could not serve it."""
+        options = [name for option in _options(jit) for name in _names_in(option)]
+        return bool(options) and any(set(options) & _per_iteration(loop) for loop in loops)
 
     def _transform_name(self, jit: Jit) -> str:
         if isinstance(jit, cst.Decorator):
@@ -299,7 +369,8 @@ class JitRecreated(LoopRule):
             return
         self._reported.add(id(jit))
         if frame.loops:
-            self._report_in_loop(jit, what)
+            if not self._made_per_iteration(jit, self._holders[-1][1]):
+                self._report_in_loop(jit, what)
         elif isinstance(frame.node, cst.FunctionDef) and not self.cached(frame.node):
             self._per_call.append((jit, frame.node, what))
 

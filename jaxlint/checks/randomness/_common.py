@@ -7,7 +7,7 @@ from typing import Callable
 
 import libcst as cst
 
-from jaxlint.analysis.calls import argument
+from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction, AppliedTransform
 from jaxlint.checks.base import Rule, code
@@ -51,6 +51,41 @@ def host_state_kind(qualified: str | None) -> str | None:
     if qualified in _UUIDS:
         return "uuid"
     return None
+
+
+# Generators that a seed fixes: made from a seed written in the source, they give the same numbers wherever and
+# however often they are made. (`Generator` and `RandomState` also take a bit generator: then it must be one.)
+_SEEDED = frozenset(
+    {
+        "numpy.random.default_rng",
+        "numpy.random.RandomState",
+        "numpy.random.Generator",
+        "numpy.random.SeedSequence",
+        "numpy.random.PCG64",
+        "numpy.random.PCG64DXSM",
+        "numpy.random.MT19937",
+        "numpy.random.Philox",
+        "numpy.random.SFC64",
+        "random.Random",
+    }
+)
+_SEED_KEYWORDS = ("seed", "bit_generator", "entropy", "x")  # (`random.Random(x=0)`)
+
+
+def seeded_generator(call: cst.Call, names: Names) -> bool:
+    """Whether `call` makes a host generator from a literal seed (`np.random.default_rng(0)`,
+    `RandomState(1729)`, `Generator(PCG64(1))`): what it draws is the same on every call, traced or not."""
+    if names.qualified(call.func) not in _SEEDED:
+        return False
+    given = arguments(call)
+    seed = next((given.keywords[name] for name in _SEED_KEYWORDS if name in given.keywords), None)
+    if seed is None and given.positional:
+        seed = given.positional[0]
+    if seed is None:
+        return False  # seeded from the operating system
+    if isinstance(seed, (cst.Tuple, cst.List)):
+        return bool(seed.elements) and all(is_int_literal(element.value) for element in seed.elements)
+    return is_int_literal(seed) or (isinstance(seed, cst.Call) and seeded_generator(seed, names))
 
 
 def call_text(call: cst.Call, limit: int = 40) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.checks.randomness._common import TraceTimeRule, call_text, host_state_kind
+from jaxlint.checks.randomness._common import TraceTimeRule, call_text, host_state_kind, seeded_generator
 
 
 class StatefulRngInTraced(TraceTimeRule):
@@ -42,7 +42,10 @@ class StatefulRngInTraced(TraceTimeRule):
         "around a jitted step), in functions traced only by `grad` (their Python code runs on every call) "
         "or by `jax.eval_shape`/`jax.make_jaxpr` (never run), in callables passed to `jax.pure_callback`, "
         "`jax.debug.callback` or `io_callback` (they run on the host at every call), and `jax.random.*` "
-        "calls. `uuid.uuid3`/`uuid5` are deterministic and not flagged. A generator created inside the "
+        "calls. `uuid.uuid3`/`uuid5` are deterministic and not flagged, nor is a generator made from a seed "
+        "written in the source (`np.random.RandomState(1729)`, `np.random.default_rng(0)`, "
+        "`np.random.Generator(np.random.PCG64(1))`, `random.Random(0)`): it draws the same numbers at every call "
+        "whether traced or not, so tracing freezes nothing. A generator created inside the "
         "traced function is reported where it is created, not at each draw from it. Draws from a generator "
         "created outside the traced function (`rng = np.random.default_rng(0)` at module level, then "
         "`rng.normal()` inside) are not recognised."
@@ -61,7 +64,7 @@ class StatefulRngInTraced(TraceTimeRule):
         if self._covered:
             return
         kind = host_state_kind(self.names.qualified(node.func))
-        if kind is None:
+        if kind is None or seeded_generator(node, self.names):
             return
         scope = self.trace_time_scope()
         if scope is None:
