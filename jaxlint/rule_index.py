@@ -33,6 +33,7 @@ RULES = (
     ("JAX307", "debug-print-fstring", True),
     ("JAX308", "tracer-leak", True),
     ("JAX309", "iterator-in-traced-loop", True),
+    ("JAX310", "log-in-traced", False),
     ("JAX401", "traced-shape", True),
     ("JAX402", "boolean-mask-index", True),
     ("JAX403", "data-dependent-size", True),

@@ -260,7 +260,7 @@ def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
     assert code == 1
     assert statuses(found) == {
         ("module_key.py", 7, "JAX201"): ("confirmed", "importing the module raised KeyReuseError here"),
-        ("pytree_print.py", 8, "JAX306"): ("confirmed", "a tracer reached print/logging here while tracing"),
+        ("pytree_print.py", 8, "JAX306"): ("confirmed", "a tracer reached print here while tracing"),
         ("frozen_time.py", 9, "JAX204"): (
             "confirmed", "time.time() read while tracing: the value is frozen into the traced function"),
         ("removed_api.py", 6, "JAX801"): (
@@ -326,7 +326,7 @@ def test_run_mode_runs_scripts_and_the_tests_under_the_checkers_and_keeps_what_a
                   "train.py", "mlpkg", "tests", timeout=300)
     assert run.returncode == 1
     assert statuses(json.loads(run.stdout)) == {
-        ("train.py", 10, "JAX306"): ("confirmed", "a tracer reached print/logging here while tracing"),
+        ("train.py", 10, "JAX306"): ("confirmed", "a tracer reached print here while tracing"),
         ("augment.py", 13, "JAX012"): ("confirmed", "jax.debug_key_reuse: KeyReuseError raised by the tests"),
     }
     assert run.stderr == ("jaxlint: `python train.py`: timed out after 40 s (--verify-timeout); "

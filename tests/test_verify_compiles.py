@@ -130,11 +130,14 @@ FIX_VALUE = "pass a value that changes as a traced argument, not a static one"
 OPTIMIZER = "Optimizer(update=<function sgd.<locals>.<lambda> at 0x...>)"
 
 
-def run_verify(cwd: Path, *scripts: str, python_path: str = "") -> tuple[subprocess.CompletedProcess, list[dict]]:
+def run_verify(
+    cwd: Path, *scripts: str, python_path: str = "", options: tuple[str, ...] = ()
+) -> tuple[subprocess.CompletedProcess, list[dict]]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     if python_path:
         env["PYTHONPATH"] = python_path
-    run = subprocess.run([sys.executable, "-m", "jaxlint", "--verify=run", "--output-format", "json", *scripts],
+    run = subprocess.run([sys.executable, "-m", "jaxlint", "--verify=run", "--output-format", "json", *options,
+                          *scripts],
                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode in (0, 1), run.stderr
     return run, json.loads(run.stdout)
@@ -232,10 +235,37 @@ def test_legacy_keys_are_checked_as_typed_keys_and_a_tracer_printed_in_a_library
                                                                              d["verify"]["detail"]) for d in findings}
     assert statuses == {
         ("keys.py", 6, "JAX201"): ("confirmed", "running `python keys.py` raised KeyReuseError here"),
-        ("shows.py", 8, "JAX306"): ("confirmed", "a tracer reached print/logging here while tracing "
+        ("shows.py", 8, "JAX306"): ("confirmed", "a tracer reached print here while tracing "
                                                  "(inside a library function called here)"),
     }
     printed = next(d for d in findings if d["code"] == "JAX306")
     assert (printed["location"]["column"], printed["message"]) == (
-        5, "`print` or logging of a traced value (inside a library function called here) runs once at trace "
+        5, "`print` of a traced value (inside a library function called here) runs once at trace "
            'time and shows a tracer, not the numbers; use `jax.debug.print("... {}", value)`')
+
+
+LOGS = '''import logging
+
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(params):
+    logging.warning("params %s", params)
+    return params * 2
+
+
+step(jnp.ones(2))
+'''
+
+
+@pytest.mark.slow
+def test_a_tracer_logged_is_confirmed_for_the_opt_in_rule_and_is_no_print_finding_by_default(tmp_path: Path) -> None:
+    write(tmp_path / "logs.py", LOGS)
+    run, findings = run_verify(tmp_path, "logs.py")
+    assert (run.returncode, findings) == (0, [])
+    run, findings = run_verify(tmp_path, "logs.py", options=("--extend-select", "JAX310"))
+    assert run.stderr == ""
+    assert [(d["location"]["row"], d["location"]["column"], d["code"], d["verify"]["status"], d["verify"]["detail"])
+            for d in findings] == [(9, 5, "JAX310", "confirmed", "a tracer reached logging here while tracing")]

@@ -46,6 +46,7 @@ from jaxlint.checks.tracers.jax306_print_in_traced import PrintInTraced
 from jaxlint.checks.tracers.jax307_debug_print_fstring import DebugPrintFstring
 from jaxlint.checks.tracers.jax308_tracer_leak import TracerLeak
 from jaxlint.checks.tracers.jax309_iterator_in_traced_loop import IteratorInTracedLoop
+from jaxlint.checks.tracers.jax310_log_in_traced import LogInTraced
 from jaxlint.checks.transforms.jax601_grad_non_scalar import GradNonScalar
 from jaxlint.checks.transforms.jax602_grad_integer_input import GradIntegerInput
 from jaxlint.checks.transforms.jax603_vmap_in_axes_arity import VmapInAxesArity
@@ -75,6 +76,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DebugPrintFstring,
     TracerLeak,
     IteratorInTracedLoop,
+    LogInTraced,
     TracedShape,
     BooleanMaskIndex,
     DataDependentSize,

@@ -130,7 +130,7 @@ class Evidence:
             return
         file, row, col = event["where"][0]
         text = (
-            f"`print` or logging of a traced value{inside} runs once at trace time and shows a tracer, not the "
+            f"`print` of a traced value{inside} runs once at trace time and shows a tracer, not the "
             'numbers; use `jax.debug.print("... {}", value)`'
         )
         self.new.setdefault(

@@ -41,11 +41,13 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
 # Confirmed by what the observers saw (observe.py's event kinds) rather than by an exception.
 OBSERVED = {
     "print": ("JAX306", "JAX509"),
+    "log": ("JAX310",),
     "debug-print": ("JAX307",),
     "host-state": ("JAX204", "JAX203"),
 }
 OBSERVED_DETAIL = {
-    "print": "a tracer reached print/logging here while tracing",
+    "print": "a tracer reached print here while tracing",
+    "log": "a tracer reached logging here while tracing",
     "debug-print": "a tracer was formatted into jax.debug.print's format string here",
     "host-state": "{detail}: the value is frozen into the traced function",
 }

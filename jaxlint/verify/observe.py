@@ -520,7 +520,7 @@ class Observer:
 
         @functools.wraps(real)
         def log(logger, *args, **kwargs):
-            observer._output("print", args)
+            observer._output("log", args)
             return real(logger, *args, **kwargs)
 
         return log

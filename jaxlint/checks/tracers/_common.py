@@ -11,11 +11,12 @@ import ast
 import json
 import re
 import string
+from collections.abc import Callable
 
 import libcst as cst
 
 from jaxlint.analysis.values import Kind, Value
-from jaxlint.checks.base import FixPlan, Rule
+from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.shapes._common import could_be_static
 from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.functions import DEBUG_PRINT
@@ -47,6 +48,34 @@ def static_hint(rule: Rule, value: Value, *operands: cst.BaseExpression) -> str:
     ):
         return f", or mark `{tracer.param}` static with `static_argnames=('{tracer.param}',)`"
     return ""
+
+
+def report_shown_tracer(
+    rule: Rule, call: cst.Call, what: str, remedy: str, fix: Callable[[], FixPlan | None] | None = None
+) -> None:
+    """Report a call that shows its arguments (`print`, a log call: `what`) when one of them is traced, in a traced
+    function whose Python code does not run eagerly (JAX306, JAX310)."""
+    scope = rule.facts.traced_scope
+    if scope is None or not (scope.staged or scope.differentiated) or scope.runs_eagerly:
+        return
+    for arg in call.args:
+        value = rule.facts.traced_in(arg.value, staged=scope.staged)
+        if value.kind is not Kind.TRACED:
+            continue
+        if scope.staged:
+            shown = "runs once at trace time and shows a tracer (`JitTracer(...)`; `VmapTracer(...)` under vmap), not the numbers"
+        else:
+            shown = "under a gradient transform shows `GradTracer(primal=...)`, not the numbers"
+        text = code(arg.value)
+        rule.report(
+            call,
+            lambda line_of: (
+                f"`{what}` of a traced value {shown}: `{text}` is traced ({value.describe(text, line_of)}); {remedy}"
+            ),
+            fix() if fix is not None else None,
+            because=value,
+        )
+        return
 
 
 def only_traced(rule: Rule) -> bool:
