@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
+from jaxlint.analysis.bindings import statements
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.x64 import is_wide_dtype, wide_dtype_test
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.dtypes import DTYPE_POSITION, DTYPE_QUERIES, NARROWED, WIDE_DTYPES
 from jaxlint.model.functions import ARRAY_NAMESPACES, JAX
+
+LineOf = Callable[[cst.CSTNode], int]
 
 
 class Float64WithoutX64(Rule):
@@ -48,7 +53,9 @@ class Float64WithoutX64(Rule):
     not_flagged = (
         "NumPy arrays (`np.zeros(3, dtype=np.float64)`: NumPy has 64 bits); dtypes given to functions that only "
         "describe them (`jnp.finfo`, `jnp.issubdtype`, `jnp.dtype`, `jnp.promote_types`...); `.astype` of values "
-        "jaxlint cannot show to be JAX arrays; dtypes held in variables; every module of a project where a "
+        "jaxlint cannot show to be JAX arrays; dtypes held in variables (a module-level alias of the dtype, "
+        "`DTYPE = jnp.float64`, is reported once, where it is bound, with the calls that ask for it counted); "
+        "every module of a project where a "
         "module enables or reads the flag; a branch that runs only when a JAX array is 64-bit (`if x.dtype == "
         "jnp.float64:`, `x.dtype in (jnp.float64, jnp.complex128)`, `jnp.issubdtype(x.dtype, jnp.float64)`, the "
         "`else` of `!=`, and conditional expressions), since jax makes such an array only with the flag on (the dtype "
@@ -63,6 +70,8 @@ class Float64WithoutX64(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._requests: list[tuple[cst.CSTNode, str, str]] = []
+        # Requests through a module-level alias (`DTYPE = jnp.float64`), by its name: one cause, reported once.
+        self._through_alias: dict[str, list[tuple[cst.CSTNode, str, str]]] = {}
         self._x64_branches = 0  # depth of branches that run only when an array is 64-bit (so x64 is on)
 
     def _guards(self, test: cst.BaseExpression, body: bool) -> bool:
@@ -113,18 +122,46 @@ class Float64WithoutX64(Rule):
         if self._x64_branches:
             return
         wide = None if dtype is None else is_wide_dtype(dtype, self.names)
-        if wide is not None and dtype is not None:
+        if wide is None or dtype is None:
+            return
+        if isinstance(dtype, cst.Name) and dtype.value in self.names.aliases:
+            self._through_alias.setdefault(dtype.value, []).append((dtype, wide, where))
+        else:
             self._requests.append((dtype, wide, where))
 
     def leave_Module(self, node: cst.Module) -> None:
-        if not self._requests or self.facts.x64_enabled:  # (x64 asked only when needed: see project.read_facts)
-            return
+        if not (self._requests or self._through_alias) or self.facts.x64_enabled:
+            return  # (x64 asked only when needed: see project.read_facts)
         for found, wide, where in self._requests:
-            self.report(
-                found,
-                (
-                    f"{where} asks for `{wide}`, but no module of this project enables `jax_enable_x64`: jax "
-                    f"truncates it to `{NARROWED[wide]}` (with a `UserWarning`); call "
-                    f'`jax.config.update("jax_enable_x64", True)` at startup, or ask for a 32-bit dtype'
-                ),
-            )
+            self.report(found, f"{where} asks for `{wide}`, {_TRUNCATED.format(narrow=NARROWED[wide])}")
+        for alias, requests in self._through_alias.items():
+            self.report(_alias_value(node, alias) or requests[0][0], _alias_message(alias, requests))
+
+
+_TRUNCATED = (
+    "but no module of this project enables `jax_enable_x64`: jax truncates it to `{narrow}` (with a "
+    '`UserWarning`); call `jax.config.update("jax_enable_x64", True)` at startup, or ask for a 32-bit dtype'
+)
+
+
+def _alias_message(alias: str, requests: list[tuple[cst.CSTNode, str, str]]) -> Callable[[LineOf], str]:
+    first, wide, where = requests[0]
+    others = f" and {len(requests) - 1} more" if len(requests) > 1 else ""
+
+    def message(line_of: LineOf) -> str:
+        return (
+            f"`{alias}` is `{wide}`, which {where} (line {line_of(first)}){others} ask for, "
+            f"{_TRUNCATED.format(narrow=NARROWED[wide])}"
+        )
+
+    return message
+
+
+def _alias_value(module: cst.Module, alias: str) -> cst.BaseExpression | None:
+    """What the module-level assignment of `alias` assigns (`jnp.float64` in `DTYPE = jnp.float64`)."""
+    for statement in statements(module.body):
+        if type(statement) is cst.Assign and len(statement.targets) == 1:
+            target = statement.targets[0].target
+            if type(target) is cst.Name and target.value == alias:
+                return statement.value
+    return None
