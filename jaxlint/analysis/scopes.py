@@ -34,7 +34,8 @@ class RoundFacts:
     passed: dict[cst.CSTNode, dict[str, Tracer]] = field(default_factory=dict)
     entries: dict[cst.CSTNode, list[TracedCaller]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
-    lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # lax carries given a Python list
+    # Parameters some call (or a lax carry) gives a Python list, tuple or dict: pytrees, never one array.
+    lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)
     arrays: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given a JAX array (not a pytree)
     # Parameters the calls seen give an instance of one class of this module (None: of different classes).
     classes: dict[cst.CSTNode, dict[str, cst.ClassDef | None]] = field(default_factory=dict)
@@ -873,6 +874,8 @@ class ScopeRecorder:
                 shapes[param] = joined(shapes[param], shape) if param in shapes else shape
                 if value is None:
                     continue
+                if value.contents is not None:  # a Python list, tuple or dict: a pytree there, not one array
+                    facts.lists[node] = facts.lists.get(node, frozenset()) | {param}
                 cls = value.instance if type(value.instance) is cst.ClassDef else value.pytree
                 if cls is not None:
                     given = facts.classes.setdefault(node, {})

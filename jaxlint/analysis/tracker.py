@@ -175,10 +175,11 @@ def _by_parameter(
 def _given_eagerly(value: Value | None) -> bool:
     """An eager call's argument that tells what a transform of the callee traces: a JAX array (one tracer), or an
     instance of a class of this module (a pytree whose fields say which leaves are tracers), or a tuple, list or
-    dict of those leaves (analysis/structures.py)."""
+    dict (of those leaves: its structure, analysis/structures.py)."""
     if value is None:
         return False
-    return type(value.instance) is cst.ClassDef or structure(value) is not None  # (an array is a structure)
+    # (an array is a structure; a container of unknown leaves tells that the parameter is a pytree)
+    return type(value.instance) is cst.ClassDef or value.contents is not None or structure(value) is not None
 
 
 def _traced_pytree(value: Value) -> cst.ClassDef | None:
@@ -921,9 +922,12 @@ class ValueTracker(Domain):
                 self._instance_called(chain, node, values, caller.name, via)
         else:
             given: list[Value | None] = [None] * len(node.args)
-            if type(node.func) is cst.Name:
-                # An eager call giving a function a JAX array (`step(jnp.stack(xs))`: under its transform, one
-                # tracer) or an instance of a class of this module (a pytree whose fields say which leaves are).
+            if type(func) is cst.Name or (
+                type(func) is cst.Attribute and isinstance(self._receiver(func), cst.ClassDef)
+            ):
+                # An eager call giving a function (or a method, through an instance) a JAX array
+                # (`step(jnp.stack(xs))`: under its transform, one tracer), an instance of a class of this module
+                # (a pytree whose fields say which leaves are), or a Python list, tuple or dict (a pytree).
                 given = [value if _given_eagerly(value := self.value_of(arg.value)) else None for arg in node.args]
             # A scalar literal tells the kind of number a parameter gets (`step(3)`: an int).
             given = [
@@ -1274,7 +1278,7 @@ class ValueTracker(Domain):
                 scalar = scalar or name in self._known.scalars.get(node, ())
                 given_array = name in self._known.arrays.get(node, ())
                 container = tracer.container and not annotated and not scalar and not given_array
-                listed = name in self._known.lists.get(node, ())  # a lax carry given a Python list
+                listed = name in self._known.lists.get(node, ())  # given a Python list, tuple or dict
                 shape = self._known.structures.get(node, {}).get(name) if container else None
                 env[name] = (
                     traced_tree(shape, tracer)
