@@ -114,10 +114,15 @@ def makes_key(call: cst.Call, names: Names) -> bool:
     return names.qualified(call.func) in KEY_MAKERS
 
 
+def is_sampler(qualified: str | None) -> bool:
+    """Whether a function of `jax.random` consumes the key it is given (its first argument)."""
+    return qualified is not None and qualified.startswith(JAX_RANDOM) and qualified not in NOT_CONSUMERS
+
+
 def sampler_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] | None:
     """The key argument of a `jax.random` function that consumes it, with the function's name."""
     qualified = names.qualified(call.func)
-    if qualified is None or not qualified.startswith(JAX_RANDOM) or qualified in NOT_CONSUMERS:
+    if qualified is None or not is_sampler(qualified):
         return None
     key = argument(call, 0, "key")
     return (key, qualified) if key is not None else None
@@ -486,9 +491,9 @@ class KeyFlow(Domain):
                 return []
             branches, operands = values[1:3], values[3:]
         else:
-            if len(values) < 3 or type(values[1]) not in (cst.List, cst.Tuple):
+            shown = self._branch_list(values[1]) if len(values) >= 3 else None
+            if shown is None:
                 return []
-            shown = cast("cst.List | cst.Tuple", values[1])
             branches, operands = [element.value for element in shown.elements], values[2:]
         consumed: set[int] = set()
         for branch in branches:
@@ -506,6 +511,14 @@ class KeyFlow(Domain):
                 found.setdefault(key_ref(values[operand]) or str(operand), values[operand])
         return [(operand, qualified) for operand in found.values()]
 
+    def _branch_list(self, branches: cst.BaseExpression) -> cst.List | cst.Tuple | None:
+        """The list or tuple display of `lax.switch`'s branches, written there or bound once to the name given."""
+        found: cst.CSTNode | None = branches
+        if type(branches) is cst.Name:
+            bound = self._tracker.callees.bindings.binding(branches, tuple(self._tracker.chain))
+            found = bound[0] if bound is not None and not bound[2] else None
+        return found if isinstance(found, (cst.List, cst.Tuple)) else None
+
     def _branch_function(self, function: cst.BaseExpression) -> cst.Lambda | cst.FunctionDef | None:
         """The lambda, or the def a name binds, a branch function is."""
         found: cst.CSTNode | None = function
@@ -515,7 +528,11 @@ class KeyFlow(Domain):
         return found if isinstance(found, (cst.Lambda, cst.FunctionDef)) else None
 
     def _consumed_parameters(self, function: cst.BaseExpression) -> set[int]:
-        """The positions of the parameters a branch function (a lambda, or a def it names) draws from."""
+        """The positions of the parameters a branch function (a lambda, or a def it names) draws from; a
+        `jax.random` function given as a branch (`lax.cond(p, jax.random.normal, jax.random.uniform, key)`)
+        draws from its first."""
+        if is_sampler(self._tracker.names.qualified(function)):
+            return {0}
         found = self._branch_function(function)
         if found is None:
             return set()
