@@ -31,8 +31,9 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
+from jaxlint.analysis.bindings import parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import Names
 from jaxlint.cells import CELL_MARKER
@@ -54,7 +55,8 @@ from jaxlint.model.keys import (
     SPLIT,
     VIEW_FUNCTIONS,
 )
-from jaxlint.model.transforms import LOOP_BODIES, TREE_MAPS
+from jaxlint.analysis.traced import AppliedTransform
+from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, TREE_MAPS
 from jaxlint.traversal import TOKENS, children, node_types
 
 
@@ -215,6 +217,9 @@ class KeyState:
     # (jax: `normal(keys["init"])` twice raises KeyReuseError under `jax.debug_key_reuse(True)`.)
     aliases: dict[str, str] = field(default_factory=dict)
     single: set[str] = field(default_factory=set)  # refs known to hold one key (not an array of keys)
+    # Of a lax loop body: the names that get back the carry they were given (`carried_unchanged`): bound there,
+    # they hold the key of every iteration, as if bound outside the loop.
+    carried: frozenset[str] = frozenset()
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
@@ -229,6 +234,7 @@ class KeyState:
             [set(loop) for loop in self.loops],
             dict(self.aliases),
             set(self.single),
+            self.carried,
         )
 
     def restore(self, other: "KeyState") -> None:
@@ -278,7 +284,7 @@ class KeyState:
         self.others.discard(name)
         self.single.discard(name)
         if is_key:
-            self.keys[name] = len(self.loops)
+            self.keys[name] = 0 if name in self.carried else len(self.loops)
             if single:
                 self.single.add(name)
         else:
@@ -943,7 +949,8 @@ class KeyFlow(Domain):
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
             local = set(names) | (_rebound_keys(body) | _changed_containers(body) if body is not None else set())
-            state.loops.append(local)
+            state.carried = frozenset().union(*(carried_unchanged(node, t) for t in function.transforms))
+            state.loops.append(local - state.carried)
         self._states.append(state)
         self._functions.append(node)
 
@@ -965,6 +972,72 @@ class KeyFlow(Domain):
 
     def visit_Match(self, node: cst.Match) -> None:
         self._cell_start(node)
+
+
+def carried_unchanged(function: cst.CSTNode, transform: AppliedTransform) -> set[str]:
+    """The names of a lax loop body that hold what its carry held at the iteration before: the carry parameter,
+    or a name unpacked from it, that every `return` gives back at the same place of the new carry (`def
+    step(key, _): return key, bits(key)`; `key, n = carry` and `return key, n + 1`). A key there is the same
+    key at every iteration: jax raises KeyReuseError ("scan body function leads to key reuse")."""
+    carry = LAX_CARRIES.get(transform.name)
+    if type(function) is not cst.FunctionDef or carry is None or transform.bound:
+        return set()
+    positional = [*function.params.posonly_params, *function.params.params]
+    returns = returned(function)
+    if carry[2] >= len(positional) or returns is None:
+        return set()
+    parameter = positional[carry[2]].name.value
+    carried = [_carry_part(value, transform.name in CARRY_WITH_OUTPUT) for value in returns]
+    if parameter in rebound_names(function.body):
+        return set()
+    if all(type(part) is cst.Name and part.value == parameter for part in carried):
+        return {parameter}
+    unpacked = _unpacked_carry(function.body, parameter)
+    if unpacked is None:
+        return set()
+    statement, names = unpacked
+    elsewhere = rebound_names([s for s in statements(function.body) if s is not statement])
+    return {
+        name
+        for index, name in enumerate(names)
+        if name not in elsewhere and all(_element_name(part, index, len(names)) == name for part in carried)
+    }
+
+
+def _carry_part(value: cst.BaseExpression, with_output: bool) -> cst.BaseExpression | None:
+    """The new carry a loop body's `return` gives: all of it, or the first of `(carry, output)`."""
+    if not with_output:
+        return value
+    if type(value) is cst.Tuple and len(value.elements) == 2 and type(value.elements[0]) is cst.Element:
+        return value.elements[0].value
+    return None
+
+
+def _unpacked_carry(body: cst.BaseSuite, parameter: str) -> tuple[cst.Assign, list[str]] | None:
+    """The statement of a body that unpacks its carry parameter into names (`key, n = carry`), with the names."""
+    for statement in statements(body):
+        if (
+            type(statement) is cst.Assign
+            and len(statement.targets) == 1
+            and type(statement.value) is cst.Name
+            and statement.value.value == parameter
+            and type(statement.targets[0].target) in (cst.Tuple, cst.List)
+        ):
+            elements = cast("cst.Tuple | cst.List", statement.targets[0].target).elements
+            if all(type(e) is cst.Element and type(e.value) is cst.Name for e in elements):
+                return statement, [cast(cst.Name, e.value).value for e in elements]
+    return None
+
+
+def _element_name(part: cst.BaseExpression | None, index: int, length: int) -> str | None:
+    """The name at `index` of a tuple display of `length` elements, if that is what `part` is."""
+    if type(part) not in (cst.Tuple, cst.List):
+        return None
+    elements = cast("cst.Tuple | cst.List", part).elements
+    if len(elements) != length or type(elements[index]) is not cst.Element:
+        return None
+    value = elements[index].value
+    return value.value if type(value) is cst.Name else None
 
 
 def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[int]:
