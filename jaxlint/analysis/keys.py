@@ -49,6 +49,7 @@ from jaxlint.model.keys import (
     LIBRARY_KEY_METHODS,
     NOT_CONSUMERS,
     PAIRED_BRANCHES,
+    SAMPLER_WRAPPERS,
     SELECTS,
     SHAPE_OF,
     SINGLE_KEY_MAKERS,
@@ -680,6 +681,11 @@ class KeyFlow(Domain):
         if type(owner) is not cst.Call:
             return None
         made = self._tracker.names.qualified(owner.func) or ""
+        wrapped = argument(owner, 0, "fun") if made in SAMPLER_WRAPPERS and method == "__call__" else None
+        sampler = self._tracker.names.qualified(wrapped) if wrapped is not None else None
+        if is_sampler(sampler):  # `jax.jit(jax.random.bits)(key)`, of `sampler = jax.jit(jax.random.bits)` too
+            key = argument(call, 0, "key")
+            return (key, f"{made}({sampler})") if key is not None else None
         where = LIBRARY_KEY_METHODS.get(made, {}).get(method)
         key = argument(call, *where) if where is not None else None
         if key is None and method == "__call__":  # a layer of `eqx.nn` called: `dropout(x, key=key)`
