@@ -58,7 +58,7 @@ from jaxlint.model.keys import (
 )
 from jaxlint.analysis.traced import AppliedTransform
 from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, TREE_MAPS
-from jaxlint.traversal import TOKENS, children, node_types
+from jaxlint.traversal import TOKENS, children, in_order, node_types
 
 
 @dataclass(frozen=True)
@@ -589,13 +589,13 @@ class KeyFlow(Domain):
         if kind is not cst.Call:
             return None
         call = cast(cst.Call, expr)
-        if not call.args or call.args[0].keyword is not None or call.args[0].star:
-            return None
         func = call.func
         if type(func) is cst.Attribute and func.attr.value in _VIEW_METHODS:
             qualified = self._tracker.names.qualified(func)
             if qualified is None or not qualified.startswith(KEY_COMPUTING_MODULES):
-                return func.value  # `key.reshape(1)`: a method of the array
+                return func.value  # `key.reshape(1)`, `flat.squeeze()`: a method of the array
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
         if self._tracker.names.qualified(func) in VIEW_FUNCTIONS:
             return call.args[0].value
         return None
@@ -765,7 +765,7 @@ class KeyFlow(Domain):
     def _key_named(self, value: cst.BaseExpression | None, loose: bool = False) -> str | None:
         """The key `value` names, when it is a name (or an entry) holding one: `k`, `keys["init"]`, `pair[0]`.
         `loose`: any name, a key or not yet known to be one (`pair = (k1, k2)`: `pair[0]` is whatever `k1` is)."""
-        ref = key_ref(value) if value is not None else None
+        ref = self._key_ref(value) if value is not None else None  # (`batch = key[None]`: `key` itself)
         if ref is None or ref.startswith("self."):
             return None
         if not self.state.is_key(ref) and not (loose and (type(value) is cst.Name or ref in self.state.aliases)):
@@ -951,6 +951,8 @@ class KeyFlow(Domain):
         for name in names:
             state.bind(name, False)
             state.add_parameter(name, name in given_keys)
+        if body is not None and state.params:
+            state.single |= state.params & _drawn_unchanged(body, self._tracker.names)
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
@@ -1008,6 +1010,18 @@ def carried_unchanged(function: cst.CSTNode, transform: AppliedTransform) -> set
         for index, name in enumerate(names)
         if name not in elsewhere and all(_element_name(part, index, len(names)) == name for part in carried)
     }
+
+
+def _drawn_unchanged(body: cst.BaseSuite, names: Names) -> set[str]:
+    """The names a `jax.random` sampler of a function body draws from as they are, that the body never rebinds:
+    each holds one key (jax raises "accepts a single key" on an array of keys), so a view of it (`key[None]`,
+    `key.reshape((1,))`) is that key."""
+    drawn = set()
+    for node, _ in in_order(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(node) is cst.Call and (found := sampler_key(node, names)) is not None:
+            if type(found[0]) is cst.Name:
+                drawn.add(found[0].value)
+    return drawn - rebound_names(body)
 
 
 def _carry_part(value: cst.BaseExpression, with_output: bool) -> cst.BaseExpression | None:
