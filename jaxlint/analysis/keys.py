@@ -411,6 +411,7 @@ class KeyFlow(Domain):
         # The key each call draws from (_drawn_key): the same wherever the walk asks, asked at every call by the
         # domain and again by the rules.
         self._drawn: dict[int, tuple[cst.BaseExpression, str] | None] = {}
+        self._closed_draws: dict[int, set[str]] = {}  # of each module-level def: the names it draws from, unbound
 
     @property
     def state(self) -> KeyState:
@@ -462,6 +463,9 @@ class KeyFlow(Domain):
         if not (self._notebook and len(self._states) == 1):
             for expr in (*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)):
                 candidates.append((expr, f"{_callee_name(call)}()"))
+            for name in self._module_keys_drawn(call):
+                if self.state.is_key(name):
+                    found.append((call.func, name, f"{_callee_name(call)}()"))
         candidates.extend(self._branch_consuming(call))
         seen: set[int] = set()
         for expr, by in candidates:
@@ -480,6 +484,23 @@ class KeyFlow(Domain):
                 self._written[told] = ref
                 found.append((expr, told, by))
         return found
+
+    def _module_keys_drawn(self, call: cst.Call) -> set[str]:
+        """The module-level keys a module-level function of this module draws from, closing over them, when the
+        call reaches the same names (not rebound around it): each call draws from them again (`@jax.jit def
+        noise(): return uniform(KEY)` called twice; jax: "Previously-consumed key passed to jit-compiled
+        function")."""
+        found = self._tracker.callees.bindings.binding(call.func, tuple(self._tracker.chain), want_def=True)
+        if found is None or type(found[0]) is not cst.FunctionDef or found[2] or len(found[1]) != 1:
+            return set()
+        function = found[0]
+        if id(function) not in self._closed_draws:
+            drawn = _drawn_unchanged(function.body, self._tracker.names) - set(parameter_names(function.params))
+            self._closed_draws[id(function)] = drawn
+        drawn, here = self._closed_draws[id(function)], self._functions[-1]
+        if type(here) is cst.FunctionDef:
+            return drawn - rebound_names(here.body) - set(parameter_names(here.params))
+        return drawn if here is None else set()
 
     def _branch_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
         """The operands of `lax.cond(pred, true_fun, false_fun, *operands)` or `lax.switch(index, branches,
