@@ -31,8 +31,9 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import parameter_names, rebound_names, target_names
+from jaxlint.analysis.bindings import parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import Names
 from jaxlint.cells import CELL_MARKER
@@ -48,14 +49,16 @@ from jaxlint.model.keys import (
     LIBRARY_KEY_METHODS,
     NOT_CONSUMERS,
     PAIRED_BRANCHES,
+    SAMPLER_WRAPPERS,
     SELECTS,
     SHAPE_OF,
     SINGLE_KEY_MAKERS,
     SPLIT,
     VIEW_FUNCTIONS,
 )
-from jaxlint.model.transforms import LOOP_BODIES, TREE_MAPS
-from jaxlint.traversal import TOKENS, children, node_types
+from jaxlint.analysis.traced import AppliedTransform
+from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, TREE_MAPS
+from jaxlint.traversal import TOKENS, children, in_order, node_types
 
 
 @dataclass(frozen=True)
@@ -114,10 +117,15 @@ def makes_key(call: cst.Call, names: Names) -> bool:
     return names.qualified(call.func) in KEY_MAKERS
 
 
+def is_sampler(qualified: str | None) -> bool:
+    """Whether a function of `jax.random` consumes the key it is given (its first argument)."""
+    return qualified is not None and qualified.startswith(JAX_RANDOM) and qualified not in NOT_CONSUMERS
+
+
 def sampler_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] | None:
     """The key argument of a `jax.random` function that consumes it, with the function's name."""
     qualified = names.qualified(call.func)
-    if qualified is None or not qualified.startswith(JAX_RANDOM) or qualified in NOT_CONSUMERS:
+    if qualified is None or not is_sampler(qualified):
         return None
     key = argument(call, 0, "key")
     return (key, qualified) if key is not None else None
@@ -210,6 +218,9 @@ class KeyState:
     # (jax: `normal(keys["init"])` twice raises KeyReuseError under `jax.debug_key_reuse(True)`.)
     aliases: dict[str, str] = field(default_factory=dict)
     single: set[str] = field(default_factory=set)  # refs known to hold one key (not an array of keys)
+    # Of a lax loop body: the names that get back the carry they were given (`carried_unchanged`): bound there,
+    # they hold the key of every iteration, as if bound outside the loop.
+    carried: frozenset[str] = frozenset()
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
@@ -224,6 +235,7 @@ class KeyState:
             [set(loop) for loop in self.loops],
             dict(self.aliases),
             set(self.single),
+            self.carried,
         )
 
     def restore(self, other: "KeyState") -> None:
@@ -273,7 +285,7 @@ class KeyState:
         self.others.discard(name)
         self.single.discard(name)
         if is_key:
-            self.keys[name] = len(self.loops)
+            self.keys[name] = 0 if name in self.carried else len(self.loops)
             if single:
                 self.single.add(name)
         else:
@@ -399,6 +411,7 @@ class KeyFlow(Domain):
         # The key each call draws from (_drawn_key): the same wherever the walk asks, asked at every call by the
         # domain and again by the rules.
         self._drawn: dict[int, tuple[cst.BaseExpression, str] | None] = {}
+        self._closed_draws: dict[int, set[str]] = {}  # of each module-level def: the names it draws from, unbound
 
     @property
     def state(self) -> KeyState:
@@ -450,6 +463,9 @@ class KeyFlow(Domain):
         if not (self._notebook and len(self._states) == 1):
             for expr in (*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)):
                 candidates.append((expr, f"{_callee_name(call)}()"))
+            for name in self._module_keys_drawn(call):
+                if self.state.is_key(name):
+                    found.append((call.func, name, f"{_callee_name(call)}()"))
         candidates.extend(self._branch_consuming(call))
         seen: set[int] = set()
         for expr, by in candidates:
@@ -469,6 +485,23 @@ class KeyFlow(Domain):
                 found.append((expr, told, by))
         return found
 
+    def _module_keys_drawn(self, call: cst.Call) -> set[str]:
+        """The module-level keys a module-level function of this module draws from, closing over them, when the
+        call reaches the same names (not rebound around it): each call draws from them again (`@jax.jit def
+        noise(): return uniform(KEY)` called twice; jax: "Previously-consumed key passed to jit-compiled
+        function")."""
+        found = self._tracker.callees.bindings.binding(call.func, tuple(self._tracker.chain), want_def=True)
+        if found is None or type(found[0]) is not cst.FunctionDef or found[2] or len(found[1]) != 1:
+            return set()
+        function = found[0]
+        if id(function) not in self._closed_draws:
+            drawn = _drawn_unchanged(function.body, self._tracker.names) - set(parameter_names(function.params))
+            self._closed_draws[id(function)] = drawn
+        drawn, here = self._closed_draws[id(function)], self._functions[-1]
+        if type(here) is cst.FunctionDef:
+            return drawn - rebound_names(here.body) - set(parameter_names(here.params))
+        return drawn if here is None else set()
+
     def _branch_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
         """The operands of `lax.cond(pred, true_fun, false_fun, *operands)` or `lax.switch(index, branches,
         *operands)` that some branch draws from. Only one branch runs: an operand key drawn from in every
@@ -486,9 +519,9 @@ class KeyFlow(Domain):
                 return []
             branches, operands = values[1:3], values[3:]
         else:
-            if len(values) < 3 or type(values[1]) not in (cst.List, cst.Tuple):
+            shown = self._branch_list(values[1]) if len(values) >= 3 else None
+            if shown is None:
                 return []
-            shown = cast("cst.List | cst.Tuple", values[1])
             branches, operands = [element.value for element in shown.elements], values[2:]
         consumed: set[int] = set()
         for branch in branches:
@@ -506,6 +539,14 @@ class KeyFlow(Domain):
                 found.setdefault(key_ref(values[operand]) or str(operand), values[operand])
         return [(operand, qualified) for operand in found.values()]
 
+    def _branch_list(self, branches: cst.BaseExpression) -> cst.List | cst.Tuple | None:
+        """The list or tuple display of `lax.switch`'s branches, written there or bound once to the name given."""
+        found: cst.CSTNode | None = branches
+        if type(branches) is cst.Name:
+            bound = self._tracker.callees.bindings.binding(branches, tuple(self._tracker.chain))
+            found = bound[0] if bound is not None and not bound[2] else None
+        return found if isinstance(found, (cst.List, cst.Tuple)) else None
+
     def _branch_function(self, function: cst.BaseExpression) -> cst.Lambda | cst.FunctionDef | None:
         """The lambda, or the def a name binds, a branch function is."""
         found: cst.CSTNode | None = function
@@ -515,7 +556,11 @@ class KeyFlow(Domain):
         return found if isinstance(found, (cst.Lambda, cst.FunctionDef)) else None
 
     def _consumed_parameters(self, function: cst.BaseExpression) -> set[int]:
-        """The positions of the parameters a branch function (a lambda, or a def it names) draws from."""
+        """The positions of the parameters a branch function (a lambda, or a def it names) draws from; a
+        `jax.random` function given as a branch (`lax.cond(p, jax.random.normal, jax.random.uniform, key)`)
+        draws from its first."""
+        if is_sampler(self._tracker.names.qualified(function)):
+            return {0}
         found = self._branch_function(function)
         if found is None:
             return set()
@@ -565,13 +610,13 @@ class KeyFlow(Domain):
         if kind is not cst.Call:
             return None
         call = cast(cst.Call, expr)
-        if not call.args or call.args[0].keyword is not None or call.args[0].star:
-            return None
         func = call.func
         if type(func) is cst.Attribute and func.attr.value in _VIEW_METHODS:
             qualified = self._tracker.names.qualified(func)
             if qualified is None or not qualified.startswith(KEY_COMPUTING_MODULES):
-                return func.value  # `key.reshape(1)`: a method of the array
+                return func.value  # `key.reshape(1)`, `flat.squeeze()`: a method of the array
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
         if self._tracker.names.qualified(func) in VIEW_FUNCTIONS:
             return call.args[0].value
         return None
@@ -657,6 +702,11 @@ class KeyFlow(Domain):
         if type(owner) is not cst.Call:
             return None
         made = self._tracker.names.qualified(owner.func) or ""
+        wrapped = argument(owner, 0, "fun") if made in SAMPLER_WRAPPERS and method == "__call__" else None
+        sampler = self._tracker.names.qualified(wrapped) if wrapped is not None else None
+        if is_sampler(sampler):  # `jax.jit(jax.random.bits)(key)`, of `sampler = jax.jit(jax.random.bits)` too
+            key = argument(call, 0, "key")
+            return (key, f"{made}({sampler})") if key is not None else None
         where = LIBRARY_KEY_METHODS.get(made, {}).get(method)
         key = argument(call, *where) if where is not None else None
         if key is None and method == "__call__":  # a layer of `eqx.nn` called: `dropout(x, key=key)`
@@ -736,7 +786,7 @@ class KeyFlow(Domain):
     def _key_named(self, value: cst.BaseExpression | None, loose: bool = False) -> str | None:
         """The key `value` names, when it is a name (or an entry) holding one: `k`, `keys["init"]`, `pair[0]`.
         `loose`: any name, a key or not yet known to be one (`pair = (k1, k2)`: `pair[0]` is whatever `k1` is)."""
-        ref = key_ref(value) if value is not None else None
+        ref = self._key_ref(value) if value is not None else None  # (`batch = key[None]`: `key` itself)
         if ref is None or ref.startswith("self."):
             return None
         if not self.state.is_key(ref) and not (loose and (type(value) is cst.Name or ref in self.state.aliases)):
@@ -922,11 +972,14 @@ class KeyFlow(Domain):
         for name in names:
             state.bind(name, False)
             state.add_parameter(name, name in given_keys)
+        if body is not None and state.params:
+            state.single |= state.params & _drawn_unchanged(body, self._tracker.names)
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
             local = set(names) | (_rebound_keys(body) | _changed_containers(body) if body is not None else set())
-            state.loops.append(local)
+            state.carried = frozenset().union(*(carried_unchanged(node, t) for t in function.transforms))
+            state.loops.append(local - state.carried)
         self._states.append(state)
         self._functions.append(node)
 
@@ -948,6 +1001,84 @@ class KeyFlow(Domain):
 
     def visit_Match(self, node: cst.Match) -> None:
         self._cell_start(node)
+
+
+def carried_unchanged(function: cst.CSTNode, transform: AppliedTransform) -> set[str]:
+    """The names of a lax loop body that hold what its carry held at the iteration before: the carry parameter,
+    or a name unpacked from it, that every `return` gives back at the same place of the new carry (`def
+    step(key, _): return key, bits(key)`; `key, n = carry` and `return key, n + 1`). A key there is the same
+    key at every iteration: jax raises KeyReuseError ("scan body function leads to key reuse")."""
+    carry = LAX_CARRIES.get(transform.name)
+    if type(function) is not cst.FunctionDef or carry is None or transform.bound:
+        return set()
+    positional = [*function.params.posonly_params, *function.params.params]
+    returns = returned(function)
+    if carry[2] >= len(positional) or returns is None:
+        return set()
+    parameter = positional[carry[2]].name.value
+    carried = [_carry_part(value, transform.name in CARRY_WITH_OUTPUT) for value in returns]
+    if parameter in rebound_names(function.body):
+        return set()
+    if all(type(part) is cst.Name and part.value == parameter for part in carried):
+        return {parameter}
+    unpacked = _unpacked_carry(function.body, parameter)
+    if unpacked is None:
+        return set()
+    statement, names = unpacked
+    elsewhere = rebound_names([s for s in statements(function.body) if s is not statement])
+    return {
+        name
+        for index, name in enumerate(names)
+        if name not in elsewhere and all(_element_name(part, index, len(names)) == name for part in carried)
+    }
+
+
+def _drawn_unchanged(body: cst.BaseSuite, names: Names) -> set[str]:
+    """The names a `jax.random` sampler of a function body draws from as they are, that the body never rebinds:
+    each holds one key (jax raises "accepts a single key" on an array of keys), so a view of it (`key[None]`,
+    `key.reshape((1,))`) is that key."""
+    drawn = set()
+    for node, _ in in_order(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(node) is cst.Call and (found := sampler_key(node, names)) is not None:
+            if type(found[0]) is cst.Name:
+                drawn.add(found[0].value)
+    return drawn - rebound_names(body)
+
+
+def _carry_part(value: cst.BaseExpression, with_output: bool) -> cst.BaseExpression | None:
+    """The new carry a loop body's `return` gives: all of it, or the first of `(carry, output)`."""
+    if not with_output:
+        return value
+    if type(value) is cst.Tuple and len(value.elements) == 2 and type(value.elements[0]) is cst.Element:
+        return value.elements[0].value
+    return None
+
+
+def _unpacked_carry(body: cst.BaseSuite, parameter: str) -> tuple[cst.Assign, list[str]] | None:
+    """The statement of a body that unpacks its carry parameter into names (`key, n = carry`), with the names."""
+    for statement in statements(body):
+        if (
+            type(statement) is cst.Assign
+            and len(statement.targets) == 1
+            and type(statement.value) is cst.Name
+            and statement.value.value == parameter
+            and type(statement.targets[0].target) in (cst.Tuple, cst.List)
+        ):
+            elements = cast("cst.Tuple | cst.List", statement.targets[0].target).elements
+            if all(type(e) is cst.Element and type(e.value) is cst.Name for e in elements):
+                return statement, [cast(cst.Name, e.value).value for e in elements]
+    return None
+
+
+def _element_name(part: cst.BaseExpression | None, index: int, length: int) -> str | None:
+    """The name at `index` of a tuple display of `length` elements, if that is what `part` is."""
+    if type(part) not in (cst.Tuple, cst.List):
+        return None
+    elements = cast("cst.Tuple | cst.List", part).elements
+    if len(elements) != length or type(elements[index]) is not cst.Element:
+        return None
+    value = elements[index].value
+    return value.value if type(value) is cst.Name else None
 
 
 def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[int]:

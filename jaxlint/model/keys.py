@@ -81,6 +81,9 @@ VIEW_FUNCTIONS = frozenset(
         "jax.lax.expand_dims",
     }
 )
+# Transforms that call the function they wrap with the arguments the wrapper gets: a sampler wrapped in one
+# (`jax.jit(jax.random.bits)(key)`) draws from the key given to the wrapper.
+SAMPLER_WRAPPERS = frozenset({"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat"})
 EVAL_SHAPE = "jax.eval_shape"  # traces for shapes only: no key is drawn from
 KEY_COMPUTING_MODULES = ("jax.", "numpy.")  # functions that may consume or compute on a key given to them
 # Library calls that draw from a key given by keyword, by the prefix of their names (model/libraries/).

@@ -115,6 +115,8 @@ LAX_CARRIES: dict[str, tuple[int, str, int]] = {
     "jax.lax.scan": (1, "init", 0),
     **merged_dicts("LAX_CARRIES"),
 }
+# Of those, the loops whose body returns `(carry, output)` (the others return the carry).
+CARRY_WITH_OUTPUT = frozenset({"jax.lax.scan"}) | merged_sets("CARRY_WITH_OUTPUT")
 # lax control flow: where the operands (data, carries) go, by position and keyword, and the position from
 # which every further positional argument is an operand (`lax.cond(pred, f, g, *operands)`). An iterator
 # there raises TypeError (not a valid JAX type).

@@ -19,7 +19,8 @@ class TracerLeak(Rule):
         "Flags a traced function (jitted, vmapped, or a lax body) that stores a traced value where it "
         "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert(x)`, "
         "`outer[k] = x` on a container defined outside the traced "
-        "function, or `self.attr = x` in a jitted method, alone or as a target of unpacking "
+        "function, an attribute of an object defined outside it or an item of one (`recorder.saved = x`, "
+        "`sketch.table[k] = x`), or `self.attr = x` in a jitted method, alone or as a target of unpacking "
         "(`best_loss, best_params = loss, params`)."
     )
     why_bad = (
@@ -127,6 +128,16 @@ class TracerLeak(Rule):
             if self.facts.outlives_trace(target.value.value) and not self._scratch(target.value.value):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function", stored, value)
         elif (
+            (owner := _owner(target)) is not None
+            and owner.value != "self"
+            and self.facts.outlives_trace(owner.value)
+            and self._python_storage(target, owner)
+            and value.tracer is not None
+            and value.tracer.transform.name.startswith(JAX)
+        ):
+            where = f"`{code(target)}`, part of `{owner.value}` defined outside the traced function"
+            self._report(node, where, stored, value)
+        elif (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)
             and target.value.value == "self"
@@ -138,6 +149,15 @@ class TracerLeak(Rule):
             # Only a method jax traces itself: one merely called from a trace (`__init__` of an
             # object built inside it) may be storing on an object that lives inside the trace.
             self._report(node, f"`self.{target.attr.value}`", stored, value)
+
+    def _python_storage(self, target: cst.BaseExpression, owner: cst.Name) -> bool:
+        """Whether the target is known to keep a Python reference: an attribute of an instance of a project class
+        (`recorder.saved` of `recorder = Recorder()`), an item of a dict or list attribute (`sketch.table["k"]`
+        of `self.table = {}`). A part of an unknown object may be a Pallas `Ref`, which jax tracks as state."""
+        if isinstance(target, cst.Subscript):
+            contents = self.facts.value_of(target.value).contents
+            return contents is not None and contents.kind in ("dict", "list")
+        return self.facts.value_of(owner).instance is not None
 
     def _scratch(self, name: str) -> bool:
         """A list of the function around the traced one that only the functions defined in it read: its own
@@ -176,6 +196,19 @@ class TracerLeak(Rule):
             if value.is_known and self.facts.outlives_trace(func.value.value):
                 self._report(node, f"`{func.value.value}`, defined outside the traced function", arg.value, value)
                 return
+
+
+def _owner(target: cst.BaseExpression) -> cst.Name | None:
+    """The name whose object an attribute target, or an item of an attribute, is part of: `recorder` for
+    `recorder.saved` and `sketch.table["k"]` (None for a plain name or an item of one: handled above)."""
+    if not isinstance(target, cst.Attribute) and not (
+        isinstance(target, cst.Subscript) and isinstance(target.value, cst.Attribute)
+    ):
+        return None
+    inner: cst.BaseExpression = target
+    while isinstance(inner, (cst.Attribute, cst.Subscript)):
+        inner = inner.value
+    return inner if isinstance(inner, cst.Name) else None
 
 
 def _only_built(use: tuple[cst.CSTNode, ...], name: str) -> bool:

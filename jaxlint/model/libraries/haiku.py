@@ -42,6 +42,7 @@ LAX_CARRIES = {
     "haiku.while_loop": (2, "init_val", 0),
     "haiku.scan": (1, "init", 0),
 }
+CARRY_WITH_OUTPUT = frozenset({"haiku.scan"})
 LAX_OPERANDS = {
     "haiku.cond": ((), ("operand",), 3),
     "haiku.switch": ((), (), 2),
