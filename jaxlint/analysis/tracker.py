@@ -1121,7 +1121,13 @@ class ValueTracker(Domain):
             cls = self._chain[1].name.value
             # Subclasses of this module that inherit the method are called through their own names.
             heirs = [cls, *self._heirs().get(id(node), ())]
-            given = [(entry, 1) for heir in heirs for entry in entries.get(heir, ())] if name == "__init__" else []
+            # Calling what the class made (`A(x)` after `A = Abel(shape)`) runs `__call__`, never `__init__`.
+            given = [
+                (entry, 1)
+                for heir in heirs
+                for entry in entries.get(heir, ())
+                if name == ("__call__" if entry.made else "__init__")
+            ]
             if self._plain_class(self._chain[1]):
                 given += [
                     (entry, method_bound(node, entry.instance))
