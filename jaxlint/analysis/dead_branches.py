@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.bindings import rebound_names
 from jaxlint.analysis.values import Kind, Value
 
 _LITERALS = (
@@ -55,11 +56,16 @@ def _never_none(expr: cst.BaseExpression, value: Value | None) -> bool:
 
 
 def none_at_call(
-    function: cst.FunctionDef, bound: int, call: cst.Call, values: dict[int, Value | None]
+    function: cst.FunctionDef,
+    bound: int,
+    call: cst.Call,
+    values: dict[int, Value | None],
+    known: dict[str, bool] | None = None,
 ) -> dict[str, Fixed]:
     """For each parameter of `function` whose `None`-ness this call fixes: True when it is `None` there (left at
     a `None` default, or given `None`), False when it is not (given a literal or a tracer). `values`: what the
-    analysis knows of the call's arguments, by id of the argument's expression."""
+    analysis knows of the call's arguments, by id of the argument's expression; `known`: the caller's names that
+    are `None` (True) or not (False) where the call is (none_flow.py)."""
     if any(arg.star for arg in call.args):
         return {}
     params = function.params
@@ -84,6 +90,8 @@ def none_at_call(
             found[name] = FALSE  # `verbose=False` left at its default, or given `False`
         elif name in given and _never_none(given[name], values.get(id(given[name]))):
             found[name] = False
+        elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
+            found[name] = known[held.value]  # `blocks=blocks` where `blocks is None` was tested
     return found
 
 
@@ -122,3 +130,21 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) 
     none = fixed is True  # (`False` is not `None`)
     holds = none if operator is cst.Is else not none  # what the test gives at every traced call
     return holds is not truth
+
+
+def tests_before_rebinding(function: cst.FunctionDef, names: set[str]) -> dict[cst.BaseExpression, set[str]]:
+    """The tests of the `if` statements (and their `elif`s) of `function`'s body that run before any statement
+    rebinds some of `names`, with those names: there each still holds what the call gave (jaxns tests
+    `block_state is None` first, and binds it to a new value after the `if`)."""
+    found: dict[cst.BaseExpression, set[str]] = {}
+    live = set(names)
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if not live:
+            break
+        branch: cst.If | cst.Else | None = statement if type(statement) is cst.If else None
+        while isinstance(branch, cst.If):
+            found[branch.test] = set(live)
+            branch = branch.orelse
+        live -= rebound_names([statement])
+    return found

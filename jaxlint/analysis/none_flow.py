@@ -92,15 +92,24 @@ class NoneFlow(Domain):
                 frame.holding[target.value] = held
 
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
+        told = self.told(test, truth)
+        if told:
+            self._frames[-1].nones.update(told)
+
+    def told(self, test: cst.BaseExpression, truth: bool) -> Nones:
+        """What `test` being `truth` says here of the followed parameters of the current function (which holds
+        from here on: `kernel = sample if blocks is None else sample_jit` says it of `kernel`'s calls)."""
         told = self._told(test, truth) if self._frames else {}
         if not told:
-            return
+            return {}
         frame = self._frames[-1]
         params = frame.names().params
+        found: Nones = {}
         for name, none in told.items():
             param = frame.holding.get(name, name)
             if param in params:
-                frame.nones[param] = none
+                found[param] = none
+        return found
 
     def _told(self, test: cst.BaseExpression, truth: bool) -> Nones:
         """What `test` being `truth` says: `x is None` (`is not`), `not t`, `a and b` true (both are), `a or b`

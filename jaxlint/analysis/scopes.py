@@ -9,6 +9,7 @@ resolved after the traversal; lint.py traverses again until nothing new is learn
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from collections.abc import Set
 from typing import Callable, cast
@@ -16,10 +17,11 @@ from typing import Callable, cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
-from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
+from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call, tests_before_rebinding
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.structures import joined, structure
 from jaxlint.analysis.values import Kind, Value, built, join
+from jaxlint.analysis.wrapped_calls import Key, Nones, WrappedCalls, only_called
 from jaxlint.model.transforms import MODULE_FIRST_BODIES
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
@@ -65,6 +67,10 @@ class RoundFacts:
     # Functions traced only by transforms applied in the def around them: that def, and the names of it they
     # read that are `None` (True) or not (False) at every application (none_flow.py).
     closure_nones: dict[cst.CSTNode, tuple[cst.FunctionDef, dict[str, Fixed]]] = field(default_factory=dict)
+    # Parameters rebound in their function, as `nones` has them, for the tests that run before (dead_branches.py).
+    test_nones: dict[cst.BaseExpression, dict[str, Fixed]] = field(default_factory=dict)
+    # Functions every trace of which is a call of a wrapper the module binds and calls (wrapped_calls.py).
+    wrapped: set[cst.CSTNode] = field(default_factory=set)
 
     def summary_of(self, call: cst.Call) -> "Returned | None":
         found = self.callees.get(call)
@@ -326,8 +332,9 @@ def is_scalar_literal(expr: cst.BaseExpression) -> bool:
     )
 
 
-def _none_at(function: cst.FunctionDef, bound: int, call: _Call) -> dict[str, Fixed]:
-    """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call)."""
+def _none_at(function: cst.FunctionDef, bound: int, call: _Call, known: Nones | None = None) -> dict[str, Fixed]:
+    """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call; `known`:
+    the caller's names known `None` or not there)."""
     if call.func is not call.node.func:
         return {}  # `jax.tree.map(f, ...)`: f gets leaves
     values: dict[int, Value | None] = {}
@@ -338,7 +345,7 @@ def _none_at(function: cst.FunctionDef, bound: int, call: _Call) -> dict[str, Fi
             values[id(arg.value)] = next(positional, None)
         else:
             values[id(arg.value)] = keywords.get(arg.keyword.value)
-    return none_at_call(function, bound, call.node, values)
+    return none_at_call(function, bound, call.node, values, known or {})
 
 
 class ScopeRecorder:
@@ -370,6 +377,7 @@ class ScopeRecorder:
         self._applications: list[tuple[Chain, cst.BaseExpression | cst.FunctionDef, AppliedTransform]] = []
         self._application_sites: list[tuple[cst.FunctionDef, dict[str, bool]] | None] = []  # none_flow.here()
         self._calls: list[_Call] = []
+        self.wrapped = WrappedCalls()  # the tracker tells it of wrappers, choices and what holds at calls
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
@@ -435,6 +443,7 @@ class ScopeRecorder:
         else:
             self._partials.pop((id(chain[-1]), name), None)  # rebound: what an earlier partial gave is gone
         self._aliased_last.add((id(chain[-1]), name))
+        self.wrapped.bound((id(chain[-1]), name), False)
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
@@ -800,6 +809,56 @@ class ScopeRecorder:
                 return None, 0  # a parameter or variable of that name hides any function further out
         return None, 0
 
+    def _wrapper_answers(self, facts: RoundFacts) -> dict[cst.FunctionDef, list[dict[str, Fixed]]]:
+        """For each function that only wrappers the module calls transform (wrapped_calls.py), what each eager call
+        of them fixes of its parameters (the traced ones are among the recorder's traced calls)."""
+        reads: Counter[tuple[Key | None, str]] = Counter()
+        for chain, arms in self.wrapped.choices.values():
+            for arm, _ in arms:
+                reads[(self._key_of(chain, arm), arm.value)] += 1
+        eager: list[tuple[_Call, Key, Chain, cst.Name, Nones]] = []
+        for call in self._calls:
+            func = call.func
+            if type(func) is not cst.Name:
+                continue
+            key = self._key_of(call.chain, func)
+            if key in self.wrapped.wrappers:
+                reads[(key, func.value)] += 1
+                if call.via is None:
+                    eager.append((call, key, call.chain, func, {}))
+            elif key in self.wrapped.choices:
+                reads[(key, func.value)] += 1
+                chain, arms = self.wrapped.choices[key]
+                if call.via is None:
+                    eager.extend((call, key, chain, arm, told) for arm, told in arms)
+        if not eager:
+            return {}
+        called = only_called(cast(cst.Module, eager[0][0].chain[0]), reads)
+        wrappers: Counter[cst.CSTNode | None] = Counter()
+        for key in self.wrapped.wrappers & called:
+            chain, target, _ = self._aliases[key]
+            wrappers[self._resolve(chain, target)[0]] += 1
+        found: dict[cst.FunctionDef, list[dict[str, Fixed]]] = {}
+        for call, key, chain, name, told in eager:
+            if key not in called or self._key_of(chain, name) not in called & self.wrapped.wrappers:
+                continue
+            node, bound = self._resolve(chain, name)
+            if type(node) is not cst.FunctionDef or node.decorators or wrappers[node] != len(facts.applied[node]):
+                continue
+            known = {**self.wrapped.at_call.get(id(call.node), {}), **told}
+            found.setdefault(node, []).append(_none_at(node, bound, call, known))
+        return found
+
+    def _key_of(self, chain: Chain, name: cst.Name) -> Key | None:
+        """The scope that binds `name` where `chain` ends, with the name (None: a builtin or unknown)."""
+        for level, scope in enumerate(reversed(chain)):
+            if type(scope) is cst.ClassDef and level > 0:
+                continue
+            key = (id(scope), name.value)
+            if key in self._defs or key in self._aliases or name.value in self._bound.get(id(scope), ()):
+                return key
+        return None
+
     @staticmethod
     def _closure_nones(
         facts: RoundFacts, sites: dict[cst.CSTNode, list[tuple[cst.FunctionDef, dict[str, bool]] | None]]
@@ -904,9 +963,15 @@ class ScopeRecorder:
             refs = frozenset(param for param, shape in shapes.items() if shape is not None and shape.kind is Kind.REF)
             if refs:
                 facts.refs[node] = refs
+        for node, answers in self._wrapper_answers(facts).items():
+            traced_calls[node] = [*traced_calls.get(node, ()), *answers]
+            facts.wrapped.add(node)
         for node, answers in traced_calls.items():
-            common = agreed(answers) if node not in facts.applied else {}
+            common = agreed(answers) if node not in facts.applied or node in facts.wrapped else {}
             rebound = rebound_names(node.body) if common and isinstance(node, cst.FunctionDef) else set()
+            if rebound & common.keys():
+                early = tests_before_rebinding(cast(cst.FunctionDef, node), rebound & common.keys())
+                facts.test_nones.update((test, {name: common[name] for name in live}) for test, live in early.items())
             common = {name: none for name, none in common.items() if name not in rebound}
             if common:
                 facts.nones[node] = common

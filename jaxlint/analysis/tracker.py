@@ -728,13 +728,21 @@ class ValueTracker(Domain):
             self._attribute_set(target, node.value)
         if isinstance(target, cst.Name) and isinstance(node.value, cst.Lambda):
             self.recorder.alias(tuple(self._chain), target.value, node.value)
+        elif isinstance(target, cst.Name) and isinstance(node.value, cst.IfExp):
+            choice = node.value  # `kernel = sample if blocks is None else sample_jit`
+            arms = [
+                (choice.body, self.nones.told(choice.test, True)),
+                (choice.orelse, self.nones.told(choice.test, False)),
+            ]
+            self.recorder.wrapped.chosen(tuple(self._chain), target.value, arms)
         elif isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
             chain = tuple(self._chain)
             applied = applied_transforms(node.value, self.names, self.transforms)
             if len(applied) == 1:
                 function, transform = applied[0]
-                function, bound, names = self._made(function, chain, transform.bound)
-                self.recorder.alias(chain, target.value, function, bound, names)
+                made, bound, names = self._made(function, chain, transform.bound)
+                self.recorder.alias(chain, target.value, made, bound, names)
+                self.recorder.wrapped.bound((id(chain[-1]), target.value), made is function)
             elif self._made_once(node.value, target, chain):
                 # `loss_fn = make_loss(2.0)`: calling or transforming `loss_fn` is the function the factory makes.
                 self.recorder.alias(chain, target.value, *self._made(node.value, chain))
@@ -937,6 +945,9 @@ class ValueTracker(Domain):
             # (a call of a name giving nothing known tells that too: no structure shown)
             if type(node.func) is cst.Name or any(value is not None for value in given):
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
+            here = self.nones.here() if type(node.func) is cst.Name else None
+            if here is not None and here[0] is chain[-1] and here[1]:
+                self.recorder.wrapped.at_call[id(node)] = here[1]  # what `is None` tests say of the caller's names
 
     def _called_instance(self, target: cst.Name) -> cst.BaseExpression:
         """`jax.vmap(model)` where `model` holds an instance of a pytree class of this module (an `eqx.Module`): what
@@ -1125,7 +1136,13 @@ class ValueTracker(Domain):
             cls = self._chain[1].name.value
             # Subclasses of this module that inherit the method are called through their own names.
             heirs = [cls, *self._heirs().get(id(node), ())]
-            given = [(entry, 1) for heir in heirs for entry in entries.get(heir, ())] if name == "__init__" else []
+            # Calling what the class made (`A(x)` after `A = Abel(shape)`) runs `__call__`, never `__init__`.
+            given = [
+                (entry, 1)
+                for heir in heirs
+                for entry in entries.get(heir, ())
+                if name == ("__call__" if entry.made else "__init__")
+            ]
             if self._plain_class(self._chain[1]):
                 given += [
                     (entry, method_bound(node, entry.instance))
@@ -1426,15 +1443,22 @@ class ValueTracker(Domain):
     def join(self, a: Env, b: Env) -> Env:
         return _join_envs(a, b)
 
+    def _only_wrapped(self, node: cst.CSTNode | None, transforms) -> bool:
+        """Whether the transforms tracing `node` are those of the wrappers that the module calls (wrapped_calls.py),
+        none from another module."""
+        return node in self._known.wrapped and len(transforms) == len(self._known.applied.get(node, ()))
+
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
         """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer. In one
         no trace enters (dead_branches.py), nothing is traced."""
         scope = self._scopes[-1]
+        own = self._known.nones.get(scope.node, {}) if scope.node is not None else {}
+        nones = {**own, **self._known.test_nones.get(test, {})}
         if (
             scope.own is not None
-            and not scope.own.transforms
-            and scope.node in self._known.nones
-            and dead_branch(test, truth, self._known.nones[scope.node])
+            and (not scope.own.transforms or self._only_wrapped(scope.node, scope.own.transforms))
+            and nones
+            and dead_branch(test, truth, nones)
         ) or self._dead_in_closure(scope, test, truth):
             traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
             for name in traced:

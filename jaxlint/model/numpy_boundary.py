@@ -48,3 +48,20 @@ WEAKLY_REFERENCING = frozenset(
         "jax.eval_shape",
     }
 )
+
+# What NumPy and `math` raise on a tracer (TracerArrayConversionError, ConcretizationTypeError,
+# TracerIntegerConversionError) and the classes above them (JAXTypeError, TypeError, Exception: their MRO on jax
+# 0.10.2): a `try` whose handler names one of these catches the error, and the code goes on (a concrete-only check
+# that jit skips on purpose).
+NUMPY_CONVERSION_ERRORS = frozenset(
+    {
+        "jax.errors.TracerArrayConversionError",
+        "jax.errors.ConcretizationTypeError",
+        "jax.errors.TracerIntegerConversionError",
+        "jax.errors.JAXTypeError",
+        "jax.core.ConcretizationTypeError",
+        "TypeError",
+        "Exception",
+        "BaseException",
+    }
+)

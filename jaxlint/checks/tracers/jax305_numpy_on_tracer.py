@@ -14,6 +14,7 @@ from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.numpy_boundary import (
     ARRAY_KEYWORDS,
     LIST_THROUGH_NUMPY,
+    NUMPY_CONVERSION_ERRORS,
     READS_SHAPE_OR_DTYPE,
     TAKES_TRACED_ARRAY,
     TAKE_SEQUENCES,
@@ -50,7 +51,9 @@ class NumpyOnTracer(Rule):
         "that slice a traced array or hand it to its own method when their other arguments are static "
         "(`np.split(x, 3, axis=-1)`, `np.array_split`, `np.sum(x, axis=0)`, `np.reshape`, `np.swapaxes`, "
         "`np.flip`...: checked under `jax.jit` with jax 0.10.2), `jax.vmap(np.sum)` and `jax.grad(np.sum)` "
-        "(which call `x.sum()`), and NumPy outside traced functions."
+        "(which call `x.sum()`), NumPy outside traced functions, and NumPy in the body of a `try` whose "
+        "handler catches the error (`except TypeError:`, `except Exception:`, or the jax error by name: each "
+        "is a TypeError), a concrete-only check that jit skips on purpose."
     )
     verify = "`--verify` traces the function and expects `TracerArrayConversionError` at this line."
     fixable = True
@@ -71,6 +74,8 @@ class NumpyOnTracer(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._transformed(node)
+        if self.facts.catches(NUMPY_CONVERSION_ERRORS):
+            return  # `try: int(np.asarray(n)) ... except TypeError:`: the error is caught, the code goes on
         qualified = self.names.qualified(node.func)
         if qualified in LIST_THROUGH_NUMPY and node.args and isinstance(node.args[0].value, (cst.List, cst.Tuple)):
             found = _traced_within(self, node.args[0].value)
