@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
-from jaxlint.analysis.structures import joined, structure
+from jaxlint.analysis.structures import joined, structure, traced_tree
 from jaxlint.analysis.values import Kind, Value, built, join
 from jaxlint.model.transforms import MODULE_FIRST_BODIES
 
@@ -128,6 +128,14 @@ class Returned:
     items: tuple["Returned | None", ...] | None = None
     # The dtype kind of what it returns, from the arguments the calls seen give it (analysis/values.py).
     dtype: str | None = None
+    # The parameter whose argument it gives back as the caller passed it (`return grads` of a parameter it never
+    # rebinds): the caller's value itself, a Python list staying a list.
+    given: str | None = None
+    # Unpacked from a pytree of tracers on some path (`parts, total = carry`): as often a Python list as an array.
+    part: bool = False
+    # The containers every `return` gives, when they show them (analysis/structures.py): a list of two tracers
+    # stays a list of two for the caller.
+    shape: Value | None = None
 
     @classmethod
     def of(cls, function: str, params: tuple[str, ...], values: list[Value | None]) -> "Returned | None":
@@ -167,7 +175,14 @@ class Returned:
         kinds = {value.dtype for value in traced}
         dtype = kinds.pop() if len(kinds) == 1 and not container else None
         plain = None if container else Value(Kind.ARRAY, dtype=dtype)
-        return cls(function, own, closure, plain, container, dtype=dtype)
+        part = any(value.pytree_part for value in traced)
+        return cls(function, own, closure, plain, container, dtype=dtype, part=part, shape=_containers(traced))
+
+    def _traced(self, tracer: Tracer) -> Value:
+        """What a call gives when the result holds `tracer`: a tree of that structure, when every return shows one."""
+        if self.shape is not None:
+            return traced_tree(self.shape, tracer)
+        return Value(Kind.TRACED, tracer, container=self.container, dtype=self.dtype, pytree_part=self.part)
 
     @property
     def matters(self) -> bool:
@@ -177,18 +192,73 @@ class Returned:
 
     def result(self, given: dict[str, Value | None]) -> Value | None:
         """The value a call gives, `given` the values of the arguments by parameter name."""
+        if self.given is not None and self.given in given:
+            return given[self.given]
         if self.items is not None:
             return built("tuple", tuple(item.result(given) if item is not None else None for item in self.items))
         if self.closure is not None:
-            return Value(Kind.TRACED, self.closure, container=self.container, dtype=self.dtype)
+            return self._traced(self.closure)
         for param in self.params:
             value = given.get(param)
             if value is not None and value.kind is Kind.TRACED and value.tracer is not None:
-                tracer = replace(value.tracer, returned_by=self.function)
-                return Value(Kind.TRACED, tracer, container=self.container, dtype=self.dtype)
+                return self._traced(replace(value.tracer, returned_by=self.function))
         if self.params and not all((value := given.get(param)) is not None and value.is_array for param in self.params):
             return None  # the result follows arguments whose values are unknown
         return self.value
+
+
+def _given_back(
+    summary: Returned | None, name: str, function: cst.FunctionDef | cst.Lambda, forms: list[cst.BaseExpression | None]
+) -> Returned | None:
+    """The summary of a function whose every `return` gives a parameter it never rebinds (or a tuple holding one at
+    a position): that position gives back the caller's argument, whatever it is."""
+    if not forms:
+        return summary
+    params = set(parameter_names(function.params))
+    whole = {_parameter(expr, params) for expr in forms}
+    if len(whole) == 1 and None not in whole:
+        param = cast(str, whole.pop())
+        return replace(summary or Returned(name), given=param) if _unchanged(function, param) else summary
+    rows = [expr.elements for expr in forms if type(expr) is cst.Tuple]
+    if len(rows) < len(forms) or len({len(row) for row in rows}) != 1:
+        return summary
+    items = list((summary.items if summary is not None else None) or [None] * len(rows[0]))
+    found = False
+    for position, column in enumerate(zip(*rows)):
+        names = {_parameter(element.value, params) if type(element) is cst.Element else None for element in column}
+        kept = names.pop() if len(names) == 1 else None
+        if kept is not None and _unchanged(function, kept):
+            items[position] = replace(items[position] or Returned(name), given=kept)
+            found = True
+    return replace(summary or Returned(name), items=tuple(items)) if found else summary
+
+
+def _parameter(expr: cst.BaseExpression | None, params: set[str]) -> str | None:
+    return expr.value if type(expr) is cst.Name and expr.value in params else None
+
+
+def _unchanged(function: cst.FunctionDef | cst.Lambda, param: str) -> bool:
+    """Whether the body never rebinds the parameter: to its end it names what the caller passed."""
+    if type(function) is cst.FunctionDef and param in rebound_names(function.body):
+        return False
+    return param not in _walrus_targets(function.body)
+
+
+def _walrus_targets(node: cst.CSTNode) -> set[str]:
+    """The names `(name := value)` binds in a function's body (nested functions and classes have their own)."""
+    found = {node.target.value} if type(node) is cst.NamedExpr and type(node.target) is cst.Name else set()
+    for child in node.children:
+        if type(child) not in _FUNCTIONS and type(child) is not cst.ClassDef:
+            found |= _walrus_targets(child)
+    return found
+
+
+def _containers(values: list[Value]) -> Value | None:
+    """The tuple, list or dict structure every one of `values` shows (None: a leaf, or not shown by all)."""
+    shape = structure(values[0])
+    for value in values[1:]:
+        shape = joined(shape, structure(value))
+    return shape if shape is not None and shape.contents is not None else None
 
 
 def _tuple_items(values: list[Value]) -> list[tuple[Value | None, ...]] | None:
@@ -547,7 +617,9 @@ class ScopeRecorder:
         name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
         params = cast("cst.FunctionDef | cst.Lambda", function).params
         summary = Returned.of(name, Signature.of(params).all, self._returns.get(function, []))
-        return summary if summary is not None and summary.matters else None
+        summary = summary if summary is not None and summary.matters else None
+        forms = [expr for _, expr in self._return_forms.get(function, [])]
+        return _given_back(summary, name, cast("cst.FunctionDef | cst.Lambda", function), forms)
 
     def generator(self, function: cst.CSTNode) -> None:
         """`function` yields: calling it gives a generator, not what it returns."""
@@ -896,6 +968,7 @@ class ScopeRecorder:
                             call.caller,
                             value.container,
                             differentiated_by=value.tracer.differentiated_by,
+                            part=value.pytree_part,
                         )
         for node, shapes in facts.structures.items():
             refs = frozenset(param for param, shape in shapes.items() if shape is not None and shape.kind is Kind.REF)

@@ -1228,9 +1228,10 @@ class ValueTracker(Domain):
         entries = self._known.entries.get(node, [])
         if any(transform.name in CUSTOM_RULES for transform in transforms):
             # custom_jvp/custom_vjp trace nothing themselves, and differentiating a call gives the function (or its
-            # forward rule) the primal values: only a staged trace around the call makes its arguments tracers.
+            # forward rule) the primal values: only a staged trace around the call makes its arguments tracers, and
+            # no gradient around it differentiates its body (its own rule does).
             transforms = [transform for transform in transforms if transform.name not in CUSTOM_RULES]
-            passed = {param: tracer for param, tracer in passed.items() if tracer.staged}
+            passed = {param: replace(tracer, differentiated_by=()) for param, tracer in passed.items() if tracer.staged}
             entries = [entry for entry in entries if entry.via.staged]
         return traced_function(
             name,
@@ -1274,7 +1275,8 @@ class ValueTracker(Domain):
                 scalar = scalar or name in self._known.scalars.get(node, ())
                 given_array = name in self._known.arrays.get(node, ())
                 container = tracer.container and not annotated and not scalar and not given_array
-                listed = name in self._known.lists.get(node, ())  # a lax carry given a Python list
+                # a lax carry given a Python list, or a list by the transform's argument spec
+                listed = name in self._known.lists.get(node, ()) or name in function.lists or tracer.part
                 shape = self._known.structures.get(node, {}).get(name) if container else None
                 env[name] = (
                     traced_tree(shape, tracer)
