@@ -50,6 +50,9 @@ class RoundFacts:
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     refs: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters every call gives a ref
+    # The module makes mutable boxes (`jax.new_ref`, an nnx Variable): a pytree whose structure no call shows may
+    # hold one, which item assignment writes in place.
+    makes_refs: bool = False
     # Key parameters consumed, by function (None: module level).
     consumes: dict[cst.CSTNode | None, frozenset[str]] = field(default_factory=dict)
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
@@ -93,7 +96,18 @@ class RoundFacts:
 
 # The facts that decide which scopes are traced, and what keys do; and the refs parameters get, read for every
 # function (a ref stays a ref outside a trace too, whatever the parameter's annotation says).
-_FLOW_FIELDS = ("applied", "passed", "entries", "host", "kernels", "refs", "consumes", "consuming", "key_params")
+_FLOW_FIELDS = (
+    "applied",
+    "passed",
+    "entries",
+    "host",
+    "kernels",
+    "refs",
+    "makes_refs",
+    "consumes",
+    "consuming",
+    "key_params",
+)
 # The facts about the parameters of a function, read when it is traced.
 _PARAMETER_FIELDS = ("scalars", "lists", "arrays", "classes", "dtypes", "structures")
 
@@ -449,6 +463,7 @@ class ScopeRecorder:
         self._generators: set[cst.CSTNode] = set()
         self._callable: list[tuple[Chain, cst.Call, cst.BaseExpression]] = []
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
+        self._makes_refs = False
         self._known = RoundFacts()  # read only while `_news` is set (watch())
         self._news: Callable[[], None] | None = None
         self._traced: Set[cst.CSTNode] = set()  # the functions this round traced so far (watch())
@@ -675,6 +690,12 @@ class ScopeRecorder:
 
     def kernel(self, chain: Chain, target: cst.BaseExpression) -> None:
         self._kernels.append((chain, target))
+
+    def ref_made(self) -> None:
+        """The module calls a ref factory."""
+        self._makes_refs = True
+        if self._news is not None and not self._known.makes_refs:
+            self._announce()
 
     def key_consumed(self, function: cst.CSTNode, param: str) -> None:
         """`function` consumes its key parameter `param` itself."""
@@ -915,6 +936,7 @@ class ScopeRecorder:
             node, _ = self._resolve(chain, target)
             if node is not None:
                 facts.kernels.add(node)
+        facts.makes_refs = self._makes_refs
         self._return_summaries(facts)
         self._attribute_summaries(facts)
         self._container_returns(facts)

@@ -79,7 +79,7 @@ from jaxlint.analysis.values import (
     unknown_contents,
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
-from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES
+from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES, REF_FACTORIES
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import (
     CONCRETE_CONTEXTS,
@@ -875,6 +875,8 @@ class ValueTracker(Domain):
                     self.uses.add(applied_to)  # `jax.grad(losses.loss_fn)`: what it returns matters
                 self._apply_into_project(self.context, chain, target, transform)
         func = node.func
+        if self.names.qualified(func) in REF_FACTORIES:
+            self.recorder.ref_made()
         if type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             self._receiver(func)  # `obj.m(...)`: the recorder resolves it through the class `obj` holds an instance of
             self.recorder.callable_call(chain, node)  # `f(...)`, `self.m(...)`, `Cls.m(...)`, `obj.m(...)`
