@@ -464,6 +464,7 @@ class ScopeRecorder:
         self._callable: list[tuple[Chain, cst.Call, cst.BaseExpression]] = []
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
         self._makes_refs = False
+        self._redefined: set[tuple[int, str]] = set()  # (id of a scope, name) that the scope defines more than once
         self._known = RoundFacts()  # read only while `_news` is set (watch())
         self._news: Callable[[], None] | None = None
         self._traced: Set[cst.CSTNode] = set()  # the functions this round traced so far (watch())
@@ -491,8 +492,11 @@ class ScopeRecorder:
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef, plain: bool = False) -> None:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`; a `plain`
         class (callees.plain_class) has its methods called through it too (`Cls.m(...)`)."""
-        self._defs[(id(scope), function.name.value)] = function
-        self._aliased_last.discard((id(scope), function.name.value))
+        key = (id(scope), function.name.value)
+        if key in self._defs:
+            self._redefined.add(key)
+        self._defs[key] = function
+        self._aliased_last.discard(key)
         if plain:
             self._plain.add(id(function))
 
@@ -875,6 +879,21 @@ class ScopeRecorder:
             return None, 0
         return found, method_bound(found, through_instance)
 
+    def _redefined_around(self, call: _Call) -> bool:
+        """A traced call of a name that a scope around the caller defines more than once: which def runs depends on
+        when the caller does (`def solve` replaced by another `def solve` between two transforms), so what the call
+        gives belongs to neither for sure."""
+        if type(call.func) is not cst.Name or call.via is None:
+            return False
+        name = call.func.value
+        for level, scope in enumerate(reversed(call.chain)):
+            if type(scope) is cst.ClassDef and level > 0:
+                continue  # a class body's names are not visible from its functions
+            key = (id(scope), name)
+            if key in self._defs or name in self._bound.get(id(scope), ()):
+                return level > 0 and key in self._redefined
+        return False
+
     def _named(self, chain: Chain, expr: cst.Name, depth: int) -> tuple[cst.CSTNode | None, int]:
         """The def, class or lambda a name is bound to where `chain` ends, and its bound parameters."""
         for level, scope in enumerate(reversed(chain)):
@@ -944,7 +963,7 @@ class ScopeRecorder:
         traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, Fixed]]] = {}
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
-            if node is None or node in facts.host:
+            if node is None or node in facts.host or self._redefined_around(call):
                 continue
             if call.via is not None and type(node) is cst.FunctionDef:
                 traced_calls.setdefault(node, []).append(_none_at(node, bound, call))
