@@ -204,12 +204,14 @@ class Returned:
         function returning only static values gives what an unknown call gives: rules stay silent."""
         return bool(self.params or self.closure) or (self.value is not None and self.value.kind is not Kind.STATIC)
 
-    def result(self, given: dict[str, Value | None]) -> Value | None:
-        """The value a call gives, `given` the values of the arguments by parameter name."""
-        if self.given is not None and self.given in given:
+    def result(self, given: dict[str, Value | None], as_given: bool = True) -> Value | None:
+        """The value a call gives, `given` the values of the arguments by parameter name (`as_given`: a parameter
+        returned unchanged gives back its argument; not through a decorator or a transform)."""
+        if as_given and self.given is not None and self.given in given:
             return given[self.given]
         if self.items is not None:
-            return built("tuple", tuple(item.result(given) if item is not None else None for item in self.items))
+            items = tuple(item.result(given, as_given) if item is not None else None for item in self.items)
+            return built("tuple", items)
         if self.closure is not None:
             return self._traced(self.closure)
         for param in self.params:

@@ -147,7 +147,7 @@ def _join_envs(a: Env, b: Env) -> Env:
 
 
 # A callee as a call sees it: its parameters after those bound, its summary, the last parameter bound (`self`).
-_Callee = tuple[tuple[str, ...], "Returned | None", "str | None"]
+_Callee = tuple[tuple[str, ...], "Returned | None", "str | None", bool]
 
 
 class _NoCallee(enum.Enum):
@@ -453,7 +453,7 @@ class ValueTracker(Domain):
             # (A summary a later round learns for it, of a function walked after this point, needs that round.)
             self.asked.setdefault(call, None)
             return self._imported_return(call, arguments) or self._instance(call, arguments=arguments)
-        positional, summary, bound_first = callee
+        positional, summary, bound_first, wrapped = callee
         self.asked[call] = summary
         if summary is None:
             return None
@@ -463,11 +463,12 @@ class ValueTracker(Domain):
         receiver = self._traced_receiver(call.func) if bound_first is not None else None
         if receiver is not None:
             given[cast(str, bound_first)] = receiver  # `state.method()`: `self` holds the tracers
-        return summary.result(given)
+        return summary.result(given, as_given=not wrapped)
 
     def _callee(self, call: cst.Call) -> _Callee | _NoCallee:
-        """The positional parameters after those bound, the summary of the module's function a call calls, and
-        the last parameter bound (`self` of a method called through an instance)."""
+        """The positional parameters after those bound, the summary of the module's function a call calls, the
+        last parameter bound (`self` of a method called through an instance), and whether the function is decorated
+        or transformed (`jax.jit(f)(x)` gives arrays back, not the argument itself)."""
         self._receiver(call.func)
         func = call.args[0].value if self.names.qualified(call.func) in TREE_MAPS and call.args else call.func
         now = self.recorder.summary_now(tuple(self._chain), call, func)
@@ -480,7 +481,11 @@ class ValueTracker(Domain):
             return _NO_CALLEE
         # (a callee is a def or a lambda)
         positional = Signature.of(cast("cst.FunctionDef | cst.Lambda", function).params).positional
-        return positional[bound:], summary, positional[bound - 1] if 0 < bound <= len(positional) else None
+        wrapped = bool(self._known.applied.get(function)) or any(
+            not (type(d.decorator) is cst.Name and d.decorator.value in ("staticmethod", "classmethod"))
+            for d in getattr(function, "decorators", ())
+        )
+        return positional[bound:], summary, positional[bound - 1] if 0 < bound <= len(positional) else None, wrapped
 
     def _imported_return(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
         """What a call of another module's function (or method) gives, from that module's interface."""
