@@ -20,6 +20,7 @@ from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.structures import joined, structure, traced_tree
 from jaxlint.analysis.values import Kind, Value, built, join
+from jaxlint.traversal import children
 from jaxlint.model.transforms import MODULE_FIRST_BODIES
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
@@ -117,6 +118,7 @@ def _of(facts: dict, functions: Set[cst.CSTNode]) -> dict:
 
 
 _FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
+_NOT_THIS_SCOPE = _FUNCTIONS | {cst.ClassDef}
 
 
 def outside_functions(chain: Chain) -> bool:
@@ -260,12 +262,15 @@ def _unchanged(function: cst.FunctionDef | cst.Lambda, param: str) -> bool:
     return param not in _walrus_targets(function.body)
 
 
-def _walrus_targets(node: cst.CSTNode) -> set[str]:
+def _walrus_targets(body: cst.CSTNode) -> set[str]:
     """The names `(name := value)` binds in a function's body (nested functions and classes have their own)."""
-    found = {node.target.value} if type(node) is cst.NamedExpr and type(node.target) is cst.Name else set()
-    for child in node.children:
-        if type(child) not in _FUNCTIONS and type(child) is not cst.ClassDef:
-            found |= _walrus_targets(child)
+    found: set[str] = set()
+    pending = [body]
+    while pending:
+        node = pending.pop()
+        if type(node) is cst.NamedExpr and type(node.target) is cst.Name:
+            found.add(node.target.value)
+        pending.extend(child for child in children(node) if type(child) not in _NOT_THIS_SCOPE)
     return found
 
 
