@@ -19,9 +19,10 @@ import libcst as cst
 from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call, tests_before_rebinding
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
-from jaxlint.analysis.structures import joined, structure
+from jaxlint.analysis.structures import joined, structure, traced_tree
 from jaxlint.analysis.values import Kind, Value, built, join
 from jaxlint.analysis.wrapped_calls import Key, Nones, WrappedCalls, only_called
+from jaxlint.traversal import children
 from jaxlint.model.transforms import MODULE_FIRST_BODIES
 
 Chain = tuple[cst.CSTNode, ...]  # the enclosing module, classes, functions and lambdas
@@ -53,6 +54,9 @@ class RoundFacts:
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     refs: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters every call gives a ref
+    # The module makes mutable boxes (`jax.new_ref`, an nnx Variable): a pytree whose structure no call shows may
+    # hold one, which item assignment writes in place.
+    makes_refs: bool = False
     # Key parameters consumed, by function (None: module level).
     consumes: dict[cst.CSTNode | None, frozenset[str]] = field(default_factory=dict)
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
@@ -100,7 +104,18 @@ class RoundFacts:
 
 # The facts that decide which scopes are traced, and what keys do; and the refs parameters get, read for every
 # function (a ref stays a ref outside a trace too, whatever the parameter's annotation says).
-_FLOW_FIELDS = ("applied", "passed", "entries", "host", "kernels", "refs", "consumes", "consuming", "key_params")
+_FLOW_FIELDS = (
+    "applied",
+    "passed",
+    "entries",
+    "host",
+    "kernels",
+    "refs",
+    "makes_refs",
+    "consumes",
+    "consuming",
+    "key_params",
+)
 # The facts about the parameters of a function, read when it is traced.
 _PARAMETER_FIELDS = ("scalars", "lists", "arrays", "classes", "dtypes", "structures")
 
@@ -110,6 +125,7 @@ def _of(facts: dict, functions: Set[cst.CSTNode]) -> dict:
 
 
 _FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
+_NOT_THIS_SCOPE = _FUNCTIONS | {cst.ClassDef}
 
 
 def outside_functions(chain: Chain) -> bool:
@@ -135,6 +151,14 @@ class Returned:
     items: tuple["Returned | None", ...] | None = None
     # The dtype kind of what it returns, from the arguments the calls seen give it (analysis/values.py).
     dtype: str | None = None
+    # The parameter whose argument it gives back as the caller passed it (`return grads` of a parameter it never
+    # rebinds): the caller's value itself, a Python list staying a list.
+    given: str | None = None
+    # Unpacked from a pytree of tracers on some path (`parts, total = carry`): as often a Python list as an array.
+    part: bool = False
+    # The containers every `return` gives, when they show them (analysis/structures.py): a list of two tracers
+    # stays a list of two for the caller.
+    shape: Value | None = None
 
     @classmethod
     def of(cls, function: str, params: tuple[str, ...], values: list[Value | None]) -> "Returned | None":
@@ -174,7 +198,14 @@ class Returned:
         kinds = {value.dtype for value in traced}
         dtype = kinds.pop() if len(kinds) == 1 and not container else None
         plain = None if container else Value(Kind.ARRAY, dtype=dtype)
-        return cls(function, own, closure, plain, container, dtype=dtype)
+        part = any(value.pytree_part for value in traced)
+        return cls(function, own, closure, plain, container, dtype=dtype, part=part, shape=_containers(traced))
+
+    def _traced(self, tracer: Tracer) -> Value:
+        """What a call gives when the result holds `tracer`: a tree of that structure, when every return shows one."""
+        if self.shape is not None:
+            return traced_tree(self.shape, tracer)
+        return Value(Kind.TRACED, tracer, container=self.container, dtype=self.dtype, pytree_part=self.part)
 
     @property
     def matters(self) -> bool:
@@ -182,20 +213,80 @@ class Returned:
         function returning only static values gives what an unknown call gives: rules stay silent."""
         return bool(self.params or self.closure) or (self.value is not None and self.value.kind is not Kind.STATIC)
 
-    def result(self, given: dict[str, Value | None]) -> Value | None:
-        """The value a call gives, `given` the values of the arguments by parameter name."""
+    def result(self, given: dict[str, Value | None], as_given: bool = True) -> Value | None:
+        """The value a call gives, `given` the values of the arguments by parameter name (`as_given`: a parameter
+        returned unchanged gives back its argument; not through a decorator or a transform)."""
+        if as_given and self.given is not None and self.given in given:
+            return given[self.given]
         if self.items is not None:
-            return built("tuple", tuple(item.result(given) if item is not None else None for item in self.items))
+            items = tuple(item.result(given, as_given) if item is not None else None for item in self.items)
+            return built("tuple", items)
         if self.closure is not None:
-            return Value(Kind.TRACED, self.closure, container=self.container, dtype=self.dtype)
+            return self._traced(self.closure)
         for param in self.params:
             value = given.get(param)
             if value is not None and value.kind is Kind.TRACED and value.tracer is not None:
-                tracer = replace(value.tracer, returned_by=self.function)
-                return Value(Kind.TRACED, tracer, container=self.container, dtype=self.dtype)
+                return self._traced(replace(value.tracer, returned_by=self.function))
         if self.params and not all((value := given.get(param)) is not None and value.is_array for param in self.params):
             return None  # the result follows arguments whose values are unknown
         return self.value
+
+
+def _given_back(
+    summary: Returned | None, name: str, function: cst.FunctionDef | cst.Lambda, forms: list[cst.BaseExpression | None]
+) -> Returned | None:
+    """The summary of a function whose every `return` gives a parameter it never rebinds (or a tuple holding one at
+    a position): that position gives back the caller's argument, whatever it is."""
+    if not forms:
+        return summary
+    params = set(parameter_names(function.params))
+    whole = {_parameter(expr, params) for expr in forms}
+    if len(whole) == 1 and None not in whole:
+        param = cast(str, whole.pop())
+        return replace(summary or Returned(name), given=param) if _unchanged(function, param) else summary
+    rows = [expr.elements for expr in forms if type(expr) is cst.Tuple]
+    if len(rows) < len(forms) or len({len(row) for row in rows}) != 1:
+        return summary
+    items = list((summary.items if summary is not None else None) or [None] * len(rows[0]))
+    found = False
+    for position, column in enumerate(zip(*rows)):
+        names = {_parameter(element.value, params) if type(element) is cst.Element else None for element in column}
+        kept = names.pop() if len(names) == 1 else None
+        if kept is not None and _unchanged(function, kept):
+            items[position] = replace(items[position] or Returned(name), given=kept)
+            found = True
+    return replace(summary or Returned(name), items=tuple(items)) if found else summary
+
+
+def _parameter(expr: cst.BaseExpression | None, params: set[str]) -> str | None:
+    return expr.value if type(expr) is cst.Name and expr.value in params else None
+
+
+def _unchanged(function: cst.FunctionDef | cst.Lambda, param: str) -> bool:
+    """Whether the body never rebinds the parameter: to its end it names what the caller passed."""
+    if type(function) is cst.FunctionDef and param in rebound_names(function.body):
+        return False
+    return param not in _walrus_targets(function.body)
+
+
+def _walrus_targets(body: cst.CSTNode) -> set[str]:
+    """The names `(name := value)` binds in a function's body (nested functions and classes have their own)."""
+    found: set[str] = set()
+    pending = [body]
+    while pending:
+        node = pending.pop()
+        if type(node) is cst.NamedExpr and type(node.target) is cst.Name:
+            found.add(node.target.value)
+        pending.extend(child for child in children(node) if type(child) not in _NOT_THIS_SCOPE)
+    return found
+
+
+def _containers(values: list[Value]) -> Value | None:
+    """The tuple, list or dict structure every one of `values` shows (None: a leaf, or not shown by all)."""
+    shape = structure(values[0])
+    for value in values[1:]:
+        shape = joined(shape, structure(value))
+    return shape if shape is not None and shape.contents is not None else None
 
 
 def _tuple_items(values: list[Value]) -> list[tuple[Value | None, ...]] | None:
@@ -388,6 +479,8 @@ class ScopeRecorder:
         self._generators: set[cst.CSTNode] = set()
         self._callable: list[tuple[Chain, cst.Call, cst.BaseExpression]] = []
         self._return_forms: dict[cst.CSTNode, list[tuple[Chain, cst.BaseExpression | None]]] = {}
+        self._makes_refs = False
+        self._redefined: set[tuple[int, str]] = set()  # (id of a scope, name) that the scope defines more than once
         self._known = RoundFacts()  # read only while `_news` is set (watch())
         self._news: Callable[[], None] | None = None
         self._traced: Set[cst.CSTNode] = set()  # the functions this round traced so far (watch())
@@ -415,8 +508,11 @@ class ScopeRecorder:
     def define(self, scope: cst.CSTNode, function: cst.FunctionDef | cst.ClassDef, plain: bool = False) -> None:
         """A def, or a class: calling a class runs its `__init__` with the new instance as `self`; a `plain`
         class (callees.plain_class) has its methods called through it too (`Cls.m(...)`)."""
-        self._defs[(id(scope), function.name.value)] = function
-        self._aliased_last.discard((id(scope), function.name.value))
+        key = (id(scope), function.name.value)
+        if key in self._defs:
+            self._redefined.add(key)
+        self._defs[key] = function
+        self._aliased_last.discard(key)
         if plain:
             self._plain.add(id(function))
 
@@ -557,7 +653,9 @@ class ScopeRecorder:
         name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
         params = cast("cst.FunctionDef | cst.Lambda", function).params
         summary = Returned.of(name, Signature.of(params).all, self._returns.get(function, []))
-        return summary if summary is not None and summary.matters else None
+        summary = summary if summary is not None and summary.matters else None
+        forms = [expr for _, expr in self._return_forms.get(function, [])]
+        return _given_back(summary, name, cast("cst.FunctionDef | cst.Lambda", function), forms)
 
     def generator(self, function: cst.CSTNode) -> None:
         """`function` yields: calling it gives a generator, not what it returns."""
@@ -613,6 +711,12 @@ class ScopeRecorder:
 
     def kernel(self, chain: Chain, target: cst.BaseExpression) -> None:
         self._kernels.append((chain, target))
+
+    def ref_made(self) -> None:
+        """The module calls a ref factory."""
+        self._makes_refs = True
+        if self._news is not None and not self._known.makes_refs:
+            self._announce()
 
     def key_consumed(self, function: cst.CSTNode, param: str) -> None:
         """`function` consumes its key parameter `param` itself."""
@@ -792,6 +896,21 @@ class ScopeRecorder:
             return None, 0
         return found, method_bound(found, through_instance)
 
+    def _redefined_around(self, call: _Call) -> bool:
+        """A traced call of a name that a scope around the caller defines more than once: which def runs depends on
+        when the caller does (`def solve` replaced by another `def solve` between two transforms), so what the call
+        gives belongs to neither for sure."""
+        if type(call.func) is not cst.Name or call.via is None:
+            return False
+        name = call.func.value
+        for level, scope in enumerate(reversed(call.chain)):
+            if type(scope) is cst.ClassDef and level > 0:
+                continue  # a class body's names are not visible from its functions
+            key = (id(scope), name)
+            if key in self._defs or name in self._bound.get(id(scope), ()):
+                return level > 0 and key in self._redefined
+        return False
+
     def _named(self, chain: Chain, expr: cst.Name, depth: int) -> tuple[cst.CSTNode | None, int]:
         """The def, class or lambda a name is bound to where `chain` ends, and its bound parameters."""
         for level, scope in enumerate(reversed(chain)):
@@ -903,6 +1022,7 @@ class ScopeRecorder:
             node, _ = self._resolve(chain, target)
             if node is not None:
                 facts.kernels.add(node)
+        facts.makes_refs = self._makes_refs
         self._return_summaries(facts)
         self._attribute_summaries(facts)
         self._container_returns(facts)
@@ -910,7 +1030,7 @@ class ScopeRecorder:
         traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, Fixed]]] = {}
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
-            if node is None or node in facts.host:
+            if node is None or node in facts.host or self._redefined_around(call):
                 continue
             if call.via is not None and type(node) is cst.FunctionDef:
                 traced_calls.setdefault(node, []).append(_none_at(node, bound, call))
@@ -958,6 +1078,7 @@ class ScopeRecorder:
                             call.caller,
                             value.container,
                             differentiated_by=value.tracer.differentiated_by,
+                            part=value.pytree_part,
                         )
         for node, shapes in facts.structures.items():
             refs = frozenset(param for param, shape in shapes.items() if shape is not None and shape.kind is Kind.REF)

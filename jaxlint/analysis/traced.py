@@ -101,6 +101,7 @@ class Tracer:
     # Not a parameter: an array the trace computed (`jnp.arange(3).sum()` under jit), `param` empty.
     computed: bool = False
     path: str = ""  # a field of the parameter's pytree (`.done` of `state`), reached by attributes
+    part: bool = False  # for a helper's parameter: given a part unpacked from a pytree (as often a list as an array)
 
     def field(self, name: str) -> "Tracer":
         """The tracer of a field of this pytree: `state.done` of `state`."""
@@ -203,6 +204,7 @@ class TracedFunction:
     staged: bool
     transforms: tuple[AppliedTransform, ...] = ()  # applied to it directly
     entries: tuple[TracedCaller, ...] = ()  # calls into it from traced scopes
+    lists: frozenset[str] = frozenset()  # parameters a transform's literal argument spec shows to be Python lists
 
     @property
     def trace(self) -> AppliedTransform | None:
@@ -577,6 +579,23 @@ def _unspecified(specs: cst.BaseExpression | None, signature: Signature) -> set[
     }
 
 
+def _listed(transform: AppliedTransform, signature: Signature) -> set[str]:
+    """The parameters whose entry in a literal argument prefix (`in_specs=([P(), P()], P())`, `in_axes=([0] * n,)`)
+    is a list display: jax matches it as a pytree prefix, so only a Python list argument gets through."""
+    spec = TRANSFORMS.get(transform.name)
+    option = transform.keywords.get(spec.argument_prefix) if spec is not None and spec.argument_prefix else None
+    if type(option) is not cst.Tuple or len(option.elements) != len(signature.positional):
+        return set()
+    return {name for name, element in zip(signature.positional, option.elements) if _list_display(element.value)}
+
+
+def _list_display(expr: cst.BaseExpression) -> bool:
+    """`[a, b]`, or `[a] * n`: a list."""
+    if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Multiply:
+        expr = expr.left
+    return type(expr) is cst.List
+
+
 def _mapped(
     in_axes: cst.BaseExpression | None, signature: Signature, traced_axes: tuple[str, ...], names: Names
 ) -> set[str]:
@@ -632,7 +651,9 @@ def traced_function(
     traced: dict[str, Tracer] = {}
     static: set[str] = set()
     gradients: dict[str, tuple[str, ...]] = {}
+    lists: set[str] = set()
     for transform in transforms:
+        lists |= _listed(transform, signature.after(transform))
         try:
             more_traced, more_static = _traced_and_static(
                 transform, signature.after(transform), names, table, given, arrays, pytrees
@@ -657,4 +678,6 @@ def traced_function(
         or any(t.staged for t in passed.values())
         or any(e.via.staged for e in entries)
     )
-    return TracedFunction(name, traced, frozenset(static - set(traced)), staged, tuple(transforms), tuple(entries))
+    return TracedFunction(
+        name, traced, frozenset(static - set(traced)), staged, tuple(transforms), tuple(entries), frozenset(lists)
+    )

@@ -79,7 +79,7 @@ from jaxlint.analysis.values import (
     unknown_contents,
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
-from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES
+from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES, REF_FACTORIES
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import (
     CONCRETE_CONTEXTS,
@@ -147,7 +147,7 @@ def _join_envs(a: Env, b: Env) -> Env:
 
 
 # A callee as a call sees it: its parameters after those bound, its summary, the last parameter bound (`self`).
-_Callee = tuple[tuple[str, ...], "Returned | None", "str | None"]
+_Callee = tuple[tuple[str, ...], "Returned | None", "str | None", bool]
 
 
 class _NoCallee(enum.Enum):
@@ -454,7 +454,7 @@ class ValueTracker(Domain):
             # (A summary a later round learns for it, of a function walked after this point, needs that round.)
             self.asked.setdefault(call, None)
             return self._imported_return(call, arguments) or self._instance(call, arguments=arguments)
-        positional, summary, bound_first = callee
+        positional, summary, bound_first, wrapped = callee
         self.asked[call] = summary
         if summary is None:
             return None
@@ -464,11 +464,12 @@ class ValueTracker(Domain):
         receiver = self._traced_receiver(call.func) if bound_first is not None else None
         if receiver is not None:
             given[cast(str, bound_first)] = receiver  # `state.method()`: `self` holds the tracers
-        return summary.result(given)
+        return summary.result(given, as_given=not wrapped)
 
     def _callee(self, call: cst.Call) -> _Callee | _NoCallee:
-        """The positional parameters after those bound, the summary of the module's function a call calls, and
-        the last parameter bound (`self` of a method called through an instance)."""
+        """The positional parameters after those bound, the summary of the module's function a call calls, the
+        last parameter bound (`self` of a method called through an instance), and whether the function is decorated
+        or transformed (`jax.jit(f)(x)` gives arrays back, not the argument itself)."""
         self._receiver(call.func)
         func = call.args[0].value if self.names.qualified(call.func) in TREE_MAPS and call.args else call.func
         now = self.recorder.summary_now(tuple(self._chain), call, func)
@@ -481,7 +482,11 @@ class ValueTracker(Domain):
             return _NO_CALLEE
         # (a callee is a def or a lambda)
         positional = Signature.of(cast("cst.FunctionDef | cst.Lambda", function).params).positional
-        return positional[bound:], summary, positional[bound - 1] if 0 < bound <= len(positional) else None
+        wrapped = bool(self._known.applied.get(function)) or any(
+            not (type(d.decorator) is cst.Name and d.decorator.value in ("staticmethod", "classmethod"))
+            for d in getattr(function, "decorators", ())
+        )
+        return positional[bound:], summary, positional[bound - 1] if 0 < bound <= len(positional) else None, wrapped
 
     def _imported_return(self, call: cst.Call, arguments: list[Value | None]) -> Value | None:
         """What a call of another module's function (or method) gives, from that module's interface."""
@@ -884,6 +889,8 @@ class ValueTracker(Domain):
                     self.uses.add(applied_to)  # `jax.grad(losses.loss_fn)`: what it returns matters
                 self._apply_into_project(self.context, chain, target, transform)
         func = node.func
+        if self.names.qualified(func) in REF_FACTORIES:
+            self.recorder.ref_made()
         if type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             self._receiver(func)  # `obj.m(...)`: the recorder resolves it through the class `obj` holds an instance of
             self.recorder.callable_call(chain, node)  # `f(...)`, `self.m(...)`, `Cls.m(...)`, `obj.m(...)`
@@ -1249,9 +1256,10 @@ class ValueTracker(Domain):
         entries = self._known.entries.get(node, [])
         if any(transform.name in CUSTOM_RULES for transform in transforms):
             # custom_jvp/custom_vjp trace nothing themselves, and differentiating a call gives the function (or its
-            # forward rule) the primal values: only a staged trace around the call makes its arguments tracers.
+            # forward rule) the primal values: only a staged trace around the call makes its arguments tracers, and
+            # no gradient around it differentiates its body (its own rule does).
             transforms = [transform for transform in transforms if transform.name not in CUSTOM_RULES]
-            passed = {param: tracer for param, tracer in passed.items() if tracer.staged}
+            passed = {param: replace(tracer, differentiated_by=()) for param, tracer in passed.items() if tracer.staged}
             entries = [entry for entry in entries if entry.via.staged]
         return traced_function(
             name,
@@ -1295,7 +1303,8 @@ class ValueTracker(Domain):
                 scalar = scalar or name in self._known.scalars.get(node, ())
                 given_array = name in self._known.arrays.get(node, ())
                 container = tracer.container and not annotated and not scalar and not given_array
-                listed = name in self._known.lists.get(node, ())  # given a Python list, tuple or dict
+                # given a Python list, tuple or dict (a lax carry too), or a list by the transform's argument spec
+                listed = name in self._known.lists.get(node, ()) or name in function.lists or tracer.part
                 shape = self._known.structures.get(node, {}).get(name) if container else None
                 env[name] = (
                     traced_tree(shape, tracer)

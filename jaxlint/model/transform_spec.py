@@ -64,6 +64,9 @@ class TransformSpec:
     # The option whose `None` entries leave an argument untraced (shard_map's `in_specs`: static; a vmap's
     # `in_axes`: unmapped, the array given).
     none_spec_static: Optional[str] = None
+    # The option jax reads as a pytree prefix of the arguments (shard_map's `in_specs`, vmap's `in_axes`): a list
+    # there, entry by entry, can only match a list argument (any other argument raises a pytree structure error).
+    argument_prefix: Optional[str] = None
     traced_axes: tuple[str, ...] = ()  # names that, in a MAP transform's `in_axes`, mark a traced parameter
     runs_as_given: bool = False  # called outside a trace, runs the function on its arguments as given
     # Inside, a `jnp`/`lax` result computed from static values stays a concrete array (vmap); under the

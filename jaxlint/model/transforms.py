@@ -32,6 +32,7 @@ _SHARD_MAP = TransformSpec(
     staged=True,
     positional_options=("mesh", "in_specs", "out_specs"),
     none_spec_static="in_specs",
+    argument_prefix="in_specs",
     eager_outside_trace=True,
 )
 _GRAD_ERROR = "grad requires real- or complex-valued inputs"
@@ -71,7 +72,12 @@ TRANSFORMS: dict[str, TransformSpec] = {
     # It traces its function with abstract values, from the primals' shapes alone.
     "jax.linear_transpose": TransformSpec(PRIMALS, staged=True, reverse_mode=True, called_with_arguments=True),
     "jax.vmap": TransformSpec(
-        MAP, staged=True, positional_options=("in_axes", "out_axes"), per_example=True, concrete_constants=True
+        MAP,
+        staged=True,
+        positional_options=("in_axes", "out_axes"),
+        per_example=True,
+        concrete_constants=True,
+        argument_prefix="in_axes",
     ),
     "jax.pmap": TransformSpec(
         MAP,

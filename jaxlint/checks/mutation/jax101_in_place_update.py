@@ -43,7 +43,8 @@ class InPlaceUpdate(Rule):
         "to a NumPy array). Parameters of `grad` that are not differentiated (not in `argnums`) and "
         "`vmap` parameters mapped with `in_axes=None` are not tracers and are not flagged. The parameters "
         "of a Pallas kernel (given to `pallas_call`, `run_scoped` or `core_map`) are mutable refs, whatever "
-        "their annotations: `o_ref[...] = v` is how a kernel stores. A part unpacked from a pytree of "
+        "their annotations: `o_ref[...] = v` is how a kernel stores. In a module that makes refs (`jax.new_ref`), a "
+        "traced parameter (or a part of one) whose structure no call shows: jit takes refs as arguments. A part unpacked from a pytree of "
         "tracers (`parts, total = carry` in a `lax.scan` body) is as often a Python list, where "
         "`parts[0] = v` is ordinary Python. An update in a `try` whose handler catches `TypeError` (a "
         "tutorial showing the error: `try: x[0] = 1 except TypeError: traceback.print_exc()`)."
@@ -82,7 +83,7 @@ class InPlaceUpdate(Rule):
         statement: cst.CSTNode | None = None,
     ) -> None:
         held = self.facts.value_of(target.value)
-        if not held.is_array or self.facts.catches(IN_PLACE_UPDATE_ERRORS):
+        if not held.is_array or self.facts.catches(IN_PLACE_UPDATE_ERRORS) or self.facts.may_hold_ref(held):
             return
         if held.container and not _array_index(target.slice, self.facts.value_of):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
