@@ -304,10 +304,12 @@ class Context:
         """The functions a call transforms (`jax.jit(f)`, `lax.scan(body, ...)`), each with its transform."""
         return applied_transforms(call, self.names, self._tracker.transforms)
 
-    def may_hold_ref(self, value: Value) -> bool:
-        """A pytree of tracers whose structure no call shows (a traced parameter, a part unpacked from one) in a
-        module that makes refs: jit and the other transforms take `jax.Ref` leaves, so it may be one."""
-        return (value.container or value.pytree_part) and self._tracker.known.makes_refs
+    @property
+    def makes_refs(self) -> bool:
+        """Whether the module makes mutable boxes (`jax.new_ref`, an nnx Variable), which jit and the other
+        transforms take as leaves: then a pytree of tracers whose structure no call shows may hold one. Known
+        at `leave_Module`."""
+        return self._tracker.recorder.makes_refs
 
     def catches(self, errors: frozenset[str]) -> bool:
         """Whether this point is in the body of a `try` (of the function around) whose handlers name one of

@@ -412,6 +412,7 @@ class KeyFlow(Domain):
         # domain and again by the rules.
         self._drawn: dict[int, tuple[cst.BaseExpression, str] | None] = {}
         self._closed_draws: dict[int, set[str]] = {}  # of each module-level def: the names it draws from, unbound
+        self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
 
     @property
     def state(self) -> KeyState:
@@ -498,8 +499,12 @@ class KeyFlow(Domain):
             drawn = _drawn_unchanged(function.body, self._tracker.names) - set(parameter_names(function.params))
             self._closed_draws[id(function)] = drawn
         drawn, here = self._closed_draws[id(function)], self._functions[-1]
+        if not drawn:
+            return drawn
         if type(here) is cst.FunctionDef:
-            return drawn - rebound_names(here.body) - set(parameter_names(here.params))
+            if id(here) not in self._bound_here:  # (asked at every call of its body: found once)
+                self._bound_here[id(here)] = rebound_names(here.body) | set(parameter_names(here.params))
+            return drawn - self._bound_here[id(here)]
         return drawn if here is None else set()
 
     def _branch_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:

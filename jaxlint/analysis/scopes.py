@@ -54,9 +54,6 @@ class RoundFacts:
     host: set[cst.CSTNode] = field(default_factory=set)  # host callbacks: concrete values, not traced
     kernels: set[cst.CSTNode] = field(default_factory=set)  # Pallas kernels: their parameters are refs
     refs: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters every call gives a ref
-    # The module makes mutable boxes (`jax.new_ref`, an nnx Variable): a pytree whose structure no call shows may
-    # hold one, which item assignment writes in place.
-    makes_refs: bool = False
     # Key parameters consumed, by function (None: module level).
     consumes: dict[cst.CSTNode | None, frozenset[str]] = field(default_factory=dict)
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
@@ -111,7 +108,6 @@ _FLOW_FIELDS = (
     "host",
     "kernels",
     "refs",
-    "makes_refs",
     "consumes",
     "consuming",
     "key_params",
@@ -715,8 +711,12 @@ class ScopeRecorder:
     def ref_made(self) -> None:
         """The module calls a ref factory."""
         self._makes_refs = True
-        if self._news is not None and not self._known.makes_refs:
-            self._announce()
+
+    @property
+    def makes_refs(self) -> bool:
+        """Whether the module makes mutable boxes (`jax.new_ref`, an nnx Variable): known once the walk has seen
+        the whole module (its own syntax decides it, no other fact: so no round waits for it)."""
+        return self._makes_refs
 
     def key_consumed(self, function: cst.CSTNode, param: str) -> None:
         """`function` consumes its key parameter `param` itself."""
@@ -1022,7 +1022,6 @@ class ScopeRecorder:
             node, _ = self._resolve(chain, target)
             if node is not None:
                 facts.kernels.add(node)
-        facts.makes_refs = self._makes_refs
         self._return_summaries(facts)
         self._attribute_summaries(facts)
         self._container_returns(facts)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Callable
+
 import libcst as cst
 
 from jaxlint.checks.base import FixPlan, Rule, code
@@ -83,7 +86,7 @@ class InPlaceUpdate(Rule):
         statement: cst.CSTNode | None = None,
     ) -> None:
         held = self.facts.value_of(target.value)
-        if not held.is_array or self.facts.catches(IN_PLACE_UPDATE_ERRORS) or self.facts.may_hold_ref(held):
+        if not held.is_array or self.facts.catches(IN_PLACE_UPDATE_ERRORS):
             return
         if held.container and not _array_index(target.slice, self.facts.value_of):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
@@ -109,7 +112,8 @@ class InPlaceUpdate(Rule):
             plan = FixPlan(f"use {fix}", ((statement, _functional_update(target, method, value)),), applicability)
         if isinstance(target.value, cst.Name):
             fix += declaration_needed(self, target.value.value)
-        self.report(
+        report = functools.partial(
+            self.report,
             target,
             lambda line_of: (
                 f"in-place update of a JAX array raises TypeError ({held.describe(base, line_of)}); use {fix}"
@@ -117,6 +121,18 @@ class InPlaceUpdate(Rule):
             plan,
             because=held,
         )
+        if held.container or held.pytree_part:
+            self._unless_refs.append(report)  # a pytree whose structure no call shows: a ref, if the module makes any
+        else:
+            report()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._unless_refs: list[Callable[[], None]] = []
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if not self.facts.makes_refs:
+            for report in self._unless_refs:
+                report()
 
 
 def _bare(value: cst.BaseExpression) -> bool:
