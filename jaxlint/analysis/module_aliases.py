@@ -30,14 +30,24 @@ def _declared_global(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
     return found
 
 
+def module_assignments(module: cst.Module) -> dict[str, cst.BaseExpression]:
+    """Name -> what a plain module-level `name = value` binds it to (the last one), in the order of the module."""
+    found: dict[str, cst.BaseExpression] = {}
+    for statement in statements(module.body):
+        if type(statement) is cst.Assign and len(statement.targets) == 1:
+            target = statement.targets[0].target
+            if type(target) is cst.Name:
+                found[target.value] = statement.value
+    return found
+
+
 def module_aliases(module: cst.Module, package: str | None) -> dict[str, str]:
     """Name -> the qualified name it aliases, for the module-level aliases of imported names."""
     spelled: dict[str, str] = {}  # `name = a.b`, in the order of the module
-    for statement in statements(module.body):
-        if type(statement) is cst.Assign and len(statement.targets) == 1:
-            target, value = statement.targets[0].target, dotted(statement.value)
-            if type(target) is cst.Name and value is not None:
-                spelled[target.value] = value
+    for name, expr in module_assignments(module).items():
+        value = dotted(expr)
+        if value is not None:
+            spelled[name] = value
     if not spelled:
         return {}
     counts = Counter(name for statement in module.body for name in rebound_names([statement]))

@@ -8,6 +8,7 @@ from typing import Callable, cast
 
 import libcst as cst
 
+from jaxlint.analysis.bindings import target_names
 from jaxlint.analysis.callees import VMAPS
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
@@ -74,7 +75,7 @@ def _per_iteration(loop: cst.CSTNode) -> set[str]:
             comp = comp.inner_for_in
     else:
         return set()  # a `while` loop: what changes in it is not known
-    varying = {name for target in targets for name in _names_in(target)}
+    varying = {name for target in targets for name in target_names(target)}
     assignments = [
         (_names_in(target.target), node.value)
         for block in body
@@ -100,7 +101,7 @@ def _assignments(node: cst.CSTNode) -> list[cst.Assign]:
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:
-    """The names `node` reads or binds (not an attribute's name, nor a keyword's)."""
+    """The names in `node` (not an attribute's name, nor a keyword's)."""
     if isinstance(node, cst.Name):
         return {node.value}
     if isinstance(node, cst.Attribute):

@@ -6,14 +6,12 @@ from typing import Callable
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import statements
 from jaxlint.analysis.calls import arguments
+from jaxlint.analysis.module_aliases import module_assignments
 from jaxlint.analysis.x64 import is_wide_dtype, wide_dtype_test
-from jaxlint.checks.base import Rule, code
+from jaxlint.checks.base import Message, Rule, code
 from jaxlint.model.dtypes import DTYPE_POSITION, DTYPE_QUERIES, NARROWED, WIDE_DTYPES
 from jaxlint.model.functions import ARRAY_NAMESPACES, JAX
-
-LineOf = Callable[[cst.CSTNode], int]
 
 
 class Float64WithoutX64(Rule):
@@ -135,7 +133,7 @@ class Float64WithoutX64(Rule):
         for found, wide, where in self._requests:
             self.report(found, f"{where} asks for `{wide}`, {_TRUNCATED.format(narrow=NARROWED[wide])}")
         for alias, requests in self._through_alias.items():
-            self.report(_alias_value(node, alias) or requests[0][0], _alias_message(alias, requests))
+            self.report(module_assignments(node).get(alias) or requests[0][0], _alias_message(alias, requests))
 
 
 _TRUNCATED = (
@@ -144,24 +142,14 @@ _TRUNCATED = (
 )
 
 
-def _alias_message(alias: str, requests: list[tuple[cst.CSTNode, str, str]]) -> Callable[[LineOf], str]:
+def _alias_message(alias: str, requests: list[tuple[cst.CSTNode, str, str]]) -> Message:
     first, wide, where = requests[0]
     others = f" and {len(requests) - 1} more" if len(requests) > 1 else ""
 
-    def message(line_of: LineOf) -> str:
+    def message(line_of: Callable[[cst.CSTNode], int]) -> str:
         return (
             f"`{alias}` is `{wide}`, which {where} (line {line_of(first)}){others} ask for, "
             f"{_TRUNCATED.format(narrow=NARROWED[wide])}"
         )
 
     return message
-
-
-def _alias_value(module: cst.Module, alias: str) -> cst.BaseExpression | None:
-    """What the module-level assignment of `alias` assigns (`jnp.float64` in `DTYPE = jnp.float64`)."""
-    for statement in statements(module.body):
-        if type(statement) is cst.Assign and len(statement.targets) == 1:
-            target = statement.targets[0].target
-            if type(target) is cst.Name and target.value == alias:
-                return statement.value
-    return None
