@@ -397,7 +397,7 @@ class KeyFlow(Domain):
     functions come from the previous round's summaries (`RoundFacts.consuming`).
     """
 
-    def __init__(self, tracker, key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:
+    def __init__(self, tracker, module: cst.Module, key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:
         self._tracker = tracker
         self._key_names = key_names
         self._states = [KeyState(key_names)]
@@ -408,10 +408,7 @@ class KeyFlow(Domain):
         self._unread: set[int] = set()  # calls in loop bodies whose results nobody reads
         self._loop_targets: list[set[str]] = []  # of each loop around this point, innermost last
         self._written: dict[str, str] = {}  # of the last call `uses` answered: the ref told -> as written there
-        # The key each call draws from (_drawn_key): the same wherever the walk asks, asked at every call by the
-        # domain and again by the rules.
-        self._drawn: dict[int, tuple[cst.BaseExpression, str] | None] = {}
-        self._closed_draws: dict[int, set[str]] = {}  # of each module-level def: the names it draws from, unbound
+        self._syntax = _syntax_of(module)
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
 
     @property
@@ -491,14 +488,18 @@ class KeyFlow(Domain):
         call reaches the same names (not rebound around it): each call draws from them again (`@jax.jit def
         noise(): return uniform(KEY)` called twice; jax: "Previously-consumed key passed to jit-compiled
         function")."""
+        if not self.state.keys or type(call.func) is not cst.Name:
+            return set()  # no key here to draw again (`is_key` below); a module-level def is called by its name
         found = self._tracker.callees.bindings.binding(call.func, tuple(self._tracker.chain), want_def=True)
         if found is None or type(found[0]) is not cst.FunctionDef or found[2] or len(found[1]) != 1:
             return set()
         function = found[0]
-        if id(function) not in self._closed_draws:
-            drawn = _drawn_unchanged(function.body, self._tracker.names) - set(parameter_names(function.params))
-            self._closed_draws[id(function)] = drawn
-        drawn, here = self._closed_draws[id(function)], self._functions[-1]
+        closed = self._syntax.closed_draws
+        if id(function) not in closed:
+            closed[id(function)] = _drawn_unchanged(function.body, self._tracker.names) - set(
+                parameter_names(function.params)
+            )
+        drawn, here = closed[id(function)], self._functions[-1]
         if not drawn:
             return drawn
         if type(here) is cst.FunctionDef:
@@ -687,9 +688,10 @@ class KeyFlow(Domain):
         """The key a call draws from, with what draws: a `jax.random` function's or a library layer's
         (drawn_key), or a library object's method's (`mcmc.run(key, ...)` of `mcmc = MCMC(...)`,
         `Predictive(model)(key, ...)`)."""
-        if id(call) not in self._drawn:
-            self._drawn[id(call)] = self._drawer_key(call)
-        return self._drawn[id(call)]
+        drawn = self._syntax.drawn
+        if id(call) not in drawn:
+            drawn[id(call)] = self._drawer_key(call)
+        return drawn[id(call)]
 
     def _drawer_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
         drawn = drawn_key(call, self._tracker.names)
@@ -1036,6 +1038,27 @@ def carried_unchanged(function: cst.CSTNode, transform: AppliedTransform) -> set
         for index, name in enumerate(names)
         if name not in elsewhere and all(_element_name(part, index, len(names)) == name for part in carried)
     }
+
+
+@dataclass
+class _KeySyntax:
+    """What the syntax of a module says about its draws, asked at every call in every round: found once per
+    module (its nodes stay alive while `module` is kept)."""
+
+    module: cst.Module
+    drawn: dict[int, tuple[cst.BaseExpression, str] | None] = field(default_factory=dict)  # by call: _drawer_key
+    closed_draws: dict[int, set[str]] = field(default_factory=dict)  # by module-level def: the names it draws, unbound
+
+
+_SYNTAX: dict[int, _KeySyntax] = {}
+
+
+def _syntax_of(module: cst.Module) -> _KeySyntax:
+    found = _SYNTAX.get(id(module))
+    if found is None or found.module is not module:
+        _SYNTAX.clear()
+        found = _SYNTAX[id(module)] = _KeySyntax(module)
+    return found
 
 
 def _drawn_unchanged(body: cst.BaseSuite, names: Names) -> set[str]:

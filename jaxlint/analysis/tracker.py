@@ -260,7 +260,7 @@ class ValueTracker(Domain):
         self.recorder.scope_names(module, rebound_names(module.body))
         bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
         self._rebound_globals = {name for name, count in bindings.items() if count > 1}
-        self.keys = KeyFlow(self, key_names)
+        self.keys = KeyFlow(self, module, key_names)
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
