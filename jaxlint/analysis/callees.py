@@ -23,6 +23,7 @@ import libcst as cst
 from jaxlint.model.apis import Version
 from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
+from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.factories import callable_returns, product
 from jaxlint.analysis.names import Names, scope_imports
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
@@ -625,16 +626,7 @@ def _blocks(statement: cst.CSTNode) -> Iterator[list[cst.CSTNode]]:
             part = part.orelse if isinstance(part, cst.If) else None
 
 
-_CACHE: dict[int, ModuleBindings] = {}
-
-
-def module_bindings(module: cst.Module) -> ModuleBindings:
-    """One module's bindings, read once however many rules and rounds ask."""
-    found = _CACHE.get(id(module))
-    if found is None or found._keep is not module:
-        _CACHE.clear()
-        found = _CACHE[id(module)] = ModuleBindings(module)
-    return found
+module_bindings = ModuleMemo(ModuleBindings)  # one module's bindings, read once however many rules and rounds ask
 
 
 # ---------------------------------------------------------------------- the query

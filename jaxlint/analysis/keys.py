@@ -35,6 +35,7 @@ from jaxlint.analysis.bindings import parameter_names, rebound_names, statements
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
+from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
 from jaxlint.cells import CELL_MARKER
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
@@ -1042,23 +1043,13 @@ def carried_unchanged(function: cst.CSTNode, transform: AppliedTransform) -> set
 
 @dataclass
 class _KeySyntax:
-    """What the syntax of a module says about its draws, asked at every call in every round: found once per
-    module (its nodes stay alive while `module` is kept)."""
+    """What the syntax of a module says about its draws, asked at every call in every round."""
 
-    module: cst.Module
     drawn: dict[int, tuple[cst.BaseExpression, str] | None] = field(default_factory=dict)  # by call: _drawer_key
     closed_draws: dict[int, set[str]] = field(default_factory=dict)  # by module-level def: the names it draws, unbound
 
 
-_SYNTAX: dict[int, _KeySyntax] = {}
-
-
-def _syntax_of(module: cst.Module) -> _KeySyntax:
-    found = _SYNTAX.get(id(module))
-    if found is None or found.module is not module:
-        _SYNTAX.clear()
-        found = _SYNTAX[id(module)] = _KeySyntax(module)
-    return found
+_syntax_of = ModuleMemo(lambda module: _KeySyntax())
 
 
 def _drawn_unchanged(body: cst.BaseSuite, names: Names) -> set[str]:
