@@ -69,6 +69,10 @@ TRANSFORMS: dict[str, TransformSpec] = {
     "jax.jacfwd": _gradient("jacfwd requires real-valued inputs", reverse=False),
     # `if x > 0` works in a `vjp`'d function and `float(x)` raises; the pullback raises on a `while_loop`.
     "jax.vjp": TransformSpec(PRIMALS, staged=False, gradient=True, reverse_mode=True, called_with_arguments=True),
+    # Forward mode, with values too: `if x > 0` works, `float(x)` and NumPy raise, a tracer stored outside leaks.
+    "jax.linearize": TransformSpec(PRIMALS, staged=False, gradient=True, called_with_arguments=True),
+    # `jax.jvp(f, primals, tangents)` calls `f(*primals)`.
+    "jax.jvp": TransformSpec(PRIMALS, staged=False, positional_options=("primals", "tangents"), gradient=True),
     # It traces its function with abstract values, from the primals' shapes alone.
     "jax.linear_transpose": TransformSpec(PRIMALS, staged=True, reverse_mode=True, called_with_arguments=True),
     "jax.vmap": TransformSpec(
