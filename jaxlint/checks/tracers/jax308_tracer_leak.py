@@ -53,7 +53,8 @@ class TracerLeak(Rule):
         "Containers created inside the traced function (a list built and returned by the same trace), "
         "storing static values, `self` attributes in `flax.nnx` / `equinox` transformed methods (those "
         "transforms propagate module state), functions of imported modules named like list methods "
-        "(`jnp.append`, `jnp.insert`: they return new arrays), items set in a list of the function around "
+        "(`jnp.append`, `jnp.insert`: they return new arrays), methods of the project's own classes named like them "
+        "(`buffer.append(batch, x)` of a class that defines `append`), items set in a list of the function around "
         "the traced one when that function only builds it and sets its items, and only the functions defined "
         "in it read it (an index list a `fori_loop` body fills anew at each call: nothing sees it after the "
         "trace), and code outside traced functions."
@@ -191,6 +192,8 @@ class TracerLeak(Rule):
             return
         if self.names.qualified(func.value) is not None:
             return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
+        if self.facts.called_def(node) is not None or isinstance(self.facts.value_of(func.value).instance, str):
+            return  # a method of a class of the project (`buffer.append(batch, x)` returning a new buffer), not list's
         for arg in node.args:
             value = self.facts.escaping_value(arg.value)
             if value.is_known and self.facts.outlives_trace(func.value.value):
