@@ -46,6 +46,9 @@ UNBOUNDED: dict[str, Unbounded] = {
 # `a / b` and the functions spelling it: the derivative blows up where the divisor is 0.
 DIVISIONS = frozenset({"jax.numpy.divide", "jax.numpy.true_divide", "jax.lax.div"})
 DIVISION = Unbounded("where the divisor is 0", "1.0", _NONZERO)
+# `1 / y` spelt as a function: like a nonzero number over `y`, it is 0 only where `y` is infinite, so a division by
+# it has no bad point that a `where` could hide.
+RECIPROCALS = frozenset({"jax.numpy.reciprocal", "jax.lax.reciprocal"})
 # `x ** p` with a literal `p` that is fractional (infinite at 0 when below 1, undefined below 0) or negative.
 POWERS = frozenset({"jax.numpy.power", "jax.numpy.float_power", "jax.lax.pow"})
 POWER = Unbounded("at 0 or below 0 for this exponent", "1.0")

@@ -73,7 +73,8 @@ class WhereNanGradient(Rule):
         "provably stay away from the bad point on the side where their branch is not selected, for a condition "
         "comparing a variable with a number and an operand computed from it with numbers, `+`, `-` and "
         "increasing functions (`jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: `-expm1(x)` is at least 0.5 "
-        "where `x <= -0.69`); code that is not "
+        "where `x <= -0.69`); divisions by a reciprocal (`s = 1. / w.dot(l)`, `jnp.reciprocal(d)`), which is 0 "
+        "only where what it inverts is infinite; code that is not "
         "differentiated, or only in forward mode (`jacfwd`, `jvp`); integer powers (`x ** 2`, `x ** 3`, "
         "whose derivatives are finite); test files (`test_*.py`, `*_test.py`, `conftest.py`, files under "
         "`tests/`), which compute gradients to check them: a NaN there fails the test, or is what the test "
@@ -184,16 +185,35 @@ class WhereNanGradient(Rule):
             if qualified in derivatives.UNBOUNDED and given.positional:
                 yield expr, given.positional[0], derivatives.UNBOUNDED[qualified]
             elif qualified in derivatives.DIVISIONS and len(given.positional) == 2:
-                yield expr, given.positional[1], derivatives.DIVISION
+                if not self._reciprocal(given.positional[1]):
+                    yield expr, given.positional[1], derivatives.DIVISION
             elif qualified in derivatives.POWERS and len(given.positional) == 2 and _bad_exponent(given.positional[1]):
                 yield expr, given.positional[0], derivatives.POWER
         elif isinstance(expr, cst.BinaryOperation):
             if isinstance(expr.operator, cst.Divide):
-                yield expr, expr.right, derivatives.DIVISION
+                if not self._reciprocal(expr.right):
+                    yield expr, expr.right, derivatives.DIVISION
             elif isinstance(expr.operator, cst.Power) and _bad_exponent(expr.right):
                 yield expr, expr.left, derivatives.POWER
         for child in _operands(expr):
             yield from self._unbounded(child, depth)
+
+    def _reciprocal(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether a divisor is the reciprocal of something (`1. / y`, a nonzero number over anything, or
+        `jnp.reciprocal(y)`), directly or through the enclosing function's single assignment: it is 0 only where
+        `y` is infinite, where the selected branch is not finite either, so dividing by it has no bad point."""
+        if isinstance(expr, cst.Name):
+            bound = self._single_binding(expr.value) if depth < 3 else None
+            return bound is not None and self._reciprocal(bound, depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Divide):
+            return _number(expr.left) not in (None, 0)
+        if isinstance(expr, cst.Call):
+            qualified = self.names.qualified(expr.func)
+            given = arguments(expr)
+            if qualified in derivatives.DIVISIONS and len(given.positional) == 2:
+                return _number(given.positional[0]) not in (None, 0)
+            return qualified in derivatives.RECIPROCALS
+        return False
 
     def _single_binding(self, name: str) -> cst.BaseExpression | None:
         """What the enclosing function binds `name` to, when it binds it once, with a plain assignment."""
