@@ -58,7 +58,7 @@ from jaxlint.model.keys import (
     VIEW_FUNCTIONS,
 )
 from jaxlint.analysis.traced import AppliedTransform
-from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, TREE_MAPS
+from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, LOOP_CONDITIONS, TREE_MAPS
 from jaxlint.traversal import TOKENS, children, in_order, node_types
 
 
@@ -986,10 +986,19 @@ class KeyFlow(Domain):
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
             local = set(names) | (_rebound_keys(body) | _changed_containers(body) if body is not None else set())
-            state.carried = frozenset().union(*(carried_unchanged(node, t) for t in function.transforms))
+            state.carried = frozenset().union(
+                *(carried_unchanged(node, t, self._loop_function) for t in function.transforms)
+            )
             state.loops.append(local - state.carried)
         self._states.append(state)
         self._functions.append(node)
+
+    def _loop_function(self, expr: cst.BaseExpression) -> cst.CSTNode | None:
+        """The lambda, or the def of this module, a lax loop's argument is."""
+        if type(expr) is cst.Lambda:
+            return expr
+        found = self._tracker.callees.bindings.binding(expr, tuple(self._tracker.chain), want_def=True)
+        return found[0] if found is not None and type(found[0]) is cst.FunctionDef else None
 
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop (not in a block that leaves it)."""
@@ -1011,34 +1020,112 @@ class KeyFlow(Domain):
         self._cell_start(node)
 
 
-def carried_unchanged(function: cst.CSTNode, transform: AppliedTransform) -> set[str]:
-    """The names of a lax loop body that hold what its carry held at the iteration before: the carry parameter,
-    or a name unpacked from it, that every `return` gives back at the same place of the new carry (`def
-    step(key, _): return key, bits(key)`; `key, n = carry` and `return key, n + 1`). A key there is the same
-    key at every iteration: jax raises KeyReuseError ("scan body function leads to key reuse")."""
+def carried_unchanged(
+    function: cst.CSTNode,
+    transform: AppliedTransform,
+    resolve: Callable[[cst.BaseExpression], cst.CSTNode | None] = lambda expr: None,
+) -> set[str]:
+    """The names of a lax loop body (or of a `while_loop`'s condition) that hold what the carry held at the
+    iteration before: the carry parameter, or a name unpacked from it, at a place of the carry that every
+    `return` of the body gives back unchanged (`def step(key, _): return key, bits(key)`; `key, n = carry` and
+    `return key, n + 1`; `lambda c: (c[0] + 1, c[1])`). A key there is the same key at every iteration: jax
+    raises KeyReuseError ("scan body function leads to key reuse", "while_loop cond function leads to key
+    reuse"). `resolve`: the function a loop's argument names."""
     carry = LAX_CARRIES.get(transform.name)
     if type(function) is not cst.FunctionDef or carry is None or transform.bound:
         return set()
     positional = [*function.params.posonly_params, *function.params.params]
-    returns = returned(function)
-    if carry[2] >= len(positional) or returns is None:
+    if carry[2] >= len(positional):
         return set()
     parameter = positional[carry[2]].name.value
-    carried = [_carry_part(value, transform.name in CARRY_WITH_OUTPUT) for value in returns]
     if parameter in rebound_names(function.body):
         return set()
-    if all(type(part) is cst.Name and part.value == parameter for part in carried):
+    body = _next_carry_maker(function, transform, resolve)
+    kept = _kept_places(body, transform) if body is not None else None
+    if kept is None:
+        return set()
+    if kept is _ALL:
         return {parameter}
     unpacked = _unpacked_carry(function.body, parameter)
     if unpacked is None:
         return set()
     statement, names = unpacked
     elsewhere = rebound_names([s for s in statements(function.body) if s is not statement])
-    return {
-        name
-        for index, name in enumerate(names)
-        if name not in elsewhere and all(_element_name(part, index, len(names)) == name for part in carried)
-    }
+    return {name for index, name in enumerate(names) if index in kept and name not in elsewhere}
+
+
+def _next_carry_maker(
+    function: cst.FunctionDef, transform: AppliedTransform, resolve: Callable[[cst.BaseExpression], cst.CSTNode | None]
+) -> cst.CSTNode | None:
+    """The function whose return is the carry `function` gets next: itself, or for a `while_loop`'s condition,
+    the loop's body."""
+    places = LOOP_CONDITIONS.get(transform.name)
+    if places is None or type(transform.node) is not cst.Call:
+        return function
+    (condition_at, condition_word), (body_at, body_word) = places
+    condition = argument(transform.node, condition_at, condition_word)
+    if condition is None or resolve(condition) is not function:
+        return function
+    body = argument(transform.node, body_at, body_word)
+    return resolve(body) if body is not None else None
+
+
+_ALL = frozenset({-1})  # the whole carry comes back unchanged
+
+
+def _kept_places(body: cst.CSTNode, transform: AppliedTransform) -> frozenset[int] | None:
+    """The places of a lax loop body's carry (a tuple's indexes, or `_ALL`) that every `return` gives back as
+    the body got them; None when the body is not known."""
+    carry = cast(tuple[int, str, int], LAX_CARRIES.get(transform.name))
+    returns: list[cst.BaseExpression] | None
+    if type(body) is cst.Lambda:
+        params, returns, suite = body.params, [body.body], None
+    elif type(body) is cst.FunctionDef:
+        params, returns, suite = body.params, returned(body), body.body
+    else:
+        return None
+    positional = [*params.posonly_params, *params.params]
+    if returns is None or carry[2] >= len(positional):
+        return None
+    parameter = positional[carry[2]].name.value
+    if suite is not None and parameter in rebound_names(suite):
+        return None
+    carried = [_carry_part(value, transform.name in CARRY_WITH_OUTPUT) for value in returns]
+    if all(type(part) is cst.Name and part.value == parameter for part in carried):
+        return _ALL
+    unpacked = _unpacked_carry(suite, parameter) if suite is not None else None
+    names: list[str] = []
+    if suite is not None and unpacked is not None:
+        elsewhere = rebound_names([s for s in statements(suite) if s is not unpacked[0]])
+        names = [name if name not in elsewhere else "" for name in unpacked[1]]
+    kept: set[int] = set()
+    for part in carried:
+        elements = cast("cst.Tuple | cst.List", part).elements if type(part) in (cst.Tuple, cst.List) else ()
+        if unpacked is not None and len(elements) != len(names):
+            return frozenset()
+        kept_here = {
+            index
+            for index, element in enumerate(elements)
+            if type(element) is cst.Element
+            and (_given_item(element.value, parameter) == index or _named(element.value, names, index))
+        }
+        kept = kept_here if part is carried[0] else kept & kept_here
+    return frozenset(kept)
+
+
+def _given_item(expr: cst.BaseExpression, parameter: str) -> int | None:
+    """The index `i` of `parameter[i]` (an item of the carry, read as it came)."""
+    if type(expr) is not cst.Subscript or type(expr.value) is not cst.Name or expr.value.value != parameter:
+        return None
+    if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
+        return None
+    index = expr.slice[0].slice.value
+    return int(index.value) if type(index) is cst.Integer else None
+
+
+def _named(expr: cst.BaseExpression, names: list[str], index: int) -> bool:
+    """Whether `expr` is the name unpacked from the carry at `index`."""
+    return type(expr) is cst.Name and index < len(names) and names[index] != "" and expr.value == names[index]
 
 
 @dataclass
@@ -1087,17 +1174,6 @@ def _unpacked_carry(body: cst.BaseSuite, parameter: str) -> tuple[cst.Assign, li
             if all(type(e) is cst.Element and type(e.value) is cst.Name for e in elements):
                 return statement, [cast(cst.Name, e.value).value for e in elements]
     return None
-
-
-def _element_name(part: cst.BaseExpression | None, index: int, length: int) -> str | None:
-    """The name at `index` of a tuple display of `length` elements, if that is what `part` is."""
-    if type(part) not in (cst.Tuple, cst.List):
-        return None
-    elements = cast("cst.Tuple | cst.List", part).elements
-    if len(elements) != length or type(elements[index]) is not cst.Element:
-        return None
-    value = elements[index].value
-    return value.value if type(value) is cst.Name else None
 
 
 def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[int]:

@@ -125,6 +125,11 @@ LAX_CARRIES: dict[str, tuple[int, str, int]] = {
     "jax.lax.scan": (1, "init", 0),
     **merged_dicts("LAX_CARRIES"),
 }
+# Of those, the loops that also call a condition on each iteration's carry: its position and keyword, and the
+# body's, whose return is the next carry the condition gets.
+LOOP_CONDITIONS: dict[str, tuple[tuple[int, str], tuple[int, str]]] = {
+    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+}
 # Of those, the loops whose body returns `(carry, output)` (the others return the carry).
 CARRY_WITH_OUTPUT = frozenset({"jax.lax.scan"}) | merged_sets("CARRY_WITH_OUTPUT")
 # lax control flow: where the operands (data, carries) go, by position and keyword, and the position from
