@@ -144,11 +144,13 @@ class TracerLeak(Rule):
             and value.tracer is not None
             and value.tracer.transform.name.startswith(JAX)
             and self.facts.function is not None
-            and self.facts.function.transforms
+            and (self.facts.function.transforms or self.facts.self_outlives_trace())
         ):
-            # Only a method jax traces itself: one merely called from a trace (`__init__` of an
-            # object built inside it) may be storing on an object that lives inside the trace.
-            self._report(node, f"`self.{target.attr.value}`", stored, value)
+            # A method jax traces itself, or one called from a trace through an instance that lives outside
+            # it (`wf.apply_phase(x)`, `wf` of the module); one merely called from a trace otherwise (`__init__`
+            # of an object built inside it) may be storing on an object that lives inside the trace.
+            outer = "" if self.facts.function.transforms else ", part of an instance defined outside the trace"
+            self._report(node, f"`self.{target.attr.value}`{outer}", stored, value)
 
     def _python_storage(self, target: cst.BaseExpression, owner: cst.Name) -> bool:
         """Whether the target is known to keep a Python reference: an attribute of an instance of a project class
