@@ -25,7 +25,7 @@ from jaxlint.analysis.traced import (
     decorator_transform,
     traced_function,
 )
-from jaxlint.analysis.bindings import mentioned_names
+from jaxlint.analysis.bindings import mentioned_names, rebound_names
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
 
 
@@ -253,6 +253,29 @@ class Context:
     def outlives_trace(self, name: str) -> bool:
         """Whether `name` lives outside the trace here: not local to any function that runs inside it."""
         return self._tracker.outlives_trace(name)
+
+    def defaulted_module_function(self, func: cst.BaseExpression) -> str | None:
+        """`xnp.stack` where `xnp` is a parameter of the function here defaulting to a module (`xnp=np`) that a
+        traced call leaves out, and the function never rebinds: in that call's trace, the module's function
+        (`numpy.stack`)."""
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return None
+        function, name = self._tracker.chain[-1], func.value.value
+        if type(function) is not cst.FunctionDef or name not in self._tracker.known.defaulted.get(function, ()):
+            return None
+        params = function.params
+        default = next(
+            (
+                p.default
+                for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                if p.name.value == name
+            ),
+            None,
+        )
+        module = self.names.qualified(default) if default is not None else None
+        if module is None or name in rebound_names(function.body):
+            return None
+        return f"{module}.{func.attr.value}"
 
     def self_outlives_trace(self) -> bool:
         """In a method traced through an instance (`wf.apply_phase(x)` in a jitted function): whether one such

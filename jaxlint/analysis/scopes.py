@@ -48,6 +48,9 @@ class RoundFacts:
     # Methods traced through an instance: whether one such call's instance lives outside its trace (`wf` of the
     # module in `wf.apply_phase(x)`), so that what the method stores on `self` there outlives that trace.
     outer_selves: dict[cst.CSTNode, bool] = field(default_factory=dict)
+    # Parameters with a default that some traced call leaves out: in that call's trace they hold their default
+    # (`xnp` of `convert_to_ndc(origins, directions)` after `def convert_to_ndc(..., xnp=np)`).
+    defaulted: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)
     # Parameters the calls seen give values of one dtype kind (an int array, a Python float; None: of different
     # kinds, or of a kind not known).
     dtypes: dict[cst.CSTNode, dict[str, str | None]] = field(default_factory=dict)
@@ -119,7 +122,17 @@ _FLOW_FIELDS = (
     "key_params",
 )
 # The facts about the parameters of a function, read when it is traced.
-_PARAMETER_FIELDS = ("scalars", "lists", "arrays", "classes", "instances", "outer_selves", "dtypes", "structures")
+_PARAMETER_FIELDS = (
+    "scalars",
+    "lists",
+    "arrays",
+    "classes",
+    "instances",
+    "outer_selves",
+    "defaulted",
+    "dtypes",
+    "structures",
+)
 
 
 def _of(facts: dict, functions: Set[cst.CSTNode]) -> dict:
@@ -1076,6 +1089,11 @@ class ScopeRecorder:
                 start, before = bound, ()  # (aliases of aliases: the partial's values are not followed)
             params = dict(zip(signature.positional[start:], (*before, *call.positional)))
             params.update((k, v) for k, v in (*named, *call.keywords) if k in signature.all)
+            if call.via is not None and not any(arg.star for arg in call.node.args):
+                named_here = {arg.keyword.value for arg in call.node.args if arg.keyword is not None}
+                left = signature.defaults - params.keys() - named_here  # (`xnp=jnp`: a module, no value)
+                if left:
+                    facts.defaulted[node] = facts.defaulted.get(node, frozenset()) | left
             shapes = facts.structures.setdefault(node, {})
             for param, value in params.items():
                 shape = structure(value)  # every call must show one structure: an unknown value shows none

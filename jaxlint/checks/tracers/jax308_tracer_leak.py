@@ -20,8 +20,9 @@ class TracerLeak(Rule):
         "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert(x)`, "
         "`outer[k] = x` on a container defined outside the traced "
         "function, an attribute of an object defined outside it or an item of one (`recorder.saved = x`, "
-        "`sketch.table[k] = x`), or `self.attr = x` in a jitted method, alone or as a target of unpacking "
-        "(`best_loss, best_params = loss, params`)."
+        "`sketch.table[k] = x`), or `self.attr = x` in a jitted method or in a method a trace calls through an "
+        "instance made outside it (`wf.apply_phase(x)` of a module-level `wf`), alone or as a target of "
+        "unpacking (`best_loss, best_params = loss, params`)."
     )
     why_bad = (
         "The stored object is a tracer that belongs to one trace. Using it after the trace ends raises "
