@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
-from typing import cast
 
 import libcst as cst
 
@@ -26,7 +25,7 @@ from jaxlint.analysis.traced import (
     decorator_transform,
     traced_function,
 )
-from jaxlint.analysis.bindings import declared_outer, mentioned_names, parameter_names, rebound_names
+from jaxlint.analysis.bindings import mentioned_names, rebound_names
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
 
 
@@ -109,7 +108,6 @@ class Context:
         self.jax_version = jax_version  # the release the code must run on (`target-jax-version`)
         self.keys = Keys(tracker.keys)
         self.donations = Donations(getattr(tracker, "donations", None))  # (only for a rule that asks)
-        self._locals: dict[int, set[str]] = {}  # by function: the names local to it
         self._called_defs: dict[int, cst.FunctionDef | None] = {}  # by call (called_def)
 
     # ------------------------------------------------------------------ options
@@ -254,18 +252,35 @@ class Context:
 
     def outlives_trace(self, name: str) -> bool:
         """Whether `name` lives outside the trace here: not local to any function that runs inside it."""
-        if self.is_global(name):
-            return True
-        return not any(name in self._locals_of(node) for node in self.trace_functions())
+        return self._tracker.outlives_trace(name)
 
-    def _locals_of(self, function: cst.CSTNode) -> set[str]:
-        found = self._locals.get(id(function))
-        if found is None:
-            found = set(parameter_names(cast("cst.FunctionDef | cst.Lambda", function).params))
-            if isinstance(function, cst.FunctionDef):
-                found |= rebound_names(function.body) - declared_outer(function.body)
-            self._locals[id(function)] = found
-        return found
+    def defaulted_module_function(self, func: cst.BaseExpression) -> str | None:
+        """`xnp.stack` where `xnp` is a parameter of the function here defaulting to a module (`xnp=np`) that a
+        traced call leaves out, and the function never rebinds: in that call's trace, the module's function
+        (`numpy.stack`)."""
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return None
+        function, name = self._tracker.chain[-1], func.value.value
+        if type(function) is not cst.FunctionDef or name not in self._tracker.known.defaulted.get(function, ()):
+            return None
+        params = function.params
+        default = next(
+            (
+                p.default
+                for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                if p.name.value == name
+            ),
+            None,
+        )
+        module = self.names.qualified(default) if default is not None else None
+        if module is None or name in rebound_names(function.body):
+            return None
+        return f"{module}.{func.attr.value}"
+
+    def self_outlives_trace(self) -> bool:
+        """In a method traced through an instance (`wf.apply_phase(x)` in a jitted function): whether one such
+        call's instance lives outside its trace, so that what the method stores on `self` there outlives it."""
+        return self._tracker.known.outer_selves.get(self._tracker.chain[-1], False)
 
     def is_global(self, name: str) -> bool:
         """Declared `global` in the current function."""

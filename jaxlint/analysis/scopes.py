@@ -42,6 +42,15 @@ class RoundFacts:
     arrays: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given a JAX array (not a pytree)
     # Parameters the calls seen give an instance of one class of this module (None: of different classes).
     classes: dict[cst.CSTNode, dict[str, cst.ClassDef | None]] = field(default_factory=dict)
+    # Parameters every traced call gives the same instance of a class of this module, with the attributes its
+    # `__init__` set (`self` of `layer.apply(x)` after `layer = Dropout(rate)`; None: calls that disagree).
+    instances: dict[cst.CSTNode, dict[str, Value | None]] = field(default_factory=dict)
+    # Methods traced through an instance: whether one such call's instance lives outside its trace (`wf` of the
+    # module in `wf.apply_phase(x)`), so that what the method stores on `self` there outlives that trace.
+    outer_selves: dict[cst.CSTNode, bool] = field(default_factory=dict)
+    # Parameters with a default that some traced call leaves out: in that call's trace they hold their default
+    # (`xnp` of `convert_to_ndc(origins, directions)` after `def convert_to_ndc(..., xnp=np)`).
+    defaulted: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)
     # Parameters the calls seen give values of one dtype kind (an int array, a Python float; None: of different
     # kinds, or of a kind not known).
     dtypes: dict[cst.CSTNode, dict[str, str | None]] = field(default_factory=dict)
@@ -113,7 +122,17 @@ _FLOW_FIELDS = (
     "key_params",
 )
 # The facts about the parameters of a function, read when it is traced.
-_PARAMETER_FIELDS = ("scalars", "lists", "arrays", "classes", "dtypes", "structures")
+_PARAMETER_FIELDS = (
+    "scalars",
+    "lists",
+    "arrays",
+    "classes",
+    "instances",
+    "outer_selves",
+    "defaulted",
+    "dtypes",
+    "structures",
+)
 
 
 def _of(facts: dict, functions: Set[cst.CSTNode]) -> dict:
@@ -122,6 +141,25 @@ def _of(facts: dict, functions: Set[cst.CSTNode]) -> dict:
 
 _FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
 _NOT_THIS_SCOPE = _FUNCTIONS | {cst.ClassDef}
+
+
+def _instances_traced(seen: Value | None, value: Value) -> Value | None:
+    """What a parameter holds in the traces of two calls each giving it an instance: of one class, each attribute
+    a tracer where one of the calls gives a tracer (jax traces each call apart: in that call's trace it is one),
+    else what both give (None: instances of different classes)."""
+    if seen is None or seen.instance is not value.instance:
+        return None
+    theirs = dict(value.attributes)
+    return replace(
+        seen, attributes=tuple((name, _traced_in_one(held, theirs.get(name))) for name, held in seen.attributes)
+    )
+
+
+def _traced_in_one(a: Value | None, b: Value | None) -> Value | None:
+    for held in (a, b):
+        if held is not None and held.kind is Kind.TRACED:
+            return held
+    return a if a == b else None
 
 
 def outside_functions(chain: Chain) -> bool:
@@ -309,6 +347,7 @@ class _Call:
     caller: str | None  # the traced function making the call, if any
     via: AppliedTransform | None  # the caller's trace, named after its transform
     bound: _Given = ((), ())  # `a` and `k=b` of `partial(f, a, k=b)` behind the called name, or `self`
+    outer_self: bool | None = None  # for a method called through an instance: whether it outlives the trace
 
 
 _CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.ListComp, cst.DictComp)
@@ -809,9 +848,11 @@ class ScopeRecorder:
         caller: str | None,
         via: AppliedTransform | None,
         receiver: Value | None = None,
+        outer_self: bool | None = None,
     ) -> None:
         """A call worth resolving: from a traced scope, or passing scalar literals (marked STATIC here).
-        `receiver`: what `obj` holds in `obj.method(...)`, when the method gets it as `self`."""
+        `receiver`: what `obj` holds in `obj.method(...)`, when the method gets it as `self`; `outer_self`:
+        whether that instance lives outside the trace."""
         positional: list[Value | None] = []
         keywords: list[tuple[str, Value]] = []
         for arg, value in zip(args, values):
@@ -824,7 +865,7 @@ class ScopeRecorder:
             elif value is not None:
                 keywords.append((arg.keyword.value, value))
         bound = ((receiver,), ()) if receiver is not None else self._partial_given(chain, func)
-        self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via, bound))
+        self._calls.append(_Call(chain, func, tuple(positional), tuple(keywords), call, caller, via, bound, outer_self))
         if self._news is not None:
             given = [value.kind for value in (*positional, *(value for _, value in keywords)) if value is not None]
             if via is not None:
@@ -1033,6 +1074,8 @@ class ScopeRecorder:
                 continue
             if call.via is not None and type(node) is cst.FunctionDef:
                 traced_calls.setdefault(node, []).append(_none_at(node, bound, call))
+            if call.via is not None and call.outer_self is not None:
+                facts.outer_selves[node] = facts.outer_selves.get(node, False) or call.outer_self
             name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
             if call.via is not None:
                 entries = facts.entries.setdefault(node, [])
@@ -1046,6 +1089,11 @@ class ScopeRecorder:
                 start, before = bound, ()  # (aliases of aliases: the partial's values are not followed)
             params = dict(zip(signature.positional[start:], (*before, *call.positional)))
             params.update((k, v) for k, v in (*named, *call.keywords) if k in signature.all)
+            if call.via is not None and not any(arg.star for arg in call.node.args):
+                named_here = {arg.keyword.value for arg in call.node.args if arg.keyword is not None}
+                left = signature.defaults - params.keys() - named_here  # (`xnp=jnp`: a module, no value)
+                if left:
+                    facts.defaulted[node] = facts.defaulted.get(node, frozenset()) | left
             shapes = facts.structures.setdefault(node, {})
             for param, value in params.items():
                 shape = structure(value)  # every call must show one structure: an unknown value shows none
@@ -1058,6 +1106,9 @@ class ScopeRecorder:
                 if cls is not None:
                     given = facts.classes.setdefault(node, {})
                     given[param] = cls if given.get(param, cls) is cls else None
+                if call.via is not None and type(value.instance) is cst.ClassDef:
+                    made = facts.instances.setdefault(node, {})
+                    made[param] = _instances_traced(made[param], value) if param in made else value
                 if value.contents is None and not value.container:
                     kinds = facts.dtypes.setdefault(node, {})
                     kinds[param] = value.dtype_kind if kinds.get(param, value.dtype_kind) == value.dtype_kind else None

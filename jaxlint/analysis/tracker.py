@@ -23,7 +23,14 @@ import libcst as cst
 
 from jaxlint.analysis import arrays
 from jaxlint.model.apis import parse_jax_version
-from jaxlint.analysis.bindings import parameter_names, pattern_names, rebound_names, target_names, terminates
+from jaxlint.analysis.bindings import (
+    declared_outer,
+    parameter_names,
+    pattern_names,
+    rebound_names,
+    target_names,
+    terminates,
+)
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.dead_branches import dead_branch
@@ -188,6 +195,14 @@ def _traced_pytree(value: Value) -> cst.ClassDef | None:
     return value.pytree if value.kind is Kind.TRACED else None
 
 
+def _receiver_class(value: Value) -> cst.ClassDef | None:
+    """The class whose methods get `value` as `self` when called through it: a pytree of tracers' (its fields
+    known), or an instance's of a class of this module (the attributes its `__init__` set known)."""
+    if type(value.instance) is cst.ClassDef:
+        return value.instance
+    return _traced_pytree(value)
+
+
 def _tree_mapped(summary: Returned, positional: tuple[str, ...], trees: list[Value | None]) -> Value | None:
     """What `jax.tree.map(f, *trees)` gives: the first tree's structure holding what `f` returns for its leaves.
     Known only as a pytree of tracers (`f` returns a tracer for a traced leaf); a tree of Python values (shapes)
@@ -268,6 +283,7 @@ class ValueTracker(Domain):
             self.names, self._lookup, table, self._returned, self._computed_tracer, self._pytree_fields
         )
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
+        self._locals: dict[int, set[str]] = {}  # by function: the names local to it
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._untraced = 0  # how many `with jax.disable_jit():` blocks are around
         self._untraced_branches = 0  # how many branches no trace enters (dead_branches.py) are around
@@ -932,7 +948,8 @@ class ValueTracker(Domain):
                 leaves = [leaf_of(v) if v is not None and v.kind is Kind.TRACED else None for v in values[1:]]
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
-                self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver)
+                outer = self._outer_instance(func, receiver)
+                self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver, outer)
                 self._library_run(chain, node, values, caller.name, via)
                 self._instance_called(chain, node, values, caller.name, via)
         else:
@@ -969,25 +986,55 @@ class ValueTracker(Domain):
         return runs
 
     def _traced_receiver(self, func: cst.BaseExpression) -> Value | None:
-        """For `state.method(...)` where `state` holds a pytree of tracers of a class of this module: that value,
-        which the method gets as `self`."""
-        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+        """For `state.method(...)` where `state` holds a pytree of tracers of a class of this module, or an
+        instance of a class of this module (with the attributes its `__init__` set): that value, which the method
+        gets as `self`."""
+        return self._held_instance(func.value) if type(func) is cst.Attribute else None
+
+    def _held_instance(self, owner: cst.BaseExpression) -> Value | None:
+        """What a name holds, or a call of a class makes (`Dropout(rate)`), when its methods get it as `self`."""
+        if type(owner) is cst.Name:
+            held = self._lookup(owner.value)
+        elif type(owner) is cst.Call and type(owner.func) is cst.Name:
+            held = self.value_of(owner)
+        else:
             return None
-        held = self._lookup(func.value.value)
-        return held if held is not None and _traced_pytree(held) is not None else None
+        return held if held is not None and _receiver_class(held) is not None else None
+
+    def _outer_instance(self, func: cst.BaseExpression, receiver: Value | None) -> bool | None:
+        """For `obj.method(...)` in a trace where `obj` holds an instance of a class of this module: whether `obj`
+        lives outside the trace (what the method stores on `self` outlives it); None for other calls."""
+        if receiver is None or receiver.instance is None or type(func) is not cst.Attribute:
+            return None
+        return type(func.value) is cst.Name and self.outlives_trace(func.value.value)
+
+    def outlives_trace(self, name: str) -> bool:
+        """Whether `name` lives outside the trace here: not local to any function that runs inside it."""
+        if self.is_global(name):
+            return True
+        return not any(name in self._locals_of(node) for node in self.trace_functions())
+
+    def _locals_of(self, function: cst.CSTNode) -> set[str]:
+        found = self._locals.get(id(function))
+        if found is None:
+            found = set(parameter_names(cast("cst.FunctionDef | cst.Lambda", function).params))
+            if isinstance(function, cst.FunctionDef):
+                found |= rebound_names(function.body) - declared_outer(function.body)
+            self._locals[id(function)] = found
+        return found
 
     def _instance_called(
         self, chain: tuple[cst.CSTNode, ...], call: cst.Call, values: list[Value | None], caller: str, via
     ) -> None:
-        """`model(x)` where `model` holds a pytree of tracers of a class of this module (an `eqx.Module`): its
-        `__call__` runs, `self` holding the tracers."""
-        held = self._lookup(call.func.value) if type(call.func) is cst.Name else None
-        cls = _traced_pytree(held) if held is not None else None
-        if cls is None:
+        """`model(x)` where `model` holds a pytree of tracers of a class of this module (an `eqx.Module`), or an
+        instance of a class of this module (`Dropout(rate)(x)`): its `__call__` runs, `self` holding that value."""
+        held = self._held_instance(call.func)
+        if held is None:
             return
         runs = cst.Attribute(value=call.func, attr=cst.Name("__call__"))
-        self.recorder.receiver(runs, cls)
-        self.recorder.call(chain, call, runs, list(call.args), values, caller, via, held)
+        self.recorder.receiver(runs, cast(cst.ClassDef, _receiver_class(held)))
+        outer = self._outer_instance(runs, held)
+        self.recorder.call(chain, call, runs, list(call.args), values, caller, via, held, outer)
 
     def _refs_given(self, chain: tuple[cst.CSTNode, ...], call: cst.Call) -> None:
         """`jax.vmap(f)(ref)`, `partial(f, k=v)(ref)`, `jax.vjp(f, ref)`: a mutable ref stays one under every
@@ -1320,6 +1367,8 @@ class ValueTracker(Domain):
                 )
             elif function is not None and name in function.static:
                 env[name] = STATIC
+            elif (made := self._known.instances.get(node, {}).get(name)) is not None:
+                env[name] = made  # `self` of `layer.apply(x)`: the instance every traced call gives
             elif annotated:
                 env[name] = ARRAY
         rebound = rebound_names(body_statements)

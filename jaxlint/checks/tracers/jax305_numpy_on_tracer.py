@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import cast
 
 import libcst as cst
 
@@ -34,8 +35,9 @@ class NumpyOnTracer(Rule):
         "holding traced values given to NumPy (`np.asarray([x, y])`, `np.shape([x, y])`) or to `jnp.ndim`, "
         "`jnp.shape` and `jnp.size` (which read a list's shape through NumPy); a traced section count or "
         "axis given to the NumPy functions that otherwise work on tracers (`np.split(x, n)`, "
-        "`np.sum(x, axis)`); and a NumPy function given to a transform (`jax.jit(np.cumsum)`, "
-        "`jax.vmap(np.linalg.norm)`)."
+        "`np.sum(x, axis)`); a NumPy function through a parameter defaulting to NumPy (`xnp.stack(...)` of "
+        "`def f(..., xnp=np)`) that a traced call leaves out; and a NumPy function given to a transform "
+        "(`jax.jit(np.cumsum)`, `jax.vmap(np.linalg.norm)`)."
     )
     why_bad = (
         "NumPy needs concrete data: converting a tracer raises `TracerArrayConversionError` (and `math` "
@@ -77,6 +79,8 @@ class NumpyOnTracer(Rule):
         if self.facts.catches(NUMPY_CONVERSION_ERRORS):
             return  # `try: int(np.asarray(n)) ... except TypeError:`: the error is caught, the code goes on
         qualified = self.names.qualified(node.func)
+        defaulted = qualified is None and self.facts.defaulted_module_function(node.func)
+        qualified = qualified or defaulted or None
         if qualified in LIST_THROUGH_NUMPY and node.args and isinstance(node.args[0].value, (cst.List, cst.Tuple)):
             found = _traced_within(self, node.args[0].value)
             if found is not None:
@@ -112,6 +116,9 @@ class NumpyOnTracer(Rule):
             fix = f"`jnp.{short}`" if qualified.startswith("numpy.") else "the `jax.numpy`/`jax.scipy` equivalent"
             if held_list and qualified.startswith("numpy.") and short not in TAKE_SEQUENCES:
                 fix = f"`jnp.{short}(jnp.stack({code(operand)}))`"
+            if defaulted:  # `xnp.stack` of `xnp=np` that a traced call leaves out: that call must pass `jnp`
+                module = code(cast(cst.Attribute, node.func).value)
+                fix = f"`jnp.{short}`: a traced call leaves `{module}` to its default, NumPy; pass `{module}=jnp` there"
             error = "ConcretizationTypeError" if qualified.startswith("math.") else "TracerArrayConversionError"
             self.report(
                 node,
@@ -119,7 +126,7 @@ class NumpyOnTracer(Rule):
                     f"`{code(node.func)}()` on a traced value raises {error}: "
                     f"`{code(operand)}` is traced ({value.describe(code(operand), line_of)}); use {fix}"
                 ),
-                None if held_list else self._jax_numpy(node, qualified),
+                None if held_list or defaulted else self._jax_numpy(node, qualified),
                 because=value,
             )  # (`jnp.mean(a_list)` raises TypeError)
             return

@@ -20,8 +20,9 @@ class TracerLeak(Rule):
         "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert(x)`, "
         "`outer[k] = x` on a container defined outside the traced "
         "function, an attribute of an object defined outside it or an item of one (`recorder.saved = x`, "
-        "`sketch.table[k] = x`), or `self.attr = x` in a jitted method, alone or as a target of unpacking "
-        "(`best_loss, best_params = loss, params`)."
+        "`sketch.table[k] = x`), or `self.attr = x` in a jitted method or in a method a trace calls through an "
+        "instance made outside it (`wf.apply_phase(x)` of a module-level `wf`), alone or as a target of "
+        "unpacking (`best_loss, best_params = loss, params`)."
     )
     why_bad = (
         "The stored object is a tracer that belongs to one trace. Using it after the trace ends raises "
@@ -145,11 +146,13 @@ class TracerLeak(Rule):
             and value.tracer is not None
             and value.tracer.transform.name.startswith(JAX)
             and self.facts.function is not None
-            and self.facts.function.transforms
+            and (self.facts.function.transforms or self.facts.self_outlives_trace())
         ):
-            # Only a method jax traces itself: one merely called from a trace (`__init__` of an
-            # object built inside it) may be storing on an object that lives inside the trace.
-            self._report(node, f"`self.{target.attr.value}`", stored, value)
+            # A method jax traces itself, or one called from a trace through an instance that lives outside
+            # it (`wf.apply_phase(x)`, `wf` of the module); one merely called from a trace otherwise (`__init__`
+            # of an object built inside it) may be storing on an object that lives inside the trace.
+            outer = "" if self.facts.function.transforms else ", part of an instance defined outside the trace"
+            self._report(node, f"`self.{target.attr.value}`{outer}", stored, value)
 
     def _python_storage(self, target: cst.BaseExpression, owner: cst.Name) -> bool:
         """Whether the target is known to keep a Python reference: an attribute of an instance of a project class
