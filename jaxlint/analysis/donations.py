@@ -13,7 +13,7 @@ names each one saw bound since its iteration began (`fresh`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import libcst as cst
 
@@ -24,9 +24,11 @@ from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.model.donation import (
     DATA_ATTRIBUTES,
+    MAPPING_METHODS,
     METADATA,
     NON_READING_CALLS,
     NON_READING_METHODS,
+    REBUILDING_CALLS,
     REBUILDING_METHODS,
     TREE_MAPS,
 )
@@ -74,98 +76,164 @@ def evaluated(node: cst.CSTNode) -> cst.CSTNode | list | None:
     return node  # a small statement
 
 
-def reads(node: cst.CSTNode | list | None) -> Iterator[cst.Name]:
+Mappings = Sequence[cst.BaseExpression]  # paths a scope shows to be dicts: `mapping_paths`
+
+
+def statement_reads(node: cst.CSTNode, mappings: Mappings) -> Iterator[cst.Name]:
+    """The names a statement reads the arrays of when it runs (a compound statement: its header)."""
+    if isinstance(node, cst.For) and _is_mapping(node.iter, mappings):
+        return iter(())  # iterating a dict gives its keys
+    return reads(evaluated(node), mappings)
+
+
+def reads(node: cst.CSTNode | list | None, mappings: Mappings = ()) -> Iterator[cst.Name]:
     """The names an expression (or a statement: a `for` only its header) reads the arrays of now: not inside lambdas or nested
     defs, which run later; not the names comprehension targets bind; not what a deleted array still has
     (`x.shape`, `batch["x"].dtype`, `x.is_deleted()`, `len(x)`, `f.lower(x)`, `x is None`), nor what
-    reads no data (`del batch["mask"]`, `state.replace(step=s)`, `jax.tree.map(lambda h: h.delete(), x)`):
-    `jaxlint.model.donation` lists them."""
+    reads no data (`del batch["mask"]`, `batch["mask"] = m`, `"mask" in batch`, `state.replace(step=s)`,
+    `FrozenDict(d)`, `jax.tree.map(lambda h: h.delete(), x)`): `jaxlint.model.donation` lists them. An item of
+    one of `mappings` is reached by any key."""
     if node is None:
         return
     if isinstance(node, list):
         for item in node:
-            yield from reads(item)
+            yield from reads(item, mappings)
     elif isinstance(node, cst.Name):
         yield node
     elif isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
         return
     elif isinstance(node, cst.Attribute):
-        if not (node.attr.value in METADATA and path_root(node.value) is not None):
-            yield from reads(node.value)
+        if not (node.attr.value in METADATA and path_root(node.value, mappings) is not None):
+            yield from reads(node.value, mappings)
     elif isinstance(node, cst.Call):
-        yield from _call_reads(node)
+        yield from _call_reads(node, mappings)
     elif isinstance(node, cst.Comparison) and all(
         isinstance(target.operator, (cst.Is, cst.IsNot)) for target in node.comparisons
     ):
         for operand in (node.left, *(target.comparator for target in node.comparisons)):
-            if path_root(operand) is None:  # `x is None` asks for the object, not its data
-                yield from reads(operand)
+            if path_root(operand, mappings) is None:  # `x is None` asks for the object, not its data
+                yield from reads(operand, mappings)
+    elif isinstance(node, cst.Comparison) and _key_lookup(node, mappings):
+        return  # `"mask" in batch`: whether a dict has a key
     elif isinstance(node, (cst.Arg, cst.NamedExpr)):
-        yield from reads(node.value)
+        yield from reads(node.value, mappings)
     elif isinstance(node, cst.Decorator):
-        yield from reads(node.decorator)
+        yield from reads(node.decorator, mappings)
     elif isinstance(node, cst.BaseComp):
         bound: set[str] = set()
         clause: cst.CompFor | None = node.for_in
         while clause is not None:
             bound.update(target_names(clause.target))
             clause = clause.inner_for_in
-        yield from (name for child in children(node) for name in reads(child) if name.value not in bound)
+        yield from (name for child in children(node) for name in reads(child, mappings) if name.value not in bound)
     elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
         for target in _as_list(getattr(node, "targets", None) or getattr(node, "target", None)):
-            yield from _target_reads(target.target if isinstance(target, cst.AssignTarget) else target)
+            target = target.target if isinstance(target, cst.AssignTarget) else target
+            yield from _target_reads(target, mappings, augmented=isinstance(node, cst.AugAssign))
         if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
             yield node.target
         for name in ("value", "iter", "ifs"):
             for child in _as_list(getattr(node, name, None)):
-                yield from reads(child)
+                if not (name == "iter" and _is_mapping(child, mappings)):  # iterating a dict: its keys
+                    yield from reads(child, mappings)
     elif isinstance(node, cst.Del):
-        yield from _deleted_reads(node.target)
+        yield from _deleted_reads(node.target, mappings)
     elif isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
         return
     else:
         for child in children(node):
-            yield from reads(child)
+            yield from reads(child, mappings)
 
 
-def path_root(expr: cst.BaseExpression) -> cst.Name | None:
-    """The name a path into a pytree starts at (`x`, `state.params`, `batch["x"]`): reaching a leaf
-    through it reads no data. None for other expressions (`x[0]` and `x.T` read the array)."""
+def path_root(expr: cst.BaseExpression, mappings: Mappings = ()) -> cst.Name | None:
+    """The name a path into a pytree starts at (`x`, `state.params`, `batch["x"]`, `batch[k]` of a batch in
+    `mappings`): reaching a leaf through it reads no data. None for other expressions (`x[0]` and `x.T` read
+    the array)."""
     while not isinstance(expr, cst.Name):
         if isinstance(expr, cst.Attribute) and expr.attr.value not in DATA_ATTRIBUTES:
             expr = expr.value
-        elif (
-            isinstance(expr, cst.Subscript)
-            and len(expr.slice) == 1
-            and isinstance(expr.slice[0].slice, cst.Index)
-            and isinstance(expr.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
-        ):
-            expr = expr.value  # a dict's key
+        elif isinstance(expr, cst.Subscript) and _dict_key(expr, mappings):
+            expr = expr.value
         else:
             return None
     return expr
 
 
-def _call_reads(call: cst.Call) -> Iterator[cst.Name]:
+def _dict_key(subscript: cst.Subscript, mappings: Mappings) -> bool:
+    """`d["x"]`, or `d[k]` of a `d` in `mappings`: an item of a dict (an array takes no string key)."""
+    index = subscript.slice[0].slice if len(subscript.slice) == 1 else None
+    if isinstance(index, cst.Index) and isinstance(index.value, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    return _is_mapping(subscript.value, mappings)
+
+
+def _is_mapping(expr: cst.BaseExpression, mappings: Mappings) -> bool:
+    return any(expr.deep_equals(mapping) for mapping in mappings)
+
+
+def _key_lookup(comparison: cst.Comparison, mappings: Mappings) -> bool:
+    """`"mask" in batch["inputs"]`: a string looked up in a path, which only a mapping answers."""
+    return (
+        len(comparison.comparisons) == 1
+        and isinstance(comparison.comparisons[0].operator, (cst.In, cst.NotIn))
+        and isinstance(comparison.left, (cst.SimpleString, cst.ConcatenatedString))
+        and path_root(comparison.comparisons[0].comparator, mappings) is not None
+    )
+
+
+def mapping_paths(scope: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The paths a scope calls a mapping's method on (`batch["inputs"]` of `batch["inputs"].keys()`)."""
+    found = []
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in MAPPING_METHODS
+            and path_root(node.func.value) is not None
+        ):
+            found.append(node.func.value)
+        stack.extend(children(node))
+    return found
+
+
+def _call_reads(call: cst.Call, mappings: Mappings) -> Iterator[cst.Name]:
     func = call.func
     word = _callee_word(call)
     if word in NON_READING_CALLS:
-        yield from reads(func)
+        yield from reads(func, mappings)
         return
     if (
         isinstance(func, cst.Attribute)
-        and func.attr.value in NON_READING_METHODS | REBUILDING_METHODS
-        and path_root(func.value) is not None
+        and func.attr.value in NON_READING_METHODS
+        and path_root(func.value, mappings) is not None
     ):
-        yield from reads(list(call.args))  # `x.delete()`, `state.replace(step=s)`: only the arguments
+        yield from reads(list(call.args), mappings)  # `x.delete()`: only the arguments
+        return
+    if _rebuilt_from(call, mappings) is not None:  # `state.replace(step=s)`, `FrozenDict(d)`: the new values only
+        yield from reads([arg for arg in call.args if arg.keyword is not None], mappings)
         return
     if word in TREE_MAPS and call.args and _leaves_unread(call.args[0].value):
-        yield from reads(func)
-        yield from reads(call.args[0])
-        yield from (name for arg in call.args[1:] if path_root(arg.value) is None for name in reads(arg))
+        yield from reads(func, mappings)
+        yield from reads(call.args[0], mappings)
+        yield from (
+            name for arg in call.args[1:] if path_root(arg.value, mappings) is None for name in reads(arg, mappings)
+        )
         return
-    yield from reads(func)
-    yield from reads(list(call.args))
+    yield from reads(func, mappings)
+    yield from reads(list(call.args), mappings)
+
+
+def _rebuilt_from(call: cst.Call, mappings: Mappings = ()) -> cst.Name | None:
+    """The root of the pytree a call builds a new one from (`state` of `state.replace(step=s)` or of
+    `FrozenDict(state["params"])`), holding its leaves."""
+    func, positional = call.func, [arg for arg in call.args if arg.keyword is None]
+    if isinstance(func, cst.Attribute) and func.attr.value in REBUILDING_METHODS and not positional:
+        return path_root(func.value, mappings)
+    if _callee_word(call) in REBUILDING_CALLS and len(call.args) == 1 and positional and not positional[0].star:
+        return path_root(positional[0].value, mappings)
+    return None
 
 
 def _leaves_unread(function: cst.BaseExpression) -> bool:
@@ -181,18 +249,18 @@ def _leaves_unread(function: cst.BaseExpression) -> bool:
     return not any(name.value in names for name in reads(function.body))
 
 
-def _deleted_reads(target: cst.BaseExpression) -> Iterator[cst.Name]:
+def _deleted_reads(target: cst.BaseExpression, mappings: Mappings) -> Iterator[cst.Name]:
     """What `del` reads: nothing of `x` in `del x`, `del batch["mask"]` or `del state.cache` (a dict
     operation, no buffer read); the index of `del xs[i]`."""
     if isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
-            yield from _deleted_reads(element.value)
+            yield from _deleted_reads(element.value, mappings)
     elif isinstance(target, cst.Subscript):
-        if path_root(target.value) is None:
-            yield from reads(target.value)
-        yield from reads(list(target.slice))
-    elif isinstance(target, cst.Attribute) and path_root(target.value) is None:
-        yield from reads(target.value)
+        if path_root(target.value, mappings) is None:
+            yield from reads(target.value, mappings)
+        yield from reads(list(target.slice), mappings)
+    elif isinstance(target, cst.Attribute) and path_root(target.value, mappings) is None:
+        yield from reads(target.value, mappings)
 
 
 def _callee_word(call: cst.Call) -> str | None:
@@ -208,15 +276,20 @@ def _as_list(value) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _target_reads(target: cst.BaseExpression) -> Iterator[cst.Name]:
-    """What an assignment target reads: `x` in `x[i] = v` and `x.a = v`; nothing in `x = v`."""
+def _target_reads(target: cst.BaseExpression, mappings: Mappings, augmented: bool = False) -> Iterator[cst.Name]:
+    """What an assignment target reads: `x` in `x[i] = v` and `x.a = v`; nothing in `x = v`; only the key
+    in `batch["mask"] = m` (a store into a dict of the pytree: an array would raise whether donated or not)."""
     if isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
-            yield from _target_reads(element.value)
+            yield from _target_reads(element.value, mappings)
     elif isinstance(target, cst.StarredElement):
-        yield from _target_reads(target.value)
+        yield from _target_reads(target.value, mappings)
+    elif isinstance(target, cst.Subscript) and not augmented and _dict_key(target, mappings):
+        if path_root(target.value, mappings) is None:
+            yield from reads(target.value, mappings)
+        yield from reads(list(target.slice), mappings)
     elif isinstance(target, (cst.Subscript, cst.Attribute)):
-        yield from reads(target)
+        yield from reads(target, mappings)
 
 
 def _on_host(value: Value | None) -> bool:
@@ -242,6 +315,7 @@ class DonationFlow(Domain):
         self._states = [_State()]
         self._loops: list[list[_Loop]] = [[]]  # per scope: its open For and While loops
         self._again: dict[cst.CSTNode, list[Finding]] = {}  # per loop: reads that see the previous iteration's
+        self._mapping_paths: dict[int, list[cst.BaseExpression]] = {}  # per scope node: `mapping_paths`
 
     @property
     def _state(self) -> _State:
@@ -254,16 +328,25 @@ class DonationFlow(Domain):
         donated = self._state.donated
         if not donated or not self._tracker.flow.reaches(self):
             return []
-        return [(name, donated[name.value]) for name in reads(evaluated(node)) if name.value in donated]
+        mappings = self._mappings()
+        return [(name, donated[name.value]) for name in statement_reads(node, mappings) if name.value in donated]
+
+    def _mappings(self) -> list[cst.BaseExpression]:
+        """The paths the current function (or module) shows to be dicts, found once per scope."""
+        scope = self._tracker.chain[-1]
+        if id(scope) not in self._mapping_paths:
+            self._mapping_paths[id(scope)] = mapping_paths(scope)
+        return self._mapping_paths[id(scope)]
 
     def next_iteration(self, node: cst.For | cst.While, states: list[_State]) -> None:
         loop = self._loops[-1][-1]
         if not any(state.donated for state in states):
             return
         found: dict[int, Finding] = {}
+        mappings = self._mappings()
         for state in states:
             for unit, fresh in loop.units:
-                for name in reads(evaluated(unit)):
+                for name in statement_reads(unit, mappings):
                     donation = state.donated.get(name.value)
                     if donation is not None and name.value not in fresh:
                         found.setdefault(id(name), (unit, name, donation))
@@ -314,15 +397,10 @@ class DonationFlow(Domain):
                     self._state.donated[target.target.value] = rebuilt
 
     def _rebuilt(self, value: cst.BaseExpression) -> Donation | None:
-        """The donation a new pytree built from a donated one (`state.replace(...)`) carries over."""
-        if not (
-            self._state.donated
-            and isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in REBUILDING_METHODS
-        ):
+        """The donation a new pytree built from a donated one (`state.replace(...)`, `d.unfreeze()`) carries over."""
+        if not (self._state.donated and isinstance(value, cst.Call)):
             return None
-        root = path_root(value.func.value)
+        root = _rebuilt_from(value, self._mappings())
         return None if root is None else self._state.donated.get(root.value)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:

@@ -50,6 +50,7 @@ from jaxlint.model.keys import (
     LIBRARY_KEY_METHODS,
     NOT_CONSUMERS,
     PAIRED_BRANCHES,
+    RAVELS,
     SAMPLER_WRAPPERS,
     SELECTS,
     SHAPE_OF,
@@ -96,6 +97,50 @@ def shape_only(node: cst.CSTNode, names: Names) -> list[cst.BaseExpression]:
         function = node.args[0].value
         if all(_reads_only_shape(function.body, name) for name in parameter_names(function.params)):
             return [arg.value for arg in node.args[1:] if arg.keyword is None]
+    return []
+
+
+def read_for_shapes(function: cst.FunctionDef, name: str, names: Names) -> bool:
+    """Whether `function` binds `name` once (`name = ...`) and reads it only for its shape and dtype (`shape_only`),
+    or to ravel it (`flat, unravel = ravel_pytree(name)`) into a `flat` read so too: nothing sees its numbers.
+    (Called only for a name bound to what a fixed key draws: not on a hot path.)"""
+    mentions: list[cst.Name] = []
+    bound: set[int] = set()
+    for_shapes: set[int] = set()
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        for_shapes.update(id(part) for part in shape_only(node, names) if isinstance(part, cst.Name))
+        if isinstance(node, cst.Name) and node.value == name:
+            mentions.append(node)
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)  # `a.name` is no mention
+            continue
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            stack.append(node.value)  # nor is `f(name=v)`
+            continue
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            return False
+        elif isinstance(node, cst.AssignTarget):
+            targets = node.target.elements if isinstance(node.target, cst.Tuple) else [cst.Element(node.target)]
+            bound.update(id(t.value) for t in targets if isinstance(t.value, cst.Name) and t.value.value == name)
+        elif isinstance(node, cst.Assign):
+            for_shapes.update(id(tree) for tree in _ravelled_for_shapes(function, node, name, names))
+        stack.extend(children(node))
+    return len(bound) == 1 and all(id(mention) in bound | for_shapes for mention in mentions)
+
+
+def _ravelled_for_shapes(function: cst.FunctionDef, node: cst.Assign, name: str, names: Names) -> list[cst.Name]:
+    """`name` in `flat, unravel = ravel_pytree(name)` when `flat` is read only for its shape and dtype."""
+    value, targets = node.value, node.targets
+    if not (isinstance(value, cst.Call) and len(value.args) == 1 and len(targets) == 1):
+        return []
+    tree, target = value.args[0].value, targets[0].target
+    if not (isinstance(tree, cst.Name) and tree.value == name and names.qualified(value.func) in RAVELS):
+        return []
+    flat = target.elements[0].value if isinstance(target, cst.Tuple) and len(target.elements) == 2 else None
+    if isinstance(flat, cst.Name) and flat.value != name and read_for_shapes(function, flat.value, names):
+        return [tree]
     return []
 
 

@@ -142,6 +142,8 @@ class _Scope:
 
 
 _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
+# An eager function's parameter that a call gives a Python list, tuple or dict: a container of unknown items.
+_PASSED_CONTAINER = Value(Kind.UNKNOWN, contents=Contents("list", None))
 
 
 def _join_envs(a: Env, b: Env) -> Env:
@@ -961,6 +963,10 @@ class ValueTracker(Domain):
                 # (`step(jnp.stack(xs))`: under its transform, one tracer), an instance of a class of this module
                 # (a pytree whose fields say which leaves are), or a Python list, tuple or dict (a pytree).
                 given = [value if _given_eagerly(value := self.value_of(arg.value)) else None for arg in node.args]
+            given = [
+                value or (held if (held := self.value_of(arg.value)) is _PASSED_CONTAINER else None)
+                for arg, value in zip(node.args, given)
+            ]
             # A scalar literal tells the kind of number a parameter gets (`step(3)`: an int).
             given = [
                 self.value_of(arg.value) if is_scalar_literal(arg.value) else value
@@ -1369,6 +1375,8 @@ class ValueTracker(Domain):
                 env[name] = STATIC
             elif (made := self._known.instances.get(node, {}).get(name)) is not None:
                 env[name] = made  # `self` of `layer.apply(x)`: the instance every traced call gives
+            elif function is None and name in self._known.lists.get(node, ()):
+                env[name] = _PASSED_CONTAINER  # passed on as it came: `step(opt_states)` calling a jitted method
             elif annotated:
                 env[name] = ARRAY
         rebound = rebound_names(body_statements)

@@ -21,9 +21,19 @@ METADATA = frozenset(
 NON_READING_METHODS = frozenset({"is_deleted", "delete", "keys"})
 
 # Methods that build a new pytree holding the same leaves, reading none (`state.replace(step=s)` of a flax
-# `struct.dataclass`): the new object holds the deleted leaves it did not replace, and passing it to a
-# jitted function, or printing it, raises.
-REBUILDING_METHODS = frozenset({"replace"})
+# `struct.dataclass`, `model_state.unfreeze()` of a flax `FrozenDict`, which rebuilds its dicts as plain
+# ones): the new object holds the deleted leaves it did not replace, and passing it to a jitted function,
+# or printing it, raises.
+REBUILDING_METHODS = frozenset({"replace", "unfreeze"})
+
+# Calls that build a new mapping of the same leaves from the pytree they are given, reading none:
+# `dict(batch)`, flax's `FrozenDict(d)`, `freeze(d)` and `unfreeze(d)` (an array given to any of them raises
+# whether donated or not).
+REBUILDING_CALLS = frozenset({"dict", "FrozenDict", "freeze", "unfreeze"})
+
+# Methods only a mapping has (a jax or NumPy array has none): a path whose `.keys()` a function calls is a
+# dict of the pytree, so `batch["inputs"][k]` reaches its item by any key without reading a buffer.
+MAPPING_METHODS = frozenset({"keys", "items", "values"})
 
 # Calls that look at their arguments without reading the data: `len(x)` and `isinstance(x, jax.Array)`
 # work on a deleted array, and so do lowering and abstract evaluation (`f.lower(x)`, `jax.eval_shape`).

@@ -60,6 +60,9 @@ SHAPE_OF = frozenset(
         "numpy.ndim",
     }
 )
+# Functions giving a pytree's leaves as one flat array and a function rebuilding the tree, built from its structure,
+# shapes and dtypes only (`flat, unravel = ravel_pytree(tree)`): only the flat array holds the leaves' numbers.
+RAVELS = frozenset({"jax.flatten_util.ravel_pytree"})
 # Calls that run one of their branch functions: a key given to several is consumed once (the libraries' own too:
 # `hk.cond`, `nnx.switch`).
 BRANCHING = frozenset({"jax.lax.cond", "jax.lax.switch"}) | merged_sets("BRANCHING")

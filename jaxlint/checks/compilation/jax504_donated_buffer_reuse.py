@@ -63,7 +63,11 @@ class DonatedBufferReuse(CalleeRule):
         "path where the donating call did not run (`try` handlers, the other branch of an `if`); arguments "
         'that are not plain names (`self.state`, `batch["x"]`), NumPy arrays and Python values (jax copies '
         "them to the device, so the caller's object is never deleted); another name for the same array "
-        "(`old = params` before the call); callables jaxlint cannot see are jitted with donation (imported from "
+        "(`old = params` before the call); the metadata of an item of a donated dict reached by any key once the "
+        'function shows it is a dict (`for k in batch["inputs"].keys(): batch["inputs"][k].shape`); a dict rebuilt '
+        "from a donated pytree (`d = state.model_state.unfreeze()`, `FrozenDict(d)`, `dict(d)`) until a leaf "
+        'of it is read (`"k" in d`, `del d["k"]`, `d["k"] = v` and `d.keys()` read none); callables jaxlint '
+        "cannot see are jitted with donation (imported from "
         "another module, chosen at run time, bound more than once); `equinox.filter_jit(donate=...)`; "
         "`flax.nnx.jit(donate_argnums=...)`, which writes the results back into the donated Modules and "
         "Optimizers, so they stay usable."

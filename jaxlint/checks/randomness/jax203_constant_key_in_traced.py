@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.keys import shape_only
+from jaxlint.analysis.keys import read_for_shapes, shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.checks.randomness._common import TraceTimeRule, call_text
 from jaxlint.model.functions import RANDOMNESS_OFF
@@ -73,7 +73,9 @@ class ConstantKeyInTraced(TraceTimeRule):
         "flax, haiku and equinox): no number is drawn from it. A fixed key whose draws are read "
         "only for their shape and dtype (`jax.random.normal(jax.random.key(0), s).shape`, "
         "`jnp.zeros_like(...)`, `jax.eval_shape(f, ...)`, or `jax.tree.map(lambda x: jnp.empty(x.shape, "
-        "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder): no number drawn is used. A "
+        "x.dtype), buffer.sample(n, jax.random.key(0)))` to build a placeholder; `u = model.sample(jax.random.key(0))` "
+        "then only `u.shape`, or `flat, unravel = ravel_pytree(u)` then only `flat.shape` and `flat.dtype`: the "
+        "`unravel` function is built from the tree's structure, shapes and dtypes): no number drawn is used. A "
         "fixed key bound to a name that nothing in the function reads (`rng = jax.random.key(0)` left over): "
         "nothing draws from it."
     )
@@ -125,6 +127,11 @@ class ConstantKeyInTraced(TraceTimeRule):
             and _never_read(function, target.value)
         ):
             self._unread.add(id(node.value))
+        elif isinstance(target, cst.Name) and isinstance(function, cst.FunctionDef):
+            # `u = model.sample_U(jax.random.key(0))` read only for shapes: the numbers drawn are never seen
+            keys = list(_key_constructors(node.value, self.names))
+            if keys and read_for_shapes(function, target.value, self.names):
+                self._for_shapes.update(id(call) for call in keys)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if isinstance(node.operator, cst.Or):  # `key = key or jax.random.key(0)`
