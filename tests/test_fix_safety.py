@@ -107,10 +107,9 @@ def test_in_place_fixes_on_possible_lists_are_unsafe_and_on_outer_names_absent()
     assert [(f["location"]["row"], f["fix"] and f["fix"]["applicability"]) for f in findings] == [
         (13, None),  # a global: `table = ...` would make it local to the function
         (21, None),  # a closure variable
-        (28, "unsafe"),  # a fori_loop carry: a list here, given through a parameter
-        (34, "unsafe"),  # a scan carry
         (40, "unsafe"),  # a jit argument: no call shows what it is
         (53, "safe"),  # a local array (a jit argument that its call gives a list, line 46, is not flagged)
+        (66, "unsafe"),  # a fori_loop carry no call shows (the carries its calls give lists, lines 28 and 34, are not)
     ]
     assert findings[0]["message"].endswith("use `table = table.at[0].set(1.0)` (after `global table`)")
     assert findings[1]["message"].endswith("(after `nonlocal counts`)")
