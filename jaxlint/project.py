@@ -12,6 +12,10 @@ A project is the folder imports start from: the folder above a file's topmost pa
 `__init__.py`), or the file's own folder for a script. Every Python file of it that can change the named files'
 findings takes part, named on the command line or not (jaxlint/connected.py), so the answer for one file
 does not depend on which files were named.
+
+pytest imports every conftest.py from its rootdir down to a test module's folder before the module: a
+conftest.py above a project's root that turns on x64 holds for the whole project (conftests_above), though it
+belongs to another project (tests/ and tests/sub/ without `__init__.py`); one in a sibling folder does not.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ from jaxlint.connected import connected
 MAX_ROUNDS = 4
 # A project larger than this is checked file by file, without the files that were not named.
 MAX_PROJECT_FILES = 3000
+# pytest's configuration files: the folder holding one is where pytest stops looking for conftest.py upward
+# (its confcutdir, the rootdir of the configuration file).
+PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
 
 def module_of(path: str) -> tuple[Path, str]:
@@ -69,8 +76,27 @@ def context(path: str, imported: Imported = Imported()) -> ModuleContext:
     return ModuleContext(package, top_level(root), imported)
 
 
-def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
-    """What each module (by dotted name) learns from the interfaces of all of them."""
+@lru_cache(maxsize=None)
+def conftests_above(root: Path) -> tuple[Path, ...]:
+    """The conftest.py files in the folders above a project's root (absolute) that pytest imports before any
+    test module of the project, from the top down: up to the folder of pytest's configuration file, or the
+    filesystem's root. Each folder is looked at once (cached), so a run costs one look per folder."""
+    parent = root.parent
+    if parent == root or any(_is_file(root / name) for name in PYTEST_CONFIGS):
+        return ()
+    conftest = parent / "conftest.py"
+    return conftests_above(parent) + ((conftest,) if _is_file(conftest) else ())
+
+
+def x64_above(root: Path, enabled: set[Path]) -> bool:
+    """Whether a conftest.py above the project's root turns on x64 for it; `enabled`: the conftest files
+    (absolute) whose analysis found that they set or read `jax_enable_x64`."""
+    return any(conftest in enabled for conftest in conftests_above(root))
+
+
+def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) -> dict[str, Imported]:
+    """What each module (by dotted name) learns from the interfaces of all of them, and from a conftest.py
+    above their root that turns on x64 (`x64_from_above`)."""
 
     def resolve(qualified: str, depth: int = 0) -> str:
         """Follow re-exports: `pkg.report` is `pkg.metrics.report` when pkg/__init__.py imports it."""
@@ -152,7 +178,7 @@ def imported_facts(modules: dict[str, Interface]) -> dict[str, Imported]:
             given,
             returns,
             consumes,
-            interface.wide_dtypes and bool(x64 - {name}),
+            interface.wide_dtypes and (x64_from_above or bool(x64 - {name})),
             transformed,
             {cls: tuple(sorted(names)) for cls, names in overridden.get(name, {}).items()},
             {function: tuple(calls) for function, calls in looped.get(name, {}).items()},
@@ -225,19 +251,21 @@ def _is_file(path: Path) -> bool:
 def siblings(files: list[str], cache: Cache | None = None, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[str]:
     """The files of the named files' projects that were not named themselves and that can change the
     named files' findings (jaxlint/connected.py; `cache` keeps what it reads of each file; files over
-    `max_size` bytes are not read)."""
+    `max_size` bytes are not read), and the conftest.py files above their roots (conftests_above)."""
     named = {Path(file).absolute() for file in files}
     places = [module_of(file) for file in files if file.endswith((".py", ".pyi"))]
-    extra: list[str] = []
-    for root in sorted({root for root, _ in places}):
+    extra: dict[Path, None] = {}
+    roots = sorted({root for root, _ in places})
+    for root in roots:
         modules: dict[str, Path] = {}
         for path in importable(root):
             modules.setdefault(module_of(str(path))[1], path)
         if named.issuperset(modules.values()):
             continue  # the whole project was named
         needed = connected({name for where, name in places if where == root}, modules, cache, max_size)
-        extra.extend(_shown(path) for name, path in modules.items() if name in needed and path not in named)
-    return extra
+        extra.update((path, None) for name, path in modules.items() if name in needed and path not in named)
+    extra.update((conftest, None) for root in roots for conftest in conftests_above(root) if conftest not in named)
+    return [_shown(path) for path in extra]
 
 
 def _shown(path: Path) -> str:

@@ -293,12 +293,17 @@ def _size_limit(path: str, settings: Settings) -> int:
 def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
     """Phase 2 (jaxlint/project.py): check again each module whose facts from the others changed."""
     files, contexts = batch.files, batch.contexts
+    enabled = {  # the conftest.py files that turn on x64 below them (project.conftests_above)
+        Path(files[index]).absolute()
+        for index in contexts
+        if Path(files[index]).name == "conftest.py" and cast(FileResult, outcomes[index]).interface.x64
+    }
     for _ in range(project.MAX_ROUNDS):
         todo: dict[int, None] = {}
-        for modules in project.projects({index: files[index] for index in contexts}).values():
+        for root, modules in project.projects({index: files[index] for index in contexts}).items():
             # Every module of a project was checked (phase 1).
             interfaces = {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
-            for name, imported in project.imported_facts(interfaces).items():
+            for name, imported in project.imported_facts(interfaces, project.x64_above(root, enabled)).items():
                 index = modules[name]
                 if imported == contexts[index].imported:
                     continue

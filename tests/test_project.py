@@ -189,6 +189,34 @@ def test_a_namespace_folder_inside_a_package_is_part_of_it(tmp_path: Path) -> No
     assert rows == [("copy/stats/_src/accumulate/totals.py", 5, "JAX701")]
 
 
+X64_CONFTEST = "fixtures/project/x64_conftest"
+
+
+@pytest.mark.slow
+def test_a_conftest_that_enables_x64_holds_for_the_folders_below_it() -> None:
+    # pytest imports tests/conftest.py before tests/sub/test_solver.py and tests/sub/deep/test_grid.py, though
+    # each folder is a project of its own (no __init__.py); unit/other/conftest.py is not imported for unit/sub/.
+    files = [str(path.relative_to(ROOT)) for path in sorted((ROOT / X64_CONFTEST).rglob("test_*.py"))]
+    assert len(files) == 4
+    for file in files:
+        check(found(ROOT, file), [file])
+    check(found(ROOT, X64_CONFTEST), files)
+
+
+@pytest.mark.slow
+def test_conftests_above_stop_where_pytest_stops_looking_for_them(tmp_path: Path) -> None:
+    # pytest looks for conftest.py up to the folder of its configuration file (its rootdir), not above it.
+    test = "import jax.numpy as jnp\n\n\ndef test_zeros():\n    return jnp.zeros(3, dtype=jnp.float64)\n"
+    write(tmp_path / "repo" / "tests" / "sub" / "test_a.py", test)
+    write(tmp_path / "conftest.py", 'import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    write(tmp_path / "repo" / "pyproject.toml", "[tool.pytest.ini_options]\n")
+    rows = [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, "repo/tests/sub/test_a.py")]
+    assert rows == [("repo/tests/sub/test_a.py", 5, "JAX701")]
+    write(tmp_path / "repo" / "conftest.py", 'import os\n\nos.environ["JAX_ENABLE_X64"] = "1"\n')  # never says jax
+    assert found(tmp_path, "repo/tests/sub/test_a.py") == []
+    assert found(tmp_path, "repo/tests") == []
+
+
 @pytest.mark.slow
 def test_x64_enabled_anywhere_in_the_project_as_users_do_it(tmp_path: Path) -> None:
     shutil.copytree(ROOT / X64_ENABLED, tmp_path / "sim")

@@ -377,6 +377,23 @@ async def test_a_module_is_checked_with_its_project_as_the_command_line_does(
     assert await published(client, metrics, []) == []
 
 
+FLOAT64_TEST = "import jax.numpy as jnp\n\n\ndef test_zeros():\n    return jnp.zeros(3, dtype=jnp.float64)\n"
+
+
+@pytest.mark.asyncio
+async def test_a_conftest_above_the_project_turns_x64_on_as_for_the_command_line(
+        in_project, client: LanguageClient, tmp_path: Path):
+    # tests/ and tests/sub/ have no __init__.py: two projects, but pytest imports tests/conftest.py first.
+    test = open_file(client, write(tmp_path / "tests" / "sub" / "test_a.py", FLOAT64_TEST))
+    found = command_line_findings(tmp_path, "tests/sub/test_a.py")
+    assert [code for code, _, _ in found] == ["JAX701"]
+    await published(client, test, headlines(found))
+    write(tmp_path / "tests" / "conftest.py", 'import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    assert command_line_findings(tmp_path, "tests/sub/test_a.py") == []
+    change(client, test, 2, FLOAT64_TEST + "\n")
+    assert await published(client, test, []) == []
+
+
 @pytest.mark.asyncio
 async def test_without_a_config_the_cache_is_the_one_of_the_working_folder(
         in_project, client: LanguageClient, tmp_path: Path):

@@ -153,7 +153,7 @@ class Checker:
         before = {other: module.checked for other, module in modules.items()}
         self._read_files(root, modules, name)
         modules[name] = self._module(path, data, None, _context(path, modules.get(name)))
-        self._link(modules)
+        self._link(modules, self._x64_above(root))
         changed = tuple(
             module.path
             for other, module in modules.items()
@@ -189,10 +189,26 @@ class Checker:
                 continue
             modules[name] = self._module(str(file), data, stamp, _context(str(file), known))
 
-    def _link(self, modules: dict[str, Module]) -> None:
+    def _x64_above(self, root: Path) -> bool:
+        """Whether a conftest.py above the project's root turns on x64 for it (project.conftests_above), as the
+        files are now: one may have been added since the last check."""
+        project.conftests_above.cache_clear()
+        enabled = set()
+        for conftest in project.conftests_above(root):
+            try:
+                data, settings = read_bytes(str(conftest)), self.settings_for(str(conftest))
+            except (InputError, ConfigError):
+                continue
+            name, context = command_line_name(str(conftest)), project.context(str(conftest))
+            if self._check(name, data, settings, _cache(settings, str(conftest)), context)[0].x64:
+                enabled.add(conftest)
+        return project.x64_above(root, enabled)
+
+    def _link(self, modules: dict[str, Module], x64_from_above: bool) -> None:
         """Phase 2: each module checked again with what the others tell it, until nothing changes."""
         for _ in range(project.MAX_ROUNDS):
-            facts = project.imported_facts({name: module.interface for name, module in modules.items()})
+            interfaces = {name: module.interface for name, module in modules.items()}
+            facts = project.imported_facts(interfaces, x64_from_above)
             todo = [name for name, imported in facts.items() if imported != modules[name].context.imported]
             if not todo:
                 return

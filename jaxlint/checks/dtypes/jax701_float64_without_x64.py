@@ -27,7 +27,10 @@ class Float64WithoutX64(Rule):
         '`jax.config.update("jax_enable_x64", True)` in any of its modules (a `conftest.py` included), '
         '`os.environ["JAX_ENABLE_X64"] = ...`, the `jax.enable_x64` context, or code that reads the flag '
         '(`jax.config.jax_enable_x64`, `jax.config.read("jax_enable_x64")`) silences it in every module of the '
-        "project. A file outside any project, and a notebook, count only themselves."
+        "project. A `conftest.py` that does so silences it in every file of its folder and the folders below, "
+        "whatever their project: pytest imports it before the test modules there (not those of a sibling folder, "
+        "up to the folder of pytest's configuration file). A file outside any project, and a notebook, count only "
+        "themselves."
     )
     why_bad = (
         "Without `jax_enable_x64`, jax has no 64-bit arrays: it truncates the requested dtype to its 32-bit "
