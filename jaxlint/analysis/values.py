@@ -56,6 +56,7 @@ from jaxlint.model.dtypes import (
     RESULT_KINDS,
 )
 from jaxlint.model.transforms import TREE_LEAF_LISTS
+from jaxlint.model.numpy_boundary import MATH_BY_OPERATORS
 
 
 class Kind(enum.Enum):
@@ -876,6 +877,19 @@ class Evaluator:
             return None  # `sum(lists, [])` concatenates lists
         return _derived(operands)
 
+    def _by_operators(self, call: cst.Call) -> Value | None:
+        """What `math.prod(xs, start=s)` and `math.sumprod(p, q)` give: they multiply (and add) their items with
+        `*` and `+`, so of tracers a tracer, as `sum` gives (model/numpy_boundary.MATH_BY_OPERATORS)."""
+        if any(arg.star for arg in call.args):
+            return None
+        operands = [
+            self.iterated(arg.value) if arg.keyword is None else self.value_of(arg.value)  # `start=`: one operand
+            for arg in call.args
+        ]
+        if any(operand is not None and operand.container for operand in operands):
+            return None
+        return _derived(operands)
+
     def _attribute(self, expr: cst.Attribute) -> Value | None:
         base = self.value_of(expr.value)
         if base is not None and base.attributes:
@@ -1000,6 +1014,8 @@ class Evaluator:
         if self.names.qualified(func) in REF_FACTORIES:
             return REF
         qualified_call = self.names.qualified(func)
+        if qualified_call in MATH_BY_OPERATORS:
+            return self._by_operators(call)
         if qualified_call in CONSTANT_COLLECTIVES and arguments and arguments[0] is not None and arguments[0].number:
             return arguments[0]  # `lax.psum(1, axis)`: the axis size, a Python int
         if arrays.produces_pytree(call, self.names):

@@ -27,6 +27,15 @@ TAKES_TRACED_ARRAY = frozenset(
 # The names NumPy gives the array argument of those functions, when it is passed by keyword.
 ARRAY_KEYWORDS = frozenset({"a", "ary", "m", "x", "arr", "val"})
 
+# The `math` functions that compute with their arguments' own operators and never convert them: on tracers they
+# give tracers. `math.prod(xs, start=s)` is `s * x0 * x1 * ...` (checked under `jax.jit` with jax 0.10.2, a list
+# and a generator, with and without `start`); `math.sumprod(p, q)` (Python 3.12) is `sum(map(operator.mul, p,
+# q))` (checked on CPython 3.12 and 3.13 with operands whose `__float__` and `__index__` raise, as a tracer's do).
+# Every other `math` function converts its arguments to a C double or int (`math.sqrt`, `exp`, `log`, `floor`,
+# `isnan`, `fsum`, `hypot`, `isclose`...), which raises on a tracer: ConcretizationTypeError, or a TypeError for
+# the integer ones (`factorial`, `comb`, `gcd`, `isqrt`, `trunc`).
+MATH_BY_OPERATORS = frozenset({"math.prod", "math.sumprod"})
+
 # `jax.numpy` functions that take a Python list or tuple of arrays; the others raise TypeError on one
 # (`jnp.mean([x, y])`: "mean requires ndarray or scalar arguments").
 TAKE_SEQUENCES = frozenset("array asarray stack concatenate vstack hstack dstack column_stack block".split())

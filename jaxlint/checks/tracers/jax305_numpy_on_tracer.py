@@ -15,6 +15,7 @@ from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.numpy_boundary import (
     ARRAY_KEYWORDS,
     LIST_THROUGH_NUMPY,
+    MATH_BY_OPERATORS,
     NUMPY_CONVERSION_ERRORS,
     READS_SHAPE_OR_DTYPE,
     TAKES_TRACED_ARRAY,
@@ -40,8 +41,9 @@ class NumpyOnTracer(Rule):
         "(`jax.jit(np.cumsum)`, `jax.vmap(np.linalg.norm)`)."
     )
     why_bad = (
-        "NumPy needs concrete data: converting a tracer raises `TracerArrayConversionError` (and `math` "
-        "functions raise `ConcretizationTypeError`). Under `grad` the conversion would also drop the "
+        "NumPy needs concrete data: converting a tracer raises `TracerArrayConversionError` (and the `math` "
+        "functions, which convert their arguments to a C double or int, raise `ConcretizationTypeError`). "
+        "Under `grad` the conversion would also drop the "
         "gradient. The `jax.numpy` function of the same name works on tracers."
     )
     example = "@jax.jit\ndef normalize(x):\n    return x / np.linalg.norm(x)\n"
@@ -53,7 +55,9 @@ class NumpyOnTracer(Rule):
         "that slice a traced array or hand it to its own method when their other arguments are static "
         "(`np.split(x, 3, axis=-1)`, `np.array_split`, `np.sum(x, axis=0)`, `np.reshape`, `np.swapaxes`, "
         "`np.flip`...: checked under `jax.jit` with jax 0.10.2), `jax.vmap(np.sum)` and `jax.grad(np.sum)` "
-        "(which call `x.sum()`), NumPy outside traced functions, and NumPy in the body of a `try` whose "
+        "(which call `x.sum()`), `math.prod` and `math.sumprod` (they multiply with `*` and convert nothing: "
+        "`math.prod(xs, start=x)` of tracers is a traced product), NumPy outside traced functions, and NumPy in the "
+        "body of a `try` whose "
         "handler catches the error (`except TypeError:`, `except Exception:`, or the jax error by name: each "
         "is a TypeError), a concrete-only check that jit skips on purpose."
     )
@@ -86,8 +90,8 @@ class NumpyOnTracer(Rule):
             if found is not None:
                 self._report_list(node, *found)
             return
-        if qualified is None or not qualified.startswith(self._NAMESPACES):
-            return
+        if qualified is None or not qualified.startswith(self._NAMESPACES) or qualified in MATH_BY_OPERATORS:
+            return  # (`math.prod` multiplies with `*`: a traced product)
         if qualified.startswith("numpy.random."):
             return  # JAX204 stateful-rng-in-traced covers NumPy's random state
         for index, arg in enumerate(node.args):
