@@ -58,12 +58,14 @@ from jaxlint.analysis.structures import structure, traced_tree
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE,
     Signature,
+    TracedCaller,
     TracedFunction,
     Tracer,
     AppliedTransform,
     TransformTable,
     applied_transforms,
     decorator_transform,
+    has_own_rule,
     host_callback_target,
     ref_kernel_target,
     traced_function,
@@ -223,6 +225,11 @@ def _option(text: str) -> cst.BaseExpression:
         return cst.parse_expression(text)
     except cst.ParserSyntaxError:
         return cst.Ellipsis()  # no literal: what the option says is not claimed
+
+
+def _by_rule(transform: AppliedTransform) -> AppliedTransform:
+    """A transform reaching a function with its own derivative rule: it traces the body, but never differentiates it."""
+    return replace(transform, differentiates=False)
 
 
 def _forget(env: Env, names) -> None:
@@ -943,7 +950,13 @@ class ValueTracker(Domain):
         if not node.args and receiver is None:
             return
         if caller is not None:
-            via = AppliedTransform(caller.trace.name if caller.trace else "a traced caller", node, caller.staged)
+            trace = caller.trace
+            via = AppliedTransform(
+                trace.name if trace else "a traced caller",
+                node,
+                caller.staged,
+                differentiates=not trace or trace.differentiates,
+            )
             values = [self.value_of(arg.value) for arg in node.args]
             if mapped:
                 # The function gets one leaf of each tree: tracers, not pytrees.
@@ -1220,7 +1233,9 @@ class ValueTracker(Domain):
                 position = entry.param + bound
                 param = positional[position] if position < len(positional) else None
             if param is not None:
-                via = AppliedTransform(entry.transform, node, entry.staged, origin=entry.where)
+                via = AppliedTransform(
+                    entry.transform, node, entry.staged, origin=entry.where, differentiates=entry.differentiates
+                )
                 passed[param] = Tracer(name, param, via, entry.caller)
         return passed
 
@@ -1307,13 +1322,17 @@ class ValueTracker(Domain):
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
         entries = self._known.entries.get(node, [])
-        if any(transform.name in CUSTOM_RULES for transform in transforms):
+        if has_own_rule(transforms):
             # custom_jvp/custom_vjp trace nothing themselves, and differentiating a call gives the function (or its
             # forward rule) the primal values: only a staged trace around the call makes its arguments tracers, and
-            # no gradient around it differentiates its body (its own rule does).
-            transforms = [transform for transform in transforms if transform.name not in CUSTOM_RULES]
-            passed = {param: replace(tracer, differentiated_by=()) for param, tracer in passed.items() if tracer.staged}
-            entries = [entry for entry in entries if entry.via.staged]
+            # no gradient around it differentiates its body (its own rule does), whether or not a jit stages it.
+            transforms = [_by_rule(transform) for transform in transforms if transform.name not in CUSTOM_RULES]
+            passed = {
+                param: replace(tracer, transform=_by_rule(tracer.transform), differentiated_by=())
+                for param, tracer in passed.items()
+                if tracer.staged
+            }
+            entries = [TracedCaller(_by_rule(entry.via), entry.caller) for entry in entries if entry.via.staged]
         return traced_function(
             name,
             params,
