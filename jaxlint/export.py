@@ -103,6 +103,7 @@ def module_interface(
             keywords=call.keywords,
             instance=call.instance,
             made=call.made,
+            differentiates=call.trace.differentiates,
         )
         for call in tracker.outgoing
     )

@@ -131,7 +131,14 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             params: tuple[int | str, ...] = (*call.positional, *call.keywords)
             for param in params:
                 entry = IncomingTracer(
-                    param, call.caller, call.transform, call.staged, call.where, call.instance, call.made
+                    param,
+                    call.caller,
+                    call.transform,
+                    call.staged,
+                    call.where,
+                    call.instance,
+                    call.made,
+                    call.differentiates,
                 )
                 if entry not in into:
                     into.append(entry)

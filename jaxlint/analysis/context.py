@@ -331,6 +331,12 @@ class Context:
         `errors`, qualified: `except jax.errors.ConcretizationTypeError:` around an `if` expects it to fail."""
         return self._tracker.catches(errors)
 
+    @property
+    def in_untraced_branch(self) -> bool:
+        """Whether this point is in a branch no traced call enters (`if key is None:` when every one passes a key):
+        its code runs only eagerly."""
+        return self._tracker.in_untraced_branch
+
     def in_jaxpr_trace(self) -> bool:
         """Whether this point runs while a transform traces it to a jaxpr (`jit`, lax bodies; not `vmap` or
         `grad` alone): every `jnp`/`lax` result here is a tracer, even one computed from static values."""

@@ -5,16 +5,18 @@ Whether a parameter `is None` is decided by Python while jax traces: `None` is a
 function called with `None` sees `None`, and one called with an array sees a tracer, which is never `None`.
 When every call that reaches a function from a trace (a jitted or lax-staged caller) leaves a parameter at its
 `None` default, or passes `None`, the trace never enters `if p is not None:`; when every one passes an array, a
-tracer or a literal, it never enters `if p is None:`. Those branches run only eagerly, on concrete values. The
-calls are those of the module jaxlint sees; a function jax transforms directly (`jax.jit(f)`) is called with
-arguments jaxlint does not follow, and is left alone.
+tracer or a literal, it never enters `if p is None:`, nor gets past `if p is not None: return p`. Those branches
+run only eagerly, on concrete values. The calls are those of the module jaxlint sees (`Key(key=key)` calls
+`__init__`), and those of other modules that pass tracers, each never `None` where it gives one (those calls are
+told apart by line); a function jax transforms directly (`jax.jit(f)`) is called with arguments jaxlint does not
+follow, and is left alone.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names
+from jaxlint.analysis.bindings import rebound_names, statements
 from jaxlint.analysis.values import Kind, Value
 
 _LITERALS = (
@@ -52,7 +54,8 @@ def _is_false(expr: cst.BaseExpression | None) -> bool:
 def _never_none(expr: cst.BaseExpression, value: Value | None) -> bool:
     if isinstance(expr, _LITERALS) or (type(expr) is cst.Name and expr.value in ("True", "False")):
         return True
-    return value is not None and value.kind is Kind.TRACED  # a tracer is never None
+    # A tracer, a JAX or NumPy array, and a container the code built (a pytree of them) are never None.
+    return value is not None and (value.kind in (Kind.TRACED, Kind.ARRAY) or value.numpy or value.contents is not None)
 
 
 def none_at_call(
@@ -63,9 +66,9 @@ def none_at_call(
     known: dict[str, bool] | None = None,
 ) -> dict[str, Fixed]:
     """For each parameter of `function` whose `None`-ness this call fixes: True when it is `None` there (left at
-    a `None` default, or given `None`), False when it is not (given a literal or a tracer). `values`: what the
-    analysis knows of the call's arguments, by id of the argument's expression; `known`: the caller's names that
-    are `None` (True) or not (False) where the call is (none_flow.py)."""
+    a `None` default, or given `None`), False when it is not (given a literal, a tracer or an array). `values`:
+    what the analysis knows of the call's arguments, by id of the argument's expression; `known`: the caller's
+    names that are `None` (True) or not (False) where the call is (none_flow.py)."""
     if any(arg.star for arg in call.args):
         return {}
     params = function.params
@@ -148,3 +151,18 @@ def tests_before_rebinding(function: cst.FunctionDef, names: set[str]) -> dict[c
             branch = branch.orelse
         live -= rebound_names([statement])
     return found
+
+
+def guards_the_rest(function: cst.CSTNode | None, test: cst.BaseExpression) -> bool:
+    """Whether `test` is that of an `if` of `function`'s body, with no `else`, whose block ends in `return` or
+    `raise` (`if key is not None: return key`): the statements after it run only when the test is false."""
+    body = (
+        function.body.body
+        if isinstance(function, cst.FunctionDef) and isinstance(function.body, cst.IndentedBlock)
+        else ()
+    )
+    guard = next((s for s in body if type(s) is cst.If and s.test is test), None)
+    if guard is None or guard.orelse is not None:
+        return False
+    last = list(statements(guard.body))[-1:]
+    return bool(last) and isinstance(last[0], (cst.Return, cst.Raise))

@@ -49,6 +49,7 @@ class Outgoing:
     keywords: tuple[str, ...]  # ...and by keyword
     instance: bool = False  # a method called through an instance (`scaler.apply(x)`): `self` comes first
     made: bool = False  # a call of what calling the target makes (`loss_fn(x)` after `loss_fn = losses.make_loss(2.0)`)
+    differentiates: bool = True  # False from the body of a function with its own derivative rule (AppliedTransform)
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ class IncomingTracer:
     where: str
     instance: bool = False  # a method called through an instance: position 0 is the parameter after `self`
     made: bool = False  # passed to what calling the function makes (Outgoing.made), not to it
+    differentiates: bool = True  # Outgoing.differentiates
 
 
 @dataclass(frozen=True)

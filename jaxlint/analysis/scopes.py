@@ -1120,7 +1120,8 @@ class ScopeRecorder:
                 elif value.kind is Kind.TRACED and value.tracer is not None and call.caller is not None:
                     passed = facts.passed.setdefault(node, {})
                     if param not in passed:
-                        via = AppliedTransform(value.tracer.transform.name, call.node, value.tracer.staged)
+                        trace = value.tracer.transform
+                        via = AppliedTransform(trace.name, call.node, trace.staged, differentiates=trace.differentiates)
                         passed[param] = Tracer(
                             name,
                             param,

@@ -15,7 +15,7 @@ and shapes fail on them. `grad` alone gives tracers that carry concrete values: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable, cast
+from typing import Callable, Iterable, cast
 
 import libcst as cst
 
@@ -29,6 +29,7 @@ from jaxlint.model.transform_spec import CLOSURE, CUSTOM, FILTERED, GRAD, LIFTED
 from jaxlint.model.transforms import (
     FORI_LOOP,
     BUILDS_JAXPR,
+    CUSTOM_RULES,
     EAGER_OUTSIDE_TRACE,
     GRADIENTS,
     HOST_CALLBACKS,
@@ -79,10 +80,19 @@ class AppliedTransform:
     bound_names: frozenset[str] = frozenset()
     origin: str | None = None  # in another module: where (`train.py:12`)
     outside_functions: bool = False  # applied at module level (or in a class body), where no trace runs
+    # False for the trace of a function with its own derivative rule (custom_jvp/custom_vjp), and of what it calls:
+    # a gradient around it differentiates by the rule and never goes through the body.
+    differentiates: bool = True
 
     def where(self, line_of) -> str:
         """Where it is applied, for messages: `line 9`, or `train.py:12` in another module."""
         return self.origin if self.origin is not None else f"line {line_of(self.node)}"
+
+
+def has_own_rule(transforms: Iterable[AppliedTransform]) -> bool:
+    """Whether a function has its own derivative rule among the transforms applied to it (custom_jvp, custom_vjp):
+    a gradient of it, or of a call of it, runs the rule and never goes through its body."""
+    return any(transform.name in CUSTOM_RULES for transform in transforms)
 
 
 @dataclass(frozen=True)
@@ -665,7 +675,7 @@ def traced_function(
             # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool.
             scalar = transform.name == FORI_LOOP and seen[:1] == (param,) or param in signature.flags
             traced.setdefault(param, Tracer(name, param, transform, container=not scalar))
-            if transform.name in GRADIENTS and transform is not traced[param].transform:
+            if transform.name in GRADIENTS and transform.differentiates and transform is not traced[param].transform:
                 gradients[param] = (*gradients.get(param, ()), transform.name)
         static |= more_static
     for param, more in gradients.items():

@@ -33,13 +33,13 @@ from jaxlint.analysis.bindings import (
 )
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
-from jaxlint.analysis.dead_branches import dead_branch
+from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.library_runs import function_run, module_run
-from jaxlint.analysis.interface import Imported, ModuleContext
+from jaxlint.analysis.interface import Imported, IncomingTracer, ModuleContext
 from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
@@ -58,12 +58,14 @@ from jaxlint.analysis.structures import structure, traced_tree
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE,
     Signature,
+    TracedCaller,
     TracedFunction,
     Tracer,
     AppliedTransform,
     TransformTable,
     applied_transforms,
     decorator_transform,
+    has_own_rule,
     host_callback_target,
     ref_kernel_target,
     traced_function,
@@ -139,6 +141,9 @@ class _Scope:
     node: cst.CSTNode | None = None  # this scope's FunctionDef or Lambda
     globals: set[str] = field(default_factory=set)  # declared global here
     catching: list[frozenset[str]] = field(default_factory=list)  # the `try` bodies around: what each catches
+    # Branches no trace enters that run on to the end of the body (after `if key is not None: return key`).
+    untraced_rest: int = 0
+    nones: dict[str, Fixed] = field(default_factory=dict)  # parameters every traced call leaves `None` or not
 
 
 _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
@@ -223,6 +228,11 @@ def _option(text: str) -> cst.BaseExpression:
         return cst.parse_expression(text)
     except cst.ParserSyntaxError:
         return cst.Ellipsis()  # no literal: what the option says is not claimed
+
+
+def _by_rule(transform: AppliedTransform) -> AppliedTransform:
+    """A transform reaching a function with its own derivative rule: it traces the body, but never differentiates it."""
+    return replace(transform, differentiates=False)
 
 
 def _forget(env: Env, names) -> None:
@@ -366,6 +376,11 @@ class ValueTracker(Domain):
     def traced_node(self) -> cst.CSTNode | None:
         """The FunctionDef or Lambda of `traced_scope`."""
         return self._scopes[-1].traced_node
+
+    @property
+    def in_untraced_branch(self) -> bool:
+        """Whether this point is in a branch no trace enters (dead_branches.py): it runs only eagerly."""
+        return self._untraced_branches > 0
 
     def in_jaxpr_trace(self) -> bool:
         """Whether the current point runs while a transform traces it to a jaxpr (`jit`, lax bodies, `pmap`;
@@ -943,7 +958,13 @@ class ValueTracker(Domain):
         if not node.args and receiver is None:
             return
         if caller is not None:
-            via = AppliedTransform(caller.trace.name if caller.trace else "a traced caller", node, caller.staged)
+            trace = caller.trace
+            via = AppliedTransform(
+                trace.name if trace else "a traced caller",
+                node,
+                caller.staged,
+                differentiates=not trace or trace.differentiates,
+            )
             values = [self.value_of(arg.value) for arg in node.args]
             if mapped:
                 # The function gets one leaf of each tree: tracers, not pytrees.
@@ -1181,14 +1202,42 @@ class ValueTracker(Domain):
         """Tracers that traced functions of other modules pass to this module-level function, or to this
         method of a module-level class (called through the class or an instance; `__init__`: by calling
         the class)."""
+        passed: dict[str, Tracer] = {}
+        for entry, param in reversed(self._incoming(node, name)):
+            if param is not None:
+                via = AppliedTransform(
+                    entry.transform, node, entry.staged, origin=entry.where, differentiates=entry.differentiates
+                )
+                passed[param] = Tracer(name, param, via, entry.caller)
+        return passed
+
+    def _nones_at_traced_calls(self, node: cst.FunctionDef, name: str) -> dict[str, Fixed]:
+        """The parameters every traced call leaves `None` or not (dead_branches.py): as this module's calls agree
+        (RoundFacts.nones), and each call from another module gives a tracer, never `None`, where it names one."""
+        own = self._known.nones.get(node, {})
+        calls: dict[tuple[str, str], dict[str, Fixed]] = {}
+        for entry, param in self._incoming(node, name):
+            answer = calls.setdefault((entry.where, entry.caller), {})
+            if param is not None:
+                answer[param] = False
+        if not calls:
+            return own
+        answers = list(calls.values())
+        if node in self._known.entries or node in self._known.wrapped:  # this module's traced calls, as they agree
+            answers.append(own)
+        rebound = rebound_names(node.body)
+        return {param: fixed for param, fixed in agreed(answers).items() if param not in rebound}
+
+    def _incoming(self, node: cst.FunctionDef | cst.Lambda, name: str) -> list[tuple[IncomingTracer, str | None]]:
+        """The traced calls of other modules into this function, each with the parameter it gives a tracer."""
         if self.context is None or not self.context.imported.entries:
-            return {}
+            return []
         entries = self.context.imported.entries
         made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
         if made is not None:  # `loss_fn(params, batch)` in a traced function, after `loss_fn = losses.make_loss(2.0)`
             given = [(entry, made[0].bound) for entry in entries.get(made[1], ()) if entry.made]
         elif not isinstance(node, cst.FunctionDef):
-            return {}
+            return []
         elif len(self._chain) == 1:
             given = [(entry, 0) for entry in entries.get(name, ()) if not entry.made]
         elif len(self._chain) == 2 and isinstance(self._chain[1], cst.ClassDef):
@@ -1210,19 +1259,17 @@ class ValueTracker(Domain):
                     for entry in entries.get(f"{heir}.{name}", ())
                 ]
         else:
-            return {}
+            return []
         positional = Signature.of(node.params).positional
-        passed: dict[str, Tracer] = {}
-        for entry, bound in reversed(given):
+        found: list[tuple[IncomingTracer, str | None]] = []
+        for entry, bound in given:
             if isinstance(entry.param, str):
                 param: str | None = entry.param
             else:
                 position = entry.param + bound
                 param = positional[position] if position < len(positional) else None
-            if param is not None:
-                via = AppliedTransform(entry.transform, node, entry.staged, origin=entry.where)
-                passed[param] = Tracer(name, param, via, entry.caller)
-        return passed
+            found.append((entry, param))
+        return found
 
     def _heirs(self) -> dict[int, list[str]]:
         """By the id of a method's def: the module-level classes of this module that run it without defining it."""
@@ -1307,13 +1354,17 @@ class ValueTracker(Domain):
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
         entries = self._known.entries.get(node, [])
-        if any(transform.name in CUSTOM_RULES for transform in transforms):
+        if has_own_rule(transforms):
             # custom_jvp/custom_vjp trace nothing themselves, and differentiating a call gives the function (or its
             # forward rule) the primal values: only a staged trace around the call makes its arguments tracers, and
-            # no gradient around it differentiates its body (its own rule does).
-            transforms = [transform for transform in transforms if transform.name not in CUSTOM_RULES]
-            passed = {param: replace(tracer, differentiated_by=()) for param, tracer in passed.items() if tracer.staged}
-            entries = [entry for entry in entries if entry.via.staged]
+            # no gradient around it differentiates its body (its own rule does), whether or not a jit stages it.
+            transforms = [_by_rule(transform) for transform in transforms if transform.name not in CUSTOM_RULES]
+            passed = {
+                param: replace(tracer, transform=_by_rule(tracer.transform), differentiated_by=())
+                for param, tracer in passed.items()
+                if tracer.staged
+            }
+            entries = [TracedCaller(_by_rule(entry.via), entry.caller) for entry in entries if entry.via.staged]
         return traced_function(
             name,
             params,
@@ -1382,18 +1433,21 @@ class ValueTracker(Domain):
         rebound = rebound_names(body_statements)
         self.names.enter_function(body_statements, parameter_names(params), rebound)
         self.recorder.scope_names(node, set(parameter_names(params)) | rebound)
+        nones: dict[str, Fixed] = {}
+        if function is not None and isinstance(node, cst.FunctionDef):  # (before the chain has the def)
+            nones = self._nones_at_traced_calls(node, node.name.value)
         self._chain.append(node)
         outer = self._scopes[-1]
         if function is not None:
             self.traced_functions.add(node)
-            self._scopes.append(_Scope(env, function, function, set(), node, node))
+            self._scopes.append(_Scope(env, function, function, set(), node, node, nones=nones))
         elif node in self._known.host:  # a host callback runs with concrete values
             self._scopes.append(_Scope(env, None, None, set(), None, node))
         else:
             self._scopes.append(_Scope(env, None, outer.traced, set(), outer.traced_node, node))
 
     def _leave(self) -> None:
-        self._scopes.pop()
+        self._untraced_branches -= self._scopes.pop().untraced_rest
         self._chain.pop()
         self.names.leave_function()
 
@@ -1518,8 +1572,7 @@ class ValueTracker(Domain):
         """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer. In one
         no trace enters (dead_branches.py), nothing is traced."""
         scope = self._scopes[-1]
-        own = self._known.nones.get(scope.node, {}) if scope.node is not None else {}
-        nones = {**own, **self._known.test_nones.get(test, {})}
+        nones = {**scope.nones, **self._known.test_nones.get(test, {})}
         if (
             scope.own is not None
             and (not scope.own.transforms or self._only_wrapped(scope.node, scope.own.transforms))
@@ -1531,6 +1584,9 @@ class ValueTracker(Domain):
                 del self.env[name]
             self._narrowed.append(traced)
             self._untraced_branches += 1  # what it computes is no tracer either
+            if not truth and guards_the_rest(scope.node, test):
+                scope.untraced_rest += 1
+                self._untraced_branches += 1  # until the body ends
             return
         narrowed = not_an_array(test, self.names, self._definition)
         value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None

@@ -170,9 +170,10 @@ class TraceTimeRule(Rule):
                 self._folded.add(key)
 
     def trace_time_scope(self) -> TracedFunction | None:
-        """The staged traced function whose Python code runs here only while it is traced, or None."""
+        """The staged traced function whose Python code runs here only while it is traced, or None (also in a
+        branch no trace enters)."""
         scope = self.facts.traced_scope
-        if scope is None or not scope.staged or scope.only_traced_for_shapes:
+        if scope is None or not scope.staged or scope.only_traced_for_shapes or self.facts.in_untraced_branch:
             return None
         return scope
 

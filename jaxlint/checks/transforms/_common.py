@@ -21,10 +21,12 @@ def returns_aux(transform: AppliedTransform) -> bool | None:
 
 def reverse_mode(value: Value, scope: TracedFunction | None) -> str | None:
     """The reverse-mode transform that differentiates a value, if one does: its tracer's own, one applied
-    with it (`jax.jit(jax.grad(f))`), or one applied to the traced function around."""
+    with it (`jax.jit(jax.grad(f))`), or one applied to the traced function around; none in the body of a function
+    with its own derivative rule."""
     if value.kind is not Kind.TRACED or value.tracer is None:
         return None
-    names = (value.tracer.transform.name, *value.tracer.differentiated_by)
+    own = value.tracer.transform
+    names = (own.name, *value.tracer.differentiated_by) if own.differentiates else ()
     if scope is not None:
-        names += tuple(t.name for t in scope.transforms)
+        names += tuple(t.name for t in scope.transforms if t.differentiates)
     return next((name for name in names if name in REVERSE_MODE), None)

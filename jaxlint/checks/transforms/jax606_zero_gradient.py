@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.dependence import DependenceWalk
-from jaxlint.analysis.traced import AppliedTransform
+from jaxlint.analysis.traced import AppliedTransform, has_own_rule
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.transforms._common import returns_aux
 from jaxlint.model.transforms import GRADIENTS
@@ -55,12 +55,15 @@ class ZeroGradient(Rule):
         "deliberate cut); outputs that do not depend on the arguments at all; functions whose body the "
         "analysis does not model (nested functions, `try`, `match`, `global`); calls of other modules' "
         "functions, of methods and of decorated helpers, which are taken as differentiable; functions with "
-        "a decorator other than a jax transform."
+        "a decorator other than a jax transform; functions with their own derivative rule (`jax.custom_jvp`, "
+        "`jax.custom_vjp`), which the gradient runs in place of the body."
     )
     verify = "Not confirmed by `--verify` yet: the gradient is all zeros."
 
     def _check(self, function: cst.FunctionDef | cst.Lambda, name: str, decorators: list[AppliedTransform]) -> None:
         applied = [*decorators, *self.facts.applied(function)]
+        if has_own_rule(applied):
+            return  # differentiated by its own rule (a straight-through estimator), not through its body
         for transform in applied:
             if transform.name not in GRADIENTS:
                 continue
