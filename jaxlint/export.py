@@ -104,6 +104,7 @@ def module_interface(
             instance=call.instance,
             made=call.made,
             differentiates=call.trace.differentiates,
+            kinds=call.kinds,
         )
         for call in tracker.outgoing
     )

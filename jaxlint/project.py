@@ -129,6 +129,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 continue  # `tx.update(...)` on what a function returned: no method of this module
             into = entries.setdefault(module, {}).setdefault(function, [])
             params: tuple[int | str, ...] = (*call.positional, *call.keywords)
+            kinds = dict(call.kinds)
             for param in params:
                 entry = IncomingTracer(
                     param,
@@ -139,6 +140,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                     call.instance,
                     call.made,
                     call.differentiates,
+                    kinds.get(param),
                 )
                 if entry not in into:
                     into.append(entry)

@@ -1486,10 +1486,10 @@ MISSES: dict[tuple[str, str], str] = {
     # JAX602 misses an int value from the origins whose dtype is not carried through: pytree fields of classes,
     # values computed from several sources.
     **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS if not origin.only and origin.name not in {
-        "argument", "closure", "helper_parameter", "jit_by_call", "jnp_constant_under_jit", "method_parameter",
-        "partial_bound", "attribute_from_init", "helper_return", "lambda_return", "dict_item", "unpacked_tuple",
-        "starred_unpack", "dict_items_loop", "dict_get", "scan_carry", "fori_carry", "while_loop_carry",
-        "inner_jit_return", "checkpointed_argument"}),
+        "argument", "closure", "helper_parameter", "helper_parameter_other_module", "jit_by_call",
+        "jnp_constant_under_jit", "method_parameter", "partial_bound", "attribute_from_init", "helper_return",
+        "lambda_return", "dict_item", "unpacked_tuple", "starred_unpack", "dict_items_loop", "dict_get", "scan_carry",
+        "fori_carry", "while_loop_carry", "inner_jit_return", "checkpointed_argument"}),
               ("grad_int",)),
 }
 

@@ -50,6 +50,9 @@ class Outgoing:
     instance: bool = False  # a method called through an instance (`scaler.apply(x)`): `self` comes first
     made: bool = False  # a call of what calling the target makes (`loss_fn(x)` after `loss_fn = losses.make_loss(2.0)`)
     differentiates: bool = True  # False from the body of a function with its own derivative rule (AppliedTransform)
+    # Of the arguments that hold one traced array (not a pytree): the kind of its dtype, where known (by position
+    # or keyword: `((1, "float"),)` for `get_stats(y, jax.nn.one_hot(labels, k))`).
+    kinds: tuple[tuple[int | str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,7 @@ class IncomingTracer:
     instance: bool = False  # a method called through an instance: position 0 is the parameter after `self`
     made: bool = False  # passed to what calling the function makes (Outgoing.made), not to it
     differentiates: bool = True  # Outgoing.differentiates
+    kind: str | None = None  # one traced array of this dtype kind (Outgoing.kinds); None: a pytree, or not known
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from jaxlint.analysis.bindings import (
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
+from jaxlint.analysis.dtype_tests import dtype_test
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
@@ -118,6 +119,7 @@ class ProjectCall:
     keywords: tuple[str, ...]  # ...and by keyword
     instance: bool  # a method called through an instance
     made: bool  # a call of what calling the target makes (a factory's product)
+    kinds: tuple[tuple[int | str, str], ...] = ()  # the dtype kinds of the single traced arrays it passes
 
 
 @dataclass(frozen=True)
@@ -295,6 +297,9 @@ class ValueTracker(Domain):
             self.names, self._lookup, table, self._returned, self._computed_tracer, self._pytree_fields
         )
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
+        # By function: the dtype kind of the one array the traced calls of other modules all give a parameter
+        # (None: a pytree, or kinds that are not known or disagree), as `_from_other_modules` last found them.
+        self._incoming_kinds: dict[cst.CSTNode, dict[str, str | None]] = {}
         self._locals: dict[int, set[str]] = {}  # by function: the names local to it
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._untraced = 0  # how many `with jax.disable_jit():` blocks are around
@@ -1174,15 +1179,19 @@ class ValueTracker(Domain):
         calling `qualified` gives)."""
         positional: list[int] = []
         keywords: list[str] = []
+        kinds: list[tuple[int | str, str]] = []
         for index, arg in enumerate(node.args):
             if arg.star:
                 break
             value = self.value_of(arg.value)
             if value is not None and value.kind is Kind.TRACED:
+                where: int | str = index if arg.keyword is None else arg.keyword.value
                 if arg.keyword is None:
                     positional.append(index)
                 else:
                     keywords.append(arg.keyword.value)
+                if not value.container and value.contents is None and value.dtype is not None:
+                    kinds.append((where, value.dtype))
         if positional or keywords:
             trace = caller.trace or AppliedTransform("a traced caller", node, caller.staged)
             self.outgoing.append(
@@ -1195,6 +1204,7 @@ class ValueTracker(Domain):
                     keywords=tuple(keywords),
                     instance=through_instance,
                     made=made,
+                    kinds=tuple(kinds),
                 )
             )
 
@@ -1203,12 +1213,15 @@ class ValueTracker(Domain):
         method of a module-level class (called through the class or an instance; `__init__`: by calling
         the class)."""
         passed: dict[str, Tracer] = {}
+        kinds: dict[str, str | None] = {}
         for entry, param in reversed(self._incoming(node, name)):
             if param is not None:
                 via = AppliedTransform(
                     entry.transform, node, entry.staged, origin=entry.where, differentiates=entry.differentiates
                 )
-                passed[param] = Tracer(name, param, via, entry.caller)
+                kinds[param] = entry.kind if kinds.get(param, entry.kind) == entry.kind else None
+                passed[param] = Tracer(name, param, via, entry.caller, container=kinds[param] is None)
+        self._incoming_kinds[node] = kinds
         return passed
 
     def _nones_at_traced_calls(self, node: cst.FunctionDef, name: str) -> dict[str, Fixed]:
@@ -1270,6 +1283,16 @@ class ValueTracker(Domain):
                 param = positional[position] if position < len(positional) else None
             found.append((entry, param))
         return found
+
+    def _parameter_kind(self, node: cst.CSTNode, name: str) -> str | None:
+        """The dtype kind of what the calls give a parameter, where the calls of this module (RoundFacts.dtypes)
+        and the traced calls of other modules all agree."""
+        given = [
+            kinds[name]
+            for kinds in (self._known.dtypes.get(node, {}), self._incoming_kinds.get(node, {}))
+            if name in kinds
+        ]
+        return given[0] if given and all(kind == given[0] for kind in given) else None
 
     def _heirs(self) -> dict[int, list[str]]:
         """By the id of a method's def: the module-level classes of this module that run it without defining it."""
@@ -1416,7 +1439,7 @@ class ValueTracker(Domain):
                     else Value(
                         Kind.TRACED,
                         tracer,
-                        dtype=None if container else self._known.dtypes.get(node, {}).get(name),
+                        dtype=None if container else self._parameter_kind(node, name),
                         container=container,
                         pytree_part=listed,
                         pytree=self._class_of_pytree(node, param, annotation) if container else None,
@@ -1572,13 +1595,7 @@ class ValueTracker(Domain):
         """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer. In one
         no trace enters (dead_branches.py), nothing is traced."""
         scope = self._scopes[-1]
-        nones = {**scope.nones, **self._known.test_nones.get(test, {})}
-        if (
-            scope.own is not None
-            and (not scope.own.transforms or self._only_wrapped(scope.node, scope.own.transforms))
-            and nones
-            and dead_branch(test, truth, nones)
-        ) or self._dead_in_closure(scope, test, truth):
+        if self._never_traced(scope, test, truth) or self._dead_in_closure(scope, test, truth):
             traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
             for name in traced:
                 del self.env[name]
@@ -1597,6 +1614,23 @@ class ValueTracker(Domain):
             self._narrowed.append((narrowed[0], value))
         else:
             self._narrowed.append(None)
+
+    def _never_traced(self, scope: _Scope, test: cst.BaseExpression, truth: bool) -> bool:
+        """A branch of a function traced only through the calls seen, whose test every traced call answers the
+        other way: on a parameter's `None`-ness (dead_branches.py), or on a dtype whose kind it knows
+        (dtype_tests.py: `if jnp.issubdtype(labels, jnp.integer):` when the calls give float arrays)."""
+        if scope.own is None or (scope.own.transforms and not self._only_wrapped(scope.node, scope.own.transforms)):
+            return False
+        nones = {**scope.nones, **self._known.test_nones.get(test, {})}
+        if nones and dead_branch(test, truth, nones):
+            return True
+        answer = dtype_test(test, self.names, self._dtype_kind)
+        return answer is not None and answer is not truth
+
+    def _dtype_kind(self, expr: cst.BaseExpression) -> str | None:
+        """The kind of an array's dtype, when the analysis knows it."""
+        value = self.value_of(expr)
+        return value.dtype if value is not None and value.is_array and not value.container else None
 
     def _dead_in_closure(self, scope: _Scope, test: cst.BaseExpression, truth: bool) -> bool:
         """A branch on a name of the def around that no trace enters: every transform of this function was

@@ -23,6 +23,7 @@ import libcst as cst
 from jaxlint.diagnostics import Evidence
 
 from jaxlint.analysis import arrays
+from jaxlint.analysis.dtype_tests import named_kind
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TransformTable, Tracer
 from jaxlint.model.functions import (
@@ -47,7 +48,6 @@ from jaxlint.model.dtypes import (
     COUNTING_METHODS,
     DTYPE_KINDS,
     DTYPE_POSITION,
-    DTYPE_SPELLINGS,
     FLOAT_MAKERS,
     FROM_VALUES,
     KIND_KEEPING,
@@ -910,23 +910,12 @@ class Evaluator:
         if method in TRUTH_METHODS:
             return "bool"
         if method == "astype":
-            return self._dtype_named(call.args[0].value) if call.args else None
+            return named_kind(call.args[0].value, self.names) if call.args else None
         if method in METHOD_RESULT_KINDS:
             return METHOD_RESULT_KINDS[method]
         if method in COUNTING_METHODS:
             return "int" if base.dtype == "bool" else base.dtype
         return base.dtype if method in DTYPE_KEEPING_METHODS else None
-
-    def _dtype_named(self, dtype: cst.BaseExpression) -> str | None:
-        """The kind of the dtype an expression names: `jnp.int32`, `int`, `"float32"`, `np.bool_`."""
-        spelled: str | bytes | None
-        if isinstance(dtype, cst.SimpleString):
-            spelled = dtype.evaluated_value
-        elif isinstance(dtype, cst.Name) and self.names.qualified(dtype) is None:
-            spelled = dtype.value
-        else:
-            spelled = self.names.qualified(dtype)
-        return DTYPE_SPELLINGS.get(spelled) if isinstance(spelled, str) else None
 
     def _result_kind(self, call: cst.Call, qualified: str | None, arguments: list[Value | None]) -> str | None:
         """The dtype kind a jax function's array result has, when its name, a dtype it is given or its arguments'
@@ -937,7 +926,7 @@ class Evaluator:
         for index, arg in enumerate(call.args):
             keyword = arg.keyword.value if arg.keyword is not None else None
             if keyword == "dtype" or (keyword is None and index == position):
-                return self._dtype_named(arg.value)
+                return named_kind(arg.value, self.names)
         if qualified in DTYPE_KINDS:
             return DTYPE_KINDS[qualified]  # `jnp.int32(3)`
         if qualified in BOOLEAN_FUNCTIONS:

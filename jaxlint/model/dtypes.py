@@ -88,6 +88,25 @@ DTYPE_KINDS = {
 
 # `issubdtype(x.dtype, t)`: whether a dtype is of a kind, in every spelling.
 SUBDTYPE_TESTS = frozenset({"jax.numpy.issubdtype", "numpy.issubdtype", "jax.dtypes.issubdtype"})
+_ALL_KINDS = frozenset({"bool", "int", "float", "complex"})
+_NUMBERS = frozenset({"int", "float", "complex"})
+# The abstract dtypes of `issubdtype(x, t)` -> (the kinds every dtype of which is a `t`, the kinds only some
+# dtypes of which are: `jnp.signedinteger` holds for int32, not for uint8); any other kind is none (jax 0.10.2:
+# bfloat16 is `floating`, bool is no `number`).
+DTYPE_CLASSES = {
+    f"{module}.{name}": kinds
+    for module in ("jax.numpy", "numpy")
+    for name, kinds in {
+        "generic": (_ALL_KINDS, frozenset()),
+        "number": (_NUMBERS, frozenset()),
+        "integer": (frozenset({"int"}), frozenset()),
+        "signedinteger": (frozenset(), frozenset({"int"})),
+        "unsignedinteger": (frozenset(), frozenset({"int"})),
+        "inexact": (frozenset({"float", "complex"}), frozenset()),
+        "floating": (frozenset({"float"}), frozenset()),
+        "complexfloating": (frozenset({"complex"}), frozenset()),
+    }.items()
+}
 # Context managers that switch 64-bit mode on or off for what runs inside them.
 X64_CONTEXTS = frozenset({"jax.enable_x64", "jax.experimental.enable_x64", "jax.experimental.disable_x64"})
 
@@ -122,7 +141,18 @@ RESULT_KINDS = {
         f"jax.random.{name}": "float"
         for name in ("normal", "uniform", "truncated_normal", "exponential", "gamma", "beta", "laplace", "cauchy")
     },
-    **{f"jax.nn.{name}": "float" for name in ("sigmoid", "softmax", "log_softmax", "softplus", "gelu", "silu")},
+    **{
+        f"jax.nn.{name}": "float"
+        for name in (
+            "sigmoid",
+            "softmax",
+            "log_softmax",
+            "softplus",
+            "gelu",
+            "silu",
+            "one_hot",
+        )
+    },
     "jax.random.bernoulli": "bool",
     **{f"jax.numpy.{name}": "bool" for name in ("all", "any")},
 }
