@@ -35,6 +35,7 @@ from jaxlint.analysis.bindings import parameter_names, rebound_names, statements
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
+from jaxlint.analysis.loop_guards import runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
 from jaxlint.cells import CELL_MARKER
@@ -453,6 +454,11 @@ class KeyFlow(Domain):
         self._pure: set[str] = set()  # names bound to jitted or vmapped functions
         self._unread: set[int] = set()  # calls in loop bodies whose results nobody reads
         self._loop_targets: list[set[str]] = []  # of each loop around this point, innermost last
+        # Of each loop around this point: its scope's keys, how many loops are around there, and the loop.
+        self._loops: list[tuple[KeyState, int, cst.CSTNode]] = []
+        # Of each branch around this point: where it runs in one iteration at most of the loop (loop_guards.py),
+        # the scope's keys and the depth of that loop; None for the others.
+        self._once: list[tuple[KeyState, int] | None] = []
         self._written: dict[str, str] = {}  # of the last call `uses` answered: the ref told -> as written there
         self._syntax = _syntax_of(module)
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
@@ -1003,6 +1009,7 @@ class KeyFlow(Domain):
         if isinstance(node, (cst.For, cst.While)):
             rebound = rebound | set(_self_targets(node.body)) | _changed_containers(node.body)
         self.state.loops.append(rebound)
+        self._loops.append((self.state, len(self.state.loops), node))
         # What the loop itself binds at each iteration (a comprehension's `rebound` is just that).
         if type(node) is cst.For:
             self._loop_targets.append(set(target_names(node.target)))
@@ -1011,7 +1018,24 @@ class KeyFlow(Domain):
 
     def exit_loop(self, node: cst.CSTNode) -> None:
         self.state.loops.pop()
+        self._loops.pop()
         self._loop_targets.pop()
+
+    def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
+        """A branch of the innermost loop's body that runs in one iteration at most (`for n in [0, 1]: if n == 1:`)."""
+        state = self.state
+        loop = self._loops[-1] if self._loops else None
+        once = (
+            loop is not None
+            and loop[0] is state
+            and loop[1] == len(state.loops)
+            and type(loop[2]) is cst.For
+            and runs_once(test, truth, loop[2], self._tracker.names)
+        )
+        self._once.append((state, len(state.loops)) if once else None)
+
+    def leave_branch(self, branch: cst.BaseSuite | cst.If | cst.Else | None, only_way_on: bool = False) -> None:
+        self._once.pop()
 
     def loop_target(self, name: str) -> bool:
         """Whether the innermost loop binds `name` as its target at each iteration."""
@@ -1048,7 +1072,12 @@ class KeyFlow(Domain):
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop (not in a block that leaves it)."""
         ref = self._written.get(ref, ref)  # (`rngs["dropout"]` of `{"dropout": rng}`: its container may change)
-        return self.state.reused_by_loop(ref) and not self._tracker.flow.leaves_loop()
+        state, depth = self.state, len(self.state.loops)
+        return (
+            state.reused_by_loop(ref)
+            and not self._tracker.flow.leaves_loop()
+            and not any(once is not None and once[0] is state and once[1] == depth for once in self._once)
+        )
 
     def visit_For_body(self, node: cst.For) -> None:
         fresh = isinstance(node.iter, cst.Call) and makes_key(node.iter, self._tracker.names)

@@ -46,7 +46,9 @@ class KeyReuseInLoop(Rule):
         "`jax.random.permutation(key, a)` of each array `a` a loop goes through (`[permutation(key, a) for a in "
         "arrays]`: every array is shuffled the same way, which keeps inputs and labels paired); a draw whose "
         "values nobody reads (`keys = split(key, n)` only fed to jitted or vmapped functions whose results "
-        "are dropped or only waited for, as a timing loop does); test files."
+        "are dropped or only waited for, as a timing loop does); a draw under a test that holds in one "
+        "iteration only (`for n in [0, 1]: if n == 1: y = dropout(y, key)`, over a range or a literal list of "
+        "distinct values: the loop runs in Python while jax traces); test files."
     )
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 

@@ -1,0 +1,87 @@
+"""Branches of a Python loop's body that run in one iteration at most.
+
+A Python `for` loop runs while jax traces, with Python values: over `range(...)`, or over a literal list or
+tuple of distinct constants, its target takes each value once, so a test `n == c` against a value the body
+never changes holds in one iteration at most (`for n in [0, 1]: if n == 1: y = dropout(y, key)` draws from
+`key` once per call).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from jaxlint.analysis.bindings import rebound_names
+from jaxlint.analysis.names import Names
+
+_CONSTANTS = (cst.Integer, cst.Float, cst.SimpleString)
+
+
+def _constant(expr: cst.BaseExpression) -> tuple[bool, object]:
+    """(True, its value) for a literal number or string, `-1`, `True`, `False`, `None`; else (False, None)."""
+    if isinstance(expr, _CONSTANTS) or (
+        isinstance(expr, cst.UnaryOperation)
+        and isinstance(expr.operator, cst.Minus)
+        and isinstance(expr.expression, (cst.Integer, cst.Float))
+    ):
+        return True, ast.literal_eval(cst.Module([]).code_for_node(expr))
+    if type(expr) is cst.Name and expr.value in ("True", "False", "None"):
+        return True, {"True": True, "False": False, "None": None}[expr.value]
+    return False, None
+
+
+def _distinct_values(loop: cst.For, names: Names) -> bool:
+    """Whether the loop's target takes distinct values: `range(...)`, or a literal list or tuple of distinct
+    constants (`[0, 1]`, `("a", "b")`)."""
+    iterated = loop.iter
+    if isinstance(iterated, cst.Call):
+        func = iterated.func
+        return type(func) is cst.Name and func.value == "range" and names.qualified(func) is None
+    if not isinstance(iterated, (cst.List, cst.Tuple)):
+        return False
+    values: list[object] = []
+    for element in iterated.elements:
+        known, value = _constant(element.value) if not isinstance(element, cst.StarredElement) else (False, None)
+        if not known or any(value == other for other in values):
+            return False
+        values.append(value)
+    return True
+
+
+def _fixed_in(expr: cst.BaseExpression, rebound: set[str]) -> bool:
+    """A constant, or a name the loop's body never rebinds: the same value in every iteration."""
+    if type(expr) is cst.Name and expr.value not in ("True", "False", "None"):
+        return expr.value not in rebound
+    return _constant(expr)[0]
+
+
+def runs_once(test: cst.BaseExpression, truth: bool, loop: cst.For, names: Names) -> bool:
+    """Whether the branch taken when `test` is `truth` runs in one iteration of `loop` at most."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return runs_once(test.expression, not truth, loop, names)
+    if isinstance(test, cst.BooleanOperation):
+        # `a and b` holds only where both do; `a or b` fails only where both do.
+        if isinstance(test.operator, cst.And) is truth:
+            return runs_once(test.left, truth, loop, names) or runs_once(test.right, truth, loop, names)
+        return False
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    operator = type(test.comparisons[0].operator)
+    if not (operator is cst.Equal and truth or operator is cst.NotEqual and not truth):
+        return False
+    target = loop.target
+    if type(target) is not cst.Name or not _distinct_values(loop, names):
+        return False
+    rebound = rebound_names(loop.body)
+    if target.value in rebound:
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    return any(
+        _is_name(side, target.value) and not _is_name(other, target.value) and _fixed_in(other, rebound)
+        for side, other in (sides, sides[::-1])
+    )
+
+
+def _is_name(expr: cst.BaseExpression, name: str) -> bool:
+    return type(expr) is cst.Name and expr.value == name
