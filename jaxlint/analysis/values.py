@@ -553,6 +553,14 @@ def _number_result(left: str, right: str, operator: cst.BaseBinaryOp) -> Value:
     return FLOAT if type(operator) is cst.Divide else STATIC
 
 
+def _combined(operands: list[Value | None]) -> Value | None:
+    """What `*` and `+` of the operands give (`sum`, `math.prod`); None when one is a container: `sum(lists, [])`
+    concatenates lists."""
+    if any(operand is not None and operand.container for operand in operands):
+        return None
+    return _derived(operands)
+
+
 def _derived(operands: list[Value | None], *, dtype: str | None = None) -> Value | None:
     """An array computed from operands, of dtype kind `dtype`: traced when one is (named after a traced argument
     rather than after a value the trace computed), then certainly an array, not a pytree."""
@@ -873,9 +881,7 @@ class Evaluator:
             operands = [self.value_of(arg) for arg in given]
         else:
             return None
-        if any(operand is not None and operand.container for operand in operands):
-            return None  # `sum(lists, [])` concatenates lists
-        return _derived(operands)
+        return _combined(operands)
 
     def _by_operators(self, call: cst.Call) -> Value | None:
         """What `math.prod(xs, start=s)` and `math.sumprod(p, q)` give: they multiply (and add) their items with
@@ -886,9 +892,7 @@ class Evaluator:
             self.iterated(arg.value) if arg.keyword is None else self.value_of(arg.value)  # `start=`: one operand
             for arg in call.args
         ]
-        if any(operand is not None and operand.container for operand in operands):
-            return None
-        return _derived(operands)
+        return _combined(operands)
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
         base = self.value_of(expr.value)
