@@ -668,7 +668,7 @@ class Callees:
     def _callee(self, expr: cst.BaseExpression, chain: Chain, depth: int, accept) -> JittedCallee | None:
         if depth > 4:
             return None
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             bound = self.partial_of(expr, chain, accept, depth)
             if bound is not None:  # the partial's calls pass their positional arguments after the bound ones
                 inner, spelled = bound
@@ -703,7 +703,7 @@ class Callees:
     def _method(self, expr: cst.BaseExpression, chain: Chain) -> tuple[cst.CSTNode, Chain, bool] | None:
         """`Cls.m` or `obj.m` (`obj` holding an instance of `Cls`) for a plain class of this module: its own
         def `m`, and whether an instance fills `self`."""
-        if not isinstance(expr, cst.Attribute):
+        if type(expr) is not cst.Attribute:
             return None
         if isinstance(expr.value, cst.Name) and self.names.qualified(expr.value) is not None:
             return None  # an imported name (`jnp.sum`): no class of this module
@@ -773,7 +773,7 @@ class Callees:
         applied = applied_transforms(call, self.names, self.table)
         if len(applied) == 1:
             target, transform = applied[0]
-        elif isinstance(call.func, cst.Call) and call.args and call.args[0].keyword is None:
+        elif type(call.func) is cst.Call and call.args and call.args[0].keyword is None:
             decorated = decorator_transform(cst.Decorator(decorator=call.func), self.names, self.table)
             if decorated is None:
                 return None

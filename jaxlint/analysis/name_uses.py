@@ -7,7 +7,7 @@ from typing import cast
 
 import libcst as cst
 
-from jaxlint.traversal import children
+from jaxlint.traversal import TOKENS_BUT_NAMES, branches
 
 
 def name_uses(module: cst.Module, names: set[str]) -> Counter[str]:
@@ -24,5 +24,5 @@ def name_uses(module: cst.Module, names: set[str]) -> Counter[str]:
         elif kind is cst.Attribute:
             stack.append(cast(cst.Attribute, node).value)  # `jax.ops.index`: not a use of `index`
         elif kind is not cst.Import and kind is not cst.ImportFrom:
-            stack.extend(children(node))
+            stack.extend(branches(node, TOKENS_BUT_NAMES))
     return uses

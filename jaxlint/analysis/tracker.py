@@ -567,7 +567,7 @@ class ValueTracker(Domain):
                     return None  # a subclass's method may be the one that runs
             else:
                 cls = self._bindings.class_of(func.value, chain)
-        if not isinstance(cls, cst.ClassDef):
+        if type(cls) is not cst.ClassDef:
             return None
         found = self._bindings.method(cls, func.attr.value, self._module_names, self._in_project)
         return (found, through_instance) if isinstance(found, str) else None
@@ -594,7 +594,7 @@ class ValueTracker(Domain):
             instance = self._fixed_receivers[id(func)] = made.instance if made is not None else None
         else:
             return None
-        if isinstance(instance, cst.ClassDef):
+        if type(instance) is cst.ClassDef:
             self.recorder.receiver(func, instance)
         return instance
 
@@ -717,7 +717,7 @@ class ValueTracker(Domain):
     # ------------------------------------------------------------------ bindings
 
     def _bind(self, target: cst.BaseExpression, value: Value | None) -> None:
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             # `metrics["acc"] = acc`: a container the analysis follows holds it now.
             if isinstance(target.value, cst.Name):
                 held = self._lookup(target.value.value)
