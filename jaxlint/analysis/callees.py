@@ -294,7 +294,7 @@ class ModuleBindings:
     def class_of(self, expr: cst.BaseExpression, chain: Chain) -> cst.ClassDef | None:
         """The class of this module a name is bound to where `chain` ends (once: a class defined twice
         or rebound is none)."""
-        if not isinstance(expr, cst.Name):
+        if type(expr) is not cst.Name:
             return None
         found = self.binding(expr, chain, want_class=True)
         return found[0] if found is not None and isinstance(found[0], cst.ClassDef) else None
@@ -325,7 +325,7 @@ class ModuleBindings:
                     chosen = _single(bound, want_def, want_class)
                     return None if chosen is None else (chosen, chain[: level + 1], False)
             return None
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
             for level in range(len(chain) - 1, 0, -1):
                 method, cls = chain[level], chain[level - 1]
                 if isinstance(method, cst.FunctionDef) and isinstance(cls, cst.ClassDef):
@@ -713,7 +713,7 @@ class Callees:
             cls, through_instance = self._receiver(expr), True
         if cls is None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             cls = self._self_class(expr, chain)  # `self.m` where `m` is a base class's
-        if not isinstance(cls, cst.ClassDef) or not plain_class(cls, self.names):
+        if type(cls) is not cst.ClassDef or not plain_class(cls, self.names):
             return None
         bound = self.bindings.scopes[id(cls)].names.get(expr.attr.value)
         method = _single(bound, True) if bound else self.bindings.method(cls, expr.attr.value, self.names)

@@ -112,20 +112,20 @@ def read_for_shapes(function: cst.FunctionDef, name: str, names: Names) -> bool:
     while stack:
         node = stack.pop()
         for_shapes.update(id(part) for part in shape_only(node, names) if isinstance(part, cst.Name))
-        if isinstance(node, cst.Name) and node.value == name:
+        if type(node) is cst.Name and node.value == name:
             mentions.append(node)
-        elif isinstance(node, cst.Attribute):
+        elif type(node) is cst.Attribute:
             stack.append(node.value)  # `a.name` is no mention
             continue
-        elif isinstance(node, cst.Arg) and node.keyword is not None:
+        elif type(node) is cst.Arg and node.keyword is not None:
             stack.append(node.value)  # nor is `f(name=v)`
             continue
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+        elif type(node) is cst.Global or type(node) is cst.Nonlocal:
             return False
-        elif isinstance(node, cst.AssignTarget):
+        elif type(node) is cst.AssignTarget:
             targets = node.target.elements if isinstance(node.target, cst.Tuple) else [cst.Element(node.target)]
             bound.update(id(t.value) for t in targets if isinstance(t.value, cst.Name) and t.value.value == name)
-        elif isinstance(node, cst.Assign):
+        elif type(node) is cst.Assign:
             for_shapes.update(id(tree) for tree in _ravelled_for_shapes(function, node, name, names))
         stack.extend(branches(node, TOKENS_BUT_NAMES))  # (no token but a name counts)
     return len(bound) == 1 and all(id(mention) in bound | for_shapes for mention in mentions)

@@ -116,7 +116,7 @@ class NoneFlow(Domain):
         false (neither is), `x` true (`None` is false), a one-line helper returning such a test of its parameter."""
         if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self._told(test.expression, not truth)
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             if isinstance(test.operator, cst.And) is truth:
                 return {**self._told(test.left, truth), **self._told(test.right, truth)}
             return {}

@@ -52,7 +52,7 @@ def x64_attribute(node: cst.Attribute) -> bool:
 
 def _array_dtype(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     """`x` of `x.dtype`, `x.dtype.type`: the array whose dtype a test reads."""
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "type":
+    if type(expr) is cst.Attribute and expr.attr.value == "type":
         expr = expr.value
     if type(expr) is cst.Attribute and expr.attr.value == "dtype":
         return expr.value
