@@ -105,12 +105,43 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
-@functools.cache
+# The tokens a walk looking for names (and for no other token) leaves out.
+TOKENS_BUT_NAMES: frozenset[type] = TOKENS - {cst.Name}
+_BRANCH_FIELDS: dict[tuple[type, frozenset[type]], tuple[str, ...]] = {}
+
+
+def branches(node: cst.CSTNode, dropped: frozenset[type] = TOKENS) -> list[cst.CSTNode]:
+    """`children(node)` without the nodes of the `dropped` types (tokens: whitespace, operators, names,
+    literals), and without reading the fields that hold nothing else: a walk that looks for no token reads
+    about a third of the fields `children` reads."""
+    kind = type(node)
+    fields = _BRANCH_FIELDS.get((kind, dropped))
+    if fields is None:
+        fields = tuple(name for name in _order(node) if not _holds_only(kind, name, dropped))
+        if kind.__name__ not in _PLANNED_PER_NODE:
+            _BRANCH_FIELDS[(kind, dropped)] = fields
+    found: list[cst.CSTNode] = []
+    for name in fields:
+        value = getattr(node, name)
+        value_kind = type(value)  # as in `children`
+        if value_kind is tuple or value_kind is list:
+            found.extend(child for child in value if type(child) not in dropped)
+        elif value is not None and value_kind is not cst.MaybeSentinel and value_kind not in dropped:
+            found.append(value)
+    return found
+
+
 def _holds_tokens_only(node_type: type, field: str) -> bool:
     """Whether a field holds tokens or nothing, whatever the node (by its type annotation): a walk that
     skips tokens need not read it."""
+    return _holds_only(node_type, field, TOKENS)
+
+
+@functools.cache
+def _holds_only(node_type: type, field: str, kinds: frozenset[type]) -> bool:
+    """Whether a field holds nodes of `kinds` or nothing, whatever the node (by its type annotation)."""
     return all(
-        kind in TOKENS or kind is type(None) or kind is cst.MaybeSentinel
+        kind in kinds or kind is type(None) or kind is cst.MaybeSentinel
         for kind in _leaf_types(_annotations(node_type)[field])
     )
 

@@ -55,7 +55,7 @@ def produces_host_array(call: cst.Call, names: Names) -> bool:
 def functional_update_receiver(call: cst.Call) -> cst.BaseExpression | None:
     """`x` for a call spelled `x.at[...].set(...)` (or another update method), else None."""
     func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value not in FUNCTIONAL_UPDATE_METHODS:
+    if type(func) is not cst.Attribute or func.attr.value not in FUNCTIONAL_UPDATE_METHODS:
         return None
     indexed = func.value
     if not isinstance(indexed, cst.Subscript):

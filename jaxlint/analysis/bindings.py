@@ -7,7 +7,7 @@ from typing import Iterable, Iterator, cast
 import libcst as cst
 
 from jaxlint.analysis.names import scope_imports
-from jaxlint.traversal import TOKENS, children
+from jaxlint.traversal import TOKENS, children, node_types
 
 
 # These functions run for every statement of every function, in every round of the analysis: they test
@@ -37,6 +37,7 @@ def statements(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> Iterator[cst.CSTN
 
 
 _BLOCKS = frozenset({cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar})
+COMPOUND = node_types(cst.BaseCompoundStatement)  # (`type(node) in COMPOUND`: no ABC isinstance)
 
 
 def blocks(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite | list[cst.If]]:

@@ -294,7 +294,7 @@ class ModuleBindings:
     def class_of(self, expr: cst.BaseExpression, chain: Chain) -> cst.ClassDef | None:
         """The class of this module a name is bound to where `chain` ends (once: a class defined twice
         or rebound is none)."""
-        if not isinstance(expr, cst.Name):
+        if type(expr) is not cst.Name:
             return None
         found = self.binding(expr, chain, want_class=True)
         return found[0] if found is not None and isinstance(found[0], cst.ClassDef) else None
@@ -325,7 +325,7 @@ class ModuleBindings:
                     chosen = _single(bound, want_def, want_class)
                     return None if chosen is None else (chosen, chain[: level + 1], False)
             return None
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
             for level in range(len(chain) - 1, 0, -1):
                 method, cls = chain[level], chain[level - 1]
                 if isinstance(method, cst.FunctionDef) and isinstance(cls, cst.ClassDef):
@@ -668,7 +668,7 @@ class Callees:
     def _callee(self, expr: cst.BaseExpression, chain: Chain, depth: int, accept) -> JittedCallee | None:
         if depth > 4:
             return None
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             bound = self.partial_of(expr, chain, accept, depth)
             if bound is not None:  # the partial's calls pass their positional arguments after the bound ones
                 inner, spelled = bound
@@ -703,7 +703,7 @@ class Callees:
     def _method(self, expr: cst.BaseExpression, chain: Chain) -> tuple[cst.CSTNode, Chain, bool] | None:
         """`Cls.m` or `obj.m` (`obj` holding an instance of `Cls`) for a plain class of this module: its own
         def `m`, and whether an instance fills `self`."""
-        if not isinstance(expr, cst.Attribute):
+        if type(expr) is not cst.Attribute:
             return None
         if isinstance(expr.value, cst.Name) and self.names.qualified(expr.value) is not None:
             return None  # an imported name (`jnp.sum`): no class of this module
@@ -713,7 +713,7 @@ class Callees:
             cls, through_instance = self._receiver(expr), True
         if cls is None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             cls = self._self_class(expr, chain)  # `self.m` where `m` is a base class's
-        if not isinstance(cls, cst.ClassDef) or not plain_class(cls, self.names):
+        if type(cls) is not cst.ClassDef or not plain_class(cls, self.names):
             return None
         bound = self.bindings.scopes[id(cls)].names.get(expr.attr.value)
         method = _single(bound, True) if bound else self.bindings.method(cls, expr.attr.value, self.names)
@@ -773,7 +773,7 @@ class Callees:
         applied = applied_transforms(call, self.names, self.table)
         if len(applied) == 1:
             target, transform = applied[0]
-        elif isinstance(call.func, cst.Call) and call.args and call.args[0].keyword is None:
+        elif type(call.func) is cst.Call and call.args and call.args[0].keyword is None:
             decorated = decorator_transform(cst.Decorator(decorator=call.func), self.names, self.table)
             if decorated is None:
                 return None

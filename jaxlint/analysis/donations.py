@@ -368,7 +368,7 @@ class DonationFlow(Domain):
     visit_With = visit_FunctionDef = visit_ClassDef = visit_Match = _unit
 
     def leave_Call(self, node: cst.Call) -> None:
-        if not any(isinstance(arg.value, cst.Name) for arg in node.args):
+        if not any(type(arg.value) is cst.Name for arg in node.args):
             return  # (most calls pass no plain name)
         tracker = self._tracker
         callee = tracker.callees.jitted(node, tracker.chain)

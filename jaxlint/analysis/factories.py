@@ -43,13 +43,13 @@ def returned(factory: cst.FunctionDef) -> list[cst.BaseExpression] | None:
     pending: list[cst.CSTNode] = [factory.body]
     while pending:
         node = pending.pop()
-        if isinstance(node, cst.Return):
+        if type(node) is cst.Return:
             if node.value is None:
                 return None
             found.append(node.value)
-        elif isinstance(node, cst.Yield):
+        elif type(node) is cst.Yield:
             return None
-        if not isinstance(node, _SCOPES):
+        if type(node) not in _SCOPES:
             pending.extend(children(node))
     return found or None
 

@@ -61,7 +61,7 @@ from jaxlint.model.keys import (
 )
 from jaxlint.analysis.traced import AppliedTransform
 from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, LOOP_CONDITIONS, TREE_MAPS
-from jaxlint.traversal import TOKENS, children, in_order, node_types
+from jaxlint.traversal import TOKENS, TOKENS_BUT_NAMES, branches, children, in_order, node_types
 
 
 @dataclass(frozen=True)
@@ -112,22 +112,22 @@ def read_for_shapes(function: cst.FunctionDef, name: str, names: Names) -> bool:
     while stack:
         node = stack.pop()
         for_shapes.update(id(part) for part in shape_only(node, names) if isinstance(part, cst.Name))
-        if isinstance(node, cst.Name) and node.value == name:
+        if type(node) is cst.Name and node.value == name:
             mentions.append(node)
-        elif isinstance(node, cst.Attribute):
+        elif type(node) is cst.Attribute:
             stack.append(node.value)  # `a.name` is no mention
             continue
-        elif isinstance(node, cst.Arg) and node.keyword is not None:
+        elif type(node) is cst.Arg and node.keyword is not None:
             stack.append(node.value)  # nor is `f(name=v)`
             continue
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+        elif type(node) is cst.Global or type(node) is cst.Nonlocal:
             return False
-        elif isinstance(node, cst.AssignTarget):
+        elif type(node) is cst.AssignTarget:
             targets = node.target.elements if isinstance(node.target, cst.Tuple) else [cst.Element(node.target)]
             bound.update(id(t.value) for t in targets if isinstance(t.value, cst.Name) and t.value.value == name)
-        elif isinstance(node, cst.Assign):
+        elif type(node) is cst.Assign:
             for_shapes.update(id(tree) for tree in _ravelled_for_shapes(function, node, name, names))
-        stack.extend(children(node))
+        stack.extend(branches(node, TOKENS_BUT_NAMES))  # (no token but a name counts)
     return len(bound) == 1 and all(id(mention) in bound | for_shapes for mention in mentions)
 
 
@@ -884,7 +884,7 @@ class KeyFlow(Domain):
             self.state.item_key(ref, self._single(value))
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-        ref = key_ref(target) if not isinstance(target, cst.Subscript) else None
+        ref = key_ref(target) if type(target) is not cst.Subscript else None
         if ref is not None:
             named = self._key_named(value) if not ref.startswith("self.") else None
             entries = self._entries(value)
@@ -1300,9 +1300,7 @@ def _collect(node: cst.CSTNode, path: tuple[cst.CSTNode, ...], assigned, loads) 
     if kind is cst.Attribute:
         _collect(cast(cst.Attribute, node).value, (*path, node), assigned, loads)
         return
-    if kind in TOKENS:  # (no name below a token but itself)
-        return
-    for child in children(node):
+    for child in branches(node, TOKENS_BUT_NAMES):  # (no name below a token but itself)
         _collect(child, (*path, node), assigned, loads)
 
 
@@ -1374,7 +1372,7 @@ def _changed_containers(body: cst.CSTNode) -> set[str]:
             if type(func) is cst.Attribute and type(func.value) is cst.Name:
                 found.add(f"{func.value.value}[]")
             found.update(f"{arg.value.value}[]" for arg in call.args if type(arg.value) is cst.Name)
-        stack.extend(children(node))
+        stack.extend(branches(node))  # (no token is looked at)
     return found
 
 

@@ -8,7 +8,7 @@ from typing import Callable, cast
 import libcst as cst
 
 from jaxlint.analysis.names import Names
-from jaxlint.traversal import TOKENS, children
+from jaxlint.traversal import branches
 
 # (node types are tested with `type(...)`: an isinstance against a libcst class runs ABCMeta's check in Python)
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
@@ -26,8 +26,6 @@ def looped_calls(
 
     def walk(node: cst.CSTNode, holder: str, loops: int, in_trace: bool) -> None:
         kind = type(node)
-        if kind in TOKENS:
-            return
         if kind is cst.FunctionDef or kind is cst.Lambda:
             holder = cast(cst.FunctionDef, node).name.value if kind is cst.FunctionDef else "<lambda>"
             loops, in_trace = 0, in_trace or traced(node)
@@ -37,7 +35,7 @@ def looped_calls(
                 found.append((cast(cst.Call, node), qualified, holder))
         body = cast("cst.For | cst.While", node).body if kind in _LOOPS else None
         inner = loops + 1 if kind in _COMPREHENSIONS else loops
-        for child in children(node):
+        for child in branches(node):  # (no token is looked at)
             walk(child, holder, inner + (child is body), in_trace)
 
     walk(module, "", 0, False)

@@ -12,7 +12,7 @@ from typing import Iterable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import blocks, declared_outer, rebound_names, statements
+from jaxlint.analysis.bindings import COMPOUND, blocks, declared_outer, rebound_names, statements
 from jaxlint.analysis.names import dotted, scope_imports
 
 
@@ -24,8 +24,8 @@ def _declared_global(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
         if kind is cst.FunctionDef:
             inner = cast(cst.FunctionDef, statement).body
             found |= declared_outer(inner) | _declared_global(inner.body)
-        elif isinstance(statement, cst.BaseCompoundStatement):  # a class's body, a block's
-            for block in blocks(statement):
+        elif type(statement) in COMPOUND:  # a class's body, a block's
+            for block in blocks(cast(cst.BaseCompoundStatement, statement)):
                 found |= _declared_global(block)
     return found
 

@@ -24,7 +24,7 @@ def not_an_array(
     other way round for `not isinstance(x, T)`. A call of a function of the module that only returns such
     a test of its parameter (`def is_traced(v): return isinstance(v, jax.core.Tracer)`, found with
     `definition`) tests its argument the same way."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         found = not_an_array(test.expression, names, definition)
         return None if found is None else (found[0], not found[1])
     attribute = _attribute_test(test, names)

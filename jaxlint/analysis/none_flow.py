@@ -15,7 +15,7 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import blocks, rebound_names, statements, target_names
+from jaxlint.analysis.bindings import COMPOUND, blocks, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import is_none
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.narrowing import returned
@@ -114,9 +114,9 @@ class NoneFlow(Domain):
     def _told(self, test: cst.BaseExpression, truth: bool) -> Nones:
         """What `test` being `truth` says: `x is None` (`is not`), `not t`, `a and b` true (both are), `a or b`
         false (neither is), `x` true (`None` is false), a one-line helper returning such a test of its parameter."""
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self._told(test.expression, not truth)
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             if isinstance(test.operator, cst.And) is truth:
                 return {**self._told(test.left, truth), **self._told(test.right, truth)}
             return {}
@@ -178,8 +178,8 @@ def _nonlocal_names(body: cst.BaseSuite | list[cst.If]) -> set[str]:
     for statement in statements(body):
         if type(statement) is cst.Nonlocal:
             names.update(item.name.value for item in statement.names)
-        elif isinstance(statement, cst.BaseCompoundStatement):
-            for block in blocks(statement):
+        elif type(statement) in COMPOUND:
+            for block in blocks(cast(cst.BaseCompoundStatement, statement)):
                 names |= _nonlocal_names(block)
     return names
 

@@ -925,7 +925,7 @@ class ScopeRecorder:
             return None, 0
         if self._plain and type(owner) is cst.Name:
             cls, _ = self._named(chain, owner, depth)
-            if isinstance(cls, cst.ClassDef) and id(cls) in self._plain:
+            if type(cls) is cst.ClassDef and id(cls) in self._plain:
                 return self._method(cls, attribute.attr.value, False)
         return None, 0
 

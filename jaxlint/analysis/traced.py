@@ -341,7 +341,7 @@ def _decorated_by_hand(
 ) -> list[tuple[cst.BaseExpression, AppliedTransform]]:
     """`partial(jax.jit, static_argnames="n")(f)`, `jax.jit(static_argnums=1)(f)`: a configured decorator
     applied by a call."""
-    if not isinstance(call.func, cst.Call) or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+    if type(call.func) is not cst.Call or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
         return []
     transform = _configured(call.func, call, names, table)
     if transform is None:
@@ -448,9 +448,9 @@ class Signature:
             frozenset(p.name.value for p in every if p.default is not None),
             {p.name.value: p.annotation.annotation for p in every if p.annotation is not None},
             frozenset(
-                p.name.value for p in every if isinstance(p.default, cst.Name) and p.default.value in ("True", "False")
+                p.name.value for p in every if type(p.default) is cst.Name and p.default.value in ("True", "False")
             ),
-            tuple(p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)),
+            tuple(p.name.value for p in (params.star_arg, params.star_kwarg) if type(p) is cst.Param),
         )
 
     def after(self, transform: AppliedTransform) -> "Signature":

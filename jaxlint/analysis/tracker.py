@@ -567,7 +567,7 @@ class ValueTracker(Domain):
                     return None  # a subclass's method may be the one that runs
             else:
                 cls = self._bindings.class_of(func.value, chain)
-        if not isinstance(cls, cst.ClassDef):
+        if type(cls) is not cst.ClassDef:
             return None
         found = self._bindings.method(cls, func.attr.value, self._module_names, self._in_project)
         return (found, through_instance) if isinstance(found, str) else None
@@ -594,7 +594,7 @@ class ValueTracker(Domain):
             instance = self._fixed_receivers[id(func)] = made.instance if made is not None else None
         else:
             return None
-        if isinstance(instance, cst.ClassDef):
+        if type(instance) is cst.ClassDef:
             self.recorder.receiver(func, instance)
         return instance
 
@@ -717,7 +717,7 @@ class ValueTracker(Domain):
     # ------------------------------------------------------------------ bindings
 
     def _bind(self, target: cst.BaseExpression, value: Value | None) -> None:
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             # `metrics["acc"] = acc`: a container the analysis follows holds it now.
             if isinstance(target.value, cst.Name):
                 held = self._lookup(target.value.value)
@@ -767,11 +767,11 @@ class ValueTracker(Domain):
     def leave_Assign(self, node: cst.Assign) -> None:
         self.nones.assigned(node)
         target = node.targets[0].target if len(node.targets) == 1 else None
-        if isinstance(target, cst.Attribute):
+        if type(target) is cst.Attribute:
             self._attribute_set(target, node.value)
-        if isinstance(target, cst.Name) and isinstance(node.value, cst.Lambda):
+        if type(target) is cst.Name and type(node.value) is cst.Lambda:
             self.recorder.alias(tuple(self._chain), target.value, node.value)
-        elif isinstance(target, cst.Name) and isinstance(node.value, cst.IfExp):
+        elif type(target) is cst.Name and type(node.value) is cst.IfExp:
             choice = node.value  # `kernel = sample if blocks is None else sample_jit`
             arms = [
                 (choice.body, self.nones.told(choice.test, True)),
@@ -807,7 +807,7 @@ class ValueTracker(Domain):
         for assigned in node.targets:
             left, right = assigned.target, node.value
             if (
-                isinstance(left, (cst.Tuple, cst.List))
+                (type(left) is cst.Tuple or type(left) is cst.List)
                 and isinstance(right, (cst.Tuple, cst.List))
                 and len(left.elements) == len(right.elements)
             ):
@@ -932,7 +932,7 @@ class ValueTracker(Domain):
         if type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             self._receiver(func)  # `obj.m(...)`: the recorder resolves it through the class `obj` holds an instance of
             self.recorder.callable_call(chain, node)  # `f(...)`, `self.m(...)`, `Cls.m(...)`, `obj.m(...)`
-        elif type(func) is cst.Attribute and isinstance(self._receiver(func), cst.ClassDef):
+        elif type(func) is cst.Attribute and type(self._receiver(func)) is cst.ClassDef:
             self.recorder.callable_call(chain, node)  # `self.head.apply(...)`, `Model().predict(...)`
         mapped = node.args and self.names.qualified(func) in TREE_MAPS
         if mapped:
@@ -982,9 +982,7 @@ class ValueTracker(Domain):
                 self._instance_called(chain, node, values, caller.name, via)
         else:
             given: list[Value | None] = [None] * len(node.args)
-            if type(func) is cst.Name or (
-                type(func) is cst.Attribute and isinstance(self._receiver(func), cst.ClassDef)
-            ):
+            if type(func) is cst.Name or (type(func) is cst.Attribute and type(self._receiver(func)) is cst.ClassDef):
                 # An eager call giving a function (or a method, through an instance) a JAX array
                 # (`step(jnp.stack(xs))`: under its transform, one tracer), an instance of a class of this module
                 # (a pytree whose fields say which leaves are), or a Python list, tuple or dict (a pytree).
@@ -1415,14 +1413,14 @@ class ValueTracker(Domain):
         env = dict(outer_env)
         _forget(env, parameter_names(params))
         _forget(env, env.keys() & self._rebound_globals)  # (the few names in scope, not every rebound global)
-        stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        stars = [p for p in (params.star_arg, params.star_kwarg) if type(p) is cst.Param]
         for param in (*params.posonly_params, *params.params, *params.kwonly_params, *stars):
             name = param.name.value
             annotation = param.annotation.annotation if param.annotation is not None else None
             if param in stars:
                 annotation = None  # `*args: jax.Array` annotates each item: the parameter is a tuple (a dict)
             annotated = annotation is not None and arrays.is_array_annotation(annotation, self.names)
-            scalar = isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS
+            scalar = type(annotation) is cst.Name and annotation.value in _SCALAR_ANNOTATIONS
             if node in self._known.kernels or name in self._known.refs.get(node, ()):
                 env[name] = REF  # a Pallas kernel's refs, or refs every call gives: read and written in place
             elif function is not None and name in function.traced:

@@ -759,7 +759,7 @@ class Evaluator:
         starred: list[Value | None] = []
         complete = True
         for element in expr.elements:
-            if isinstance(element, cst.StarredElement):
+            if type(element) is cst.StarredElement:
                 known = _items_of(self.value_of(element.value))  # `[*losses, loss]`: its items, when known
                 if known is None:
                     complete = False

@@ -16,7 +16,7 @@ from collections import Counter
 
 import libcst as cst
 
-from jaxlint.analysis.name_uses import name_uses
+from jaxlint.analysis.name_uses import module_name_uses
 
 Key = tuple[int, str]  # (id of a scope, a name bound there)
 Nones = dict[str, bool]  # names of the caller known `None` (True) or not (False)
@@ -57,8 +57,7 @@ def only_called(module: cst.Module, reads: Counter[tuple[Key | None, str]]) -> s
     """The names (wrappers and choices) every use of which in `module` is one of `reads` (a call, or an arm of a
     choice), counted by key with its name: a name read in any other way (passed, returned, exported) may be
     called elsewhere, with arguments not seen."""
-    names = {name for _, name in reads}
-    uses = name_uses(module, names)
+    uses = module_name_uses(module)
     counted: Counter[str] = Counter()
     for (_, name), count in reads.items():
         counted[name] += count + 1  # (and the name's one binding)

@@ -26,7 +26,7 @@ def is_wide_dtype(expr: cst.BaseExpression, names: Names) -> str | None:
 
 
 def _flag_named(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.SimpleString) and expr.evaluated_value in _FLAGS
+    return type(expr) is cst.SimpleString and expr.evaluated_value in _FLAGS
 
 
 def x64_call(call: cst.Call, names: Names) -> bool:
@@ -52,9 +52,9 @@ def x64_attribute(node: cst.Attribute) -> bool:
 
 def _array_dtype(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     """`x` of `x.dtype`, `x.dtype.type`: the array whose dtype a test reads."""
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "type":
+    if type(expr) is cst.Attribute and expr.attr.value == "type":
         expr = expr.value
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "dtype":
+    if type(expr) is cst.Attribute and expr.attr.value == "dtype":
         return expr.value
     return None
 
@@ -71,22 +71,22 @@ def wide_dtype_test(test: cst.BaseExpression, names: Names) -> tuple[cst.BaseExp
     jnp.complex128)`, `jnp.issubdtype(x.dtype, jnp.float64)`, `... and` one of them), (the array, False) when
     it fails only for one (`!=`, `not in`, `not (...)`). Without `jax_enable_x64` jax makes no 64-bit array,
     so for a JAX array the branch that needs one runs only with the flag on."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         found = wide_dtype_test(test.expression, names)
         return None if found is None else (found[0], not found[1])
-    if isinstance(test, cst.BooleanOperation):
+    if type(test) is cst.BooleanOperation:
         want = isinstance(test.operator, cst.And)  # `a and b` holds only when both do; `a or b` fails only then
         for side in (test.left, test.right):
             found = wide_dtype_test(side, names)
             if found is not None and found[1] is want:
                 return found
         return None
-    if isinstance(test, cst.Call) and names.qualified(test.func) in SUBDTYPE_TESTS and len(test.args) == 2:
+    if type(test) is cst.Call and names.qualified(test.func) in SUBDTYPE_TESTS and len(test.args) == 2:
         subject = _array_dtype(test.args[0].value)
         if subject is not None and _all_wide(test.args[1].value, names):
             return subject, True
         return None
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+    if not (type(test) is cst.Comparison and len(test.comparisons) == 1):
         return None
     target = test.comparisons[0]
     operator = type(target.operator)

@@ -100,7 +100,7 @@ class Rule:
 
     def builtin(self, func: cst.BaseExpression, names: AbstractSet[str]) -> str | None:
         """The builtin of `names` a call's function names (not shadowed by an import), or None."""
-        if isinstance(func, cst.Name) and func.value in names and self.names.qualified(func) is None:
+        if type(func) is cst.Name and func.value in names and self.names.qualified(func) is None:
             return func.value
         return None
 

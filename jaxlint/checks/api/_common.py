@@ -314,7 +314,7 @@ class ApiUses(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if self._guarded:
             return
-        if isinstance(node.func, cst.Name) and node.func.value == "getattr":
+        if type(node.func) is cst.Name and node.func.value == "getattr":
             self._getattr(node)
             return
         qualified = self.names.qualified(node.func)

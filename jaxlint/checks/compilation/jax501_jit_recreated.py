@@ -401,7 +401,7 @@ class JitRecreated(LoopRule):
     def _called_jit(self, func: cst.BaseExpression) -> cst.Call | None:
         """The jit a call calls as written: `jax.jit(f)(x)`, or through `jax.vmap(jax.jit(f))(x)`, whose
         inner jit is called (and compiled) on every call of the vmapped function."""
-        if not isinstance(func, cst.Call):
+        if type(func) is not cst.Call:
             return None
         if self.names.qualified(func.func) in VMAPS and func.args and isinstance(func.args[0].value, cst.Call):
             return func.args[0].value

@@ -40,7 +40,7 @@ def _timer_start(statement: cst.CSTNode, names) -> str | None:
         return None
     small = statement.body[0]
     if (
-        isinstance(small, cst.Assign)
+        type(small) is cst.Assign
         and len(small.targets) == 1
         and isinstance(small.targets[0].target, cst.Name)
         and isinstance(small.value, cst.Call)

@@ -198,8 +198,8 @@ def _array_index(elements, value_of) -> bool:
 
 
 def _subscripts(target: cst.BaseExpression):
-    if isinstance(target, cst.Subscript):
+    if type(target) is cst.Subscript:
         yield target
-    elif isinstance(target, (cst.Tuple, cst.List)):
+    elif type(target) is cst.Tuple or type(target) is cst.List:
         for element in target.elements:
             yield from _subscripts(element.value)

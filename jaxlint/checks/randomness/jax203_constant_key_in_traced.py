@@ -3,6 +3,8 @@ function."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from jaxlint.analysis.keys import read_for_shapes, shape_only
@@ -10,7 +12,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.checks.randomness._common import TraceTimeRule, call_text
 from jaxlint.model.functions import RANDOMNESS_OFF
 from jaxlint.model.keys import KEY_CONSTRUCTORS
-from jaxlint.traversal import children
+from jaxlint.traversal import TOKENS_BUT_NAMES, branches
 
 
 class ConstantKeyInTraced(TraceTimeRule):
@@ -178,41 +180,36 @@ class ConstantKeyInTraced(TraceTimeRule):
 
 
 def _key_constructors(node: cst.CSTNode, names: Names):
-    """The `jax.random.key/PRNGKey` calls inside `node`."""
-    if isinstance(node, cst.Call) and names.qualified(node.func) in KEY_CONSTRUCTORS:
-        yield node
-    for child in children(node):
-        yield from _key_constructors(child, names)
+    """The `jax.random.key/PRNGKey` calls inside `node`, in source order. (Every assignment in a function
+    asks, in every round: the walk skips tokens and tests node types by `type`, not ABC isinstance.)"""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Call and names.qualified(current.func) in KEY_CONSTRUCTORS:
+            yield current
+        stack.extend(reversed(branches(current)))
 
 
 def _never_read(function: cst.FunctionDef, name: str) -> bool:
     """Whether `name` appears in `function` (nested functions included) only as the one target that binds it,
-    and is not declared global or nonlocal (read elsewhere, then)."""
-
-    class Mentions(cst.CSTVisitor):
-        count = 0
-        outer = False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            self.count += node.value == name
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)  # `a.rng` does not read `rng`
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)  # `f(rng=v)` does not either
-            return False
-
-        def visit_Global(self, node: cst.Global) -> None:
-            self.outer = self.outer or any(item.name.value == name for item in node.names)
-
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            self.outer = self.outer or any(item.name.value == name for item in node.names)
-
-    mentions = Mentions()
-    function.body.visit(mentions)
-    return mentions.count == 1 and not mentions.outer
+    and is not declared global or nonlocal (read elsewhere, then). (Read in place: libcst's visit rebuilds every
+    node, and every assignment of a key constructor's call asks.)"""
+    count = 0
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            count += cast(cst.Name, node).value == name
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(cast("cst.Attribute | cst.Arg", node).value)  # `a.rng` does not read `rng`, nor `f(rng=v)`
+        else:
+            if (kind is cst.Global or kind is cst.Nonlocal) and any(
+                item.name.value == name for item in cast("cst.Global | cst.Nonlocal", node).names
+            ):
+                return False
+            stack.extend(branches(node, TOKENS_BUT_NAMES))
+    return count == 1
 
 
 def _randomness_off(call: cst.Call) -> bool:

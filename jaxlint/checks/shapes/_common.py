@@ -92,7 +92,7 @@ def _plain(rule: Rule, expr: cst.BaseExpression, param: str) -> bool:
 def is_call_to(rule: Rule, node: cst.Call, method: str) -> bool:
     """`x.<method>(...)` on a known JAX array (or tracer)."""
     func = node.func
-    if not isinstance(func, cst.Attribute) or func.attr.value != method:
+    if type(func) is not cst.Attribute or func.attr.value != method:
         return False
     return rule.facts.value_of(func.value).is_array
 

@@ -92,7 +92,7 @@ class TracerLeak(Rule):
 
     def _check_unpacked(self, target: cst.BaseExpression, stored: cst.BaseExpression, node: cst.Assign) -> None:
         """`a, b = x, y` stores `x` in `a` and `y` in `b`; `a, b = pair` stores pieces of `pair` in both."""
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if type(target) is cst.Tuple or type(target) is cst.List:
             items = [element.value for element in target.elements]
             if (
                 isinstance(stored, (cst.Tuple, cst.List))

@@ -69,15 +69,15 @@ class GradIntegerInput(Rule):
     def _gradient(self, expr: cst.BaseExpression) -> cst.Call | None:
         """The `jax.grad(...)`-like call an expression gives the function of: itself, a name bound to it,
         or `jax.jit` of it."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             for scope in reversed(self.facts.chain):
                 found = self._named.get((id(scope), expr.value))
                 if found is not None:
                     return found
-                if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and expr.value in self._bound(scope):
+                if (type(scope) is cst.FunctionDef or type(scope) is cst.Lambda) and expr.value in self._bound(scope):
                     return None  # a parameter or local of that name hides the one further out
             return None
-        if not isinstance(expr, cst.Call):
+        if type(expr) is not cst.Call:
             return None
         qualified = self.names.qualified(expr.func)
         if qualified in INTEGER_INPUT_ERRORS:
