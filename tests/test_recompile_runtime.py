@@ -32,6 +32,13 @@ CASES = [
     ("JAX501_helper_called_in_loop", "fit_with_factory(x, [(x, x)] * 3)", "step", 1),
     ("JAX501_helper_called_in_loop", "module_level_each_time(x, [(x, x)] * 3)", "loss_fn", 1),
     ("JAX501_helper_called_in_loop", "traced_outer(x, [x, x, x])", "step", 0),  # inlined into `traced_outer`
+    ("JAX501_transform_in_loop", "fit(x, [x, x, x], 0.1)", "loss", 3),
+    ("JAX501_transform_in_loop", "fit_reporting(x, [x, x, x], 0.1)", "loss", 3),
+    ("JAX501_transform_in_loop", "per_example_losses(x, [x, x, x])", "loss", 3),
+    ("JAX501_transform_in_loop", "fit_checkpointed(x, [x, x, x])", "loss", 3),
+    ("JAX501_transform_in_loop", "fit_once(x, [x, x, x], 0.1)", "loss", 1),
+    ("JAX501_transform_in_loop", "fit_module_level(x, [x, x, x], 0.1)", "loss", 1),
+    ("JAX501_transform_in_loop", "fit_plain(x, [x, x, x])", "loss", 1),
     ("JAX501_stored_on_instance", "predict_all(w, [x, x, x])", "_apply", 3),
     ("JAX501_stored_on_instance", "list(serve(w, [x, x, x]))", "_apply", 3),
     ("JAX501_stored_on_instance", "predict_once(w, [x, x, x])", "_apply", 1),

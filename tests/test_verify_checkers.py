@@ -45,9 +45,9 @@ def test_a_leak_is_the_same_finding_with_and_without_the_key_reuse_checker(key_r
             "confirmed", "jaxlint's scan of module globals after `jax.grad` returned: `SEEN['w']` holds a GradTracer "
                          "stored at line 8 while tracing `loss` (line 11)"),
     }
-    # deeper than the scan looks: found when the use fails, from what holds the tracer jax refused
+    # deeper than the scan looks: confirmed when the use fails, from what holds the tracer jax refused
     assert found(verify(LEAKS, "--verify", "deep_leak_used.py", key_reuse=key_reuse)) == {
-        ("deep_leak_used.py", 22, "JAX011"): (
+        ("deep_leak_used.py", 22, "JAX308"): (
             "confirmed", "jax's check for escaped tracers: `STATE.history.entries[0]` holds a GradTracer stored at "
                          "line 22"),
     }
@@ -98,9 +98,9 @@ def test_a_missing_module_is_no_finding_the_static_one_stays_unverified_and_a_no
 
 
 @pytest.mark.slow
-def test_a_leak_jax_does_not_check_is_found_in_a_class_attribute_after_an_eager_vmap() -> None:
+def test_a_leak_jax_does_not_check_is_confirmed_in_a_class_attribute_after_an_eager_vmap() -> None:
     assert found(verify(LEAKS, "--verify", "vmap_leak.py")) == {
-        ("vmap_leak.py", 12, "JAX011"): (
+        ("vmap_leak.py", 12, "JAX308"): (
             "confirmed", "jaxlint's scan of module globals after `jax.vmap` returned: `Registry.last` holds a "
                          "VmapTracer stored at line 12 while tracing `record` (line 11)"),
     }

@@ -66,6 +66,11 @@ class Keys:
         """Consumed here in every iteration of the innermost loop, from a key bound outside it."""
         return self._flow.reached() and self._flow.reused_by_loop(ref)
 
+    def consumed_again(self, loop: cst.For | cst.While) -> list[tuple[cst.BaseExpression, str, str, Use]]:
+        """Once the loop's body was visited: the keys it consumes before binding them again that the previous
+        iteration consumed after binding them, each as (argument, key reference, consumer, previous use)."""
+        return self._flow.consumed_again(loop)
+
     def unread(self, call: cst.Call) -> bool:
         """A call in a loop body whose result nobody reads there: its draws repeat nothing anyone sees."""
         return self._flow.unread(call)
@@ -389,11 +394,12 @@ class Context:
     # ------------------------------------------------------------------ bindings
 
     def binding(
-        self, expr: cst.BaseExpression, want_def: bool = False
+        self, expr: cst.BaseExpression, want_def: bool = False, want_class: bool = False
     ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], bool] | None:
-        """The one def or value a name (or `self.attr`) is bound to here, the chain of the scope binding
-        it, and whether it is a method reached through `self`; None when bound more than once, or unknown."""
-        return self._callees.bindings.binding(expr, self.chain, want_def)
+        """The one def or value (a class only when `want_class`) a name (or `self.attr`) is bound to here, the
+        chain of the scope binding it, and whether it is a method reached through `self`; None when bound more
+        than once, or unknown."""
+        return self._callees.bindings.binding(expr, self.chain, want_def, want_class)
 
     def called_def(self, call: cst.Call) -> cst.FunctionDef | None:
         """The def of this module a call runs: a function, a method through `self` or an instance, a class's

@@ -251,6 +251,21 @@ def _within(ref: str, name: str) -> bool:
 
 
 @dataclass
+class _Iteration:
+    """One run of a Python loop's body: the names bound since it began, and the first consumption of each key
+    that was not (its key is the one the previous iteration left: argument, ref, use)."""
+
+    bound: set[str]
+    exposed: dict[str, tuple[cst.BaseExpression, Use]] = field(default_factory=dict)
+    calls: set[int] = field(default_factory=set)  # the calls that consumed a key in it
+
+    def consume(self, expr: cst.BaseExpression, ref: str, use: Use) -> None:
+        self.calls.add(id(use.node))
+        if _base(ref) not in self.bound and ref not in self.bound:
+            self.exposed.setdefault(ref, (expr, use))
+
+
+@dataclass
 class KeyState:
     """The keys of one scope: which names hold keys, and which may already be consumed."""
 
@@ -268,6 +283,9 @@ class KeyState:
     # Of a lax loop body: the names that get back the carry they were given (`carried_unchanged`): bound there,
     # they hold the key of every iteration, as if bound outside the loop.
     carried: frozenset[str] = frozenset()
+    # Of each Python loop of this scope around this point: the names bound since its iteration began, on any
+    # path (shared by every copy of the state: a branch does not unbind them).
+    iterations: list["_Iteration"] = field(default_factory=list)
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
@@ -283,6 +301,7 @@ class KeyState:
             dict(self.aliases),
             set(self.single),
             self.carried,
+            self.iterations,
         )
 
     def restore(self, other: "KeyState") -> None:
@@ -331,6 +350,8 @@ class KeyState:
         self.params.discard(name)
         self.others.discard(name)
         self.single.discard(name)
+        for iteration in self.iterations:
+            iteration.bound.add(name)
         if is_key:
             self.keys[name] = 0 if name in self.carried else len(self.loops)
             if single:
@@ -462,6 +483,7 @@ class KeyFlow(Domain):
         self._written: dict[str, str] = {}  # of the last call `uses` answered: the ref told -> as written there
         self._syntax = _syntax_of(module)
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
+        self._again: dict[cst.CSTNode, list[tuple[cst.BaseExpression, str, str, Use]]] = {}  # consumed_again
 
     @property
     def state(self) -> KeyState:
@@ -719,10 +741,13 @@ class KeyFlow(Domain):
         uses = self.uses(node)
         function = self._functions[-1]
         recorder = self._tracker.recorder
-        for _, ref, by in uses:
+        for expr, ref, by in uses:
             if self.state.resolve(ref) in self.state.params and function is not None:
                 recorder.key_consumed(function, self.state.resolve(ref))
-            self.state.consume(ref, Use(node, by))
+            use = Use(node, by)
+            for iteration in self.state.iterations:
+                iteration.consume(expr, self.state.resolve(ref), use)
+            self.state.consume(ref, use)
         keyed = [self._holds_key(arg.value) for arg in node.args]
         if any(keyed):
             params = [self._param_given(arg.value) if function is not None else None for arg in node.args]
@@ -1010,6 +1035,9 @@ class KeyFlow(Domain):
             rebound = rebound | set(_self_targets(node.body)) | _changed_containers(node.body)
         self.state.loops.append(rebound)
         self._loops.append((self.state, len(self.state.loops), node))
+        if type(node) is cst.For or type(node) is cst.While:
+            targets = set(target_names(node.target)) if type(node) is cst.For else set()
+            self.state.iterations.append(_Iteration(targets))
         # What the loop itself binds at each iteration (a comprehension's `rebound` is just that).
         if type(node) is cst.For:
             self._loop_targets.append(set(target_names(node.target)))
@@ -1017,9 +1045,38 @@ class KeyFlow(Domain):
             self._loop_targets.append(set() if type(node) is cst.While else rebound)
 
     def exit_loop(self, node: cst.CSTNode) -> None:
+        if type(node) is cst.For or type(node) is cst.While:
+            self.state.iterations.pop()
         self.state.loops.pop()
         self._loops.pop()
         self._loop_targets.pop()
+
+    def next_iteration(self, node: cst.For | cst.While, states: list[KeyState]) -> None:
+        """A key the body consumes before binding it again is the key the previous iteration left: consumed
+        there too when that iteration bound it and then consumed it (`key, sub = split(key)`, then
+        `normal(key)`: the next `split(key)` draws from it again). A key never bound in the body is JAX202's."""
+        iteration = self.state.iterations[-1]
+        found = []
+        for ref, (expr, use) in iteration.exposed.items():
+            if _base(ref) not in iteration.bound and ref not in iteration.bound:
+                continue
+            before = next(
+                (
+                    p
+                    for p in (s.prior_use(ref) for s in states)
+                    if p is not None and p.node is not use.node and id(p.node) in iteration.calls
+                ),
+                None,
+            )
+            if before is not None:
+                found.append((expr, ref, use.by, before))
+        if found:
+            self._again[node] = found
+
+    def consumed_again(self, loop: cst.For | cst.While) -> list[tuple[cst.BaseExpression, str, str, Use]]:
+        """The keys a For or While body consumes that its previous iteration consumed last (`next_iteration`):
+        (argument, ref, consumer, the previous iteration's use)."""
+        return self._again.pop(loop, [])
 
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
         """A branch of the innermost loop's body that runs in one iteration at most (`for n in [0, 1]: if n == 1:`)."""

@@ -59,6 +59,8 @@ class TransformSpec:
     integer_input_error: Optional[str] = None  # its TypeError on integer or boolean differentiated inputs
     per_example: bool = False  # runs its function once per mapped example
     caches_by_function: bool = False  # its compile cache is keyed by the identity of the function it wraps
+    # Each call returns a new function object (`jax.grad(f) is not jax.grad(f)`): a jit of it misses the cache
+    new_function_per_call: bool = False
     runs_function: bool = True  # False: only traces it, for shapes or a jaxpr (eval_shape, make_jaxpr)
     called_with_arguments: bool = False  # `jax.eval_shape(f, x, y)`: the arguments follow the function
     # The option whose `None` entries leave an argument untraced (shard_map's `in_specs`: static; a vmap's

@@ -25,8 +25,8 @@ from jaxlint.model.transform_spec import (
     TransformSpec,
 )
 
-_JIT = TransformSpec(JIT, staged=True, options=JIT_OPTIONS, caches_by_function=True)
-_CHECKPOINT = TransformSpec(JIT, staged=True)
+_JIT = TransformSpec(JIT, staged=True, options=JIT_OPTIONS, caches_by_function=True, new_function_per_call=True)
+_CHECKPOINT = TransformSpec(JIT, staged=True, new_function_per_call=True)
 _SHARD_MAP = TransformSpec(
     JIT,
     staged=True,
@@ -47,6 +47,7 @@ def _gradient(error: Optional[str], reverse: bool, scalar: bool = False) -> Tran
         reverse_mode=reverse,
         scalar_output=scalar,
         integer_input_error=error,
+        new_function_per_call=True,
     )
 
 
@@ -82,6 +83,7 @@ TRANSFORMS: dict[str, TransformSpec] = {
         per_example=True,
         concrete_constants=True,
         argument_prefix="in_axes",
+        new_function_per_call=True,
     ),
     "jax.pmap": TransformSpec(
         MAP,
@@ -189,6 +191,10 @@ RUN_AS_GIVEN = _where(lambda t: t.runs_as_given)
 REVERSE_MODE = _where(lambda t: t.reverse_mode)
 SCALAR_OUTPUT = _where(lambda t: t.scalar_output)
 CACHED_BY_FUNCTION = _where(lambda t: t.caches_by_function)
+# `jax.jit(jax.grad(f))` made at each call compiles at each call (checked on jax 0.10.2 with jax_log_compiles: 3
+# compilations in 3 calls for grad, value_and_grad, jacfwd, jacrev, hessian, vmap, checkpoint, remat and jit
+# itself; 1 for jax.jit(f) of one f).
+NEW_FUNCTION_PER_CALL = _where(lambda t: t.new_function_per_call)
 ONLY_TRACE = _where(lambda t: not t.runs_function)
 EAGER_OUTSIDE_TRACE = _where(lambda t: t.eager_outside_trace)
 # Trace their function to a jaxpr (lax bodies too): every `jnp`/`lax` result inside is a tracer.

@@ -15,7 +15,7 @@ from jaxlint.checks.base import code
 from jaxlint.analysis.context import method_of
 from jaxlint.checks.compilation._common import LoopRule, compile_count_confirms, reads
 from jaxlint.traversal import children
-from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, PARTIAL
+from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, NEW_FUNCTION_PER_CALL, PARTIAL
 
 
 # ---------------------------------------------------------------------- JAX501
@@ -146,6 +146,8 @@ def _stored_jit(cls: cst.ClassDef, attr: str, names) -> tuple[cst.Call, str] | N
                 return jit, "a lambda"
             if isinstance(wrapped, cst.Call) and names.qualified(wrapped.func) in PARTIAL:
                 return jit, "a `functools.partial`"
+            if isinstance(wrapped, cst.Call) and names.qualified(wrapped.func) in NEW_FUNCTION_PER_CALL:
+                return jit, f"a new `{code(wrapped.func)}(...)`"
             bound = isinstance(wrapped, cst.Attribute) and code(wrapped.value) == "self"
             if bound and method_of(cls, cast(cst.Attribute, wrapped).attr.value) is not None:
                 return jit, f"the bound method `{code(wrapped)}`"
@@ -160,8 +162,9 @@ class JitRecreated(LoopRule):
     what_it_does = (
         "Flags `jax.jit(f)` (also `pjit`, `pmap`, `equinox.filter_jit`) where `f` is a new object each time the "
         "expression runs (a "
-        "`lambda`, a `functools.partial(...)`, a def made in the same loop body, or `self.method`, a bound "
-        "method) and the jitted callable is called in the same place: directly (`jax.jit(lambda x: ...)(x)`), or "
+        "`lambda`, a `functools.partial(...)`, a def made in the same loop body, `self.method`, a bound "
+        "method, or what a transform returns: `jax.grad(f)`, `value_and_grad`, `jacfwd`, `jacrev`, `hessian`, "
+        "`jax.vmap(f)`, `jax.checkpoint(f)` and `jax.jit(f)` make a new function at each call) and the jitted callable is called in the same place: directly (`jax.jit(lambda x: ...)(x)`), or "
         "through a name bound to it and called in the same loop body; also a def made there with `@jax.jit` (or "
         "`@partial(jax.jit, ...)`) and called, and `jax.vmap(jax.jit(f))(x)`, which calls the fresh jit. It flags "
         "this inside a loop (`for`, `while`, a comprehension), and in a function body when that function runs in "
@@ -176,7 +179,7 @@ class JitRecreated(LoopRule):
         "jax caches compiled code by the identity of the wrapped function. A new lambda, partial, nested def or "
         "bound method is a new key, so every iteration traces and compiles again, silently: measured with jax "
         "0.10.2 and `jax_log_compiles`, three iterations of `jax.jit(lambda v: v * 3)(x)` (likewise a `partial`, "
-        "a nested def or `jax.jit(obj.method)`) compile three times, while `jax.jit(g)(x)` with a module-level "
+        "a nested def, `jax.jit(obj.method)` or `jax.jit(jax.grad(f))`) compile three times, while `jax.jit(g)(x)` with a module-level "
         "`g` compiles once; `equinox.filter_jit` 0.13.8 behaves the same. Compilation usually costs far more "
         "than the step itself. See "
         "[JIT and caching](https://docs.jax.dev/en/latest/jit-compilation.html#jit-and-caching)."
@@ -430,6 +433,24 @@ class JitRecreated(LoopRule):
 
         return message
 
+    def _same_function_each_time(self, transformed: cst.Call) -> bool:
+        """Whether a transform is given one function each time it runs (an import, or a module-level def): then
+        only the transform's new wrapper misses jit's cache, and making the jit once fixes it. A function made
+        anew there (a partial bound in the loop, a nested def closing over the call's values) would compile each
+        time anyway."""
+        if not transformed.args or transformed.args[0].keyword is not None:
+            return False
+        function = transformed.args[0].value
+        if self.names.qualified(function) is not None:
+            return True
+        found = self.facts.binding(function, want_def=True)
+        return (
+            found is not None
+            and isinstance(found[0], cst.FunctionDef)
+            and not found[2]
+            and isinstance(found[1][-1], cst.Module)
+        )
+
     def _fresh(self, jit: Jit) -> str | None:
         """What fresh callable a jit wraps ("a lambda"...), or None when it is not one."""
         if isinstance(jit, cst.Decorator):
@@ -448,6 +469,8 @@ class JitRecreated(LoopRule):
             return "a lambda"
         if isinstance(wrapped, cst.Call) and self.names.qualified(wrapped.func) == "functools.partial":
             return "a `functools.partial`"
+        if isinstance(wrapped, cst.Call) and self.names.qualified(wrapped.func) in NEW_FUNCTION_PER_CALL:
+            return f"a new `{code(wrapped.func)}(...)`" if self._same_function_each_time(wrapped) else None
         found = self.facts.binding(wrapped, want_def=True)
         if found is None:
             return None

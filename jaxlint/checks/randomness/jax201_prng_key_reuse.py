@@ -35,7 +35,9 @@ class PrngKeyReuse(Rule):
         "on some path, with no rebinding in between. Every `jax.random` sampler and `split` consume their key; "
         "so does a function of the same module that consumes its key parameter (directly or through its "
         "callees), at each call; a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
-        "one branch runs."
+        "one branch runs. In a loop, a key the body draws from before binding it again is the one the previous "
+        "iteration left: consumed twice when that iteration consumed it after binding it (`key, sub = "
+        "split(key)`, then a draw from `key` instead of `sub`)."
     )
     why_bad = (
         "JAX's random numbers are a pure function of the key: the same key gives the same numbers. Two "
@@ -79,6 +81,10 @@ class PrngKeyReuse(Rule):
     )
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        self._reported: set[int] = set()  # the key arguments reported: a loop's next iteration tells no more
+
     def visit_Call(self, node: cst.Call) -> None:
         if self.facts.in_test_file:
             return
@@ -99,6 +105,7 @@ class PrngKeyReuse(Rule):
             if prior is not None and self._rebound_before_read(prior.node):
                 continue  # `keys = split(key, n)` that nothing reads before `key, *keys = split(key, n + 1)`
             if prior is not None:
+                self._reported.add(id(expr))
                 self.report(
                     expr,
                     lambda line_of, ref=ref, by=by, prior=prior: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
@@ -111,6 +118,25 @@ class PrngKeyReuse(Rule):
                     expr, (f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}")
                 )
             seen[ref] = by
+
+    def leave_For(self, node: cst.For | cst.While) -> None:
+        if self.facts.in_test_file:
+            return
+        keys = self.facts.keys
+        for expr, ref, by, prior in keys.consumed_again(node):
+            if id(expr) in self._reported or isinstance(prior.node, cst.Call) and keys.unread(prior.node):
+                continue  # told already (an inner loop's), or the previous iteration's draw is never read
+            self._reported.add(id(expr))
+            self.report(
+                expr,
+                lambda line_of, ref=ref, by=by, prior=prior: (  # type: ignore[misc]  # (as in visit_Call)
+                    f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)} in the previous "
+                    f"iteration; `{by}` {_reuse(by, prior.by)}: draw from a key split off it, and keep `{ref}` "
+                    "only for the next split"
+                ),
+            )
+
+    leave_While = leave_For
 
     def _same_transform_of_two_arrays(self, first: cst.CSTNode, second: cst.Call) -> bool:
         """Two calls of one function of the project that differ only in one argument, an array in both

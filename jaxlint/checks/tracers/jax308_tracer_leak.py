@@ -17,10 +17,11 @@ class TracerLeak(Rule):
     summary = "A traced value stored outside the traced function: a global, a closure list, `self`"
     what_it_does = (
         "Flags a traced function (jitted, vmapped, or a lax body) that stores a traced value where it "
-        "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert(x)`, "
+        "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert/setdefault(x)`, "
         "`outer[k] = x` on a container defined outside the traced "
-        "function, an attribute of an object defined outside it or an item of one (`recorder.saved = x`, "
-        "`sketch.table[k] = x`), or `self.attr = x` in a jitted method or in a method a trace calls through an "
+        "function (`outer.update(...)` on a known dict), an attribute of an object defined outside it, of a "
+        "class of the module or an item of one (`recorder.saved = x`, `setattr(recorder, 'saved', x)`, "
+        "`Recorder.last = x`, `sketch.table[k] = x`, `recorder.values.append(x)`), or `self.attr = x` in a jitted method or in a method a trace calls through an "
         "instance made outside it (`wf.apply_phase(x)` of a module-level `wf`), alone or as a target of "
         "unpacking (`best_loss, best_params = loss, params`)."
     )
@@ -65,8 +66,9 @@ class TracerLeak(Rule):
         "confirms when jax reports the leak."
     )
 
-    # Not `update` or `add`: `opt.update(grads, state)` is how optax is called.
-    _STORE_METHODS = frozenset("append extend insert appendleft extendleft".split())
+    # `update` only of a known dict (`opt.update(grads, state)` is how optax is called); never `add`: a set
+    # rejects an array (unhashable).
+    _STORE_METHODS = frozenset("append extend insert appendleft extendleft setdefault".split())
 
     def __init__(self, facts, reporter) -> None:
         super().__init__(facts, reporter)
@@ -115,7 +117,11 @@ class TracerLeak(Rule):
             self._check_target(node.target, node, value, node.value)
 
     def _check_target(
-        self, target: cst.BaseExpression, node: cst.Assign | cst.AugAssign, value: Value, stored: cst.BaseExpression
+        self,
+        target: cst.BaseExpression,
+        node: cst.Assign | cst.AugAssign | cst.Call,
+        value: Value,
+        stored: cst.BaseExpression,
     ) -> None:
         if isinstance(target, cst.StarredElement):
             target = target.value
@@ -161,7 +167,10 @@ class TracerLeak(Rule):
         if isinstance(target, cst.Subscript):
             contents = self.facts.value_of(target.value).contents
             return contents is not None and contents.kind in ("dict", "list")
-        return self.facts.value_of(owner).instance is not None
+        if self.facts.value_of(owner).instance is not None:
+            return True
+        found = self.facts.binding(owner, want_class=True)  # `Recorder.shared = x` sets a class attribute
+        return found is not None and isinstance(found[0], cst.ClassDef)
 
     def _scratch(self, name: str) -> bool:
         """A list of the function around the traced one that only the functions defined in it read: its own
@@ -187,21 +196,55 @@ class TracerLeak(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.attr.value in self._STORE_METHODS
-        ):
+        if self.builtin(func, {"setattr"}) and len(node.args) == 3 and not any(a.star for a in node.args):
+            self._check_setattr(node)
             return
-        if self.names.qualified(func.value) is not None:
+        if not isinstance(func, cst.Attribute) or not self._stores(func):
+            return
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and self.names.qualified(receiver) is not None:
             return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
-        if self.facts.called_def(node) is not None or isinstance(self.facts.value_of(func.value).instance, str):
+        if self.facts.called_def(node) is not None or isinstance(self.facts.value_of(receiver).instance, str):
             return  # a method of a class of the project (`buffer.append(batch, x)` returning a new buffer), not list's
-        for arg in node.args:
+        if isinstance(receiver, cst.Name):
+            outlives, where = self.facts.outlives_trace(receiver.value), f"`{receiver.value}`"
+        else:  # `recorder.values.append(x)`: a list attribute of an instance of the module's
+            owner = _owner(receiver)
+            outlives = (
+                owner is not None
+                and owner.value != "self"
+                and self.facts.outlives_trace(owner.value)
+                and self._python_storage(receiver, owner)
+                and self._known_container(receiver)
+            )
+            where = f"`{code(receiver)}`, part of `{owner.value if owner else ''}`"
+        if not outlives:
+            return
+        for arg in (*node.args,):
             value = self.facts.escaping_value(arg.value)
-            if value.is_known and self.facts.outlives_trace(func.value.value):
-                self._report(node, f"`{func.value.value}`, defined outside the traced function", arg.value, value)
+            if value.is_known and (value.tracer is None or value.tracer.transform.name.startswith(JAX)):
+                self._report(node, f"{where}, defined outside the traced function", arg.value, value)
                 return
+
+    def _stores(self, method: cst.Attribute) -> bool:
+        """list's, deque's and dict's methods that keep their argument: `update` only on a known dict."""
+        name = method.attr.value
+        return name in self._STORE_METHODS or name == "update" and self._known_container(method.value, "dict")
+
+    def _known_container(self, expr: cst.BaseExpression, kind: str | None = None) -> bool:
+        """A dict or list (of `kind`, else either) by what the analysis follows of `expr`."""
+        contents = self.facts.value_of(expr).contents
+        return contents is not None and (contents.kind == kind if kind else contents.kind in ("dict", "list"))
+
+    def _check_setattr(self, node: cst.Call) -> None:
+        """`setattr(obj, "name", x)` stores as `obj.name = x` does."""
+        owner, attribute, stored = (arg.value for arg in node.args)
+        name = attribute.evaluated_value if isinstance(attribute, cst.SimpleString) else None
+        if not isinstance(owner, cst.Name) or not isinstance(name, str) or not name.isidentifier():
+            return
+        value = self.facts.escaping_value(stored)
+        if value.is_known:
+            self._check_target(cst.Attribute(value=owner, attr=cst.Name(name)), node, value, stored)
 
 
 def _owner(target: cst.BaseExpression) -> cst.Name | None:
