@@ -23,8 +23,9 @@ DEFAULT_DIR = ".jaxlint_cache"
 # Raised when what an entry holds changes meaning within a version: 2, interfaces say which facts were read;
 # 3, interface records are read back by field name; 4, entries keep the evidence of findings; 5, interfaces list
 # their calls in loops; 6, and which of their functions' loops elsewhere were read; 7, which returns they read;
-# 8, their calls give the dtype kinds of the arrays they pass.
-FORMAT = 8
+# 8, their calls give the dtype kinds of the arrays they pass; 9, their eager calls that give Python containers, and
+# the container attributes of their classes.
+FORMAT = 9
 
 
 def content_hash(data: bytes) -> str:

@@ -151,7 +151,25 @@ def module_interface(
         )
         if tracker.uses  # (no call of the project's functions: none in a loop either)
         else (),
+        handed=tuple(dict.fromkeys(tracker.handed)),  # (a loop's body is walked again: the same call, once)
+        containers=_containers(module, facts),
     )
+
+
+def _containers(module: cst.Module, facts: RoundFacts) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Its classes' attributes that `__init__` alone sets to a Python list, tuple or dict whatever it is given
+    (Interface.containers): `self.opt_states = [adam_state, sgd_state]`."""
+    found = {}
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef):
+            held = tuple(
+                (attr, value.contents.kind)
+                for attr, summary in sorted(facts.attributes.get(statement, {}).items())
+                if not summary.params and (value := summary.result({})) is not None and value.contents is not None
+            )
+            if held:
+                found[statement.name.value] = held
+    return found
 
 
 def _traced(tracker: ValueTracker, facts: RoundFacts) -> Callable[[cst.CSTNode], bool]:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from jaxlint.analysis.interface import (
     Applied,
+    IncomingContainer,
     IncomingTracer,
     Imported,
     Interface,
@@ -119,15 +120,22 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 return owner, f"{cls}.{function}"
         return module, function
 
+    def called(caller_module: str, target: str) -> tuple[str, str] | None:
+        """The module and function of the project that a call of another module reaches, or None."""
+        module, function = split(target)
+        if module not in modules or module == caller_module:
+            return None
+        if "." in function and function.split(".")[0] not in modules[module].classes:
+            return None  # `tx.update(...)` on what a function returned: no method of this module
+        return module, function
+
     entries: dict[str, dict[str, list[IncomingTracer]]] = {}
+    handed: dict[str, dict[str, list[IncomingContainer]]] = {}
     for caller_module, interface in modules.items():
         for call in interface.calls:
-            module, function = split(call.target)
-            if module not in modules or module == caller_module:
+            if (reached := called(caller_module, call.target)) is None:
                 continue
-            if "." in function and function.split(".")[0] not in modules[module].classes:
-                continue  # `tx.update(...)` on what a function returned: no method of this module
-            into = entries.setdefault(module, {}).setdefault(function, [])
+            into = entries.setdefault(reached[0], {}).setdefault(reached[1], [])
             params: tuple[int | str, ...] = (*call.positional, *call.keywords)
             kinds = dict(call.kinds)
             for param in params:
@@ -144,6 +152,14 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 )
                 if entry not in into:
                     into.append(entry)
+        for handing in interface.handed:
+            if (reached := called(caller_module, handing.target)) is None:
+                continue
+            gets = handed.setdefault(reached[0], {}).setdefault(reached[1], [])
+            params = (*handing.positional, *handing.keywords)
+            for param in params:
+                if (incoming := IncomingContainer(param, handing.instance)) not in gets:
+                    gets.append(incoming)
     applied: dict[str, dict[str, list[Applied]]] = {}
     for applier, interface in modules.items():
         for application in interface.applications:
@@ -171,7 +187,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 overridden.setdefault(module, {}).setdefault(cls, set()).update(names)
     facts = {}
     for name, interface in modules.items():
-        returns, consumes = {}, {}
+        returns, consumes, containers = {}, {}, {}
         for qualified in interface.uses:
             module, function = split(qualified)
             if module not in modules or module == name:
@@ -180,6 +196,8 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 returns[qualified] = modules[module].returns[function]
             if function in modules[module].consumes:
                 consumes[qualified] = modules[module].consumes[function]
+            if function in modules[module].containers:  # a class: what its instances hold
+                containers[qualified] = modules[module].containers[function]
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
         transformed = {function: tuple(found) for function, found in applied.get(name, {}).items()}
         # x64 told only to a module that may ask for a 64-bit dtype: the others need no second check for it.
@@ -191,6 +209,8 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             transformed,
             {cls: tuple(sorted(names)) for cls, names in overridden.get(name, {}).items()},
             {function: tuple(calls) for function, calls in looped.get(name, {}).items()},
+            {function: tuple(found) for function, found in handed.get(name, {}).items()},
+            containers,
         )
     return facts
 
@@ -222,6 +242,8 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         imported.applied,
         overridden,
         {function: calls for function, calls in imported.looped.items() if function in interface.read_looped},
+        imported.handed,
+        imported.containers,
     )
 
 

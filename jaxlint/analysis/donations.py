@@ -24,6 +24,9 @@ from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.model.donation import (
     DATA_ATTRIBUTES,
+    DEVICE_ITERATORS,
+    DEVICE_TRANSFERS,
+    ITERATING_BUILTINS,
     MAPPING_METHODS,
     METADATA,
     NON_READING_CALLS,
@@ -48,9 +51,14 @@ class Donation:
 class _State:
     donated: dict[str, Donation] = field(default_factory=dict)
     fresh: tuple[frozenset[str], ...] = ()  # per open loop of the scope: names bound in this iteration, every path
+    # Names holding what a Python iterator yielded, on every path (`batch = next(it)`, `for batch in loader`): not
+    # known to be on the device, unless the iterator puts it there...
+    drawn: frozenset[str] = frozenset()
+    # ...as the iterators these names hold do, on every path (`it = jax_utils.prefetch_to_device(loader, 2)`).
+    feeding: frozenset[str] = frozenset()
 
     def copy(self) -> "_State":
-        return _State(dict(self.donated), self.fresh)
+        return _State(dict(self.donated), self.fresh, self.drawn, self.feeding)
 
 
 @dataclass
@@ -377,24 +385,79 @@ class DonationFlow(Domain):
         for argument in callee.arguments(node, tracker.target_version):
             if not argument.donated or not isinstance(argument.expr, cst.Name):
                 continue
-            if not _on_host(tracker.value_of(argument.expr)):  # jax copies NumPy and Python values
-                self._state.donated[argument.expr.value] = Donation(node, argument.expr, callee)
+            value = tracker.value_of(argument.expr)
+            if _on_host(value):  # jax copies NumPy and Python values
+                continue
+            if argument.expr.value in self._state.drawn and not (value is not None and value.is_array):
+                continue  # a batch a data pipeline yielded: as often NumPy, copied too
+            self._state.donated[argument.expr.value] = Donation(node, argument.expr, callee)
 
     def _bind(self, names) -> None:
         state = self._state
         names = set(names)
         for name in names:
             state.donated.pop(name, None)
+        state.drawn -= names
+        state.feeding -= names
         if state.fresh:
             state.fresh = tuple(bound | names for bound in state.fresh)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         rebuilt = self._rebuilt(node.value)
-        self._bind(name for target in node.targets for name in target_names(target.target))
+        bound = [name for target in node.targets for name in target_names(target.target)]
+        self._bind(bound)
+        state = self._state
         if rebuilt is not None:  # `state = state.replace(step=s)` holds the deleted leaves it did not replace
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
-                    self._state.donated[target.target.value] = rebuilt
+                    state.donated[target.target.value] = rebuilt
+        if self._draws(node.value):  # `images, labels = next(it)`: its parts too
+            state.drawn |= frozenset(bound)
+        elif self._feeds(node.value):
+            state.feeding |= frozenset(
+                target.target.value for target in node.targets if isinstance(target.target, cst.Name)
+            )
+        for target in node.targets:
+            self._stored(target.target, node.value)
+
+    def _stored(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """`batch["x"] = jnp.ones(3)`: a drawn batch that now holds a JAX array is no longer known to be on the host."""
+        state = self._state
+        if isinstance(target, cst.Subscript) and state.drawn:
+            root = path_root(target.value, self._mappings())
+            held = self._tracker.value_of(value)
+            if root is not None and held is not None and held.is_array:
+                state.drawn -= {root.value}
+
+    def _draws(self, value: cst.BaseExpression) -> bool:
+        """`next(it)` of an iterator not known to put its items on the device."""
+        return (
+            isinstance(value, cst.Call)
+            and self._builtin(value.func) == "next"
+            and bool(value.args)
+            and not self._feeds(value.args[0].value)
+        )
+
+    def _feeds(self, iterable: cst.BaseExpression) -> bool:
+        """An iterable whose items are on the device: a name bound to one, a library's prefetching iterator, `map`
+        of a device transfer, and `iter`, `enumerate` or `zip` of one."""
+        if isinstance(iterable, cst.Name) and iterable.value in self._state.feeding:
+            return True
+        if not isinstance(iterable, cst.Call):
+            return False
+        if self._tracker.names.qualified(iterable.func) in DEVICE_ITERATORS:
+            return True
+        builtin = self._builtin(iterable.func)
+        if builtin == "map":
+            return bool(iterable.args) and self._tracker.names.qualified(iterable.args[0].value) in DEVICE_TRANSFERS
+        if builtin == "iter" or builtin in ITERATING_BUILTINS:
+            return any(self._feeds(arg.value) for arg in iterable.args)
+        return False
+
+    def _builtin(self, func: cst.BaseExpression) -> str | None:
+        if isinstance(func, cst.Name) and self._tracker.names.qualified(func) is None:
+            return func.value
+        return None
 
     def _rebuilt(self, value: cst.BaseExpression) -> Donation | None:
         """The donation a new pytree built from a donated one (`state.replace(...)`, `d.unfreeze()`) carries over."""
@@ -406,7 +469,11 @@ class DonationFlow(Domain):
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._bind(target_names(node.target))
 
-    leave_AugAssign = leave_Del = leave_NamedExpr = leave_AnnAssign
+    leave_Del = leave_NamedExpr = leave_AnnAssign
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(target_names(node.target))
+        self._stored(node.target, node.value)
 
     def leave_Import(self, node: cst.Import | cst.ImportFrom) -> None:
         self._bind(scope_imports([node]))
@@ -419,7 +486,10 @@ class DonationFlow(Domain):
     leave_ClassDef = leave_FunctionDef
 
     def visit_For_body(self, node: cst.For) -> None:
-        self._bind(target_names(node.target))
+        names = list(target_names(node.target))
+        self._bind(names)
+        if not self._feeds(node.iter):
+            self._state.drawn |= frozenset(names)
 
     def visit_With_body(self, node: cst.With) -> None:
         self._bind(name for item in node.items if item.asname is not None for name in target_names(item.asname.name))
@@ -441,14 +511,15 @@ class DonationFlow(Domain):
 
     def restore(self, state: _State) -> None:
         # A state from inside a loop (at a `break`) continues after it: only the loops still open count.
-        self._states[-1] = _State(dict(state.donated), state.fresh[: len(self._loops[-1])])
+        self._states[-1] = _State(dict(state.donated), state.fresh[: len(self._loops[-1])], state.drawn, state.feeding)
 
     def join(self, a: _State, b: _State) -> _State:
         """Donated when donated on some path; fresh when bound on every path (the loops both paths are in)."""
         donated = dict(a.donated)
         for name, donation in b.donated.items():
             donated.setdefault(name, donation)
-        return _State(donated, tuple(x & y for x, y in zip(a.fresh, b.fresh)))
+        fresh = tuple(x & y for x, y in zip(a.fresh, b.fresh))
+        return _State(donated, fresh, a.drawn & b.drawn, a.feeding & b.feeding)
 
     def enter_scope(self, node: cst.CSTNode) -> None:
         """A function, lambda, class body or comprehension starts with nothing donated: what it donates

@@ -83,6 +83,17 @@ class Looped:
 
 
 @dataclass(frozen=True)
+class Handed:
+    """A call outside any trace into another module's function that gives it Python lists, tuples or dicts: pytrees
+    there, never one array (`foj.step(i, angles, opt_states)` after `opt_states = foj.opt_states`)."""
+
+    target: str  # the qualified name called: `pkg.junctions.FieldOfJunctions.step`
+    positional: tuple[int, ...]  # the arguments that hold a container, by position...
+    keywords: tuple[str, ...]  # ...and by keyword
+    instance: bool = False  # a method called through an instance: `self` comes first
+
+
+@dataclass(frozen=True)
 class Interface:
     returns: dict[str, Exported] = field(default_factory=dict)  # by function name, `Class.method` for a method
     calls: tuple[Outgoing, ...] = ()
@@ -113,6 +124,9 @@ class Interface:
     # the way bind. `Child.norm` of another module's call is `pkg.base.Base.norm` when `norm` is not one of them.
     extends: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     looped: tuple[Looped, ...] = ()  # its calls in loops of other modules' functions
+    handed: tuple[Handed, ...] = ()
+    # By class name: the attributes only its `__init__` sets, to a Python list, tuple or dict, with that kind.
+    containers: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -137,6 +151,8 @@ class Interface:
             classes=tuple(data["classes"]),
             extends={cls: (base, tuple(names)) for cls, (base, names) in data["extends"].items()},
             looped=tuple(Looped(**looped) for looped in data["looped"]),
+            handed=tuple(Handed(**_tuples(handed)) for handed in data["handed"]),
+            containers={cls: tuple(tuple(pair) for pair in pairs) for cls, pairs in data["containers"].items()},
         )
 
 
@@ -166,6 +182,20 @@ class IncomingTracer:
 
 
 @dataclass(frozen=True)
+class IncomingContainer:
+    """A parameter of this module's function that a call of another module, outside any trace, gives a Python list,
+    tuple or dict (Handed)."""
+
+    param: int | str  # by position in the call, or by keyword
+    instance: bool = False  # a method called through an instance: position 0 is the parameter after `self`
+
+    @property
+    def made(self) -> bool:
+        """A call of the function itself, never of what calling it makes."""
+        return False
+
+
+@dataclass(frozen=True)
 class Imported:
     """What the other modules of the project tell one module."""
 
@@ -179,10 +209,21 @@ class Imported:
     overridden: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # By function name: the loops of other modules that call it (Interface.looped).
     looped: dict[str, tuple[Looped, ...]] = field(default_factory=dict)
+    handed: dict[str, tuple[IncomingContainer, ...]] = field(default_factory=dict)  # by function name, as `entries`
+    # By qualified class name: the attributes its `__init__` sets to a Python container (Interface.containers).
+    containers: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(
-            self.entries or self.returns or self.consumes or self.x64 or self.applied or self.overridden or self.looped
+            self.entries
+            or self.returns
+            or self.consumes
+            or self.x64
+            or self.applied
+            or self.overridden
+            or self.looped
+            or self.handed
+            or self.containers
         )
 
     @property

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property, lru_cache
-from typing import Final, cast
+from typing import Final, TypeVar, cast
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -40,7 +40,7 @@ from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.library_runs import function_run, module_run
-from jaxlint.analysis.interface import Imported, IncomingTracer, ModuleContext
+from jaxlint.analysis.interface import Handed, Imported, IncomingContainer, IncomingTracer, ModuleContext
 from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
@@ -151,6 +151,8 @@ class _Scope:
 _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
 # An eager function's parameter that a call gives a Python list, tuple or dict: a container of unknown items.
 _PASSED_CONTAINER = Value(Kind.UNKNOWN, contents=Contents("list", None))
+# A call of another module into a function of this one: traced (Imported.entries) or not (Imported.handed).
+_Entry = TypeVar("_Entry", IncomingTracer, IncomingContainer)
 
 
 def _join_envs(a: Env, b: Env) -> Env:
@@ -261,6 +263,7 @@ class ValueTracker(Domain):
         package = context.package if context is not None else None
         self.names = Names(module, package, module_aliases(module, package))
         self.outgoing: list[ProjectCall] = []  # calls into other modules passing tracers
+        self.handed: list[Handed] = []  # calls outside traces into other modules giving Python containers
         self.uses: set[str] = set()  # project names called, qualified
         self.applications: list[ProjectApplication] = []  # transforms applied to other modules' functions
         self.asked: dict[cst.Call, Returned | None] = {}  # the summary each call's value was computed from
@@ -300,6 +303,8 @@ class ValueTracker(Domain):
         # By function: the dtype kind of the one array the traced calls of other modules all give a parameter
         # (None: a pytree, or kinds that are not known or disagree), as `_from_other_modules` last found them.
         self._incoming_kinds: dict[cst.CSTNode, dict[str, str | None]] = {}
+        # By function: the parameters that calls of other modules outside traces give Python containers (Handed).
+        self._handed_params: dict[cst.CSTNode, frozenset[str]] = {}
         self._locals: dict[int, set[str]] = {}  # by function: the names local to it
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._untraced = 0  # how many `with jax.disable_jit():` blocks are around
@@ -648,8 +653,11 @@ class ValueTracker(Domain):
         current point."""
         qualified = (self.names if chain is None else self._module_names).qualified(call.func)
         if qualified is not None:
-            in_project = self.context is not None and self.context.in_project(qualified)
-            return Value(Kind.UNKNOWN, instance=qualified) if in_project else None
+            if self.context is None or not self.context.in_project(qualified):
+                return None
+            containers = self.context.imported.containers.get(qualified, ())
+            held = tuple((attr, Value(Kind.UNKNOWN, contents=Contents(kind, None))) for attr, kind in containers)
+            return Value(Kind.UNKNOWN, instance=qualified, attributes=held)
         cls = self.callees.bindings.class_of(call.func, tuple(self._chain) if chain is None else chain)
         if cls is not None and self._plain_class(cls):
             return Value(Kind.UNKNOWN, instance=cls, attributes=self._attributes(cls, call, arguments))
@@ -950,6 +958,8 @@ class ValueTracker(Domain):
                 self.uses.add(qualified)
                 if caller is not None and node.args:
                     self._call_into_project(qualified, node, caller, through_instance)
+                elif caller is None and node.args:
+                    self._hand_into_project(qualified, node, through_instance)
             elif caller is not None and node.args and type(func) is cst.Name:
                 made, bound, names = self.recorder.aliased(chain, func)
                 factory = (
@@ -1206,13 +1216,30 @@ class ValueTracker(Domain):
                 )
             )
 
+    def _hand_into_project(self, qualified: str, node: cst.Call, through_instance: bool) -> None:
+        """Record a call outside any trace into another module when it gives Python lists, tuples or dicts."""
+        positional: list[int] = []
+        keywords: list[str] = []
+        for index, arg in enumerate(node.args):
+            if arg.star:
+                break
+            value = self.value_of(arg.value)
+            if value is not None and value.contents is not None:
+                if arg.keyword is None:
+                    positional.append(index)
+                else:
+                    keywords.append(arg.keyword.value)
+        if positional or keywords:
+            self.handed.append(Handed(qualified, tuple(positional), tuple(keywords), through_instance))
+
     def _from_other_modules(self, node: cst.FunctionDef | cst.Lambda, name: str) -> dict[str, Tracer]:
         """Tracers that traced functions of other modules pass to this module-level function, or to this
         method of a module-level class (called through the class or an instance; `__init__`: by calling
         the class)."""
         passed: dict[str, Tracer] = {}
         kinds: dict[str, str | None] = {}
-        for entry, param in reversed(self._incoming(node, name)):
+        imported = self.context.imported.entries if self.context is not None else {}
+        for entry, param in reversed(self._incoming(node, name, imported)):
             if param is not None:
                 via = AppliedTransform(
                     entry.transform, node, entry.staged, origin=entry.where, differentiates=entry.differentiates
@@ -1227,7 +1254,8 @@ class ValueTracker(Domain):
         (RoundFacts.nones), and each call from another module gives a tracer, never `None`, where it names one."""
         own = self._known.nones.get(node, {})
         calls: dict[tuple[str, str], dict[str, Fixed]] = {}
-        for entry, param in self._incoming(node, name):
+        imported = self.context.imported.entries if self.context is not None else {}
+        for entry, param in self._incoming(node, name, imported):
             answer = calls.setdefault((entry.where, entry.caller), {})
             if param is not None:
                 answer[param] = False
@@ -1239,11 +1267,13 @@ class ValueTracker(Domain):
         rebound = rebound_names(node.body)
         return {param: fixed for param, fixed in agreed(answers).items() if param not in rebound}
 
-    def _incoming(self, node: cst.FunctionDef | cst.Lambda, name: str) -> list[tuple[IncomingTracer, str | None]]:
-        """The traced calls of other modules into this function, each with the parameter it gives a tracer."""
-        if self.context is None or not self.context.imported.entries:
+    def _incoming(
+        self, node: cst.FunctionDef | cst.Lambda, name: str, entries: Mapping[str, tuple[_Entry, ...]]
+    ) -> list[tuple[_Entry, str | None]]:
+        """The calls of other modules into this function (`entries`: Imported.entries, the traced ones, or
+        Imported.handed), each with the parameter it gives a tracer (a Python container)."""
+        if not entries:
             return []
-        entries = self.context.imported.entries
         made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
         if made is not None:  # `loss_fn(params, batch)` in a traced function, after `loss_fn = losses.make_loss(2.0)`
             given = [(entry, made[0].bound) for entry in entries.get(made[1], ()) if entry.made]
@@ -1272,7 +1302,7 @@ class ValueTracker(Domain):
         else:
             return []
         positional = Signature.of(node.params).positional
-        found: list[tuple[IncomingTracer, str | None]] = []
+        found: list[tuple[_Entry, str | None]] = []
         for entry, bound in given:
             if isinstance(entry.param, str):
                 param: str | None = entry.param
@@ -1447,7 +1477,9 @@ class ValueTracker(Domain):
                 env[name] = STATIC
             elif (made := self._known.instances.get(node, {}).get(name)) is not None:
                 env[name] = made  # `self` of `layer.apply(x)`: the instance every traced call gives
-            elif function is None and name in self._known.lists.get(node, ()):
+            elif function is None and (
+                name in self._known.lists.get(node, ()) or name in self._handed_params.get(node, ())
+            ):
                 env[name] = _PASSED_CONTAINER  # passed on as it came: `step(opt_states)` calling a jitted method
             elif annotated:
                 env[name] = ARRAY
@@ -1478,6 +1510,9 @@ class ValueTracker(Domain):
         if outside_functions(tuple(self._chain)):
             decorators = [replace(t, outside_functions=True) for t in decorators]
         self._pending.append(self._traced(node, node.name.value, node.params, decorators))
+        if self.context is not None and self.context.imported.handed:
+            given = self._incoming(node, node.name.value, self.context.imported.handed)
+            self._handed_params[node] = frozenset(param for _, param in given if param is not None)
 
     def enter_scope(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.FunctionDef):

@@ -8,6 +8,8 @@ call, no warning) and with flax 0.12.8 for `struct.dataclass`.
 
 from __future__ import annotations
 
+from jaxlint.model.libraries import merged_sets
+
 # Attributes a deleted array still answers (`x.shape`, `x.sharding`). Not `x.devices()` nor
 # `x.addressable_shards`: both raise on a deleted array.
 METADATA = frozenset(
@@ -46,3 +48,12 @@ DATA_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat", "at", "addressab
 # Maps over a pytree's leaves: given a lambda that reads its leaves' metadata only
 # (`jax.tree.map(lambda h: h.delete(), batch)`), they read no data.
 TREE_MAPS = frozenset({"map", "tree_map", "map_with_path", "tree_map_with_path"})
+
+# An item drawn from a Python iterator (`batch = next(it)`, `for batch in loader`) is whatever the iterator yields:
+# a data pipeline's NumPy batch, which donating copies to the device and leaves intact. It is known to be on the
+# device only when the iterator puts it there: a library's prefetching iterator, or `map` of a device transfer
+# (`map(jax.device_put, it)`).
+DEVICE_ITERATORS = merged_sets("DEVICE_ITERATORS")
+DEVICE_TRANSFERS = frozenset({"jax.device_put"}) | merged_sets("DEVICE_TRANSFERS")
+# Builtins that iterate the iterables they are given, item by item: `for i, batch in enumerate(loader)`.
+ITERATING_BUILTINS = frozenset({"enumerate", "zip"})

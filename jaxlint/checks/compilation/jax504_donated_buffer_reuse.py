@@ -62,7 +62,10 @@ class DonatedBufferReuse(CalleeRule):
         "`state = step(state, batch)` and `loss, state = step(state, batch)`, which rebind the name; reads on a "
         "path where the donating call did not run (`try` handlers, the other branch of an `if`); arguments "
         'that are not plain names (`self.state`, `batch["x"]`), NumPy arrays and Python values (jax copies '
-        "them to the device, so the caller's object is never deleted); another name for the same array "
+        "them to the device, so the caller's object is never deleted); a batch drawn from a Python iterator "
+        "(`batch = next(it)`, `for batch in loader`), which a data pipeline yields as NumPy as often as not, unless "
+        "the iterator puts it on the device (flax's `jax_utils.prefetch_to_device`, `map(jax.device_put, it)`) or a "
+        "JAX array is stored in it; another name for the same array "
         "(`old = params` before the call); the metadata of an item of a donated dict reached by any key once the "
         'function shows it is a dict (`for k in batch["inputs"].keys(): batch["inputs"][k].shape`); a dict rebuilt '
         "from a donated pytree (`d = state.model_state.unfreeze()`, `FrozenDict(d)`, `dict(d)`) until a leaf "

@@ -72,6 +72,11 @@ STATIC_FIELD_SPECS = {"flax.struct.field": ("pytree_node", False)}
 STATIC_FIELD_CALLS = frozenset({"flax.struct.static_field"})
 # Class decorators that give back the class, its methods as written.
 PLAIN_CLASS_DECORATORS = frozenset({"flax.struct.dataclass"})
+
+# `jax_utils.prefetch_to_device(it, n)` yields each batch of `it` put on the local devices, and `jax_utils.replicate`
+# puts a pytree there: what they give is made of JAX arrays (model/donation.py).
+DEVICE_ITERATORS = frozenset({"flax.jax_utils.prefetch_to_device"})
+DEVICE_TRANSFERS = frozenset({"flax.jax_utils.replicate"})
 # `model.apply(variables, x, deterministic=True)`: dropout draws nothing.
 RANDOMNESS_OFF = {"deterministic": "True", "train": "False", "training": "False"}
 # A linen Module's `apply(variables, *args, method=m)` and `init(rngs, *args, method=m)` run its `__call__` (or `m`)
