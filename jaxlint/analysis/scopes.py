@@ -170,7 +170,8 @@ def outside_functions(chain: Chain) -> bool:
 @dataclass(frozen=True)
 class Returned:
     """What calling a function gives, in terms of its arguments: a tracer when the argument for one
-    of `params` holds one (or always, from `closure`: a tracer of an enclosing trace), else `value`.
+    of `params` holds one (or always, from `closure`: a tracer of an enclosing trace; or when the call itself
+    runs in a jaxpr trace, from `computed`), else `value`.
 
     Learned from the function's `return` statements as the last round saw them: a parameter is in
     `params` once some traced call passed it a tracer that reached a `return`.
@@ -179,6 +180,9 @@ class Returned:
     function: str
     params: tuple[str, ...] = ()  # in the signature's order
     closure: Tracer | None = None
+    # An array its own trace computed (`lax.pmean(...)` under pmap): a transformed function called from code no
+    # transform traces returns concrete arrays, whatever its body did; a tracer where the call is staged again.
+    computed: Tracer | None = None
     value: Value | None = None  # what it gives when no argument in `params` holds a tracer
     container: bool = False  # a tuple or dict of tracers rather than one array
     # For a function whose every `return` gives a tuple of one length: what each position gives.
@@ -224,16 +228,22 @@ class Returned:
         def is_own(tracer: Tracer) -> bool:
             return tracer.function == function and tracer.param in params
 
+        def is_made(tracer: Tracer) -> bool:
+            return tracer.function == function and tracer.computed
+
         reached = {tracer.param for tracer in tracers if is_own(tracer)}
         own = tuple(param for param in params if param in reached)
-        closure = next((tracer for tracer in tracers if not is_own(tracer)), None)
+        closure = next((tracer for tracer in tracers if not is_own(tracer) and not is_made(tracer)), None)
+        computed = next((tracer for tracer in tracers if is_made(tracer)), None)
         container = any(value.container for value in traced)
         # Without tracers in, a function returning arrays computed from its arguments returns arrays.
         kinds = {value.dtype for value in traced}
         dtype = kinds.pop() if len(kinds) == 1 and not container else None
         plain = None if container else Value(Kind.ARRAY, dtype=dtype)
         part = any(value.pytree_part for value in traced)
-        return cls(function, own, closure, plain, container, dtype=dtype, part=part, shape=_containers(traced))
+        return cls(
+            function, own, closure, computed, plain, container, dtype=dtype, part=part, shape=_containers(traced)
+        )
 
     def _traced(self, tracer: Tracer) -> Value:
         """What a call gives when the result holds `tracer`: a tree of that structure, when every return shows one."""
@@ -245,15 +255,20 @@ class Returned:
     def matters(self) -> bool:
         """Whether calls may give something a rule acts on: a tracer, or an array or NumPy value. A
         function returning only static values gives what an unknown call gives: rules stay silent."""
-        return bool(self.params or self.closure) or (self.value is not None and self.value.kind is not Kind.STATIC)
+        return bool(self.params or self.closure or self.computed) or (
+            self.value is not None and self.value.kind is not Kind.STATIC
+        )
 
-    def result(self, given: dict[str, Value | None], as_given: bool = True) -> Value | None:
+    def result(
+        self, given: dict[str, Value | None], as_given: bool = True, staged: Tracer | None = None
+    ) -> Value | None:
         """The value a call gives, `given` the values of the arguments by parameter name (`as_given`: a parameter
-        returned unchanged gives back its argument; not through a decorator or a transform)."""
+        returned unchanged gives back its argument; not through a decorator or a transform; `staged`: the tracer
+        the call's own results are where a transform around it traces to a jaxpr, None where none does)."""
         if as_given and self.given is not None and self.given in given:
             return given[self.given]
         if self.items is not None:
-            items = tuple(item.result(given, as_given) if item is not None else None for item in self.items)
+            items = tuple(item.result(given, as_given, staged) if item is not None else None for item in self.items)
             return built("tuple", items)
         if self.closure is not None:
             return self._traced(self.closure)
@@ -261,6 +276,8 @@ class Returned:
             value = given.get(param)
             if value is not None and value.kind is Kind.TRACED and value.tracer is not None:
                 return self._traced(replace(value.tracer, returned_by=self.function))
+        if self.computed is not None and staged is not None:
+            return self._traced(staged)
         if self.params and not all((value := given.get(param)) is not None and value.is_array for param in self.params):
             return None  # the result follows arguments whose values are unknown
         return self.value
@@ -497,6 +514,7 @@ class ScopeRecorder:
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
         self._partials: dict[tuple[int, str], _Given] = {}  # the values a partial alias gives
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
+        self._other_results: set[tuple[int, str]] = set()  # aliases through a transform of `OTHER_RESULTS`
         # (id of a scope, name) whose latest binding, in the order of the walk, is an alias, not a def
         self._aliased_last: set[tuple[int, str]] = set()
         self._bound: dict[int, set[str]] = {}
@@ -563,11 +581,17 @@ class ScopeRecorder:
         bound: int = 0,
         bound_names: frozenset[str] = frozenset(),
         given: _Given | None = None,
+        other_result: bool = False,
     ) -> None:
         """`name = jax.jit(target)`, `name = lambda ...` or `name = partial(target, cfg, k=v)`: calling
         `name` calls `target`, with the first `bound` parameters and `bound_names` already given (for a
-        partial, `given`: the values it gives them)."""
+        partial, `given`: the values it gives them; `other_result`: through a transform whose calls give something
+        other than what `target` returns, `jax.grad`)."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
+        if other_result:
+            self._other_results.add((id(chain[-1]), name))
+        else:
+            self._other_results.discard((id(chain[-1]), name))
         self._alias_names[(id(chain[-1]), name)] = bound_names
         if given is not None:
             self._partials[(id(chain[-1]), name)] = given
@@ -586,6 +610,23 @@ class ScopeRecorder:
                     alias_chain, target, _ = self._aliases[key]
                     return self._alias_names[key] | self._bound_names(alias_chain, target, depth + 1)
         return frozenset()
+
+    def gives_other_result(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether calling `expr` runs a function through a transform whose calls give something other than what
+        the function returns (`grad_fn = jax.value_and_grad(loss)`), along the aliases `aliased` follows."""
+        if isinstance(expr, cst.Name) and depth < 3:
+            for level, scope in enumerate(reversed(chain)):
+                if isinstance(scope, cst.ClassDef) and level > 0:
+                    continue
+                key = (id(scope), expr.value)
+                if key in self._defs:
+                    break
+                if key in self._aliases:
+                    alias_chain, target, _ = self._aliases[key]
+                    return key in self._other_results or self.gives_other_result(alias_chain, target, depth + 1)
+                if expr.value in self._bound.get(id(scope), ()):
+                    break
+        return False
 
     def aliased(
         self, chain: Chain, expr: cst.BaseExpression, depth: int = 0

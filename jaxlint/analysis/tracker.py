@@ -86,6 +86,7 @@ from jaxlint.analysis.values import (
     leaf_of,
     pytree_after,
     stored,
+    transformed_result,
     unknown_contents,
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
@@ -98,6 +99,7 @@ from jaxlint.model.transforms import (
     LIFTED_DEFAULT_METHOD,
     LIFTED_METHODS_OPTION,
     LIFTED_TRANSFORMS,
+    OTHER_RESULTS,
     PARTIAL,
     TREE_MAPS,
     UNTRACED_CONTEXTS,
@@ -170,9 +172,12 @@ _Callee = tuple[tuple[str, ...], "Returned | None", "str | None", bool]
 
 class _NoCallee(enum.Enum):
     NO_CALLEE = enum.auto()
+    OTHER_RESULT = enum.auto()
 
 
 _NO_CALLEE: Final = _NoCallee.NO_CALLEE  # a call of nothing this module defines
+# A call of one of its functions through a transform whose calls give something other than what it returns (`jax.grad`)
+_OTHER_RESULT: Final = _NoCallee.OTHER_RESULT
 
 
 def _by_parameter(
@@ -214,12 +219,14 @@ def _receiver_class(value: Value) -> cst.ClassDef | None:
     return _traced_pytree(value)
 
 
-def _tree_mapped(summary: Returned, positional: tuple[str, ...], trees: list[Value | None]) -> Value | None:
+def _tree_mapped(
+    summary: Returned, positional: tuple[str, ...], trees: list[Value | None], staged: Tracer | None
+) -> Value | None:
     """What `jax.tree.map(f, *trees)` gives: the first tree's structure holding what `f` returns for its leaves.
     Known only as a pytree of tracers (`f` returns a tracer for a traced leaf); a tree of Python values (shapes)
     or of unknown leaves is left unknown."""
     leaves = [leaf_of(tree) if tree is not None and tree.kind is Kind.TRACED else None for tree in trees]
-    leaf = summary.result(dict(zip(positional, leaves)))
+    leaf = summary.result(dict(zip(positional, leaves)), staged=staged)
     if leaf is None or leaf.kind is not Kind.TRACED or leaf.tracer is None:
         return None
     return Value(Kind.TRACED, leaf.tracer, container=True)
@@ -493,6 +500,8 @@ class ValueTracker(Domain):
         callee = self._callees.get(id(call))  # rules ask for the same call's value again and again
         if callee is None:
             callee = self._callees[id(call)] = self._callee(call)
+        if callee is _OTHER_RESULT:
+            return transformed_result(arguments, dotted(call.func) or "<function>")
         if callee is _NO_CALLEE:
             # (A summary a later round learns for it, of a function walked after this point, needs that round.)
             self.asked.setdefault(call, None)
@@ -501,13 +510,14 @@ class ValueTracker(Domain):
         self.asked[call] = summary
         if summary is None:
             return None
+        staged = self._computed_tracer()
         if self.names.qualified(call.func) in TREE_MAPS:
-            return _tree_mapped(summary, positional, arguments[1:])
+            return _tree_mapped(summary, positional, arguments[1:], staged)
         given = _by_parameter(call, arguments, positional)
         receiver = self._traced_receiver(call.func) if bound_first is not None else None
         if receiver is not None:
             given[cast(str, bound_first)] = receiver  # `state.method()`: `self` holds the tracers
-        return summary.result(given, as_given=not wrapped)
+        return summary.result(given, as_given=not wrapped, staged=staged)
 
     def _callee(self, call: cst.Call) -> _Callee | _NoCallee:
         """The positional parameters after those bound, the summary of the module's function a call calls, the
@@ -523,11 +533,18 @@ class ValueTracker(Domain):
             summary = self._known.returns[function]
         else:
             return _NO_CALLEE
+        decorators = getattr(function, "decorators", ())
+        if self.recorder.gives_other_result(tuple(self._chain), func) or any(
+            (transform := decorator_transform(d, self.names, self.transforms)) is not None
+            and transform.name in OTHER_RESULTS
+            for d in decorators
+        ):
+            return _OTHER_RESULT
         # (a callee is a def or a lambda)
         positional = Signature.of(cast("cst.FunctionDef | cst.Lambda", function).params).positional
         wrapped = bool(self._known.applied.get(function)) or any(
             not (type(d.decorator) is cst.Name and d.decorator.value in ("staticmethod", "classmethod"))
-            for d in getattr(function, "decorators", ())
+            for d in decorators
         )
         return positional[bound:], summary, positional[bound - 1] if 0 < bound <= len(positional) else None, wrapped
 
@@ -543,7 +560,9 @@ class ValueTracker(Domain):
         if exported is None:
             return None
         value = None if exported.value is None else Value(Kind(exported.value))
-        returned = Returned(dotted(call.func) or "<function>", exported.params, None, value, exported.container)
+        returned = Returned(
+            dotted(call.func) or "<function>", exported.params, value=value, container=exported.container
+        )
         positional = exported.positional[1:] if through_instance and exported.self_param else exported.positional
         return returned.result(_by_parameter(call, arguments, positional))
 
@@ -672,7 +691,8 @@ class ValueTracker(Domain):
         if not summaries or arguments is None or not isinstance(init, cst.FunctionDef):
             return ()
         given = _by_parameter(call, arguments, Signature.of(init.params).positional[1:])
-        return tuple((attr, summary.result(given)) for attr, summary in summaries.items())
+        staged = self._computed_tracer()
+        return tuple((attr, summary.result(given, staged=staged)) for attr, summary in summaries.items())
 
     def _method(self, cls: cst.ClassDef, name: str, own: cst.CSTNode | None) -> cst.CSTNode | None:
         """The def that `name` finds on an instance of `cls`: `own`, the class's def, unless one of its methods
@@ -792,7 +812,8 @@ class ValueTracker(Domain):
             if len(applied) == 1:
                 function, transform = applied[0]
                 made, bound, names = self._made(function, chain, transform.bound)
-                self.recorder.alias(chain, target.value, made, bound, names)
+                other = transform.name in OTHER_RESULTS
+                self.recorder.alias(chain, target.value, made, bound, names, other_result=other)
                 self.recorder.wrapped.bound((id(chain[-1]), target.value), made is function)
             elif self._made_once(node.value, target, chain):
                 # `loss_fn = make_loss(2.0)`: calling or transforming `loss_fn` is the function the factory makes.
@@ -1554,10 +1575,6 @@ class ValueTracker(Domain):
         """What a `return` gives, for the function's summary, which keeps no items: a dict or list holding
         static items beside tracers is unknown (`out["step"]` of `{"loss": l, "step": 0}` would read as traced)."""
         value = self.value_of(expr)
-        if value is not None and value.kind is Kind.TRACED and value.tracer is not None and value.tracer.computed:
-            # Computed by this function's own trace from constants: a concrete array to a caller outside any
-            # trace, and one that a traced caller stages again.
-            return Value(Kind.ARRAY, dtype=value.dtype) if value.contents is None and not value.container else None
         if value is not None and value.contents is not None and value.kind is not Kind.TRACED:
             return unknown_contents(value)  # a list or dict of Python values: what its items are is not kept
         if (

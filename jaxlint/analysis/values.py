@@ -581,6 +581,16 @@ def promoted(operands: Sequence[Value | None]) -> str | None:
     return max(cast("list[str]", kinds), key=KIND_ORDER.index) if kinds else None
 
 
+def transformed_result(arguments: list[Value | None], called: str | None = None) -> Value | None:
+    """What a call of a transformed function gives where what the function returns is not followed
+    (`jax.value_and_grad(f)(params, x)`): tracers in, a pytree of tracers out (`called`: the name it was called by)."""
+    traced = next((a for a in arguments if a is not None and a.kind is Kind.TRACED), None)
+    if traced is None:
+        return None
+    tracer = traced.tracer
+    return Value(Kind.TRACED, replace(tracer, returned_by=called) if tracer and called else tracer, container=True)
+
+
 def _argument_itself(expr: cst.BaseExpression, value: Value) -> bool:
     """`expr` names the traced argument its value comes from (`batch`, not a result computed from it)."""
     tracer = value.tracer
@@ -999,9 +1009,7 @@ class Evaluator:
             return self._leaves(call, *listing)
         arguments = [self.value_of(arg.value) for arg in call.args]
         if type(func) is cst.Call and self.names.qualified(func.func) in self._table.all:
-            # `jax.value_and_grad(f)(params, x)`: tracers in, a pytree of tracers out.
-            traced = next((a for a in arguments if a is not None and a.kind is Kind.TRACED), None)
-            return Value(Kind.TRACED, traced.tracer, container=True) if traced else None
+            return transformed_result(arguments)
         if arrays.produces_host_array(call, self.names):
             return NUMPY_ARRAY
         if self.names.qualified(func) in REF_FACTORIES:

@@ -197,6 +197,9 @@ CACHED_BY_FUNCTION = _where(lambda t: t.caches_by_function)
 NEW_FUNCTION_PER_CALL = _where(lambda t: t.new_function_per_call)
 ONLY_TRACE = _where(lambda t: not t.runs_function)
 EAGER_OUTSIDE_TRACE = _where(lambda t: t.eager_outside_trace)
+# Calling what they make gives something other than the function's result: derivatives (`grad`, `jacrev`, the
+# `(value, grads)` pair of `value_and_grad`), or a jaxpr or shapes (`make_jaxpr`, `eval_shape`).
+OTHER_RESULTS = GRADIENTS | ONLY_TRACE
 # Trace their function to a jaxpr (lax bodies too): every `jnp`/`lax` result inside is a tracer.
 BUILDS_JAXPR = _where(lambda t: t.staged and not t.concrete_constants) | frozenset(LAX_BODIES)
 # Custom differentiation rules: differentiating a call runs the function (or its forward rule) on the primal
