@@ -614,19 +614,11 @@ class ScopeRecorder:
     def gives_other_result(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether calling `expr` runs a function through a transform whose calls give something other than what
         the function returns (`grad_fn = jax.value_and_grad(loss)`), along the aliases `aliased` follows."""
-        if isinstance(expr, cst.Name) and depth < 3:
-            for level, scope in enumerate(reversed(chain)):
-                if isinstance(scope, cst.ClassDef) and level > 0:
-                    continue
-                key = (id(scope), expr.value)
-                if key in self._defs:
-                    break
-                if key in self._aliases:
-                    alias_chain, target, _ = self._aliases[key]
-                    return key in self._other_results or self.gives_other_result(alias_chain, target, depth + 1)
-                if expr.value in self._bound.get(id(scope), ()):
-                    break
-        return False
+        key = self._alias_key(chain, expr, depth)
+        if key is None:
+            return False
+        alias_chain, target, _ = self._aliases[key]
+        return key in self._other_results or self.gives_other_result(alias_chain, target, depth + 1)
 
     def aliased(
         self, chain: Chain, expr: cst.BaseExpression, depth: int = 0
@@ -634,6 +626,15 @@ class ScopeRecorder:
         """What a name stands for when aliases bind it (as `_resolve` follows them), with the parameters they
         fill: `losses.loss_fn` and `model` for `loss` after `loss = partial(losses.loss_fn, model=m)`;
         `expr` itself otherwise."""
+        key = self._alias_key(chain, expr, depth)
+        if key is None:
+            return expr, 0, frozenset()
+        alias_chain, target, bound = self._aliases[key]
+        inner, more, names = self.aliased(alias_chain, target, depth + 1)
+        return inner, bound + more, self._alias_names[key] | names
+
+    def _alias_key(self, chain: Chain, expr: cst.BaseExpression, depth: int) -> tuple[int, str] | None:
+        """The alias a name is bound to where `chain` ends (None: a def, a parameter or variable, or no name)."""
         if isinstance(expr, cst.Name) and depth < 3:
             for level, scope in enumerate(reversed(chain)):
                 if isinstance(scope, cst.ClassDef) and level > 0:
@@ -642,12 +643,10 @@ class ScopeRecorder:
                 if key in self._defs:
                     break
                 if key in self._aliases:
-                    alias_chain, target, bound = self._aliases[key]
-                    inner, more, names = self.aliased(alias_chain, target, depth + 1)
-                    return inner, bound + more, self._alias_names[key] | names
+                    return key
                 if expr.value in self._bound.get(id(scope), ()):
                     break
-        return expr, 0, frozenset()
+        return None
 
     def scope_names(self, scope: cst.CSTNode, names: set[str]) -> None:
         """Every name a scope binds: one of them hides a function of that name further out."""
