@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property, lru_cache
 from typing import Final, TypeVar, cast
 from dataclasses import dataclass, field, replace
@@ -1206,21 +1206,14 @@ class ValueTracker(Domain):
     ) -> None:
         """Record a traced function's call into another module when it passes tracers (`made`: a call of what
         calling `qualified` gives)."""
-        positional: list[int] = []
-        keywords: list[str] = []
-        kinds: list[tuple[int | str, str]] = []
-        for index, arg in enumerate(node.args):
-            if arg.star:
-                break
-            value = self.value_of(arg.value)
-            if value is not None and value.kind is Kind.TRACED:
-                where: int | str = index if arg.keyword is None else arg.keyword.value
-                if arg.keyword is None:
-                    positional.append(index)
-                else:
-                    keywords.append(arg.keyword.value)
-                if not value.container and value.contents is None and value.dtype is not None:
-                    kinds.append((where, value.dtype))
+        traced = self._arguments_holding(node, lambda value: value.kind is Kind.TRACED)
+        positional = [where for where, _ in traced if isinstance(where, int)]
+        keywords = [where for where, _ in traced if isinstance(where, str)]
+        kinds = [
+            (where, value.dtype)
+            for where, value in traced
+            if not value.container and value.contents is None and value.dtype is not None
+        ]
         if positional or keywords:
             trace = caller.trace or AppliedTransform("a traced caller", node, caller.staged)
             self.outgoing.append(
@@ -1239,19 +1232,22 @@ class ValueTracker(Domain):
 
     def _hand_into_project(self, qualified: str, node: cst.Call, through_instance: bool) -> None:
         """Record a call outside any trace into another module when it gives Python lists, tuples or dicts."""
-        positional: list[int] = []
-        keywords: list[str] = []
+        containers = self._arguments_holding(node, lambda value: value.contents is not None)
+        positional = tuple(where for where, _ in containers if isinstance(where, int))
+        keywords = tuple(where for where, _ in containers if isinstance(where, str))
+        if positional or keywords:
+            self.handed.append(Handed(qualified, positional, keywords, through_instance))
+
+    def _arguments_holding(self, node: cst.Call, test: Callable[[Value], bool]) -> list[tuple[int | str, Value]]:
+        """The arguments before any `*`/`**` whose value passes `test`: (position, or keyword, and the value)."""
+        found: list[tuple[int | str, Value]] = []
         for index, arg in enumerate(node.args):
             if arg.star:
                 break
             value = self.value_of(arg.value)
-            if value is not None and value.contents is not None:
-                if arg.keyword is None:
-                    positional.append(index)
-                else:
-                    keywords.append(arg.keyword.value)
-        if positional or keywords:
-            self.handed.append(Handed(qualified, tuple(positional), tuple(keywords), through_instance))
+            if value is not None and test(value):
+                found.append((index if arg.keyword is None else arg.keyword.value, value))
+        return found
 
     def _from_other_modules(self, node: cst.FunctionDef | cst.Lambda, name: str) -> dict[str, Tracer]:
         """Tracers that traced functions of other modules pass to this module-level function, or to this
