@@ -1467,9 +1467,6 @@ _TRACER_USES = ("if", "and", "float", "range", "list_index", "np_asarray", "prin
 _CAUSES = {
     "grad-int-value": "the dtype kind of a value is known for an argument, a leaf of a tuple, list or dict the calls "
                       "give, and a carry, not for a field of a pytree class they build (`State(jnp.int32(3))`)",
-    "factory-closure": "a jitted function closing over its factory's argument (`make_step(scale)`, `v = scale`) "
-                       "holding a concrete array: `v > 0` under jit is traced, but jaxlint sees an unknown value "
-                       "(it flags the same comparison on a module-level jnp constant)",
     "scan-result": "`v, _ = jax.lax.scan(...)` under jit: the results of a lax loop are not traced",
 }
 
@@ -1481,7 +1478,6 @@ def _misses(cause: str, origins: tuple[str, ...], uses: tuple[str, ...]) -> dict
 # Bug cells jaxlint does not flag today, (origin, use) -> cause (a key of _CAUSES). A cell flagged again must
 # leave this table.
 MISSES: dict[tuple[str, str], str] = {
-    **_misses("factory-closure", ("factory_closure_over_concrete_compared",), _COMPARING),
     **_misses("scan-result", ("scan_result",), ("inplace",)),
     # JAX602 misses an int value from the origins whose dtype is not carried through: pytree fields of classes,
     # values computed from several sources.

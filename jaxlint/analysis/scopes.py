@@ -19,7 +19,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call, tests_before_rebinding
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
-from jaxlint.analysis.structures import joined, structure, traced_tree
+from jaxlint.analysis.structures import eager_value, joined, structure, traced_tree
 from jaxlint.analysis.values import Kind, Value, built, join
 from jaxlint.analysis.wrapped_calls import Key, Nones, WrappedCalls, only_called
 from jaxlint.traversal import children
@@ -57,6 +57,9 @@ class RoundFacts:
     # Parameters the calls seen give a tuple, list or dict of known leaves: its structure (analysis/structures.py;
     # None: calls that disagree, or show no structure).
     structures: dict[cst.CSTNode, dict[str, Value | None]] = field(default_factory=dict)
+    # Parameters every call outside any trace gives a concrete JAX array, or a tuple, list or dict of them: what
+    # the function, run eagerly, holds there (analysis/structures.eager_value; None: calls that disagree).
+    eager: dict[cst.CSTNode, dict[str, Value | None]] = field(default_factory=dict)
     # For a class of this module: the attributes only its `__init__` sets, each as a summary in terms of
     # `__init__`'s parameters (what an instance made by a call holds there).
     attributes: dict[cst.ClassDef, dict[str, "Returned"]] = field(default_factory=dict)
@@ -94,8 +97,8 @@ class RoundFacts:
         traced: Set[cst.CSTNode],
     ) -> bool:
         """Whether another round would see what this one saw: the same traced scopes and keys, the same facts
-        about the parameters of the functions `traced` (the only ones read: tracker._enter), for every call
-        whose value was asked, the summary it was given, and for every class whose instances were made, the
+        about the parameters of the functions `traced` (the only ones read: tracker._enter) and the values eager
+        calls give the others, for every call whose value was asked, the summary it was given, and for every class whose instances were made, the
         attributes they were given. (A summary nothing asked about changes nothing; nor does a fact about the
         parameters of a function no transform traces, while the traced scopes stay the same.)"""
         return (
@@ -103,6 +106,7 @@ class RoundFacts:
             and all(
                 _of(getattr(self, name), traced) == _of(getattr(before, name), traced) for name in _PARAMETER_FIELDS
             )
+            and _eager_known(self.eager, traced) == _eager_known(before.eager, traced)
             and all(self.summary_of(call) == summary for call, summary in used.items())
             and all(self.attributes.get(cls) == attributes for cls, attributes in made.items())
         )
@@ -137,6 +141,15 @@ _PARAMETER_FIELDS = (
 
 def _of(facts: dict, functions: Set[cst.CSTNode]) -> dict:
     return {function: fact for function, fact in facts.items() if function in functions}
+
+
+def _eager_known(eager: dict[cst.CSTNode, dict[str, Value | None]], traced: Set[cst.CSTNode]) -> dict:
+    """The values eager calls give the parameters of the functions not traced, where known."""
+    known = {}
+    for function, given in eager.items():
+        if function not in traced and (values := {param: v for param, v in given.items() if v is not None}):
+            known[function] = values
+    return known
 
 
 _FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
@@ -1135,6 +1148,11 @@ class ScopeRecorder:
                 if left:
                     facts.defaulted[node] = facts.defaulted.get(node, frozenset()) | left
             shapes = facts.structures.setdefault(node, {})
+            if call.via is None and not any(arg.star for arg in call.node.args):
+                eager = facts.eager.setdefault(node, {})
+                for param in signature.all:  # (a parameter this call leaves out holds its default)
+                    concrete = eager_value(params.get(param))
+                    eager[param] = joined(eager[param], concrete) if param in eager else concrete
             for param, value in params.items():
                 shape = structure(value)  # every call must show one structure: an unknown value shows none
                 shapes[param] = joined(shapes[param], shape) if param in shapes else shape

@@ -38,6 +38,22 @@ def structure(value: Value | None) -> Value | None:
     return Value(Kind.HOST, contents=Contents(contents.kind, None, items, contents.keys))
 
 
+def eager_value(value: Value | None) -> Value | None:
+    """What a parameter holds when a call outside any trace gives it `value`: a concrete JAX array, or a tuple or
+    list of them (None for anything else: a NumPy array, which is written in place, a Python number, a dict)."""
+    if value is None:
+        return None
+    contents = value.contents
+    if contents is None:
+        return Value(Kind.ARRAY, dtype=value.dtype) if value.kind is Kind.ARRAY and not value.container else None
+    if not contents.items or contents.kind == "dict":
+        return None
+    items = tuple(eager_value(item) for item in contents.items)
+    if any(item is None for item in items):
+        return None
+    return Value(Kind.HOST, contents=Contents(contents.kind, None, items, contents.keys))
+
+
 def joined(a: Value | None, b: Value | None) -> Value | None:
     """The structure two calls agree on: the same containers, leaves of one dtype kind where both agree."""
     if a == b:

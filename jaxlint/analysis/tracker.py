@@ -893,7 +893,11 @@ class ValueTracker(Domain):
                         self._changed(arg.value.value, held, unknown_contents(held))
 
     def _reads_containers(self, func: cst.BaseExpression) -> bool:
-        """A builtin, or a function of JAX, NumPy, `math` or `logging`: none changes a list or dict given to it."""
+        """A builtin, or a function of JAX, NumPy, `math` or `logging`: none changes a list or dict given to it. Nor
+        does a transformed function (`jax.grad(loss)(params)`): jax flattens its arguments and calls the function
+        with pytrees rebuilt from the leaves."""
+        if type(func) is cst.Call:
+            return self.names.qualified(func.func) in self.transforms.all
         qualified = self.names.qualified(func)
         if qualified is None:
             return type(func) is cst.Name and func.value in CONTAINER_READERS
@@ -1018,8 +1022,9 @@ class ValueTracker(Domain):
                 # (`step(jnp.stack(xs))`: under its transform, one tracer), an instance of a class of this module
                 # (a pytree whose fields say which leaves are), or a Python list, tuple or dict (a pytree).
                 given = [value if _given_eagerly(value := self.value_of(arg.value)) else None for arg in node.args]
-            given = [
-                value or (held if (held := self.value_of(arg.value)) is _PASSED_CONTAINER else None)
+            given = [  # a Python container, wherever it came from, is one (`self.step(opt_states)`)
+                value
+                or (held if (held := self.value_of(arg.value)) is not None and held.contents is not None else None)
                 for arg, value in zip(node.args, given)
             ]
             # A scalar literal tells the kind of number a parameter gets (`step(3)`: an int).
@@ -1494,6 +1499,8 @@ class ValueTracker(Domain):
                 env[name] = STATIC
             elif (made := self._known.instances.get(node, {}).get(name)) is not None:
                 env[name] = made  # `self` of `layer.apply(x)`: the instance every traced call gives
+            elif function is None and (given := self._known.eager.get(node, {}).get(name)) is not None:
+                env[name] = given  # every eager call gives it a JAX array, or a list or tuple of them
             elif function is None and (
                 name in self._known.lists.get(node, ()) or name in self._handed_params.get(node, ())
             ):

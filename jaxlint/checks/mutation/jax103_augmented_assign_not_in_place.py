@@ -19,8 +19,9 @@ class AugmentedAssignNotInPlace(Rule):
         "Flags an augmented assignment (`+=`, `-=`, `*=`...) to a name holding a JAX array when its new value "
         "is visibly lost and an in-place update was meant: `b = a` then `b += 1` where `b` is never read again "
         "but `a` is (code written for NumPy, where `b += 1` changes `a` too); and `for p in params: p -= lr * g` "
-        "(also over `zip(...)` and `enumerate(...)`) over a list or tuple known to hold JAX arrays, where `p` is "
-        "not read again in the loop body, so nothing is written back."
+        "(also over `zip(...)` and `enumerate(...)`) over a list or tuple known to hold JAX arrays (built in the "
+        "function, or given by every call of it), where `p` is not read again in the loop body, so nothing is "
+        "written back."
     )
     why_bad = (
         "JAX arrays are immutable: `b += 1` computes a new array and binds it to `b` alone. With NumPy it "
@@ -135,6 +136,10 @@ class AugmentedAssignNotInPlace(Rule):
         held = self.facts.value_of(iterable)
         if held.kind is Kind.TRACED and held.container and not held.pytree_part:
             return True
+        contents = held.contents
+        if contents is not None and contents.kind != "dict" and contents.items:
+            if all(item is not None and _is_array(item) for item in contents.items):
+                return True  # a list or tuple of arrays (every eager call gives the parameter one)
         if isinstance(iterable, (cst.List, cst.Tuple)):
             return self._array_elements(iterable)
         if not isinstance(iterable, cst.Name):

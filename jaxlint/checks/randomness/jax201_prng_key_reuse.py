@@ -156,8 +156,19 @@ class PrngKeyReuse(Rule):
         if len(differing) != 1:
             return False
         arrays = differing[0]
+        if self._result_of(first, arrays[1]):
+            return False  # `y = jitter(x, key)` then `jitter(y, key)`: one map applied twice, the same noise again
         return all(
             type(array) is cst.Name and self.facts.value_of(array).kind in (Kind.ARRAY, Kind.TRACED) for array in arrays
+        )
+
+    def _result_of(self, call: cst.CSTNode, name: cst.BaseExpression) -> bool:
+        """Whether `name` is bound to what `call` gives (`name = call`)."""
+        return type(name) is cst.Name and any(
+            type(node) is cst.Assign
+            and node.value is call
+            and any(type(t.target) is cst.Name and t.target.value == name.value for t in node.targets)
+            for node, _ in self._function_in_order() or ()
         )
 
     def _function_in_order(self) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] | None:
