@@ -96,6 +96,24 @@ def test_analysis_sees_every_cell_and_reports_in_each(run) -> None:
     assert [d["noqa_row"] for d in json.loads(outcome.out)] == [3, 3]
 
 
+def test_a_cells_last_expression_is_displayed_so_its_update_is_not_discarded(run) -> None:
+    """Jupyter shows the value of a cell's last expression (unless a `;` ends it): `x.at[0].set(1.0)` there is
+    a look at the new array, not a lost update."""
+    write(Path("nb.ipynb"), notebook(
+        ("code", "import jax.numpy as jnp\nx = jnp.zeros(3)"),
+        ("code", "x.at[0].set(1.0)"),
+        ("code", "x.at[1].set(2.0);"),
+        ("code", "x.at[2].set(3.0)\nprint(x)"),
+        ("markdown", "the last code cell ends the notebook"),
+        ("code", "y = x + 1\ny.at[0].set(0.0)"),
+    ))
+    result = run("--output-format", "concise", "nb.ipynb")
+    assert [line.split(" the result")[0] for line in result.out.splitlines()] == [
+        "nb.ipynb:cell 3:1:1: JAX102",
+        "nb.ipynb:cell 4:1:1: JAX102",
+    ]
+
+
 def test_each_cell_restarts_from_the_notebooks_key_but_reuse_within_a_cell_is_found(run) -> None:
     write(Path("nb.ipynb"), notebook(
         ("code", "import jax\nkey = jax.random.key(0)"),
@@ -278,7 +296,7 @@ def test_fix_reports_what_remains_in_cells_of_the_fixed_notebook(run) -> None:
     write(Path("nb.ipynb"), notebook(
         ("code", "from jax import jit\nimport jax.numpy as jnp"),
         ("code", "@jit\ndef f(x):\n    print(x)\n    return x"),
-        ("code", "y = jnp.ones(2)\ny[0] = 1\ny.at[1].set(2)")))
+        ("code", "y = jnp.ones(2)\ny[0] = 1\ny.at[1].set(2)\nprint(y)")))
     outcome = run("--fix", "--unsafe-fixes", "--select", "JAX306,JAX101", "nb.ipynb")
     assert outcome.out == "Found 2 findings (2 fixed, 0 remaining; 1 file checked).\n"
     # `import jax` went after the imports in cell 1; the JAX102 left in cell 3 is still at its row there.

@@ -12,12 +12,14 @@ from functools import cached_property
 
 import libcst as cst
 
+from jaxlint.files import NOTEBOOK_SUFFIX
 from jaxlint.model.apis import Version, parse_jax_version
 from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.donations import Donation, Finding
 from jaxlint.analysis.interface import Looped
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
+from jaxlint.analysis.notebook_cells import displayed
 from jaxlint.analysis.traced import (
     AppliedTransform,
     TracedFunction,
@@ -120,6 +122,14 @@ class Context:
     @cached_property
     def in_test_file(self) -> bool:
         return is_test_file(self.filename)
+
+    @cached_property
+    def _displayed(self) -> frozenset[int]:
+        return displayed(self._module) if self.filename.endswith(NOTEBOOK_SUFFIX) else frozenset()
+
+    def is_displayed(self, statement: cst.Expr) -> bool:
+        """A notebook cell's last expression: Jupyter shows its value."""
+        return id(statement) in self._displayed
 
     @cached_property
     def target_version(self) -> Version | None:

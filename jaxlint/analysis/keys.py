@@ -38,7 +38,7 @@ from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.loop_guards import runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
-from jaxlint.cells import CELL_MARKER
+from jaxlint.analysis.notebook_cells import starts_cell
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.functions import JAX_RANDOM, RANDOMNESS_OFF
 from jaxlint.model.keys import (
@@ -492,10 +492,7 @@ class KeyFlow(Domain):
     def _cell_start(self, node: cst.CSTNode) -> None:
         """A notebook cell restarts from the notebook's keys: each cell's experiment is its own. A key
         used twice within one cell is still reuse; across cells it is counted once per cell."""
-        if len(self._states) == 1 and any(
-            line.comment is not None and line.comment.value.startswith(CELL_MARKER)
-            for line in getattr(node, "leading_lines", ())
-        ):
+        if len(self._states) == 1 and starts_cell(node):
             self.state.consumed.clear()
             self._notebook = True
 

@@ -30,7 +30,9 @@ class DiscardedFunctionalUpdate(Rule):
     not_flagged = (
         "Updates whose result is assigned, returned, passed on or used in any expression; writes through a "
         "mutable `jax.Ref` (`jax.new_ref(...)`, or a Pallas kernel's `o_ref`, named `*ref`), where "
-        "`.at[...].set(...)` is an in-place write that returns `None`."
+        "`.at[...].set(...)` is an in-place write that returns `None`; an object of a class the module defines "
+        "(its own `at`, as pytree libraries give); a notebook cell's last line, whose value Jupyter displays "
+        "(unless a `;` ends it)."
     )
     verify = "Not confirmed by `--verify`: the statement runs without error, which is the bug."
     fixable = True
@@ -48,6 +50,18 @@ class DiscardedFunctionalUpdate(Rule):
         name = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
         return isinstance(name, str) and name.lower().endswith("ref")
 
+    def _made_by_class(self, receiver: cst.BaseExpression) -> bool:
+        """An object of a class this module defines (`t = Tree(a=1)`, the class at any depth, decorated or not):
+        its `at` is its own (a pytree library's indexer), not a JAX array's."""
+        if self.facts.value_of(receiver).instance is not None:
+            return True
+        found = self.facts.binding(receiver)
+        made = found[0] if found is not None else None
+        if type(made) is not cst.Call:
+            return False
+        cls = self.facts.binding(made.func, want_class=True)
+        return cls is not None and type(cls[0]) is cst.ClassDef
+
     def _rebinds(self, receiver: cst.BaseExpression) -> bool:
         return isinstance(receiver, cst.Name) and rebinds_here(self, receiver.value)
 
@@ -55,8 +69,15 @@ class DiscardedFunctionalUpdate(Rule):
         call = node.value
         if not isinstance(call, cst.Call):
             return
+        if self.facts.is_displayed(node):
+            return  # a notebook cell's last line: Jupyter shows the new value
         receiver = functional_update_receiver(call)
-        if receiver is not None and isinstance(call.func, cst.Attribute) and not self._is_ref(receiver):
+        if (
+            receiver is not None
+            and isinstance(call.func, cst.Attribute)
+            and not self._is_ref(receiver)
+            and not self._made_by_class(receiver)
+        ):
             method = call.func.attr.value
             assign = f"{code(receiver)} = {code(call, 60)}"
             declaration = declaration_needed(self, receiver.value) if isinstance(receiver, cst.Name) else ""
