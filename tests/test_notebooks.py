@@ -127,6 +127,20 @@ def test_each_cell_restarts_from_the_notebooks_key_but_reuse_within_a_cell_is_fo
         "`jax.random.normal` gets the same random bits"]
 
 
+def test_a_cell_sees_the_binding_made_before_it_not_a_later_cells_def(run) -> None:
+    # Cells run in order: cell 2's `jax.grad(loss_fn)` gets the lambda; the tuple-returning def of cell 3 rebinds
+    # the name only after it (hypernerf sdf_2d.ipynb). Cell 4 runs after that def: its grad gets the def.
+    write(Path("nb.ipynb"), notebook(
+        ("code", "import jax\nimport jax.numpy as jnp"),
+        ("code", "loss_fn = lambda x: x**2\ny = jax.vmap(jax.grad(loss_fn))(jnp.linspace(0.0, 1.0, 3))"),
+        ("code", "@jax.jit\ndef loss_fn(p):\n    return p.sum(), {'l': p.sum()}"),
+        ("code", "g = jax.grad(loss_fn)(jnp.ones(2))"),
+    ))
+    assert run("--output-format", "concise", "nb.ipynb").out.splitlines() == [
+        "nb.ipynb:cell 4:1:5: JAX601 `jax.grad` needs `loss_fn` to return a scalar, but it returns a tuple at line 3 "
+        "of cell 3"]
+
+
 def test_json_of_a_notebook_finding_is_ruff_style_with_a_cell(run) -> None:
     write(Path("nb.ipynb"), notebook(("markdown", "# title"), ("code", JAX101_SOURCE)))
     assert json.loads(run("--output-format", "json", "nb.ipynb").out) == [{

@@ -74,7 +74,9 @@ def test_donated_buffers_are_followed_only_for_a_rule_that_asks(built: list[Valu
     built.clear()
     assert lint_source(DONATING, "train.py", LintOptions(frozenset({"JAX101"}))) == []
     assert built and all(
-        tracker.donations is None and tracker.flow.domains == (tracker, tracker.keys, tracker.nones) for tracker in built
+        tracker.donations is None
+        and tracker.flow.domains == (tracker, tracker.keys, tracker.nones, tracker.recorder.reaching)
+        for tracker in built
     )
 
 

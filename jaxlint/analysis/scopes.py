@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from collections.abc import Set
-from typing import Callable, cast
+from typing import Callable, Iterable, cast
 
 import libcst as cst
 
 from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call, tests_before_rebinding
+from jaxlint.analysis.reaching import Alias, OTHER, ReachingBindings
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.structures import eager_value, joined, structure, traced_tree
 from jaxlint.analysis.values import Kind, Value, built, join
@@ -528,6 +529,7 @@ class ScopeRecorder:
         self._partials: dict[tuple[int, str], _Given] = {}  # the values a partial alias gives
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
         self._other_results: set[tuple[int, str]] = set()  # aliases through a transform of `OTHER_RESULTS`
+        self.reaching = ReachingBindings()  # a flow domain: the bindings that reach the walk's point
         # (id of a scope, name) whose latest binding, in the order of the walk, is an alias, not a def
         self._aliased_last: set[tuple[int, str]] = set()
         self._bound: dict[int, set[str]] = {}
@@ -579,6 +581,7 @@ class ScopeRecorder:
             self._redefined.add(key)
         self._defs[key] = function
         self._aliased_last.discard(key)
+        self.reaching.bind(function.name.value, function)
         if plain:
             self._plain.add(id(function))
 
@@ -611,7 +614,13 @@ class ScopeRecorder:
         else:
             self._partials.pop((id(chain[-1]), name), None)  # rebound: what an earlier partial gave is gone
         self._aliased_last.add((id(chain[-1]), name))
+        self.reaching.bind(name, Alias(chain, target, bound, bound_names))
         self.wrapped.bound((id(chain[-1]), name), False)
+
+    def rebound(self, names: Iterable[str]) -> None:
+        """An assignment, import or loop target the recorder does not follow binds `names` in the current scope."""
+        for name in names:
+            self.reaching.bind(name, OTHER)
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
@@ -869,23 +878,28 @@ class ScopeRecorder:
         site: tuple[cst.FunctionDef, dict[str, bool]] | None = None,
     ) -> None:
         """`site`: the def around the application, and which of its names are `None` there (none_flow.py)."""
-        # `f = jax.jit(f)` applies to the `f` defined before it in the same scope, not to a later
-        # `def f` that replaces it: resolve a name defined there already now, the others at the end.
-        name = target.value if isinstance(target, cst.Name) else None
+        # Code of the scope that binds the name sees the binding that reaches it (reaching.py): `f = jax.jit(f)` the
+        # def before it, not a later `def f` that replaces it; a lambda bound above, not a def further down. Names of
+        # scopes further out are read when the code runs (a function called later): resolved after the walk.
+        name = target.value if type(target) is cst.Name else None
         key = (id(chain[-1]), name or "")
         resolved: cst.BaseExpression | cst.FunctionDef = target
-        if name is not None and key in self._aliased_last and key in self._defs:
-            # The name is a def somewhere in this scope but, where the walk is, rebound by an assignment
-            # (`if aux: def f(x): ...` / `else: f = lambda x: ...`): transformed here is what that assignment
-            # binds, with what it binds of its parameters.
-            chain, resolved, bound = self._aliases[key]
+        reaching = self.reaching.reaching(name) if name is not None and name in self._bound.get(key[0], ()) else None
+        if reaching is not None and (not reaching or OTHER in reaching):
+            return  # not bound yet, or maybe bound by something not followed
+        if reaching is not None and len(reaching) == 1:
+            (binding,) = reaching
+        else:  # a class body's name, or one of several bindings that may reach (`if`/`else`): the walk's latest
+            binding = self._aliases_binding(key) if key in self._aliased_last else self._defs.get(key)
+        if type(binding) is Alias:
+            chain, resolved = binding.chain, binding.target
             transform = replace(
-                transform, bound=transform.bound + bound, bound_names=transform.bound_names | self._alias_names[key]
+                transform,
+                bound=transform.bound + binding.bound,
+                bound_names=transform.bound_names | binding.bound_names,
             )
-        else:
-            defined = self._defs.get(key)
-            if isinstance(defined, cst.FunctionDef):
-                resolved = defined
+        elif type(binding) is cst.FunctionDef:
+            resolved = binding
         self._applications.append((chain, resolved, transform))
         self._application_sites.append(site)
         if self._news is not None:
@@ -1012,7 +1026,8 @@ class ScopeRecorder:
             if type(scope) is cst.ClassDef and level > 0:
                 continue
             key = (id(scope), expr.value)
-            if key in self._defs:
+            # After the walk, the last binding: a def, unless an assignment rebound its name to something else.
+            if key in self._defs and not (key in self._aliased_last and self._rebinds(key)):
                 return self._defs[key], 0
             if key in self._aliases and depth < 3:
                 alias_chain, target, alias_bound = self._aliases[key]
@@ -1021,6 +1036,16 @@ class ScopeRecorder:
             if expr.value in self._bound.get(id(scope), ()):
                 return None, 0  # a parameter or variable of that name hides any function further out
         return None, 0
+
+    def _aliases_binding(self, key: tuple[int, str]) -> Alias:
+        """The latest alias of a name, as a binding."""
+        chain, target, bound = self._aliases[key]
+        return Alias(chain, target, bound, self._alias_names[key])
+
+    def _rebinds(self, key: tuple[int, str]) -> bool:
+        """Whether the alias of a name binds it to something else than the def it wraps (`f = jax.jit(f)` does not)."""
+        target = self._aliases[key][1]
+        return not (type(target) is cst.Name and target.value == key[1])
 
     def _wrapper_answers(self, facts: RoundFacts) -> dict[cst.FunctionDef, list[dict[str, Fixed]]]:
         """For each function that only wrappers the module calls transform (wrapped_calls.py), what each eager call
@@ -1056,7 +1081,11 @@ class ScopeRecorder:
             if key not in called or self._key_of(chain, name) not in called & self.wrapped.wrappers:
                 continue
             node, bound = self._resolve(chain, name)
-            if type(node) is not cst.FunctionDef or node.decorators or wrappers[node] != len(facts.applied[node]):
+            if (
+                type(node) is not cst.FunctionDef
+                or node.decorators
+                or wrappers[node] != len(facts.applied.get(node, ()))
+            ):
                 continue
             known = {**self.wrapped.at_call.get(id(call.node), {}), **told}
             found.setdefault(node, []).append(_none_at(node, bound, call, known))

@@ -327,7 +327,9 @@ class ValueTracker(Domain):
         self.donations = DonationFlow(self) if donations else None
         # The engine drives the domains through the module's control flow.
         self.nones = NoneFlow(self._definition)
-        self.flow = Flow(domain for domain in (self, self.keys, self.donations, self.nones) if domain is not None)
+        # (reaching after self, which binds a class as it enters its body)
+        domains = (self, self.keys, self.donations, self.nones, self.recorder.reaching)
+        self.flow = Flow(domain for domain in domains if domain is not None)
 
     @staticmethod
     def _overridden(module: cst.Module, context: ModuleContext | None) -> set[tuple[int, str]]:
@@ -794,6 +796,7 @@ class ValueTracker(Domain):
 
     def leave_Assign(self, node: cst.Assign) -> None:
         self.nones.assigned(node)
+        self.recorder.rebound(name for assigned in node.targets for name in target_names(assigned.target))
         target = node.targets[0].target if len(node.targets) == 1 else None
         if type(target) is cst.Attribute:
             self._attribute_set(target, node.value)
@@ -846,6 +849,8 @@ class ValueTracker(Domain):
                 self._bind(left, value)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.recorder.rebound(target_names(node.target))
         if arrays.is_array_annotation(node.annotation.annotation, self.names):
             self._bind(node.target, ARRAY)
         elif node.value is not None:
@@ -867,6 +872,7 @@ class ValueTracker(Domain):
 
     def leave_Del(self, node: cst.Del) -> None:
         self._forget(target_names(node.target))
+        self.recorder.rebound(target_names(node.target))
         if isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
             held = self._lookup(node.target.value.value)
             if held is not None and held.contents is not None:  # its items are no longer where they were
@@ -905,6 +911,7 @@ class ValueTracker(Domain):
 
     def leave_Import(self, node: cst.Import) -> None:
         self._forget(scope_imports([node]))
+        self.recorder.rebound(scope_imports([node]))
 
     leave_ImportFrom = leave_Import
 
@@ -1743,6 +1750,7 @@ class ValueTracker(Domain):
 
     def visit_For_body(self, node: cst.For) -> None:
         self._bind_loop_target(node.target, node.iter)
+        self.recorder.rebound(target_names(node.target))
 
     def visit_Try_body(self, node: cst.Try | cst.TryStar) -> None:
         caught: set[str] = set()
@@ -1779,6 +1787,7 @@ class ValueTracker(Domain):
         for item in node.items:
             if item.asname is not None:
                 self._forget(target_names(item.asname.name))
+                self.recorder.rebound(target_names(item.asname.name))
         self._concrete += self._entered(node, CONCRETE_CONTEXTS)
         self._untraced += self._entered(node, UNTRACED_CONTEXTS)
 

@@ -1,9 +1,11 @@
-"""The checker-shape fixtures run with real jax: they cannot claim a reuse or a leak that jax does not see.
+"""What the two checker-shape test files share. The fixtures run with real jax: they cannot claim a reuse or a leak
+that jax does not see.
 
 fixtures/analysis/checker_shapes/ holds programs in the shapes JAX's own key-reuse and leak checkers are tested
 on: each top-level `bug_*` function is one program, with the helpers above it, and its `# expect:` or
 `# expect-miss:` comment marks the line of the bug; each `twin_*` is its correct version. One subprocess
-(JAX_PLATFORMS=cpu) runs them all: a `keys_*` program under `jax_debug_key_reuse`, a `leaks_*` one under
+(JAX_PLATFORMS=cpu) per test file runs its modules (the `keys_*` ones, the `leaks_*` ones: two files, which the
+suite's two workers run side by side): a `keys_*` program under `jax_debug_key_reuse`, a `leaks_*` one under
 `jax.checking_leaks()`. A key bug raises KeyReuseError; where jax's eager check names the line (it raises at
 the call given a consumed key, run as it is or under `jax.disable_jit()`), the marked line is in the traceback
 (a reuse inside a trace, jax reports without a line). A leak bug raises jax's leak error or
@@ -20,8 +22,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 SHAPES = Path(__file__).resolve().parents[1] / "fixtures" / "analysis" / "checker_shapes"
 _MARK = re.compile(r"#\s*expect(?:-miss)?:.*\b(JAX201|JAX202|JAX308)\b")
@@ -87,21 +87,14 @@ def programs(path: Path) -> dict[str, set[int]]:
     return found
 
 
-def all_programs() -> dict[str, dict[str, set[int]]]:
-    return {path.stem: programs(path) for path in sorted(SHAPES.glob("*.py"))}
+def all_programs(prefix: str) -> dict[str, dict[str, set[int]]]:
+    """The programs of the fixture modules whose names start with `prefix`, by module."""
+    return {path.stem: programs(path) for path in sorted(SHAPES.glob(f"{prefix}*.py"))}
 
 
-def test_every_program_has_its_marks() -> None:
-    """A bug marks its line (one line: the static fixture says where jaxlint must report it); a twin marks none."""
-    for module, found in all_programs().items():
-        for name, lines in found.items():
-            assert len(lines) == (1 if name.startswith("bug_") else 0), f"{module}.{name}: marked lines {lines}"
-
-
-@pytest.fixture(scope="module")
-def outcomes() -> dict[str, dict]:
-    pytest.importorskip("jax")
-    listed = {module: list(found) for module, found in all_programs().items()}
+def outcomes(prefix: str) -> dict[str, dict]:
+    """What jax did with each program of the `prefix` modules, by `module.name`: one subprocess runs them all."""
+    listed = {module: list(found) for module, found in all_programs(prefix).items()}
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONDONTWRITEBYTECODE": "1",
            "XLA_FLAGS": "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"}
     run = subprocess.run([sys.executable, "-c", SCRIPT, str(SHAPES), json.dumps(listed)],
@@ -130,8 +123,14 @@ def _wrong(module: str, name: str, marked: set[int], outcome: dict) -> str | Non
     return None if outcome["new_tracers"] else "no tracer outlived the trace"
 
 
-@pytest.mark.slow
-def test_jax_rejects_every_bug_and_accepts_every_twin(outcomes: dict[str, dict]) -> None:
-    wrong = {f"{module}.{name}": why for module, found in all_programs().items() for name, marked in found.items()
-             if (why := _wrong(module, name, marked, outcomes[f"{module}.{name}"]))}
-    assert wrong == {}
+def unmarked(prefix: str) -> dict[str, set[int]]:
+    """The programs of the `prefix` modules whose marks are wrong: a bug marks one line, a twin none."""
+    return {f"{module}.{name}": lines for module, found in all_programs(prefix).items() for name, lines in found.items()
+            if len(lines) != (1 if name.startswith("bug_") else 0)}
+
+
+def misjudged(prefix: str) -> dict[str, str]:
+    """The programs of the `prefix` modules that jax runs otherwise than their fixture says, with what it did."""
+    done = outcomes(prefix)
+    return {f"{module}.{name}": why for module, found in all_programs(prefix).items() for name, marked in found.items()
+            if (why := _wrong(module, name, marked, done[f"{module}.{name}"]))}
