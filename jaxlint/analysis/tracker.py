@@ -1006,14 +1006,15 @@ class ValueTracker(Domain):
         if kernel is not None:
             self.recorder.kernel(chain, kernel)
         self._refs_given(chain, node)
+        values = [self.value_of(arg.value) for arg in node.args]  # (each argument once, for all that follows)
         if self.context is not None:
             qualified, through_instance = self._project_callee(func)
             if qualified is not None and self.context.in_project(qualified):
                 self.uses.add(qualified)
                 if caller is not None and node.args:
-                    self._call_into_project(qualified, node, caller, through_instance)
+                    self._call_into_project(qualified, node, values, caller, through_instance)
                 elif caller is None and node.args:
-                    self._hand_into_project(qualified, node, through_instance)
+                    self._hand_into_project(qualified, node, values, through_instance)
             elif caller is not None and node.args and type(func) is cst.Name:
                 made, bound, names = self.recorder.aliased(chain, func)
                 factory = (
@@ -1022,7 +1023,7 @@ class ValueTracker(Domain):
                 if factory is not None and self.context.in_project(
                     factory
                 ):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
-                    self._call_into_project(factory, node, caller, False, made=True)
+                    self._call_into_project(factory, node, values, caller, False, made=True)
         receiver = self._traced_receiver(func) if caller is not None else None
         if not node.args and receiver is None:
             return
@@ -1034,7 +1035,6 @@ class ValueTracker(Domain):
                 caller.staged,
                 differentiates=not trace or trace.differentiates,
             )
-            values = [self.value_of(arg.value) for arg in node.args]
             if mapped:
                 # The function gets one leaf of each tree: tracers, not pytrees.
                 leaves = [leaf_of(v) if v is not None and v.kind is Kind.TRACED else None for v in values[1:]]
@@ -1050,15 +1050,11 @@ class ValueTracker(Domain):
                 # An eager call giving a function (or a method, through an instance) a JAX array
                 # (`step(jnp.stack(xs))`: under its transform, one tracer), an instance of a class of this module
                 # (a pytree whose fields say which leaves are), or a Python list, tuple or dict (a pytree).
-                given = [value if _given_eagerly(value := self.value_of(arg.value)) else None for arg in node.args]
-            given = [
-                value or (held if (held := self.value_of(arg.value)) is _PASSED_CONTAINER else None)
-                for arg, value in zip(node.args, given)
-            ]
+                given = [value if _given_eagerly(value) else None for value in values]
+            given = [value or (held if held is _PASSED_CONTAINER else None) for held, value in zip(values, given)]
             # A scalar literal tells the kind of number a parameter gets (`step(3)`: an int).
             given = [
-                self.value_of(arg.value) if is_scalar_literal(arg.value) else value
-                for arg, value in zip(node.args, given)
+                held if is_scalar_literal(arg.value) else value for arg, held, value in zip(node.args, values, given)
             ]
             # (a call of a name giving nothing known tells that too: no structure shown)
             if type(node.func) is cst.Name or any(value is not None for value in given):
@@ -1235,11 +1231,17 @@ class ValueTracker(Domain):
         return found is not None and found[0] is call
 
     def _call_into_project(
-        self, qualified: str, node: cst.Call, caller: TracedFunction, through_instance: bool, made: bool = False
+        self,
+        qualified: str,
+        node: cst.Call,
+        values: list[Value | None],
+        caller: TracedFunction,
+        through_instance: bool,
+        made: bool = False,
     ) -> None:
-        """Record a traced function's call into another module when it passes tracers (`made`: a call of what
-        calling `qualified` gives)."""
-        traced = self._arguments_holding(node, lambda value: value.kind is Kind.TRACED)
+        """Record a traced function's call into another module when it passes tracers (`values`: its arguments';
+        `made`: a call of what calling `qualified` gives)."""
+        traced = self._arguments_holding(node, values, lambda value: value.kind is Kind.TRACED)
         positional = [where for where, _ in traced if isinstance(where, int)]
         keywords = [where for where, _ in traced if isinstance(where, str)]
         kinds = [
@@ -1263,21 +1265,26 @@ class ValueTracker(Domain):
                 )
             )
 
-    def _hand_into_project(self, qualified: str, node: cst.Call, through_instance: bool) -> None:
+    def _hand_into_project(
+        self, qualified: str, node: cst.Call, values: list[Value | None], through_instance: bool
+    ) -> None:
         """Record a call outside any trace into another module when it gives Python lists, tuples or dicts."""
-        containers = self._arguments_holding(node, lambda value: value.contents is not None)
+        containers = self._arguments_holding(node, values, lambda value: value.contents is not None)
         positional = tuple(where for where, _ in containers if isinstance(where, int))
         keywords = tuple(where for where, _ in containers if isinstance(where, str))
         if positional or keywords:
             self.handed.append(Handed(qualified, positional, keywords, through_instance))
 
-    def _arguments_holding(self, node: cst.Call, test: Callable[[Value], bool]) -> list[tuple[int | str, Value]]:
-        """The arguments before any `*`/`**` whose value passes `test`: (position, or keyword, and the value)."""
+    @staticmethod
+    def _arguments_holding(
+        node: cst.Call, values: list[Value | None], test: Callable[[Value], bool]
+    ) -> list[tuple[int | str, Value]]:
+        """The arguments before any `*`/`**` whose value (in `values`) passes `test`: (position, or keyword, and
+        the value)."""
         found: list[tuple[int | str, Value]] = []
-        for index, arg in enumerate(node.args):
+        for index, (arg, value) in enumerate(zip(node.args, values)):
             if arg.star:
                 break
-            value = self.value_of(arg.value)
             if value is not None and test(value):
                 found.append((index if arg.keyword is None else arg.keyword.value, value))
         return found
