@@ -35,17 +35,22 @@ _EMPTY = cst.Module(body=[])
 @dataclass
 class Reads:
     """Which optional facts of the other modules of its project a module's analysis read, in any round: the
-    project's x64, the literals and the summaries their functions return (qualified)."""
+    project's x64, the literals and the summaries their functions return (qualified), the containers their eager
+    calls give its parameters (Interface.read_handed) and the container attributes of their classes' instances."""
 
     x64: bool = False
     literals: set[str] = field(default_factory=set)
     returns: set[str] = field(default_factory=set)
+    handed: set[tuple[str, int | str, bool]] = field(default_factory=set)
+    containers: set[str] = field(default_factory=set)
 
     def add(self, tracker: ValueTracker) -> None:
         """What one round's analysis read."""
         self.x64 = self.x64 or tracker.read_x64
         self.literals |= tracker.read_literals
         self.returns |= tracker.read_returns
+        self.handed |= tracker.read_handed
+        self.containers |= tracker.read_containers
 
 
 def module_interface(
@@ -140,6 +145,8 @@ def module_interface(
         read_literals=tuple(sorted(reads.literals)),
         read_returns=tuple(sorted(reads.returns)),
         read_looped=tuple(sorted(tracker.read_looped)),
+        read_handed=tuple(sorted(reads.handed, key=str)),
+        read_containers=tuple(sorted(reads.containers)),
         applications=applications,
         overrides=_overrides(module, tracker, context),
         read_self_calls=tuple(sorted(tracker.recorder.self_calls | tracker.read_attributes)),

@@ -219,7 +219,8 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
     """The part of `imported` that the analysis which gave `interface` read: the rest cannot change its
     findings, so a module is checked again only when this part changes. Entries, applied transforms and key
     facts are always read; x64, what functions return (their literals apart), the methods subclasses define
-    again and the loops elsewhere that call its functions only when its interface says so; a function that
+    again, the loops elsewhere that call its functions, the containers eager calls give its parameters and the
+    container attributes of other modules' instances only when its interface says so; a function that
     returns nothing else known gives what an unknown call gives."""
     returns = {}
     for qualified, exported in imported.returns.items():
@@ -242,9 +243,31 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         imported.applied,
         overridden,
         {function: calls for function, calls in imported.looped.items() if function in interface.read_looped},
-        imported.handed,
-        imported.containers,
+        _read_handed(imported, interface),
+        _read_containers(imported, interface),
     )
+
+
+def _read_handed(imported: Imported, interface: Interface) -> dict[str, tuple[IncomingContainer, ...]]:
+    """The eager calls of other modules that give a container to a parameter its analysis looked up."""
+    read = set(interface.read_handed)
+    handed = {}
+    for function, calls in imported.handed.items():
+        given = tuple(call for call in calls if (function, call.param, call.instance) in read)
+        if given:
+            handed[function] = given
+    return handed
+
+
+def _read_containers(imported: Imported, interface: Interface) -> dict[str, tuple[tuple[str, str], ...]]:
+    """The container attributes of other modules' classes whose instances' attributes its analysis read."""
+    read = set(interface.read_containers)
+    containers = {}
+    for cls, held in imported.containers.items():
+        attributes = tuple((attr, kind) for attr, kind in held if f"{cls}.{attr}" in read)
+        if attributes:
+            containers[cls] = attributes
+    return containers
 
 
 def importable(root: Path) -> list[Path]:

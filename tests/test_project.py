@@ -15,8 +15,10 @@ import pytest
 
 from helpers import jaxlint, write
 from jaxlint import project
-from jaxlint.analysis.interface import Exported, Imported, Interface
+from jaxlint.analysis.interface import Exported, Imported, IncomingContainer, Interface
+from jaxlint.checks import ALL_RULES
 from jaxlint.connected import connected
+from jaxlint.lint import LintOptions, lint_module
 from test_fixtures import expected_messages, known_misses
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -262,6 +264,66 @@ def test_the_facts_a_module_read_leave_out_the_optional_ones_it_did_not_read() -
         {}, {"pkg.m.step": traced}, {}, False)
     reads = Interface(read_x64=True, read_literals=("pkg.m.pair",), read_returns=("pkg.m.step",))
     assert project.read_facts(imported, reads) == imported
+
+
+def test_the_facts_a_module_read_leave_out_the_containers_no_lookup_of_it_read() -> None:
+    handed = {"report": (IncomingContainer(1), IncomingContainer("values")), "Solver.step": (IncomingContainer(0, True),)}
+    containers = {"sim.state.Solver": (("history", "list"), ("names", "tuple"))}
+    imported = Imported(handed=handed, containers=containers)
+    assert project.read_facts(imported, Interface()) == Imported()
+    reads = Interface(read_handed=(("report", 1, False), ("Solver.step", 0, False)),
+                      read_containers=("sim.state.Solver.names",))
+    assert project.read_facts(imported, reads) == Imported(
+        handed={"report": (IncomingContainer(1),)}, containers={"sim.state.Solver": (("names", "tuple"),)})
+    assert Interface.from_json(json.loads(json.dumps(reads.to_json()))) == reads
+
+
+def test_the_containers_of_eager_calls_a_module_reads_are_those_given_to_a_parameter_a_lookup_read(
+        tmp_path: Path) -> None:
+    # By position (through an instance: after `self`) or keyword; a closure's lookup counts; `values`, `*rest`,
+    # `history` and `self` are never looked up, and `inner` is no function another module calls.
+    path = write(tmp_path / "sim" / "ops.py", (
+        "import jax\n\n\ndef report(label, values, *rest):\n    print(label)\n\n\n"
+        "def later(items):\n    def inner():\n        return items\n    return inner\n\n\n"
+        "class Solver:\n    def __init__(self, history):\n        self.size = 0\n\n"
+        "    def step(self, i, states):\n        return states\n"))
+    options = LintOptions(frozenset(rule.code for rule in ALL_RULES if rule.default_enabled))
+    interface = lint_module(path.read_text("utf-8"), str(path), options, project.context(str(path)))[1]
+    assert set(interface.read_handed) == {
+        *((name, param, instance) for name, param in (("report", 0), ("report", "label"), ("later", 0),
+                                                      ("later", "items"), ("Solver.step", "states"))
+          for instance in (False, True)),
+        ("Solver.step", 2, False), ("Solver.step", 1, True)}
+
+
+# An eager call of another module giving a Python list (run.py), to a parameter that ops.py never reads (`report`'s
+# `values`) or reads (`total`'s); an instance of another module's class whose `__init__` sets a list attribute,
+# another attribute read (`solver.lr`) or that one (`solver.history`).
+HANDED = {
+    "sim/__init__.py": "",
+    "sim/ops.py": "import jax\n\n\ndef report(label, values):\n    print(label)\n\n\n"
+                  "def total(values):\n    return sum(values)\n",
+    "sim/state.py": "import jax\n\n\nclass Solver:\n    def __init__(self, lr):\n        self.history = []\n"
+                    "        self.lr = lr\n",
+}
+
+
+@pytest.mark.parametrize(("main", "checks"), [
+    ("    ops.report('start', [n, n])\n    return n\n", 4),
+    ("    return ops.total([n, n])\n", 5),
+    ("    return Solver(n).lr\n", 4),
+    ("    return Solver(n).history\n", 5),
+])
+def test_a_container_another_module_gives_checks_a_module_again_only_where_its_analysis_read_it(
+        tmp_path: Path, main: str, checks: int) -> None:
+    for name, text in HANDED.items():
+        write(tmp_path / name, text)
+    write(tmp_path / "sim" / "run.py", f"import jax\n\nfrom sim import ops\nfrom sim.state import Solver\n\n\n"
+                                       f"def main(n):\n{main}")
+    run = jaxlint(tmp_path, "--cache-dir", "cache", "--output-format", "json", "sim")
+    assert (run.returncode, json.loads(run.stdout)) == (0, [])
+    entries = [path for path in (tmp_path / "cache").rglob("*") if path.is_file() and path.name != ".gitignore"]
+    assert len(entries) == checks  # each file once, and the module that read the container again
 
 
 def test_the_modules_a_one_file_run_analyses_for_what_they_tell_it_keep_no_findings_in_the_cache(

@@ -109,6 +109,10 @@ class Interface:
     read_literals: tuple[str, ...] = ()  # the literal returned by these functions of other modules, qualified
     read_returns: tuple[str, ...] = ()  # what these functions of other modules return when called, qualified
     read_looped: tuple[str, ...] = ()  # its functions whose calls in other modules' loops were asked for
+    # The eager calls of other modules (Imported.handed) that give a container to a parameter a lookup read: the
+    # function's name there, the argument (by position or keyword), and whether called through an instance.
+    read_handed: tuple[tuple[str, int | str, bool], ...] = ()
+    read_containers: tuple[str, ...] = ()  # the attributes of these classes' instances read, `pkg.m.Class.attr`
     applications: tuple[Applied, ...] = ()
     # The classes of other modules of the project its classes derive from (qualified), with the names the
     # subclasses define again: `self.m(...)` in the base's methods may run a subclass's `m`.
@@ -145,6 +149,8 @@ class Interface:
             read_literals=tuple(data["read_literals"]),
             read_returns=tuple(data["read_returns"]),
             read_looped=tuple(data["read_looped"]),
+            read_handed=tuple((name, param, instance) for name, param, instance in data["read_handed"]),
+            read_containers=tuple(data["read_containers"]),
             applications=tuple(Applied(**_tuples(applied)) for applied in data["applications"]),
             overrides={base: tuple(names) for base, names in data["overrides"].items()},
             read_self_calls=tuple(data["read_self_calls"]),

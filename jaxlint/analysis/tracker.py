@@ -148,6 +148,9 @@ class _Scope:
     # Branches no trace enters that run on to the end of the body (after `if key is not None: return key`).
     untraced_rest: int = 0
     nones: dict[str, Fixed] = field(default_factory=dict)  # parameters every traced call leaves `None` or not
+    # By name: the parameters of the eager functions around whose binding a call of another module may give
+    # (Imported.handed), with their def. Only a lookup of one can tell what that call gave.
+    watched: dict[str, cst.FunctionDef] = field(default_factory=dict)
 
 
 _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
@@ -155,6 +158,10 @@ _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
 _PASSED_CONTAINER = Value(Kind.UNKNOWN, contents=Contents("list", None))
 # A call of another module into a function of this one: traced (Imported.entries) or not (Imported.handed).
 _Entry = TypeVar("_Entry", IncomingTracer, IncomingContainer)
+# How calls of other modules reach a function: the name their entries are under (`step`, `Solver`, `Solver.step`),
+# whether only calls of what calling it makes reach it (True), only calls of it (False) or both (None), and the
+# parameters Python fills before the call's arguments (None: `self` when called through an instance).
+_Route = tuple[str, "bool | None", "int | None"]
 
 
 def _join_envs(a: Env, b: Env) -> Env:
@@ -312,6 +319,10 @@ class ValueTracker(Domain):
         self._incoming_kinds: dict[cst.CSTNode, dict[str, str | None]] = {}
         # By function: the parameters that calls of other modules outside traces give Python containers (Handed).
         self._handed_params: dict[cst.CSTNode, frozenset[str]] = {}
+        # By eager function that other modules' calls reach: those calls' routes (_routes) and its positional
+        # parameters; and which of its watched parameters (_Scope.watched) a lookup read, in this round.
+        self._watching: dict[cst.FunctionDef, tuple[list[_Route], tuple[str, ...]]] = {}
+        self._watched_reads: set[tuple[cst.FunctionDef, str]] = set()
         self._locals: dict[int, set[str]] = {}  # by function: the names local to it
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._untraced = 0  # how many `with jax.disable_jit():` blocks are around
@@ -742,7 +753,29 @@ class ValueTracker(Domain):
 
     def _lookup(self, name: str) -> Value | None:
         scope = self._scopes[-1]
+        if name in scope.watched:
+            self._watched_reads.add((scope.watched[name], name))
         return None if name in scope.untracked else scope.env.get(name)
+
+    @property
+    def read_containers(self) -> set[str]:
+        """The attributes of other modules' instances read in this round (Evaluator.read_containers)."""
+        return self._evaluator.read_containers
+
+    @property
+    def read_handed(self) -> set[tuple[str, int | str, bool]]:
+        """The eager calls of other modules (Imported.handed: name, argument, through an instance) that give a
+        parameter a lookup read, in this round: a Python container given to one no lookup read changes nothing."""
+        read: set[tuple[str, int | str, bool]] = set()
+        for node, name in self._watched_reads:
+            routes, positional = self._watching[node]
+            for key, _, bound in routes:
+                for instance in (False, True):
+                    read.add((key, name, instance))  # given by keyword
+                    shift = bound if bound is not None else method_bound(node, instance)
+                    if name in positional and positional.index(name) >= shift:
+                        read.add((key, positional.index(name) - shift, instance))
+        return read
 
     # ------------------------------------------------------------------ bindings
 
@@ -984,14 +1017,15 @@ class ValueTracker(Domain):
         if kernel is not None:
             self.recorder.kernel(chain, kernel)
         self._refs_given(chain, node)
+        values = [self.value_of(arg.value) for arg in node.args]  # (each argument once, for all that follows)
         if self.context is not None:
             qualified, through_instance = self._project_callee(func)
             if qualified is not None and self.context.in_project(qualified):
                 self.uses.add(qualified)
                 if caller is not None and node.args:
-                    self._call_into_project(qualified, node, caller, through_instance)
+                    self._call_into_project(qualified, node, values, caller, through_instance)
                 elif caller is None and node.args:
-                    self._hand_into_project(qualified, node, through_instance)
+                    self._hand_into_project(qualified, node, values, through_instance)
             elif caller is not None and node.args and type(func) is cst.Name:
                 made, bound, names = self.recorder.aliased(chain, func)
                 factory = (
@@ -1000,7 +1034,7 @@ class ValueTracker(Domain):
                 if factory is not None and self.context.in_project(
                     factory
                 ):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
-                    self._call_into_project(factory, node, caller, False, made=True)
+                    self._call_into_project(factory, node, values, caller, False, made=True)
         receiver = self._traced_receiver(func) if caller is not None else None
         if not node.args and receiver is None:
             return
@@ -1012,7 +1046,6 @@ class ValueTracker(Domain):
                 caller.staged,
                 differentiates=not trace or trace.differentiates,
             )
-            values = [self.value_of(arg.value) for arg in node.args]
             if mapped:
                 # The function gets one leaf of each tree: tracers, not pytrees.
                 leaves = [leaf_of(v) if v is not None and v.kind is Kind.TRACED else None for v in values[1:]]
@@ -1028,16 +1061,14 @@ class ValueTracker(Domain):
                 # An eager call giving a function (or a method, through an instance) a JAX array
                 # (`step(jnp.stack(xs))`: under its transform, one tracer), an instance of a class of this module
                 # (a pytree whose fields say which leaves are), or a Python list, tuple or dict (a pytree).
-                given = [value if _given_eagerly(value := self.value_of(arg.value)) else None for arg in node.args]
+                given = [value if _given_eagerly(value) else None for value in values]
             given = [  # a Python container, wherever it came from, is one (`self.step(opt_states)`)
-                value
-                or (held if (held := self.value_of(arg.value)) is not None and held.contents is not None else None)
-                for arg, value in zip(node.args, given)
+                value or (held if held is not None and held.contents is not None else None)
+                for held, value in zip(values, given)
             ]
             # A scalar literal tells the kind of number a parameter gets (`step(3)`: an int).
             given = [
-                self.value_of(arg.value) if is_scalar_literal(arg.value) else value
-                for arg, value in zip(node.args, given)
+                held if is_scalar_literal(arg.value) else value for arg, held, value in zip(node.args, values, given)
             ]
             # (a call of a name giving nothing known tells that too: no structure shown)
             if type(node.func) is cst.Name or any(value is not None for value in given):
@@ -1214,11 +1245,17 @@ class ValueTracker(Domain):
         return found is not None and found[0] is call
 
     def _call_into_project(
-        self, qualified: str, node: cst.Call, caller: TracedFunction, through_instance: bool, made: bool = False
+        self,
+        qualified: str,
+        node: cst.Call,
+        values: list[Value | None],
+        caller: TracedFunction,
+        through_instance: bool,
+        made: bool = False,
     ) -> None:
-        """Record a traced function's call into another module when it passes tracers (`made`: a call of what
-        calling `qualified` gives)."""
-        traced = self._arguments_holding(node, lambda value: value.kind is Kind.TRACED)
+        """Record a traced function's call into another module when it passes tracers (`values`: its arguments';
+        `made`: a call of what calling `qualified` gives)."""
+        traced = self._arguments_holding(node, values, lambda value: value.kind is Kind.TRACED)
         positional = [where for where, _ in traced if isinstance(where, int)]
         keywords = [where for where, _ in traced if isinstance(where, str)]
         kinds = [
@@ -1242,21 +1279,26 @@ class ValueTracker(Domain):
                 )
             )
 
-    def _hand_into_project(self, qualified: str, node: cst.Call, through_instance: bool) -> None:
+    def _hand_into_project(
+        self, qualified: str, node: cst.Call, values: list[Value | None], through_instance: bool
+    ) -> None:
         """Record a call outside any trace into another module when it gives Python lists, tuples or dicts."""
-        containers = self._arguments_holding(node, lambda value: value.contents is not None)
+        containers = self._arguments_holding(node, values, lambda value: value.contents is not None)
         positional = tuple(where for where, _ in containers if isinstance(where, int))
         keywords = tuple(where for where, _ in containers if isinstance(where, str))
         if positional or keywords:
             self.handed.append(Handed(qualified, positional, keywords, through_instance))
 
-    def _arguments_holding(self, node: cst.Call, test: Callable[[Value], bool]) -> list[tuple[int | str, Value]]:
-        """The arguments before any `*`/`**` whose value passes `test`: (position, or keyword, and the value)."""
+    @staticmethod
+    def _arguments_holding(
+        node: cst.Call, values: list[Value | None], test: Callable[[Value], bool]
+    ) -> list[tuple[int | str, Value]]:
+        """The arguments before any `*`/`**` whose value (in `values`) passes `test`: (position, or keyword, and
+        the value)."""
         found: list[tuple[int | str, Value]] = []
-        for index, arg in enumerate(node.args):
+        for index, (arg, value) in enumerate(zip(node.args, values)):
             if arg.star:
                 break
-            value = self.value_of(arg.value)
             if value is not None and test(value):
                 found.append((index if arg.keyword is None else arg.keyword.value, value))
         return found
@@ -1303,43 +1345,47 @@ class ValueTracker(Domain):
         Imported.handed), each with the parameter it gives a tracer (a Python container)."""
         if not entries:
             return []
-        made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
-        if made is not None:  # `loss_fn(params, batch)` in a traced function, after `loss_fn = losses.make_loss(2.0)`
-            given = [(entry, made[0].bound) for entry in entries.get(made[1], ()) if entry.made]
-        elif not isinstance(node, cst.FunctionDef):
-            return []
-        elif len(self._chain) == 1:
-            given = [(entry, 0) for entry in entries.get(name, ()) if not entry.made]
-        elif len(self._chain) == 2 and isinstance(self._chain[1], cst.ClassDef):
-            # As in this module: a call of the class runs its `__init__`, and methods of plain classes are called.
-            cls = self._chain[1].name.value
-            # Subclasses of this module that inherit the method are called through their own names.
-            heirs = [cls, *self._heirs().get(id(node), ())]
-            # Calling what the class made (`A(x)` after `A = Abel(shape)`) runs `__call__`, never `__init__`.
-            given = [
-                (entry, 1)
-                for heir in heirs
-                for entry in entries.get(heir, ())
-                if name == ("__call__" if entry.made else "__init__")
-            ]
-            if self._plain_class(self._chain[1]):
-                given += [
-                    (entry, method_bound(node, entry.instance))
-                    for heir in heirs
-                    for entry in entries.get(f"{heir}.{name}", ())
-                ]
-        else:
+        routes = self._routes(node, name)
+        if not routes:
             return []
         positional = Signature.of(node.params).positional
         found: list[tuple[_Entry, str | None]] = []
-        for entry, bound in given:
-            if isinstance(entry.param, str):
-                param: str | None = entry.param
-            else:
-                position = entry.param + bound
-                param = positional[position] if position < len(positional) else None
-            found.append((entry, param))
+        for key, made, bound in routes:
+            for entry in entries.get(key, ()):
+                if made is not None and entry.made is not made:
+                    continue
+                if isinstance(entry.param, str):
+                    param: str | None = entry.param
+                else:
+                    position = entry.param + (
+                        bound if bound is not None else method_bound(cast(cst.FunctionDef, node), entry.instance)
+                    )
+                    param = positional[position] if position < len(positional) else None
+                found.append((entry, param))
         return found
+
+    def _routes(self, node: cst.FunctionDef | cst.Lambda, name: str) -> list[_Route]:
+        """How calls of other modules reach this function (a module-level one, a method of a module-level class,
+        or what a factory of this module makes); see _Route."""
+        made = self._made_for_other_modules.get(node) if self._made_for_other_modules else None
+        if made is not None:  # `loss_fn(params, batch)` in a traced function, after `loss_fn = losses.make_loss(2.0)`
+            return [(made[1], True, made[0].bound)]
+        if not isinstance(node, cst.FunctionDef):
+            return []
+        if len(self._chain) == 1:
+            return [(name, False, 0)]
+        if len(self._chain) == 2 and isinstance(self._chain[1], cst.ClassDef):
+            # As in this module: a call of the class runs its `__init__`, and methods of plain classes are called.
+            # Subclasses of this module that inherit the method are called through their own names.
+            heirs = [self._chain[1].name.value, *self._heirs().get(id(node), ())]
+            # Calling what the class made (`A(x)` after `A = Abel(shape)`) runs `__call__`, never `__init__`.
+            routes: list[_Route] = (
+                [(heir, name == "__call__", 1) for heir in heirs] if name in ("__call__", "__init__") else []
+            )
+            if self._plain_class(self._chain[1]):
+                routes += [(f"{heir}.{name}", None, None) for heir in heirs]
+            return routes
+        return []
 
     def _parameter_kind(self, node: cst.CSTNode, name: str) -> str | None:
         """The dtype kind of what the calls give a parameter, where the calls of this module (RoundFacts.dtypes)
@@ -1473,6 +1519,9 @@ class ValueTracker(Domain):
         _forget(env, parameter_names(params))
         _forget(env, env.keys() & self._rebound_globals)  # (the few names in scope, not every rebound global)
         stars = [p for p in (params.star_arg, params.star_kwarg) if type(p) is cst.Param]
+        own = set(parameter_names(params))
+        watched = {name: owner for name, owner in self._scopes[-1].watched.items() if name not in own}
+        watching = self._watched_from_other_modules(node) if function is None else None
         for param in (*params.posonly_params, *params.params, *params.kwonly_params, *stars):
             name = param.name.value
             annotation = param.annotation.annotation if param.annotation is not None else None
@@ -1508,12 +1557,15 @@ class ValueTracker(Domain):
                 env[name] = made  # `self` of `layer.apply(x)`: the instance every traced call gives
             elif function is None and (given := self._known.eager.get(node, {}).get(name)) is not None:
                 env[name] = given  # every eager call gives it a JAX array, or a list or tuple of them
-            elif function is None and (
-                name in self._known.lists.get(node, ()) or name in self._handed_params.get(node, ())
-            ):
+            elif function is None and name in self._known.lists.get(node, ()):
                 env[name] = _PASSED_CONTAINER  # passed on as it came: `step(opt_states)` calling a jitted method
-            elif annotated:
-                env[name] = ARRAY
+            else:
+                if watching is not None:
+                    watched[name] = watching  # what an eager call of another module gives it
+                if function is None and name in self._handed_params.get(node, ()):
+                    env[name] = _PASSED_CONTAINER
+                elif annotated:
+                    env[name] = ARRAY
         rebound = rebound_names(body_statements)
         self.names.enter_function(body_statements, parameter_names(params), rebound)
         self.recorder.scope_names(node, set(parameter_names(params)) | rebound)
@@ -1524,11 +1576,11 @@ class ValueTracker(Domain):
         outer = self._scopes[-1]
         if function is not None:
             self.traced_functions.add(node)
-            self._scopes.append(_Scope(env, function, function, set(), node, node, nones=nones))
+            self._scopes.append(_Scope(env, function, function, set(), node, node, nones=nones, watched=watched))
         elif node in self._known.host:  # a host callback runs with concrete values
-            self._scopes.append(_Scope(env, None, None, set(), None, node))
+            self._scopes.append(_Scope(env, None, None, set(), None, node, watched=watched))
         else:
-            self._scopes.append(_Scope(env, None, outer.traced, set(), outer.traced_node, node))
+            self._scopes.append(_Scope(env, None, outer.traced, set(), outer.traced_node, node, watched=watched))
 
     def _leave(self) -> None:
         self._untraced_branches -= self._scopes.pop().untraced_rest
@@ -1545,6 +1597,17 @@ class ValueTracker(Domain):
             given = self._incoming(node, node.name.value, self.context.imported.handed)
             self._handed_params[node] = frozenset(param for _, param in given if param is not None)
 
+    def _watched_from_other_modules(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        """An eager def that calls of other modules reach (_routes), to watch the lookups of its parameters
+        (_Scope.watched), whatever those calls give; else None."""
+        if self.context is None or type(node) is not cst.FunctionDef:
+            return None
+        routes = [route for route in self._routes(node, node.name.value) if route[1] is not True]
+        if not routes:
+            return None
+        self._watching[node] = (routes, Signature.of(node.params).positional)
+        return node
+
     def enter_scope(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.FunctionDef):
             self._enter(node, node.params, self._pending.pop(), node.body.body)
@@ -1556,7 +1619,9 @@ class ValueTracker(Domain):
             self.recorder.define(self._chain[-1], node, self._plain_class(node))
             self._chain.append(node)
             outer = self._scopes[-1]
-            self._scopes.append(_Scope(dict(self.env), None, outer.traced, set(), outer.traced_node))
+            self._scopes.append(
+                _Scope(dict(self.env), None, outer.traced, set(), outer.traced_node, watched=outer.watched)
+            )
         else:  # a comprehension
             self._enter_comprehension(cast(cst.BaseComp, node))
 
@@ -1622,6 +1687,7 @@ class ValueTracker(Domain):
                 set(scope.untracked),
                 scope.traced_node,
                 catching=list(scope.catching),
+                watched=scope.watched,
             )
         )
         clause: cst.CompFor | None = node.for_in

@@ -635,6 +635,9 @@ class Evaluator:
         # The tracer an array computed at the current point is, when a transform traces it to a jaxpr; else None.
         self._staged = staged
         self._fields = fields  # the fields of a pytree class (analysis/pytrees.py), None when not one
+        # `Class.attr` (qualified) for each attribute read of an instance of another module's class, whatever it
+        # held: only those attributes of Imported.containers can change what the analysis finds.
+        self.read_containers: set[str] = set()
         # A comprehension's variables while its element is evaluated from outside it (`sum(g for g in gs)`).
         self._bound: dict[str, Value | None] = {}
 
@@ -906,6 +909,8 @@ class Evaluator:
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
         base = self.value_of(expr.value)
+        if base is not None and type(base.instance) is str:
+            self.read_containers.add(f"{base.instance}.{expr.attr.value}")
         if base is not None and base.attributes:
             return dict(base.attributes).get(expr.attr.value)  # `Wrapper(x).value`: what `__init__` set
         if base is None or not base.is_array:
