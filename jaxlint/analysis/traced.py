@@ -215,6 +215,8 @@ class TracedFunction:
     transforms: tuple[AppliedTransform, ...] = ()  # applied to it directly
     entries: tuple[TracedCaller, ...] = ()  # calls into it from traced scopes
     lists: frozenset[str] = frozenset()  # parameters a transform's literal argument spec shows to be Python lists
+    # A method whose every transform traces its `self` (`_rebuilds_self`): the body writes to a per-call copy.
+    rebuilt_self: bool = False
 
     @property
     def trace(self) -> AppliedTransform | None:
@@ -630,6 +632,27 @@ def _mapped(
     raise NotLiteral
 
 
+def _rebuilds_self(transform: AppliedTransform, signature: Signature, names: Names, table: TransformTable) -> bool:
+    """Whether the transform takes a method's `self` as an argument it traces: jit's arguments not in
+    static_argnums/static_argnames, pmap's not in static_broadcasted_argnums (whatever its `in_axes`). jax flattens
+    the object at each call (a pytree, or the call raises TypeError: not a valid JAX type) and the body gets a copy
+    rebuilt from tracers: its attribute writes stay in the trace, and leave it only as outputs. Bound
+    (`jax.jit(self.step)`) or static, `self` is the caller's object."""
+    if transform.bound or "self" in transform.bound_names or signature.positional[:1] != ("self",):
+        return False
+    spec = TRANSFORMS.get(transform.name)
+    try:
+        if transform.name in table.jit_like:
+            _, static = _traced_and_static(transform, signature, names, table)
+        elif spec is not None and spec.traces_unmapped:
+            static = _positions(signature, literal_ints(transform.keywords.get("static_broadcasted_argnums")))
+        else:
+            return False
+    except NotLiteral:
+        return False
+    return "self" not in static
+
+
 def _untraceable(signature: Signature) -> set[str]:
     """The parameters annotated with a type no transform traces (`pbn: str`): a transform given one raises
     at the call, so the body never runs with a tracer there."""
@@ -689,5 +712,12 @@ def traced_function(
         or any(e.via.staged for e in entries)
     )
     return TracedFunction(
-        name, traced, frozenset(static - set(traced)), staged, tuple(transforms), tuple(entries), frozenset(lists)
+        name,
+        traced,
+        frozenset(static - set(traced)),
+        staged,
+        tuple(transforms),
+        tuple(entries),
+        frozenset(lists),
+        bool(transforms) and all(_rebuilds_self(transform, signature, names, table) for transform in transforms),
     )

@@ -79,6 +79,9 @@ class TransformSpec:
     # Applied and called outside any trace, it runs its function at every call, eagerly: its tracers hold the
     # values (`print` shows the numbers of each shard), though a Python `if` or `float()` on them still raises.
     eager_outside_trace: bool = False
+    # A MAP transform that traces an argument whose `in_axes` is `None` too, broadcast unmapped (pmap: a plain object
+    # there raises TypeError, not a valid JAX type), rather than handing it to the function as given (vmap).
+    traces_unmapped: bool = False
 
 
 # jax.jit's options: the transforms that take them share this object.

@@ -92,6 +92,7 @@ TRANSFORMS: dict[str, TransformSpec] = {
         options=Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
         per_example=True,
         caches_by_function=True,
+        traces_unmapped=True,
     ),
     "jax.custom_jvp": TransformSpec(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),
     "jax.custom_vjp": TransformSpec(CUSTOM, staged=False, positional_options=("nondiff_argnums",), runs_as_given=True),

@@ -41,8 +41,8 @@ class StateMutationInTraced(Rule):
     summary = "A jitted (staged) function writes `self.attr`, a global, a closure variable or an outside container"
     what_it_does = (
         "Flags, in a function jax stages (`jit`, `vmap`, `pmap`, lax bodies, helpers they call), a write that "
-        "outlives the call: `self.attr = v` in a method jax traces itself (`jax.jit(self.step)`, `@jax.jit` on "
-        "a method), assigning a `global` or `nonlocal` name (`count += 1`), or mutating a list, dict or set "
+        "outlives the call: `self.attr = v` in a method jax traces itself with `self` bound or static "
+        "(`jax.jit(self.step)`, `@partial(jax.jit, static_argnums=0)` on a method), assigning a `global` or `nonlocal` name (`count += 1`), or mutating a list, dict or set "
         "defined outside the function (`CACHE[k] = v`, `history.append(v)`, `seen.add(v)`, `d.update(...)`) "
         "with a value that is not traced. Stores of traced values are JAX308's (`tracer-leak`)."
     )
@@ -82,7 +82,10 @@ class StateMutationInTraced(Rule):
         "containers the function received as arguments; calls on objects that are not visibly a list, dict "
         "or set (`opt.update(...)` of optax returns new state); `self` writes in methods only called from a "
         "trace (an object built inside it) and in `flax.nnx`/`equinox` transformed methods (those transforms "
-        "carry module state); the getter of a `@property` given as `jax.jit(self.F)` (Python runs it, on every "
+        "carry module state); `self` writes in a jitted or pmapped method whose `self` is not static "
+        "(not in `static_argnums`/`static_argnames`/`static_broadcasted_argnums`): jax flattens `self` at each "
+        "call (a pytree, or the call raises TypeError: JAX503) and rebuilds it from tracers, so the writes go to "
+        "that per-call copy, which leaves the trace when the method returns it; the getter of a `@property` given as `jax.jit(self.F)` (Python runs it, on every "
         "access, before jax sees the function it returns); functions under `grad` alone, which run on every call; test files, where "
         "counting traces with a `nonlocal` counter is how retracing is tested."
     )
@@ -140,7 +143,7 @@ class StateMutationInTraced(Rule):
             and function is not None
         ):
             return None
-        if any(t.name.startswith(JAX) for t in function.transforms):
+        if any(t.name.startswith(JAX) for t in function.transforms) and not function.rebuilt_self:
             return target.attr.value
         return None
 

@@ -21,7 +21,8 @@ class TracerLeak(Rule):
         "`outer[k] = x` on a container defined outside the traced "
         "function (`outer.update(...)` on a known dict), an attribute of an object defined outside it, of a "
         "class of the module or an item of one (`recorder.saved = x`, `setattr(recorder, 'saved', x)`, "
-        "`Recorder.last = x`, `sketch.table[k] = x`, `recorder.values.append(x)`), or `self.attr = x` in a jitted method or in a method a trace calls through an "
+        "`Recorder.last = x`, `sketch.table[k] = x`, `recorder.values.append(x)`), or `self.attr = x` in a method jax traces with `self` bound or static (`jax.jit(self.step)`, "
+        "`static_argnums=0`) or in a method a trace calls through an "
         "instance made outside it (`wf.apply_phase(x)` of a module-level `wf`), alone or as a target of "
         "unpacking (`best_loss, best_params = loss, params`)."
     )
@@ -54,7 +55,9 @@ class TracerLeak(Rule):
     not_flagged = (
         "Containers created inside the traced function (a list built and returned by the same trace), "
         "storing static values, `self` attributes in `flax.nnx` / `equinox` transformed methods (those "
-        "transforms propagate module state), functions of imported modules named like list methods "
+        "transforms propagate module state) and in a jitted or pmapped method whose `self` is not static (jax "
+        "rebuilds `self` from tracers at each call, so the stored tracer stays in that copy, an output when the "
+        "method returns it), functions of imported modules named like list methods "
         "(`jnp.append`, `jnp.insert`: they return new arrays), methods of the project's own classes named like them "
         "(`buffer.append(batch, x)` of a class that defines `append`), items set in a list of the function around "
         "the traced one when that function only builds it and sets its items, and only the functions defined "
@@ -152,6 +155,7 @@ class TracerLeak(Rule):
             and value.tracer is not None
             and value.tracer.transform.name.startswith(JAX)
             and self.facts.function is not None
+            and not self.facts.function.rebuilt_self
             and (self.facts.function.transforms or self.facts.self_outlives_trace())
         ):
             # A method jax traces itself, or one called from a trace through an instance that lives outside
