@@ -514,6 +514,8 @@ class ScopeRecorder:
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
         self._partials: dict[tuple[int, str], _Given] = {}  # the values a partial alias gives
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
+        # what an alias calls: the def its target name held when it was made, else the target to resolve at the end
+        self._alias_defs: dict[tuple[int, str], cst.BaseExpression | cst.FunctionDef] = {}
         self._other_results: set[tuple[int, str]] = set()  # aliases through a transform of `OTHER_RESULTS`
         # (id of a scope, name) whose latest binding, in the order of the walk, is an alias, not a def
         self._aliased_last: set[tuple[int, str]] = set()
@@ -588,6 +590,7 @@ class ScopeRecorder:
         partial, `given`: the values it gives them; `other_result`: through a transform whose calls give something
         other than what `target` returns, `jax.grad`)."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
+        self._alias_defs[(id(chain[-1]), name)] = self._bound_now(chain, target)
         if other_result:
             self._other_results.add((id(chain[-1]), name))
         else:
@@ -599,6 +602,16 @@ class ScopeRecorder:
             self._partials.pop((id(chain[-1]), name), None)  # rebound: what an earlier partial gave is gone
         self._aliased_last.add((id(chain[-1]), name))
         self.wrapped.bound((id(chain[-1]), name), False)
+
+    def _bound_now(self, chain: Chain, target: cst.BaseExpression) -> cst.BaseExpression | cst.FunctionDef:
+        """The def a name of this scope holds where the walk is, when its latest binding is one: an alias made of
+        it (`fn = jax.jit(f)`) keeps that function when a later `def f` binds the name again."""
+        if type(target) is cst.Name:
+            key = (id(chain[-1]), target.value)
+            defined = self._defs.get(key)
+            if type(defined) is cst.FunctionDef and key not in self._aliased_last:
+                return defined
+        return target
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
@@ -1002,8 +1015,8 @@ class ScopeRecorder:
             if key in self._defs:
                 return self._defs[key], 0
             if key in self._aliases and depth < 3:
-                alias_chain, target, alias_bound = self._aliases[key]
-                node, bound = self._resolve(alias_chain, target, depth + 1)
+                alias_chain, _, alias_bound = self._aliases[key]
+                node, bound = self._resolve(alias_chain, self._alias_defs[key], depth + 1)
                 return node, bound + alias_bound
             if expr.value in self._bound.get(id(scope), ()):
                 return None, 0  # a parameter or variable of that name hides any function further out
@@ -1036,8 +1049,7 @@ class ScopeRecorder:
         called = only_called(cast(cst.Module, eager[0][0].chain[0]), reads)
         wrappers: Counter[cst.CSTNode | None] = Counter()
         for key in self.wrapped.wrappers & called:
-            chain, target, _ = self._aliases[key]
-            wrappers[self._resolve(chain, target)[0]] += 1
+            wrappers[self._resolve(self._aliases[key][0], self._alias_defs[key])[0]] += 1
         found: dict[cst.FunctionDef, list[dict[str, Fixed]]] = {}
         for call, key, chain, name, told in eager:
             if key not in called or self._key_of(chain, name) not in called & self.wrapped.wrappers:
