@@ -17,7 +17,15 @@ from typing import Callable, cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
-from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call, tests_before_rebinding
+from jaxlint.analysis.dead_branches import (
+    Fixed,
+    Guard,
+    agreed,
+    dead_branch,
+    literals_at_call,
+    none_at_call,
+    tests_before_rebinding,
+)
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.structures import joined, structure, traced_tree
 from jaxlint.analysis.values import Kind, Value, built, join
@@ -527,7 +535,8 @@ class ScopeRecorder:
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
-        self._key_consumed: dict[cst.CSTNode, set[str]] = {}
+        # key parameters a function draws from or splits itself: the parameter tests around each such use
+        self._key_consumed: dict[cst.CSTNode, dict[str, list[tuple[Guard, ...]]]] = {}
         self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool]]] = []
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
         self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
@@ -810,9 +819,9 @@ class ScopeRecorder:
         the whole module (its own syntax decides it, no other fact: so no round waits for it)."""
         return self._makes_refs
 
-    def key_consumed(self, function: cst.CSTNode, param: str) -> None:
-        """`function` consumes its key parameter `param` itself."""
-        self._key_consumed.setdefault(function, set()).add(param)
+    def key_consumed(self, function: cst.CSTNode, param: str, guards: tuple[Guard, ...] = ()) -> None:
+        """`function` consumes its key parameter `param` itself, where the tests `guards` of its parameters lead."""
+        self._key_consumed.setdefault(function, {}).setdefault(param, []).append(guards)
         if self._news is not None and param not in self._known.consumes.get(function, ()):
             self._announce()
 
@@ -845,21 +854,37 @@ class ScopeRecorder:
                     break
                 target = arg.keyword.value if arg.keyword is not None else next(positional, None)
                 if target is not None and target in signature.all:
-                    edges.append((call, caller, callee, target, arg.value, param))
+                    edges.append((call, caller, callee, target, arg.value, param, bound))
                     if is_key:
                         key_params.setdefault(callee, set()).add(target)
         facts.key_params = {node: frozenset(params) for node, params in key_params.items()}
+        passing_on = {(caller, param) for _, caller, _, _, _, param, _ in edges if param is not None}
+        edges = [
+            edge
+            for edge in edges
+            if (edge[2], edge[3]) in passing_on or not self._draws_nothing(edge[2], edge[6], edge[0], edge[3])
+        ]
         changed = True
         while changed:
             changed = False
-            for _, caller, callee, target, _, param in edges:
+            for _, caller, callee, target, _, param, _ in edges:
                 if param is not None and target in consumes.get(callee, ()) and param not in consumes.get(caller, ()):
                     consumes.setdefault(caller, set()).add(param)
                     changed = True
         facts.consumes = {node: frozenset(params) for node, params in consumes.items()}
-        for call, _, callee, target, value, _ in edges:
+        for call, _, callee, target, value, _, _ in edges:
             if target in consumes.get(callee, ()):
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)
+
+    def _draws_nothing(self, callee: cst.FunctionDef, bound: int, call: cst.Call, param: str) -> bool:
+        """Whether `callee`, called by `call`, leaves its key parameter `param` unconsumed: each of its own draws
+        or splits of it sits in a branch of a test of its parameters that the call's literals make dead code
+        (`if shuffle:` of `get_data_loader(rng, data, shuffle=False)`)."""
+        sites = self._key_consumed.get(callee, {}).get(param, ())
+        if not sites:
+            return False
+        fixed = literals_at_call(callee, bound, call)
+        return all(any(dead_branch(test, truth, fixed) for test, truth in guards) for guards in sites)
 
     def apply(
         self,
