@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jaxlint.model.keys import BRANCHING, CONDS
+from jaxlint.model.transforms import LAX_OPERANDS
+
 
 @dataclass
 class Arguments:
@@ -40,3 +43,19 @@ def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression 
     if keyword in given.keywords:
         return given.keywords[keyword]
     return given.positional[position] if position < len(given.positional) else None
+
+
+def branch_operands(call: cst.Call, qualified: str) -> list[cst.BaseExpression]:
+    """What `lax.cond(pred, f, g, *operands)` or `lax.switch(i, branches, *operands)` hands each branch, in order
+    (`operand=x`: that one); none when `*args` hides them, or for a cond of five positional arguments, which may
+    be the older `cond(pred, x_true, f_true, x_false, f_false)` (jax tells the forms apart by what is callable)."""
+    if qualified not in BRANCHING:
+        return []
+    given = arguments(call)
+    _, words, rest = LAX_OPERANDS[qualified]
+    keyword = next((given.keywords[word] for word in words if word in given.keywords), None)
+    if keyword is not None:
+        return [keyword]
+    if given.starred or rest is None or (qualified in CONDS and len(given.positional) == 5):
+        return []
+    return given.positional[rest:]

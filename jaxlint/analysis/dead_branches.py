@@ -18,6 +18,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, statements
 from jaxlint.analysis.values import Kind, Value
+from jaxlint.traversal import in_order
 
 _LITERALS = (
     cst.Integer,
@@ -40,6 +41,7 @@ _LITERALS = (
 # A parameter's value at a traced call, as far as its tests go: `None` (True), not `None` (False), or the
 # literal `False` (FALSE: not `None`, and false: `if verbose:` is never entered).
 FALSE = "False"
+TRUE = "True"  # (literals_at_call only: the literal `True`, for `if not flag:`)
 Fixed = bool | str
 
 
@@ -69,20 +71,11 @@ def none_at_call(
     a `None` default, or given `None`), False when it is not (given a literal, a tracer or an array). `values`:
     what the analysis knows of the call's arguments, by id of the argument's expression; `known`: the caller's
     names that are `None` (True) or not (False) where the call is (none_flow.py)."""
-    if any(arg.star for arg in call.args):
+    given = _given(function, bound, call)
+    if given is None:
         return {}
     params = function.params
     positional = [*params.posonly_params, *params.params][bound:]
-    given: dict[str, cst.BaseExpression] = {}
-    index = 0
-    for arg in call.args:
-        if arg.keyword is None:
-            if index >= len(positional):
-                return {}
-            given[positional[index].name.value] = arg.value
-            index += 1
-        else:
-            given[arg.keyword.value] = arg.value
     found: dict[str, Fixed] = {}
     for param in (*positional, *params.kwonly_params):
         name = param.name.value
@@ -95,6 +88,39 @@ def none_at_call(
             found[name] = False
         elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
             found[name] = known[held.value]  # `blocks=blocks` where `blocks is None` was tested
+    return found
+
+
+def _given(function: cst.FunctionDef, bound: int, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+    """The argument `call` gives each parameter it names (None: `*args` or too many positional arguments)."""
+    if any(arg.star for arg in call.args):
+        return None
+    positional = [*function.params.posonly_params, *function.params.params][bound:]
+    given: dict[str, cst.BaseExpression] = {}
+    index = 0
+    for arg in call.args:
+        if arg.keyword is None:
+            if index >= len(positional):
+                return None
+            given[positional[index].name.value] = arg.value
+            index += 1
+        else:
+            given[arg.keyword.value] = arg.value
+    return given
+
+
+def literals_at_call(function: cst.FunctionDef, bound: int, call: cst.Call) -> dict[str, Fixed]:
+    """What `none_at_call` says of one call, and the parameters it makes the literal `True` (TRUE), given or left
+    at their default: between them, what decides `if flag:` and `if not flag:` of each."""
+    found = none_at_call(function, bound, call, {})
+    given = _given(function, bound, call)
+    if given is None:
+        return found
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        fixed = given.get(param.name.value, param.default)
+        if type(fixed) is cst.Name and fixed.value == "True":
+            found[param.name.value] = TRUE
     return found
 
 
@@ -120,7 +146,7 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) 
             return dead_branch(test.left, truth, nones) or dead_branch(test.right, truth, nones)
         return False
     if type(test) is cst.Name:  # `if verbose:` with `verbose` `None` or `False` at every traced call
-        return truth and nones.get(test.value) in (True, FALSE)
+        return nones.get(test.value) in (True, FALSE) if truth else nones.get(test.value) == TRUE
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     operator = type(test.comparisons[0].operator)
@@ -166,3 +192,28 @@ def guards_the_rest(function: cst.CSTNode | None, test: cst.BaseExpression) -> b
         return False
     last = list(statements(guard.body))[-1:]
     return bool(last) and isinstance(last[0], (cst.Return, cst.Raise))
+
+
+Guard = tuple[cst.BaseExpression, bool]  # the test of an `if` around a point, and which branch the point is in
+
+
+def parameter_guards(function: cst.FunctionDef, node: cst.CSTNode) -> tuple[Guard, ...]:
+    """The tests of the `if` statements of `function` around `node` that test only parameters nothing in it
+    rebinds: what a call's arguments decide of them (`if shuffle:` for `get_data_loader(rng, data, shuffle=False)`)
+    holds at every point of the function."""
+    params = {param.name.value for param in (*function.params.posonly_params, *function.params.params)}
+    params |= {param.name.value for param in function.params.kwonly_params}
+    fixed = params - rebound_names(function.body)
+    found: list[Guard] = []
+    for around, ancestors in in_order(function.body, skip=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if around is not node:
+            continue
+        for outer, inner in zip(ancestors, (*ancestors[1:], node)):
+            if type(outer) is cst.If and inner is not outer.test and _names_in(outer.test) <= fixed:
+                found.append((outer.test, inner is outer.body))
+        break
+    return tuple(found)
+
+
+def _names_in(test: cst.BaseExpression) -> set[str]:
+    return {found.value for found, _ in in_order(test) if type(found) is cst.Name} - {"None", "True", "False"}

@@ -33,6 +33,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.dead_branches import parameter_guards
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.loop_guards import runs_once
@@ -740,7 +741,8 @@ class KeyFlow(Domain):
         recorder = self._tracker.recorder
         for expr, ref, by in uses:
             if self.state.resolve(ref) in self.state.params and function is not None:
-                recorder.key_consumed(function, self.state.resolve(ref))
+                guards = parameter_guards(function, node) if type(function) is cst.FunctionDef else ()
+                recorder.key_consumed(function, self.state.resolve(ref), guards)
             use = Use(node, by)
             for iteration in self.state.iterations:
                 iteration.consume(expr, self.state.resolve(ref), use)

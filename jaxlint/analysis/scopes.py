@@ -17,7 +17,15 @@ from typing import Callable, Iterable, cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
-from jaxlint.analysis.dead_branches import Fixed, agreed, none_at_call, tests_before_rebinding
+from jaxlint.analysis.dead_branches import (
+    Fixed,
+    Guard,
+    agreed,
+    dead_branch,
+    literals_at_call,
+    none_at_call,
+    tests_before_rebinding,
+)
 from jaxlint.analysis.reaching import Alias, OTHER, ReachingBindings
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.structures import eager_value, joined, structure, traced_tree
@@ -528,6 +536,8 @@ class ScopeRecorder:
         self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
         self._partials: dict[tuple[int, str], _Given] = {}  # the values a partial alias gives
         self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
+        # what an alias calls: the def its target name held when it was made, else the target to resolve at the end
+        self._alias_defs: dict[tuple[int, str], cst.BaseExpression | cst.FunctionDef] = {}
         self._other_results: set[tuple[int, str]] = set()  # aliases through a transform of `OTHER_RESULTS`
         self.reaching = ReachingBindings()  # a flow domain: the bindings that reach the walk's point
         # (id of a scope, name) whose latest binding, in the order of the walk, is an alias, not a def
@@ -540,7 +550,8 @@ class ScopeRecorder:
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
-        self._key_consumed: dict[cst.CSTNode, set[str]] = {}
+        # key parameters a function draws from or splits itself: the parameter tests around each such use
+        self._key_consumed: dict[cst.CSTNode, dict[str, list[tuple[Guard, ...]]]] = {}
         self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool]]] = []
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
         self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
@@ -604,6 +615,7 @@ class ScopeRecorder:
         partial, `given`: the values it gives them; `other_result`: through a transform whose calls give something
         other than what `target` returns, `jax.grad`)."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
+        self._alias_defs[(id(chain[-1]), name)] = self._bound_now(chain, target)
         if other_result:
             self._other_results.add((id(chain[-1]), name))
         else:
@@ -621,6 +633,16 @@ class ScopeRecorder:
         """An assignment, import or loop target the recorder does not follow binds `names` in the current scope."""
         for name in names:
             self.reaching.bind(name, OTHER)
+
+    def _bound_now(self, chain: Chain, target: cst.BaseExpression) -> cst.BaseExpression | cst.FunctionDef:
+        """The def a name of this scope holds where the walk is, when its latest binding is one: an alias made of
+        it (`fn = jax.jit(f)`) keeps that function when a later `def f` binds the name again."""
+        if type(target) is cst.Name:
+            key = (id(chain[-1]), target.value)
+            defined = self._defs.get(key)
+            if type(defined) is cst.FunctionDef and key not in self._aliased_last:
+                return defined
+        return target
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
@@ -819,9 +841,9 @@ class ScopeRecorder:
         the whole module (its own syntax decides it, no other fact: so no round waits for it)."""
         return self._makes_refs
 
-    def key_consumed(self, function: cst.CSTNode, param: str) -> None:
-        """`function` consumes its key parameter `param` itself."""
-        self._key_consumed.setdefault(function, set()).add(param)
+    def key_consumed(self, function: cst.CSTNode, param: str, guards: tuple[Guard, ...] = ()) -> None:
+        """`function` consumes its key parameter `param` itself, where the tests `guards` of its parameters lead."""
+        self._key_consumed.setdefault(function, {}).setdefault(param, []).append(guards)
         if self._news is not None and param not in self._known.consumes.get(function, ()):
             self._announce()
 
@@ -854,21 +876,37 @@ class ScopeRecorder:
                     break
                 target = arg.keyword.value if arg.keyword is not None else next(positional, None)
                 if target is not None and target in signature.all:
-                    edges.append((call, caller, callee, target, arg.value, param))
+                    edges.append((call, caller, callee, target, arg.value, param, bound))
                     if is_key:
                         key_params.setdefault(callee, set()).add(target)
         facts.key_params = {node: frozenset(params) for node, params in key_params.items()}
+        passing_on = {(caller, param) for _, caller, _, _, _, param, _ in edges if param is not None}
+        edges = [
+            edge
+            for edge in edges
+            if (edge[2], edge[3]) in passing_on or not self._draws_nothing(edge[2], edge[6], edge[0], edge[3])
+        ]
         changed = True
         while changed:
             changed = False
-            for _, caller, callee, target, _, param in edges:
+            for _, caller, callee, target, _, param, _ in edges:
                 if param is not None and target in consumes.get(callee, ()) and param not in consumes.get(caller, ()):
                     consumes.setdefault(caller, set()).add(param)
                     changed = True
         facts.consumes = {node: frozenset(params) for node, params in consumes.items()}
-        for call, _, callee, target, value, _ in edges:
+        for call, _, callee, target, value, _, _ in edges:
             if target in consumes.get(callee, ()):
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)
+
+    def _draws_nothing(self, callee: cst.FunctionDef, bound: int, call: cst.Call, param: str) -> bool:
+        """Whether `callee`, called by `call`, leaves its key parameter `param` unconsumed: each of its own draws
+        or splits of it sits in a branch of a test of its parameters that the call's literals make dead code
+        (`if shuffle:` of `get_data_loader(rng, data, shuffle=False)`)."""
+        sites = self._key_consumed.get(callee, {}).get(param, ())
+        if not sites:
+            return False
+        fixed = literals_at_call(callee, bound, call)
+        return all(any(dead_branch(test, truth, fixed) for test, truth in guards) for guards in sites)
 
     def apply(
         self,
@@ -1030,8 +1068,8 @@ class ScopeRecorder:
             if key in self._defs and not (key in self._aliased_last and self._rebinds(key)):
                 return self._defs[key], 0
             if key in self._aliases and depth < 3:
-                alias_chain, target, alias_bound = self._aliases[key]
-                node, bound = self._resolve(alias_chain, target, depth + 1)
+                alias_chain, _, alias_bound = self._aliases[key]
+                node, bound = self._resolve(alias_chain, self._alias_defs[key], depth + 1)
                 return node, bound + alias_bound
             if expr.value in self._bound.get(id(scope), ()):
                 return None, 0  # a parameter or variable of that name hides any function further out
@@ -1074,8 +1112,7 @@ class ScopeRecorder:
         called = only_called(cast(cst.Module, eager[0][0].chain[0]), reads)
         wrappers: Counter[cst.CSTNode | None] = Counter()
         for key in self.wrapped.wrappers & called:
-            chain, target, _ = self._aliases[key]
-            wrappers[self._resolve(chain, target)[0]] += 1
+            wrappers[self._resolve(self._aliases[key][0], self._alias_defs[key])[0]] += 1
         found: dict[cst.FunctionDef, list[dict[str, Fixed]]] = {}
         for call, key, chain, name, told in eager:
             if key not in called or self._key_of(chain, name) not in called & self.wrapped.wrappers:

@@ -31,7 +31,7 @@ from jaxlint.analysis.bindings import (
     target_names,
     terminates,
 )
-from jaxlint.analysis.calls import argument
+from jaxlint.analysis.calls import argument, branch_operands
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
 from jaxlint.analysis.dtype_tests import dtype_test
@@ -224,6 +224,12 @@ def _receiver_class(value: Value) -> cst.ClassDef | None:
     if type(value.instance) is cst.ClassDef:
         return value.instance
     return _traced_pytree(value)
+
+
+def _python_container(value: Value | None) -> bool:
+    """A Python list, tuple or dict, or a part of a pytree unpacked as one may be (`parts, total = carry`): what a
+    lax branch or body that gets it holds is a pytree of the same kind, never one array."""
+    return value is not None and (value.contents is not None or value.pytree_part)
 
 
 def _tree_mapped(
@@ -994,6 +1000,10 @@ class ValueTracker(Domain):
                 init = argument(node, position, keyword)
                 shape = structure(self.value_of(init)) if init is not None else None
                 self.recorder.carry(chain, target, transform, index, self._carries_list(node, transform.name), shape)
+            for index, operand in enumerate(branch_operands(node, transform.name)):
+                # A branch gets each operand as the same pytree, tracers for its leaves: a list stays a list.
+                handed = self.value_of(operand)
+                self.recorder.carry(chain, target, transform, index, _python_container(handed), structure(handed))
             if self.context is not None:
                 applied_to = self.names.qualified(target)
                 if applied_to is not None and self.context.in_project(applied_to):
@@ -1057,7 +1067,12 @@ class ValueTracker(Domain):
                 self._instance_called(chain, node, values, caller.name, via)
         else:
             given: list[Value | None] = [None] * len(node.args)
-            if type(func) is cst.Name or (type(func) is cst.Attribute and type(self._receiver(func)) is cst.ClassDef):
+            called = self._transformed_here(func)
+            if (
+                called is not None
+                or type(func) is cst.Name
+                or (type(func) is cst.Attribute and type(self._receiver(func)) is cst.ClassDef)
+            ):
                 # An eager call giving a function (or a method, through an instance) a JAX array
                 # (`step(jnp.stack(xs))`: under its transform, one tracer), an instance of a class of this module
                 # (a pytree whose fields say which leaves are), or a Python list, tuple or dict (a pytree).
@@ -1071,7 +1086,9 @@ class ValueTracker(Domain):
                 held if is_scalar_literal(arg.value) else value for arg, held, value in zip(node.args, values, given)
             ]
             # (a call of a name giving nothing known tells that too: no structure shown)
-            if type(node.func) is cst.Name or any(value is not None for value in given):
+            if called is not None:
+                self.recorder.call(chain, node, called, list(node.args), given, None, None)
+            elif type(node.func) is cst.Name or any(value is not None for value in given):
                 self.recorder.call(chain, node, node.func, list(node.args), given, None, None)
             here = self.nones.here() if type(node.func) is cst.Name else None
             if here is not None and here[0] is chain[-1] and here[1]:
@@ -1126,6 +1143,19 @@ class ValueTracker(Domain):
                 found |= rebound_names(function.body) - declared_outer(function.body)
             self._locals[id(function)] = found
         return found
+
+    def _transformed_here(self, func: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The function of `jax.jit(f)(...)` or `jax.jit(lambda m, p: ...)(...)`, called where it is transformed
+        with every parameter its own: the call's arguments are what the trace gets, as for a wrapper's name."""
+        if type(func) is not cst.Call:
+            return None
+        applied = applied_transforms(func, self.names, self.transforms)
+        if len(applied) != 1:
+            return None
+        target, transform = applied[0]
+        if transform.bound or transform.bound_names or not isinstance(target, (cst.Name, cst.Lambda)):
+            return None
+        return target
 
     def _instance_called(
         self, chain: tuple[cst.CSTNode, ...], call: cst.Call, values: list[Value | None], caller: str, via
