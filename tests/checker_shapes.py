@@ -16,12 +16,10 @@ leaks; such a tracer raises UnexpectedTracerError when used); a twin raises noth
 from __future__ import annotations
 
 import ast
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from helpers import run_with_jax
 
 SHAPES = Path(__file__).resolve().parents[1] / "fixtures" / "analysis" / "checker_shapes"
 _MARK = re.compile(r"#\s*expect(?:-miss)?:.*\b(JAX201|JAX202|JAX308)\b")
@@ -95,12 +93,7 @@ def all_programs(prefix: str) -> dict[str, dict[str, set[int]]]:
 def outcomes(prefix: str) -> dict[str, dict]:
     """What jax did with each program of the `prefix` modules, by `module.name`: one subprocess runs them all."""
     listed = {module: list(found) for module, found in all_programs(prefix).items()}
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONDONTWRITEBYTECODE": "1",
-           "XLA_FLAGS": "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"}
-    run = subprocess.run([sys.executable, "-c", SCRIPT, str(SHAPES), json.dumps(listed)],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    return run_with_jax(SCRIPT, SHAPES, listed)
 
 
 def _wrong(module: str, name: str, marked: set[int], outcome: dict) -> str | None:

@@ -6,6 +6,8 @@ fixture in conftest.py, which returns an `Outcome`.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -37,6 +39,17 @@ def jaxlint(cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedP
     """The real command line, in a subprocess."""
     return subprocess.run([sys.executable, "-m", "jaxlint", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def run_with_jax(script: str, folder: Path, listed: dict) -> dict:
+    """What one jax subprocess reports (the JSON of its last line) after running `script` over the programs
+    `listed` in `folder`, on the CPU with XLA's slow passes off."""
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONDONTWRITEBYTECODE": "1",
+           "XLA_FLAGS": "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"}
+    run = subprocess.run([sys.executable, "-c", script, str(folder), json.dumps(listed)],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
 
 def write(path: Path, text: str) -> Path:

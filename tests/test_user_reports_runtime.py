@@ -13,14 +13,12 @@ misbehaviour.
 from __future__ import annotations
 
 import ast
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from helpers import run_with_jax
 
 REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "user_reports"
 _MARK = re.compile(r"#\s*expect(?:-miss)?:")
@@ -101,12 +99,7 @@ def test_every_report_says_what_it_is() -> None:
 def outcomes() -> dict[str, dict]:
     pytest.importorskip("jax")
     listed = {path.stem: declared(path)[0] for path in reports()}
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONDONTWRITEBYTECODE": "1",
-           "XLA_FLAGS": "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"}
-    run = subprocess.run([sys.executable, "-c", SCRIPT, str(REPORTS), json.dumps(listed)],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    return run_with_jax(SCRIPT, REPORTS, listed)
 
 
 def _wrong(expect: str, bug: dict, fixed: dict) -> str | None:

@@ -615,7 +615,7 @@ class ScopeRecorder:
         partial, `given`: the values it gives them; `other_result`: through a transform whose calls give something
         other than what `target` returns, `jax.grad`)."""
         self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
-        self._alias_defs[(id(chain[-1]), name)] = self._bound_now(chain, target)
+        self._alias_defs[(id(chain[-1]), name)] = self._bound_now(target)
         if other_result:
             self._other_results.add((id(chain[-1]), name))
         else:
@@ -634,13 +634,13 @@ class ScopeRecorder:
         for name in names:
             self.reaching.bind(name, OTHER)
 
-    def _bound_now(self, chain: Chain, target: cst.BaseExpression) -> cst.BaseExpression | cst.FunctionDef:
-        """The def a name of this scope holds where the walk is, when its latest binding is one: an alias made of
-        it (`fn = jax.jit(f)`) keeps that function when a later `def f` binds the name again."""
+    def _bound_now(self, target: cst.BaseExpression) -> cst.BaseExpression | cst.FunctionDef:
+        """The def a name holds where the walk is, when it is the one binding of this scope that reaches here
+        (reaching.py): an alias made of it (`fn = jax.jit(f)`) keeps that function when a later `def f` binds the
+        name again."""
         if type(target) is cst.Name:
-            key = (id(chain[-1]), target.value)
-            defined = self._defs.get(key)
-            if type(defined) is cst.FunctionDef and key not in self._aliased_last:
+            reaching = self.reaching.reaching(target.value)
+            if len(reaching) == 1 and type(defined := next(iter(reaching))) is cst.FunctionDef:
                 return defined
         return target
 
