@@ -108,7 +108,10 @@ def test_settings_that_change_results_are_part_of_the_key(tmp_path: Path) -> Non
 
 def test_the_path_is_part_of_the_key(tmp_path: Path) -> None:
     """Findings carry the path, and test files are judged differently (constant keys are fine there)."""
-    source = "import jax\n\n\n@jax.jit\ndef f(x):\n    key = jax.random.key(0)\n    return x + jax.random.normal(key, ())\n"
+    source = (
+        "import jax\n\n\n@jax.jit\ndef f(x):\n    key = jax.random.key(0)\n    return x + jax.random.normal(key, ())\n\n"
+        "for x in range(3):\n    f(x)\n"
+    )
     write(tmp_path / "a.py", source)
     write(tmp_path / "tests" / "a.py", source)
     for _ in range(2):

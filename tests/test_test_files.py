@@ -16,6 +16,10 @@ import jax
 def step(x):
     key = jax.random.key(0)
     return x + jax.random.normal(key, x.shape)
+
+
+for batch in range(3):
+    step(batch)
 """
 
 

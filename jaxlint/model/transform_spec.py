@@ -58,6 +58,9 @@ class TransformSpec:
     scalar_output: bool = False  # the function must return a scalar (without `has_aux`)
     integer_input_error: Optional[str] = None  # its TypeError on integer or boolean differentiated inputs
     per_example: bool = False  # runs its function once per mapped example
+    # Maps over devices: each device runs the same program, so a value equal on every device (a replicated
+    # parameter, one initialisation) is the norm, not a sign that the examples were meant to differ.
+    per_device: bool = False
     caches_by_function: bool = False  # its compile cache is keyed by the identity of the function it wraps
     # Each call returns a new function object (`jax.grad(f) is not jax.grad(f)`): a jit of it misses the cache
     new_function_per_call: bool = False

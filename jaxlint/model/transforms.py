@@ -91,6 +91,7 @@ TRANSFORMS: dict[str, TransformSpec] = {
         positional_options=("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"),
         options=Options(Role("static_broadcasted_argnums", None, None), Role("donate_argnums", None, None)),
         per_example=True,
+        per_device=True,
         caches_by_function=True,
         traces_unmapped=True,
     ),
@@ -188,6 +189,7 @@ STAGED = _where(lambda t: t.staged)
 CALLED_WITH_ARGUMENTS = _where(lambda t: t.called_with_arguments)  # `jax.vjp(f, x)`: `f(x)` runs
 GRADIENTS = _where(lambda t: t.gradient)
 MAPS = _where(lambda t: t.per_example)
+PER_DEVICE = _where(lambda t: t.per_device)
 RUN_AS_GIVEN = _where(lambda t: t.runs_as_given)
 REVERSE_MODE = _where(lambda t: t.reverse_mode)
 SCALAR_OUTPUT = _where(lambda t: t.scalar_output)

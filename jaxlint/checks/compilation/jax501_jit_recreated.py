@@ -13,7 +13,8 @@ from jaxlint.analysis.callees import VMAPS
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
 from jaxlint.analysis.context import method_of
-from jaxlint.checks.compilation._common import LoopRule, compile_count_confirms, reads
+from jaxlint.checks.compilation._common import compile_count_confirms, reads
+from jaxlint.checks.loops import LoopRule
 from jaxlint.traversal import children
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, NEW_FUNCTION_PER_CALL, PARTIAL
 

@@ -9,13 +9,13 @@ import libcst as cst
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import code
 from jaxlint.checks.compilation._common import (
-    LoopRule,
     compile_count_confirms,
     reads,
     returns,
     static_arguments,
     static_position,
 )
+from jaxlint.checks.loops import LoopRule
 from jaxlint.model.functions import OPTIMIZER_FACTORIES
 from jaxlint.model.transforms import PARTIAL
 

@@ -7,15 +7,20 @@ from typing import cast
 
 import libcst as cst
 
+from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import read_for_shapes, shape_only
 from jaxlint.analysis.names import Names
-from jaxlint.checks.randomness._common import TraceTimeRule, call_text
+from jaxlint.analysis.repetition import Repeat
+from jaxlint.analysis.traced import TracedFunction
+from jaxlint.checks.loops import LoopRule
+from jaxlint.checks.randomness._common import TraceSite, TraceTimeRule, call_text
 from jaxlint.model.functions import RANDOMNESS_OFF
 from jaxlint.model.keys import KEY_CONSTRUCTORS
+from jaxlint.model.transforms import LOOP_BODIES, MAPS, PER_DEVICE, TREE_MAPS
 from jaxlint.traversal import TOKENS_BUT_NAMES, branches
 
 
-class ConstantKeyInTraced(TraceTimeRule):
+class ConstantKeyInTraced(TraceTimeRule, LoopRule):
     code = "JAX203"
     name = "constant-key-in-traced"
     summary = "A PRNG key from a literal seed, or seeded from the clock, inside a jitted or vmapped function"
@@ -24,7 +29,12 @@ class ConstantKeyInTraced(TraceTimeRule):
         "under `jit`, `vmap`, `pmap`, `shard_map`, `checkpoint`, or a `lax.scan`/`fori_loop`/`while_loop`/"
         "`cond` body, and the functions nested in it) when the seed is an integer literal, or is computed "
         "from a value read on the host: `time.time()`, `time.time_ns()`, `time.perf_counter()`, "
-        "`datetime.now()`, `np.random.*`, `random.*`, `uuid.uuid4()`."
+        "`datetime.now()`, `np.random.*`, `random.*`, `uuid.uuid4()`. A seed read from the host is flagged "
+        "wherever it is traced (the clock says fresh numbers were meant); a literal seed where the code runs "
+        "the draws again for fresh numbers: in each iteration of a lax loop, for each example of a `vmap`, on "
+        "every leaf of a `jax.tree.map`, at each call from a Python loop (of this module or another: "
+        "`for batch in data: state = train_step(state, batch)`, through the helpers on the way), or in place of a "
+        "key the function is given (`def train(rng): rng = jax.random.key(0)`)."
     )
     why_bad = (
         "A key built from a literal is the same key on every call, so the function draws the same "
@@ -44,7 +54,9 @@ class ConstantKeyInTraced(TraceTimeRule):
         "@jax.jit\n"
         "def dropout(x):\n"
         "    key = jax.random.key(int(time.time()))\n"
-        "    return jax.random.bernoulli(key, 0.9, x.shape) * x\n"
+        "    return jax.random.bernoulli(key, 0.9, x.shape) * x\n\n\n"
+        "for x in batches:\n"
+        "    y = add_noise(x)\n"
     )
     use_instead = (
         "import jax\n\n\n"
@@ -57,6 +69,10 @@ class ConstantKeyInTraced(TraceTimeRule):
         "    y = add_noise(x, subkey)\n"
     )
     not_flagged = (
+        "A literal seed in a traced function that nothing shows to run again for fresh numbers: called once "
+        "(a simulation from a fixed seed is a reproducible experiment), from code the module does not show, or "
+        "under `pmap` alone (every device runs the same program: replicas that agree, one initialisation on "
+        "every device, are the norm). "
         "Keys made outside traced functions (a literal seed at the top of a script is the usual idiom), "
         "keys made from an argument (`jax.random.key(seed)` where `seed` is a parameter, traced or static), "
         "`jax.random.fold_in(jax.random.key(0), step)` with a data argument that is not a literal, a literal "
@@ -86,11 +102,19 @@ class ConstantKeyInTraced(TraceTimeRule):
         "and confirms when one is read at this line while tracing. A literal seed raises nothing: unverified."
     )
 
+    # A literal seed is a finding only where the same numbers are drawn again: the loop that runs the traced
+    # function is known at the module's end, so those wait for it.
+    follows_calls = False  # calls are followed here, traced ones included (see visit_Call)
+
     def __init__(self, facts, reporter) -> None:
         super().__init__(facts, reporter)
         self._fallbacks: set[int] = set()  # key constructors only run when no key was given
         self._for_shapes: set[int] = set()  # key constructors whose draws are read only for their shape
         self._unread: set[int] = set()  # key constructors bound to a name nothing reads
+        self._replacing: dict[int, str] = {}  # key constructors bound over a parameter: its name
+        # Literal keys, with the function or lambda around them and the def whose callers are followed.
+        self._waiting: list[tuple[cst.Call, str, TraceSite, cst.CSTNode, cst.FunctionDef | None]] = []
+        self._per_leaf: dict[int, cst.Call] = {}  # functions and lambdas a tree map runs on every leaf: its call
 
     def _mark_shape_only(self, node: cst.CSTNode) -> None:
         for part in shape_only(node, self.names):
@@ -129,6 +153,14 @@ class ConstantKeyInTraced(TraceTimeRule):
             and _never_read(function, target.value)
         ):
             self._unread.add(id(node.value))
+        elif (
+            isinstance(target, cst.Name)
+            and isinstance(node.value, cst.Call)
+            and self.names.qualified(node.value.func) in KEY_CONSTRUCTORS
+            and isinstance(function, cst.FunctionDef)
+            and any(param.name.value == target.value for param in _parameters(function))
+        ):
+            self._replacing[id(node.value)] = target.value  # `def train(rng): rng = jax.random.key(0)`
         elif isinstance(target, cst.Name) and isinstance(function, cst.FunctionDef):
             # `u = model.sample_U(jax.random.key(0))` read only for shapes: the numbers drawn are never seen
             keys = list(_key_constructors(node.value, self.names))
@@ -141,6 +173,7 @@ class ConstantKeyInTraced(TraceTimeRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
+        self._follow(node)
         self._mark_shape_only(node)
         if _randomness_off(node):  # `model.apply(..., rngs={"dropout": key(0)}, train=False)`
             self._fallbacks.update(id(call) for call in _key_constructors(node, self.names))
@@ -158,15 +191,7 @@ class ConstantKeyInTraced(TraceTimeRule):
         text = call_text(node, 60)
         where = self.describe(scope)
         fix = f"pass a key in {where.carrier} and `jax.random.split` it for each use"
-        if kind == "literal":
-            self.report(
-                node,
-                lambda line_of: (
-                    f"`{text}` makes the same key every time {where.subject} runs "
-                    f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {fix}"
-                ),
-            )
-        else:
+        if kind == "host":
             assert source is not None  # `constant_key` gives the call read for a non-literal key
             read = call_text(source)
             self.report(
@@ -177,6 +202,86 @@ class ConstantKeyInTraced(TraceTimeRule):
                     f"{fix}"
                 ),
             )
+        elif id(node) in self._replacing:
+            given = self._replacing[id(node)]
+            self.report(
+                node,
+                lambda line_of: (
+                    f"`{text}` replaces the key `{given}` that {where.subject} is given "
+                    f"(traced{where.how(line_of)}), so every call draws the same numbers whatever key it is "
+                    f"given; split the key `{given}` instead"
+                ),
+            )
+        elif _repeats_within_a_run(scope):
+            self.report(
+                node,
+                lambda line_of: (
+                    f"`{text}` makes the same key every time {where.subject} runs "
+                    f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {fix}"
+                ),
+            )
+        else:
+            owner = next((n for n in reversed(self.facts.chain) if isinstance(n, (cst.FunctionDef, cst.Lambda))), None)
+            function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
+            if owner is not None:
+                self._waiting.append((node, text, where, owner, function))
+
+    def _follow(self, call: cst.Call) -> None:
+        """Which def `call` runs, traced calls included: a helper's draws are part of the computation of the
+        function that calls it, and run each time that does; a jitted function's, each time it is called. A tree
+        map runs its function once per leaf."""
+        if self.names.qualified(call.func) in TREE_MAPS:
+            mapped = argument(call, 0, "f")
+            found = self.facts.binding(mapped, want_def=True) if type(mapped) is cst.Name else None
+            if type(mapped) is cst.Lambda or found is not None:
+                self._per_leaf[id(mapped if found is None else found[0])] = call
+        found = self.facts.binding(call.func, want_def=True)  # a def, or a method through `self`
+        function = found[0] if found is not None else None
+        if type(function) is not cst.FunctionDef:
+            callee = self.facts.jitted(call)  # `step = jax.jit(f)`, then `step(x)`
+            function = callee.function if callee is not None else None
+        if type(function) is cst.FunctionDef and not self.cached(function):
+            self.repeated.called(function, call, self.holder, self.loop)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for call, text, where, owner, function in self._waiting:
+            tree_map = self._per_leaf.get(id(owner))
+            repeat = self.repeat(function) if tree_map is None and function is not None else None
+            if tree_map is not None:
+                self.report(call, _per_leaf_message(text, where, tree_map, self.names.qualified(tree_map.func)))
+            elif repeat is not None:
+                self.report(call, _repeated_message(text, where, repeat))
+
+
+def _repeated_message(text: str, where: TraceSite, repeat: Repeat):
+    fix = f"pass a key in {where.carrier} and `jax.random.split` it for each use"
+    return lambda line_of: (
+        f"`{text}` makes the same key every time {where.subject} runs (traced{where.how(line_of)}), and "
+        f"{repeat.describe(line_of)} runs it again and again, so every run draws the same numbers; {fix}"
+    )
+
+
+def _per_leaf_message(text: str, where: TraceSite, tree_map: cst.Call, name: str | None):
+    fix = f"pass a key in {where.carrier} and `jax.random.split` it for each use"
+    return lambda line_of: (
+        f"`{text}` makes the same key every time {where.subject} runs (traced{where.how(line_of)}), and "
+        f"`{name}` at line {line_of(tree_map)} runs it on every leaf, so every leaf draws the same numbers; {fix}"
+    )
+
+
+def _repeats_within_a_run(scope: TracedFunction) -> bool:
+    """Whether one run of the traced function draws its constant key's numbers again and again: in each iteration
+    of a lax loop, for each example of a map. (Not for each device of a `pmap`: every device runs the same
+    program, and replicas that agree are the norm.)"""
+    trace = scope.trace
+    if trace is None:
+        return False
+    return trace.name in LOOP_BODIES or (trace.name in MAPS and trace.name not in PER_DEVICE)
+
+
+def _parameters(function: cst.FunctionDef):
+    params = function.params
+    return (*params.posonly_params, *params.params, *params.kwonly_params)
 
 
 def _key_constructors(node: cst.CSTNode, names: Names):

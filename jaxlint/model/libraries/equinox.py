@@ -12,7 +12,7 @@ TRANSFORMS = {
     "equinox.filter_vmap": TransformSpec(
         FILTERED, staged=True, per_example=True, concrete_constants=True, none_spec_static="in_axes"
     ),
-    "equinox.filter_pmap": TransformSpec(FILTERED, staged=True, per_example=True),
+    "equinox.filter_pmap": TransformSpec(FILTERED, staged=True, per_example=True, per_device=True),
     "equinox.filter_checkpoint": TransformSpec(FILTERED, staged=True),
     "equinox.filter_grad": TransformSpec(FILTERED, staged=False, gradient=True),
     "equinox.filter_value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),

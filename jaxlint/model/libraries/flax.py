@@ -26,7 +26,7 @@ TRANSFORMS = {
         FILTERED, staged=True, per_example=True, concrete_constants=True, none_spec_static="in_axes"
     ),
     "flax.nnx.remat": TransformSpec(FILTERED, staged=True),
-    "flax.nnx.pmap": TransformSpec(FILTERED, staged=True, per_example=True),
+    "flax.nnx.pmap": TransformSpec(FILTERED, staged=True, per_example=True, per_device=True),
     "flax.nnx.grad": TransformSpec(FILTERED, staged=False, gradient=True),
     "flax.nnx.value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
     # `nnx.scan` runs `jax.lax.scan` over the arguments whose `in_axes` is an integer or `nnx.Carry` (default
