@@ -11,10 +11,9 @@ import libcst as cst
 from jaxlint.analysis.bindings import target_names
 from jaxlint.analysis.callees import VMAPS
 from jaxlint.analysis.repetition import Repeat
-from jaxlint.checks.base import code
+from jaxlint.checks.base import LoopRule, code
 from jaxlint.analysis.context import method_of
 from jaxlint.checks.compilation._common import compile_count_confirms, reads
-from jaxlint.checks.loops import LoopRule
 from jaxlint.traversal import children
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, NEW_FUNCTION_PER_CALL, PARTIAL
 

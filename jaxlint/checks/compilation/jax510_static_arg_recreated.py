@@ -7,7 +7,7 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.repetition import Repeat
-from jaxlint.checks.base import code
+from jaxlint.checks.base import LoopRule, code
 from jaxlint.checks.compilation._common import (
     compile_count_confirms,
     reads,
@@ -15,7 +15,6 @@ from jaxlint.checks.compilation._common import (
     static_arguments,
     static_position,
 )
-from jaxlint.checks.loops import LoopRule
 from jaxlint.model.functions import OPTIMIZER_FACTORIES
 from jaxlint.model.transforms import PARTIAL
 

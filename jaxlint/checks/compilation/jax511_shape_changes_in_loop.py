@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.checks.base import code
+from jaxlint.checks.base import LoopRule, code
 from jaxlint.checks.compilation._common import compile_count_confirms
-from jaxlint.checks.loops import LoopRule
 from jaxlint.model.functions import GROWING_FUNCTIONS, LIST_TO_ARRAY
 
 

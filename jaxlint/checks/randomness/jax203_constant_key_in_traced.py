@@ -12,7 +12,7 @@ from jaxlint.analysis.keys import read_for_shapes, shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.analysis.traced import TracedFunction
-from jaxlint.checks.loops import LoopRule
+from jaxlint.checks.base import LoopRule
 from jaxlint.checks.randomness._common import TraceSite, TraceTimeRule, call_text
 from jaxlint.model.functions import RANDOMNESS_OFF
 from jaxlint.model.keys import KEY_CONSTRUCTORS
