@@ -92,6 +92,9 @@ class _ScopeState:
     dead: list[bool]  # per domain: no path reaches the current point (after `return`, `break`...)
     loops: list[_Loop] = field(default_factory=list)
     blocks: list[bool] = field(default_factory=list)  # per open block: it ends by leaving its loop or scope
+    # A def or lambda written where no path goes (after a `raise` or `return` in its block): it is never made,
+    # so nothing in it ever runs.
+    never_made: bool = False
 
 
 @dataclass
@@ -156,6 +159,11 @@ class Flow:
     def reaches(self, domain: Domain) -> bool:
         """Whether some path reaches the current point in `domain` (not after `return`, `break`...)."""
         return not self._frame.dead[self.domains.index(domain)]
+
+    def runs(self, domain: Domain) -> bool:
+        """Whether the current point can run: some path reaches it in `domain`, and the functions around it are
+        made (a def after a `raise` or `return` never is)."""
+        return not self._frame.never_made and self.reaches(domain)
 
     def leaves_loop(self) -> bool:
         """Whether the current point sits in a block that leaves the innermost loop (or the scope) when it
@@ -227,7 +235,10 @@ class Flow:
     # ------------------------------------------------------------------ scopes
 
     def _enter_scope(self, node: cst.CSTNode) -> None:
-        self._frames.append(self._new_frame())
+        outer = self._frame
+        frame = self._new_frame()
+        frame.never_made = outer.never_made or (bool(outer.dead) and all(outer.dead))
+        self._frames.append(frame)
         for domain in self.domains:
             domain.enter_scope(node)
 

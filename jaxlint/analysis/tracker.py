@@ -973,8 +973,10 @@ class ValueTracker(Domain):
             self.enables_x64 = x64_call(node, self.names)
         chain = tuple(self._chain)
         caller = self.traced_scope
-        # Under `jax.disable_jit()` transforms run their functions eagerly: nothing is traced there.
-        applied = [] if self._untraced else applied_transforms(node, self.names, self.transforms)
+        # Under `jax.disable_jit()` transforms run their functions eagerly, and code no path reaches (after a
+        # `raise` or `return`) never runs: nothing is traced there.
+        runs = not self._untraced and self.flow.runs(self)
+        applied = applied_transforms(node, self.names, self.transforms) if runs else []
         for target, transform in applied:
             if caller is not None and caller.staged and not transform.staged:
                 transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
