@@ -50,6 +50,20 @@ def _timer_start(statement: cst.CSTNode, names) -> str | None:
     return None
 
 
+def _restarts(statement: cst.CSTNode, start: str, timers: list[cst.Call]) -> bool:
+    """Whether every timer call in `statement` starts the clock again (`t0 = time.perf_counter()`, in a loop after
+    the compiling call): a new start, not a read of the first."""
+    restarted = {
+        id(node.value)
+        for node in _walk(statement)
+        if type(node) is cst.Assign
+        and len(node.targets) == 1
+        and type(node.targets[0].target) is cst.Name
+        and node.targets[0].target.value == start
+    }
+    return all(id(call) in restarted for call in timers)
+
+
 def _subtracts(node: cst.CSTNode, start: str) -> bool:
     """Whether `node` computes `... - start`."""
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract):
@@ -188,7 +202,10 @@ class TimingWithoutSync(CalleeRule):
             if start is None:
                 continue
             for end in range(index + 1, len(statements)):
-                if any(self.names.qualified(call.func) in _TIMERS for call in _all_calls(statements[end])):
+                timers = [call for call in _all_calls(statements[end]) if self.names.qualified(call.func) in _TIMERS]
+                if timers:
+                    if _restarts(statements[end], start, timers):
+                        break  # `if i == 0: t0 = time.perf_counter()`: which start the subtraction reads is not known
                     if any(_subtracts(later, start) for later in statements[end:]):
                         self._region(statements[index], statements[index + 1 : end], statements[end], start)
                     break
