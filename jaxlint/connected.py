@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
-from typing import TypeGuard
+from typing import Iterator, TypeGuard, cast
 
 from jaxlint import __version__
 from jaxlint.analysis.interface import absolute_module
@@ -73,13 +73,15 @@ def _calls_and_imports(data: bytes, package: str) -> dict:
         return {"calls": [], "reexports": {}, "read": False}  # the analysis may parse it: it may call anything
     bound: dict[str, set[str]] = {}  # every import anywhere: a superset of what each scope sees
     called: list[list[str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            called.append(_dotted(node.func))
-            called.extend(_dotted(arg) for arg in (*node.args, *(keyword.value for keyword in node.keywords)))
-        elif isinstance(node, ast.ClassDef):  # a subclass tells its base class which methods it overrides
-            called.extend(_dotted(base) for base in node.bases)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+    for node in _calls_classes_imports(tree):
+        kind = type(node)
+        if kind is ast.Call:
+            call = cast(ast.Call, node)
+            called.append(_dotted(call.func))
+            called.extend(_dotted(arg) for arg in (*call.args, *(keyword.value for keyword in call.keywords)))
+        elif kind is ast.ClassDef:  # a subclass tells its base class which methods it overrides
+            called.extend(_dotted(base) for base in cast(ast.ClassDef, node).bases)
+        else:
             for local, qualified in _imports(node, package):
                 bound.setdefault(local, set()).add(qualified)
     reexports: dict[str, list[str]] = {}
@@ -88,6 +90,30 @@ def _calls_and_imports(data: bytes, package: str) -> dict:
             reexports.setdefault(local, []).append(qualified)
     calls = {".".join([target, *parts[1:]]) for parts in called if parts for target in bound.get(parts[0], ())}
     return {"calls": sorted(calls), "reexports": reexports, "read": True}
+
+
+_SOUGHT = frozenset({ast.Call, ast.ClassDef, ast.Import, ast.ImportFrom})
+
+
+def _calls_classes_imports(tree: ast.AST) -> Iterator[ast.AST]:
+    """The calls, classes and imports anywhere in the tree, in no particular order. `ast.walk` costs twice this
+    walk (a generator of children for every node, tokens and contexts included); this one reads each node's
+    fields in place, and never looks inside an import (its aliases hold nothing else)."""
+    stack = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind in _SOUGHT:
+            yield node
+            if kind is ast.Import or kind is ast.ImportFrom:
+                continue
+        for field in node._fields:
+            value = getattr(node, field)
+            if type(value) is list:
+                extend(child for child in value if isinstance(child, ast.AST))
+            elif isinstance(value, ast.AST):
+                push(value)
 
 
 def _imports(node: ast.AST, package: str) -> list[tuple[str, str]]:

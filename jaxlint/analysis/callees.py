@@ -178,6 +178,9 @@ def options_of(transform: str) -> Options:
 # ---------------------------------------------------------------------- what each scope binds
 
 _OTHER = cst.Name("_")  # a binding jaxlint does not follow: a parameter, a loop target, an import...
+_NAME_BINDERS = frozenset(
+    {cst.Import, cst.ImportFrom, cst.Del, cst.Global, cst.Nonlocal}
+)  # statements binding names only
 
 
 @dataclass
@@ -260,7 +263,7 @@ class ModuleBindings:
             value = cast(cst.Expr, small).value
             if type(value) is cst.Call:
                 self._written.update(_set_by_name(value))
-        if isinstance(small, cst.Assign):
+        if type(small) is cst.Assign:
             single = len(small.targets) == 1
             for target in small.targets:
                 node = target.target
@@ -271,7 +274,7 @@ class ModuleBindings:
                 else:
                     for name in target_names(node):
                         scope.names.setdefault(name, []).append(_OTHER)
-        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+        elif type(small) is cst.AugAssign or type(small) is cst.AnnAssign:
             node = small.target
             if _is_self_attribute(node, owner) and cls is not None:
                 value = small.value if isinstance(small, cst.AnnAssign) and small.value is not None else _OTHER
@@ -279,13 +282,13 @@ class ModuleBindings:
             elif isinstance(node, cst.Name):
                 value = small.value if isinstance(small, cst.AnnAssign) and small.value is not None else _OTHER
                 scope.names.setdefault(node.value, []).append(value)
-        elif isinstance(small, (cst.Import, cst.ImportFrom, cst.Del, cst.Global, cst.Nonlocal)):
+        elif kind in _NAME_BINDERS:
             if isinstance(small, (cst.Import, cst.ImportFrom)):
                 bound = list(scope_imports([small]))
             elif isinstance(small, cst.Del):
                 bound = list(target_names(small.target))
             else:
-                bound = [item.name.value for item in small.names]
+                bound = [item.name.value for item in cast("cst.Global | cst.Nonlocal", small).names]
             for name in bound:
                 scope.names.setdefault(name, []).append(_OTHER)
 
@@ -705,13 +708,13 @@ class Callees:
         def `m`, and whether an instance fills `self`."""
         if type(expr) is not cst.Attribute:
             return None
-        if isinstance(expr.value, cst.Name) and self.names.qualified(expr.value) is not None:
+        if type(expr.value) is cst.Name and self.names.qualified(expr.value) is not None:
             return None  # an imported name (`jnp.sum`): no class of this module
         cls: object  # `receiver` may answer anything; only a ClassDef is followed
         cls, through_instance = self.bindings.class_of(expr.value, chain), False
         if cls is None:
             cls, through_instance = self._receiver(expr), True
-        if cls is None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        if cls is None and type(expr.value) is cst.Name and expr.value.value == "self":
             cls = self._self_class(expr, chain)  # `self.m` where `m` is a base class's
         if type(cls) is not cst.ClassDef or not plain_class(cls, self.names):
             return None

@@ -196,8 +196,8 @@ def mapping_paths(scope: cst.CSTNode) -> list[cst.BaseExpression]:
     while stack:
         node = stack.pop()
         if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
+            type(node) is cst.Call
+            and type(node.func) is cst.Attribute
             and node.func.attr.value in MAPPING_METHODS
             and path_root(node.func.value) is not None
         ):
@@ -423,7 +423,7 @@ class DonationFlow(Domain):
     def _stored(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """`batch["x"] = jnp.ones(3)`: a drawn batch that now holds a JAX array is no longer known to be on the host."""
         state = self._state
-        if isinstance(target, cst.Subscript) and state.drawn:
+        if type(target) is cst.Subscript and state.drawn:
             root = path_root(target.value, self._mappings())
             held = self._tracker.value_of(value)
             if root is not None and held is not None and held.is_array:
@@ -432,7 +432,7 @@ class DonationFlow(Domain):
     def _draws(self, value: cst.BaseExpression) -> bool:
         """`next(it)` of an iterator not known to put its items on the device."""
         return (
-            isinstance(value, cst.Call)
+            type(value) is cst.Call
             and self._builtin(value.func) == "next"
             and bool(value.args)
             and not self._feeds(value.args[0].value)
@@ -441,9 +441,9 @@ class DonationFlow(Domain):
     def _feeds(self, iterable: cst.BaseExpression) -> bool:
         """An iterable whose items are on the device: a name bound to one, a library's prefetching iterator, `map`
         of a device transfer, and `iter`, `enumerate` or `zip` of one."""
-        if isinstance(iterable, cst.Name) and iterable.value in self._state.feeding:
+        if type(iterable) is cst.Name and iterable.value in self._state.feeding:
             return True
-        if not isinstance(iterable, cst.Call):
+        if type(iterable) is not cst.Call:
             return False
         if self._tracker.names.qualified(iterable.func) in DEVICE_ITERATORS:
             return True
@@ -455,7 +455,7 @@ class DonationFlow(Domain):
         return False
 
     def _builtin(self, func: cst.BaseExpression) -> str | None:
-        if isinstance(func, cst.Name) and self._tracker.names.qualified(func) is None:
+        if type(func) is cst.Name and self._tracker.names.qualified(func) is None:
             return func.value
         return None
 

@@ -80,6 +80,7 @@ _VIEW_METHODS = frozenset({"reshape", "squeeze", "ravel", "flatten"})
 # an isinstance against a libcst class runs ABCMeta's check in Python (libcst's concrete node types have
 # no subclasses).
 _NOT_ASSIGNING = node_types(cst.BaseExpression) | TOKENS  # what `_self_targets` does not enter
+_COMPREHENSIONS = node_types(cst.BaseComp)
 
 
 def shape_only(node: cst.CSTNode, names: Names) -> list[cst.BaseExpression]:
@@ -505,7 +506,7 @@ class KeyFlow(Domain):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if isinstance(value, cst.Call) and self._tracker.names.qualified(value.func) in self._tracker.transforms.all:
+        if type(value) is cst.Call and self._tracker.names.qualified(value.func) in self._tracker.transforms.all:
             self._pure.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
 
     def _is_pure(self, call: cst.Call) -> bool:
@@ -852,7 +853,7 @@ class KeyFlow(Domain):
     # ------------------------------------------------------------------ bindings
 
     def _is_key_value(self, name: str, value: cst.BaseExpression | None) -> bool:
-        if isinstance(value, cst.Call):
+        if type(value) is cst.Call:
             return makes_key(value, self._tracker.names) or self.state.named_like_key(name)
         ref = key_ref(value) if value is not None else None
         if ref is not None:
@@ -1023,7 +1024,7 @@ class KeyFlow(Domain):
     def exit_scope(self, node: cst.CSTNode) -> None:
         inner = self._states.pop()
         self._functions.pop()
-        if isinstance(node, cst.BaseComp):  # what it consumed of the keys around it stays consumed
+        if type(node) in _COMPREHENSIONS:  # what it consumed of the keys around it stays consumed
             for ref, use in inner.consumed.items():
                 if _base(ref) in self.state.keys:
                     self.state.consume(ref, use)

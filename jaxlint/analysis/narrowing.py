@@ -34,8 +34,8 @@ def not_an_array(
     if type(test) is cst.Call and not (type(test.func) is cst.Name and test.func.value == "isinstance"):
         call = _inlined(test, definition(test.func))
     if not (
-        isinstance(call, cst.Call)
-        and isinstance(call.func, cst.Name)
+        type(call) is cst.Call
+        and type(call.func) is cst.Name
         and call.func.value == "isinstance"
         and len(call.args) == 2
         and isinstance(call.args[0].value, cst.Name)

@@ -681,7 +681,7 @@ class ScopeRecorder:
         """The alias a name is bound to where `chain` ends (None: a def, a parameter or variable, or no name)."""
         if isinstance(expr, cst.Name) and depth < 3:
             for level, scope in enumerate(reversed(chain)):
-                if isinstance(scope, cst.ClassDef) and level > 0:
+                if type(scope) is cst.ClassDef and level > 0:
                     continue
                 key = (id(scope), expr.value)
                 if key in self._defs:
@@ -982,7 +982,7 @@ class ScopeRecorder:
 
     def _partial_given(self, chain: Chain, func: cst.BaseExpression) -> _Given:
         """What the partial a called name is bound to gives (`fn(batch)` after `fn = partial(loss, x)`: `x`)."""
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             for level, scope in enumerate(reversed(chain)):
                 if type(scope) is cst.ClassDef and level > 0:
                     continue

@@ -299,11 +299,11 @@ def bound_names(target: cst.BaseExpression, value: Value | None) -> list[tuple[s
     if isinstance(target, cst.Name):
         return [(target.value, value)]
     if isinstance(target, (cst.Tuple, cst.List)):
-        starred = any(isinstance(element, cst.StarredElement) for element in target.elements)
+        starred = any(type(element) is cst.StarredElement for element in target.elements)
         parts = _unpacked(value, len(target.elements), starred)
         bound: list[tuple[str, Value | None]] = []
         for element, part in zip(target.elements, parts):
-            bound += bound_names(element.value, None if isinstance(element, cst.StarredElement) else part)
+            bound += bound_names(element.value, None if type(element) is cst.StarredElement else part)
         return bound
     if isinstance(target, cst.StarredElement):
         return bound_names(target.value, None)
@@ -781,7 +781,7 @@ class Evaluator:
                     items += known
             else:
                 items.append(self.value_of(element.value))
-        kind = "tuple" if isinstance(expr, cst.Tuple) else "list"
+        kind = "tuple" if type(expr) is cst.Tuple else "list"
         if complete:
             return built(kind, tuple(items))
         return holding(kind, _first_traced(items + starred))

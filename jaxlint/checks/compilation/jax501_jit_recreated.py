@@ -352,7 +352,7 @@ class JitRecreated(LoopRule):
             return  # tests build a fresh jit per case on purpose
         self._check_stored(node.func)
         jit: Jit | None = self._called_jit(node.func)
-        if jit is None and isinstance(node.func, cst.Name) and frame.loops:
+        if jit is None and type(node.func) is cst.Name and frame.loops:
             bound = next(
                 (
                     (loop[node.func.value], depth)
@@ -366,7 +366,7 @@ class JitRecreated(LoopRule):
                 reused = len(frame.loops) != bound[1] or self._maybe_skipped(bound[0], node.func.value)
                 uses[2] += 2 if reused else 1
             return
-        if jit is None and isinstance(node.func, cst.Name):
+        if jit is None and type(node.func) is cst.Name:
             jit = frame.local.get(node.func.value)
         what = self._fresh(jit) if jit is not None and id(jit) not in self._reported else None
         if what is None or jit is None:
@@ -384,11 +384,11 @@ class JitRecreated(LoopRule):
         if not isinstance(func, cst.Attribute):
             return
         receiver = func.value
-        made = receiver if isinstance(receiver, cst.Call) else None
+        made = receiver if type(receiver) is cst.Call else None
         if isinstance(receiver, cst.Name):
             made = self.made_here(receiver)
         cls = self.facts.value_of(made).instance if made is not None else None
-        stored = _stored_jit(cls, func.attr.value, self.names) if isinstance(cls, cst.ClassDef) else None
+        stored = _stored_jit(cls, func.attr.value, self.names) if type(cls) is cst.ClassDef else None
         if stored is None:
             return
         jit, what = stored

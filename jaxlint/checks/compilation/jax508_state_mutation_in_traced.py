@@ -190,7 +190,7 @@ class StateMutationInTraced(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value in _MUTATORS and self._staged()):
+        if not (type(func) is cst.Attribute and func.attr.value in _MUTATORS and self._staged()):
             return
         if not all(self._untraced(arg.value) for arg in node.args):
             return  # a traced value stored: JAX308

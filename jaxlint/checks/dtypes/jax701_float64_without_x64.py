@@ -115,7 +115,7 @@ class Float64WithoutX64(Rule):
             if dtype is None and position is not None and position < len(given.positional):
                 dtype = given.positional[position]
             self._request(dtype, f"`{code(node.func)}`")
-        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype" and len(given.positional) == 1:
+        elif type(node.func) is cst.Attribute and node.func.attr.value == "astype" and len(given.positional) == 1:
             if self.facts.value_of(node.func.value).is_array:
                 self._request(given.positional[0], f"`{code(node.func)}`")
 

@@ -124,6 +124,6 @@ def maybe_array(rule: Rule, expr: cst.BaseExpression) -> bool:
 def indexed(node: cst.Subscript) -> tuple[cst.BaseExpression, bool]:
     """The array a subscript indexes, and whether it is the `x.at[...]` of a functional update."""
     base = node.value
-    if isinstance(base, cst.Attribute) and base.attr.value == "at":
+    if type(base) is cst.Attribute and base.attr.value == "at":
         return base.value, True
     return base, False

@@ -55,7 +55,7 @@ class BooleanMaskIndex(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if (
-            isinstance(func, cst.Attribute)
+            type(func) is cst.Attribute
             and func.attr.value == "set"
             and isinstance(func.value, cst.Subscript)
             and len(node.args) == 1

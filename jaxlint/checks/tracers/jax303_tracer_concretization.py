@@ -75,7 +75,7 @@ class TracerConcretization(Rule):
             if value.staged or grad_fails:
                 self._report(node, f"`{code(func)}()`", positional[0], value)
             return
-        if isinstance(func, cst.Attribute) and func.attr.value in self._METHODS and not node.args:
+        if type(func) is cst.Attribute and func.attr.value in self._METHODS and not node.args:
             value = self.facts.value_of(func.value)
             if value.staged:
                 self._report(node, f"`.{func.attr.value}()`", func.value, value)
@@ -98,7 +98,7 @@ class TracerConcretization(Rule):
 
     def _array_method(self, func: cst.BaseExpression) -> str | None:
         """`sum` for `x.sum` when `x` is known to be a JAX array or a tracer."""
-        if not isinstance(func, cst.Attribute) or func.attr.value not in METHOD_AXES:
+        if type(func) is not cst.Attribute or func.attr.value not in METHOD_AXES:
             return None
         receiver = self.facts.value_of(func.value)
         return func.attr.value if receiver.is_array else None

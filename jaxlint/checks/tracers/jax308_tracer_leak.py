@@ -203,7 +203,7 @@ class TracerLeak(Rule):
         if self.builtin(func, {"setattr"}) and len(node.args) == 3 and not any(a.star for a in node.args):
             self._check_setattr(node)
             return
-        if not isinstance(func, cst.Attribute) or not self._stores(func):
+        if type(func) is not cst.Attribute or not self._stores(func):
             return
         receiver = func.value
         if isinstance(receiver, cst.Name) and self.names.qualified(receiver) is not None:
