@@ -18,7 +18,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, statements
 from jaxlint.analysis.values import Kind, Value
-from jaxlint.traversal import in_order
+from jaxlint.traversal import children, in_order
 
 _LITERALS = (
     cst.Integer,
@@ -197,22 +197,29 @@ def guards_the_rest(function: cst.CSTNode | None, test: cst.BaseExpression) -> b
 Guard = tuple[cst.BaseExpression, bool]  # the test of an `if` around a point, and which branch the point is in
 
 
-def parameter_guards(function: cst.FunctionDef, node: cst.CSTNode) -> tuple[Guard, ...]:
-    """The tests of the `if` statements of `function` around `node` that test only parameters nothing in it
-    rebinds: what a call's arguments decide of them (`if shuffle:` for `get_data_loader(rng, data, shuffle=False)`)
-    holds at every point of the function."""
+def parameter_guards(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
+    """For each node of `function` (by id; nested functions left out) inside `if` statements that test only
+    parameters nothing in it rebinds, those tests: what a call's arguments decide of them (`if shuffle:` for
+    `get_data_loader(rng, data, shuffle=False)`) holds at every point of the function. One walk answers every node."""
     params = {param.name.value for param in (*function.params.posonly_params, *function.params.params)}
     params |= {param.name.value for param in function.params.kwonly_params}
     fixed = params - rebound_names(function.body)
-    found: list[Guard] = []
-    for around, ancestors in in_order(function.body, skip=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-        if around is not node:
-            continue
-        for outer, inner in zip(ancestors, (*ancestors[1:], node)):
-            if type(outer) is cst.If and inner is not outer.test and _names_in(outer.test) <= fixed:
-                found.append((outer.test, inner is outer.body))
-        break
-    return tuple(found)
+    found: dict[int, tuple[Guard, ...]] = {}
+
+    def walk(node: cst.CSTNode, guards: tuple[Guard, ...]) -> None:
+        if guards:
+            found[id(node)] = guards
+        if type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            return
+        guard = node if type(node) is cst.If and _names_in(node.test) <= fixed else None
+        for child in children(node):
+            if guard is not None and child is not guard.test:
+                walk(child, (*guards, (guard.test, child is guard.body)))
+            else:
+                walk(child, guards)
+
+    walk(function.body, ())
+    return found
 
 
 def _names_in(test: cst.BaseExpression) -> set[str]:

@@ -33,7 +33,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument
-from jaxlint.analysis.dead_branches import parameter_guards
+from jaxlint.analysis.dead_branches import Guard, parameter_guards
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.loop_guards import runs_once
@@ -486,6 +486,14 @@ class KeyFlow(Domain):
         self._syntax = _syntax_of(module)
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
         self._again: dict[cst.CSTNode, list[tuple[cst.BaseExpression, str, str, Use]]] = {}  # consumed_again
+        self._guards: dict[int, dict[int, tuple[Guard, ...]]] = {}  # of each function: parameter_guards
+
+    def _parameter_guards(self, function: cst.CSTNode, node: cst.CSTNode) -> tuple[Guard, ...]:
+        if type(function) is not cst.FunctionDef:
+            return ()
+        if id(function) not in self._guards:
+            self._guards[id(function)] = parameter_guards(function)
+        return self._guards[id(function)].get(id(node), ())
 
     @property
     def state(self) -> KeyState:
@@ -742,8 +750,7 @@ class KeyFlow(Domain):
         recorder = self._tracker.recorder
         for expr, ref, by in uses:
             if self.state.resolve(ref) in self.state.params and function is not None:
-                guards = parameter_guards(function, node) if type(function) is cst.FunctionDef else ()
-                recorder.key_consumed(function, self.state.resolve(ref), guards)
+                recorder.key_consumed(function, self.state.resolve(ref), self._parameter_guards(function, node))
             use = Use(node, by)
             for iteration in self.state.iterations:
                 iteration.consume(expr, self.state.resolve(ref), use)

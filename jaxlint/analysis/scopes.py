@@ -533,9 +533,8 @@ class ScopeRecorder:
         self._self_calls: list[tuple[str, cst.CSTNode | None]] = []  # `Class.m` for `self.m` in its methods
         self.self_calls: set[str] = set()  # those whose def the analysis learned something about (facts())
         self._defs: dict[tuple[int, str], cst.FunctionDef | cst.ClassDef] = {}
-        self._aliases: dict[tuple[int, str], tuple[Chain, cst.BaseExpression, int]] = {}
+        self._aliases: dict[tuple[int, str], Alias] = {}
         self._partials: dict[tuple[int, str], _Given] = {}  # the values a partial alias gives
-        self._alias_names: dict[tuple[int, str], frozenset[str]] = {}
         # what an alias calls: the def its target name held when it was made, else the target to resolve at the end
         self._alias_defs: dict[tuple[int, str], cst.BaseExpression | cst.FunctionDef] = {}
         self._other_results: set[tuple[int, str]] = set()  # aliases through a transform of `OTHER_RESULTS`
@@ -614,19 +613,18 @@ class ScopeRecorder:
         `name` calls `target`, with the first `bound` parameters and `bound_names` already given (for a
         partial, `given`: the values it gives them; `other_result`: through a transform whose calls give something
         other than what `target` returns, `jax.grad`)."""
-        self._aliases[(id(chain[-1]), name)] = (chain, target, bound)
+        alias = self._aliases[(id(chain[-1]), name)] = Alias(chain, target, bound, bound_names)
         self._alias_defs[(id(chain[-1]), name)] = self._bound_now(target)
         if other_result:
             self._other_results.add((id(chain[-1]), name))
         else:
             self._other_results.discard((id(chain[-1]), name))
-        self._alias_names[(id(chain[-1]), name)] = bound_names
         if given is not None:
             self._partials[(id(chain[-1]), name)] = given
         else:
             self._partials.pop((id(chain[-1]), name), None)  # rebound: what an earlier partial gave is gone
         self._aliased_last.add((id(chain[-1]), name))
-        self.reaching.bind(name, Alias(chain, target, bound, bound_names))
+        self.reaching.bind(name, alias)
         self.wrapped.bound((id(chain[-1]), name), False)
 
     def rebound(self, names: Iterable[str]) -> None:
@@ -651,8 +649,8 @@ class ScopeRecorder:
             for scope in reversed(chain):
                 key = (id(scope), expr.value)
                 if key in self._aliases:
-                    alias_chain, target, _ = self._aliases[key]
-                    return self._alias_names[key] | self._bound_names(alias_chain, target, depth + 1)
+                    alias = self._aliases[key]
+                    return alias.bound_names | self._bound_names(alias.chain, alias.target, depth + 1)
         return frozenset()
 
     def gives_other_result(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> bool:
@@ -661,8 +659,8 @@ class ScopeRecorder:
         key = self._alias_key(chain, expr, depth)
         if key is None:
             return False
-        alias_chain, target, _ = self._aliases[key]
-        return key in self._other_results or self.gives_other_result(alias_chain, target, depth + 1)
+        alias = self._aliases[key]
+        return key in self._other_results or self.gives_other_result(alias.chain, alias.target, depth + 1)
 
     def aliased(
         self, chain: Chain, expr: cst.BaseExpression, depth: int = 0
@@ -673,9 +671,9 @@ class ScopeRecorder:
         key = self._alias_key(chain, expr, depth)
         if key is None:
             return expr, 0, frozenset()
-        alias_chain, target, bound = self._aliases[key]
-        inner, more, names = self.aliased(alias_chain, target, depth + 1)
-        return inner, bound + more, self._alias_names[key] | names
+        alias = self._aliases[key]
+        inner, more, names = self.aliased(alias.chain, alias.target, depth + 1)
+        return inner, alias.bound + more, alias.bound_names | names
 
     def _alias_key(self, chain: Chain, expr: cst.BaseExpression, depth: int) -> tuple[int, str] | None:
         """The alias a name is bound to where `chain` ends (None: a def, a parameter or variable, or no name)."""
@@ -928,7 +926,7 @@ class ScopeRecorder:
         if reaching is not None and len(reaching) == 1:
             (binding,) = reaching
         else:  # a class body's name, or one of several bindings that may reach (`if`/`else`): the walk's latest
-            binding = self._aliases_binding(key) if key in self._aliased_last else self._defs.get(key)
+            binding = self._aliases[key] if key in self._aliased_last else self._defs.get(key)
         if type(binding) is Alias:
             chain, resolved = binding.chain, binding.target
             transform = replace(
@@ -1068,21 +1066,15 @@ class ScopeRecorder:
             if key in self._defs and not (key in self._aliased_last and self._rebinds(key)):
                 return self._defs[key], 0
             if key in self._aliases and depth < 3:
-                alias_chain, _, alias_bound = self._aliases[key]
-                node, bound = self._resolve(alias_chain, self._alias_defs[key], depth + 1)
-                return node, bound + alias_bound
+                node, bound = self._resolve(self._aliases[key].chain, self._alias_defs[key], depth + 1)
+                return node, bound + self._aliases[key].bound
             if expr.value in self._bound.get(id(scope), ()):
                 return None, 0  # a parameter or variable of that name hides any function further out
         return None, 0
 
-    def _aliases_binding(self, key: tuple[int, str]) -> Alias:
-        """The latest alias of a name, as a binding."""
-        chain, target, bound = self._aliases[key]
-        return Alias(chain, target, bound, self._alias_names[key])
-
     def _rebinds(self, key: tuple[int, str]) -> bool:
         """Whether the alias of a name binds it to something else than the def it wraps (`f = jax.jit(f)` does not)."""
-        target = self._aliases[key][1]
+        target = self._aliases[key].target
         return not (type(target) is cst.Name and target.value == key[1])
 
     def _wrapper_answers(self, facts: RoundFacts) -> dict[cst.FunctionDef, list[dict[str, Fixed]]]:
@@ -1112,7 +1104,7 @@ class ScopeRecorder:
         called = only_called(cast(cst.Module, eager[0][0].chain[0]), reads)
         wrappers: Counter[cst.CSTNode | None] = Counter()
         for key in self.wrapped.wrappers & called:
-            wrappers[self._resolve(self._aliases[key][0], self._alias_defs[key])[0]] += 1
+            wrappers[self._resolve(self._aliases[key].chain, self._alias_defs[key])[0]] += 1
         found: dict[cst.FunctionDef, list[dict[str, Fixed]]] = {}
         for call, key, chain, name, told in eager:
             if key not in called or self._key_of(chain, name) not in called & self.wrapped.wrappers:

@@ -199,8 +199,13 @@ class LoopRule(CalleeRule):
         if not self.follows_calls or self.facts.traced_scope is not None:
             return
         function = self.facts.called_def(node)
-        if function is not None and not self.cached(function):
-            self.repeated.called(function, node, self.holder, self.loop)
+        if function is not None:
+            self.runs(node, function)
+
+    def runs(self, call: cst.Call, function: cst.FunctionDef) -> None:
+        """`call`, at this point, runs `function` (a def cached by `functools.cache` runs once: not recorded)."""
+        if not self.cached(function):
+            self.repeated.called(function, call, self.holder, self.loop)
 
     def repeat(self, function: cst.FunctionDef) -> Repeat | None:
         """A loop of this module or another that runs `function` again and again, with the calls on the way."""

@@ -7,6 +7,7 @@ from typing import cast
 
 import libcst as cst
 
+from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import read_for_shapes, shape_only
 from jaxlint.analysis.names import Names
@@ -158,7 +159,7 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
             and isinstance(node.value, cst.Call)
             and self.names.qualified(node.value.func) in KEY_CONSTRUCTORS
             and isinstance(function, cst.FunctionDef)
-            and any(param.name.value == target.value for param in _parameters(function))
+            and target.value in parameter_names(function.params)
         ):
             self._replacing[id(node.value)] = target.value  # `def train(rng): rng = jax.random.key(0)`
         elif isinstance(target, cst.Name) and isinstance(function, cst.FunctionDef):
@@ -190,7 +191,7 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
             return  # no traced input: the whole function is a constant, a deterministic init
         text = call_text(node, 60)
         where = self.describe(scope)
-        fix = f"pass a key in {where.carrier} and `jax.random.split` it for each use"
+        fix = _fix(where)
         if kind == "host":
             assert source is not None  # `constant_key` gives the call read for a non-literal key
             read = call_text(source)
@@ -240,8 +241,8 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         if type(function) is not cst.FunctionDef:
             callee = self.facts.jitted(call)  # `step = jax.jit(f)`, then `step(x)`
             function = callee.function if callee is not None else None
-        if type(function) is cst.FunctionDef and not self.cached(function):
-            self.repeated.called(function, call, self.holder, self.loop)
+        if type(function) is cst.FunctionDef:
+            self.runs(call, function)
 
     def leave_Module(self, node: cst.Module) -> None:
         for call, text, where, owner, function in self._waiting:
@@ -253,19 +254,21 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
                 self.report(call, _repeated_message(text, where, repeat))
 
 
+def _fix(where: TraceSite) -> str:
+    return f"pass a key in {where.carrier} and `jax.random.split` it for each use"
+
+
 def _repeated_message(text: str, where: TraceSite, repeat: Repeat):
-    fix = f"pass a key in {where.carrier} and `jax.random.split` it for each use"
     return lambda line_of: (
         f"`{text}` makes the same key every time {where.subject} runs (traced{where.how(line_of)}), and "
-        f"{repeat.describe(line_of)} runs it again and again, so every run draws the same numbers; {fix}"
+        f"{repeat.describe(line_of)} runs it again and again, so every run draws the same numbers; {_fix(where)}"
     )
 
 
 def _per_leaf_message(text: str, where: TraceSite, tree_map: cst.Call, name: str | None):
-    fix = f"pass a key in {where.carrier} and `jax.random.split` it for each use"
     return lambda line_of: (
         f"`{text}` makes the same key every time {where.subject} runs (traced{where.how(line_of)}), and "
-        f"`{name}` at line {line_of(tree_map)} runs it on every leaf, so every leaf draws the same numbers; {fix}"
+        f"`{name}` at line {line_of(tree_map)} runs it on every leaf, so every leaf draws the same numbers; {_fix(where)}"
     )
 
 
@@ -277,11 +280,6 @@ def _repeats_within_a_run(scope: TracedFunction) -> bool:
     if trace is None:
         return False
     return trace.name in LOOP_BODIES or (trace.name in MAPS and trace.name not in PER_DEVICE)
-
-
-def _parameters(function: cst.FunctionDef):
-    params = function.params
-    return (*params.posonly_params, *params.params, *params.kwonly_params)
 
 
 def _key_constructors(node: cst.CSTNode, names: Names):
