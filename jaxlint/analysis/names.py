@@ -32,8 +32,9 @@ def dotted(expr: cst.BaseExpression) -> str | None:
     return None
 
 
-def _scope_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
-    """Small statements of one scope, entering blocks but not nested defs or classes."""
+def _scope_statements(body: Iterable[cst.CSTNode], handlers: bool = True) -> Iterator[cst.CSTNode]:
+    """Small statements of one scope, entering blocks (`except` handlers unless `handlers` is False) but not
+    nested defs or classes."""
     for statement in body:
         kind = type(statement)
         if kind is cst.SimpleStatementLine:
@@ -41,12 +42,13 @@ def _scope_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
         elif kind in _SMALL_STATEMENTS:
             yield statement
         elif kind in _NESTED_BLOCKS:
-            yield from _scope_statements(_block_bodies(statement))
+            yield from _scope_statements(_block_bodies(statement, handlers), handlers)
 
 
-def _block_bodies(block: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def _block_bodies(block: cst.CSTNode, handlers: bool = True) -> Iterator[cst.CSTNode]:
     parts = [getattr(block, "body", None), getattr(block, "orelse", None), getattr(block, "finalbody", None)]
-    parts.extend(getattr(block, "handlers", ()))
+    if handlers:
+        parts.extend(getattr(block, "handlers", ()))
     for part in parts:
         while part is not None:
             inner = getattr(part, "body", None)
@@ -67,8 +69,25 @@ def _absolute(statement: cst.ImportFrom, package: str | None) -> str | None:
 def scope_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> dict[str, str]:
     """Local name -> qualified name for every import statement of one scope; relative imports too
     when the module's `package` is known."""
-    bound: dict[str, str] = {}
-    for statement in _scope_statements(body):
+    return dict(_imports(_scope_statements(body), package))
+
+
+def resolved_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> dict[str, str | None]:
+    """As scope_imports, but None for a name the scope's imports bind to different modules (`import jax.numpy as
+    np`, later `import numpy as np`): a function reads a global when it runs, so which module it gets depends on
+    when it is called. An import in an `except` handler is a fallback (`except ImportError: import numpy as
+    jnp`): the analysis takes the import of the `try` to work."""
+    bound: dict[str, str | None] = {}
+    for local, qualified in _imports(_scope_statements(body, handlers=False), package):
+        bound[local] = qualified if bound.get(local, qualified) == qualified else None
+    for local, qualified in _imports(_scope_statements(body), package):
+        bound.setdefault(local, qualified)  # bound in a handler alone
+    return bound
+
+
+def _imports(statements: Iterable[cst.CSTNode], package: str | None) -> Iterator[tuple[str, str]]:
+    """(local name, qualified name) for each name the import statements among `statements` bind."""
+    for statement in statements:
         if type(statement) is cst.Import:
             for alias in statement.names:
                 module = dotted(alias.name)
@@ -77,10 +96,10 @@ def scope_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> di
                 if alias.asname is not None:
                     local = dotted(alias.asname.name)
                     if local:
-                        bound[local] = module
+                        yield local, module
                 else:
                     top = module.split(".")[0]
-                    bound[top] = top
+                    yield top, top
         elif type(statement) is cst.ImportFrom:
             module = _absolute(statement, package)
             if module is None or isinstance(statement.names, cst.ImportStar):
@@ -91,8 +110,7 @@ def scope_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> di
                     continue
                 local = dotted(alias.asname.name) if alias.asname else name
                 if local:
-                    bound[local] = f"{module}.{name}"
-    return bound
+                    yield local, f"{module}.{name}"
 
 
 class Names:
@@ -102,7 +120,7 @@ class Names:
         self._package = package  # the module's package, for relative imports; None: not known
         # Module-level aliases of imported names (module_aliases.py): `partial = functools.partial`.
         self.aliases = aliases or {}
-        self._scopes: list[dict[str, str | None]] = [{**scope_imports(module.body, package), **self.aliases}]
+        self._scopes: list[dict[str, str | None]] = [{**resolved_imports(module.body, package), **self.aliases}]
         # Answers for the current scopes, by node identity (libcst's __hash__ is slow Python):
         # every rule asks about the same call's function again. Keeping the nodes asked about keeps
         # their ids unique.
@@ -113,7 +131,7 @@ class Names:
         """`rebound`: the names the function binds itself, which hide a module-level alias."""
         scope: dict[str, str | None] = {name: None for name in params}
         scope.update((name, None) for name in rebound if name in self.aliases)
-        scope.update(scope_imports(body, self._package))
+        scope.update(resolved_imports(body, self._package))
         self._scopes.append(scope)
         self._answers, self._asked = {}, []
 

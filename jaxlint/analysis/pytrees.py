@@ -15,6 +15,7 @@ import libcst as cst
 from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.names import Names
 from jaxlint.model.pytrees import (
+    ARRAY_DEFAULT_LIBRARIES,
     CLASS_VARIABLE_ANNOTATIONS,
     DATACLASS_DECORATORS,
     LISTED_REGISTRATION,
@@ -73,6 +74,8 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
             if names.qualified(outer) in CLASS_VARIABLE_ANNOTATIONS:
                 continue
             static = name in listed[1] if listed is not None else not namedtuple and _static_default(small.value, names)
+            if static is None:
+                continue  # a default the model does not know may make it static, or not: an unknown field
             if listed is not None and not static and name not in listed[0]:
                 return None  # a field the registration does not name: jax rejects the class
             if static:
@@ -129,14 +132,21 @@ def _plain_registration(decorator: cst.BaseExpression, names: Names) -> bool:
     )
 
 
-def _static_default(value: cst.BaseExpression | None, names: Names) -> bool:
+def _static_default(value: cst.BaseExpression | None, names: Names) -> bool | None:
     """Whether a field's default marks it static: `flax.struct.field(pytree_node=False)`,
-    `eqx.field(static=True)`, `dataclasses.field(metadata=dict(static=True))`."""
+    `eqx.field(static=True)`, `dataclasses.field(metadata=dict(static=True))`. None for a call the model does not
+    know (a project's own `nonpytree_field()`, which may wrap `flax.struct.field(pytree_node=False)`)."""
     if not isinstance(value, cst.Call):
         return False
     called = names.qualified(value.func)
     if called in STATIC_FIELD_CALLS:
         return True
+    if (
+        called not in STATIC_FIELD_SPECS
+        and called not in METADATA_FIELD_CALLS
+        and (called or "").split(".")[0] not in ARRAY_DEFAULT_LIBRARIES
+    ):
+        return None
     spec = STATIC_FIELD_SPECS.get(called or "")
     for arg in value.args:
         if arg.keyword is None:

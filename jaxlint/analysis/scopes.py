@@ -928,7 +928,11 @@ class ScopeRecorder:
         else:  # a class body's name, or one of several bindings that may reach (`if`/`else`): the walk's latest
             binding = self._aliases[key] if key in self._aliased_last else self._defs.get(key)
         if type(binding) is Alias:
-            chain, resolved = binding.chain, binding.target
+            # (the def the alias's name held when it was made: `f_jit = jax.jit(f)` keeps it past a later `def f`)
+            chain, resolved = (
+                binding.chain,
+                self._alias_defs[key] if self._aliases.get(key) is binding else binding.target,
+            )
             transform = replace(
                 transform,
                 bound=transform.bound + binding.bound,

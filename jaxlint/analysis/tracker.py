@@ -1751,9 +1751,17 @@ class ValueTracker(Domain):
 
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
         """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer. In one
-        no trace enters (dead_branches.py), nothing is traced."""
+        no trace enters (dead_branches.py), or one that such a test keeps a traced argument out of (`if not
+        isinstance(x, jax.core.Tracer):`: the code handles a tracer, or a pytree of them, on the other branch),
+        nothing is traced."""
         scope = self._scopes[-1]
-        if self._never_traced(scope, test, truth) or self._dead_in_closure(scope, test, truth):
+        narrowed = not_an_array(test, self.names, self._definition)
+        value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
+        if (
+            self._never_traced(scope, test, truth)
+            or self._dead_in_closure(scope, test, truth)
+            or (value is not None and value.kind is Kind.TRACED and value.is_array)
+        ):
             traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
             for name in traced:
                 del self.env[name]
@@ -1763,8 +1771,6 @@ class ValueTracker(Domain):
                 scope.untraced_rest += 1
                 self._untraced_branches += 1  # until the body ends
             return
-        narrowed = not_an_array(test, self.names, self._definition)
-        value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
         # (A value that may be a pytree is narrowed too: the code tests its type, so whatever else it may be,
         # its author handles the array and the tracer on the other branch.)
         if narrowed is not None and value is not None and value.is_array:
@@ -1835,9 +1841,8 @@ class ValueTracker(Domain):
         if narrowed is None or only_way_on:
             return
         block = branch.body if isinstance(branch, cst.Else) else [branch] if isinstance(branch, cst.If) else branch
-        if isinstance(narrowed, dict):  # a branch no trace enters: its tracers are back after it
-            rebound = rebound_names(block or [])
-            self.env.update((name, value) for name, value in narrowed.items() if name not in rebound)
+        if isinstance(narrowed, dict):  # a branch no trace enters: its tracers are back after it, as they were
+            self.env.update(narrowed)
             return
         if narrowed[0] not in rebound_names(block or []):
             self.env[narrowed[0]] = narrowed[1]

@@ -21,6 +21,9 @@ LISTED_REGISTRATION = "jax.tree_util.register_dataclass"
 STATIC_FIELD_SPECS = merged_dicts("STATIC_FIELD_SPECS")
 # Calls whose field is always static.
 STATIC_FIELD_CALLS = merged_sets("STATIC_FIELD_CALLS")
+# Libraries whose calls, as a field's default, give a value and mark nothing (`jnp.zeros(3)`, `np.eye(2)`): the
+# field is a child. A call of anything else may be a field marker the model does not know.
+ARRAY_DEFAULT_LIBRARIES = frozenset({"jax", "numpy"})
 # `dataclasses.field(metadata=dict(static=True))`: what `jax.tree_util.register_dataclass` reads as a meta field.
 METADATA_FIELD_CALLS = frozenset({"dataclasses.field"})
 

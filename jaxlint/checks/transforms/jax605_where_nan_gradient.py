@@ -73,7 +73,9 @@ class WhereNanGradient(Rule):
         "provably stay away from the bad point on the side where their branch is not selected, for a condition "
         "comparing a variable with a number and an operand computed from it with numbers, `+`, `-` and "
         "increasing functions (`jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: `-expm1(x)` is at least 0.5 "
-        "where `x <= -0.69`); divisions by a reciprocal (`s = 1. / w.dot(l)`, `jnp.reciprocal(d)`), which is 0 "
+        "where `x <= -0.69`); a branch that the `where` selects at the operand's bad point for any positive threshold "
+        "(`jnp.where(r2 < lb**2, jnp.sqrt(r2), r2)`: the `sqrt` is taken at `r2 = 0`, and where it is not, `r2` is "
+        "off 0); divisions by a reciprocal (`s = 1. / w.dot(l)`, `jnp.reciprocal(d)`), which is 0 "
         "only where what it inverts is infinite; code that is not "
         "differentiated, or only in forward mode (`jacfwd`, `jvp`); integer powers (`x ** 2`, `x ** 3`, "
         "whose derivatives are finite); test files (`test_*.py`, `*_test.py`, `conftest.py`, files under "
@@ -105,6 +107,8 @@ class WhereNanGradient(Rule):
                 side = "false" if branch is branches[0] else "true"
                 if self._never_bad(operand, unbounded, condition, side == "true"):
                     continue  # `jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: -expm1(x) >= 0.5 there
+                if _selected_at_zero(operand, unbounded, condition, side == "true"):
+                    continue  # `jnp.where(r2 < lb**2, jnp.sqrt(r2), ...)`: the branch taken at r2 = 0
                 kept, filler = code(operand), unbounded.safe
                 safe = f"{kept}, {filler}" if side == "false" else f"{filler}, {kept}"
                 self.report(
@@ -136,7 +140,7 @@ class WhereNanGradient(Rule):
         if bounded is None:
             return False
         span = self._interval(operand, *bounded)
-        return span is not None and any(low < span[0] and span[1] < high for low, high in unbounded.finite_on)
+        return span is not None and any(_inside(span, low, high) for low, high in unbounded.finite_on)
 
     def _interval(self, expr: cst.BaseExpression, name: str, bounds: tuple[float, float]) -> tuple[float, float] | None:
         """An interval holding `expr`'s values when `name` lies in `bounds`; None when unknown."""
@@ -274,6 +278,39 @@ def _bounds_where(condition: cst.BaseExpression, holds: bool) -> tuple[str, tupl
     above = isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)) is holds
     inf = float("inf")
     return left.value, ((number, inf) if above else (-inf, number))
+
+
+def _inside(span: tuple[float, float], low: float, high: float) -> bool:
+    """Whether a closed interval lies in the open interval (low, high); an infinite end of both counts (it is
+    no value the operand takes)."""
+    inf = float("inf")
+    return (low < span[0] or low == span[0] == -inf) and (span[1] < high or span[1] == high == inf)
+
+
+def _selected_at_zero(operand: cst.BaseExpression, unbounded, condition: cst.BaseExpression, holds: bool) -> bool:
+    """For a function whose bad point is 0 of an operand that a condition compares with a threshold the code does
+    not write as a number (`jnp.where(r2 < lb**2, jnp.sqrt(r2), ...)`): whether the branch is the one selected at
+    0 for every positive threshold (`holds`: the condition where the branch is not selected). There the `where`
+    does not keep the function from its bad point, it picks the function, and where it does not pick it the
+    operand is off 0: no 0 * inf in the gradient."""
+    if not (
+        isinstance(operand, cst.Name)
+        and isinstance(condition, cst.Comparison)
+        and len(condition.comparisons) == 1
+        and not any(low < 0 < high for low, high in unbounded.finite_on)
+    ):
+        return False
+    target = condition.comparisons[0]
+    below = isinstance(target.operator, (cst.LessThan, cst.LessThanEqual))
+    if not (below or isinstance(target.operator, (cst.GreaterThan, cst.GreaterThanEqual))):
+        return False
+    if isinstance(condition.left, cst.Name) and condition.left.value == operand.value:
+        threshold, true_at_zero = target.comparator, below  # `x < t` holds at x = 0 for t > 0
+    elif isinstance(target.comparator, cst.Name) and target.comparator.value == operand.value:
+        threshold, true_at_zero = condition.left, not below  # `t > x` holds at x = 0 for t > 0
+    else:
+        return False
+    return _number(threshold) is None and true_at_zero is not holds
 
 
 _FLIPPED = {
