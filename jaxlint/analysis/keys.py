@@ -60,8 +60,8 @@ from jaxlint.model.keys import (
     SPLIT,
     VIEW_FUNCTIONS,
 )
-from jaxlint.analysis.traced import AppliedTransform
-from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, LOOP_CONDITIONS, TREE_MAPS
+from jaxlint.analysis.traced import AppliedTransform, wrapped_call
+from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, LOOP_CONDITIONS, ONLY_TRACE, TREE_MAPS
 from jaxlint.traversal import TOKENS, TOKENS_BUT_NAMES, branches, children, in_order, node_types
 
 
@@ -735,6 +735,18 @@ class KeyFlow(Domain):
             for end in ends:
                 self.state.join(end)
 
+    def _runs(self, call: cst.Call) -> cst.BaseExpression:
+        """The function a call runs on its arguments: the one inside transforms called at once (`jax.grad(loss)(params,
+        key)` runs `loss(params, key)`, and draws what it draws), else the called expression. A transform that only
+        traces (`jax.make_jaxpr`) draws nothing."""
+        expr = call.func
+        while type(expr) is cst.Call:
+            if self._tracker.names.qualified(expr.func) in ONLY_TRACE:
+                return call.func
+            expr = expr.args[0].value if expr.args else expr.func
+        wrapped = wrapped_call(call, self._tracker.names, self._tracker.transforms) if expr is not call.func else None
+        return wrapped[0] if wrapped is not None else call.func
+
     def leave_Call(self, node: cst.Call) -> None:
         self._leave_select(node)
         sampled = self._drawn_key(node)
@@ -758,7 +770,7 @@ class KeyFlow(Domain):
         keyed = [self._holds_key(arg.value) for arg in node.args]
         if any(keyed):
             params = [self._param_given(arg.value) if function is not None else None for arg in node.args]
-            recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed)
+            recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed, self._runs(node))
         # A container given to a call, or whose method is called, may be changed there: what its
         # entries hold is unknown from here (`keys.update(...)`, `refresh(keys)`).
         func = node.func
@@ -1472,9 +1484,13 @@ def _self_refs(target: cst.BaseExpression):
 
 
 def _callee_name(call: cst.Call) -> str:
+    """The called function's name as a message shows it: `train_step`, `model.apply`'s `apply`, and for a transform
+    called at once, the transform and its function (`value_and_grad(model_apply)`)."""
     func = call.func
     if isinstance(func, cst.Name):
         return func.value
     if isinstance(func, cst.Attribute):
         return func.attr.value
+    if isinstance(func, cst.Call) and func.args and isinstance(func.args[0].value, (cst.Name, cst.Attribute)):
+        return f"{_callee_name(func)}({_callee_name(cst.Call(func.args[0].value))})"
     return "the function"

@@ -551,7 +551,9 @@ class ScopeRecorder:
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
         # key parameters a function draws from or splits itself: the parameter tests around each such use
         self._key_consumed: dict[cst.CSTNode, dict[str, list[tuple[Guard, ...]]]] = {}
-        self._key_calls: list[tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool]]] = []
+        self._key_calls: list[
+            tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool], cst.BaseExpression]
+        ] = []
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
         self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
         self._generators: set[cst.CSTNode] = set()
@@ -846,13 +848,20 @@ class ScopeRecorder:
             self._announce()
 
     def key_call(
-        self, chain: Chain, call: cst.Call, caller: cst.CSTNode | None, params: list[str | None], keyed: list[bool]
+        self,
+        chain: Chain,
+        call: cst.Call,
+        caller: cst.CSTNode | None,
+        params: list[str | None],
+        keyed: list[bool],
+        runs: cst.BaseExpression,
     ) -> None:
-        """A call passing keys (from a function, or from module level: `caller` None); `params[i]` is the
-        caller's key parameter given as argument i, if any; `keyed[i]` whether argument i holds a key."""
-        self._key_calls.append((chain, call, caller, params, keyed))
+        """A call passing keys (from a function, or from module level: `caller` None) to the function `runs` names;
+        `params[i]` is the caller's key parameter given as argument i, if any; `keyed[i]` whether argument i holds a
+        key."""
+        self._key_calls.append((chain, call, caller, params, keyed, runs))
         if self._news is not None and any(keyed):
-            callee, _ = self._resolve(chain, call.func)
+            callee, _ = self._resolve(chain, runs)
             if isinstance(callee, cst.FunctionDef) and callee not in self._known.key_params:
                 self._announce()
 
@@ -863,8 +872,8 @@ class ScopeRecorder:
         }
         edges = []
         key_params: dict[cst.CSTNode, set[str]] = {}
-        for chain, call, caller, params, keyed in self._key_calls:
-            callee, bound = self._resolve(chain, call.func)
+        for chain, call, caller, params, keyed, runs in self._key_calls:
+            callee, bound = self._resolve(chain, runs)
             if not isinstance(callee, cst.FunctionDef):
                 continue
             signature = Signature.of(callee.params)
