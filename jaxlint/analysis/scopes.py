@@ -560,6 +560,7 @@ class ScopeRecorder:
         # Calls through a transform's call (`jax.jit(f)`), the function or name called; None: the call's name's one
         # binding in the module, read after the walk.
         self._wrapper_calls: list[tuple[Chain, cst.Call, cst.BaseExpression, cst.Call | None]] = []
+        self._declared_global: set[str] = set()  # names some function declares `global`: it may rebind them
         self.wrapped = WrappedCalls()  # the tracker tells it of wrappers, choices and what holds at calls
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
@@ -818,8 +819,14 @@ class ScopeRecorder:
                 self._wrapper_calls.append((chain, call, name, None))
             return
 
+    def declared_global(self, names: Iterable[str]) -> None:
+        """A function declares `names` global: a call of it may bind them again, whatever the module's walk saw."""
+        self._declared_global.update(names)
+
     def _through_wrappers(self, facts: RoundFacts) -> None:
         for chain, call, func, wrapper in self._wrapper_calls:
+            if type(func) is cst.Name and func.value in self._declared_global:
+                continue
             if wrapper is None:  # the module's one binding of the name
                 alias = self._aliases.get((id(chain[0]), cast(cst.Name, func).value))
                 wrapper = alias.wrapper if alias is not None else None

@@ -957,6 +957,7 @@ class ValueTracker(Domain):
     def declare_outer(self, names: list[str], is_global: bool) -> None:
         if is_global:
             self._scopes[-1].globals.update(names)
+            self.recorder.declared_global(names)
         self._scopes[-1].untracked.update(names)
         self._forget(names)
 
