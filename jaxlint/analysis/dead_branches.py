@@ -71,7 +71,7 @@ def none_at_call(
     a `None` default, or given `None`), False when it is not (given a literal, a tracer or an array). `values`:
     what the analysis knows of the call's arguments, by id of the argument's expression; `known`: the caller's
     names that are `None` (True) or not (False) where the call is (none_flow.py)."""
-    given = _given(function, bound, call)
+    given = arguments_given(function, bound, call)
     if given is None:
         return {}
     params = function.params
@@ -91,7 +91,9 @@ def none_at_call(
     return found
 
 
-def _given(function: cst.FunctionDef, bound: int, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+def arguments_given(
+    function: cst.FunctionDef | cst.Lambda, bound: int, call: cst.Call
+) -> dict[str, cst.BaseExpression] | None:
     """The argument `call` gives each parameter it names (None: `*args` or too many positional arguments)."""
     if any(arg.star for arg in call.args):
         return None
@@ -113,7 +115,7 @@ def literals_at_call(function: cst.FunctionDef, bound: int, call: cst.Call) -> d
     """What `none_at_call` says of one call, and the parameters it makes the literal `True` (TRUE), given or left
     at their default: between them, what decides `if flag:` and `if not flag:` of each."""
     found = none_at_call(function, bound, call, {})
-    given = _given(function, bound, call)
+    given = arguments_given(function, bound, call)
     if given is None:
         return found
     params = function.params

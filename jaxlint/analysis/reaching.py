@@ -22,12 +22,14 @@ Candidates = frozenset[object]
 @dataclass(frozen=True, eq=False)
 class Alias:
     """`name = lambda ...`, `name = jax.jit(f)`, `name = partial(f, cfg)`: calling `name` calls `target` (seen from
-    `chain`), its first `bound` parameters and `bound_names` given (each assignment is a binding of its own)."""
+    `chain`), its first `bound` parameters and `bound_names` given (each assignment is a binding of its own);
+    `wrapper`: the transform's call that made it (`jax.jit(f)`), through which every call of `name` goes."""
 
     chain: tuple[cst.CSTNode, ...]
     target: cst.BaseExpression
     bound: int
     bound_names: frozenset[str]
+    wrapper: cst.Call | None = None
 
 
 OTHER = object()  # a binding the analysis does not follow: another assignment, an import, a rebinding in a `try`

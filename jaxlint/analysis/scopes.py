@@ -21,6 +21,7 @@ from jaxlint.analysis.dead_branches import (
     Fixed,
     Guard,
     agreed,
+    arguments_given,
     dead_branch,
     literals_at_call,
     none_at_call,
@@ -46,6 +47,9 @@ class RoundFacts:
     passed: dict[cst.CSTNode, dict[str, Tracer]] = field(default_factory=dict)
     entries: dict[cst.CSTNode, list[TracedCaller]] = field(default_factory=dict)  # called from traced scopes
     scalars: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given scalar literals
+    # Parameters given scalar literals by calls through one of the function's transform wrappers, by the wrapper's
+    # call (`option` of `jax.jit(f)(x, True)`, or of `g(x, True)` after `g = jax.jit(f)`): that transform gets them.
+    through: dict[cst.CSTNode, dict[cst.CSTNode, frozenset[str]]] = field(default_factory=dict)
     # Parameters some call (or a lax carry) gives a Python list, tuple or dict: pytrees, never one array.
     lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)
     arrays: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given a JAX array (not a pytree)
@@ -137,6 +141,7 @@ _FLOW_FIELDS = (
 # The facts about the parameters of a function, read when it is traced.
 _PARAMETER_FIELDS = (
     "scalars",
+    "through",
     "lists",
     "arrays",
     "classes",
@@ -497,6 +502,13 @@ def is_scalar_literal(expr: cst.BaseExpression) -> bool:
     )
 
 
+def _literals_given(function: cst.FunctionDef | cst.Lambda, bound: int, call: cst.Call) -> frozenset[str]:
+    """The parameters of `function` that `call` gives a scalar literal (`True`, `2`), its first `bound` ones given
+    before."""
+    given = arguments_given(function, bound, call) or {}
+    return frozenset(param for param, value in given.items() if is_scalar_literal(value))
+
+
 def _none_at(function: cst.FunctionDef, bound: int, call: _Call, known: Nones | None = None) -> dict[str, Fixed]:
     """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call; `known`:
     the caller's names known `None` or not there)."""
@@ -545,6 +557,10 @@ class ScopeRecorder:
         self._applications: list[tuple[Chain, cst.BaseExpression | cst.FunctionDef, AppliedTransform]] = []
         self._application_sites: list[tuple[cst.FunctionDef, dict[str, bool]] | None] = []  # none_flow.here()
         self._calls: list[_Call] = []
+        # Calls through a transform's call (`jax.jit(f)`), the function or name called; None: the call's name's one
+        # binding in the module, read after the walk.
+        self._wrapper_calls: list[tuple[Chain, cst.Call, cst.BaseExpression, cst.Call | None]] = []
+        self._declared_global: set[str] = set()  # names some function declares `global`: it may rebind them
         self.wrapped = WrappedCalls()  # the tracker tells it of wrappers, choices and what holds at calls
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
@@ -610,12 +626,13 @@ class ScopeRecorder:
         bound_names: frozenset[str] = frozenset(),
         given: _Given | None = None,
         other_result: bool = False,
+        wrapper: cst.Call | None = None,
     ) -> None:
         """`name = jax.jit(target)`, `name = lambda ...` or `name = partial(target, cfg, k=v)`: calling
         `name` calls `target`, with the first `bound` parameters and `bound_names` already given (for a
         partial, `given`: the values it gives them; `other_result`: through a transform whose calls give something
-        other than what `target` returns, `jax.grad`)."""
-        alias = self._aliases[(id(chain[-1]), name)] = Alias(chain, target, bound, bound_names)
+        other than what `target` returns, `jax.grad`; `wrapper`: the transform's call, `jax.jit(target)`)."""
+        alias = self._aliases[(id(chain[-1]), name)] = Alias(chain, target, bound, bound_names, wrapper)
         self._alias_defs[(id(chain[-1]), name)] = self._bound_now(target)
         if other_result:
             self._other_results.add((id(chain[-1]), name))
@@ -779,6 +796,48 @@ class ScopeRecorder:
     def generator(self, function: cst.CSTNode) -> None:
         """`function` yields: calling it gives a generator, not what it returns."""
         self._generators.add(function)
+
+    def wrapper_call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression, wrapper: cst.Call) -> None:
+        """A call through the transform's call `wrapper`: `jax.jit(f)(x, True)` (`func`: `f`). The transform gets
+        the call's arguments, and gives them to the function."""
+        self._wrapper_calls.append((chain, call, func, wrapper))
+
+    def named_call(self, chain: Chain, call: cst.Call, name: cst.Name, bound_once: bool) -> None:
+        """A call of `name` where `chain` ends: a call through a transform's call (`g(x, True)` after
+        `g = jax.jit(f)`) when that is the one binding the call may find, the only one reaching this point of the
+        name's own scope, or, from a function, the module's one binding of it (`bound_once`: the module binds the
+        name once; the function runs later, so that binding is read after the walk)."""
+        for level, scope in enumerate(reversed(chain)):
+            if type(scope) is cst.ClassDef and level > 0:
+                continue
+            if name.value not in self._bound.get(id(scope), ()):
+                continue
+            if level == 0:
+                reaching = self.reaching.reaching(name.value)
+                binding = next(iter(reaching)) if len(reaching) == 1 else None
+                if type(binding) is Alias and binding.wrapper is not None:
+                    self._wrapper_calls.append((chain, call, name, binding.wrapper))
+            elif scope is chain[0] and bound_once:
+                self._wrapper_calls.append((chain, call, name, None))
+            return
+
+    def declared_global(self, names: Iterable[str]) -> None:
+        """A function declares `names` global: a call of it may bind them again, whatever the module's walk saw."""
+        self._declared_global.update(names)
+
+    def _through_wrappers(self, facts: RoundFacts) -> None:
+        for chain, call, func, wrapper in self._wrapper_calls:
+            if type(func) is cst.Name and func.value in self._declared_global:
+                continue
+            if wrapper is None:  # the module's one binding of the name
+                alias = self._aliases.get((id(chain[0]), cast(cst.Name, func).value))
+                wrapper = alias.wrapper if alias is not None else None
+                if wrapper is None:
+                    continue
+            node, bound = self._resolve(chain, func)
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)) and (given := _literals_given(node, bound, call)):
+                through = facts.through.setdefault(node, {})
+                through[wrapper] = through.get(wrapper, frozenset()) | given
 
     def callable_call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression | None = None) -> None:
         """A call that may run a function of this module (`func`, when not the called expression itself): its
@@ -1191,6 +1250,7 @@ class ScopeRecorder:
         self._attribute_summaries(facts)
         self._container_returns(facts)
         self._carry_parameters(facts)
+        self._through_wrappers(facts)
         traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, Fixed]]] = {}
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)

@@ -56,8 +56,17 @@ class TransformTable:
         # Those that take `static_argnames=`: the fix a message can suggest.
         self.static_argnames = JITS | extra
         self.jit_like = JIT_LIKE | extra
+        # Those whose calls trace every argument not made static, a Python bool included (`jax.jit(f)(x, True)`):
+        # not `shard_map`, which outside a trace runs the function on the values, nor those given the arguments
+        # with the function (`jax.eval_shape(f, x)`), whose calls are not the function's.
+        self.traces_flags = frozenset(name for name in JIT_LIKE if not _eager_or_called(name)) | extra
         self.all = frozenset(TRANSFORMS) | extra
         self.staged = STAGED | extra | frozenset(LAX_BODIES)
+
+
+def _eager_or_called(name: str) -> bool:
+    spec = TRANSFORMS[name]
+    return spec.eager_outside_trace or spec.called_with_arguments
 
 
 DEFAULT_TABLE = TransformTable()
@@ -513,12 +522,15 @@ def _traced_and_static(
     given: frozenset[str] = frozenset(),
     arrays: frozenset[str] = frozenset(),
     pytrees: frozenset[str] = frozenset(),
+    through: frozenset[str] = frozenset(),
 ) -> tuple[set[str], set[str]]:
     """Parameters this transform makes tracers, and parameters it keeps static.
 
     A parameter with a default may never be passed (then it is a plain Python value), so it is
-    never claimed traced; except a flag (`training=False`) of a function decorated with `jit`, when a
-    call passes it (`given`): every call of the decorated name goes through `jit`, which traces it.
+    never claimed traced; except a flag (`training=False`) that a call passes through a transform tracing every
+    argument it is not told is static (`jit`): a call of the function it decorates (`given`: every call of the
+    decorated name goes through it), or a call of the transform's own wrapper (`through`: `jax.jit(f)(x, True)`,
+    `g(x, True)` after `g = jax.jit(f)`). A call of the plain name of a function wrapped by a call runs no transform.
     A filtering transform (`eqx.filter_jit`) traces the parameters annotated as arrays, those a call
     gives a JAX array (`arrays`), and the array leaves of those holding a pytree class of the module (`pytrees`:
     an `eqx.Module`, whose fields then say which leaves are arrays).
@@ -532,8 +544,9 @@ def _traced_and_static(
         option = TRANSFORMS[name].none_spec_static if name in TRANSFORMS else None
         if option is not None:
             static |= _unspecified(kw.get(option), signature)
-        if isinstance(transform.node, cst.Decorator) and name in table.static_argnames and transform.bound == 0:
-            everything |= signature.flags & given
+        if name in table.traces_flags:
+            decorated = isinstance(transform.node, cst.Decorator) and transform.bound == 0
+            everything |= signature.flags & (through | given if decorated else through)
         if static <= set(signature.all) and all(0 <= n < len(signature.positional) for n in nums):
             # jit traces what `*args` and `**kwargs` receive like any argument: a tuple and a dict of tracers. (A
             # static position or name beyond the named parameters would make one of their items static.)
@@ -673,11 +686,13 @@ def traced_function(
     table: TransformTable,
     given: frozenset[str] = frozenset(),
     arrays: frozenset[str] = frozenset(),
+    through: dict[cst.CSTNode, frozenset[str]] | None = None,
     pytrees: frozenset[str] = frozenset(),
 ) -> TracedFunction | None:
     """The traced-scope facts of one function from everything applied to it, or None. `given`: the
-    parameters some call of it passes a scalar literal; `arrays`: those some call passes a JAX array; `pytrees`:
-    those holding an instance of a pytree class of the module."""
+    parameters some call of it passes a scalar literal; `arrays`: those some call passes a JAX array; `through`:
+    those the calls of a transform's wrapper pass a scalar literal, by the transform's node; `pytrees`: those
+    holding an instance of a pytree class of the module."""
     if not transforms and not passed and not entries:
         return None
     signature = Signature.of(params)
@@ -688,8 +703,9 @@ def traced_function(
     for transform in transforms:
         lists |= _listed(transform, signature.after(transform))
         try:
+            passed_through = through.get(transform.node, frozenset()) if through else frozenset()
             more_traced, more_static = _traced_and_static(
-                transform, signature.after(transform), names, table, given, arrays, pytrees
+                transform, signature.after(transform), names, table, given, arrays, pytrees, passed_through
             )
         except NotLiteral:
             continue

@@ -855,7 +855,7 @@ class ValueTracker(Domain):
                 function, transform = applied[0]
                 made, bound, names = self._made(function, chain, transform.bound)
                 other = transform.name in OTHER_RESULTS
-                self.recorder.alias(chain, target.value, made, bound, names, other_result=other)
+                self.recorder.alias(chain, target.value, made, bound, names, other_result=other, wrapper=node.value)
                 self.recorder.wrapped.bound((id(chain[-1]), target.value), made is function)
             elif self._made_once(node.value, target, chain):
                 # `loss_fn = make_loss(2.0)`: calling or transforming `loss_fn` is the function the factory makes.
@@ -957,6 +957,7 @@ class ValueTracker(Domain):
     def declare_outer(self, names: list[str], is_global: bool) -> None:
         if is_global:
             self._scopes[-1].globals.update(names)
+            self.recorder.declared_global(names)
         self._scopes[-1].untracked.update(names)
         self._forget(names)
 
@@ -1011,6 +1012,8 @@ class ValueTracker(Domain):
                 if applied_to is not None and self.context.in_project(applied_to):
                     self.uses.add(applied_to)  # `jax.grad(losses.loss_fn)`: what it returns matters
                 self._apply_into_project(self.context, chain, target, transform)
+        if runs and node.args:
+            self._through_wrapper(chain, node)
         func = node.func
         if self.names.qualified(func) in REF_FACTORIES:
             self.recorder.ref_made()
@@ -1145,6 +1148,17 @@ class ValueTracker(Domain):
                 found |= rebound_names(function.body) - declared_outer(function.body)
             self._locals[id(function)] = found
         return found
+
+    def _through_wrapper(self, chain: tuple[cst.CSTNode, ...], call: cst.Call) -> None:
+        """`jax.jit(f)(x, True)`, or `g(x, True)` where `g` can only be `jax.jit(f)`: the call's arguments go
+        through the transform to `f` (which of them it traces follows its options: traced.py)."""
+        func = call.func
+        if type(func) is cst.Call:
+            target = self._transformed_here(func)
+            if target is not None:
+                self.recorder.wrapper_call(chain, call, target, func)
+        elif type(func) is cst.Name:
+            self.recorder.named_call(chain, call, func, func.value not in self._rebound_globals)
 
     def _transformed_here(self, func: cst.BaseExpression) -> cst.BaseExpression | None:
         """The function of `jax.jit(f)(...)` or `jax.jit(lambda m, p: ...)(...)`, called where it is transformed
@@ -1533,6 +1547,7 @@ class ValueTracker(Domain):
             self.transforms,
             self._known.scalars.get(node, frozenset()),
             self._known.arrays.get(node, frozenset()),
+            self._known.through.get(node, {}),
             frozenset(
                 param.name.value
                 for param in (*params.posonly_params, *params.params, *params.kwonly_params)
