@@ -26,9 +26,9 @@ def module_calls(source: str):
     return module, callees, calls
 
 
-def roles(source: str, name: str, jax_version=None):
+def roles(source: str, name: str, jax_version=None, query: str = "jitted"):
     module, callees, calls = module_calls(source)
-    callee = callees.jitted(calls[name], (module,))
+    callee = getattr(callees, query)(calls[name], (module,))
     if callee is None:
         return None
     return [(a.keyword, a.param, a.static, a.donated) for a in callee.arguments(calls[name], jax_version)]
@@ -113,6 +113,38 @@ step = jax.jit(step, donate_argnums=(0,))
 step(s, b)
 """
     assert roles(source, "step") == [(None, "state", False, True), (None, "batch", False, False)]
+
+
+def test_a_compiled_call_takes_the_dynamic_arguments_only() -> None:
+    source = PREAMBLE + """
+def f(scale, x, y):
+    return x
+c = jax.jit(f, static_argnums=0, donate_argnums=2).lower(2.0, a, b).compile()
+c(a, b)
+"""
+    assert roles(source, "c") is None
+    assert roles(source, "c", query="compiled") == [(None, "x", False, False), (None, "y", False, True)]
+
+
+def test_a_name_rebound_to_its_stages_is_compiled_without_static_arguments() -> None:
+    stages = """
+fn = fn.lower(a, b)
+fn = fn.compile()
+fn(a, b)
+"""
+    donating = PREAMBLE + "def fn(x, y):\n    return x\nfn = jax.jit(fn, donate_argnums=1)" + stages
+    static = PREAMBLE + "def fn(s, y):\n    return y\nfn = jax.jit(fn, static_argnums=0, donate_argnums=1)" + stages
+    assert roles(donating, "fn", query="donating") == [(None, None, False, False), (None, None, False, True)]
+    assert roles(static, "fn", query="donating") is None
+
+
+def test_lowering_without_compiling_is_not_called() -> None:
+    source = PREAMBLE + """
+f = jax.jit(lambda x: x, donate_argnums=0)
+lowered = f.lower(a)
+lowered(a)
+"""
+    assert roles(source, "lowered", query="donating") is None
 
 
 def test_unknown_wrapped_function_still_knows_positions_not_keywords() -> None:

@@ -197,7 +197,7 @@ def test_a_noqa_comment_stays_on_its_import(tmp_path: Path) -> None:
 
 def test_one_unparsable_fix_does_not_hold_back_the_others(tmp_path: Path) -> None:
     body = "".join(f"    x[{i}] = v\n" for i in range(15))
-    path = write(tmp_path / "a.py", f"import jax\n\n\n@jax.jit\ndef f(x: jax.Array, v):\n{body}    x[99] = yield v\n")
+    path = write(tmp_path / "a.py", f"import jax\n\n\n@jax.jit\ndef f(x: jax.Array, v):\n{body}    x[99] = yield v\n    return x\n")
     result = jaxlint(tmp_path, "--fix", "a.py")
     assert result.stdout == "Found 16 findings (16 fixed, 0 remaining; 1 file checked).\n"
     assert "    x = x.at[99].set((yield v))\n" in path.read_text()

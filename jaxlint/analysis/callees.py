@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import count, islice
 from typing import Callable, Iterator, Mapping, Optional, TypeGuard, cast
 
 import libcst as cst
 
+from jaxlint.model.aot import COMPILED, JITTED, NEXT_STAGE, STAGE_METHODS
 from jaxlint.model.apis import Version
 from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
@@ -71,6 +73,7 @@ class JittedCallee:
     bound: int  # its leading parameters that `partial` or a bound `self` fill before jit sees it
     bound_names: frozenset[str]
     offset: int  # jit's positions the call does not spell: 1 for a jitted method called as `self.m(...)`
+    compiled: bool = False  # called as its ahead-of-time `Compiled`, which takes the dynamic arguments only
 
     @property
     def signature(self) -> Signature | None:
@@ -125,17 +128,17 @@ class JittedCallee:
         given = arguments(call)
         found = []
         for index, expr in enumerate(given.positional):
-            position = index + self.offset
+            position = self._position(index, static_nums)
             param = None
-            if signature is not None and position < len(signature.positional):
+            if signature is not None and position is not None and position < len(signature.positional):
                 param = signature.positional[position]
             found.append(
                 Argument(
                     expr,
                     None,
                     param,
-                    None if static_nums is None else position in static_nums,
-                    None if donate_nums is None else position in donate_nums,
+                    None if static_nums is None or position is None else position in static_nums,
+                    None if donate_nums is None or position is None else position in donate_nums,
                     position in listed_nums or (param is not None and param in listed_names),
                 )
             )
@@ -154,6 +157,16 @@ class JittedCallee:
                 )
             )
         return found
+
+    def _position(self, index: int, static_nums: set[int] | None) -> int | None:
+        """jit's position of a call's `index`-th positional argument. A `Compiled` is given the dynamic ones only,
+        so its arguments fill the positions that are not static (unknown when the static ones are)."""
+        if not self.compiled:
+            return index + self.offset
+        if static_nums is None:
+            return None
+        dynamic = (position for position in count(self.offset) if position not in static_nums)
+        return next(islice(dynamic, index, None))
 
     def _listed(self) -> tuple[set[int], set[str]]:
         """The donated positions and names as written (none when they are not literals)."""
@@ -312,22 +325,11 @@ class ModuleBindings:
         # every call asks)
         kind = type(expr)
         if kind is cst.Name:
-            name = cast(cst.Name, expr).value
-            for level in range(len(chain) - 1, -1, -1):
-                owner = chain[level]
-                owner_kind = type(owner)
-                if owner_kind is cst.ClassDef and level != len(chain) - 1:
-                    continue  # a class body's names are not visible from its methods
-                if owner_kind is cst.Lambda:
-                    if name in parameter_names(cast(cst.Lambda, owner).params):
-                        return None
-                    continue
-                scope = self.scopes.get(id(owner))
-                bound = scope.names.get(name) if scope is not None else None
-                if bound:
-                    chosen = _single(bound, want_def, want_class)
-                    return None if chosen is None else (chosen, chain[: level + 1], False)
-            return None
+            found = self._bindings_of(cast(cst.Name, expr).value, chain)
+            if found is None:
+                return None
+            chosen = _single(found[0], want_def, want_class)
+            return None if chosen is None else (chosen, found[1], False)
         if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
             for level in range(len(chain) - 1, 0, -1):
                 method, cls = chain[level], chain[level - 1]
@@ -347,6 +349,39 @@ class ModuleBindings:
                         return None if chosen is None else (chosen, chain[:level], True)
                     return None
         return None
+
+    def _bindings_of(self, name: str, chain: Chain) -> tuple[list[cst.CSTNode], Chain] | None:
+        """Every binding of a name in the scope that binds it where `chain` ends, with that scope's chain."""
+        for level in range(len(chain) - 1, -1, -1):
+            owner = chain[level]
+            owner_kind = type(owner)
+            if owner_kind is cst.ClassDef and level != len(chain) - 1:
+                continue  # a class body's names are not visible from its methods
+            if owner_kind is cst.Lambda:
+                if name in parameter_names(cast(cst.Lambda, owner).params):
+                    return None
+                continue
+            scope = self.scopes.get(id(owner))
+            bound = scope.names.get(name) if scope is not None else None
+            if bound:
+                return bound, chain[: level + 1]
+        return None
+
+    def restaged(self, name: cst.Name, chain: Chain) -> tuple[cst.BaseExpression, list[str], Chain] | None:
+        """A name bound to a value and then only to its own ahead-of-time stages, as in `fn = jax.jit(fn, ...)`,
+        `fn = fn.lower(x)`, `fn = fn.compile()` (a def of the name may come first): that value, the stage methods
+        in order, and the chain of the scope that binds them."""
+        found = self._bindings_of(name.value, chain)
+        if found is None:
+            return None
+        bound, scope_chain = found
+        if type(bound[0]) is cst.FunctionDef:
+            bound = bound[1:]
+        methods = [_stage_of(value, name.value) for value in bound[1:]]
+        value = bound[0] if bound else None
+        if not isinstance(value, cst.Call) or not methods or None in methods or _stage_of(value, name.value):
+            return None
+        return value, cast(list[str], methods), scope_chain
 
     # ------------------------------------------------------------------ classes: bases and attributes
 
@@ -556,6 +591,21 @@ def _compound_target_nodes(statement: cst.CSTNode) -> Iterator[cst.BaseExpressio
                 yield item.asname.name
 
 
+def _stage_of(value: cst.CSTNode, name: str) -> str | None:
+    """`lower` of `name.lower(x)`: an ahead-of-time stage method called on the name itself."""
+    if type(value) is not cst.Call or type(value.func) is not cst.Attribute:
+        return None
+    method = value.func
+    if type(method.value) is not cst.Name or method.value.value != name or method.attr.value not in STAGE_METHODS:
+        return None
+    return method.attr.value
+
+
+def _next_stage(staged: tuple[JittedCallee, str], method: str) -> tuple[JittedCallee, str] | None:
+    after = NEXT_STAGE.get((staged[1], method))
+    return None if after is None else (staged[0], after)
+
+
 def _single(bound: list[cst.CSTNode], want_def: bool, want_class: bool = False) -> cst.CSTNode | None:
     """The binding that holds after the module (or function) has run, when there is exactly one.
 
@@ -662,11 +712,52 @@ class Callees:
         """The `jax.vmap`ped callable a call calls (also inside a jit: `jax.jit(jax.vmap(f, ...))`)."""
         return self._answer(call, chain, "vmap", VMAPS.__contains__)
 
+    def compiled(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
+        """The jitted callable whose ahead-of-time `Compiled` a call calls (`f.lower(x).compile()(x)`)."""
+        return self._answer(call, chain, "compiled", self._takes_arguments)
+
+    def donating(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
+        """The jitted callable a call runs, called directly or as its `Compiled`: both donate alike."""
+        return self.jitted(call, chain) or self.compiled(call, chain)
+
+    def _staged(self, expr: cst.BaseExpression, chain: Chain, depth: int) -> tuple[JittedCallee, str] | None:
+        """The jitted callable behind an expression, and the ahead-of-time stage the expression holds of it
+        (model/aot.py). A name rebound to its own stages (`fn = fn.lower(x)`) counts only when the jit has no
+        static arguments: a call before the last rebinding passes them, a `Compiled` does not."""
+        if depth > 6:
+            return None
+        if type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in STAGE_METHODS:
+            before = self._staged(expr.func.value, chain, depth + 1)
+            return None if before is None else _next_stage(before, expr.func.attr.value)
+        if type(expr) is cst.Name:
+            found = self.bindings.binding(expr, chain)
+            if found is not None and isinstance(found[0], cst.Call):
+                return self._staged(found[0], found[1], depth + 1)
+            restaged = self.bindings.restaged(expr, chain)
+            if found is None and restaged is not None:
+                value, methods, scope_chain = restaged
+                staged = self._staged(value, scope_chain, depth + 1)
+                for method in methods:
+                    staged = None if staged is None else _next_stage(staged, method)
+                if staged is not None and staged[0].static() == (set(), set()):
+                    return staged
+                return None
+        callee = self._callee(expr, chain, depth, self._takes_arguments)
+        return None if callee is None else (callee, JITTED)
+
     def _answer(self, call: cst.Call, chain: Chain, kind: str, accept) -> JittedCallee | None:
         known = self._answers.get((id(call), kind))
         if known is None or known[0] is not call:
-            known = self._answers[(id(call), kind)] = (call, self._callee(call.func, chain, 0, accept))
+            known = self._answers[(id(call), kind)] = (call, self._resolve(call.func, chain, kind, accept))
         return known[1]
+
+    def _resolve(self, func: cst.BaseExpression, chain: Chain, kind: str, accept) -> JittedCallee | None:
+        if kind != "compiled":
+            return self._callee(func, chain, 0, accept)
+        staged = self._staged(func, chain, 0)
+        if staged is None or staged[1] != COMPILED or staged[0].offset:
+            return None  # (a jitted method's bound `self` would fill a position the `Compiled` does not take)
+        return replace(staged[0], compiled=True)
 
     def _callee(self, expr: cst.BaseExpression, chain: Chain, depth: int, accept) -> JittedCallee | None:
         if depth > 4:

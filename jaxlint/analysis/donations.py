@@ -379,7 +379,7 @@ class DonationFlow(Domain):
         if not any(type(arg.value) is cst.Name for arg in node.args):
             return  # (most calls pass no plain name)
         tracker = self._tracker
-        callee = tracker.callees.jitted(node, tracker.chain)
+        callee = tracker.callees.donating(node, tracker.chain)
         if callee is None:
             return
         for argument in callee.arguments(node, tracker.target_version):

@@ -93,6 +93,14 @@ HOST_ARRAY_METHODS = frozenset("reshape astype transpose swapaxes squeeze ravel 
 # `x.at[i].<method>(v)`: the functional updates of an array.
 FUNCTIONAL_UPDATE_METHODS = frozenset("set add subtract multiply mul divide power min max apply".split())
 
+# Namespaces whose functions give their result and keep nothing of their arguments: an array given to one leaves it
+# only through the result. Not their functions that take a function (`jnp.vectorize(f)`, `np.apply_along_axis(f, ...)`,
+# which may keep what they are given), nor a NumPy call given an `out=` buffer.
+RESULT_ONLY_NAMESPACES = ("jax.numpy.", "numpy.", "math.")
+FUNCTION_TAKING = frozenset(
+    {"vectorize", "apply_along_axis", "apply_over_axes", "piecewise", "frompyfunc", "fromfunction"}
+)
+
 # Annotations that say a parameter is a JAX array (also inside jaxtyping's `Float[Array, "n"]`).
 ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 

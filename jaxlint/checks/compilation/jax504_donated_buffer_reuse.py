@@ -25,7 +25,9 @@ class DonatedBufferReuse(CalleeRule):
         "next iteration of a loop that donates it without rebinding it. The callee is followed through the spellings of a jitted "
         "callable: `jax.jit(f, donate_argnums=0)` assigned to a name (or to `self.step`) and called later, "
         "`@partial(jax.jit, donate_argnums=...)`, `@jax.jit(donate_argnames=...)`, aliases of those names, "
-        "`jax.jit(partial(f, cfg), ...)`; keywords are matched to the wrapped function's parameters as jax does."
+        "`jax.jit(partial(f, cfg), ...)`, and its ahead-of-time `Compiled` (`f.lower(x, y).compile()`, "
+        "`f.trace(x, y).lower().compile()`, or `fn = fn.lower(x, y)` then `fn = fn.compile()`), which donates alike "
+        "and takes the non-static arguments only; keywords are matched to the wrapped function's parameters as jax does."
     )
     why_bad = (
         "Donating an argument tells XLA it may reuse the argument's buffer for an output. When it does (an output "

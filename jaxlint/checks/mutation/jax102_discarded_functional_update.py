@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from jaxlint.analysis.arrays import functional_update_receiver
+from jaxlint.analysis.bindings import parameter_names
+from jaxlint.analysis.dead_updates import last_lost_update, self_update
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.mutation._common import declaration_needed, rebinds_here
@@ -19,11 +23,16 @@ class DiscardedFunctionalUpdate(Rule):
     what_it_does = (
         "Flags an expression statement `x.at[...].set(...)` (also `add`, `subtract`, `multiply`, "
         "`divide`, `power`, `min`, `max`, `apply`) whose result is not used, and the removed "
-        "`jax.ops.index_update(...)` family used the same way."
+        "`jax.ops.index_update(...)` family used the same way. In a traced function (jitted, or called under a "
+        "transform), also `a = a.at[...].set(...)` whose result never leaves the function: nothing after it returns, "
+        "stores, yields or passes on `a`, which is read only to make further updates of itself "
+        "(`for i in range(n): a = a.at[i].set(2 * a[i])` with no `return a`)."
     )
     why_bad = (
         "A functional update returns a new array and leaves `x` unchanged. Written as a statement it "
-        "does nothing, silently: no error, just the old values."
+        "does nothing, silently: no error, just the old values. Rebinding a local name to it changes that name "
+        "only: a jitted function's caller keeps its array as it was, and a function without `return` returns "
+        "None (jax#7116)."
     )
     example = "import jax.numpy as jnp\n\nx = jnp.zeros(3)\nx.at[0].set(1.0)\n"
     use_instead = "import jax.numpy as jnp\n\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n"
@@ -32,7 +41,11 @@ class DiscardedFunctionalUpdate(Rule):
         "mutable `jax.Ref` (`jax.new_ref(...)`, or a Pallas kernel's `o_ref`, named `*ref`), where "
         "`.at[...].set(...)` is an in-place write that returns `None`; an object of a class the module defines "
         "(its own `at`, as pytree libraries give); a notebook cell's last line, whose value Jupyter displays "
-        "(unless a `;` ends it)."
+        "(unless a `;` ends it). A rebound update is flagged only when every read it may reach (later in the "
+        "function, or in a loop around it) is inside another update of the same name, that name is not "
+        "`global` or `nonlocal` nor mentioned by a nested function, and what the update computes from it reaches "
+        "no call but array methods and `jax.numpy`, NumPy or `math` functions; not in functions no transform "
+        "traces, where the object may have an `at` of its own."
     )
     verify = "Not confirmed by `--verify`: the statement runs without error, which is the bug."
     fixable = True
@@ -64,6 +77,29 @@ class DiscardedFunctionalUpdate(Rule):
 
     def _rebinds(self, receiver: cst.BaseExpression) -> bool:
         return isinstance(receiver, cst.Name) and rebinds_here(self, receiver.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`a = a.at[i].set(v)` in a traced function, when neither it nor another update of `a` leaves the function."""
+        function = self.facts.chain[-1]
+        if self.facts.function is None or type(function) is not cst.FunctionDef:
+            return
+        receiver = functional_update_receiver(node.value) if type(node.value) is cst.Call else None
+        if type(receiver) is not cst.Name or self_update(node, receiver.value) is None:
+            return
+        name = receiver.value
+        if not self.facts.value_of(receiver).is_array or self._is_ref(receiver) or self._made_by_class(receiver):
+            return
+        if last_lost_update(function, name, self.names.qualified) is not node:
+            return
+        method = cast(cst.Attribute, cast(cst.Call, node.value).func).attr.value
+        lost = "the array the caller passed is unchanged" if name in parameter_names(function.params) else "it is lost"
+        self.report(
+            node.value,
+            (
+                f"the result of `.at[...].{method}(...)` never leaves `{function.name.value}`: nothing after it "
+                f"returns, stores or passes on `{name}`, and JAX arrays are immutable, so {lost}; return `{name}`"
+            ),
+        )
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
