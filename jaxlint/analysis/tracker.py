@@ -1775,7 +1775,7 @@ class ValueTracker(Domain):
         if (
             self._never_traced(scope, test, truth)
             or self._dead_in_closure(scope, test, truth)
-            or (value is not None and value.kind is Kind.TRACED and value.is_array)
+            or self._keeps_tracer_out(test, truth)
         ):
             traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
             for name in traced:
@@ -1793,6 +1793,18 @@ class ValueTracker(Domain):
             self._narrowed.append((narrowed[0], value))
         else:
             self._narrowed.append(None)
+
+    def _keeps_tracer_out(self, test: cst.BaseExpression, truth: bool) -> bool:
+        """Whether `test` being `truth` says that a traced argument (or pytree of them) is no array: through `and`
+        (both hold when it is true), `or` (neither holds when it is false) and `not`."""
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            return self._keeps_tracer_out(test.expression, not truth)
+        if type(test) is cst.BooleanOperation:
+            both = isinstance(test.operator, cst.And) is truth
+            return both and (self._keeps_tracer_out(test.left, truth) or self._keeps_tracer_out(test.right, truth))
+        narrowed = not_an_array(test, self.names, self._definition)
+        value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
+        return value is not None and value.kind is Kind.TRACED and value.is_array
 
     def _never_traced(self, scope: _Scope, test: cst.BaseExpression, truth: bool) -> bool:
         """A branch of a function traced only through the calls seen, whose test every traced call answers the
