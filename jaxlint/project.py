@@ -5,9 +5,8 @@ a function that another module transforms (`lax.scan(ops.body, ...)`, `jax.vmap(
 what another module's function returns is traced when it comes from a traced argument. Phase 1
 analyses each module alone (cached by content) and gives its interface (jaxlint/analysis/interface.py);
 phase 2, here, turns every module's interface into the facts each module imports, and analyses again
-the modules whose facts changed (those facts their analysis read), until nothing changes (each at most
-MAX_ROUNDS times). A module that reads what another module's functions return waits while that module is
-analysed again: checked before it, it would be checked again after it.
+the modules whose facts changed (those facts their analysis read), until nothing changes (at most
+MAX_ROUNDS times).
 
 A project is the folder imports start from: the folder above a file's topmost package (a folder with
 `__init__.py`), or the file's own folder for a script. Every Python file of it that can change the named files'
@@ -40,8 +39,6 @@ from jaxlint.config import DEFAULT_MAX_FILE_SIZE
 from jaxlint.connected import connected
 
 MAX_ROUNDS = 4
-# Rounds of phase 2: a module waits at most one round for each time the modules it reads from are checked again.
-MAX_PASSES = 2 * MAX_ROUNDS
 # A project larger than this is checked file by file, without the files that were not named.
 MAX_PROJECT_FILES = 3000
 # pytest's configuration files: the folder holding one is where pytest stops looking for conftest.py upward
@@ -98,61 +95,40 @@ def x64_above(root: Path, enabled: set[Path]) -> bool:
     return any(conftest in enabled for conftest in conftests_above(root))
 
 
-class _Names:
-    """Where a qualified name of the project is defined: the module and its name there."""
-
-    def __init__(self, modules: dict[str, Interface]) -> None:
-        self.modules = modules
-
-    def resolve(self, qualified: str, depth: int = 0) -> str:
-        """Follow re-exports: `pkg.report` is `pkg.metrics.report` when pkg/__init__.py imports it."""
-        module, _, name = qualified.rpartition(".")
-        interface = self.modules.get(module)
-        if interface is not None and name in interface.reexports and depth < 8:
-            return self.resolve(interface.reexports[name], depth + 1)
-        return qualified
-
-    def split(self, qualified: str, depth: int = 0) -> tuple[str, str]:
-        """The module a qualified name is in and its name there: `Class.method` for a method (a base class's,
-        in its module, when the class inherits it from another module: Interface.extends)."""
-        modules = self.modules
-        module, _, function = self.resolve(qualified).rpartition(".")
-        if module not in modules and "." in module:
-            owner, _, cls = self.resolve(module).rpartition(".")  # `pkg.model.Stats.mean`, `Stats` re-exported too
-            if owner in modules:
-                extends = modules[owner].extends.get(cls)
-                if extends is not None and function not in extends[1] and depth < 8:
-                    return self.split(f"{extends[0]}.{function}", depth + 1)
-                return owner, f"{cls}.{function}"
-        return module, function
-
-    def called(self, caller_module: str, target: str) -> tuple[str, str] | None:
-        """The module and function of the project that a call of another module reaches, or None."""
-        module, function = self.split(target)
-        if module not in self.modules or module == caller_module:
-            return None
-        if "." in function and function.split(".")[0] not in self.modules[module].classes:
-            return None  # `tx.update(...)` on what a function returned: no method of this module
-        return module, function
-
-
-def summary_sources(modules: dict[str, Interface]) -> dict[str, frozenset[str]]:
-    """The other modules whose functions each module (by dotted name) calls, so reads the summaries of (what
-    they return, the keys they draw from, the containers their instances hold): checking one of them again
-    may change what the module reads."""
-    names = _Names(modules)
-    return {
-        name: frozenset(module for qualified in interface.uses if (module := names.split(qualified)[0]) in modules)
-        - {name}
-        for name, interface in modules.items()
-    }
-
-
 def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) -> dict[str, Imported]:
     """What each module (by dotted name) learns from the interfaces of all of them, and from a conftest.py
     above their root that turns on x64 (`x64_from_above`)."""
-    place = _Names(modules)
-    split, called = place.split, place.called
+
+    def resolve(qualified: str, depth: int = 0) -> str:
+        """Follow re-exports: `pkg.report` is `pkg.metrics.report` when pkg/__init__.py imports it."""
+        module, _, name = qualified.rpartition(".")
+        interface = modules.get(module)
+        if interface is not None and name in interface.reexports and depth < 8:
+            return resolve(interface.reexports[name], depth + 1)
+        return qualified
+
+    def split(qualified: str, depth: int = 0) -> tuple[str, str]:
+        """The module a qualified name is in and its name there: `Class.method` for a method (a base class's,
+        in its module, when the class inherits it from another module: Interface.extends)."""
+        module, _, function = resolve(qualified).rpartition(".")
+        if module not in modules and "." in module:
+            owner, _, cls = resolve(module).rpartition(".")  # `pkg.model.Stats.mean`, `Stats` re-exported too
+            if owner in modules:
+                extends = modules[owner].extends.get(cls)
+                if extends is not None and function not in extends[1] and depth < 8:
+                    return split(f"{extends[0]}.{function}", depth + 1)
+                return owner, f"{cls}.{function}"
+        return module, function
+
+    def called(caller_module: str, target: str) -> tuple[str, str] | None:
+        """The module and function of the project that a call of another module reaches, or None."""
+        module, function = split(target)
+        if module not in modules or module == caller_module:
+            return None
+        if "." in function and function.split(".")[0] not in modules[module].classes:
+            return None  # `tx.update(...)` on what a function returned: no method of this module
+        return module, function
+
     entries: dict[str, dict[str, list[IncomingTracer]]] = {}
     handed: dict[str, dict[str, list[IncomingContainer]]] = {}
     for caller_module, interface in modules.items():

@@ -291,39 +291,27 @@ def _size_limit(path: str, settings: Settings) -> int:
 
 
 def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
-    """Phase 2 (jaxlint/project.py): check again each module whose facts from the others changed, each at most
-    MAX_ROUNDS times. A module that reads the summaries of another module to be checked again waits for it (what
-    it reads may change again), unless every module to check waits (a cycle)."""
+    """Phase 2 (jaxlint/project.py): check again each module whose facts from the others changed."""
     files, contexts = batch.files, batch.contexts
     enabled = {  # the conftest.py files that turn on x64 below them (project.conftests_above)
         Path(files[index]).absolute()
         for index in contexts
         if Path(files[index]).name == "conftest.py" and cast(FileResult, outcomes[index]).interface.x64
     }
-    checked: dict[int, int] = {}  # by index: how many times phase 2 checked it
-    for _ in range(project.MAX_PASSES):
+    for _ in range(project.MAX_ROUNDS):
         todo: dict[int, None] = {}
         for root, modules in project.projects({index: files[index] for index in contexts}).items():
             # Every module of a project was checked (phase 1).
             interfaces = {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
-            changed = {}
             for name, imported in project.imported_facts(interfaces, project.x64_above(root, enabled)).items():
                 index = modules[name]
-                if imported == contexts[index].imported or checked.get(index, 0) == project.MAX_ROUNDS:
+                if imported == contexts[index].imported:
                     continue
+                before = contexts[index].imported
+                contexts[index] = replace(contexts[index], imported=imported)
                 # A fact its analysis did not read changes nothing: its outcome is the one these facts give.
                 read = cast(FileResult, outcomes[index]).interface
-                if project.read_facts(imported, read) == project.read_facts(contexts[index].imported, read):
-                    contexts[index] = replace(contexts[index], imported=imported)
-                else:
-                    changed[name] = imported
-            sources = project.summary_sources(interfaces) if len(changed) > 1 else {}
-            waiting = {name for name in changed if sources.get(name, frozenset()) & changed.keys()}
-            for name, imported in changed.items():
-                if name not in waiting or len(waiting) == len(changed):
-                    index = modules[name]
-                    contexts[index] = replace(contexts[index], imported=imported)
-                    checked[index] = checked.get(index, 0) + 1
+                if project.read_facts(imported, read) != project.read_facts(before, read):
                     todo[index] = None
         if not todo:
             return
