@@ -1487,10 +1487,13 @@ def _callee_name(call: cst.Call) -> str:
     """The called function's name as a message shows it: `train_step`, `model.apply`'s `apply`, and for a transform
     called at once, the transform and its function (`value_and_grad(model_apply)`)."""
     func = call.func
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    if isinstance(func, cst.Call) and func.args and isinstance(func.args[0].value, (cst.Name, cst.Attribute)):
-        return f"{_callee_name(func)}({_callee_name(cst.Call(func.args[0].value))})"
-    return "the function"
+    if isinstance(func, cst.Call) and func.args and (inner := _last_name(func.args[0].value)) is not None:
+        return f"{_last_name(func.func) or 'the transform'}({inner})"
+    return _last_name(func) or "the function"
+
+
+def _last_name(expr: cst.BaseExpression) -> str | None:
+    """`f` of `f`, `apply` of `model.apply`; None for anything else."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    return expr.attr.value if isinstance(expr, cst.Attribute) else None

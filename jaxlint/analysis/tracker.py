@@ -1770,8 +1770,6 @@ class ValueTracker(Domain):
         isinstance(x, jax.core.Tracer):`: the code handles a tracer, or a pytree of them, on the other branch),
         nothing is traced."""
         scope = self._scopes[-1]
-        narrowed = not_an_array(test, self.names, self._definition)
-        value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
         if (
             self._never_traced(scope, test, truth)
             or self._dead_in_closure(scope, test, truth)
@@ -1786,6 +1784,8 @@ class ValueTracker(Domain):
                 scope.untraced_rest += 1
                 self._untraced_branches += 1  # until the body ends
             return
+        narrowed = not_an_array(test, self.names, self._definition)
+        value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
         # (A value that may be a pytree is narrowed too: the code tests its type, so whatever else it may be,
         # its author handles the array and the tracer on the other branch.)
         if narrowed is not None and value is not None and value.is_array:

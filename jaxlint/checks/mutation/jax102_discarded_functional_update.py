@@ -78,6 +78,18 @@ class DiscardedFunctionalUpdate(Rule):
     def _rebinds(self, receiver: cst.BaseExpression) -> bool:
         return isinstance(receiver, cst.Name) and rebinds_here(self, receiver.value)
 
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        # last_lost_update by function and name (the function kept with its answer, so that its id stays its own)
+        self._lost: dict[tuple[int, str], tuple[cst.FunctionDef, cst.Assign | None]] = {}
+
+    def _last_lost(self, function: cst.FunctionDef, name: str) -> cst.Assign | None:
+        """last_lost_update, walked once per function and name however many updates of the name it holds."""
+        key = (id(function), name)
+        if key not in self._lost or self._lost[key][0] is not function:
+            self._lost[key] = (function, last_lost_update(function, name, self.names.qualified))
+        return self._lost[key][1]
+
     def visit_Assign(self, node: cst.Assign) -> None:
         """`a = a.at[i].set(v)` in a traced function, when neither it nor another update of `a` leaves the function."""
         function = self.facts.chain[-1]
@@ -89,7 +101,7 @@ class DiscardedFunctionalUpdate(Rule):
         name = receiver.value
         if not self.facts.value_of(receiver).is_array or self._is_ref(receiver) or self._made_by_class(receiver):
             return
-        if last_lost_update(function, name, self.names.qualified) is not node:
+        if self._last_lost(function, name) is not node:
             return
         method = cast(cst.Attribute, cast(cst.Call, node.value).func).attr.value
         lost = "the array the caller passed is unchanged" if name in parameter_names(function.params) else "it is lost"
