@@ -1169,7 +1169,7 @@ class ValueTracker(Domain):
         if len(applied) != 1:
             return None
         target, transform = applied[0]
-        if transform.bound or transform.bound_names or not isinstance(target, (cst.Name, cst.Lambda)):
+        if transform.bound or transform.bound_names or not isinstance(target, (cst.Name, cst.Attribute, cst.Lambda)):
             return None
         return target
 
@@ -1470,6 +1470,7 @@ class ValueTracker(Domain):
                     a.bound + function.bound,
                     frozenset(a.bound_names) | function.bound_names,
                     a.where,
+                    literals=a.literals,
                 )
                 for a in applied.get(factory, ())
                 if a.made
@@ -1497,6 +1498,7 @@ class ValueTracker(Domain):
                 a.bound + bound,
                 frozenset(a.bound_names),
                 a.where,
+                literals=a.literals,
             )
             for a, bound in given
         ]
