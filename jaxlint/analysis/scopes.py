@@ -674,11 +674,14 @@ class ScopeRecorder:
     def _bound_now(self, target: cst.BaseExpression) -> cst.BaseExpression | cst.FunctionDef:
         """The def a name holds where the walk is, when it is the one binding of this scope that reaches here
         (reaching.py): an alias made of it (`fn = jax.jit(f)`) keeps that function when a later `def f` binds the
-        name again."""
+        name again; so does one made of a lambda bound to the name (`f = lambda x: ...`, `dfdx = jax.grad(f)`)."""
         if type(target) is cst.Name:
             reaching = self.reaching.reaching(target.value)
-            if len(reaching) == 1 and type(defined := next(iter(reaching))) is cst.FunctionDef:
+            defined = next(iter(reaching)) if len(reaching) == 1 else None
+            if type(defined) is cst.FunctionDef:
                 return defined
+            if type(defined) is Alias and type(defined.target) is cst.Lambda:
+                return defined.target
         return target
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
