@@ -854,6 +854,7 @@ class ValueTracker(Domain):
             if len(applied) == 1:
                 function, transform = applied[0]
                 made, bound, names = self._made(function, chain, transform.bound)
+                names |= transform.bound_names  # `jax.jit(partial(f, n=3))`: `n` is the partial's, never traced
                 other = transform.name in OTHER_RESULTS
                 self.recorder.alias(chain, target.value, made, bound, names, other_result=other, wrapper=node.value)
                 self.recorder.wrapped.bound((id(chain[-1]), target.value), made is function)
