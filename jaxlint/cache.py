@@ -24,8 +24,9 @@ DEFAULT_DIR = ".jaxlint_cache"
 # 3, interface records are read back by field name; 4, entries keep the evidence of findings; 5, interfaces list
 # their calls in loops; 6, and which of their functions' loops elsewhere were read; 7, which returns they read;
 # 8, their calls give the dtype kinds of the arrays they pass; 9, their eager calls that give Python containers, and
-# the container attributes of their classes; 10, which of those they read.
-FORMAT = 10
+# the container attributes of their classes; 10, which of those they read; 11, the literals their transforms'
+# wrappers are called with.
+FORMAT = 11
 
 
 def content_hash(data: bytes) -> str:

@@ -126,6 +126,9 @@ def module_interface(
             bound_names=tuple(sorted(applied.transform.bound_names)),
             instance=applied.instance,
             made=applied.made,
+            literals=tuple(
+                sorted(facts.literal_arguments.get(applied.transform.node, ()), key=lambda p: (type(p) is str, p))
+            ),
         )
         for applied in tracker.applications
     )

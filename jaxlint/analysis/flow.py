@@ -31,6 +31,10 @@ class Domain:
     """Whether the code after an `if ...: continue` sees the `continue` path (it runs next in the next
     iteration): for facts that must hold in every iteration, not only in the first."""
 
+    for_loops_run = False
+    """Whether the code after a `for` loop sees only the paths through its body, as if every iterable had an item:
+    for facts that a loop which never runs would only make unsure (a loop over a model's layers runs)."""
+
     def snapshot(self) -> State:
         """A copy of the current scope's facts, which later bindings leave unchanged."""
         raise NotImplementedError
@@ -114,6 +118,28 @@ _JUMPS = frozenset({cst.Break, cst.Continue, cst.Return, cst.Raise})
 def _last(body: cst.BaseSuite) -> cst.CSTNode | None:
     found = list(statements(body))
     return found[-1] if found else None
+
+
+def has_items(iterable: cst.BaseExpression) -> bool:
+    """Whether a `for` loop over `iterable` runs its body: a tuple, list or set display with an item, `range` of
+    int literals that is not empty, or `enumerate`/`reversed`/`zip` of such."""
+    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+        return any(not isinstance(element, cst.StarredElement) for element in iterable.elements)
+    if not isinstance(iterable, cst.Call) or not isinstance(iterable.func, cst.Name):
+        return False
+    args = iterable.args
+    if (
+        iterable.func.value == "range"
+        and 1 <= len(args) <= 2
+        and all(isinstance(arg.value, cst.Integer) and arg.keyword is None and not arg.star for arg in args)
+    ):
+        bounds = [int(cast(cst.Integer, arg.value).evaluated_value) for arg in args]
+        return (bounds[-1] > 0) if len(bounds) == 1 else bounds[1] > bounds[0]
+    if iterable.func.value in ("enumerate", "reversed") and args and not args[0].star and args[0].keyword is None:
+        return has_items(args[0].value)
+    if iterable.func.value == "zip" and args:
+        return all(not arg.star and arg.keyword is None and has_items(arg.value) for arg in args)
+    return False
 
 
 def _runs_forever(node: cst.While) -> bool:
@@ -400,8 +426,19 @@ class Flow:
         self._exit_loop(node)
         if isinstance(node, cst.While) and _runs_forever(node):
             self._end_path()
+        elif isinstance(node, cst.For):
+            through = [self._snapshot(), *loop.continues]
+            self._merge(through if has_items(node.iter) else [self._skipped(loop.before, through), *through])
         else:
             self._merge([loop.before, self._snapshot(), *loop.continues])
+
+    def _skipped(self, before: Paths, through: list[Paths]) -> Paths:
+        """The state after a `for` loop whose body never ran, in the domains that see such a path: all but those
+        that take the loop to run when a path leads through its body (`for_loops_run`)."""
+        return [
+            None if domain.for_loops_run and any(states[i] is not None for states in through) else state
+            for i, (domain, state) in enumerate(zip(self.domains, before))
+        ]
 
     def _end_loop(self, node: cst.For | cst.While) -> None:
         self._merge([self._snapshot(), *self._exits.pop()])

@@ -71,6 +71,9 @@ class Applied:
     instance: bool = False  # a method applied through an instance (`jax.vmap(scaler.apply)`): `self` is bound
     # Applied to the function that calling the target makes (`jax.jit(losses.make_loss(2.0))`), not to it.
     made: bool = False
+    # The positions (after `bound`) and keywords that calls of the transform's own wrapper give a scalar literal
+    # (`jax.jit(ops.f)(x, True)`): jit traces them like any argument it is not told is static.
+    literals: tuple[int | str, ...] = ()
 
 
 @dataclass(frozen=True)

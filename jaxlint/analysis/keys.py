@@ -467,6 +467,11 @@ class KeyFlow(Domain):
     functions come from the previous round's summaries (`RoundFacts.consuming`).
     """
 
+    # After `for layer in layers: key, sub = split(key)`, `key` is the last pass's fresh key: a reuse only a loop
+    # that never runs would make is a guess about the iterable, and the pass that reuses a consumed key is the
+    # body's own first one, found there.
+    for_loops_run = True
+
     def __init__(self, tracker, module: cst.Module, key_names: tuple[str, ...] = DEFAULT_KEY_NAMES) -> None:
         self._tracker = tracker
         self._key_names = key_names

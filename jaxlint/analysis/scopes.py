@@ -50,6 +50,9 @@ class RoundFacts:
     # Parameters given scalar literals by calls through one of the function's transform wrappers, by the wrapper's
     # call (`option` of `jax.jit(f)(x, True)`, or of `g(x, True)` after `g = jax.jit(f)`): that transform gets them.
     through: dict[cst.CSTNode, dict[cst.CSTNode, frozenset[str]]] = field(default_factory=dict)
+    # The same for a function of another module (`jax.jit(ops.f)(x, True)`): the call's positions and keywords that
+    # get a scalar literal, by the wrapper's call; exported with the transform (Applied.literals), mapped there.
+    literal_arguments: dict[cst.CSTNode, frozenset[int | str]] = field(default_factory=dict)
     # Parameters some call (or a lax carry) gives a Python list, tuple or dict: pytrees, never one array.
     lists: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)
     arrays: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # given a JAX array (not a pytree)
@@ -509,6 +512,23 @@ def _literals_given(function: cst.FunctionDef | cst.Lambda, bound: int, call: cs
     return frozenset(param for param, value in given.items() if is_scalar_literal(value))
 
 
+def _literal_places(call: cst.Call) -> frozenset[int | str]:
+    """The positions and keywords of `call` that get a scalar literal; no position after a `*args`."""
+    places: set[int | str] = set()
+    position: int | None = 0
+    for arg in call.args:
+        if arg.star:
+            position = None if arg.star == "*" else position
+        elif arg.keyword is not None:
+            if is_scalar_literal(arg.value):
+                places.add(arg.keyword.value)
+        elif position is not None:
+            if is_scalar_literal(arg.value):
+                places.add(position)
+            position += 1
+    return frozenset(places)
+
+
 def _none_at(function: cst.FunctionDef, bound: int, call: _Call, known: Nones | None = None) -> dict[str, Fixed]:
     """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call; `known`:
     the caller's names known `None` or not there)."""
@@ -654,11 +674,14 @@ class ScopeRecorder:
     def _bound_now(self, target: cst.BaseExpression) -> cst.BaseExpression | cst.FunctionDef:
         """The def a name holds where the walk is, when it is the one binding of this scope that reaches here
         (reaching.py): an alias made of it (`fn = jax.jit(f)`) keeps that function when a later `def f` binds the
-        name again."""
+        name again; so does one made of a lambda bound to the name (`f = lambda x: ...`, `dfdx = jax.grad(f)`)."""
         if type(target) is cst.Name:
             reaching = self.reaching.reaching(target.value)
-            if len(reaching) == 1 and type(defined := next(iter(reaching))) is cst.FunctionDef:
+            defined = next(iter(reaching)) if len(reaching) == 1 else None
+            if type(defined) is cst.FunctionDef:
                 return defined
+            if type(defined) is Alias and type(defined.target) is cst.Lambda:
+                return defined.target
         return target
 
     def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
@@ -838,6 +861,8 @@ class ScopeRecorder:
             if isinstance(node, (cst.FunctionDef, cst.Lambda)) and (given := _literals_given(node, bound, call)):
                 through = facts.through.setdefault(node, {})
                 through[wrapper] = through.get(wrapper, frozenset()) | given
+            elif node is None and (places := _literal_places(call)):
+                facts.literal_arguments[wrapper] = facts.literal_arguments.get(wrapper, frozenset()) | places
 
     def callable_call(self, chain: Chain, call: cst.Call, func: cst.BaseExpression | None = None) -> None:
         """A call that may run a function of this module (`func`, when not the called expression itself): its

@@ -92,6 +92,9 @@ class AppliedTransform:
     # False for the trace of a function with its own derivative rule (custom_jvp/custom_vjp), and of what it calls:
     # a gradient around it differentiates by the rule and never goes through the body.
     differentiates: bool = True
+    # Applied in another module: the positions (after `bound`) and keywords that calls of its wrapper there give a
+    # scalar literal (`jax.jit(ops.f)(x, True)`; Applied.literals).
+    literals: tuple[int | str, ...] = ()
 
     def where(self, line_of) -> str:
         """Where it is applied, for messages: `line 9`, or `train.py:12` in another module."""
@@ -514,6 +517,16 @@ def _positions(signature: Signature, argnums: tuple[int, ...]) -> set[str]:
     return {signature.positional[n] for n in argnums if -count <= n < count}
 
 
+def _literal_params(signature: Signature, places: tuple[int | str, ...]) -> frozenset[str]:
+    """The parameters that calls given literals at `places` (positions and keywords) give them to."""
+    named = set(signature.all)
+    return frozenset(
+        place if isinstance(place, str) else signature.positional[place]
+        for place in places
+        if (place in named if isinstance(place, str) else place < len(signature.positional))
+    )
+
+
 def _traced_and_static(
     transform: AppliedTransform,
     signature: Signature,
@@ -704,6 +717,8 @@ def traced_function(
         lists |= _listed(transform, signature.after(transform))
         try:
             passed_through = through.get(transform.node, frozenset()) if through else frozenset()
+            literal = _literal_params(signature.after(transform), transform.literals)
+            passed_through |= literal
             more_traced, more_static = _traced_and_static(
                 transform, signature.after(transform), names, table, given, arrays, pytrees, passed_through
             )
@@ -711,8 +726,9 @@ def traced_function(
             continue
         seen = signature.after(transform).positional
         for param in more_traced - _untraceable(signature):
-            # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool.
-            scalar = transform.name == FORI_LOOP and seen[:1] == (param,) or param in signature.flags
+            # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool, and
+            # so is what a call of the wrapper in another module gives a literal.
+            scalar = transform.name == FORI_LOOP and seen[:1] == (param,) or param in signature.flags | literal
             traced.setdefault(param, Tracer(name, param, transform, container=not scalar))
             if transform.name in GRADIENTS and transform.differentiates and transform is not traced[param].transform:
                 gradients[param] = (*gradients.get(param, ()), transform.name)

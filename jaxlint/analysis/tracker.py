@@ -854,6 +854,7 @@ class ValueTracker(Domain):
             if len(applied) == 1:
                 function, transform = applied[0]
                 made, bound, names = self._made(function, chain, transform.bound)
+                names |= transform.bound_names  # `jax.jit(partial(f, n=3))`: `n` is the partial's, never traced
                 other = transform.name in OTHER_RESULTS
                 self.recorder.alias(chain, target.value, made, bound, names, other_result=other, wrapper=node.value)
                 self.recorder.wrapped.bound((id(chain[-1]), target.value), made is function)
@@ -1169,7 +1170,7 @@ class ValueTracker(Domain):
         if len(applied) != 1:
             return None
         target, transform = applied[0]
-        if transform.bound or transform.bound_names or not isinstance(target, (cst.Name, cst.Lambda)):
+        if transform.bound or transform.bound_names or not isinstance(target, (cst.Name, cst.Attribute, cst.Lambda)):
             return None
         return target
 
@@ -1470,6 +1471,7 @@ class ValueTracker(Domain):
                     a.bound + function.bound,
                     frozenset(a.bound_names) | function.bound_names,
                     a.where,
+                    literals=a.literals,
                 )
                 for a in applied.get(factory, ())
                 if a.made
@@ -1497,6 +1499,7 @@ class ValueTracker(Domain):
                 a.bound + bound,
                 frozenset(a.bound_names),
                 a.where,
+                literals=a.literals,
             )
             for a, bound in given
         ]

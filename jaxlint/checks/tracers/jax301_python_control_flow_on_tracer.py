@@ -22,7 +22,8 @@ class PythonControlFlowOnTracer(Rule):
         "traced when a call in the module passes it through `jax.jit` (or `jax.checkpoint`), by position or by "
         "keyword, and the transform's options do not make it static: a call of the function it decorates, of "
         "the wrapper itself (`jax.jit(f)(x, True)`), or of a name bound only to the wrapper "
-        "(`g = jax.jit(f)`, then `g(x, True)`). The transform traces every argument it is given."
+        "(`g = jax.jit(f)`, then `g(x, True)`), in the function's module or another one "
+        "(`jax.jit(ops.f)(x, True)`). The transform traces every argument it is given."
     )
     why_bad = (
         "Under `jit`, arguments are abstract tracers: their values are unknown while Python runs the function "
