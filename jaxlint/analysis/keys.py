@@ -620,7 +620,7 @@ class KeyFlow(Domain):
         return self._hops[id(call)]
 
     def _find_hops(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
-        found: list[tuple[cst.BaseExpression, str | None]] = []
+        found = self._imported_items(call)
         known = self._tracker.known
         if not known.closes and not known.items:
             return found
@@ -639,6 +639,18 @@ class KeyFlow(Domain):
             positional = Signature.of(function.params).positional[bound:]
             found += item_arguments(call, positional, {name: frozenset(items) for name, items in drawn.items()})
         return found
+
+    def _imported_items(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
+        """The dict entries given to another module's function that draws from them (its interface says)."""
+        context = self._tracker.context
+        if context is None or not context.imported.consumes:
+            return []
+        consumes = context.imported.consumes.get(self._tracker.names.qualified(call.func) or "")
+        drawn: dict[str, frozenset[str]] = {}
+        for entry in map(dict_item, consumes.params if consumes is not None else ()):
+            if entry is not None:
+                drawn[entry[0]] = drawn.get(entry[0], frozenset()) | {entry[1]}
+        return item_arguments(call, consumes.positional, drawn) if consumes is not None and drawn else []
 
     def _names_of(self, function: cst.FunctionDef | cst.Lambda) -> tuple[frozenset[str], frozenset[str]]:
         """The names a function binds itself, and those it declares `global` or `nonlocal`."""
