@@ -30,7 +30,8 @@ class Exported:
 
 @dataclass(frozen=True)
 class Consumes:
-    """The key parameters a module-level function draws from (itself or through its callees)."""
+    """The key parameters a module-level function draws from (itself or through its callees), and the string entries
+    of its dict parameters it draws from (`rngs['dropout']`, key_hops.py)."""
 
     positional: tuple[str, ...]  # its positional parameters, to match arguments given by position
     params: tuple[str, ...]

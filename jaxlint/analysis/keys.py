@@ -17,7 +17,9 @@ not the name): an entry of a dict display with literal keys (`keys = {"init": rn
 `rng`), of a tuple or list display at a literal index (`pair[0]`), a name unpacked from those or bound to
 another key's name (`x, y = pair`, `a = k`) are other names of the same key; so are the views of one key
 (`key[None][0]`, `key.reshape(())`, `jnp.squeeze(key)`). An operand of `lax.cond`/`lax.switch` that a
-branch draws from is consumed once by the call: only one branch runs. What is not known stays silent: a
+branch draws from is consumed once by the call: only one branch runs. A call also spends the keys its function
+draws from one hop away (key_hops.py): a key of the function around a nested def or lambda that draws from it, and
+the key put in a dict entry the function draws from (`rngs={"dropout": key}`). What is not known stays silent: a
 dict built otherwise, an entry after the container was handed to a call or changed, a view of what may
 be an array of keys (a parameter, a split).
 """
@@ -36,6 +38,15 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.dead_branches import Guard, parameter_guards
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
+from jaxlint.analysis.key_hops import (
+    changes_entries,
+    declared,
+    dict_item,
+    item_arguments,
+    live,
+    local_names,
+    runs_when_called,
+)
 from jaxlint.analysis.loop_guards import runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
@@ -60,7 +71,7 @@ from jaxlint.model.keys import (
     SPLIT,
     VIEW_FUNCTIONS,
 )
-from jaxlint.analysis.traced import AppliedTransform, wrapped_call
+from jaxlint.analysis.traced import AppliedTransform, Signature, wrapped_call
 from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, LOOP_CONDITIONS, ONLY_TRACE, TREE_MAPS
 from jaxlint.traversal import TOKENS, TOKENS_BUT_NAMES, branches, children, in_order, node_types
 
@@ -492,6 +503,9 @@ class KeyFlow(Domain):
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
         self._again: dict[cst.CSTNode, list[tuple[cst.BaseExpression, str, str, Use]]] = {}  # consumed_again
         self._guards: dict[int, dict[int, tuple[Guard, ...]]] = {}  # of each function: parameter_guards
+        self._hops: dict[int, list[tuple[cst.BaseExpression, str | None]]] = {}  # of each call: _hop_consuming
+        self._scope_names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # of each function: bound, declared
+        self._entries_changed: dict[tuple[int, str], bool] = {}  # of each function and parameter: changes_entries
 
     def _parameter_guards(self, function: cst.CSTNode, node: cst.CSTNode) -> tuple[Guard, ...]:
         if type(function) is not cst.FunctionDef:
@@ -550,6 +564,14 @@ class KeyFlow(Domain):
             for name in self._module_keys_drawn(call):
                 if self.state.is_key(name):
                     found.append((call.func, name, f"{_callee_name(call)}()"))
+            for expr, hop in self._hop_consuming(call):
+                if hop is None:
+                    candidates.append((expr, f"{_callee_name(call)}()"))
+                elif self.state.is_key(hop) or (dict_item(hop) and _base(hop) in self.state.params | self.state.others):
+                    target = self.state.resolve(hop)
+                    told = target if target != hop and not _is_item(target) else hop
+                    self._written[told] = hop
+                    found.append((expr, told, f"{_callee_name(call)}()"))
         candidates.extend(self._branch_consuming(call))
         seen: set[int] = set()
         for expr, by in candidates:
@@ -593,6 +615,87 @@ class KeyFlow(Domain):
                 self._bound_here[id(here)] = rebound_names(here.body) | set(parameter_names(here.params))
             return drawn - self._bound_here[id(here)]
         return drawn if here is None else set()
+
+    def _hop_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
+        """What a call spends one hop away (key_hops.py): the keys of the enclosing function that the nested def or
+        lambda it runs draws from (the called expression, with the key's ref), and the dict entries given to a
+        function that draws from them (a display's value, with None; a name, with its entry's ref)."""
+        if id(call) not in self._hops:
+            self._hops[id(call)] = self._find_hops(call)
+        return self._hops[id(call)]
+
+    def _find_hops(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
+        found = self._imported_items(call)
+        known = self._tracker.known
+        if not known.closes and not known.items:
+            return found
+        function, bound = self._tracker.recorder.function_at(self._tracker.chain, self._runs(call))
+        if not isinstance(function, (cst.FunctionDef, cst.Lambda)) or not runs_when_called(function):
+            return found
+        for (ref, owner), sites in known.closes.get(function, {}).items():
+            if self._owner(_base(ref)) is owner and live(sites, function, bound, call):
+                found.append((call.func, ref))
+        drawn: dict[str, set[str]] = {}
+        for ref, sites in known.items.get(function, {}).items():
+            entry = dict_item(ref)
+            if entry is not None and live(sites, function, bound, call):
+                drawn.setdefault(entry[0], set()).add(entry[1])
+        if drawn:
+            positional = Signature.of(function.params).positional[bound:]
+            found += item_arguments(call, positional, {name: frozenset(items) for name, items in drawn.items()})
+        return found
+
+    def _imported_items(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
+        """The dict entries given to another module's function that draws from them (its interface says)."""
+        context = self._tracker.context
+        if context is None or not context.imported.consumes:
+            return []
+        consumes = context.imported.consumes.get(self._tracker.names.qualified(call.func) or "")
+        drawn: dict[str, frozenset[str]] = {}
+        for entry in map(dict_item, consumes.params if consumes is not None else ()):
+            if entry is not None:
+                drawn[entry[0]] = drawn.get(entry[0], frozenset()) | {entry[1]}
+        return item_arguments(call, consumes.positional, drawn) if consumes is not None and drawn else []
+
+    def _names_of(self, function: cst.FunctionDef | cst.Lambda) -> tuple[frozenset[str], frozenset[str]]:
+        """The names a function binds itself, and those it declares `global` or `nonlocal`."""
+        if id(function) not in self._scope_names:
+            self._scope_names[id(function)] = (local_names(function), declared(function))
+        return self._scope_names[id(function)]
+
+    def _owner(self, name: str) -> cst.CSTNode | None:
+        """The function whose variable `name` is where the walk is: the innermost def or lambda around this point
+        that binds it. None when it is a module's or a class's name, or when a comprehension between may bind it."""
+        previous = None
+        for function in reversed(self._functions):
+            if function is None or function is previous:
+                return None  # module level or a class body; a comprehension repeats its function
+            previous = function
+            bound, declared_outer = self._names_of(cast("cst.FunctionDef | cst.Lambda", function))
+            if name in declared_outer:
+                return None
+            if name in bound:
+                return function
+        return None
+
+    def _closure_owner(self, ref: str) -> cst.CSTNode | None:
+        """The enclosing function whose variable the key `ref` is, when the current function draws from it free."""
+        here, base = self._functions[-1], _base(ref)
+        if here is None or "." in base:
+            return None
+        owner = self._owner(base)
+        return owner if owner is not here else None
+
+    def _drawn_entry(self, function: cst.CSTNode, ref: str) -> bool:
+        """Whether `ref` is a string entry of a parameter, as the caller gave it (`rngs['dropout']` of `rngs`, whose
+        entries the function never changes)."""
+        entry = dict_item(ref)
+        if entry is None or entry[0] not in self.state.params | self.state.others:
+            return False
+        at = (id(function), entry[0])
+        if at not in self._entries_changed:
+            self._entries_changed[at] = changes_entries(cast("cst.FunctionDef | cst.Lambda", function), entry[0])
+        return not self._entries_changed[at]
 
     def _branch_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
         """The operands of `lax.cond(pred, true_fun, false_fun, *operands)` or `lax.switch(index, branches,
@@ -766,8 +869,11 @@ class KeyFlow(Domain):
         function = self._functions[-1]
         recorder = self._tracker.recorder
         for expr, ref, by in uses:
-            if self.state.resolve(ref) in self.state.params and function is not None:
-                recorder.key_consumed(function, self.state.resolve(ref), self._parameter_guards(function, node))
+            resolved = self.state.resolve(ref)
+            if function is not None and (resolved in self.state.params or self._drawn_entry(function, resolved)):
+                recorder.key_consumed(function, resolved, self._parameter_guards(function, node))
+            elif function is not None and (owner := self._closure_owner(resolved)) is not None:
+                recorder.key_closed(function, resolved, owner, self._parameter_guards(function, node))
             use = Use(node, by)
             for iteration in self.state.iterations:
                 iteration.consume(expr, self.state.resolve(ref), use)

@@ -27,6 +27,7 @@ from jaxlint.analysis.dead_branches import (
     none_at_call,
     tests_before_rebinding,
 )
+from jaxlint.analysis.key_hops import Sites, dict_item
 from jaxlint.analysis.reaching import Alias, OTHER, ReachingBindings
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
 from jaxlint.analysis.structures import eager_value, joined, structure, traced_tree
@@ -85,6 +86,11 @@ class RoundFacts:
     # Key parameters consumed, by function (None: module level).
     consumes: dict[cst.CSTNode | None, frozenset[str]] = field(default_factory=dict)
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
+    # The keys a nested def or lambda draws from that are free there, each with the enclosing function whose
+    # variable it is, and the tests of the def's parameters around its draws (key_hops.Sites).
+    closes: dict[cst.CSTNode, dict[tuple[str, cst.CSTNode], Sites]] = field(default_factory=dict)
+    # The string entries of dict parameters a function draws from (`rngs['dropout']`), with the tests around them.
+    items: dict[cst.CSTNode, dict[str, Sites]] = field(default_factory=dict)
     key_params: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters some call gives a key
     callees: dict[cst.Call, tuple[cst.CSTNode, int]] = field(default_factory=dict)  # the function a call calls
     returns: dict[cst.CSTNode, "Returned"] = field(default_factory=dict)  # what calling a function gives
@@ -139,6 +145,8 @@ _FLOW_FIELDS = (
     "refs",
     "consumes",
     "consuming",
+    "closes",
+    "items",
     "key_params",
 )
 # The facts about the parameters of a function, read when it is traced.
@@ -587,6 +595,8 @@ class ScopeRecorder:
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
         # key parameters a function draws from or splits itself: the parameter tests around each such use
         self._key_consumed: dict[cst.CSTNode, dict[str, list[tuple[Guard, ...]]]] = {}
+        # keys a nested def or lambda draws from that are free there: (ref, the function whose variable it is)
+        self._key_closed: dict[cst.CSTNode, dict[tuple[str, cst.CSTNode], list[tuple[Guard, ...]]]] = {}
         self._key_calls: list[
             tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool], cst.BaseExpression]
         ] = []
@@ -931,6 +941,17 @@ class ScopeRecorder:
         if self._news is not None and param not in self._known.consumes.get(function, ()):
             self._announce()
 
+    def key_closed(self, function: cst.CSTNode, ref: str, owner: cst.CSTNode, guards: tuple[Guard, ...] = ()) -> None:
+        """`function` draws from `ref`, a variable of the enclosing function `owner` (a closure), where the tests
+        `guards` of its parameters lead."""
+        self._key_closed.setdefault(function, {}).setdefault((ref, owner), []).append(guards)
+        if self._news is not None and (ref, owner) not in self._known.closes.get(function, {}):
+            self._announce()
+
+    def function_at(self, chain: Chain, expr: cst.BaseExpression) -> tuple[cst.CSTNode | None, int]:
+        """The def or lambda an expression names where the walk is (`chain`), with its parameters bound."""
+        return self._resolve(chain, expr)
+
     def key_call(
         self,
         chain: Chain,
@@ -985,6 +1006,13 @@ class ScopeRecorder:
                     consumes.setdefault(caller, set()).add(param)
                     changed = True
         facts.consumes = {node: frozenset(params) for node, params in consumes.items()}
+        facts.closes = {
+            node: {closed: tuple(sites) for closed, sites in refs.items()} for node, refs in self._key_closed.items()
+        }
+        for node, refs in self._key_consumed.items():
+            items = {ref: tuple(sites) for ref, sites in refs.items() if node is not None and dict_item(ref)}
+            if items:
+                facts.items[node] = items
         for call, _, callee, target, value, _, _ in edges:
             if target in consumes.get(callee, ()):
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)

@@ -34,7 +34,10 @@ class PrngKeyReuse(Rule):
         "name, and views of one key (`key[None][0]`, `jnp.squeeze(key)`). Flags a key consumed a second time, "
         "on some path, with no rebinding in between. Every `jax.random` sampler and `split` consume their key; "
         "so does a function of the same module that consumes its key parameter (directly or through its "
-        "callees), at each call; a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
+        "callees), at each call, and one that draws from a key one hop away: a nested def or lambda from a key of "
+        'the function around it, a function from the entry of a dict argument (`rngs["dropout"]` of '
+        '`rngs={"dropout": key}`); '
+        "a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
         "one branch runs. In a loop, a key the body draws from before binding it again is the one the previous "
         "iteration left: consumed twice when that iteration consumed it after binding it (`key, sub = "
         "split(key)`, then a draw from `key` instead of `sub`)."

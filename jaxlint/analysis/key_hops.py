@@ -1,0 +1,125 @@
+"""Keys a call spends one hop away from its arguments: through a free variable of a nested def or lambda (a
+closure), and through a literal entry of a dict argument (flax's `rngs={"dropout": key}` convention).
+
+jax draws what the function draws, wherever the function reads the key: calling a nested `loss_fn()` that draws
+from the enclosing function's `dropout_key` draws from that key, and `model_apply(x, rngs={"dropout": key})`
+whose body draws from `rngs["dropout"]` draws from `key` (under `jax_debug_key_reuse` a second draw of either
+raises KeyReuseError). A closure reads its free variable when it runs, so the key spent is the one the name holds
+at the call.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from typing import cast
+
+import libcst as cst
+
+from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
+from jaxlint.analysis.dead_branches import Guard, dead_branch, literals_at_call
+from jaxlint.traversal import in_order
+
+# The tests of the function's parameters around each draw (dead_branches.parameter_guards), one tuple per draw.
+Sites = tuple[tuple[Guard, ...], ...]
+
+
+def dict_item(ref: str) -> tuple[str, str] | None:
+    """`("rngs", "dropout")` for the ref `rngs['dropout']` (keys.key_ref's spelling); None for anything but a
+    string entry of a plain name (an index of a split array is not a dict entry)."""
+    base, _, rest = ref.partition("[")
+    if not rest.endswith("]") or "[" in rest or "." in base or rest[:1] not in ("'", '"'):
+        return None
+    item = ast.literal_eval(rest[:-1])
+    return (base, item) if isinstance(item, str) else None
+
+
+def item_ref(name: str, item: str) -> str:
+    return f"{name}[{item!r}]"
+
+
+def local_names(function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
+    """The names a function or lambda binds in its own scope: parameters, assignments, and `:=` targets."""
+    names = set(parameter_names(function.params))
+    body: cst.CSTNode = function.body
+    if type(function) is cst.FunctionDef:
+        names |= rebound_names(cast(cst.BaseSuite, body))
+    for node, _ in in_order(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(node) is cst.NamedExpr and type(node.target) is cst.Name:
+            names.add(node.target.value)
+    return frozenset(names)
+
+
+def runs_when_called(function: cst.FunctionDef | cst.Lambda) -> bool:
+    """Whether calling the function runs its body: not a generator's or a coroutine's (their calls draw nothing
+    until iterated or awaited)."""
+    if type(function) is cst.Lambda:
+        return True
+    if cast(cst.FunctionDef, function).asynchronous is not None:
+        return False
+    skip = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    return not any(type(node) is cst.Yield for node, _ in in_order(function.body, skip=skip))
+
+
+def declared(function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
+    """The names a def declares `global` or `nonlocal`: they are not the enclosing function's variables."""
+    return frozenset(declared_outer(function.body)) if type(function) is cst.FunctionDef else frozenset()
+
+
+def changes_entries(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
+    """Whether a function may put other values in the entries of its `name`: `name[k] = v`, `del name[k]`, or a
+    method of it called (`name.update(...)`, `name.pop(k)`). Then an entry it draws from may not be the caller's."""
+    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if kind is cst.Attribute and type(node.value) is cst.Name and node.value.value == name:
+            return True
+        if kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
+            if _entry_of(node.target, name):  # (each of these has a target)
+                return True
+    return False
+
+
+def _entry_of(target: cst.BaseExpression, name: str) -> bool:
+    """Whether an assignment's target is (or unpacks into) an entry of `name`."""
+    kind = type(target)
+    if kind is cst.Subscript:
+        owner = cast(cst.Subscript, target).value
+        return type(owner) is cst.Name and owner.value == name
+    if kind is cst.Tuple or kind is cst.List:
+        return any(_entry_of(element.value, name) for element in cast("cst.Tuple | cst.List", target).elements)
+    return kind is cst.StarredElement and _entry_of(cast(cst.StarredElement, target).value, name)
+
+
+def item_arguments(
+    call: cst.Call, positional: Sequence[str], items: dict[str, frozenset[str]]
+) -> list[tuple[cst.BaseExpression, str | None]]:
+    """What a call gives the dict entries a function draws from (`items`: parameter -> entries): for a dict display
+    argument, the entry's value (`key` of `rngs={"dropout": key}`), with None; for a name, the name and the ref of
+    its entry (`rngs` and `rngs['dropout']`). `positional`: the function's positional parameters after any bound."""
+    found: list[tuple[cst.BaseExpression, str | None]] = []
+    names = iter(positional)
+    for arg in call.args:
+        if arg.star:
+            break
+        param = arg.keyword.value if arg.keyword is not None else next(names, None)
+        drawn = items.get(param or "")
+        if not drawn:
+            continue
+        value = arg.value
+        if type(value) is cst.Dict:
+            for element in value.elements:
+                if type(element) is cst.DictElement and type(element.key) is cst.SimpleString:
+                    if element.key.evaluated_value in drawn:
+                        found.append((element.value, None))
+        elif type(value) is cst.Name:
+            found.extend((value, item_ref(value.value, item)) for item in sorted(drawn))
+    return found
+
+
+def live(sites: Sites, function: cst.CSTNode, bound: int, call: cst.Call) -> bool:
+    """Whether some draw of `sites` runs in `function` called by `call`: not every one sits in a branch of a test
+    of its parameters that the call's literals make dead code (`if training:` of `loss_fn(p, training=False)`)."""
+    if type(function) is not cst.FunctionDef or not any(sites):
+        return True
+    fixed = literals_at_call(function, bound, call)
+    return not all(any(dead_branch(test, truth, fixed) for test, truth in guards) for guards in sites)
