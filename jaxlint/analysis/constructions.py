@@ -1,8 +1,9 @@
-"""What every call of a class of a module gives one of its `__init__`'s parameters, read off the module's syntax.
+"""What every call of a class or function of a module gives one of its parameters, read off the module's syntax.
 
 A method's receiver arrives through a constructor (`self.kernel = kernel` in `__init__`, or a dataclass field the
-generated `__init__` fills). Its class is a fact only when every place that could fill it shows the value: each
-reference to the class in the module is a call whose argument for the parameter can be read, or a use that makes nothing (an annotation, an
+generated `__init__` fills) or through a parameter's default (`def get_pgg(d, emu=Emu())`). Its class is a fact
+only when every place that could fill it shows the value: each reference to the class (or the function) in the
+module is a call whose argument for the parameter can be read, or a use that makes nothing (an annotation, an
 `isinstance` test). A class passed on as a value, a subclass, `cls(...)` or `type(self)(...)` in its methods, a
 `replace(..., field=...)`, or `*args` at a call may fill it with anything: then nothing is known.
 """
@@ -217,6 +218,41 @@ def _defined_in(reference: _Reference) -> Chain:
     """Where a default is read: the module (the classes and functions whose parameters this file follows are
     module-level)."""
     return reference.chain[:1]
+
+
+def never_passed(
+    module: cst.Module,
+    function: cst.FunctionDef,
+    name: str,
+    binding: Binding,
+    same_arguments: Callable[[cst.Call], bool],
+) -> bool:
+    """Whether no call in the module gives `function` the parameter `name`: every reference to it is a call (or a
+    call of a transform's wrapper made of it on the spot, `jax.jacfwd(f)(x)`: `same_arguments(wrapper)`) that
+    leaves the parameter out, without `*args` or `**kwargs`."""
+    parameter = parameter_of(function, name, False)
+    if parameter is None:
+        return False
+    references = list(_references_to(module_references(module), function, binding))
+    for reference in references:
+        if reference.annotation:
+            continue
+        call = _called_by(reference)
+        if call is None and len(reference.parents) >= 3:
+            arg, wrapper, outer = reference.parents
+            if (
+                type(arg) is cst.Arg
+                and type(wrapper) is cst.Call
+                and wrapper.args
+                and wrapper.args[0] is arg
+                and type(outer) is cst.Call
+                and outer.func is wrapper
+                and same_arguments(wrapper)
+            ):
+                call = outer
+        if call is None or _argument(call, parameter) is not parameter.default:
+            return False
+    return bool(references)
 
 
 def _references_to(

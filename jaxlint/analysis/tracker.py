@@ -33,7 +33,7 @@ from jaxlint.analysis.bindings import (
 )
 from jaxlint.analysis.calls import argument, branch_operands
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
-from jaxlint.analysis.constructions import Parameter, constructed_with, dataclass_field, parameter_of
+from jaxlint.analysis.constructions import Parameter, constructed_with, dataclass_field, never_passed, parameter_of
 from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
 from jaxlint.analysis.dtype_tests import dtype_test
 from jaxlint.analysis.donations import DonationFlow
@@ -104,6 +104,7 @@ from jaxlint.model.transforms import (
     PARTIAL,
     TREE_MAPS,
     UNTRACED_CONTEXTS,
+    WRAPPER_ARGUMENTS,
 )
 
 Env = dict[str, Value]
@@ -709,9 +710,40 @@ class ValueTracker(Domain):
         made = self._instance(expr, chain) if type(expr) is cst.Call else None
         return made.instance if made is not None else None
 
+    def _default_instance(self, node: cst.CSTNode, param: cst.Param) -> Value | None:
+        """The instance a parameter of a def outside a class body holds when its default makes one
+        (`emu=Emulator()`, made once, where the def runs) and no call of the def passes it: the def's references
+        are all calls, or calls of a transform's wrapper made on the spot (constructions.never_passed), none in
+        another module."""
+        if (
+            type(param.default) is not cst.Call
+            or type(node) is not cst.FunctionDef
+            or type(self._chain[-1]) is cst.ClassDef
+        ):
+            return None
+        if any(decorator_transform(d, self.names, self.transforms) is None for d in node.decorators):
+            return None  # a decorator of the project's may call it with anything
+        made = self._instance(param.default, tuple(self._chain))
+        if made is None or made.instance is None:
+            return None
+        if outside_functions(tuple(self._chain)) and self._reached_elsewhere(node.name.value):
+            return None
+        passed = never_passed(self._module, node, param.name.value, self._binding, self._same_arguments)
+        return made if passed else None
+
     def _binding(self, name: cst.Name, chain: tuple[cst.CSTNode, ...]) -> cst.CSTNode | None:
         found = self._bindings.binding(name, chain, want_def=True, want_class=True)
         return found[0] if found is not None else None
+
+    def _same_arguments(self, wrapper: cst.Call) -> bool:
+        """`jax.jacfwd(f, argnums=1)`: a transform whose wrapper calls `f` with the arguments it is given."""
+        applied = applied_transforms(wrapper, self._module_names, self.transforms)
+        return (
+            len(applied) == 1
+            and applied[0][1].name in WRAPPER_ARGUMENTS
+            and not applied[0][1].bound
+            and not applied[0][1].bound_names
+        )
 
     def _reached_elsewhere(self, name: str) -> bool:
         """Whether another module of the project imports, calls or subclasses this module's `name` (Imported.reached):
@@ -1648,6 +1680,8 @@ class ValueTracker(Domain):
                 env[name] = STATIC
             elif (made := self._known.instances.get(node, {}).get(name)) is not None:
                 env[name] = made  # `self` of `layer.apply(x)`: the instance every traced call gives
+            elif (default := self._default_instance(node, param)) is not None:
+                env[name] = default  # `emu=Emulator()` that no call passes
             elif function is None and (given := self._known.eager.get(node, {}).get(name)) is not None:
                 env[name] = given  # every eager call gives it a JAX array, or a list or tuple of them
             elif function is None and name in self._known.lists.get(node, ()):
