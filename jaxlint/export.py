@@ -43,6 +43,7 @@ class Reads:
     returns: set[str] = field(default_factory=set)
     handed: set[tuple[str, int | str, bool]] = field(default_factory=set)
     containers: set[str] = field(default_factory=set)
+    reached: set[str] = field(default_factory=set)
 
     def add(self, tracker: ValueTracker) -> None:
         """What one round's analysis read."""
@@ -51,6 +52,7 @@ class Reads:
         self.returns |= tracker.read_returns
         self.handed |= tracker.read_handed
         self.containers |= tracker.read_containers
+        self.reached |= tracker.read_reached
 
 
 def module_interface(
@@ -163,6 +165,7 @@ def module_interface(
         else (),
         handed=tuple(dict.fromkeys(tracker.handed)),  # (a loop's body is walked again: the same call, once)
         containers=_containers(module, facts),
+        read_reached=tuple(sorted(reads.reached)),
     )
 
 

@@ -185,6 +185,12 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             module, cls = split(base)
             if module in modules and module != subclasses:
                 overridden.setdefault(module, {}).setdefault(cls, set()).update(names)
+    referenced: dict[str, set[str]] = {}  # by module: its names other modules import, call or subclass
+    for referrer, interface in modules.items():
+        for qualified in (*interface.uses, *interface.reexports.values(), *interface.overrides):
+            module, function = split(qualified)
+            if module in modules and module != referrer:
+                referenced.setdefault(module, set()).add(function.split(".")[0])  # `Class` of `Class.create`
     facts = {}
     for name, interface in modules.items():
         returns, consumes, containers = {}, {}, {}
@@ -211,6 +217,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             {function: tuple(calls) for function, calls in looped.get(name, {}).items()},
             {function: tuple(found) for function, found in handed.get(name, {}).items()},
             containers,
+            tuple(sorted(referenced.get(name, ()))),
         )
     return facts
 
@@ -219,9 +226,9 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
     """The part of `imported` that the analysis which gave `interface` read: the rest cannot change its
     findings, so a module is checked again only when this part changes. Entries, applied transforms and key
     facts are always read; x64, what functions return (their literals apart), the methods subclasses define
-    again, the loops elsewhere that call its functions, the containers eager calls give its parameters and the
-    container attributes of other modules' instances only when its interface says so; a function that
-    returns nothing else known gives what an unknown call gives."""
+    again, the loops elsewhere that call its functions, the containers eager calls give its parameters, the
+    container attributes of other modules' instances and the names other modules reach only when its interface
+    says so; a function that returns nothing else known gives what an unknown call gives."""
     returns = {}
     for qualified, exported in imported.returns.items():
         if qualified not in interface.read_literals:
@@ -245,6 +252,7 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         {function: calls for function, calls in imported.looped.items() if function in interface.read_looped},
         _read_handed(imported, interface),
         _read_containers(imported, interface),
+        tuple(name for name in imported.reached if name in interface.read_reached),
     )
 
 

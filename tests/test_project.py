@@ -278,6 +278,20 @@ def test_the_facts_a_module_read_leave_out_the_containers_no_lookup_of_it_read()
     assert Interface.from_json(json.loads(json.dumps(reads.to_json()))) == reads
 
 
+def test_a_name_other_modules_import_call_or_subclass_reaches_its_module_only_where_its_analysis_asked() -> None:
+    # Calls there may construct the class or pass the function's defaulted parameter (constructions.py).
+    fit = Interface(uses=("kernels.regression.Regression.fit",), reexports={"Exponential": "kernels.quasisep.Exponential"})
+    sub = Interface(overrides={"kernels.regression.Base": ()})
+    regression = Interface(classes=("Base", "Regression"), read_reached=("Regression",))
+    facts = project.imported_facts({"kernels.fit": fit, "kernels.sub": sub, "kernels.regression": regression,
+                                    "kernels.quasisep": Interface()})
+    assert facts["kernels.regression"].reached == ("Base", "Regression")
+    assert facts["kernels.quasisep"].reached == ("Exponential",)
+    assert facts["kernels.fit"].reached == ()
+    assert project.read_facts(facts["kernels.regression"], regression).reached == ("Regression",)
+    assert Interface.from_json(json.loads(json.dumps(regression.to_json()))) == regression
+
+
 def test_the_containers_of_eager_calls_a_module_reads_are_those_given_to_a_parameter_a_lookup_read(
         tmp_path: Path) -> None:
     # By position (through an instance: after `self`) or keyword; a closure's lookup counts; `values`, `*rest`,

@@ -183,6 +183,15 @@ def test_each_module_of_the_agents_package_alone_gets_the_findings_of_the_folder
         check(found(ROOT, path), [path])
 
 
+@pytest.mark.slow
+def test_each_module_of_the_kernels_package_alone_gets_the_findings_of_the_folder_run() -> None:
+    # A receiver's class from every construction in the project, or from a default no call passes (tinygp#85,
+    # cosmopower-jax#16); a construction or a call in another module leaves it unknown.
+    for name in ("quasisep", "gp", "regression", "fit", "emulator", "spectra", "compare"):
+        path = f"fixtures/project/kernels/{name}.py"
+        check(found(ROOT, path), [path])
+
+
 def test_a_class_whose_methods_may_be_another_modules_says_which_and_what_it_binds_on_the_way() -> None:
     traced = Imported({"Sharp.act": (IncomingTracer(0, "step", "jax.jit", True, "run.py:11", True),)})
     extends = interface_of(AGENTS / "greedy.py", traced).extends  # (a module without jax: analysed when traced)

@@ -216,7 +216,7 @@ class ModuleBindings:
         self.overridden = self._overridden(module)
         self._classes = {id(statement) for statement in module.body if isinstance(statement, cst.ClassDef)}
         self._mros: dict[tuple[int, bool], tuple[cst.ClassDef | str, ...] | None] = {}
-        self._instances: dict[tuple[int, str], cst.Call | None] = {}  # attribute_instance's answers
+        self._instances: dict[tuple[int, str], cst.BaseExpression | None] = {}  # attribute_value's answers
 
     def _overridden(self, module: cst.Module) -> set[tuple[int, str]]:
         """(id of a module-level class, name) for each attribute that a subclass of it in this module defines
@@ -464,31 +464,29 @@ class ModuleBindings:
         }
         return order[-1], tuple(sorted(bound))
 
-    def attribute_instance(self, cls: cst.ClassDef, attr: str, names: Names) -> cst.Call | None:
-        """`Cls(...)` when `self.attr` in the methods of `cls` can only hold what that call made: the one
-        assignment to `.attr` in the whole module is `self.attr = Cls(...)` at the top level of the `__init__`
-        that a call of `cls` runs (not under an `if`, a loop or a `try`; `setattr(obj, "attr", v)` counts as an
-        assignment), no class on its MRO binds `attr` or `__setattr__` in its body (a property, a class attribute),
-        and the module sets no attribute by a name it cannot read (`setattr(obj, name, v)`, `__dict__`). A subclass
-        of this module that binds `attr` is counted; those of other modules are the caller's to check
-        (Imported.overridden)."""
+    def attribute_value(self, cls: cst.ClassDef, attr: str, names: Names) -> cst.BaseExpression | None:
+        """What `self.attr` in the methods of `cls` can only hold: the value of the one assignment to `.attr` in the
+        whole module, `self.attr = value` at the top level of the `__init__` that a call of `cls` runs (not under an
+        `if`, a loop or a `try`; `setattr(obj, "attr", v)` counts as an assignment), when no class on its MRO binds
+        `attr` or `__setattr__` in its body (a property, a class attribute), and the module sets no attribute by a
+        name it cannot read (`setattr(obj, name, v)`, `__dict__`). A subclass of this module that binds `attr` is
+        counted; those of other modules are the caller's to check (Imported.overridden)."""
         key = (id(cls), attr)
         if key not in self._instances:
-            self._instances[key] = self._attribute_instance(cls, attr, names)
+            self._instances[key] = self._attribute_value(cls, attr, names)
         return self._instances[key]
 
-    def _attribute_instance(self, cls: cst.ClassDef, attr: str, names: Names) -> cst.Call | None:
-        order = self.mro(cls, names)
-        if order is None or (id(cls), attr) in self.overridden:
+    def _attribute_value(self, cls: cst.ClassDef, attr: str, names: Names) -> cst.BaseExpression | None:
+        if not self._attribute_known(cls, attr, names):
             return None
         init = self.method(cls, "__init__", names)
-        if not isinstance(init, cst.FunctionDef) or self._written[attr] != 1 or self._written[_ANY]:
+        if not isinstance(init, cst.FunctionDef) or self._written[attr] != 1:
             return None
-        for owner in order:
+        for owner in cast("tuple[cst.ClassDef, ...]", self.mro(cls, names)):
             scope = self.scopes[id(owner)]
             if attr in scope.names or "__setattr__" in scope.names:
                 return None
-        value = next(
+        return next(
             (
                 small.value
                 for line in init.body.body
@@ -501,7 +499,22 @@ class ModuleBindings:
             ),
             None,
         )
-        return value if isinstance(value, cst.Call) else None
+
+    def field_unassigned(self, cls: cst.ClassDef, attr: str, names: Names) -> bool:
+        """Whether `self.attr` of a class with no base and no `__init__` of its own holds what the call that made the
+        instance gave (a dataclass's field: constructions.dataclass_field): nothing in the module assigns `.attr`,
+        and the class binds no `__setattr__`."""
+        return (
+            self._attribute_known(cls, attr, names)
+            and self.mro(cls, names) == (cls,)
+            and self._written[attr] == 0
+            and not {"__init__", "__setattr__"} & self.scopes[id(cls)].names.keys()
+        )
+
+    def _attribute_known(self, cls: cst.ClassDef, attr: str, names: Names) -> bool:
+        """The class's MRO is known, no subclass of this module binds `attr`, and the module sets no attribute by a
+        name it cannot read."""
+        return self.mro(cls, names) is not None and (id(cls), attr) not in self.overridden and not self._written[_ANY]
 
 
 def inherited_methods(

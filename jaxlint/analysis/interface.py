@@ -135,6 +135,8 @@ class Interface:
     handed: tuple[Handed, ...] = ()
     # By class name: the attributes only its `__init__` sets, to a Python list, tuple or dict, with that kind.
     containers: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # Its module-level names whose references in other modules its analysis asked about (Imported.reached).
+    read_reached: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -163,6 +165,7 @@ class Interface:
             looped=tuple(Looped(**looped) for looped in data["looped"]),
             handed=tuple(Handed(**_tuples(handed)) for handed in data["handed"]),
             containers={cls: tuple(tuple(pair) for pair in pairs) for cls, pairs in data["containers"].items()},
+            read_reached=tuple(data["read_reached"]),
         )
 
 
@@ -222,6 +225,9 @@ class Imported:
     handed: dict[str, tuple[IncomingContainer, ...]] = field(default_factory=dict)  # by function name, as `entries`
     # By qualified class name: the attributes its `__init__` sets to a Python container (Interface.containers).
     containers: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # Its module-level classes and functions that other modules import, call or subclass: calls there may make its
+    # instances or pass its parameters.
+    reached: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(
@@ -234,6 +240,7 @@ class Imported:
             or self.looped
             or self.handed
             or self.containers
+            or self.reached
         )
 
     @property

@@ -33,6 +33,7 @@ from jaxlint.analysis.bindings import (
 )
 from jaxlint.analysis.calls import argument, branch_operands
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
+from jaxlint.analysis.constructions import Parameter, constructed_with, dataclass_field, never_passed, parameter_of
 from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
 from jaxlint.analysis.dtype_tests import dtype_test
 from jaxlint.analysis.donations import DonationFlow
@@ -103,6 +104,7 @@ from jaxlint.model.transforms import (
     PARTIAL,
     TREE_MAPS,
     UNTRACED_CONTEXTS,
+    WRAPPER_ARGUMENTS,
 )
 
 Env = dict[str, Value]
@@ -307,6 +309,7 @@ class ValueTracker(Domain):
         self._fixed_receivers: dict[int, object] = {}  # _receiver's answers for `self.attr.m` and `Cls(...).m`, by id
         # `Class.attr` for each `self.attr.m(...)` followed: a subclass elsewhere that binds `attr` changes it.
         self.read_attributes: set[str] = set()
+        self.read_reached: set[str] = set()  # its names whose references in other modules were asked about
         self._heirs_found: dict[int, list[str]] | None = None
         self._plain: dict[int, bool] = {}  # plain_class, by the class's id (the module keeps it alive)
         self.recorder.scope_names(module, rebound_names(module.body))
@@ -643,8 +646,10 @@ class ValueTracker(Domain):
 
     def _self_attribute(self, expr: cst.Attribute) -> object:
         """The class of the instance `self.attr` holds in a method of a module-level class, when the class's
-        `__init__` alone sets it, once, to a call of a class (callees.ModuleBindings.attribute_instance) and no
-        subclass in another module binds `attr` (Imported.overridden)."""
+        `__init__` alone sets it, once (callees.ModuleBindings.attribute_value), to a call of a class or to a
+        parameter every call of the class fills with an instance of one class; or when it is a dataclass field that
+        every call fills so (constructions.py). No subclass in another module may bind `attr`
+        (Imported.overridden)."""
         if (
             len(self._chain) != 3
             or type(self._chain[1]) is not cst.ClassDef
@@ -660,20 +665,93 @@ class ValueTracker(Domain):
         ):
             return None
         attr = expr.attr.value
-        call = self._bindings.attribute_instance(cls, attr, self._module_names)
-        if call is None:
+        value = self._bindings.attribute_value(cls, attr, self._module_names)
+        declared = None
+        if value is None and self._bindings.field_unassigned(cls, attr, self._module_names):
+            declared = dataclass_field(cls, attr, self._module_names)
+        if type(value) not in (cst.Call, cst.Name) and declared is None:
             return None
-        # (attribute_instance found the call: the MRO is known, and without `in_project` it holds this module's
-        # classes alone; the `__init__` is a def)
+        # (attribute_value or field_unassigned found it: the MRO is known, and without `in_project` it holds this
+        # module's classes alone)
         order = cast("tuple[cst.ClassDef, ...]", self._bindings.mro(cls, self._module_names))
         elsewhere = self.context.imported.overridden if self.context is not None else {}
         for owner in order:
             self.read_attributes.add(f"{owner.name.value}.{attr}")
             if attr in elsewhere.get(owner.name.value, ()):
                 return None
+        if declared is not None:
+            return self._constructed_class(cls, declared)
         init = cast(cst.FunctionDef, self._bindings.method(cls, "__init__", self._module_names))
-        made = self._instance(call, (self._module, self._bindings_owner(init), init))
+        if type(value) is cst.Name:
+            parameter = parameter_of(init, value.value, method=True)
+            rebound = parameter is None or value.value in rebound_names(init.body.body)
+            return None if rebound else self._constructed_class(cls, cast(Parameter, parameter))
+        made = self._instance(cast(cst.Call, value), (self._module, self._bindings_owner(init), init))
         return made.instance if made is not None else None
+
+    def _constructed_class(self, cls: cst.ClassDef, parameter: Parameter) -> object:
+        """The class of the instances that every call of `cls` gives a parameter of its `__init__`, when every call
+        is in this module (constructions.constructed_with)."""
+        if self._reached_elsewhere(cls.name.value):
+            return None
+        sites = constructed_with(self._module, cls, parameter, self._binding)
+        classes = [self._class_made(expr, chain) for expr, chain in sites or ()]
+        if not classes or classes[0] is None or any(made != classes[0] for made in classes):
+            return None
+        return classes[0]
+
+    def _class_made(self, expr: cst.BaseExpression, chain: tuple[cst.CSTNode, ...]) -> object:
+        """The class of the instance an expression holds: a call of a class, or a name bound once to one."""
+        if type(expr) is cst.Name:
+            found = self._bindings.binding(expr, chain)
+            if found is None:
+                return None
+            expr, chain = cast(cst.BaseExpression, found[0]), found[1]
+        made = self._instance(expr, chain) if type(expr) is cst.Call else None
+        return made.instance if made is not None else None
+
+    def _default_instance(self, node: cst.CSTNode, param: cst.Param) -> Value | None:
+        """The instance a parameter of a def outside a class body holds when its default makes one
+        (`emu=Emulator()`, made once, where the def runs) and no call of the def passes it: the def's references
+        are all calls, or calls of a transform's wrapper made on the spot (constructions.never_passed), none in
+        another module."""
+        if (
+            type(param.default) is not cst.Call
+            or type(node) is not cst.FunctionDef
+            or type(self._chain[-1]) is cst.ClassDef
+        ):
+            return None
+        if any(decorator_transform(d, self.names, self.transforms) is None for d in node.decorators):
+            return None  # a decorator of the project's may call it with anything
+        made = self._instance(param.default, tuple(self._chain))
+        if made is None or made.instance is None:
+            return None
+        if outside_functions(tuple(self._chain)) and self._reached_elsewhere(node.name.value):
+            return None
+        passed = never_passed(self._module, node, param.name.value, self._binding, self._same_arguments)
+        return made if passed else None
+
+    def _binding(self, name: cst.Name, chain: tuple[cst.CSTNode, ...]) -> cst.CSTNode | None:
+        found = self._bindings.binding(name, chain, want_def=True, want_class=True)
+        return found[0] if found is not None else None
+
+    def _same_arguments(self, wrapper: cst.Call) -> bool:
+        """`jax.jacfwd(f, argnums=1)`: a transform whose wrapper calls `f` with the arguments it is given."""
+        applied = applied_transforms(wrapper, self._module_names, self.transforms)
+        return (
+            len(applied) == 1
+            and applied[0][1].name in WRAPPER_ARGUMENTS
+            and not applied[0][1].bound
+            and not applied[0][1].bound_names
+        )
+
+    def _reached_elsewhere(self, name: str) -> bool:
+        """Whether another module of the project imports, calls or subclasses this module's `name` (Imported.reached):
+        its calls there are not seen here."""
+        if self.context is None:
+            return False
+        self.read_reached.add(name)
+        return name in self.context.imported.reached
 
     def _bindings_owner(self, method: cst.FunctionDef) -> cst.ClassDef:
         """The module-level class whose body defines `method`."""
@@ -1605,6 +1683,8 @@ class ValueTracker(Domain):
                 env[name] = STATIC
             elif (made := self._known.instances.get(node, {}).get(name)) is not None:
                 env[name] = made  # `self` of `layer.apply(x)`: the instance every traced call gives
+            elif (default := self._default_instance(node, param)) is not None:
+                env[name] = default  # `emu=Emulator()` that no call passes
             elif function is None and (given := self._known.eager.get(node, {}).get(name)) is not None:
                 env[name] = given  # every eager call gives it a JAX array, or a list or tuple of them
             elif function is None and name in self._known.lists.get(node, ()):

@@ -16,6 +16,9 @@ PLAIN_CLASS_DECORATORS = frozenset(
     }
 ) | merged_sets("PLAIN_CLASS_DECORATORS")
 
+# Class decorators that make a dataclass: a generated `__init__` takes its fields in order, by position or keyword.
+DATACLASS_MAKERS = frozenset({"dataclasses.dataclass"}) | merged_sets("DATACLASS_MAKERS")
+
 # Base classes that give their subclasses no method a call could run instead of one of the class's own (the ABC
 # machinery only checks abstract methods when the class is called; `Generic` only adds subscription): methods
 # are looked up as if they were not there.

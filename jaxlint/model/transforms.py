@@ -191,6 +191,8 @@ GRADIENTS = _where(lambda t: t.gradient)
 MAPS = _where(lambda t: t.per_example)
 PER_DEVICE = _where(lambda t: t.per_device)
 RUN_AS_GIVEN = _where(lambda t: t.runs_as_given)
+# Their wrapper calls the function with the arguments it is given, in the same places: `jax.jacfwd(f)(x, y)`.
+WRAPPER_ARGUMENTS = _where(lambda t: t.family in (JIT, GRAD, MAP) and not t.called_with_arguments)
 REVERSE_MODE = _where(lambda t: t.reverse_mode)
 SCALAR_OUTPUT = _where(lambda t: t.scalar_output)
 CACHED_BY_FUNCTION = _where(lambda t: t.caches_by_function)

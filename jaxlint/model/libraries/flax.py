@@ -72,6 +72,8 @@ STATIC_FIELD_SPECS = {"flax.struct.field": ("pytree_node", False)}
 STATIC_FIELD_CALLS = frozenset({"flax.struct.static_field"})
 # Class decorators that give back the class, its methods as written.
 PLAIN_CLASS_DECORATORS = frozenset({"flax.struct.dataclass"})
+# Class decorators that make a dataclass whose `__init__` takes the fields in order (`dataclasses.dataclass(frozen=True)`).
+DATACLASS_MAKERS = frozenset({"flax.struct.dataclass"})
 
 # `jax_utils.prefetch_to_device(it, n)` yields each batch of `it` put on the local devices, and `jax_utils.replicate`
 # puts a pytree there: what they give is made of JAX arrays (model/donation.py).
