@@ -25,7 +25,8 @@ DEFAULT_DIR = ".jaxlint_cache"
 # their calls in loops; 6, and which of their functions' loops elsewhere were read; 7, which returns they read;
 # 8, their calls give the dtype kinds of the arrays they pass; 9, their eager calls that give Python containers, and
 # the container attributes of their classes; 10, which of those they read; 11, the literals their transforms'
-# wrappers are called with.
+# wrappers are called with, the dict entries their functions draw keys from, and which names of theirs other
+# modules import, call or subclass (read_reached).
 FORMAT = 11
 
 
