@@ -17,7 +17,9 @@ not the name): an entry of a dict display with literal keys (`keys = {"init": rn
 `rng`), of a tuple or list display at a literal index (`pair[0]`), a name unpacked from those or bound to
 another key's name (`x, y = pair`, `a = k`) are other names of the same key; so are the views of one key
 (`key[None][0]`, `key.reshape(())`, `jnp.squeeze(key)`). An operand of `lax.cond`/`lax.switch` that a
-branch draws from is consumed once by the call: only one branch runs. What is not known stays silent: a
+branch draws from is consumed once by the call: only one branch runs. A key in a lax loop's initial carry is
+consumed by the loop when its body consumes that place of its carry parameter (`fori_loop(0, n, body, (x, key))`
+with `x, key = carry; split(key)` in `body`). What is not known stays silent: a
 dict built otherwise, an entry after the container was handed to a call or changed, a view of what may
 be an array of keys (a parameter, a split).
 """
@@ -61,7 +63,15 @@ from jaxlint.model.keys import (
     VIEW_FUNCTIONS,
 )
 from jaxlint.analysis.traced import AppliedTransform, wrapped_call
-from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, LOOP_CONDITIONS, ONLY_TRACE, TREE_MAPS
+from jaxlint.model.transforms import (
+    CARRY_WITH_OUTPUT,
+    LAX_BODIES,
+    LAX_CARRIES,
+    LOOP_BODIES,
+    LOOP_CONDITIONS,
+    ONLY_TRACE,
+    TREE_MAPS,
+)
 from jaxlint.traversal import TOKENS, TOKENS_BUT_NAMES, branches, children, in_order, node_types
 
 
@@ -288,6 +298,9 @@ class KeyState:
     # Of each Python loop of this scope around this point: the names bound since its iteration began, on any
     # path (shared by every copy of the state: a branch does not unbind them).
     iterations: list["_Iteration"] = field(default_factory=list)
+    # Of a lax loop body: its carry parameter, whose items (`carry[1]`, `carry["key"]`) are the places of the loop's
+    # initial carry (`carry_consuming`): a name bound to one is another name of what the caller put there.
+    carry: str | None = None
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
@@ -304,6 +317,7 @@ class KeyState:
             set(self.single),
             self.carried,
             self.iterations,
+            self.carry,
         )
 
     def restore(self, other: "KeyState") -> None:
@@ -412,7 +426,7 @@ class KeyState:
         raises on anything else (values, not names). Attributes other than key-named ones stay unknown."""
         ref = self.resolve(ref)
         base = _base(ref)
-        if _is_item(ref) and base not in self.keys and ref[len(base) + 1] in "'\"":
+        if _is_item(ref) and base not in self.keys and (ref[len(base) + 1] in "'\"" or base == self.carry):
             self.keys.setdefault(ref, 0)  # `rngs["dropout"]`: this entry holds a key, not `rngs`
             return
         if base not in self.keys and not base.startswith("self."):
@@ -546,6 +560,7 @@ class KeyFlow(Domain):
                 if self.state.is_key(name):
                     found.append((call.func, name, f"{_callee_name(call)}()"))
         candidates.extend(self._branch_consuming(call))
+        candidates.extend(self._carry_consuming(call))
         seen: set[int] = set()
         for expr, by in candidates:
             if id(expr) in seen:
@@ -554,14 +569,22 @@ class KeyFlow(Domain):
             ref = self._key_ref(expr)
             # The key a sampler draws from holds a key whatever its name (jax raises on anything else): for the
             # rules asking before the call is left (and `learn` runs), known already.
+            # So does a place of a lax loop body's carry that a sampler or a callee draws from (`perturb(carry["key"])`).
             if ref is not None and (
-                self.state.is_key(ref) or (sampled is not None and expr is sampled[0] and self.state.learnable(ref))
+                self.state.is_key(ref)
+                or (sampled is not None and expr is sampled[0] and self.state.learnable(ref))
+                or self._carry_item(ref)
             ):
                 target = self.state.resolve(ref)
                 # another name of a key (`keys["init"]` of `{"init": rng}`): told by the key's own name
                 told = target if target != ref and not _is_item(target) else ref
                 self._written[told] = ref
                 found.append((expr, told, by))
+        for init, ref, by in self._carry_items_consumed(call):
+            target = self.state.resolve(ref)
+            told = target if target != ref and not _is_item(target) else ref
+            self._written[told] = ref
+            found.append((init, told, by))
         return found
 
     def _module_keys_drawn(self, call: cst.Call) -> set[str]:
@@ -614,6 +637,51 @@ class KeyFlow(Domain):
         for branch in branches:
             consumed |= self._consumed_parameters(branch)
         return [(operand, qualified) for index, operand in enumerate(operands) if index in consumed]
+
+    def _carry_places(self, call: cst.Call) -> tuple[cst.BaseExpression, set[str], str] | None:
+        """The initial carry of a lax loop (`fori_loop(0, n, body, (state, key))`, `scan(body, key, xs)`), with the
+        places of it that the body (or `while_loop`'s condition) consumes: `` for all of it, `[1]`, `['key']`."""
+        qualified = self._tracker.names.qualified(call.func)
+        carry = LAX_CARRIES.get(qualified or "")
+        bodies = LAX_BODIES.get(qualified or "")
+        init = argument(call, carry[0], carry[1]) if carry is not None else None
+        if init is None or carry is None or bodies is None:
+            return None
+        places: set[str] = set()
+        for at, word in zip(*bodies):
+            given = argument(call, at, word)
+            function = self._branch_function(given) if given is not None else None
+            if function is None or function.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+                continue
+            positional = [*function.params.posonly_params, *function.params.params]
+            if carry[2] < len(positional):
+                name = positional[carry[2]].name.value
+                consumed = self._tracker.known.consumes.get(function, frozenset())
+                places |= {ref[len(name) :] for ref in consumed if _base(ref) == name}
+        return (init, places, cast(str, qualified)) if places else None
+
+    def _carry_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
+        """The keys of a lax loop's initial carry, written there (`(state, key)`, `{"key": key}`, `key`), that its
+        body consumes: once the loop has run they are spent (jax's key-reuse checker raises KeyReuseError on a draw
+        from them after the loop), as a call of a function that consumes its parameter spends what it is given."""
+        found = self._carry_places(call)
+        if found is None:
+            return []
+        init, places, qualified = found
+        if "" in places:
+            return [(init, qualified)]
+        entries = self._entries(init) or ()
+        return [(value, qualified) for literal, value in entries if f"[{literal!r}]" in places]
+
+    def _carry_items_consumed(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:
+        """`_carry_consuming` for a carry given by its name (`carry = {"key": key}`, then `fori_loop(..., carry)`):
+        the refs of its entries the body consumes that hold keys (`carry['key']`, another name of `key`)."""
+        found = self._carry_places(call)
+        if found is None or type(found[0]) is not cst.Name:
+            return []
+        init, places, qualified = found
+        refs = [f"{cast(cst.Name, init).value}{place}" for place in places if place]
+        return [(init, ref, qualified) for ref in refs if self.state.is_key(ref)]
 
     def _paired_consuming(
         self, values: list[cst.BaseExpression], paired: tuple[tuple[int, int], ...], qualified: str
@@ -753,22 +821,25 @@ class KeyFlow(Domain):
         ref = self._key_ref(sampled[0]) if sampled else None
         if ref is not None:
             self.state.learn(ref)
-        for operand, _ in self._branch_consuming(node):  # a branch draws from it: a key (jax raises otherwise)
-            operand_ref = self._key_ref(operand)
+        for operand, _ in (*self._branch_consuming(node), *self._carry_consuming(node)):
+            operand_ref = self._key_ref(operand)  # a branch or loop body draws from it: a key (jax raises otherwise)
             if operand_ref is not None:
                 self.state.learn(operand_ref)
         uses = self.uses(node)
         function = self._functions[-1]
         recorder = self._tracker.recorder
         for expr, ref, by in uses:
-            if self.state.resolve(ref) in self.state.params and function is not None:
-                recorder.key_consumed(function, self.state.resolve(ref), self._parameter_guards(function, node))
+            if self._carry_item(ref):
+                self.state.learn(ref)
+            resolved = self.state.resolve(ref)
+            if (resolved in self.state.params or _base(resolved) == self.state.carry) and function is not None:
+                recorder.key_consumed(function, resolved, self._parameter_guards(function, node))
             use = Use(node, by)
             for iteration in self.state.iterations:
                 iteration.consume(expr, self.state.resolve(ref), use)
             self.state.consume(ref, use)
         keyed = [self._holds_key(arg.value) for arg in node.args]
-        if any(keyed):
+        if any(keyed) or any(self._carry_item(key_ref(arg.value)) for arg in node.args):
             params = [self._param_given(arg.value) if function is not None else None for arg in node.args]
             recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed, self._runs(node))
         # A container given to a call, or whose method is called, may be changed there: what its
@@ -899,6 +970,22 @@ class KeyFlow(Domain):
             return None  # `keys[0]` of a split array: the flow follows it by its own spelling already
         return ref
 
+    def _carry_place(self, name: str, place: str | None) -> str | None:
+        """`place` when it is the lax loop body's carry parameter or one of its items (`key = carry["key"]`, `qf, key =
+        carry`), which `name` then names (a key when named like one): what the loop's caller put there is consumed
+        when the body consumes it. Not for a name the body hands back unchanged: that one stays the key of every
+        iteration (`carried_unchanged`)."""
+        state = self.state
+        if place is None or _base(place) != state.carry or state.carry in state.keys or name in state.carried:
+            return None
+        if _is_item(place) and state.named_like_key(name):
+            state.keys.setdefault(place, len(state.loops))
+        return place
+
+    def _carry_item(self, ref: str | None) -> bool:
+        """Whether `ref` is an item of the lax loop body's carry parameter (`carry[1]`, `carry["key"]`)."""
+        return ref is not None and _is_item(ref) and _base(ref) == self.state.carry
+
     def _entries(self, value: cst.BaseExpression | None) -> list[tuple[int | str, cst.BaseExpression]] | None:
         """The entries of a dict, tuple or list display with literal keys: `{"init": rng}`, `(k1, k2)`."""
         kind = type(value)
@@ -931,6 +1018,8 @@ class KeyFlow(Domain):
         ref = key_ref(target) if type(target) is not cst.Subscript else None
         if ref is not None:
             named = self._key_named(value) if not ref.startswith("self.") else None
+            if named is None and value is not None and not ref.startswith("self."):
+                named = self._carry_place(ref, key_ref(value))
             entries = self._entries(value)
             if named is not None and named != ref:
                 # `a = k`, `x = keys["init"]`: another name of the same key (consumed wherever it goes)
@@ -964,6 +1053,8 @@ class KeyFlow(Domain):
                     found = self._key_named(entries[index][1], loose=True) if index < len(entries) else None
                 elif source is not None and f"{source}[{index}]" in self.state.aliases:
                     found = self.state.resolve(f"{source}[{index}]")
+                elif type(element.value) is cst.Name:
+                    found = self._carry_place(element.value.value, f"{source}[{index}]" if source else None)
                 else:
                     found = None
                 # `k1, k2 = k2, k1`: all are bound at once; a name this statement rebinds names nothing known
@@ -1135,6 +1226,7 @@ class KeyFlow(Domain):
                 *(carried_unchanged(node, t, self._loop_function) for t in function.transforms)
             )
             state.loops.append(local - state.carried)
+            state.carry = _carry_parameter(node, function.transforms, body)
         self._states.append(state)
         self._functions.append(node)
 
@@ -1202,6 +1294,25 @@ def carried_unchanged(
     statement, names = unpacked
     elsewhere = rebound_names([s for s in statements(function.body) if s is not statement])
     return {name for index, name in enumerate(names) if index in kept and name not in elsewhere}
+
+
+def _carry_parameter(
+    function: cst.CSTNode, transforms: tuple[AppliedTransform, ...], body: cst.BaseSuite | None
+) -> str | None:
+    """The parameter that every lax loop running `function` gives its carry, when the body never rebinds it."""
+    found = set()
+    for transform in transforms:
+        carry = LAX_CARRIES.get(transform.name)
+        if carry is None:
+            continue  # (another transform: the parameter holds what it held)
+        if transform.bound or not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+            return None
+        positional = [*function.params.posonly_params, *function.params.params]
+        if carry[2] >= len(positional):
+            return None
+        found.add(positional[carry[2]].name.value)
+    name = found.pop() if len(found) == 1 else None
+    return name if name is not None and (body is None or name not in rebound_names(body)) else None
 
 
 def _next_carry_maker(
