@@ -63,6 +63,7 @@ from jaxlint.model.keys import (
     VIEW_FUNCTIONS,
 )
 from jaxlint.analysis.traced import AppliedTransform, wrapped_call
+from jaxlint.analysis.tree_leaves import has_many_leaves
 from jaxlint.model.transforms import (
     CARRY_WITH_OUTPUT,
     LAX_BODIES,
@@ -561,6 +562,7 @@ class KeyFlow(Domain):
                     found.append((call.func, name, f"{_callee_name(call)}()"))
         candidates.extend(self._branch_consuming(call))
         candidates.extend(self._carry_consuming(call))
+        candidates.extend((expr, by) for expr, _, by in self.drawn_per_leaf(call))
         seen: set[int] = set()
         for expr, by in candidates:
             if id(expr) in seen:
@@ -637,6 +639,55 @@ class KeyFlow(Domain):
         for branch in branches:
             consumed |= self._consumed_parameters(branch)
         return [(operand, qualified) for index, operand in enumerate(operands) if index in consumed]
+
+    def drawn_per_leaf(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:
+        """The keys that the function a tree map runs on each leaf (`jax.tree.map(lambda g: g + normal(rng, g.shape),
+        grads)`) draws from as they are outside it, when the tree is known to have two leaves or more (tree_leaves.py):
+        (the key argument of the draw, the key, what draws). Every leaf gets the same bits, as every iteration of a
+        Python loop over the leaves would (jax's key-reuse checker raises KeyReuseError)."""
+        if not self.state.keys or len(call.args) < 2:
+            return []  # (no key to draw from here)
+        mapped, tree = call.args[0], call.args[1]
+        if any(arg.keyword is not None or arg.star for arg in (mapped, tree)) or not self._is_tree_map(call.func):
+            return []
+        function = self._mapped_function(mapped.value)
+        if function is None or not _runs_through(function) or not has_many_leaves(tree.value, self._tracker.value_of):
+            return []
+        own = set(parameter_names(function.params))
+        if type(function) is cst.FunctionDef:
+            own |= rebound_names(function.body)
+        found: list[tuple[cst.BaseExpression, str, str]] = []
+        for node, around in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if type(node) is not cst.Call or any(type(outer) in _CONDITIONAL for outer in around):
+                continue  # (a draw some leaves may not reach)
+            drawn = self._drawn_key(node)
+            draws = [drawn] if drawn is not None else []
+            draws += [(expr, f"{_callee_name(node)}()") for expr in self._tracker.known.consuming.get(node, ())]
+            for expr, by in draws:
+                if type(expr) is cst.Name and expr.value not in own and self.state.is_key(expr.value):
+                    found.append((expr, expr.value, by))
+        return found
+
+    def _is_tree_map(self, func: cst.BaseExpression) -> bool:
+        """`jax.tree.map`, or a name this scope binds once to it (`tree_map = tree_util.tree_map`)."""
+        names = self._tracker.names
+        if names.qualified(func) in TREE_MAPS:
+            return True
+        bound = (
+            self._tracker.callees.bindings.binding(func, tuple(self._tracker.chain)) if type(func) is cst.Name else None
+        )
+        return bound is not None and isinstance(bound[0], cst.BaseExpression) and names.qualified(bound[0]) in TREE_MAPS
+
+    def _mapped_function(self, expr: cst.BaseExpression) -> cst.Lambda | cst.FunctionDef | None:
+        """The lambda a tree map is given, or the one def or lambda of the scope around the call its name binds (whose
+        free names are then the ones this scope binds)."""
+        if type(expr) is cst.Lambda:
+            return expr
+        chain = tuple(self._tracker.chain)
+        bound = self._tracker.callees.bindings.binding(expr, chain, want_def=True) if type(expr) is cst.Name else None
+        if bound is None or bound[2] or bound[1] != chain:
+            return None
+        return bound[0] if isinstance(bound[0], (cst.Lambda, cst.FunctionDef)) else None
 
     def _carry_places(self, call: cst.Call) -> tuple[cst.BaseExpression, set[str], str] | None:
         """The initial carry of a lax loop (`fori_loop(0, n, body, (state, key))`, `scan(body, key, xs)`), with the
@@ -1313,6 +1364,28 @@ def _carry_parameter(
         found.add(positional[carry[2]].name.value)
     name = found.pop() if len(found) == 1 else None
     return name if name is not None and (body is None or name not in rebound_names(body)) else None
+
+
+# What runs its inside on some paths only (or some number of times): a draw there may not run for every leaf.
+_CONDITIONAL = frozenset(
+    {cst.If, cst.IfExp, cst.While, cst.For, cst.Try, cst.Match, cst.BooleanOperation}
+) | node_types(cst.BaseComp)
+
+
+def _runs_through(function: cst.Lambda | cst.FunctionDef) -> bool:
+    """Whether every run of a function goes through its whole body: a lambda, or a def whose only `return` is its
+    last statement and which has no `raise`."""
+    if type(function) is cst.Lambda:
+        return True
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    exits = [
+        node
+        for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        if type(node) in (cst.Return, cst.Raise)
+    ]
+    last = body[-1] if body else None
+    ends = last.body if isinstance(last, cst.SimpleStatementLine) else []
+    return all(type(exit) is cst.Return and exit in ends for exit in exits)
 
 
 def _next_carry_maker(
