@@ -73,6 +73,11 @@ class Keys:
         iteration consumed after binding them, each as (argument, key reference, consumer, previous use)."""
         return self._flow.consumed_again(loop)
 
+    def drawn_per_leaf(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:
+        """Of a tree map over two leaves or more: the keys its function draws from as they are outside it, each as
+        (the draw's key argument, key reference, consumer); none in dead code."""
+        return self._flow.drawn_per_leaf(call) if self._flow.reached() else []
+
     def unread(self, call: cst.Call) -> bool:
         """A call in a loop body whose result nobody reads there: its draws repeat nothing anyone sees."""
         return self._flow.unread(call)

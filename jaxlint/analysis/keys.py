@@ -19,7 +19,9 @@ another key's name (`x, y = pair`, `a = k`) are other names of the same key; so 
 (`key[None][0]`, `key.reshape(())`, `jnp.squeeze(key)`). An operand of `lax.cond`/`lax.switch` that a
 branch draws from is consumed once by the call: only one branch runs. A call also spends the keys its function
 draws from one hop away (key_hops.py): a key of the function around a nested def or lambda that draws from it, and
-the key put in a dict entry the function draws from (`rngs={"dropout": key}`). What is not known stays silent: a
+the key put in a dict entry the function draws from (`rngs={"dropout": key}`). A key in a lax loop's initial carry is
+consumed by the loop when its body consumes that place of its carry parameter (`fori_loop(0, n, body, (x, key))`
+with `x, key = carry; split(key)` in `body`). What is not known stays silent: a
 dict built otherwise, an entry after the container was handed to a call or changed, a view of what may
 be an array of keys (a parameter, a split).
 """
@@ -72,7 +74,16 @@ from jaxlint.model.keys import (
     VIEW_FUNCTIONS,
 )
 from jaxlint.analysis.traced import AppliedTransform, Signature, wrapped_call
-from jaxlint.model.transforms import CARRY_WITH_OUTPUT, LAX_CARRIES, LOOP_BODIES, LOOP_CONDITIONS, ONLY_TRACE, TREE_MAPS
+from jaxlint.analysis.tree_leaves import has_many_leaves
+from jaxlint.model.transforms import (
+    CARRY_WITH_OUTPUT,
+    LAX_BODIES,
+    LAX_CARRIES,
+    LOOP_BODIES,
+    LOOP_CONDITIONS,
+    ONLY_TRACE,
+    TREE_MAPS,
+)
 from jaxlint.traversal import TOKENS, TOKENS_BUT_NAMES, branches, children, in_order, node_types
 
 
@@ -299,6 +310,9 @@ class KeyState:
     # Of each Python loop of this scope around this point: the names bound since its iteration began, on any
     # path (shared by every copy of the state: a branch does not unbind them).
     iterations: list["_Iteration"] = field(default_factory=list)
+    # Of a lax loop body: its carry parameter, whose items (`carry[1]`, `carry["key"]`) are the places of the loop's
+    # initial carry (`carry_consuming`): a name bound to one is another name of what the caller put there.
+    carry: str | None = None
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
@@ -315,6 +329,7 @@ class KeyState:
             set(self.single),
             self.carried,
             self.iterations,
+            self.carry,
         )
 
     def restore(self, other: "KeyState") -> None:
@@ -423,7 +438,7 @@ class KeyState:
         raises on anything else (values, not names). Attributes other than key-named ones stay unknown."""
         ref = self.resolve(ref)
         base = _base(ref)
-        if _is_item(ref) and base not in self.keys and ref[len(base) + 1] in "'\"":
+        if _is_item(ref) and base not in self.keys and (ref[len(base) + 1] in "'\"" or base == self.carry):
             self.keys.setdefault(ref, 0)  # `rngs["dropout"]`: this entry holds a key, not `rngs`
             return
         if base not in self.keys and not base.startswith("self."):
@@ -573,6 +588,8 @@ class KeyFlow(Domain):
                     self._written[told] = hop
                     found.append((expr, told, f"{_callee_name(call)}()"))
         candidates.extend(self._branch_consuming(call))
+        candidates.extend(self._carry_consuming(call))
+        candidates.extend((expr, by) for expr, _, by in self.drawn_per_leaf(call))
         seen: set[int] = set()
         for expr, by in candidates:
             if id(expr) in seen:
@@ -581,14 +598,22 @@ class KeyFlow(Domain):
             ref = self._key_ref(expr)
             # The key a sampler draws from holds a key whatever its name (jax raises on anything else): for the
             # rules asking before the call is left (and `learn` runs), known already.
+            # So does a place of a lax loop body's carry that a sampler or a callee draws from (`perturb(carry["key"])`).
             if ref is not None and (
-                self.state.is_key(ref) or (sampled is not None and expr is sampled[0] and self.state.learnable(ref))
+                self.state.is_key(ref)
+                or (sampled is not None and expr is sampled[0] and self.state.learnable(ref))
+                or self._carry_item(ref)
             ):
                 target = self.state.resolve(ref)
                 # another name of a key (`keys["init"]` of `{"init": rng}`): told by the key's own name
                 told = target if target != ref and not _is_item(target) else ref
                 self._written[told] = ref
                 found.append((expr, told, by))
+        for init, ref, by in self._carry_items_consumed(call):
+            target = self.state.resolve(ref)
+            told = target if target != ref and not _is_item(target) else ref
+            self._written[told] = ref
+            found.append((init, told, by))
         return found
 
     def _module_keys_drawn(self, call: cst.Call) -> set[str]:
@@ -722,6 +747,100 @@ class KeyFlow(Domain):
         for branch in branches:
             consumed |= self._consumed_parameters(branch)
         return [(operand, qualified) for index, operand in enumerate(operands) if index in consumed]
+
+    def drawn_per_leaf(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:
+        """The keys that the function a tree map runs on each leaf (`jax.tree.map(lambda g: g + normal(rng, g.shape),
+        grads)`) draws from as they are outside it, when the tree is known to have two leaves or more (tree_leaves.py):
+        (the key argument of the draw, the key, what draws). Every leaf gets the same bits, as every iteration of a
+        Python loop over the leaves would (jax's key-reuse checker raises KeyReuseError)."""
+        if not self.state.keys or len(call.args) < 2:
+            return []  # (no key to draw from here)
+        mapped, tree = call.args[0], call.args[1]
+        if any(arg.keyword is not None or arg.star for arg in (mapped, tree)) or not self._is_tree_map(call.func):
+            return []
+        function = self._mapped_function(mapped.value)
+        if function is None or not _runs_through(function) or not has_many_leaves(tree.value, self._tracker.value_of):
+            return []
+        own = set(parameter_names(function.params))
+        if type(function) is cst.FunctionDef:
+            own |= rebound_names(function.body)
+        found: list[tuple[cst.BaseExpression, str, str]] = []
+        for node, around in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if type(node) is not cst.Call or any(type(outer) in _CONDITIONAL for outer in around):
+                continue  # (a draw some leaves may not reach)
+            drawn = self._drawn_key(node)
+            draws = [drawn] if drawn is not None else []
+            draws += [(expr, f"{_callee_name(node)}()") for expr in self._tracker.known.consuming.get(node, ())]
+            for expr, by in draws:
+                if type(expr) is cst.Name and expr.value not in own and self.state.is_key(expr.value):
+                    found.append((expr, expr.value, by))
+        return found
+
+    def _is_tree_map(self, func: cst.BaseExpression) -> bool:
+        """`jax.tree.map`, or a name this scope binds once to it (`tree_map = tree_util.tree_map`)."""
+        names = self._tracker.names
+        if names.qualified(func) in TREE_MAPS:
+            return True
+        bound = (
+            self._tracker.callees.bindings.binding(func, tuple(self._tracker.chain)) if type(func) is cst.Name else None
+        )
+        return bound is not None and isinstance(bound[0], cst.BaseExpression) and names.qualified(bound[0]) in TREE_MAPS
+
+    def _mapped_function(self, expr: cst.BaseExpression) -> cst.Lambda | cst.FunctionDef | None:
+        """The lambda a tree map is given, or the one def or lambda of the scope around the call its name binds (whose
+        free names are then the ones this scope binds)."""
+        if type(expr) is cst.Lambda:
+            return expr
+        chain = tuple(self._tracker.chain)
+        bound = self._tracker.callees.bindings.binding(expr, chain, want_def=True) if type(expr) is cst.Name else None
+        if bound is None or bound[2] or bound[1] != chain:
+            return None
+        return bound[0] if isinstance(bound[0], (cst.Lambda, cst.FunctionDef)) else None
+
+    def _carry_places(self, call: cst.Call) -> tuple[cst.BaseExpression, set[str], str] | None:
+        """The initial carry of a lax loop (`fori_loop(0, n, body, (state, key))`, `scan(body, key, xs)`), with the
+        places of it that the body (or `while_loop`'s condition) consumes: `` for all of it, `[1]`, `['key']`."""
+        qualified = self._tracker.names.qualified(call.func)
+        carry = LAX_CARRIES.get(qualified or "")
+        bodies = LAX_BODIES.get(qualified or "")
+        init = argument(call, carry[0], carry[1]) if carry is not None else None
+        if init is None or carry is None or bodies is None:
+            return None
+        places: set[str] = set()
+        for at, word in zip(*bodies):
+            given = argument(call, at, word)
+            function = self._branch_function(given) if given is not None else None
+            if function is None or function.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+                continue
+            positional = [*function.params.posonly_params, *function.params.params]
+            if carry[2] < len(positional):
+                name = positional[carry[2]].name.value
+                consumed = self._tracker.known.consumes.get(function, frozenset())
+                places |= {ref[len(name) :] for ref in consumed if _base(ref) == name}
+        return (init, places, cast(str, qualified)) if places else None
+
+    def _carry_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
+        """The keys of a lax loop's initial carry, written there (`(state, key)`, `{"key": key}`, `key`), that its
+        body consumes: once the loop has run they are spent (jax's key-reuse checker raises KeyReuseError on a draw
+        from them after the loop), as a call of a function that consumes its parameter spends what it is given."""
+        found = self._carry_places(call)
+        if found is None:
+            return []
+        init, places, qualified = found
+        if "" in places:
+            return [(init, qualified)]
+        entries = self._entries(init) or ()
+        return [(value, qualified) for literal, value in entries if f"[{literal!r}]" in places]
+
+    def _carry_items_consumed(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:
+        """`_carry_consuming` for a carry given by its name (`carry = {"key": key}`, then `fori_loop(..., carry)`):
+        the refs of its entries the body consumes that hold keys (`carry['key']`, another name of `key`)."""
+        found = self._carry_places(call)
+        if found is None or type(found[0]) is not cst.Name:
+            return []
+        init, places, qualified = found
+        refs = [f"{cast(cst.Name, init).value}{place}" for place in places if place]
+        return [(init, ref, qualified) for ref in refs if self.state.is_key(ref)]
 
     def _paired_consuming(
         self, values: list[cst.BaseExpression], paired: tuple[tuple[int, int], ...], qualified: str
@@ -861,16 +980,22 @@ class KeyFlow(Domain):
         ref = self._key_ref(sampled[0]) if sampled else None
         if ref is not None:
             self.state.learn(ref)
-        for operand, _ in self._branch_consuming(node):  # a branch draws from it: a key (jax raises otherwise)
-            operand_ref = self._key_ref(operand)
+        for operand, _ in (*self._branch_consuming(node), *self._carry_consuming(node)):
+            operand_ref = self._key_ref(operand)  # a branch or loop body draws from it: a key (jax raises otherwise)
             if operand_ref is not None:
                 self.state.learn(operand_ref)
         uses = self.uses(node)
         function = self._functions[-1]
         recorder = self._tracker.recorder
         for expr, ref, by in uses:
+            if self._carry_item(ref):
+                self.state.learn(ref)
             resolved = self.state.resolve(ref)
-            if function is not None and (resolved in self.state.params or self._drawn_entry(function, resolved)):
+            if function is not None and (
+                resolved in self.state.params
+                or _base(resolved) == self.state.carry
+                or self._drawn_entry(function, resolved)
+            ):
                 recorder.key_consumed(function, resolved, self._parameter_guards(function, node))
             elif function is not None and (owner := self._closure_owner(resolved)) is not None:
                 recorder.key_closed(function, resolved, owner, self._parameter_guards(function, node))
@@ -879,7 +1004,7 @@ class KeyFlow(Domain):
                 iteration.consume(expr, self.state.resolve(ref), use)
             self.state.consume(ref, use)
         keyed = [self._holds_key(arg.value) for arg in node.args]
-        if any(keyed):
+        if any(keyed) or any(self._carry_item(key_ref(arg.value)) for arg in node.args):
             params = [self._param_given(arg.value) if function is not None else None for arg in node.args]
             recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed, self._runs(node))
         # A container given to a call, or whose method is called, may be changed there: what its
@@ -1010,6 +1135,22 @@ class KeyFlow(Domain):
             return None  # `keys[0]` of a split array: the flow follows it by its own spelling already
         return ref
 
+    def _carry_place(self, name: str, place: str | None) -> str | None:
+        """`place` when it is the lax loop body's carry parameter or one of its items (`key = carry["key"]`, `qf, key =
+        carry`), which `name` then names (a key when named like one): what the loop's caller put there is consumed
+        when the body consumes it. Not for a name the body hands back unchanged: that one stays the key of every
+        iteration (`carried_unchanged`)."""
+        state = self.state
+        if place is None or _base(place) != state.carry or state.carry in state.keys or name in state.carried:
+            return None
+        if _is_item(place) and state.named_like_key(name):
+            state.keys.setdefault(place, len(state.loops))
+        return place
+
+    def _carry_item(self, ref: str | None) -> bool:
+        """Whether `ref` is an item of the lax loop body's carry parameter (`carry[1]`, `carry["key"]`)."""
+        return ref is not None and _is_item(ref) and _base(ref) == self.state.carry
+
     def _entries(self, value: cst.BaseExpression | None) -> list[tuple[int | str, cst.BaseExpression]] | None:
         """The entries of a dict, tuple or list display with literal keys: `{"init": rng}`, `(k1, k2)`."""
         kind = type(value)
@@ -1042,6 +1183,8 @@ class KeyFlow(Domain):
         ref = key_ref(target) if type(target) is not cst.Subscript else None
         if ref is not None:
             named = self._key_named(value) if not ref.startswith("self.") else None
+            if named is None and value is not None and not ref.startswith("self."):
+                named = self._carry_place(ref, key_ref(value))
             entries = self._entries(value)
             if named is not None and named != ref:
                 # `a = k`, `x = keys["init"]`: another name of the same key (consumed wherever it goes)
@@ -1075,6 +1218,8 @@ class KeyFlow(Domain):
                     found = self._key_named(entries[index][1], loose=True) if index < len(entries) else None
                 elif source is not None and f"{source}[{index}]" in self.state.aliases:
                     found = self.state.resolve(f"{source}[{index}]")
+                elif type(element.value) is cst.Name:
+                    found = self._carry_place(element.value.value, f"{source}[{index}]" if source else None)
                 else:
                     found = None
                 # `k1, k2 = k2, k1`: all are bound at once; a name this statement rebinds names nothing known
@@ -1246,6 +1391,7 @@ class KeyFlow(Domain):
                 *(carried_unchanged(node, t, self._loop_function) for t in function.transforms)
             )
             state.loops.append(local - state.carried)
+            state.carry = _carry_parameter(node, function.transforms, body)
         self._states.append(state)
         self._functions.append(node)
 
@@ -1313,6 +1459,47 @@ def carried_unchanged(
     statement, names = unpacked
     elsewhere = rebound_names([s for s in statements(function.body) if s is not statement])
     return {name for index, name in enumerate(names) if index in kept and name not in elsewhere}
+
+
+def _carry_parameter(
+    function: cst.CSTNode, transforms: tuple[AppliedTransform, ...], body: cst.BaseSuite | None
+) -> str | None:
+    """The parameter that every lax loop running `function` gives its carry, when the body never rebinds it."""
+    found = set()
+    for transform in transforms:
+        carry = LAX_CARRIES.get(transform.name)
+        if carry is None:
+            continue  # (another transform: the parameter holds what it held)
+        if transform.bound or not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+            return None
+        positional = [*function.params.posonly_params, *function.params.params]
+        if carry[2] >= len(positional):
+            return None
+        found.add(positional[carry[2]].name.value)
+    name = found.pop() if len(found) == 1 else None
+    return name if name is not None and (body is None or name not in rebound_names(body)) else None
+
+
+# What runs its inside on some paths only (or some number of times): a draw there may not run for every leaf.
+_CONDITIONAL = frozenset(
+    {cst.If, cst.IfExp, cst.While, cst.For, cst.Try, cst.Match, cst.BooleanOperation}
+) | node_types(cst.BaseComp)
+
+
+def _runs_through(function: cst.Lambda | cst.FunctionDef) -> bool:
+    """Whether every run of a function goes through its whole body: a lambda, or a def whose only `return` is its
+    last statement and which has no `raise`."""
+    if type(function) is cst.Lambda:
+        return True
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    exits = [
+        node
+        for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        if type(node) in (cst.Return, cst.Raise)
+    ]
+    last = body[-1] if body else None
+    ends = last.body if isinstance(last, cst.SimpleStatementLine) else []
+    return all(type(exit) is cst.Return and exit in ends for exit in exits)
 
 
 def _next_carry_maker(

@@ -38,7 +38,9 @@ class PrngKeyReuse(Rule):
         'the function around it, a function from the entry of a dict argument (`rngs["dropout"]` of '
         '`rngs={"dropout": key}`); '
         "a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
-        "one branch runs. In a loop, a key the body draws from before binding it again is the one the previous "
+        "one branch runs; a key in a lax loop's initial carry (`fori_loop(0, n, body, (x, key))`, `scan(body, key, "
+        'xs)`, a dict carry `{"key": key}`) is consumed by the loop when its body consumes that place of the carry. '
+        "In a loop, a key the body draws from before binding it again is the one the previous "
         "iteration left: consumed twice when that iteration consumed it after binding it (`key, sub = "
         "split(key)`, then a draw from `key` instead of `sub`)."
     )

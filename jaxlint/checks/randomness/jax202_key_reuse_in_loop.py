@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.calls import argument
-from jaxlint.checks.base import Rule
+from jaxlint.checks.base import Rule, code
 from jaxlint.model.functions import PERMUTATION, SELECTING_SAMPLERS
 
 
@@ -17,7 +17,10 @@ class KeyReuseInLoop(Rule):
         "Flags a key bound outside a `for`/`while` loop or a comprehension, or a key a `lax.scan`, "
         "`fori_loop`, `while_loop` or `lax.map` body takes from its enclosing scope, when it is consumed "
         "inside and never rebound there. A name a sampler draws from holds a key whatever it is called and "
-        "wherever it came from (a dict entry, a pytree field, a carry): jax raises on anything else."
+        "wherever it came from (a dict entry, a pytree field, a carry): jax raises on anything else. A tree map "
+        "(`jax.tree.map(f, tree)`) is a loop over the leaves: a key `f` draws from as it is outside `f` is "
+        "flagged when the tree is known to have two leaves or more (a display of two entries or more, or a "
+        "value the analysis knows: the pytree every call gives a traced parameter)."
     )
     why_bad = (
         "Each iteration gives the sampler the same key, so each iteration draws the same numbers: the "
@@ -42,7 +45,9 @@ class KeyReuseInLoop(Rule):
     not_flagged = (
         "Keys rebound inside the loop (`key, sub = split(key)`), `fold_in(key, i)` per step, loop variables "
         "over a split (`for k in jax.random.split(key, n)`), keys carried through `lax.scan` as part of the "
-        "carry or the scanned operands; the first iterable of a comprehension (evaluated once); "
+        "carry or the scanned operands; a tree map over one array, over a tree whose leaves are not known (a "
+        "parameter no call shows), or whose function takes its key as a leaf of a second tree of split keys; "
+        "the first iterable of a comprehension (evaluated once); "
         "`jax.random.permutation(key, a)` of each array `a` a loop goes through (`[permutation(key, a) for a in "
         "arrays]`: every array is shuffled the same way, which keeps inputs and labels paired); a draw whose "
         "values nobody reads (`keys = split(key, n)` only fed to jitted or vmapped functions whose results "
@@ -52,11 +57,23 @@ class KeyReuseInLoop(Rule):
     )
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        self._per_leaf: set[int] = set()  # the draws told as drawn on every leaf (of a function mapped twice: once)
+
     def visit_Call(self, node: cst.Call) -> None:
         keys = self.facts.keys
         if self.facts.in_test_file or keys.unread(node):
             return
+        per_leaf = keys.drawn_per_leaf(node)
+        for expr, ref, by in per_leaf:
+            if id(expr) not in self._per_leaf and keys.prior_use(ref) is None:
+                self._per_leaf.add(id(expr))
+                self.report(expr, _per_leaf_message(ref, by, node, self.names.qualified(node.func) or code(node.func)))
+        told = {id(expr) for expr, _, _ in per_leaf}
         for expr, ref, by in keys.uses(node):
+            if id(expr) in told:
+                continue
             if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
                 self.report(
                     expr,
@@ -74,3 +91,11 @@ class KeyReuseInLoop(Rule):
             return False
         array = argument(call, *SELECTING_SAMPLERS[PERMUTATION])
         return array is not None and self.facts.keys.varies_per_iteration(array)
+
+
+def _per_leaf_message(ref: str, by: str, tree_map: cst.Call, name: str):
+    return lambda line_of: (
+        f"`{ref}` comes from outside the function `{name}` at line {line_of(tree_map)} runs on every leaf, and `{by}` "
+        f"consumes it on each, so every leaf draws the same numbers: split it into one key per leaf "
+        f"(`jax.random.split({ref}, len(leaves))`) and map over those keys as a second tree"
+    )
