@@ -1237,6 +1237,8 @@ class KeyFlow(Domain):
                         self.state.bind(name, split or self.state.named_like_key(name), single and not starred)
                 elif isinstance(inner, cst.Subscript) and type(inner.value) is cst.Name:
                     self.state.forget_items(inner.value.value)
+                elif isinstance(inner, (cst.Tuple, cst.List)):
+                    self._bind(inner, None)  # `(state, key), aux = jax.lax.scan(...)`: its names get new values
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
