@@ -16,6 +16,7 @@ from typing import Callable, Iterable, cast
 
 import libcst as cst
 
+from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import (
     Fixed,
@@ -522,19 +523,10 @@ def _literals_given(function: cst.FunctionDef | cst.Lambda, bound: int, call: cs
 
 def _literal_places(call: cst.Call) -> frozenset[int | str]:
     """The positions and keywords of `call` that get a scalar literal; no position after a `*args`."""
-    places: set[int | str] = set()
-    position: int | None = 0
-    for arg in call.args:
-        if arg.star:
-            position = None if arg.star == "*" else position
-        elif arg.keyword is not None:
-            if is_scalar_literal(arg.value):
-                places.add(arg.keyword.value)
-        elif position is not None:
-            if is_scalar_literal(arg.value):
-                places.add(position)
-            position += 1
-    return frozenset(places)
+    given = arguments(call)
+    positions = (index for index, value in enumerate(given.positional) if is_scalar_literal(value))
+    keywords = (keyword for keyword, value in given.keywords.items() if is_scalar_literal(value))
+    return frozenset((*positions, *keywords))
 
 
 def _none_at(function: cst.FunctionDef, bound: int, call: _Call, known: Nones | None = None) -> dict[str, Fixed]:
