@@ -691,14 +691,13 @@ class ValueTracker(Domain):
 
     def _constructed_class(self, cls: cst.ClassDef, parameter: Parameter) -> object:
         """The class of the instances that every call of `cls` gives a parameter of its `__init__`, when every call
-        is in this module (constructions.constructed_with)."""
-        if self._reached_elsewhere(cls.name.value):
-            return None
+        is in this module (constructions.constructed_with). Other modules are asked last, when the module's own
+        calls agree: a fact read is a fact whose change checks the module again."""
         sites = constructed_with(self._module, cls, parameter, self._binding)
         classes = [self._class_made(expr, chain) for expr, chain in sites or ()]
         if not classes or classes[0] is None or any(made != classes[0] for made in classes):
             return None
-        return classes[0]
+        return None if self._reached_elsewhere(cls.name.value) else classes[0]
 
     def _class_made(self, expr: cst.BaseExpression, chain: tuple[cst.CSTNode, ...]) -> object:
         """The class of the instance an expression holds: a call of a class, or a name bound once to one."""
@@ -726,10 +725,9 @@ class ValueTracker(Domain):
         made = self._instance(param.default, tuple(self._chain))
         if made is None or made.instance is None:
             return None
-        if outside_functions(tuple(self._chain)) and self._reached_elsewhere(node.name.value):
+        if not never_passed(self._module, node, param.name.value, self._binding, self._same_arguments):
             return None
-        passed = never_passed(self._module, node, param.name.value, self._binding, self._same_arguments)
-        return made if passed else None
+        return None if outside_functions(tuple(self._chain)) and self._reached_elsewhere(node.name.value) else made
 
     def _binding(self, name: cst.Name, chain: tuple[cst.CSTNode, ...]) -> cst.CSTNode | None:
         found = self._bindings.binding(name, chain, want_def=True, want_class=True)
