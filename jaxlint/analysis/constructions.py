@@ -255,6 +255,26 @@ def never_passed(
     return bool(references)
 
 
+def handed_on(
+    module: cst.Module, function: cst.FunctionDef, binding: Binding, followed: Callable[[cst.Call], bool]
+) -> bool:
+    """Whether the module gives the def as an argument to a call that is not `followed` (`my_pallas_call(kernel)`),
+    or wrapped by one that is (`partial(kernel, n)`) to another call: that callee decides what its parameters
+    hold, whatever their annotations say."""
+    for reference in _references_to(module_references(module), function, binding):
+        parents = reference.parents
+        if (
+            reference.annotation
+            or len(parents) < 2
+            or type(parents[0]) is not cst.Arg
+            or type(parents[1]) is not cst.Call
+        ):
+            continue
+        if not followed(parents[1]) or (len(parents) == 3 and type(parents[2]) is cst.Arg):
+            return True
+    return False
+
+
 def _references_to(
     references: References, node: cst.FunctionDef | cst.ClassDef, binding: Binding
 ) -> Iterator[_Reference]:

@@ -33,7 +33,8 @@ from jaxlint.analysis.bindings import (
 )
 from jaxlint.analysis.calls import argument, branch_operands
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
-from jaxlint.analysis.constructions import Parameter, constructed_with, dataclass_field, never_passed, parameter_of
+from jaxlint.analysis.constructions import Parameter, constructed_with, dataclass_field, handed_on, never_passed
+from jaxlint.analysis.constructions import parameter_of
 from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
 from jaxlint.analysis.dtype_tests import dtype_test
 from jaxlint.analysis.donations import DonationFlow
@@ -728,6 +729,15 @@ class ValueTracker(Domain):
         if not never_passed(self._module, node, param.name.value, self._binding, self._same_arguments):
             return None
         return None if outside_functions(tuple(self._chain)) and self._reached_elsewhere(node.name.value) else made
+
+    def _handed_on(self, node: cst.CSTNode) -> bool:
+        """A def given to a call of the project or of another library (a callback: a project's wrapper of
+        `pl.pallas_call` gives its kernel refs); jax's own functions call it with what their documentation says."""
+        return type(node) is cst.FunctionDef and handed_on(self._module, node, self._binding, self._followed_callee)
+
+    def _followed_callee(self, call: cst.Call) -> bool:
+        called = self.names.qualified(call.func) or ""
+        return called.startswith("jax.") or called in PARTIAL
 
     def _binding(self, name: cst.Name, chain: tuple[cst.CSTNode, ...]) -> cst.CSTNode | None:
         found = self._bindings.binding(name, chain, want_def=True, want_class=True)
@@ -1692,8 +1702,8 @@ class ValueTracker(Domain):
                     watched[name] = watching  # what an eager call of another module gives it
                 if function is None and name in self._handed_params.get(node, ()):
                     env[name] = _PASSED_CONTAINER
-                elif annotated:
-                    env[name] = ARRAY
+                elif annotated and not self._handed_on(node):
+                    env[name] = ARRAY  # (an annotation says what its callers give; a callee it is handed to decides)
         rebound = rebound_names(body_statements)
         self.names.enter_function(body_statements, parameter_names(params), rebound)
         self.recorder.scope_names(node, set(parameter_names(params)) | rebound)
