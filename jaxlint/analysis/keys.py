@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, cast
 
 import libcst as cst
@@ -93,6 +93,8 @@ class Use:
 
     node: cst.CSTNode
     by: str
+    # Consumed by a call that handed the key back (`x, key = step(x, key)`): its next call consumes it again.
+    back: bool = False
 
 
 # A value read here only for its shape and dtype: its numbers never matter (under jit, XLA drops them).
@@ -386,6 +388,15 @@ class KeyState:
                 self.single.add(name)
         else:
             self.keys.pop(name, None)
+
+    def keep(self, name: str) -> None:
+        """`name` is bound again to the key it held (`x, key = step(x, key)` of a `step` that hands `key` back):
+        consumed where that key was."""
+        for iteration in self.iterations:
+            iteration.bound.add(name)
+        use = self.prior_use(name)
+        if use is not None:
+            self.consumed[self.resolve(name)] = replace(use, back=True)
 
     def _detach(self, alias: str, target: str) -> None:
         """The key `alias` names is no longer `target`'s (rebound): it keeps its own past."""
@@ -1135,6 +1146,10 @@ class KeyFlow(Domain):
             return None  # `keys[0]` of a split array: the flow follows it by its own spelling already
         return ref
 
+    def _handed_back(self, given: cst.BaseExpression | None) -> str | None:
+        """The key a call hands back as it got it (tracker.given_back): the same key, spent where it was."""
+        return self._key_named(given) if given is not None else None
+
     def _carry_place(self, name: str, place: str | None) -> str | None:
         """`place` when it is the lax loop body's carry parameter or one of its items (`key = carry["key"]`, `qf, key =
         carry`), which `name` then names (a key when named like one): what the loop's caller put there is consumed
@@ -1185,6 +1200,11 @@ class KeyFlow(Domain):
             named = self._key_named(value) if not ref.startswith("self.") else None
             if named is None and value is not None and not ref.startswith("self."):
                 named = self._carry_place(ref, key_ref(value))
+            if named is None and type(value) is cst.Call and not ref.startswith("self."):
+                named = self._handed_back(self._tracker.given_back(value)[0])
+                if named is not None and self.state.resolve(named) == self.state.resolve(ref):
+                    self.state.keep(ref)
+                    return
             entries = self._entries(value)
             if named is not None and named != ref:
                 # `a = k`, `x = keys["init"]`: another name of the same key (consumed wherever it goes)
@@ -1211,9 +1231,17 @@ class KeyFlow(Domain):
             bound = set(target_names(target))
             source = key_ref(value) if value is not None else None
             entries = self._entries(value)
+            back = self._tracker.given_back(value)[1] if type(value) is cst.Call else {}
+            kept: set[str] = set()  # names bound again to the key they held
             for index, element in enumerate(target.elements):
                 if type(element) is cst.StarredElement:
                     break
+                handed = self._handed_back(back.get(index))
+                if handed is not None and type(element.value) is cst.Name:
+                    if self.state.resolve(handed) == self.state.resolve(element.value.value):
+                        kept.add(element.value.value)
+                    parts.append(handed if _base(handed) not in bound else None)
+                    continue
                 if entries is not None:
                     found = self._key_named(entries[index][1], loose=True) if index < len(entries) else None
                 elif source is not None and f"{source}[{index}]" in self.state.aliases:
@@ -1228,7 +1256,9 @@ class KeyFlow(Domain):
                 starred = type(element) is cst.StarredElement  # (`*rest`: its `value` is the name)
                 inner = element.value
                 name = key_ref(inner)
-                if name is not None:
+                if name in kept:
+                    self.state.keep(name)
+                elif name is not None:
                     found = parts[index] if index < len(parts) else None
                     if found is not None and found != name:
                         self.state.bind(name, False)
@@ -1341,7 +1371,7 @@ class KeyFlow(Domain):
                 (
                     p
                     for p in (s.prior_use(ref) for s in states)
-                    if p is not None and p.node is not use.node and id(p.node) in iteration.calls
+                    if p is not None and (p.node is not use.node or p.back) and id(p.node) in iteration.calls
                 ),
                 None,
             )

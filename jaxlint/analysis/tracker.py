@@ -31,7 +31,7 @@ from jaxlint.analysis.bindings import (
     target_names,
     terminates,
 )
-from jaxlint.analysis.calls import argument, branch_operands
+from jaxlint.analysis.calls import argument, arguments, branch_operands
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.constructions import Parameter, constructed_with, dataclass_field, handed_on, never_passed
 from jaxlint.analysis.constructions import parameter_of
@@ -541,6 +541,40 @@ class ValueTracker(Domain):
         if receiver is not None:
             given[cast(str, bound_first)] = receiver  # `state.method()`: `self` holds the tracers
         return summary.result(given, as_given=not wrapped, staged=staged)
+
+    def given_back(self, call: cst.Call) -> tuple[cst.BaseExpression | None, dict[int, cst.BaseExpression]]:
+        """The arguments a call of the module's function gets back as it gave them (`return x + noise, key` of a
+        parameter `key` the body never rebinds): the whole result's, and each position's of a tuple it returns. A
+        transform around the function changes nothing here: the array it gives back holds the same numbers."""
+        now = self.recorder.summary_now(tuple(self._chain), call, call.func)
+        if now is not None:
+            function, bound, summary = now
+        elif call in self._known.callees:
+            function, bound = self._known.callees[call]
+            summary = self._known.returns[function]
+        else:
+            self.asked.setdefault(call, None)  # (a summary a later round learns for it needs that round)
+            return None, {}
+        self.asked[call] = summary
+        if summary is None:
+            return None, {}
+        positional = Signature.of(cast("cst.FunctionDef | cst.Lambda", function).params).positional[bound:]
+        given = arguments(call)
+
+        def argument_for(param: str | None) -> cst.BaseExpression | None:
+            if param is None or given.double_starred:
+                return None
+            if param in given.keywords:
+                return given.keywords[param]
+            at = positional.index(param) if param in positional else len(given.positional)
+            return given.positional[at] if at < len(given.positional) else None
+
+        items = {
+            index: found
+            for index, item in enumerate(summary.items or ())
+            if item is not None and (found := argument_for(item.given)) is not None
+        }
+        return argument_for(summary.given), items
 
     def _callee(self, call: cst.Call) -> _Callee | _NoCallee:
         """The positional parameters after those bound, the summary of the module's function a call calls, the

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.calls import argument
+from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import Rule, code
@@ -17,6 +18,10 @@ def _split_first(ref: str) -> str:
     if "[" in ref and not ref.endswith(("']", '"]')):  # (`rngs['dropout']`: a dict's entry, split as a key)
         return f"use another item of the split for each draw (`{ref.split('[')[0]}[i]`)"
     return f"split it first: `{ref}, subkey = jax.random.split({ref})` and use `subkey`"
+
+
+def _back(prior: Use) -> str:
+    return ", which hands it back as it got it" if prior.back else ""
 
 
 class PrngKeyReuse(Rule):
@@ -34,7 +39,8 @@ class PrngKeyReuse(Rule):
         "name, and views of one key (`key[None][0]`, `jnp.squeeze(key)`). Flags a key consumed a second time, "
         "on some path, with no rebinding in between. Every `jax.random` sampler and `split` consume their key; "
         "so does a function of the same module that consumes its key parameter (directly or through its "
-        "callees), at each call, and one that draws from a key one hop away: a nested def or lambda from a key of "
+        "callees), at each call; a key such a function hands back as it got it (`return x + noise, key`) is the "
+        "spent key (`x, key = step(x, key)` twice, or in a loop, draws the same numbers each time); one that draws from a key one hop away: a nested def or lambda from a key of "
         'the function around it, a function from the entry of a dict argument (`rngs["dropout"]` of '
         '`rngs={"dropout": key}`); '
         "a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
@@ -114,7 +120,7 @@ class PrngKeyReuse(Rule):
                 self.report(
                     expr,
                     lambda line_of, ref=ref, by=by, prior=prior: (  # type: ignore[misc]  # mypy cannot infer a lambda whose extra parameters have defaults
-                        f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}; "
+                        f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)}{_back(prior)}; "
                         f"`{by}` {_reuse(by, prior.by)}: {_split_first(ref)}"
                     ),
                 )
@@ -136,7 +142,7 @@ class PrngKeyReuse(Rule):
                 expr,
                 lambda line_of, ref=ref, by=by, prior=prior: (  # type: ignore[misc]  # (as in visit_Call)
                     f"`{ref}` was already consumed by `{prior.by}` at line {line_of(prior.node)} in the previous "
-                    f"iteration; `{by}` {_reuse(by, prior.by)}: draw from a key split off it, and keep `{ref}` "
+                    f"iteration{_back(prior)}; `{by}` {_reuse(by, prior.by)}: draw from a key split off it, and keep `{ref}` "
                     "only for the next split"
                 ),
             )
