@@ -39,9 +39,10 @@ _LITERALS = (
 
 
 # A parameter's value at a traced call, as far as its tests go: `None` (True), not `None` (False), or the
-# literal `False` (FALSE: not `None`, and false: `if verbose:` is never entered).
+# literal `False` (FALSE: not `None`, and false: `if verbose:` is never entered) or `True` (TRUE: not `None`, and
+# true: `if not skip_checks:` is never entered).
 FALSE = "False"
-TRUE = "True"  # (literals_at_call only: the literal `True`, for `if not flag:`)
+TRUE = "True"
 Fixed = bool | str
 
 
@@ -84,6 +85,8 @@ def none_at_call(
             found[name] = True
         elif _is_false(fixed):
             found[name] = FALSE  # `verbose=False` left at its default, or given `False`
+        elif type(fixed) is cst.Name and fixed.value == "True":
+            found[name] = TRUE  # `skip_checks=True`, given or left at its default
         elif name in given and _never_none(given[name], values.get(id(given[name]))):
             found[name] = False
         elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
@@ -111,28 +114,18 @@ def arguments_given(
     return given
 
 
-def literals_at_call(function: cst.FunctionDef, bound: int, call: cst.Call) -> dict[str, Fixed]:
-    """What `none_at_call` says of one call, and the parameters it makes the literal `True` (TRUE), given or left
-    at their default: between them, what decides `if flag:` and `if not flag:` of each."""
-    found = none_at_call(function, bound, call, {})
-    given = arguments_given(function, bound, call)
-    if given is None:
-        return found
-    params = function.params
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        fixed = given.get(param.name.value, param.default)
-        if type(fixed) is cst.Name and fixed.value == "True":
-            found[param.name.value] = TRUE
-    return found
-
-
 def agreed(answers: list[dict[str, Fixed]]) -> dict[str, Fixed]:
-    """What every call fixes the same way."""
+    """What every call fixes the same way: a literal at one and another value that is not `None` at the other
+    agree that it is not `None`."""
     if not answers:
         return {}
     common = dict(answers[0])
     for answer in answers[1:]:
-        common = {name: none for name, none in common.items() if answer.get(name) == none}
+        common = {
+            name: none if answer.get(name) == none else False
+            for name, none in common.items()
+            if answer.get(name) == none or (none is not True and name in answer and answer[name] is not True)
+        }
     return common
 
 

@@ -380,7 +380,9 @@ class DonationFlow(Domain):
             return  # (most calls pass no plain name)
         tracker = self._tracker
         callee = tracker.callees.donating(node, tracker.chain)
-        if callee is None:
+        if callee is None or tracker.in_jaxpr_trace():
+            # (called while another function is traced to a jaxpr, a jitted function is staged into that trace: its
+            # arguments are tracers, and no buffer is donated; only a dispatched call donates)
             return
         for argument in callee.arguments(node, tracker.target_version):
             if not argument.donated or not isinstance(argument.expr, cst.Name):

@@ -17,7 +17,7 @@ from typing import cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
-from jaxlint.analysis.dead_branches import Guard, dead_branch, literals_at_call
+from jaxlint.analysis.dead_branches import Guard, dead_branch, none_at_call
 from jaxlint.traversal import in_order
 
 # The tests of the function's parameters around each draw (dead_branches.parameter_guards), one tuple per draw.
@@ -121,5 +121,5 @@ def live(sites: Sites, function: cst.CSTNode, bound: int, call: cst.Call) -> boo
     of its parameters that the call's literals make dead code (`if training:` of `loss_fn(p, training=False)`)."""
     if type(function) is not cst.FunctionDef or not any(sites):
         return True
-    fixed = literals_at_call(function, bound, call)
+    fixed = none_at_call(function, bound, call, {})
     return not all(any(dead_branch(test, truth, fixed) for test, truth in guards) for guards in sites)

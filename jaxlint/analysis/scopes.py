@@ -24,7 +24,6 @@ from jaxlint.analysis.dead_branches import (
     agreed,
     arguments_given,
     dead_branch,
-    literals_at_call,
     none_at_call,
     tests_before_rebinding,
 )
@@ -1016,7 +1015,7 @@ class ScopeRecorder:
         sites = self._key_consumed.get(callee, {}).get(param, ())
         if not sites:
             return False
-        fixed = literals_at_call(callee, bound, call)
+        fixed = none_at_call(callee, bound, call, {})
         return all(any(dead_branch(test, truth, fixed) for test, truth in guards) for guards in sites)
 
     def apply(

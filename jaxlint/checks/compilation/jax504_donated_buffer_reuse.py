@@ -61,7 +61,9 @@ class DonatedBufferReuse(CalleeRule):
         "    return params\n"
     )
     not_flagged = (
-        "`state = step(state, batch)` and `loss, state = step(state, batch)`, which rebind the name; reads on a "
+        "`state = step(state, batch)` and `loss, state = step(state, batch)`, which rebind the name; a donating "
+        "function called inside a function that jit (or a lax body, pmap) traces: there it is staged into the outer "
+        "trace with tracers as arguments, and no buffer is donated; reads on a "
         "path where the donating call did not run (`try` handlers, the other branch of an `if`); arguments "
         'that are not plain names (`self.state`, `batch["x"]`), NumPy arrays and Python values (jax copies '
         "them to the device, so the caller's object is never deleted); a batch drawn from a Python iterator "
