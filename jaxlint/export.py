@@ -19,16 +19,24 @@ from jaxlint.model.dtypes import WIDE_DTYPE_WORD
 
 
 def _line_in_text(source: str, node: cst.CSTNode, caller: str) -> int:
-    """The line of a call (or literal), found in the text (libcst renders a node as written): its first
-    occurrence after `def caller` (when a caller is named), else its first occurrence; 0 when not found."""
+    """The line of a call (or literal), found in the text (libcst renders a node as written, but the lines after
+    the first of a node over several lines lose the indentation of the block around it: any run of whitespace
+    matches): its first occurrence after `def caller` (when a caller is named), else its first occurrence; 0 when
+    not found."""
     text = _EMPTY.code_for_node(node)
+    if "\n" in text:
+        text = text[:_SOUGHT_LENGTH].rsplit(None, 1)[0] if len(text) > _SOUGHT_LENGTH else text
+        sought = re.compile(r"\s*".join(re.escape(part) for part in text.split()))
+    else:
+        sought = re.compile(re.escape(text))
     definition = re.search(rf"\bdef\s+{re.escape(caller)}\b", source) if caller else None
-    found = source.find(text, definition.end()) if definition else -1
-    if found < 0:
-        found = source.find(text)
-    return source.count("\n", 0, found) + 1 if found >= 0 else 0
+    found = sought.search(source, definition.end()) if definition else None
+    if found is None:
+        found = sought.search(source)
+    return source.count("\n", 0, found.start()) + 1 if found is not None else 0
 
 
+_SOUGHT_LENGTH = 400  # of a node over several lines: enough to tell it apart, short enough to seek fast
 _EMPTY = cst.Module(body=[])
 
 

@@ -77,3 +77,29 @@ def test_sarif_gives_the_evidence_as_related_locations(tmp_path: Path) -> None:
             (1, None, "`finished` returns a value computed from it: a tracer"),
         ],
     }
+
+
+def test_a_transform_in_another_module_is_named_at_its_line_when_it_spans_lines(tmp_path: Path) -> None:
+    # Rendered alone, the lines of an indented call after its first lose the block's indentation: the line is
+    # still found in the text.
+    (tmp_path / "ops.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef scale(x, factor):\n    if factor > 1:\n        return x * factor\n"
+        "    return jnp.zeros_like(x)\n"
+    )
+    (tmp_path / "model.py").write_text(
+        "import jax\n\nimport ops\n\n\nclass Model:\n    def __call__(self, x):\n        scaled = jax.jit(\n"
+        "            ops.scale,\n            donate_argnums=0,\n        )\n        return scaled(x, 2.0)\n"
+    )
+    result = jaxlint(tmp_path, "--no-cache", "--output-format", "json", ".")
+    found = [
+        (d["filename"].rsplit("/", 1)[-1], d["location"]["row"], d["code"], d["evidence"])
+        for d in json.loads(result.stdout)
+    ]
+    assert found == [
+        (
+            "ops.py",
+            5,
+            "JAX301",
+            [{"row": None, "cell": None, "why": "`jax.jit` traces `scale` (model.py:8): `factor` is a tracer"}],
+        )
+    ]

@@ -666,13 +666,16 @@ class KeyFlow(Domain):
         if not known.closes and not known.items:
             return found
         function, bound = self._tracker.recorder.function_at(self._tracker.chain, self._runs(call))
-        if not isinstance(function, (cst.FunctionDef, cst.Lambda)) or not runs_when_called(function):
+        if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
             return found
-        for (ref, owner), sites in known.closes.get(function, {}).items():
+        closes, items = known.closes.get(function, {}), known.items.get(function, {})
+        if not (closes or items) or not runs_when_called(function):  # (the cheap question first: a walk of its body)
+            return found
+        for (ref, owner), sites in closes.items():
             if self._owner(_base(ref)) is owner and live(sites, function, bound, call):
                 found.append((call.func, ref))
         drawn: dict[str, set[str]] = {}
-        for ref, sites in known.items.get(function, {}).items():
+        for ref, sites in items.items():
             entry = dict_item(ref)
             if entry is not None and live(sites, function, bound, call):
                 drawn.setdefault(entry[0], set()).add(entry[1])
@@ -1414,7 +1417,10 @@ class KeyFlow(Domain):
             state.bind(name, False)
             state.add_parameter(name, name in given_keys)
         if body is not None and state.params:
-            state.single |= state.params & _drawn_unchanged(body, self._tracker.names)
+            unchanged = self._syntax.drawn_unchanged
+            if id(body) not in unchanged:
+                unchanged[id(body)] = _drawn_unchanged(body, self._tracker.names)
+            state.single |= state.params & unchanged[id(body)]
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
@@ -1614,6 +1620,7 @@ class _KeySyntax:
 
     drawn: dict[int, tuple[cst.BaseExpression, str] | None] = field(default_factory=dict)  # by call: _drawer_key
     closed_draws: dict[int, set[str]] = field(default_factory=dict)  # by module-level def: the names it draws, unbound
+    drawn_unchanged: dict[int, set[str]] = field(default_factory=dict)  # by body: _drawn_unchanged
 
 
 _syntax_of = ModuleMemo(lambda module: _KeySyntax())

@@ -3,7 +3,7 @@ function."""
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Callable, cast
 
 import libcst as cst
 
@@ -13,10 +13,11 @@ from jaxlint.analysis.keys import read_for_shapes, shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.analysis.traced import TracedFunction
+from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import LoopRule
 from jaxlint.checks.randomness._common import TraceSite, TraceTimeRule, call_text
 from jaxlint.model.functions import RANDOMNESS_OFF
-from jaxlint.model.keys import KEY_CONSTRUCTORS
+from jaxlint.model.keys import FOLD_IN, KEY_CONSTRUCTORS
 from jaxlint.model.transforms import LOOP_BODIES, MAPS, PER_DEVICE, TREE_MAPS
 from jaxlint.traversal import TOKENS_BUT_NAMES, branches
 
@@ -76,7 +77,8 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         "every device, are the norm). "
         "Keys made outside traced functions (a literal seed at the top of a script is the usual idiom), "
         "keys made from an argument (`jax.random.key(seed)` where `seed` is a parameter, traced or static), "
-        "`jax.random.fold_in(jax.random.key(0), step)` with a data argument that is not a literal, a literal "
+        "`jax.random.fold_in(jax.random.key(0), step)` with a data argument that is not a literal (also through a name "
+        "read only as `fold_in(base, i)` with traced data, a loop index or a step), a literal "
         "seed in a traced function that has no traced argument (`@jax.jit def init(): return "
         "model.init(jax.random.key(0), x)` returns the same result on every call anyway: a deterministic "
         "initialisation), and "
@@ -111,7 +113,8 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         super().__init__(facts, reporter)
         self._fallbacks: set[int] = set()  # key constructors only run when no key was given
         self._for_shapes: set[int] = set()  # key constructors whose draws are read only for their shape
-        self._unread: set[int] = set()  # key constructors bound to a name nothing reads
+        # Key constructors bound to a name nothing draws from as it is: never read, or only folded with data.
+        self._unread: set[int] = set()
         self._replacing: dict[int, str] = {}  # key constructors bound over a parameter: its name
         # Literal keys, with the function or lambda around them and the def whose callers are followed.
         self._waiting: list[tuple[cst.Call, str, TraceSite, cst.CSTNode, cst.FunctionDef | None]] = []
@@ -143,7 +146,8 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
                         self._fallbacks.add(id(small.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        # `rng = jax.random.key(0)` in a function that never reads `rng`: no number is drawn from it.
+        # `rng = jax.random.key(0)` in a function that never reads `rng`: no number is drawn from it; nor when every
+        # read folds data into it (`fold_in(base_key, i)`, as `fold_in(jax.random.key(42), i)` written inline).
         target = node.targets[0].target if len(node.targets) == 1 else None
         function = self.facts.chain[-1]  # (in a class body, `self.rng` would read it)
         if (
@@ -151,7 +155,7 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
             and isinstance(node.value, cst.Call)
             and self.names.qualified(node.value.func) in KEY_CONSTRUCTORS
             and isinstance(function, cst.FunctionDef)
-            and _never_read(function, target.value)
+            and _reads_only_folded(function, target.value, self.names, self._traced)
         ):
             self._unread.add(id(node.value))
         elif (
@@ -167,6 +171,10 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
             keys = list(_key_constructors(node.value, self.names))
             if keys and read_for_shapes(function, target.value, self.names):
                 self._for_shapes.update(id(call) for call in keys)
+
+    def _traced(self, expr: cst.BaseExpression) -> bool:
+        value = self.facts.value_of(expr)
+        return value is not None and value.kind is Kind.TRACED
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if isinstance(node.operator, cst.Or):  # `key = key or jax.random.key(0)`
@@ -293,11 +301,14 @@ def _key_constructors(node: cst.CSTNode, names: Names):
         stack.extend(reversed(branches(current)))
 
 
-def _never_read(function: cst.FunctionDef, name: str) -> bool:
-    """Whether `name` appears in `function` (nested functions included) only as the one target that binds it,
-    and is not declared global or nonlocal (read elsewhere, then). (Read in place: libcst's visit rebuilds every
+def _reads_only_folded(
+    function: cst.FunctionDef, name: str, names: Names, traced: Callable[[cst.BaseExpression], bool]
+) -> bool:
+    """Whether `name` appears in `function` (nested functions included) only as the one target that binds it and as
+    the key of `jax.random.fold_in` with traced data (a loop index, a step: a key of its own for each value), and is
+    not declared global or nonlocal (read elsewhere, then). (Read in place: libcst's visit rebuilds every
     node, and every assignment of a key constructor's call asks.)"""
-    count = 0
+    count = folded = 0
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
@@ -311,8 +322,18 @@ def _never_read(function: cst.FunctionDef, name: str) -> bool:
                 item.name.value == name for item in cast("cst.Global | cst.Nonlocal", node).names
             ):
                 return False
+            if kind is cst.Call and _folds(cast(cst.Call, node), name, names, traced):
+                folded += 1
             stack.extend(branches(node, TOKENS_BUT_NAMES))
-    return count == 1
+    return count == 1 + folded
+
+
+def _folds(call: cst.Call, name: str, names: Names, traced: Callable[[cst.BaseExpression], bool]) -> bool:
+    """`jax.random.fold_in(name, data)` with traced data."""
+    if names.qualified(call.func) != FOLD_IN:
+        return False
+    key, data = argument(call, 0, "key"), argument(call, 1, "data")
+    return type(key) is cst.Name and key.value == name and data is not None and traced(data)
 
 
 def _randomness_off(call: cst.Call) -> bool:
