@@ -92,7 +92,7 @@ from jaxlint.analysis.values import (
     unknown_contents,
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
-from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES, REF_FACTORIES
+from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES, JAX, REF_FACTORIES
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import (
     CONCRETE_CONTEXTS,
@@ -771,7 +771,7 @@ class ValueTracker(Domain):
 
     def _followed_callee(self, call: cst.Call) -> bool:
         called = self.names.qualified(call.func) or ""
-        return called.startswith("jax.") or called in PARTIAL
+        return called.startswith(JAX) or called in PARTIAL
 
     def _binding(self, name: cst.Name, chain: tuple[cst.CSTNode, ...]) -> cst.CSTNode | None:
         found = self._bindings.binding(name, chain, want_def=True, want_class=True)
