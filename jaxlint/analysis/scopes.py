@@ -29,7 +29,7 @@ from jaxlint.analysis.dead_branches import (
 )
 from jaxlint.analysis.key_hops import Sites, dict_item
 from jaxlint.analysis.reaching import Alias, OTHER, ReachingBindings
-from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform
+from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform, takes_keywords
 from jaxlint.analysis.structures import eager_value, joined, structure, traced_tree
 from jaxlint.analysis.values import Kind, Value, built, join
 from jaxlint.analysis.wrapped_calls import Key, Nones, WrappedCalls, only_called
@@ -1269,18 +1269,23 @@ class ScopeRecorder:
         sites: dict[cst.CSTNode, list[tuple[cst.FunctionDef, dict[str, bool]] | None]] = {}
         for (chain, target, transform), site in zip(self._applications, self._application_sites):
             node, bound = self._resolve(chain, target)
-            if node is not None:
-                if bound and transform.name in MODULE_FIRST_BODIES:
-                    bound -= 1  # flax unbinds `self.method`: the Module it passes first is `self`
-                names = transform.bound_names | self._bound_names(chain, target)
-                applied = replace(
-                    transform,
-                    bound=transform.bound + bound,
-                    bound_names=names,
-                    outside_functions=outside_functions(chain),
-                )
-                facts.applied.setdefault(node, []).append(applied)
-                sites.setdefault(node, []).append(site)
+            names = transform.bound_names | self._bound_names(chain, target)
+            if (
+                node is None
+                or isinstance(node, (cst.FunctionDef, cst.Lambda))
+                and not takes_keywords(node.params, names)
+            ):
+                continue  # (`partial(f, k=v)` of an `f` without `k` raises TypeError: nothing is traced)
+            if bound and transform.name in MODULE_FIRST_BODIES:
+                bound -= 1  # flax unbinds `self.method`: the Module it passes first is `self`
+            applied = replace(
+                transform,
+                bound=transform.bound + bound,
+                bound_names=names,
+                outside_functions=outside_functions(chain),
+            )
+            facts.applied.setdefault(node, []).append(applied)
+            sites.setdefault(node, []).append(site)
         self._key_summaries(facts)
         for chain, target in self._host:
             node, _ = self._resolve(chain, target)

@@ -441,6 +441,16 @@ def unwrap(
     return None, 0, frozenset()
 
 
+def takes_keywords(params: cst.Parameters, names: Iterable[str]) -> bool:
+    """Whether a function can be given these keywords (`partial(f, k=v)`): it names each of them as a parameter
+    that is not positional-only, or takes `**kwargs`; else Python raises TypeError at the call, before anything is
+    traced."""
+    if type(params.star_kwarg) is cst.Param:
+        return True
+    taken = {p.name.value for p in (*params.params, *params.kwonly_params)}
+    return all(name in taken for name in names)
+
+
 @dataclass(frozen=True)
 class Signature:
     """The parameters of a function, as jax resolves argnums against them."""

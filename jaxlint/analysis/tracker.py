@@ -71,6 +71,7 @@ from jaxlint.analysis.traced import (
     has_own_rule,
     host_callback_target,
     ref_kernel_target,
+    takes_keywords,
     traced_function,
     wrapped_call,
 )
@@ -1599,14 +1600,14 @@ class ValueTracker(Domain):
         if not isinstance(node, cst.FunctionDef):
             return []
         if len(self._chain) == 1:
-            given = [(a, 0) for a in applied.get(name, ()) if not a.made]
+            given = [(a, 0) for a in applied.get(name, ()) if not a.made and takes_keywords(node.params, a.bound_names)]
         elif len(self._chain) == 2 and type(self._chain[1]) is cst.ClassDef and self._plain_class(self._chain[1]):
             heirs = [self._chain[1].name.value, *self._heirs().get(id(node), ())]
             given = [
                 (a, method_bound(node, a.instance))
                 for heir in heirs
                 for a in applied.get(f"{heir}.{name}", ())
-                if not a.made
+                if not a.made and takes_keywords(node.params, a.bound_names)
             ]
         else:
             return []
