@@ -78,6 +78,11 @@ class Keys:
         (the draw's key argument, key reference, consumer); none in dead code."""
         return self._flow.drawn_per_leaf(call) if self._flow.reached() else []
 
+    def spent_stores(self, node: cst.Assign) -> list[tuple[cst.BaseExpression, str, Use]]:
+        """The attributes of `self` that an assignment gives back a key the call on its right consumed: (target,
+        the key's ref, the call's use); none in dead code."""
+        return self._flow.spent_stores(node) if self._flow.reached() else []
+
     def unread(self, call: cst.Call) -> bool:
         """A call in a loop body whose result nobody reads there: its draws repeat nothing anyone sees."""
         return self._flow.unread(call)

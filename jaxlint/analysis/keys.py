@@ -1149,6 +1149,32 @@ class KeyFlow(Domain):
             return None  # `keys[0]` of a split array: the flow follows it by its own spelling already
         return ref
 
+    def spent_stores(self, node: cst.Assign) -> list[tuple[cst.BaseExpression, str, Use]]:
+        """The attributes of `self` an assignment gives a key that the call on its right consumed and hands back as
+        it got it (`(state, self.key) = self._train(state, self.key)` of a `_train` that draws from its `key` and
+        returns it): the object keeps a spent key for its next call. Each as (target, the key's ref, the call's use)."""
+        call = node.value
+        if type(call) is not cst.Call:
+            return []
+        whole, items = self._tracker.given_back(call)
+        found = []
+        for assigned in node.targets:
+            target = assigned.target
+            if type(target) is cst.Tuple or type(target) is cst.List:
+                places = []
+                for index, element in enumerate(target.elements):
+                    if type(element) is cst.StarredElement:
+                        break
+                    places.append((element.value, items.get(index)))
+            else:
+                places = [(target, whole)]
+            for place, given in places:
+                stored, ref = key_ref(place), self._key_ref(given) if given is not None else None
+                use = self.state.prior_use(ref) if ref is not None else None
+                if stored is not None and stored.startswith("self.") and use is not None and use.node is call:
+                    found.append((place, cast(str, ref), use))
+        return found
+
     def _handed_back(self, given: cst.BaseExpression | None) -> str | None:
         """The key a call hands back as it got it (tracker.given_back): the same key, spent where it was."""
         return self._key_named(given) if given is not None else None

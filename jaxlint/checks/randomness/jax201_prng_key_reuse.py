@@ -40,7 +40,9 @@ class PrngKeyReuse(Rule):
         "on some path, with no rebinding in between. Every `jax.random` sampler and `split` consume their key; "
         "so does a function of the same module that consumes its key parameter (directly or through its "
         "callees), at each call; a key such a function hands back as it got it (`return x + noise, key`) is the "
-        "spent key (`x, key = step(x, key)` twice, or in a loop, draws the same numbers each time); one that draws from a key one hop away: a nested def or lambda from a key of "
+        "spent key (`x, key = step(x, key)` twice, or in a loop, draws the same numbers each time; kept on `self`, "
+        "`self.key` of `x, self.key = self.step(x, self.key)`, it is the key the object's next call draws from "
+        "again); one that draws from a key one hop away: a nested def or lambda from a key of "
         'the function around it, a function from the entry of a dict argument (`rngs["dropout"]` of '
         '`rngs={"dropout": key}`); '
         "a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
@@ -129,6 +131,19 @@ class PrngKeyReuse(Rule):
                     expr, (f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}")
                 )
             seen[ref] = by
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        if self.facts.in_test_file:
+            return
+        for place, ref, use in self.facts.keys.spent_stores(node):
+            self.report(
+                place,
+                lambda line_of, place=place, ref=ref, use=use: (  # type: ignore[misc]  # (as in visit_Call)
+                    f"`{code(place)}` gets back `{ref}` after `{use.by}` consumed it at line {line_of(use.node)} (it "
+                    f"hands the key back as it got it): the next draw from `{code(place)}` repeats those numbers; "
+                    "store a key the call splits off instead"
+                ),
+            )
 
     def leave_For(self, node: cst.For | cst.While) -> None:
         if self.facts.in_test_file:
