@@ -121,11 +121,15 @@ def agreed(answers: list[dict[str, Fixed]]) -> dict[str, Fixed]:
         return {}
     common = dict(answers[0])
     for answer in answers[1:]:
-        common = {
-            name: none if answer.get(name) == none else False
-            for name, none in common.items()
-            if answer.get(name) == none or (none is not True and name in answer and answer[name] is not True)
-        }
+        kept: dict[str, Fixed] = {}
+        for name, fixed in common.items():
+            if name not in answer:
+                continue
+            if answer[name] == fixed:
+                kept[name] = fixed
+            elif fixed is not True and answer[name] is not True:
+                kept[name] = False  # not `None` at either, by different values
+        common = kept
     return common
 
 

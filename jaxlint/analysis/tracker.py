@@ -31,7 +31,7 @@ from jaxlint.analysis.bindings import (
     target_names,
     terminates,
 )
-from jaxlint.analysis.calls import argument, arguments, branch_operands
+from jaxlint.analysis.calls import argument, branch_operands
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.constructions import Parameter, constructed_with, dataclass_field, handed_on, never_passed
 from jaxlint.analysis.constructions import parameter_of
@@ -547,35 +547,39 @@ class ValueTracker(Domain):
         """The arguments a call of the module's function gets back as it gave them (`return x + noise, key` of a
         parameter `key` the body never rebinds): the whole result's, and each position's of a tuple it returns. A
         transform around the function changes nothing here: the array it gives back holds the same numbers."""
-        now = self.recorder.summary_now(tuple(self._chain), call, call.func)
-        if now is not None:
-            function, bound, summary = now
-        elif call in self._known.callees:
-            function, bound = self._known.callees[call]
-            summary = self._known.returns[function]
-        else:
+        found = self._module_callee(call, call.func)
+        if found is None:
             self.asked.setdefault(call, None)  # (a summary a later round learns for it needs that round)
             return None, {}
+        function, bound, summary = found
         self.asked[call] = summary
         if summary is None:
             return None, {}
         positional = Signature.of(cast("cst.FunctionDef | cst.Lambda", function).params).positional[bound:]
-        given = arguments(call)
 
         def argument_for(param: str | None) -> cst.BaseExpression | None:
-            if param is None or given.double_starred:
-                return None
-            if param in given.keywords:
-                return given.keywords[param]
-            at = positional.index(param) if param in positional else len(given.positional)
-            return given.positional[at] if at < len(given.positional) else None
+            at = positional.index(param) if param in positional else len(call.args)  # (keyword-only: no position)
+            return argument(call, at, param) if param is not None else None
 
         items = {
-            index: found
+            index: given
             for index, item in enumerate(summary.items or ())
-            if item is not None and (found := argument_for(item.given)) is not None
+            if item is not None and (given := argument_for(item.given)) is not None
         }
         return argument_for(summary.given), items
+
+    def _module_callee(
+        self, call: cst.Call, func: cst.BaseExpression
+    ) -> tuple[cst.CSTNode, int, Returned | None] | None:
+        """The module's function a call runs (`func`: the called expression, or the function a tree map maps), its
+        bound parameters and its summary: this round's when its body was walked already, else the previous round's."""
+        now = self.recorder.summary_now(tuple(self._chain), call, func)
+        if now is not None:
+            return now
+        if call not in self._known.callees:
+            return None
+        function, bound = self._known.callees[call]
+        return function, bound, self._known.returns[function]
 
     def _callee(self, call: cst.Call) -> _Callee | _NoCallee:
         """The positional parameters after those bound, the summary of the module's function a call calls, the
@@ -583,14 +587,10 @@ class ValueTracker(Domain):
         or transformed (`jax.jit(f)(x)` gives arrays back, not the argument itself)."""
         self._receiver(call.func)
         func = call.args[0].value if self.names.qualified(call.func) in TREE_MAPS and call.args else call.func
-        now = self.recorder.summary_now(tuple(self._chain), call, func)
-        if now is not None:
-            function, bound, summary = now
-        elif call in self._known.callees:
-            function, bound = self._known.callees[call]
-            summary = self._known.returns[function]
-        else:
+        found = self._module_callee(call, func)
+        if found is None:
             return _NO_CALLEE
+        function, bound, summary = found
         decorators = getattr(function, "decorators", ())
         if self.recorder.gives_other_result(tuple(self._chain), func) or any(
             (transform := decorator_transform(d, self.names, self.transforms)) is not None

@@ -173,8 +173,7 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
                 self._for_shapes.update(id(call) for call in keys)
 
     def _traced(self, expr: cst.BaseExpression) -> bool:
-        value = self.facts.value_of(expr)
-        return value is not None and value.kind is Kind.TRACED
+        return self.facts.value_of(expr).kind is Kind.TRACED
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if isinstance(node.operator, cst.Or):  # `key = key or jax.random.key(0)`
