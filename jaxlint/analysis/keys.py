@@ -73,6 +73,7 @@ from jaxlint.model.keys import (
     SPLIT,
     VIEW_FUNCTIONS,
 )
+from jaxlint.analysis.stable_fields import stable_fields
 from jaxlint.analysis.traced import AppliedTransform, Signature, wrapped_call
 from jaxlint.analysis.tree_leaves import has_many_leaves
 from jaxlint.model.transforms import (
@@ -271,9 +272,20 @@ def _base(ref: str) -> str:
 
 
 def _within(ref: str, name: str) -> bool:
-    """Whether `ref` is what `name` holds or an item of it (`info['rng']`, `keys[0]` of `keys`): rebinding
-    `name` (a name, an attribute or an item itself: `info["rng"], k = split(info["rng"])`) rebinds it."""
-    return ref == name or ref.startswith(f"{name}[")
+    """Whether `ref` is what `name` holds, an item or an attribute of it (`info['rng']`, `keys[0]` of `keys`,
+    `agent.key` of `agent`): rebinding `name` (a name, an attribute or an item itself: `info["rng"], k =
+    split(info["rng"])`) rebinds it."""
+    return ref == name or ref.startswith((f"{name}[", f"{name}."))
+
+
+def _holder(ref: str) -> str:
+    """The name whose rebinding rebinds `ref`: `agent` of `agent.key`, `keys` of `keys[0]`."""
+    return _base(ref).split(".", 1)[0]
+
+
+def _field(ref: str) -> bool:
+    """`agent.key`: an attribute of a name other than `self` (a method's own `self.key` is a key already)."""
+    return "." in ref and not _is_item(ref) and not ref.startswith("self.")
 
 
 @dataclass
@@ -287,7 +299,7 @@ class _Iteration:
 
     def consume(self, expr: cst.BaseExpression, ref: str, use: Use) -> None:
         self.calls.add(id(use.node))
-        if _base(ref) not in self.bound and ref not in self.bound:
+        if _base(ref) not in self.bound and ref not in self.bound and _holder(ref) not in self.bound:
             self.exposed.setdefault(ref, (expr, use))
 
 
@@ -420,6 +432,11 @@ class KeyState:
                     self.consumed.pop(known, None)
                 self.single.discard(known)
 
+    def forget_fields(self, name: str) -> None:
+        """What `name.x` holds is unknown again: the object was handed to code that may assign its attributes."""
+        for known in [ref for ref in self.consumed if _field(ref) and _holder(ref) == name]:
+            del self.consumed[known]
+
     def alias(self, ref: str, target: str) -> None:
         """`ref` now names the key `target` names."""
         target = self.resolve(target)
@@ -490,7 +507,8 @@ class KeyState:
         ref = self.resolve(ref)
         base = _base(ref)
         depth = self.keys.get(ref, self.keys.get(base, 0))
-        return depth < len(self.loops) and base not in self.loops[-1] and written not in self.loops[-1]
+        inner = self.loops[-1]
+        return depth < len(self.loops) and base not in inner and written not in inner and _holder(ref) not in inner
 
     def consume(self, ref: str, use: Use) -> None:
         self.consumed.setdefault(self.resolve(ref), use)
@@ -526,6 +544,7 @@ class KeyFlow(Domain):
         self._once: list[tuple[KeyState, int] | None] = []
         self._written: dict[str, str] = {}  # of the last call `uses` answered: the ref told -> as written there
         self._syntax = _syntax_of(module)
+        self._module = module
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
         self._again: dict[cst.CSTNode, list[tuple[cst.BaseExpression, str, str, Use]]] = {}  # consumed_again
         self._guards: dict[int, dict[int, tuple[Guard, ...]]] = {}  # of each function: parameter_guards
@@ -593,7 +612,11 @@ class KeyFlow(Domain):
             for expr, hop in self._hop_consuming(call):
                 if hop is None:
                     candidates.append((expr, f"{_callee_name(call)}()"))
-                elif self.state.is_key(hop) or (dict_item(hop) and _base(hop) in self.state.params | self.state.others):
+                elif (
+                    self.state.is_key(hop)
+                    or (dict_item(hop) and _base(hop) in self.state.params | self.state.others)
+                    or ("." in hop and not _is_item(hop))  # a kept attribute of the receiver (`agent.key`)
+                ):
                     target = self.state.resolve(hop)
                     told = target if target != hop and not _is_item(target) else hop
                     self._written[told] = hop
@@ -661,16 +684,22 @@ class KeyFlow(Domain):
         return self._hops[id(call)]
 
     def _find_hops(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
-        found = self._imported_items(call)
+        found = self._imported_items(call) + self._imported_fields(call)
         known = self._tracker.known
-        if not known.closes and not known.items:
+        if not known.closes and not known.items and not known.fields:
             return found
         function, bound = self._tracker.recorder.function_at(self._tracker.chain, self._runs(call))
         if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
             return found
         closes, items = known.closes.get(function, {}), known.items.get(function, {})
-        if not (closes or items) or not runs_when_called(function):  # (the cheap question first: a walk of its body)
+        fields = known.fields.get(function, {})
+        if not (closes or items or fields) or not runs_when_called(function):  # (the cheap question first)
             return found
+        receiver = call.func.value if type(call.func) is cst.Attribute else None
+        if type(receiver) is cst.Name and bound == 1:  # `agent.act(x)`: its `self` is `agent`
+            for ref, sites in fields.items():
+                if live(sites, function, bound, call):
+                    found.append((receiver, f"{receiver.value}.{ref.partition('.')[2]}"))
         for (ref, owner), sites in closes.items():
             if self._owner(_base(ref)) is owner and live(sites, function, bound, call):
                 found.append((call.func, ref))
@@ -695,6 +724,24 @@ class KeyFlow(Domain):
             if entry is not None:
                 drawn[entry[0]] = drawn.get(entry[0], frozenset()) | {entry[1]}
         return item_arguments(call, consumes.positional, drawn) if consumes is not None and drawn else []
+
+    def _imported_fields(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
+        """The kept keys of an instance of another module's class whose method draws from them (its interface says:
+        `self.key` among what `Agent.act` consumes), as `agent.key` for `agent.act(obs)`; none that this module may
+        assign itself."""
+        context, func = self._tracker.context, call.func
+        if context is None or not context.imported.consumes or type(func) is not cst.Attribute:
+            return []
+        receiver = func.value
+        if type(receiver) is not cst.Name:
+            return []
+        qualified, through_instance = self._tracker.project_callee(func)
+        consumes = context.imported.consumes.get(qualified or "") if through_instance else None
+        if consumes is None:
+            return []
+        stable = stable_fields(self._module)
+        attributes = [ref.partition(".")[2] for ref in consumes.params if ref.startswith("self.")]
+        return [(receiver, f"{receiver.value}.{name}") for name in attributes if not stable.may_store(name)]
 
     def _names_of(self, function: cst.FunctionDef | cst.Lambda) -> tuple[frozenset[str], frozenset[str]]:
         """The names a function binds itself, and those it declares `global` or `nonlocal`."""
@@ -735,6 +782,19 @@ class KeyFlow(Domain):
         if at not in self._entries_changed:
             self._entries_changed[at] = changes_entries(cast("cst.FunctionDef | cst.Lambda", function), entry[0])
         return not self._entries_changed[at]
+
+    def _kept_field(self, function: cst.CSTNode, ref: str) -> bool:
+        """Whether `ref` is an attribute of the method's `self` that the instance keeps from its construction
+        (stable_fields.py): each call of the method draws from the one key stored there."""
+        if not ref.startswith("self.") or _is_item(ref) or ref.count(".") != 1 or type(function) is not cst.FunctionDef:
+            return False
+        chain = self._tracker.chain
+        if len(chain) < 2 or chain[-1] is not function or type(chain[-2]) is not cst.ClassDef:
+            return False
+        positional = Signature.of(function.params).positional
+        if not positional or positional[0] != "self" or function.decorators:
+            return False
+        return stable_fields(self._module).keeps(chain[-2], ref[len("self.") :])
 
     def _branch_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
         """The operands of `lax.cond(pred, true_fun, false_fun, *operands)` or `lax.switch(index, branches,
@@ -1009,6 +1069,7 @@ class KeyFlow(Domain):
                 resolved in self.state.params
                 or _base(resolved) == self.state.carry
                 or self._drawn_entry(function, resolved)
+                or self._kept_field(function, resolved)
             ):
                 recorder.key_consumed(function, resolved, self._parameter_guards(function, node))
             elif function is not None and (owner := self._closure_owner(resolved)) is not None:
@@ -1029,6 +1090,31 @@ class KeyFlow(Domain):
         for arg in node.args:
             if type(arg.value) is cst.Name:
                 self.state.forget_items(arg.value.value)
+        self._forget_handed_fields(node)
+
+    def _forget_handed_fields(self, call: cst.Call) -> None:
+        """An object whose kept key was drawn from (`agent.key`), handed to code of another module (as an argument,
+        or as the receiver of a method that is not its class's): that code may store another key there. (The code
+        of the module that defines the class never does: the attribute would not be kept, stable_fields.py.)"""
+        holders = {_holder(ref) for ref in self.state.consumed if _field(ref)}
+        if not holders:
+            return
+        func = call.func
+        handed = {arg.value.value for arg in call.args if type(arg.value) is cst.Name} & holders
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in holders:
+            handed.add(func.value.value)
+        if not handed:
+            return
+        function, _ = self._tracker.recorder.function_at(self._tracker.chain, self._runs(call))
+        if isinstance(function, (cst.FunctionDef, cst.Lambda)):
+            return  # this module's code
+        context = self._tracker.context
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and context is not None:
+            qualified, through_instance = self._tracker.project_callee(func)
+            if through_instance and qualified is not None and context.in_project(qualified):
+                handed.discard(func.value.value)  # its class's own method
+        for name in handed:
+            self.state.forget_fields(name)
 
     def _drawn_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
         """The key a call draws from, with what draws: a `jax.random` function's or a library layer's

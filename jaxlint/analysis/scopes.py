@@ -91,6 +91,9 @@ class RoundFacts:
     closes: dict[cst.CSTNode, dict[tuple[str, cst.CSTNode], Sites]] = field(default_factory=dict)
     # The string entries of dict parameters a function draws from (`rngs['dropout']`), with the tests around them.
     items: dict[cst.CSTNode, dict[str, Sites]] = field(default_factory=dict)
+    # The attributes of `self` a method draws from that the instance keeps from its construction (`self.key`,
+    # stable_fields.py), with the tests around them: each call of the method draws from the same key.
+    fields: dict[cst.CSTNode, dict[str, Sites]] = field(default_factory=dict)
     key_params: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters some call gives a key
     callees: dict[cst.Call, tuple[cst.CSTNode, int]] = field(default_factory=dict)  # the function a call calls
     returns: dict[cst.CSTNode, "Returned"] = field(default_factory=dict)  # what calling a function gives
@@ -147,6 +150,7 @@ _FLOW_FIELDS = (
     "consuming",
     "closes",
     "items",
+    "fields",
     "key_params",
 )
 # The facts about the parameters of a function, read when it is traced.
@@ -1004,6 +1008,9 @@ class ScopeRecorder:
             items = {ref: tuple(sites) for ref, sites in refs.items() if node is not None and dict_item(ref)}
             if items:
                 facts.items[node] = items
+            fields = {ref: tuple(sites) for ref, sites in refs.items() if node is not None and ref.startswith("self.")}
+            if fields:
+                facts.fields[node] = fields
         for call, _, callee, target, value, _, _ in edges:
             if target in consumes.get(callee, ()):
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)

@@ -610,7 +610,7 @@ class ValueTracker(Domain):
         """What a call of another module's function (or method) gives, from that module's interface."""
         if self.context is None:
             return None
-        qualified, through_instance = self._project_callee(call.func)
+        qualified, through_instance = self.project_callee(call.func)
         if qualified is None or not self.context.in_project(qualified):
             return None
         self.read_returns.add(qualified)  # (asked before the other modules told anything: phase 1)
@@ -624,7 +624,7 @@ class ValueTracker(Domain):
         positional = exported.positional[1:] if through_instance and exported.self_param else exported.positional
         return returned.result(_by_parameter(call, arguments, positional))
 
-    def _project_callee(self, func: cst.BaseExpression) -> tuple[str | None, bool]:
+    def project_callee(self, func: cst.BaseExpression) -> tuple[str | None, bool]:
         """The qualified name a call's function names (`pkg.model.Stats.mean`; a method of another module's
         class for `scaler.apply` when `scaler` holds an instance of it), and whether through an instance."""
         instance = self._receiver(func)
@@ -1156,7 +1156,7 @@ class ValueTracker(Domain):
         self._refs_given(chain, node)
         values = [self.value_of(arg.value) for arg in node.args]  # (each argument once, for all that follows)
         if self.context is not None:
-            qualified, through_instance = self._project_callee(func)
+            qualified, through_instance = self.project_callee(func)
             if qualified is not None and self.context.in_project(qualified):
                 self.uses.add(qualified)
                 if caller is not None and node.args:
@@ -1372,7 +1372,7 @@ class ValueTracker(Domain):
         if isinstance(function, cst.Call):
             qualified, through_instance = self.names.qualified(function.func), False
         else:
-            qualified, through_instance = self._project_callee(function)  # a method too: `jax.vmap(scaler.apply)`
+            qualified, through_instance = self.project_callee(function)  # a method too: `jax.vmap(scaler.apply)`
         if qualified is None or not context.in_project(qualified):
             return
         transform = replace(transform, bound=transform.bound + bound, bound_names=transform.bound_names | bound_names)

@@ -8,6 +8,7 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.values import Kind
+from jaxlint.checks.randomness._kept_keys import kept_by_object, replace_in_method
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.randomness._common import is_int_literal
 from jaxlint.model.functions import JAX, SELECTING_SAMPLERS
@@ -17,6 +18,8 @@ from jaxlint.traversal import in_order
 def _split_first(ref: str) -> str:
     if "[" in ref and not ref.endswith(("']", '"]')):  # (`rngs['dropout']`: a dict's entry, split as a key)
         return f"use another item of the split for each draw (`{ref.split('[')[0]}[i]`)"
+    if kept_by_object(ref):
+        return replace_in_method(ref)
     return f"split it first: `{ref}, subkey = jax.random.split({ref})` and use `subkey`"
 
 
@@ -44,7 +47,9 @@ class PrngKeyReuse(Rule):
         "`self.key` of `x, self.key = self.step(x, self.key)`, it is the key the object's next call draws from "
         "again); one that draws from a key one hop away: a nested def or lambda from a key of "
         'the function around it, a function from the entry of a dict argument (`rngs["dropout"]` of '
-        '`rngs={"dropout": key}`); '
+        '`rngs={"dropout": key}`), a method from a key its object keeps (`self.key` that `__init__` stored and '
+        "nothing else in the class's module assigns: `agent.act(x)` twice draws the same bits, until the agent is "
+        "handed to code of another module, which may store another key); "
         "a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
         "one branch runs; a key in a lax loop's initial carry (`fori_loop(0, n, body, (x, key))`, `scan(body, key, "
         'xs)`, a dict carry `{"key": key}`) is consumed by the loop when its body consumes that place of the carry. '

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.calls import argument
+from jaxlint.checks.randomness._kept_keys import kept_by_object, replace_in_method
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.functions import PERMUTATION, SELECTING_SAMPLERS
 
@@ -20,7 +21,9 @@ class KeyReuseInLoop(Rule):
         "wherever it came from (a dict entry, a pytree field, a carry): jax raises on anything else. A tree map "
         "(`jax.tree.map(f, tree)`) is a loop over the leaves: a key `f` draws from as it is outside `f` is "
         "flagged when the tree is known to have two leaves or more (a display of two entries or more, or a "
-        "value the analysis knows: the pytree every call gives a traced parameter)."
+        "value the analysis knows: the pytree every call gives a traced parameter). A method that draws from a key "
+        "its object keeps (`self.key`, stored by `__init__` and assigned nowhere else in the class's module) "
+        "consumes that key at every call: `agent.act(obs)` in a loop draws the same noise at every step."
     )
     why_bad = (
         "Each iteration gives the sampler the same key, so each iteration draws the same numbers: the "
@@ -75,13 +78,16 @@ class KeyReuseInLoop(Rule):
             if id(expr) in told:
                 continue
             if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
+                advice = (
+                    replace_in_method(ref)
+                    if kept_by_object(ref)
+                    else f"split it inside the loop (`{ref}, subkey = jax.random.split({ref})`) or use "
+                    f"`jax.random.fold_in({ref}, i)`"
+                )
                 self.report(
                     expr,
-                    (
-                        f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
-                        f"iteration draws the same numbers: split it inside the loop "
-                        f"(`{ref}, subkey = jax.random.split({ref})`) or use `jax.random.fold_in({ref}, i)`"
-                    ),
+                    f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
+                    f"iteration draws the same numbers: {advice}",
                 )
 
     def _aligned_shuffle(self, call: cst.Call) -> bool:

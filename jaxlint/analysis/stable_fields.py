@@ -1,0 +1,150 @@
+"""Attributes an instance keeps from its construction to its end.
+
+A key that `__init__` stores on `self` (`self.key = key`, or a dataclass field) and that no other code of the module
+ever assigns is the same key at every call of a method that draws from it: each call draws the same numbers, and
+jax's key-reuse checker (`jax_debug_key_reuse`) raises on the second. Only what the module shows counts: a class
+with a base of another module (whose code may assign the attribute, or make it a property), a `setattr`, a
+`__dict__` or a `__setattr__` anywhere in the module, and an attribute that is also a def of the class (a property
+that splits each time) have no stable attributes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+import libcst as cst
+
+from jaxlint.analysis.module_memo import ModuleMemo
+from jaxlint.traversal import in_order
+
+# The methods that build an instance: what they store is its construction (flax's `setup` included).
+INITIALISERS = frozenset({"__init__", "__post_init__", "setup"})
+_DYNAMIC = frozenset({"setattr", "__setattr__", "__dict__", "__getattr__", "__getattribute__", "vars"})
+
+
+@dataclass(frozen=True)
+class StableFields:
+    """Of one module: the attributes each of its classes keeps from construction (by class node)."""
+
+    kept: dict[cst.ClassDef, frozenset[str]]
+    stored: frozenset[str]  # the attributes the module assigns anywhere, on any object
+    dynamic: bool = False  # `setattr` or the like: any attribute may be assigned
+
+    def keeps(self, cls: cst.ClassDef, attribute: str) -> bool:
+        return attribute in self.kept.get(cls, frozenset())
+
+    def may_store(self, attribute: str) -> bool:
+        """Whether this module's code may assign `attribute` on some object: an instance of another module's class
+        whose method draws from its kept key may hold another key here."""
+        return self.dynamic or attribute in self.stored
+
+
+def _find(module: cst.Module) -> StableFields:
+    classes: list[cst.ClassDef] = []
+    stores: list[cst.Attribute] = []  # every attribute assigned, on any object, anywhere
+    for node, _ in in_order(module):
+        kind = type(node)
+        if kind is cst.Name and cast(cst.Name, node).value in _DYNAMIC:
+            return StableFields({}, frozenset(), dynamic=True)
+        if kind is cst.ClassDef:
+            classes.append(cast(cst.ClassDef, node))
+        elif kind in _STORES:
+            stores += _targets(_stored(node))
+    on_self: set[int] = set()  # the stores of `self.x` in the methods of the module's classes
+    built: dict[cst.ClassDef, set[str]] = {}  # by an initialiser, or declared as a field
+    changed: dict[cst.ClassDef, set[str]] = {}  # by any other method
+    for cls in classes:
+        built[cls], changed[cls] = _declared_fields(cls), set()
+        for statement in cls.body.body:
+            if type(statement) is not cst.FunctionDef:
+                continue
+            into = built[cls] if statement.name.value in INITIALISERS else changed[cls]
+            for node, _ in in_order(statement.body):
+                if type(node) in _STORES:
+                    for target in _targets(_stored(node)):
+                        if type(target.value) is cst.Name and target.value.value == "self":
+                            on_self.add(id(target))
+                            into.add(target.attr.value)
+    elsewhere = {target.attr.value for target in stores if id(target) not in on_self}  # `agent.key = ...`
+    kept = {}
+    for cls in classes:
+        if not _plain_bases(cls, classes):
+            continue
+        family = _family(cls, classes)
+        later = elsewhere.union(*(changed[member] for member in family))
+        defined = {statement.name.value for statement in cls.body.body if type(statement) is cst.FunctionDef}
+        stable = frozenset(built[cls] - later - defined)
+        if stable:
+            kept[cls] = stable
+    return StableFields(kept, frozenset(target.attr.value for target in stores))
+
+
+def _family(cls: cst.ClassDef, classes: list[cst.ClassDef]) -> list[cst.ClassDef]:
+    """The module's classes related to `cls` by inheritance, either way: a subclass's method may run on an instance
+    of `cls` (through `self` of a method `cls` inherits), a base's method on every instance."""
+    family, todo = [cls], [cls]
+    while todo:
+        member = todo.pop()
+        names = _base_names(member)
+        for other in classes:
+            if other in family:
+                continue
+            if other.name.value in names or member.name.value in _base_names(other):
+                family.append(other)
+                todo.append(other)
+    return family
+
+
+def _base_names(cls: cst.ClassDef) -> set[str]:
+    return {base.value.value for base in cls.bases if type(base.value) is cst.Name}
+
+
+_STORES = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For, cst.AsName, cst.CompFor)
+
+
+def _stored(node: cst.CSTNode) -> cst.BaseExpression:
+    """What a store node assigns: its target (a `with`'s `as` name included)."""
+    if type(node) is cst.AsName:
+        return cast(cst.BaseExpression, node.name)
+    return cast("cst.AssignTarget", node).target
+
+
+def _plain_bases(cls: cst.ClassDef, classes: list[cst.ClassDef], depth: int = 0) -> bool:
+    """No base, `object`, or classes of the module that have no other bases themselves."""
+    for base in cls.bases:
+        if base.keyword is not None or type(base.value) is not cst.Name:
+            return False
+        name = base.value.value
+        if name == "object":
+            continue
+        found = [other for other in classes if other.name.value == name]
+        if len(found) != 1 or depth > 8 or not _plain_bases(found[0], classes, depth + 1):
+            return False
+    return True
+
+
+def _declared_fields(cls: cst.ClassDef) -> set[str]:
+    """The annotated names of a class body (`key: jax.Array`): a dataclass's or a NamedTuple's fields."""
+    fields = set()
+    for statement in cls.body.body:
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
+                    fields.add(small.target.value)
+    return fields
+
+
+def _targets(target: cst.BaseExpression) -> list[cst.Attribute]:
+    """The attributes a target assigns, unpacked (`self.key, sub = ...`)."""
+    kind = type(target)
+    if kind is cst.Attribute:
+        return [cast(cst.Attribute, target)]
+    if kind is cst.Tuple or kind is cst.List:
+        return [found for element in cast("cst.Tuple | cst.List", target).elements for found in _targets(element.value)]
+    if kind is cst.StarredElement:
+        return _targets(cast(cst.StarredElement, target).value)
+    return []
+
+
+stable_fields = ModuleMemo(_find)
