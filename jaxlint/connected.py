@@ -27,7 +27,7 @@ from jaxlint.config import DEFAULT_MAX_FILE_SIZE
 
 MAX_REEXPORTS = 8  # as project.imported_facts follows re-exports
 # Text that every way of turning on x64 contains (analysis/x64.py): a module with none of it cannot.
-_X64_MENTIONS = (b"enable_x64", b"ENABLE_X64", b"x64_enabled")
+X64_MENTIONS = (b"enable_x64", b"ENABLE_X64", b"x64_enabled")
 
 
 def _scan(path: Path, name: str, cache: Cache | None, max_size: int) -> dict:
@@ -45,7 +45,7 @@ def _scan(path: Path, name: str, cache: Cache | None, max_size: int) -> dict:
     found = cache.get_value(key, digest) if cache is not None else None
     if not _well_formed(found):  # missing, or damaged: read again
         found = _calls_and_imports(data, name if path.stem == "__init__" else name.rpartition(".")[0])
-        found["x64"] = any(mention in data for mention in _X64_MENTIONS)
+        found["x64"] = any(mention in data for mention in X64_MENTIONS)
         if cache is not None:
             cache.put_value(key, digest, found)
     return found

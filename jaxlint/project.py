@@ -36,7 +36,7 @@ from jaxlint.analysis.interface import (
 )
 from jaxlint.cache import Cache
 from jaxlint.config import DEFAULT_MAX_FILE_SIZE
-from jaxlint.connected import connected
+from jaxlint.connected import X64_MENTIONS, connected
 
 MAX_ROUNDS = 4
 # A project larger than this is checked file by file, without the files that were not named.
@@ -93,6 +93,89 @@ def x64_above(root: Path, enabled: set[Path]) -> bool:
     """Whether a conftest.py above the project's root turns on x64 for it; `enabled`: the conftest files
     (absolute) whose analysis found that they set or read `jax_enable_x64`."""
     return any(conftest in enabled for conftest in conftests_above(root))
+
+
+def x64_packages(projects: dict[Path, dict[str, Interface]]) -> dict[Path, frozenset[str]]:
+    """By project root: its top-level packages and modules of which some module sets or reads `jax_enable_x64`."""
+    return {
+        root: frozenset(name.split(".")[0] for name, interface in modules.items() if interface.x64)
+        for root, modules in projects.items()
+    }
+
+
+def x64_imported(root: Path, paths: list[str], packages: dict[Path, frozenset[str]]) -> bool:
+    """Whether these modules of the project at `root` import a package of another project that turns on x64
+    (`import pkg` in tests/ without `__init__.py`, pkg/ one folder up): `jax_enable_x64` is one flag for the
+    whole process, and importing pkg runs its modules. `packages`: x64_packages of the run."""
+    for path in paths:
+        for name in _imported_tops(path):
+            found = imported_package(root, name)
+            if found is not None and name in packages.get(found.parent, ()):
+                return True
+    return False
+
+
+def imported_package(root: Path, name: str) -> Path | None:
+    """The package folder (or module file) `import name` finds from a project that does not hold it: the nearest
+    folder above `root` (absolute) holding it, or that folder's `src/` (pytest run from the repository's root,
+    an editable install)."""
+    if name in top_level(root):
+        return None
+    for folder in root.parents:
+        for base in (folder, folder / "src"):
+            if _is_file(base / name / "__init__.py"):
+                return base / name
+            if _is_file(base / f"{name}.py"):
+                return base / f"{name}.py"
+    return None
+
+
+def x64_package_files(root: Path, files: list[Path], max_size: int) -> list[Path]:
+    """For a run on some files of the project at `root`: the files of the packages of other projects they import
+    that may turn on x64 (x64_imported), when they may ask for a 64-bit dtype."""
+    found: dict[Path, None] = {}
+    for file in files:
+        try:
+            if file.stat().st_size > max_size or not any(dtype in file.read_bytes() for dtype in _WIDE_MENTIONS):
+                continue
+        except OSError:
+            continue
+        for name in _imported_tops(str(file)):
+            package = imported_package(root, name)
+            if package is None:
+                continue
+            modules = [package] if package.suffix else importable(package.parent)
+            for module in modules:
+                if module_of(str(module))[1].split(".")[0] == name and _mentions_x64(module, max_size):
+                    found[module] = None
+    return list(found)
+
+
+_WIDE_MENTIONS = (b"64", b"128")  # text that every 64-bit dtype request contains (analysis/x64.py)
+
+
+def _mentions_x64(path: Path, max_size: int) -> bool:
+    try:
+        return path.stat().st_size <= max_size and any(mention in path.read_bytes() for mention in X64_MENTIONS)
+    except OSError:
+        return False
+
+
+def _imported_tops(path: str) -> set[str]:
+    """The top-level names a module imports absolutely, anywhere in it (`pkg` of `from pkg.core import f`)."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
 
 
 def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) -> dict[str, Imported]:
@@ -315,7 +398,8 @@ def siblings(files: list[str], cache: Cache | None = None, max_size: int = DEFAU
     named files' findings (jaxlint/connected.py; `cache` keeps what it reads of each file; files over
     `max_size` bytes are not read), and the conftest.py files above their roots (conftests_above)."""
     named = {Path(file).absolute() for file in files}
-    places = [module_of(file) for file in files if file.endswith((".py", ".pyi"))]
+    python = [file for file in files if file.endswith((".py", ".pyi"))]
+    places = [module_of(file) for file in python]
     extra: dict[Path, None] = {}
     roots = sorted({root for root, _ in places})
     for root in roots:
@@ -327,6 +411,9 @@ def siblings(files: list[str], cache: Cache | None = None, max_size: int = DEFAU
         needed = connected({name for where, name in places if where == root}, modules, cache, max_size)
         extra.update((path, None) for name, path in modules.items() if name in needed and path not in named)
     extra.update((conftest, None) for root in roots for conftest in conftests_above(root) if conftest not in named)
+    for root in roots:
+        files_here = [Path(file).absolute() for file, (where, _) in zip(python, places) if where == root]
+        extra.update((path, None) for path in x64_package_files(root, files_here, max_size) if path not in named)
     return [_shown(path) for path in extra]
 
 

@@ -298,12 +298,23 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
         for index in contexts
         if Path(files[index]).name == "conftest.py" and cast(FileResult, outcomes[index]).interface.x64
     }
+    projects = project.projects({index: files[index] for index in contexts})
+    # Every module of a project was checked (phase 1).
+    x64 = project.x64_packages(
+        {
+            root: {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
+            for root, modules in projects.items()
+        }
+    )
     for _ in range(project.MAX_ROUNDS):
         todo: dict[int, None] = {}
-        for root, modules in project.projects({index: files[index] for index in contexts}).items():
-            # Every module of a project was checked (phase 1).
+        for root, modules in projects.items():
             interfaces = {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
-            for name, imported in project.imported_facts(interfaces, project.x64_above(root, enabled)).items():
+            asking = [files[index] for name, index in modules.items() if interfaces[name].wide_dtypes]
+            from_above = project.x64_above(root, enabled) or (
+                bool(asking) and not x64[root] and project.x64_imported(root, asking, x64)
+            )
+            for name, imported in project.imported_facts(interfaces, from_above).items():
                 index = modules[name]
                 if imported == contexts[index].imported:
                     continue

@@ -231,6 +231,7 @@ def test_x64_enabled_anywhere_in_the_project_as_users_do_it(tmp_path: Path) -> N
         "env.py": 'import os\n\nos.environ["JAX_ENABLE_X64"] = "1"\nimport jax  # noqa: E402\n',
         "env_only.py": 'import os\n\nos.environ.setdefault("JAX_ENABLE_X64", "true")\n',  # never says `jax`
         "run.py": "import jax\nimport integrate\n\nwith jax.enable_x64(True):\n    integrate.init(3)\n",
+        "run_alias.py": "from jax import enable_x64\nimport integrate\n\nwith enable_x64():\n    integrate.init(3)\n",
         "check.py": "import jax\n\nassert jax.config.jax_enable_x64, 'run with JAX_ENABLE_X64=1'\n",
     }
     for name, text in enablers.items():
@@ -238,6 +239,29 @@ def test_x64_enabled_anywhere_in_the_project_as_users_do_it(tmp_path: Path) -> N
         assert found(tmp_path, "sim", cache=True) == [], name  # the cached modules are checked again
         (sim / name).unlink()
     assert len(found(tmp_path, "sim/integrate.py", cache=True)) == 3
+
+
+TEST_OF_A_PACKAGE = "import jax.numpy as jnp\nimport {package}\n\n\ndef test_zeros():\n    return jnp.zeros(3, dtype=jnp.float64)\n"
+
+
+@pytest.mark.slow
+def test_a_package_that_turns_on_x64_at_import_does_so_for_the_tests_that_import_it(tmp_path: Path) -> None:
+    # tests/ and checks/ have no __init__.py: each is a project of its own, but `import quantum` (found one folder
+    # up, as pytest run from the repository finds it, or in src/) runs quantum/core.py's config.update, and
+    # jax_enable_x64 is one flag for the process. plain/ turns nothing on: its tests' request is truncated.
+    write(tmp_path / "repo" / "quantum" / "__init__.py", "from quantum.core import dense\n")
+    write(tmp_path / "repo" / "quantum" / "core.py", 'import jax\n\njax.config.update("jax_enable_x64", True)\n\n\n'
+                                                     "def dense(x):\n    return x\n")
+    write(tmp_path / "repo" / "plain" / "__init__.py", "import jax\n")
+    write(tmp_path / "repo" / "tests" / "test_quantum.py", TEST_OF_A_PACKAGE.format(package="quantum"))
+    write(tmp_path / "repo" / "checks" / "test_plain.py", TEST_OF_A_PACKAGE.format(package="plain"))
+    write(tmp_path / "lib" / "src" / "quantum" / "__init__.py", 'import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    write(tmp_path / "lib" / "tests" / "test_src.py", TEST_OF_A_PACKAGE.format(package="quantum"))
+    flagged = [("repo/checks/test_plain.py", 6, "JAX701")]
+    runs = {"repo": flagged, "repo/tests/test_quantum.py": [], "repo/checks/test_plain.py": flagged, "lib": [],
+            "lib/tests/test_src.py": []}
+    for named, wanted in runs.items():
+        assert [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, named)] == wanted, named
 
 
 def test_a_module_is_checked_again_only_when_a_fact_its_analysis_read_changed(tmp_path: Path) -> None:

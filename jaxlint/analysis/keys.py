@@ -532,6 +532,7 @@ class KeyFlow(Domain):
         self._key_names = key_names
         self._states = [KeyState(key_names)]
         self._functions: list[cst.CSTNode | None] = [None]
+        self._comprehensions: list[cst.BaseComp] = []  # those around this point, innermost last
         self._selects: list[tuple[cst.Call, set[int], list[KeyState]]] = []  # arms; the state before, after each
         self._notebook = False
         self._pure: set[str] = set()  # names bound to jitted or vmapped functions
@@ -1442,11 +1443,26 @@ class KeyFlow(Domain):
                 clause = clause.inner_for_in
             self._states.append(state)
             self._functions.append(self._functions[-1])
+            self._comprehensions.append(cast(cst.BaseComp, node))
+
+    def visit_CompFor_iter(self, node: cst.CompFor) -> None:
+        """A comprehension's first iterable is evaluated once, before the loop, in the scope around it: its `rng` of
+        `[permutation(rng, x) for rng in split(rng, n)]` is the enclosing function's key, not the target."""
+        if len(self._states) > 1 and self._outermost_clause(node):
+            self._states.append(self._states[-2])
+
+    def leave_CompFor_iter(self, node: cst.CompFor) -> None:
+        if len(self._states) > 2 and self._states[-1] is self._states[-3] and self._outermost_clause(node):
+            self._states.pop()
+
+    def _outermost_clause(self, node: cst.CompFor) -> bool:
+        return bool(self._comprehensions) and self._comprehensions[-1].for_in is node
 
     def exit_scope(self, node: cst.CSTNode) -> None:
         inner = self._states.pop()
         self._functions.pop()
         if type(node) in _COMPREHENSIONS:  # what it consumed of the keys around it stays consumed
+            self._comprehensions.pop()
             for ref, use in inner.consumed.items():
                 if _base(ref) in self.state.keys:
                     self.state.consume(ref, use)

@@ -1092,8 +1092,8 @@ class ValueTracker(Domain):
         self.enables_x64 = self.enables_x64 or x64_subscript(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.enables_x64 and node.args:
-            self.enables_x64 = x64_call(node, self.names)
+        if not self.enables_x64:
+            self.enables_x64 = x64_call(node, self.names)  # (`with enable_x64():` of `from jax import enable_x64`)
         chain = tuple(self._chain)
         caller = self.traced_scope
         # Under `jax.disable_jit()` transforms run their functions eagerly, and code no path reaches (after a

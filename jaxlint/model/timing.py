@@ -7,3 +7,5 @@ BLOCK_UNTIL_READY = "jax.block_until_ready"  # what a fix adds before reading th
 DISPATCHING = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.device_put")
 # jax modules whose functions run on the host only.
 HOST_ONLY = ("jax.tree_util.", "jax.tree.")
+# Calls whose effects a jitted function keeps though it returns nothing: its run is then still asynchronous.
+EFFECTS = ("jax.debug.", "jax.pure_callback", "jax.experimental.io_callback", "jax.experimental.host_callback")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, cast
 
 import libcst as cst
 
@@ -10,9 +10,9 @@ from jaxlint.analysis.bindings import rebound_names
 from jaxlint.analysis.donations import reads
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
-from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, HOST_ONLY, SYNCS
+from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
 from jaxlint.model.transforms import TREE_MAPS
-from jaxlint.traversal import children
+from jaxlint.traversal import children, in_order
 
 
 # ---------------------------------------------------------------------- JAX505
@@ -124,6 +124,21 @@ def _computes_nothing(function: cst.FunctionDef | cst.Lambda) -> bool:
     )
 
 
+def _gives_nothing(function: cst.FunctionDef | cst.Lambda, names) -> bool:
+    """A def that returns no value and has no effect (`jax.debug.print`, a callback): jitted, it has no outputs,
+    so nothing of its work is left to run once the call returns (XLA drops the dead computation). A timer around
+    it measures tracing and compiling, which is all there is to measure."""
+    if type(function) is not cst.FunctionDef:
+        return False  # a lambda returns its body
+    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if (kind is cst.Return and cast(cst.Return, node).value is not None) or kind is cst.Yield:
+            return False
+        if kind is cst.Call and (names.qualified(cast(cst.Call, node).func) or "").startswith(EFFECTS):
+            return False
+    return True
+
+
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
     for child in children(node):
@@ -174,7 +189,8 @@ class TimingWithoutSync(CalleeRule):
         "Regions with a wait in them (see above), or with any call jaxlint does not know does not wait (a helper "
         "of yours may convert the result); regions that do not visibly run device work (`jax.tree_util` runs on "
         "the host; a jitted function whose body computes nothing, such as `pass` or `return state`, is timed for "
-        "its dispatch overhead on purpose); timers that are not read back "
+        "its dispatch overhead on purpose, and one that returns nothing and has no effect leaves no work running "
+        "once it returns, so the timer measures its tracing and compiling); timers that are not read back "
         "with a subtraction from the start in the same block; code inside traced functions."
     )
     fixable = True
@@ -258,7 +274,10 @@ class TimingWithoutSync(CalleeRule):
             return "harmless" if qualified.startswith(HOST_ONLY) else "unknown"
         callee = self.facts.jitted(call)
         if callee is not None:
-            return "harmless" if callee.function is not None and _computes_nothing(callee.function) else "jax"
+            function = callee.function
+            if function is not None and (_computes_nothing(function) or _gives_nothing(function, self.names)):
+                return "harmless"
+            return "jax"
         if isinstance(func, cst.Name) and func.value in _HARMLESS and self.facts.binding(func) is None:
             return "harmless"
         if isinstance(func, cst.Attribute) and func.attr.value in _HARMLESS_METHODS:

@@ -11,7 +11,7 @@ from jaxlint.checks.base import Rule, code
 from jaxlint.checks.compilation._common import how_traced
 from jaxlint.model.functions import JAX
 from jaxlint.model.transforms import LAX_BODIES
-from jaxlint.traversal import children
+from jaxlint.traversal import children, in_order
 
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
@@ -197,5 +197,43 @@ class StateMutationInTraced(Rule):
         receiver = func.value
         if isinstance(receiver, cst.Name) and self._outside_container(receiver.value):
             self._report_write(node, f"into `{receiver.value}` (`.{func.attr.value}`), defined outside it")
-        elif self._self_attribute(receiver) is not None:
+        elif (attribute := self._self_attribute(receiver)) is not None and self._container_attribute(attribute):
             self._report_write(node, f"into `{code(receiver)}` (`.{func.attr.value}`)")
+
+    def _container_attribute(self, attribute: str) -> bool:
+        """Whether the method's class binds `self.<attribute>` (or the class attribute) only to lists, dicts or sets,
+        somewhere: an attribute that holds what a caller gave (a replay buffer whose `add` returns a new state)
+        is not visibly a container."""
+        cls = next((scope for scope in reversed(self.facts.chain) if isinstance(scope, cst.ClassDef)), None)
+        if cls is None:
+            return False
+        bound = _attribute_values(cls, attribute)
+        return bool(bound) and all(value is not None and self._is_container(value) for value in bound)
+
+
+def _attribute_values(cls: cst.ClassDef, attribute: str) -> list[cst.BaseExpression | None]:
+    """What a class's body and its methods assign to `<attribute>` (class attribute) and `self.<attribute>`."""
+    found: list[cst.BaseExpression | None] = list(assigned_values(list(cls.body.body), attribute))
+    for statement in cls.body.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        for node, _ in in_order(statement.body):
+            if isinstance(node, cst.Assign):
+                targets = [target.target for target in node.targets]
+            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+                targets = [node.target]
+            else:
+                continue
+            for target in targets:
+                if _is_self_attribute(target, attribute):
+                    found.append(node.value)
+    return found
+
+
+def _is_self_attribute(target: cst.BaseExpression, attribute: str) -> bool:
+    return (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == "self"
+        and target.attr.value == attribute
+    )

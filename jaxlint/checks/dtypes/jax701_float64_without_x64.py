@@ -29,8 +29,10 @@ class Float64WithoutX64(Rule):
         '(`jax.config.jax_enable_x64`, `jax.config.read("jax_enable_x64")`) silences it in every module of the '
         "project. A `conftest.py` that does so silences it in every file of its folder and the folders below, "
         "whatever their project: pytest imports it before the test modules there (not those of a sibling folder, "
-        "up to the folder of pytest's configuration file). A file outside any project, and a notebook, count only "
-        "themselves."
+        "up to the folder of pytest's configuration file). So does a package a project imports from a folder above "
+        "it (or that folder's `src/`) when one of its modules turns the flag on: importing it runs that module, and "
+        "the flag holds for the whole process (`tests/` without `__init__.py` importing the repository's package). "
+        "A file outside any project, and a notebook, count only themselves."
     )
     why_bad = (
         "Without `jax_enable_x64`, jax has no 64-bit arrays: it truncates the requested dtype to its 32-bit "
