@@ -136,7 +136,9 @@ def x64_package_files(root: Path, files: list[Path], max_size: int) -> list[Path
     found: dict[Path, None] = {}
     for file in files:
         try:
-            if file.stat().st_size > max_size or not any(dtype in file.read_bytes() for dtype in _WIDE_MENTIONS):
+            if not file.is_file() or file.stat().st_size > max_size:
+                continue  # (a FIFO would block)
+            if not any(dtype in file.read_bytes() for dtype in _WIDE_MENTIONS):
                 continue
         except OSError:
             continue
@@ -156,7 +158,11 @@ _WIDE_MENTIONS = (b"64", b"128")  # text that every 64-bit dtype request contain
 
 def _mentions_x64(path: Path, max_size: int) -> bool:
     try:
-        return path.stat().st_size <= max_size and any(mention in path.read_bytes() for mention in X64_MENTIONS)
+        return (
+            path.is_file()
+            and path.stat().st_size <= max_size
+            and any(mention in path.read_bytes() for mention in X64_MENTIONS)
+        )
     except OSError:
         return False
 
@@ -166,8 +172,10 @@ def _imported_tops(path: str) -> set[str]:
     import ast
 
     try:
-        tree = ast.parse(Path(path).read_bytes())
+        tree = ast.parse(Path(path).read_bytes()) if Path(path).is_file() else None  # (a FIFO would block)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    if tree is None:
         return set()
     found: set[str] = set()
     for node in ast.walk(tree):
