@@ -107,12 +107,22 @@ def x64_imported(root: Path, paths: list[str], packages: dict[Path, frozenset[st
     """Whether these modules of the project at `root` import a package of another project that turns on x64
     (`import pkg` in tests/ without `__init__.py`, pkg/ one folder up): `jax_enable_x64` is one flag for the
     whole process, and importing pkg runs its modules. `packages`: x64_packages of the run."""
+    if not any(tops for other, tops in packages.items() if other != root):
+        return False  # no other project of the run turns it on
     for path in paths:
-        for name in _imported_tops(path):
+        for name in _imported_tops(path, importable_above(root)):
             found = imported_package(root, name)
             if found is not None and name in packages.get(found.parent, ()):
                 return True
     return False
+
+
+@lru_cache(maxsize=None)
+def importable_above(root: Path) -> frozenset[str]:
+    """The names `import` may find from a project (absolute root) in the folders above it or their `src/`, and not
+    in the project itself (imported_package)."""
+    found = frozenset().union(*(top_level(base) for folder in root.parents for base in (folder, folder / "src")))
+    return found - top_level(root)
 
 
 def imported_package(root: Path, name: str) -> Path | None:
@@ -142,7 +152,7 @@ def x64_package_files(root: Path, files: list[Path], max_size: int) -> list[Path
                 continue
         except OSError:
             continue
-        for name in _imported_tops(str(file)):
+        for name in _imported_tops(str(file), importable_above(root)):
             package = imported_package(root, name)
             if package is None:
                 continue
@@ -167,12 +177,15 @@ def _mentions_x64(path: Path, max_size: int) -> bool:
         return False
 
 
-def _imported_tops(path: str) -> set[str]:
-    """The top-level names a module imports absolutely, anywhere in it (`pkg` of `from pkg.core import f`)."""
+def _imported_tops(path: str, among: frozenset[str]) -> set[str]:
+    """The top-level names of `among` a module imports absolutely, anywhere in it (`pkg` of `from pkg.core import
+    f`); a module whose text names none of them is not parsed."""
     import ast
 
     try:
-        tree = ast.parse(Path(path).read_bytes()) if Path(path).is_file() else None  # (a FIFO would block)
+        data = Path(path).read_bytes() if Path(path).is_file() else b""  # (a FIFO would block)
+        named = [name for name in among if name.encode() in data]
+        tree = ast.parse(data) if named else None
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     if tree is None:
@@ -183,7 +196,7 @@ def _imported_tops(path: str) -> set[str]:
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.add(node.module.split(".")[0])
-    return found
+    return found & among
 
 
 def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) -> dict[str, Imported]:

@@ -299,21 +299,22 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
         if Path(files[index]).name == "conftest.py" and cast(FileResult, outcomes[index]).interface.x64
     }
     projects = project.projects({index: files[index] for index in contexts})
-    # Every module of a project was checked (phase 1).
-    x64 = project.x64_packages(
-        {
-            root: {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
-            for root, modules in projects.items()
-        }
-    )
+
+    def interfaces_of(modules: dict[str, int]) -> dict[str, Interface]:
+        return {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
+
+    # Every module of a project was checked (phase 1). Whether a module sets x64 is what its text says, the same
+    # in every round; whether a project imports a package that does is found once for the modules that ask.
+    x64 = project.x64_packages({root: interfaces_of(modules) for root, modules in projects.items()})
+    imported_x64: dict[tuple[Path, tuple[str, ...]], bool] = {}
     for _ in range(project.MAX_ROUNDS):
         todo: dict[int, None] = {}
         for root, modules in projects.items():
-            interfaces = {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
-            asking = [files[index] for name, index in modules.items() if interfaces[name].wide_dtypes]
-            from_above = project.x64_above(root, enabled) or (
-                bool(asking) and not x64[root] and project.x64_imported(root, asking, x64)
-            )
+            interfaces = interfaces_of(modules)
+            asking = tuple(files[modules[name]] for name, interface in interfaces.items() if interface.wide_dtypes)
+            if asking and not x64[root] and (root, asking) not in imported_x64:
+                imported_x64[root, asking] = project.x64_imported(root, list(asking), x64)
+            from_above = project.x64_above(root, enabled) or imported_x64.get((root, asking), False)
             for name, imported in project.imported_facts(interfaces, from_above).items():
                 index = modules[name]
                 if imported == contexts[index].imported:

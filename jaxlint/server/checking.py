@@ -170,6 +170,7 @@ class Checker:
         if self._listings.get(root) != listing:
             self._listings[root] = listing
             project.top_level.cache_clear()
+            project.importable_above.cache_clear()
             for name, module in list(modules.items()):
                 if module.stamp is not None:
                     del modules[name]
