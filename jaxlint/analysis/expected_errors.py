@@ -1,4 +1,6 @@
-"""Blocks that expect an error (`with pytest.raises(...)`): code in them is a test of that very error."""
+"""Blocks that expect an error: code in `with pytest.raises(...)` is a test of that very error, and code in a `try`
+whose handler catches it (and does not raise again) shows the error on purpose (a book's `try: jnp.sum([1, 2])
+except TypeError as e: print(e)`)."""
 
 from __future__ import annotations
 
@@ -32,9 +34,33 @@ def expects_error(node: cst.With, names) -> bool:
     return False
 
 
-class ExpectedErrors(_Mixin):
-    """Leaves out findings inside blocks that expect an error (a test of that very error). Mix in before Rule."""
+def caught(node: cst.Try, names) -> frozenset[str]:
+    """The exception classes a `try`'s handlers catch and keep (qualified, or a builtin's own name; a bare `except:`
+    catches `BaseException`); a handler that raises again keeps nothing."""
+    found: set[str] = set()
+    for handler in node.handlers:
+        if any(
+            isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Raise)
+            for statement in handler.body.body
+        ):
+            continue
+        if handler.type is None:
+            found.add("BaseException")
+            continue
+        kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+        for kind in kinds:
+            expr = kind.value if isinstance(kind, cst.BaseElement) else kind
+            qualified = names.qualified(expr) or (expr.value if isinstance(expr, cst.Name) else None)
+            if qualified is not None:
+                found.add(qualified)
+    return frozenset(found)
 
+
+class ExpectedErrors(_Mixin):
+    """Leaves out findings inside blocks that expect an error (a test of that very error, or a `try` that catches
+    it). Mix in before Rule; `raises` names the error a finding predicts and its base classes."""
+
+    raises: frozenset[str] = frozenset()
     _expecting = 0
 
     def visit_With(self, node: cst.With) -> None:
@@ -43,6 +69,14 @@ class ExpectedErrors(_Mixin):
 
     def leave_With(self, node: cst.With) -> None:
         if expects_error(node, self.names):
+            self._expecting -= 1
+
+    def visit_Try_body(self, node: cst.Try) -> None:
+        if caught(node, self.names) & self.raises:
+            self._expecting += 1
+
+    def leave_Try_body(self, node: cst.Try) -> None:
+        if caught(node, self.names) & self.raises:
             self._expecting -= 1
 
     def report(self, node, message, fix=None, because=None) -> None:

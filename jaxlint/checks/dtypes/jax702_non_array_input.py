@@ -10,7 +10,7 @@ import libcst as cst
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.expected_errors import ExpectedErrors
 from jaxlint.checks.base import FixPlan, Rule, code
-from jaxlint.model.functions import ASARRAY, JAX_NUMPY
+from jaxlint.model.functions import ASARRAY, JAX_NUMPY, TYPE_ERRORS
 
 
 LIST_OPERANDS = Path(__file__).resolve().parents[2] / "data" / "jnp_list_operands.txt"
@@ -29,6 +29,7 @@ def list_rejecting(path: Path = LIST_OPERANDS) -> dict[str, frozenset[int]]:
 
 class NonArrayInput(ExpectedErrors, Rule):
     code = "JAX702"
+    raises = TYPE_ERRORS  # caught around the call, the error is shown on purpose
     name = "non-array-input"
     summary = "A Python list or tuple literal where a `jax.numpy` function needs an array"
     what_it_does = (
@@ -58,7 +59,8 @@ class NonArrayInput(ExpectedErrors, Rule):
     not_flagged = (
         "Lists held in variables (jaxlint does not follow what a name holds here), keyword arguments, `*args`, "
         "functions outside the table (`jnp.array`, `jnp.stack`, `jnp.concatenate`, `jnp.zeros(shape)`...), "
-        "and `numpy` functions, which accept lists."
+        "and `numpy` functions, which accept lists. Calls inside a `try` whose handler catches the TypeError (or `Exception`, or a bare `except:`) "
+        "and does not raise again, which shows the error on purpose."
     )
     fixable = True
     fix_safety = (

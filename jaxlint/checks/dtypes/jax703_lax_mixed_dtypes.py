@@ -6,12 +6,14 @@ import libcst as cst
 
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.expected_errors import ExpectedErrors
+from jaxlint.model.functions import TYPE_ERRORS
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.dtypes import DTYPE_KINDS, FLOAT_MAKERS, SAME_DTYPE_LAX_OPS
 
 
 class LaxMixedDtypes(ExpectedErrors, Rule):
     code = "JAX703"
+    raises = TYPE_ERRORS  # caught around the call, the error is shown on purpose
     name = "lax-mixed-dtypes"
     summary = "A `lax` binary op given an int and a float (or complex) operand"
     what_it_does = (
@@ -40,7 +42,8 @@ class LaxMixedDtypes(ExpectedErrors, Rule):
     not_flagged = (
         "Operands whose dtype jaxlint cannot see (parameters, results of other calls, names); `jnp` functions "
         "(they promote); `lax.pow` (an integer exponent is allowed); `lax.atan2`, `nextafter` and `complex`, "
-        "which reject the mix with other messages."
+        "which reject the mix with other messages. Calls inside a `try` whose handler catches the TypeError (or `Exception`, or a bare `except:`) "
+        "and does not raise again, which shows the error on purpose."
     )
     verify = "Not confirmed by `--verify` yet: `--verify` traces the function and would see the `TypeError`."
 
