@@ -14,6 +14,8 @@ follow, and is left alone.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, statements
@@ -38,12 +40,20 @@ _LITERALS = (
 )
 
 
-# A parameter's value at a traced call, as far as its tests go: `None` (True), not `None` (False), or the
-# literal `False` (FALSE: not `None`, and false: `if verbose:` is never entered) or `True` (TRUE: not `None`, and
-# true: `if not skip_checks:` is never entered).
+@dataclass(frozen=True)
+class Given:
+    """A string literal a traced call gives a parameter (`mode="implicit"`): not `None`, and Python decides
+    `mode == "explicit"` while jax traces, so the branch it does not take is never traced."""
+
+    text: str
+
+
+# A parameter's value at a traced call, as far as its tests go: `None` (True), not `None` (False), the literal
+# `False` (FALSE: not `None`, and false: `if verbose:` is never entered) or `True` (TRUE: not `None`, and true:
+# `if not skip_checks:` is never entered), or a string literal (Given).
 FALSE = "False"
 TRUE = "True"
-Fixed = bool | str
+Fixed = bool | str | Given
 
 
 def is_none(expr: cst.BaseExpression | None) -> bool:
@@ -87,6 +97,8 @@ def none_at_call(
             found[name] = FALSE  # `verbose=False` left at its default, or given `False`
         elif type(fixed) is cst.Name and fixed.value == "True":
             found[name] = TRUE  # `skip_checks=True`, given or left at its default
+        elif type(fixed) is cst.SimpleString and isinstance(text := fixed.evaluated_value, str):
+            found[name] = Given(text)  # `mode="implicit"`, given or left at its default
         elif name in given and _never_none(given[name], values.get(id(given[name]))):
             found[name] = False
         elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
@@ -150,6 +162,8 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) 
         return False
     operator = type(test.comparisons[0].operator)
     left, right = test.left, test.comparisons[0].comparator
+    if operator in (cst.Equal, cst.NotEqual, cst.In, cst.NotIn):
+        return _dead_by_text(operator, left, right, truth, nones)
     if operator not in (cst.Is, cst.IsNot) or not is_none(right) or type(left) is not cst.Name:
         return False
     fixed = nones.get(left.value)
@@ -157,6 +171,28 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) 
         return False
     none = fixed is True  # (`False` is not `None`)
     holds = none if operator is cst.Is else not none  # what the test gives at every traced call
+    return holds is not truth
+
+
+def _dead_by_text(
+    operator: type, left: cst.BaseExpression, right: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]
+) -> bool:
+    """`mode == "explicit"`, `mode != "a"`, `mode in ("a", "b")` (either side for `==`/`!=`) of a parameter given
+    one string literal at every traced call: Python's answer is known."""
+    if operator in (cst.Equal, cst.NotEqual) and type(right) is cst.Name:
+        left, right = right, left
+    if type(left) is not cst.Name or not isinstance(fixed := nones.get(left.value), Given):
+        return False
+    if operator in (cst.Equal, cst.NotEqual):
+        texts = [right]
+    elif isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+        texts = [element.value for element in right.elements]
+    else:
+        return False
+    values = [text.evaluated_value for text in texts if type(text) is cst.SimpleString]
+    if len(values) != len(texts) or not all(isinstance(value, str) for value in values):
+        return False
+    holds = (fixed.text in values) is (operator in (cst.Equal, cst.In))
     return holds is not truth
 
 
