@@ -184,11 +184,10 @@ def _imported_tops(path: str, among: frozenset[str]) -> set[str]:
 
     try:
         data = Path(path).read_bytes() if Path(path).is_file() else b""  # (a FIFO would block)
-        named = [name for name in among if name.encode() in data]
-        tree = ast.parse(data) if named else None
+        if not any(name.encode() in data for name in among):
+            return set()
+        tree = ast.parse(data)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    if tree is None:
         return set()
     found: set[str] = set()
     for node in ast.walk(tree):

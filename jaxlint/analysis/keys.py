@@ -283,9 +283,14 @@ def _holder(ref: str) -> str:
     return _base(ref).split(".", 1)[0]
 
 
+def _attribute(ref: str) -> bool:
+    """`agent.key`, `self.key`: an attribute of a name."""
+    return "." in ref and not _is_item(ref)
+
+
 def _field(ref: str) -> bool:
     """`agent.key`: an attribute of a name other than `self` (a method's own `self.key` is a key already)."""
-    return "." in ref and not _is_item(ref) and not ref.startswith("self.")
+    return _attribute(ref) and not ref.startswith("self.")
 
 
 @dataclass
@@ -616,7 +621,7 @@ class KeyFlow(Domain):
                 elif (
                     self.state.is_key(hop)
                     or (dict_item(hop) and _base(hop) in self.state.params | self.state.others)
-                    or ("." in hop and not _is_item(hop))  # a kept attribute of the receiver (`agent.key`)
+                    or _attribute(hop)  # a kept attribute of the receiver (`agent.key`)
                 ):
                     target = self.state.resolve(hop)
                     told = target if target != hop and not _is_item(target) else hop
@@ -1101,19 +1106,21 @@ class KeyFlow(Domain):
         if not holders:
             return
         func = call.func
-        handed = {arg.value.value for arg in call.args if type(arg.value) is cst.Name} & holders
-        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in holders:
-            handed.add(func.value.value)
+        receiver = func.value.value if type(func) is cst.Attribute and type(func.value) is cst.Name else None
+        handed = {arg.value.value for arg in call.args if type(arg.value) is cst.Name}
+        if receiver is not None:
+            handed.add(receiver)
+        handed &= holders
         if not handed:
             return
         function, _ = self._tracker.recorder.function_at(self._tracker.chain, self._runs(call))
         if isinstance(function, (cst.FunctionDef, cst.Lambda)):
             return  # this module's code
         context = self._tracker.context
-        if type(func) is cst.Attribute and type(func.value) is cst.Name and context is not None:
+        if receiver in handed and context is not None:
             qualified, through_instance = self._tracker.project_callee(func)
             if through_instance and qualified is not None and context.in_project(qualified):
-                handed.discard(func.value.value)  # its class's own method
+                handed.discard(receiver)  # its class's own method
         for name in handed:
             self.state.forget_fields(name)
 

@@ -175,10 +175,9 @@ RANDOMNESS_OFF = merged_dicts("RANDOMNESS_OFF")
 # What an in-place update of a JAX array raises: code in a `try` that catches it shows the error on purpose
 # (a tutorial's `try: x[0] = 1 except TypeError: traceback.print_exc()`).
 IN_PLACE_UPDATE_ERRORS = frozenset({"TypeError"})
-# The handlers that catch a TypeError or a ValueError, by the names of its classes (a bare `except:` catches
-# BaseException): code in a `try` with one shows the error on purpose.
+# The handlers that catch a TypeError, by the names of its classes (a bare `except:` catches BaseException): code in
+# a `try` with one shows the error on purpose.
 TYPE_ERRORS = frozenset({"TypeError", "Exception", "BaseException"})
-VALUE_ERRORS = frozenset({"ValueError", "Exception", "BaseException"})
 BOOL_CONVERSION_ERRORS = frozenset(
     {
         "jax.errors.TracerBoolConversionError",
