@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import inspect
+import re
 import sys
 from dataclasses import dataclass
 from typing import Callable, cast
@@ -35,6 +36,9 @@ from jaxlint.syntax import NEWEST, parse, parse_python_version
 from jaxlint.traversal import Traversal
 
 DEEP_RECURSION = 20_000
+# Python's syntax errors name another line ("expected an indented block after 'for' statement on line 7");
+# in a notebook it is named as the other messages name lines ("on line 2 of cell 2").
+_LINE_IN_MESSAGE = re.compile(r"(\bon line )(\d+)")
 
 
 def _too_deep(filename: str) -> Diagnostic:
@@ -109,7 +113,8 @@ def _parse_and_check(
             diagnostics += unused_noqa(source, filename, diagnostics, options.enabled)
         return diagnostics, interface
     except InputError as error:
-        found = Diagnostic(filename, error.row, error.col, error.code, error.message, error.row, error.col)
+        message = _LINE_IN_MESSAGE.sub(lambda m: m[1] + options.line_name(int(m[2])), error.message)
+        found = Diagnostic(filename, error.row, error.col, error.code, message, error.row, error.col)
         return [found] if error.code in options.enabled else [], Interface()
     except RecursionError:
         return [_too_deep(filename)] if "JAX003" in options.enabled else [], Interface()

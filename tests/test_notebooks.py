@@ -198,6 +198,14 @@ def test_syntax_error_in_a_cell_is_jax001_in_that_cell(run) -> None:
     assert found(run("--output-format", "json", "nb.ipynb")) == [(2, 1, 7, "JAX001")]
 
 
+def test_a_line_that_a_syntax_error_names_is_named_in_its_cell(run) -> None:
+    """Python's message names the line of the statement the error follows; in a notebook, by its cell."""
+    write(Path("nb.ipynb"), notebook(("code", "import jax\nx = 1\ny = 2"), ("code", "z = 3\nfor i in range(3):\n\nprint(i)")))
+    [error] = json.loads(run("--output-format", "json", "nb.ipynb").out)
+    assert (error["cell"], error["location"]["row"], error["message"]) == (
+        2, 4, "syntax error: expected an indented block after 'for' statement on line 2 of cell 2")
+
+
 def test_folders_are_searched_for_notebooks_and_the_prefilter_reads_code_cells_only(run) -> None:
     write(Path("src/a.ipynb"), notebook(("code", JAX101_SOURCE)))
     write(Path("src/no_jax.ipynb"), notebook(("markdown", "We use jax here."), ("code", "x = [1]\nx[0] = 2")))
