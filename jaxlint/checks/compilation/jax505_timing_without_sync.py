@@ -186,8 +186,9 @@ class TimingWithoutSync(CalleeRule):
         'print(f"{time.perf_counter() - start:.3f} s")\n'
     )
     not_flagged = (
-        "Regions with a wait in them (see above), or with any call jaxlint does not know does not wait (a helper "
-        "of yours may convert the result); regions that do not visibly run device work (`jax.tree_util` runs on "
+        "Regions with a wait in them (see above), or with any call jaxlint does not know does not wait (a plain "
+        "function of the same module counts as the code it runs: one that prints, converts or branches on a "
+        "value may wait); regions that do not visibly run device work (`jax.tree_util` runs on "
         "the host; a jitted function whose body computes nothing, such as `pass` or `return state`, is timed for "
         "its dispatch overhead on purpose, and one that returns nothing and has no effect leaves no work running "
         "once it returns, so the timer measures its tracing and compiling); timers that are not read back "
@@ -204,6 +205,7 @@ class TimingWithoutSync(CalleeRule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._tests = self.facts.in_test_file  # tests time dispatch and tracing on purpose
+        self._judging: set[int] = set()  # the helpers being judged (`_helper_kind`), against recursion
         if not self._tests:
             self._block(node.body)
 
@@ -280,9 +282,34 @@ class TimingWithoutSync(CalleeRule):
             return "jax"
         if isinstance(func, cst.Name) and func.value in _HARMLESS and self.facts.binding(func) is None:
             return "harmless"
+        if isinstance(func, cst.Name):
+            helper = self.facts.called_def(call)
+            if helper is not None and not helper.decorators:
+                return self._helper_kind(helper)
         if isinstance(func, cst.Attribute) and func.attr.value in _HARMLESS_METHODS:
             return "harmless"
         return "unknown"
+
+    def _helper_kind(self, helper: cst.FunctionDef) -> str:
+        """A plain function of this module called in a timed region is the code it runs: "jax" when its body
+        dispatches jax work and nothing in it waits or reads a value on the host (its results are left as
+        unwaited as a jitted call's), "harmless" when it runs neither, else "unknown"."""
+        if id(helper) in self._judging or not isinstance(helper.body, cst.IndentedBlock):
+            return "unknown"  # recursion
+        self._judging.add(id(helper))
+        try:
+            statements = helper.body.body
+            for statement in statements:
+                small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+                checked = small.value if type(small) is cst.Return and small.value is not None else statement
+                if checked is not None and _may_sync(checked):
+                    return "unknown"
+            kinds = {self._kind(call) for statement in statements for call in _all_calls(statement)}
+        finally:
+            self._judging.discard(id(helper))
+        if kinds & {"sync", "unknown"}:
+            return "unknown"
+        return "jax" if "jax" in kinds else "harmless"
 
     def _waits(self, function: cst.BaseExpression) -> bool:
         """A function given to a tree map that waits for its leaf: a sync, or a lambda calling one."""
