@@ -395,6 +395,20 @@ async def test_a_conftest_above_the_project_turns_x64_on_as_for_the_command_line
 
 
 @pytest.mark.asyncio
+async def test_a_package_imported_from_above_turns_x64_on_as_for_the_command_line(
+        in_project, client: LanguageClient, tmp_path: Path):
+    # tests/ has no __init__.py: pytest run from the repository imports the package above it, which sets x64.
+    test = open_file(client, write(tmp_path / "tests" / "test_a.py", "import pkg\n" + FLOAT64_TEST))
+    found = command_line_findings(tmp_path, "tests/test_a.py")
+    assert [code for code, _, _ in found] == ["JAX701"]
+    await published(client, test, headlines(found))
+    write(tmp_path / "pkg" / "__init__.py", 'import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    assert command_line_findings(tmp_path, "tests/test_a.py") == []
+    change(client, test, 2, "import pkg\n" + FLOAT64_TEST + "\n")
+    assert await published(client, test, []) == []
+
+
+@pytest.mark.asyncio
 async def test_without_a_config_the_cache_is_the_one_of_the_working_folder(
         in_project, client: LanguageClient, tmp_path: Path):
     uri = open_file(client, write(tmp_path / "src" / "train.py", TRAIN))

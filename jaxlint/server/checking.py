@@ -153,7 +153,8 @@ class Checker:
         before = {other: module.checked for other, module in modules.items()}
         self._read_files(root, modules, name)
         modules[name] = self._module(path, data, None, _context(path, modules.get(name)))
-        self._link(modules, self._x64_above(root))
+        max_size = self.settings_for(path).max_file_size
+        self._link(modules, self._x64_above(root) or self._x64_imported(root, modules, max_size))
         changed = tuple(
             module.path
             for other, module in modules.items()
@@ -204,6 +205,28 @@ class Checker:
             if self._check(name, data, settings, _cache(settings, str(conftest)), context)[0].x64:
                 enabled.add(conftest)
         return project.x64_above(root, enabled)
+
+    def _x64_imported(self, root: Path, modules: dict[str, Module], max_size: int) -> bool:
+        """Whether the project's modules that may ask for a 64-bit dtype import a package of a folder above that
+        turns on x64 (project.x64_imported), as that package's files are now: the command line's answer."""
+        asking = [module.path for module in modules.values() if module.interface.wide_dtypes]
+        if not asking:
+            return False
+        project.top_level.cache_clear()  # a package may have been added above since the last check
+        project.importable_above.cache_clear()
+        tops: dict[Path, set[str]] = {}
+        files = project.x64_package_files(root, [Path(path).absolute() for path in asking], max_size)
+        for file in files:
+            try:
+                data, settings = read_bytes(str(file)), self.settings_for(str(file))
+            except (InputError, ConfigError):
+                continue
+            name, context = command_line_name(str(file)), project.context(str(file))
+            if self._check(name, data, settings, _cache(settings, str(file)), context)[0].x64:
+                where, module = project.module_of(str(file))
+                tops.setdefault(where, set()).add(module.split(".")[0])
+        packages = {where: frozenset(names) for where, names in tops.items()}
+        return project.x64_imported(root, asking, packages)
 
     def _link(self, modules: dict[str, Module], x64_from_above: bool) -> None:
         """Phase 2: each module checked again with what the others tell it, until nothing changes."""
