@@ -195,15 +195,7 @@ class Checker:
         """Whether a conftest.py above the project's root turns on x64 for it (project.conftests_above), as the
         files are now: one may have been added since the last check."""
         project.conftests_above.cache_clear()
-        enabled = set()
-        for conftest in project.conftests_above(root):
-            try:
-                data, settings = read_bytes(str(conftest)), self.settings_for(str(conftest))
-            except (InputError, ConfigError):
-                continue
-            name, context = command_line_name(str(conftest)), project.context(str(conftest))
-            if self._check(name, data, settings, _cache(settings, str(conftest)), context)[0].x64:
-                enabled.add(conftest)
+        enabled = {conftest for conftest in project.conftests_above(root) if self._sets_x64(conftest)}
         return project.x64_above(root, enabled)
 
     def _x64_imported(self, root: Path, modules: dict[str, Module], max_size: int) -> bool:
@@ -217,16 +209,20 @@ class Checker:
         tops: dict[Path, set[str]] = {}
         files = project.x64_package_files(root, [Path(path).absolute() for path in asking], max_size)
         for file in files:
-            try:
-                data, settings = read_bytes(str(file)), self.settings_for(str(file))
-            except (InputError, ConfigError):
-                continue
-            name, context = command_line_name(str(file)), project.context(str(file))
-            if self._check(name, data, settings, _cache(settings, str(file)), context)[0].x64:
+            if self._sets_x64(file):
                 where, module = project.module_of(str(file))
                 tops.setdefault(where, set()).add(module.split(".")[0])
         packages = {where: frozenset(names) for where, names in tops.items()}
         return project.x64_imported(root, asking, packages)
+
+    def _sets_x64(self, file: Path) -> bool:
+        """Whether a file of another project (a conftest.py, a package) sets or reads `jax_enable_x64`."""
+        try:
+            data, settings = read_bytes(str(file)), self.settings_for(str(file))
+        except (InputError, ConfigError):
+            return False
+        name, context = command_line_name(str(file)), project.context(str(file))
+        return self._check(name, data, settings, _cache(settings, str(file)), context)[0].x64
 
     def _link(self, modules: dict[str, Module], x64_from_above: bool) -> None:
         """Phase 2: each module checked again with what the others tell it, until nothing changes."""
