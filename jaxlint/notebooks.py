@@ -181,13 +181,18 @@ def parse_notebook(data: bytes) -> dict:
         if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
             raise _invalid(f"cell {number} has no `source` string or list of strings")
     language = _language(document.get("metadata"))
-    if language.lower() != "python":
+    if not _PYTHON.fullmatch(language):
         raise NotPython(f"skipped: a notebook in {language}, not Python")
     return document
 
 
 def _invalid(reason: str, row: int = 1, col: int = 1) -> InputError:
     return InputError("JAX001", f"not a valid Jupyter notebook: {reason}", row, col)
+
+
+# The kernel's language names Python with or without a version or IPython: jupyter-book and jupytext write
+# "python3" (ipykernel's kernel name), some kernels "Python 3" or "ipython3".
+_PYTHON = re.compile(r"i?python[ -]?[\d.]*", re.IGNORECASE)
 
 
 def _language(metadata: object) -> str:

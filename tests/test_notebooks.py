@@ -225,6 +225,19 @@ def test_a_notebook_in_another_language_is_skipped_with_a_note(run) -> None:
     assert outcome.err == "jaxlint: note: r.ipynb: skipped: a notebook in R, not Python\n"
 
 
+
+@pytest.mark.parametrize("language", ["python3", "Python 3", "ipython3", "Python"])
+def test_a_kernel_language_naming_python_with_a_version_is_python(run, language: str) -> None:
+    write(Path("nb.ipynb"), notebook(("code", JAX101_SOURCE), metadata={"kernelspec": {"language": language}}))
+    assert run("--output-format", "concise", "nb.ipynb").out == f"nb.ipynb:cell 1:3:1: JAX101 [*] {JAX101_MESSAGE}\n"
+
+
+@pytest.mark.parametrize("language", ["julia", "R", "pythonic-dsl"])
+def test_a_kernel_language_that_is_not_python_is_skipped(run, language: str) -> None:
+    write(Path("nb.ipynb"), notebook(("code", JAX101_SOURCE), metadata={"kernelspec": {"language": language}}))
+    assert run("nb.ipynb").err == f"jaxlint: note: nb.ipynb: skipped: a notebook in {language}, not Python\n"
+
+
 INVALID = {
     "bad_json.ipynb": ('{\n "cells": [\n  {"cell_type": "code",}\n ]\n}\n',
                        3, 24, "not JSON: Expecting property name enclosed in double quotes"),
