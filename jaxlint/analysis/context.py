@@ -351,6 +351,12 @@ class Context:
         at `leave_Module`."""
         return self._tracker.recorder.makes_refs
 
+    def trace_shown(self, errors: frozenset[str]) -> bool:
+        """Whether every trace of the traced function around this point starts in a `try` whose handler catches one
+        of `errors` (qualified) and does not raise again: `try: jax.jit(f)(x) except Exception as e: print(e)` shows
+        the error tracing `f` raises on purpose (a lesson's first attempt)."""
+        return self._tracker.trace_shown(errors)
+
     def catches(self, errors: frozenset[str]) -> bool:
         """Whether this point is in the body of a `try` (of the function around) whose handlers name one of
         `errors`, qualified: `except jax.errors.ConcretizationTypeError:` around an `if` expects it to fail."""

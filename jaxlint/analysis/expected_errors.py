@@ -34,7 +34,7 @@ def expects_error(node: cst.With, names) -> bool:
     return False
 
 
-def caught(node: cst.Try, names) -> frozenset[str]:
+def shown_errors(node: cst.Try | cst.TryStar, names) -> frozenset[str]:
     """The exception classes a `try`'s handlers catch and keep (qualified, or a builtin's own name; a bare `except:`
     catches `BaseException`); a handler that raises again keeps nothing."""
     found: set[str] = set()
@@ -72,11 +72,11 @@ class ExpectedErrors(_Mixin):
             self._expecting -= 1
 
     def visit_Try_body(self, node: cst.Try) -> None:
-        if caught(node, self.names) & self.raises:
+        if shown_errors(node, self.names) & self.raises:
             self._expecting += 1
 
     def leave_Try_body(self, node: cst.Try) -> None:
-        if caught(node, self.names) & self.raises:
+        if shown_errors(node, self.names) & self.raises:
             self._expecting -= 1
 
     def report(self, node, message, fix=None, because=None) -> None:

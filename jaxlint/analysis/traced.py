@@ -95,6 +95,9 @@ class AppliedTransform:
     # Applied in another module: the positions (after `bound`) and keywords that calls of its wrapper there give a
     # scalar literal (`jax.jit(ops.f)(x, True)`; Applied.literals).
     literals: tuple[int | str, ...] = ()
+    # The errors that the `try` bodies around the application catch without raising again (expected_errors.shown_errors):
+    # a trace that starts there and fails shows its error on purpose (`try: jax.jit(f)(x) except Exception as e:`).
+    shown: frozenset[str] = frozenset()
 
     def where(self, line_of) -> str:
         """Where it is applied, for messages: `line 9`, or `train.py:12` in another module."""

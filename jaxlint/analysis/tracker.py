@@ -37,6 +37,7 @@ from jaxlint.analysis.constructions import Parameter, constructed_with, dataclas
 from jaxlint.analysis.constructions import parameter_of
 from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
 from jaxlint.analysis.dtype_tests import dtype_test
+from jaxlint.analysis.expected_errors import shown_errors
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
@@ -149,6 +150,9 @@ class _Scope:
     node: cst.CSTNode | None = None  # this scope's FunctionDef or Lambda
     globals: set[str] = field(default_factory=set)  # declared global here
     catching: list[frozenset[str]] = field(default_factory=list)  # the `try` bodies around: what each catches
+    showing: list[frozenset[str]] = field(
+        default_factory=list
+    )  # what each catches and keeps (expected_errors.shown_errors)
     # Branches no trace enters that run on to the end of the body (after `if key is not None: return key`).
     untraced_rest: int = 0
     nones: dict[str, Fixed] = field(default_factory=dict)  # parameters every traced call leaves `None` or not
@@ -1119,6 +1123,8 @@ class ValueTracker(Domain):
                 if LIFTED_METHODS_OPTION in transform.keywords:
                     continue  # `nn.vmap(Block, methods=[...])`: the methods named, not followed
                 target = cst.Attribute(value=target, attr=cst.Name(LIFTED_DEFAULT_METHOD))  # `nn.remat(Block)`
+            if self._scopes[-1].showing:
+                transform = replace(transform, shown=frozenset().union(*self._scopes[-1].showing))
             self.recorder.apply(chain, target, transform, self.nones.here())
             if transform.name in LAX_CARRIES:
                 position, keyword, index = LAX_CARRIES[transform.name]
@@ -1860,6 +1866,7 @@ class ValueTracker(Domain):
                 set(scope.untracked),
                 scope.traced_node,
                 catching=list(scope.catching),
+                showing=list(scope.showing),
                 watched=scope.watched,
             )
         )
@@ -2022,11 +2029,24 @@ class ValueTracker(Domain):
                 if qualified is not None:  # (a builtin such as `TypeError` by its own name)
                     caught.add(qualified)
         self._scopes[-1].catching.append(frozenset(caught))
+        self._scopes[-1].showing.append(shown_errors(node, self.names))
 
     def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
         self._scopes[-1].catching.pop()
+        self._scopes[-1].showing.pop()
 
     visit_TryStar_body, leave_TryStar_body = visit_Try_body, leave_Try_body
+
+    def trace_shown(self, errors: frozenset[str]) -> bool:
+        """Whether every trace of the traced function around the current point starts in a `try` whose handler
+        catches one of `errors` (qualified) and does not raise again: its failure is shown on purpose."""
+        traced = self._scopes[-1].traced
+        return (
+            traced is not None
+            and not traced.entries
+            and bool(traced.transforms)
+            and all(transform.shown & errors for transform in traced.transforms)
+        )
 
     def catches(self, errors: frozenset[str]) -> bool:
         """Whether the current point is in the body of a `try` of this function whose handlers name one of

@@ -20,6 +20,7 @@ from jaxlint.analysis.repetition import Repeat, RepeatedCalls
 from jaxlint.analysis.values import Value
 from jaxlint.diagnostics import SAFE
 from jaxlint.model.apis import IMPORTED_WITH_JAX
+from jaxlint.model.functions import TRACE_ERRORS
 from jaxlint.traversal import children
 
 # A message, or a function building it once line numbers are known (positions are computed lazily).
@@ -83,6 +84,10 @@ class Rule:
     needs_donations: ClassVar[bool] = False
     """Whether the rule asks `self.facts.donations`: the donated-buffer domain is followed only then."""
 
+    trace_error: ClassVar[str | None] = None
+    """The error (model/functions.py TRACE_ERRORS) a finding inside a traced function predicts while jax traces it:
+    none is reported where every trace of that function starts in a `try` that catches it and shows it."""
+
     @classmethod
     def needs_values(cls, source: str) -> bool:
         """Whether checking `source` asks the value analysis (`self.facts`) anything. Building it is most
@@ -98,6 +103,8 @@ class Rule:
         self, node: cst.CSTNode, message: Message, fix: FixPlan | None = None, because: Value | None = None
     ) -> None:
         """Report a finding at `node`; `because`: the value the finding is about, whose facts are its evidence."""
+        if self.trace_error is not None and self.facts.trace_shown(TRACE_ERRORS[self.trace_error]):
+            return
         self._reporter(self.code, node, message, fix, because)
 
     def builtin(self, func: cst.BaseExpression, names: AbstractSet[str]) -> str | None:

@@ -178,6 +178,20 @@ IN_PLACE_UPDATE_ERRORS = frozenset({"TypeError"})
 # The handlers that catch a TypeError, by the names of its classes (a bare `except:` catches BaseException): code in
 # a `try` with one shows the error on purpose.
 TYPE_ERRORS = frozenset({"TypeError", "Exception", "BaseException"})
+# The errors jax raises while it traces a function, each with the classes a handler may name to catch it (jax
+# 0.10.2's class hierarchy): a trace started in a `try` whose handler catches it shows the error on purpose.
+_JAX_TYPE_ERROR = ("jax.errors.JAXTypeError", *TYPE_ERRORS)
+_CONCRETIZATION_ERROR = ("jax.errors.ConcretizationTypeError", "jax.core.ConcretizationTypeError", *_JAX_TYPE_ERROR)
+_INDEX_ERROR = ("IndexError", "LookupError", "Exception", "BaseException")
+TRACE_ERRORS = {
+    "TracerBoolConversionError": frozenset({"jax.errors.TracerBoolConversionError", *_CONCRETIZATION_ERROR}),
+    "ConcretizationTypeError": frozenset(_CONCRETIZATION_ERROR),
+    "TypeError": TYPE_ERRORS,  # the base of jax's conversion errors, and what a shape from a tracer raises
+    "NonConcreteBooleanIndexError": frozenset(
+        {"jax.errors.NonConcreteBooleanIndexError", "jax.errors.JAXIndexError", *_INDEX_ERROR}
+    ),
+    "IndexError": frozenset(_INDEX_ERROR),
+}
 BOOL_CONVERSION_ERRORS = frozenset(
     {
         "jax.errors.TracerBoolConversionError",

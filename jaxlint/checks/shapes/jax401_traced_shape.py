@@ -13,6 +13,7 @@ from jaxlint.model.shapes import RANDOM_SHAPE_POSITION, SHAPE_ARGUMENTS
 
 class TracedShape(Rule):
     code = "JAX401"
+    trace_error = "TypeError"
     name = "traced-shape"
     summary = "A traced value used as a shape, size or count"
     what_it_does = (
@@ -59,6 +60,8 @@ class TracedShape(Rule):
         "with a traced fill value, the start and stop of `jnp.linspace`); `repeats` computed from data "
         "inside the function, which JAX403 reports; functions under `grad` alone, whose tracers carry "
         "values; code outside traced functions."
+        " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
+        "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )
     verify = "`--verify` traces the function and expects the `TypeError` or `ConcretizationTypeError` at this line."
 

@@ -12,6 +12,7 @@ from jaxlint.model.shapes import WHERE
 
 class BooleanMaskIndex(Rule):
     code = "JAX402"
+    trace_error = "NonConcreteBooleanIndexError"
     name = "boolean-mask-index"
     summary = "Indexing with a traced boolean mask (`x[mask]`, `x.at[mask]`)"
     what_it_does = (
@@ -38,6 +39,8 @@ class BooleanMaskIndex(Rule):
         "not (`x[i]`, `x[idx]`); static masks (NumPy arrays, static arguments); masks jaxlint cannot show "
         "to be traced booleans; subscripts of Python lists and tuples, NumPy arrays and shapes; code "
         "outside traced functions; functions under `grad` alone, whose tracers carry values."
+        " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
+        "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )
     verify = "`--verify` traces the function and expects `NonConcreteBooleanIndexError` at this line."
     fixable = True

@@ -12,6 +12,7 @@ from jaxlint.model.shapes import DATA_DEPENDENT, WHERE
 
 class DataDependentSize(Rule):
     code = "JAX403"
+    trace_error = "ConcretizationTypeError"
     name = "data-dependent-size"
     summary = "A function whose output size depends on traced data, called without `size=`"
     what_it_does = (
@@ -40,6 +41,8 @@ class DataDependentSize(Rule):
         "three-argument `jnp.where(c, a, b)`, data that is static or unknown, `jnp.compress`/`extract` "
         "whose condition is static, a traced argument used as the count of `jnp.repeat` (JAX401), code "
         "outside traced functions, and functions under `grad` alone."
+        " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
+        "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )
     verify = "`--verify` traces the function and expects `ConcretizationTypeError` at this line."
 

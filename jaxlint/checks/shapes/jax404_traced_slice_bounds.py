@@ -15,6 +15,7 @@ def _whole_axis(index: cst.BaseSlice) -> bool:
 
 class TracedSliceBounds(Rule):
     code = "JAX404"
+    trace_error = "IndexError"
     name = "traced-slice-bounds"
     summary = "A slice `x[i:j]` with a traced start, stop or step"
     what_it_does = (
@@ -35,6 +36,8 @@ class TracedSliceBounds(Rule):
         "A single traced index (`x[i]`, a dynamic index JAX supports), bounds computed from shapes "
         "(`x[: x.shape[0] // 2]`), static arguments, literals, slices of Python lists and tuples, NumPy "
         "arrays and shapes, code outside traced functions and functions under `grad` alone."
+        " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
+        "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )
     verify = "`--verify` traces the function and expects the `IndexError` at this line."
 

@@ -12,6 +12,7 @@ from jaxlint.model.functions import BOOL_CONVERSION_ERRORS
 
 class PythonControlFlowOnTracer(Rule):
     code = "JAX301"
+    trace_error = "TracerBoolConversionError"
     name = "python-control-flow-on-tracer"
     summary = "Python `if`, `while`, `assert` or a conditional expression on a traced value"
     what_it_does = (
@@ -53,6 +54,8 @@ class PythonControlFlowOnTracer(Rule):
         "under `grad` alone, whose tracers carry concrete values and support Python control flow. "
         "Code outside traced functions, and code in a `try` whose handler catches "
         "`jax.errors.ConcretizationTypeError` (or `TracerBoolConversionError`): it expects the error."
+        " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
+        "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )
     verify = "`--verify` traces the function and expects `TracerBoolConversionError` at this line."
 

@@ -13,6 +13,7 @@ from jaxlint.model.functions import BOOL_CONVERSION_ERRORS, JAX_NUMPY
 
 class PythonLogicOnTracer(Rule):
     code = "JAX302"
+    trace_error = "TracerBoolConversionError"
     name = "python-logic-on-tracer"
     summary = "`and`/`or`/`not`, `bool()`, builtin `min`/`max`/`any`/`all` on a traced value"
     what_it_does = (
@@ -45,6 +46,8 @@ class PythonLogicOnTracer(Rule):
         "Operands that are static or unknown, bare arguments (possibly pytrees), `jnp.logical_and`, "
         "`jnp.minimum`, `jnp.any`, functions under `grad` alone, and code in a `try` whose handler catches "
         "`jax.errors.ConcretizationTypeError` (or `TracerBoolConversionError`)."
+        " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
+        "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )
     verify = "`--verify` traces the function and expects `TracerBoolConversionError` at this line."
     fixable = True

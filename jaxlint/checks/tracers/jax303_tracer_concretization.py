@@ -14,6 +14,7 @@ from jaxlint.model.functions import JAX_LAX, JAX_NUMPY
 
 class TracerConcretization(Rule):
     code = "JAX303"
+    trace_error = "TypeError"
     name = "tracer-concretization"
     summary = "`int()`, `float()`, `.item()`, `.tolist()` or an `axis=` argument given a traced value"
     what_it_does = (
@@ -38,6 +39,8 @@ class TracerConcretization(Rule):
         "`len(x)`. `jnp.float32(x)` and `x.astype(...)`, which stay arrays. Under `grad` alone (no `jit`), "
         "`int()`, `.item()` and `.tolist()` see the value and work; `float()` and `complex()` still raise "
         "`ConcretizationTypeError` (jax 0.10), and are flagged."
+        " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
+        "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )
     verify = "`--verify` traces the function and expects `ConcretizationTypeError` at this line."
 

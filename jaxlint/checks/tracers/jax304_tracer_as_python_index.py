@@ -13,6 +13,7 @@ from jaxlint.model.functions import ASARRAY
 
 class TracerAsPythonIndex(Rule):
     code = "JAX304"
+    trace_error = "TypeError"
     name = "tracer-as-python-index"
     summary = "`range()` of a traced value, or a traced index into a list, tuple or NumPy array"
     what_it_does = (
@@ -40,6 +41,8 @@ class TracerAsPythonIndex(Rule):
     not_flagged = (
         "`range(x.shape[0])`, `range(len(xs))` and other static bounds; indexing a `jnp` array with a "
         "tracer (`x[i]` is a dynamic index, which JAX supports); functions under `grad` alone."
+        " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
+        "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )
     verify = "`--verify` traces the function and expects `TracerIntegerConversionError` at this line."
     fixable = True

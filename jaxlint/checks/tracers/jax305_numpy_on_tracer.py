@@ -27,6 +27,7 @@ from jaxlint.model.functions import JAX_NUMPY
 
 class NumpyOnTracer(Rule):
     code = "JAX305"
+    trace_error = "TypeError"
     name = "numpy-on-tracer"
     summary = "A NumPy, SciPy or `math` function called on a traced value"
     what_it_does = (
@@ -60,6 +61,8 @@ class NumpyOnTracer(Rule):
         "body of a `try` whose "
         "handler catches the error (`except TypeError:`, `except Exception:`, or the jax error by name: each "
         "is a TypeError), a concrete-only check that jit skips on purpose."
+        " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
+        "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )
     verify = "`--verify` traces the function and expects `TracerArrayConversionError` at this line."
     fixable = True
