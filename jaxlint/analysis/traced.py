@@ -39,6 +39,7 @@ from jaxlint.model.transforms import (
     MODULE_FIRST_BODIES,
     ONLY_TRACE,
     PARTIAL,
+    RETRACED_EACH_CALL,
     REF_KERNELS,
     CALLED_WITH_ARGUMENTS,
     STAGED,
@@ -98,6 +99,7 @@ class AppliedTransform:
     # The errors that the `try` bodies around the application catch without raising again (expected_errors.shown_errors):
     # a trace that starts there and fails shows its error on purpose (`try: jax.jit(f)(x) except Exception as e:`).
     shown: frozenset[str] = frozenset()
+    in_trace: bool = False  # applied while a trace runs (in a traced function): traced as part of that trace
 
     def where(self, line_of) -> str:
         """Where it is applied, for messages: `line 9`, or `train.py:12` in another module."""
@@ -256,6 +258,16 @@ class TracedFunction:
             and not self.entries
             and all(t.name in EAGER_OUTSIDE_TRACE and t.outside_functions for t in self.transforms)
             and all(tracer.transform in self.transforms for tracer in self.traced.values())
+        )
+
+    @property
+    def retraced_each_call(self) -> bool:
+        """Traced only by transforms applied outside any trace that run its Python again at every call (`jax.vmap`),
+        and reached by no traced call: what it reads of the host is read at each call."""
+        return (
+            bool(self.transforms)
+            and not self.entries
+            and all(t.name in RETRACED_EACH_CALL and not t.in_trace for t in self.transforms)
         )
 
     @property

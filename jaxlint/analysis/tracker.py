@@ -1105,8 +1105,8 @@ class ValueTracker(Domain):
         runs = not self._untraced and self.flow.runs(self)
         applied = applied_transforms(node, self.names, self.transforms) if runs else []
         for target, transform in applied:
-            if caller is not None and caller.staged and not transform.staged:
-                transform = replace(transform, staged=True)  # `jax.grad(f)(x)` inside jit is staged
+            if caller is not None:  # `jax.grad(f)(x)` inside jit is staged
+                transform = replace(transform, staged=transform.staged or caller.staged, in_trace=True)
             if type(target) is cst.Attribute:
                 self._receiver(target)  # `jax.vmap(scaler.apply)`: the method, with `self` bound
             elif type(target) is cst.Name:

@@ -85,6 +85,9 @@ class TransformSpec:
     # A MAP transform that traces an argument whose `in_axes` is `None` too, broadcast unmapped (pmap: a plain object
     # there raises TypeError, not a valid JAX type), rather than handing it to the function as given (vmap).
     traces_unmapped: bool = False
+    # Applied and called outside any trace, it runs its function's Python again at every call (vmap keeps no trace;
+    # jit, pmap and checkpoint trace once): a clock read there is read at each call, the same for every example.
+    retraced_each_call: bool = False
 
 
 # jax.jit's options: the transforms that take them share this object.

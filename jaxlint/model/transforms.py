@@ -84,6 +84,7 @@ TRANSFORMS: dict[str, TransformSpec] = {
         concrete_constants=True,
         argument_prefix="in_axes",
         new_function_per_call=True,
+        retraced_each_call=True,
     ),
     "jax.pmap": TransformSpec(
         MAP,
@@ -202,6 +203,7 @@ CACHED_BY_FUNCTION = _where(lambda t: t.caches_by_function)
 NEW_FUNCTION_PER_CALL = _where(lambda t: t.new_function_per_call)
 ONLY_TRACE = _where(lambda t: not t.runs_function)
 EAGER_OUTSIDE_TRACE = _where(lambda t: t.eager_outside_trace)
+RETRACED_EACH_CALL = _where(lambda t: t.retraced_each_call)
 # Calling what they make gives something other than the function's result: derivatives (`grad`, `jacrev`, the
 # `(value, grads)` pair of `value_and_grad`), or a jaxpr or shapes (`make_jaxpr`, `eval_shape`).
 OTHER_RESULTS = GRADIENTS | ONLY_TRACE

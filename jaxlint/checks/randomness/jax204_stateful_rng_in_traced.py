@@ -48,7 +48,9 @@ class StatefulRngInTraced(TraceTimeRule):
         "whether traced or not, so tracing freezes nothing. A generator created inside the "
         "traced function is reported where it is created, not at each draw from it. Draws from a generator "
         "created outside the traced function (`rng = np.random.default_rng(0)` at module level, then "
-        "`rng.normal()` inside) are not recognised."
+        "`rng.normal()` inside) are not recognised. A clock read in a function traced only by `jax.vmap` applied "
+        "and called outside any trace: vmap runs the Python again at every call (it keeps no trace), so the "
+        "clock is read at each call, and one time for every example of the batch is the batch's time."
     )
     verify = (
         "`--verify` traces the function with the host's clocks and random generators recorded, and confirms "
@@ -67,8 +69,8 @@ class StatefulRngInTraced(TraceTimeRule):
         if kind is None or seeded_generator(node, self.names):
             return
         scope = self.trace_time_scope()
-        if scope is None:
-            return
+        if scope is None or kind == "clock" and scope.retraced_each_call:
+            return  # (under a bare `jax.vmap` the clock is read at each call: the batch's one time is its time)
         self._covered.append(node)
         what = call_text(node)
         where = self.describe(scope)
