@@ -20,6 +20,7 @@ belongs to another project (tests/ and tests/sub/ without `__init__.py`); one in
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -145,12 +146,7 @@ def x64_package_files(root: Path, files: list[Path], max_size: int) -> list[Path
     that may turn on x64 (x64_imported), when they may ask for a 64-bit dtype."""
     found: dict[Path, None] = {}
     for file in files:
-        try:
-            if not file.is_file() or file.stat().st_size > max_size:
-                continue  # (a FIFO would block)
-            if not any(dtype in file.read_bytes() for dtype in _WIDE_MENTIONS):
-                continue
-        except OSError:
+        if not _asks_wide(file, max_size):
             continue
         for name in _imported_tops(str(file), importable_above(root)):
             package = imported_package(root, name)
@@ -161,6 +157,74 @@ def x64_package_files(root: Path, files: list[Path], max_size: int) -> list[Path
                 if module_of(str(module))[1].split(".")[0] == name and _mentions_x64(module, max_size):
                     found[module] = None
     return list(found)
+
+
+def x64_used(root: Path, packages: dict[Path, frozenset[str]]) -> bool:
+    """Whether another project of the run that turns on x64 imports a package of the project at `root` (absolute):
+    x64 is one flag for the process, so the repository's tests or scripts that turn it on run that package's code
+    with it (a `tests/conftest.py` that sets it, tests that `import pkg` from `src/`). `packages`: x64_packages."""
+    return any(other != root and tops and _imports_from(other, root) for other, tops in packages.items())
+
+
+def x64_user_files(root: Path, files: list[Path], max_size: int) -> list[Path]:
+    """For a run on some files of the project at `root` that may ask for a 64-bit dtype: the files of the
+    repository around it that may turn on x64, in the other projects that import its packages (x64_used)."""
+    repository = _repository(root)
+    if repository is None or not any(_asks_wide(file, max_size) for file in files):
+        return []
+    found = []
+    for file in _python_files(repository):
+        other = module_of(str(file))[0]
+        if other != root and _mentions_x64(file, max_size) and _imports_from(other, root):
+            found.append(file)
+    return found
+
+
+def _imports_from(other: Path, root: Path) -> bool:
+    """Whether a module of the project at `other` imports a package that `import` finds in the project at `root`."""
+    among = importable_above(other) & top_level(root)
+    return any(
+        (package := imported_package(other, name)) is not None and package.parent == root
+        for file in importable(other)
+        for name in _imported_tops(str(file), among)
+    )
+
+
+def _repository(root: Path) -> Path | None:
+    """The folder of the repository holding a project: the project's root or the folder above it (a `src/` layout),
+    whichever holds a packaging, pytest or git file first; None when neither does."""
+    for folder in (root, root.parent):
+        if any(_is_file(folder / name) for name in (*PYTEST_CONFIGS, "setup.py")) or (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _python_files(folder: Path) -> list[Path]:
+    """The `.py` files below a folder, but in hidden folders, caches and virtual environments; none when there are
+    more than MAX_PROJECT_FILES."""
+    found: list[Path] = []
+    for parent, folders, names in os.walk(folder):
+        folders[:] = sorted(
+            name
+            for name in folders
+            if not name.startswith(".")
+            and name not in ("__pycache__", "node_modules", "site-packages")
+            and not _is_file(Path(parent) / name / "pyvenv.cfg")
+        )
+        found.extend(Path(parent) / name for name in sorted(names) if name.endswith(".py"))
+        if len(found) > MAX_PROJECT_FILES:
+            return []
+    return found
+
+
+def _asks_wide(file: Path, max_size: int) -> bool:
+    """Whether a file's text may ask for a 64-bit dtype."""
+    try:
+        if not file.is_file() or file.stat().st_size > max_size:
+            return False  # (a FIFO would block)
+        return any(dtype in file.read_bytes() for dtype in _WIDE_MENTIONS)
+    except OSError:
+        return False
 
 
 _WIDE_MENTIONS = (b"64", b"128")  # text that every 64-bit dtype request contains (analysis/x64.py)
@@ -434,6 +498,7 @@ def siblings(files: list[str], cache: Cache | None = None, max_size: int = DEFAU
     for root in roots:
         files_here = [Path(file).absolute() for file, (where, _) in zip(python, places) if where == root]
         extra.update((path, None) for path in x64_package_files(root, files_here, max_size) if path not in named)
+        extra.update((path, None) for path in x64_user_files(root, files_here, max_size) if path not in named)
     return [_shown(path) for path in extra]
 
 

@@ -307,6 +307,7 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
     # in every round; whether a project imports a package that does is found once for the modules that ask.
     x64 = project.x64_packages({root: interfaces_of(modules) for root, modules in projects.items()})
     imported_x64: dict[tuple[Path, tuple[str, ...]], bool] = {}
+    used_x64: dict[Path, bool] = {}
     for _ in range(project.MAX_ROUNDS):
         todo: dict[int, None] = {}
         for root, modules in projects.items():
@@ -314,7 +315,13 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
             asking = tuple(files[modules[name]] for name, interface in interfaces.items() if interface.wide_dtypes)
             if asking and not x64[root] and (root, asking) not in imported_x64:
                 imported_x64[root, asking] = project.x64_imported(root, list(asking), x64)
-            from_above = project.x64_above(root, enabled) or imported_x64.get((root, asking), False)
+            if asking and not x64[root] and root not in used_x64:
+                used_x64[root] = project.x64_used(root, x64)
+            from_above = (
+                project.x64_above(root, enabled)
+                or imported_x64.get((root, asking), False)
+                or (bool(asking) and used_x64.get(root, False))
+            )
             for name, imported in project.imported_facts(interfaces, from_above).items():
                 index = modules[name]
                 if imported == contexts[index].imported:

@@ -264,6 +264,33 @@ def test_a_package_that_turns_on_x64_at_import_does_so_for_the_tests_that_import
         assert [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, named)] == wanted, named
 
 
+MODEL_ASKING_FLOAT64 = "import jax.numpy as jnp\n\n\ndef width(sigma):\n    return jnp.asarray(sigma, dtype=jnp.float64)\n"
+X64_CONFTEST_TEXT = 'import jax\n\njax.config.update("jax_enable_x64", True)\n'
+
+
+@pytest.mark.slow
+def test_the_tests_that_run_a_package_with_x64_turn_it_on_for_the_package(tmp_path: Path) -> None:
+    # x64 is one flag for the process: spectra's own tests turn it on (tests/conftest.py) and import spectra from
+    # src/, so its float64 request is what the repository runs. In other/, the tests turn it on but never import
+    # the package, and scripts/ imports it without x64: its request is truncated wherever the repository runs it.
+    write(tmp_path / "spectra" / "pyproject.toml", "[project]\nname = 'spectra'\n")
+    write(tmp_path / "spectra" / "src" / "spectra" / "__init__.py", "")
+    write(tmp_path / "spectra" / "src" / "spectra" / "model.py", MODEL_ASKING_FLOAT64)
+    write(tmp_path / "spectra" / "tests" / "conftest.py", X64_CONFTEST_TEXT)
+    write(tmp_path / "spectra" / "tests" / "test_model.py", "from spectra.model import width\n\n\n"
+                                                           "def test_width():\n    assert width(1.0) == 1.0\n")
+    write(tmp_path / "other" / "pyproject.toml", "[project]\nname = 'other'\n")
+    write(tmp_path / "other" / "other" / "__init__.py", "")
+    write(tmp_path / "other" / "other" / "model.py", MODEL_ASKING_FLOAT64)
+    write(tmp_path / "other" / "tests" / "conftest.py", X64_CONFTEST_TEXT)
+    write(tmp_path / "other" / "tests" / "test_nothing.py", "def test_nothing():\n    pass\n")
+    write(tmp_path / "other" / "scripts" / "fit.py", "from other.model import width\n\nprint(width(2.0))\n")
+    flagged = [("other/other/model.py", 5, "JAX701")]
+    runs = {"spectra": [], "spectra/src/spectra/model.py": [], "other": flagged, "other/other/model.py": flagged}
+    for named, wanted in runs.items():
+        assert [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, named)] == wanted, named
+
+
 def test_a_module_is_checked_again_only_when_a_fact_its_analysis_read_changed(tmp_path: Path) -> None:
     # settings.py enables x64 for the project; ask.py asks for a 64-bit dtype (it reads the project's x64,
     # so the project phase checks it again), doc.py only names float64 in a docstring (it reads nothing).

@@ -409,6 +409,24 @@ async def test_a_package_imported_from_above_turns_x64_on_as_for_the_command_lin
 
 
 @pytest.mark.asyncio
+async def test_the_tests_that_turn_x64_on_for_a_package_do_so_as_for_the_command_line(
+        in_project, client: LanguageClient, tmp_path: Path):
+    # The repository's tests import the package from src/ and turn x64 on for their process (tests/conftest.py).
+    write(tmp_path / "pyproject.toml", "[project]\nname = 'spectra'\n")
+    write(tmp_path / "src" / "spectra" / "__init__.py", "")
+    text = "import jax.numpy as jnp\n\n\ndef width(sigma):\n    return jnp.asarray(sigma, dtype=jnp.float64)\n"
+    model = open_file(client, write(tmp_path / "src" / "spectra" / "model.py", text))
+    found = command_line_findings(tmp_path, "src/spectra/model.py")
+    assert [code for code, _, _ in found] == ["JAX701"]
+    await published(client, model, headlines(found))
+    write(tmp_path / "tests" / "conftest.py", 'import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    write(tmp_path / "tests" / "test_model.py", "from spectra.model import width\n")
+    assert command_line_findings(tmp_path, "src/spectra/model.py") == []
+    change(client, model, 2, text + "\n")
+    assert await published(client, model, []) == []
+
+
+@pytest.mark.asyncio
 async def test_without_a_config_the_cache_is_the_one_of_the_working_folder(
         in_project, client: LanguageClient, tmp_path: Path):
     uri = open_file(client, write(tmp_path / "src" / "train.py", TRAIN))

@@ -154,7 +154,7 @@ class Checker:
         self._read_files(root, modules, name)
         modules[name] = self._module(path, data, None, _context(path, modules.get(name)))
         max_size = self.settings_for(path).max_file_size
-        self._link(modules, self._x64_above(root) or self._x64_imported(root, modules, max_size))
+        self._link(modules, self._x64_above(root) or self._x64_elsewhere(root, modules, max_size))
         changed = tuple(
             module.path
             for other, module in modules.items()
@@ -198,22 +198,24 @@ class Checker:
         enabled = {conftest for conftest in project.conftests_above(root) if self._sets_x64(conftest)}
         return project.x64_above(root, enabled)
 
-    def _x64_imported(self, root: Path, modules: dict[str, Module], max_size: int) -> bool:
-        """Whether the project's modules that may ask for a 64-bit dtype import a package of a folder above that
-        turns on x64 (project.x64_imported), as that package's files are now: the command line's answer."""
+    def _x64_elsewhere(self, root: Path, modules: dict[str, Module], max_size: int) -> bool:
+        """Whether, for the project's modules that may ask for a 64-bit dtype, another project turns on x64: a package
+        of a folder above that they import (project.x64_imported), or the repository's tests or scripts that import
+        the project's packages (project.x64_used), as their files are now: the command line's answer."""
         asking = [module.path for module in modules.values() if module.interface.wide_dtypes]
         if not asking:
             return False
         project.top_level.cache_clear()  # a package may have been added above since the last check
         project.importable_above.cache_clear()
         tops: dict[Path, set[str]] = {}
-        files = project.x64_package_files(root, [Path(path).absolute() for path in asking], max_size)
+        paths = [Path(path).absolute() for path in asking]
+        files = project.x64_package_files(root, paths, max_size) + project.x64_user_files(root, paths, max_size)
         for file in files:
             if self._sets_x64(file):
                 where, module = project.module_of(str(file))
                 tops.setdefault(where, set()).add(module.split(".")[0])
         packages = {where: frozenset(names) for where, names in tops.items()}
-        return project.x64_imported(root, asking, packages)
+        return project.x64_imported(root, asking, packages) or project.x64_used(root, packages)
 
     def _sets_x64(self, file: Path) -> bool:
         """Whether a file of another project (a conftest.py, a package) sets or reads `jax_enable_x64`."""

@@ -32,7 +32,9 @@ class Float64WithoutX64(Rule):
         "up to the folder of pytest's configuration file). So does a package a project imports from a folder above "
         "it (or that folder's `src/`) when one of its modules turns the flag on: importing it runs that module, and "
         "the flag holds for the whole process (`tests/` without `__init__.py` importing the repository's package). "
-        "A file outside any project, and a notebook, count only themselves."
+        "The other way round, a package whose repository's tests or scripts turn the flag on in a project that "
+        "imports it (`tests/conftest.py` beside `tests/test_model.py`, which imports the package from `src/`) runs "
+        "with it there. A file outside any project, and a notebook, count only themselves."
     )
     why_bad = (
         "Without `jax_enable_x64`, jax has no 64-bit arrays: it truncates the requested dtype to its 32-bit "
