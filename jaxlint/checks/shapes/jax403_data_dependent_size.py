@@ -20,7 +20,9 @@ class DataDependentSize(Rule):
         "values of a traced argument: one-argument `jnp.where(c)`, `jnp.nonzero`, `x.nonzero()`, "
         "`jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique` (and `unique_values`, `unique_counts`, "
         "`unique_inverse`, `unique_all`), `jnp.union1d`, `intersect1d`, `setdiff1d`, `setxor1d`, "
-        "`jnp.extract` and `jnp.compress` (traced condition), `jnp.bincount` without `length=`, and "
+        "`jnp.extract` and `jnp.compress` (traced condition), `jnp.bincount` without `length=`, "
+        "`jax.ops.segment_sum` (`segment_max`, `segment_min`, `segment_prod`) of traced segment ids without "
+        "`num_segments=`, and "
         "`jnp.repeat` (or `x.repeat`) with `repeats` computed from traced data and no "
         "`total_repeat_length=`."
     )
@@ -37,7 +39,8 @@ class DataDependentSize(Rule):
         "    return jnp.nonzero(x > 0, size=x.shape[0], fill_value=-1)[0]\n"
     )
     not_flagged = (
-        "Calls that give `size=` (`length=` for `bincount`, `total_repeat_length=` for `repeat`), "
+        "Calls that give `size=` (`length=` for `bincount`, `num_segments=` for the segment reductions, "
+        "`total_repeat_length=` for `repeat`), "
         "three-argument `jnp.where(c, a, b)`, data that is static or unknown, `jnp.compress`/`extract` "
         "whose condition is static, a traced argument used as the count of `jnp.repeat` (JAX401), code "
         "outside traced functions, and functions under `grad` alone."
@@ -57,7 +60,8 @@ class DataDependentSize(Rule):
             positions, size = DATA_DEPENDENT[qualified]
             one_arg_where = len(positional) == 1 and not keywords.keys() & {"x", "y"}
             if size not in keywords and (qualified != WHERE or one_arg_where):
-                data = [positional[i] for i in positions if i < len(positional)]
+                data = [positional[i] for i in positions if isinstance(i, int) and i < len(positional)]
+                data += [keywords[k] for k in positions if isinstance(k, str) and k in keywords]
         elif is_call_to(self, node, "nonzero") and "size" not in keywords and isinstance(node.func, cst.Attribute):
             size, data = "size", [node.func.value]
         for operand in data:
