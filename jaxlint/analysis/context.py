@@ -108,6 +108,12 @@ class Donations:
         donated, each as (statement, read, donation)."""
         return self._followed().read_again(loop)
 
+    @property
+    def passed_twice(self) -> list[tuple[cst.Name, Donation]]:
+        """So far in the module: the names passed again in the call that donates them (`f(x, x)`), each with that
+        donation."""
+        return self._followed().passed_twice
+
     def _followed(self):
         if self._flow is None:
             raise RuntimeError("donated buffers are followed only for a rule that sets `needs_donations = True`")

@@ -314,6 +314,21 @@ def _on_host(value: Value | None) -> bool:
 Finding = tuple[cst.CSTNode, cst.Name, Donation]  # the statement, the read, the donation it sees
 
 
+def _buffers_passed(expr: cst.BaseExpression) -> Iterator[cst.Name]:
+    """The names whose arrays an argument passes as they are: the name itself, or an element of a tuple, list or dict
+    display (a pytree's leaf); not an expression computed from one (`x * 2`, `x[0]`), a new array before the call."""
+    if type(expr) is cst.Name:
+        yield expr
+    elif isinstance(expr, (cst.Tuple, cst.List)):
+        for element in expr.elements:
+            if isinstance(element, cst.Element):
+                yield from _buffers_passed(element.value)
+    elif isinstance(expr, cst.Dict):
+        for item in expr.elements:
+            if isinstance(item, cst.DictElement):
+                yield from _buffers_passed(item.value)
+
+
 class DonationFlow(Domain):
     """Follows donated names through the traversal, beside the value tracker. Its visit hooks run before
     the rules' and its leave hooks after: a rule looking at a statement sees the donations before it."""
@@ -324,6 +339,8 @@ class DonationFlow(Domain):
         self._loops: list[list[_Loop]] = [[]]  # per scope: its open For and While loops
         self._again: dict[cst.CSTNode, list[Finding]] = {}  # per loop: reads that see the previous iteration's
         self._mapping_paths: dict[int, list[cst.BaseExpression]] = {}  # per scope node: `mapping_paths`
+        # Names passed again in the call that donates them (`f(x, x)`, `f(x, (x, y))`), each with that donation.
+        self.passed_twice: list[tuple[cst.Name, Donation]] = []
 
     @property
     def _state(self) -> _State:
@@ -384,7 +401,8 @@ class DonationFlow(Domain):
             # (called while another function is traced to a jaxpr, a jitted function is staged into that trace: its
             # arguments are tracers, and no buffer is donated; only a dispatched call donates)
             return
-        for argument in callee.arguments(node, tracker.target_version):
+        arguments = callee.arguments(node, tracker.target_version)
+        for argument in arguments:
             if not argument.donated or not isinstance(argument.expr, cst.Name):
                 continue
             value = tracker.value_of(argument.expr)
@@ -392,7 +410,15 @@ class DonationFlow(Domain):
                 continue
             if argument.expr.value in self._state.drawn and not (value is not None and value.is_array):
                 continue  # a batch a data pipeline yielded: as often NumPy, copied too
-            self._state.donated[argument.expr.value] = Donation(node, argument.expr, callee)
+            donation = self._state.donated[argument.expr.value] = Donation(node, argument.expr, callee)
+            # The same buffer in another argument of this call: XLA gets it as a donated input and a live one.
+            self.passed_twice += [
+                (name, donation)
+                for other in arguments
+                if other is not argument
+                for name in _buffers_passed(other.expr)
+                if name.value == argument.expr.value
+            ]
 
     def _bind(self, names) -> None:
         state = self._state

@@ -27,7 +27,9 @@ class DonatedBufferReuse(CalleeRule):
         "`@partial(jax.jit, donate_argnums=...)`, `@jax.jit(donate_argnames=...)`, aliases of those names, "
         "`jax.jit(partial(f, cfg), ...)`, and its ahead-of-time `Compiled` (`f.lower(x, y).compile()`, "
         "`f.trace(x, y).lower().compile()`, or `fn = fn.lower(x, y)` then `fn = fn.compile()`), which donates alike "
-        "and takes the non-static arguments only; keywords are matched to the wrapped function's parameters as jax does."
+        "and takes the non-static arguments only; keywords are matched to the wrapped function's parameters as jax does. "
+        "Also a name passed in a donated position and again, as it is or inside a tuple, list or dict, in another "
+        "argument of the same call (`f(x, x)`)."
     )
     why_bad = (
         "Donating an argument tells XLA it may reuse the argument's buffer for an output. When it does (an output "
@@ -107,6 +109,18 @@ class DonatedBufferReuse(CalleeRule):
 
     def leave_With(self, node: cst.With) -> None:
         self._expecting -= expects_error(node, self.names)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if self.facts.in_test_file:
+            return
+        for read, donation in self.facts.donations.passed_twice:
+            name, function = read.value, callee_name(donation.call)
+            self.report(
+                read,
+                f"`{name}` is donated to `{function}` and passed again in the same call: XLA refuses a buffer "
+                f"given as a donated input and as a live one (`JaxRuntimeError: Attempt to use a buffer that was "
+                f"previously donated in the same call`); pass a copy (`jnp.copy({name})`), or do not donate `{name}`",
+            )
 
     def _leave_loop(self, node: cst.For | cst.While) -> None:
         for statement, read, donation in self.facts.donations.read_again(node):
