@@ -64,12 +64,23 @@ def _restarts(statement: cst.CSTNode, start: str, timers: list[cst.Call]) -> boo
     return all(id(call) in restarted for call in timers)
 
 
-def _subtracts(node: cst.CSTNode, start: str) -> bool:
-    """Whether `node` computes `... - start`."""
+def _subtracts(node: cst.CSTNode, start: str, ends: frozenset[str] | None = None) -> bool:
+    """Whether `node` computes `... - start` (`end - start` with `end` one of `ends`, when given)."""
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract):
         if isinstance(node.right, cst.Name) and node.right.value == start:
-            return True
-    return any(_subtracts(child, start) for child in children(node))
+            if ends is None or isinstance(node.left, cst.Name) and node.left.value in ends:
+                return True
+    return any(_subtracts(child, start, ends) for child in children(node))
+
+
+def _reads_back(statements: list[cst.CSTNode], end: int, start: str) -> bool:
+    """Whether the clock read in `statements[end]` is the one subtracted from `start`: the statement subtracts it, or
+    binds a name a later statement subtracts `start` from (`t1 = time.time()` ... `t1 - t0`). Another read there
+    (`compile_time = time.time()` for another start) ends nothing."""
+    if _subtracts(statements[end], start):
+        return True
+    ends = frozenset(rebound_names([statements[end]]))
+    return bool(ends) and any(_subtracts(later, start, ends) for later in statements[end + 1 :])
 
 
 def _all_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
@@ -224,8 +235,9 @@ class TimingWithoutSync(CalleeRule):
                 if timers:
                     if _restarts(statements[end], start, timers):
                         break  # `if i == 0: t0 = time.perf_counter()`: which start the subtraction reads is not known
-                    if any(_subtracts(later, start) for later in statements[end:]):
-                        self._region(statements[index], statements[index + 1 : end], statements[end], start)
+                    if not _reads_back(statements, end, start):
+                        continue
+                    self._region(statements[index], statements[index + 1 : end], statements[end], start)
                     break
 
     def _region(self, first: cst.CSTNode, region: list[cst.CSTNode], last: cst.CSTNode, start: str) -> None:
