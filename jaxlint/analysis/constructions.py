@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
 from jaxlint.model.classes import DATACLASS_MAKERS
-from jaxlint.model.pytrees import CLASS_VARIABLE_ANNOTATIONS, METADATA_FIELD_CALLS, STATIC_FIELD_CALLS
+from jaxlint.model.pytrees import CLASS_VARIABLE_ANNOTATIONS, METADATA_FIELD_CALLS, NAMEDTUPLE_BASES, STATIC_FIELD_CALLS
 from jaxlint.model.pytrees import STATIC_FIELD_SPECS
 from jaxlint.traversal import TOKENS_BUT_NAMES, branches
 
@@ -140,6 +140,52 @@ def dataclass_field(cls: cst.ClassDef, name: str, names: Names) -> Parameter | N
     makers = [d.decorator for d in cls.decorators if names.qualified(_callee(d.decorator)) in DATACLASS_MAKERS]
     if len(makers) != 1 or _has_keyword(makers[0], _INIT_OPTIONS):
         return None
+    fields = _declared_fields(cls, names)
+    if fields is None:
+        return None
+    for index, (field, value) in enumerate(fields):
+        if field == name:
+            default = _field_default(value, names)
+            return None if default is _UNKNOWN else Parameter(name, index, default)
+    return None
+
+
+def constructor_fields(cls: cst.ClassDef, names: Names) -> tuple[str, ...] | None:
+    """The fields, in order, that a call of a NamedTuple or dataclass of the module stores as they are given (its
+    generated constructor takes them by position or keyword): a NamedTuple subclass without a `__new__`, or a
+    dataclass without bases, `__init__`, `__post_init__` or field options that change what its `__init__` takes;
+    None for another class."""
+    bases = [names.qualified(base.value) for base in cls.bases]
+    if bases and all(base in NAMEDTUPLE_BASES for base in bases) and not cls.decorators and not cls.keywords:
+        if any(type(statement) is cst.FunctionDef and statement.name.value == "__new__" for statement in cls.body.body):
+            return None
+        fields = _declared_fields(cls, names)
+        return None if fields is None else tuple(name for name, _ in fields)
+    makers = [d.decorator for d in cls.decorators if names.qualified(_callee(d.decorator)) in DATACLASS_MAKERS]
+    if cls.bases or len(cls.decorators) != 1 or len(makers) != 1 or _has_keyword(makers[0], _INIT_OPTIONS):
+        return None
+    fields = _declared_fields(cls, names)
+    if fields is None or any(_field_default(value, names) is _UNKNOWN for _, value in fields):
+        return None
+    return tuple(name for name, _ in fields)
+
+
+def shows_fields(cls: cst.ClassDef, names: Names) -> bool:
+    """Whether `str` of an instance shows each field's own text (`Out(loss=JitTracer(...))`): a NamedTuple or a
+    dataclass that constructor_fields knows, with its generated `__repr__`."""
+    if constructor_fields(cls, names) is None:
+        return False
+    if any(_has_keyword(d.decorator, frozenset({"repr"})) for d in cls.decorators):
+        return False
+    return not any(
+        type(statement) is cst.FunctionDef and statement.name.value in ("__repr__", "__str__")
+        for statement in cls.body.body
+    )
+
+
+def _declared_fields(cls: cst.ClassDef, names: Names) -> list[tuple[str, cst.BaseExpression | None]] | None:
+    """The annotated fields of a class body with their defaults, in order (class variables left out); None when the
+    class defines its own `__init__` or `__post_init__`, or declares an `InitVar` or `KW_ONLY`."""
     fields: list[tuple[str, cst.BaseExpression | None]] = []
     for statement in cls.body.body:
         if type(statement) is cst.FunctionDef and statement.name.value in ("__init__", "__post_init__"):
@@ -156,11 +202,7 @@ def dataclass_field(cls: cst.ClassDef, name: str, names: Names) -> Parameter | N
                     return None  # an `InitVar` or `KW_ONLY` changes what the `__init__` takes
                 continue
             fields.append((small.target.value, small.value))
-    for index, (field, value) in enumerate(fields):
-        if field == name:
-            default = _field_default(value, names)
-            return None if default is _UNKNOWN else Parameter(name, index, default)
-    return None
+    return fields
 
 
 _UNKNOWN = cst.Name("_")

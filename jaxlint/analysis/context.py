@@ -14,6 +14,7 @@ import libcst as cst
 
 from jaxlint.files import NOTEBOOK_SUFFIX
 from jaxlint.model.apis import Version, parse_jax_version
+from jaxlint.analysis.constructions import shows_fields
 from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.donations import Donation, Finding
 from jaxlint.analysis.interface import Looped
@@ -190,10 +191,15 @@ class Context:
     def traced_in(self, expr: cst.BaseExpression, staged: bool) -> Value:
         """A traced value (a staged one, with `staged`) in what a print or a format shows: `expr` itself, an
         f-string field, a `%`/`.format` operand, a tuple or list item, the argument of `str`/`repr`, a side of
-        a `+`; else `UNKNOWN`."""
+        a `+`, a field of a NamedTuple or dataclass whose text shows its fields; else `UNKNOWN`."""
         value = self.value_of(expr)
         if value.kind is Kind.TRACED and (value.staged or not staged):
             return value
+        if type(value.instance) is cst.ClassDef and value.attributes and shows_fields(value.instance, self.names):
+            held = (field for _, field in value.attributes if field is not None)
+            return next(
+                (field for field in held if field.kind is Kind.TRACED and (field.staged or not staged)), UNKNOWN
+            )
         parts: list[cst.BaseExpression] = []
         if isinstance(expr, cst.FormattedString):
             parts = [p.expression for p in expr.parts if isinstance(p, cst.FormattedStringExpression)]

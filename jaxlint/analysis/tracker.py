@@ -33,7 +33,8 @@ from jaxlint.analysis.bindings import (
 )
 from jaxlint.analysis.calls import argument, branch_operands
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
-from jaxlint.analysis.constructions import Parameter, constructed_with, dataclass_field, handed_on, never_passed
+from jaxlint.analysis.constructions import Parameter, constructed_with, constructor_fields, dataclass_field
+from jaxlint.analysis.constructions import handed_on, never_passed
 from jaxlint.analysis.constructions import parameter_of
 from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
 from jaxlint.analysis.dtype_tests import dtype_test
@@ -829,7 +830,12 @@ class ValueTracker(Domain):
     def _attributes(
         self, cls: cst.ClassDef, call: cst.Call, arguments: list[Value | None] | None
     ) -> tuple[tuple[str, Value | None], ...]:
-        """What the attributes that `cls.__init__` sets hold in the instance a call makes."""
+        """What the attributes that `cls.__init__` sets hold in the instance a call makes (a NamedTuple's or a
+        dataclass's fields: what the call gives them)."""
+        fields = constructor_fields(cls, self._module_names)
+        if fields is not None:
+            given = {} if arguments is None else _by_parameter(call, arguments, fields)
+            return tuple((field, given[field]) for field in fields if field in given)
         summaries = self.asked_attributes[cls] = self._known.attributes.get(cls)
         init = self._bindings.method(cls, "__init__", self._module_names)
         if not summaries or arguments is None or not isinstance(init, cst.FunctionDef):
