@@ -275,7 +275,7 @@ def elements(value: Value | None) -> Value | None:
         return None
     if value.contents is not None:
         return STATIC if value.contents.kind == "dict" else value.contents.element
-    return value if value.is_tracer else None
+    return value if value.is_tracer or value.numpy else None  # (a NumPy array's rows are NumPy arrays)
 
 
 def _unpacked(value: Value | None, count: int, starred: bool) -> list[Value | None]:
@@ -666,6 +666,8 @@ class Evaluator:
                 key = _literal_key(subscript.slice)
                 if key is not None:  # `batch["x"]`, `args[0]`: one item of a pytree argument
                     return replace(base, tracer=base.tracer.item(key))
+            if base is not None and base.numpy and self._static_index(subscript.slice):
+                return base  # a row or an element of a NumPy array, taken on the host: NumPy too
             return self._staging(base) if base is not None and base.is_array else None
         if kind is cst.Attribute:
             return self._staging(self._attribute(cast(cst.Attribute, expr)))
@@ -694,6 +696,20 @@ class Evaluator:
             mapped = cast(cst.DictComp, expr)
             return holding("dict", self._comprehended(mapped, mapped.value))
         return None  # a set of tracers raises TypeError (unhashable); a generator prints as one
+
+    def _static_index(self, index: Sequence[cst.SubscriptElement]) -> bool:
+        """Whether every part of an index is a known value that no trace holds (`grid[0]`, `table[1:, i]` with a
+        Python int `i`)."""
+        parts: list[cst.BaseExpression | None] = []
+        for element in index:
+            if isinstance(element.slice, cst.Index):
+                parts.append(element.slice.value)
+            elif isinstance(element.slice, cst.Slice):
+                parts += [element.slice.lower, element.slice.upper, element.slice.step]
+            else:
+                return False
+        values = [self.value_of(part) for part in parts if part is not None]
+        return all(value is not None and value.kind is not Kind.TRACED and not value.is_array for value in values)
 
     def _staging(self, value: Value | None) -> Value | None:
         """A JAX array computed where a transform traces to a jaxpr is a tracer, even from constants: with

@@ -127,7 +127,10 @@ UNTRACEABLE_ANNOTATIONS = frozenset({"str", "bytes"})
 
 # NumPy calls that build an array on the host.
 NUMPY_ARRAY_FACTORIES = frozenset(
-    "numpy." + name for name in "array asarray zeros ones full empty arange linspace eye identity".split()
+    "numpy." + name
+    for name in """array asarray asanyarray ascontiguousarray copy zeros ones full empty zeros_like ones_like full_like
+    empty_like arange linspace logspace geomspace eye identity indices tri tril triu diag outer stack vstack hstack
+    concatenate tile repeat""".split()
 )
 
 # Calls that make a mutable `jax.Ref`, or a library's mutable box of an array (`x[...] = v` writes into it, traced
