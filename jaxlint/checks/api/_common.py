@@ -294,8 +294,11 @@ class ApiUses(Rule):
         self.report(node, self._message(spelled, entry, new), FixPlan(f"use `{new}`", ((node, new),), SAFE, imports))
 
     def _holds_array(self, expr: cst.BaseExpression) -> bool:
-        """Whether the analysis knows `expr` holds a jax array: only then is `expr.<name>` an array attribute."""
-        return self.facts.value_of(expr).is_array
+        """Whether the analysis knows `expr` holds a jax array: only then is `expr.<name>` an array attribute. A part
+        unpacked from a traced pytree (a scan's carry) may be any node of it (AlphaFold's `SafeKey`, carried with
+        the activations, has its own `.split`)."""
+        value = self.facts.value_of(expr)
+        return value.is_array and not value.pytree_part
 
     def _array_attribute(self, node: cst.Attribute) -> None:
         """`x.device_buffer` on an array: the table's `jax.Array.*` rows, whose replacement names the
