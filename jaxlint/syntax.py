@@ -147,6 +147,7 @@ def _unchecked(node: CSTNode) -> None:
 def _syntax_error(source: str, target: tuple[int, int], error: cst.ParserSyntaxError) -> InputError:
     """Python's own message and position when Python can judge the code (it knows the target's
     syntax, or the line it refuses uses nothing newer); else libcst's."""
+    where = (1, 1)  # libcst's tokenizer errors carry no position (it says 1:0): then Python's, when it has one
     try:
         compile(source, "<jaxlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as python:
@@ -154,10 +155,13 @@ def _syntax_error(source: str, target: tuple[int, int], error: cst.ParserSyntaxE
         line = python.text or ""
         if sys.version_info[:2] >= target or not _NEWER_LOOKING_LINE.search(line):
             return InputError("JAX001", f"syntax error: {python.msg}", row, col)
+        where = (row, col)
     except (RecursionError, MemoryError, ValueError):
         pass
     message = re.sub(r"^parser error: error at \d+:\d+: ", "", error.message)
-    return InputError("JAX001", f"syntax error: {message}", error.raw_line, error.raw_column + 1)
+    if not message.startswith("tokenizer error"):
+        where = (error.raw_line, error.raw_column + 1)
+    return InputError("JAX001", f"syntax error: {message}", *where)
 
 
 def _reject_newer_syntax(module: cst.Module, target: tuple[int, int]) -> None:

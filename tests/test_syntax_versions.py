@@ -4,6 +4,7 @@ on 3.10 and 3.11 too, and only what the code's own version cannot parse is JAX00
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -84,6 +85,14 @@ def test_a_real_syntax_error_in_new_syntax_code_is_still_jax001(tmp_path: Path) 
         assert result.stdout == "m.py:3:7: JAX001 syntax error: invalid syntax\n"
     else:  # Python would refuse the valid `type` line: libcst's message
         assert result.stdout == "m.py:4:1: JAX001 syntax error: expected one of ), *, **, NAME\n"
+
+
+def test_a_tokenizer_error_is_where_python_finds_it(tmp_path: Path) -> None:
+    # An f-string line may be newer syntax (PEP 701), so libcst's message stands; its tokenizer gives no position.
+    write(tmp_path / "m.py", "import jax\nx = 1\nprint(f'train: {x} edges at l'epoch.')\n")
+    result = jaxlint(tmp_path, "--quiet", "--no-cache", "--output-format", "json", "m.py")
+    [error] = json.loads(result.stdout)
+    assert (error["location"]["row"], error["message"]) == (3, "syntax error: tokenizer error: unterminated string literal")
 
 
 def test_plain_syntax_errors_keep_pythons_message(tmp_path: Path) -> None:
