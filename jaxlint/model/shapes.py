@@ -70,11 +70,11 @@ RANDOM_SHAPE_POSITION = {
 }
 
 # Functions whose result size depends on the values of their data arguments, unless given a size:
-# function -> (data positions and keywords, the keyword that fixes the size).
-DATA_DEPENDENT: dict[str, tuple[tuple[int | str, ...], str]] = {
-    **{f: ((0,), "size") for f in numpy_names(*_SIZED_BY_ONE)},
-    **{f: ((0, 1), "size") for f in numpy_names(*_SIZED_BY_TWO)},
-    "jax.numpy.bincount": ((0,), "length"),
+# function -> (data positions and keywords, the keyword that fixes the size, its position when it may be positional).
+DATA_DEPENDENT: dict[str, tuple[tuple[int | str, ...], str, int | None]] = {
+    **{f: ((0,), "size", None) for f in numpy_names(*_SIZED_BY_ONE)},
+    **{f: ((0, 1), "size", None) for f in numpy_names(*_SIZED_BY_TWO)},
+    "jax.numpy.bincount": ((0,), "length", None),
     # The number of segments is `max(segment_ids) + 1` without `num_segments` (jax 0.10.2: ConcretizationTypeError).
-    **{f"jax.ops.segment_{kind}": ((1, "segment_ids"), "num_segments") for kind in ("sum", "max", "min", "prod")},
+    **{f"jax.ops.segment_{kind}": ((1, "segment_ids"), "num_segments", 2) for kind in ("sum", "max", "min", "prod")},
 }

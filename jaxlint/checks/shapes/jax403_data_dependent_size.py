@@ -57,9 +57,10 @@ class DataDependentSize(Rule):
         qualified = self.names.qualified(node.func)
         data: list[cst.BaseExpression] = []
         if qualified in DATA_DEPENDENT:
-            positions, size = DATA_DEPENDENT[qualified]
+            positions, size, size_position = DATA_DEPENDENT[qualified]
             one_arg_where = len(positional) == 1 and not keywords.keys() & {"x", "y"}
-            if size not in keywords and (qualified != WHERE or one_arg_where):
+            sized = size in keywords or size_position is not None and size_position < len(positional)
+            if not sized and (qualified != WHERE or one_arg_where):
                 data = [positional[i] for i in positions if isinstance(i, int) and i < len(positional)]
                 data += [keywords[k] for k in positions if isinstance(k, str) and k in keywords]
         elif is_call_to(self, node, "nonzero") and "size" not in keywords and isinstance(node.func, cst.Attribute):
