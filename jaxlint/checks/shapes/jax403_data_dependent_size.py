@@ -10,6 +10,13 @@ from jaxlint.checks.shapes._common import call_arguments, is_call_to, repeats_of
 from jaxlint.model.shapes import DATA_DEPENDENT, WHERE
 
 
+_SIZE_HINTS = {
+    "size": "pass `size=` with an upper bound (`fill_value=` pads the rest)",
+    "length": "pass `length=` (the number of bins)",
+    "num_segments": "pass `num_segments=` (the number of segments)",
+}
+
+
 class DataDependentSize(Rule):
     code = "JAX403"
     trace_error = "ConcretizationTypeError"
@@ -25,6 +32,8 @@ class DataDependentSize(Rule):
         "`num_segments=`, and "
         "`jnp.repeat` (or `x.repeat`) with `repeats` computed from traced data and no "
         "`total_repeat_length=`."
+        " Also a call of `jax.jit` applied to one of these functions itself (`jax.jit(jax.ops.segment_sum)(data, "
+        "ids)`): jit traces every argument it does not keep static."
     )
     why_bad = (
         "XLA needs every output shape at compile time, and these outputs have as many elements as the "
@@ -68,18 +77,48 @@ class DataDependentSize(Rule):
         for operand in data:
             value = self.facts.value_of(operand)
             if value.staged:
-                fix = (
-                    "pass `length=` (the number of bins)"
-                    if size == "length"
-                    else "pass `size=` with an upper bound (`fill_value=` pads the rest)"
-                )
+                fix = _SIZE_HINTS[size]
                 if qualified == WHERE:
                     fix += ", or use the three-argument `jnp.where(cond, x, y)`"
                 self._report(node, fix, operand, value)
                 return
+        if not data:
+            self._jitted_library(node)
         repeats = repeats_of(self, node)
         if repeats is not None and not repeats[1].container:
             self._report(node, "pass `total_repeat_length=` with the total output length", *repeats)
+
+    def _jitted_library(self, node: cst.Call) -> None:
+        """`jax.jit(jax.ops.segment_sum)(data, ids)`: jit traces every argument it does not keep static, so the
+        library function runs on tracers."""
+        callee = self.facts.jitted(node)
+        if callee is None or callee.function is not None or callee.bound or not isinstance(callee.where, cst.Call):
+            return
+        jit = callee.where
+        if not jit.args or jit.args[0].keyword is not None:
+            return
+        function = jit.args[0].value
+        wrapped = self.names.qualified(function)
+        if wrapped not in DATA_DEPENDENT or wrapped == WHERE:
+            return
+        positions, size, size_position = DATA_DEPENDENT[wrapped]
+        given = callee.arguments(node, self.facts.target_version)
+        if any(a.keyword == size or a.keyword is None and index == size_position for index, a in enumerate(given)):
+            return  # (given traced, the size raises too; given static, it fixes it)
+        for index, argument in enumerate(given):
+            if argument.static is False and (
+                index in positions if argument.keyword is None else argument.keyword in positions
+            ):
+                operand = code(argument.expr)
+                self.report(
+                    node,
+                    lambda line_of: (
+                        f"`{code(node.func)}` runs `{code(function)}` under `jax.jit` (applied at line "
+                        f"{line_of(jit)}), which traces `{operand}`: its output size depends on traced data, "
+                        f"which raises ConcretizationTypeError; {_SIZE_HINTS[size]}"
+                    ),
+                )
+                return
 
     def _report(self, node: cst.Call, fix: str, operand: cst.BaseExpression, value: Value) -> None:
         self.report(
