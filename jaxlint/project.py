@@ -194,7 +194,7 @@ def _repository(root: Path) -> Path | None:
     """The folder of the repository holding a project: the project's root or the folder above it (a `src/` layout),
     whichever holds a packaging, pytest or git file first; None when neither does."""
     for folder in (root, root.parent):
-        if any(_is_file(folder / name) for name in (*PYTEST_CONFIGS, "setup.py")) or (folder / ".git").exists():
+        if any(_is_file(folder / name) for name in (*PYTEST_CONFIGS, "setup.py")) or os.path.exists(folder / ".git"):
             return folder
     return None
 
