@@ -268,6 +268,12 @@ def _by_rule(transform: AppliedTransform) -> AppliedTransform:
     return replace(transform, differentiates=False)
 
 
+# Builtins that set no attribute of an object they are not given.
+_BUILTINS_KEEPING_SELF = frozenset(
+    {"len", "print", "isinstance", "int", "float", "bool", "str", "range", "min", "max", "abs", "sum", "tuple", "list"}
+)
+
+
 def _forget(env: Env, names) -> None:
     for name in names:
         env.pop(name, None)
@@ -917,6 +923,16 @@ class ValueTracker(Domain):
     # ------------------------------------------------------------------ bindings
 
     def _bind(self, target: cst.BaseExpression, value: Value | None) -> None:
+        if type(target) is cst.Attribute:
+            # `self.a1 = a1`: a later read of `self.a1` in this function gives the object just stored (until code that
+            # may set it runs: _may_set_self).
+            if type(target.value) is cst.Name and target.value.value == "self":
+                key = f"self.{target.attr.value}"
+                if value is None or key in self._scopes[-1].untracked:
+                    self.env.pop(key, None)
+                else:
+                    self.env[key] = value
+            return
         if type(target) is cst.Subscript:
             # `metrics["acc"] = acc`: a container the analysis follows holds it now.
             if isinstance(target.value, cst.Name):
@@ -936,6 +952,22 @@ class ValueTracker(Domain):
                     self._shared.add(id(held))  # a second name for the same container: `alias = metrics`
                 elif held.contents is not None:
                     self._containers.add(id(held))
+
+    def _may_set_self(self, call: cst.Call) -> bool:
+        """Whether a call may set attributes of `self` (while the function knows some it stored): a call given
+        `self` (as its receiver or an argument), `super()`'s, or any call of code of the project, which may close
+        over it. A library's function (`jnp.sum`) or a builtin given other values does not."""
+        if not any(name.startswith("self.") for name in self.env):
+            return False
+        func = call.func
+        receiver = func.value if type(func) is cst.Attribute else None
+        if type(receiver) is cst.Name and receiver.value == "self" or type(receiver) is cst.Call:
+            return True
+        if any(type(arg.value) is cst.Name and arg.value.value == "self" for arg in call.args):
+            return True
+        if type(func) is cst.Name and func.value in _BUILTINS_KEEPING_SELF and self.names.qualified(func) is None:
+            return False
+        return self.names.qualified(func) is None
 
     def _changed(self, name: str, held: Value, now: Value | None) -> None:
         """The container `name` holds (`held`) was changed in place and holds `now`. Other names bound to it
@@ -1054,6 +1086,8 @@ class ValueTracker(Domain):
         that may remove or replace items (`pop`, `sort`...) makes them unknown. A container of Python values
         given to a function that may fill it (`fill(metrics)`) no longer has known items."""
         func = node.func
+        if self._may_set_self(node):
+            _forget(self.env, [name for name in self.env if name.startswith("self.")])
         if type(func) is cst.Attribute and type(func.value) is cst.Name:
             held = self._lookup(func.value.value)
             if held is not None and held.contents is not None:

@@ -924,6 +924,10 @@ class Evaluator:
         return _combined(operands)
 
     def _attribute(self, expr: cst.Attribute) -> Value | None:
+        if type(expr.value) is cst.Name and expr.value.value == "self":
+            stored_here = self._lookup(f"self.{expr.attr.value}")  # `self.a1` after `self.a1 = a1` in this function
+            if stored_here is not None:
+                return stored_here
         base = self.value_of(expr.value)
         if base is not None and type(base.instance) is str:
             self.read_containers.add(f"{base.instance}.{expr.attr.value}")
