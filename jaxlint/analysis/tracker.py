@@ -151,9 +151,10 @@ class _Scope:
     node: cst.CSTNode | None = None  # this scope's FunctionDef or Lambda
     globals: set[str] = field(default_factory=set)  # declared global here
     catching: list[frozenset[str]] = field(default_factory=list)  # the `try` bodies around: what each catches
-    showing: list[frozenset[str]] = field(
-        default_factory=list
-    )  # what each catches and keeps (expected_errors.shown_errors)
+    # What each of those catches and keeps (expected_errors.shown_errors).
+    showing: list[frozenset[str]] = field(default_factory=list)
+    # The attributes of `self` this function stored (`self.a1 = a1`), whose reads give the value stored (env).
+    stored_self: set[str] = field(default_factory=set)
     # Branches no trace enters that run on to the end of the body (after `if key is not None: return key`).
     untraced_rest: int = 0
     nones: dict[str, Fixed] = field(default_factory=dict)  # parameters every traced call leaves `None` or not
@@ -932,6 +933,7 @@ class ValueTracker(Domain):
                     self.env.pop(key, None)
                 else:
                     self.env[key] = value
+                    self._scopes[-1].stored_self.add(key)
             return
         if type(target) is cst.Subscript:
             # `metrics["acc"] = acc`: a container the analysis follows holds it now.
@@ -957,7 +959,7 @@ class ValueTracker(Domain):
         """Whether a call may set attributes of `self` (while the function knows some it stored): a call given
         `self` (as its receiver or an argument), `super()`'s, or any call of code of the project, which may close
         over it. A library's function (`jnp.sum`) or a builtin given other values does not."""
-        if not any(name.startswith("self.") for name in self.env):
+        if not self._scopes[-1].stored_self:
             return False
         func = call.func
         receiver = func.value if type(func) is cst.Attribute else None
@@ -1087,7 +1089,9 @@ class ValueTracker(Domain):
         given to a function that may fill it (`fill(metrics)`) no longer has known items."""
         func = node.func
         if self._may_set_self(node):
-            _forget(self.env, [name for name in self.env if name.startswith("self.")])
+            for scope in self._scopes:  # (a comprehension's scope: the function's too)
+                _forget(scope.env, scope.stored_self)
+                scope.stored_self.clear()
         if type(func) is cst.Attribute and type(func.value) is cst.Name:
             held = self._lookup(func.value.value)
             if held is not None and held.contents is not None:
@@ -1907,6 +1911,7 @@ class ValueTracker(Domain):
                 scope.traced_node,
                 catching=list(scope.catching),
                 showing=list(scope.showing),
+                stored_self=set(scope.stored_self),
                 watched=scope.watched,
             )
         )
