@@ -172,11 +172,14 @@ def x64_user_files(root: Path, files: list[Path], max_size: int) -> list[Path]:
     repository = _repository(root)
     if repository is None or not any(_asks_wide(file, max_size) for file in files):
         return []
-    found = []
+    found, importing = [], {root: False}  # by project: whether it imports the package (asked once)
     for file in _python_files(repository):
         other = module_of(str(file))[0]
-        if other != root and _mentions_x64(file, max_size) and _imports_from(other, root):
-            found.append(file)
+        if other != root and _mentions_x64(file, max_size):
+            if other not in importing:
+                importing[other] = _imports_from(other, root)
+            if importing[other]:
+                found.append(file)
     return found
 
 

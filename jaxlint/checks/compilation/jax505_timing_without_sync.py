@@ -314,7 +314,7 @@ class TimingWithoutSync(CalleeRule):
             for statement in statements:
                 small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
                 checked = small.value if type(small) is cst.Return and small.value is not None else statement
-                if checked is not None and _may_sync(checked):
+                if _may_sync(checked):
                     return "unknown"
             kinds = {self._kind(call) for statement in statements for call in _all_calls(statement)}
         finally:
