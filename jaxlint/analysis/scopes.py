@@ -239,6 +239,10 @@ class Returned:
     # The containers every `return` gives, when they show them (analysis/structures.py): a list of two tracers
     # stays a list of two for the caller.
     shape: Value | None = None
+    # For a function whose every `return` gives an instance of one class of the module with the fields it was built
+    # with (a NamedTuple, a dataclass): what each field gives, as a summary of its own. A field holding what the
+    # function's own trace computed is a tracer only where the call is traced again (`value` keeps the instance).
+    fields: tuple[tuple[str, "Returned | None"], ...] | None = None
 
     @classmethod
     def of(cls, function: str, params: tuple[str, ...], values: list[Value | None]) -> "Returned | None":
@@ -247,6 +251,10 @@ class Returned:
             return None
         known = cast("list[Value]", values)  # none is None (above)
         whole = cls._whole(function, params, known)
+        fields = _instance_fields(known)
+        if whole is not None and whole.value is not None and fields is not None:
+            summaries = tuple((name, cls.of(function, params, column)) for name, column in fields.items())
+            return replace(whole, value=replace(whole.value, attributes=()), fields=summaries)
         items = _tuple_items(known)
         if whole is None or items is None:
             return whole
@@ -322,6 +330,11 @@ class Returned:
             return self._traced(staged)
         if self.params and not all((value := given.get(param)) is not None and value.is_array for param in self.params):
             return None  # the result follows arguments whose values are unknown
+        if self.fields is not None and self.value is not None:
+            held = tuple(
+                (name, field.result(given, as_given, staged) if field else None) for name, field in self.fields
+            )
+            return replace(self.value, attributes=held)
         return self.value
 
 
@@ -380,6 +393,18 @@ def _containers(values: list[Value]) -> Value | None:
     for value in values[1:]:
         shape = joined(shape, structure(value))
     return shape if shape is not None and shape.contents is not None else None
+
+
+def _instance_fields(values: list[Value]) -> dict[str, list[Value | None]] | None:
+    """The fields of each value when every one is an instance of one class of the module with the same known fields
+    (analysis/constructions.constructor_fields), field by field; None otherwise."""
+    classes = {id(value.instance) for value in values}
+    if len(classes) != 1 or type(values[0].instance) is not cst.ClassDef or not values[0].attributes:
+        return None
+    names = [name for name, _ in values[0].attributes]
+    if any([name for name, _ in value.attributes] != names for value in values):
+        return None
+    return {name: [dict(value.attributes)[name] for value in values] for name in names}
 
 
 def _tuple_items(values: list[Value]) -> list[tuple[Value | None, ...]] | None:
