@@ -451,8 +451,8 @@ class Context:
         if found is not None:
             return found[0] if type(found[0]) is cst.FunctionDef else None
         made = self.value_of(call).instance
-        if type(made) is cst.ClassDef:
-            return method_of(made, "__init__")
+        if type(made) is cst.ClassDef and self._callees.bindings.class_of(call.func, self.chain) is made:
+            return method_of(made, "__init__")  # (a call that makes an instance; a method may return one too)
         if type(call.func) is cst.Attribute:
             receiver = self.value_of(call.func.value).instance
             if type(receiver) is cst.ClassDef:
