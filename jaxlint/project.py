@@ -172,14 +172,17 @@ def x64_user_files(root: Path, files: list[Path], max_size: int) -> list[Path]:
     repository = _repository(root)
     if repository is None or not any(_asks_wide(file, max_size) for file in files):
         return []
+    # The project's own packages and modules, by path: skipped unread.
+    own = tuple(path for top in top_level(root) for path in (f"{root / top}{os.sep}", f"{root / top}.py"))
     found, importing = [], {root: False}  # by project: whether it imports the package (asked once)
     for file in _python_files(repository):
+        if str(file).startswith(own) or not _mentions_x64(file, max_size):
+            continue
         other = module_of(str(file))[0]
-        if other != root and _mentions_x64(file, max_size):
-            if other not in importing:
-                importing[other] = _imports_from(other, root)
-            if importing[other]:
-                found.append(file)
+        if other not in importing:
+            importing[other] = _imports_from(other, root)
+        if importing[other]:
+            found.append(file)
     return found
 
 

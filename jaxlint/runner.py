@@ -313,14 +313,16 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
         for root, modules in projects.items():
             interfaces = interfaces_of(modules)
             asking = tuple(files[modules[name]] for name, interface in interfaces.items() if interface.wide_dtypes)
-            if asking and not x64[root] and (root, asking) not in imported_x64:
-                imported_x64[root, asking] = project.x64_imported(root, list(asking), x64)
-            if asking and not x64[root] and root not in used_x64:
-                used_x64[root] = project.x64_used(root, x64)
+            if asking and not x64[root]:
+                if (root, asking) not in imported_x64:
+                    imported_x64[root, asking] = project.x64_imported(root, list(asking), x64)
+                if root not in used_x64:
+                    used_x64[root] = project.x64_used(root, x64)
             from_above = (
                 project.x64_above(root, enabled)
                 or imported_x64.get((root, asking), False)
-                or (bool(asking) and used_x64.get(root, False))
+                or bool(asking)
+                and used_x64.get(root, False)
             )
             for name, imported in project.imported_facts(interfaces, from_above).items():
                 index = modules[name]

@@ -18,7 +18,8 @@ import libcst as cst
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
 from jaxlint.model.classes import DATACLASS_MAKERS
-from jaxlint.model.pytrees import CLASS_VARIABLE_ANNOTATIONS, METADATA_FIELD_CALLS, NAMEDTUPLE_BASES, STATIC_FIELD_CALLS
+from jaxlint.analysis.pytrees import namedtuple_class
+from jaxlint.model.pytrees import CLASS_VARIABLE_ANNOTATIONS, METADATA_FIELD_CALLS, STATIC_FIELD_CALLS
 from jaxlint.model.pytrees import STATIC_FIELD_SPECS
 from jaxlint.traversal import TOKENS_BUT_NAMES, branches
 
@@ -155,8 +156,7 @@ def constructor_fields(cls: cst.ClassDef, names: Names) -> tuple[str, ...] | Non
     generated constructor takes them by position or keyword): a NamedTuple subclass without a `__new__`, or a
     dataclass without bases, `__init__`, `__post_init__` or field options that change what its `__init__` takes;
     None for another class."""
-    bases = [names.qualified(base.value) for base in cls.bases]
-    if bases and all(base in NAMEDTUPLE_BASES for base in bases) and not cls.decorators and not cls.keywords:
+    if namedtuple_class(cls, names) and not cls.keywords:
         if any(type(statement) is cst.FunctionDef and statement.name.value == "__new__" for statement in cls.body.body):
             return None
         fields = _declared_fields(cls, names)

@@ -369,6 +369,11 @@ class Context:
         the error tracing `f` raises on purpose (a lesson's first attempt)."""
         return self._tracker.trace_shown(errors)
 
+    def shows(self, errors: frozenset[str]) -> bool:
+        """Whether this point is in the body of a `try` (of the function around) whose handler catches one of
+        `errors` and does not raise again: a book's `try: jnp.sum([1, 2]) except TypeError as e: print(e)`."""
+        return self._tracker.shows(errors)
+
     def catches(self, errors: frozenset[str]) -> bool:
         """Whether this point is in the body of a `try` (of the function around) whose handlers name one of
         `errors`, qualified: `except jax.errors.ConcretizationTypeError:` around an `if` expects it to fail."""

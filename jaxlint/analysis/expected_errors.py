@@ -14,6 +14,7 @@ if TYPE_CHECKING:
         """What the mixin uses of the Rule it comes before (checks/base.py, a higher layer)."""
 
         names: Any
+        facts: Any
 
         def report(self, node: cst.CSTNode, message: Any, fix: Any = None, because: Any = None) -> None: ...
 else:
@@ -34,31 +35,43 @@ def expects_error(node: cst.With, names) -> bool:
     return False
 
 
+def caught_errors(node: cst.Try | cst.TryStar, names) -> frozenset[str]:
+    """The exception classes a `try`'s handlers name (qualified, or a builtin's own name; a bare `except:` names
+    none)."""
+    return frozenset(name for handler in node.handlers for name in _named(handler, names))
+
+
 def shown_errors(node: cst.Try | cst.TryStar, names) -> frozenset[str]:
-    """The exception classes a `try`'s handlers catch and keep (qualified, or a builtin's own name; a bare `except:`
-    catches `BaseException`); a handler that raises again keeps nothing."""
+    """The exception classes a `try`'s handlers catch and keep (a bare `except:` catches `BaseException`); a handler
+    that raises again keeps nothing."""
     found: set[str] = set()
     for handler in node.handlers:
-        if any(
+        if not any(
             isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Raise)
             for statement in handler.body.body
         ):
-            continue
-        if handler.type is None:
-            found.add("BaseException")
-            continue
-        kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-        for kind in kinds:
-            expr = kind.value if isinstance(kind, cst.BaseElement) else kind
-            qualified = names.qualified(expr) or (expr.value if isinstance(expr, cst.Name) else None)
-            if qualified is not None:
-                found.add(qualified)
+            found |= _named(handler, names) if handler.type is not None else {"BaseException"}
     return frozenset(found)
 
 
+def _named(handler: cst.ExceptHandler | cst.ExceptStarHandler, names) -> set[str]:
+    """The classes an `except` clause names: qualified, or a builtin's own name (`TypeError`)."""
+    if handler.type is None:
+        return set()
+    kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    found = set()
+    for kind in kinds:
+        expr = kind.value if isinstance(kind, cst.BaseElement) else kind
+        qualified = names.qualified(expr) or (expr.value if isinstance(expr, cst.Name) else None)
+        if qualified is not None:
+            found.add(qualified)
+    return found
+
+
 class ExpectedErrors(_Mixin):
-    """Leaves out findings inside blocks that expect an error (a test of that very error, or a `try` that catches
-    it). Mix in before Rule; `raises` names the error a finding predicts and its base classes."""
+    """Leaves out findings inside blocks that expect an error (a test of that very error, or a `try` of the function
+    around that catches it and shows it: the analysis follows those, Context.shows). Mix in before Rule; `raises`
+    names the error a finding predicts and its base classes."""
 
     raises: frozenset[str] = frozenset()
     _expecting = 0
@@ -71,14 +84,6 @@ class ExpectedErrors(_Mixin):
         if expects_error(node, self.names):
             self._expecting -= 1
 
-    def visit_Try_body(self, node: cst.Try) -> None:
-        if shown_errors(node, self.names) & self.raises:
-            self._expecting += 1
-
-    def leave_Try_body(self, node: cst.Try) -> None:
-        if shown_errors(node, self.names) & self.raises:
-            self._expecting -= 1
-
     def report(self, node, message, fix=None, because=None) -> None:
-        if not self._expecting:
+        if not self._expecting and not (self.raises and self.facts.shows(self.raises)):
             super().report(node, message, fix, because)

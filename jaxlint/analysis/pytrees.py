@@ -43,6 +43,12 @@ class Field:
     number: bool = False
 
 
+def namedtuple_class(cls: cst.ClassDef, names: Names) -> bool:
+    """`class State(NamedTuple):`, undecorated: one field per annotated name, in order."""
+    bases = [names.qualified(base.value) for base in cls.bases]
+    return bool(bases) and all(base in NAMEDTUPLE_BASES for base in bases) and not cls.decorators
+
+
 def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field] | None:
     """The fields of `cls` by name when it is a pytree class the model knows; None otherwise. `class_of`
     resolves an annotation to a class of the module (or None)."""
@@ -54,7 +60,7 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
         for d in cls.decorators
         if names.qualified(_decorator_function(d.decorator)) not in DATACLASS_DECORATORS
     ]
-    namedtuple = bool(bases) and all(base in NAMEDTUPLE_BASES for base in bases) and not cls.decorators
+    namedtuple = namedtuple_class(cls, names)
     listed = None
     if not bases and len(registering) == 1:
         listed = _listed_fields(registering[0], names)

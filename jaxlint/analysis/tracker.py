@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from functools import cached_property, lru_cache
 from typing import Final, TypeVar, cast
 from dataclasses import dataclass, field, replace
@@ -38,7 +38,7 @@ from jaxlint.analysis.constructions import handed_on, never_passed
 from jaxlint.analysis.constructions import parameter_of
 from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
 from jaxlint.analysis.dtype_tests import dtype_test
-from jaxlint.analysis.expected_errors import shown_errors
+from jaxlint.analysis.expected_errors import caught_errors, shown_errors
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
@@ -2061,19 +2061,7 @@ class ValueTracker(Domain):
         self.recorder.rebound(target_names(node.target))
 
     def visit_Try_body(self, node: cst.Try | cst.TryStar) -> None:
-        caught: set[str] = set()
-        for handler in node.handlers:
-            kinds: Sequence[cst.BaseElement | cst.BaseExpression | None] = (
-                handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-            )
-            for element in kinds:
-                if element is None:  # (a bare `except:` names none; every node is true)
-                    continue
-                kind = element.value if isinstance(element, cst.BaseElement) else element
-                qualified = self.names.qualified(kind) or (kind.value if type(kind) is cst.Name else None)
-                if qualified is not None:  # (a builtin such as `TypeError` by its own name)
-                    caught.add(qualified)
-        self._scopes[-1].catching.append(frozenset(caught))
+        self._scopes[-1].catching.append(caught_errors(node, self.names))
         self._scopes[-1].showing.append(shown_errors(node, self.names))
 
     def leave_Try_body(self, node: cst.Try | cst.TryStar) -> None:
@@ -2092,6 +2080,11 @@ class ValueTracker(Domain):
             and bool(traced.transforms)
             and all(transform.shown & errors for transform in traced.transforms)
         )
+
+    def shows(self, errors: frozenset[str]) -> bool:
+        """Whether the current point is in the body of a `try` of this function whose handlers catch one of
+        `errors` (qualified) and do not raise again."""
+        return any(kept & errors for kept in self._scopes[-1].showing)
 
     def catches(self, errors: frozenset[str]) -> bool:
         """Whether the current point is in the body of a `try` of this function whose handlers name one of

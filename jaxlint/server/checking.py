@@ -195,7 +195,7 @@ class Checker:
         """Whether a conftest.py above the project's root turns on x64 for it (project.conftests_above), as the
         files are now: one may have been added since the last check."""
         project.conftests_above.cache_clear()
-        enabled = {conftest for conftest in project.conftests_above(root) if self._sets_x64(conftest)}
+        enabled = {conftest for conftest in project.conftests_above(root) if self._interface_of(conftest).x64}
         return project.x64_above(root, enabled)
 
     def _x64_elsewhere(self, root: Path, modules: dict[str, Module], max_size: int) -> bool:
@@ -207,24 +207,22 @@ class Checker:
             return False
         project.top_level.cache_clear()  # a package may have been added above since the last check
         project.importable_above.cache_clear()
-        tops: dict[Path, set[str]] = {}
         paths = [Path(path).absolute() for path in asking]
-        files = project.x64_package_files(root, paths, max_size) + project.x64_user_files(root, paths, max_size)
-        for file in files:
-            if self._sets_x64(file):
-                where, module = project.module_of(str(file))
-                tops.setdefault(where, set()).add(module.split(".")[0])
-        packages = {where: frozenset(names) for where, names in tops.items()}
+        others: dict[Path, dict[str, Interface]] = {}
+        for file in project.x64_package_files(root, paths, max_size) + project.x64_user_files(root, paths, max_size):
+            where, module = project.module_of(str(file))
+            others.setdefault(where, {})[module] = self._interface_of(file)
+        packages = project.x64_packages(others)
         return project.x64_imported(root, asking, packages) or project.x64_used(root, packages)
 
-    def _sets_x64(self, file: Path) -> bool:
-        """Whether a file of another project (a conftest.py, a package) sets or reads `jax_enable_x64`."""
+    def _interface_of(self, file: Path) -> Interface:
+        """What a file of another project (a conftest.py, a package) tells the others; nothing when unreadable."""
         try:
             data, settings = read_bytes(str(file)), self.settings_for(str(file))
         except (InputError, ConfigError):
-            return False
+            return Interface()
         name, context = command_line_name(str(file)), project.context(str(file))
-        return self._check(name, data, settings, _cache(settings, str(file)), context)[0].x64
+        return self._check(name, data, settings, _cache(settings, str(file)), context)[0]
 
     def _link(self, modules: dict[str, Module], x64_from_above: bool) -> None:
         """Phase 2: each module checked again with what the others tell it, until nothing changes."""
