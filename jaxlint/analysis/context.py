@@ -69,9 +69,10 @@ class Keys:
         """Consumed here in every iteration of the innermost loop, from a key bound outside it."""
         return self._flow.reached() and self._flow.reused_by_loop(ref)
 
-    def consumed_again(self, loop: cst.For | cst.While) -> list[tuple[cst.BaseExpression, str, str, Use]]:
-        """Once the loop's body was visited: the keys it consumes before binding them again that the previous
-        iteration consumed after binding them, each as (argument, key reference, consumer, previous use)."""
+    def consumed_again(self, loop: cst.CSTNode) -> list[tuple[cst.BaseExpression, str, str, Use]]:
+        """Once the loop's body (a For's, a While's, or a lax loop body's def) was visited: the keys it consumes
+        before binding them again that the previous iteration consumed after binding them, each as (argument, key
+        reference, consumer, previous use)."""
         return self._flow.consumed_again(loop)
 
     def drawn_per_leaf(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:

@@ -35,7 +35,7 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import parameter_names, rebound_names, statements, target_names
+from jaxlint.analysis.bindings import mentioned_names, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.dead_branches import Guard, parameter_guards
 from jaxlint.analysis.factories import returned
@@ -54,7 +54,7 @@ from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.notebook_cells import starts_cell
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
-from jaxlint.model.functions import JAX_RANDOM, RANDOMNESS_OFF
+from jaxlint.model.functions import JAX_RANDOM, PERMUTATION, RANDOMNESS_OFF, SELECTING_SAMPLERS
 from jaxlint.model.keys import (
     BRANCHING,
     CONDS,
@@ -332,6 +332,10 @@ class KeyState:
     # Of a lax loop body: its carry parameter, whose items (`carry[1]`, `carry["key"]`) are the places of the loop's
     # initial carry (`carry_consuming`): a name bound to one is another name of what the caller put there.
     carry: str | None = None
+    # Of a lax loop body whose `return` is the next iteration's carry: its carry parameter, whether that `return`
+    # pairs the carry with an output (`scan`), and its run (the first of `iterations`), whose exposed keys are what
+    # the previous iteration left in the carry.
+    next_carry: tuple[str, bool, "_Iteration"] | None = None
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
@@ -349,6 +353,7 @@ class KeyState:
             self.carried,
             self.iterations,
             self.carry,
+            self.next_carry,
         )
 
     def restore(self, other: "KeyState") -> None:
@@ -719,6 +724,16 @@ class KeyFlow(Domain):
             found += item_arguments(call, positional, {name: frozenset(items) for name, items in drawn.items()})
         return found
 
+    def _entries_drawn(self, call: cst.Call) -> set[str]:
+        """The names given to a call whose entries its callee draws from, which it never changes (`_drawn_entry`):
+        `meta` of `run(meta)` for a `run` that splits `meta["key"]`."""
+        return _entries(self._hop_consuming(call))
+
+    def _entries_drawn_ahead(self, call: cst.Call) -> set[str]:
+        """`_entries_drawn` for a call of a loop body asked before the walk reaches it, when less is known there
+        (what its receiver is): not kept for the call's own turn."""
+        return _entries(self._hops[id(call)] if id(call) in self._hops else self._find_hops(call))
+
     def _imported_items(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
         """The dict entries given to another module's function that draws from them (its interface says)."""
         context = self._tracker.context
@@ -832,7 +847,9 @@ class KeyFlow(Domain):
         """The keys that the function a tree map runs on each leaf (`jax.tree.map(lambda g: g + normal(rng, g.shape),
         grads)`) draws from as they are outside it, when the tree is known to have two leaves or more (tree_leaves.py):
         (the key argument of the draw, the key, what draws). Every leaf gets the same bits, as every iteration of a
-        Python loop over the leaves would (jax's key-reuse checker raises KeyReuseError)."""
+        Python loop over the leaves would (jax's key-reuse checker raises KeyReuseError). Not a `permutation` of the
+        leaf (`permutation(key, x, axis=0)`, `x[permutation(key, n)]`): every leaf is shuffled the same way, which
+        keeps rows paired, as `[permutation(key, a) for a in arrays]` does."""
         if not self.state.keys or len(call.args) < 2:
             return []  # (no key to draw from here)
         mapped, tree = call.args[0], call.args[1]
@@ -849,12 +866,28 @@ class KeyFlow(Domain):
             if type(node) is not cst.Call or any(type(outer) in _CONDITIONAL for outer in around):
                 continue  # (a draw some leaves may not reach)
             drawn = self._drawn_key(node)
+            if drawn is not None and self._shuffles_leaf(node, around, function):
+                continue
             draws = [drawn] if drawn is not None else []
             draws += [(expr, f"{_callee_name(node)}()") for expr in self._tracker.known.consuming.get(node, ())]
             for expr, by in draws:
                 if type(expr) is cst.Name and expr.value not in own and self.state.is_key(expr.value):
                     found.append((expr, expr.value, by))
         return found
+
+    def _shuffles_leaf(
+        self, call: cst.Call, around: tuple[cst.CSTNode, ...], function: cst.Lambda | cst.FunctionDef
+    ) -> bool:
+        """Whether `call` is a `permutation` of the mapped function's leaf (its first parameter): of an array read
+        from it, or one that indexes it (`x[permutation(key, n)]`)."""
+        if self._tracker.names.qualified(call.func) != PERMUTATION:
+            return False
+        leaf = set(parameter_names(function.params)[:1])
+        array = argument(call, *SELECTING_SAMPLERS[PERMUTATION])
+        if array is not None and mentioned_names(array) & leaf:
+            return True
+        indexed = around[-3] if len(around) >= 3 and type(around[-1]) is cst.Index else None
+        return type(indexed) is cst.Subscript and bool(mentioned_names(indexed.value) & leaf)
 
     def _is_tree_map(self, func: cst.BaseExpression) -> bool:
         """`jax.tree.map`, or a name this scope binds once to it (`tree_map = tree_util.tree_map`)."""
@@ -1089,12 +1122,14 @@ class KeyFlow(Domain):
             params = [self._param_given(arg.value) if function is not None else None for arg in node.args]
             recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed, self._runs(node))
         # A container given to a call, or whose method is called, may be changed there: what its
-        # entries hold is unknown from here (`keys.update(...)`, `refresh(keys)`).
+        # entries hold is unknown from here (`keys.update(...)`, `refresh(keys)`); not one whose entries the callee
+        # draws from, which it never changes (`_drawn_entry`): `meta["key"]` is the same spent key after `run(meta)`.
         func = node.func
         if type(func) is cst.Attribute and type(func.value) is cst.Name:
             self.state.forget_items(func.value.value)
+        drawn_from = self._entries_drawn(node)
         for arg in node.args:
-            if type(arg.value) is cst.Name:
+            if type(arg.value) is cst.Name and arg.value.value not in drawn_from:
                 self.state.forget_items(arg.value.value)
         self._forget_handed_fields(node)
 
@@ -1285,6 +1320,16 @@ class KeyFlow(Domain):
             state.keys.setdefault(place, len(state.loops))
         return place
 
+    def _given_entry(self, name: str, place: str | None) -> str | None:
+        """`place` when it is a string entry of a parameter (`meta["key"]`) bound to a name like a key's (`in_key =
+        meta["key"]`): the key the caller put there, consumed when `name` is, as the caller's `meta["key"]`."""
+        state = self.state
+        entry = dict_item(place) if place is not None else None
+        if entry is None or entry[0] not in state.params | state.others or not state.named_like_key(name):
+            return None
+        state.keys.setdefault(cast(str, place), len(state.loops))
+        return place
+
     def _carry_item(self, ref: str | None) -> bool:
         """Whether `ref` is an item of the lax loop body's carry parameter (`carry[1]`, `carry["key"]`)."""
         return ref is not None and _is_item(ref) and _base(ref) == self.state.carry
@@ -1322,7 +1367,7 @@ class KeyFlow(Domain):
         if ref is not None:
             named = self._key_named(value) if not ref.startswith("self.") else None
             if named is None and value is not None and not ref.startswith("self."):
-                named = self._carry_place(ref, key_ref(value))
+                named = self._carry_place(ref, key_ref(value)) or self._given_entry(ref, key_ref(value))
             if named is None and type(value) is cst.Call and not ref.startswith("self."):
                 named = self._handed_back(self._tracker.given_back(value)[0])
                 if named is not None and self.state.resolve(named) == self.state.resolve(ref):
@@ -1477,7 +1522,9 @@ class KeyFlow(Domain):
     def enter_loop(self, node: cst.CSTNode, rebound: set[str]) -> None:
         """Remembered: a key consumed in a loop body and not rebound there is consumed again by the next iteration."""
         if isinstance(node, (cst.For, cst.While)):
-            rebound = rebound | set(_self_targets(node.body)) | _changed_containers(node.body)
+            rebound = (
+                rebound | set(_self_targets(node.body)) | _changed_containers(node.body, self._entries_drawn_ahead)
+            )
         self.state.loops.append(rebound)
         self._loops.append((self.state, len(self.state.loops), node))
         if type(node) is cst.For or type(node) is cst.While:
@@ -1518,9 +1565,38 @@ class KeyFlow(Domain):
         if found:
             self._again[node] = found
 
-    def consumed_again(self, loop: cst.For | cst.While) -> list[tuple[cst.BaseExpression, str, str, Use]]:
-        """The keys a For or While body consumes that its previous iteration consumed last (`next_iteration`):
-        (argument, ref, consumer, the previous iteration's use)."""
+    def leave_Return(self, node: cst.Return) -> None:
+        """A lax loop body that gives back in its carry a key it consumed (`key, sub = split(key)`, then
+        `uniform(key)` and `return (x, key), y`): the next iteration draws from it again where it draws from that
+        place of its carry (jax's key-reuse checker: "scan body function leads to key reuse when repeatedly
+        executed")."""
+        state = self.state
+        if state.next_carry is None or node.value is None or not self.reached():
+            return
+        parameter, with_output, run = state.next_carry
+        part = _carry_part(node.value, with_output)
+        if type(part) is cst.Tuple or type(part) is cst.List:
+            elements = part.elements
+            places = [(f"{parameter}[{i}]", e.value) for i, e in enumerate(elements) if type(e) is cst.Element]
+        else:
+            places = [(parameter, part)] if part is not None else []
+        function = self._functions[-1]
+        if function is None:
+            return
+        found = self._again.setdefault(function, [])
+        for place, value in places:
+            ref = key_ref(value)
+            exposed = run.exposed.get(place)
+            if ref is None or exposed is None or not state.is_key(ref):
+                continue
+            expr, use = exposed
+            before = state.prior_use(ref)
+            if before is not None and (before.node is not use.node or before.back):
+                found.append((expr, key_ref(expr) or place, use.by, before))
+
+    def consumed_again(self, loop: cst.CSTNode) -> list[tuple[cst.BaseExpression, str, str, Use]]:
+        """The keys a For or While body, or a lax loop body (`leave_Return`), consumes that its previous iteration
+        consumed last (`next_iteration`): (argument, ref, consumer, the previous iteration's use)."""
         return self._again.pop(loop, [])
 
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
@@ -1559,12 +1635,20 @@ class KeyFlow(Domain):
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
-            local = set(names) | (_rebound_keys(body) | _changed_containers(body) if body is not None else set())
+            local = set(names) | (
+                _rebound_keys(body) | _changed_containers(body, self._entries_drawn_ahead)
+                if body is not None
+                else set()
+            )
             state.carried = frozenset().union(
                 *(carried_unchanged(node, t, self._loop_function) for t in function.transforms)
             )
             state.loops.append(local - state.carried)
             state.carry = _carry_parameter(node, function.transforms, body)
+            returned_carry = _returned_carry(node, function.transforms, self._loop_function)
+            if returned_carry is not None:
+                state.next_carry = (*returned_carry, _Iteration(set()))
+                state.iterations.append(state.next_carry[2])
         self._states.append(state)
         self._functions.append(node)
 
@@ -1632,6 +1716,30 @@ def carried_unchanged(
     statement, names = unpacked
     elsewhere = rebound_names([s for s in statements(function.body) if s is not statement])
     return {name for index, name in enumerate(names) if index in kept and name not in elsewhere}
+
+
+def _entries(hops: list[tuple[cst.BaseExpression, str | None]]) -> set[str]:
+    """The names whose dict entries `hops` says a callee draws from (`meta` of `meta['key']`)."""
+    return {hop.partition("[")[0] for _, hop in hops if hop is not None and dict_item(hop)}
+
+
+def _returned_carry(
+    function: cst.CSTNode,
+    transforms: tuple[AppliedTransform, ...],
+    resolve: Callable[[cst.BaseExpression], cst.CSTNode | None],
+) -> tuple[str, bool] | None:
+    """The carry parameter of a lax loop body whose `return` is the carry of the loop's next iteration (not a
+    `while_loop`'s condition), and whether that `return` pairs it with an output (`scan`)."""
+    if type(function) is not cst.FunctionDef:
+        return None
+    positional = [*function.params.posonly_params, *function.params.params]
+    for transform in transforms:
+        carry = LAX_CARRIES.get(transform.name)
+        if carry is None or transform.bound or carry[2] >= len(positional):
+            continue
+        if _next_carry_maker(function, transform, resolve) is function:
+            return positional[carry[2]].name.value, transform.name in CARRY_WITH_OUTPUT
+    return None
 
 
 def _carry_parameter(
@@ -1892,9 +2000,10 @@ def _rebound_keys(body: cst.BaseSuite) -> set[str]:
     return rebound_names(body) | set(_self_targets(body))
 
 
-def _changed_containers(body: cst.CSTNode) -> set[str]:
+def _changed_containers(body: cst.CSTNode, keeps: Callable[[cst.Call], set[str]] = lambda call: set()) -> set[str]:
     """`name[]` for each name a block may change the entries of: `name[...] = ...`, `name.update(...)`,
-    `f(name)`, `del name[...]` (its entries are then no longer the ones before the loop's first iteration)."""
+    `f(name)`, `del name[...]` (its entries are then no longer the ones before the loop's first iteration); not a
+    name given to a call that `keeps` its entries."""
     found: set[str] = set()
     stack = [body]
     while stack:
@@ -1919,7 +2028,12 @@ def _changed_containers(body: cst.CSTNode) -> set[str]:
             func = call.func
             if type(func) is cst.Attribute and type(func.value) is cst.Name:
                 found.add(f"{func.value.value}[]")
-            found.update(f"{arg.value.value}[]" for arg in call.args if type(arg.value) is cst.Name)
+            kept = keeps(call) if call.args else set()
+            found.update(
+                f"{arg.value.value}[]"
+                for arg in call.args
+                if type(arg.value) is cst.Name and arg.value.value not in kept
+            )
         stack.extend(branches(node))  # (no token is looked at)
     return found
 

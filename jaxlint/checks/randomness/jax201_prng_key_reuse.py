@@ -47,7 +47,8 @@ class PrngKeyReuse(Rule):
         "`self.key` of `x, self.key = self.step(x, self.key)`, it is the key the object's next call draws from "
         "again); one that draws from a key one hop away: a nested def or lambda from a key of "
         'the function around it, a function from the entry of a dict argument (`rngs["dropout"]` of '
-        '`rngs={"dropout": key}`), a method from a key its object keeps (`self.key` that `__init__` stored and '
+        '`rngs={"dropout": key}`, or a dict the caller keeps: `run(meta)` twice for a `run` that splits '
+        '`meta["key"]` and never stores the new key there), a method from a key its object keeps (`self.key` that `__init__` stored and '
         "nothing else in the class's module assigns: `agent.act(x)` twice draws the same bits, until the agent is "
         "handed to code of another module, which may store another key); "
         "a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
@@ -55,7 +56,8 @@ class PrngKeyReuse(Rule):
         'xs)`, a dict carry `{"key": key}`) is consumed by the loop when its body consumes that place of the carry. '
         "In a loop, a key the body draws from before binding it again is the one the previous "
         "iteration left: consumed twice when that iteration consumed it after binding it (`key, sub = "
-        "split(key)`, then a draw from `key` instead of `sub`)."
+        "split(key)`, then a draw from `key` instead of `sub`); so is a key a lax loop body hands on in its "
+        "carry after drawing from it (`return (x, key), y` after `uniform(key)`): the next iteration splits it."
     )
     why_bad = (
         "JAX's random numbers are a pure function of the key: the same key gives the same numbers. Two "
@@ -150,7 +152,7 @@ class PrngKeyReuse(Rule):
                 ),
             )
 
-    def leave_For(self, node: cst.For | cst.While) -> None:
+    def leave_For(self, node: cst.CSTNode) -> None:
         if self.facts.in_test_file:
             return
         keys = self.facts.keys
@@ -167,7 +169,7 @@ class PrngKeyReuse(Rule):
                 ),
             )
 
-    leave_While = leave_For
+    leave_While = leave_FunctionDef = leave_For
 
     def _same_transform_of_two_arrays(self, first: cst.CSTNode, second: cst.Call) -> bool:
         """Two calls of one function of the project that differ only in one argument, an array in both
