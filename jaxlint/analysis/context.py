@@ -61,9 +61,11 @@ class Keys:
         """The keys `call` consumes: (argument, key reference, consumer name)."""
         return self._flow.uses(call)
 
-    def prior_use(self, ref: str) -> Use | None:
-        """The consumption of `ref` on some path that reaches this point, if any (none in dead code)."""
-        return self._flow.state.prior_use(ref) if self._flow.reached() else None
+    def prior_use(self, ref: str, expr: cst.BaseExpression | None = None) -> Use | None:
+        """The consumption of `ref` on some path that reaches this point, if any (none in dead code); with `expr`,
+        the argument of a consumption `uses` gave, one of the same kind (Use.folded)."""
+        prior = self._flow.state.prior_use(ref) if self._flow.reached() else None
+        return prior.of_kind(self._flow.folded(expr)) if prior is not None and expr is not None else prior
 
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop, from a key bound outside it."""

@@ -36,7 +36,7 @@ from typing import Callable, cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import mentioned_names, parameter_names, rebound_names, statements, target_names
-from jaxlint.analysis.calls import argument
+from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.dead_branches import Guard, parameter_guards
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
@@ -49,6 +49,7 @@ from jaxlint.analysis.key_hops import (
     local_names,
     runs_when_called,
 )
+from jaxlint.analysis.library_runs import library_base
 from jaxlint.analysis.loop_guards import runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
@@ -60,6 +61,7 @@ from jaxlint.model.keys import (
     CONDS,
     EVAL_SHAPE,
     KEY_COMPUTING_MODULES,
+    KEY_DRAWING_FIELDS,
     KEY_MAKERS,
     LIBRARY_KEY_DRAWERS,
     LIBRARY_KEY_METHODS,
@@ -71,6 +73,7 @@ from jaxlint.model.keys import (
     SHAPE_OF,
     SINGLE_KEY_MAKERS,
     SPLIT,
+    SUBCLASS_KEY_METHODS,
     VIEW_FUNCTIONS,
 )
 from jaxlint.analysis.stable_fields import stable_fields
@@ -96,6 +99,15 @@ class Use:
     by: str
     # Consumed by a call that handed the key back (`x, key = step(x, key)`): its next call consumes it again.
     back: bool = False
+    # Drawn from through keys that `fold_in` derives from it (a flax Module's `init` and `apply`, which seed each
+    # stream so): the same again with the same key, unrelated to what `split` or a sampler makes of it, which jax's
+    # key-reuse checker accepts after a `fold_in` as after these.
+    folded: bool = False
+    other: "Use | None" = None  # the first consumption of the other kind, after this one
+
+    def of_kind(self, folded: bool) -> "Use | None":
+        """This consumption, or the later one of the other kind, whichever is of kind `folded`."""
+        return self if self.folded == folded else self.other
 
 
 # A value read here only for its shape and dtype: its numbers never matter (under jit, XLA drops them).
@@ -521,7 +533,13 @@ class KeyState:
         return depth < len(self.loops) and base not in inner and written not in inner and _holder(ref) not in inner
 
     def consume(self, ref: str, use: Use) -> None:
-        self.consumed.setdefault(self.resolve(ref), use)
+        """The first consumption of each kind is kept (`Use.other`)."""
+        ref = self.resolve(ref)
+        known = self.consumed.get(ref)
+        if known is None:
+            self.consumed[ref] = use
+        elif known.folded != use.folded and known.other is None:
+            self.consumed[ref] = replace(known, other=use)
 
 
 class KeyFlow(Domain):
@@ -557,6 +575,8 @@ class KeyFlow(Domain):
         self._syntax = _syntax_of(module)
         self._module = module
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
+        self._folded_hops: set[tuple[int, str]] = set()  # (a call's function, a closed key) drawn folded there
+        self._folded: set[int] = set()  # the key arguments drawn from through keys fold_in derives (Use.folded)
         self._again: dict[cst.CSTNode, list[tuple[cst.BaseExpression, str, str, Use]]] = {}  # consumed_again
         self._guards: dict[int, dict[int, tuple[Guard, ...]]] = {}  # of each function: parameter_guards
         self._hops: dict[int, list[tuple[cst.BaseExpression, str | None]]] = {}  # of each call: _hop_consuming
@@ -617,10 +637,14 @@ class KeyFlow(Domain):
         if not (self._notebook and len(self._states) == 1):
             for expr in (*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)):
                 candidates.append((expr, f"{_callee_name(call)}()"))
+            self._folded.update(map(id, self._tracker.known.folding.get(call, ())))
             for name in self._module_keys_drawn(call):
                 if self.state.is_key(name):
                     found.append((call.func, name, f"{_callee_name(call)}()"))
-            for expr, hop in self._hop_consuming(call):
+            hops = self._hop_consuming(call)
+            drawn_hops = {id(expr) for expr, hop in hops if (id(expr), hop) not in self._folded_hops}
+            self._folded.update(id(expr) for expr, _ in hops if id(expr) not in drawn_hops)
+            for expr, hop in hops:
                 if hop is None:
                     candidates.append((expr, f"{_callee_name(call)}()"))
                 elif (
@@ -632,6 +656,9 @@ class KeyFlow(Domain):
                     told = target if target != hop and not _is_item(target) else hop
                     self._written[told] = hop
                     found.append((expr, told, f"{_callee_name(call)}()"))
+        folded = self._module_keys(call)
+        self._folded.update(id(expr) for expr, _ in folded)
+        candidates.extend(folded)
         candidates.extend(self._branch_consuming(call))
         candidates.extend(self._carry_consuming(call))
         candidates.extend((expr, by) for expr, _, by in self.drawn_per_leaf(call))
@@ -711,9 +738,12 @@ class KeyFlow(Domain):
             for ref, sites in fields.items():
                 if live(sites, function, bound, call):
                     found.append((receiver, f"{receiver.value}.{ref.partition('.')[2]}"))
+        folded = known.closes_folded.get(function, frozenset())
         for (ref, owner), sites in closes.items():
             if self._owner(_base(ref)) is owner and live(sites, function, bound, call):
                 found.append((call.func, ref))
+                if (ref, owner) in folded:
+                    self._folded_hops.add((id(call.func), ref))
         drawn: dict[str, set[str]] = {}
         for ref, sites in items.items():
             entry = dict_item(ref)
@@ -723,6 +753,10 @@ class KeyFlow(Domain):
             positional = Signature.of(function.params).positional[bound:]
             found += item_arguments(call, positional, {name: frozenset(items) for name, items in drawn.items()})
         return found
+
+    def folded(self, expr: cst.BaseExpression) -> bool:
+        """Whether `uses` gave `expr` as a key drawn from through keys fold_in derives (Use.folded)."""
+        return id(expr) in self._folded
 
     def _entries_drawn(self, call: cst.Call) -> set[str]:
         """The names given to a call whose entries its callee draws from, which it never changes (`_drawn_entry`):
@@ -1104,16 +1138,16 @@ class KeyFlow(Domain):
             if self._carry_item(ref):
                 self.state.learn(ref)
             resolved = self.state.resolve(ref)
+            use = Use(node, by, folded=id(expr) in self._folded)
             if function is not None and (
                 resolved in self.state.params
                 or _base(resolved) == self.state.carry
                 or self._drawn_entry(function, resolved)
                 or self._kept_field(function, resolved)
             ):
-                recorder.key_consumed(function, resolved, self._parameter_guards(function, node))
+                recorder.key_consumed(function, resolved, self._parameter_guards(function, node), use.folded)
             elif function is not None and (owner := self._closure_owner(resolved)) is not None:
-                recorder.key_closed(function, resolved, owner, self._parameter_guards(function, node))
-            use = Use(node, by)
+                recorder.key_closed(function, resolved, owner, self._parameter_guards(function, node), use.folded)
             for iteration in self.state.iterations:
                 iteration.consume(expr, self.state.resolve(ref), use)
             self.state.consume(ref, use)
@@ -1194,6 +1228,48 @@ class KeyFlow(Domain):
         if key is None and method == "__call__":  # a layer of `eqx.nn` called: `dropout(x, key=key)`
             key = _keyword_key(call, made)
         return (key, f"{made.rsplit('.', 1)[-1]}.{method}") if key is not None else None
+
+    def _module_keys(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
+        """The keys a library Module's method draws from (`model.init(key, x)`, `model.apply(v, x, rngs={"dropout":
+        key})` of `model = MLP()`, a flax Module; `state.apply_fn(p, x, rngs=...)` of a parameter annotated as a
+        TrainState), each with what draws: the key, or each value of a dict of keys by stream. None when a keyword
+        turns randomness off (`deterministic=True`)."""
+        func = call.func
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return []
+        found = self._module_method(func.value, func.attr.value)
+        if found is None or _keyword_key(call, "") is None and _randomness_off(call):
+            return []
+        (position, keyword), owner = found
+        given = arguments(call)
+        arg = given.keywords.get(keyword)
+        if arg is None and position is not None and position < len(given.positional):
+            arg = given.positional[position]
+        by = f"{owner}.{func.attr.value}"
+        if type(arg) is cst.Dict:
+            return [(element.value, by) for element in arg.elements if type(element) is cst.DictElement]
+        return [(arg, by)] if arg is not None else []
+
+    def _module_method(self, owner: cst.Name, method: str) -> tuple[tuple[int | None, str], str] | None:
+        """Where `owner.method(...)` takes the keys it draws from, with the owner's class name: an instance of a
+        class of this module deriving from a library base (SUBCLASS_KEY_METHODS), or a parameter of a function
+        around annotated with a library class whose field holds such a method (KEY_DRAWING_FIELDS)."""
+        tracker = self._tracker
+        chain = tuple(tracker.chain)
+        found = tracker.callees.bindings.binding(owner, chain)
+        if found is not None and type(found[0]) is cst.Call:
+            cls = tracker.callees.bindings.class_of(found[0].func, found[1])
+            base = (
+                library_base(cls, self._module, tracker.callees.bindings, tracker.names, SUBCLASS_KEY_METHODS)
+                if cls
+                else None
+            )
+            where = SUBCLASS_KEY_METHODS[base].get(method) if base is not None else None
+            return (where, cls.name.value) if where is not None and cls is not None else None
+        annotated = _annotated_parameter(chain, owner.value)
+        qualified = tracker.names.qualified(annotated) if annotated is not None else None
+        where = KEY_DRAWING_FIELDS.get(qualified or "", {}).get(method)
+        return (where, (qualified or "").rsplit(".", 1)[-1]) if where is not None else None
 
     def _field_class(self, attribute: cst.Attribute) -> str | None:
         """The class `self.name` is declared to hold (`name: eqx.nn.Dropout` in the body of the class whose
@@ -1552,10 +1628,11 @@ class KeyFlow(Domain):
         for ref, (expr, use) in iteration.exposed.items():
             if _base(ref) not in iteration.bound and ref not in iteration.bound:
                 continue
+            priors = (s.prior_use(ref) for s in states)
             before = next(
                 (
                     p
-                    for p in (s.prior_use(ref) for s in states)
+                    for p in (prior.of_kind(use.folded) for prior in priors if prior is not None)
                     if p is not None and (p.node is not use.node or p.back) and id(p.node) in iteration.calls
                 ),
                 None,
@@ -1591,6 +1668,7 @@ class KeyFlow(Domain):
                 continue
             expr, use = exposed
             before = state.prior_use(ref)
+            before = before.of_kind(use.folded) if before is not None else None
             if before is not None and (before.node is not use.node or before.back):
                 found.append((expr, key_ref(expr) or place, use.by, before))
 
@@ -1716,6 +1794,74 @@ def carried_unchanged(
     statement, names = unpacked
     elsewhere = rebound_names([s for s in statements(function.body) if s is not statement])
     return {name for index, name in enumerate(names) if index in kept and name not in elsewhere}
+
+
+def _randomness_off(call: cst.Call) -> bool:
+    """A keyword that turns a library call's randomness off (`deterministic=True`, `train=False`)."""
+    return any(
+        arg.keyword and type(arg.value) is cst.Name and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value
+        for arg in call.args
+    )
+
+
+def _annotated_parameter(chain: tuple[cst.CSTNode, ...], name: str) -> cst.BaseExpression | None:
+    """The annotation of the parameter `name` of the innermost function around that binds it, when that function
+    binds it again only to what a method of it gives (`state = state.apply_gradients(...)`: of the same class)."""
+    for scope in reversed(chain):
+        if type(scope) is cst.Lambda and name in parameter_names(scope.params):
+            return None
+        if type(scope) is not cst.FunctionDef:
+            continue
+        params = scope.params
+        param = next(
+            (p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None
+        )
+        if param is None:
+            if name in local_names(scope):
+                return None
+            continue
+        if param.annotation is None or not _rebound_by_own_methods(scope, name):
+            return None
+        return param.annotation.annotation
+    return None
+
+
+def _rebound_by_own_methods(function: cst.FunctionDef, name: str) -> bool:
+    """Whether every binding of `name` in the function's body (not its nested functions) is `name =
+    name.method(...)`, which gives an object of the same class (`state = state.apply_gradients(grads=g)`)."""
+    if name not in rebound_names(function.body):
+        return True
+    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if kind is cst.Assign:
+            assign = cast(cst.Assign, node)
+            value = assign.value
+            own = (
+                type(value) is cst.Call
+                and type(value.func) is cst.Attribute
+                and type(value.func.value) is cst.Name
+                and value.func.value.value == name
+            )
+            if not own and any(name in target_names(target.target) for target in assign.targets):
+                return False
+        elif kind is cst.For:
+            if name in target_names(cast(cst.For, node).target):
+                return False
+        elif kind is cst.WithItem or kind is cst.ExceptHandler:
+            asname = cast(cst.WithItem, node).asname if kind is cst.WithItem else cast(cst.ExceptHandler, node).name
+            if asname is not None and name in target_names(asname.name):
+                return False
+        elif kind is cst.NamedExpr:
+            if name in target_names(cast(cst.NamedExpr, node).target):
+                return False
+        elif kind in _OTHER_BINDINGS and name in rebound_names([node]):
+            return False
+    return True
+
+
+_OTHER_BINDINGS = frozenset(
+    {cst.AugAssign, cst.AnnAssign, cst.Del, cst.Import, cst.ImportFrom, cst.FunctionDef, cst.ClassDef, cst.Match}
+)
 
 
 def _entries(hops: list[tuple[cst.BaseExpression, str | None]]) -> set[str]:

@@ -4,31 +4,37 @@ function, they give that function the caller's tracers (model/classes.py: METHOD
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import libcst as cst
 
 from jaxlint.analysis.callees import ModuleBindings
 from jaxlint.analysis.names import Names
 from jaxlint.model.classes import FUNCTION_RUNNERS, METHOD_RUNNERS, RNG_DROPPING
-from jaxlint.model.transform_spec import Runner
 
 Chain = tuple[cst.CSTNode, ...]
 
 
-def _library_base(
-    cls: cst.ClassDef, module: cst.Module, bindings: ModuleBindings, names: Names, depth: int = 0
-) -> Runner | None:
-    """The runner of the library base class `cls` derives from, directly or through classes of this module."""
+def library_base(
+    cls: cst.ClassDef,
+    module: cst.Module,
+    bindings: ModuleBindings,
+    names: Names,
+    bases: Collection[str],
+    depth: int = 0,
+) -> str | None:
+    """The library base class of `bases` that `cls` derives from, directly or through classes of this module."""
     for arg in cls.bases:
         if arg.keyword is not None or arg.star:
             continue
-        runner = METHOD_RUNNERS.get(names.qualified(arg.value) or "")
-        if runner is not None:
-            return runner
+        qualified = names.qualified(arg.value) or ""
+        if qualified in bases:
+            return qualified
         base = bindings.class_of(arg.value, (module,))
         if base is not None and depth < 8:
-            runner = _library_base(base, module, bindings, names, depth + 1)
-            if runner is not None:
-                return runner
+            found = library_base(base, module, bindings, names, bases, depth + 1)
+            if found is not None:
+                return found
     return None
 
 
@@ -43,7 +49,8 @@ def module_run(
 ) -> tuple[str, int] | None:
     """For `instance.apply(...)` of a class deriving from a library Module: the method it runs (`__call__`, or
     the one `method=` names as `Cls.encode` or `"encode"`) and how many arguments come before that method's own."""
-    runner = _library_base(cls, module, bindings, names)
+    base = library_base(cls, module, bindings, names, METHOD_RUNNERS)
+    runner = METHOD_RUNNERS[base] if base is not None else None
     func = call.func
     if runner is None or not isinstance(func, cst.Attribute):
         return None

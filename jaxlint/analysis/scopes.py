@@ -74,6 +74,8 @@ class RoundFacts:
     # Parameters the calls seen give a tuple, list or dict of known leaves: its structure (analysis/structures.py;
     # None: calls that disagree, or show no structure).
     structures: dict[cst.CSTNode, dict[str, Value | None]] = field(default_factory=dict)
+    # The same, as the calls inside a trace give it (no transform between): Python values and NumPy arrays kept.
+    kept_structures: dict[cst.CSTNode, dict[str, Value | None]] = field(default_factory=dict)
     # Parameters every call outside any trace gives a concrete JAX array, or a tuple, list or dict of them: what
     # the function, run eagerly, holds there (analysis/structures.eager_value; None: calls that disagree).
     eager: dict[cst.CSTNode, dict[str, Value | None]] = field(default_factory=dict)
@@ -86,9 +88,13 @@ class RoundFacts:
     # Key parameters consumed, by function (None: module level).
     consumes: dict[cst.CSTNode | None, frozenset[str]] = field(default_factory=dict)
     consuming: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)  # keys a call consumes
+    # Of those, the ones its callee only draws from through keys fold_in derives (keys.Use.folded).
+    folding: dict[cst.Call, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)
     # The keys a nested def or lambda draws from that are free there, each with the enclosing function whose
     # variable it is, and the tests of the def's parameters around its draws (key_hops.Sites).
     closes: dict[cst.CSTNode, dict[tuple[str, cst.CSTNode], Sites]] = field(default_factory=dict)
+    # Of those, the ones it only draws from through keys fold_in derives (keys.Use.folded).
+    closes_folded: dict[cst.CSTNode, frozenset[tuple[str, cst.CSTNode]]] = field(default_factory=dict)
     # The string entries of dict parameters a function draws from (`rngs['dropout']`), with the tests around them.
     items: dict[cst.CSTNode, dict[str, Sites]] = field(default_factory=dict)
     # The attributes of `self` a method draws from that the instance keeps from its construction (`self.key`,
@@ -148,7 +154,9 @@ _FLOW_FIELDS = (
     "refs",
     "consumes",
     "consuming",
+    "folding",
     "closes",
+    "closes_folded",
     "items",
     "fields",
     "key_params",
@@ -165,6 +173,7 @@ _PARAMETER_FIELDS = (
     "defaulted",
     "dtypes",
     "structures",
+    "kept_structures",
 )
 
 
@@ -615,8 +624,10 @@ class ScopeRecorder:
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
         # key parameters a function draws from or splits itself: the parameter tests around each such use
         self._key_consumed: dict[cst.CSTNode, dict[str, list[tuple[Guard, ...]]]] = {}
+        self._key_drawn: dict[cst.CSTNode, set[str]] = {}  # of those, the ones consumed otherwise than folded
         # keys a nested def or lambda draws from that are free there: (ref, the function whose variable it is)
         self._key_closed: dict[cst.CSTNode, dict[tuple[str, cst.CSTNode], list[tuple[Guard, ...]]]] = {}
+        self._key_closed_drawn: set[tuple[cst.CSTNode, str, cst.CSTNode]] = set()  # of those, not only folded
         self._key_calls: list[
             tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool], cst.BaseExpression]
         ] = []
@@ -955,16 +966,25 @@ class ScopeRecorder:
         the whole module (its own syntax decides it, no other fact: so no round waits for it)."""
         return self._makes_refs
 
-    def key_consumed(self, function: cst.CSTNode, param: str, guards: tuple[Guard, ...] = ()) -> None:
-        """`function` consumes its key parameter `param` itself, where the tests `guards` of its parameters lead."""
+    def key_consumed(
+        self, function: cst.CSTNode, param: str, guards: tuple[Guard, ...] = (), folded: bool = False
+    ) -> None:
+        """`function` consumes its key parameter `param` itself, where the tests `guards` of its parameters lead;
+        `folded`: through keys fold_in derives (keys.Use.folded)."""
         self._key_consumed.setdefault(function, {}).setdefault(param, []).append(guards)
+        if not folded:
+            self._key_drawn.setdefault(function, set()).add(param)
         if self._news is not None and param not in self._known.consumes.get(function, ()):
             self._announce()
 
-    def key_closed(self, function: cst.CSTNode, ref: str, owner: cst.CSTNode, guards: tuple[Guard, ...] = ()) -> None:
+    def key_closed(
+        self, function: cst.CSTNode, ref: str, owner: cst.CSTNode, guards: tuple[Guard, ...] = (), folded: bool = False
+    ) -> None:
         """`function` draws from `ref`, a variable of the enclosing function `owner` (a closure), where the tests
-        `guards` of its parameters lead."""
+        `guards` of its parameters lead; `folded`: through keys fold_in derives (keys.Use.folded)."""
         self._key_closed.setdefault(function, {}).setdefault((ref, owner), []).append(guards)
+        if not folded:
+            self._key_closed_drawn.add((function, ref, owner))
         if self._news is not None and (ref, owner) not in self._known.closes.get(function, {}):
             self._announce()
 
@@ -1018,17 +1038,27 @@ class ScopeRecorder:
             for edge in edges
             if (edge[2], edge[3]) in passing_on or not self._draws_nothing(edge[2], edge[6], edge[0], edge[3])
         ]
-        changed = True
-        while changed:
-            changed = False
-            for _, caller, callee, target, _, param, _ in edges:
-                if param is not None and target in consumes.get(callee, ()) and param not in consumes.get(caller, ()):
-                    consumes.setdefault(caller, set()).add(param)
-                    changed = True
+        drawn: dict[cst.CSTNode | None, set[str]] = {node: set(params) for node, params in self._key_drawn.items()}
+        for consumed in (consumes, drawn):
+            changed = True
+            while changed:
+                changed = False
+                for _, caller, callee, target, _, param, _ in edges:
+                    if (
+                        param is not None
+                        and target in consumed.get(callee, ())
+                        and param not in consumed.get(caller, ())
+                    ):
+                        consumed.setdefault(caller, set()).add(param)
+                        changed = True
         facts.consumes = {node: frozenset(params) for node, params in consumes.items()}
         facts.closes = {
             node: {closed: tuple(sites) for closed, sites in refs.items()} for node, refs in self._key_closed.items()
         }
+        for node, closures in self._key_closed.items():
+            folded = frozenset(closed for closed in closures if (node, *closed) not in self._key_closed_drawn)
+            if folded:
+                facts.closes_folded[node] = folded
         for node, refs in self._key_consumed.items():
             items = {ref: tuple(sites) for ref, sites in refs.items() if node is not None and dict_item(ref)}
             if items:
@@ -1039,6 +1069,8 @@ class ScopeRecorder:
         for call, _, callee, target, value, _, _ in edges:
             if target in consumes.get(callee, ()):
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)
+                if target not in drawn.get(callee, ()):
+                    facts.folding[call] = (*facts.folding.get(call, ()), value)
 
     def _draws_nothing(self, callee: cst.FunctionDef, bound: int, call: cst.Call, param: str) -> bool:
         """Whether `callee`, called by `call`, leaves its key parameter `param` unconsumed: each of its own draws
@@ -1365,9 +1397,14 @@ class ScopeRecorder:
                 for param in signature.all:  # (a parameter this call leaves out holds its default)
                     concrete = eager_value(params.get(param))
                     eager[param] = joined(eager[param], concrete) if param in eager else concrete
+            kept = facts.kept_structures.setdefault(node, {}) if call.via is not None else None
             for param, value in params.items():
                 shape = structure(value)  # every call must show one structure: an unknown value shows none
                 shapes[param] = joined(shapes[param], shape) if param in shapes else shape
+                if kept is not None:  # (a leaf as it is: the parameter's own value, without a structure)
+                    shape = structure(value, kept=True)
+                    shape = shape if shape is not None and shape.contents is not None else None
+                    kept[param] = joined(kept[param], shape, kept=True) if param in kept else shape
                 if value is None:
                     continue
                 if value.contents is not None:  # a Python list, tuple or dict: a pytree there, not one array

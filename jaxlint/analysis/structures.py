@@ -7,6 +7,12 @@ A structure is a Value: a container's (kind HOST, `contents` holding each item's
 ARRAY of a dtype kind, or of an unknown one; a REF, a mutable box that stays one under the trace). Anything else
 in an argument (an unknown value, an object, a container built out of sight) leaves the structure unknown: that
 part may be a subtree or static.
+
+A function called inside a trace as it is (no transform between: a helper) gets its arguments as they are, not
+flattened: a Python number or a NumPy array in a tuple it is given stays one (`build((x * 2, (0, 1)))` gives
+`build` a tracer and a tuple of two ints). Its structures keep those leaves (`kept`), and an item not known
+(`tuple(offsets)` of a list built out of sight) stays unknown beside the known ones, rather than making the whole
+argument a tree of tracers.
 """
 
 from __future__ import annotations
@@ -15,13 +21,16 @@ from jaxlint.analysis.traced import Tracer
 from jaxlint.analysis.values import Contents, Kind, Value
 
 
-def structure(value: Value | None) -> Value | None:
-    """The pytree structure an argument holding `value` gives a traced parameter, when known throughout."""
+def structure(value: Value | None, kept: bool = False) -> Value | None:
+    """The pytree structure an argument holding `value` gives a traced parameter, when known throughout; `kept`:
+    given to a helper inside the trace, where a Python value or a NumPy array stays what it is."""
     if value is None:
         return None
     if value.kind is Kind.REF:
         return value  # a mutable box: so it stays under a trace
     contents = value.contents
+    if kept and contents is None and (value.kind in _LEAVES or value.kind is Kind.HOST and value.numpy):
+        return value  # a Python value, a NumPy array, a tracer or a pytree of tracers: as it is
     if contents is None:
         if value.kind is Kind.ARRAY or (value.kind is Kind.TRACED and not value.container):
             return Value(Kind.ARRAY, dtype=value.dtype)
@@ -32,8 +41,8 @@ def structure(value: Value | None) -> Value | None:
         return None
     if not contents.items or (contents.kind == "dict" and not _literal_keys(contents)):
         return None
-    items = tuple(structure(item) for item in contents.items)
-    if any(item is None for item in items):
+    items = tuple(structure(item, kept) for item in contents.items)
+    if any(item is None for item in items) and not kept:
         return None
     return Value(Kind.HOST, contents=Contents(contents.kind, None, items, contents.keys))
 
@@ -54,21 +63,24 @@ def eager_value(value: Value | None) -> Value | None:
     return Value(Kind.HOST, contents=Contents(contents.kind, None, items, contents.keys))
 
 
-def joined(a: Value | None, b: Value | None) -> Value | None:
-    """The structure two calls agree on: the same containers, leaves of one dtype kind where both agree."""
+def joined(a: Value | None, b: Value | None, kept: bool = False) -> Value | None:
+    """The structure two calls agree on: the same containers, leaves of one dtype kind where both agree; `kept`:
+    of a helper's structures, where an item the two disagree on is unknown."""
     if a == b:
         return a
     if a is None or b is None:
         return None
     if a.contents is None and b.contents is None:
+        if a.kind in _KEPT or b.kind in _KEPT:  # kept leaves: of one kind, or unknown
+            return Value(a.kind, numpy=a.numpy and b.numpy) if a.kind is b.kind else None
         return Value(Kind.ARRAY)  # two arrays of different dtypes
     if a.contents is None or b.contents is None:
         return None
     ours, theirs = a.contents, b.contents
     if (ours.kind, ours.keys) != (theirs.kind, theirs.keys) or len(ours.items or ()) != len(theirs.items or ()):
         return None
-    items = tuple(joined(x, y) for x, y in zip(ours.items or (), theirs.items or ()))
-    if any(item is None for item in items):
+    items = tuple(joined(x, y, kept) for x, y in zip(ours.items or (), theirs.items or ()))
+    if any(item is None for item in items) and not kept:
         return None
     return Value(Kind.HOST, contents=Contents(ours.kind, None, items, ours.keys))
 
@@ -77,16 +89,22 @@ def traced_tree(shape: Value, tracer: Tracer) -> Value:
     """What a parameter traced as `tracer` holds when its calls give it the structure `shape`: the same
     containers, a tracer at each leaf (named by its path: `pair[0]`, `batch["x"]`)."""
     contents = shape.contents
-    if shape.kind is Kind.REF:
-        return shape
+    if shape.kind is Kind.REF or contents is None and shape.kind in _KEPT:
+        return shape  # a mutable box, or a leaf a helper gets as it is
     if contents is None or not contents.items:
-        return Value(Kind.TRACED, tracer, dtype=shape.dtype)
+        return Value(Kind.TRACED, tracer, dtype=shape.dtype, container=shape.container)
     keys = contents.keys if contents.kind == "dict" else range(len(contents.items))
     items = tuple(
         None if item is None else traced_tree(item, tracer.item(f'"{key}"' if isinstance(key, str) else str(key)))
         for key, item in zip(keys or (), contents.items)
     )
+    if all(item is not None and item.kind is not Kind.TRACED for item in items):
+        return shape  # a container of leaves a helper gets as they are (`(0, 1)`): a Python value still
     return Value(Kind.TRACED, tracer, container=True, contents=Contents(contents.kind, items[0], items, contents.keys))
+
+
+_KEPT = frozenset({Kind.STATIC, Kind.HOST})  # the leaves of a helper's structures that stay what they are
+_LEAVES = frozenset({Kind.STATIC, Kind.TRACED})  # the values a helper's structures keep as leaves
 
 
 def _literal_keys(contents: Contents) -> bool:

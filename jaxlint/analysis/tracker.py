@@ -1759,7 +1759,9 @@ class ValueTracker(Domain):
                 container = tracer.container and not annotated and not scalar and not given_array
                 # given a Python list, tuple or dict (a lax carry too), or a list by the transform's argument spec
                 listed = name in self._known.lists.get(node, ()) or name in function.lists or tracer.part
-                shape = self._known.structures.get(node, {}).get(name) if container else None
+                # a helper traced only through calls gets its arguments as they are (structures.py: kept)
+                shapes = self._known.kept_structures if not function.transforms else self._known.structures
+                shape = shapes.get(node, {}).get(name) if container else None
                 env[name] = (
                     traced_tree(shape, tracer)
                     if shape is not None

@@ -93,3 +93,7 @@ KEY_COMPUTING_MODULES = ("jax.", "numpy.")  # functions that may consume or comp
 LIBRARY_KEY_DRAWERS: dict[str, str] = merged_dicts("KEY_DRAWERS")
 # Library classes whose instances' methods draw from a key they are given: method -> (position, keyword).
 LIBRARY_KEY_METHODS: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHODS")
+# Library base classes whose subclasses' instances have such methods (a flax Module's `init` and `apply`), and
+# library classes whose fields hold one (a TrainState's `apply_fn`): method or field -> (position or None, keyword).
+SUBCLASS_KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = merged_dicts("SUBCLASS_KEY_METHODS")
+KEY_DRAWING_FIELDS: dict[str, dict[str, tuple[int | None, str]]] = merged_dicts("KEY_DRAWING_FIELDS")

@@ -51,6 +51,9 @@ class PrngKeyReuse(Rule):
         '`meta["key"]` and never stores the new key there), a method from a key its object keeps (`self.key` that `__init__` stored and '
         "nothing else in the class's module assigns: `agent.act(x)` twice draws the same bits, until the agent is "
         "handed to code of another module, which may store another key); "
+        "a flax Module's `init(key, x)` and `apply(variables, x, rngs={\"dropout\": key})` (a TrainState's "
+        "`apply_fn` too) draw from keys `fold_in` derives from the key: two of them with one key repeat the "
+        "same parameters or dropout masks, while a `split` or a sampler after one is fine, as after `fold_in`; "
         "a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
         "one branch runs; a key in a lax loop's initial carry (`fori_loop(0, n, body, (x, key))`, `scan(body, key, "
         'xs)`, a dict carry `{"key": key}`) is consumed by the loop when its body consumes that place of the carry. '
@@ -111,7 +114,7 @@ class PrngKeyReuse(Rule):
         keys = self.facts.keys
         seen: dict[str, str] = {}
         for expr, ref, by in keys.uses(node):
-            prior = keys.prior_use(ref)
+            prior = keys.prior_use(ref, expr)
             if prior is not None and (
                 keys.unread(node) or isinstance(prior.node, cst.Call) and keys.unread(prior.node)
             ):

@@ -79,6 +79,17 @@ DATACLASS_MAKERS = frozenset({"flax.struct.dataclass"})
 # puts a pytree there: what they give is made of JAX arrays (model/donation.py).
 DEVICE_ITERATORS = frozenset({"flax.jax_utils.prefetch_to_device"})
 DEVICE_TRANSFERS = frozenset({"flax.jax_utils.replicate"})
+# A linen Module's methods that draw from the keys they are given, by (position, keyword; None: keyword only):
+# `init(rngs, x)` draws the parameters from `rngs` (a key, or a dict of keys by stream), `apply(variables, x,
+# rngs={"dropout": key})` the streams its `make_rng` calls read (dropout masks). Given the same keys twice they give
+# the same parameters and the same masks (flax 0.12.8 linen/module.py: `init` and `apply` seed each stream from
+# its key, in a fixed order).
+SUBCLASS_KEY_METHODS = {
+    "flax.linen.Module": {"init": (0, "rngs"), "init_with_output": (0, "rngs"), "apply": (None, "rngs")}
+}
+# Fields of library classes that hold such a method: a TrainState's `apply_fn` is the `apply` of its model
+# (`TrainState.create(apply_fn=model.apply, ...)`), given `rngs=` the same way.
+KEY_DRAWING_FIELDS = {"flax.training.train_state.TrainState": {"apply_fn": (None, "rngs")}}
 # `model.apply(variables, x, deterministic=True)`: dropout draws nothing.
 RANDOMNESS_OFF = {"deterministic": "True", "train": "False", "training": "False"}
 # A linen Module's `apply(variables, *args, method=m)` and `init(rngs, *args, method=m)` run its `__call__` (or `m`)
