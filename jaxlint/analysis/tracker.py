@@ -60,6 +60,7 @@ from jaxlint.analysis.scopes import (
     outside_functions,
 )
 from jaxlint.analysis.structures import structure, traced_tree
+from jaxlint.analysis.replaced_defs import replaced_defs
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE,
     Signature,
@@ -1692,11 +1693,20 @@ class ValueTracker(Domain):
                 found[made.function] = (made, name)
         return found
 
+    def _replaced_unread(self, node: cst.FunctionDef | cst.Lambda) -> bool:
+        """A module-level def the module binds again before anything reads it, with no decorator but transforms
+        (one that registers it somewhere would keep it): it never runs."""
+        return (
+            type(node) is cst.FunctionDef
+            and node in replaced_defs(self._module)
+            and all(decorator_transform(d, self.names, self.transforms) is not None for d in node.decorators)
+        )
+
     def _traced(
         self, node: cst.FunctionDef | cst.Lambda, name: str, params: cst.Parameters, transforms
     ) -> TracedFunction | None:
         transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
-        if node in self._known.host:
+        if node in self._known.host or self._replaced_unread(node):
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
         entries = self._known.entries.get(node, [])
