@@ -576,6 +576,7 @@ class KeyFlow(Domain):
         self._module = module
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
         self._folded_hops: set[tuple[int, str]] = set()  # (a call's function, a closed key) drawn folded there
+        self._annotated: dict[tuple[int, str], cst.BaseExpression | None] = {}  # by scope and name: _module_method
         self._folded: set[int] = set()  # the key arguments drawn from through keys fold_in derives (Use.folded)
         self._again: dict[cst.CSTNode, list[tuple[cst.BaseExpression, str, str, Use]]] = {}  # consumed_again
         self._guards: dict[int, dict[int, tuple[Guard, ...]]] = {}  # of each function: parameter_guards
@@ -1235,7 +1236,7 @@ class KeyFlow(Domain):
         TrainState), each with what draws: the key, or each value of a dict of keys by stream. None when a keyword
         turns randomness off (`deterministic=True`)."""
         func = call.func
-        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.attr.value not in _KEY_METHODS:
             return []
         found = self._module_method(func.value, func.attr.value)
         if found is None or _keyword_key(call, "") is None and _randomness_off(call):
@@ -1266,7 +1267,10 @@ class KeyFlow(Domain):
             )
             where = SUBCLASS_KEY_METHODS[base].get(method) if base is not None else None
             return (where, cls.name.value) if where is not None and cls is not None else None
-        annotated = _annotated_parameter(chain, owner.value)
+        at = (id(chain[-1]), owner.value)
+        if at not in self._annotated:  # (asked at every such call of the function: found once)
+            self._annotated[at] = _annotated_parameter(chain, owner.value)
+        annotated = self._annotated[at]
         qualified = tracker.names.qualified(annotated) if annotated is not None else None
         where = KEY_DRAWING_FIELDS.get(qualified or "", {}).get(method)
         return (where, (qualified or "").rsplit(".", 1)[-1]) if where is not None else None
@@ -1794,6 +1798,12 @@ def carried_unchanged(
     statement, names = unpacked
     elsewhere = rebound_names([s for s in statements(function.body) if s is not statement])
     return {name for index, name in enumerate(names) if index in kept and name not in elsewhere}
+
+
+# The methods and fields of library objects that draw from keys they are given (`init`, `apply`, `apply_fn`).
+_KEY_METHODS = frozenset(
+    name for table in (SUBCLASS_KEY_METHODS, KEY_DRAWING_FIELDS) for methods in table.values() for name in methods
+)
 
 
 def _randomness_off(call: cst.Call) -> bool:
