@@ -2066,7 +2066,8 @@ def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[i
     """The ids of the calls in a loop body whose results nobody reads there: `keys = split(key, n)` where
     `keys` only goes to `pure` calls (of jitted or vmapped functions: no effect but their result) whose
     results are dropped, or only waited for (`out.block_until_ready()`), as a timing loop runs the same
-    computation again and again. Repeating such a draw repeats nothing anyone sees."""
+    computation again and again, or a draw only waited for (`normal(key, ()).block_until_ready()`, a barrier).
+    Repeating such a draw repeats nothing anyone sees."""
     assigned: dict[str, list[cst.Call | None]] = {}
     loads: dict[str, list[tuple[cst.CSTNode, ...]]] = {}  # name -> the nodes around each of its reads
     _collect(body, (), assigned, loads)
@@ -2080,6 +2081,10 @@ def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[i
         and _result_dropped(path[:-2], path[-2])
         and pure(path[-2])
     }
+    for node, _ in in_order(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        waited = _waited_for(node) if type(node) is cst.Expr else None
+        if waited is not None and pure(waited):
+            unread.add(id(waited))  # `normal(key, ()).block_until_ready()`: a barrier, its numbers unseen
     for name, calls in assigned.items():
         call = calls[0] if len(calls) == 1 else None
         if (
@@ -2145,6 +2150,15 @@ def _dropped(name: str, path: tuple[cst.CSTNode, ...], assigned, loads, pure, de
             and all(_dropped(result, other, assigned, loads, pure, depth + 1) for other in loads[result])
         )
     return False
+
+
+def _waited_for(statement: cst.Expr) -> cst.Call | None:
+    """The call a statement only waits for: `f(x).block_until_ready()`, its result dropped."""
+    value = statement.value
+    if type(value) is not cst.Call or value.args or type(value.func) is not cst.Attribute:
+        return None
+    func = value.func
+    return func.value if func.attr.value == "block_until_ready" and type(func.value) is cst.Call else None
 
 
 def _result_dropped(outer: tuple[cst.CSTNode, ...], call: cst.Call) -> bool:

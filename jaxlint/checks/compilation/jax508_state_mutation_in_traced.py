@@ -77,6 +77,8 @@ class StateMutationInTraced(Rule):
     )
     not_flagged = (
         "Containers and names local to the traced function (or to functions that run inside the same trace); "
+        "writes in a function traced only by a bare `jax.vmap` (no jit around it), which runs its Python at every "
+        "call; "
         "containers of the function that defines a `lax.scan`/`fori_loop`/`while_loop`/`cond` body and runs it "
         "(each call makes a new body, which jax traces again, so the write happens on every call); "
         "containers the function received as arguments; calls on objects that are not visibly a list, dict "
@@ -104,7 +106,13 @@ class StateMutationInTraced(Rule):
 
     def _staged(self) -> bool:
         scope = self.facts.traced_scope
-        return scope is not None and scope.staged and not scope.only_traced_for_shapes and not self.facts.in_test_file
+        return (
+            scope is not None
+            and scope.staged
+            and not scope.only_traced_for_shapes
+            and not scope.retraced_each_call  # (a bare `jax.vmap` runs the Python, and the write, at every call)
+            and not self.facts.in_test_file
+        )
 
     def _untraced(self, expr: cst.BaseExpression | None) -> bool:
         """Not a traced value (those are JAX308's): static, a concrete array, or unknown."""

@@ -136,7 +136,7 @@ class PrngKeyReuse(Rule):
                         f"`{by}` {_reuse(by, prior.by)}: {_split_first(ref)}"
                     ),
                 )
-            elif ref in seen:
+            elif ref in seen and not keys.folded(expr):  # (one key for two streams of one flax call: each folded apart)
                 self.report(
                     expr, (f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}")
                 )
