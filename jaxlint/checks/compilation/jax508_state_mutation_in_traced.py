@@ -5,13 +5,34 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import parameter_names
+from typing import cast
+
+from jaxlint.analysis.bindings import parameter_names, rebound_names
+from jaxlint.analysis.name_reads import NameReads
+from jaxlint.analysis.stable_fields import INITIALISERS, stable_fields
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.compilation._common import how_traced
 from jaxlint.model.functions import JAX
 from jaxlint.model.transforms import LAX_BODIES
 from jaxlint.traversal import children, in_order
+
+
+def _stored_elsewhere(cls: cst.ClassDef, attribute: str, node: cst.Assign) -> bool:
+    """Whether a method of `cls` other than its initialisers stores `self.<attribute>` anywhere but in `node`."""
+    for statement in cls.body.body:
+        if type(statement) is not cst.FunctionDef or statement.name.value in INITIALISERS:
+            continue
+        for inner, _ in in_order(statement.body):
+            if inner is node or type(inner) not in (cst.Assign, cst.AugAssign, cst.AnnAssign):
+                continue
+            if type(inner) is cst.Assign:
+                targets = [t.target for t in inner.targets]
+            else:
+                targets = [cast("cst.AugAssign | cst.AnnAssign", inner).target]
+            if any(type(t) is cst.Attribute and t.attr.value == attribute for t in targets):
+                return True
+    return False
 
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
@@ -78,7 +99,9 @@ class StateMutationInTraced(Rule):
     not_flagged = (
         "Containers and names local to the traced function (or to functions that run inside the same trace); "
         "writes in a function traced only by a bare `jax.vmap` (no jit around it), which runs its Python at every "
-        "call; "
+        "call; `self.attr = value` where the value is made only of what the object keeps from its construction, "
+        "modules and functions (`self.loss_fn = lambda p: jax.grad(self.loss)(p)`, `self.buffer = "
+        "make_buffer(self.config)`) and no other method stores `self.attr`: every call would store an equal value; "
         "containers of the function that defines a `lax.scan`/`fori_loop`/`while_loop`/`cond` body and runs it "
         "(each call makes a new body, which jax traces again, so the write happens on every call); "
         "containers the function received as arguments; calls on objects that are not visibly a list, dict "
@@ -136,8 +159,38 @@ class StateMutationInTraced(Rule):
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             if self._outside_container(target.value.value):
                 self._report_write(node, f"into `{target.value.value}`, defined outside it")
-        elif self._self_attribute(target) is not None:
+        elif (attribute := self._self_attribute(target)) is not None:
+            if type(node) is cst.Assign and type(target) is cst.Attribute and self._same_every_call(attribute, node):
+                return
             self._report_write(node, f"`{code(target)}`")
+
+    def _same_every_call(self, attribute: str, node: cst.Assign) -> bool:
+        """`self.loss_fn = lambda p: jax.grad(self.loss)(p)`, `self.buffer = make_buffer(self.config.size)`: a
+        value made of what the object keeps from its construction, modules and functions only (no parameter, no
+        local, no attribute something changes; a lambda's body runs later), stored where nothing else in the class
+        stores: every call would store an equal value, so storing it once, at the trace, loses nothing."""
+        chain = self.facts.chain
+        method = next((scope for scope in reversed(chain) if type(scope) is cst.FunctionDef), None)
+        place = chain.index(method) if method is not None else 0
+        cls = chain[place - 1] if place > 0 else None
+        if method is None or type(cls) is not cst.ClassDef:
+            return False
+        stable = stable_fields(cast(cst.Module, chain[0]))
+        params = parameter_names(method.params)
+        own = (set(params[1:]) | rebound_names(method.body)) - set(params[:1])
+        reads = NameReads()
+        node.value.visit(reads)
+        if own & set(reads.names) or stable.dynamic:
+            return False
+        for part, _ in in_order(node.value, skip=(cst.Lambda, cst.FunctionDef)):
+            if (
+                type(part) is cst.Attribute
+                and type(part.value) is cst.Name
+                and part.value.value in params[:1]
+                and not stable.keeps(cls, part.attr.value)
+            ):
+                return False  # an attribute that some method changes (this one, say)
+        return not _stored_elsewhere(cls, attribute, node)
 
     def _self_attribute(self, target: cst.BaseExpression) -> str | None:
         """`self.attr` (or `self.attr[k]`) in a method jax itself traces."""
