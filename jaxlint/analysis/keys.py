@@ -423,6 +423,13 @@ class KeyState:
         else:
             self.keys.pop(name, None)
 
+    def holds_none(self, name: str) -> None:
+        """On this path `name` is None: it holds no key, and what it held before was not consumed here."""
+        self.keys.pop(name, None)
+        self.aliases.pop(name, None)
+        for ref in [r for r in self.consumed if _within(r, name)]:
+            del self.consumed[ref]
+
     def keep(self, name: str) -> None:
         """`name` is bound again to the key it held (`x, key = step(x, key)` of a `step` that hands `key` back):
         consumed where that key was."""
@@ -1682,8 +1689,12 @@ class KeyFlow(Domain):
         return self._again.pop(loop, [])
 
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
-        """A branch of the innermost loop's body that runs in one iteration at most (`for n in [0, 1]: if n == 1:`)."""
+        """A branch of the innermost loop's body that runs in one iteration at most (`for n in [0, 1]: if n == 1:`);
+        a branch where a name is None (`if rng is not None:` not taken): no key there, nothing consumed."""
         state = self.state
+        none = _none_on(test, truth)
+        if none is not None:
+            state.holds_none(none)
         loop = self._loops[-1] if self._loops else None
         once = (
             loop is not None
@@ -1804,6 +1815,19 @@ def carried_unchanged(
 _KEY_METHODS = frozenset(
     name for table in (SUBCLASS_KEY_METHODS, KEY_DRAWING_FIELDS) for methods in table.values() for name in methods
 )
+
+
+def _none_on(test: cst.BaseExpression, truth: bool) -> str | None:
+    """The name a test shows to be None where it is `truth`: `x is None` when true, `x is not None` when false."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.left) is not cst.Name:
+        return None
+    target = test.comparisons[0]
+    if type(target.comparator) is not cst.Name or target.comparator.value != "None":
+        return None
+    operator = type(target.operator)
+    if (operator is cst.Is and truth) or (operator is cst.IsNot and not truth):
+        return test.left.value
+    return None
 
 
 def _randomness_off(call: cst.Call) -> bool:
