@@ -76,6 +76,7 @@ from jaxlint.model.keys import (
     SUBCLASS_KEY_METHODS,
     VIEW_FUNCTIONS,
 )
+from jaxlint.analysis.scopes import assigned_values
 from jaxlint.analysis.stable_fields import stable_fields
 from jaxlint.analysis.traced import AppliedTransform, Signature, wrapped_call
 from jaxlint.analysis.tree_leaves import has_many_leaves
@@ -228,10 +229,7 @@ def drawn_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] | 
 def _keyword_key(call: cst.Call, drawer: str) -> cst.BaseExpression | None:
     """The key given to a call by the keyword with which things of the library `drawer` names take their key."""
     keyword = next((word for prefix, word in LIBRARY_KEY_DRAWERS.items() if drawer.startswith(prefix)), None)
-    if any(
-        arg.keyword and type(arg.value) is cst.Name and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value
-        for arg in call.args
-    ):
+    if _randomness_off(call):
         return None  # `dropout(x, key=key, inference=True)` draws nothing
     return next((arg.value for arg in call.args if keyword and arg.keyword and arg.keyword.value == keyword), None)
 
@@ -1246,13 +1244,10 @@ class KeyFlow(Domain):
         if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.attr.value not in _KEY_METHODS:
             return []
         found = self._module_method(func.value, func.attr.value)
-        if found is None or _keyword_key(call, "") is None and _randomness_off(call):
+        if found is None or _randomness_off(call):
             return []
         (position, keyword), owner = found
-        given = arguments(call)
-        arg = given.keywords.get(keyword)
-        if arg is None and position is not None and position < len(given.positional):
-            arg = given.positional[position]
+        arg = argument(call, position, keyword) if position is not None else arguments(call).keywords.get(keyword)
         by = f"{owner}.{func.attr.value}"
         if type(arg) is cst.Dict:
             return [(element.value, by) for element in arg.elements if type(element) is cst.DictElement]
@@ -1692,9 +1687,9 @@ class KeyFlow(Domain):
         """A branch of the innermost loop's body that runs in one iteration at most (`for n in [0, 1]: if n == 1:`);
         a branch where a name is None (`if rng is not None:` not taken): no key there, nothing consumed."""
         state = self.state
-        none = _none_on(test, truth)
-        if none is not None:
-            state.holds_none(none)
+        for name, none in self._tracker.nones.said(test, truth).items():
+            if none:
+                state.holds_none(name)
         loop = self._loops[-1] if self._loops else None
         once = (
             loop is not None
@@ -1817,19 +1812,6 @@ _KEY_METHODS = frozenset(
 )
 
 
-def _none_on(test: cst.BaseExpression, truth: bool) -> str | None:
-    """The name a test shows to be None where it is `truth`: `x is None` when true, `x is not None` when false."""
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.left) is not cst.Name:
-        return None
-    target = test.comparisons[0]
-    if type(target.comparator) is not cst.Name or target.comparator.value != "None":
-        return None
-    operator = type(target.operator)
-    if (operator is cst.Is and truth) or (operator is cst.IsNot and not truth):
-        return test.left.value
-    return None
-
-
 def _randomness_off(call: cst.Call) -> bool:
     """A keyword that turns a library call's randomness off (`deterministic=True`, `train=False`)."""
     return any(
@@ -1863,39 +1845,13 @@ def _annotated_parameter(chain: tuple[cst.CSTNode, ...], name: str) -> cst.BaseE
 def _rebound_by_own_methods(function: cst.FunctionDef, name: str) -> bool:
     """Whether every binding of `name` in the function's body (not its nested functions) is `name =
     name.method(...)`, which gives an object of the same class (`state = state.apply_gradients(grads=g)`)."""
-    if name not in rebound_names(function.body):
-        return True
-    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        kind = type(node)
-        if kind is cst.Assign:
-            assign = cast(cst.Assign, node)
-            value = assign.value
-            own = (
-                type(value) is cst.Call
-                and type(value.func) is cst.Attribute
-                and type(value.func.value) is cst.Name
-                and value.func.value.value == name
-            )
-            if not own and any(name in target_names(target.target) for target in assign.targets):
-                return False
-        elif kind is cst.For:
-            if name in target_names(cast(cst.For, node).target):
-                return False
-        elif kind is cst.WithItem or kind is cst.ExceptHandler:
-            asname = cast(cst.WithItem, node).asname if kind is cst.WithItem else cast(cst.ExceptHandler, node).name
-            if asname is not None and name in target_names(asname.name):
-                return False
-        elif kind is cst.NamedExpr:
-            if name in target_names(cast(cst.NamedExpr, node).target):
-                return False
-        elif kind in _OTHER_BINDINGS and name in rebound_names([node]):
-            return False
-    return True
-
-
-_OTHER_BINDINGS = frozenset(
-    {cst.AugAssign, cst.AnnAssign, cst.Del, cst.Import, cst.ImportFrom, cst.FunctionDef, cst.ClassDef, cst.Match}
-)
+    return all(
+        type(value) is cst.Call
+        and type(value.func) is cst.Attribute
+        and type(value.func.value) is cst.Name
+        and value.func.value.value == name
+        for value in assigned_values(function.body, name)
+    )
 
 
 def _entries(hops: list[tuple[cst.BaseExpression, str | None]]) -> set[str]:

@@ -111,6 +111,10 @@ class NoneFlow(Domain):
                 found[param] = none
         return found
 
+    def said(self, test: cst.BaseExpression, truth: bool) -> Nones:
+        """What `test` being `truth` says of any name, followed or not (`rng is not None` false: `rng` is None)."""
+        return self._told(test, truth)
+
     def _told(self, test: cst.BaseExpression, truth: bool) -> Nones:
         """What `test` being `truth` says: `x is None` (`is not`), `not t`, `a and b` true (both are), `a or b`
         false (neither is), `x` true (`None` is false), a one-line helper returning such a test of its parameter."""

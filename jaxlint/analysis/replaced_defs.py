@@ -8,14 +8,15 @@ from typing import cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import mentioned_names, statements, target_names
+from jaxlint.analysis.bindings import mentioned_names, statements
 from jaxlint.analysis.module_memo import ModuleMemo
+from jaxlint.analysis.scopes import every_assigned_value
 
 
 def _replaced(module: cst.Module) -> frozenset[cst.FunctionDef]:
     body = list(statements(module.body))
-    names = [s.name.value for s in body if type(s) is cst.FunctionDef]
-    if len(names) == len(set(names)) and not _assigned(body) & set(names):
+    bindings = every_assigned_value(body)
+    if not any(len(bindings[s.name.value]) > 1 for s in body if type(s) is cst.FunctionDef):
         return frozenset()  # (no def whose name the module binds again: nothing to read)
     pending: dict[str, cst.FunctionDef] = {}
     dead: set[cst.FunctionDef] = set()
@@ -48,16 +49,6 @@ def _read_part(statement: cst.CSTNode) -> cst.CSTNode:
     if _plain_binding(statement) is not None:
         return cast(cst.Assign, statement).value
     return statement
-
-
-def _assigned(body: list[cst.CSTNode]) -> set[str]:
-    return {
-        name
-        for statement in body
-        if type(statement) is cst.Assign
-        for target in statement.targets
-        for name in target_names(target.target)
-    }
 
 
 replaced_defs = ModuleMemo(_replaced)

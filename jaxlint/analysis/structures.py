@@ -98,7 +98,7 @@ def traced_tree(shape: Value, tracer: Tracer) -> Value:
         None if item is None else traced_tree(item, tracer.item(f'"{key}"' if isinstance(key, str) else str(key)))
         for key, item in zip(keys or (), contents.items)
     )
-    if all(item is not None and item.kind is not Kind.TRACED for item in items):
+    if all(item is not None and item.kind in _KEPT for item in items):
         return shape  # a container of leaves a helper gets as they are (`(0, 1)`): a Python value still
     return Value(Kind.TRACED, tracer, container=True, contents=Contents(contents.kind, items[0], items, contents.keys))
 
