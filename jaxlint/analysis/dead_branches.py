@@ -15,6 +15,7 @@ follow, and is left alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
@@ -174,6 +175,22 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) 
     return holds is not truth
 
 
+def filled_in(
+    test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed], given: dict[str, cst.BaseExpression]
+) -> bool:
+    """Whether the branch of `test` taken when it is `truth` runs only when a parameter the call gives is `None`
+    (`if inds is None:`, `if inds is not None: ... else:`), and the call does not fix whether it is: a branch that
+    fills in what the caller left out runs or not by the caller's value."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1) or not is_none(
+        test.comparisons[0].comparator
+    ):
+        return False
+    operator = type(test.comparisons[0].operator)
+    name = test.left.value if type(test.left) is cst.Name else None
+    entered_when_none = truth if operator is cst.Is else not truth if operator is cst.IsNot else None
+    return bool(entered_when_none) and name in given and name not in nones
+
+
 def _dead_by_text(
     operator: type, left: cst.BaseExpression, right: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]
 ) -> bool:
@@ -234,26 +251,34 @@ Guard = tuple[cst.BaseExpression, bool]  # the test of an `if` around a point, a
 
 def parameter_guards(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
     """For each node of `function` (by id; nested functions left out) inside `if` statements that test only
-    parameters nothing in it rebinds, those tests: what a call's arguments decide of them (`if shuffle:` for
-    `get_data_loader(rng, data, shuffle=False)`) holds at every point of the function. One walk answers every node."""
+    parameters no statement before the test rebinds (nor the loop around it), those tests: what a call's arguments
+    decide of them (`if shuffle:` for `get_data_loader(rng, data, shuffle=False)`, `if inds is None: inds = ...`)
+    holds where the test runs, so at every point of its branches. One walk answers every node."""
     params = {param.name.value for param in (*function.params.posonly_params, *function.params.params)}
     params |= {param.name.value for param in function.params.kwonly_params}
-    fixed = params - rebound_names(function.body)
     found: dict[int, tuple[Guard, ...]] = {}
 
-    def walk(node: cst.CSTNode, guards: tuple[Guard, ...]) -> None:
+    def walk(node: cst.CSTNode, guards: tuple[Guard, ...], rebound: frozenset[str]) -> None:
+        """`rebound`: the parameters a statement before `node` (or the loop around it) may have rebound."""
         if guards:
             found[id(node)] = guards
-        if type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+        kind = type(node)
+        if kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
             return
-        guard = node if type(node) is cst.If and _names_in(node.test) <= fixed else None
+        if kind in (cst.For, cst.While):  # a later iteration's test sees what the body bound
+            rebound |= rebound_names([node]) & params
+        guard = cast(cst.If, node) if kind is cst.If else None
+        if guard is not None and not _names_in(guard.test) <= params - rebound:
+            guard = None
         for child in children(node):
             if guard is not None and child is not guard.test:
-                walk(child, (*guards, (guard.test, child is guard.body)))
+                walk(child, (*guards, (guard.test, child is guard.body)), rebound)
             else:
-                walk(child, guards)
+                walk(child, guards, rebound)
+            if isinstance(child, cst.BaseStatement):
+                rebound |= rebound_names([child]) & params
 
-    walk(function.body, ())
+    walk(function.body, (), frozenset())
     return found
 
 

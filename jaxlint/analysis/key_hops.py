@@ -17,7 +17,7 @@ from typing import cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
-from jaxlint.analysis.dead_branches import Guard, dead_branch, none_at_call
+from jaxlint.analysis.dead_branches import Guard, arguments_given, dead_branch, filled_in, none_at_call
 from jaxlint.traversal import in_order
 
 # The tests of the function's parameters around each draw (dead_branches.parameter_guards), one tuple per draw.
@@ -118,8 +118,14 @@ def item_arguments(
 
 def live(sites: Sites, function: cst.CSTNode, bound: int, call: cst.Call) -> bool:
     """Whether some draw of `sites` runs in `function` called by `call`: not every one sits in a branch of a test
-    of its parameters that the call's literals make dead code (`if training:` of `loss_fn(p, training=False)`)."""
+    of its parameters that the call's literals make dead code (`if training:` of `loss_fn(p, training=False)`), or
+    in one that fills in a parameter the call gives a value not known to be `None` or not (`if inds is None: inds =
+    permutation(key, n)` of `permute(key, x, inds=inds)`: whether it draws is the caller's value, not a fact)."""
     if type(function) is not cst.FunctionDef or not any(sites):
         return True
     fixed = none_at_call(function, bound, call, {})
-    return not all(any(dead_branch(test, truth, fixed) for test, truth in guards) for guards in sites)
+    given = arguments_given(function, bound, call) or {}
+    return not all(
+        any(dead_branch(test, truth, fixed) or filled_in(test, truth, fixed, given) for test, truth in guards)
+        for guards in sites
+    )

@@ -23,11 +23,10 @@ from jaxlint.analysis.dead_branches import (
     Guard,
     agreed,
     arguments_given,
-    dead_branch,
     none_at_call,
     tests_before_rebinding,
 )
-from jaxlint.analysis.key_hops import Sites, dict_item
+from jaxlint.analysis.key_hops import Sites, dict_item, live
 from jaxlint.analysis.reaching import Alias, OTHER, ReachingBindings
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform, takes_keywords
 from jaxlint.analysis.structures import eager_value, joined, structure, traced_tree
@@ -1036,7 +1035,7 @@ class ScopeRecorder:
         edges = [
             edge
             for edge in edges
-            if (edge[2], edge[3]) in passing_on or not self._draws_nothing(edge[2], edge[6], edge[0], edge[3])
+            if (edge[2], edge[3]) in passing_on or not self._not_known_to_draw(edge[2], edge[6], edge[0], edge[3])
         ]
         drawn: dict[cst.CSTNode | None, set[str]] = {node: set(params) for node, params in self._key_drawn.items()}
         for consumed in (consumes, drawn):
@@ -1072,15 +1071,13 @@ class ScopeRecorder:
                 if target not in drawn.get(callee, ()):
                     facts.folding[call] = (*facts.folding.get(call, ()), value)
 
-    def _draws_nothing(self, callee: cst.FunctionDef, bound: int, call: cst.Call, param: str) -> bool:
-        """Whether `callee`, called by `call`, leaves its key parameter `param` unconsumed: each of its own draws
+    def _not_known_to_draw(self, callee: cst.FunctionDef, bound: int, call: cst.Call, param: str) -> bool:
+        """Whether `callee`, called by `call`, may leave its key parameter `param` unconsumed: each of its own draws
         or splits of it sits in a branch of a test of its parameters that the call's literals make dead code
-        (`if shuffle:` of `get_data_loader(rng, data, shuffle=False)`)."""
-        sites = self._key_consumed.get(callee, {}).get(param, ())
-        if not sites:
-            return False
-        fixed = none_at_call(callee, bound, call, {})
-        return all(any(dead_branch(test, truth, fixed) for test, truth in guards) for guards in sites)
+        (`if shuffle:` of `get_data_loader(rng, data, shuffle=False)`), or that fills in a parameter the call gives
+        (key_hops.live)."""
+        sites = tuple(self._key_consumed.get(callee, {}).get(param, ()))
+        return bool(sites) and not live(sites, callee, bound, call)
 
     def apply(
         self,
