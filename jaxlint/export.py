@@ -120,6 +120,7 @@ def module_interface(
             made=call.made,
             differentiates=call.trace.differentiates,
             kinds=call.kinds,
+            shapes=call.shapes,
         )
         for call in tracker.outgoing
     )

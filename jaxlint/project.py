@@ -310,7 +310,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 continue
             into = entries.setdefault(reached[0], {}).setdefault(reached[1], [])
             params: tuple[int | str, ...] = (*call.positional, *call.keywords)
-            kinds = dict(call.kinds)
+            kinds, shapes = dict(call.kinds), dict(call.shapes)
             for param in params:
                 entry = IncomingTracer(
                     param,
@@ -322,6 +322,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                     call.made,
                     call.differentiates,
                     kinds.get(param),
+                    shapes.get(param),
                 )
                 if entry not in into:
                     into.append(entry)

@@ -201,8 +201,9 @@ def test_containers_that_start_empty_and_are_filled_later_hold_tracers(tmp_path:
     branched = "Python `if` on a traced value raises TracerBoolConversionError: "
     found = _findings(tmp_path, "proj")
     assert found == [
-        ("proj/report.py", 6, 9, "JAX306", printed + "`value` is traced (`metrics` is traced: `report` is called "
-         "with a tracer from `step` (proj/train.py:12), transformed by `jax.jit`); "
+        ("proj/report.py", 6, 9, "JAX306", printed + "`value` is traced (`metrics[\"loss\"]` is an item of "
+         "`metrics`: `metrics` is traced: `report` is called with a tracer from `step` (proj/train.py:12), "
+         "transformed by `jax.jit`); "
          "use `jax.debug.print(\"... {}\", value)`"),
         ("proj/train.py", 11, 5, "JAX306", printed + "`metrics` is traced (`batch` is a traced argument of `step`, "
          "transformed by `jax.jit` at line 7); use `jax.debug.print(\"... {}\", value)`"),

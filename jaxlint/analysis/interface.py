@@ -54,6 +54,9 @@ class Outgoing:
     # Of the arguments that hold one traced array (not a pytree): the kind of its dtype, where known (by position
     # or keyword: `((1, "float"),)` for `get_stats(y, jax.nn.one_hot(labels, k))`).
     kinds: tuple[tuple[int | str, str], ...] = ()
+    # Of the arguments that hold a tuple, list or dict with tracers in it: its structure as the helper gets it
+    # (structures.kept_text: which items are tracers and which Python values), by position or keyword.
+    shapes: tuple[tuple[int | str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,7 @@ class IncomingTracer:
     made: bool = False  # passed to what calling the function makes (Outgoing.made), not to it
     differentiates: bool = True  # Outgoing.differentiates
     kind: str | None = None  # one traced array of this dtype kind (Outgoing.kinds); None: a pytree, or not known
+    shape: str | None = None  # the structure of the container it gives (Outgoing.shapes); None: not known
 
 
 @dataclass(frozen=True)

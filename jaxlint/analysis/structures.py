@@ -17,6 +17,8 @@ argument a tree of tracers.
 
 from __future__ import annotations
 
+import json
+
 from jaxlint.analysis.traced import Tracer
 from jaxlint.analysis.values import Contents, Kind, Value
 
@@ -45,6 +47,49 @@ def structure(value: Value | None, kept: bool = False) -> Value | None:
     if any(item is None for item in items) and not kept:
         return None
     return Value(Kind.HOST, contents=Contents(contents.kind, None, items, contents.keys))
+
+
+def kept_text(shape: Value | None) -> str | None:
+    """A helper's structure (`structure(value, kept=True)`) as text, for another module's analysis (interface.py):
+    the containers with their keys, each leaf's kind, an unknown item null. None for anything but a container."""
+    if shape is None or shape.contents is None:
+        return None
+    return json.dumps(_plain(shape), separators=(",", ":"))
+
+
+def kept_of_text(text: str | None) -> Value | None:
+    """The structure `kept_text` wrote."""
+    return None if text is None else _from_plain(json.loads(text))
+
+
+def _plain(shape: Value | None) -> object:
+    if shape is None:
+        return None
+    contents = shape.contents
+    if contents is not None:
+        keys = list(contents.keys) if contents.keys is not None else None
+        return {"c": contents.kind, "k": keys, "i": [_plain(item) for item in contents.items or ()]}
+    if shape.kind is Kind.STATIC:
+        return {"s": shape.number}
+    if shape.kind is Kind.HOST and shape.numpy:
+        return {"n": True}
+    if shape.kind in (Kind.TRACED, Kind.ARRAY):
+        return {"a": shape.dtype, "t": shape.kind is Kind.TRACED, "p": shape.container}
+    return None  # a ref, or anything else: not known in the other module
+
+
+def _from_plain(plain: object) -> Value | None:
+    if not isinstance(plain, dict):
+        return None
+    if "c" in plain:
+        items = tuple(_from_plain(item) for item in plain["i"])
+        keys = tuple(plain["k"]) if plain["k"] is not None else None
+        return Value(Kind.HOST, contents=Contents(plain["c"], None, items, keys))
+    if "s" in plain:
+        return Value(Kind.STATIC, number=plain["s"])
+    if "n" in plain:
+        return Value(Kind.HOST, numpy=True)
+    return Value(Kind.TRACED if plain["t"] else Kind.ARRAY, dtype=plain["a"], container=plain["p"])
 
 
 def eager_value(value: Value | None) -> Value | None:

@@ -59,7 +59,7 @@ from jaxlint.analysis.scopes import (
     method_bound,
     outside_functions,
 )
-from jaxlint.analysis.structures import structure, traced_tree
+from jaxlint.analysis.structures import joined, kept_of_text, kept_text, structure, traced_tree
 from jaxlint.analysis.replaced_defs import replaced_defs
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE,
@@ -129,6 +129,7 @@ class ProjectCall:
     instance: bool  # a method called through an instance
     made: bool  # a call of what calling the target makes (a factory's product)
     kinds: tuple[tuple[int | str, str], ...] = ()  # the dtype kinds of the single traced arrays it passes
+    shapes: tuple[tuple[int | str, str], ...] = ()  # the structures of the containers it passes (kept_text)
 
 
 @dataclass(frozen=True)
@@ -341,6 +342,8 @@ class ValueTracker(Domain):
         # By function: the dtype kind of the one array the traced calls of other modules all give a parameter
         # (None: a pytree, or kinds that are not known or disagree), as `_from_other_modules` last found them.
         self._incoming_kinds: dict[cst.CSTNode, dict[str, str | None]] = {}
+        # The same for the structures of the containers they give (structures.kept_text; None: not known).
+        self._incoming_shapes: dict[cst.CSTNode, dict[str, Value | None]] = {}
         # By function: the parameters that calls of other modules outside traces give Python containers (Handed).
         self._handed_params: dict[cst.CSTNode, frozenset[str]] = {}
         # By eager function that other modules' calls reach: those calls' routes (_routes) and its positional
@@ -1482,6 +1485,9 @@ class ValueTracker(Domain):
             for where, value in traced
             if not value.container and value.contents is None and value.dtype is not None
         ]
+        shapes = [
+            (where, text) for where, value in traced if (text := kept_text(structure(value, kept=True))) is not None
+        ]
         if positional or keywords:
             trace = caller.trace or AppliedTransform("a traced caller", node, caller.staged)
             self.outgoing.append(
@@ -1495,6 +1501,7 @@ class ValueTracker(Domain):
                     instance=through_instance,
                     made=made,
                     kinds=tuple(kinds),
+                    shapes=tuple(shapes),
                 )
             )
 
@@ -1528,6 +1535,7 @@ class ValueTracker(Domain):
         the class)."""
         passed: dict[str, Tracer] = {}
         kinds: dict[str, str | None] = {}
+        shapes: dict[str, Value | None] = {}
         imported = self.context.imported.entries if self.context is not None else {}
         for entry, param in reversed(self._incoming(node, name, imported)):
             if param is not None:
@@ -1536,8 +1544,23 @@ class ValueTracker(Domain):
                 )
                 kinds[param] = entry.kind if kinds.get(param, entry.kind) == entry.kind else None
                 passed[param] = Tracer(name, param, via, entry.caller, container=kinds[param] is None)
+                shape = kept_of_text(entry.shape)
+                shapes[param] = joined(shapes[param], shape, kept=True) if param in shapes else shape
         self._incoming_kinds[node] = kinds
+        self._incoming_shapes[node] = shapes
         return passed
+
+    def _given_structure(self, node: cst.CSTNode, name: str, function: TracedFunction) -> Value | None:
+        """The structure of the pytree the calls give parameter `name`: as its own transforms flatten it, or, for a
+        helper traced only through calls, as they give it (structures.py: kept), where this module's calls and
+        those of other modules agree."""
+        if function.transforms:
+            return self._known.structures.get(node, {}).get(name)
+        own = self._known.kept_structures.get(node)
+        incoming = self._incoming_shapes.get(node, {})
+        if name not in incoming:
+            return own.get(name) if own is not None else None
+        return incoming[name] if own is None else joined(own.get(name), incoming[name], kept=True)
 
     def _nones_at_traced_calls(self, node: cst.FunctionDef, name: str) -> dict[str, Fixed]:
         """The parameters every traced call leaves `None` or not (dead_branches.py): as this module's calls agree
@@ -1769,9 +1792,7 @@ class ValueTracker(Domain):
                 container = tracer.container and not annotated and not scalar and not given_array
                 # given a Python list, tuple or dict (a lax carry too), or a list by the transform's argument spec
                 listed = name in self._known.lists.get(node, ()) or name in function.lists or tracer.part
-                # a helper traced only through calls gets its arguments as they are (structures.py: kept)
-                shapes = self._known.kept_structures if not function.transforms else self._known.structures
-                shape = shapes.get(node, {}).get(name) if container else None
+                shape = self._given_structure(node, name, function) if container else None
                 env[name] = (
                     traced_tree(shape, tracer)
                     if shape is not None
