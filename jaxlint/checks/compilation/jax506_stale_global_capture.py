@@ -21,7 +21,7 @@ from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.traced import TracedFunction
 from jaxlint.checks.base import Rule
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, PARTIAL
-from jaxlint.traversal import children
+from jaxlint.traversal import children, in_order
 
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -89,7 +89,11 @@ class StaleGlobalCapture(Rule):
     )
     not_flagged = (
         "Constants bound once; names rebound only before any call that traces the function (configuration set "
-        'at the top of a script or in `if __name__ == "__main__":` before the first call); names bound to '
+        'at the top of a script or in `if __name__ == "__main__":` before the first call; the plain function '
+        "a `g = jax.jit(f)` wrapper is made from, called eagerly before the rebinding, which caches nothing; a "
+        "binding only in the first iteration of a loop over `range(n)` or `enumerate(...)` (`if epoch == 0 and "
+        "it == 0: network = init(...)`) before anything in it traces, or in the other branch of that test); "
+        "names bound to "
         "functions, classes or modules (`def`, `class`, `import`); globals read by a function defined inside the "
         "loop that rebinds them (each iteration makes a new function, traced anew); globals that start as "
         "`None` and are set through `global` (lazy initialisation, set once); functions under `grad` alone or "
@@ -104,7 +108,9 @@ class StaleGlobalCapture(Rule):
         self._reads: list[_Read] = []
         self._functions: list[cst.FunctionDef] = []
         self._writers: dict[str, list[cst.FunctionDef]] = {}  # rebinds a global through `global`
-        self._cached: set[int] = set()  # functions `jax.jit` (or another caching transform) is applied to
+        # Each staged function with the nodes of the caching transforms (`jax.jit`) applied to it.
+        self._jitted: list[tuple[cst.FunctionDef | cst.Lambda, list[cst.CSTNode]]] = []
+        self._cached: set[int] = set()  # those whose own name, when called, runs a cached trace (leave_Module)
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
@@ -117,8 +123,9 @@ class StaleGlobalCapture(Rule):
         scope = self.facts.function
         if scope is not None and scope.staged and not scope.only_traced_for_shapes:
             self._reads.append(_Read(node, scope, self.facts.chain))
-            if any(t.name in CACHED_BY_FUNCTION for t in scope.transforms):
-                self._cached.add(id(node))
+            jitted = [t.node for t in scope.transforms if t.name in CACHED_BY_FUNCTION]
+            if jitted:
+                self._jitted.append((node, jitted))
 
     def visit_Global(self, node: cst.Global) -> None:
         function = self.facts.chain[-1]
@@ -135,6 +142,12 @@ class StaleGlobalCapture(Rule):
         candidates = self._candidates(module_items)
         if not candidates:
             return
+        called_at_once = _called_at_once(node)
+        self._cached = {
+            id(function)
+            for function, jitted in self._jitted
+            if any(_decorates(function, t) or id(t) in called_at_once for t in jitted)
+        }
         program = _Program(self, module_items, candidates)
         reported: set[int] = set()
         for read in self._reads:
@@ -211,7 +224,7 @@ class _Program:
             if bound and all(isinstance(v, cst.Name) and v.value == "None" for v in bound)
         }
         self.staged = {id(read.function) for read in rule._reads}
-        bound = Counter(name for item in module_items for name in item.binds)
+        bound = Counter(name for item in module_items if not _wraps_itself(item, rule._wraps) for name in item.binds)
         self.redefined = {name for name, count in bound.items() if count > 1}
         # Each definition (names bound, not redefined; names mentioned; cached), and by the names it mentions:
         # _reach() follows them from an entry as a worklist, not over every definition until nothing changes.
@@ -267,9 +280,12 @@ class _Program:
             if not binds or not traces:
                 continue
             defined_in = {loop for item in items if _defines(item, entry) for loop in item.loops}
+            tests = _branch_tests(function.body if function is not None else self.rule._module.body)
             for t in traces:
                 for b in binds:
                     shared = [loop for loop in items[t].loops if loop in items[b].loops and loop not in defined_in]
+                    if shared and _first_pass_only(tests, items[b], items[t], b < t, shared, self.rule.names):
+                        continue
                     after = (
                         b > t and any(t2 > b for t2 in traces) and (any(b0 < t for b0 in binds) or function is not None)
                     )
@@ -341,6 +357,119 @@ class _Program:
                         found.add(name)
                         pending.append(name)
         return found
+
+
+Test = tuple[cst.BaseExpression, bool]  # the test of an `if` around a step, and which branch the step is in
+
+
+def _branch_tests(body) -> dict[int, tuple[Test, ...]]:
+    """The tests of the `if` statements around each step of a block (by the step's id; nested functions left out)."""
+    found: dict[int, tuple[Test, ...]] = {}
+
+    def walk(block, tests: tuple[Test, ...]) -> None:
+        for statement in statements(block):
+            found[id(statement)] = tests
+            if isinstance(statement, cst.If):
+                walk(statement.body, (*tests, (statement.test, True)))
+                other = (*tests, (statement.test, False))
+                if isinstance(statement.orelse, cst.If):
+                    walk(cst.IndentedBlock(body=[statement.orelse]), other)
+                elif statement.orelse is not None:
+                    walk(statement.orelse.body, other)
+            elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                for inner in _blocks(statement):
+                    walk(inner, tests)
+
+    walk(body, ())
+    return found
+
+
+def _first_pass_only(
+    tests: dict[int, tuple[Test, ...]], bind: _Item, trace: _Item, bound_first: bool, loops: list, names
+) -> bool:
+    """Whether the binding runs only in the first iteration of each of `loops` (`if epoch == 0 and it == 0:
+    network = init(...)`), and there before the trace or in the other branch of that test: every call then traces
+    with the value it bound, and nothing binds it again."""
+    guards = [test for test, truth in tests.get(id(bind.node), ()) if truth]
+    for loop in loops:
+        if not any(_first_iteration(test, loop, names) for test in guards):
+            return False
+    if bound_first:
+        return True
+    exclusive = {id(test) for test, truth in tests.get(id(trace.node), ()) if not truth}
+    return any(id(test) in exclusive and _first_iteration(test, loop, names) for test in guards for loop in loops)
+
+
+def _first_iteration(test: cst.BaseExpression, loop: cst.CSTNode, names) -> bool:
+    """Whether `test` holds only in the first iteration of `loop`: `i == 0` (or a conjunction with it) for a loop
+    `for i in range(n)`, `range(0, n)` or `for i, x in enumerate(xs)` whose body leaves `i` alone."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _first_iteration(test.left, loop, names) or _first_iteration(test.right, loop, names)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    if type(test.comparisons[0].operator) is not cst.Equal:
+        return False
+    counter = _counter(loop, names)
+    sides = (test.left, test.comparisons[0].comparator)
+    return counter is not None and any(
+        type(a) is cst.Name and a.value == counter and type(b) is cst.Integer and b.evaluated_value == 0
+        for a, b in (sides, sides[::-1])
+    )
+
+
+def _counter(loop: cst.CSTNode, names) -> str | None:
+    """The name that counts a loop's iterations from 0: `i` of `for i in range(n)` (or `range(0, n)`) and of
+    `for i, x in enumerate(xs)`, when the body never rebinds it."""
+    if type(loop) is not cst.For:
+        return None
+    iterated, target = loop.iter, loop.target
+    if type(iterated) is not cst.Call or type(iterated.func) is not cst.Name or names.qualified(iterated.func):
+        return None
+    args = iterated.args
+    if iterated.func.value == "range" and type(target) is cst.Name:
+        counted = (
+            len(args) == 1
+            or len(args) == 2
+            and type(args[0].value) is cst.Integer
+            and args[0].value.evaluated_value == 0
+        )
+        name = target.value if counted and not any(arg.star or arg.keyword for arg in args) else None
+    elif iterated.func.value == "enumerate" and len(args) == 1 and type(target) is cst.Tuple:
+        first = target.elements[0].value if target.elements else None
+        name = first.value if type(first) is cst.Name else None
+    else:
+        return None
+    return name if name is not None and name not in rebound_names(loop.body) else None
+
+
+def _wraps_itself(item: _Item, wraps: Wraps) -> bool:
+    """`step = jax.jit(step)`: the name holds its own function, wrapped, as a decorator would make it."""
+    node = item.node
+    if type(node) is not cst.Assign or len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name:
+        return False
+    value = node.value
+    return (
+        type(value) is cst.Call
+        and wraps(value)
+        and bool(value.args)
+        and type(value.args[0].value) is cst.Name
+        and value.args[0].value.value == node.targets[0].target.value
+    )
+
+
+def _called_at_once(module: cst.Module) -> set[int]:
+    """The ids of the calls whose result the same expression calls (`jax.jit(f)` of `jax.jit(f)(x)`): jax keeps the
+    trace with `f`, so each such call of `f` reuses the first."""
+    return {id(node.func) for node, _ in in_order(module) if type(node) is cst.Call and type(node.func) is cst.Call}
+
+
+def _decorates(function: cst.FunctionDef | cst.Lambda, transform: cst.CSTNode) -> bool:
+    """Whether the transform is one of the def's decorators (`@jax.jit`): then calling the def's name calls the
+    jitted function. `_step` of `step = jax.jit(_step)` stays the plain function, which runs eagerly; the
+    wrapper's calls are the traces (`_caches`)."""
+    if type(function) is not cst.FunctionDef:
+        return False
+    return any(node is transform for decorator in function.decorators for node, _ in in_order(decorator))
 
 
 def _assignments(body, names: set[str]) -> Iterator[tuple[str, cst.Assign]]:
