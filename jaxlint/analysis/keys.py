@@ -585,9 +585,17 @@ class KeyFlow(Domain):
         self._folded: set[int] = set()  # the key arguments drawn from through keys fold_in derives (Use.folded)
         self._again: dict[cst.CSTNode, list[tuple[cst.BaseExpression, str, str, Use]]] = {}  # consumed_again
         self._guards: dict[int, dict[int, tuple[Guard, ...]]] = {}  # of each function: parameter_guards
+        self._unseen: dict[int, set[int]] = {}  # of each function: unseen_results
         self._hops: dict[int, list[tuple[cst.BaseExpression, str | None]]] = {}  # of each call: _hop_consuming
         self._scope_names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # of each function: bound, declared
         self._entries_changed: dict[tuple[int, str], bool] = {}  # of each function and parameter: changes_entries
+
+    def _unseen_results(self, function: cst.CSTNode) -> set[int]:
+        if type(function) is not cst.FunctionDef:
+            return set()
+        if id(function) not in self._unseen:
+            self._unseen[id(function)] = unseen_results(function, self._tracker.names)
+        return self._unseen[id(function)]
 
     def _parameter_guards(self, function: cst.CSTNode, node: cst.CSTNode) -> tuple[Guard, ...]:
         if type(function) is not cst.FunctionDef:
@@ -1145,7 +1153,9 @@ class KeyFlow(Domain):
                 self.state.learn(ref)
             resolved = self.state.resolve(ref)
             use = Use(node, by, folded=id(expr) in self._folded)
-            if function is not None and (
+            if function is not None and id(node) in self._unseen_results(function):
+                pass  # its numbers decide nothing: no draw for the callers (unseen_results)
+            elif function is not None and (
                 resolved in self.state.params
                 or _base(resolved) == self.state.carry
                 or self._drawn_entry(function, resolved)
@@ -2039,6 +2049,50 @@ def _unpacked_carry(body: cst.BaseSuite, parameter: str) -> tuple[cst.Assign, li
             elements = cast("cst.Tuple | cst.List", statement.targets[0].target).elements
             if all(type(e) is cst.Element and type(e.value) is cst.Name for e in elements):
                 return statement, [cast(cst.Name, e.value).value for e in elements]
+    return None
+
+
+def unseen_results(function: cst.FunctionDef, names: Names) -> set[int]:
+    """The ids of the `jax.random` calls a function makes as statements whose results nothing in the function
+    reads: a bare `split(key)`, or `key_a, key_b = split(key)` whose names the function mentions nowhere else
+    (nested functions included). Such a draw of the function's key has no effect but numbers nobody sees, so it
+    decides nothing for its callers: the caller that draws from the same key again repeats nothing (JaxInforMARL's
+    `get_init_state` splits its key and builds fixed positions)."""
+    mentions: dict[str, int] = {}
+    for node, _ in in_order(function.body):
+        if type(node) is cst.Name:
+            mentions[node.value] = mentions.get(node.value, 0) + 1
+    found: set[int] = set()
+    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(node) not in (cst.Expr, cst.Assign) or type(node.value) is not cst.Call:
+            continue
+        if not (names.qualified(node.value.func) or "").startswith(JAX_RANDOM):
+            continue
+        if type(node) is cst.Expr:
+            found.add(id(node.value))
+        else:
+            targets = [_plain_names(target.target) for target in node.targets]
+            if all(bound and all(mentions.get(name) == 1 for name in bound) for bound in targets):
+                found.add(id(node.value))
+    return found
+
+
+def _plain_names(target: cst.BaseExpression) -> list[str] | None:
+    """The names an assignment target binds when it binds only names (`a`, `a, *rest`); None for an item or an
+    attribute in it."""
+    kind = type(target)
+    if kind is cst.Name:
+        return [cast(cst.Name, target).value]
+    if kind is cst.StarredElement:
+        return _plain_names(cast(cst.StarredElement, target).value)
+    if kind is cst.Tuple or kind is cst.List:
+        found: list[str] = []
+        for element in cast("cst.Tuple | cst.List", target).elements:
+            names = _plain_names(element.value)
+            if names is None:
+                return None
+            found += names
+        return found
     return None
 
 

@@ -94,8 +94,11 @@ class PrngKeyReuse(Rule):
         "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
         "`if n == 1: return uniform(key)`): on that path the first is dropped, so the two never meet; a first "
         "draw bound to names that are all bound again before anything reads them (`eval_keys = split(key, 4)` "
-        "before a loop that does `key, *eval_keys = split(key, 5)` and only then evaluates): its numbers are "
-        "never seen; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
+        "before a loop that does `key, *eval_keys = split(key, 5)` and only then evaluates; at module level, "
+        "bound again in the same block), or a helper's `jax.random` call whose results the helper never reads "
+        "(`key_a, key_b = split(key)` with neither used): its numbers are never seen; a helper that draws only "
+        "to fill in a parameter the call gives a value (`if inds is None: inds = permutation(key, n)` of "
+        "`permute(key, x, inds)`): whether it draws is that value's; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
         "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
         "run of a jitted function before the timed one); keys passed to functions of other modules (jaxlint cannot see "
         "whether they consume them); a key rebound by an unknown call. Test files (`test_*.py`, `*_test.py`, "
@@ -107,6 +110,7 @@ class PrngKeyReuse(Rule):
     def __init__(self, facts, reporter) -> None:
         super().__init__(facts, reporter)
         self._reported: set[int] = set()  # the key arguments reported: a loop's next iteration tells no more
+        self._orders: dict[int, list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]] = {}  # by the scope's id
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.facts.in_test_file:
@@ -210,7 +214,17 @@ class PrngKeyReuse(Rule):
     def _function_in_order(self) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] | None:
         """Everything in the body of the function around this point, in source order (`in_order`)."""
         function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
-        return None if function is None else list(in_order(function.body))
+        return None if function is None else self._in_order(function.body)
+
+    def _scope_in_order(self) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
+        """The same for the module when this point is at module level (a script, a notebook)."""
+        order = self._function_in_order()
+        return order if order is not None else self._in_order(self.facts.chain[0])
+
+    def _in_order(self, node: cst.CSTNode) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
+        if id(node) not in self._orders:  # (asked at each key used again: walked once)
+            self._orders[id(node)] = list(in_order(node))
+        return self._orders[id(node)]
 
     def _dropped_before_return(self, first: cst.CSTNode, second: cst.Call) -> bool:
         """Whether the first draw is bound to a name that nothing reads from there to a `return` holding the
@@ -248,9 +262,7 @@ class PrngKeyReuse(Rule):
         any read of them: in a block around the read, above it (Mava's trainers split an evaluation key once
         before their loop, then split it again in the loop before the evaluation uses it). Its numbers are
         never seen, so drawing from the same key again repeats nothing anyone sees."""
-        order = self._function_in_order()
-        if order is None:
-            return False
+        order = self._scope_in_order()
         start = next((index for index, (node, _) in enumerate(order) if node is first), None)
         if start is None or any(isinstance(n, _LOOPS) for n in order[start][1]):
             return False  # (in a loop, the next iteration may read what this one drew)
@@ -260,12 +272,17 @@ class PrngKeyReuse(Rule):
             return False
         drawn = {id(name): name.value for target in statement.targets for name in _target_name_nodes(target.target)}
         stores: list[tuple[cst.CSTNode, ...]] = []  # later bindings: the nodes around their lines, and the line
+        # A module's globals are what it exports: there each must be bound again in the draw's own block.
+        around = order[start][1]
+        unbound = set(drawn.values()) if self._function_in_order() is None else set()
         for node, ancestors in order[start + 1 :]:
             if type(node) is not cst.Name or node.value not in drawn.values() or id(node) in drawn:
                 continue
             block = _binding_block(node, ancestors)
             if block is not None:
                 stores.append(block)
+                if block[:-1] == around[: around.index(assign)]:
+                    unbound.discard(node.value)
             elif not any(
                 len(block) < len(ancestors)
                 and all(a is b for a, b in zip(block, ancestors))
@@ -273,7 +290,7 @@ class PrngKeyReuse(Rule):
                 for *block, line in stores
             ):
                 return False  # a read the first draw may reach (the binding's own line reads first)
-        return bool(drawn)
+        return bool(drawn) and not unbound
 
 
 def _binding_block(name: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> tuple[cst.CSTNode, ...] | None:
