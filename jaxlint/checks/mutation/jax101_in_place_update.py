@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Callable, Sequence
 
 import libcst as cst
 
@@ -92,8 +92,9 @@ class InPlaceUpdate(Rule):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
         if held.pytree_part and not self.facts.array_only_index(target.slice):
             return  # `parts, total = carry`: `parts` is as often a Python list, where `parts[0] = v` works
-        base = code(target.value)
-        index = code(cst.Subscript(value=cst.Name("_"), slice=target.slice))[1:]
+        root, elements = _array_chain(target, self.facts.value_of)
+        base = code(root)
+        index = code(cst.Subscript(value=cst.Name("_"), slice=elements))[1:]
         if method is not None:
             fix = f"`{base} = {base}.at{index}.{method}({_argument_text(value)})`"
         else:
@@ -176,6 +177,35 @@ def _functional_update(target: cst.Subscript, method: str, value: cst.BaseExpres
         *(("(", value, ")") if _bare(value) else (value,)),
         ")",
     )
+
+
+def _array_chain(target: cst.Subscript, value_of) -> tuple[cst.BaseExpression, Sequence[cst.SubscriptElement]]:
+    """The array an update writes into, with the whole index: `a` and `[0, 1]` of `a[0][1] = v` when `a` is an
+    array and the inner index picks one row by an integer (then `a[0][1]` is `a[0, 1]`, and `a[0] = a[0].at[1]...`
+    would assign into `a` again); the subscripted value and the index as written otherwise."""
+    elements: list[cst.SubscriptElement] = list(target.slice)
+    inner = target.value
+    while (
+        type(inner) is cst.Subscript
+        and len(inner.slice) == 1
+        and type(index := inner.slice[0].slice) is cst.Index
+        and _integer(index.value, value_of)
+        and (held := value_of(inner.value)).is_array
+        and not held.container
+        and not held.pytree_part
+    ):
+        elements = [cst.SubscriptElement(index), *elements]
+        inner = inner.value
+    if inner is target.value:
+        return inner, target.slice
+    return inner, [element.with_changes(comma=cst.MaybeSentinel.DEFAULT) for element in elements]
+
+
+def _integer(value: cst.BaseExpression, value_of) -> bool:
+    """An integer literal (`0`, `-1`) or a Python int the analysis knows (`i` of `range`)."""
+    if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+        value = value.expression
+    return type(value) is cst.Integer or value_of(value).number == "int"
 
 
 def _array_index(elements, value_of) -> bool:
