@@ -175,11 +175,9 @@ RANDOMNESS_OFF = merged_dicts("RANDOMNESS_OFF")
 
 # The handlers that show code expecting a tracer's truth value to fail, and meaning it (`try: if rate == 0:
 # ... except jax.errors.ConcretizationTypeError: pass`): TracerBoolConversionError and its jax base classes.
-# What an in-place update of a JAX array raises: code in a `try` that catches it shows the error on purpose
-# (a tutorial's `try: x[0] = 1 except TypeError: traceback.print_exc()`).
-IN_PLACE_UPDATE_ERRORS = frozenset({"TypeError"})
 # The handlers that catch a TypeError, by the names of its classes (a bare `except:` catches BaseException): code in
-# a `try` with one shows the error on purpose.
+# a `try` with one shows the error on purpose (a tutorial's `try: x[0] = 1 except Exception: print(...)`, the
+# TypeError of an in-place update; `caught_errors` counts no bare `except:`, which swallows whatever comes).
 TYPE_ERRORS = frozenset({"TypeError", "Exception", "BaseException"})
 # The errors jax raises while it traces a function, each with the classes a handler may name to catch it (jax
 # 0.10.2's class hierarchy): a trace started in a `try` whose handler catches it shows the error on purpose.

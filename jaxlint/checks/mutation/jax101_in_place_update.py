@@ -10,7 +10,7 @@ import libcst as cst
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.mutation._common import declaration_needed, rebinds_here
 from jaxlint.diagnostics import SAFE, UNSAFE
-from jaxlint.model.functions import IN_PLACE_UPDATE_ERRORS
+from jaxlint.model.functions import TYPE_ERRORS
 
 
 _UPDATE_METHOD = {
@@ -49,7 +49,7 @@ class InPlaceUpdate(Rule):
         "their annotations: `o_ref[...] = v` is how a kernel stores. In a module that makes refs (`jax.new_ref`), a "
         "traced parameter (or a part of one) whose structure no call shows: jit takes refs as arguments. A part unpacked from a pytree of "
         "tracers (`parts, total = carry` in a `lax.scan` body) is as often a Python list, where "
-        "`parts[0] = v` is ordinary Python. An update in a `try` whose handler catches `TypeError` (a "
+        "`parts[0] = v` is ordinary Python. An update in a `try` whose handler catches a `TypeError` (`except TypeError`, `except Exception`; a "
         "tutorial showing the error: `try: x[0] = 1 except TypeError: traceback.print_exc()`)."
     )
     verify = "`--verify` traces the function and expects the `TypeError` at this line."
@@ -86,7 +86,7 @@ class InPlaceUpdate(Rule):
         statement: cst.CSTNode | None = None,
     ) -> None:
         held = self.facts.value_of(target.value)
-        if not held.is_array or self.facts.catches(IN_PLACE_UPDATE_ERRORS):
+        if not held.is_array or self.facts.catches(TYPE_ERRORS):
             return
         if held.container and not _array_index(target.slice, self.facts.value_of):
             return  # a pytree argument may be a dict or list: `params["w"] = ...` is fine
