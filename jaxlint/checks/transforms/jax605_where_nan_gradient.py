@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.values import Kind
+
 from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.names import dotted
@@ -104,6 +106,8 @@ class WhereNanGradient(Rule):
                 transform = reverse_mode(value, self.facts.traced_scope)
                 if transform is None or not self._references(operand, opaque=True) & tested:
                     continue
+                if self.facts.value_of(operand).kind is Kind.STATIC:
+                    continue  # a Python number, the same in every element and never differentiated: `x / sigma`
                 side = "false" if branch is branches[0] else "true"
                 if self._never_bad(operand, unbounded, condition, side == "true"):
                     continue  # `jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: -expm1(x) >= 0.5 there
