@@ -76,6 +76,16 @@ class Keys:
         """Consumed here in every iteration of the innermost loop, from a key bound outside it."""
         return self._flow.reached() and self._flow.reused_by_loop(ref)
 
+    def made_each_iteration(self, ref: str) -> bool:
+        """Whether the key `ref` is made in the loop's body from values the loop never changes (`k = PRNGKey(42)`,
+        `k = fold_in(base, step)`): the same key in every iteration."""
+        return self._flow.made_each_iteration(ref)
+
+    def same_key_made_here(self, call: cst.Call) -> tuple[cst.Call, str] | None:
+        """The key argument of `call` when it is made right there, the same in every iteration of the loop around
+        (`permutation(jax.random.PRNGKey(42), n)`), with what draws; none in dead code."""
+        return self._flow.same_key_made_here(call) if self._flow.reached() else None
+
     def consumed_again(self, loop: cst.CSTNode) -> list[tuple[cst.BaseExpression, str, str, Use]]:
         """Once the loop's body (a For's, a While's, or a lax loop body's def) was visited: the keys it consumes
         before binding them again that the previous iteration consumed after binding them, each as (argument, key

@@ -50,7 +50,7 @@ from jaxlint.analysis.key_hops import (
     runs_when_called,
 )
 from jaxlint.analysis.library_runs import library_base
-from jaxlint.analysis.loop_guards import runs_once
+from jaxlint.analysis.loop_guards import constant, runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.notebook_cells import starts_cell
@@ -60,6 +60,7 @@ from jaxlint.model.keys import (
     BRANCHING,
     CONDS,
     EVAL_SHAPE,
+    FOLD_IN,
     KEY_COMPUTING_MODULES,
     KEY_DRAWING_FIELDS,
     KEY_MAKERS,
@@ -105,6 +106,9 @@ class Use:
     # key-reuse checker accepts after a `fold_in` as after these.
     folded: bool = False
     other: "Use | None" = None  # the first consumption of the other kind, after this one
+    # What the tests around it showed names to equal (`if name == "moons":`, `if name in ("a", "b"):`), as the
+    # literals each may be: a path where one of them is another literal never made it (KeyState.tested_equal).
+    when: frozenset[tuple[str, frozenset]] = frozenset()
 
     def of_kind(self, folded: bool) -> "Use | None":
         """This consumption, or the later one of the other kind, whichever is of kind `folded`."""
@@ -346,6 +350,12 @@ class KeyState:
     # pairs the carry with an output (`scan`), and its run (the first of `iterations`), whose exposed keys are what
     # the previous iteration left in the carry.
     next_carry: tuple[str, bool, "_Iteration"] | None = None
+    # Names bound in the innermost loop's body to a key made from values that loop never changes (`k = PRNGKey(42)`,
+    # `k = fold_in(base, step)`): the same key in every iteration, as if bound outside the loop.
+    invariant: set[str] = field(default_factory=set)
+    # The names the tests around this point show to equal a literal (`if name == "moons":`, `if name in ("a", "b")`),
+    # with the literals each may be.
+    equal: dict[str, frozenset] = field(default_factory=dict)
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
@@ -364,12 +374,16 @@ class KeyState:
             self.iterations,
             self.carry,
             self.next_carry,
+            set(self.invariant),
+            dict(self.equal),
         )
 
     def restore(self, other: "KeyState") -> None:
         self.keys, self.consumed = dict(other.keys), dict(other.consumed)
         self.params, self.others = set(other.params), set(other.others)
         self.aliases, self.single = dict(other.aliases), set(other.single)
+        self.invariant = set(other.invariant)
+        self.equal = dict(other.equal)
 
     def join(self, other: "KeyState") -> None:
         """After a branch: a key is a key if either path says so; consumed if consumed on either path.
@@ -392,6 +406,8 @@ class KeyState:
             self.consumed.setdefault(ref, use)
         self.params &= other.params
         self.others &= other.others
+        self.invariant &= other.invariant
+        self.equal = {name: value for name, value in self.equal.items() if other.equal.get(name, _NO_VALUE) == value}
 
     def resolve(self, ref: str) -> str:
         """The key's own ref for another name of it (`keys['init']` -> `rng`)."""
@@ -412,6 +428,9 @@ class KeyState:
         self.params.discard(name)
         self.others.discard(name)
         self.single.discard(name)
+        self.invariant.discard(name)
+        if name in self.equal or any(use.when for use in self.consumed.values()):
+            self._forget_tests_of(name)
         for iteration in self.iterations:
             iteration.bound.add(name)
         if is_key:
@@ -420,6 +439,22 @@ class KeyState:
                 self.single.add(name)
         else:
             self.keys.pop(name, None)
+
+    def tested_equal(self, name: str, values: frozenset) -> None:
+        """On this path `name` equals one of the literals `values` (`if name == "moons":`): a consumption made where
+        it equalled others (`if name == "flowers":` before, `name` unchanged since) is not on this path."""
+        values = self.equal[name] & values if name in self.equal else values
+        self.equal[name] = values
+        for ref, use in list(self.consumed.items()):
+            if any(tested == name and known.isdisjoint(values) for tested, known in use.when):
+                del self.consumed[ref]
+
+    def _forget_tests_of(self, name: str) -> None:
+        """`name` gets a new value: what tests showed of it no longer holds."""
+        self.equal.pop(name, None)
+        for ref, use in list(self.consumed.items()):
+            if any(tested == name for tested, _ in use.when):
+                self.consumed[ref] = replace(use, when=frozenset(fact for fact in use.when if fact[0] != name))
 
     def holds_none(self, name: str) -> None:
         """On this path `name` is None: it holds no key, and what it held before was not consumed here."""
@@ -534,6 +569,8 @@ class KeyState:
         ref = self.resolve(ref)
         base = _base(ref)
         depth = self.keys.get(ref, self.keys.get(base, 0))
+        if ref in self.invariant:
+            return depth < len(self.loops)
         inner = self.loops[-1]
         return depth < len(self.loops) and base not in inner and written not in inner and _holder(ref) not in inner
 
@@ -541,6 +578,8 @@ class KeyState:
         """The first consumption of each kind is kept (`Use.other`)."""
         ref = self.resolve(ref)
         known = self.consumed.get(ref)
+        if self.equal:
+            use = replace(use, when=frozenset(self.equal.items()))
         if known is None:
             self.consumed[ref] = use
         elif known.folded != use.folded and known.other is None:
@@ -1472,6 +1511,9 @@ class KeyFlow(Domain):
                 self.state.alias(ref, named)
                 return
             self.state.bind(ref, self._is_key_value(ref, value), self._single(value))
+            if self._same_each_iteration(value, named=True):
+                self.state.invariant.add(ref)
+                self.state.keys[ref] = len(self.state.loops) - 1
             for literal, item in entries or ():
                 self._store(f"{ref}[{literal!r}]", item)
         elif isinstance(target, cst.Subscript):
@@ -1700,6 +1742,9 @@ class KeyFlow(Domain):
         for name, none in self._tracker.nones.said(test, truth).items():
             if none:
                 state.holds_none(name)
+        equal = _equality(test) if truth else None
+        if equal is not None:
+            state.tested_equal(*equal)
         loop = self._loops[-1] if self._loops else None
         once = (
             loop is not None
@@ -1760,12 +1805,50 @@ class KeyFlow(Domain):
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop (not in a block that leaves it)."""
         ref = self._written.get(ref, ref)  # (`rngs["dropout"]` of `{"dropout": rng}`: its container may change)
+        return self.state.reused_by_loop(ref) and self._every_iteration()
+
+    def _every_iteration(self) -> bool:
+        """Whether this point runs in every iteration of the innermost loop: not in a block that leaves it, nor in
+        a branch that runs in one iteration at most (loop_guards.py)."""
         state, depth = self.state, len(self.state.loops)
-        return (
-            state.reused_by_loop(ref)
-            and not self._tracker.flow.leaves_loop()
-            and not any(once is not None and once[0] is state and once[1] == depth for once in self._once)
+        return not self._tracker.flow.leaves_loop() and not any(
+            once is not None and once[0] is state and once[1] == depth for once in self._once
         )
+
+    def _same_each_iteration(self, value: cst.BaseExpression | None, named: bool = False) -> bool:
+        """A key made in a loop's body from values that loop never changes (`jax.random.PRNGKey(42)` given to a
+        sampler, `fold_in(base_rng, step)` with neither bound in the body nor the loop's target): every iteration
+        makes the same key. A name bound to a seed's key there (`named`: `rng = jax.random.PRNGKey(seed)` at the top
+        of a run over datasets or settings) re-seeds each run on purpose, to compare them; `fold_in` is there to
+        make keys differ."""
+        if type(value) is not cst.Call or not value.args or not self._in_python_loop():
+            return False
+        made = self._tracker.names.qualified(value.func)
+        if made not in SINGLE_KEY_MAKERS or named and made != FOLD_IN:
+            return False
+        changed = self.state.loops[-1] | self._loop_targets[-1]
+        return all(not arg.star and _unchanged(arg.value, changed) for arg in value.args)
+
+    def _in_python_loop(self) -> bool:
+        """Whether the innermost loop around this point is a Python loop or a comprehension of this scope (a lax
+        loop body's literal keys are JAX203's)."""
+        return bool(self._loops) and self._loops[-1][0] is self.state and self._loops[-1][1] == len(self.state.loops)
+
+    def made_each_iteration(self, ref: str) -> bool:
+        """Whether the key `ref` was made in this loop's body from values the loop never changes."""
+        return self.state.resolve(ref) in self.state.invariant
+
+    def same_key_made_here(self, call: cst.Call) -> tuple[cst.Call, str] | None:
+        """The key a call draws from when it is made right there, in every iteration of the loop around, from
+        values the loop never changes (`permutation(jax.random.PRNGKey(42), n)` in a loop over classes), with what
+        draws."""
+        drawn = self._drawn_key(call)
+        if drawn is None:
+            return None
+        made, by = drawn
+        if type(made) is not cst.Call or not self._same_each_iteration(made) or not self._every_iteration():
+            return None
+        return made, by
 
     def visit_For_body(self, node: cst.For) -> None:
         fresh = isinstance(node.iter, cst.Call) and makes_key(node.iter, self._tracker.names)
@@ -2050,6 +2133,42 @@ def _unpacked_carry(body: cst.BaseSuite, parameter: str) -> tuple[cst.Assign, li
             if all(type(e) is cst.Element and type(e.value) is cst.Name for e in elements):
                 return statement, [cast(cst.Name, e.value).value for e in elements]
     return None
+
+
+_NO_VALUE = object()
+
+
+def _equality(test: cst.BaseExpression) -> tuple[str, frozenset] | None:
+    """`("name", {"moons"})` for a test `name == "moons"` (or `"moons" == name`) of a name against a literal, and
+    `("name", {"a", "b"})` for `name in ("a", "b")` (a tuple, list or set display of literals)."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    operator, right = type(test.comparisons[0].operator), test.comparisons[0].comparator
+    if operator is cst.In and type(test.left) is cst.Name and type(right) in (cst.Tuple, cst.List, cst.Set):
+        elements = cast("cst.Tuple | cst.List | cst.Set", right).elements
+        found = [constant(e.value) for e in elements if type(e) is not cst.StarredElement]
+        if len(found) == len(elements) and all(known for known, _ in found):
+            return test.left.value, frozenset(value for _, value in found)
+        return None
+    if operator is not cst.Equal:
+        return None
+    for name, other in ((test.left, right), (right, test.left)):
+        known, value = constant(other)
+        if type(name) is cst.Name and known and name.value not in ("True", "False", "None"):
+            return name.value, frozenset({value})
+    return None
+
+
+def _unchanged(expr: cst.BaseExpression, changed: set[str]) -> bool:
+    """A literal, or a name (or an attribute of one) that no statement of the loop binds: the same value in every
+    iteration."""
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+        expr = expr.expression
+    if type(expr) in (cst.Integer, cst.Float, cst.SimpleString):
+        return True
+    while type(expr) is cst.Attribute:
+        expr = expr.value
+    return type(expr) is cst.Name and expr.value not in changed
 
 
 def unseen_results(function: cst.FunctionDef, names: Names) -> set[int]:

@@ -18,7 +18,7 @@ from jaxlint.analysis.names import Names
 _CONSTANTS = (cst.Integer, cst.Float, cst.SimpleString)
 
 
-def _constant(expr: cst.BaseExpression) -> tuple[bool, object]:
+def constant(expr: cst.BaseExpression) -> tuple[bool, object]:
     """(True, its value) for a literal number or string, `-1`, `True`, `False`, `None`; else (False, None)."""
     if isinstance(expr, _CONSTANTS) or (
         isinstance(expr, cst.UnaryOperation)
@@ -42,7 +42,7 @@ def _distinct_values(loop: cst.For, names: Names) -> bool:
         return False
     values: list[object] = []
     for element in iterated.elements:
-        known, value = _constant(element.value) if not isinstance(element, cst.StarredElement) else (False, None)
+        known, value = constant(element.value) if not isinstance(element, cst.StarredElement) else (False, None)
         if not known or any(value == other for other in values):
             return False
         values.append(value)
@@ -53,7 +53,7 @@ def _fixed_in(expr: cst.BaseExpression, rebound: set[str]) -> bool:
     """A constant, or a name the loop's body never rebinds: the same value in every iteration."""
     if type(expr) is cst.Name and expr.value not in ("True", "False", "None"):
         return expr.value not in rebound
-    return _constant(expr)[0]
+    return constant(expr)[0]
 
 
 def runs_once(test: cst.BaseExpression, truth: bool, loop: cst.For, names: Names) -> bool:

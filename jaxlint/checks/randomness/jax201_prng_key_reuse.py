@@ -80,7 +80,8 @@ class PrngKeyReuse(Rule):
         "b = jax.random.normal(b_key, (3,))\n"
     )
     not_flagged = (
-        "A key consumed once in each branch of an `if`/`else`; `key, sub = jax.random.split(key)` before each "
+        "A key consumed once in each branch of an `if`/`else`, or under tests of one unchanged name against "
+        'different literals (`if name == "a":` ... `if name == "b":`, disjoint `in` sets), which never both run; `key, sub = jax.random.split(key)` before each '
         "use; `jax.random.fold_in(key, i)`, which derives a new key without consuming `key`; in a notebook, a "
         "key used once in each of several cells (each cell restarts an experiment from the notebook's key; "
         "reuse within one cell is flagged), and a notebook's own function given the notebook's key twice in "

@@ -23,7 +23,10 @@ class KeyReuseInLoop(Rule):
         "flagged when the tree is known to have two leaves or more (a display of two entries or more, or a "
         "value the analysis knows: the pytree every call gives a traced parameter). A method that draws from a key "
         "its object keeps (`self.key`, stored by `__init__` and assigned nowhere else in the class's module) "
-        "consumes that key at every call: `agent.act(obs)` in a loop draws the same noise at every step."
+        "consumes that key at every call: `agent.act(obs)` in a loop draws the same noise at every step. A key "
+        "made in a Python loop's body from values the loop never changes (`jax.random.PRNGKey(42)` written "
+        "there, `fold_in(base, step)` with `step` never advanced) is the same key in every iteration, as if "
+        "made before the loop."
     )
     why_bad = (
         "Each iteration gives the sampler the same key, so each iteration draws the same numbers: the "
@@ -80,6 +83,9 @@ class KeyReuseInLoop(Rule):
             if id(expr) in told:
                 continue
             if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
+                if keys.made_each_iteration(ref):
+                    self.report(expr, _made_each_iteration(f"`{ref}` is", by))
+                    continue
                 advice = (
                     replace_in_method(ref)
                     if kept_by_object(ref)
@@ -91,6 +97,9 @@ class KeyReuseInLoop(Rule):
                     f"`{ref}` comes from outside the loop and `{by}` consumes it in every iteration, so every "
                     f"iteration draws the same numbers: {advice}",
                 )
+        made = keys.same_key_made_here(node)
+        if made is not None and not self._aligned_shuffle(node):
+            self.report(made[0], _made_each_iteration(f"`{code(made[0])}` is the same key", made[1]))
 
     def _aligned_shuffle(self, call: cst.Call) -> bool:
         """`[permutation(key, a) for a in arrays]`: one key, a different array each iteration. Each array is
@@ -99,6 +108,14 @@ class KeyReuseInLoop(Rule):
             return False
         array = argument(call, *SELECTING_SAMPLERS[PERMUTATION])
         return array is not None and self.facts.keys.varies_per_iteration(array)
+
+
+def _made_each_iteration(subject: str, by: str) -> str:
+    return (
+        f"{subject} made in every iteration from values the loop never changes, so `{by}` draws the same numbers in "
+        "every iteration: derive the key from the loop's counter (`jax.random.fold_in(key, i)`) or split a key the "
+        "loop carries"
+    )
 
 
 def _per_leaf_message(ref: str, by: str, tree_map: cst.Call, name: str):
