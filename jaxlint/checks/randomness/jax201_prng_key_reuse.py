@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
+from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
@@ -279,6 +282,8 @@ class PrngKeyReuse(Rule):
         for node, ancestors in order[start + 1 :]:
             if type(node) is not cst.Name or node.value not in drawn.values() or id(node) in drawn:
                 continue
+            if _shadowed(node.value, ancestors):
+                continue  # a parameter of a lambda or def inside (`lambda x, _: ...`), or a read of one
             block = _binding_block(node, ancestors)
             if block is not None:
                 stores.append(block)
@@ -307,6 +312,15 @@ def _binding_block(name: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> tuple[
         if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
             return None
     return None
+
+
+def _shadowed(name: str, ancestors: tuple[cst.CSTNode, ...]) -> bool:
+    """Whether a nested lambda or def around this point has a parameter `name`: there it is another variable."""
+    return any(
+        type(around) in (cst.Lambda, cst.FunctionDef)
+        and name in parameter_names(cast("cst.Lambda | cst.FunctionDef", around).params)
+        for around in ancestors
+    )
 
 
 def _target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
