@@ -1192,17 +1192,17 @@ class KeyFlow(Domain):
                 self.state.learn(ref)
             resolved = self.state.resolve(ref)
             use = Use(node, by, folded=id(expr) in self._folded)
-            if function is not None and id(node) in self._unseen_results(function):
-                pass  # its numbers decide nothing: no draw for the callers (unseen_results)
-            elif function is not None and (
+            if function is not None and (
                 resolved in self.state.params
                 or _base(resolved) == self.state.carry
                 or self._drawn_entry(function, resolved)
                 or self._kept_field(function, resolved)
             ):
-                recorder.key_consumed(function, resolved, self._parameter_guards(function, node), use.folded)
+                if id(node) not in self._unseen_results(function):  # (numbers nobody sees: no draw for callers)
+                    recorder.key_consumed(function, resolved, self._parameter_guards(function, node), use.folded)
             elif function is not None and (owner := self._closure_owner(resolved)) is not None:
-                recorder.key_closed(function, resolved, owner, self._parameter_guards(function, node), use.folded)
+                if id(node) not in self._unseen_results(function):
+                    recorder.key_closed(function, resolved, owner, self._parameter_guards(function, node), use.folded)
             for iteration in self.state.iterations:
                 iteration.consume(expr, self.state.resolve(ref), use)
             self.state.consume(ref, use)
@@ -1320,7 +1320,7 @@ class KeyFlow(Domain):
             return (where, cls.name.value) if where is not None and cls is not None else None
         at = (id(chain[-1]), owner.value)
         if at not in self._annotated:  # (asked at every such call of the function: found once)
-            self._annotated[at] = _annotated_parameter(chain, owner.value)
+            self._annotated[at] = _annotated_parameter(chain, owner.value, self._names_of)
         annotated = self._annotated[at]
         qualified = tracker.names.qualified(annotated) if annotated is not None else None
         where = KEY_DRAWING_FIELDS.get(qualified or "", {}).get(method)
@@ -1913,9 +1913,14 @@ def _randomness_off(call: cst.Call) -> bool:
     )
 
 
-def _annotated_parameter(chain: tuple[cst.CSTNode, ...], name: str) -> cst.BaseExpression | None:
+def _annotated_parameter(
+    chain: tuple[cst.CSTNode, ...],
+    name: str,
+    names_of: Callable[[cst.FunctionDef], tuple[frozenset[str], frozenset[str]]],
+) -> cst.BaseExpression | None:
     """The annotation of the parameter `name` of the innermost function around that binds it, when that function
-    binds it again only to what a method of it gives (`state = state.apply_gradients(...)`: of the same class)."""
+    binds it again only to what a method of it gives (`state = state.apply_gradients(...)`: of the same class).
+    `names_of`: the names a function binds itself (KeyFlow._names_of, kept per function)."""
     for scope in reversed(chain):
         if type(scope) is cst.Lambda and name in parameter_names(scope.params):
             return None
@@ -1926,7 +1931,7 @@ def _annotated_parameter(chain: tuple[cst.CSTNode, ...], name: str) -> cst.BaseE
             (p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None
         )
         if param is None:
-            if name in local_names(scope):
+            if name in names_of(scope)[0]:
                 return None
             continue
         if param.annotation is None or not _rebound_by_own_methods(scope, name):
@@ -2177,11 +2182,8 @@ def unseen_results(function: cst.FunctionDef, names: Names) -> set[int]:
     (nested functions included). Such a draw of the function's key has no effect but numbers nobody sees, so it
     decides nothing for its callers: the caller that draws from the same key again repeats nothing (JaxInforMARL's
     `get_init_state` splits its key and builds fixed positions)."""
-    mentions: dict[str, int] = {}
-    for node, _ in in_order(function.body):
-        if type(node) is cst.Name:
-            mentions[node.value] = mentions.get(node.value, 0) + 1
     found: set[int] = set()
+    bound: list[tuple[cst.Call, list[str]]] = []  # the draws bound to names only, with those names
     for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         if type(node) not in (cst.Expr, cst.Assign) or type(node.value) is not cst.Call:
             continue
@@ -2189,10 +2191,16 @@ def unseen_results(function: cst.FunctionDef, names: Names) -> set[int]:
             continue
         if type(node) is cst.Expr:
             found.add(id(node.value))
-        else:
-            targets = [_plain_names(target.target) for target in node.targets]
-            if all(bound and all(mentions.get(name) == 1 for name in bound) for bound in targets):
-                found.add(id(node.value))
+            continue
+        targets = [_plain_names(target.target) for target in node.targets]
+        if all(targets):
+            bound.append((node.value, [name for names_bound in targets for name in names_bound or ()]))
+    if bound:
+        mentions: dict[str, int] = {}
+        for node, _ in in_order(function.body):
+            if type(node) is cst.Name:
+                mentions[node.value] = mentions.get(node.value, 0) + 1
+        found |= {id(call) for call, targets in bound if all(mentions.get(name) == 1 for name in targets)}
     return found
 
 
