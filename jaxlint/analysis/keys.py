@@ -79,7 +79,7 @@ from jaxlint.model.keys import (
 )
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.analysis.stable_fields import stable_fields
-from jaxlint.analysis.traced import AppliedTransform, Signature, wrapped_call
+from jaxlint.analysis.traced import AppliedTransform, Signature, unwrap, wrapped_call
 from jaxlint.analysis.tree_leaves import has_many_leaves
 from jaxlint.model.transforms import (
     CARRY_WITH_OUTPUT,
@@ -1355,17 +1355,35 @@ class KeyFlow(Domain):
         context = self._tracker.context
         if context is None or not context.imported.consumes:
             return []
-        consumes = context.imported.consumes.get(self._tracker.names.qualified(call.func) or "")
+        func, args = self._imported_target(call)
+        consumes = context.imported.consumes.get(self._tracker.names.qualified(func) or "")
         if consumes is None:
             return []
         found, positional = [], iter(consumes.positional)
-        for arg in call.args:
+        for arg in args:
             if arg.star:
                 break
             param = arg.keyword.value if arg.keyword is not None else next(positional, None)
             if param in consumes.params:
                 found.append(arg.value)
         return found
+
+    def _imported_target(self, call: cst.Call) -> tuple[cst.BaseExpression, list[cst.Arg]]:
+        """What a call runs, with the arguments it gets: through transforms or `partial` called at once, or through a
+        name bound to such a wrapper (`step = jax.jit(partial(train_step))`, then `step(state, key)`), when
+        `partial` binds no positional argument; else the called expression itself."""
+        names, table = self._tracker.names, self._tracker.transforms
+        if self._runs(call) is not call.func:
+            wrapped = wrapped_call(call, names, table)
+            if wrapped is not None:
+                return wrapped
+        if type(call.func) is cst.Name and names.qualified(call.func) is None:
+            found = self._tracker.callees.bindings.binding(call.func, tuple(self._tracker.chain))
+            if found is not None and type(found[0]) is cst.Call:
+                target, bound, _ = unwrap(found[0], names, table)
+                if target is not None and type(target) is not cst.Call and not bound:
+                    return target, list(call.args)
+        return call.func, list(call.args)
 
     def _holds_key(self, expr: cst.BaseExpression) -> bool:
         """A key variable, or a key made right there (`f(jax.random.key(0))`, `f(jax.random.split(k)[0])`)."""
