@@ -751,13 +751,7 @@ class KeyFlow(Domain):
         found = self._tracker.callees.bindings.binding(call.func, tuple(self._tracker.chain), want_def=True)
         if found is None or type(found[0]) is not cst.FunctionDef or found[2] or len(found[1]) != 1:
             return set()
-        function = found[0]
-        closed = self._syntax.closed_draws
-        if id(function) not in closed:
-            closed[id(function)] = _drawn_unchanged(function.body, self._tracker.names) - set(
-                parameter_names(function.params)
-            )
-        drawn, here = closed[id(function)], self._functions[-1]
+        drawn, here = self._closed_draws(found[0]), self._functions[-1]
         if not drawn:
             return drawn
         if type(here) is cst.FunctionDef:
@@ -765,6 +759,25 @@ class KeyFlow(Domain):
                 self._bound_here[id(here)] = rebound_names(here.body) | set(parameter_names(here.params))
             return drawn - self._bound_here[id(here)]
         return drawn if here is None else set()
+
+    def _closed_draws(self, function: cst.FunctionDef) -> set[str]:
+        """The names a module-level function draws from without binding them, itself or through the module-level
+        functions it calls by name (a jitted step whose dropout helper draws from the module's `rng`): the module's
+        variables, whichever function reads them."""
+        closed = self._syntax.closed_draws
+        if id(function) in closed:
+            return closed[id(function)]
+        closed[id(function)] = set()  # (a function that calls itself adds nothing on the way)
+        own = set(parameter_names(function.params)) | rebound_names(function.body)
+        drawn = _drawn_unchanged(function.body, self._tracker.names) - own
+        defs = self._syntax.module_defs(self._module)
+        for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value not in own:
+                callee = defs.get(node.func.value)
+                if callee is not None and callee is not function:
+                    drawn |= self._closed_draws(callee)
+        closed[id(function)] = drawn
+        return drawn
 
     def _hop_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
         """What a call spends one hop away (key_hops.py): the keys of the enclosing function that the nested def or
@@ -2116,6 +2129,21 @@ class _KeySyntax:
     drawn: dict[int, tuple[cst.BaseExpression, str] | None] = field(default_factory=dict)  # by call: _drawer_key
     closed_draws: dict[int, set[str]] = field(default_factory=dict)  # by module-level def: the names it draws, unbound
     drawn_unchanged: dict[int, set[str]] = field(default_factory=dict)  # by body: _drawn_unchanged
+    _defs: dict[str, cst.FunctionDef] | None = None
+
+    def module_defs(self, module: cst.Module) -> dict[str, cst.FunctionDef]:
+        """The module-level defs whose names the module binds once: a call of the name runs that def."""
+        if self._defs is None:
+            body = list(statements(module.body))
+            counts: dict[str, int] = {}
+            for name in (n for statement in body for n in rebound_names([statement])):
+                counts[name] = counts.get(name, 0) + 1
+            self._defs = {
+                statement.name.value: statement
+                for statement in body
+                if type(statement) is cst.FunctionDef and counts.get(statement.name.value) == 1
+            }
+        return self._defs
 
 
 _syntax_of = ModuleMemo(lambda module: _KeySyntax())

@@ -53,7 +53,9 @@ class PrngKeyReuse(Rule):
         '`rngs={"dropout": key}`, or a dict the caller keeps: `run(meta)` twice for a `run` that splits '
         '`meta["key"]` and never stores the new key there), a method from a key its object keeps (`self.key` that `__init__` stored and '
         "nothing else in the class's module assigns: `agent.act(x)` twice draws the same bits, until the agent is "
-        "handed to code of another module, which may store another key); "
+        "handed to code of another module, which may store another key), a module-level function from a module "
+        "variable it or the module-level functions it calls draw from (a jitted step whose dropout helper reads "
+        "the module's `rng`: the same mask at every call); "
         "a flax Module's `init(key, x)` and `apply(variables, x, rngs={\"dropout\": key})` (a TrainState's "
         "`apply_fn` too) draw from keys `fold_in` derives from the key: two of them with one key repeat the "
         "same parameters or dropout masks, while a `split` or a sampler after one is fine, as after `fold_in`; "
