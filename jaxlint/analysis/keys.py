@@ -64,6 +64,7 @@ from jaxlint.model.keys import (
     KEY_COMPUTING_MODULES,
     KEY_DRAWING_FIELDS,
     KEY_MAKERS,
+    LAYERS_DRAWING_WHEN_CALLED,
     LIBRARY_KEY_DRAWERS,
     LIBRARY_KEY_METHODS,
     NOT_CONSUMERS,
@@ -1277,7 +1278,7 @@ class KeyFlow(Domain):
         func = call.func
         drawer = self._field_class(func) if type(func) is cst.Attribute else None
         if drawer is not None:  # `self.dropout(x, key=key)` of a field `dropout: eqx.nn.Dropout`
-            key = _keyword_key(call, drawer)
+            key = _keyword_key(call, drawer) if drawer in LAYERS_DRAWING_WHEN_CALLED else None
             return (key, drawer) if key is not None else None
         method, owner = (func.attr.value, func.value) if type(func) is cst.Attribute else ("__call__", func)
         if method == "__call__" or type(owner) is cst.Name:  # `predictive(key)`, `mcmc.run(key)`

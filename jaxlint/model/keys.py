@@ -91,6 +91,9 @@ EVAL_SHAPE = "jax.eval_shape"  # traces for shapes only: no key is drawn from
 KEY_COMPUTING_MODULES = ("jax.", "numpy.")  # functions that may consume or compute on a key given to them
 # Library calls that draw from a key given by keyword, by the prefix of their names (model/libraries/).
 LIBRARY_KEY_DRAWERS: dict[str, str] = merged_dicts("KEY_DRAWERS")
+# Of the library layers made so, those whose instances draw from the key given to their call (`self.dropout(x,
+# key=key)`); a layer's call that only takes a key draws nothing.
+LAYERS_DRAWING_WHEN_CALLED = merged_sets("LAYERS_DRAWING_WHEN_CALLED")
 # Library classes whose instances' methods draw from a key they are given: method -> (position, keyword).
 LIBRARY_KEY_METHODS: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHODS")
 # Library base classes whose subclasses' instances have such methods (a flax Module's `init` and `apply`), and

@@ -24,3 +24,7 @@ STATIC_FIELD_CALLS = frozenset({"equinox.static_field"})
 RANDOMNESS_OFF = {"inference": "True"}
 # The layers of `eqx.nn` draw their initial weights from the key given as `key=`: by name prefix, that keyword.
 KEY_DRAWERS = {"equinox.nn.": "key"}
+# Of those, the layers whose call draws from the `key=` it is given (equinox 0.13.8's `__call__`): Dropout's mask,
+# MultiheadAttention's dropout (it splits the key by head), Sequential (it splits the key for its layers). The
+# others (`Linear`, `Conv`, `MLP`, `Lambda`, `Identity`, norms, pools, cells) take a key and never read it.
+LAYERS_DRAWING_WHEN_CALLED = frozenset({"equinox.nn.Dropout", "equinox.nn.MultiheadAttention", "equinox.nn.Sequential"})
