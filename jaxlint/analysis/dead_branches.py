@@ -20,6 +20,7 @@ from typing import cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import rebound_names, statements
+from jaxlint.analysis.loop_guards import constant
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.traversal import children, in_order
 
@@ -164,7 +165,7 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) 
     operator = type(test.comparisons[0].operator)
     left, right = test.left, test.comparisons[0].comparator
     if operator in (cst.Equal, cst.NotEqual, cst.In, cst.NotIn):
-        return _dead_by_text(operator, left, right, truth, nones)
+        return _dead_by_text(test, truth, nones)
     if operator not in (cst.Is, cst.IsNot) or not is_none(right) or type(left) is not cst.Name:
         return False
     fixed = nones.get(left.value)
@@ -191,26 +192,41 @@ def filled_in(
     return bool(entered_when_none) and name in given and name not in nones
 
 
-def _dead_by_text(
-    operator: type, left: cst.BaseExpression, right: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]
-) -> bool:
+def _dead_by_text(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) -> bool:
     """`mode == "explicit"`, `mode != "a"`, `mode in ("a", "b")` (either side for `==`/`!=`) of a parameter given
     one string literal at every traced call: Python's answer is known."""
-    if operator in (cst.Equal, cst.NotEqual) and type(right) is cst.Name:
-        left, right = right, left
-    if type(left) is not cst.Name or not isinstance(fixed := nones.get(left.value), Given):
+    tested = literal_test(test)
+    if tested is None or not isinstance(fixed := nones.get(tested[0]), Given):
         return False
-    if operator in (cst.Equal, cst.NotEqual):
-        texts = [right]
-    elif isinstance(right, (cst.Tuple, cst.List, cst.Set)):
-        texts = [element.value for element in right.elements]
-    else:
+    _, values, positive = tested
+    if not all(isinstance(value, str) for value in values):
         return False
-    values = [text.evaluated_value for text in texts if type(text) is cst.SimpleString]
-    if len(values) != len(texts) or not all(isinstance(value, str) for value in values):
-        return False
-    holds = (fixed.text in values) is (operator in (cst.Equal, cst.In))
+    holds = (fixed.text in values) is positive
     return holds is not truth
+
+
+def literal_test(test: cst.BaseExpression) -> tuple[str, frozenset, bool] | None:
+    """A test of a name against literals, as (name, the literals, whether it holds when the name is one of them):
+    `mode == "a"` (or `"a" == mode`) and `mode in ("a", "b")` (a tuple, list or set display) hold then, `!=` and
+    `not in` do not."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    operator, right = type(test.comparisons[0].operator), test.comparisons[0].comparator
+    if operator in (cst.In, cst.NotIn):
+        if type(test.left) is not cst.Name or type(right) not in (cst.Tuple, cst.List, cst.Set):
+            return None
+        elements = cast("cst.Tuple | cst.List | cst.Set", right).elements
+        found = [constant(e.value) for e in elements if type(e) is not cst.StarredElement]
+        if len(found) != len(elements) or not all(known for known, _ in found):
+            return None
+        return test.left.value, frozenset(value for _, value in found), operator is cst.In
+    if operator not in (cst.Equal, cst.NotEqual):
+        return None
+    for name, other in ((test.left, right), (right, test.left)):
+        known, value = constant(other)
+        if type(name) is cst.Name and known and name.value not in ("True", "False", "None"):
+            return name.value, frozenset({value}), operator is cst.Equal
+    return None
 
 
 def tests_before_rebinding(function: cst.FunctionDef, names: set[str]) -> dict[cst.BaseExpression, set[str]]:

@@ -37,7 +37,6 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import mentioned_names, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.calls import argument, arguments
-from jaxlint.analysis.dead_branches import Guard, parameter_guards
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.key_hops import (
@@ -50,7 +49,8 @@ from jaxlint.analysis.key_hops import (
     runs_when_called,
 )
 from jaxlint.analysis.library_runs import library_base
-from jaxlint.analysis.loop_guards import constant, runs_once
+from jaxlint.analysis.dead_branches import Guard, literal_test, parameter_guards
+from jaxlint.analysis.loop_guards import fixed_in, runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.notebook_cells import starts_cell
@@ -78,7 +78,7 @@ from jaxlint.model.keys import (
     SUBCLASS_KEY_METHODS,
     VIEW_FUNCTIONS,
 )
-from jaxlint.analysis.scopes import assigned_values
+from jaxlint.analysis.scopes import assigned_values, every_assigned_value
 from jaxlint.analysis.stable_fields import stable_fields
 from jaxlint.analysis.traced import AppliedTransform, Signature, unwrap, wrapped_call
 from jaxlint.analysis.tree_leaves import has_many_leaves
@@ -1774,9 +1774,9 @@ class KeyFlow(Domain):
         for name, none in self._tracker.nones.said(test, truth).items():
             if none:
                 state.holds_none(name)
-        equal = _equality(test) if truth else None
-        if equal is not None:
-            state.tested_equal(*equal)
+        tested = literal_test(test) if truth else None
+        if tested is not None and tested[2]:  # `name == "moons"`, `name in ("a", "b")` taken
+            state.tested_equal(tested[0], tested[1])
         loop = self._loops[-1] if self._loops else None
         once = (
             loop is not None
@@ -1859,7 +1859,7 @@ class KeyFlow(Domain):
         if made not in SINGLE_KEY_MAKERS or named and made != FOLD_IN:
             return False
         changed = self.state.loops[-1] | self._loop_targets[-1]
-        return all(not arg.star and _unchanged(arg.value, changed) for arg in value.args)
+        return all(not arg.star and fixed_in(_attribute_root(arg.value), changed) for arg in value.args)
 
     def _in_python_loop(self) -> bool:
         """Whether the innermost loop around this point is a Python loop or a comprehension of this scope (a lax
@@ -2136,13 +2136,11 @@ class _KeySyntax:
         """The module-level defs whose names the module binds once: a call of the name runs that def."""
         if self._defs is None:
             body = list(statements(module.body))
-            counts: dict[str, int] = {}
-            for name in (n for statement in body for n in rebound_names([statement])):
-                counts[name] = counts.get(name, 0) + 1
+            bound = every_assigned_value(body)
             self._defs = {
                 statement.name.value: statement
                 for statement in body
-                if type(statement) is cst.FunctionDef and counts.get(statement.name.value) == 1
+                if type(statement) is cst.FunctionDef and len(bound[statement.name.value]) == 1
             }
         return self._defs
 
@@ -2190,37 +2188,11 @@ def _unpacked_carry(body: cst.BaseSuite, parameter: str) -> tuple[cst.Assign, li
 _NO_VALUE = object()
 
 
-def _equality(test: cst.BaseExpression) -> tuple[str, frozenset] | None:
-    """`("name", {"moons"})` for a test `name == "moons"` (or `"moons" == name`) of a name against a literal, and
-    `("name", {"a", "b"})` for `name in ("a", "b")` (a tuple, list or set display of literals)."""
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-        return None
-    operator, right = type(test.comparisons[0].operator), test.comparisons[0].comparator
-    if operator is cst.In and type(test.left) is cst.Name and type(right) in (cst.Tuple, cst.List, cst.Set):
-        elements = cast("cst.Tuple | cst.List | cst.Set", right).elements
-        found = [constant(e.value) for e in elements if type(e) is not cst.StarredElement]
-        if len(found) == len(elements) and all(known for known, _ in found):
-            return test.left.value, frozenset(value for _, value in found)
-        return None
-    if operator is not cst.Equal:
-        return None
-    for name, other in ((test.left, right), (right, test.left)):
-        known, value = constant(other)
-        if type(name) is cst.Name and known and name.value not in ("True", "False", "None"):
-            return name.value, frozenset({value})
-    return None
-
-
-def _unchanged(expr: cst.BaseExpression, changed: set[str]) -> bool:
-    """A literal, or a name (or an attribute of one) that no statement of the loop binds: the same value in every
-    iteration."""
-    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
-        expr = expr.expression
-    if type(expr) in (cst.Integer, cst.Float, cst.SimpleString):
-        return True
+def _attribute_root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The name an attribute chain reads (`cfg` of `cfg.train.seed`): the same value when that name is."""
     while type(expr) is cst.Attribute:
         expr = expr.value
-    return type(expr) is cst.Name and expr.value not in changed
+    return expr
 
 
 def unseen_results(function: cst.FunctionDef, names: Names) -> set[int]:
@@ -2253,21 +2225,9 @@ def unseen_results(function: cst.FunctionDef, names: Names) -> set[int]:
 
 def _plain_names(target: cst.BaseExpression) -> list[str] | None:
     """The names an assignment target binds when it binds only names (`a`, `a, *rest`); None for an item or an
-    attribute in it."""
-    kind = type(target)
-    if kind is cst.Name:
-        return [cast(cst.Name, target).value]
-    if kind is cst.StarredElement:
-        return _plain_names(cast(cst.StarredElement, target).value)
-    if kind is cst.Tuple or kind is cst.List:
-        found: list[str] = []
-        for element in cast("cst.Tuple | cst.List", target).elements:
-            names = _plain_names(element.value)
-            if names is None:
-                return None
-            found += names
-        return found
-    return None
+    attribute in it (whose own names `target_names` leaves out)."""
+    names = list(target_names(target))
+    return names if len(names) == sum(type(node) is cst.Name for node, _ in in_order(target)) else None
 
 
 def unread_draws(body: cst.BaseSuite, pure: Callable[[cst.Call], bool]) -> set[int]:

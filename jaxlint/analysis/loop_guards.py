@@ -3,7 +3,7 @@
 A Python `for` loop runs while jax traces, with Python values: over `range(...)`, or over a literal list or
 tuple of distinct constants, its target takes each value once, so a test `n == c` against a value the body
 never changes holds in one iteration at most (`for n in [0, 1]: if n == 1: y = dropout(y, key)` draws from
-`key` once per call).
+`key` once per call); `i == 0` of a loop counting from 0 (`range(n)`, `enumerate(xs)`) holds in its first only.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _distinct_values(loop: cst.For, names: Names) -> bool:
     return True
 
 
-def _fixed_in(expr: cst.BaseExpression, rebound: set[str]) -> bool:
+def fixed_in(expr: cst.BaseExpression, rebound: set[str]) -> bool:
     """A constant, or a name the loop's body never rebinds: the same value in every iteration."""
     if type(expr) is cst.Name and expr.value not in ("True", "False", "None"):
         return expr.value not in rebound
@@ -78,10 +78,52 @@ def runs_once(test: cst.BaseExpression, truth: bool, loop: cst.For, names: Names
         return False
     sides = (test.left, test.comparisons[0].comparator)
     return any(
-        _is_name(side, target.value) and not _is_name(other, target.value) and _fixed_in(other, rebound)
+        _is_name(side, target.value) and not _is_name(other, target.value) and fixed_in(other, rebound)
         for side, other in (sides, sides[::-1])
     )
 
 
 def _is_name(expr: cst.BaseExpression, name: str) -> bool:
     return type(expr) is cst.Name and expr.value == name
+
+
+def first_iteration_only(test: cst.BaseExpression, loop: cst.CSTNode, names: Names) -> bool:
+    """Whether `test` holds only in the first iteration of `loop`: `i == 0` (or a conjunction with it) for a loop
+    `for i in range(n)`, `range(0, n)` or `for i, x in enumerate(xs)` whose body leaves `i` alone."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return first_iteration_only(test.left, loop, names) or first_iteration_only(test.right, loop, names)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    if type(test.comparisons[0].operator) is not cst.Equal:
+        return False
+    counter = _counter(loop, names)
+    sides = (test.left, test.comparisons[0].comparator)
+    return counter is not None and any(
+        type(a) is cst.Name and a.value == counter and type(b) is cst.Integer and b.evaluated_value == 0
+        for a, b in (sides, sides[::-1])
+    )
+
+
+def _counter(loop: cst.CSTNode, names: Names) -> str | None:
+    """The name that counts a loop's iterations from 0: `i` of `for i in range(n)` (or `range(0, n)`) and of
+    `for i, x in enumerate(xs)`, when the body never rebinds it."""
+    if type(loop) is not cst.For:
+        return None
+    iterated, target = loop.iter, loop.target
+    if type(iterated) is not cst.Call or type(iterated.func) is not cst.Name or names.qualified(iterated.func):
+        return None
+    args = iterated.args
+    if iterated.func.value == "range" and type(target) is cst.Name:
+        counted = (
+            len(args) == 1
+            or len(args) == 2
+            and type(args[0].value) is cst.Integer
+            and args[0].value.evaluated_value == 0
+        )
+        name = target.value if counted and not any(arg.star or arg.keyword for arg in args) else None
+    elif iterated.func.value == "enumerate" and len(args) == 1 and type(target) is cst.Tuple:
+        first = target.elements[0].value if target.elements else None
+        name = first.value if type(first) is cst.Name else None
+    else:
+        return None
+    return name if name is not None and name not in rebound_names(loop.body) else None

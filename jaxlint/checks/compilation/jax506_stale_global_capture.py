@@ -17,6 +17,7 @@ from jaxlint.analysis.bindings import (
     statements,
     target_names,
 )
+from jaxlint.analysis.loop_guards import first_iteration_only
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.traced import TracedFunction
 from jaxlint.checks.base import Rule
@@ -242,6 +243,7 @@ class _Program:
         self._lambdas: dict[int, int] | None = None  # the step holding each lambda, by its id: filled when asked
         self._reaches: dict[int, set[str]] = {}  # by the entry's id
         self._declared: dict[int, set[str]] = {}  # each function's `global` names, by its id: asked per read
+        self._branches: dict[int, dict[int, tuple[Test, ...]]] = {}  # each block's _branch_tests, by its id
         # Each block (the module's, then each function's) with every name its steps call: a block that calls
         # nothing a read reaches is passed over at once (stale() runs per read, over every block).
         self.blocks = [
@@ -280,11 +282,12 @@ class _Program:
             if not binds or not traces:
                 continue
             defined_in = {loop for item in items if _defines(item, entry) for loop in item.loops}
-            tests = _branch_tests(function.body if function is not None else self.rule._module.body)
             for t in traces:
                 for b in binds:
                     shared = [loop for loop in items[t].loops if loop in items[b].loops and loop not in defined_in]
-                    if shared and _first_pass_only(tests, items[b], items[t], b < t, shared, self.rule.names):
+                    if shared and _first_pass_only(
+                        self._tests(function), items[b], items[t], b < t, shared, self.rule.names
+                    ):
                         continue
                     after = (
                         b > t and any(t2 > b for t2 in traces) and (any(b0 < t for b0 in binds) or function is not None)
@@ -292,6 +295,13 @@ class _Program:
                     if shared or after:
                         return self._evidence(items[b], items[t], reach, writers, shared[0] if shared else None)
         return None
+
+    def _tests(self, function: cst.FunctionDef | None) -> dict[int, tuple[Test, ...]]:
+        """The `if` tests around each step of the module's block (`function` None) or of a function's."""
+        body = function.body if function is not None else self.rule._module.body
+        if id(body) not in self._branches:
+            self._branches[id(body)] = _branch_tests(body)
+        return self._branches[id(body)]
 
     def _evidence(self, bind: _Item, trace: _Item, reach: set[str], writers: dict, loop):
         called = sorted(trace.calls & reach)[0]
@@ -392,54 +402,12 @@ def _first_pass_only(
     with the value it bound, and nothing binds it again."""
     guards = [test for test, truth in tests.get(id(bind.node), ()) if truth]
     for loop in loops:
-        if not any(_first_iteration(test, loop, names) for test in guards):
+        if not any(first_iteration_only(test, loop, names) for test in guards):
             return False
     if bound_first:
         return True
     exclusive = {id(test) for test, truth in tests.get(id(trace.node), ()) if not truth}
-    return any(id(test) in exclusive and _first_iteration(test, loop, names) for test in guards for loop in loops)
-
-
-def _first_iteration(test: cst.BaseExpression, loop: cst.CSTNode, names) -> bool:
-    """Whether `test` holds only in the first iteration of `loop`: `i == 0` (or a conjunction with it) for a loop
-    `for i in range(n)`, `range(0, n)` or `for i, x in enumerate(xs)` whose body leaves `i` alone."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return _first_iteration(test.left, loop, names) or _first_iteration(test.right, loop, names)
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return False
-    if type(test.comparisons[0].operator) is not cst.Equal:
-        return False
-    counter = _counter(loop, names)
-    sides = (test.left, test.comparisons[0].comparator)
-    return counter is not None and any(
-        type(a) is cst.Name and a.value == counter and type(b) is cst.Integer and b.evaluated_value == 0
-        for a, b in (sides, sides[::-1])
-    )
-
-
-def _counter(loop: cst.CSTNode, names) -> str | None:
-    """The name that counts a loop's iterations from 0: `i` of `for i in range(n)` (or `range(0, n)`) and of
-    `for i, x in enumerate(xs)`, when the body never rebinds it."""
-    if type(loop) is not cst.For:
-        return None
-    iterated, target = loop.iter, loop.target
-    if type(iterated) is not cst.Call or type(iterated.func) is not cst.Name or names.qualified(iterated.func):
-        return None
-    args = iterated.args
-    if iterated.func.value == "range" and type(target) is cst.Name:
-        counted = (
-            len(args) == 1
-            or len(args) == 2
-            and type(args[0].value) is cst.Integer
-            and args[0].value.evaluated_value == 0
-        )
-        name = target.value if counted and not any(arg.star or arg.keyword for arg in args) else None
-    elif iterated.func.value == "enumerate" and len(args) == 1 and type(target) is cst.Tuple:
-        first = target.elements[0].value if target.elements else None
-        name = first.value if type(first) is cst.Name else None
-    else:
-        return None
-    return name if name is not None and name not in rebound_names(loop.body) else None
+    return any(id(test) in exclusive and first_iteration_only(test, loop, names) for test in guards for loop in loops)
 
 
 def _wraps_itself(item: _Item, wraps: Wraps) -> bool:
