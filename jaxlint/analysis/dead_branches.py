@@ -52,9 +52,11 @@ class Given:
 
 # A parameter's value at a traced call, as far as its tests go: `None` (True), not `None` (False), the literal
 # `False` (FALSE: not `None`, and false: `if verbose:` is never entered) or `True` (TRUE: not `None`, and true:
-# `if not skip_checks:` is never entered), or a string literal (Given).
+# `if not skip_checks:` is never entered), a string literal (Given), or the value of one of the caller's own
+# parameters (GIVEN: what its callers gave, `None` or not as they decide).
 FALSE = "False"
 TRUE = "True"
+GIVEN = "given"
 Fixed = bool | str | Given
 
 
@@ -79,11 +81,13 @@ def none_at_call(
     call: cst.Call,
     values: dict[int, Value | None],
     known: dict[str, bool] | None = None,
+    handed: frozenset[str] = frozenset(),
 ) -> dict[str, Fixed]:
     """For each parameter of `function` whose `None`-ness this call fixes: True when it is `None` there (left at
-    a `None` default, or given `None`), False when it is not (given a literal, a tracer or an array). `values`:
-    what the analysis knows of the call's arguments, by id of the argument's expression; `known`: the caller's
-    names that are `None` (True) or not (False) where the call is (none_flow.py)."""
+    a `None` default, or given `None`), False when it is not (given a literal, a tracer or an array), GIVEN when
+    the call hands on one of the caller's parameters that its callers give (`handed`). `values`: what the
+    analysis knows of the call's arguments, by id of the argument's expression; `known`: the caller's names that
+    are `None` (True) or not (False) where the call is (none_flow.py)."""
     given = arguments_given(function, bound, call)
     if given is None:
         return {}
@@ -105,6 +109,8 @@ def none_at_call(
             found[name] = False
         elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
             found[name] = known[held.value]  # `blocks=blocks` where `blocks is None` was tested
+        elif name in given and type(held := given[name]) is cst.Name and held.value in handed:
+            found[name] = GIVEN  # `scatter_add(src, index, dim_size)` inside a jitted function given `dim_size`
     return found
 
 
@@ -130,7 +136,8 @@ def arguments_given(
 
 def agreed(answers: list[dict[str, Fixed]]) -> dict[str, Fixed]:
     """What every call fixes the same way: a literal at one and another value that is not `None` at the other
-    agree that it is not `None`."""
+    agree that it is not `None`; a value handed on at one (GIVEN) and one not `None` at the other, that no call
+    leaves it `None`."""
     if not answers:
         return {}
     common = dict(answers[0])
@@ -141,6 +148,8 @@ def agreed(answers: list[dict[str, Fixed]]) -> dict[str, Fixed]:
                 continue
             if answer[name] == fixed:
                 kept[name] = fixed
+            elif GIVEN in (fixed, answer[name]) and True not in (fixed, answer[name]):
+                kept[name] = GIVEN
             elif fixed is not True and answer[name] is not True:
                 kept[name] = False  # not `None` at either, by different values
         common = kept
@@ -150,7 +159,9 @@ def agreed(answers: list[dict[str, Fixed]]) -> dict[str, Fixed]:
 def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) -> bool:
     """Whether the branch of `test` taken when it is `truth` is never entered, given which parameters are
     `None` (True) or not (False) at every traced call: `if p is not None:` (and `p is None`'s `else`) for a
-    parameter always `None`; `if p is None:` (and `p is not None`'s `else`) for one never `None`."""
+    parameter always `None`; `if p is None:` (and `p is not None`'s `else`) for one never `None`. A parameter
+    every traced call gives a value its own caller was given (GIVEN) is not known to reach `if p is None:`: that
+    branch fills in what a caller left out, and no traced call is seen leaving it out."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return dead_branch(test.expression, not truth, nones)
     if isinstance(test, cst.BooleanOperation):
@@ -171,6 +182,9 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) 
     fixed = nones.get(left.value)
     if fixed is None:
         return False
+    entered_when_none = (operator is cst.Is) is truth
+    if fixed == GIVEN:
+        return entered_when_none
     none = fixed is True  # (`False` is not `None`)
     holds = none if operator is cst.Is else not none  # what the test gives at every traced call
     return holds is not truth

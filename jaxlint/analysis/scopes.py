@@ -565,9 +565,15 @@ def _literal_places(call: cst.Call) -> frozenset[int | str]:
     return frozenset((*positions, *keywords))
 
 
-def _none_at(function: cst.FunctionDef, bound: int, call: _Call, known: Nones | None = None) -> dict[str, Fixed]:
+def _none_at(
+    function: cst.FunctionDef,
+    bound: int,
+    call: _Call,
+    known: Nones | None = None,
+    handed: frozenset[str] = frozenset(),
+) -> dict[str, Fixed]:
     """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call; `known`:
-    the caller's names known `None` or not there)."""
+    the caller's names known `None` or not there; `handed`: the caller's parameters its callers give)."""
     if call.func is not call.node.func:
         return {}  # `jax.tree.map(f, ...)`: f gets leaves
     values: dict[int, Value | None] = {}
@@ -578,7 +584,7 @@ def _none_at(function: cst.FunctionDef, bound: int, call: _Call, known: Nones | 
             values[id(arg.value)] = next(positional, None)
         else:
             values[id(arg.value)] = keywords.get(arg.keyword.value)
-    return none_at_call(function, bound, call.node, values, known or {})
+    return none_at_call(function, bound, call.node, values, known or {}, handed)
 
 
 class ScopeRecorder:
@@ -618,6 +624,7 @@ class ScopeRecorder:
         self._wrapper_calls: list[tuple[Chain, cst.Call, cst.BaseExpression, cst.Call | None]] = []
         self._declared_global: set[str] = set()  # names some function declares `global`: it may rebind them
         self.wrapped = WrappedCalls()  # the tracker tells it of wrappers, choices and what holds at calls
+        self.handed_at: dict[int, frozenset[str]] = {}  # by id of a traced call: the caller's parameters it hands on
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
@@ -1367,7 +1374,8 @@ class ScopeRecorder:
             if node is None or node in facts.host or self._redefined_around(call):
                 continue
             if call.via is not None and type(node) is cst.FunctionDef:
-                traced_calls.setdefault(node, []).append(_none_at(node, bound, call))
+                handed = self.handed_at.get(id(call.node), frozenset())
+                traced_calls.setdefault(node, []).append(_none_at(node, bound, call, handed=handed))
             if call.via is not None and call.outer_self is not None:
                 facts.outer_selves[node] = facts.outer_selves.get(node, False) or call.outer_self
             name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"

@@ -36,7 +36,7 @@ from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings
 from jaxlint.analysis.constructions import Parameter, constructed_with, constructor_fields, dataclass_field
 from jaxlint.analysis.constructions import handed_on, never_passed
 from jaxlint.analysis.constructions import parameter_of
-from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest
+from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest, is_none
 from jaxlint.analysis.dtype_tests import dtype_test
 from jaxlint.analysis.expected_errors import caught_errors, shown_errors
 from jaxlint.analysis.donations import DonationFlow
@@ -160,9 +160,21 @@ class _Scope:
     # Branches no trace enters that run on to the end of the body (after `if key is not None: return key`).
     untraced_rest: int = 0
     nones: dict[str, Fixed] = field(default_factory=dict)  # parameters every traced call leaves `None` or not
+    handed: frozenset[str] = frozenset()  # parameters every call gives a value, or that traced calls fix not None
     # By name: the parameters of the eager functions around whose binding a call of another module may give
     # (Imported.handed), with their def. Only a lookup of one can tell what that call gave.
     watched: dict[str, cst.FunctionDef] = field(default_factory=dict)
+
+
+def _handed(params: cst.Parameters, nones: dict[str, Fixed]) -> frozenset[str]:
+    """The parameters a traced function's callers give a value: those without a `None` default (a call leaves
+    out none without one), and those its traced calls fix not `None`."""
+    named = (*params.posonly_params, *params.params, *params.kwonly_params)
+    return frozenset(
+        param.name.value
+        for param in named
+        if not is_none(param.default) or nones.get(param.name.value) not in (None, True)
+    )
 
 
 _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
@@ -1244,6 +1256,7 @@ class ValueTracker(Domain):
             else:
                 outer = self._outer_instance(func, receiver)
                 self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver, outer)
+                self._hand_on(node)
                 self._library_run(chain, node, values, caller.name, via)
                 self._instance_called(chain, node, values, caller.name, via)
         else:
@@ -1274,6 +1287,12 @@ class ValueTracker(Domain):
             here = self.nones.here() if type(node.func) is cst.Name else None
             if here is not None and here[0] is chain[-1] and here[1]:
                 self.recorder.wrapped.at_call[id(node)] = here[1]  # what `is None` tests say of the caller's names
+
+    def _hand_on(self, call: cst.Call) -> None:
+        """Tell the recorder which of the caller's parameters a traced call hands on (dead_branches.GIVEN)."""
+        handed = self._scopes[-1].handed
+        if handed and any(type(arg.value) is cst.Name and arg.value.value in handed for arg in call.args):
+            self.recorder.handed_at[id(call)] = handed
 
     def _called_instance(self, target: cst.Name) -> cst.BaseExpression:
         """`jax.vmap(model)` where `model` holds an instance of a pytree class of this module (an `eqx.Module`): what
@@ -1826,13 +1845,16 @@ class ValueTracker(Domain):
         self.names.enter_function(body_statements, parameter_names(params), rebound)
         self.recorder.scope_names(node, set(parameter_names(params)) | rebound)
         nones: dict[str, Fixed] = {}
+        handed: frozenset[str] = frozenset()
         if function is not None and isinstance(node, cst.FunctionDef):  # (before the chain has the def)
             nones = self._nones_at_traced_calls(node, node.name.value)
+            handed = _handed(params, nones) - rebound
         self._chain.append(node)
         outer = self._scopes[-1]
         if function is not None:
             self.traced_functions.add(node)
-            self._scopes.append(_Scope(env, function, function, set(), node, node, nones=nones, watched=watched))
+            scope = _Scope(env, function, function, set(), node, node, nones=nones, handed=handed, watched=watched)
+            self._scopes.append(scope)
         elif node in self._known.host:  # a host callback runs with concrete values
             self._scopes.append(_Scope(env, None, None, set(), None, node, watched=watched))
         else:
