@@ -261,6 +261,12 @@ def tests_before_rebinding(function: cst.FunctionDef, names: set[str]) -> dict[c
     return found
 
 
+def _leaves(guard: cst.If) -> bool:
+    """Whether an `if` without `else` ends its block in `return` or `raise`."""
+    last = list(statements(guard.body))[-1:]
+    return guard.orelse is None and bool(last) and isinstance(last[0], (cst.Return, cst.Raise))
+
+
 def guards_the_rest(function: cst.CSTNode | None, test: cst.BaseExpression) -> bool:
     """Whether `test` is that of an `if` of `function`'s body, with no `else`, whose block ends in `return` or
     `raise` (`if key is not None: return key`): the statements after it run only when the test is false."""
@@ -270,10 +276,7 @@ def guards_the_rest(function: cst.CSTNode | None, test: cst.BaseExpression) -> b
         else ()
     )
     guard = next((s for s in body if type(s) is cst.If and s.test is test), None)
-    if guard is None or guard.orelse is not None:
-        return False
-    last = list(statements(guard.body))[-1:]
-    return bool(last) and isinstance(last[0], (cst.Return, cst.Raise))
+    return guard is not None and _leaves(guard)
 
 
 Guard = tuple[cst.BaseExpression, bool]  # the test of an `if` around a point, and which branch the point is in
@@ -283,7 +286,8 @@ def parameter_guards(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
     """For each node of `function` (by id; nested functions left out) inside `if` statements that test only
     parameters no statement before the test rebinds (nor the loop around it), those tests: what a call's arguments
     decide of them (`if shuffle:` for `get_data_loader(rng, data, shuffle=False)`, `if inds is None: inds = ...`)
-    holds where the test runs, so at every point of its branches. One walk answers every node."""
+    holds where the test runs, so at every point of its branches, and after an `if` whose block returns or raises
+    (`if p is None: return ...`) at every later point of its block. One walk answers every node."""
     params = {param.name.value for param in (*function.params.posonly_params, *function.params.params)}
     params |= {param.name.value for param in function.params.kwonly_params}
     found: dict[int, tuple[Guard, ...]] = {}
@@ -306,6 +310,8 @@ def parameter_guards(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
             else:
                 walk(child, guards, rebound)
             if isinstance(child, cst.BaseStatement):
+                if type(child) is cst.If and _leaves(child) and _names_in(child.test) <= params - rebound:
+                    guards = (*guards, (child.test, False))  # `if p is None: return ...`: the rest runs when false
                 rebound |= rebound_names([child]) & params
 
     walk(function.body, (), frozenset())

@@ -12,6 +12,7 @@ from typing import Callable, cast
 
 import libcst as cst
 
+from jaxlint.analysis.dead_branches import Guard, none_at_call, dead_branch, parameter_guards
 from jaxlint.analysis.interface import Looped
 
 # Beyond this many calls between the loop and the function, the chain is not followed.
@@ -52,16 +53,24 @@ class RepeatedCalls:
         self._callers.setdefault(id(function), []).append((holder, call, loop))
 
     def repeat(
-        self, function: cst.FunctionDef, elsewhere: Callable[[cst.FunctionDef], tuple[Looped, ...]]
+        self,
+        function: cst.FunctionDef,
+        elsewhere: Callable[[cst.FunctionDef], tuple[Looped, ...]],
+        point: cst.CSTNode | None = None,
     ) -> Repeat | None:
         """The shortest chain of calls from a loop down to `function`, if the module shows one: a loop of this
-        module, or a call in a loop of another (`elsewhere`: those of a def)."""
+        module, or a call in a loop of another (`elsewhere`: those of a def). With a `point` of `function`, only
+        the calls of `function` that can run it: not those whose arguments answer a test of a parameter around it
+        the other way (`compare(x, a)` never enters `if use_vmap_axis is not None:`)."""
+        guards = parameter_guards(function).get(id(point), ()) if point is not None else ()
         frontier: list[tuple[cst.FunctionDef, tuple[tuple[cst.FunctionDef, cst.Call], ...]]] = [(function, ())]
         seen = {id(function)}
         for _ in range(_DEEPEST):
             later = []
             for callee, path in frontier:
                 for holder, call, loop in self._callers.get(id(callee), ()):
+                    if guards and callee is function and not _runs(function, call, guards):
+                        continue
                     steps = ((callee, call), *path)
                     if loop is not None:
                         return Repeat(function, loop, holder, steps)
@@ -73,3 +82,12 @@ class RepeatedCalls:
                     return Repeat(function, None, None, path, looped[0])
             frontier = later
         return None
+
+
+def _runs(function: cst.FunctionDef, call: cst.Call, guards: tuple[Guard, ...]) -> bool:
+    """Whether a point of `function` inside `guards` can run when `call` calls it (`self` bound through an
+    attribute)."""
+    positional = [*function.params.posonly_params, *function.params.params]
+    through_self = type(call.func) is cst.Attribute and positional[:1] and positional[0].name.value in ("self", "cls")
+    fixed = none_at_call(function, 1 if through_self else 0, call, {})
+    return not any(dead_branch(test, truth, fixed) for test, truth in guards)

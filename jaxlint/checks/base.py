@@ -214,9 +214,10 @@ class LoopRule(CalleeRule):
         if not self.cached(function):
             self.repeated.called(function, call, self.holder, self.loop)
 
-    def repeat(self, function: cst.FunctionDef) -> Repeat | None:
-        """A loop of this module or another that runs `function` again and again, with the calls on the way."""
-        return self.repeated.repeat(function, self.facts.looped_elsewhere)
+    def repeat(self, function: cst.FunctionDef, point: cst.CSTNode | None = None) -> Repeat | None:
+        """A loop of this module or another that runs `function` again and again, with the calls on the way (that
+        run `point` of it, when given)."""
+        return self.repeated.repeat(function, self.facts.looped_elsewhere, point)
 
     def made_here(self, name: cst.Name) -> cst.Call | None:
         """The call a name is bound to, once, when that binding runs each time this point does: in the function

@@ -242,10 +242,11 @@ class JitRecreated(LoopRule):
     leave_If_orelse = leave_If_body
 
     def _maybe_skipped(self, jit: Jit, name: str) -> bool:
-        """Whether an iteration can reach this call of `name` without rebinding it: the jit is bound in an arm
-        of an `if` that does not hold the call, and the other arm does not bind the name
-        (`if need_compile: step = jax.jit(partial(update, n=n))` ... `x = step(x)`). Then the call runs the jit
-        an earlier iteration made, and the code rebuilds it only when its condition asks for it."""
+        """Whether an iteration (a call of the function) can reach this call of `name` without rebinding it: the
+        jit is bound in an arm of an `if` that does not hold the call, and the other arm does not bind the name
+        (`if need_compile: step = jax.jit(partial(update, n=n))` ... `x = step(x)`; `fn = cache.get(k)`, `if fn
+        is None: fn = cache[k] = jax.jit(...)`). Then the call runs the jit an earlier iteration (call) made, and
+        the code rebuilds it only when its condition asks for it."""
         bound = self._bound_in.get(id(jit), ())
         here = tuple(self._branches)
         for position, (branch, arm) in enumerate(bound):
@@ -368,6 +369,8 @@ class JitRecreated(LoopRule):
             return
         if jit is None and type(node.func) is cst.Name:
             jit = frame.local.get(node.func.value)
+            if jit is not None and self._maybe_skipped(jit, node.func.value):
+                return  # `fn = cache.get(k)`, `if fn is None: fn = jax.jit(...)`: built on a miss only
         what = self._fresh(jit) if jit is not None and id(jit) not in self._reported else None
         if what is None or jit is None:
             return
@@ -412,11 +415,11 @@ class JitRecreated(LoopRule):
 
     def leave_Module(self, node: cst.Module) -> None:
         for func, function, subject in self._stored:
-            repeat = self.repeat(function)
+            repeat = self.repeat(function, func)
             if repeat is not None:
                 self.report(func, _stored_message(subject, repeat))
         for jit, function, what in self._per_call:
-            repeat = self.repeat(function)
+            repeat = self.repeat(function, self._decorated[id(jit)] if isinstance(jit, cst.Decorator) else jit)
             if repeat is None:
                 continue
             self.report(jit, self._per_call_message(self._transform_name(jit), what, repeat))
