@@ -27,7 +27,7 @@ from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.factories import callable_returns, product
-from jaxlint.analysis.names import Names, scope_imports
+from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
 from jaxlint.model.transform_spec import Options, Role
 from jaxlint.model.transforms import JAX_JIT, JAX_VMAP, WITH_JIT_OPTIONS
@@ -366,6 +366,16 @@ class ModuleBindings:
             if bound:
                 return bound, chain[: level + 1]
         return None
+
+    def made_alike(self, name: cst.Name, chain: Chain) -> cst.Call | None:
+        """The first binding of a name bound only to calls of one callable, spelled alike (`svi = SVI(...)` for
+        one model, then again for another): whichever reaches a point, the name holds what that callable makes."""
+        found = self._bindings_of(name.value, chain)
+        calls = found[0] if found is not None else []
+        if not calls or any(type(bound) is not cst.Call for bound in calls):
+            return None
+        spelled = {dotted(cast(cst.Call, bound).func) for bound in calls}
+        return cast(cst.Call, calls[0]) if len(spelled) == 1 and None not in spelled else None
 
     def restaged(self, name: cst.Name, chain: Chain) -> tuple[cst.BaseExpression, list[str], Chain] | None:
         """A name bound to a value and then only to its own ahead-of-time stages, as in `fn = jax.jit(fn, ...)`,

@@ -1281,13 +1281,21 @@ class KeyFlow(Domain):
             key = _keyword_key(call, drawer) if drawer in LAYERS_DRAWING_WHEN_CALLED else None
             return (key, drawer) if key is not None else None
         method, owner = (func.attr.value, func.value) if type(func) is cst.Attribute else ("__call__", func)
+        alike = False  # (bound more than once, to calls of one class)
         if method == "__call__" or type(owner) is cst.Name:  # `predictive(key)`, `mcmc.run(key)`
-            found = self._tracker.callees.bindings.binding(owner, tuple(self._tracker.chain))
-            owner = found[0] if found is not None and type(found[0]) is cst.Call else owner
+            bindings = self._tracker.callees.bindings
+            chain = tuple(self._tracker.chain)
+            found = bindings.binding(owner, chain)
+            if found is not None and type(found[0]) is cst.Call:
+                owner = found[0]
+            elif found is None and type(owner) is cst.Name:
+                made_alike = bindings.made_alike(owner, chain)
+                alike = made_alike is not None
+                owner = made_alike or owner
         if type(owner) is not cst.Call:
             return None
         made = self._tracker.names.qualified(owner.func) or ""
-        wrapped = argument(owner, 0, "fun") if made in SAMPLER_WRAPPERS and method == "__call__" else None
+        wrapped = argument(owner, 0, "fun") if made in SAMPLER_WRAPPERS and method == "__call__" and not alike else None
         sampler = self._tracker.names.qualified(wrapped) if wrapped is not None else None
         if is_sampler(sampler):  # `jax.jit(jax.random.bits)(key)`, of `sampler = jax.jit(jax.random.bits)` too
             key = argument(call, 0, "key")

@@ -26,4 +26,23 @@ KEY_DRAWING_METHODS = {
     "numpyro.infer.MCMC": {"run": (0, "rng_key"), "warmup": (0, "rng_key")},
     "numpyro.infer.SVI": {"run": (0, "rng_key"), "init": (0, "rng_key")},
     "numpyro.infer.Predictive": {"__call__": (0, "rng_key")},
+    # An autoguide's posterior samples are drawn from the key (AutoDelta's are its point estimates, and
+    # AutoGuideList's are what its parts draw).
+    **{
+        f"numpyro.infer.autoguide.{guide}": {"sample_posterior": (0, "rng_key")}
+        for guide in (
+            "AutoNormal",
+            "AutoDiagonalNormal",
+            "AutoMultivariateNormal",
+            "AutoLowRankMultivariateNormal",
+            "AutoBatchedMultivariateNormal",
+            "AutoBatchedLowRankMultivariateNormal",
+            "AutoLaplaceApproximation",
+            "AutoIAFNormal",
+            "AutoBNAFNormal",
+            "AutoDAIS",
+            "AutoSemiDAIS",
+            "AutoSurrogateLikelihoodDAIS",
+        )
+    },
 }
