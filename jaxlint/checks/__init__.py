@@ -33,6 +33,7 @@ from jaxlint.checks.randomness.jax202_key_reuse_in_loop import KeyReuseInLoop
 from jaxlint.checks.randomness.jax203_constant_key_in_traced import ConstantKeyInTraced
 from jaxlint.checks.randomness.jax204_stateful_rng_in_traced import StatefulRngInTraced
 from jaxlint.checks.randomness.jax205_legacy_prng_key import LegacyPrngKey
+from jaxlint.checks.randomness.jax206_categorical_of_probabilities import CategoricalOfProbabilities
 from jaxlint.checks.shapes.jax401_traced_shape import TracedShape
 from jaxlint.checks.shapes.jax402_boolean_mask_index import BooleanMaskIndex
 from jaxlint.checks.shapes.jax403_data_dependent_size import DataDependentSize
@@ -67,6 +68,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     ConstantKeyInTraced,
     StatefulRngInTraced,
     LegacyPrngKey,
+    CategoricalOfProbabilities,
     PythonControlFlowOnTracer,
     PythonLogicOnTracer,
     TracerConcretization,

@@ -100,3 +100,13 @@ LIBRARY_KEY_METHODS: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_D
 # library classes whose fields hold one (a TrainState's `apply_fn`): method or field -> (position or None, keyword).
 SUBCLASS_KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = merged_dicts("SUBCLASS_KEY_METHODS")
 KEY_DRAWING_FIELDS: dict[str, dict[str, tuple[int | None, str]]] = merged_dicts("KEY_DRAWING_FIELDS")
+# Functions whose result holds probabilities (each slice sums to one), not log-probabilities.
+PROBABILITY_FUNCTIONS = frozenset({"jax.nn.softmax", "jax.scipy.special.softmax"}) | merged_sets(
+    "PROBABILITY_FUNCTIONS"
+)
+# Samplers of a categorical distribution given by unnormalised log-probabilities: the logits' (position, keyword),
+# no position when only a keyword gives them.
+LOGITS_SAMPLERS: dict[str, tuple[int | None, str]] = {
+    "jax.random.categorical": (1, "logits"),
+    **merged_dicts("LOGITS_SAMPLERS"),
+}

@@ -99,3 +99,5 @@ METHOD_RUNNERS = {
         {"apply": 1, "init": 1, "init_with_output": 1}, method_keyword="method", default="__call__"
     )
 }
+# flax's own names for jax.nn.softmax: a result holding probabilities.
+PROBABILITY_FUNCTIONS = frozenset({"flax.linen.softmax", "flax.linen.activation.softmax", "flax.nnx.softmax"})

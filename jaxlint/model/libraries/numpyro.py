@@ -46,3 +46,9 @@ KEY_DRAWING_METHODS = {
         )
     },
 }
+# Distributions given by unnormalised log-probabilities: the logits' (position, keyword), no position when only a
+# keyword gives them (`Categorical(probs=None, logits=None)`).
+LOGITS_SAMPLERS = {
+    "numpyro.distributions.Categorical": (None, "logits"),
+    "numpyro.distributions.CategoricalLogits": (0, "logits"),
+}
