@@ -67,10 +67,11 @@ class Keys:
         prior = self._flow.state.prior_use(ref) if self._flow.reached() else None
         return prior.of_kind(self._flow.folded(expr)) if prior is not None and expr is not None else prior
 
-    def folded(self, expr: cst.BaseExpression) -> bool:
-        """Whether `uses` gave `expr` as a key drawn from through keys fold_in derives (a flax Module's `init` and
-        `apply`): the same key given to two of its streams is folded apart by where each is drawn."""
-        return self._flow.folded(expr)
+    def folded_apart(self, expr: cst.BaseExpression) -> bool:
+        """Whether `uses` gave `expr` as a key of one stream of a call whose streams fold in where each is drawn (a
+        flax Module's `init` and `apply`): the same key given to two of its streams gives different keys. (Not
+        `nnx.Rngs`, whose streams fold in only a count.)"""
+        return self._flow.folded(expr) and not self._flow.seeded(expr)
 
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop, from a key bound outside it."""

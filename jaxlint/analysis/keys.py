@@ -75,6 +75,7 @@ from jaxlint.model.keys import (
     SHAPE_OF,
     SINGLE_KEY_MAKERS,
     SPLIT,
+    STREAM_SEEDERS,
     SUBCLASS_KEY_METHODS,
     VIEW_FUNCTIONS,
 )
@@ -623,6 +624,7 @@ class KeyFlow(Domain):
         self._folded_hops: set[tuple[int, str]] = set()  # (a call's function, a closed key) drawn folded there
         self._annotated: dict[tuple[int, str], cst.BaseExpression | None] = {}  # by scope and name: _module_method
         self._folded: set[int] = set()  # the key arguments drawn from through keys fold_in derives (Use.folded)
+        self._seeded: set[int] = set()  # of those, the seeds of a stream that folds in only a count (STREAM_SEEDERS)
         self._again: dict[cst.CSTNode, list[tuple[cst.BaseExpression, str, str, Use]]] = {}  # consumed_again
         self._guards: dict[int, dict[int, tuple[Guard, ...]]] = {}  # of each function: parameter_guards
         self._unseen: dict[int, set[int]] = {}  # of each function: unseen_results
@@ -710,8 +712,10 @@ class KeyFlow(Domain):
                     told = target if target != hop and not _is_item(target) else hop
                     self._written[told] = hop
                     found.append((expr, told, f"{_callee_name(call)}()"))
-        folded = self._module_keys(call)
+        seeded = self._stream_seeds(call)
+        folded = [*self._module_keys(call), *seeded]
         self._folded.update(id(expr) for expr, _ in folded)
+        self._seeded.update(id(expr) for expr, _ in seeded)
         candidates.extend(folded)
         candidates.extend(self._branch_consuming(call))
         candidates.extend(self._carry_consuming(call))
@@ -824,6 +828,10 @@ class KeyFlow(Domain):
     def folded(self, expr: cst.BaseExpression) -> bool:
         """Whether `uses` gave `expr` as a key drawn from through keys fold_in derives (Use.folded)."""
         return id(expr) in self._folded
+
+    def seeded(self, expr: cst.BaseExpression) -> bool:
+        """Whether `uses` gave `expr` as the seed of a stream of keys that folds in only a count (STREAM_SEEDERS)."""
+        return id(expr) in self._seeded
 
     def _entries_drawn(self, call: cst.Call) -> set[str]:
         """The names given to a call whose entries its callee draws from, which it never changes (`_drawn_entry`):
@@ -1323,6 +1331,19 @@ class KeyFlow(Domain):
         if type(arg) is cst.Dict:
             return [(element.value, by) for element in arg.elements if type(element) is cst.DictElement]
         return [(arg, by)] if arg is not None else []
+
+    def _stream_seeds(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
+        """The keys a library object seeds its streams with (`nnx.Rngs(params=key, dropout=key)`), each drawn from
+        through the keys `fold_in` derives from it."""
+        made = self._tracker.names.qualified(call.func)
+        if made not in STREAM_SEEDERS:
+            return []
+        name = made.rsplit(".", 1)[-1]
+        return [
+            (arg.value, f"{name}({arg.keyword.value}=...)" if arg.keyword is not None else f"{name}(...)")
+            for arg in call.args
+            if not arg.star
+        ]
 
     def _module_method(self, owner: cst.Name, method: str) -> tuple[tuple[int | None, str], str] | None:
         """Where `owner.method(...)` takes the keys it draws from, with the owner's class name: an instance of a

@@ -96,6 +96,8 @@ LIBRARY_KEY_DRAWERS: dict[str, str] = merged_dicts("KEY_DRAWERS")
 LAYERS_DRAWING_WHEN_CALLED = merged_sets("LAYERS_DRAWING_WHEN_CALLED")
 # Library classes whose instances' methods draw from a key they are given: method -> (position, keyword).
 LIBRARY_KEY_METHODS: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHODS")
+# Library objects seeding a stream of keys with each key given to them (flax's `nnx.Rngs(params=k1, dropout=k2)`).
+STREAM_SEEDERS = merged_sets("STREAM_SEEDERS")
 # Library base classes whose subclasses' instances have such methods (a flax Module's `init` and `apply`), and
 # library classes whose fields hold one (a TrainState's `apply_fn`): method or field -> (position or None, keyword).
 SUBCLASS_KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = merged_dicts("SUBCLASS_KEY_METHODS")

@@ -146,7 +146,7 @@ class PrngKeyReuse(Rule):
                         f"`{by}` {_reuse(by, prior.by)}: {_split_first(ref)}"
                     ),
                 )
-            elif ref in seen and not keys.folded(expr):  # (one key for two streams of one flax call: each folded apart)
+            elif ref in seen and not keys.folded_apart(expr):  # (one key for two streams of a flax Module's call)
                 self.report(
                     expr, (f"`{ref}` is consumed twice by this call (`{seen[ref]}` and `{by}`): {_split_first(ref)}")
                 )

@@ -101,3 +101,6 @@ METHOD_RUNNERS = {
 }
 # flax's own names for jax.nn.softmax: a result holding probabilities.
 PROBABILITY_FUNCTIONS = frozenset({"flax.linen.softmax", "flax.linen.activation.softmax", "flax.nnx.softmax"})
+# Objects seeding one stream of keys from each key given them (a positional default stream, one per keyword): each
+# key a stream draws is `fold_in(seed, count)`, so two streams (or two objects) seeded with one key give the same keys.
+STREAM_SEEDERS = frozenset({"flax.nnx.Rngs", "flax.nnx.rnglib.Rngs"})
