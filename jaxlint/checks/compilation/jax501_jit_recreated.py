@@ -353,23 +353,20 @@ class JitRecreated(LoopRule):
             return  # tests build a fresh jit per case on purpose
         self._check_stored(node.func)
         jit: Jit | None = self._called_jit(node.func)
-        if jit is None and type(node.func) is cst.Name and frame.loops:
+        called = self._called_name(node.func)
+        if jit is None and called is not None and frame.loops:
             bound = next(
-                (
-                    (loop[node.func.value], depth)
-                    for depth, loop in reversed(list(enumerate(frame.loops, 1)))
-                    if node.func.value in loop
-                ),
+                ((loop[called], depth) for depth, loop in reversed(list(enumerate(frame.loops, 1))) if called in loop),
                 None,
             )
             if bound is not None:  # judged when its loop ends: called again in the iteration, it is reused
-                uses = self._named_uses.setdefault(id(bound[0]), [bound[0], bound[1], 0, node.func.value])
-                reused = len(frame.loops) != bound[1] or self._maybe_skipped(bound[0], node.func.value)
+                uses = self._named_uses.setdefault(id(bound[0]), [bound[0], bound[1], 0, called])
+                reused = len(frame.loops) != bound[1] or self._maybe_skipped(bound[0], called)
                 uses[2] += 2 if reused else 1
             return
-        if jit is None and type(node.func) is cst.Name:
-            jit = frame.local.get(node.func.value)
-            if jit is not None and self._maybe_skipped(jit, node.func.value):
+        if jit is None and called is not None:
+            jit = frame.local.get(called)
+            if jit is not None and self._maybe_skipped(jit, called):
                 return  # `fn = cache.get(k)`, `if fn is None: fn = jax.jit(...)`: built on a miss only
         what = self._fresh(jit) if jit is not None and id(jit) not in self._reported else None
         if what is None or jit is None:
@@ -409,9 +406,22 @@ class JitRecreated(LoopRule):
         inner jit is called (and compiled) on every call of the vmapped function."""
         if type(func) is not cst.Call:
             return None
-        if self.names.qualified(func.func) in VMAPS and func.args and isinstance(func.args[0].value, cst.Call):
-            return func.args[0].value
+        if self._vmapped(func) is not None:
+            mapped = func.args[0].value
+            return mapped if isinstance(mapped, cst.Call) else None
         return func
+
+    def _called_name(self, func: cst.BaseExpression) -> str | None:
+        """The name a call calls the callable bound to: `step(x)`, or `jax.vmap(step)(x)`, which calls it too."""
+        mapped = self._vmapped(func) if type(func) is cst.Call else None
+        called = mapped if mapped is not None else func
+        return called.value if type(called) is cst.Name else None
+
+    def _vmapped(self, call: cst.Call) -> cst.BaseExpression | None:
+        """What `jax.vmap(f)` maps: `f`."""
+        if self.names.qualified(call.func) in VMAPS and call.args and call.args[0].keyword is None:
+            return call.args[0].value
+        return None
 
     def leave_Module(self, node: cst.Module) -> None:
         for func, function, subject in self._stored:
