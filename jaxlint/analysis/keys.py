@@ -749,11 +749,16 @@ class KeyFlow(Domain):
     def _module_keys_drawn(self, call: cst.Call) -> set[str]:
         """The module-level keys a module-level function of this module draws from, closing over them, when the
         call reaches the same names (not rebound around it): each call draws from them again (`@jax.jit def
-        noise(): return uniform(KEY)` called twice; jax: "Previously-consumed key passed to jit-compiled
-        function")."""
-        if not self.state.keys or type(call.func) is not cst.Name:
-            return set()  # no key here to draw again (`is_key` below); a module-level def is called by its name
-        found = self._tracker.callees.bindings.binding(call.func, tuple(self._tracker.chain), want_def=True)
+        noise(): return uniform(KEY)` called twice, or `jax.grad(loss_fn)(params)` at every step; jax:
+        "Previously-consumed key passed to jit-compiled function")."""
+        if not self.state.keys:
+            return set()  # no key here to draw again (`is_key` below)
+        target, _ = self._called_target(
+            call
+        )  # (`loss_fn(x)`, `jax.grad(loss_fn)(x)`, `step(x)` of `step = jit(loss_fn)`)
+        if type(target) is not cst.Name:
+            return set()  # a module-level def is called by its name
+        found = self._tracker.callees.bindings.binding(target, tuple(self._tracker.chain), want_def=True)
         if found is None or type(found[0]) is not cst.FunctionDef or found[2] or len(found[1]) != 1:
             return set()
         drawn, here = self._closed_draws(found[0]), self._functions[-1]
@@ -1398,7 +1403,7 @@ class KeyFlow(Domain):
         context = self._tracker.context
         if context is None or not context.imported.consumes:
             return []
-        func, args = self._imported_target(call)
+        func, args = self._called_target(call)
         consumes = context.imported.consumes.get(self._tracker.names.qualified(func) or "")
         if consumes is None:
             return []
@@ -1411,7 +1416,7 @@ class KeyFlow(Domain):
                 found.append(arg.value)
         return found
 
-    def _imported_target(self, call: cst.Call) -> tuple[cst.BaseExpression, list[cst.Arg]]:
+    def _called_target(self, call: cst.Call) -> tuple[cst.BaseExpression, list[cst.Arg]]:
         """What a call runs, with the arguments it gets: through transforms or `partial` called at once, or through a
         name bound to such a wrapper (`step = jax.jit(partial(train_step))`, then `step(state, key)`), when
         `partial` binds no positional argument; else the called expression itself."""
