@@ -802,6 +802,7 @@ class KeyFlow(Domain):
         known = self._tracker.known
         if not known.closes and not known.items and not known.fields:
             return found
+        found += self._bodies_closing(call)
         function, bound = self._tracker.recorder.function_at(self._tracker.chain, self._runs(call))
         if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
             return found
@@ -829,6 +830,25 @@ class KeyFlow(Domain):
             positional = Signature.of(function.params).positional[bound:]
             found += item_arguments(call, positional, {name: frozenset(items) for name, items in drawn.items()})
         return found
+
+    def _bodies_closing(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
+        """The keys of the enclosing function that the functions a lax call runs (`lax.scan(body, ...)`, the
+        branches of `lax.cond`) draw from, each with the function given: the call spends them, once (one branch of a
+        `cond` runs; a loop's body draws the same numbers at each iteration, JAX202's finding there)."""
+        spec = LAX_BODIES.get(self._tracker.names.qualified(call.func) or "")
+        if spec is None:
+            return []
+        known, chain = self._tracker.known, self._tracker.chain
+        found: dict[str, cst.BaseExpression] = {}
+        for position, keyword in zip(*spec):
+            body = argument(call, position, keyword)
+            function = self._tracker.recorder.function_at(chain, body)[0] if body is not None else None
+            if not isinstance(function, (cst.FunctionDef, cst.Lambda)) or not runs_when_called(function):
+                continue
+            for ref, owner in known.closes.get(function, {}):
+                if self._owner(_base(ref)) is owner:
+                    found.setdefault(ref, cast(cst.BaseExpression, body))
+        return [(body, ref) for ref, body in found.items()]
 
     def folded(self, expr: cst.BaseExpression) -> bool:
         """Whether `uses` gave `expr` as a key drawn from through keys fold_in derives (Use.folded)."""

@@ -12,6 +12,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import is_docstring
 from jaxlint.analysis.names import Names
 from jaxlint.model.functions import ARRAY_ATTRIBUTES, ARRAY_CLASSES, NOT_ARRAY_CLASSES
+from jaxlint.model.transforms import TREE_LEAF_LISTS
 
 
 def not_an_array(
@@ -30,9 +31,9 @@ def not_an_array(
     attribute = _attribute_test(test, names)
     if attribute is not None:
         return attribute, False
-    call: cst.BaseExpression | None = test
-    if type(test) is cst.Call and not (type(test.func) is cst.Name and test.func.value == "isinstance"):
-        call = _inlined(test, definition(test.func))
+    call: cst.BaseExpression | None = _leafwise(test, names)
+    if type(call) is cst.Call and not (type(call.func) is cst.Name and call.func.value == "isinstance"):
+        call = _inlined(call, definition(call.func), names)
     if not (
         type(call) is cst.Call
         and type(call.func) is cst.Name
@@ -81,9 +82,44 @@ def returned(function: cst.CSTNode | None) -> cst.BaseExpression | None:
     return line.body[0].value
 
 
-def _inlined(call: cst.Call, function: cst.CSTNode | None) -> cst.BaseExpression | None:
-    """`isinstance(arg, T)` for a call of `def f(p): return isinstance(p, T)` with `arg` for `p`."""
-    test = returned(function)
+def _leafwise(test: cst.BaseExpression | None, names: Names) -> cst.BaseExpression | None:
+    """`isinstance(x, T)` for `any(isinstance(v, T) for v in jax.tree.leaves(x))`: an array is its own one leaf, so
+    for an array the two agree (`contains_tracer(x)`); any other test as it is."""
+    if not (
+        type(test) is cst.Call
+        and type(test.func) is cst.Name
+        and test.func.value == "any"
+        and names.qualified(test.func) is None
+        and len(test.args) == 1
+        and type(generator := test.args[0].value) is cst.GeneratorExp
+    ):
+        return test
+    loop, each = generator.for_in, generator.elt
+    leaves = loop.iter
+    if (
+        loop.ifs
+        or loop.inner_for_in is not None
+        or type(loop.target) is not cst.Name
+        or type(leaves) is not cst.Call
+        or TREE_LEAF_LISTS.get(names.qualified(leaves.func) or "") != (False, False)
+        or len(leaves.args) != 1
+        or leaves.args[0].keyword is not None
+        or leaves.args[0].star
+        or type(each) is not cst.Call
+        or type(each.func) is not cst.Name
+        or each.func.value != "isinstance"
+        or len(each.args) != 2
+        or type(each.args[0].value) is not cst.Name
+        or each.args[0].value.value != loop.target.value
+    ):
+        return test
+    return each.with_changes(args=[each.args[0].with_changes(value=leaves.args[0].value), each.args[1]])
+
+
+def _inlined(call: cst.Call, function: cst.CSTNode | None, names: Names) -> cst.BaseExpression | None:
+    """`isinstance(arg, T)` for a call of `def f(p): return isinstance(p, T)` (or a test `_leafwise` reads so) with
+    `arg` for `p`."""
+    test = _leafwise(returned(function), names)
     if not (
         type(test) is cst.Call
         and type(test.func) is cst.Name
