@@ -19,6 +19,7 @@ from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.donations import Donation, Finding
 from jaxlint.analysis.interface import Looped
 from jaxlint.analysis.keys import Use
+from jaxlint.analysis.name_reads import NameReads
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.notebook_cells import displayed
 from jaxlint.analysis.traced import (
@@ -309,6 +310,13 @@ class Context:
     def outlives_trace(self, name: str) -> bool:
         """Whether `name` lives outside the trace here: not local to any function that runs inside it."""
         return self._tracker.outlives_trace(name)
+
+    def stays_with_owner(self, target: str, stored: cst.BaseExpression) -> bool:
+        """Whether `stored`, stored into `target` here, is a value of the code that binds `target`, made outside the
+        trace here, which does not stage: no tracer of this trace escapes (tracker.stays_with_owner)."""
+        reads = NameReads()
+        stored.visit(reads)
+        return self._tracker.stays_with_owner(target, reads.names)
 
     def defaulted_module_function(self, func: cst.BaseExpression) -> str | None:
         """`xnp.stack` where `xnp` is a parameter of the function here defaulting to a module (`xnp=np`) that a

@@ -1335,6 +1335,33 @@ class ValueTracker(Domain):
             return True
         return not any(name in self._locals_of(node) for node in self.trace_functions())
 
+    def stays_with_owner(self, target: str, reads: list[str]) -> bool:
+        """Whether a value stored into `target` here, reading only `reads`, stays inside the trace it belongs to: the
+        transform of the innermost function transformed around does not stage (`grad`, `vmap`: an operation on the
+        enclosing code's values is theirs, not the inner trace's), and every name read is a local of the function
+        around that binds `target` (or the module's): a loss under `value_and_grad` writing
+        `batch["ids"] = batch["ids"].reshape(...)` into its pmapped step's `batch`."""
+        transformed = next((scope for scope in reversed(self._scopes) if scope.own and scope.own.transforms), None)
+        transforms = cast(TracedFunction, transformed.own).transforms if transformed is not None else ()
+        if not transforms or any(t.name in self.transforms.staged for t in transforms):
+            return False  # (a transform's own staging: `staged` there says whether a trace runs around it too)
+        owner = next(
+            (
+                node
+                for node in reversed(self._chain)
+                if type(node) is cst.FunctionDef and target in self._locals_of(node)
+            ),
+            None,
+        )
+        if owner is None or owner is cast(_Scope, transformed).node:
+            return False
+        inner = self.trace_functions()
+        return all(
+            (name in self._locals_of(owner) or self.is_global(name))
+            and not any(name in self._locals_of(node) for node in inner)
+            for name in reads
+        )
+
     def _locals_of(self, function: cst.CSTNode) -> set[str]:
         found = self._locals.get(id(function))
         if found is None:

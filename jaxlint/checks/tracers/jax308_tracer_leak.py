@@ -131,11 +131,13 @@ class TracerLeak(Rule):
         if isinstance(target, cst.Name) and self.facts.is_global(target.value):
             self._report(node, f"the global `{target.value}`", stored, value)
         elif isinstance(target, cst.Name) and self.facts.is_nonlocal(target.value):
-            if self.facts.outlives_trace(target.value):
+            if self.facts.outlives_trace(target.value) and not self.facts.stays_with_owner(target.value, stored):
                 self._report(node, f"`{target.value}`, defined outside the traced function", stored, value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             if self.facts.value_of(target.value).kind is Kind.REF or self.facts.array_only_index(target.slice):
                 return  # a write into a `Ref` (a Pallas kernel's output, `jax.new_ref`): jax tracks it as state
+            if self.facts.stays_with_owner(target.value.value, stored):
+                return  # `batch["ids"] = batch["ids"].reshape(...)` under `grad`, into the step's own `batch`
             if self.facts.outlives_trace(target.value.value) and not self._scratch(target.value.value):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function", stored, value)
         elif (
