@@ -565,10 +565,10 @@ def _traced_and_static(
     """Parameters this transform makes tracers, and parameters it keeps static.
 
     A parameter with a default may never be passed (then it is a plain Python value), so it is
-    never claimed traced; except a flag (`training=False`) that a call passes through a transform tracing every
-    argument it is not told is static (`jit`): a call of the function it decorates (`given`: every call of the
-    decorated name goes through it), or a call of the transform's own wrapper (`through`: `jax.jit(f)(x, True)`,
-    `g(x, True)` after `g = jax.jit(f)`). A call of the plain name of a function wrapped by a call runs no transform.
+    never claimed traced; except one a call gives a scalar literal (`training=True`, `top_k=2`) through a transform
+    tracing every argument it is not told is static (`jit`: a Python scalar becomes a weak-typed tracer): a call of
+    the function it decorates (`given`: every call of the decorated name goes through it), or a call of the
+    transform's own wrapper (`through`: `jax.jit(f)(x, True)`, `g(x, True)` after `g = jax.jit(f)`). A call of the plain name of a function wrapped by a call runs no transform.
     A filtering transform (`eqx.filter_jit`) traces the parameters annotated as arrays, those a call
     gives a JAX array (`arrays`), and the array leaves of those holding a pytree class of the module (`pytrees`:
     an `eqx.Module`, whose fields then say which leaves are arrays).
@@ -584,7 +584,7 @@ def _traced_and_static(
             static |= _unspecified(kw.get(option), signature)
         if name in table.traces_flags:
             decorated = isinstance(transform.node, cst.Decorator) and transform.bound == 0
-            everything |= signature.flags & (through | given if decorated else through)
+            everything |= signature.defaults & (through | given if decorated else through)
         if static <= set(signature.all) and all(0 <= n < len(signature.positional) for n in nums):
             # jit traces what `*args` and `**kwargs` receive like any argument: a tuple and a dict of tracers. (A
             # static position or name beyond the named parameters would make one of their items static.)

@@ -57,6 +57,9 @@ SHAPE_ARGUMENTS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
     "jax.lax.dynamic_slice": ("slice size", (2,), ("slice_sizes",)),
     "jax.lax.dynamic_slice_in_dim": ("slice size", (2,), ("slice_size",)),
     "jax.random.split": ("number of keys", (1,), ("num",)),
+    # The number of largest elements, or the partition index: a static int (jax 0.10.2 raises on a tracer).
+    **{f: ("`k`", (1,), ("k",)) for f in ("jax.lax.top_k", "jax.lax.approx_max_k", "jax.lax.approx_min_k")},
+    **{f: ("`kth`", (1,), ("kth",)) for f in numpy_names("partition", "argpartition")},
 }
 # jax.random samplers (names within JAX_RANDOM): where `shape` goes by position (any sampler takes `shape=` by keyword).
 RANDOM_SHAPE_POSITION = {
