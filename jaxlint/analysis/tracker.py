@@ -2054,6 +2054,14 @@ class ValueTracker(Domain):
         else:
             self._narrowed.append(None)
 
+    def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        """`a and b` runs `b` only where `a` is true, as `if a: b` does (`a or b`: where it is false): the same
+        narrowing holds in `b` (`not contains_tracer(x) and bool(x.any())`)."""
+        self.enter_branch(node.left, isinstance(node.operator, cst.And))
+
+    def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        self.leave_branch(None)
+
     def _keeps_tracer_out(self, test: cst.BaseExpression, truth: bool) -> bool:
         """Whether `test` being `truth` says that a traced argument (or pytree of them) is no array: through `and`
         (both hold when it is true), `or` (neither holds when it is false) and `not`."""
