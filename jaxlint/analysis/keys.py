@@ -273,6 +273,33 @@ def _literal(expr: cst.BaseExpression) -> int | str | None:
     return None
 
 
+def made_key_ref(expr: cst.BaseExpression, names: Names) -> str | None:
+    """A key made right there from names and integers (`jax.random.key(step)`, `fold_in(key, i)`), as a ref
+    (`key(step)`): made again from the same unchanged names, it is the same key (`_made_from` tells the names)."""
+    if type(expr) is not cst.Call:
+        return None
+    maker = names.qualified(expr.func)
+    if maker not in SINGLE_KEY_MAKERS or not expr.args:
+        return None
+    texts = []
+    for arg in expr.args:
+        value = arg.value
+        if arg.keyword is not None or arg.star or type(value) not in (cst.Name, cst.Integer):
+            return None
+        texts.append(cast("cst.Name | cst.Integer", value).value)
+    if not any(type(arg.value) is cst.Name for arg in expr.args):
+        return None  # `PRNGKey(0)`: a literal seed (JAX203 and the loop rules see those)
+    return f"{maker.rsplit('.', 1)[-1]}({', '.join(texts)})"
+
+
+def _made_from(ref: str) -> frozenset[str]:
+    """The names a key `made_key_ref` names is made from (none for any other ref)."""
+    if not ref.endswith(")") or "(" not in ref:
+        return frozenset()
+    inside = ref[ref.index("(") + 1 : -1]
+    return frozenset(part for part in inside.split(", ") if part.isidentifier())
+
+
 def _is_item(ref: str) -> bool:
     return "[" in ref
 
@@ -427,6 +454,7 @@ class KeyState:
         self.forget_items(name)
         for ref in [r for r in self.consumed if _within(r, name)]:
             del self.consumed[ref]
+        self.forget_made(name)
         self.params.discard(name)
         self.others.discard(name)
         self.single.discard(name)
@@ -441,6 +469,12 @@ class KeyState:
                 self.single.add(name)
         else:
             self.keys.pop(name, None)
+
+    def forget_made(self, name: str) -> None:
+        """`name` changes: a key made from it (`key(step)`, made_key_ref) made again is another key."""
+        for ref in [r for r in (*self.consumed, *self.keys) if name in _made_from(r)]:
+            self.consumed.pop(ref, None)
+            self.keys.pop(ref, None)
 
     def tested_equal(self, name: str, values: frozenset) -> None:
         """On this path `name` equals one of the literals `values` (`if name == "moons":`): a consumption made where
@@ -530,6 +564,9 @@ class KeyState:
         raises on anything else (values, not names). Attributes other than key-named ones stay unknown."""
         ref = self.resolve(ref)
         base = _base(ref)
+        if _made_from(ref):
+            self.keys.setdefault(ref, len(self.loops))  # made here, from this iteration's values
+            return
         if _is_item(ref) and base not in self.keys and (ref[len(base) + 1] in "'\"" or base == self.carry):
             self.keys.setdefault(ref, 0)  # `rngs["dropout"]`: this entry holds a key, not `rngs`
             return
@@ -562,8 +599,9 @@ class KeyState:
         return next((use for r, use in self.consumed.items() if _base(r) == base), None)
 
     def reused_by_loop(self, ref: str) -> bool:
-        """Bound outside the innermost loop and never rebound in its body: every iteration sees it."""
-        if not self.loops:
+        """Bound outside the innermost loop and never rebound in its body: every iteration sees it. (A key made
+        right there, `key(step)`, is made in the iteration: `_same_each_iteration` asks whether it is the same.)"""
+        if not self.loops or _made_from(ref):
             return False
         written = _base(ref)
         if _is_item(ref) and written not in self.keys and f"{written}[]" in self.loops[-1]:
@@ -1145,7 +1183,7 @@ class KeyFlow(Domain):
         ref = key_ref(inner) if viewed else None
         if ref is not None and self.state.resolve(ref) in self.state.single:
             return ref
-        return key_ref(expr)
+        return key_ref(expr) or made_key_ref(expr, self._tracker.names)
 
     def _view_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The array `expr` reshapes or indexes with `None`/`0`/`...`/`:` only, if it does."""
@@ -1661,6 +1699,10 @@ class KeyFlow(Domain):
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._bind(target.target, node.value)
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        if type(node.target) is cst.Name:
+            self.state.forget_made(node.target.value)  # `seed += 1`: `key(seed)` is another key now
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._bind(node.target, node.value)
