@@ -12,7 +12,7 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.dead_branches import Guard, none_at_call, dead_branch, parameter_guards
+from jaxlint.analysis.dead_branches import Guard, dead_branch, none_at_call, parameter_guards
 from jaxlint.analysis.interface import Looped
 
 # Beyond this many calls between the loop and the function, the chain is not followed.
@@ -88,6 +88,6 @@ def _runs(function: cst.FunctionDef, call: cst.Call, guards: tuple[Guard, ...]) 
     """Whether a point of `function` inside `guards` can run when `call` calls it (`self` bound through an
     attribute)."""
     positional = [*function.params.posonly_params, *function.params.params]
-    through_self = type(call.func) is cst.Attribute and positional[:1] and positional[0].name.value in ("self", "cls")
+    through_self = type(call.func) is cst.Attribute and bool(positional) and positional[0].name.value in ("self", "cls")
     fixed = none_at_call(function, 1 if through_self else 0, call, {})
     return not any(dead_branch(test, truth, fixed) for test, truth in guards)
