@@ -27,8 +27,9 @@ DEFAULT_DIR = ".jaxlint_cache"
 # the container attributes of their classes; 10, which of those they read; 11, the literals their transforms'
 # wrappers are called with, the dict entries their functions draw keys from, and which names of theirs other
 # modules import, call or subclass (read_reached); 12, the line of a transform applied over several lines (it was 0);
-# 13, the attributes of `self` their methods draw kept keys from (`self.key` in Consumes.params).
-FORMAT = 13
+# 13, the attributes of `self` their methods draw kept keys from (`self.key` in Consumes.params); 14, the type tests
+# their functions return (Exported.tests).
+FORMAT = 14
 
 
 def content_hash(data: bytes) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import re
 from typing import Callable
 
@@ -12,6 +12,7 @@ from jaxlint.analysis.callees import inherited_methods, module_bindings, plain_c
 from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, Looped, ModuleContext, Outgoing
 from jaxlint.analysis.loop_calls import looped_calls
 from jaxlint.analysis.names import scope_imports
+from jaxlint.analysis.narrowing import returned_test
 from jaxlint.analysis.scopes import RoundFacts, is_property, method_bound
 from jaxlint.analysis.traced import Signature, decorator_transform
 from jaxlint.analysis.tracker import ValueTracker
@@ -107,6 +108,10 @@ def module_interface(
             returns[name] = Exported(
                 positional=positional, params=(), value=None, container=False, literal=literal, self_param=self_param
             )
+        tests = returned_test(statement, tracker.names) if not bound and not self_param else None
+        if tests is not None:
+            kept = returns.get(name) or Exported(positional=positional, params=(), value=None, container=False)
+            returns[name] = replace(kept, tests=tests)
     calls = tuple(
         Outgoing(
             target=call.target,

@@ -408,8 +408,8 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         if qualified not in interface.read_literals:
             exported = replace(exported, literal=None)
         if qualified not in interface.read_returns:
-            exported = replace(exported, params=(), value=None, container=False)
-        if exported.params or exported.value is not None or exported.literal is not None:
+            exported = replace(exported, params=(), value=None, container=False, tests=None)
+        if exported.params or exported.value is not None or exported.literal is not None or exported.tests is not None:
             returns[qualified] = exported
     overridden = {}
     for cls, names in imported.overridden.items():

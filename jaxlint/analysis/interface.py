@@ -26,6 +26,9 @@ class Exported:
     # A method (keyed `Class.method`) whose first parameter in `positional` is `self`: a call through an
     # instance fills it. (A classmethod's `cls` is left out of `positional`: every call fills it.)
     self_param: bool = False
+    # A function that only returns a type test of a parameter (`contains_tracer(x)`): the parameter's position in
+    # `positional`, and True when no JAX array passes the test, False when every one does (narrowing.py).
+    tests: tuple[int, bool] | None = None
 
 
 @dataclass(frozen=True)

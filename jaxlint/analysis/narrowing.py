@@ -19,21 +19,49 @@ def not_an_array(
     test: cst.BaseExpression,
     names: Names,
     definition: Callable[[cst.BaseExpression], cst.CSTNode | None] = lambda _: None,
+    imported: Callable[[cst.Call], tuple[int, bool] | None] = lambda _: None,
 ) -> tuple[str, bool] | None:
     """For `isinstance(x, T)`: (`x`, True) when no JAX array passes the test (then `x` is no array in
     the body), (`x`, False) when every JAX array passes it (then `x` is no array in the `else`); the
     other way round for `not isinstance(x, T)`. A call of a function of the module that only returns such
     a test of its parameter (`def is_traced(v): return isinstance(v, jax.core.Tracer)`, found with
-    `definition`) tests its argument the same way."""
+    `definition`) tests its argument the same way; so does a call of another module's (`imported`: the
+    position of the parameter it tests, with what the test says, from that module's interface)."""
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        found = not_an_array(test.expression, names, definition)
+        found = not_an_array(test.expression, names, definition, imported)
         return None if found is None else (found[0], not found[1])
     attribute = _attribute_test(test, names)
     if attribute is not None:
         return attribute, False
     call: cst.BaseExpression | None = _leafwise(test, names)
     if type(call) is cst.Call and not (type(call.func) is cst.Name and call.func.value == "isinstance"):
-        call = _inlined(call, definition(call.func), names)
+        inlined = _inlined(call, definition(call.func), names)
+        return _tested_argument(call, imported(call)) if inlined is None else _type_test(inlined, names)
+    return _type_test(call, names)
+
+
+def returned_test(function: cst.FunctionDef, names: Names) -> tuple[int, bool] | None:
+    """For a def that only returns a type test of one of its positional parameters (`return isinstance(v,
+    jax.core.Tracer)`, or what `_leafwise` reads as one): that parameter's position, with what `not_an_array` says
+    of the test (for other modules' calls of it)."""
+    found = _type_test(_leafwise(returned(function), names), names)
+    positional = [param.name.value for param in (*function.params.posonly_params, *function.params.params)]
+    return (positional.index(found[0]), found[1]) if found is not None and found[0] in positional else None
+
+
+def _tested_argument(call: cst.Call, tested: tuple[int, bool] | None) -> tuple[str, bool] | None:
+    """The name a call gives the parameter another module's type test tests, with what the test says."""
+    if tested is None:
+        return None
+    position, verdict = tested
+    given = call.args[position] if position < len(call.args) else None
+    if any(arg.keyword is not None or arg.star for arg in call.args[: position + 1]) or given is None:
+        return None
+    return (given.value.value, verdict) if type(given.value) is cst.Name else None
+
+
+def _type_test(call: cst.BaseExpression | None, names: Names) -> tuple[str, bool] | None:
+    """`isinstance(x, T)` of a name: (`x`, True) when no JAX array passes it, (`x`, False) when every one does."""
     if not (
         type(call) is cst.Call
         and type(call.func) is cst.Name

@@ -652,6 +652,17 @@ class ValueTracker(Domain):
         positional = exported.positional[1:] if through_instance and exported.self_param else exported.positional
         return returned.result(_by_parameter(call, arguments, positional))
 
+    def _imported_test(self, call: cst.Call) -> tuple[int, bool] | None:
+        """The type test another module's function returns of one of its parameters (Exported.tests)."""
+        if self.context is None:
+            return None
+        qualified, through_instance = self.project_callee(call.func)
+        if qualified is None or through_instance or not self.context.in_project(qualified):
+            return None
+        self.read_returns.add(qualified)
+        exported = self.context.imported.returns.get(qualified)
+        return exported.tests if exported is not None else None
+
     def project_callee(self, func: cst.BaseExpression) -> tuple[str | None, bool]:
         """The qualified name a call's function names (`pkg.model.Stats.mean`; a method of another module's
         class for `scaler.apply` when `scaler` holds an instance of it), and whether through an instance."""
@@ -2044,7 +2055,7 @@ class ValueTracker(Domain):
                 scope.untraced_rest += 1
                 self._untraced_branches += 1  # until the body ends
             return
-        narrowed = not_an_array(test, self.names, self._definition)
+        narrowed = not_an_array(test, self.names, self._definition, self._imported_test)
         value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
         # (A value that may be a pytree is narrowed too: the code tests its type, so whatever else it may be,
         # its author handles the array and the tracer on the other branch.)
@@ -2070,7 +2081,7 @@ class ValueTracker(Domain):
         if type(test) is cst.BooleanOperation:
             both = isinstance(test.operator, cst.And) is truth
             return both and (self._keeps_tracer_out(test.left, truth) or self._keeps_tracer_out(test.right, truth))
-        narrowed = not_an_array(test, self.names, self._definition)
+        narrowed = not_an_array(test, self.names, self._definition, self._imported_test)
         value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
         return value is not None and value.kind is Kind.TRACED and value.is_array
 
@@ -2111,7 +2122,7 @@ class ValueTracker(Domain):
     def right_operand(self, operation: cst.BooleanOperation) -> Value | None:
         """What the right operand of `a and b` (`a or b`) holds when it runs: `a` was true (false) there, so an
         `isinstance` test in `a` that keeps arrays out (`not is_tracer(x) and x > n`) holds for `b`."""
-        narrowed = not_an_array(operation.left, self.names, self._definition)
+        narrowed = not_an_array(operation.left, self.names, self._definition, self._imported_test)
         truth = isinstance(operation.operator, cst.And)
         value = self.env.get(narrowed[0]) if narrowed is not None and narrowed[1] is truth else None
         if narrowed is None or value is None or not value.is_array:
