@@ -273,7 +273,7 @@ def _literal(expr: cst.BaseExpression) -> int | str | None:
     return None
 
 
-def made_key_ref(expr: cst.BaseExpression, names: Names) -> str | None:
+def _made_key_ref(expr: cst.BaseExpression, names: Names) -> str | None:
     """A key made right there from names and integers (`jax.random.key(step)`, `fold_in(key, i)`), as a ref
     (`key(step)`): made again from the same unchanged names, it is the same key (`_made_from` tells the names)."""
     if type(expr) is not cst.Call:
@@ -293,7 +293,7 @@ def made_key_ref(expr: cst.BaseExpression, names: Names) -> str | None:
 
 
 def _made_from(ref: str) -> frozenset[str]:
-    """The names a key `made_key_ref` names is made from (none for any other ref)."""
+    """The names a key `_made_key_ref` names is made from (none for any other ref)."""
     if not ref.endswith(")") or "(" not in ref:
         return frozenset()
     inside = ref[ref.index("(") + 1 : -1]
@@ -471,7 +471,7 @@ class KeyState:
             self.keys.pop(name, None)
 
     def forget_made(self, name: str) -> None:
-        """`name` changes: a key made from it (`key(step)`, made_key_ref) made again is another key."""
+        """`name` changes: a key made from it (`key(step)`, _made_key_ref) made again is another key."""
         for ref in [r for r in (*self.consumed, *self.keys) if name in _made_from(r)]:
             self.consumed.pop(ref, None)
             self.keys.pop(ref, None)
@@ -791,9 +791,8 @@ class KeyFlow(Domain):
         "Previously-consumed key passed to jit-compiled function")."""
         if not self.state.keys:
             return set()  # no key here to draw again (`is_key` below)
-        target, _ = self._called_target(
-            call
-        )  # (`loss_fn(x)`, `jax.grad(loss_fn)(x)`, `step(x)` of `step = jit(loss_fn)`)
+        # (`loss_fn(x)`, `jax.grad(loss_fn)(x)`, `step(x)` of `step = jit(loss_fn)`)
+        target, _ = self._called_target(call)
         if type(target) is not cst.Name:
             return set()  # a module-level def is called by its name
         found = self._tracker.callees.bindings.binding(target, tuple(self._tracker.chain), want_def=True)
@@ -1183,7 +1182,7 @@ class KeyFlow(Domain):
         ref = key_ref(inner) if viewed else None
         if ref is not None and self.state.resolve(ref) in self.state.single:
             return ref
-        return key_ref(expr) or made_key_ref(expr, self._tracker.names)
+        return key_ref(expr) or _made_key_ref(expr, self._tracker.names)
 
     def _view_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The array `expr` reshapes or indexes with `None`/`0`/`...`/`:` only, if it does."""
