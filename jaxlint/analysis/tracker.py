@@ -44,6 +44,7 @@ from jaxlint.analysis.factories import Product, product
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.library_runs import function_run, module_run
+from jaxlint.analysis.loop_guards import constant
 from jaxlint.analysis.interface import Handed, Imported, IncomingContainer, IncomingTracer, ModuleContext
 from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names, dotted, scope_imports
@@ -111,6 +112,7 @@ from jaxlint.model.transforms import (
     UNTRACED_CONTEXTS,
     WRAPPER_ARGUMENTS,
 )
+from jaxlint.traversal import in_order
 
 Env = dict[str, Value]
 
@@ -343,6 +345,7 @@ class ValueTracker(Domain):
         self.recorder.scope_names(module, rebound_names(module.body))
         bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
         self._rebound_globals = {name for name, count in bindings.items() if count > 1}
+        self._globals_declared: set[str] | None = None  # _declared_global's answer
         self.keys = KeyFlow(self, module, key_names)
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
@@ -2045,6 +2048,7 @@ class ValueTracker(Domain):
             self._never_traced(scope, test, truth)
             or self._dead_in_closure(scope, test, truth)
             or self._keeps_tracer_out(test, truth)
+            or self._fixed_truth(test) is (not truth)
         ):
             traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
             for name in traced:
@@ -2072,6 +2076,32 @@ class ValueTracker(Domain):
 
     def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         self.leave_branch(None)
+
+    def _fixed_truth(self, test: cst.BaseExpression) -> bool | None:
+        """The truth a test has on every run: a literal (`if False:`), or a module-level name the module binds once,
+        to a literal, and no function declares global (`DEBUG_FLAG = False`, then `if DEBUG_FLAG:`); through
+        `not`. A branch the other way never runs, traced or not."""
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            inner = self._fixed_truth(test.expression)
+            return None if inner is None else not inner
+        known, value = constant(test)
+        if not known and type(test) is cst.Name and test.value not in self._rebound_globals:
+            found = self.callees.bindings.binding(test, tuple(self._chain))
+            if found is not None and len(found[1]) == 1 and isinstance(found[0], cst.BaseExpression):
+                known, value = constant(found[0])
+                known = known and test.value not in self._declared_global()
+        return bool(value) if known else None
+
+    def _declared_global(self) -> set[str]:
+        """The names some function of the module declares `global` (found once, when first asked)."""
+        if self._globals_declared is None:
+            self._globals_declared = {
+                name.name.value
+                for node, _ in in_order(self._chain[0])
+                if type(node) is cst.Global
+                for name in node.names
+            }
+        return self._globals_declared
 
     def _keeps_tracer_out(self, test: cst.BaseExpression, truth: bool) -> bool:
         """Whether `test` being `truth` says that a traced argument (or pytree of them) is no array: through `and`
