@@ -5,7 +5,7 @@ never sends an array or a tracer down the other branches."""
 
 from __future__ import annotations
 
-from typing import Callable, cast
+from typing import Callable
 
 import libcst as cst
 
@@ -35,8 +35,9 @@ def not_an_array(
         return attribute, False
     call: cst.BaseExpression | None = _leafwise(test, names)
     if type(call) is cst.Call and not (type(call.func) is cst.Name and call.func.value == "isinstance"):
-        inlined = _inlined(call, definition(call.func), names)
-        return _tested_argument(call, imported(call)) if inlined is None else _type_test(inlined, names)
+        function = definition(call.func)
+        tested = returned_test(function, names) if type(function) is cst.FunctionDef else imported(call)
+        return _tested_argument(call, tested)
     return _type_test(call, names)
 
 
@@ -142,25 +143,3 @@ def _leafwise(test: cst.BaseExpression | None, names: Names) -> cst.BaseExpressi
     ):
         return test
     return each.with_changes(args=[each.args[0].with_changes(value=leaves.args[0].value), each.args[1]])
-
-
-def _inlined(call: cst.Call, function: cst.CSTNode | None, names: Names) -> cst.BaseExpression | None:
-    """`isinstance(arg, T)` for a call of `def f(p): return isinstance(p, T)` (or a test `_leafwise` reads so) with
-    `arg` for `p`."""
-    test = _leafwise(returned(function), names)
-    if not (
-        type(test) is cst.Call
-        and type(test.func) is cst.Name
-        and test.func.value == "isinstance"
-        and len(test.args) == 2
-        and type(test.args[0].value) is cst.Name
-    ):
-        return None
-    params = [param.name.value for param in cast(cst.FunctionDef, function).params.params]
-    subject = test.args[0].value.value
-    if subject not in params or len(call.args) <= params.index(subject):
-        return None
-    given = call.args[params.index(subject)]
-    if given.keyword is not None or given.star:
-        return None
-    return test.with_changes(args=[test.args[0].with_changes(value=given.value), test.args[1]])

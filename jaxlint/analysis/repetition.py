@@ -14,6 +14,7 @@ import libcst as cst
 
 from jaxlint.analysis.dead_branches import Guard, dead_branch, none_at_call, parameter_guards
 from jaxlint.analysis.interface import Looped
+from jaxlint.analysis.scopes import method_bound
 
 # Beyond this many calls between the loop and the function, the chain is not followed.
 _DEEPEST = 6
@@ -85,9 +86,7 @@ class RepeatedCalls:
 
 
 def _runs(function: cst.FunctionDef, call: cst.Call, guards: tuple[Guard, ...]) -> bool:
-    """Whether a point of `function` inside `guards` can run when `call` calls it (`self` bound through an
-    attribute)."""
-    positional = [*function.params.posonly_params, *function.params.params]
-    through_self = type(call.func) is cst.Attribute and bool(positional) and positional[0].name.value in ("self", "cls")
-    fixed = none_at_call(function, 1 if through_self else 0, call, {})
+    """Whether a point of `function` inside `guards` can run when `call` calls it (through an instance when the
+    call names an attribute)."""
+    fixed = none_at_call(function, method_bound(function, type(call.func) is cst.Attribute), call, {})
     return not any(dead_branch(test, truth, fixed) for test, truth in guards)

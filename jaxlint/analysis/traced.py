@@ -568,7 +568,8 @@ def _traced_and_static(
     never claimed traced; except one a call gives a scalar literal (`training=True`, `top_k=2`) through a transform
     tracing every argument it is not told is static (`jit`: a Python scalar becomes a weak-typed tracer): a call of
     the function it decorates (`given`: every call of the decorated name goes through it), or a call of the
-    transform's own wrapper (`through`: `jax.jit(f)(x, True)`, `g(x, True)` after `g = jax.jit(f)`). A call of the plain name of a function wrapped by a call runs no transform.
+    transform's own wrapper (`through`: `jax.jit(f)(x, True)`, `g(x, True)` after `g = jax.jit(f)`). A call of
+    the plain name of a function wrapped by a call runs no transform.
     A filtering transform (`eqx.filter_jit`) traces the parameters annotated as arrays, those a call
     gives a JAX array (`arrays`), and the array leaves of those holding a pytree class of the module (`pytrees`:
     an `eqx.Module`, whose fields then say which leaves are arrays).

@@ -1352,8 +1352,8 @@ class ValueTracker(Domain):
     def stays_with_owner(self, target: str, reads: list[str]) -> bool:
         """Whether a value stored into `target` here, reading only `reads`, stays inside the trace it belongs to: the
         transform of the innermost function transformed around does not stage (`grad`, `vmap`: an operation on the
-        enclosing code's values is theirs, not the inner trace's), and every name read is a local of the function
-        around that binds `target` (or the module's): a loss under `value_and_grad` writing
+        enclosing code's values is theirs, not the inner trace's), and every name read is bound, where it is read, by
+        the function around that binds `target` or by the module: a loss under `value_and_grad` writing
         `batch["ids"] = batch["ids"].reshape(...)` into its pmapped step's `batch`."""
         transformed = next((scope for scope in reversed(self._scopes) if scope.own and scope.own.transforms), None)
         transforms = cast(TracedFunction, transformed.own).transforms if transformed is not None else ()
@@ -1369,10 +1369,9 @@ class ValueTracker(Domain):
         )
         if owner is None or owner is cast(_Scope, transformed).node:
             return False
-        inner = self.trace_functions()
+        functions = [node for node in self._chain if type(node) in (cst.FunctionDef, cst.Lambda)]
         return all(
-            (name in self._locals_of(owner) or self.is_global(name))
-            and not any(name in self._locals_of(node) for node in inner)
+            next((node for node in reversed(functions) if name in self._locals_of(node)), owner) is owner
             for name in reads
         )
 
