@@ -11,7 +11,7 @@ at the call.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 import libcst as cst
@@ -36,6 +36,15 @@ def dict_item(ref: str) -> tuple[str, str] | None:
 
 def item_ref(name: str, item: str) -> str:
     return f"{name}[{item!r}]"
+
+
+def param_field(ref: str) -> tuple[str, str] | None:
+    """`("cfg", "key")` for the ref `cfg.key` (keys.key_ref's spelling of an attribute of a name); None for anything
+    else, `self.key` included (a method's own attribute: keys.KeyFlow._kept_field)."""
+    holder, dot, attribute = ref.partition(".")
+    if not dot or not holder.isidentifier() or not attribute.isidentifier() or holder == "self":
+        return None
+    return holder, attribute
 
 
 def local_names(function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
@@ -90,6 +99,55 @@ def _entry_of(target: cst.BaseExpression, name: str) -> bool:
     return kind is cst.StarredElement and _entry_of(cast(cst.StarredElement, target).value, name)
 
 
+def changes_fields(
+    function: cst.FunctionDef | cst.Lambda, name: str, attribute: str, keeps: Callable[[cst.Call], bool]
+) -> bool:
+    """Whether a function may put another value in `name.<attribute>`: `name.attribute = v`, `del name.attribute`, or
+    `name` handed to a call (as an argument or as the receiver of a method) that may (`keeps(call)` says it does
+    not). Then the attribute it draws from may not be the caller's."""
+    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
+            if _field_of(node.target, name, attribute):  # (each of these has a target)
+                return True
+        elif kind is cst.Call and name in handed_names(cast(cst.Call, node)) and not keeps(cast(cst.Call, node)):
+            return True
+    return False
+
+
+def handed_names(call: cst.Call) -> set[str]:
+    """The names a call hands to the code it runs: its arguments that are names, and the receiver of a method."""
+    names = {arg.value.value for arg in call.args if type(arg.value) is cst.Name}
+    func = call.func
+    if type(func) is cst.Attribute and type(func.value) is cst.Name:
+        names.add(func.value.value)
+    return names
+
+
+def _field_of(target: cst.BaseExpression, name: str, attribute: str) -> bool:
+    """Whether an assignment's target is (or unpacks into) `name.<attribute>`."""
+    kind = type(target)
+    if kind is cst.Attribute:
+        owner = cast(cst.Attribute, target).value
+        return type(owner) is cst.Name and owner.value == name and cast(cst.Attribute, target).attr.value == attribute
+    if kind is cst.Tuple or kind is cst.List:
+        elements = cast("cst.Tuple | cst.List", target).elements
+        return any(_field_of(element.value, name, attribute) for element in elements)
+    return kind is cst.StarredElement and _field_of(cast(cst.StarredElement, target).value, name, attribute)
+
+
+def field_arguments(
+    call: cst.Call, positional: Sequence[str], fields: dict[str, frozenset[str]]
+) -> list[tuple[cst.BaseExpression, str | None]]:
+    """What a call gives the attributes of parameters a function draws from (`fields`: parameter -> attributes):
+    for a name, the name and the ref of its attribute (`gencfg` and `gencfg.key`)."""
+    found: list[tuple[cst.BaseExpression, str | None]] = []
+    for value, drawn in _given(call, positional, fields):
+        if type(value) is cst.Name:
+            found.extend((value, f"{value.value}.{attribute}") for attribute in sorted(drawn))
+    return found
+
+
 def item_arguments(
     call: cst.Call, positional: Sequence[str], items: dict[str, frozenset[str]]
 ) -> list[tuple[cst.BaseExpression, str | None]]:
@@ -97,15 +155,7 @@ def item_arguments(
     argument, the entry's value (`key` of `rngs={"dropout": key}`), with None; for a name, the name and the ref of
     its entry (`rngs` and `rngs['dropout']`). `positional`: the function's positional parameters after any bound."""
     found: list[tuple[cst.BaseExpression, str | None]] = []
-    names = iter(positional)
-    for arg in call.args:
-        if arg.star:
-            break
-        param = arg.keyword.value if arg.keyword is not None else next(names, None)
-        drawn = items.get(param or "")
-        if not drawn:
-            continue
-        value = arg.value
+    for value, drawn in _given(call, positional, items):
         if type(value) is cst.Dict:
             for element in value.elements:
                 if type(element) is cst.DictElement and type(element.key) is cst.SimpleString:
@@ -114,6 +164,22 @@ def item_arguments(
         elif type(value) is cst.Name:
             found.extend((value, item_ref(value.value, item)) for item in sorted(drawn))
     return found
+
+
+def _given(
+    call: cst.Call, positional: Sequence[str], parts: dict[str, frozenset[str]]
+) -> list[tuple[cst.BaseExpression, frozenset[str]]]:
+    """Each argument the call gives a parameter that has `parts` drawn from, with those parts (up to a `*args`)."""
+    given = []
+    names = iter(positional)
+    for arg in call.args:
+        if arg.star:
+            break
+        param = arg.keyword.value if arg.keyword is not None else next(names, None)
+        drawn = parts.get(param or "")
+        if drawn:
+            given.append((arg.value, drawn))
+    return given
 
 
 def live(sites: Sites, function: cst.CSTNode, bound: int, call: cst.Call) -> bool:

@@ -8,8 +8,10 @@ iteration, without rebinding it there, draws the same numbers each time (JAX202)
 Keys are variables bound to `key/PRNGKey/split/fold_in/wrap_key_data/clone` results, parameters
 that a call in the module passes a key (whatever their name: the previous round's `key_params`),
 parameters named like keys (`key`, `rng`, `*_key`...), items of a split array with a literal index
-(`keys[0]` and `keys[1]` are distinct), `self.<key-named attribute>` inside a method, and any name from
-the point a `jax.random` function draws from it (jax raises on anything but a key: values, not names).
+(`keys[0]` and `keys[1]` are distinct), `self.<key-named attribute>` inside a method, and any name or attribute of
+a name (`state.rng`) from the point a `jax.random` function draws from it (jax raises on anything but a key: values,
+not names). An attribute holds the same key until it is assigned, its object is bound again, or the object is handed
+to code that may assign it (`KeyFlow._keeps_field`).
 The flow engine (flow.py) drives this along the control flow it follows for the traced values too.
 
 A key is consumed wherever it goes (jax's key-reuse checker, `jax.debug_key_reuse(True)`, follows the value,
@@ -41,11 +43,15 @@ from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.key_hops import (
     changes_entries,
+    changes_fields,
     declared,
     dict_item,
+    field_arguments,
+    handed_names,
     item_arguments,
     live,
     local_names,
+    param_field,
     runs_when_called,
 )
 from jaxlint.analysis.library_runs import library_base
@@ -59,7 +65,10 @@ from jaxlint.model.functions import JAX_RANDOM, PERMUTATION, RANDOMNESS_OFF, SEL
 from jaxlint.model.keys import (
     BRANCHING,
     CONDS,
+    COPYING_METHODS,
     EVAL_SHAPE,
+    FIELD_KEEPING_BUILTINS,
+    FIELD_KEEPING_PACKAGES,
     FOLD_IN,
     KEY_COMPUTING_MODULES,
     KEY_DRAWING_FIELDS,
@@ -123,7 +132,7 @@ _VIEW_METHODS = frozenset({"reshape", "squeeze", "ravel", "flatten"})
 # The hot helpers below (every call, assignment and loop body asks them) test node types with `type(...)`:
 # an isinstance against a libcst class runs ABCMeta's check in Python (libcst's concrete node types have
 # no subclasses).
-_NOT_ASSIGNING = node_types(cst.BaseExpression) | TOKENS  # what `_self_targets` does not enter
+_NOT_ASSIGNING = node_types(cst.BaseExpression) | TOKENS  # what `_attribute_targets` does not enter
 _COMPREHENSIONS = node_types(cst.BaseComp)
 
 
@@ -241,15 +250,15 @@ def _keyword_key(call: cst.Call, drawer: str) -> cst.BaseExpression | None:
 
 
 def key_ref(expr: cst.BaseExpression) -> str | None:
-    """A trackable spelling of a key: `key`, `keys[0]`, `self.rng`; None for anything else."""
+    """A trackable spelling of a key: `key`, `keys[0]`, `self.rng`, `state.rng`; None for anything else."""
     kind = type(expr)
     if kind is cst.Name:
         return cast(cst.Name, expr).value
     if kind is cst.Attribute:
         attribute = cast(cst.Attribute, expr)
         owner = attribute.value
-        if type(owner) is cst.Name and owner.value == "self":
-            return f"self.{attribute.attr.value}"
+        if type(owner) is cst.Name:
+            return f"{owner.value}.{attribute.attr.value}"
         return None
     if kind is cst.Subscript:
         subscript = cast(cst.Subscript, expr)
@@ -329,11 +338,6 @@ def _holder(ref: str) -> str:
 def _attribute(ref: str) -> bool:
     """`agent.key`, `self.key`: an attribute of a name."""
     return "." in ref and not _is_item(ref)
-
-
-def _field(ref: str) -> bool:
-    """`agent.key`: an attribute of a name other than `self` (a method's own `self.key` is a key already)."""
-    return _attribute(ref) and not ref.startswith("self.")
 
 
 @dataclass
@@ -530,10 +534,12 @@ class KeyState:
                     self.consumed.pop(known, None)
                 self.single.discard(known)
 
-    def forget_fields(self, name: str) -> None:
-        """What `name.x` holds is unknown again: the object was handed to code that may assign its attributes."""
-        for known in [ref for ref in self.consumed if _field(ref) and _holder(ref) == name]:
-            del self.consumed[known]
+    def forget_fields(self, name: str, changed: Callable[[str], bool] = lambda attribute: True) -> None:
+        """What `name.x` holds is unknown again for each attribute `x` that is `changed`: the object was handed to code
+        that may assign it."""
+        for known in [ref for ref in self.consumed if _attribute(ref) and _holder(ref) == name]:
+            if changed(known.partition(".")[2]):
+                del self.consumed[known]
 
     def alias(self, ref: str, target: str) -> None:
         """`ref` now names the key `target` names."""
@@ -612,7 +618,14 @@ class KeyState:
         if ref in self.invariant:
             return depth < len(self.loops)
         inner = self.loops[-1]
-        return depth < len(self.loops) and base not in inner and written not in inner and _holder(ref) not in inner
+        holder = _holder(ref)
+        return (
+            depth < len(self.loops)
+            and base not in inner
+            and written not in inner
+            and holder not in inner
+            and not (_attribute(ref) and _any_field_changed(inner, ref))
+        )
 
     def consume(self, ref: str, use: Use) -> None:
         """The first consumption of each kind is kept (`Use.other`)."""
@@ -669,6 +682,7 @@ class KeyFlow(Domain):
         self._hops: dict[int, list[tuple[cst.BaseExpression, str | None]]] = {}  # of each call: _hop_consuming
         self._scope_names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # of each function: bound, declared
         self._entries_changed: dict[tuple[int, str], bool] = {}  # of each function and parameter: changes_entries
+        self._fields_changed: dict[tuple[int, str], bool] = {}  # of each function and `param.attribute`: changes_fields
 
     def _unseen_results(self, function: cst.CSTNode) -> set[int]:
         if type(function) is not cst.FunctionDef:
@@ -834,13 +848,13 @@ class KeyFlow(Domain):
             self._hops[id(call)] = self._find_hops(call)
         return self._hops[id(call)]
 
-    def _find_hops(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
+    def _find_hops(self, call: cst.Call, ahead: bool = False) -> list[tuple[cst.BaseExpression, str | None]]:
         found = self._imported_items(call) + self._imported_fields(call)
         known = self._tracker.known
         if not known.closes and not known.items and not known.fields:
             return found
         found += self._bodies_closing(call)
-        function, bound = self._tracker.recorder.function_at(self._tracker.chain, self._runs(call))
+        function, bound = self._callee(call, ahead)
         if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
             return found
         closes, items = known.closes.get(function, {}), known.items.get(function, {})
@@ -859,13 +873,17 @@ class KeyFlow(Domain):
                 if (ref, owner) in folded:
                     self._folded_hops.add((id(call.func), ref))
         drawn: dict[str, set[str]] = {}
+        drawn_fields: dict[str, set[str]] = {}
         for ref, sites in items.items():
             entry = dict_item(ref)
-            if entry is not None and live(sites, function, bound, call):
-                drawn.setdefault(entry[0], set()).add(entry[1])
+            part = entry or param_field(ref)
+            if part is not None and live(sites, function, bound, call):
+                (drawn if entry else drawn_fields).setdefault(part[0], set()).add(part[1])
+        positional = Signature.of(function.params).positional[bound:]
         if drawn:
-            positional = Signature.of(function.params).positional[bound:]
             found += item_arguments(call, positional, {name: frozenset(items) for name, items in drawn.items()})
+        if drawn_fields:
+            found += field_arguments(call, positional, {name: frozenset(got) for name, got in drawn_fields.items()})
         return found
 
     def _bodies_closing(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
@@ -906,16 +924,24 @@ class KeyFlow(Domain):
         return _entries(self._hops[id(call)] if id(call) in self._hops else self._find_hops(call))
 
     def _imported_items(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
-        """The dict entries given to another module's function that draws from them (its interface says)."""
+        """The dict entries and the attributes of objects given to another module's function that draws from them (its
+        interface says)."""
         context = self._tracker.context
         if context is None or not context.imported.consumes:
             return []
         consumes = context.imported.consumes.get(self._tracker.names.qualified(call.func) or "")
+        if consumes is None:
+            return []
         drawn: dict[str, frozenset[str]] = {}
-        for entry in map(dict_item, consumes.params if consumes is not None else ()):
-            if entry is not None:
-                drawn[entry[0]] = drawn.get(entry[0], frozenset()) | {entry[1]}
-        return item_arguments(call, consumes.positional, drawn) if consumes is not None and drawn else []
+        fields: dict[str, frozenset[str]] = {}
+        for ref in consumes.params:
+            entry = dict_item(ref)
+            part = entry or param_field(ref)
+            if part is not None:
+                into = drawn if entry else fields
+                into[part[0]] = into.get(part[0], frozenset()) | {part[1]}
+        found = item_arguments(call, consumes.positional, drawn) if drawn else []
+        return found + field_arguments(call, consumes.positional, fields) if fields else found
 
     def _imported_fields(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str | None]]:
         """The kept keys of an instance of another module's class whose method draws from them (its interface says:
@@ -1281,6 +1307,7 @@ class KeyFlow(Domain):
                 or _base(resolved) == self.state.carry
                 or self._drawn_entry(function, resolved)
                 or self._kept_field(function, resolved)
+                or self._drawn_field(function, resolved)
             ):
                 if id(node) not in self._unseen_results(function):  # (numbers nobody sees: no draw for callers)
                     recorder.key_consumed(function, resolved, self._parameter_guards(function, node), use.folded)
@@ -1307,30 +1334,110 @@ class KeyFlow(Domain):
         self._forget_handed_fields(node)
 
     def _forget_handed_fields(self, call: cst.Call) -> None:
-        """An object whose kept key was drawn from (`agent.key`), handed to code of another module (as an argument,
-        or as the receiver of a method that is not its class's): that code may store another key there. (The code
-        of the module that defines the class never does: the attribute would not be kept, stable_fields.py.)"""
-        holders = {_holder(ref) for ref in self.state.consumed if _field(ref)}
-        if not holders:
-            return
-        func = call.func
-        receiver = func.value.value if type(func) is cst.Attribute and type(func.value) is cst.Name else None
-        handed = {arg.value.value for arg in call.args if type(arg.value) is cst.Name}
-        if receiver is not None:
-            handed.add(receiver)
-        handed &= holders
-        if not handed:
-            return
-        function, _ = self._tracker.recorder.function_at(self._tracker.chain, self._runs(call))
+        """An object whose attribute held a key that was drawn from (`state.rng`, `agent.key`, `self.rng`), handed to
+        code (as an argument, or as the receiver of a method) that may assign that attribute: what it holds after the
+        call is not known."""
+        holders = {_holder(ref) for ref in self.state.consumed if _attribute(ref)}
+        for name in handed_names(call) & holders:
+            self.state.forget_fields(name, lambda attribute: not self._keeps_field(call, name, attribute))
+
+    def _keeps_field(self, call: cst.Call, name: str, attribute: str, ahead: bool = False) -> bool:
+        """Whether the code `call` runs, handed `name`, leaves `name.<attribute>` as it was: jax's own code and a few
+        builtins (FIELD_KEEPING_*), a pytree's copying method (`state.replace(...)`), a function that draws from that
+        attribute (it never changes it: `_drawn_field`), a method of the instance's own class in another module of
+        the project (as the module's own code, stable_fields.py), and this module's code when nothing in the module
+        assigns that attribute on an object that exists (`StableFields.may_change`). `ahead`: asked for a call the walk
+        has not reached (`_fields_drawn`)."""
+        if self._keeps_every_field(call, name) or f"{name}.{attribute}" in self._fields_drawn(call, ahead):
+            return True
+        function, _ = self._callee(call, ahead)
         if isinstance(function, (cst.FunctionDef, cst.Lambda)):
-            return  # this module's code
-        context = self._tracker.context
-        if receiver in handed and context is not None:
-            qualified, through_instance = self._tracker.project_callee(func)
-            if through_instance and qualified is not None and context.in_project(qualified):
-                handed.discard(receiver)  # its class's own method
-        for name in handed:
-            self.state.forget_fields(name)
+            return not stable_fields(self._module).may_change(attribute)
+        return self._own_class_method(call, name)
+
+    def _keeps_every_field(self, call: cst.Call, name: str) -> bool:
+        """Whether `call` is code that assigns no attribute of what it is given: jax's own code, a few builtins
+        (FIELD_KEEPING_*), `name`'s copying method (`state.replace(...)`, COPYING_METHODS)."""
+        func = call.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == name:
+            if func.attr.value in COPYING_METHODS:
+                return True
+        qualified = self._tracker.names.qualified(func)
+        if qualified is not None:
+            return qualified.startswith(FIELD_KEEPING_PACKAGES)
+        return type(func) is cst.Name and func.value in FIELD_KEEPING_BUILTINS
+
+    def _own_class_method(self, call: cst.Call, name: str) -> bool:
+        """Whether `call` is `name.method(...)` of the class of the instance `name`, in another module of the
+        project."""
+        func, context = call.func, self._tracker.context
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != name:
+            return False
+        if context is None:
+            return False
+        qualified, through_instance = self._tracker.project_callee(func)
+        return through_instance and qualified is not None and context.in_project(qualified)
+
+    def _callee(self, call: cst.Call, ahead: bool = False) -> tuple[cst.CSTNode | None, int]:
+        """The def or lambda a call runs, with its parameters bound (recorder.function_at). `ahead`: for a call the
+        walk has not reached, whose receiver the recorder has not been told: `obj.m(...)` of a name holding an
+        instance of a class of this module here runs the class's own def `m`."""
+        function, bound = self._tracker.recorder.function_at(self._tracker.chain, self._runs(call))
+        func = call.func
+        if function is not None or not ahead or type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return function, bound
+        cls = self._tracker.instance_class(func.value.value)
+        for statement in cls.body.body if cls is not None else ():
+            if type(statement) is cst.FunctionDef and statement.name.value == func.attr.value:
+                return statement, 1
+        return None, 0
+
+    def _fields_drawn(self, call: cst.Call, ahead: bool = False) -> set[str]:
+        """The attributes of the names given to a call that its callee draws from (`gencfg.key` of `decode(gencfg)`
+        for a `decode` that draws from its parameter's `key`)."""
+        hops = self._hops.get(id(call)) if ahead else None
+        if hops is None:
+            hops = self._find_hops(call, ahead=True) if ahead else self._hop_consuming(call)
+        return {hop for _, hop in hops if hop is not None and _attribute(hop)}
+
+    def _drawn_field(self, function: cst.CSTNode, ref: str) -> bool:
+        """Whether `ref` is an attribute of a parameter (`gencfg.key` of `gencfg`) that the function never changes:
+        each call draws from the key its caller put there."""
+        field = param_field(ref)
+        if field is None or field[0] not in self.state.params | self.state.others:
+            return False
+        if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+            return False
+        at = (id(function), ref)
+        if at not in self._fields_changed:
+            holder, attribute = field
+            self._fields_changed[at] = changes_fields(
+                function, holder, attribute, lambda call: self._keeps_field(call, holder, attribute, ahead=True)
+            )
+        return not self._fields_changed[at]
+
+    def _changed_fields(self, body: cst.CSTNode) -> set[str]:
+        """The attributes a loop body may assign on objects it hands to code, each as `name.attribute`, or
+        `name.*` for any attribute (a call of code not known); `name.*-a,b` for any but those (the call draws from
+        them: `_fields_drawn`)."""
+        found: set[str] = set()
+        stable = stable_fields(self._module)
+        for node, _ in in_order(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if type(node) is not cst.Call:
+                continue
+            call = node
+            for name in handed_names(call):
+                if self._keeps_every_field(call, name):
+                    continue
+                drawn = sorted(
+                    ref.partition(".")[2] for ref in self._fields_drawn(call, ahead=True) if _holder(ref) == name
+                )
+                function, _ = self._callee(call, ahead=True)
+                if isinstance(function, (cst.FunctionDef, cst.Lambda)) and not stable.dynamic:
+                    found.update(f"{name}.{attribute}" for attribute in stable.changed if attribute not in drawn)
+                elif not self._own_class_method(call, name):
+                    found.add(f"{name}.*-{','.join(drawn)}" if drawn else f"{name}.*")
+        return found
 
     def _drawn_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
         """The key a call draws from, with what draws: a `jax.random` function's or a library layer's
@@ -1784,7 +1891,10 @@ class KeyFlow(Domain):
         """Remembered: a key consumed in a loop body and not rebound there is consumed again by the next iteration."""
         if isinstance(node, (cst.For, cst.While)):
             rebound = (
-                rebound | set(_self_targets(node.body)) | _changed_containers(node.body, self._entries_drawn_ahead)
+                rebound
+                | set(_attribute_targets(node.body))
+                | _changed_containers(node.body, self._entries_drawn_ahead)
+                | self._changed_fields(node.body)
             )
         self.state.loops.append(rebound)
         self._loops.append((self.state, len(self.state.loops), node))
@@ -2429,8 +2539,8 @@ def _result_dropped(outer: tuple[cst.CSTNode, ...], call: cst.Call) -> bool:
 
 
 def _rebound_keys(body: cst.BaseSuite) -> set[str]:
-    """The names a block may rebind, and the `self.<attribute>`s it assigns (`self.rng, sub = split(self.rng)`)."""
-    return rebound_names(body) | set(_self_targets(body))
+    """The names a block may rebind, and the attributes it assigns (`self.rng, sub = split(self.rng)`)."""
+    return rebound_names(body) | set(_attribute_targets(body))
 
 
 def _changed_containers(body: cst.CSTNode, keeps: Callable[[cst.Call], set[str]] = lambda call: set()) -> set[str]:
@@ -2471,7 +2581,20 @@ def _changed_containers(body: cst.CSTNode, keeps: Callable[[cst.Call], set[str]]
     return found
 
 
-def _self_targets(node: cst.CSTNode):
+def _any_field_changed(rebound: set[str], ref: str) -> bool:
+    """Whether a loop's `rebound` says a call in its body may assign the attribute `ref` (`state.rng`) through an
+    object handed to code not known (KeyFlow._changed_fields: `state.*`, or `state.*-a,b` for any attribute but
+    those)."""
+    holder, _, attribute = ref.partition(".")
+    for marker in rebound:
+        if marker == f"{holder}.*":
+            return True
+        if marker.startswith(f"{holder}.*-") and attribute not in marker[len(holder) + 3 :].split(","):
+            return True
+    return False
+
+
+def _attribute_targets(node: cst.CSTNode):
     kind = type(node)
     if kind is cst.FunctionDef or kind is cst.ClassDef:
         return
@@ -2482,20 +2605,20 @@ def _self_targets(node: cst.CSTNode):
             else [cast("cst.AugAssign | cst.AnnAssign", node).target]
         )
         for target in targets:
-            yield from _self_refs(target)
+            yield from _attribute_refs(target)
         return
     for child in children(node):
         if type(child) not in _NOT_ASSIGNING:  # only statements assign: expressions and tokens are not entered
-            yield from _self_targets(child)
+            yield from _attribute_targets(child)
 
 
-def _self_refs(target: cst.BaseExpression):
+def _attribute_refs(target: cst.BaseExpression):
     kind = type(target)
     if kind is cst.Tuple or kind is cst.List:
         for element in cast("cst.Tuple | cst.List", target).elements:
-            yield from _self_refs(element.value)
+            yield from _attribute_refs(element.value)
     elif kind is cst.StarredElement:
-        yield from _self_refs(cast(cst.StarredElement, target).value)
+        yield from _attribute_refs(cast(cst.StarredElement, target).value)
     elif kind is cst.Attribute:
         ref = key_ref(target)
         if ref is not None:

@@ -26,7 +26,7 @@ from jaxlint.analysis.dead_branches import (
     none_at_call,
     tests_before_rebinding,
 )
-from jaxlint.analysis.key_hops import Sites, dict_item, live
+from jaxlint.analysis.key_hops import Sites, dict_item, live, param_field
 from jaxlint.analysis.reaching import Alias, OTHER, ReachingBindings
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform, takes_keywords
 from jaxlint.analysis.structures import eager_value, joined, structure, traced_tree
@@ -94,7 +94,8 @@ class RoundFacts:
     closes: dict[cst.CSTNode, dict[tuple[str, cst.CSTNode], Sites]] = field(default_factory=dict)
     # Of those, the ones it only draws from through keys fold_in derives (keys.Use.folded).
     closes_folded: dict[cst.CSTNode, frozenset[tuple[str, cst.CSTNode]]] = field(default_factory=dict)
-    # The string entries of dict parameters a function draws from (`rngs['dropout']`), with the tests around them.
+    # The string entries of dict parameters (`rngs['dropout']`) and the attributes of parameters (`gencfg.key`) a
+    # function draws from, with the tests around them.
     items: dict[cst.CSTNode, dict[str, Sites]] = field(default_factory=dict)
     # The attributes of `self` a method draws from that the instance keeps from its construction (`self.key`,
     # stable_fields.py), with the tests around them: each call of the method draws from the same key.
@@ -1066,7 +1067,11 @@ class ScopeRecorder:
             if folded:
                 facts.closes_folded[node] = folded
         for node, refs in self._key_consumed.items():
-            items = {ref: tuple(sites) for ref, sites in refs.items() if node is not None and dict_item(ref)}
+            items = {
+                ref: tuple(sites)
+                for ref, sites in refs.items()
+                if node is not None and (dict_item(ref) or param_field(ref))
+            }
             if items:
                 facts.items[node] = items
             fields = {ref: tuple(sites) for ref, sites in refs.items() if node is not None and ref.startswith("self.")}

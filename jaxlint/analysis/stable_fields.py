@@ -29,6 +29,8 @@ class StableFields:
 
     kept: dict[cst.ClassDef, frozenset[str]]
     stored: frozenset[str]  # the attributes the module assigns anywhere, on any object
+    # Those it assigns on an object that exists already: anywhere but an initialiser's `self.x = ...`.
+    changed: frozenset[str] = frozenset()
     dynamic: bool = False  # `setattr` or the like: any attribute may be assigned
 
     def keeps(self, cls: cst.ClassDef, attribute: str) -> bool:
@@ -38,6 +40,11 @@ class StableFields:
         """Whether this module's code may assign `attribute` on some object: an instance of another module's class
         whose method draws from its kept key may hold another key here."""
         return self.dynamic or attribute in self.stored
+
+    def may_change(self, attribute: str) -> bool:
+        """Whether this module's code may assign `attribute` on an object handed to it (a construction's own
+        `self.x = ...` makes a new object: it changes none that exists)."""
+        return self.dynamic or attribute in self.changed
 
 
 def _find(module: cst.Module) -> StableFields:
@@ -77,7 +84,8 @@ def _find(module: cst.Module) -> StableFields:
         stable = frozenset(built[cls] - later - defined)
         if stable:
             kept[cls] = stable
-    return StableFields(kept, frozenset(target.attr.value for target in stores))
+    changed_later = elsewhere.union(*changed.values())
+    return StableFields(kept, frozenset(target.attr.value for target in stores), frozenset(changed_later))
 
 
 def _family(cls: cst.ClassDef, classes: list[cst.ClassDef]) -> list[cst.ClassDef]:

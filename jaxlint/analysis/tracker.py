@@ -696,6 +696,13 @@ class ValueTracker(Domain):
         found = self._bindings.method(cls, func.attr.value, self._module_names, self._in_project)
         return (found, through_instance) if isinstance(found, str) else None
 
+    def instance_class(self, name: str) -> cst.ClassDef | None:
+        """The class of this module whose instance `name` holds here, if known (nothing recorded: for code the walk
+        has not reached)."""
+        held = self._lookup(name)
+        instance = None if held is None else held.instance
+        return instance if type(instance) is cst.ClassDef else None
+
     def _receiver(self, func: cst.BaseExpression) -> object:
         """The class whose instance the receiver of `obj.method` (or `self.attr.method`) holds here, if known: a
         ClassDef of this module (told to the recorder, which resolves the method) or another module's class by

@@ -112,3 +112,14 @@ LOGITS_SAMPLERS: dict[str, tuple[int | None, str]] = {
     "jax.random.categorical": (1, "logits"),
     **merged_dicts("LOGITS_SAMPLERS"),
 }
+
+# Code that assigns no attribute of the objects it is given, so a key held in one (`state.rng`) is the same key after
+# the call: jax's functions (they take arrays and pytrees and give new ones; a traced argument is a copy), and these
+# builtins. Any other code an object is handed to may store another key there.
+FIELD_KEEPING_PACKAGES = ("jax.", "numpy.")
+FIELD_KEEPING_BUILTINS = frozenset(
+    {"print", "len", "isinstance", "type", "id", "repr", "str", "hasattr", "getattr", "callable", "iter", "sorted"}
+)
+# Methods of pytree classes that give a changed copy and leave the object as it was: flax.struct's and chex's
+# `replace`, a NamedTuple's `_replace`.
+COPYING_METHODS = frozenset({"replace", "_replace"})
