@@ -935,8 +935,9 @@ class ScopeRecorder:
         listed: bool,
         shape: Value | None,
     ) -> None:
-        """A lax loop gives `target` its carry, the body's parameter at `index`: a Python list (`listed`), of the
-        structure `shape` when known (jax keeps a carry's structure and dtypes from one iteration to the next)."""
+        """A lax function gets a pytree at its parameter `index`: a loop's carry, a branch's operand, a slice of a scan's
+        `xs`; a Python container (`listed`), of the structure `shape` when known (jax keeps a carry's structure and
+        dtypes from one iteration to the next, and gives a slice the structure of `xs`)."""
         self._carries.append((chain, target, transform, index, listed, shape))
 
     def _carry_parameters(self, facts: RoundFacts) -> None:

@@ -103,6 +103,7 @@ from jaxlint.model.transforms import (
     CONCRETE_CONTEXTS,
     CUSTOM_RULES,
     LAX_CARRIES,
+    LAX_SLICES,
     LIFTED_DEFAULT_METHOD,
     LIFTED_METHODS_OPTION,
     LIFTED_TRANSFORMS,
@@ -1212,6 +1213,12 @@ class ValueTracker(Domain):
                 init = argument(node, position, keyword)
                 shape = structure(self.value_of(init)) if init is not None else None
                 self.recorder.carry(chain, target, transform, index, self._carries_list(node, transform.name), shape)
+            if transform.name in LAX_SLICES:
+                position, keyword, index = LAX_SLICES[transform.name]
+                xs = argument(node, position, keyword)
+                handed = self.value_of(xs) if xs is not None else None
+                if _python_container(handed):  # (an array's slice is a tracer, as any traced parameter)
+                    self.recorder.carry(chain, target, transform, index, True, structure(handed))
             for index, operand in enumerate(branch_operands(node, transform.name)):
                 # A branch gets each operand as the same pytree, tracers for its leaves: a list stays a list.
                 handed = self.value_of(operand)

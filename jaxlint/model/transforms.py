@@ -137,6 +137,12 @@ LOOP_CONDITIONS: dict[str, tuple[tuple[int, str], tuple[int, str]]] = {
 }
 # Of those, the loops whose body returns `(carry, output)` (the others return the carry).
 CARRY_WITH_OUTPUT = frozenset({"jax.lax.scan"}) | merged_sets("CARRY_WITH_OUTPUT")
+# lax loops over the leading axis of `xs`: its position and keyword, and the body's parameter that gets each slice.
+# A slice has the pytree structure of `xs` (a tuple of arrays gives a tuple of tracers, never one array).
+LAX_SLICES: dict[str, tuple[int, str, int]] = {
+    "jax.lax.scan": (2, "xs", 1),
+    "jax.lax.map": (1, "xs", 0),
+}
 # lax control flow: where the operands (data, carries) go, by position and keyword, and the position from
 # which every further positional argument is an operand (`lax.cond(pred, f, g, *operands)`). An iterator
 # there raises TypeError (not a valid JAX type).
