@@ -20,7 +20,7 @@ from jaxlint.analysis.repetition import Repeat, RepeatedCalls
 from jaxlint.analysis.values import Value
 from jaxlint.diagnostics import SAFE
 from jaxlint.model.apis import IMPORTED_WITH_JAX
-from jaxlint.model.functions import TRACE_ERRORS
+from jaxlint.model.functions import CATCH_ALL, TRACE_ERRORS
 from jaxlint.traversal import children
 
 # A message, or a function building it once line numbers are known (positions are computed lazily).
@@ -86,7 +86,9 @@ class Rule:
 
     trace_error: ClassVar[str | None] = None
     """The error (model/functions.py TRACE_ERRORS) a finding inside a traced function predicts while jax traces it:
-    none is reported where every trace of that function starts in a `try` that catches it and shows it."""
+    none is reported where every trace of that function starts in a `try` that catches it and shows it, nor in the
+    body of a `try` whose handler names that error's class (not a catch-all: CATCH_ALL) and does not raise again
+    (`try: float(om) ... except TypeError: pass`, a check meant for eager calls: the trace goes on in the handler)."""
 
     @classmethod
     def needs_values(cls, source: str) -> bool:
@@ -103,8 +105,10 @@ class Rule:
         self, node: cst.CSTNode, message: Message, fix: FixPlan | None = None, because: Value | None = None
     ) -> None:
         """Report a finding at `node`; `because`: the value the finding is about, whose facts are its evidence."""
-        if self.trace_error is not None and self.facts.trace_shown(TRACE_ERRORS[self.trace_error]):
-            return
+        if self.trace_error is not None:
+            errors = TRACE_ERRORS[self.trace_error]
+            if self.facts.trace_shown(errors) or self.facts.shows(errors - CATCH_ALL):
+                return
         self._reporter(self.code, node, message, fix, because)
 
     def builtin(self, func: cst.BaseExpression, names: AbstractSet[str]) -> str | None:

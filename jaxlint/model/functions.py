@@ -193,6 +193,8 @@ TRACE_ERRORS = {
     ),
     "IndexError": frozenset(_INDEX_ERROR),
 }
+# Handlers that catch whatever comes: around a traced line, they show no intent to meet that line's error.
+CATCH_ALL = frozenset({"Exception", "BaseException"})
 BOOL_CONVERSION_ERRORS = frozenset(
     {
         "jax.errors.TracerBoolConversionError",

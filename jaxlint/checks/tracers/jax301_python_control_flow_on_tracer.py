@@ -53,7 +53,8 @@ class PythonControlFlowOnTracer(Rule):
         "`jax.grad` past its `argnums`). Functions "
         "under `grad` alone, whose tracers carry concrete values and support Python control flow. "
         "Code outside traced functions, and code in a `try` whose handler catches "
-        "`jax.errors.ConcretizationTypeError` (or `TracerBoolConversionError`): it expects the error."
+        "`jax.errors.ConcretizationTypeError` (or `TracerBoolConversionError`, or names `TypeError` and does not "
+        "raise again; not a catch-all `except Exception:`): it expects the error."
         " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
         "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
     )

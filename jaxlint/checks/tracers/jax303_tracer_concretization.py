@@ -41,6 +41,9 @@ class TracerConcretization(Rule):
         "`ConcretizationTypeError` (jax 0.10), and are flagged."
         " Nor code of a function whose every trace starts in a `try` that catches this error and does not "
         "raise again (a lesson's failing first attempt, `try: jax.jit(f)(x) except Exception as e: print(e)`)."
+        " Nor a conversion in the body of a `try` whose handler names the error's class (`except TypeError:`, "
+        "not a catch-all `except Exception:`) and does not raise again: a check meant for eager calls, which "
+        "the trace skips."
     )
     verify = "`--verify` traces the function and expects `ConcretizationTypeError` at this line."
 
