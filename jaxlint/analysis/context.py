@@ -8,17 +8,20 @@ the analysis, so that it is computed once and in one place.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 from functools import cached_property
 
 import libcst as cst
 
 from jaxlint.files import NOTEBOOK_SUFFIX
+from jaxlint.model.classes import LAYER_BASES
 from jaxlint.model.apis import Version, parse_jax_version
 from jaxlint.analysis.constructions import shows_fields
 from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.donations import Donation, Finding
 from jaxlint.analysis.interface import Looped
 from jaxlint.analysis.keys import Use
+from jaxlint.analysis.library_runs import library_base
 from jaxlint.analysis.name_reads import NameReads
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.notebook_cells import displayed
@@ -490,6 +493,20 @@ class Context:
             if type(receiver) is cst.ClassDef:
                 return method_of(receiver, call.func.attr.value)
         return None
+
+    def layer_forward(self) -> tuple[cst.ClassDef, str] | None:
+        """When this point is in the `__call__` of a class deriving from a library layer (model/classes.py
+        LAYER_BASES: a flax, haiku or equinox Module), the class and the library base: a forward pass, which runs at
+        every step."""
+        chain = self.chain
+        index = next((i for i in range(len(chain) - 1, 0, -1) if type(chain[i]) is cst.FunctionDef), None)
+        if index is None or cast(cst.FunctionDef, chain[index]).name.value != "__call__":
+            return None
+        cls = chain[index - 1]
+        if type(cls) is not cst.ClassDef:
+            return None
+        base = library_base(cls, self._module, self._callees.bindings, self.names, LAYER_BASES)
+        return (cls, base) if base is not None else None
 
     def bound_around(self, name: str) -> bool:
         """Whether some scope around this point binds `name` (a builtin's name may be rebound)."""

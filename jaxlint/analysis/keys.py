@@ -76,6 +76,7 @@ from jaxlint.model.keys import (
     LAYERS_DRAWING_WHEN_CALLED,
     LIBRARY_KEY_DRAWERS,
     LIBRARY_KEY_METHODS,
+    LIBRARY_SAMPLERS,
     NOT_CONSUMERS,
     PAIRED_BRANCHES,
     RAVELS,
@@ -225,11 +226,12 @@ def is_sampler(qualified: str | None) -> bool:
 
 
 def sampler_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] | None:
-    """The key argument of a `jax.random` function that consumes it, with the function's name."""
+    """The key argument of a `jax.random` function that consumes it (or a library function's that draws from it,
+    LIBRARY_SAMPLERS), with the function's name."""
     qualified = names.qualified(call.func)
-    if qualified is None or not is_sampler(qualified):
+    if qualified is None or not (is_sampler(qualified) or qualified in LIBRARY_SAMPLERS):
         return None
-    key = argument(call, 0, "key")
+    key = argument(call, *LIBRARY_SAMPLERS.get(qualified, (0, "key")))
     return (key, qualified) if key is not None else None
 
 

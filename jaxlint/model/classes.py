@@ -24,6 +24,9 @@ DATACLASS_MAKERS = frozenset({"dataclasses.dataclass"}) | merged_sets("DATACLASS
 # are looked up as if they were not there.
 TRANSPARENT_BASES = frozenset({"abc.ABC", "typing.Generic", "typing_extensions.Generic"})
 
+# Library base classes of layers: a subclass's `__call__` is its forward pass, which runs at every step of training or
+# inference; with how a layer gets a fresh key at each call.
+LAYER_BASES: dict[str, str] = merged_dicts("LAYER_BASES")
 # Library base classes whose instances run one of their methods for a runner method (`model.apply(variables, x)`
 # of a flax linen Module runs `__call__(x)`).
 METHOD_RUNNERS: dict[str, Runner] = merged_dicts("METHOD_RUNNERS")

@@ -89,6 +89,8 @@ VIEW_FUNCTIONS = frozenset(
 SAMPLER_WRAPPERS = frozenset({"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat"})
 EVAL_SHAPE = "jax.eval_shape"  # traces for shapes only: no key is drawn from
 KEY_COMPUTING_MODULES = ("jax.", "numpy.")  # functions that may consume or compute on a key given to them
+# Library functions drawing from a key given them, by (position, keyword), as `jax.random` samplers do.
+LIBRARY_SAMPLERS: dict[str, tuple[int, str]] = merged_dicts("SAMPLERS")
 # Library calls that draw from a key given by keyword, by the prefix of their names (model/libraries/).
 LIBRARY_KEY_DRAWERS: dict[str, str] = merged_dicts("KEY_DRAWERS")
 # Of the library layers made so, those whose instances draw from the key given to their call (`self.dropout(x,

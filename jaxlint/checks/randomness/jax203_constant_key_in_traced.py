@@ -9,17 +9,18 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.calls import argument
-from jaxlint.analysis.keys import read_for_shapes, shape_only
+from jaxlint.analysis.keys import drawn_key, read_for_shapes, shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.analysis.traced import TracedFunction
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import LoopRule
 from jaxlint.checks.randomness._common import TraceSite, TraceTimeRule, call_text
+from jaxlint.model.classes import LAYER_BASES
 from jaxlint.model.functions import RANDOMNESS_OFF
 from jaxlint.model.keys import FOLD_IN, KEY_CONSTRUCTORS
 from jaxlint.model.transforms import LOOP_BODIES, MAPS, PER_DEVICE, TREE_MAPS
-from jaxlint.traversal import TOKENS_BUT_NAMES, branches
+from jaxlint.traversal import TOKENS_BUT_NAMES, branches, in_order
 
 
 class ConstantKeyInTraced(TraceTimeRule, LoopRule):
@@ -36,7 +37,10 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         "the draws again for fresh numbers: in each iteration of a lax loop, for each example of a `vmap`, on "
         "every leaf of a `jax.tree.map`, at each call from a Python loop (of this module or another: "
         "`for batch in data: state = train_step(state, batch)`, through the helpers on the way), or in place of a "
-        "key the function is given (`def train(rng): rng = jax.random.key(0)`)."
+        "key the function is given (`def train(rng): rng = jax.random.key(0)`). Also a literal-seeded key drawn "
+        "from in the forward pass of a layer, the `__call__` of a flax, haiku or equinox Module, traced or not: "
+        "the layer runs at every step (`jax.random.bernoulli(jax.random.key(0), p, x.shape)`, "
+        "`hk.dropout(jax.random.PRNGKey(42), rate, x)`)."
     )
     why_bad = (
         "A key built from a literal is the same key on every call, so the function draws the same "
@@ -98,7 +102,8 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         "then only `u.shape`, or `flat, unravel = ravel_pytree(u)` then only `flat.shape` and `flat.dtype`: the "
         "`unravel` function is built from the tree's structure, shapes and dtypes): no number drawn is used. A "
         "fixed key bound to a name that nothing in the function reads (`rng = jax.random.key(0)` left over): "
-        "nothing draws from it."
+        "nothing draws from it. In a layer's forward pass, a fixed key that nothing there draws from as made "
+        "(the default of a parameter, a key handed to `initialize_carry` or to a variable's initializer)."
     )
     verify = (
         "`--verify` confirms a key seeded from the clock: it traces the function with the host's clocks recorded "
@@ -119,6 +124,7 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         # Literal keys, with the function or lambda around them and the def whose callers are followed.
         self._waiting: list[tuple[cst.Call, str, TraceSite, cst.CSTNode, cst.FunctionDef | None]] = []
         self._per_leaf: dict[int, cst.Call] = {}  # functions and lambdas a tree map runs on every leaf: its call
+        self._drawn: set[int] = set()  # key constructors a call draws from as they are made (`bernoulli(key(0), p)`)
 
     def _mark_shape_only(self, node: cst.CSTNode) -> None:
         for part in shape_only(node, self.names):
@@ -171,6 +177,14 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
             keys = list(_key_constructors(node.value, self.names))
             if keys and read_for_shapes(function, target.value, self.names):
                 self._for_shapes.update(id(call) for call in keys)
+        if (
+            isinstance(target, cst.Name)
+            and isinstance(node.value, cst.Call)
+            and self.names.qualified(node.value.func) in KEY_CONSTRUCTORS
+            and isinstance(function, cst.FunctionDef)
+            and _drawn_from(function, target.value, self.names)
+        ):
+            self._drawn.add(id(node.value))  # `key = jax.random.key(0)`, then `bernoulli(key, p)`
 
     def _traced(self, expr: cst.BaseExpression) -> bool:
         return self.facts.value_of(expr).kind is Kind.TRACED
@@ -183,12 +197,19 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         super().visit_Call(node)
         self._follow(node)
         self._mark_shape_only(node)
+        drawn = drawn_key(node, self.names)
+        if drawn is not None:
+            self._drawn.add(id(drawn[0]))
         if _randomness_off(node):  # `model.apply(..., rngs={"dropout": key(0)}, train=False)`
             self._fallbacks.update(id(call) for call in _key_constructors(node, self.names))
         constant = self.constant_key(node)
         if constant is None or (constant[0] == "literal" and self.facts.in_test_file):
             return
         if id(node) in self._fallbacks or id(node) in self._for_shapes or id(node) in self._unread:
+            return
+        layer = self.facts.layer_forward() if id(node) in self._drawn else None
+        if layer is not None:
+            self._report_in_layer(node, layer[0], LAYER_BASES[layer[1]])
             return
         scope = self.trace_time_scope()
         if scope is None:
@@ -233,6 +254,16 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
             function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
             if owner is not None:
                 self._waiting.append((node, text, where, owner, function))
+
+    def _report_in_layer(self, node: cst.Call, cls: cst.ClassDef, fresh: str) -> None:
+        """A fixed key drawn in a layer's forward pass: each call of the layer, traced or not, draws the same numbers."""
+        text = call_text(node, 60)
+        self.report(
+            node,
+            f"`{text}` makes the same key at every call of `{cls.name.value}.__call__`, a layer's forward pass, which "
+            f"runs at every step: every step draws the same numbers (the same dropout mask); take a fresh key each call "
+            f"({fresh})",
+        )
 
     def _follow(self, call: cst.Call) -> None:
         """Which def `call` runs, traced calls included: a helper's draws are part of the computation of the
@@ -298,6 +329,16 @@ def _key_constructors(node: cst.CSTNode, names: Names):
         if type(current) is cst.Call and names.qualified(current.func) in KEY_CONSTRUCTORS:
             yield current
         stack.extend(reversed(branches(current)))
+
+
+def _drawn_from(function: cst.FunctionDef, name: str, names: Names) -> bool:
+    """Whether a call of `function` (not of a function nested in it) draws from the key `name` names."""
+    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(node) is cst.Call:
+            drawn = drawn_key(node, names)
+            if drawn is not None and type(drawn[0]) is cst.Name and drawn[0].value == name:
+                return True
+    return False
 
 
 def _reads_only_folded(

@@ -22,6 +22,8 @@ STATIC_FIELD_SPECS = {"equinox.field": ("static", True)}
 STATIC_FIELD_CALLS = frozenset({"equinox.static_field"})
 # `model(x, inference=True)`: dropout draws nothing.
 RANDOMNESS_OFF = {"inference": "True"}
+# Layers: a subclass's `__call__` is its forward pass, run at every step; where a layer gets a fresh key each time.
+LAYER_BASES = {"equinox.Module": "a `key` argument of `__call__`"}
 # The layers of `eqx.nn` draw their initial weights from the key given as `key=`: by name prefix, that keyword.
 KEY_DRAWERS = {"equinox.nn.": "key"}
 # Of those, the layers whose call draws from the `key=` it is given (equinox 0.13.8's `__call__`): Dropout's mask,

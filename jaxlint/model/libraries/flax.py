@@ -99,6 +99,11 @@ METHOD_RUNNERS = {
         {"apply": 1, "init": 1, "init_with_output": 1}, method_keyword="method", default="__call__"
     )
 }
+# Layers: a subclass's `__call__` is its forward pass, run at every step; where a layer gets a fresh key each time.
+LAYER_BASES = {
+    "flax.linen.Module": "`self.make_rng('dropout')`",
+    "flax.nnx.Module": "an `nnx.Rngs` stream given to the layer",
+}
 # flax's own names for jax.nn.softmax: a result holding probabilities.
 PROBABILITY_FUNCTIONS = frozenset({"flax.linen.softmax", "flax.linen.activation.softmax", "flax.nnx.softmax"})
 # Objects seeding one stream of keys from each key given them (a positional default stream, one per keyword): each

@@ -10,6 +10,10 @@ from jaxlint.model.transform_spec import JIT, MAP, Runner, TransformSpec
 
 # `net.apply(params, rng, x, is_training=False)`: dropout draws nothing.
 RANDOMNESS_OFF = {"is_training": "False"}
+# Functions drawing from the key given by (position, keyword): `hk.dropout(rng, rate, x)` draws its mask.
+SAMPLERS = {"haiku.dropout": (0, "rng")}
+# Layers: a subclass's `__call__` is its forward pass, run at every step; where a layer gets a fresh key each time.
+LAYER_BASES = {"haiku.Module": "`hk.next_rng_key()`"}
 # `hk.transform(f)` gives an object whose `init(rng, *args)` and `apply(params, rng, *args)` run `f(*args)`:
 # traced when the caller's arguments are (a step `jax.jit` traces), as given when called eagerly.
 FUNCTION_RUNNERS = {
