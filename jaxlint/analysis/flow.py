@@ -115,9 +115,13 @@ _LEAVING = (cst.Break, cst.Return, cst.Raise)
 _JUMPS = frozenset({cst.Break, cst.Continue, cst.Return, cst.Raise})
 
 
-def _last(body: cst.BaseSuite) -> cst.CSTNode | None:
-    found = list(statements(body))
-    return found[-1] if found else None
+def _ends_by_leaving(body: cst.BaseSuite) -> bool:
+    """Whether a block's path ends at a `break`, `return` or `raise` of its own: the first jump among its
+    statements is one (what follows is dead code: a debugging `raise` before the rest of a loop's body)."""
+    for statement in statements(body):
+        if type(statement) in _JUMPS:
+            return isinstance(statement, _LEAVING)
+    return False
 
 
 def has_items(iterable: cst.BaseExpression) -> bool:
@@ -236,7 +240,7 @@ class Flow:
     # ------------------------------------------------------------------ blocks
 
     def _open_block(self, body: cst.BaseSuite) -> None:
-        self._frame.blocks.append(isinstance(_last(body), _LEAVING))
+        self._frame.blocks.append(_ends_by_leaving(body))
 
     def _close_block(self) -> None:
         self._frame.blocks.pop()
