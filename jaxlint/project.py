@@ -122,22 +122,27 @@ def x64_imported(root: Path, paths: list[str], packages: dict[Path, frozenset[st
 def importable_above(root: Path) -> frozenset[str]:
     """The names `import` may find from a project (absolute root) in the folders above it or their `src/`, and not
     in the project itself (imported_package)."""
-    found = frozenset().union(*(top_level(base) for folder in root.parents for base in (folder, folder / "src")))
+    found = frozenset().union(*(top_level(base) for base in _import_bases(root)))
     return found - top_level(root)
 
 
+def _import_bases(root: Path) -> list[Path]:
+    """Where `import` may find what a project (absolute root) does not hold, nearest first: its own `src/` (a project
+    at a repository's root, whose tests import the package from `src/`), then each folder above it and its `src/`
+    (pytest run from the repository's root, an editable install)."""
+    return [root / "src", *(base for folder in root.parents for base in (folder, folder / "src"))]
+
+
 def imported_package(root: Path, name: str) -> Path | None:
-    """The package folder (or module file) `import name` finds from a project that does not hold it: the nearest
-    folder above `root` (absolute) holding it, or that folder's `src/` (pytest run from the repository's root,
-    an editable install)."""
+    """The package folder (or module file) `import name` finds from a project that does not hold it: in the nearest
+    of `_import_bases` holding it."""
     if name in top_level(root):
         return None
-    for folder in root.parents:
-        for base in (folder, folder / "src"):
-            if _is_file(base / name / "__init__.py"):
-                return base / name
-            if _is_file(base / f"{name}.py"):
-                return base / f"{name}.py"
+    for base in _import_bases(root):
+        if _is_file(base / name / "__init__.py"):
+            return base / name
+        if _is_file(base / f"{name}.py"):
+            return base / f"{name}.py"
     return None
 
 

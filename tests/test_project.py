@@ -285,8 +285,16 @@ def test_the_tests_that_run_a_package_with_x64_turn_it_on_for_the_package(tmp_pa
     write(tmp_path / "other" / "tests" / "conftest.py", X64_CONFTEST_TEXT)
     write(tmp_path / "other" / "tests" / "test_nothing.py", "def test_nothing():\n    pass\n")
     write(tmp_path / "other" / "scripts" / "fit.py", "from other.model import width\n\nprint(width(2.0))\n")
+    # A tests/ package (smcjax's layout, first look round 49): its project is the repository's root, which imports
+    # the package from its own src/.
+    for path in ("spectra/src/spectra/__init__.py", "spectra/src/spectra/model.py", "spectra/tests/conftest.py",
+                 "spectra/tests/test_model.py"):
+        write(tmp_path / path.replace("spectra/", "packaged/", 1), (tmp_path / path).read_text())
+    write(tmp_path / "packaged" / "pyproject.toml", "[project]\nname = 'spectra'\n")
+    write(tmp_path / "packaged" / "tests" / "__init__.py", "")
     flagged = [("other/other/model.py", 5, "JAX701")]
-    runs = {"spectra": [], "spectra/src/spectra/model.py": [], "other": flagged, "other/other/model.py": flagged}
+    runs = {"spectra": [], "spectra/src/spectra/model.py": [], "other": flagged, "other/other/model.py": flagged,
+            "packaged": [], "packaged/src/spectra/model.py": []}
     for named, wanted in runs.items():
         assert [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, named)] == wanted, named
 

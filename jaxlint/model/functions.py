@@ -193,6 +193,10 @@ TRACE_ERRORS = {
     ),
     "IndexError": frozenset(_INDEX_ERROR),
 }
+# Python's containers, as the base of a class: its instances' `append`, `insert`, `update` are the container's.
+CONTAINER_BASES = frozenset(
+    {"list", "dict", "set", "deque", "defaultdict", "OrderedDict", "Counter", "UserList", "UserDict"}
+)
 # Handlers that catch whatever comes: around a traced line, they show no intent to meet that line's error.
 CATCH_ALL = frozenset({"Exception", "BaseException"})
 BOOL_CONVERSION_ERRORS = frozenset(

@@ -7,7 +7,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import mentioned_names, rebound_names
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
-from jaxlint.model.functions import JAX
+from jaxlint.model.functions import CONTAINER_BASES, JAX
 from jaxlint.traversal import in_order
 
 
@@ -59,7 +59,9 @@ class TracerLeak(Rule):
         "rebuilds `self` from tracers at each call, so the stored tracer stays in that copy, an output when the "
         "method returns it), functions of imported modules named like list methods "
         "(`jnp.append`, `jnp.insert`: they return new arrays), methods of the project's own classes named like them "
-        "(`buffer.append(batch, x)` of a class that defines `append`), items set in a list of the function around "
+        "(`buffer.append(batch, x)` of a class that defines `append`) or held in a field of one (a NamedTuple of "
+        "functions), a call of one whose result the code keeps (`state = ops.insert(local, state)`: list's "
+        "`append`, `extend` and `insert` give back None), items set in a list of the function around "
         "the traced one when that function only builds it and sets its items, and only the functions defined "
         "in it read it (an index list a `fori_loop` body fills anew at each call: nothing sees it after the "
         "trace), and code outside traced functions."
@@ -72,10 +74,20 @@ class TracerLeak(Rule):
     # `update` only of a known dict (`opt.update(grads, state)` is how optax is called); never `add`: a set
     # rejects an array (unhashable).
     _STORE_METHODS = frozenset("append extend insert appendleft extendleft setdefault".split())
+    _RETURNING_NONE = _STORE_METHODS - {"setdefault"} | {"update"}  # a call whose result is kept is none of them
 
     def __init__(self, facts, reporter) -> None:
         super().__init__(facts, reporter)
         self._reported: cst.CSTNode | None = None
+        self._bound: set[int] = set()  # calls whose result is assigned or returned
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bound.add(id(node.value))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self._bound.add(id(node.value))
 
     def _report(self, node: cst.CSTNode, where: str, stored: cst.BaseExpression, value: Value) -> None:
         if self._reported is node:
@@ -92,6 +104,7 @@ class TracerLeak(Rule):
         )
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self._bound.add(id(node.value))
         for target in node.targets:
             self._check_unpacked(target.target, node.value, node)
 
@@ -207,11 +220,21 @@ class TracerLeak(Rule):
             return
         if type(func) is not cst.Attribute or not self._stores(func):
             return
+        if func.attr.value in self._RETURNING_NONE and id(node) in self._bound:
+            return  # `state = ops.insert(local, state)`: its result is kept, so not list's `insert` (it returns None)
         receiver = func.value
         if isinstance(receiver, cst.Name) and self.names.qualified(receiver) is not None:
             return  # `jnp.append(x, v)`: a function of an imported module, which stores nothing
-        if self.facts.called_def(node) is not None or isinstance(self.facts.value_of(receiver).instance, str):
-            return  # a method of a class of the project (`buffer.append(batch, x)` returning a new buffer), not list's
+        instance = self.facts.value_of(receiver).instance
+        if (
+            self.facts.called_def(node) is not None
+            or isinstance(instance, str)
+            or type(instance) is cst.ClassDef
+            and not _container_subclass(instance)
+        ):
+            # a method of a class of the project (`buffer.append(batch, x)` returning a new buffer), or a field of one
+            # holding a function (`ops.insert(local, state)` of a NamedTuple of functions), not list's
+            return
         if isinstance(receiver, cst.Name):
             outlives, where = self.facts.outlives_trace(receiver.value), f"`{receiver.value}`"
         else:  # `recorder.values.append(x)`: a list attribute of an instance of the module's
@@ -251,6 +274,16 @@ class TracerLeak(Rule):
         value = self.facts.escaping_value(stored)
         if value.is_known:
             self._check_target(cst.Attribute(value=owner, attr=cst.Name(name)), node, value, stored)
+
+
+def _container_subclass(cls: cst.ClassDef) -> bool:
+    """Whether a class derives from one of Python's containers (`class Buffer(list)`): its `append` is list's."""
+    for base in cls.bases:
+        expr = base.value
+        name = expr.value if type(expr) is cst.Name else expr.attr.value if type(expr) is cst.Attribute else None
+        if name in CONTAINER_BASES:
+            return True
+    return False
 
 
 def _owner(target: cst.BaseExpression) -> cst.Name | None:
