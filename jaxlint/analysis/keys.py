@@ -620,14 +620,7 @@ class KeyState:
         if ref in self.invariant:
             return depth < len(self.loops)
         inner = self.loops[-1]
-        holder = _holder(ref)
-        return (
-            depth < len(self.loops)
-            and base not in inner
-            and written not in inner
-            and holder not in inner
-            and not (_attribute(ref) and _any_field_changed(inner, ref))
-        )
+        return depth < len(self.loops) and base not in inner and written not in inner and _holder(ref) not in inner
 
     def consume(self, ref: str, use: Use) -> None:
         """The first consumption of each kind is kept (`Use.other`)."""
@@ -685,6 +678,7 @@ class KeyFlow(Domain):
         self._scope_names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # of each function: bound, declared
         self._entries_changed: dict[tuple[int, str], bool] = {}  # of each function and parameter: changes_entries
         self._fields_changed: dict[tuple[int, str], bool] = {}  # of each function and `param.attribute`: changes_fields
+        self._loop_fields: dict[int, set[str]] = {}  # of each loop: the attributes its body may change, _changed_fields
 
     def _unseen_results(self, function: cst.CSTNode) -> set[int]:
         if type(function) is not cst.FunctionDef:
@@ -1893,10 +1887,7 @@ class KeyFlow(Domain):
         """Remembered: a key consumed in a loop body and not rebound there is consumed again by the next iteration."""
         if isinstance(node, (cst.For, cst.While)):
             rebound = (
-                rebound
-                | set(_attribute_targets(node.body))
-                | _changed_containers(node.body, self._entries_drawn_ahead)
-                | self._changed_fields(node.body)
+                rebound | set(_attribute_targets(node.body)) | _changed_containers(node.body, self._entries_drawn_ahead)
             )
         self.state.loops.append(rebound)
         self._loops.append((self.state, len(self.state.loops), node))
@@ -2044,7 +2035,20 @@ class KeyFlow(Domain):
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop (not in a block that leaves it)."""
         ref = self._written.get(ref, ref)  # (`rngs["dropout"]` of `{"dropout": rng}`: its container may change)
-        return self.state.reused_by_loop(ref) and self._every_iteration()
+        return self.state.reused_by_loop(ref) and self._every_iteration() and not self._field_changed_in_loop(ref)
+
+    def _field_changed_in_loop(self, ref: str) -> bool:
+        """Whether `ref`, an attribute (`state.rng`), may be assigned in the body of the innermost loop through its
+        object handed to code there (`_changed_fields`, found once for each loop: asked only of attributes)."""
+        ref = self.state.resolve(ref)
+        if not _attribute(ref) or not self._in_python_loop():
+            return False
+        loop = self._loops[-1][2]
+        if type(loop) is not cst.For and type(loop) is not cst.While:
+            return False
+        if id(loop) not in self._loop_fields:
+            self._loop_fields[id(loop)] = self._changed_fields(loop.body)
+        return _any_field_changed(self._loop_fields[id(loop)], ref)
 
     def _every_iteration(self) -> bool:
         """Whether this point runs in every iteration of the innermost loop: not in a block that leaves it, nor in
@@ -2583,12 +2587,13 @@ def _changed_containers(body: cst.CSTNode, keeps: Callable[[cst.Call], set[str]]
     return found
 
 
-def _any_field_changed(rebound: set[str], ref: str) -> bool:
-    """Whether a loop's `rebound` says a call in its body may assign the attribute `ref` (`state.rng`) through an
-    object handed to code not known (KeyFlow._changed_fields: `state.*`, or `state.*-a,b` for any attribute but
-    those)."""
+def _any_field_changed(changed: set[str], ref: str) -> bool:
+    """Whether `changed` (KeyFlow._changed_fields: `state.rng`, `state.*` for any attribute, `state.*-a,b` for any
+    but those) holds the attribute `ref`."""
     holder, _, attribute = ref.partition(".")
-    for marker in rebound:
+    if ref in changed:
+        return True
+    for marker in changed:
         if marker == f"{holder}.*":
             return True
         if marker.startswith(f"{holder}.*-") and attribute not in marker[len(holder) + 3 :].split(","):
