@@ -77,6 +77,7 @@ from jaxlint.model.keys import (
     LIBRARY_KEY_DRAWERS,
     LIBRARY_KEY_METHODS,
     LIBRARY_SAMPLERS,
+    LIBRARY_SUBCLASSES,
     NOT_CONSUMERS,
     PAIRED_BRANCHES,
     RAVELS,
@@ -1485,9 +1486,11 @@ class KeyFlow(Domain):
         TrainState), each with what draws: the key, or each value of a dict of keys by stream. None when a keyword
         turns randomness off (`deterministic=True`)."""
         func = call.func
-        if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.attr.value not in _KEY_METHODS:
+        if type(func) is not cst.Attribute or type(func.value) not in (cst.Name, cst.Call):
             return []
-        found = self._module_method(func.value, func.attr.value)
+        if func.attr.value not in _KEY_METHODS:
+            return []
+        found = self._module_method(cast("cst.Name | cst.Call", func.value), func.attr.value)
         if found is None or _randomness_off(call):
             return []
         (position, keyword), owner = found
@@ -1510,22 +1513,24 @@ class KeyFlow(Domain):
             if not arg.star
         ]
 
-    def _module_method(self, owner: cst.Name, method: str) -> tuple[tuple[int | None, str], str] | None:
+    def _module_method(self, owner: cst.Name | cst.Call, method: str) -> tuple[tuple[int | None, str], str] | None:
         """Where `owner.method(...)` takes the keys it draws from, with the owner's class name: an instance of a
-        class of this module deriving from a library base (SUBCLASS_KEY_METHODS), or a parameter of a function
-        around annotated with a library class whose field holds such a method (KEY_DRAWING_FIELDS)."""
+        class of this module deriving from a library base (SUBCLASS_KEY_METHODS), or of one of the library's own
+        (`nn.Dense(16).init(key, x)`, LIBRARY_SUBCLASSES), or a parameter of a function around annotated with a
+        library class whose field holds such a method (KEY_DRAWING_FIELDS)."""
         tracker = self._tracker
         chain = tuple(tracker.chain)
-        found = tracker.callees.bindings.binding(owner, chain)
+        found = tracker.callees.bindings.binding(owner, chain) if type(owner) is cst.Name else (owner, chain)
         if found is not None and type(found[0]) is cst.Call:
-            cls = tracker.callees.bindings.class_of(found[0].func, found[1])
-            base = (
-                library_base(cls, self._module, tracker.callees.bindings, tracker.names, SUBCLASS_KEY_METHODS)
-                if cls
-                else None
-            )
+            made = found[0]
+            cls = tracker.callees.bindings.class_of(made.func, found[1])
+            if cls is None:
+                return _library_subclass_method(tracker.names.qualified(made.func), method)
+            base = library_base(cls, self._module, tracker.callees.bindings, tracker.names, SUBCLASS_KEY_METHODS)
             where = SUBCLASS_KEY_METHODS[base].get(method) if base is not None else None
-            return (where, cls.name.value) if where is not None and cls is not None else None
+            return (where, cls.name.value) if where is not None else None
+        if type(owner) is not cst.Name:
+            return None
         at = (id(chain[-1]), owner.value)
         if at not in self._annotated:  # (asked at every such call of the function: found once)
             self._annotated[at] = _annotated_parameter(chain, owner.value, self._names_of)
@@ -2585,6 +2590,17 @@ def _changed_containers(body: cst.CSTNode, keeps: Callable[[cst.Call], set[str]]
             )
         stack.extend(branches(node))  # (no token is looked at)
     return found
+
+
+def _library_subclass_method(qualified: str | None, method: str) -> tuple[tuple[int | None, str], str] | None:
+    """Where an instance of the library class `qualified` takes the keys its `method` draws from, when the library
+    defines it as a subclass of a base of SUBCLASS_KEY_METHODS (`flax.linen.Dense`), with the class's name."""
+    for prefix, (base, others) in LIBRARY_SUBCLASSES.items():
+        name = qualified[len(prefix) :] if qualified and qualified.startswith(prefix) else ""
+        if name[:1].isupper() and "." not in name and name not in others:
+            where = SUBCLASS_KEY_METHODS[base].get(method)
+            return (where, name) if where is not None else None
+    return None
 
 
 def _any_field_changed(changed: set[str], ref: str) -> bool:

@@ -87,6 +87,14 @@ DEVICE_TRANSFERS = frozenset({"flax.jax_utils.replicate"})
 SUBCLASS_KEY_METHODS = {
     "flax.linen.Module": {"init": (0, "rngs"), "init_with_output": (0, "rngs"), "apply": (None, "rngs")}
 }
+# The library's own subclasses of those bases, by the prefix of their names: a class of `flax.linen` (`nn.Dense`,
+# `nn.Conv`) is a linen Module, but these (flax 0.12.8).
+LIBRARY_SUBCLASSES = {
+    "flax.linen.": (
+        "flax.linen.Module",
+        frozenset({"BatchApply", "DenyList", "FrozenDict", "LogicallyPartitioned", "Partitioned", "Variable"}),
+    )
+}
 # Fields of library classes that hold such a method: a TrainState's `apply_fn` is the `apply` of its model
 # (`TrainState.create(apply_fn=model.apply, ...)`), given `rngs=` the same way.
 KEY_DRAWING_FIELDS = {"flax.training.train_state.TrainState": {"apply_fn": (None, "rngs")}}
