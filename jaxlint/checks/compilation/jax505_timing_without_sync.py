@@ -6,7 +6,7 @@ from typing import Iterator, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names
+from jaxlint.analysis.bindings import rebound_names, target_names
 from jaxlint.analysis.donations import reads
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
@@ -48,6 +48,23 @@ def _timer_start(statement: cst.CSTNode, names) -> str | None:
     ):
         return small.targets[0].target.value
     return None
+
+
+def _root_name(expr: cst.BaseExpression) -> str | None:
+    """`info` of `info["rews"][-1]` or `state.params`: the name an item or attribute chain starts from."""
+    while type(expr) is cst.Subscript or type(expr) is cst.Attribute:
+        expr = expr.value
+    return expr.value if type(expr) is cst.Name else None
+
+
+def _assigned_names(statement: cst.CSTNode) -> frozenset[str]:
+    """The names a simple statement `a, b = ...` (or `a = ...`) binds."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return frozenset()
+    small = statement.body[0]
+    if type(small) is not cst.Assign:
+        return frozenset()
+    return frozenset(name for target in small.targets for name in target_names(target.target))
 
 
 def _restarts(statement: cst.CSTNode, start: str, timers: list[cst.Call]) -> bool:
@@ -163,7 +180,9 @@ class TimingWithoutSync(CalleeRule):
     what_it_does = (
         "Flags `t0 = time.perf_counter()` (also `time.time`, `time.monotonic`, their `_ns` forms, "
         "`timeit.default_timer`) followed in the same block by device work (a call to a jitted callable or to a "
-        "`jax.numpy`, `jax.lax`, `jax.random`, `jax.nn` or `jax.scipy` function, or `jax.device_put`) and then by a second read of the clock subtracted from `t0`, when nothing in "
+        "`jax.numpy`, `jax.lax`, `jax.random`, `jax.nn` or `jax.scipy` function, an eager `lax.scan` included, "
+        "`jax.device_put`, or a method of what that work gave, `info[-1].mean()`) and then by a second read of "
+        "the clock subtracted from `t0`, when nothing in "
         "between waits for the results: no `.block_until_ready()`, `jax.block_until_ready(...)`, "
         "`jax.device_get`, `.item()`, `.tolist()`, `float(...)`, `print(...)` or NumPy conversion. Only plain "
         "timed regions are judged: any other call, `if`, `while`, comparison or f-string in between might wait, "
@@ -244,17 +263,19 @@ class TimingWithoutSync(CalleeRule):
         if {name.value for name in reads(last)} & rebound_names(region):
             return  # `print(f"{loss} {time.time() - t0}")` may convert a result before reading the clock
         running = []  # statements with jax work
+        jax_results: frozenset[str] = frozenset()  # names bound to what it gave
         for statement in region:
             if _may_sync(statement):
                 return
             jax_calls = 0
             for call in _all_calls(statement):
-                kind = self._kind(call)
+                kind = self._kind(call, jax_results)
                 if kind in ("sync", "unknown"):
                     return
                 jax_calls += kind == "jax"
             if jax_calls:
                 running.append(statement)
+                jax_results |= _assigned_names(statement)
         if not running:
             return
         # `first` is `t0 = time.perf_counter()` (`_timer_start`)
@@ -272,8 +293,9 @@ class TimingWithoutSync(CalleeRule):
             self._fix(running),
         )
 
-    def _kind(self, call: cst.Call) -> str:
-        """ "jax" (dispatches work), "sync" (waits), "harmless", or "unknown"."""
+    def _kind(self, call: cst.Call, jax_results: frozenset[str] = frozenset()) -> str:
+        """ "jax" (dispatches work), "sync" (waits), "harmless", or "unknown". `jax_results`: the names the timed
+        region bound to what jax work gave (arrays, or pytrees of them)."""
         func = call.func
         qualified = self.names.qualified(func)
         if qualified in SYNCS or (isinstance(func, cst.Attribute) and func.attr.value in _SYNC_METHODS):
@@ -300,6 +322,8 @@ class TimingWithoutSync(CalleeRule):
                 return self._helper_kind(helper)
         if isinstance(func, cst.Attribute) and func.attr.value in _HARMLESS_METHODS:
             return "harmless"
+        if isinstance(func, cst.Attribute) and _root_name(func.value) in jax_results:
+            return "jax"  # `info[-1].mean()` of `y, info = lax.scan(...)`: an array's method dispatches as `jnp.mean`
         return "unknown"
 
     def _helper_kind(self, helper: cst.FunctionDef) -> str:
