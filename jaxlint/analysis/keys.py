@@ -392,6 +392,10 @@ class KeyState:
     # The names the tests around this point show to equal a literal (`if name == "moons":`, `if name in ("a", "b")`),
     # with the literals each may be.
     equal: dict[str, frozenset] = field(default_factory=dict)
+    # Parameters that hold None on this path (`if rng is None:` taken), and of those, the ones bound there since (a
+    # fallback: `rng = jax.random.key(0)`): where the caller gave a value, they still hold it.
+    nones: set[str] = field(default_factory=set)
+    filled: set[str] = field(default_factory=set)
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
@@ -412,6 +416,8 @@ class KeyState:
             self.next_carry,
             set(self.invariant),
             dict(self.equal),
+            set(self.nones),
+            set(self.filled),
         )
 
     def restore(self, other: "KeyState") -> None:
@@ -420,6 +426,7 @@ class KeyState:
         self.aliases, self.single = dict(other.aliases), set(other.single)
         self.invariant = set(other.invariant)
         self.equal = dict(other.equal)
+        self.nones, self.filled = set(other.nones), set(other.filled)
 
     def join(self, other: "KeyState") -> None:
         """After a branch: a key is a key if either path says so; consumed if consumed on either path.
@@ -440,7 +447,13 @@ class KeyState:
             self.keys.setdefault(name, depth)
         for ref, use in other.consumed.items():
             self.consumed.setdefault(ref, use)
-        self.params &= other.params
+        # `if rng is None: rng = jax.random.key(0)`: after it, `rng` is the caller's key wherever the caller gave one.
+        refilled = {name for name in self.filled if name in other.params | other.others and self.is_key(name)} | {
+            name for name in other.filled if name in self.params | self.others and other.is_key(name)
+        }
+        self.params = (self.params & other.params) | refilled
+        self.nones &= other.nones
+        self.filled &= other.filled
         self.others &= other.others
         self.invariant &= other.invariant
         self.equal = {name: value for name, value in self.equal.items() if other.equal.get(name, _NO_VALUE) == value}
@@ -462,6 +475,8 @@ class KeyState:
         for ref in [r for r in self.consumed if _within(r, name)]:
             del self.consumed[ref]
         self.forget_made(name)
+        if name in self.nones:
+            self.filled.add(name)
         self.params.discard(name)
         self.others.discard(name)
         self.single.discard(name)
@@ -501,6 +516,8 @@ class KeyState:
 
     def holds_none(self, name: str) -> None:
         """On this path `name` is None: it holds no key, and what it held before was not consumed here."""
+        if name in self.params or name in self.others:
+            self.nones.add(name)
         self.keys.pop(name, None)
         self.aliases.pop(name, None)
         for ref in [r for r in self.consumed if _within(r, name)]:
@@ -1726,6 +1743,8 @@ class KeyFlow(Domain):
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         ref = key_ref(target) if type(target) is not cst.Subscript else None
+        if ref is not None and _none_fallback(value) == ref and ref in self.state.params | self.state.others:
+            return  # `rng = rng if rng is not None else key(0)`: the caller's key wherever the caller gave one
         if ref is not None:
             named = self._key_named(value) if not ref.startswith("self.") else None
             if named is None and value is not None and not ref.startswith("self."):
@@ -2590,6 +2609,28 @@ def _changed_containers(body: cst.CSTNode, keeps: Callable[[cst.Call], set[str]]
             )
         stack.extend(branches(node))  # (no token is looked at)
     return found
+
+
+def _none_fallback(value: cst.BaseExpression | None) -> str | None:
+    """`rng` of `rng if rng is not None else jax.random.key(0)` (or `key(0) if rng is None else rng`): the name whose
+    value this gives wherever it is not None."""
+    if type(value) is not cst.IfExp:
+        return None
+    test = value.test
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.left) is not cst.Name:
+        return None
+    compared = test.comparisons[0]
+    if type(compared.comparator) is not cst.Name or compared.comparator.value != "None":
+        return None
+    kept = (
+        value.body
+        if type(compared.operator) is cst.IsNot
+        else value.orelse
+        if type(compared.operator) is cst.Is
+        else None
+    )
+    name = test.left.value
+    return name if type(kept) is cst.Name and kept.value == name else None
 
 
 def _library_subclass_method(qualified: str | None, method: str) -> tuple[tuple[int | None, str], str] | None:
