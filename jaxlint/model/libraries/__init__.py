@@ -6,9 +6,33 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from jaxlint.model.libraries import chex, diffrax, equinox, flax, haiku, lineax, numpyro, optax, optimistix, pallas
+from jaxlint.model.libraries import (
+    chex,
+    diffrax,
+    dm_pix,
+    equinox,
+    flax,
+    haiku,
+    lineax,
+    numpyro,
+    optax,
+    optimistix,
+    pallas,
+)
 
-LIBRARIES: tuple[ModuleType, ...] = (equinox, flax, haiku, chex, optax, numpyro, diffrax, optimistix, lineax, pallas)
+LIBRARIES: tuple[ModuleType, ...] = (
+    equinox,
+    flax,
+    haiku,
+    chex,
+    optax,
+    numpyro,
+    diffrax,
+    optimistix,
+    lineax,
+    pallas,
+    dm_pix,
+)
 
 
 def merged_dicts(table: str) -> dict:
