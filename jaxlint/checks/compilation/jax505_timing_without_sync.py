@@ -309,9 +309,9 @@ class TimingWithoutSync(CalleeRule):
         if qualified is not None and qualified.startswith(JAX):
             return "harmless" if qualified.startswith(HOST_ONLY) else "unknown"
         callee = self.facts.jitted(call)
-        if callee is not None:
-            function = callee.function
-            if function is not None and (_computes_nothing(function) or _gives_nothing(function, self.names)):
+        staged = callee.function if callee is not None else self._staged_def(call)
+        if callee is not None or staged is not None:
+            if staged is not None and (_computes_nothing(staged) or _gives_nothing(staged, self.names)):
                 return "harmless"
             return "jax"
         if isinstance(func, cst.Name) and func.value in _HARMLESS and self.facts.binding(func) is None:
@@ -325,6 +325,13 @@ class TimingWithoutSync(CalleeRule):
         if isinstance(func, cst.Attribute) and _root_name(func.value) in jax_results:
             return "jax"  # `info[-1].mean()` of `y, info = lax.scan(...)`: an array's method dispatches as `jnp.mean`
         return "unknown"
+
+    def _staged_def(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The def of this module a call runs when a decorator stages it (`@eqx.filter_jit`, `@nnx.jit`: any
+        transform that traces and compiles, jit-like or not): its call dispatches as a jitted one does."""
+        function = self.facts.called_def(call)
+        transforms = self.facts.decorating_transforms(function) if function is not None else None
+        return function if transforms and any(transform.staged for transform in transforms) else None
 
     def _helper_kind(self, helper: cst.FunctionDef) -> str:
         """A plain function of this module called in a timed region is the code it runs: "jax" when its body
