@@ -49,6 +49,18 @@ def structure(value: Value | None, kept: bool = False) -> Value | None:
     return Value(Kind.HOST, contents=Contents(contents.kind, None, items, contents.keys))
 
 
+def sliced(value: Value) -> Value:
+    """The structure of one slice of a lax loop's `xs` holding `value`: the containers it shows, and below them arrays
+    or pytrees of arrays (jax slices every leaf of `xs`, which must be arrays: a slice's leaves are never Python
+    values), of an unknown structure where `value` does not show it."""
+    contents = value.contents
+    if contents is None or not contents.items or (contents.kind == "dict" and not _literal_keys(contents)):
+        one = value.kind in (Kind.ARRAY, Kind.TRACED) and contents is None and not value.container
+        return Value(Kind.ARRAY, dtype=value.dtype if one else None, container=not one)
+    items = tuple(sliced(item) if item is not None else Value(Kind.ARRAY, container=True) for item in contents.items)
+    return Value(Kind.HOST, contents=Contents(contents.kind, None, items, contents.keys))
+
+
 def kept_text(shape: Value | None) -> str | None:
     """A helper's structure (`structure(value, kept=True)`) as text, for another module's analysis (interface.py):
     the containers with their keys, each leaf's kind, an unknown item null. None for anything but a container."""

@@ -60,7 +60,7 @@ from jaxlint.analysis.scopes import (
     method_bound,
     outside_functions,
 )
-from jaxlint.analysis.structures import joined, kept_of_text, kept_text, structure, traced_tree
+from jaxlint.analysis.structures import joined, kept_of_text, kept_text, sliced, structure, traced_tree
 from jaxlint.analysis.replaced_defs import replaced_defs
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE,
@@ -1217,8 +1217,8 @@ class ValueTracker(Domain):
                 position, keyword, index = LAX_SLICES[transform.name]
                 xs = argument(node, position, keyword)
                 handed = self.value_of(xs) if xs is not None else None
-                if _python_container(handed):  # (an array's slice is a tracer, as any traced parameter)
-                    self.recorder.carry(chain, target, transform, index, True, structure(handed))
+                if handed is not None and _python_container(handed):  # (an array's slice: a tracer, as any parameter)
+                    self.recorder.carry(chain, target, transform, index, True, sliced(handed))
             for index, operand in enumerate(branch_operands(node, transform.name)):
                 # A branch gets each operand as the same pytree, tracers for its leaves: a list stays a list.
                 handed = self.value_of(operand)
