@@ -351,6 +351,7 @@ class _Iteration:
     bound: set[str]
     exposed: dict[str, tuple[cst.BaseExpression, Use]] = field(default_factory=dict)
     calls: set[int] = field(default_factory=set)  # the calls that consumed a key in it
+    every: set[int] = field(default_factory=set)  # of those, the ones that run in every iteration (not `if i == 0:`)
 
     def consume(self, expr: cst.BaseExpression, ref: str, use: Use) -> None:
         self.calls.add(id(use.node))
@@ -1330,6 +1331,8 @@ class KeyFlow(Domain):
                     recorder.key_closed(function, resolved, owner, self._parameter_guards(function, node), use.folded)
             for iteration in self.state.iterations:
                 iteration.consume(expr, self.state.resolve(ref), use)
+            if self.state.iterations and self._in_python_loop() and self._every_iteration():
+                self.state.iterations[-1].every.add(id(node))
             self.state.consume(ref, use)
         keyed = [self._holds_key(arg.value) for arg in node.args]
         if any(keyed) or any(self._carry_item(key_ref(arg.value)) for arg in node.args):
@@ -1934,7 +1937,9 @@ class KeyFlow(Domain):
     def next_iteration(self, node: cst.For | cst.While, states: list[KeyState]) -> None:
         """A key the body consumes before binding it again is the key the previous iteration left: consumed
         there too when that iteration bound it and then consumed it (`key, sub = split(key)`, then
-        `normal(key)`: the next `split(key)` draws from it again). A key never bound in the body is JAX202's."""
+        `normal(key)`: the next `split(key)` draws from it again), or when a path through the body skips the
+        binding (`if step % 3 == 2: rng, sub = split(rng)`) after a call that runs in every iteration consumed it.
+        A key never bound in the body is JAX202's."""
         iteration = self.state.iterations[-1]
         found = []
         for ref, (expr, use) in iteration.exposed.items():
@@ -1945,7 +1950,9 @@ class KeyFlow(Domain):
                 (
                     p
                     for p in (prior.of_kind(use.folded) for prior in priors if prior is not None)
-                    if p is not None and (p.node is not use.node or p.back) and id(p.node) in iteration.calls
+                    if p is not None
+                    and (p.node is not use.node or p.back or id(p.node) in iteration.every)
+                    and id(p.node) in iteration.calls
                 ),
                 None,
             )
