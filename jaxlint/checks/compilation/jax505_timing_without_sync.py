@@ -283,11 +283,13 @@ class TimingWithoutSync(CalleeRule):
         started = first.body[0].value
         assert isinstance(started, cst.Call)
         timer = self.names.qualified(started.func)
+        # the clock read itself (`stime.append(time.time() - t0)` deep in a `with` block), not the statement around it
+        read = next((call for call in _all_calls(last) if self.names.qualified(call.func) in _TIMERS), last)
         self.report(
             started,
             lambda line_of: (
                 f"`{start}` times jax work that runs asynchronously, and nothing waits for its result before the "
-                f"clock is read again at line {line_of(last)}: this measures dispatch, not the computation; call "
+                f"clock is read again at line {line_of(read)}: this measures dispatch, not the computation; call "
                 f"`jax.block_until_ready(...)` (or `.block_until_ready()`) on the result before reading `{timer}`"
             ),
             self._fix(running),
