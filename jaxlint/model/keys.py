@@ -103,7 +103,8 @@ STREAM_SEEDERS = merged_sets("STREAM_SEEDERS")
 # Library base classes whose subclasses' instances have such methods (a flax Module's `init` and `apply`), and
 # library classes whose fields hold one (a TrainState's `apply_fn`): method or field -> (position or None, keyword).
 SUBCLASS_KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = merged_dicts("SUBCLASS_KEY_METHODS")
-# The libraries' own subclasses of those bases: name prefix -> (the base, the class names under it that are not).
+# The libraries' own subclasses of those bases: name prefix -> (the base, the class names under it that are not, or
+# whose methods draw nothing).
 LIBRARY_SUBCLASSES: dict[str, tuple[str, frozenset[str]]] = merged_dicts("LIBRARY_SUBCLASSES")
 KEY_DRAWING_FIELDS: dict[str, dict[str, tuple[int | None, str]]] = merged_dicts("KEY_DRAWING_FIELDS")
 # Functions whose result holds probabilities (each slice sums to one), not log-probabilities.

@@ -88,11 +88,15 @@ SUBCLASS_KEY_METHODS = {
     "flax.linen.Module": {"init": (0, "rngs"), "init_with_output": (0, "rngs"), "apply": (None, "rngs")}
 }
 # The library's own subclasses of those bases, by the prefix of their names: a class of `flax.linen` (`nn.Dense`,
-# `nn.Conv`) is a linen Module, but these (flax 0.12.8).
+# `nn.Conv`) is a linen Module whose `init` draws its parameters, but these: not Modules, or normalisation layers
+# whose parameters start as ones and zeros whatever the key (flax 0.12.8: two keys give equal parameters).
 LIBRARY_SUBCLASSES = {
     "flax.linen.": (
         "flax.linen.Module",
-        frozenset({"BatchApply", "DenyList", "FrozenDict", "LogicallyPartitioned", "Partitioned", "Variable"}),
+        frozenset(
+            {"BatchApply", "DenyList", "FrozenDict", "LogicallyPartitioned", "Partitioned", "Variable"}
+            | {"LayerNorm", "BatchNorm", "GroupNorm", "RMSNorm", "InstanceNorm"}
+        ),
     )
 }
 # Fields of library classes that hold such a method: a TrainState's `apply_fn` is the `apply` of its model
