@@ -1181,7 +1181,9 @@ class ValueTracker(Domain):
         if not self.enables_x64:
             self.enables_x64 = x64_call(node, self.names)  # (`with enable_x64():` of `from jax import enable_x64`)
         chain = tuple(self._chain)
-        caller = self.traced_scope
+        # A call in a branch no trace enters (`if linear:` where every traced call passes `linear=False`) runs only
+        # eagerly: its callee gets no tracer from here.
+        caller = self.traced_scope if not self.in_untraced_branch else None
         # Under `jax.disable_jit()` transforms run their functions eagerly, and code no path reaches (after a
         # `raise` or `return`) never runs: nothing is traced there.
         runs = not self._untraced and self.flow.runs(self)
