@@ -36,6 +36,16 @@ ARRAY_KEYWORDS = frozenset({"a", "ary", "m", "x", "arr", "val"})
 # the integer ones (`factorial`, `comb`, `gcd`, `isqrt`, `trunc`).
 MATH_BY_OPERATORS = frozenset({"math.prod", "math.sumprod"})
 
+# SciPy's result containers: dict subclasses that keep what they are given, converting nothing (`OdeResult(t=ts,
+# y=ys)` of a solver written in JAX holds its tracers; checked under `jax.jit` with SciPy 1.16 and jax 0.10.2).
+STORES_AS_GIVEN = frozenset(
+    {
+        "scipy.optimize.OptimizeResult",
+        "scipy.optimize._optimize.OptimizeResult",
+        "scipy.integrate._ivp.ivp.OdeResult",
+    }
+)
+
 # `jax.numpy` functions that take a Python list or tuple of arrays; the others raise TypeError on one
 # (`jnp.mean([x, y])`: "mean requires ndarray or scalar arguments").
 TAKE_SEQUENCES = frozenset("array asarray stack concatenate vstack hstack dstack column_stack block".split())

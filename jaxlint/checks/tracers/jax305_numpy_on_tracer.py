@@ -18,6 +18,7 @@ from jaxlint.model.numpy_boundary import (
     MATH_BY_OPERATORS,
     NUMPY_CONVERSION_ERRORS,
     READS_SHAPE_OR_DTYPE,
+    STORES_AS_GIVEN,
     TAKES_TRACED_ARRAY,
     TAKE_SEQUENCES,
     WEAKLY_REFERENCING,
@@ -57,7 +58,9 @@ class NumpyOnTracer(Rule):
         "(`np.split(x, 3, axis=-1)`, `np.array_split`, `np.sum(x, axis=0)`, `np.reshape`, `np.swapaxes`, "
         "`np.flip`...: checked under `jax.jit` with jax 0.10.2), `jax.vmap(np.sum)` and `jax.grad(np.sum)` "
         "(which call `x.sum()`), `math.prod` and `math.sumprod` (they multiply with `*` and convert nothing: "
-        "`math.prod(xs, start=x)` of tracers is a traced product), NumPy outside traced functions, and NumPy in the "
+        "`math.prod(xs, start=x)` of tracers is a traced product), SciPy's result containers (`OdeResult(t=ts, "
+        "y=ys)`, `OptimizeResult`: dicts that keep what they are given), NumPy outside traced functions, and NumPy "
+        "in the "
         "body of a `try` whose "
         "handler catches the error (`except TypeError:`, `except Exception:`, or the jax error by name: each "
         "is a TypeError), a concrete-only check that jit skips on purpose."
@@ -95,6 +98,8 @@ class NumpyOnTracer(Rule):
             return
         if qualified is None or not qualified.startswith(self._NAMESPACES) or qualified in MATH_BY_OPERATORS:
             return  # (`math.prod` multiplies with `*`: a traced product)
+        if qualified in STORES_AS_GIVEN:
+            return  # `OdeResult(t=ts, y=ys)`: a dict that holds the tracers as they are
         if qualified.startswith("numpy.random."):
             return  # JAX204 stateful-rng-in-traced covers NumPy's random state
         for index, arg in enumerate(node.args):
