@@ -185,3 +185,10 @@ def is_docstring(statement: cst.CSTNode) -> bool:
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
+
+
+def method_of(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    """The def a class's own body gives `name`, if one."""
+    body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
+    found = [s for s in body if type(s) is cst.FunctionDef and s.name.value == name]
+    return found[0] if len(found) == 1 else None

@@ -32,15 +32,8 @@ from jaxlint.analysis.traced import (
     decorator_transform,
     traced_function,
 )
-from jaxlint.analysis.bindings import mentioned_names, rebound_names
+from jaxlint.analysis.bindings import mentioned_names, method_of, rebound_names
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
-
-
-def method_of(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
-    """The def a class's own body gives `name`, if one."""
-    body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
-    found = [s for s in body if type(s) is cst.FunctionDef and s.name.value == name]
-    return found[0] if len(found) == 1 else None
 
 
 def is_test_file(filename: str) -> bool:

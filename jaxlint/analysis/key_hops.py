@@ -99,13 +99,11 @@ def _entry_of(target: cst.BaseExpression, name: str) -> bool:
     return kind is cst.StarredElement and _entry_of(cast(cst.StarredElement, target).value, name)
 
 
-def changes_fields(
-    function: cst.FunctionDef | cst.Lambda, name: str, attribute: str, keeps: Callable[[cst.Call], bool]
-) -> bool:
-    """Whether a function may put another value in `name.<attribute>`: `name.attribute = v`, `del name.attribute`, or
-    `name` handed to a call (as an argument or as the receiver of a method) that may (`keeps(call)` says it does
-    not). Then the attribute it draws from may not be the caller's."""
-    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+def changes_fields(body: cst.CSTNode, name: str, attribute: str, keeps: Callable[[cst.Call], bool]) -> bool:
+    """Whether code (a function's body, a loop's) may put another value in `name.<attribute>`: `name.attribute = v`,
+    `del name.attribute`, or `name` handed to a call (as an argument or as the receiver of a method) that may
+    (`keeps(call)` says it does not). Then the attribute it draws from may not be the one it held before."""
+    for node, _ in in_order(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         kind = type(node)
         if kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
             if _field_of(node.target, name, attribute):  # (each of these has a target)

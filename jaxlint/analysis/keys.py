@@ -37,7 +37,14 @@ from typing import Callable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import mentioned_names, parameter_names, rebound_names, statements, target_names
+from jaxlint.analysis.bindings import (
+    mentioned_names,
+    method_of,
+    parameter_names,
+    rebound_names,
+    statements,
+    target_names,
+)
 from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
@@ -697,7 +704,7 @@ class KeyFlow(Domain):
         self._scope_names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # of each function: bound, declared
         self._entries_changed: dict[tuple[int, str], bool] = {}  # of each function and parameter: changes_entries
         self._fields_changed: dict[tuple[int, str], bool] = {}  # of each function and `param.attribute`: changes_fields
-        self._loop_fields: dict[int, set[str]] = {}  # of each loop: the attributes its body may change, _changed_fields
+        self._loop_fields: dict[tuple[int, str], bool] = {}  # of each loop and attribute: _field_changed_in_loop
 
     def _unseen_results(self, function: cst.CSTNode) -> set[int]:
         if type(function) is not cst.FunctionDef:
@@ -1364,7 +1371,7 @@ class KeyFlow(Domain):
         attribute (it never changes it: `_drawn_field`), a method of the instance's own class in another module of
         the project (as the module's own code, stable_fields.py), and this module's code when nothing in the module
         assigns that attribute on an object that exists (`StableFields.may_change`). `ahead`: asked for a call the walk
-        has not reached (`_fields_drawn`)."""
+        has not reached (`_callee`)."""
         if self._keeps_every_field(call, name) or f"{name}.{attribute}" in self._fields_drawn(call, ahead):
             return True
         function, _ = self._callee(call, ahead)
@@ -1404,10 +1411,8 @@ class KeyFlow(Domain):
         if function is not None or not ahead or type(func) is not cst.Attribute or type(func.value) is not cst.Name:
             return function, bound
         cls = self._tracker.instance_class(func.value.value)
-        for statement in cls.body.body if cls is not None else ():
-            if type(statement) is cst.FunctionDef and statement.name.value == func.attr.value:
-                return statement, 1
-        return None, 0
+        method = method_of(cls, func.attr.value) if cls is not None else None
+        return (method, 1) if method is not None else (None, 0)
 
     def _fields_drawn(self, call: cst.Call, ahead: bool = False) -> set[str]:
         """The attributes of the names given to a call that its callee draws from (`gencfg.key` of `decode(gencfg)`
@@ -1429,32 +1434,9 @@ class KeyFlow(Domain):
         if at not in self._fields_changed:
             holder, attribute = field
             self._fields_changed[at] = changes_fields(
-                function, holder, attribute, lambda call: self._keeps_field(call, holder, attribute, ahead=True)
+                function.body, holder, attribute, lambda call: self._keeps_field(call, holder, attribute, ahead=True)
             )
         return not self._fields_changed[at]
-
-    def _changed_fields(self, body: cst.CSTNode) -> set[str]:
-        """The attributes a loop body may assign on objects it hands to code, each as `name.attribute`, or
-        `name.*` for any attribute (a call of code not known); `name.*-a,b` for any but those (the call draws from
-        them: `_fields_drawn`)."""
-        found: set[str] = set()
-        stable = stable_fields(self._module)
-        for node, _ in in_order(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            if type(node) is not cst.Call:
-                continue
-            call = node
-            for name in handed_names(call):
-                if self._keeps_every_field(call, name):
-                    continue
-                drawn = sorted(
-                    ref.partition(".")[2] for ref in self._fields_drawn(call, ahead=True) if _holder(ref) == name
-                )
-                function, _ = self._callee(call, ahead=True)
-                if isinstance(function, (cst.FunctionDef, cst.Lambda)) and not stable.dynamic:
-                    found.update(f"{name}.{attribute}" for attribute in stable.changed if attribute not in drawn)
-                elif not self._own_class_method(call, name):
-                    found.add(f"{name}.*-{','.join(drawn)}" if drawn else f"{name}.*")
-        return found
 
     def _drawn_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
         """The key a call draws from, with what draws: a `jax.random` function's or a library layer's
@@ -1746,7 +1728,7 @@ class KeyFlow(Domain):
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         ref = key_ref(target) if type(target) is not cst.Subscript else None
-        if ref is not None and _none_fallback(value) == ref and ref in self.state.params | self.state.others:
+        if ref is not None and self._none_fallback(value) == ref and ref in self.state.params | self.state.others:
             return  # `rng = rng if rng is not None else key(0)`: the caller's key wherever the caller gave one
         if ref is not None:
             named = self._key_named(value) if not ref.startswith("self.") else None
@@ -1824,6 +1806,16 @@ class KeyFlow(Domain):
                     self.state.forget_items(inner.value.value)
                 elif isinstance(inner, (cst.Tuple, cst.List)):
                     self._bind(inner, None)  # `(state, key), aux = jax.lax.scan(...)`: its names get new values
+
+    def _none_fallback(self, value: cst.BaseExpression | None) -> str | None:
+        """`rng` of `rng if rng is not None else jax.random.key(0)` (or `key(0) if rng is None else rng`): the name
+        an arm gives as it is where the test says it is not None."""
+        if type(value) is not cst.IfExp:
+            return None
+        for kept, truth in ((value.body, True), (value.orelse, False)):
+            if type(kept) is cst.Name and self._tracker.nones.said(value.test, truth).get(kept.value) is False:
+                return kept.value
+        return None
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -2069,17 +2061,21 @@ class KeyFlow(Domain):
         return self.state.reused_by_loop(ref) and self._every_iteration() and not self._field_changed_in_loop(ref)
 
     def _field_changed_in_loop(self, ref: str) -> bool:
-        """Whether `ref`, an attribute (`state.rng`), may be assigned in the body of the innermost loop through its
-        object handed to code there (`_changed_fields`, found once for each loop: asked only of attributes)."""
+        """Whether `ref`, an attribute (`state.rng`), may be assigned in the body of the innermost loop: its object
+        handed there to code that may assign it (`_keeps_field`; found once for each loop and attribute)."""
         ref = self.state.resolve(ref)
         if not _attribute(ref) or not self._in_python_loop():
             return False
         loop = self._loops[-1][2]
         if type(loop) is not cst.For and type(loop) is not cst.While:
             return False
-        if id(loop) not in self._loop_fields:
-            self._loop_fields[id(loop)] = self._changed_fields(loop.body)
-        return _any_field_changed(self._loop_fields[id(loop)], ref)
+        at = (id(loop), ref)
+        if at not in self._loop_fields:
+            holder, _, attribute = ref.partition(".")
+            self._loop_fields[at] = changes_fields(
+                loop.body, holder, attribute, lambda call: self._keeps_field(call, holder, attribute, ahead=True)
+            )
+        return self._loop_fields[at]
 
     def _every_iteration(self) -> bool:
         """Whether this point runs in every iteration of the innermost loop: not in a block that leaves it, nor in
@@ -2394,12 +2390,20 @@ def _drawn_unchanged(body: cst.BaseSuite, names: Names) -> set[str]:
     """The names a `jax.random` sampler of a function body draws from as they are, that the body never rebinds:
     each holds one key (jax raises "accepts a single key" on an array of keys), so a view of it (`key[None]`,
     `key.reshape((1,))`) is that key."""
+    return drawn_names(body, names, sampler_key) - rebound_names(body)
+
+
+def drawn_names(
+    body: cst.CSTNode, names: Names, draws: Callable[[cst.Call, Names], tuple[cst.BaseExpression, str] | None]
+) -> set[str]:
+    """The names the calls of a body (not of the functions nested in it) draw from as they are, by what `draws` says
+    a call draws from (sampler_key: `jax.random`'s; drawn_key: libraries' too)."""
     drawn = set()
     for node, _ in in_order(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        if type(node) is cst.Call and (found := sampler_key(node, names)) is not None:
+        if type(node) is cst.Call and (found := draws(node, names)) is not None:
             if type(found[0]) is cst.Name:
                 drawn.add(found[0].value)
-    return drawn - rebound_names(body)
+    return drawn
 
 
 def _carry_part(value: cst.BaseExpression, with_output: bool) -> cst.BaseExpression | None:
@@ -2618,28 +2622,6 @@ def _changed_containers(body: cst.CSTNode, keeps: Callable[[cst.Call], set[str]]
     return found
 
 
-def _none_fallback(value: cst.BaseExpression | None) -> str | None:
-    """`rng` of `rng if rng is not None else jax.random.key(0)` (or `key(0) if rng is None else rng`): the name whose
-    value this gives wherever it is not None."""
-    if type(value) is not cst.IfExp:
-        return None
-    test = value.test
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.left) is not cst.Name:
-        return None
-    compared = test.comparisons[0]
-    if type(compared.comparator) is not cst.Name or compared.comparator.value != "None":
-        return None
-    kept = (
-        value.body
-        if type(compared.operator) is cst.IsNot
-        else value.orelse
-        if type(compared.operator) is cst.Is
-        else None
-    )
-    name = test.left.value
-    return name if type(kept) is cst.Name and kept.value == name else None
-
-
 def _library_subclass_method(qualified: str | None, method: str) -> tuple[tuple[int | None, str], str] | None:
     """Where an instance of the library class `qualified` takes the keys its `method` draws from, when the library
     defines it as a subclass of a base of SUBCLASS_KEY_METHODS (`flax.linen.Dense`), with the class's name."""
@@ -2649,20 +2631,6 @@ def _library_subclass_method(qualified: str | None, method: str) -> tuple[tuple[
             where = SUBCLASS_KEY_METHODS[base].get(method)
             return (where, name) if where is not None else None
     return None
-
-
-def _any_field_changed(changed: set[str], ref: str) -> bool:
-    """Whether `changed` (KeyFlow._changed_fields: `state.rng`, `state.*` for any attribute, `state.*-a,b` for any
-    but those) holds the attribute `ref`."""
-    holder, _, attribute = ref.partition(".")
-    if ref in changed:
-        return True
-    for marker in changed:
-        if marker == f"{holder}.*":
-            return True
-        if marker.startswith(f"{holder}.*-") and attribute not in marker[len(holder) + 3 :].split(","):
-            return True
-    return False
 
 
 def _attribute_targets(node: cst.CSTNode):

@@ -12,7 +12,7 @@ from jaxlint.analysis.bindings import target_names
 from jaxlint.analysis.callees import VMAPS
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.checks.base import LoopRule, code
-from jaxlint.analysis.context import method_of
+from jaxlint.analysis.bindings import method_of
 from jaxlint.checks.compilation._common import compile_count_confirms, reads
 from jaxlint.traversal import children
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, JAX_JIT, NEW_FUNCTION_PER_CALL, PARTIAL

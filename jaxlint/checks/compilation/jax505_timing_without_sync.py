@@ -6,7 +6,7 @@ from typing import Iterator, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names, target_names
+from jaxlint.analysis.bindings import rebound_names
 from jaxlint.analysis.donations import reads
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
@@ -55,16 +55,6 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
     while type(expr) is cst.Subscript or type(expr) is cst.Attribute:
         expr = expr.value
     return expr.value if type(expr) is cst.Name else None
-
-
-def _assigned_names(statement: cst.CSTNode) -> frozenset[str]:
-    """The names a simple statement `a, b = ...` (or `a = ...`) binds."""
-    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
-        return frozenset()
-    small = statement.body[0]
-    if type(small) is not cst.Assign:
-        return frozenset()
-    return frozenset(name for target in small.targets for name in target_names(target.target))
 
 
 def _restarts(statement: cst.CSTNode, start: str, timers: list[cst.Call]) -> bool:
@@ -275,7 +265,8 @@ class TimingWithoutSync(CalleeRule):
                 jax_calls += kind == "jax"
             if jax_calls:
                 running.append(statement)
-                jax_results |= _assigned_names(statement)
+                if type(statement) is cst.SimpleStatementLine:
+                    jax_results |= rebound_names([statement])
         if not running:
             return
         # `first` is `t0 = time.perf_counter()` (`_timer_start`)

@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.calls import argument
-from jaxlint.analysis.keys import drawn_key, read_for_shapes, shape_only
+from jaxlint.analysis.keys import drawn_key, drawn_names, read_for_shapes, shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.analysis.traced import TracedFunction
@@ -20,7 +20,7 @@ from jaxlint.model.classes import LAYER_BASES
 from jaxlint.model.functions import RANDOMNESS_OFF
 from jaxlint.model.keys import FOLD_IN, KEY_CONSTRUCTORS
 from jaxlint.model.transforms import LOOP_BODIES, MAPS, PER_DEVICE, TREE_MAPS
-from jaxlint.traversal import TOKENS_BUT_NAMES, branches, in_order
+from jaxlint.traversal import TOKENS_BUT_NAMES, branches
 
 
 class ConstantKeyInTraced(TraceTimeRule, LoopRule):
@@ -182,7 +182,7 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
             and isinstance(node.value, cst.Call)
             and self.names.qualified(node.value.func) in KEY_CONSTRUCTORS
             and isinstance(function, cst.FunctionDef)
-            and _drawn_from(function, target.value, self.names)
+            and target.value in drawn_names(function.body, self.names, drawn_key)
         ):
             self._drawn.add(id(node.value))  # `key = jax.random.key(0)`, then `bernoulli(key, p)`
 
@@ -329,16 +329,6 @@ def _key_constructors(node: cst.CSTNode, names: Names):
         if type(current) is cst.Call and names.qualified(current.func) in KEY_CONSTRUCTORS:
             yield current
         stack.extend(reversed(branches(current)))
-
-
-def _drawn_from(function: cst.FunctionDef, name: str, names: Names) -> bool:
-    """Whether a call of `function` (not of a function nested in it) draws from the key `name` names."""
-    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        if type(node) is cst.Call:
-            drawn = drawn_key(node, names)
-            if drawn is not None and type(drawn[0]) is cst.Name and drawn[0].value == name:
-                return True
-    return False
 
 
 def _reads_only_folded(
