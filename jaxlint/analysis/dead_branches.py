@@ -15,11 +15,12 @@ follow, and is left alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names, statements
+from jaxlint.analysis.bindings import parameter_names, rebound_names, statements
 from jaxlint.analysis.loop_guards import constant
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.traversal import children, in_order
@@ -80,14 +81,14 @@ def none_at_call(
     bound: int,
     call: cst.Call,
     values: dict[int, Value | None],
-    known: dict[str, bool] | None = None,
+    known: Mapping[str, Fixed] | None = None,
     handed: frozenset[str] = frozenset(),
 ) -> dict[str, Fixed]:
     """For each parameter of `function` whose `None`-ness this call fixes: True when it is `None` there (left at
     a `None` default, or given `None`), False when it is not (given a literal, a tracer or an array), GIVEN when
     the call hands on one of the caller's parameters that its callers give (`handed`). `values`: what the
     analysis knows of the call's arguments, by id of the argument's expression; `known`: the caller's names that
-    are `None` (True) or not (False) where the call is (none_flow.py)."""
+    are `None` (True) or not (False) where the call is (none_flow.py), or the string a test there fixes."""
     given = arguments_given(function, bound, call)
     if given is None:
         return {}
@@ -105,10 +106,10 @@ def none_at_call(
             found[name] = TRUE  # `skip_checks=True`, given or left at its default
         elif type(fixed) is cst.SimpleString and isinstance(text := fixed.evaluated_value, str):
             found[name] = Given(text)  # `mode="implicit"`, given or left at its default
+        elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
+            found[name] = known[held.value]  # `blocks=blocks` where `blocks is None` (or `== "a"`) was tested
         elif name in given and _never_none(given[name], values.get(id(given[name]))):
             found[name] = False
-        elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
-            found[name] = known[held.value]  # `blocks=blocks` where `blocks is None` was tested
         elif name in given and type(held := given[name]) is cst.Name and held.value in handed:
             found[name] = GIVEN  # `scatter_add(src, index, dim_size)` inside a jitted function given `dim_size`
     return found
@@ -320,3 +321,34 @@ def parameter_guards(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
 
 def _names_in(test: cst.BaseExpression) -> set[str]:
     return {found.value for found, _ in in_order(test) if type(found) is cst.Name} - {"None", "True", "False"}
+
+
+def narrowed_at(
+    chain: tuple[cst.CSTNode, ...],
+    point: cst.CSTNode,
+    guards_of: Callable[[cst.FunctionDef], dict[int, tuple[Guard, ...]]],
+) -> dict[str, Fixed]:
+    """The names a string test around `point` fixes (`if method == "jax":`), as Given: in the function that holds
+    `point`, and in each function around it for the def or lambda `point` sits in (a closure reads the name when it
+    runs, so only a parameter its function never binds again keeps the value the test saw). A name a scope nearer
+    `point` binds is that scope's own. `guards_of`: parameter_guards, kept by the caller."""
+    found: dict[str, Fixed] = {}
+    shadowed: set[str] = set()
+    for scope in reversed(chain):
+        if type(scope) is not cst.FunctionDef:  # a lambda binds its parameters; a class body, nothing a def reads
+            if type(scope) is cst.Lambda:
+                shadowed |= set(parameter_names(scope.params))
+            point = scope
+            continue
+        own = set(parameter_names(scope.params))
+        rebound = rebound_names(scope.body)
+        for test, truth in guards_of(scope).get(id(point), ()):
+            tested = literal_test(test)
+            if tested is None or tested[2] is not truth or len(tested[1]) != 1:
+                continue
+            name, (text,) = tested[0], tested[1]
+            if isinstance(text, str) and name in own and name not in rebound and name not in shadowed:
+                found.setdefault(name, Given(text))
+        shadowed |= own | rebound
+        point = scope
+    return found

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from typing import Callable, Iterable, cast
 
 import libcst as cst
@@ -23,7 +23,9 @@ from jaxlint.analysis.dead_branches import (
     Guard,
     agreed,
     arguments_given,
+    narrowed_at,
     none_at_call,
+    parameter_guards,
     tests_before_rebinding,
 )
 from jaxlint.analysis.key_hops import Sites, dict_item, live, param_field
@@ -570,7 +572,7 @@ def _none_at(
     function: cst.FunctionDef,
     bound: int,
     call: _Call,
-    known: Nones | None = None,
+    known: Mapping[str, Fixed] | None = None,
     handed: frozenset[str] = frozenset(),
 ) -> dict[str, Fixed]:
     """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call; `known`:
@@ -626,6 +628,7 @@ class ScopeRecorder:
         self._declared_global: set[str] = set()  # names some function declares `global`: it may rebind them
         self.wrapped = WrappedCalls()  # the tracker tells it of wrappers, choices and what holds at calls
         self.handed_at: dict[int, frozenset[str]] = {}  # by id of a traced call: the caller's parameters it hands on
+        self._guards: dict[cst.FunctionDef, dict[int, tuple[Guard, ...]]] = {}  # parameter_guards, by function
         self._host: list[tuple[Chain, cst.BaseExpression]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
@@ -1310,6 +1313,17 @@ class ScopeRecorder:
             found.setdefault(node, []).append(_none_at(node, bound, call, known))
         return found
 
+    def _narrowed(self, call: _Call) -> dict[str, Fixed]:
+        """The names a string test around a traced call fixes (`if method == "jax":`, around the call or the lambda
+        that makes it): a callee testing the same string takes the branch Python picks."""
+
+        def guards_of(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
+            if function not in self._guards:
+                self._guards[function] = parameter_guards(function)
+            return self._guards[function]
+
+        return narrowed_at(call.chain, call.node, guards_of)
+
     def _key_of(self, chain: Chain, name: cst.Name) -> Key | None:
         """The scope that binds `name` where `chain` ends, with the name (None: a builtin or unknown)."""
         for level, scope in enumerate(reversed(chain)):
@@ -1381,7 +1395,8 @@ class ScopeRecorder:
                 continue
             if call.via is not None and type(node) is cst.FunctionDef:
                 handed = self.handed_at.get(id(call.node), frozenset())
-                traced_calls.setdefault(node, []).append(_none_at(node, bound, call, handed=handed))
+                narrowed = self._narrowed(call) if any(type(a.value) is cst.Name for a in call.node.args) else {}
+                traced_calls.setdefault(node, []).append(_none_at(node, bound, call, narrowed, handed))
             if call.via is not None and call.outer_self is not None:
                 facts.outer_selves[node] = facts.outer_selves.get(node, False) or call.outer_self
             name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
