@@ -19,6 +19,7 @@ import libcst as cst
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import (
+    GIVEN,
     Fixed,
     Guard,
     agreed,
@@ -588,6 +589,56 @@ def _none_at(
         else:
             values[id(arg.value)] = keywords.get(arg.keyword.value)
     return none_at_call(function, bound, call.node, values, known or {}, handed)
+
+
+@dataclass(frozen=True)
+class _Handing:
+    """A traced call handing on parameters of its caller (dead_branches.GIVEN): which answer of the callee it
+    gave, and for each parameter of the callee, the caller's name it hands on."""
+
+    callee: cst.FunctionDef
+    index: int
+    caller: cst.CSTNode
+    names: dict[str, str]
+
+
+_HOPS = 4  # how many calls a handed-on value is followed through
+
+
+def _settle_nones(facts: RoundFacts, node: cst.FunctionDef | cst.Lambda, answers: list[dict[str, Fixed]]) -> None:
+    """What every traced call of `node` fixes of its parameters, where no statement binds them again before
+    their tests."""
+    common = agreed(answers) if node not in facts.applied or node in facts.wrapped else {}
+    rebound = rebound_names(node.body) if common and isinstance(node, cst.FunctionDef) else set()
+    if rebound & common.keys():
+        early = tests_before_rebinding(cast(cst.FunctionDef, node), rebound & common.keys())
+        facts.test_nones.update((test, {name: common[name] for name in live}) for test, live in early.items())
+    common = {name: none for name, none in common.items() if name not in rebound}
+    if common:
+        facts.nones[node] = common
+    else:
+        facts.nones.pop(node, None)
+
+
+def _hand_on_nones(
+    facts: RoundFacts, traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, Fixed]]], handing: list[_Handing]
+) -> None:
+    """A parameter handed on (`which=which`) gets what every traced call of the caller fixes of it
+    (`which="fourier"`, `with_jax=True`): Python decides the callee's test with the caller's value."""
+    for _ in range(_HOPS):
+        changed: set[cst.FunctionDef] = set()
+        for handed in handing:
+            answer = traced_calls[handed.callee][handed.index]
+            known = facts.nones.get(handed.caller, {})
+            for param, name in handed.names.items():
+                fixed = known.get(name, GIVEN)  # (GIVEN again: what the caller's calls fix is no longer agreed)
+                if answer.get(param) != fixed:
+                    answer[param] = fixed
+                    changed.add(handed.callee)
+        if not changed:
+            return
+        for callee in changed:
+            _settle_nones(facts, callee, traced_calls[callee])
 
 
 class ScopeRecorder:
@@ -1389,6 +1440,7 @@ class ScopeRecorder:
         self._carry_parameters(facts)
         self._through_wrappers(facts)
         traced_calls: dict[cst.FunctionDef | cst.Lambda, list[dict[str, Fixed]]] = {}
+        handing: list[_Handing] = []
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
             if node is None or node in facts.host or self._redefined_around(call):
@@ -1396,7 +1448,12 @@ class ScopeRecorder:
             if call.via is not None and type(node) is cst.FunctionDef:
                 handed = self.handed_at.get(id(call.node), frozenset())
                 narrowed = self._narrowed(call) if any(type(a.value) is cst.Name for a in call.node.args) else {}
-                traced_calls.setdefault(node, []).append(_none_at(node, bound, call, narrowed, handed))
+                answers = traced_calls.setdefault(node, [])
+                answers.append(answer := _none_at(node, bound, call, narrowed, handed))
+                if GIVEN in answer.values():
+                    args = arguments_given(node, bound, call.node) or {}
+                    on = {p: cast(cst.Name, args[p]).value for p, fixed in answer.items() if fixed == GIVEN}
+                    handing.append(_Handing(node, len(answers) - 1, call.chain[-1], on))
             if call.via is not None and call.outer_self is not None:
                 facts.outer_selves[node] = facts.outer_selves.get(node, False) or call.outer_self
             name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
@@ -1472,14 +1529,8 @@ class ScopeRecorder:
             traced_calls[node] = [*traced_calls.get(node, ()), *answers]
             facts.wrapped.add(node)
         for node, answers in traced_calls.items():
-            common = agreed(answers) if node not in facts.applied or node in facts.wrapped else {}
-            rebound = rebound_names(node.body) if common and isinstance(node, cst.FunctionDef) else set()
-            if rebound & common.keys():
-                early = tests_before_rebinding(cast(cst.FunctionDef, node), rebound & common.keys())
-                facts.test_nones.update((test, {name: common[name] for name in live}) for test, live in early.items())
-            common = {name: none for name, none in common.items() if name not in rebound}
-            if common:
-                facts.nones[node] = common
+            _settle_nones(facts, node, answers)
+        _hand_on_nones(facts, traced_calls, handing)
         self._closure_nones(facts, sites)
         # A subclass elsewhere that defines one of these again changes what this module's analysis finds.
         learned = (
