@@ -68,6 +68,11 @@ WEAKLY_REFERENCING = frozenset(
     }
 )
 
+# NumPy functions that hand a tracer to the array's own method with keywords jax's method does not take, so they
+# raise TypeError before any conversion: `np.argsort(x)` passes `kind=None, order=None, stable=None` to
+# `x.argsort` (numpy 2.x, checked under `jax.jit` with jax 0.10.2).
+RAISES_TYPE_ERROR = frozenset({"numpy.argsort"})
+
 # What NumPy and `math` raise on a tracer (TracerArrayConversionError, ConcretizationTypeError,
 # TracerIntegerConversionError) and the classes above them (JAXTypeError, TypeError, Exception: their MRO on jax
 # 0.10.2): a `try` whose handler names one of these catches the error, and the code goes on (a concrete-only check

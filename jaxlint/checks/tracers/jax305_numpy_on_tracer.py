@@ -17,6 +17,7 @@ from jaxlint.model.numpy_boundary import (
     LIST_THROUGH_NUMPY,
     MATH_BY_OPERATORS,
     NUMPY_CONVERSION_ERRORS,
+    RAISES_TYPE_ERROR,
     READS_SHAPE_OR_DTYPE,
     STORES_AS_GIVEN,
     TAKES_TRACED_ARRAY,
@@ -132,6 +133,7 @@ class NumpyOnTracer(Rule):
                 module = code(cast(cst.Attribute, node.func).value)
                 fix = f"`jnp.{short}`: a traced call leaves `{module}` to its default, NumPy; pass `{module}=jnp` there"
             error = "ConcretizationTypeError" if qualified.startswith("math.") else "TracerArrayConversionError"
+            error = "TypeError" if qualified in RAISES_TYPE_ERROR else error
             self.report(
                 node,
                 lambda line_of: (
