@@ -9,6 +9,7 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.callees import inherited_methods, module_bindings, plain_class
+from jaxlint.analysis.dead_branches import fixed_arguments
 from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, Looped, ModuleContext, Outgoing
 from jaxlint.analysis.loop_calls import looped_calls
 from jaxlint.analysis.names import scope_imports
@@ -126,8 +127,11 @@ def module_interface(
             differentiates=call.trace.differentiates,
             kinds=call.kinds,
             shapes=call.shapes,
+            fixed=fixed,
+            given=given,
         )
         for call in tracker.outgoing
+        for fixed, given in (fixed_arguments(call.node),)
     )
     applications = tuple(
         Applied(

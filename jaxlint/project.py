@@ -328,6 +328,8 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                     call.differentiates,
                     kinds.get(param),
                     shapes.get(param),
+                    call.fixed,
+                    call.given,
                 )
                 if entry not in into:
                     into.append(entry)

@@ -352,3 +352,50 @@ def narrowed_at(
         shadowed |= own | rebound
         point = scope
     return found
+
+
+def fixed_arguments(call: cst.Call) -> tuple[tuple[tuple[int | str, str], ...], tuple[int | str, ...] | None]:
+    """For another module: the arguments of `call` whose value decides a test (`None`, `True`, `False`, a string
+    literal), by position or keyword, as text; and every place the call gives an argument (None: a `*args` or
+    `**kwargs` hides some, so what a parameter left out holds is not known)."""
+    fixed: list[tuple[int | str, str]] = []
+    places: list[int | str] = []
+    position: int | None = 0  # (None after a `*args`: where the next ones land is not known)
+    for arg in call.args:
+        if arg.star:
+            position = None
+            continue
+        if arg.keyword is None and position is None:
+            continue
+        place: int | str = arg.keyword.value if arg.keyword is not None else cast(int, position)
+        if arg.keyword is None:
+            position = cast(int, position) + 1
+        places.append(place)
+        text = _fixed_text(arg.value)
+        if text is not None:
+            fixed.append((place, text))
+    complete = not any(arg.star for arg in call.args)
+    return tuple(fixed), tuple(places) if complete else None
+
+
+def _fixed_text(expr: cst.BaseExpression | None) -> str | None:
+    if type(expr) is cst.Name and expr.value in ("None", "True", "False"):
+        return expr.value
+    if type(expr) is cst.SimpleString and isinstance(text := expr.evaluated_value, str):
+        return "'" + text
+    return None
+
+
+def fixed_of(text: str) -> Fixed:
+    """What `fixed_arguments`' text of an argument (or `_fixed_text` of a default) fixes of its parameter."""
+    if text == "None":
+        return True
+    if text in (FALSE, TRUE):
+        return text
+    return Given(text[1:])
+
+
+def fixed_default(param: cst.Param) -> Fixed | None:
+    """What a parameter's default fixes, where a call leaves it out (None: nothing a test decides)."""
+    text = _fixed_text(param.default)
+    return fixed_of(text) if text is not None else None

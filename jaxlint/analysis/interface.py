@@ -60,6 +60,10 @@ class Outgoing:
     # Of the arguments that hold a tuple, list or dict with tracers in it: its structure as the helper gets it
     # (structures.kept_text: which items are tracers and which Python values), by position or keyword.
     shapes: tuple[tuple[int | str, str], ...] = ()
+    # The arguments whose value decides a parameter's tests (`None`, `True`, `False`, a string literal), by position
+    # or keyword (dead_branches.fixed_arguments); and every place the call gives (None: a `*args` hides some).
+    fixed: tuple[tuple[int | str, str], ...] = ()
+    given: tuple[int | str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,8 @@ class IncomingTracer:
     differentiates: bool = True  # Outgoing.differentiates
     kind: str | None = None  # one traced array of this dtype kind (Outgoing.kinds); None: a pytree, or not known
     shape: str | None = None  # the structure of the container it gives (Outgoing.shapes); None: not known
+    fixed: tuple[tuple[int | str, str], ...] = ()  # Outgoing.fixed and Outgoing.given, of the same call
+    given: tuple[int | str, ...] | None = None
 
 
 @dataclass(frozen=True)

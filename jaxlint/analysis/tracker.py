@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property, lru_cache
 from typing import Final, TypeVar, cast
 from dataclasses import dataclass, field, replace
@@ -36,7 +36,15 @@ from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings
 from jaxlint.analysis.constructions import Parameter, constructed_with, constructor_fields, dataclass_field
 from jaxlint.analysis.constructions import handed_on, never_passed
 from jaxlint.analysis.constructions import parameter_of
-from jaxlint.analysis.dead_branches import Fixed, agreed, dead_branch, guards_the_rest, is_none
+from jaxlint.analysis.dead_branches import (
+    Fixed,
+    agreed,
+    dead_branch,
+    fixed_default,
+    fixed_of,
+    guards_the_rest,
+    is_none,
+)
 from jaxlint.analysis.dtype_tests import dtype_test
 from jaxlint.analysis.expected_errors import caught_errors, shown_errors
 from jaxlint.analysis.donations import DonationFlow
@@ -185,6 +193,34 @@ _SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
 _PASSED_CONTAINER = Value(Kind.UNKNOWN, contents=Contents("list", None))
 # A call of another module into a function of this one: traced (Imported.entries) or not (Imported.handed).
 _Entry = TypeVar("_Entry", IncomingTracer, IncomingContainer)
+
+
+def _parameter_at(place: int | str, offset: int, positional: Sequence[str]) -> str | None:
+    """The parameter an argument of another module's call lands on: by keyword, or by position past the `offset`
+    parameters the call binds itself (`self`)."""
+    if isinstance(place, str):
+        return place
+    position = place + offset
+    return positional[position] if position < len(positional) else None
+
+
+def _fixed_by(function: cst.FunctionDef, entry: IncomingTracer, offset: int) -> dict[str, Fixed]:
+    """What a traced call of another module fixes of `function`'s parameters: each `None`, `True`, `False` or
+    string it gives, and, where it shows every argument, each such default it leaves (dead_branches.py)."""
+    positional = Signature.of(function.params).positional
+    found: dict[str, Fixed] = {}
+    for place, text in entry.fixed:
+        if (name := _parameter_at(place, offset, positional)) is not None:
+            found[name] = fixed_of(text)
+    if entry.given is not None:
+        given = {_parameter_at(place, offset, positional) for place in entry.given} | set(positional[:offset])
+        params = function.params
+        for left in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if left.name.value not in given and (default := fixed_default(left)) is not None:
+                found[left.name.value] = default
+    return found
+
+
 # How calls of other modules reach a function: the name their entries are under (`step`, `Solver`, `Solver.step`),
 # whether only calls of what calling it makes reach it (True), only calls of it (False) or both (None), and the
 # parameters Python fills before the call's arguments (None: `self` when called through an instance).
@@ -1612,7 +1648,7 @@ class ValueTracker(Domain):
         kinds: dict[str, str | None] = {}
         shapes: dict[str, Value | None] = {}
         imported = self.context.imported.entries if self.context is not None else {}
-        for entry, param in reversed(self._incoming(node, name, imported)):
+        for entry, param, _ in reversed(self._incoming(node, name, imported)):
             if param is not None:
                 via = AppliedTransform(
                     entry.transform, node, entry.staged, origin=entry.where, differentiates=entry.differentiates
@@ -1643,10 +1679,12 @@ class ValueTracker(Domain):
         own = self._known.nones.get(node, {})
         calls: dict[tuple[str, str], dict[str, Fixed]] = {}
         imported = self.context.imported.entries if self.context is not None else {}
-        for entry, param in self._incoming(node, name, imported):
-            answer = calls.setdefault((entry.where, entry.caller), {})
+        for entry, param, offset in self._incoming(node, name, imported):
+            where = (entry.where, entry.caller)
+            if where not in calls:  # (each parameter given a tracer has its entry; all tell the same call)
+                calls[where] = _fixed_by(node, entry, offset)
             if param is not None:
-                answer[param] = False
+                calls[where][param] = False
         if not calls:
             return own
         answers = list(calls.values())
@@ -1657,7 +1695,7 @@ class ValueTracker(Domain):
 
     def _incoming(
         self, node: cst.FunctionDef | cst.Lambda, name: str, entries: Mapping[str, tuple[_Entry, ...]]
-    ) -> list[tuple[_Entry, str | None]]:
+    ) -> list[tuple[_Entry, str | None, int]]:
         """The calls of other modules into this function (`entries`: Imported.entries, the traced ones, or
         Imported.handed), each with the parameter it gives a tracer (a Python container)."""
         if not entries:
@@ -1666,19 +1704,13 @@ class ValueTracker(Domain):
         if not routes:
             return []
         positional = Signature.of(node.params).positional
-        found: list[tuple[_Entry, str | None]] = []
+        found: list[tuple[_Entry, str | None, int]] = []
         for key, made, bound in routes:
             for entry in entries.get(key, ()):
                 if made is not None and entry.made is not made:
                     continue
-                if isinstance(entry.param, str):
-                    param: str | None = entry.param
-                else:
-                    position = entry.param + (
-                        bound if bound is not None else method_bound(cast(cst.FunctionDef, node), entry.instance)
-                    )
-                    param = positional[position] if position < len(positional) else None
-                found.append((entry, param))
+                offset = bound if bound is not None else method_bound(cast(cst.FunctionDef, node), entry.instance)
+                found.append((entry, _parameter_at(entry.param, offset, positional), offset))
         return found
 
     def _routes(self, node: cst.FunctionDef | cst.Lambda, name: str) -> list[_Route]:
@@ -1929,7 +1961,7 @@ class ValueTracker(Domain):
         self._pending.append(self._traced(node, node.name.value, node.params, decorators))
         if self.context is not None and self.context.imported.handed:
             given = self._incoming(node, node.name.value, self.context.imported.handed)
-            self._handed_params[node] = frozenset(param for _, param in given if param is not None)
+            self._handed_params[node] = frozenset(param for _, param, _ in given if param is not None)
 
     def _watched_from_other_modules(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         """An eager def that calls of other modules reach (_routes), to watch the lookups of its parameters
