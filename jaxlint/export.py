@@ -14,7 +14,8 @@ from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, L
 from jaxlint.analysis.loop_calls import looped_calls
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.narrowing import returned_test
-from jaxlint.analysis.scopes import RoundFacts, is_property, method_bound
+from jaxlint.analysis.bindings import is_property
+from jaxlint.analysis.scopes import RoundFacts, method_bound
 from jaxlint.analysis.traced import Signature, decorator_transform
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.model.dtypes import WIDE_DTYPE_WORD

@@ -192,3 +192,15 @@ def method_of(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
     body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
     found = [s for s in body if type(s) is cst.FunctionDef and s.name.value == name]
     return found[0] if len(found) == 1 else None
+
+
+def is_property(function: cst.FunctionDef) -> bool:
+    """`@property`, `@cached_property`, `@x.setter`: reading the attribute runs it, calling calls its result."""
+    return any(
+        _dotted_tail(d.decorator) in ("property", "cached_property", "setter", "getter", "deleter")
+        for d in function.decorators
+    )
+
+
+def _dotted_tail(expr: cst.BaseExpression) -> str | None:
+    return expr.value if isinstance(expr, cst.Name) else expr.attr.value if isinstance(expr, cst.Attribute) else None

@@ -1230,7 +1230,23 @@ class KeyFlow(Domain):
         ref = key_ref(inner) if viewed else None
         if ref is not None and self.state.resolve(ref) in self.state.single:
             return ref
-        return key_ref(expr) or _made_key_ref(expr, self._tracker.names)
+        ref = key_ref(expr)
+        if ref is not None and _attribute(ref):
+            return self._read_attribute(ref)
+        return ref or _made_key_ref(expr, self._tracker.names)
+
+    def _read_attribute(self, ref: str) -> str | None:
+        """The key an attribute read (`self.rng_key`) gives: a property's getter runs at each read, and one that
+        splits a stored key and keeps a half gives a new key each time (not known: None); one that gives a stored
+        attribute as it is (`return self._key`) gives that attribute (StableFields.may_compute)."""
+        holder, _, attribute = ref.partition(".")
+        chain = self._tracker.chain
+        cls = chain[-2] if holder == "self" and len(chain) >= 2 and type(chain[-2]) is cst.ClassDef else None
+        stable = stable_fields(self._module)
+        stored = stable.given_by_property(cls, attribute)
+        if stored is not None:
+            return f"{holder}.{stored}"
+        return None if stable.may_compute(cls, attribute) else ref
 
     def _view_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The array `expr` reshapes or indexes with `None`/`0`/`...`/`:` only, if it does."""

@@ -17,7 +17,7 @@ from typing import Callable, Iterable, cast
 import libcst as cst
 
 from jaxlint.analysis.calls import arguments
-from jaxlint.analysis.bindings import blocks, parameter_names, rebound_names, statements, target_names
+from jaxlint.analysis.bindings import blocks, is_property, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import (
     GIVEN,
     Fixed,
@@ -517,18 +517,6 @@ def _is_classmethod(function: cst.FunctionDef) -> bool:
 def instance_method(function: cst.FunctionDef) -> bool:
     """A method whose first parameter is the instance (not a staticmethod or a classmethod)."""
     return not _is_static(function) and not _is_classmethod(function)
-
-
-def is_property(function: cst.FunctionDef) -> bool:
-    """`@property`, `@cached_property`, `@x.setter`: reading the attribute runs it, calling calls its result."""
-    return any(
-        _dotted_tail(d.decorator) in ("property", "cached_property", "setter", "getter", "deleter")
-        for d in function.decorators
-    )
-
-
-def _dotted_tail(expr: cst.BaseExpression) -> str | None:
-    return expr.value if isinstance(expr, cst.Name) else expr.attr.value if isinstance(expr, cst.Attribute) else None
 
 
 def method_bound(function: cst.FunctionDef, through_instance: bool) -> int:

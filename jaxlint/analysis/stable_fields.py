@@ -10,11 +10,12 @@ that splits each time) have no stable attributes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 import libcst as cst
 
+from jaxlint.analysis.bindings import is_property
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.traversal import in_order
 
@@ -32,6 +33,14 @@ class StableFields:
     # Those it assigns on an object that exists already: anywhere but an initialiser's `self.x = ...`.
     changed: frozenset[str] = frozenset()
     dynamic: bool = False  # `setattr` or the like: any attribute may be assigned
+    # Of each class: the defs of its family (a property or method of that name runs code when read), and the
+    # stored attribute each of its family's properties gives as it is (`return self._key`; None: it computes).
+    defined: dict[cst.ClassDef, frozenset[str]] = field(default_factory=dict)
+    getters: dict[cst.ClassDef, dict[str, str | None]] = field(default_factory=dict)
+    # Of any class of the module, as above (an object whose class is not known may be an instance of any).
+    any_getters: dict[str, str | None] = field(default_factory=dict)
+    declared: frozenset[str] = frozenset()  # the annotated names of the module's class bodies (fields)
+    open: frozenset[cst.ClassDef] = frozenset()  # the classes with a base from elsewhere
 
     def keeps(self, cls: cst.ClassDef, attribute: str) -> bool:
         return attribute in self.kept.get(cls, frozenset())
@@ -40,6 +49,22 @@ class StableFields:
         """Whether this module's code may assign `attribute` on some object: an instance of another module's class
         whose method draws from its kept key may hold another key here."""
         return self.dynamic or attribute in self.stored
+
+    def may_compute(self, cls: cst.ClassDef | None, attribute: str) -> bool:
+        """Whether reading `attribute` (of an instance of `cls`, when known) may run code instead of giving what was
+        stored: a def of that name in `cls`'s family (not a property giving a stored attribute as it is); for a class
+        with a base from elsewhere, an attribute the module neither assigns nor declares (that base may compute it);
+        of an instance of a class not known, a property of that name in the module that computes."""
+        if cls is None:
+            return attribute in self.any_getters and self.any_getters[attribute] is None
+        if attribute in self.defined.get(cls, ()):
+            return self.getters.get(cls, {}).get(attribute) is None
+        return cls in self.open and attribute not in self.stored and attribute not in self.declared
+
+    def given_by_property(self, cls: cst.ClassDef | None, attribute: str) -> str | None:
+        """The stored attribute a property gives as it is (`rng_key` of `return self._key`), of `cls` or of any
+        class of the module when `cls` is not known."""
+        return (self.getters.get(cls, {}) if cls is not None else self.any_getters).get(attribute)
 
     def may_change(self, attribute: str) -> bool:
         """Whether this module's code may assign `attribute` on an object handed to it (a construction's own
@@ -75,17 +100,58 @@ def _find(module: cst.Module) -> StableFields:
                             into.add(target.attr.value)
     elsewhere = {target.attr.value for target in stores if id(target) not in on_self}  # `agent.key = ...`
     kept = {}
+    own_defs = {cls: {s.name.value for s in cls.body.body if type(s) is cst.FunctionDef} for cls in classes}
+    defined: dict[cst.ClassDef, frozenset[str]] = {}
+    family_of: dict[cst.ClassDef, list[cst.ClassDef]] = {}
+    open_classes = set()
     for cls in classes:
+        family = family_of[cls] = _family(cls, classes)
+        defined[cls] = frozenset().union(*(own_defs[member] for member in family))
         if not _plain_bases(cls, classes):
+            open_classes.add(cls)
             continue
-        family = _family(cls, classes)
         later = elsewhere.union(*(changed[member] for member in family))
-        defined = {statement.name.value for statement in cls.body.body if type(statement) is cst.FunctionDef}
-        stable = frozenset(built[cls] - later - defined)
+        stable = frozenset(built[cls] - later - own_defs[cls])
         if stable:
             kept[cls] = stable
     changed_later = elsewhere.union(*changed.values())
-    return StableFields(kept, frozenset(target.attr.value for target in stores), frozenset(changed_later))
+    getters = {cls: _getters(family_of[cls]) for cls in classes}
+    return StableFields(
+        kept,
+        frozenset(target.attr.value for target in stores),
+        frozenset(changed_later),
+        defined=defined,
+        getters=getters,
+        any_getters=_getters(classes),
+        declared=frozenset().union(*(_declared_fields(cls) for cls in classes)),
+        open=frozenset(open_classes),
+    )
+
+
+def _getters(classes: list[cst.ClassDef]) -> dict[str, str | None]:
+    """The properties of `classes`, each with the stored attribute it gives as it is (None: it computes, or two of
+    that name disagree)."""
+    found: dict[str, str | None] = {}
+    for cls in classes:
+        for getter in cls.body.body:
+            if type(getter) is cst.FunctionDef and is_property(getter):
+                name, attribute = getter.name.value, _returned_attribute(getter)
+                found[name] = attribute if found.get(name, attribute) == attribute else None
+    return found
+
+
+def _returned_attribute(getter: cst.FunctionDef) -> str | None:
+    """The attribute of `self` a getter gives and does nothing else (`return self._key`), if that is all it does."""
+    body = list(getter.body.body) if type(getter.body) is cst.IndentedBlock else []
+    if body and type(body[0]) is cst.SimpleStatementLine and type(body[0].body[0]) is cst.Expr:
+        body = body[1:]  # its docstring
+    if len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1:
+        return None
+    statement = body[0].body[0]
+    value = statement.value if type(statement) is cst.Return else None
+    if type(value) is cst.Attribute and type(value.value) is cst.Name and value.value.value == "self":
+        return value.attr.value
+    return None
 
 
 def _family(cls: cst.ClassDef, classes: list[cst.ClassDef]) -> list[cst.ClassDef]:
