@@ -727,19 +727,28 @@ def traced_function(
     arrays: frozenset[str] = frozenset(),
     through: dict[cst.CSTNode, frozenset[str]] | None = None,
     pytrees: frozenset[str] = frozenset(),
+    decorated: int = 0,
 ) -> TracedFunction | None:
     """The traced-scope facts of one function from everything applied to it, or None. `given`: the
     parameters some call of it passes a scalar literal; `arrays`: those some call passes a JAX array; `through`:
     those the calls of a transform's wrapper pass a scalar literal, by the transform's node; `pytrees`: those
-    holding an instance of a pytree class of the module."""
+    holding an instance of a pytree class of the module; `decorated`: how many of `transforms`, first, are the
+    def's own decorators (in their order, the last one innermost).
+
+    A parameter a decorator makes static (`@partial(jax.jit, static_argnames="i")`) is a Python value in the body,
+    whatever a transform applied outside it does: everything else reaches the body through that wrapper, which
+    hashes the argument (a tracer given there raises at the call, before the body is traced)."""
     if not transforms and not passed and not entries:
         return None
     signature = Signature.of(params)
     traced: dict[str, Tracer] = {}
     static: set[str] = set()
+    depth: dict[int, int] = {}  # by id of a transform: 1 for the innermost decorator, more outside it
+    static_within: dict[str, int] = {}  # a parameter a decorator makes static: that decorator's depth
     gradients: dict[str, tuple[str, ...]] = {}
     lists: set[str] = set()
-    for transform in transforms:
+    for index, transform in enumerate(transforms):
+        depth[id(transform)] = decorated - index if index < decorated else decorated + 1
         lists |= _listed(transform, signature.after(transform))
         try:
             passed_through = through.get(transform.node, frozenset()) if through else frozenset()
@@ -750,6 +759,9 @@ def traced_function(
             )
         except NotLiteral:
             continue
+        if index < decorated:
+            for param in more_static:
+                static_within[param] = min(static_within.get(param, depth[id(transform)]), depth[id(transform)])
         seen = signature.after(transform).positional
         for param in more_traced - _untraceable(signature):
             # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool, and
@@ -759,6 +771,10 @@ def traced_function(
             if transform.name in GRADIENTS and transform.differentiates and transform is not traced[param].transform:
                 gradients[param] = (*gradients.get(param, ()), transform.name)
         static |= more_static
+    for param, within in static_within.items():
+        if param in traced and depth.get(id(traced[param].transform), 0) > within:
+            del traced[param]
+            gradients.pop(param, None)
     for param, more in gradients.items():
         traced[param] = replace(traced[param], differentiated_by=more)
     for param, tracer in passed.items():

@@ -1835,6 +1835,7 @@ class ValueTracker(Domain):
     def _traced(
         self, node: cst.FunctionDef | cst.Lambda, name: str, params: cst.Parameters, transforms
     ) -> TracedFunction | None:
+        decorated = len(transforms)
         transforms = [*transforms, *self._known.applied.get(node, ()), *self._applied_by_other_modules(node, name)]
         if node in self._known.host or self._replaced_unread(node):
             return None
@@ -1844,6 +1845,7 @@ class ValueTracker(Domain):
             # custom_jvp/custom_vjp trace nothing themselves, and differentiating a call gives the function (or its
             # forward rule) the primal values: only a staged trace around the call makes its arguments tracers, and
             # no gradient around it differentiates its body (its own rule does), whether or not a jit stages it.
+            decorated = sum(1 for transform in transforms[:decorated] if transform.name not in CUSTOM_RULES)
             transforms = [_by_rule(transform) for transform in transforms if transform.name not in CUSTOM_RULES]
             passed = {
                 param: replace(tracer, transform=_by_rule(tracer.transform), differentiated_by=())
@@ -1868,6 +1870,7 @@ class ValueTracker(Domain):
                 if transforms
                 and self._class_of_pytree(node, param, param.annotation.annotation if param.annotation else None)
             ),
+            decorated,
         )
 
     def _enter(
