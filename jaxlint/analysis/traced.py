@@ -686,7 +686,8 @@ def _mapped(
 
 def _rebuilds_self(transform: AppliedTransform, signature: Signature, names: Names, table: TransformTable) -> bool:
     """Whether the transform takes a method's `self` as an argument it traces: jit's arguments not in
-    static_argnums/static_argnames, pmap's not in static_broadcasted_argnums (whatever its `in_axes`). jax flattens
+    static_argnums/static_argnames, pmap's not in static_broadcasted_argnums (whatever its `in_axes`), vmap's that
+    its `in_axes` maps. jax flattens
     the object at each call (a pytree, or the call raises TypeError: not a valid JAX type) and the body gets a copy
     rebuilt from tracers: its attribute writes stay in the trace, and leave it only as outputs. Bound
     (`jax.jit(self.step)`) or static, `self` is the caller's object."""
@@ -698,6 +699,11 @@ def _rebuilds_self(transform: AppliedTransform, signature: Signature, names: Nam
             _, static = _traced_and_static(transform, signature, names, table)
         elif spec is not None and spec.traces_unmapped:
             static = _positions(signature, literal_ints(transform.keywords.get("static_broadcasted_argnums")))
+        elif spec is not None and spec.family == MAP:
+            mapped, _ = _traced_and_static(transform, signature, names, table)
+            return (
+                "self" in mapped
+            )  # vmap flattens a mapped `self` too; an unmapped one (`in_axes=None`) it passes as is
         else:
             return False
     except NotLiteral:
