@@ -82,7 +82,7 @@ from jaxlint.model.keys import (
     KEY_MAKERS,
     LAYERS_DRAWING_WHEN_CALLED,
     LIBRARY_KEY_DRAWERS,
-    LIBRARY_KEY_METHODS,
+    key_drawing_method,
     LIBRARY_SAMPLERS,
     LIBRARY_SUBCLASSES,
     NOT_CONSUMERS,
@@ -1492,7 +1492,7 @@ class KeyFlow(Domain):
         if is_sampler(sampler):  # `jax.jit(jax.random.bits)(key)`, of `sampler = jax.jit(jax.random.bits)` too
             key = argument(call, 0, "key")
             return (key, f"{made}({sampler})") if key is not None else None
-        where = LIBRARY_KEY_METHODS.get(made, {}).get(method)
+        where = key_drawing_method(made, method)
         key = argument(call, *where) if where is not None else None
         if key is None and method == "__call__":  # a layer of `eqx.nn` called: `dropout(x, key=key)`
             key = _keyword_key(call, made)

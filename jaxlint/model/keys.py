@@ -98,6 +98,21 @@ LIBRARY_KEY_DRAWERS: dict[str, str] = merged_dicts("KEY_DRAWERS")
 LAYERS_DRAWING_WHEN_CALLED = merged_sets("LAYERS_DRAWING_WHEN_CALLED")
 # Library classes whose instances' methods draw from a key they are given: method -> (position, keyword).
 LIBRARY_KEY_METHODS: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHODS")
+# The same, for every class whose qualified name starts with a prefix (a library's distributions).
+LIBRARY_KEY_METHOD_FAMILIES: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHOD_FAMILIES")
+
+
+def key_drawing_method(made: str, method: str) -> tuple[int, str] | None:
+    """Where a method of what `made` names takes the key it draws from (position, keyword), if it draws."""
+    where = LIBRARY_KEY_METHODS.get(made, {}).get(method)
+    if where is None:
+        family = next(
+            (methods for prefix, methods in LIBRARY_KEY_METHOD_FAMILIES.items() if made.startswith(prefix)), {}
+        )
+        where = family.get(method)
+    return where
+
+
 # Library objects seeding a stream of keys with each key given to them (flax's `nnx.Rngs(params=k1, dropout=k2)`).
 STREAM_SEEDERS = merged_sets("STREAM_SEEDERS")
 # Library base classes whose subclasses' instances have such methods (a flax Module's `init` and `apply`), and

@@ -46,6 +46,11 @@ KEY_DRAWING_METHODS = {
         )
     },
 }
+# Families of classes whose methods draw from the key given to them, by the prefix of the class's qualified name:
+# every distribution's `sample(key, sample_shape=())` (and `sample_with_intermediates`) draws from its key.
+KEY_DRAWING_METHOD_FAMILIES = {
+    "numpyro.distributions.": {"sample": (0, "key"), "sample_with_intermediates": (0, "key")},
+}
 # Distributions given by unnormalised log-probabilities: the logits' (position, keyword), no position when only a
 # keyword gives them (`Categorical(probs=None, logits=None)`).
 LOGITS_SAMPLERS = {
