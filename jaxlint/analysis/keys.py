@@ -501,7 +501,11 @@ class KeyState:
             self.keys.pop(name, None)
 
     def forget_made(self, name: str) -> None:
-        """`name` changes: a key made from it (`key(step)`, _made_key_ref) made again is another key."""
+        """`name` changes: a key made from it (`key(step)`, _made_key_ref) made again is another key; a name bound
+        to the one made before keeps that one, with its past."""
+        for alias, target in list(self.aliases.items()):
+            if name in _made_from(target):
+                self._detach(alias, target)
         for ref in [r for r in (*self.consumed, *self.keys) if name in _made_from(r)]:
             self.consumed.pop(ref, None)
             self.keys.pop(ref, None)
@@ -1755,6 +1759,11 @@ class KeyFlow(Domain):
                 if named is not None and self.state.resolve(named) == self.state.resolve(ref):
                     self.state.keep(ref)
                     return
+            made = _made_key_ref(value, self._tracker.names) if named is None and value is not None else None
+            if made is not None and ref not in _made_from(made) and not self._same_each_iteration(value, named=True):
+                # `k = fold_in(rng, step)`: the key fold_in makes of these values, the same key each time it is made
+                self.state.learn(made)
+                named = made
             entries = self._entries(value)
             if named is not None and named != ref:
                 # `a = k`, `x = keys["init"]`: another name of the same key (consumed wherever it goes)
