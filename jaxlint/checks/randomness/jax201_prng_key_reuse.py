@@ -98,7 +98,9 @@ class PrngKeyReuse(Rule):
         "one random map applied to both, as random-feature kernels need (two calls that differ in a size or a "
         "shape, `init_layer(key, 3, 8)`, `init_layer(key, 8, 1)`, are still flagged); a first draw bound "
         "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
-        "`if n == 1: return uniform(key)`): on that path the first is dropped, so the two never meet; a first "
+        "`if n == 1: return uniform(key)`), or before a statement holding the second that binds that name again "
+        "without reading it (`p = normal(key)`, then `if clip: p = clip(normal(key), 0, 1)`): on that path the first is "
+        "dropped, so the two never meet; a first "
         "draw bound to names that are all bound again before anything reads them (`eval_keys = split(key, 4)` "
         "before a loop that does `key, *eval_keys = split(key, 5)` and only then evaluates; at module level, "
         "bound again in the same block), or a helper's `jax.random` call whose results the helper never reads "
@@ -233,8 +235,10 @@ class PrngKeyReuse(Rule):
         return self._orders[id(node)]
 
     def _dropped_before_return(self, first: cst.CSTNode, second: cst.Call) -> bool:
-        """Whether the first draw is bound to a name that nothing reads from there to a `return` holding the
-        second, with no loop around either: on the one path where both run, the first draw is dropped."""
+        """Whether the first draw is bound to a name that nothing reads from there to the statement holding the
+        second, which drops it: a `return`, or a binding of that name that does not read it (`p = normal(key)`, then
+        `if clip: p = clip(normal(key), 0, 1)`), with no loop around either: wherever both run, the first draw's
+        numbers are dropped unseen."""
         order = self._function_in_order()
         if order is None:
             return False
@@ -245,22 +249,20 @@ class PrngKeyReuse(Rule):
         if any(isinstance(n, _LOOPS) for n in (*first_around, *second_around)):
             return False
         bound = next((n for n in reversed(first_around) if isinstance(n, cst.SimpleStatementLine)), None)
-        returned = next((n for n in reversed(second_around) if isinstance(n, cst.SimpleStatementLine)), None)
-        if bound is None or returned is None or not isinstance(returned.body[0], cst.Return):
+        ending = next((n for n in reversed(second_around) if isinstance(n, cst.SimpleStatementLine)), None)
+        if bound is None or ending is None or len(ending.body) != 1:
             return False
-        assign = bound.body[0] if len(bound.body) == 1 else None
-        if not (
-            isinstance(assign, cst.Assign)
-            and len(assign.targets) == 1
-            and isinstance(assign.targets[0].target, cst.Name)
-        ):
+        name = _assigned_name(bound)
+        if name is None:
             return False
-        name = assign.targets[0].target.value
-        start, end = where[id(bound)][0], where[id(returned)][0]
+        start, end = where[id(bound)][0], where[id(ending)][0]
+        if isinstance(ending.body[0], cst.Return):
+            end += sum(1 for _ in in_order(ending))  # (the return must not read it either)
+        elif _assigned_name(ending) != name or _reads(cast(cst.Assign, ending.body[0]).value, name):
+            return False
         after_bound = start + sum(1 for _ in in_order(bound))
         return start < end and not any(
-            isinstance(node, cst.Name) and node.value == name
-            for node, _ in order[after_bound : end + sum(1 for _ in in_order(returned))]
+            isinstance(node, cst.Name) and node.value == name for node, _ in order[after_bound:end]
         )
 
     def _rebound_before_read(self, first: cst.CSTNode) -> bool:
@@ -299,6 +301,18 @@ class PrngKeyReuse(Rule):
             ):
                 return False  # a read the first draw may reach (the binding's own line reads first)
         return bool(drawn) and not unbound
+
+
+def _assigned_name(line: cst.SimpleStatementLine) -> str | None:
+    """The one name a line binds, when it is `name = value` and nothing else."""
+    assign = line.body[0] if len(line.body) == 1 else None
+    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and type(assign.targets[0].target) is cst.Name:
+        return assign.targets[0].target.value
+    return None
+
+
+def _reads(expr: cst.BaseExpression, name: str) -> bool:
+    return any(type(node) is cst.Name and node.value == name for node, _ in in_order(expr))
 
 
 def _binding_block(name: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> tuple[cst.CSTNode, ...] | None:
