@@ -169,7 +169,8 @@ class TimingWithoutSync(CalleeRule):
     summary = "A timer read around jax calls with nothing waiting for their results"
     what_it_does = (
         "Flags `t0 = time.perf_counter()` (also `time.time`, `time.monotonic`, their `_ns` forms, "
-        "`timeit.default_timer`) followed in the same block by device work (a call to a jitted callable or to a "
+        "`timeit.default_timer`; or a loop body that ends with it and reads it back earlier, timing each "
+        "iteration) followed in the same block by device work (a call to a jitted callable or to a "
         "`jax.numpy`, `jax.lax`, `jax.random`, `jax.nn` or `jax.scipy` function, an eager `lax.scan` included, "
         "`jax.device_put`, or a method of what that work gave, `info[-1].mean()`) and then by a second read of "
         "the clock subtracted from `t0`, when nothing in "
@@ -236,6 +237,8 @@ class TimingWithoutSync(CalleeRule):
     def _block(self, statements) -> None:
         statements = list(statements)
         for index, statement in enumerate(statements):
+            if type(statement) is cst.For or type(statement) is cst.While:
+                self._each_iteration(statement)
             start = _timer_start(statement, self.names)
             if start is None:
                 continue
@@ -249,7 +252,24 @@ class TimingWithoutSync(CalleeRule):
                     self._region(statements[index], statements[index + 1 : end], statements[end], start)
                     break
 
-    def _region(self, first: cst.CSTNode, region: list[cst.CSTNode], last: cst.CSTNode, start: str) -> None:
+    def _each_iteration(self, loop: cst.For | cst.While) -> None:
+        """A loop whose body ends by starting the clock again (`t0 = time.time()`) and reads it back earlier in the
+        body: each iteration times the body's statements before the read, from the start above the loop or the
+        previous iteration's restart."""
+        body: list[cst.CSTNode] = list(loop.body.body) if type(loop.body) is cst.IndentedBlock else []
+        start = _timer_start(body[-1], self.names) if body else None
+        if start is None:
+            return
+        for end, statement in enumerate(body[:-1]):
+            timers = [call for call in _all_calls(statement) if self.names.qualified(call.func) in _TIMERS]
+            if timers:
+                if _reads_back(body[:-1], end, start):
+                    self._region(body[-1], body[:end], statement, start, each_iteration=True)
+                return
+
+    def _region(
+        self, first: cst.CSTNode, region: list[cst.CSTNode], last: cst.CSTNode, start: str, each_iteration: bool = False
+    ) -> None:
         if {name.value for name in reads(last)} & rebound_names(region):
             return  # `print(f"{loss} {time.time() - t0}")` may convert a result before reading the clock
         running = []  # statements with jax work
@@ -279,7 +299,8 @@ class TimingWithoutSync(CalleeRule):
         self.report(
             started,
             lambda line_of: (
-                f"`{start}` times jax work that runs asynchronously, and nothing waits for its result before the "
+                f"`{start}`{', started again at the end of each iteration,' if each_iteration else ''} times jax work "
+                f"that runs asynchronously, and nothing waits for its result before the "
                 f"clock is read again at line {line_of(read)}: this measures dispatch, not the computation; call "
                 f"`jax.block_until_ready(...)` (or `.block_until_ready()`) on the result before reading `{timer}`"
             ),
