@@ -29,6 +29,7 @@ from jaxlint.diagnostics import Diagnostic
 from jaxlint.discovery import discover
 from jaxlint.files import LINES, InputError, check_size, decode, mentions_jax, read_bytes
 from jaxlint.fix import FixError, applicable, fix_source, write_atomically
+from jaxlint.notebook_outputs import unshown
 from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
 from jaxlint.results import FileResult, RunResult
 
@@ -89,7 +90,7 @@ def check_bytes(
         if fix_mode is not None:
             return _fix_file(path, data, source, encoding, lambda text: analyse(text)[0], fix_mode, notebook)
         found, interface = analyse(source)
-        return FileResult(locate(source, found) if notebook else found, digest=digest, interface=interface)
+        return FileResult(_placed(source, found, notebook), digest=digest, interface=interface)
     except Exception:  # a bug in jaxlint: report it, keep checking the other files
         return FileResult(
             [], internal_error=(f"internal error while checking {path} (please report it):\n{traceback.format_exc()}")
@@ -122,6 +123,12 @@ def _table(settings: Settings):
     return _tables[settings.extra_transforms]
 
 
+def _placed(source: str, found: list[Diagnostic], notebook: Notebook | None) -> list[Diagnostic]:
+    """The findings as they are reported: in a notebook, placed in their cells, less those its saved outputs show
+    (notebook_outputs.py)."""
+    return unshown(notebook.document, locate(source, found)) if notebook else found
+
+
 def _input_error(path: str, error: InputError, settings: Settings) -> FileResult:
     if error.code not in settings.enabled_for(path):
         return FileResult([])
@@ -137,7 +144,7 @@ def _fix_file(
     """
 
     def placed(text: str, found: list[Diagnostic]) -> list[Diagnostic]:
-        return locate(text, found) if notebook else found
+        return _placed(text, found, notebook)
 
     fixed = fix_source(source, lint, mode.unsafe)
     if not fixed.fixed:

@@ -29,6 +29,10 @@ EXPECTED = {
         (7, 7, 1, "JAX102"),   # after `% 2` (Python) and an indented `%time` (IPython); the noqa holds
     ],
     "clean.ipynb": [],
+    # A lesson's saved outputs show its failing cells (cells 3 and 5: the error's traceback marks the line) and a
+    # jitted print showing a tracer: runs of those findings, already in the notebook. An output of another error
+    # (a NameError, cell 8), or of another print (cell 9), shows nothing of the finding there.
+    "lesson.ipynb": [(7, 2, 1, "JAX101"), (8, 2, 1, "JAX101"), (9, 3, 5, "JAX306")],
     # The notebook's simulation run twice from its key (cell 4) is two experiments; a key drawn twice
     # within one experiment (cell 5) is reuse.
     "experiments.ipynb": [(5, 2, 23, "JAX201")],
