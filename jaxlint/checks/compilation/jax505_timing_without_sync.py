@@ -121,6 +121,39 @@ def _may_sync(node: cst.CSTNode) -> bool:
     return any(_may_sync(child) for child in children(node))
 
 
+def _flag_test(test: cst.BaseExpression, jax_results: frozenset[str]) -> bool:
+    """A test Python answers from a flag without reading an array (`self.multi`, `not verbose`, `mode == "a"`): a
+    name or attribute chain, none bound to what the timed work gave, compared at most with a string."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _flag_test(test.expression, jax_results)
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if type(target.operator) in (cst.Equal, cst.NotEqual) and type(target.comparator) is cst.SimpleString:
+            return _flag_test(test.left, jax_results)
+        return False
+    root = test
+    while type(root) is cst.Attribute:
+        root = root.value
+    return type(root) is cst.Name and root.value not in jax_results
+
+
+def _branches(node: cst.If, jax_results: frozenset[str]) -> list[list[cst.CSTNode]] | None:
+    """The statements of each branch of an `if`/`elif`/`else` (None: a branch that is not a block)."""
+    found: list[list[cst.CSTNode]] = []
+    branch: cst.If | cst.Else | None = node
+    while branch is not None:
+        if type(branch.body) is not cst.IndentedBlock:
+            return None
+        found.append(list(branch.body.body))
+        if type(branch) is cst.Else:
+            break
+        orelse = cast(cst.If, branch).orelse
+        if orelse is not None and type(orelse) is cst.If and not _flag_test(orelse.test, jax_results):
+            return None
+        branch = orelse
+    return found
+
+
 def _computes_nothing(function: cst.FunctionDef | cst.Lambda) -> bool:
     """A body with no call and no operation (`pass`, `return x, y`): jit runs nothing on the device, so a
     timer around it measures dispatch overhead on purpose."""
@@ -176,8 +209,9 @@ class TimingWithoutSync(CalleeRule):
         "the clock subtracted from `t0`, when nothing in "
         "between waits for the results: no `.block_until_ready()`, `jax.block_until_ready(...)`, "
         "`jax.device_get`, `.item()`, `.tolist()`, `float(...)`, `print(...)` or NumPy conversion. Only plain "
-        "timed regions are judged: any other call, `if`, `while`, comparison or f-string in between might wait, "
-        "and the region is left alone."
+        "timed regions are judged, and `if`/`elif`/`else` on a Python flag that no result of the region decides "
+        '(`if self.multi:`, `if mode == "a":`), whose branches are judged alike: any other call, `if`, `while`, '
+        "comparison or f-string in between might wait, and the region is left alone."
     )
     why_bad = (
         "jax dispatches work asynchronously: a jitted call returns as soon as the computation is queued. The "
@@ -272,21 +306,7 @@ class TimingWithoutSync(CalleeRule):
     ) -> None:
         if {name.value for name in reads(last)} & rebound_names(region):
             return  # `print(f"{loss} {time.time() - t0}")` may convert a result before reading the clock
-        running = []  # statements with jax work
-        jax_results: frozenset[str] = frozenset()  # names bound to what it gave
-        for statement in region:
-            if _may_sync(statement):
-                return
-            jax_calls = 0
-            for call in _all_calls(statement):
-                kind = self._kind(call, jax_results)
-                if kind in ("sync", "unknown"):
-                    return
-                jax_calls += kind == "jax"
-            if jax_calls:
-                running.append(statement)
-                if type(statement) is cst.SimpleStatementLine:
-                    jax_results |= rebound_names([statement])
+        running = self._running(region, frozenset())
         if not running:
             return
         # `first` is `t0 = time.perf_counter()` (`_timer_start`)
@@ -306,6 +326,36 @@ class TimingWithoutSync(CalleeRule):
             ),
             self._fix(running),
         )
+
+    def _running(self, statements: list[cst.CSTNode], jax_results: frozenset[str]) -> list[cst.CSTNode] | None:
+        """The statements of a timed region that run jax work (None: something there may wait). An `if` on a
+        Python flag (`if self.multi:`, `if mode == "a":`) that no result of the region decides runs one of its
+        branches, each judged alike. `jax_results`: the names bound to what the work before gave."""
+        running: list[cst.CSTNode] = []
+        for statement in statements:
+            if type(statement) is cst.If:
+                branches = _branches(statement, jax_results) if _flag_test(statement.test, jax_results) else None
+                if branches is None:
+                    return None
+                for branch in branches:
+                    inner = self._running(branch, jax_results)
+                    if inner is None:
+                        return None
+                    running += inner
+                continue
+            if _may_sync(statement):
+                return None
+            jax_calls = 0
+            for call in _all_calls(statement):
+                kind = self._kind(call, jax_results)
+                if kind in ("sync", "unknown"):
+                    return None
+                jax_calls += kind == "jax"
+            if jax_calls:
+                running.append(statement)
+                if type(statement) is cst.SimpleStatementLine:
+                    jax_results |= rebound_names([statement])
+        return running
 
     def _kind(self, call: cst.Call, jax_results: frozenset[str] = frozenset()) -> str:
         """ "jax" (dispatches work), "sync" (waits), "harmless", or "unknown". `jax_results`: the names the timed
