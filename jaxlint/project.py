@@ -298,6 +298,18 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 return owner, f"{cls}.{function}"
         return module, function
 
+    def computed_by(qualified: str, depth: int = 0) -> tuple[str, ...]:
+        """The properties that compute what they give on instances of a class of the project: its module's
+        (Interface.computed), and those of the base it extends in another module that no class on the way defines
+        again (Interface.extends)."""
+        module, cls = split(qualified)
+        if module not in modules or depth > 8:
+            return ()
+        own = modules[module].computed.get(cls, ())
+        extends = modules[module].extends.get(cls)
+        above = [n for n in computed_by(extends[0], depth + 1) if n not in extends[1]] if extends is not None else []
+        return tuple(sorted({*own, *above}))
+
     def called(caller_module: str, target: str) -> tuple[str, str] | None:
         """The module and function of the project that a call of another module reaches, or None."""
         module, function = split(target)
@@ -385,6 +397,11 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 consumes[qualified] = modules[module].consumes[function]
             if function in modules[module].containers:  # a class: what its instances hold
                 containers[qualified] = modules[module].containers[function]
+        computed = {}
+        for qualified in (*interface.uses, *interface.overrides):
+            module, _ = split(qualified)
+            if module in modules and module != name and (found := computed_by(qualified)):
+                computed[qualified] = found  # a base class: the properties that compute, its own and its bases'
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
         transformed = {function: tuple(found) for function, found in applied.get(name, {}).items()}
         # x64 told only to a module that may ask for a 64-bit dtype: the others need no second check for it.
@@ -399,6 +416,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             {function: tuple(found) for function, found in handed.get(name, {}).items()},
             containers,
             tuple(sorted(referenced.get(name, ()))),
+            computed,
         )
     return facts
 
@@ -434,6 +452,7 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         _read_handed(imported, interface),
         _read_containers(imported, interface),
         tuple(name for name in imported.reached if name in interface.read_reached),
+        imported.computed,
     )
 
 

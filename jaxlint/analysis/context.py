@@ -64,6 +64,11 @@ class Keys:
         prior = self._flow.state.prior_use(ref) if self._flow.reached() else None
         return prior.of_kind(self._flow.folded(expr)) if prior is not None and expr is not None else prior
 
+    def made_from_values(self, ref: str) -> str | None:
+        """The key a name holds when it was made from values (`fold_in(rng, step)` of `k = fold_in(rng, step)`):
+        made again from the same values, it is that key again."""
+        return self._flow.made_from_values(ref)
+
     def folded_apart(self, expr: cst.BaseExpression) -> bool:
         """Whether `uses` gave `expr` as a key of one stream of a call whose streams fold in where each is drawn (a
         flax Module's `init` and `apply`): the same key given to two of its streams gives different keys. (Not

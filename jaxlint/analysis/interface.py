@@ -145,6 +145,9 @@ class Interface:
     handed: tuple[Handed, ...] = ()
     # By class name: the attributes only its `__init__` sets, to a Python list, tuple or dict, with that kind.
     containers: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # By class name: the properties of its family that compute what they give (a read runs code: a key split at
+    # each read), for subclasses in other modules.
+    computed: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Its module-level names whose references in other modules its analysis asked about (Imported.reached).
     read_reached: tuple[str, ...] = ()
 
@@ -175,6 +178,7 @@ class Interface:
             looped=tuple(Looped(**looped) for looped in data["looped"]),
             handed=tuple(Handed(**_tuples(handed)) for handed in data["handed"]),
             containers={cls: tuple(tuple(pair) for pair in pairs) for cls, pairs in data["containers"].items()},
+            computed={cls: tuple(names) for cls, names in data["computed"].items()},
             read_reached=tuple(data["read_reached"]),
         )
 
@@ -241,6 +245,8 @@ class Imported:
     # Its module-level classes and functions that other modules import, call or subclass: calls there may make its
     # instances or pass its parameters.
     reached: tuple[str, ...] = ()
+    # By qualified class name: the properties that compute what they give (Interface.computed).
+    computed: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(
@@ -253,6 +259,7 @@ class Imported:
             or self.looped
             or self.handed
             or self.containers
+            or self.computed
             or self.reached
         )
 

@@ -311,6 +311,12 @@ def _made_key_ref(expr: cst.BaseExpression, names: Names) -> str | None:
     return f"{maker.rsplit('.', 1)[-1]}({', '.join(texts)})"
 
 
+def _told(ref: str, target: str) -> str:
+    """How a finding names the key `ref` names: by the key's own name for another name of it (`keys["init"]` of
+    `{"init": rng}`: `rng`), by the code's name for a key made from values (`k` of `k = fold_in(rng, step)`)."""
+    return target if target != ref and not _is_item(target) and not _made_from(target) else ref
+
+
 def _made_from(ref: str) -> frozenset[str]:
     """The names a key `_made_key_ref` names is made from (none for any other ref)."""
     if not ref.endswith(")") or "(" not in ref:
@@ -694,6 +700,8 @@ class KeyFlow(Domain):
         # the scope's keys and the depth of that loop; None for the others.
         self._once: list[tuple[KeyState, int] | None] = []
         self._written: dict[str, str] = {}  # of the last call `uses` answered: the ref told -> as written there
+        # Names bound to a key made from values that was consumed before (`k = fold_in(rng, step)` again): the key
+        self._remade: dict[str, str] = {}
         self._syntax = _syntax_of(module)
         self._module = module
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
@@ -787,7 +795,7 @@ class KeyFlow(Domain):
                     or _attribute(hop)  # a kept attribute of the receiver (`agent.key`)
                 ):
                     target = self.state.resolve(hop)
-                    told = target if target != hop and not _is_item(target) else hop
+                    told = _told(hop, target)
                     self._written[told] = hop
                     found.append((expr, told, f"{_callee_name(call)}()"))
         seeded = self._stream_seeds(call)
@@ -814,15 +822,20 @@ class KeyFlow(Domain):
             ):
                 target = self.state.resolve(ref)
                 # another name of a key (`keys["init"]` of `{"init": rng}`): told by the key's own name
-                told = target if target != ref and not _is_item(target) else ref
+                told = _told(ref, target)
                 self._written[told] = ref
                 found.append((expr, told, by))
         for init, ref, by in self._carry_items_consumed(call):
             target = self.state.resolve(ref)
-            told = target if target != ref and not _is_item(target) else ref
+            told = _told(ref, target)
             self._written[told] = ref
             found.append((init, told, by))
         return found
+
+    def made_from_values(self, ref: str) -> str | None:
+        """Keys.made_from_values: for a name bound to it after it was consumed."""
+        made = self._remade.get(ref)
+        return made if made is not None and self.state.resolve(ref) == made else None
 
     def _module_keys_drawn(self, call: cst.Call) -> set[str]:
         """The module-level keys a module-level function of this module draws from, closing over them, when the
@@ -1250,7 +1263,28 @@ class KeyFlow(Domain):
         stored = stable.given_by_property(cls, attribute)
         if stored is not None:
             return f"{holder}.{stored}"
-        return None if stable.may_compute(cls, attribute) else ref
+        if stable.may_compute(cls, attribute):
+            return None
+        if (
+            cls is not None
+            and cls in stable.open
+            and not stable.set_here(attribute)
+            and self._computed_above(cls, attribute)
+        ):
+            return None  # a base of another module of the project computes it
+        return ref
+
+    def _computed_above(self, cls: cst.ClassDef, attribute: str) -> bool:
+        """Whether a base of `cls` from another module of the project has a property `attribute` that computes
+        what it gives (Interface.computed)."""
+        context = self._tracker.context
+        computed = context.imported.computed if context is not None else {}
+        names = self._tracker.names
+        return any(
+            attribute in computed.get(names.qualified(base.value) or "", ())
+            for base in cls.bases
+            if base.keyword is None
+        )
 
     def _view_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The array `expr` reshapes or indexes with `None`/`0`/`...`/`:` only, if it does."""
@@ -1760,10 +1794,13 @@ class KeyFlow(Domain):
                     self.state.keep(ref)
                     return
             made = _made_key_ref(value, self._tracker.names) if named is None and value is not None else None
+            self._remade.pop(ref, None)
             if made is not None and ref not in _made_from(made) and not self._same_each_iteration(value, named=True):
                 # `k = fold_in(rng, step)`: the key fold_in makes of these values, the same key each time it is made
                 self.state.learn(made)
                 named = made
+            if named is not None and _made_from(named) and self.state.prior_use(named) is not None:
+                self._remade[ref] = named  # made again after a draw from it
             entries = self._entries(value)
             if named is not None and named != ref:
                 # `a = k`, `x = keys["init"]`: another name of the same key (consumed wherever it goes)

@@ -52,14 +52,18 @@ class StableFields:
 
     def may_compute(self, cls: cst.ClassDef | None, attribute: str) -> bool:
         """Whether reading `attribute` (of an instance of `cls`, when known) may run code instead of giving what was
-        stored: a def of that name in `cls`'s family (not a property giving a stored attribute as it is); for a class
-        with a base from elsewhere, an attribute the module neither assigns nor declares (that base may compute it);
-        of an instance of a class not known, a property of that name in the module that computes."""
+        stored: a def of that name in `cls`'s family (not a property giving a stored attribute as it is); of an
+        instance of a class not known, a property of that name in the module that computes. (A base from another
+        module tells its own: Interface.computed.)"""
         if cls is None:
             return attribute in self.any_getters and self.any_getters[attribute] is None
         if attribute in self.defined.get(cls, ()):
             return self.getters.get(cls, {}).get(attribute) is None
-        return cls in self.open and attribute not in self.stored and attribute not in self.declared
+        return False
+
+    def set_here(self, attribute: str) -> bool:
+        """Whether this module assigns or declares `attribute` on some object or class."""
+        return attribute in self.stored or attribute in self.declared
 
     def given_by_property(self, cls: cst.ClassDef | None, attribute: str) -> str | None:
         """The stored attribute a property gives as it is (`rng_key` of `return self._key`), of `cls` or of any

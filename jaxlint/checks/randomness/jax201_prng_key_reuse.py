@@ -42,7 +42,10 @@ class PrngKeyReuse(Rule):
         "(`key`, `rng`, `prng_key`, `*_key`, `*_rng`; see `key-names`), the items `keys[0]`, `keys[1]` of a "
         "split, and `self.<key>` in a method. A key is followed wherever it goes: into a dict with literal "
         'keys (`keys = {"init": rng}` then `keys["init"]`), a tuple or list and out by unpacking, another '
-        "name, and views of one key (`key[None][0]`, `jnp.squeeze(key)`). Flags a key consumed a second time, "
+        "name, and views of one key (`key[None][0]`, `jnp.squeeze(key)`). A key made from values "
+        "(`k = fold_in(rng, step)`, `key(seed)`) is the same key when it is made again from the same unchanged "
+        "values, under any name; a property that splits the stored key at each read gives a new one each time. "
+        "Flags a key consumed a second time, "
         "on some path, with no rebinding in between. Every `jax.random` sampler and `split` consume their key; "
         "so does a function of the same module that consumes its key parameter (directly or through its "
         "callees), at each call; a key such a function hands back as it got it (`return x + noise, key`) is the "
@@ -139,7 +142,17 @@ class PrngKeyReuse(Rule):
                 continue  # `theta = uniform(key)`, then `if n == 1: return uniform(key)`: never combined
             if prior is not None and self._rebound_before_read(prior.node):
                 continue  # `keys = split(key, n)` that nothing reads before `key, *keys = split(key, n + 1)`
-            if prior is not None:
+            if prior is not None and (made := keys.made_from_values(ref)) is not None:
+                self._reported.add(id(expr))
+                self.report(
+                    expr,
+                    lambda line_of, ref=ref, by=by, prior=prior, made=made: (  # type: ignore[misc]  # (as below)
+                        f"`{ref}` is `{made}` made again from the same values, which `{prior.by}` already consumed "
+                        f"at line {line_of(prior.node)}; `{by}` {_reuse(by, prior.by)}: make distinct keys "
+                        f"(`jax.random.split`, or `fold_in` of different data)"
+                    ),
+                )
+            elif prior is not None:
                 self._reported.add(id(expr))
                 self.report(
                     expr,
