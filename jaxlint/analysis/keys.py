@@ -1793,7 +1793,13 @@ class KeyFlow(Domain):
                 if named is not None and self.state.resolve(named) == self.state.resolve(ref):
                     self.state.keep(ref)
                     return
-            made = _made_key_ref(value, self._tracker.names) if named is None and value is not None else None
+            # (in a function: a module's key is also its functions' global, which they follow by its own name)
+            in_function = self._functions[-1] is not None
+            made = (
+                _made_key_ref(value, self._tracker.names)
+                if named is None and value is not None and in_function
+                else None
+            )
             self._remade.pop(ref, None)
             if made is not None and ref not in _made_from(made) and not self._same_each_iteration(value, named=True):
                 # `k = fold_in(rng, step)`: the key fold_in makes of these values, the same key each time it is made
