@@ -1,7 +1,7 @@
 """What a notebook's saved outputs show of its findings: a run of the code, recorded in the file.
 
 A cell's error output whose traceback marks a finding's line (IPython's `---->` arrow) with the error jax gives
-for that rule (verify/errors.py's EXPECTED, the same evidence `--verify` looks for), and a stream output where a
+for that rule (model/confirmations.py's EXPECTED, the same evidence `--verify` looks for), and a stream output where a
 flagged `print` shows a tracer, are runs of the finding that the notebook already shows. Lessons show JAX's
 sharp bits this way on purpose (`x[0] = 1  # TypeError`, a jitted `print` showing `Traced<...>`), and whoever
 saved the outputs has seen them: jaxlint reports what the notebook does not show.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.notebooks import cell_lines, cell_text
-from jaxlint.verify.errors import EXPECTED, OBSERVED
+from jaxlint.model.confirmations import EXPECTED, OBSERVED
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _ARROW = re.compile(r"^\s*-*>\s*\d+\s(.*)$")  # `----> 4     y = jnp.arange(0., n)`

@@ -9,7 +9,7 @@ From the bottom up (a module's layer is its package's, else its own in TOP_LEVEL
     3 checks    checks/: the rules
     4 lint      lint (the engine), edits, export, fix, noqa: one file's findings and fixes
     5 runner    runner, results, project, connected, cache, config, verify_config, selection, discovery,
-                notebooks: many files, their settings and the project they make up
+                notebooks, notebook_outputs: many files, their settings and the project they make up
     6 front     cli, __main__, catalog, flake8_plugin, report/, server/, verify/: what users run
 """
 
@@ -31,7 +31,7 @@ TOP_LEVEL = {
     "lint": "lint", "edits": "lint", "export": "lint", "fix": "lint", "noqa": "lint",
     "runner": "runner", "results": "runner", "project": "runner", "connected": "runner", "cache": "runner",
     "config": "runner", "verify_config": "runner", "selection": "runner", "discovery": "runner",
-    "notebooks": "runner", "gitignore": "runner",
+    "notebooks": "runner", "notebook_outputs": "runner", "gitignore": "runner",
     "cli": "front", "__main__": "front", "catalog": "front", "flake8_plugin": "front",
 }
 

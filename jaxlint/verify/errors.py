@@ -5,46 +5,8 @@ from __future__ import annotations
 
 import re
 
-# code -> the (class name, message fragment) pairs that confirm it; "" matches any message.
-EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
-    "JAX101": (("TypeError", "immutable"),),
-    "JAX201": (("KeyReuseError", ""),),
-    "JAX202": (("KeyReuseError", ""),),
-    "JAX301": (("TracerBoolConversionError", ""),),
-    "JAX302": (("TracerBoolConversionError", ""),),
-    "JAX303": (
-        ("ConcretizationTypeError", ""),
-        ("TracerIntegerConversionError", ""),
-        ("ValueError", "Non-hashable static arguments"),
-    ),
-    "JAX304": (
-        ("TracerIntegerConversionError", ""),
-        ("TracerArrayConversionError", ""),
-        ("ConcretizationTypeError", ""),
-    ),
-    "JAX305": (
-        ("TracerArrayConversionError", ""),
-        ("ConcretizationTypeError", ""),
-        ("TracerIntegerConversionError", ""),
-        ("TypeError", "weak reference"),
-    ),
-    "JAX309": (("TypeError", "is not a valid JAX type"),),
-    "JAX401": (("TypeError", "Shapes must be"), ("ConcretizationTypeError", ""), ("TracerIntegerConversionError", "")),
-    "JAX402": (("NonConcreteBooleanIndexError", ""),),
-    "JAX403": (("ConcretizationTypeError", ""),),
-    "JAX404": (("IndexError", "Slice entries must be static"),),
-    "JAX502": (("ValueError", "Non-hashable static arguments"),),
-    # jax.debug.print formats its string with str.format: braces from a formatted pytree fail there.
-    "JAX307": (("KeyError", ""), ("IndexError", "Replacement index"), ("ValueError", "format")),
-    "JAX801": (("AttributeError", "jax"), ("ImportError", "jax")),
-}
-# Confirmed by what the observers saw (observe.py's event kinds) rather than by an exception.
-OBSERVED = {
-    "print": ("JAX306", "JAX509"),
-    "log": ("JAX310",),
-    "debug-print": ("JAX307",),
-    "host-state": ("JAX204", "JAX203"),
-}
+from jaxlint.model.confirmations import EXPECTED, OBSERVED
+
 OBSERVED_DETAIL = {
     "print": "a tracer reached print here while tracing",
     "log": "a tracer reached logging here while tracing",
