@@ -8,6 +8,7 @@ import libcst as cst
 from typing import cast
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names
+from jaxlint.analysis.loop_guards import constant
 from jaxlint.analysis.name_reads import NameReads
 from jaxlint.analysis.stable_fields import INITIALISERS, stable_fields
 from jaxlint.analysis.scopes import assigned_values
@@ -19,7 +20,9 @@ from jaxlint.traversal import children, in_order
 
 
 def _stored_elsewhere(cls: cst.ClassDef, attribute: str, node: cst.Assign) -> bool:
-    """Whether a method of `cls` other than its initialisers stores `self.<attribute>` anywhere but in `node`."""
+    """Whether a method of `cls` stores another value in `self.<attribute>` anywhere but in `node`: its initialisers
+    apart, and a store of the same constant too (`self.alt_res = False` in two methods: it only ever holds that)."""
+    known, value = constant(node.value)
     for statement in cls.body.body:
         if type(statement) is not cst.FunctionDef or statement.name.value in INITIALISERS:
             continue
@@ -28,9 +31,11 @@ def _stored_elsewhere(cls: cst.ClassDef, attribute: str, node: cst.Assign) -> bo
                 continue
             if type(inner) is cst.Assign:
                 targets = [t.target for t in inner.targets]
+                same = known and constant(inner.value) == (True, value)
             else:
                 targets = [cast("cst.AugAssign | cst.AnnAssign", inner).target]
-            if any(type(t) is cst.Attribute and t.attr.value == attribute for t in targets):
+                same = False
+            if not same and any(type(t) is cst.Attribute and t.attr.value == attribute for t in targets):
                 return True
     return False
 
@@ -101,7 +106,8 @@ class StateMutationInTraced(Rule):
         "writes in a function traced only by a bare `jax.vmap` (no jit around it), which runs its Python at every "
         "call; `self.attr = value` where the value is made only of what the object keeps from its construction, "
         "modules and functions (`self.loss_fn = lambda p: jax.grad(self.loss)(p)`, `self.buffer = "
-        "make_buffer(self.config)`) and no other method stores `self.attr`: every call would store an equal value; "
+        "make_buffer(self.config)`, `self.alt_res = False`) and no other method stores another value in `self.attr`: "
+        "every call would store an equal value; "
         "containers of the function that defines a `lax.scan`/`fori_loop`/`while_loop`/`cond` body and runs it "
         "(each call makes a new body, which jax traces again, so the write happens on every call); "
         "containers the function received as arguments; calls on objects that are not visibly a list, dict "
