@@ -60,9 +60,14 @@ def source(node: cst.CSTNode) -> str:
 
 
 def code(node: cst.CSTNode, limit: int = 40) -> str:
-    """Source text of a node for a message, on one line, `...` when longer than `limit`."""
+    """Source text of a node for a message, on one line; when longer than `limit`, a call by what it calls
+    (`jax.lax.scan(...)`), else `...`."""
     text = " ".join(source(node).split())
-    return text if len(text) <= limit else "..."
+    if len(text) <= limit:
+        return text
+    if type(node) is cst.Call and len(called := code(node.func, limit - 5)) <= limit - 5 and called != "...":
+        return f"{called}(...)"
+    return "..."
 
 
 class Rule:

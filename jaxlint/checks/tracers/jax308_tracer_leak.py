@@ -80,6 +80,7 @@ class TracerLeak(Rule):
         super().__init__(facts, reporter)
         self._reported: cst.CSTNode | None = None
         self._bound: set[int] = set()  # calls whose result is assigned or returned
+        self._pieces: list[str] = []  # the targets one value is unpacked into (`self.a, self.b = step(...)`)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -93,6 +94,8 @@ class TracerLeak(Rule):
         if self._reported is node:
             return  # `a, b = x, y` leaking both: one finding for the statement
         self._reported = node
+        others = [piece for piece in self._pieces if piece not in where]
+        where += f" (and, of the same value, {', '.join(f'`{piece}`' for piece in others)})" if others else ""
         self.report(
             node,
             lambda line_of: (
@@ -120,8 +123,10 @@ class TracerLeak(Rule):
                 for item, element in zip(items, stored.elements):
                     self._check_unpacked(item, element.value, node)
                 return
+            self._pieces = [code(item) for item in items if _owner(item) is not None]
             for item in items:
                 self._check_unpacked(item, stored, node)
+            self._pieces = []
             return
         value = self.facts.escaping_value(stored)
         if value.is_known:
