@@ -360,22 +360,22 @@ def fixed_arguments(call: cst.Call) -> tuple[tuple[tuple[int | str, str], ...], 
     `**kwargs` hides some, so what a parameter left out holds is not known)."""
     fixed: list[tuple[int | str, str]] = []
     places: list[int | str] = []
-    position: int | None = 0  # (None after a `*args`: where the next ones land is not known)
+    position, starred = 0, False  # (after a `*args`, where the positional ones land is not known)
     for arg in call.args:
         if arg.star:
-            position = None
+            starred = True
             continue
-        if arg.keyword is None and position is None:
+        if arg.keyword is not None:
+            place: int | str = arg.keyword.value
+        elif starred:
             continue
-        place: int | str = arg.keyword.value if arg.keyword is not None else cast(int, position)
-        if arg.keyword is None:
-            position = cast(int, position) + 1
+        else:
+            place, position = position, position + 1
         places.append(place)
         text = _fixed_text(arg.value)
         if text is not None:
             fixed.append((place, text))
-    complete = not any(arg.star for arg in call.args)
-    return tuple(fixed), tuple(places) if complete else None
+    return tuple(fixed), None if starred else tuple(places)
 
 
 def _fixed_text(expr: cst.BaseExpression | None) -> str | None:

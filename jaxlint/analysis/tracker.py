@@ -1697,7 +1697,8 @@ class ValueTracker(Domain):
         self, node: cst.FunctionDef | cst.Lambda, name: str, entries: Mapping[str, tuple[_Entry, ...]]
     ) -> list[tuple[_Entry, str | None, int]]:
         """The calls of other modules into this function (`entries`: Imported.entries, the traced ones, or
-        Imported.handed), each with the parameter it gives a tracer (a Python container)."""
+        Imported.handed), each with the parameter it gives a tracer (a Python container) and how many leading
+        parameters the call fills itself (`self`)."""
         if not entries:
             return []
         routes = self._routes(node, name)
