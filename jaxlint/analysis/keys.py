@@ -700,7 +700,8 @@ class KeyFlow(Domain):
         # the scope's keys and the depth of that loop; None for the others.
         self._once: list[tuple[KeyState, int] | None] = []
         self._written: dict[str, str] = {}  # of the last call `uses` answered: the ref told -> as written there
-        # Names bound to a key made from values that was consumed before (`k = fold_in(rng, step)` again): the key
+        # A name bound to a key made from values after a draw from that key (`k = fold_in(rng, step)` made again),
+        # with the key's made form
         self._remade: dict[str, str] = {}
         self._syntax = _syntax_of(module)
         self._module = module
