@@ -39,6 +39,7 @@ RULES = (
     ("JAX402", "boolean-mask-index", True),
     ("JAX403", "data-dependent-size", True),
     ("JAX404", "traced-slice-bounds", True),
+    ("JAX405", "sequence-index", True),
     ("JAX501", "jit-recreated", True),
     ("JAX502", "unhashable-static-arg", True),
     ("JAX503", "jit-method-self", True),

@@ -38,6 +38,7 @@ from jaxlint.checks.shapes.jax401_traced_shape import TracedShape
 from jaxlint.checks.shapes.jax402_boolean_mask_index import BooleanMaskIndex
 from jaxlint.checks.shapes.jax403_data_dependent_size import DataDependentSize
 from jaxlint.checks.shapes.jax404_traced_slice_bounds import TracedSliceBounds
+from jaxlint.checks.shapes.jax405_sequence_index import SequenceIndex
 from jaxlint.checks.tracers.jax301_python_control_flow_on_tracer import PythonControlFlowOnTracer
 from jaxlint.checks.tracers.jax302_python_logic_on_tracer import PythonLogicOnTracer
 from jaxlint.checks.tracers.jax303_tracer_concretization import TracerConcretization
@@ -83,6 +84,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BooleanMaskIndex,
     DataDependentSize,
     TracedSliceBounds,
+    SequenceIndex,
     JitRecreated,
     UnhashableStaticArg,
     JitMethodSelf,

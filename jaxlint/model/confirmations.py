@@ -30,6 +30,7 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX402": (("NonConcreteBooleanIndexError", ""),),
     "JAX403": (("ConcretizationTypeError", ""),),
     "JAX404": (("IndexError", "Slice entries must be static"),),
+    "JAX405": (("TypeError", "non-tuple sequence"), ("TypeError", "as an abstract array")),
     "JAX502": (("ValueError", "Non-hashable static arguments"),),
     # jax.debug.print formats its string with str.format: braces from a formatted pytree fail there.
     "JAX307": (("KeyError", ""), ("IndexError", "Replacement index"), ("ValueError", "format")),
