@@ -95,6 +95,8 @@ class InPlaceUpdate(Rule):
         root, elements = _array_chain(target, self.facts.value_of)
         base = code(root)
         index = code(cst.Subscript(value=cst.Name("_"), slice=elements))[1:]
+        if _sequence_index(elements):  # (`.at[[0, 1]]` raises as `x[[0, 1]]` does: an array of indices)
+            index = f"[jnp.array({index[1:-1]})]"
         if method is not None:
             fix = f"`{base} = {base}.at{index}.{method}({_argument_text(value)})`"
         else:
@@ -107,6 +109,7 @@ class InPlaceUpdate(Rule):
             and method is not None
             and isinstance(target.value, cst.Name)
             and rebinds_here(self, target.value.value)
+            and not _sequence_index(elements)
         ):
             # A traced argument or carry may be a list (`acc[0] = v` works on it; `.at` does not).
             applicability = UNSAFE if held.container else SAFE
@@ -163,6 +166,17 @@ def _operand_text(value: cst.BaseExpression) -> str:
     )
     text = code(value)
     return text if isinstance(value, atoms) or value.lpar or text == "..." else f"({text})"
+
+
+def _sequence_index(elements: Sequence[cst.SubscriptElement]) -> bool:
+    """`[[0, 1]]`, `[range(n)]`: an index `.at` rejects as it does a read (JAX405), so the update is not fixed."""
+    index = elements[0].slice if len(elements) == 1 else None
+    return type(index) is cst.Index and (
+        type(index.value) in (cst.List, cst.ListComp)
+        or type(index.value) is cst.Call
+        and type(index.value.func) is cst.Name
+        and index.value.func.value == "range"
+    )
 
 
 def _functional_update(target: cst.Subscript, method: str, value: cst.BaseExpression) -> tuple:
