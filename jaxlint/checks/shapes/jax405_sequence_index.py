@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.values import Value
+from jaxlint.analysis.bindings import parameter_names
+from jaxlint.analysis.scopes import assigned_values
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.shapes._common import indexed
 
@@ -75,11 +76,18 @@ class SequenceIndex(Rule):
         )
 
     def _sequence(self, index: cst.BaseExpression) -> str | None:
-        """ "list" for a list display or comprehension, or a name holding a list the code built."""
+        """`list` for a list display or comprehension, or a name the function around binds to those only (not a
+        parameter: a call may give it a tuple, which indexes several axes)."""
         if type(index) in (cst.List, cst.ListComp):
             return "list"
-        held: Value = self.facts.value_of(index)
-        return "list" if held.contents is not None and held.contents.kind == "list" else None
+        if type(index) is not cst.Name:
+            return None
+        scope = next((n for n in reversed(self.facts.chain) if type(n) in (cst.FunctionDef, cst.Module)), None)
+        if type(scope) is cst.FunctionDef and index.value in parameter_names(scope.params):
+            return None
+        body = scope.body if type(scope) is cst.FunctionDef else list(scope.body) if type(scope) is cst.Module else []
+        bound = assigned_values(body, index.value)
+        return "list" if bound and all(type(value) in (cst.List, cst.ListComp) for value in bound) else None
 
     def _range(self, index: cst.BaseExpression) -> str | None:
         """ "`range`" for a call of the builtin `range`."""
