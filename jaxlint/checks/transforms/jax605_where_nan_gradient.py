@@ -70,7 +70,9 @@ class WhereNanGradient(Rule):
     not_flagged = (
         "The double-`where` idiom (`safe = jnp.where(c, x, 1.0)` then `jnp.where(c, jnp.log(safe), 0.0)`) and "
         "operands clipped into the domain (`jnp.maximum(x, 1e-6)`, `jnp.clip`, `lax.stop_gradient`) or pushed "
-        "off the bad point by an epsilon (`x + 1e-8`, `x + eps`); conditions that do not test the operand "
+        "off the bad point by an epsilon (`x + 1e-8`, `x + eps`); an equality test that masks another point "
+        "than the bad one (`lax.select(k == 0, ..., b / (n - k))`: at `k == 0` the divisor is `n`); conditions that "
+        "do not test the operand "
         "(`jnp.where(mask, jnp.log(probs), 0.0)` with positive `probs` differentiates fine); operands that "
         "provably stay away from the bad point on the side where their branch is not selected, for a condition "
         "comparing a variable with a number and an operand computed from it with numbers, `+`, `-` and "
@@ -113,6 +115,8 @@ class WhereNanGradient(Rule):
                     continue  # `jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: -expm1(x) >= 0.5 there
                 if _selected_at_zero(operand, unbounded, condition, side == "true"):
                     continue  # `jnp.where(r2 < lb**2, jnp.sqrt(r2), ...)`: the branch taken at r2 = 0
+                if _guards_another_point(operand, unbounded, condition, side == "true"):
+                    continue  # `select(k == 0, ..., b / (n - k))`: at k == 0 the divisor is n, not 0
                 kept, filler = code(operand), unbounded.safe
                 safe = f"{kept}, {filler}" if side == "false" else f"{filler}, {kept}"
                 self.report(
@@ -315,6 +319,45 @@ def _selected_at_zero(operand: cst.BaseExpression, unbounded, condition: cst.Bas
     else:
         return False
     return _number(threshold) is None and true_at_zero is not holds
+
+
+def _guards_another_point(operand: cst.BaseExpression, unbounded, condition: cst.BaseExpression, holds: bool) -> bool:
+    """For a function whose bad point is 0 of its operand, and an equality test of a name (`k == 0`, `k != n`)
+    that leaves the branch unselected at one point: whether the operand there is visibly not 0 (`n - k` at
+    `k == 0` is `n`; `k` at `k == 1` is 1). The `where` then masks another point than the bad one, so it keeps no
+    0 * inf out of the gradient: where the operand is 0, the branch is the one selected."""
+    if any(low < 0 < high for low, high in unbounded.finite_on):
+        return False
+    if not (isinstance(condition, cst.Comparison) and len(condition.comparisons) == 1):
+        return False
+    target = condition.comparisons[0]
+    equal = isinstance(target.operator, cst.Equal)
+    if not (equal or isinstance(target.operator, cst.NotEqual)) or equal is not holds:
+        return False  # the branch is unselected where the name equals the value
+    for name, value in ((condition.left, target.comparator), (target.comparator, condition.left)):
+        if isinstance(name, cst.Name) and (isinstance(value, cst.Name) or _number(value) is not None):
+            return _not_zero_at(operand, name.value, value)
+    return False
+
+
+def _not_zero_at(operand: cst.BaseExpression, name: str, value: cst.BaseExpression) -> bool:
+    """Whether `operand`, with `name` at `value`, is visibly not 0: `name` itself at a nonzero number, or
+    `a - name` / `name - a` at a value that is not `a` (a number other than `a`'s, or another name)."""
+    if isinstance(operand, cst.Name) and operand.value == name:
+        number = _number(value)
+        return number is not None and number != 0
+    if not (isinstance(operand, cst.BinaryOperation) and isinstance(operand.operator, cst.Subtract)):
+        return False
+    left, right = operand.left, operand.right
+    other = right if isinstance(left, cst.Name) and left.value == name else left
+    if other is left and not (isinstance(right, cst.Name) and right.value == name):
+        return False
+    if isinstance(other, cst.Name) and isinstance(value, cst.Name):
+        return other.value != value.value
+    a, b = _number(other), _number(value)
+    if a is not None and b is not None:
+        return a != b
+    return isinstance(other, cst.Name) and b == 0  # `n - k` at `k == 0`: `n`, a name, not the literal 0
 
 
 _FLIPPED = {
