@@ -44,6 +44,7 @@ from jaxlint.analysis.dead_branches import (
     fixed_of,
     guards_the_rest,
     is_none,
+    tests_before_rebinding,
 )
 from jaxlint.analysis.dtype_tests import dtype_test
 from jaxlint.analysis.expected_errors import caught_errors, shown_errors
@@ -406,6 +407,9 @@ class ValueTracker(Domain):
         self._concrete = 0  # how many `with jax.ensure_compile_time_eval():` blocks are around
         self._untraced = 0  # how many `with jax.disable_jit():` blocks are around
         self._untraced_branches = 0  # how many branches no trace enters (dead_branches.py) are around
+        # What other modules' traced calls fix of parameters the function binds again, at the tests before that
+        # (RoundFacts.test_nones, for calls of this module)
+        self._test_nones: dict[cst.BaseExpression, dict[str, Fixed]] = {}
         # an `isinstance` branch's subject and its value; the tracers of a branch no trace enters
         self._narrowed: list[tuple[str, Value] | dict[str, Value] | None] = []
         # Containers (by id) bound to a name, and those bound to more than one: changing one in place changes
@@ -1690,8 +1694,12 @@ class ValueTracker(Domain):
         answers = list(calls.values())
         if node in self._known.entries or node in self._known.wrapped:  # this module's traced calls, as they agree
             answers.append(own)
+        common = agreed(answers)
         rebound = rebound_names(node.body)
-        return {param: fixed for param, fixed in agreed(answers).items() if param not in rebound}
+        if rebound & common.keys():  # `if beta_gk is None: beta_gk = ...` tests what the call gave
+            for test, live in tests_before_rebinding(node, rebound & common.keys()).items():
+                self._test_nones[test] = {param: common[param] for param in live}
+        return {param: fixed for param, fixed in common.items() if param not in rebound}
 
     def _incoming(
         self, node: cst.FunctionDef | cst.Lambda, name: str, entries: Mapping[str, tuple[_Entry, ...]]
@@ -2172,7 +2180,7 @@ class ValueTracker(Domain):
         (dtype_tests.py: `if jnp.issubdtype(labels, jnp.integer):` when the calls give float arrays)."""
         if scope.own is None or (scope.own.transforms and not self._only_wrapped(scope.node, scope.own.transforms)):
             return False
-        nones = {**scope.nones, **self._known.test_nones.get(test, {})}
+        nones = {**scope.nones, **self._known.test_nones.get(test, {}), **self._test_nones.get(test, {})}
         if nones and dead_branch(test, truth, nones):
             return True
         answer = dtype_test(test, self.names, self._dtype_kind)
