@@ -262,6 +262,20 @@ def tests_before_rebinding(function: cst.FunctionDef, names: set[str]) -> dict[c
     return found
 
 
+def settled(
+    function: cst.FunctionDef | cst.Lambda, common: dict[str, Fixed]
+) -> tuple[dict[str, Fixed], dict[cst.BaseExpression, dict[str, Fixed]]]:
+    """What the traced calls' agreed answers (`common`) fix where each parameter still holds what the call gave: in
+    the whole body for those it never binds again, and, for the others, at the tests before the statement that
+    does (`if beta is None: beta = ...`), by test."""
+    rebound = rebound_names(function.body) if common and isinstance(function, cst.FunctionDef) else set()
+    at_tests: dict[cst.BaseExpression, dict[str, Fixed]] = {}
+    if rebound & common.keys():
+        early = tests_before_rebinding(cast(cst.FunctionDef, function), rebound & common.keys())
+        at_tests = {test: {name: common[name] for name in live} for test, live in early.items()}
+    return {name: fixed for name, fixed in common.items() if name not in rebound}, at_tests
+
+
 def _leaves(guard: cst.If) -> bool:
     """Whether an `if` without `else` ends its block in `return` or `raise`."""
     last = list(statements(guard.body))[-1:]

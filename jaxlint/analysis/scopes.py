@@ -27,7 +27,7 @@ from jaxlint.analysis.dead_branches import (
     narrowed_at,
     none_at_call,
     parameter_guards,
-    tests_before_rebinding,
+    settled,
 )
 from jaxlint.analysis.key_hops import Sites, dict_item, live, param_field
 from jaxlint.analysis.reaching import Alias, OTHER, ReachingBindings
@@ -596,12 +596,8 @@ _HOPS = 4  # how many calls a handed-on value is followed through
 def _settle_nones(facts: RoundFacts, node: cst.FunctionDef | cst.Lambda, answers: list[dict[str, Fixed]]) -> None:
     """What every traced call of `node` fixes of its parameters, where no statement binds them again before
     their tests."""
-    common = agreed(answers) if node not in facts.applied or node in facts.wrapped else {}
-    rebound = rebound_names(node.body) if common and isinstance(node, cst.FunctionDef) else set()
-    if rebound & common.keys():
-        early = tests_before_rebinding(cast(cst.FunctionDef, node), rebound & common.keys())
-        facts.test_nones.update((test, {name: common[name] for name in live}) for test, live in early.items())
-    common = {name: none for name, none in common.items() if name not in rebound}
+    common, at_tests = settled(node, agreed(answers) if node not in facts.applied or node in facts.wrapped else {})
+    facts.test_nones.update(at_tests)
     if common:
         facts.nones[node] = common
     else:

@@ -15,7 +15,7 @@ from typing import cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import is_property
+from jaxlint.analysis.bindings import is_docstring, is_property
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.traversal import in_order
 
@@ -132,6 +132,18 @@ def _find(module: cst.Module) -> StableFields:
     )
 
 
+def computing_properties(module: cst.Module) -> dict[str, tuple[str, ...]]:
+    """By module-level class: the properties of its family that compute what they give (Interface.computed). Read
+    from the class bodies alone, without the walk over the module that stable_fields makes."""
+    classes = [statement for statement in module.body if type(statement) is cst.ClassDef]
+    found = {}
+    for cls in classes:
+        names = sorted(name for name, given in _getters(_family(cls, classes)).items() if given is None)
+        if names:
+            found[cls.name.value] = tuple(names)
+    return found
+
+
 def _getters(classes: list[cst.ClassDef]) -> dict[str, str | None]:
     """The properties of `classes`, each with the stored attribute it gives as it is (None: it computes, or two of
     that name disagree)."""
@@ -147,8 +159,8 @@ def _getters(classes: list[cst.ClassDef]) -> dict[str, str | None]:
 def _returned_attribute(getter: cst.FunctionDef) -> str | None:
     """The attribute of `self` a getter gives and does nothing else (`return self._key`), if that is all it does."""
     body = list(getter.body.body) if type(getter.body) is cst.IndentedBlock else []
-    if body and type(body[0]) is cst.SimpleStatementLine and type(body[0].body[0]) is cst.Expr:
-        body = body[1:]  # its docstring
+    if body and is_docstring(body[0]):
+        body = body[1:]
     if len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1:
         return None
     statement = body[0].body[0]

@@ -44,7 +44,7 @@ from jaxlint.analysis.dead_branches import (
     fixed_of,
     guards_the_rest,
     is_none,
-    tests_before_rebinding,
+    settled,
 )
 from jaxlint.analysis.dtype_tests import dtype_test
 from jaxlint.analysis.expected_errors import caught_errors, shown_errors
@@ -1694,12 +1694,9 @@ class ValueTracker(Domain):
         answers = list(calls.values())
         if node in self._known.entries or node in self._known.wrapped:  # this module's traced calls, as they agree
             answers.append(own)
-        common = agreed(answers)
-        rebound = rebound_names(node.body)
-        if rebound & common.keys():  # `if beta_gk is None: beta_gk = ...` tests what the call gave
-            for test, live in tests_before_rebinding(node, rebound & common.keys()).items():
-                self._test_nones[test] = {param: common[param] for param in live}
-        return {param: fixed for param, fixed in common.items() if param not in rebound}
+        common, at_tests = settled(node, agreed(answers))
+        self._test_nones.update(at_tests)  # `if beta_gk is None: beta_gk = ...` tests what the call gave
+        return common
 
     def _incoming(
         self, node: cst.FunctionDef | cst.Lambda, name: str, entries: Mapping[str, tuple[_Entry, ...]]

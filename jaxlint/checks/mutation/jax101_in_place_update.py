@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 
 import libcst as cst
 
+from jaxlint.checks.shapes._common import sequence_index
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.mutation._common import declaration_needed, rebinds_here
 from jaxlint.diagnostics import SAFE, UNSAFE
@@ -95,7 +96,11 @@ class InPlaceUpdate(Rule):
         root, elements = _array_chain(target, self.facts.value_of)
         base = code(root)
         index = code(cst.Subscript(value=cst.Name("_"), slice=elements))[1:]
-        if _sequence_index(elements):  # (`.at[[0, 1]]` raises as `x[[0, 1]]` does: an array of indices)
+        # `[[0, 1]]`, `[range(n)]`: `.at` rejects them as a read does (JAX405): an array of indices, and no fix
+        sequence = (
+            len(elements) == 1 and type(only := elements[0].slice) is cst.Index and sequence_index(self, only.value)
+        )
+        if sequence:
             index = f"[jnp.array({index[1:-1]})]"
         if method is not None:
             fix = f"`{base} = {base}.at{index}.{method}({_argument_text(value)})`"
@@ -109,7 +114,7 @@ class InPlaceUpdate(Rule):
             and method is not None
             and isinstance(target.value, cst.Name)
             and rebinds_here(self, target.value.value)
-            and not _sequence_index(elements)
+            and not sequence
         ):
             # A traced argument or carry may be a list (`acc[0] = v` works on it; `.at` does not).
             applicability = UNSAFE if held.container else SAFE
@@ -166,17 +171,6 @@ def _operand_text(value: cst.BaseExpression) -> str:
     )
     text = code(value)
     return text if isinstance(value, atoms) or value.lpar or text == "..." else f"({text})"
-
-
-def _sequence_index(elements: Sequence[cst.SubscriptElement]) -> bool:
-    """`[[0, 1]]`, `[range(n)]`: an index `.at` rejects as it does a read (JAX405), so the update is not fixed."""
-    index = elements[0].slice if len(elements) == 1 else None
-    return type(index) is cst.Index and (
-        type(index.value) in (cst.List, cst.ListComp)
-        or type(index.value) is cst.Call
-        and type(index.value.func) is cst.Name
-        and index.value.func.value == "range"
-    )
 
 
 def _functional_update(target: cst.Subscript, method: str, value: cst.BaseExpression) -> tuple:

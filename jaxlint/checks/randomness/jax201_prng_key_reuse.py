@@ -6,7 +6,7 @@ from typing import cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import parameter_names
+from jaxlint.analysis.bindings import mentioned_names, parameter_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import Use
 from jaxlint.analysis.names import Names
@@ -271,7 +271,7 @@ class PrngKeyReuse(Rule):
         start, end = where[id(bound)][0], where[id(ending)][0]
         if isinstance(ending.body[0], cst.Return):
             end += sum(1 for _ in in_order(ending))  # (the return must not read it either)
-        elif _assigned_name(ending) != name or _reads(cast(cst.Assign, ending.body[0]).value, name):
+        elif _assigned_name(ending) != name or name in mentioned_names(cast(cst.Assign, ending.body[0]).value):
             return False
         after_bound = start + sum(1 for _ in in_order(bound))
         return start < end and not any(
@@ -322,10 +322,6 @@ def _assigned_name(line: cst.SimpleStatementLine) -> str | None:
     if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and type(assign.targets[0].target) is cst.Name:
         return assign.targets[0].target.value
     return None
-
-
-def _reads(expr: cst.BaseExpression, name: str) -> bool:
-    return any(type(node) is cst.Name and node.value == name for node, _ in in_order(expr))
 
 
 def _binding_block(name: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> tuple[cst.CSTNode, ...] | None:

@@ -127,3 +127,11 @@ def indexed(node: cst.Subscript) -> tuple[cst.BaseExpression, bool]:
     if type(base) is cst.Attribute and base.attr.value == "at":
         return base.value, True
     return base, False
+
+
+def sequence_index(rule: Rule, index: cst.BaseExpression) -> str | None:
+    """What a JAX array rejects as an index, written out: "list" for a list display or comprehension, "`range`"
+    for a call of the builtin `range` (JAX405)."""
+    if type(index) in (cst.List, cst.ListComp):
+        return "list"
+    return "`range`" if type(index) is cst.Call and rule.builtin(index.func, {"range"}) else None

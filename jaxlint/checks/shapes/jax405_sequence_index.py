@@ -7,7 +7,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.checks.base import Rule, code
-from jaxlint.checks.shapes._common import indexed
+from jaxlint.checks.shapes._common import indexed, sequence_index
 
 
 class SequenceIndex(Rule):
@@ -57,8 +57,8 @@ class SequenceIndex(Rule):
         index: cst.BaseExpression | None
         if len(elements) == 1 and type(elements[0]) is cst.Index:
             index = elements[0].value
-            what = self._sequence(index) or self._range(index)
-        else:
+            what = self._sequence(index)
+        else:  # (lists among a tuple's indices are arrays of indices; a `range` is not array-like)
             index = next((e.value for e in elements if type(e) is cst.Index and self._range(e.value)), None)
             what = self._range(index) if index is not None else None
         if index is None or what is None:
@@ -76,12 +76,11 @@ class SequenceIndex(Rule):
         )
 
     def _sequence(self, index: cst.BaseExpression) -> str | None:
-        """`list` for a list display or comprehension, or a name the function around binds to those only (not a
-        parameter: a call may give it a tuple, which indexes several axes)."""
-        if type(index) in (cst.List, cst.ListComp):
-            return "list"
-        if type(index) is not cst.Name:
-            return None
+        """A list or `range` written out (sequence_index), or a name the function around binds to list displays or
+        comprehensions only (not a parameter: a call may give it a tuple, which indexes several axes)."""
+        written = sequence_index(self, index)
+        if written is not None or type(index) is not cst.Name:
+            return written
         scope = next((n for n in reversed(self.facts.chain) if type(n) in (cst.FunctionDef, cst.Module)), None)
         if type(scope) is cst.FunctionDef and index.value in parameter_names(scope.params):
             return None
@@ -90,5 +89,4 @@ class SequenceIndex(Rule):
         return "list" if bound and all(type(value) in (cst.List, cst.ListComp) for value in bound) else None
 
     def _range(self, index: cst.BaseExpression) -> str | None:
-        """ "`range`" for a call of the builtin `range`."""
-        return "`range`" if type(index) is cst.Call and self.builtin(index.func, {"range"}) else None
+        return "`range`" if sequence_index(self, index) == "`range`" else None
