@@ -6,6 +6,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import declared_outer, parameter_names, rebound_names
 from jaxlint.checks.base import Rule
+from jaxlint.checks.shapes._common import sequence_index  # noqa: F401 (JAX101 leaves a list index to JAX405)
 
 
 def rebinds_here(rule: Rule, name: str) -> bool:

@@ -7,9 +7,8 @@ from typing import Callable, Sequence
 
 import libcst as cst
 
-from jaxlint.checks.shapes._common import sequence_index
 from jaxlint.checks.base import FixPlan, Rule, code
-from jaxlint.checks.mutation._common import declaration_needed, rebinds_here
+from jaxlint.checks.mutation._common import declaration_needed, rebinds_here, sequence_index
 from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.functions import TYPE_ERRORS
 
