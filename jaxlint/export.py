@@ -16,7 +16,7 @@ from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.narrowing import returned_test
 from jaxlint.analysis.bindings import is_property
 from jaxlint.analysis.scopes import RoundFacts, method_bound
-from jaxlint.analysis.stable_fields import computing_properties
+from jaxlint.analysis.stable_fields import stable_fields
 from jaxlint.analysis.traced import Signature, decorator_transform
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.model.dtypes import WIDE_DTYPE_WORD
@@ -185,9 +185,22 @@ def module_interface(
         else (),
         handed=tuple(dict.fromkeys(tracker.handed)),  # (a loop's body is walked again: the same call, once)
         containers=_containers(module, facts),
-        computed=computing_properties(module),
+        computed=_computed(module),
         read_reached=tuple(sorted(reads.reached)),
     )
+
+
+def _computed(module: cst.Module) -> dict[str, tuple[str, ...]]:
+    """By module-level class: the properties of its family that compute what they give (Interface.computed), as the
+    module's stable_fields found them (kept for the module: its key analysis asks them too)."""
+    getters = stable_fields(module).getters
+    found = {}
+    for statement in module.body:
+        if type(statement) is cst.ClassDef:
+            names = sorted(name for name, given in getters.get(statement, {}).items() if given is None)
+            if names:
+                found[statement.name.value] = tuple(names)
+    return found
 
 
 def _containers(module: cst.Module, facts: RoundFacts) -> dict[str, tuple[tuple[str, str], ...]]:

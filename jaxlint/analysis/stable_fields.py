@@ -132,18 +132,6 @@ def _find(module: cst.Module) -> StableFields:
     )
 
 
-def computing_properties(module: cst.Module) -> dict[str, tuple[str, ...]]:
-    """By module-level class: the properties of its family that compute what they give (Interface.computed). Read
-    from the class bodies alone, without the walk over the module that stable_fields makes."""
-    classes = [statement for statement in module.body if type(statement) is cst.ClassDef]
-    found = {}
-    for cls in classes:
-        names = sorted(name for name, given in _getters(_family(cls, classes)).items() if given is None)
-        if names:
-            found[cls.name.value] = tuple(names)
-    return found
-
-
 def _getters(classes: list[cst.ClassDef]) -> dict[str, str | None]:
     """The properties of `classes`, each with the stored attribute it gives as it is (None: it computes, or two of
     that name disagree)."""
