@@ -14,7 +14,7 @@ A loop body is followed once, from the state before the loop: it sees the facts 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, cast
+from typing import Any, Callable, Iterable, cast
 
 import libcst as cst
 
@@ -173,8 +173,14 @@ def _try_rebound(node: cst.Try | cst.TryStar) -> set[str]:
 class Flow:
     """Drives `domains` through the control flow of the module being traversed."""
 
-    def __init__(self, domains: Iterable[Domain]) -> None:
+    def __init__(
+        self, domains: Iterable[Domain], fixed_truth: Callable[[cst.BaseExpression], bool | None] | None = None
+    ) -> None:
         self.domains = tuple(domains)
+        # The truth Python fixes for an `if` test before anything runs (decided_tests.py): the branch the other way
+        # is reached by no path.
+        self._fixed_truth = fixed_truth
+        self._decided: list[bool | None] = []  # per open `if` statement: its test's fixed truth
         self._frames = [self._new_frame()]
         self._branches: list[list] = []  # per open if / conditional expression / match: the states in it
         self._exits: list[list[Paths]] = []  # per open For or While statement: the states its breaks left
@@ -332,8 +338,12 @@ class Flow:
     def visit_If_body(self, node: cst.If) -> None:
         self._branches.append([self._snapshot()])
         self._open_block(node.body)
+        decided = self._fixed_truth(node.test) if self._fixed_truth is not None else None
+        self._decided.append(decided)
         for domain in self.domains:
             domain.enter_branch(node.test, True)
+        if decided is False:
+            self._end_path()
 
     def leave_If_body(self, node: cst.If) -> None:
         for domain in self.domains:
@@ -344,6 +354,8 @@ class Flow:
         self._restore(before)
         for domain in self.domains:
             domain.enter_branch(node.test, False)
+        if self._decided.pop() is True:
+            self._end_path()
 
     def leave_If(self, node: cst.If) -> None:
         _, after_body = self._branches.pop()

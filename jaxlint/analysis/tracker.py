@@ -50,6 +50,7 @@ from jaxlint.analysis.dtype_tests import dtype_test
 from jaxlint.analysis.expected_errors import caught_errors, shown_errors
 from jaxlint.analysis.donations import DonationFlow
 from jaxlint.analysis.factories import Product, product
+from jaxlint.analysis.decided_tests import fixed_truth
 from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.library_runs import function_run, module_run
@@ -383,7 +384,7 @@ class ValueTracker(Domain):
         self.recorder.scope_names(module, rebound_names(module.body))
         bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
         self._rebound_globals = {name for name, count in bindings.items() if count > 1}
-        self._globals_declared: set[str] | None = None  # _declared_global's answer
+        self._outer_bound: set[str] | None = None  # _rebound_elsewhere's answer
         self.keys = KeyFlow(self, module, key_names)
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
@@ -423,7 +424,7 @@ class ValueTracker(Domain):
         self.nones = NoneFlow(self._definition)
         # (reaching after self, which binds a class as it enters its body)
         domains = (self, self.keys, self.donations, self.nones, self.recorder.reaching)
-        self.flow = Flow(domain for domain in domains if domain is not None)
+        self.flow = Flow((domain for domain in domains if domain is not None), self._fixed_truth)
 
     @staticmethod
     def _overridden(module: cst.Module, context: ModuleContext | None) -> set[tuple[int, str]]:
@@ -2134,30 +2135,37 @@ class ValueTracker(Domain):
         self.leave_branch(None)
 
     def _fixed_truth(self, test: cst.BaseExpression) -> bool | None:
-        """The truth a test has on every run: a literal (`if False:`), or a module-level name the module binds once,
-        to a literal, and no function declares global (`DEBUG_FLAG = False`, then `if DEBUG_FLAG:`); through
-        `not`. A branch the other way never runs, traced or not."""
-        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-            inner = self._fixed_truth(test.expression)
-            return None if inner is None else not inner
-        known, value = constant(test)
-        if not known and type(test) is cst.Name and test.value not in self._rebound_globals:
-            found = self.callees.bindings.binding(test, tuple(self._chain))
-            if found is not None and len(found[1]) == 1 and isinstance(found[0], cst.BaseExpression):
-                known, value = constant(found[0])
-                known = known and test.value not in self._declared_global()
-        return bool(value) if known else None
+        """The truth a test has on every run (decided_tests.py): a branch the other way never runs, traced or
+        not."""
+        return fixed_truth(test, self._literal_of)
 
-    def _declared_global(self) -> set[str]:
-        """The names some function of the module declares `global` (found once, when first asked)."""
-        if self._globals_declared is None:
-            self._globals_declared = {
-                name.name.value
-                for node, _ in in_order(self._chain[0])
-                if type(node) is cst.Global
-                for name in node.names
-            }
-        return self._globals_declared
+    def _literal_of(self, name: cst.Name) -> tuple[bool, object]:
+        """The literal a name always holds where the current scope reads it: the one binding of the scope that owns
+        it (a module-level name no other module-level statement binds again), which no function rebinds through
+        `global` or `nonlocal` and no assignment expression does."""
+        found = self.callees.bindings.binding(name, tuple(self._chain))
+        if found is None or not isinstance(found[0], cst.BaseExpression):
+            return False, None
+        if len(found[1]) == 1 and name.value in self._rebound_globals:
+            return False, None
+        known, value = constant(found[0])
+        if not known or name.value in self._rebound_elsewhere():
+            return False, None
+        return known, value
+
+    def _rebound_elsewhere(self) -> set[str]:
+        """The names some function declares `global` or `nonlocal`, or an assignment expression binds (found once,
+        when first asked)."""
+        if self._outer_bound is None:
+            found: set[str] = set()
+            for node, _ in in_order(self._chain[0]):
+                kind = type(node)
+                if kind is cst.Global or kind is cst.Nonlocal:
+                    found.update(item.name.value for item in cast("cst.Global | cst.Nonlocal", node).names)
+                elif kind is cst.NamedExpr and type(cast(cst.NamedExpr, node).target) is cst.Name:
+                    found.add(cast(cst.Name, cast(cst.NamedExpr, node).target).value)
+            self._outer_bound = found
+        return self._outer_bound
 
     def _keeps_tracer_out(self, test: cst.BaseExpression, truth: bool) -> bool:
         """Whether `test` being `truth` says that a traced argument (or pytree of them) is no array: through `and`
