@@ -6,17 +6,22 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.checks.base import LoopRule, code
+from jaxlint.analysis.bindings import mentioned_names, target_names
 from jaxlint.checks.compilation._common import compile_count_confirms
 from jaxlint.model.functions import GROWING_FUNCTIONS, LIST_TO_ARRAY
 
 
 # ---------------------------------------------------------------------- JAX511
 
+_SHRINKING_METHODS = frozenset({"clear", "pop", "remove"})  # list methods that take items away again
+
 
 def _grows(loop: cst.CSTNode, name: str, names) -> cst.CSTNode | None:
     """The statement of the loop's body that makes `name` longer every iteration: `name = jnp.concatenate([name,
     ...])` (or `jnp.append(name, ...)`), or `name.append(...)` on a list; None when there is none, or when the
-    body also binds `name` otherwise (`chunk = data[i:i + n]` then padded by a concatenate: one length)."""
+    body also binds `name` otherwise, or empties it (`chunk = data[i:i + n]` then padded by a concatenate: one
+    length; `memory, step = adapt(jnp.array(memory), step)` where `adapt` returns a new list: the length starts
+    again; `memory.clear()`, `memory.pop()`, `del memory[:]`)."""
     found: list[cst.CSTNode] = []
     reset = False
 
@@ -24,25 +29,49 @@ def _grows(loop: cst.CSTNode, name: str, names) -> cst.CSTNode | None:
         def visit_Assign(self, node: cst.Assign) -> None:
             nonlocal reset
             value = node.value
-            targets = [t.target for t in node.targets]
-            if not any(isinstance(t, cst.Name) and t.value == name for t in targets):
+            if not any(name in target_names(t.target) for t in node.targets):
                 return
             first = value.args[0].value if isinstance(value, cst.Call) and value.args else None
             growing = isinstance(value, cst.Call) and names.qualified(value.func) in GROWING_FUNCTIONS
-            if growing and first is not None and _holds_name(first, name):
+            alone = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+            if alone and growing and first is not None and _holds_name(first, name):
                 found.append(node)
             else:
                 reset = True
 
         def visit_Call(self, node: cst.Call) -> None:
+            nonlocal reset
             func = node.func
-            if (
-                isinstance(func, cst.Attribute)
-                and func.attr.value in ("append", "extend")
-                and isinstance(func.value, cst.Name)
-                and func.value.value == name
-            ):
-                found.append(node)
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name:
+                if func.attr.value in ("append", "extend"):
+                    found.append(node)
+                elif func.attr.value in _SHRINKING_METHODS:
+                    reset = True
+
+        def _binds(self, target: cst.BaseExpression | None) -> None:
+            nonlocal reset
+            if target is not None and name in target_names(target):
+                reset = True
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._binds(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._binds(node.target)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self._binds(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._binds(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            self._binds(node.asname.name if node.asname is not None else None)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            nonlocal reset
+            target = node.target
+            reset = reset or name in mentioned_names(target)
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return False
