@@ -129,6 +129,9 @@ class Use:
     # What the tests around it showed names to equal (`if name == "moons":`, `if name in ("a", "b"):`), as the
     # literals each may be: a path where one of them is another literal never made it (KeyState.tested_equal).
     when: frozenset[tuple[str, frozenset]] = frozenset()
+    # Drawn from in a function of the module that returns the key afterwards (`return x, subkey`): its name. The
+    # caller gets back a key already consumed.
+    returned: str = ""
 
     def of_kind(self, folded: bool) -> "Use | None":
         """This consumption, or the later one of the other kind, whichever is of kind `folded`."""
@@ -1815,6 +1818,10 @@ class KeyFlow(Domain):
                 self.state.alias(ref, named)
                 return
             self.state.bind(ref, self._is_key_value(ref, value), self._single(value))
+            spent = self._spent_by_callee(value).get(None)
+            if spent is not None:  # `key = draw(key)` of a function that returns the key it drew from
+                self.state.bind(ref, True, True)
+                self.state.consume(ref, spent)
             if self._same_each_iteration(value, named=True):
                 self.state.invariant.add(ref)
                 self.state.keys[ref] = len(self.state.loops) - 1
@@ -1839,6 +1846,7 @@ class KeyFlow(Domain):
             entries = self._entries(value)
             back = self._tracker.given_back(value)[1] if type(value) is cst.Call else {}
             kept: set[str] = set()  # names bound again to the key they held
+            spent_at = self._spent_by_callee(value)  # `x, key = kernel(key, x)` returning a key it drew from
             for index, element in enumerate(target.elements):
                 if type(element) is cst.StarredElement:
                     break
@@ -1871,6 +1879,9 @@ class KeyFlow(Domain):
                         self.state.alias(name, found)
                     else:
                         self.state.bind(name, split or self.state.named_like_key(name), single and not starred)
+                    if index in spent_at and not starred:
+                        self.state.bind(name, True, True)
+                        self.state.consume(name, spent_at[index])
                 elif isinstance(inner, cst.Subscript) and type(inner.value) is cst.Name:
                     self.state.forget_items(inner.value.value)
                 elif isinstance(inner, (cst.Tuple, cst.List)):
@@ -2028,6 +2039,9 @@ class KeyFlow(Domain):
         place of its carry (jax's key-reuse checker: "scan body function leads to key reuse when repeatedly
         executed")."""
         state = self.state
+        function = self._functions[-1]
+        if function is not None and self.reached():
+            self._tracker.recorder.returned_spent(function, self._spent_places(node.value))
         if state.next_carry is None or node.value is None or not self.reached():
             return
         parameter, with_output, run = state.next_carry
@@ -2051,6 +2065,41 @@ class KeyFlow(Domain):
             before = before.of_kind(use.folded) if before is not None else None
             if before is not None and (before.node is not use.node or before.back):
                 found.append((expr, key_ref(expr) or place, use.by, before))
+
+    def _spent_places(self, value: cst.BaseExpression | None) -> dict[int | None, tuple[cst.CSTNode, str]]:
+        """The keys a `return` gives that the function drew from (not only through keys fold_in derives), by place:
+        a position of the tuple it returns, or None for the whole value."""
+        state = self.state
+        places: list[tuple[int | None, cst.BaseExpression]] = []
+        if type(value) is cst.Tuple:
+            places = [(i, e.value) for i, e in enumerate(value.elements) if type(e) is cst.Element]
+        elif value is not None:
+            places = [(None, value)]
+        spent: dict[int | None, tuple[cst.CSTNode, str]] = {}
+        for place, expr in places:
+            ref = key_ref(expr)
+            use = state.prior_use(ref) if ref is not None and state.is_key(ref) else None
+            use = use.of_kind(False) if use is not None else None
+            if use is not None:
+                spent[place] = (use.node, use.by)
+        return spent
+
+    def _spent_by_callee(self, value: cst.BaseExpression | None) -> dict[int | None, Use]:
+        """The keys a call of a function of the module gets back already drawn from, by place of what it returns
+        (`_spent_places`): walked this round already, or the last round's."""
+        if type(value) is not cst.Call:
+            return {}
+        function, _ = self._callee(value)
+        if function is None and type(value.func) is cst.Name:  # a def further down: the module's one binding of it
+            found = self._tracker.callees.bindings.binding(value.func, tuple(self._tracker.chain), want_def=True)
+            function = found[0] if found is not None and type(found[0]) is cst.FunctionDef else None
+        if function is None:
+            return {}
+        recorder = self._tracker.recorder
+        now = recorder.spent_now(function) if function not in self._functions else None
+        spent = now if now is not None else self._tracker.known.spent_returns.get(function, {})
+        name = function.name.value if type(function) is cst.FunctionDef else "lambda"
+        return {place: Use(node, by, returned=name) for place, (node, by) in spent.items()}
 
     def consumed_again(self, loop: cst.CSTNode) -> list[tuple[cst.BaseExpression, str, str, Use]]:
         """The keys a For or While body, or a lax loop body (`leave_Return`), consumes that its previous iteration

@@ -104,6 +104,9 @@ class RoundFacts:
     # stable_fields.py), with the tests around them: each call of the method draws from the same key.
     fields: dict[cst.CSTNode, dict[str, Sites]] = field(default_factory=dict)
     key_params: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters some call gives a key
+    # Functions every `return` of which gives a key the function drew from, at a place of the tuple it returns (None:
+    # the whole value): where it drew, and by what. A caller that draws from it again reuses it.
+    spent_returns: dict[cst.CSTNode, dict[int | None, tuple[cst.CSTNode, str]]] = field(default_factory=dict)
     callees: dict[cst.Call, tuple[cst.CSTNode, int]] = field(default_factory=dict)  # the function a call calls
     returns: dict[cst.CSTNode, "Returned"] = field(default_factory=dict)  # what calling a function gives
     # Functions that return a tuple, list or dict on every path: the literal their first `return` gives.
@@ -163,6 +166,7 @@ _FLOW_FIELDS = (
     "items",
     "fields",
     "key_params",
+    "spent_returns",
 )
 # The facts about the parameters of a function, read when it is traced.
 _PARAMETER_FIELDS = (
@@ -676,6 +680,7 @@ class ScopeRecorder:
         self._key_calls: list[
             tuple[Chain, cst.Call, cst.CSTNode | None, list[str | None], list[bool], cst.BaseExpression]
         ] = []
+        self._spent_returns: dict[cst.CSTNode, dict[int | None, tuple[cst.CSTNode, str]]] = {}  # returned_spent
         self._returns: dict[cst.CSTNode, list[Value | None]] = {}
         self._finished: dict[cst.CSTNode, Returned | None] = {}  # functions walked this round: their summary
         self._generators: set[cst.CSTNode] = set()
@@ -1034,6 +1039,19 @@ class ScopeRecorder:
         if self._news is not None and (ref, owner) not in self._known.closes.get(function, {}):
             self._announce()
 
+    def returned_spent(self, function: cst.CSTNode, spent: dict[int | None, tuple[cst.CSTNode, str]]) -> None:
+        """A `return` of `function` gives, at each place of `spent` (a position of the tuple it returns, or None: the
+        whole value), a key the function drew from (where, by what); the places every `return` so gives are kept."""
+        seen = self._spent_returns.get(function)
+        kept = dict(spent) if seen is None else {place: use for place, use in seen.items() if place in spent}
+        self._spent_returns[function] = kept
+        if self._news is not None and kept and function not in self._known.spent_returns:
+            self._announce()
+
+    def spent_now(self, function: cst.CSTNode) -> dict[int | None, tuple[cst.CSTNode, str]] | None:
+        """What `returned_spent` kept for a function whose `return`s this round has walked, or None."""
+        return self._spent_returns.get(function)
+
     def function_at(self, chain: Chain, expr: cst.BaseExpression) -> tuple[cst.CSTNode | None, int]:
         """The def or lambda an expression names where the walk is (`chain`), with its parameters bound."""
         return self._resolve(chain, expr)
@@ -1098,6 +1116,7 @@ class ScopeRecorder:
                         consumed.setdefault(caller, set()).add(param)
                         changed = True
         facts.consumes = {node: frozenset(params) for node, params in consumes.items()}
+        facts.spent_returns = {node: spent for node, spent in self._spent_returns.items() if spent}
         facts.closes = {
             node: {closed: tuple(sites) for closed, sites in refs.items()} for node, refs in self._key_closed.items()
         }

@@ -27,6 +27,8 @@ def _split_first(ref: str) -> str:
 
 
 def _back(prior: Use) -> str:
+    if prior.returned:
+        return f", in `{prior.returned}`, which returns it"
     return ", which hands it back as it got it" if prior.back else ""
 
 
