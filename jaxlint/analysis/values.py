@@ -614,6 +614,7 @@ def _literal_key(index: Sequence[cst.SubscriptElement]) -> str | None:
 
 _COMPUTING_BUILTINS = ARITHMETIC_BUILTINS | {"sum", "list", "tuple", "dict"}
 _COMPUTED = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison})
+_STRINGS = frozenset({cst.SimpleString, cst.ConcatenatedString, cst.FormattedString})
 
 
 class Evaluator:
@@ -1007,6 +1008,11 @@ class Evaluator:
         right = expr.comparisons[0].comparator
         if any(type(side) is cst.Name and side.value == "None" for side in (expr.left, right)):
             return None
+        if type(operators[0]) in (cst.Equal, cst.NotEqual) and any(
+            type(side) in _STRINGS for side in (expr.left, right)
+        ):
+            # An array's `==` defers to a string, and Python falls back to identity: a Python bool, traced or not.
+            return STATIC
         sides = [self.value_of(expr.left), self.value_of(right)]
         if any(side is not None and side.contents is not None for side in sides):
             return None  # `metrics == {}`: Python compares the containers first (lengths, identity)
