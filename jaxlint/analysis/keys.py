@@ -850,12 +850,19 @@ class KeyFlow(Domain):
             return set()  # no key here to draw again (`is_key` below)
         # (`loss_fn(x)`, `jax.grad(loss_fn)(x)`, `step(x)` of `step = jit(loss_fn)`)
         target, _ = self._called_target(call)
-        if type(target) is not cst.Name:
-            return set()  # a module-level def is called by its name
-        found = self._tracker.callees.bindings.binding(target, tuple(self._tracker.chain), want_def=True)
-        if found is None or type(found[0]) is not cst.FunctionDef or found[2] or len(found[1]) != 1:
+        if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self":
+            method, _ = self._callee(call)  # `self._train_epoch(n)`: a method reads the module's names as well
+            if type(method) is not cst.FunctionDef:
+                return set()
+            function = method
+        elif type(target) is cst.Name:  # a module-level def is called by its name
+            found = self._tracker.callees.bindings.binding(target, tuple(self._tracker.chain), want_def=True)
+            if found is None or type(found[0]) is not cst.FunctionDef or found[2] or len(found[1]) != 1:
+                return set()
+            function = found[0]
+        else:
             return set()
-        drawn, here = self._closed_draws(found[0]), self._functions[-1]
+        drawn, here = self._closed_draws(function), self._functions[-1]
         if not drawn:
             return drawn
         if type(here) is cst.FunctionDef:
@@ -1947,7 +1954,9 @@ class KeyFlow(Domain):
         elif isinstance(node, cst.Lambda):
             self._enter(node, node.params, None)
         elif isinstance(node, cst.ClassDef):
-            self._states.append(KeyState(self._key_names))
+            # (its body and its methods read the names around the class: a module's key is a key there)
+            outer = self.state
+            self._states.append(KeyState(self._key_names, {n: 0 for n in outer.keys if not n.startswith("self.")}))
             self._functions.append(None)
         else:  # a comprehension: its targets are its own names
             state = self.state.copy()
