@@ -762,8 +762,8 @@ class ValueTracker(Domain):
             and func.value.value.value == "self"
         ):
             instance = self._fixed_receivers[id(func)] = self._self_attribute(func.value)
-        elif type(func.value) is cst.Call:  # `Model().predict(x)`
-            made = self._instance(func.value)
+        elif type(func.value) is cst.Call:  # `Model().predict(x)`, `env.action_space(params).sample(key)`
+            made = self._instance(func.value) or self.value_of(func.value)
             instance = self._fixed_receivers[id(func)] = made.instance if made is not None else None
         else:
             return None
