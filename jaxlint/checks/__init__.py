@@ -15,6 +15,7 @@ from jaxlint.checks.compilation.jax508_state_mutation_in_traced import StateMuta
 from jaxlint.checks.compilation.jax509_print_at_trace_time import PrintAtTraceTime
 from jaxlint.checks.compilation.jax510_static_arg_recreated import StaticArgRecreated
 from jaxlint.checks.compilation.jax511_shape_changes_in_loop import ShapeChangesInLoop
+from jaxlint.checks.compilation.jax512_non_array_jit_argument import NonArrayJitArgument
 from jaxlint.checks.dtypes.jax701_float64_without_x64 import Float64WithoutX64
 from jaxlint.checks.dtypes.jax702_non_array_input import NonArrayInput
 from jaxlint.checks.dtypes.jax703_lax_mixed_dtypes import LaxMixedDtypes
@@ -96,6 +97,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PrintAtTraceTime,
     StaticArgRecreated,
     ShapeChangesInLoop,
+    NonArrayJitArgument,
     GradNonScalar,
     GradIntegerInput,
     VmapInAxesArity,
