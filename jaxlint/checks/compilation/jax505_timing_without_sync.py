@@ -419,10 +419,12 @@ class TimingWithoutSync(CalleeRule):
         return "jax" if "jax" in kinds else "harmless"
 
     def _waits(self, function: cst.BaseExpression) -> bool:
-        """A function given to a tree map that waits for its leaf: a sync, or a lambda calling one."""
+        """A function given to a tree map that waits for its leaf: a sync or a NumPy function (`np.array` copies the
+        leaf to the host), or a lambda calling one."""
         if isinstance(function, cst.Lambda):
             return isinstance(function.body, cst.Call) and self._kind(function.body) == "sync"
-        return self.names.qualified(function) in SYNCS
+        qualified = self.names.qualified(function)
+        return qualified in SYNCS or qualified is not None and qualified.startswith("numpy.")
 
     def _fix(self, running: list[cst.CSTNode]) -> FixPlan | None:
         if len(running) != 1 or not isinstance(running[0], cst.SimpleStatementLine) or len(running[0].body) != 1:
