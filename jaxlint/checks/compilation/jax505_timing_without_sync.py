@@ -6,11 +6,12 @@ from typing import Iterator, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import rebound_names
+from jaxlint.analysis.bindings import parameter_names, rebound_names
 from jaxlint.analysis.donations import reads
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
 from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
+from jaxlint.model.transforms import JITS as _JITS
 from jaxlint.model.transforms import TREE_MAPS
 from jaxlint.traversal import children, in_order
 
@@ -261,6 +262,7 @@ class TimingWithoutSync(CalleeRule):
     def visit_Module(self, node: cst.Module) -> None:
         self._tests = self.facts.in_test_file  # tests time dispatch and tracing on purpose
         self._judging: set[int] = set()  # the helpers being judged (`_helper_kind`), against recursion
+        self._def_uses: dict[str, tuple[list[cst.FunctionDef], list[cst.Call]]] | None = None  # _uses_of_defs
         if not self._tests:
             self._block(node.body)
 
@@ -384,10 +386,72 @@ class TimingWithoutSync(CalleeRule):
             helper = self.facts.called_def(call)
             if helper is not None and not helper.decorators:
                 return self._helper_kind(helper)
+            runs = self._parameter_runs(func)
+            if runs is not None:
+                return runs
         if isinstance(func, cst.Attribute) and func.attr.value in _HARMLESS_METHODS:
             return "harmless"
         if isinstance(func, cst.Attribute) and _root_name(func.value) in jax_results:
             return "jax"  # `info[-1].mean()` of `y, info = lax.scan(...)`: an array's method dispatches as `jnp.mean`
+        return "unknown"
+
+    def _parameter_runs(self, name: cst.Name) -> str | None:
+        """What a call of a parameter of a module-level function runs, as `_kind` says: every def of the module it
+        decorates (`@timeit` on `step`: the wrapper's `f(self, *args)` runs `step`) and every module-level def or
+        jitted function the module's calls of it give there (`run_algorithm(value_function_iteration, model)`),
+        each judged as the code it runs; None when `name` is no such parameter, or nothing shows what it holds."""
+        chain = self.facts.chain
+        outer = chain[1] if len(chain) > 1 else None
+        if type(outer) is not cst.FunctionDef or name.value not in parameter_names(outer.params):
+            return None
+        if any(name.value in parameter_names(scope.params) for scope in chain[2:] if type(scope) is cst.FunctionDef):
+            return None  # the wrapper's own parameter
+        uses = self._uses_of_defs().get(outer.name.value, ([], []))
+        decorated, calls = uses
+        given = [self._given(call, outer, name.value) for call in calls]
+        if not decorated and not given:
+            return None
+        kinds = {self._helper_kind(function) for function in decorated} | set(given)
+        return "jax" if kinds == {"jax"} else "unknown"
+
+    def _uses_of_defs(self) -> dict[str, tuple[list[cst.FunctionDef], list[cst.Call]]]:
+        """By name: the defs a decorator of that name decorates and the calls of that name, in the whole module
+        (found once)."""
+        if self._def_uses is None:
+            self._def_uses = {}
+            for node, _ in in_order(self.facts.chain[0]):
+                if type(node) is cst.FunctionDef:
+                    for applied in node.decorators:
+                        if type(applied.decorator) is cst.Name:
+                            self._def_uses.setdefault(applied.decorator.value, ([], []))[0].append(node)
+                elif type(node) is cst.Call and type(node.func) is cst.Name:
+                    self._def_uses.setdefault(node.func.value, ([], []))[1].append(node)
+        return self._def_uses
+
+    def _given(self, call: cst.Call, function: cst.FunctionDef, param: str) -> str:
+        """What the function `call` gives `function`'s parameter `param` runs: "jax" for a jitted function or a def
+        of the module that dispatches jax work (a name the module binds once), else "unknown"."""
+        positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        index = positional.index(param) if param in positional else None
+        argument = next(
+            (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == param), None
+        )
+        if argument is None and index is not None and index < len(call.args):
+            before = call.args[: index + 1]
+            if not any(arg.star or arg.keyword is not None for arg in before):
+                argument = call.args[index].value
+        if type(argument) is not cst.Name:
+            return "unknown"
+        found = self.facts.binding(argument, want_def=True)
+        if found is None or len(found[1]) != 1:
+            return "unknown"  # (a module-level name: what a call in any scope of the module may give)
+        bound = found[0]
+        if type(bound) is cst.FunctionDef:
+            if self.facts.jit_decorated(bound) is not None:
+                return "jax"
+            return self._helper_kind(bound) if not bound.decorators else "unknown"
+        if type(bound) is cst.Call and self.names.qualified(bound.func) in _JITS:
+            return "jax"
         return "unknown"
 
     def _staged_def(self, call: cst.Call) -> cst.FunctionDef | None:
