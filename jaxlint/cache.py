@@ -29,7 +29,7 @@ DEFAULT_DIR = ".jaxlint_cache"
 # modules import, call or subclass (read_reached); 12, the line of a transform applied over several lines (it was 0);
 # 13, the attributes of `self` their methods draw kept keys from (`self.key` in Consumes.params); 14, the type tests
 # their functions return (Exported.tests).
-FORMAT = 17
+FORMAT = 18
 
 
 def content_hash(data: bytes) -> str:

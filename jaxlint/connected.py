@@ -8,7 +8,8 @@ the modules connected to them by calls: the modules that call them (or pass thei
 transitively (their traced calls make the named modules' helpers traced); every module that these and
 the named ones call, transitively (what a callee returns decides which values are traced); and the
 modules whose imports re-export a callee on the way (`pkg/__init__.py` for `from pkg import report`);
-and the modules that may turn on `jax_enable_x64`, a fact the whole project shares. The others cannot
+and the modules that may tell the whole project a fact: that may turn on `jax_enable_x64`, or that may define a
+pytree class with `__setitem__` (item assignment on a pytree of unknown structure). The others cannot
 change the answer, and are not read by the analysis. Python's own parser (in C) finds the calls, at a
 small part of the analysis's cost.
 """
@@ -28,6 +29,7 @@ from jaxlint.config import DEFAULT_MAX_FILE_SIZE
 MAX_REEXPORTS = 8  # as project.imported_facts follows re-exports
 # Text that every way of turning on x64 contains (analysis/x64.py): a module with none of it cannot.
 X64_MENTIONS = (b"enable_x64", b"ENABLE_X64", b"x64_enabled")
+SETITEM_MENTION = b"__setitem__"  # in every module that defines a class with `__setitem__`
 
 
 def _scan(path: Path, name: str, cache: Cache | None, max_size: int) -> dict:
@@ -37,15 +39,16 @@ def _scan(path: Path, name: str, cache: Cache | None, max_size: int) -> dict:
     nothing."""
     try:
         if path.stat().st_size > max_size:
-            return {"calls": [], "reexports": {}, "read": True, "x64": False}
+            return {"calls": [], "reexports": {}, "read": True, "x64": False, "setitem": False}
         data = path.read_bytes()
     except OSError:
-        return {"calls": [], "reexports": {}, "read": False, "x64": False}
+        return {"calls": [], "reexports": {}, "read": False, "x64": False, "setitem": False}
     key, digest = json.dumps(["calls and arguments", __version__, str(path), name]), content_hash(data)
     found = cache.get_value(key, digest) if cache is not None else None
     if not _well_formed(found):  # missing, or damaged: read again
         found = _calls_and_imports(data, name if path.stem == "__init__" else name.rpartition(".")[0])
         found["x64"] = any(mention in data for mention in X64_MENTIONS)
+        found["setitem"] = SETITEM_MENTION in data
         if cache is not None:
             cache.put_value(key, digest, found)
     return found
@@ -56,6 +59,7 @@ def _well_formed(scan: dict | None) -> TypeGuard[dict]:
         isinstance(scan, dict)
         and isinstance(scan.get("read"), bool)
         and isinstance(scan.get("x64"), bool)
+        and isinstance(scan.get("setitem"), bool)
         and isinstance(scan.get("calls"), list)
         and all(isinstance(call, str) for call in scan["calls"])
         and isinstance(scan.get("reexports"), dict)
@@ -182,8 +186,8 @@ def connected(
     for name, found in callees.items():
         for callee in found - {name}:
             callers[callee].add(name)
-    x64 = {name for name, scan in scans.items() if scan["x64"]}
-    return _closure(_closure(named & modules.keys(), callers), callees) | x64
+    shared = {name for name, scan in scans.items() if scan["x64"] or scan["setitem"]}
+    return _closure(_closure(named & modules.keys(), callers), callees) | shared
 
 
 def _closure(start: set[str], edges: dict[str, set[str]]) -> set[str]:

@@ -51,6 +51,7 @@ class Reads:
     calls give its parameters (Interface.read_handed) and the container attributes of their classes' instances."""
 
     x64: bool = False
+    item_setters: bool = False
     literals: set[str] = field(default_factory=set)
     returns: set[str] = field(default_factory=set)
     handed: set[tuple[str, int | str, bool]] = field(default_factory=set)
@@ -60,6 +61,7 @@ class Reads:
     def add(self, tracker: ValueTracker) -> None:
         """What one round's analysis read."""
         self.x64 = self.x64 or tracker.read_x64
+        self.item_setters = self.item_setters or tracker.read_item_setters
         self.literals |= tracker.read_literals
         self.returns |= tracker.read_returns
         self.handed |= tracker.read_handed
@@ -167,6 +169,7 @@ def module_interface(
         x64=tracker.enables_x64,
         wide_dtypes=WIDE_DTYPE_WORD.search(source) is not None,
         read_x64=reads.x64,
+        read_item_setters=reads.item_setters,
         read_literals=tuple(sorted(reads.literals)),
         read_returns=tuple(sorted(reads.returns)),
         read_looped=tuple(sorted(tracker.read_looped)),
@@ -187,6 +190,7 @@ def module_interface(
         containers=_containers(module, facts),
         computed=_computed(module),
         read_reached=tuple(sorted(reads.reached)),
+        item_setters=tracker.defines_item_setters,
     )
 
 

@@ -372,6 +372,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             if module in modules and module != caller_module and "." not in function:
                 looped.setdefault(module, {}).setdefault(function, []).append(loop_call)
     x64 = {name for name, interface in modules.items() if interface.x64}
+    item_setters = {name for name, interface in modules.items() if interface.item_setters}
     overridden: dict[str, dict[str, set[str]]] = {}
     for subclasses, interface in modules.items():
         for base, names in interface.overrides.items():
@@ -417,6 +418,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             containers,
             tuple(sorted(referenced.get(name, ()))),
             computed,
+            item_setters=bool(item_setters - {name}),
         )
     return facts
 
@@ -453,6 +455,7 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         _read_containers(imported, interface),
         tuple(name for name in imported.reached if name in interface.read_reached),
         imported.computed,
+        item_setters=imported.item_setters and interface.read_item_setters,
     )
 
 

@@ -194,6 +194,15 @@ def method_of(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
     return found[0] if len(found) == 1 else None
 
 
+def item_setter_classes(module: cst.Module) -> list[cst.ClassDef]:
+    """The module-level classes that define `__setitem__`: `obj[i, :] = v` on an instance runs it."""
+    return [
+        statement
+        for statement in module.body
+        if type(statement) is cst.ClassDef and method_of(statement, "__setitem__") is not None
+    ]
+
+
 def is_property(function: cst.FunctionDef) -> bool:
     """`@property`, `@cached_property`, `@x.setter`: reading the attribute runs it, calling calls its result."""
     return any(

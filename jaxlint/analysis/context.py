@@ -391,6 +391,12 @@ class Context:
         at `leave_Module`."""
         return self._tracker.recorder.makes_refs
 
+    @property
+    def item_setters(self) -> bool:
+        """Whether the project defines a pytree class with `__setitem__` (this module or another): a pytree of tracers
+        whose structure no call shows may be one of its instances."""
+        return self._tracker.item_setters
+
     def trace_shown(self, errors: frozenset[str]) -> bool:
         """Whether every trace of the traced function around this point starts in a `try` whose handler catches one
         of `errors` (qualified) and does not raise again: `try: jax.jit(f)(x) except Exception as e: print(e)` shows

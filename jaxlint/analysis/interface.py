@@ -120,6 +120,7 @@ class Interface:
     wide_dtypes: bool = False  # it may ask for a 64-bit dtype: only then does another module's x64 matter to it
     # Which optional imported facts its analysis read (project.py re-checks it only when one of those changed):
     read_x64: bool = False  # the project's x64
+    read_item_setters: bool = False  # whether the project defines a pytree class with `__setitem__`
     read_literals: tuple[str, ...] = ()  # the literal returned by these functions of other modules, qualified
     read_returns: tuple[str, ...] = ()  # what these functions of other modules return when called, qualified
     read_looped: tuple[str, ...] = ()  # its functions whose calls in other modules' loops were asked for
@@ -150,6 +151,8 @@ class Interface:
     computed: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Its module-level names whose references in other modules its analysis asked about (Imported.reached).
     read_reached: tuple[str, ...] = ()
+    # It defines a pytree class with `__setitem__`: `obj[i, :] = v` on an instance is a method call, in any module.
+    item_setters: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -180,6 +183,8 @@ class Interface:
             containers={cls: tuple(tuple(pair) for pair in pairs) for cls, pairs in data["containers"].items()},
             computed={cls: tuple(names) for cls, names in data["computed"].items()},
             read_reached=tuple(data["read_reached"]),
+            item_setters=data["item_setters"],
+            read_item_setters=data["read_item_setters"],
         )
 
 
@@ -247,6 +252,7 @@ class Imported:
     reached: tuple[str, ...] = ()
     # By qualified class name: the properties that compute what they give (Interface.computed).
     computed: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    item_setters: bool = False  # another module of the project defines a pytree class with `__setitem__`
 
     def __bool__(self) -> bool:
         return bool(
@@ -261,6 +267,7 @@ class Imported:
             or self.containers
             or self.computed
             or self.reached
+            or self.item_setters
         )
 
     @property

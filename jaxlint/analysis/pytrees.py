@@ -25,6 +25,8 @@ from jaxlint.model.pytrees import (
     PYTREE_DECORATORS,
     STATIC_FIELD_CALLS,
     STATIC_FIELD_SPECS,
+    PYTREE_REGISTRATIONS,
+    STATIC_REGISTRATION,
 )
 from jaxlint.model.transforms import PARTIAL
 
@@ -95,6 +97,35 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
             leaf = scalar or is_array_annotation(annotation, names)
             fields[name] = Field(static=False, leaf=leaf, cls=None if leaf else class_of(annotation), number=scalar)
     return fields
+
+
+_FLATTEN_METHODS = frozenset({"tree_flatten", "tree_flatten_with_keys"})  # the methods a registration calls
+
+
+def flattened_class(cls: cst.ClassDef, names: Names, module: cst.Module) -> bool:
+    """Whether jax flattens instances of `cls` into leaves: a registering decorator or base the model knows, a
+    `tree_flatten` method (for a registration anywhere), or a module-level registration call naming it."""
+    for decorator in cls.decorators:
+        qualified = names.qualified(_decorator_function(decorator.decorator))
+        if qualified in PYTREE_DECORATORS or qualified in PYTREE_REGISTRATIONS and qualified != STATIC_REGISTRATION:
+            return True
+    if any(names.qualified(base.value) in PYTREE_BASES for base in cls.bases):
+        return True
+    body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
+    if any(type(statement) is cst.FunctionDef and statement.name.value in _FLATTEN_METHODS for statement in body):
+        return True
+    for statement in module.body:
+        small = statement.body[0] if type(statement) is cst.SimpleStatementLine else None
+        call = small.value if type(small) is cst.Expr else None
+        if (
+            type(call) is cst.Call
+            and names.qualified(call.func) in PYTREE_REGISTRATIONS
+            and call.args
+            and type(call.args[0].value) is cst.Name
+            and call.args[0].value.value == cls.name.value
+        ):
+            return True
+    return False
 
 
 def _listed_fields(decorator: cst.BaseExpression, names: Names) -> tuple[set[str], set[str]] | None:

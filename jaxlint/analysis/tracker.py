@@ -30,6 +30,7 @@ from jaxlint.analysis.bindings import (
     rebound_names,
     target_names,
     terminates,
+    item_setter_classes,
 )
 from jaxlint.analysis.calls import argument, branch_operands
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
@@ -60,7 +61,7 @@ from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.none_flow import NoneFlow
-from jaxlint.analysis.pytrees import pytree_fields
+from jaxlint.analysis.pytrees import flattened_class, pytree_fields
 from jaxlint.analysis.scopes import (
     Returned,
     RoundFacts,
@@ -365,6 +366,7 @@ class ValueTracker(Domain):
         # Which of the optional facts of other modules were read (the project phase re-checks a module only
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
         self.read_x64 = False
+        self.read_item_setters = False
         self.read_literals: set[str] = set()
         self.read_returns: set[str] = set()  # what these functions of other modules return, qualified
         self.read_looped: set[str] = set()  # its functions whose calls in other modules' loops a rule asked for
@@ -585,6 +587,22 @@ class ValueTracker(Domain):
             return self.enables_x64
         self.read_x64 = True
         return self.context.imported.x64
+
+    @property
+    def defines_item_setters(self) -> bool:
+        """Whether this module defines a pytree class with `__setitem__` (jorbit's DoubleDouble)."""
+        return any(flattened_class(cls, self._module_names, self._module) for cls in item_setter_classes(self._module))
+
+    @property
+    def item_setters(self) -> bool:
+        """Whether this module or another module of its project defines a pytree class with `__setitem__`: then a
+        pytree whose structure no call shows may be an instance of one, where `obj[i, :] = v` is a method call."""
+        if self.defines_item_setters:
+            return True
+        if self.context is None:
+            return False
+        self.read_item_setters = True
+        return self.context.imported.item_setters
 
     def returned_container(self, function: cst.CSTNode) -> cst.BaseExpression | None:
         """The tuple, list or dict literal `function` returns when it returns one on every path (the one its

@@ -30,6 +30,8 @@ METADATA_FIELD_CALLS = frozenset({"dataclasses.field"})
 # Annotations of fields that are never pytree children of their own.
 CLASS_VARIABLE_ANNOTATIONS = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
 
+# The registration whose class has no leaves: jax passes its instances whole, as static values.
+STATIC_REGISTRATION = "jax.tree_util.register_static"
 # Calls that make a class a pytree (its instances then trace as arrays): the class is their first argument.
 PYTREE_REGISTRATIONS = frozenset(
     {

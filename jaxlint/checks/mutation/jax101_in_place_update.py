@@ -130,7 +130,9 @@ class InPlaceUpdate(Rule):
             because=held,
         )
         if held.container or held.pytree_part:
-            self._unless_refs.append(report)  # a pytree whose structure no call shows: a ref, if the module makes any
+            # a pytree whose structure no call shows: a ref, if the module makes any, or an instance of a class whose
+            # `__setitem__` the project defines (a pytree class)
+            self._unless_refs.append(report)
         else:
             report()
 
@@ -138,7 +140,7 @@ class InPlaceUpdate(Rule):
         self._unless_refs: list[Callable[[], None]] = []
 
     def leave_Module(self, node: cst.Module) -> None:
-        if not self.facts.makes_refs:
+        if self._unless_refs and not self.facts.makes_refs and not self.facts.item_setters:
             for report in self._unless_refs:
                 report()
 
