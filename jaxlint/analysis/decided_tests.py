@@ -38,6 +38,25 @@ def fixed_truth(test: cst.BaseExpression, literal_of: Callable[[cst.Name], Known
     return None
 
 
+def iterations_at_most_one(loop: cst.For, literal_of: Callable[[cst.Name], Known]) -> bool:
+    """Whether a `for` loop's body runs once at most: over `range(n)` (or `range(a, b)`) of ints Python fixes, one
+    apart at most (`num_episodes = 1`, then `for episode in range(num_episodes):`), or a display of one item."""
+    iterated = loop.iter
+    if isinstance(iterated, (cst.List, cst.Tuple)):
+        return len(iterated.elements) <= 1 and not any(type(e) is cst.StarredElement for e in iterated.elements)
+    if not (isinstance(iterated, cst.Call) and type(iterated.func) is cst.Name and iterated.func.value == "range"):
+        return False
+    if literal_of(iterated.func)[0] or not 1 <= len(iterated.args) <= 2:
+        return False  # (`range` bound to something else)
+    bounds = []
+    for arg in iterated.args:
+        known, value = _value(arg.value, literal_of) if arg.keyword is None and not arg.star else (False, None)
+        if not known or type(value) is not int:
+            return False
+        bounds.append(value)
+    return (bounds[0] if len(bounds) == 1 else bounds[1] - bounds[0]) <= 1
+
+
 def _value(expr: cst.BaseExpression, literal_of: Callable[[cst.Name], Known]) -> Known:
     known, value = constant(expr)
     if not known and type(expr) is cst.Name:

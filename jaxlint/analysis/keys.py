@@ -46,6 +46,7 @@ from jaxlint.analysis.bindings import (
     target_names,
 )
 from jaxlint.analysis.calls import argument, arguments
+from jaxlint.analysis.decided_tests import iterations_at_most_one
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.key_hops import (
@@ -2185,7 +2186,17 @@ class KeyFlow(Domain):
     def reused_by_loop(self, ref: str) -> bool:
         """Consumed here in every iteration of the innermost loop (not in a block that leaves it)."""
         ref = self._written.get(ref, ref)  # (`rngs["dropout"]` of `{"dropout": rng}`: its container may change)
-        return self.state.reused_by_loop(ref) and self._every_iteration() and not self._field_changed_in_loop(ref)
+        return (
+            self.state.reused_by_loop(ref)
+            and self._every_iteration()
+            and not self._field_changed_in_loop(ref)
+            and not self._runs_once()
+        )
+
+    def _runs_once(self) -> bool:
+        """Whether the innermost loop runs its body once at most (decided_tests.iterations_at_most_one)."""
+        loop = self._loops[-1][2] if self._loops else None
+        return type(loop) is cst.For and iterations_at_most_one(loop, self._tracker.literal_of)
 
     def _field_changed_in_loop(self, ref: str) -> bool:
         """Whether `ref`, an attribute (`state.rng`), may be assigned in the body of the innermost loop: its object

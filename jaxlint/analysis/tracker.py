@@ -2155,9 +2155,9 @@ class ValueTracker(Domain):
     def _fixed_truth(self, test: cst.BaseExpression) -> bool | None:
         """The truth a test has on every run (decided_tests.py): a branch the other way never runs, traced or
         not."""
-        return fixed_truth(test, self._literal_of)
+        return fixed_truth(test, self.literal_of)
 
-    def _literal_of(self, name: cst.Name) -> tuple[bool, object]:
+    def literal_of(self, name: cst.Name) -> tuple[bool, object]:
         """The literal a name always holds where the current scope reads it: the one binding of the scope that owns
         it (a module-level name no other module-level statement binds again), which no function rebinds through
         `global` or `nonlocal` and no assignment expression does."""
