@@ -146,7 +146,16 @@ def _fix_file(
     def placed(text: str, found: list[Diagnostic]) -> list[Diagnostic]:
         return _placed(text, found, notebook)
 
-    fixed = fix_source(source, lint, mode.unsafe)
+    def unshown_only(text: str) -> list[Diagnostic]:
+        """A notebook's findings, less those its saved outputs show: a lesson's cell that fails on purpose is
+        left as it is."""
+        assert notebook is not None
+        found = lint(text)
+        located = locate(text, found)
+        kept = {id(d) for d in unshown(notebook.document, located)}
+        return [d for d, in_cell in zip(found, located) if id(in_cell) in kept]
+
+    fixed = fix_source(source, unshown_only if notebook else lint, mode.unsafe)
     if not fixed.fixed:
         return FileResult(placed(fixed.source, fixed.remaining))
     try:

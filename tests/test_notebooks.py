@@ -331,6 +331,20 @@ def test_fix_pair_byte_for_byte_across_cells(run) -> None:
     assert Path("nb.ipynb").read_bytes() == (NOTEBOOKS / "fixable.unsafe.fixed.ipynb").read_bytes()
 
 
+def test_fix_leaves_the_cells_whose_saved_outputs_show_the_finding(run) -> None:
+    """lesson.ipynb fails on purpose in cell 3 and prints a tracer from cell 4 (its output under cell 5): those
+    cells stay as the lesson wrote them; cells 7-9, whose outputs show nothing of their findings, are fixed."""
+    shutil.copy(NOTEBOOKS / "lesson.ipynb", "nb.ipynb")
+    outcome = run("--fix", "--unsafe-fixes", "nb.ipynb")
+    assert outcome.out == "Found 3 findings (3 fixed, 0 remaining; 1 file checked).\n"
+    before = json.loads((NOTEBOOKS / "lesson.ipynb").read_text())["cells"]
+    after = json.loads(Path("nb.ipynb").read_text())["cells"]
+    assert [after[i]["source"] == before[i]["source"] for i in (2, 3, 4, 6, 7, 8)] == [
+        True, True, True, False, False, False
+    ]
+    assert after[6]["source"] == ["y = jnp.zeros(3)\n", "y = y.at[1].set(2.0)"]
+
+
 def test_fix_reports_what_remains_in_cells_of_the_fixed_notebook(run) -> None:
     write(Path("nb.ipynb"), notebook(
         ("code", "from jax import jit\nimport jax.numpy as jnp"),
