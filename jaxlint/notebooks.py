@@ -30,6 +30,9 @@ _MARKER = re.compile(r"^# %% notebook cell (\d+)(?: indent (\d+))?$", re.MULTILI
 # `%time f()`, `%%time`, `!pip install jax`, and their assigned forms `files = !ls`, `t = %timeit -o f()`;
 # the autocall escapes `/f 1 2`, `,f a b`, `;f a b`.
 _MAGIC = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)?[%!]|^\s*[/,;][A-Za-z_]")
+# The last line of an assignment target that spans lines, assigned a magic's value (`timings[lib][\n    name\n] =
+# %timeit -o f()`): IPython assigns what the magic gives to the whole target.
+_TARGET_END_MAGIC = re.compile(r"^(\s*[)\]}][\s)\]}]*=\s*)[%!]")
 # `jnp.zeros?`, `jax.random.*key*??`, `?jit`
 _HELP = re.compile(r"^\s*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*$")
 # Cell magics whose body is Python run in this kernel; the others (`%%bash`, `%%html`, `%%writefile`) are not.
@@ -252,6 +255,9 @@ def python_lines(lines: list[str]) -> list[str] | None:
     for line in lines:
         if magic is None and (_MAGIC.match(line) or _HELP.match(line)) and not _inside_statement(python):
             magic = line[: len(line) - len(line.lstrip())]
+        elif magic is None and (end := _TARGET_END_MAGIC.match(line)) and _inside_statement(python):
+            python.append(end.group(1) + "None")  # (the target stays: its names are bound, as IPython binds them)
+            continue
         if magic is None:
             python.append(line)
             continue

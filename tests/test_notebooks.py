@@ -311,6 +311,10 @@ def test_findings_sort_by_cell_before_row() -> None:
     (["\t/print 1 2", "\t,f a", "\t;f a b"], ["pass"] * 3),
     (["f(1,", ",2)", "x = (1", "/2)"], ["f(1,", ",2)", "x = (1", "/2)"]),
     (["%%writefile helper.py", "import jax"], None),
+    # An assignment target spanning lines, assigned a magic's value: the target stays, its value is None.
+    (["t[", "    'a'", "] = %timeit -o f()", "u = (t", ") = !ls"], ["t[", "    'a'", "] = None", "u = (t", ") = None"]),
+    # Python: a comparison after a closing bracket, a modulo on a continuation line.
+    (["y = (x", ") == 1", "z = [x", "] % 2"], ["y = (x", ") == 1", "z = [x", "] % 2"]),
 ])
 def test_ipython_syntax_becomes_pass_line_for_line(lines: list[str], python: list[str] | None) -> None:
     assert python_lines(lines) == python
