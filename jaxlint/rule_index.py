@@ -61,6 +61,7 @@ RULES = (
     ("JAX701", "float64-without-x64", True),
     ("JAX702", "non-array-input", True),
     ("JAX703", "lax-mixed-dtypes", True),
+    ("JAX704", "unexpected-keyword", True),
     ("JAX801", "removed-api", True),
     ("JAX802", "deprecated-api", True),
     ("JAX010", "verify-trace-error", True),

@@ -72,8 +72,9 @@ def releases(offline: bool) -> list[Version]:
     if offline:
         texts = [path.name.split("-")[1].removesuffix(".tar.gz") for path in CACHE.glob("jax-*")]
     else:
-        listed = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "jax"],
-                                capture_output=True, text=True, check=True).stdout
+        listed = subprocess.run(
+            [sys.executable, "-m", "pip", "index", "versions", "jax"], capture_output=True, text=True, check=True
+        ).stdout
         texts = re.search(r"Available versions: (.*)", listed).group(1).split(", ")
     versions = {parse_jax_version(text) for text in texts if re.fullmatch(r"\d+(\.\d+)*", text)}
     return sorted(version for version in versions if version >= FIRST)
@@ -86,8 +87,21 @@ def archive(version: Version) -> Path:
         return found[0]
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--prefer-binary",
-                        f"jax=={show(version)}", "--dest", folder], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--prefer-binary",
+                f"jax=={show(version)}",
+                "--dest",
+                folder,
+            ],
+            check=True,
+        )
         (downloaded,) = Path(folder).iterdir()
         return Path(shutil.move(str(downloaded), CACHE / downloaded.name))
 
@@ -137,12 +151,16 @@ def _warns(node: ast.AST) -> bool:
         if isinstance(call, ast.Call):
             func = call.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if (isinstance(func, ast.Attribute) and func.attr == "warn"
-                    and getattr(func.value, "id", "") == "deprecations"):
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "warn"
+                and getattr(func.value, "id", "") == "deprecations"
+            ):
                 return True  # jax._src.deprecations.warn(id, message): a DeprecationWarning
             if called in ("warn", "warn_deprecated") and any(
-                    (getattr(arg, "id", None) or getattr(arg, "attr", None)) in WARNINGS
-                    for arg in [*call.args, *(keyword.value for keyword in call.keywords)]):
+                (getattr(arg, "id", None) or getattr(arg, "attr", None)) in WARNINGS
+                for arg in [*call.args, *(keyword.value for keyword in call.keywords)]
+            ):
                 return True
     return False
 
@@ -150,8 +168,10 @@ def _warns(node: ast.AST) -> bool:
 def _warns_unconditionally(definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
     """A function whose body (or a class whose `__init__`) always warns, not only for some arguments."""
     if isinstance(definition, ast.ClassDef):
-        return any(isinstance(item, ast.FunctionDef) and item.name == "__init__" and _warns_unconditionally(item)
-                   for item in definition.body)
+        return any(
+            isinstance(item, ast.FunctionDef) and item.name == "__init__" and _warns_unconditionally(item)
+            for item in definition.body
+        )
     return any(isinstance(statement, ast.Expr) and _warns(statement) for statement in definition.body)
 
 
@@ -172,7 +192,8 @@ def _absolute(module: str, package: bool, level: int, target: str | None) -> str
 
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def read_module(name: str, package: bool, text: str) -> Module | None:
@@ -227,7 +248,8 @@ def read_module(name: str, package: bool, text: str) -> Module | None:
                             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                                 last = entry.elts[-1] if isinstance(entry, ast.Tuple) and entry.elts else None
                                 module.deprecations[key.value] = not (
-                                    isinstance(last, ast.Constant) and last.value is None)
+                                    isinstance(last, ast.Constant) and last.value is None
+                                )
                     if isinstance(target, ast.Subscript) and "globals" in ast.dump(target.value):
                         module.open = True
                     if value is not None:
@@ -240,8 +262,11 @@ def read_module(name: str, package: bool, text: str) -> Module | None:
                     if alias.asname == alias.name:
                         module.same_alias.add(local)
             elif isinstance(statement, ast.ImportFrom):
-                source = _absolute(name, package, statement.level, statement.module) if statement.level \
+                source = (
+                    _absolute(name, package, statement.level, statement.module)
+                    if statement.level
                     else statement.module or ""
+                )
                 for alias in statement.names:
                     if alias.name == "*":
                         module.stars.append(source)
@@ -279,9 +304,14 @@ def read_module(name: str, package: bool, text: str) -> Module | None:
                     module.open = True  # globals().update(...)
                 if _warns(statement):
                     module.warns = True  # at import time, possibly under an `if` (`is_accelerated`)
-                if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                        and isinstance(value.func.value, ast.Name) and value.func.value.id == "__all__"
-                        and value.args and _strings(value.args[0]) is not None):
+                if (
+                    isinstance(value, ast.Call)
+                    and isinstance(value.func, ast.Attribute)
+                    and isinstance(value.func.value, ast.Name)
+                    and value.func.value.id == "__all__"
+                    and value.args
+                    and _strings(value.args[0]) is not None
+                ):
                     module.all = (module.all or set()) | _strings(value.args[0])
 
     visit(tree.body, True)
@@ -303,14 +333,20 @@ ARRAY_TARGETS = {"device_array", "DeviceArray", "_DeviceArray", "ArrayImpl", "Ar
 
 
 def _raises_only(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    body = [statement for statement in definition.body
-            if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))]
+    body = [
+        statement
+        for statement in definition.body
+        if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
+    ]
     return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
 def _warning_methods(definition: ast.ClassDef) -> set[str]:
-    return {statement.name for statement in definition.body
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and _warns(statement)}
+    return {
+        statement.name
+        for statement in definition.body
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and _warns(statement)
+    }
 
 
 def _class_attributes(definition: ast.ClassDef) -> set[str]:
@@ -323,10 +359,20 @@ def _class_attributes(definition: ast.ClassDef) -> set[str]:
                 continue  # a tombstone (`raise AttributeError("arr.device_buffer has been deprecated")`)
             names.add(statement.name)
             for node in ast.walk(statement):
-                targets = node.targets if isinstance(node, ast.Assign) else \
-                    [node.target] if isinstance(node, ast.AnnAssign) else []
-                names |= {target.attr for target in targets if isinstance(target, ast.Attribute)
-                          and isinstance(target.value, ast.Name) and target.value.id == "self"}
+                targets = (
+                    node.targets
+                    if isinstance(node, ast.Assign)
+                    else [node.target]
+                    if isinstance(node, ast.AnnAssign)
+                    else []
+                )
+                names |= {
+                    target.attr
+                    for target in targets
+                    if isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                }
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
@@ -342,14 +388,20 @@ def _attached(tree: ast.AST) -> set[str]:
     the method tables those loops read (`_nondiff_methods`, `_array_methods`, `_array_properties`)."""
     names = set()
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setattr" and len(node.args) == 3
-                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", "") == "setattr"
+            and len(node.args) == 3
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
             target = node.args[0]
             if (getattr(target, "id", None) or getattr(target, "attr", None)) in ARRAY_TARGETS:
                 names.add(node.args[1].value)
         if isinstance(node, ast.Assign) and any(
-                isinstance(target, ast.Name) and re.fullmatch(r"_\w*(methods|properties)", target.id)
-                for target in node.targets):
+            isinstance(target, ast.Name) and re.fullmatch(r"_\w*(methods|properties)", target.id)
+            for target in node.targets
+        ):
             value = node.value
             keys = value.keys if isinstance(value, ast.Dict) else getattr(value, "elts", [])
             names |= {key.value for key in keys if isinstance(key, ast.Constant) and isinstance(key.value, str)}
@@ -405,8 +457,9 @@ class Release:
         self._parsed: dict[str, Module | None] = {}
         self._stars: dict[str, set[str] | None] = {}
         self._names: dict[str, set[str] | None] = {}
-        self.public_modules = {name for name in self.files
-                               if name.startswith("jax") and is_public(name) and self.module(name) is not None}
+        self.public_modules = {
+            name for name in self.files if name.startswith("jax") and is_public(name) and self.module(name) is not None
+        }
         self.public = {name: self._offered(name) for name in sorted(self.public_modules)}
         self.deprecated = self._deprecated()
 
@@ -560,8 +613,9 @@ def entries(history: list[Release], keep: set[str]) -> list[dict]:
     `import_only` row: only `import` statements naming it fail."""
     newest = history[-1]
     modules = set().union(*(release.public_modules for release in history))
-    names = {f"{module}.{item}" for release in history for module, offered in release.public.items()
-             for item in offered}
+    names = {
+        f"{module}.{item}" for release in history for module, offered in release.public.items() for item in offered
+    }
     rows = []
     for api in sorted(modules | names):
         is_module = api in modules
@@ -573,9 +627,10 @@ def entries(history: list[Release], keep: set[str]) -> list[dict]:
                     first -= 1
                 rows.append({"api": api, "deprecated_in": show(history[first].version)})
             continue
-        if api not in keep and any(".".join(api.split(".")[:end]) in modules
-                                   and ".".join(api.split(".")[:end]) not in newest.files
-                                   for end in range(2, len(api.split(".")))):
+        if api not in keep and any(
+            ".".join(api.split(".")[:end]) in modules and ".".join(api.split(".")[:end]) not in newest.files
+            for end in range(2, len(api.split(".")))
+        ):
             continue  # the row of its module covers it
         had = [i for i, release in enumerate(history) if there(release)]
         if not had:
@@ -584,10 +639,14 @@ def entries(history: list[Release], keep: set[str]) -> list[dict]:
         first = index
         while first > 0 and there(history[first - 1]):
             first -= 1
-        warned = [release for release in history[first: index + 1] if release.warns(api)]
+        warned = [release for release in history[first : index + 1] if release.warns(api)]
         removed = history[index + 1]
-        row = {"api": api, "deprecated_in": show((warned[0] if warned else removed).version),
-               "removed_in": show(removed.version), "last_in": show(history[index].version)}
+        row = {
+            "api": api,
+            "deprecated_in": show((warned[0] if warned else removed).version),
+            "removed_in": show(removed.version),
+            "last_in": show(history[index].version),
+        }
         if is_module and newest.resolves(api):
             row["import_only"] = True
         rows.append(row)
@@ -604,10 +663,16 @@ def array_entries(history: list[Release]) -> list[dict]:
         first = index
         while first > 0 and name in history[first - 1].array_attributes:
             first -= 1
-        warned = [release for release in history[first: index + 1] if name in release.array_warnings]
+        warned = [release for release in history[first : index + 1] if name in release.array_warnings]
         removed = history[index + 1]
-        rows.append({"api": f"{ARRAY}.{name}", "deprecated_in": show((warned[0] if warned else removed).version),
-                     "removed_in": show(removed.version), "last_in": show(history[index].version)})
+        rows.append(
+            {
+                "api": f"{ARRAY}.{name}",
+                "deprecated_in": show((warned[0] if warned else removed).version),
+                "removed_in": show(removed.version),
+                "last_in": show(history[index].version),
+            }
+        )
     return rows
 
 
@@ -626,8 +691,7 @@ def write(rows: list[dict], history: list[Release], path: Path) -> None:
         "# Generated by scripts/removed_apis.py from the source of every jax release; do not edit by hand",
         "# except the hand-written columns, which the generator keeps when it re-runs.",
         "#",
-        f"# Releases covered: jax {show(history[0].version)} to {show(history[-1].version)} "
-        f"({len(history)} releases).",
+        f"# Releases covered: jax {show(history[0].version)} to {show(history[-1].version)} ({len(history)} releases).",
         "#",
         "# Generated columns:",
         "#   api           qualified name (a module, function, class or constant; `jax.Array.<name>` for a",
@@ -650,8 +714,11 @@ def write(rows: list[dict], history: list[Release], path: Path) -> None:
         "api = [",
     ]
     for row in rows:
-        cells = ", ".join(f"{key} = {_value(row[key])}" for key in
-                          ("api", "deprecated_in", "removed_in", "last_in", "import_only", *HAND_COLUMNS) if key in row)
+        cells = ", ".join(
+            f"{key} = {_value(row[key])}"
+            for key in ("api", "deprecated_in", "removed_in", "last_in", "import_only", *HAND_COLUMNS)
+            if key in row
+        )
         lines.append(f"  {{ {cells} }},")
     lines.append("]")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -676,8 +743,10 @@ def main() -> None:
         print(f"jax {show(version)}", file=sys.stderr)
         history.append(Release(version))
     kept = hand_columns(arguments.output)
-    rows = sorted(entries(history, {api for api, columns in kept.items() if columns}) + array_entries(history),
-                  key=lambda row: row["api"])
+    rows = sorted(
+        entries(history, {api for api, columns in kept.items() if columns}) + array_entries(history),
+        key=lambda row: row["api"],
+    )
     for row in rows:
         row.update(kept.get(row["api"], {}))
     lost = sorted({api for api, columns in kept.items() if columns} - {row["api"] for row in rows})

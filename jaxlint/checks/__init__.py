@@ -19,6 +19,7 @@ from jaxlint.checks.compilation.jax512_non_array_jit_argument import NonArrayJit
 from jaxlint.checks.dtypes.jax701_float64_without_x64 import Float64WithoutX64
 from jaxlint.checks.dtypes.jax702_non_array_input import NonArrayInput
 from jaxlint.checks.dtypes.jax703_lax_mixed_dtypes import LaxMixedDtypes
+from jaxlint.checks.dtypes.jax704_unexpected_keyword import UnexpectedKeyword
 from jaxlint.checks.meta.jax001_syntax_error import SyntaxErrorRule
 from jaxlint.checks.meta.jax002_unused_noqa import UnusedNoqa
 from jaxlint.checks.meta.jax003_unreadable_file import UnreadableFileRule
@@ -107,6 +108,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     Float64WithoutX64,
     NonArrayInput,
     LaxMixedDtypes,
+    UnexpectedKeyword,
     RemovedApi,
     DeprecatedApi,
     VerifyTraceError,  # JAX01x: reported by --verify only

@@ -1,0 +1,82 @@
+"""Regenerate jaxlint/data/jax_keywords.txt: the keywords each jax.numpy function and jax.Array method takes.
+
+Run by hand with the jax the table is for (0.10.2), never in CI or the tests:
+
+    python scripts/jax_keywords.py > jaxlint/data/jax_keywords.txt
+
+A function is listed with the parameters it takes by keyword (`inspect.signature`), together with those of
+NumPy's function of the same name: code written against an older jax took NumPy's names (`a_min`), so only a
+keyword neither takes is a certain `TypeError` (`dim=`, `keepdim=`, `shifts=`: PyTorch's). A function that takes
+`**kwargs`, or whose NumPy twin's signature cannot be read (a ufunc), is left out: any keyword may be right. An
+array method is listed under `jax.Array.<name>`, against NumPy's function of that name less its array parameter.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def _keywords(function, skip_first: bool = False) -> list[str] | None:
+    """The names `function` takes by keyword; None when it takes any (`**kwargs`) or has no readable signature."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    if skip_first and parameters and parameters[0].kind is not inspect.Parameter.VAR_POSITIONAL:
+        parameters = parameters[1:]
+    return [p.name for p in parameters if p.kind in _KEYWORD]
+
+
+def _row(name: str, own, twin, skip_first: bool = False) -> str | None:
+    taken = _keywords(own)
+    if taken is None:
+        return None
+    if twin is not None:
+        numpy_taken = _keywords(twin, skip_first)
+        if numpy_taken is None:
+            return None
+        taken = taken + numpy_taken
+    return " ".join([name, *sorted(set(taken))])
+
+
+def main() -> None:
+    print(f"# Keywords each function takes: jax {jax.__version__} with NumPy {np.__version__}'s same-named function")
+    print("# (scripts/jax_keywords.py). One function a line: its qualified name, then the keywords.")
+    for module, numpy_module, prefix in (
+        (jnp, np, "jax.numpy"),
+        (jnp.linalg, np.linalg, "jax.numpy.linalg"),
+        (jnp.fft, np.fft, "jax.numpy.fft"),
+    ):
+        for name in sorted(dir(module)):
+            own = getattr(module, name)
+            if name.startswith("_") or not callable(own) or inspect.isclass(own) or inspect.ismodule(own):
+                continue
+            twin = getattr(numpy_module, name, None)
+            row = _row(f"{prefix}.{name}", own, twin if callable(twin) else None)
+            if row is not None:
+                print(row)
+    array = jnp.ones(1)
+    for name in sorted(dir(array)):
+        if name.startswith("_"):
+            continue
+        try:
+            own = getattr(array, name)
+        except Exception:  # noqa: BLE001 (a property that raises on this array)
+            continue
+        twin = getattr(np, name, None)
+        if callable(own) and callable(twin):
+            row = _row(f"jax.Array.{name}", own, twin, skip_first=True)
+            if row is not None:
+                print(row)
+
+
+if __name__ == "__main__":
+    main()
