@@ -85,11 +85,17 @@ def _order(node: cst.CSTNode) -> tuple[str, ...]:
 
 def in_order(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...] = (), skip: tuple[type, ...] = ()):
     """`node` and everything inside it in source order, each with the nodes around it; nothing inside a
-    node of a `skip` type (a nested function's body, say) but that node itself."""
-    yield node, ancestors
-    if type(node) not in skip:
-        for child in children(node):
-            yield from in_order(child, (*ancestors, node), skip)
+    node of a `skip` type (a nested function's body, say) but that node itself. (A stack, not recursion: a
+    generator per level makes every yield climb the whole depth.)"""
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(node, ancestors)]
+    while stack:
+        current, above = stack.pop()
+        yield current, above
+        if type(current) not in skip:
+            inner = children(current)
+            if inner:
+                around = (*above, current)
+                stack.extend((child, around) for child in reversed(inner))
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:

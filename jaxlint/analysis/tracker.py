@@ -60,6 +60,7 @@ from jaxlint.analysis.interface import Handed, Imported, IncomingContainer, Inco
 from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names, dotted, scope_imports
 from jaxlint.analysis.narrowing import not_an_array
+from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.none_flow import NoneFlow
 from jaxlint.analysis.pytrees import flattened_class, pytree_fields
 from jaxlint.analysis.scopes import (
@@ -284,6 +285,22 @@ def _traced_pytree(value: Value) -> cst.ClassDef | None:
     return value.pytree if value.kind is Kind.TRACED else None
 
 
+def _declared_or_walrus_bound(module: cst.Module) -> frozenset[str]:
+    """The names some function of `module` declares `global` or `nonlocal`, or an assignment expression binds: a
+    name bound once may hold something else there."""
+    found: set[str] = set()
+    for node, _ in in_order(module):
+        kind = type(node)
+        if kind is cst.Global or kind is cst.Nonlocal:
+            found.update(item.name.value for item in cast("cst.Global | cst.Nonlocal", node).names)
+        elif kind is cst.NamedExpr and type(cast(cst.NamedExpr, node).target) is cst.Name:
+            found.add(cast(cst.Name, cast(cst.NamedExpr, node).target).value)
+    return frozenset(found)
+
+
+_rebound_elsewhere = ModuleMemo(_declared_or_walrus_bound)  # (once per module, whatever the rounds)
+
+
 def _receiver_class(value: Value) -> cst.ClassDef | None:
     """The class whose methods get `value` as `self` when called through it: a pytree of tracers' (its fields
     known), or an instance's of a class of this module (the attributes its `__init__` set known)."""
@@ -386,7 +403,6 @@ class ValueTracker(Domain):
         self.recorder.scope_names(module, rebound_names(module.body))
         bindings = Counter(name for statement in module.body for name in rebound_names([statement]))
         self._rebound_globals = {name for name, count in bindings.items() if count > 1}
-        self._outer_bound: set[str] | None = None  # _rebound_elsewhere's answer
         self.keys = KeyFlow(self, module, key_names)
         self._known = known
         self._chain: list[cst.CSTNode] = [module]
@@ -2171,19 +2187,9 @@ class ValueTracker(Domain):
             return False, None
         return known, value
 
-    def _rebound_elsewhere(self) -> set[str]:
-        """The names some function declares `global` or `nonlocal`, or an assignment expression binds (found once,
-        when first asked)."""
-        if self._outer_bound is None:
-            found: set[str] = set()
-            for node, _ in in_order(self._chain[0]):
-                kind = type(node)
-                if kind is cst.Global or kind is cst.Nonlocal:
-                    found.update(item.name.value for item in cast("cst.Global | cst.Nonlocal", node).names)
-                elif kind is cst.NamedExpr and type(cast(cst.NamedExpr, node).target) is cst.Name:
-                    found.add(cast(cst.Name, cast(cst.NamedExpr, node).target).value)
-            self._outer_bound = found
-        return self._outer_bound
+    def _rebound_elsewhere(self) -> frozenset[str]:
+        """The names some function declares `global` or `nonlocal`, or an assignment expression binds."""
+        return _rebound_elsewhere(self._module)
 
     def _keeps_tracer_out(self, test: cst.BaseExpression, truth: bool) -> bool:
         """Whether `test` being `truth` says that a traced argument (or pytree of them) is no array: through `and`
