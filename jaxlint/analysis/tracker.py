@@ -384,6 +384,7 @@ class ValueTracker(Domain):
         # when a fact it read changed): their x64, and the literals their functions return, by qualified name.
         self.read_x64 = False
         self.read_item_setters = False
+        self._called_right_away: dict[int, cst.Call] = {}  # by id of a transform's application: the call of it
         self.read_literals: set[str] = set()
         self.read_returns: set[str] = set()  # what these functions of other modules return, qualified
         self.read_looped: set[str] = set()  # its functions whose calls in other modules' loops a rule asked for
@@ -1262,8 +1263,12 @@ class ValueTracker(Domain):
         # Under `jax.disable_jit()` transforms run their functions eagerly, and code no path reaches (after a
         # `raise` or `return`) never runs: nothing is traced there.
         runs = not self._untraced and self.flow.runs(self)
+        if type(node.func) is cst.Call:
+            self._called_right_away[id(node.func)] = node  # `jax.jacfwd(f)(y)`: the application's own call
         applied = applied_transforms(node, self.names, self.transforms) if runs else []
         for target, transform in applied:
+            if self._cannot_bind(self._called_right_away.get(id(node)), target, transform):
+                continue
             if caller is not None:  # `jax.grad(f)(x)` inside jit is staged
                 transform = replace(transform, staged=transform.staged or caller.staged, in_trace=True)
             if type(target) is cst.Attribute:
@@ -2167,6 +2172,21 @@ class ValueTracker(Domain):
 
     def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         self.leave_branch(None)
+
+    def _cannot_bind(self, call: cst.Call | None, target: cst.BaseExpression, transform: AppliedTransform) -> bool:
+        """Whether the call right around an application (`jax.jacfwd(f)(y)` of `def f(n, m)`) gives the def it
+        transforms too few arguments: Python raises TypeError when the transform calls it, before its body runs,
+        so nothing is traced from there (JaxSSO's stale scratch cell, first look round 73)."""
+        if call is None or type(target) is not cst.Name or any(arg.star for arg in call.args):
+            return False
+        function = self._definition(target)
+        if type(function) is not cst.FunctionDef:
+            return False
+        signature = Signature.of(function.params).after(transform)
+        given = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+        count = sum(1 for arg in call.args if arg.keyword is None)
+        needed = (*signature.positional[count:], *signature.keyword_only)
+        return any(name not in signature.defaults and name not in given for name in needed)
 
     def _fixed_truth(self, test: cst.BaseExpression) -> bool | None:
         """The truth a test has on every run (decided_tests.py): a branch the other way never runs, traced or
