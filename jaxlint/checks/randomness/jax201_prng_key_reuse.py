@@ -136,7 +136,11 @@ class PrngKeyReuse(Rule):
                 keys.unread(node) or isinstance(prior.node, cst.Call) and keys.unread(prior.node)
             ):
                 continue  # one of the two draws is never read: a warm-up run before a timed one
-            if prior is not None and _paired_selection(prior.node, node, self.names):
+            if (
+                prior is not None
+                and _paired_selection(prior.node, node, self.names)
+                and not self._selects_from_first(prior.node, node)
+            ):
                 continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
             if prior is not None and self._same_transform_of_two_arrays(prior.node, node):
                 continue  # `features(key, x)`, `features(key, y)`: one random map applied to both
@@ -279,6 +283,32 @@ class PrngKeyReuse(Rule):
         return start < end and not any(
             isinstance(node, cst.Name) and node.value == name for node, _ in order[after_bound:end]
         )
+
+    def _selects_from_first(self, first: cst.CSTNode, second: cst.Call) -> bool:
+        """Whether the second selection's array is made from what the first one gave (`a = permutation(k, x)`,
+        then `permutation(k, concatenate((a, y)))`): the same places again of an array already shuffled, not two
+        arrays kept in step (SocialJax's spawn positions, first look round 74)."""
+        qualified = self.names.qualified(second.func)
+        if qualified not in SELECTING_SAMPLERS:
+            return False
+        array = argument(second, *SELECTING_SAMPLERS[qualified])
+        order = self._scope_in_order()
+        start = next((index for index, (node, _) in enumerate(order) if node is first), None)
+        assign = (
+            next((n for n in reversed(order[start][1]) if isinstance(n, cst.SimpleStatementLine)), None)
+            if start is not None
+            else None
+        )
+        statement = assign.body[0] if assign is not None and len(assign.body) == 1 else None
+        if array is None or not (isinstance(statement, cst.Assign) and statement.value is first):
+            return False
+        given = {name.value for target in statement.targets for name in _target_name_nodes(target.target)}
+        read = set(mentioned_names(array))
+        if type(array) is cst.Name:
+            found = self.facts.binding(array)
+            if found is not None and isinstance(found[0], cst.BaseExpression):
+                read |= mentioned_names(found[0])
+        return bool(read & given)
 
     def _rebound_before_read(self, first: cst.CSTNode) -> bool:
         """Whether the first draw is bound to names (`keys = split(key, n)`) that are each bound again before
