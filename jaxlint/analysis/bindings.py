@@ -6,7 +6,7 @@ from typing import Iterable, Iterator, cast
 
 import libcst as cst
 
-from jaxlint.analysis.names import scope_imports
+from jaxlint.analysis.names import import_bound_names
 from jaxlint.traversal import TOKENS, children, node_types
 
 
@@ -68,7 +68,7 @@ def rebound_names(body: cst.BaseSuite | Iterable[cst.CSTNode]) -> set[str]:
         elif kind is cst.FunctionDef or kind is cst.ClassDef:
             names.add(cast("cst.FunctionDef | cst.ClassDef", statement).name.value)
         elif kind is cst.Import or kind is cst.ImportFrom:
-            names.update(scope_imports([statement]))
+            names.update(import_bound_names(cast("cst.Import | cst.ImportFrom", statement)))
         elif kind is cst.Del:
             names.update(target_names(cast(cst.Del, statement).target))
         elif kind is cst.Match:

@@ -27,7 +27,7 @@ from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.factories import callable_returns, product
-from jaxlint.analysis.names import Names, dotted, scope_imports
+from jaxlint.analysis.names import Names, dotted, import_bound_names
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
 from jaxlint.model.transform_spec import Options, Role
 from jaxlint.model.transforms import JAX_JIT, JAX_VMAP, WITH_JIT_OPTIONS
@@ -297,7 +297,7 @@ class ModuleBindings:
                 scope.names.setdefault(node.value, []).append(value)
         elif kind in _NAME_BINDERS:
             if isinstance(small, (cst.Import, cst.ImportFrom)):
-                bound = list(scope_imports([small]))
+                bound = import_bound_names(small)
             elif isinstance(small, cst.Del):
                 bound = list(target_names(small.target))
             else:

@@ -20,7 +20,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import pattern_names, target_names
 from jaxlint.analysis.callees import JittedCallee
 from jaxlint.analysis.flow import Domain
-from jaxlint.analysis.names import scope_imports
+from jaxlint.analysis.names import import_bound_names
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.model.donation import (
     DATA_ATTRIBUTES,
@@ -504,7 +504,7 @@ class DonationFlow(Domain):
         self._stored(node.target, node.value)
 
     def leave_Import(self, node: cst.Import | cst.ImportFrom) -> None:
-        self._bind(scope_imports([node]))
+        self._bind(import_bound_names(node))
 
     leave_ImportFrom = leave_Import
 

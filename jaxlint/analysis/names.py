@@ -7,7 +7,7 @@ import below a function still counts inside it, as at run time.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, cast
+from typing import Iterable, Iterator, Sequence, cast
 
 import libcst as cst
 
@@ -70,6 +70,19 @@ def scope_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> di
     """Local name -> qualified name for every import statement of one scope; relative imports too
     when the module's `package` is known."""
     return dict(_imports(_scope_statements(body), package))
+
+
+def import_bound_names(statement: cst.Import | cst.ImportFrom) -> list[str]:
+    """The local names an import statement binds, whatever module they come from (a relative import's too):
+    `import a.b` binds `a`, `from .m import f as g` binds `g` (a star import binds names no one can list)."""
+    if type(statement) is cst.ImportFrom and isinstance(statement.names, cst.ImportStar):
+        return []
+    bound = []
+    for alias in cast("Sequence[cst.ImportAlias]", statement.names):
+        local = dotted(alias.asname.name) if alias.asname is not None else dotted(alias.name)
+        if local:
+            bound.append(local.split(".")[0] if alias.asname is None and type(statement) is cst.Import else local)
+    return bound
 
 
 def resolved_imports(body: Iterable[cst.CSTNode], package: str | None = None) -> dict[str, str | None]:

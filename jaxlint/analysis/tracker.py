@@ -58,7 +58,7 @@ from jaxlint.analysis.library_runs import function_run, module_run
 from jaxlint.analysis.loop_guards import constant
 from jaxlint.analysis.interface import Handed, Imported, IncomingContainer, IncomingTracer, ModuleContext
 from jaxlint.analysis.module_aliases import module_aliases
-from jaxlint.analysis.names import Names, dotted, scope_imports
+from jaxlint.analysis.names import Names, dotted, import_bound_names
 from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.none_flow import NoneFlow
@@ -1233,8 +1233,8 @@ class ValueTracker(Domain):
         return qualified.startswith(CONTAINER_READING_MODULES)
 
     def leave_Import(self, node: cst.Import) -> None:
-        self._forget(scope_imports([node]))
-        self.recorder.rebound(scope_imports([node]))
+        self._forget(import_bound_names(node))
+        self.recorder.rebound(import_bound_names(node))
 
     leave_ImportFrom = leave_Import
 
