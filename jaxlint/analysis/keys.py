@@ -1543,10 +1543,22 @@ class KeyFlow(Domain):
             key = argument(call, 0, "key")
             return (key, f"{made}({sampler})") if key is not None else None
         where = key_drawing_method(made, method)
+        if where is None and (given := self._library_object_returned(owner)) is not None:
+            made, where = given, key_drawing_method(given, method)  # `env.action_space(params).sample(key)`
         key = argument(call, *where) if where is not None else None
         if key is None and method == "__call__":  # a layer of `eqx.nn` called: `dropout(x, key=key)`
             key = _keyword_key(call, made)
         return (key, f"{made.rsplit('.', 1)[-1]}.{method}") if key is not None else None
+
+    def _library_object_returned(self, call: cst.Call) -> str | None:
+        """The library class whose instance a call of a function of this module gives, when every `return` of it
+        makes one of that class (`def action_space(self): return spaces.Box(0, 1, (4,))`)."""
+        function, _ = self._callee(call, ahead=True)
+        made = returned(function) if type(function) is cst.FunctionDef else None
+        classes = {
+            self._tracker.names.qualified(value.func) if type(value) is cst.Call else None for value in made or ()
+        }
+        return classes.pop() if len(classes) == 1 and None not in classes else None
 
     def _module_keys(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
         """The keys a library Module's method draws from (`model.init(key, x)`, `model.apply(v, x, rngs={"dropout":

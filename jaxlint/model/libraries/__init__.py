@@ -12,6 +12,7 @@ from jaxlint.model.libraries import (
     dm_pix,
     equinox,
     flax,
+    gymnax,
     haiku,
     lineax,
     numpyro,
@@ -32,6 +33,7 @@ LIBRARIES: tuple[ModuleType, ...] = (
     lineax,
     pallas,
     dm_pix,
+    gymnax,
 )
 
 
