@@ -150,6 +150,14 @@ def _syntax_error(source: str, target: tuple[int, int], error: cst.ParserSyntaxE
     where = (1, 1)  # libcst's tokenizer errors carry no position (it says 1:0): then Python's, when it has one
     try:
         compile(source, "<jaxlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        if _MIXED_INDENT.search(source):
+            # Python reads a tab as indentation up to the next multiple of 8 columns; libcst's tokenizer does not.
+            return InputError(
+                "JAX003",
+                "jaxlint's parser cannot read indentation that mixes tabs and spaces on one line, which Python "
+                "accepts, so the file was skipped; indent with spaces",
+                *_first_mixed_indent(source),
+            )
     except SyntaxError as python:
         row, col = python.lineno or 1, python.offset or 1
         line = python.text or ""
@@ -162,6 +170,14 @@ def _syntax_error(source: str, target: tuple[int, int], error: cst.ParserSyntaxE
     if not message.startswith("tokenizer error"):
         where = (error.raw_line, error.raw_column + 1)
     return InputError("JAX001", f"syntax error: {message}", *where)
+
+
+_MIXED_INDENT = re.compile(r"^(?: +\t|\t+ )", re.MULTILINE)  # a line's indentation holding both tabs and spaces
+
+
+def _first_mixed_indent(source: str) -> tuple[int, int]:
+    found = _MIXED_INDENT.search(source)
+    return _position(source, found.start()) if found is not None else (1, 1)
 
 
 def _reject_newer_syntax(module: cst.Module, target: tuple[int, int]) -> None:

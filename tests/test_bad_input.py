@@ -188,6 +188,24 @@ def test_syntax_error_after_non_ascii_text_is_at_pythons_code_point_column(run, 
     assert result.out == "s.py:2:12: JAX001 syntax error: '(' was never closed\n"
 
 
+def test_indentation_python_reads_and_libcst_does_not_is_no_syntax_error(run, tmp_path: Path) -> None:
+    """A line indented by a tab after spaces (ESSOS, first look round 73): CPython reads it, libcst's tokenizer
+    refuses it. The file is skipped as one jaxlint cannot read, not reported as invalid Python."""
+    source = (
+        "import jax\n\n\ndef f(arr):\n    for i in arr:\n        if i:\n            r = 1\n        else:\n"
+        "    \t    r = 2\n    return r\n"
+    )
+    (tmp_path / "m.py").write_text(source, encoding="utf-8")
+    compile(source, "m.py", "exec")
+    result = run("m.py", "--output-format", "json")
+    assert [(f["code"], f["location"], f["message"]) for f in json.loads(result.out)] == [(
+        "JAX003",
+        {"row": 9, "column": 1},
+        "jaxlint's parser cannot read indentation that mixes tabs and spaces on one line, which Python accepts, so "
+        "the file was skipped; indent with spaces",
+    )]
+
+
 def test_missing_file(run, tmp_path: Path) -> None:
     (tmp_path / "good.py").write_text(JAX101_SOURCE)
     result = run("missing.py", "good.py")

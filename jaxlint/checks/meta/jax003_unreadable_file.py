@@ -12,8 +12,9 @@ class UnreadableFileRule(Rule):
     summary = "A file that cannot be read or checked: missing, a broken symlink, permission denied, too deeply nested"
     what_it_does = (
         "Reports a path that jaxlint was asked to check but could not read: a file that does not exist, "
-        "a symlink whose target is missing, a file without read permission, a folder it cannot list, or code "
-        "nested so deeply that checking it would exceed Python's recursion limit. The run goes on with the "
+        "a symlink whose target is missing, a file without read permission, a folder it cannot list, code "
+        "nested so deeply that checking it would exceed Python's recursion limit, or valid Python that jaxlint's "
+        "parser (libcst) cannot read (a line indented by tabs mixed with spaces). The run goes on with the "
         "other files."
     )
     why_bad = (
