@@ -1,19 +1,27 @@
 """Regenerate jaxlint/data/jax_keywords.txt: the keywords each jax.numpy function and jax.Array method takes.
 
-Run by hand with the jax the table is for (0.10.2), never in CI or the tests:
+Run by hand with the jax the table is for (0.10.2), never in CI or the tests, given older jax releases (wheels or
+source archives, as `pip download --no-deps jax==0.4.1 -d DIR` fetches them), which it reads without importing:
 
-    python scripts/jax_keywords.py > jaxlint/data/jax_keywords.txt
+    python scripts/jax_keywords.py DIR > jaxlint/data/jax_keywords.txt
 
 A function is listed with the parameters it takes by keyword (`inspect.signature`), together with those of
-NumPy's function of the same name: code written against an older jax took NumPy's names (`a_min`), so only a
-keyword neither takes is a certain `TypeError` (`dim=`, `keepdim=`, `shifts=`: PyTorch's). A function that takes
-`**kwargs`, or whose NumPy twin's signature cannot be read (a ufunc), is left out: any keyword may be right. An
-array method is listed under `jax.Array.<name>`, against NumPy's function of that name less its array parameter.
+NumPy's function of the same name and those any def of that name (or `_name`) in an older release's
+`jax/_src/numpy/` took: code written against an older jax took their names (`newshape`, `where(condition=...)`),
+so only a keyword none of them takes is a certain `TypeError` in every release (`dim=`, `keepdim=`, `shifts=`:
+PyTorch's). A function that takes `**kwargs`, or whose NumPy twin's signature cannot be read (a ufunc), is left out:
+any keyword may be right. An array method is listed under `jax.Array.<name>`, against NumPy's function of that name
+less its array parameter.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -35,10 +43,46 @@ def _keywords(function, skip_first: bool = False) -> list[str] | None:
     return [p.name for p in parameters if p.kind in _KEYWORD]
 
 
+def _older(folder: Path) -> dict[str, set[str]]:
+    """By def name (less a leading `_`): every parameter name any def of that name in `jax/_src/numpy/` of the
+    releases in `folder` takes."""
+    found: dict[str, set[str]] = {}
+    for release in sorted(folder.iterdir()):
+        for source in _numpy_sources(release):
+            try:
+                tree = ast.parse(source)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    arguments = node.args
+                    names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+                    found.setdefault(node.name.lstrip("_"), set()).update(names)
+    return found
+
+
+def _numpy_sources(release: Path) -> list[str]:
+    """The text of each module of a release's `jax/_src/numpy/`."""
+    wanted = "jax/_src/numpy/"
+    if release.suffix == ".whl":
+        with zipfile.ZipFile(release) as archive:
+            return [archive.read(n).decode() for n in archive.namelist() if n.startswith(wanted) and n.endswith(".py")]
+    with tarfile.open(release) as archive:
+        return [
+            archive.extractfile(member).read().decode()  # type: ignore[union-attr]
+            for member in archive.getmembers()
+            if wanted in member.name and member.name.endswith(".py") and member.isfile()
+        ]
+
+
+OLDER: dict[str, set[str]] = {}
+
+
 def _row(name: str, own, twin, skip_first: bool = False) -> str | None:
     taken = _keywords(own)
     if taken is None:
         return None
+    taken = taken + sorted(OLDER.get(name.rpartition(".")[2], ()))
     if twin is not None:
         numpy_taken = _keywords(twin, skip_first)
         if numpy_taken is None:
@@ -48,8 +92,10 @@ def _row(name: str, own, twin, skip_first: bool = False) -> str | None:
 
 
 def main() -> None:
+    OLDER.update(_older(Path(sys.argv[1])))
     print(f"# Keywords each function takes: jax {jax.__version__} with NumPy {np.__version__}'s same-named function")
-    print("# (scripts/jax_keywords.py). One function a line: its qualified name, then the keywords.")
+    print("# and any older release's def of that name (scripts/jax_keywords.py). One function a line: its qualified")
+    print("# name, then the keywords.")
     for module, numpy_module, prefix in (
         (jnp, np, "jax.numpy"),
         (jnp.linalg, np.linalg, "jax.numpy.linalg"),
