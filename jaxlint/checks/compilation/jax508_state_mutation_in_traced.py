@@ -9,7 +9,6 @@ from typing import cast
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names
 from jaxlint.analysis.loop_guards import constant
-from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.name_reads import NameReads
 from jaxlint.analysis.stable_fields import INITIALISERS, stable_fields
 from jaxlint.analysis.scopes import assigned_values
@@ -39,25 +38,6 @@ def _stored_elsewhere(cls: cst.ClassDef, attribute: str, node: cst.Assign) -> bo
             if not same and any(type(t) is cst.Attribute and t.attr.value == attribute for t in targets):
                 return True
     return False
-
-
-def _attribute_reads(module: cst.Module) -> dict[str, list[cst.Attribute]]:
-    """Every read of an attribute in the module (`x.name` not written to: an augmented assignment reads), by
-    name."""
-    stored: set[int] = set()
-    reads: dict[str, list[cst.Attribute]] = {}
-    for node, _ in in_order(module):
-        kind = type(node)
-        if kind is cst.AssignTarget or kind is cst.AnnAssign or kind is cst.For or kind is cst.Del:
-            stored.add(id(cast("cst.AssignTarget | cst.AnnAssign | cst.For | cst.Del", node).target))
-        elif kind is cst.AsName:
-            stored.add(id(cast(cst.AsName, node).name))
-        elif kind is cst.Attribute and id(node) not in stored:
-            reads.setdefault(cast(cst.Attribute, node).attr.value, []).append(cast(cst.Attribute, node))
-    return reads
-
-
-_reads_of_attributes = ModuleMemo(_attribute_reads)  # (once per module, whatever the rules and rounds)
 
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
@@ -188,28 +168,7 @@ class StateMutationInTraced(Rule):
         elif (attribute := self._self_attribute(target)) is not None:
             if type(node) is cst.Assign and type(target) is cst.Attribute and self._same_every_call(attribute, node):
                 return
-            if type(node) is cst.Assign and self._read_only_after_in_trace(attribute, node):
-                return
             self._report_write(node, f"`{code(target)}`")
-
-    def _read_only_after_in_trace(self, attribute: str, node: cst.Assign) -> bool:
-        """Whether every read of `.<attribute>` in the module comes after this write, in the function that makes it
-        (`self.ODE_term = ...`, then `return self.ODE_term(x)`): every trace writes it before reading it, and nothing
-        else reads it, so the write works as a local of the trace (ESSOS, first look round 73; rebayes' ekf_old)."""
-        module = cast(cst.Module, self.facts.chain[0])
-        function = next((s for s in reversed(self.facts.chain) if type(s) in (cst.FunctionDef, cst.Lambda)), None)
-        if function is None or stable_fields(module).dynamic:
-            return False
-        reads = _reads_of_attributes(module).get(attribute, [])
-        if not reads:
-            return False  # read elsewhere, by another module or `getattr`: not known to be local
-        after = False
-        seen: set[int] = set()
-        for inner, around in in_order(function):
-            after = after or inner is node
-            if after and type(inner) is cst.Attribute and not any(a is node for a in around):  # (not what it stores)
-                seen.add(id(inner))
-        return all(id(read) in seen for read in reads)
 
     def _same_every_call(self, attribute: str, node: cst.Assign) -> bool:
         """`self.loss_fn = lambda p: jax.grad(self.loss)(p)`, `self.buffer = make_buffer(self.config.size)`: a
