@@ -43,12 +43,12 @@ def _keywords(function, skip_first: bool = False) -> list[str] | None:
     return [p.name for p in parameters if p.kind in _KEYWORD]
 
 
-def _older(folder: Path) -> dict[str, set[str]]:
-    """By def name (less a leading `_`): every parameter name any def of that name in `jax/_src/numpy/` of the
-    releases in `folder` takes."""
+def _older(folder: Path, wanted: str) -> dict[str, set[str]]:
+    """By def name (less a leading `_`): every parameter name any def of that name in the modules of the releases in
+    `folder` whose path starts with `wanted` (`jax/_src/numpy/`) takes."""
     found: dict[str, set[str]] = {}
     for release in sorted(folder.iterdir()):
-        for source in _numpy_sources(release):
+        for source in _sources(release, wanted):
             try:
                 tree = ast.parse(source)
             except SyntaxError:
@@ -61,9 +61,8 @@ def _older(folder: Path) -> dict[str, set[str]]:
     return found
 
 
-def _numpy_sources(release: Path) -> list[str]:
-    """The text of each module of a release's `jax/_src/numpy/`."""
-    wanted = "jax/_src/numpy/"
+def _sources(release: Path, wanted: str) -> list[str]:
+    """The text of each module of a release whose path starts with `wanted`."""
     if release.suffix == ".whl":
         with zipfile.ZipFile(release) as archive:
             return [archive.read(n).decode() for n in archive.namelist() if n.startswith(wanted) and n.endswith(".py")]
@@ -71,18 +70,15 @@ def _numpy_sources(release: Path) -> list[str]:
         return [
             archive.extractfile(member).read().decode()  # type: ignore[union-attr]
             for member in archive.getmembers()
-            if wanted in member.name and member.name.endswith(".py") and member.isfile()
+            if f"/{wanted}" in member.name and member.name.endswith(".py") and member.isfile()
         ]
 
 
-OLDER: dict[str, set[str]] = {}
-
-
-def _row(name: str, own, twin, skip_first: bool = False) -> str | None:
+def _row(name: str, own, twin, older: dict[str, set[str]], skip_first: bool = False) -> str | None:
     taken = _keywords(own)
     if taken is None:
         return None
-    taken = taken + sorted(OLDER.get(name.rpartition(".")[2], ()))
+    taken = taken + sorted(older.get(name.rpartition(".")[2], ()))
     if twin is not None:
         numpy_taken = _keywords(twin, skip_first)
         if numpy_taken is None:
@@ -92,21 +88,24 @@ def _row(name: str, own, twin, skip_first: bool = False) -> str | None:
 
 
 def main() -> None:
-    OLDER.update(_older(Path(sys.argv[1])))
+    releases = Path(sys.argv[1])
+    older_numpy = _older(releases, "jax/_src/numpy/")
     print(f"# Keywords each function takes: jax {jax.__version__} with NumPy {np.__version__}'s same-named function")
     print("# and any older release's def of that name (scripts/jax_keywords.py). One function a line: its qualified")
     print("# name, then the keywords.")
-    for module, numpy_module, prefix in (
-        (jnp, np, "jax.numpy"),
-        (jnp.linalg, np.linalg, "jax.numpy.linalg"),
-        (jnp.fft, np.fft, "jax.numpy.fft"),
+    for module, numpy_module, prefix, older in (
+        (jnp, np, "jax.numpy", older_numpy),
+        (jnp.linalg, np.linalg, "jax.numpy.linalg", older_numpy),
+        (jnp.fft, np.fft, "jax.numpy.fft", older_numpy),
+        (jax.nn, None, "jax.nn", _older(releases, "jax/_src/nn/")),
+        (jax.random, None, "jax.random", _older(releases, "jax/_src/random.py")),
     ):
         for name in sorted(dir(module)):
             own = getattr(module, name)
             if name.startswith("_") or not callable(own) or inspect.isclass(own) or inspect.ismodule(own):
                 continue
-            twin = getattr(numpy_module, name, None)
-            row = _row(f"{prefix}.{name}", own, twin if callable(twin) else None)
+            twin = getattr(numpy_module, name, None) if numpy_module is not None else None
+            row = _row(f"{prefix}.{name}", own, twin if callable(twin) else None, older)
             if row is not None:
                 print(row)
     array = jnp.ones(1)
@@ -119,7 +118,7 @@ def main() -> None:
             continue
         twin = getattr(np, name, None)
         if callable(own) and callable(twin):
-            row = _row(f"jax.Array.{name}", own, twin, skip_first=True)
+            row = _row(f"jax.Array.{name}", own, twin, older_numpy, skip_first=True)
             if row is not None:
                 print(row)
 

@@ -1,5 +1,5 @@
-"""JAX704 unexpected-keyword: A keyword a `jax.numpy` function or a JAX array's method does not take (a PyTorch
-habit: `dim=`, `keepdim=`, `shifts=`)."""
+"""JAX704 unexpected-keyword: A keyword a `jax.numpy`, `jax.nn` or `jax.random` function or a JAX array's method
+does not take (a PyTorch habit: `dim=`, `keepdim=`, `shifts=`)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from jaxlint.checks.base import Rule, code
 from jaxlint.model.functions import TYPE_ERRORS
 
 KEYWORDS = Path(__file__).resolve().parents[2] / "data" / "jax_keywords.txt"
-# PyTorch's names for NumPy's parameters.
-_TORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axis", "shifts": "shift", "input": None}
+# PyTorch's (and NumPy's random) names for the parameters jax names otherwise.
+_TORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axis", "shifts": "shift", "size": "shape", "input": None}
 
 
 @lru_cache(maxsize=None)
@@ -32,12 +32,14 @@ def keywords_taken(path: Path = KEYWORDS) -> dict[str, frozenset[str]]:
 class UnexpectedKeyword(ExpectedErrors, Rule):
     code = "JAX704"
     name = "unexpected-keyword"
-    summary = "A keyword a `jax.numpy` function or a JAX array's method does not take"
+    summary = "A keyword a `jax.numpy`, `jax.nn` or `jax.random` function or a JAX array's method does not take"
     what_it_does = (
-        "Flags a keyword argument that a `jax.numpy` function (`jnp.sum(x, dim=1)`, `jnp.roll(x, shifts=1)`) or "
-        "a method of a value jaxlint knows to be a JAX array (`x.max(dim=0)`, traced or not) does not take. Which "
-        "keywords each takes comes from a table (`jaxlint/data/jax_keywords.txt`) read from the signatures of jax "
-        "0.10.2, together with those of NumPy's function of the same name, which older jax releases took."
+        "Flags a keyword argument that a `jax.numpy`, `jax.nn` or `jax.random` function (`jnp.sum(x, dim=1)`, "
+        "`jnp.roll(x, shifts=1)`, `jax.nn.softmax(x, dim=-1)`, `jax.random.normal(key, size=(3,))`) or a method of "
+        "a value jaxlint knows to be a JAX array (`x.max(dim=0)`, traced or not) never took. Which keywords each "
+        "takes comes from a table (`jaxlint/data/jax_keywords.txt`) read from the signatures of jax 0.10.2, of "
+        "NumPy's function of the same name, and of the defs of that name in older jax releases (0.4.1 to 0.7.2): a "
+        "keyword an older release took (`jnp.reshape(newshape=...)`) is not flagged."
     )
     why_bad = (
         "PyTorch names the axis `dim` (and `keepdim`, `shifts`); jax follows NumPy (`axis`, `keepdims`, "
@@ -48,7 +50,7 @@ class UnexpectedKeyword(ExpectedErrors, Rule):
     use_instead = "import jax.numpy as jnp\n\n\ndef normalize(x):\n    return x / jnp.sum(x, axis=-1, keepdims=True)\n"
     not_flagged = (
         "Functions that take `**kwargs`, or whose NumPy twin's signature cannot be read (ufuncs), and so may take "
-        "any keyword; `jax.lax`, `jax.nn` and `jax.random`; methods of values jaxlint does not know to be JAX "
+        "any keyword; keywords older jax releases took; `jax.lax`; methods of values jaxlint does not know to be JAX "
         "arrays (a NumPy array, a PyTorch tensor, a parameter nothing shows); keywords given through `**`."
     )
     verify = "`--verify` runs the call and expects the `TypeError` at this line."
