@@ -260,9 +260,10 @@ class JitRecreated(LoopRule):
         frame = self._frames[-1]
         if frame.loops:
             frame.defs_in_loops.add(id(node))
-        if isinstance(frame.node, cst.FunctionDef) and self.facts.traced_scope is None and not self.facts.in_test_file:
+        made_again = isinstance(frame.node, cst.FunctionDef) or bool(frame.loops)  # (a module-level loop too)
+        if made_again and self.facts.traced_scope is None and not self.facts.in_test_file:
             jit = self._jit_decorator(node)
-            if jit is not None:  # `@jax.jit def step` in a function body: a new jit each time the def runs
+            if jit is not None:  # `@jax.jit def step` in a function body or a loop: a new jit each time the def runs
                 self._decorated[id(jit)] = node
                 self._bind(node.name.value, jit)
 
