@@ -150,13 +150,14 @@ def _syntax_error(source: str, target: tuple[int, int], error: cst.ParserSyntaxE
     where = (1, 1)  # libcst's tokenizer errors carry no position (it says 1:0): then Python's, when it has one
     try:
         compile(source, "<jaxlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-        if _MIXED_INDENT.search(source):
+        mixed = _MIXED_INDENT.search(source)
+        if mixed is not None:
             # Python reads a tab as indentation up to the next multiple of 8 columns; libcst's tokenizer does not.
             return InputError(
                 "JAX003",
                 "jaxlint's parser cannot read indentation that mixes tabs and spaces on one line, which Python "
                 "accepts, so the file was skipped; indent with spaces",
-                *_first_mixed_indent(source),
+                *_position(source, mixed.start()),
             )
     except SyntaxError as python:
         row, col = python.lineno or 1, python.offset or 1
@@ -173,11 +174,6 @@ def _syntax_error(source: str, target: tuple[int, int], error: cst.ParserSyntaxE
 
 
 _MIXED_INDENT = re.compile(r"^(?: +\t|\t+ )", re.MULTILINE)  # a line's indentation holding both tabs and spaces
-
-
-def _first_mixed_indent(source: str) -> tuple[int, int]:
-    found = _MIXED_INDENT.search(source)
-    return _position(source, found.start()) if found is not None else (1, 1)
 
 
 def _reject_newer_syntax(module: cst.Module, target: tuple[int, int]) -> None:

@@ -27,6 +27,7 @@ from jaxlint.model.pytrees import (
     STATIC_FIELD_SPECS,
     PYTREE_REGISTRATIONS,
     STATIC_REGISTRATION,
+    FLATTEN_METHODS,
 )
 from jaxlint.model.transforms import PARTIAL
 
@@ -99,9 +100,6 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
     return fields
 
 
-_FLATTEN_METHODS = frozenset({"tree_flatten", "tree_flatten_with_keys"})  # the methods a registration calls
-
-
 def flattened_class(cls: cst.ClassDef, names: Names, module: cst.Module) -> bool:
     """Whether jax flattens instances of `cls` into leaves: a registering decorator or base the model knows, a
     `tree_flatten` method (for a registration anywhere), or a module-level registration call naming it."""
@@ -112,7 +110,7 @@ def flattened_class(cls: cst.ClassDef, names: Names, module: cst.Module) -> bool
     if any(names.qualified(base.value) in PYTREE_BASES for base in cls.bases):
         return True
     body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
-    if any(type(statement) is cst.FunctionDef and statement.name.value in _FLATTEN_METHODS for statement in body):
+    if any(type(statement) is cst.FunctionDef and statement.name.value in FLATTEN_METHODS for statement in body):
         return True
     for statement in module.body:
         small = statement.body[0] if type(statement) is cst.SimpleStatementLine else None

@@ -385,6 +385,7 @@ class ValueTracker(Domain):
         self.read_x64 = False
         self.read_item_setters = False
         self._called_right_away: dict[int, cst.Call] = {}  # by id of a transform's application: the call of it
+        self._truths: dict[int, bool | None] = {}  # _fixed_truth's answers, by the test's id
         self.read_literals: set[str] = set()
         self.read_returns: set[str] = set()  # what these functions of other modules return, qualified
         self.read_looped: set[str] = set()  # its functions whose calls in other modules' loops a rule asked for
@@ -2190,8 +2191,10 @@ class ValueTracker(Domain):
 
     def _fixed_truth(self, test: cst.BaseExpression) -> bool | None:
         """The truth a test has on every run (decided_tests.py): a branch the other way never runs, traced or
-        not."""
-        return fixed_truth(test, self.literal_of)
+        not. (Asked by the flow engine and by `enter_branch` for both branches: found once per test.)"""
+        if id(test) not in self._truths:
+            self._truths[id(test)] = fixed_truth(test, self.literal_of)
+        return self._truths[id(test)]
 
     def literal_of(self, name: cst.Name) -> tuple[bool, object]:
         """The literal a name always holds where the current scope reads it: the one binding of the scope that owns
@@ -2203,13 +2206,9 @@ class ValueTracker(Domain):
         if len(found[1]) == 1 and name.value in self._rebound_globals:
             return False, None
         known, value = constant(found[0])
-        if not known or name.value in self._rebound_elsewhere():
+        if not known or name.value in _rebound_elsewhere(self._module):
             return False, None
         return known, value
-
-    def _rebound_elsewhere(self) -> frozenset[str]:
-        """The names some function declares `global` or `nonlocal`, or an assignment expression binds."""
-        return _rebound_elsewhere(self._module)
 
     def _keeps_tracer_out(self, test: cst.BaseExpression, truth: bool) -> bool:
         """Whether `test` being `truth` says that a traced argument (or pytree of them) is no array: through `and`

@@ -614,7 +614,7 @@ def _literal_key(index: Sequence[cst.SubscriptElement]) -> str | None:
 
 _COMPUTING_BUILTINS = ARITHMETIC_BUILTINS | {"sum", "list", "tuple", "dict"}
 _COMPUTED = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison})
-_STRINGS = frozenset({cst.SimpleString, cst.ConcatenatedString, cst.FormattedString})
+STRING_LITERALS = frozenset({cst.SimpleString, cst.ConcatenatedString, cst.FormattedString})
 
 
 class Evaluator:
@@ -1009,7 +1009,7 @@ class Evaluator:
         if any(type(side) is cst.Name and side.value == "None" for side in (expr.left, right)):
             return None
         if type(operators[0]) in (cst.Equal, cst.NotEqual) and any(
-            type(side) in _STRINGS for side in (expr.left, right)
+            type(side) in STRING_LITERALS for side in (expr.left, right)
         ):
             # An array's `==` defers to a string, and Python falls back to identity: a Python bool, traced or not.
             return STATIC

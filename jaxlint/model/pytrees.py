@@ -30,6 +30,9 @@ METADATA_FIELD_CALLS = frozenset({"dataclasses.field"})
 # Annotations of fields that are never pytree children of their own.
 CLASS_VARIABLE_ANNOTATIONS = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
 
+# The methods a class registered elsewhere (`register_pytree_node_class`, `register_pytree_node(cls, ...)`) flattens
+# and rebuilds its instances with.
+FLATTEN_METHODS = frozenset({"tree_flatten", "tree_flatten_with_keys"})
 # The registration whose class has no leaves: jax passes its instances whole, as static values.
 STATIC_REGISTRATION = "jax.tree_util.register_static"
 # Calls that make a class a pytree (its instances then trace as arrays): the class is their first argument.

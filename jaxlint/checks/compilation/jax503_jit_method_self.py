@@ -5,13 +5,12 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.checks.base import CalleeRule
-from jaxlint.model.pytrees import PYTREE_REGISTRATIONS
+from jaxlint.model.pytrees import FLATTEN_METHODS, PYTREE_REGISTRATIONS
 from jaxlint.model.transforms import JITS
 
 
 # ---------------------------------------------------------------------- JAX503
 
-_FLATTEN_METHODS = frozenset({"tree_flatten", "tree_flatten_with_keys"})  # a pytree class registered elsewhere
 # Class decorators that leave the class an ordinary (non-pytree) class.
 _PLAIN_CLASS_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
 
@@ -122,7 +121,7 @@ class JitMethodSelf(CalleeRule):
             if self.names.qualified(expr) not in _PLAIN_CLASS_DECORATORS:
                 return False
         for statement in cls.body.body:
-            if isinstance(statement, cst.FunctionDef) and statement.name.value in _FLATTEN_METHODS:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in FLATTEN_METHODS:
                 return False
         for base in cls.bases:
             value = base.value

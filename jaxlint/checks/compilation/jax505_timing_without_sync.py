@@ -7,12 +7,12 @@ from typing import Iterator, cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names
+from jaxlint.analysis.calls import argument
 from jaxlint.analysis.donations import reads
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
 from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
-from jaxlint.model.transforms import JITS as _JITS
-from jaxlint.model.transforms import TREE_MAPS
+from jaxlint.model.transforms import JITS, TREE_MAPS
 from jaxlint.traversal import children, in_order
 
 
@@ -432,17 +432,10 @@ class TimingWithoutSync(CalleeRule):
         """What the function `call` gives `function`'s parameter `param` runs: "jax" for a jitted function or a def
         of the module that dispatches jax work (a name the module binds once), else "unknown"."""
         positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-        index = positional.index(param) if param in positional else None
-        argument = next(
-            (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == param), None
-        )
-        if argument is None and index is not None and index < len(call.args):
-            before = call.args[: index + 1]
-            if not any(arg.star or arg.keyword is not None for arg in before):
-                argument = call.args[index].value
-        if type(argument) is not cst.Name:
+        given = argument(call, positional.index(param) if param in positional else len(call.args), param)
+        if type(given) is not cst.Name:
             return "unknown"
-        found = self.facts.binding(argument, want_def=True)
+        found = self.facts.binding(given, want_def=True)
         if found is None or len(found[1]) != 1:
             return "unknown"  # (a module-level name: what a call in any scope of the module may give)
         bound = found[0]
@@ -450,7 +443,7 @@ class TimingWithoutSync(CalleeRule):
             if self.facts.jit_decorated(bound) is not None:
                 return "jax"
             return self._helper_kind(bound) if not bound.decorators else "unknown"
-        if type(bound) is cst.Call and self.names.qualified(bound.func) in _JITS:
+        if type(bound) is cst.Call and self.names.qualified(bound.func) in JITS:
             return "jax"
         return "unknown"
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.expected_errors import ExpectedErrors
+from jaxlint.analysis.values import STRING_LITERALS
 from jaxlint.checks.base import CalleeRule, code
 from jaxlint.model.functions import TYPE_ERRORS
 from jaxlint.model.transforms import JITS
-
-_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 class NonArrayJitArgument(ExpectedErrors, CalleeRule):
@@ -79,7 +78,7 @@ class NonArrayJitArgument(ExpectedErrors, CalleeRule):
 
     def _non_array(self, expr: cst.BaseExpression, depth: int) -> str | None:
         """What visibly has no array form in `expr`, or None."""
-        if isinstance(expr, _STRINGS):
+        if type(expr) in STRING_LITERALS:
             return "a string"
         if isinstance(expr, cst.Lambda):
             return "a function"

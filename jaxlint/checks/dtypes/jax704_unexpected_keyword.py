@@ -15,12 +15,13 @@ from jaxlint.model.functions import TYPE_ERRORS
 
 KEYWORDS = Path(__file__).resolve().parents[2] / "data" / "jax_keywords.txt"
 # PyTorch's (and NumPy's random) names for the parameters jax names otherwise.
-_TORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axis", "shifts": "shift", "size": "shape", "input": None}
+_TORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axis", "shifts": "shift", "size": "shape"}
 
 
 @lru_cache(maxsize=None)
 def keywords_taken(path: Path = KEYWORDS) -> dict[str, frozenset[str]]:
-    """`jax.numpy.<name>` or `jax.Array.<method>` -> the keywords it (or NumPy's same function) takes."""
+    """`jax.numpy.<name>` (`jax.nn.`, `jax.random.`) or `jax.Array.<method>` -> the keywords it, NumPy's same
+    function or an older jax release's takes (scripts/jax_keywords.py)."""
     table = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
@@ -68,7 +69,7 @@ class UnexpectedKeyword(ExpectedErrors, Rule):
             given = arg.keyword.value
             if given in taken:
                 continue
-            instead = _TORCH_NAMES.get(given) if given in _TORCH_NAMES else None
+            instead = _TORCH_NAMES.get(given)
             if instead not in taken:
                 close = get_close_matches(given, sorted(taken), n=1)
                 instead = close[0] if close else None

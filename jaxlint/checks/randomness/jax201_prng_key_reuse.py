@@ -292,17 +292,10 @@ class PrngKeyReuse(Rule):
         if qualified not in SELECTING_SAMPLERS:
             return False
         array = argument(second, *SELECTING_SAMPLERS[qualified])
-        order = self._scope_in_order()
-        start = next((index for index, (node, _) in enumerate(order) if node is first), None)
-        assign = (
-            next((n for n in reversed(order[start][1]) if isinstance(n, cst.SimpleStatementLine)), None)
-            if start is not None
-            else None
-        )
-        statement = assign.body[0] if assign is not None and len(assign.body) == 1 else None
-        if array is None or not (isinstance(statement, cst.Assign) and statement.value is first):
+        drawn = self._assigned_from(first)
+        if array is None or drawn is None:
             return False
-        given = {name.value for target in statement.targets for name in _target_name_nodes(target.target)}
+        given = {name.value for target in drawn[2].targets for name in _target_name_nodes(target.target)}
         read = set(mentioned_names(array))
         if type(array) is cst.Name:
             found = self.facts.binding(array)
@@ -310,19 +303,31 @@ class PrngKeyReuse(Rule):
                 read |= mentioned_names(found[0])
         return bool(read & given)
 
+    def _assigned_from(self, first: cst.CSTNode) -> tuple[int, cst.SimpleStatementLine, cst.Assign] | None:
+        """The statement `name = <first>` that binds what the first draw gives (its place in the scope's order, its
+        line, the assignment), when the draw is all that the assignment's value is."""
+        order = self._scope_in_order()
+        start = next((index for index, (node, _) in enumerate(order) if node is first), None)
+        if start is None:
+            return None
+        line = next((n for n in reversed(order[start][1]) if isinstance(n, cst.SimpleStatementLine)), None)
+        statement = line.body[0] if line is not None and len(line.body) == 1 else None
+        if line is None or not (isinstance(statement, cst.Assign) and statement.value is first):
+            return None
+        return start, line, statement
+
     def _rebound_before_read(self, first: cst.CSTNode) -> bool:
         """Whether the first draw is bound to names (`keys = split(key, n)`) that are each bound again before
         any read of them: in a block around the read, above it (Mava's trainers split an evaluation key once
         before their loop, then split it again in the loop before the evaluation uses it). Its numbers are
         never seen, so drawing from the same key again repeats nothing anyone sees."""
         order = self._scope_in_order()
-        start = next((index for index, (node, _) in enumerate(order) if node is first), None)
-        if start is None or any(isinstance(n, _LOOPS) for n in order[start][1]):
-            return False  # (in a loop, the next iteration may read what this one drew)
-        assign = next((n for n in reversed(order[start][1]) if isinstance(n, cst.SimpleStatementLine)), None)
-        statement = assign.body[0] if assign is not None and len(assign.body) == 1 else None
-        if not (isinstance(statement, cst.Assign) and statement.value is first):
+        found = self._assigned_from(first)
+        if found is None:
             return False
+        start, assign, statement = found
+        if any(isinstance(n, _LOOPS) for n in order[start][1]):
+            return False  # (in a loop, the next iteration may read what this one drew)
         drawn = {id(name): name.value for target in statement.targets for name in _target_name_nodes(target.target)}
         stores: list[tuple[cst.CSTNode, ...]] = []  # later bindings: the nodes around their lines, and the line
         # A module's globals are what it exports: there each must be bound again in the draw's own block.
