@@ -192,10 +192,16 @@ def x64_user_files(root: Path, files: list[Path], max_size: int) -> list[Path]:
 
 
 def _imports_from(other: Path, root: Path) -> bool:
-    """Whether a module of the project at `other` imports a package that `import` finds in the project at `root`."""
+    """Whether a module of the project at `other` imports a package that `import` finds in the project at `root`, or
+    the project at `root` itself when it is a folder of `other` without `__init__.py`: Python imports such a folder
+    as a namespace package (PEP 420), `from pkg import data` for pkg/data.py, unless `other` holds a regular package
+    or module of that name."""
     among = importable_above(other) & top_level(root)
+    namespace = root.name if root.parent == other and root.name.isidentifier() else None
+    if namespace is not None and namespace not in top_level(other):
+        among |= {namespace}
     return any(
-        (package := imported_package(other, name)) is not None and package.parent == root
+        name == namespace or (package := imported_package(other, name)) is not None and package.parent == root
         for file in importable(other)
         for name in _imported_tops(str(file), among)
     )

@@ -299,6 +299,27 @@ def test_the_tests_that_run_a_package_with_x64_turn_it_on_for_the_package(tmp_pa
         assert [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, named)] == wanted, named
 
 
+@pytest.mark.slow
+def test_a_folder_without_init_that_a_script_beside_it_imports_is_a_namespace_package(tmp_path: Path) -> None:
+    # meta-ot's layout (first look round 77): ot/ has no __init__.py, so ot/data.py is a project of its own when run
+    # as a script, but train.py beside it turns on x64 and imports it as `ot.data` (a namespace package, PEP 420):
+    # its request holds. In plain/, nothing turns x64 on; in shadowed/, `import ot` finds
+    # ot.py, a regular module, before the folder.
+    enable = X64_CONFTEST_TEXT + "from ot import data\n"
+    for repository, script in (("ns", enable), ("dotted", enable.replace("from ot import data", "import ot.data")),
+                               ("plain", "from ot import data\n"), ("shadowed", enable)):
+        write(tmp_path / repository / "setup.py", "from setuptools import setup\n\nsetup(name='ot')\n")
+        write(tmp_path / repository / "ot" / "data.py", MODEL_ASKING_FLOAT64)
+        write(tmp_path / repository / "train.py", script)
+    write(tmp_path / "plain" / "settings.py", X64_CONFTEST_TEXT.replace("True", "False"))
+    write(tmp_path / "shadowed" / "ot.py", "data = None\n")
+    for repository, flagged in (("ns", False), ("dotted", False), ("plain", True), ("shadowed", True)):
+        wanted = [(f"{repository}/ot/data.py", 5, "JAX701")] if flagged else []
+        for named in (repository, f"{repository}/ot/data.py"):
+            rows = [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, named)]
+            assert rows == wanted, named
+
+
 def test_a_module_is_checked_again_only_when_a_fact_its_analysis_read_changed(tmp_path: Path) -> None:
     # settings.py enables x64 for the project; ask.py asks for a 64-bit dtype (it reads the project's x64,
     # so the project phase checks it again), doc.py only names float64 in a docstring (it reads nothing).
