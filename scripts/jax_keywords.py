@@ -1,4 +1,4 @@
-"""Regenerate jaxlint/data/jax_keywords.txt: the keywords each jax.numpy function and jax.Array method takes.
+"""Regenerate jaxlint/data/jax_keywords.txt: the keywords each jax.numpy (jax.nn, jax.random, jax.lax) function and jax.Array method takes.
 
 Run by hand with the jax the table is for (0.10.2), never in CI or the tests, given older jax releases (wheels or
 source archives, as `pip download --no-deps jax==0.4.1 -d DIR` fetches them), which it reads without importing:
@@ -9,7 +9,8 @@ A function is listed with the parameters it takes by keyword (`inspect.signature
 NumPy's function of the same name and those any def of that name (or `_name`) in an older release's
 `jax/_src/numpy/` took: code written against an older jax took their names (`newshape`, `where(condition=...)`),
 so only a keyword none of them takes is a certain `TypeError` in every release (`dim=`, `keepdim=`, `shifts=`:
-PyTorch's). A function that takes `**kwargs`, or whose NumPy twin's signature cannot be read (a ufunc), is left out:
+PyTorch's). A `jax.lax` function is read against every def of its name anywhere in an older release's `jax/_src/`
+(lax's modules moved between releases). A function that takes `**kwargs`, or whose NumPy twin's signature cannot be read (a ufunc), is left out:
 any keyword may be right. An array method is listed under `jax.Array.<name>`, against NumPy's function of that name
 less its array parameter.
 """
@@ -99,6 +100,7 @@ def main() -> None:
         (jnp.fft, np.fft, "jax.numpy.fft", older_numpy),
         (jax.nn, None, "jax.nn", _older(releases, "jax/_src/nn/")),
         (jax.random, None, "jax.random", _older(releases, "jax/_src/random.py")),
+        (jax.lax, None, "jax.lax", _older(releases, "jax/_src/")),
     ):
         for name in sorted(dir(module)):
             own = getattr(module, name)

@@ -1,5 +1,5 @@
-"""JAX704 unexpected-keyword: A keyword a `jax.numpy`, `jax.nn` or `jax.random` function or a JAX array's method
-does not take (a PyTorch habit: `dim=`, `keepdim=`, `shifts=`)."""
+"""JAX704 unexpected-keyword: A keyword a `jax.numpy`, `jax.nn`, `jax.random` or `jax.lax` function or a JAX array's
+method does not take (a PyTorch habit: `dim=`, `keepdim=`, `shifts=`; a typo)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ _TORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axis", "shifts": 
 
 @lru_cache(maxsize=None)
 def keywords_taken(path: Path = KEYWORDS) -> dict[str, frozenset[str]]:
-    """`jax.numpy.<name>` (`jax.nn.`, `jax.random.`) or `jax.Array.<method>` -> the keywords it, NumPy's same
+    """`jax.numpy.<name>` (`jax.nn.`, `jax.random.`, `jax.lax.`) or `jax.Array.<method>` -> the keywords it, NumPy's same
     function or an older jax release's takes (scripts/jax_keywords.py)."""
     table = {}
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -33,10 +33,13 @@ def keywords_taken(path: Path = KEYWORDS) -> dict[str, frozenset[str]]:
 class UnexpectedKeyword(ExpectedErrors, Rule):
     code = "JAX704"
     name = "unexpected-keyword"
-    summary = "A keyword a `jax.numpy`, `jax.nn` or `jax.random` function or a JAX array's method does not take"
+    summary = (
+        "A keyword a `jax.numpy`, `jax.nn`, `jax.random` or `jax.lax` function or a JAX array's method does not take"
+    )
     what_it_does = (
-        "Flags a keyword argument that a `jax.numpy`, `jax.nn` or `jax.random` function (`jnp.sum(x, dim=1)`, "
-        "`jnp.roll(x, shifts=1)`, `jax.nn.softmax(x, dim=-1)`, `jax.random.normal(key, size=(3,))`) or a method of "
+        "Flags a keyword argument that a `jax.numpy`, `jax.nn`, `jax.random` or `jax.lax` function (`jnp.sum(x, "
+        "dim=1)`, `jnp.roll(x, shifts=1)`, `jax.nn.softmax(x, dim=-1)`, `jax.random.normal(key, size=(3,))`, "
+        "`lax.psum_scatter(x, 'i', titled=True)`) or a method of "
         "a value jaxlint knows to be a JAX array (`x.max(dim=0)`, traced or not) never took. Which keywords each "
         "takes comes from a table (`jaxlint/data/jax_keywords.txt`) read from the signatures of jax 0.10.2, of "
         "NumPy's function of the same name, and of the defs of that name in older jax releases (0.4.1 to 0.7.2): a "
@@ -51,7 +54,7 @@ class UnexpectedKeyword(ExpectedErrors, Rule):
     use_instead = "import jax.numpy as jnp\n\n\ndef normalize(x):\n    return x / jnp.sum(x, axis=-1, keepdims=True)\n"
     not_flagged = (
         "Functions that take `**kwargs`, or whose NumPy twin's signature cannot be read (ufuncs), and so may take "
-        "any keyword; keywords older jax releases took; `jax.lax`; methods of values jaxlint does not know to be JAX "
+        "any keyword; keywords older jax releases took; methods of values jaxlint does not know to be JAX "
         "arrays (a NumPy array, a PyTorch tensor, a parameter nothing shows); keywords given through `**`."
     )
     verify = "`--verify` runs the call and expects the `TypeError` at this line."
