@@ -52,6 +52,7 @@ RULES = (
     ("JAX510", "static-arg-recreated", True),
     ("JAX511", "shape-changes-in-loop", True),
     ("JAX512", "non-array-jit-argument", True),
+    ("JAX513", "jit-spec-not-in-signature", True),
     ("JAX601", "grad-non-scalar", True),
     ("JAX602", "grad-integer-input", True),
     ("JAX603", "vmap-in-axes-arity", True),

@@ -460,6 +460,10 @@ class Context:
         """The jit a def's outermost decorator applies, if it does."""
         return self._callees.decorated(function)
 
+    def jit_made(self, call: cst.Call) -> JittedCallee | None:
+        """The jitted callable `call` makes (`jax.jit(f, static_argnums=1)`, `partial(jax.jit, ...)(f)`), if any."""
+        return self._callees.application(call, self.chain)
+
     def vmap_made(self, call: cst.Call) -> JittedCallee | None:
         """The `jax.vmap`ped callable `call` makes (`jax.vmap(f, in_axes=...)`), if it makes one."""
         return self._callees.application(call, self.chain, VMAPS.__contains__)

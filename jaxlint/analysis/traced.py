@@ -579,7 +579,10 @@ def _traced_and_static(
     everything = set(signature.all) - signature.defaults
     if name in table.jit_like:
         nums = literal_ints(kw.get("static_argnums"))
-        static = _positions(signature, nums) | set(literal_strs(kw.get("static_argnames")))
+        static = _positions(signature, tuple(n for n in nums if n >= 0)) | set(literal_strs(kw.get("static_argnames")))
+        # A negative position counts from the end of each call's positional arguments (`static_argnums=-1` is
+        # `width` of `f(x, width)` and `mode` of `f(x, width, mode)`): any positional parameter may be static.
+        unknown = set(signature.positional) if any(n < 0 for n in nums) else set()
         option = TRANSFORMS[name].none_spec_static if name in TRANSFORMS else None
         if option is not None:
             static |= _unspecified(kw.get(option), signature)
@@ -590,7 +593,7 @@ def _traced_and_static(
             # jit traces what `*args` and `**kwargs` receive like any argument: a tuple and a dict of tracers. (A
             # static position or name beyond the named parameters would make one of their items static.)
             everything |= set(signature.stars)
-        return everything - static, static & set(signature.all)
+        return everything - static - unknown, static & set(signature.all)
     family = TRANSFORMS[name].family if name in TRANSFORMS else None
     if family == GRAD:
         return _positions(signature, literal_ints(kw.get("argnums"), (0,))) - signature.defaults, set()

@@ -16,6 +16,7 @@ from jaxlint.checks.compilation.jax509_print_at_trace_time import PrintAtTraceTi
 from jaxlint.checks.compilation.jax510_static_arg_recreated import StaticArgRecreated
 from jaxlint.checks.compilation.jax511_shape_changes_in_loop import ShapeChangesInLoop
 from jaxlint.checks.compilation.jax512_non_array_jit_argument import NonArrayJitArgument
+from jaxlint.checks.compilation.jax513_jit_spec_not_in_signature import JitSpecNotInSignature
 from jaxlint.checks.dtypes.jax701_float64_without_x64 import Float64WithoutX64
 from jaxlint.checks.dtypes.jax702_non_array_input import NonArrayInput
 from jaxlint.checks.dtypes.jax703_lax_mixed_dtypes import LaxMixedDtypes
@@ -99,6 +100,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     StaticArgRecreated,
     ShapeChangesInLoop,
     NonArrayJitArgument,
+    JitSpecNotInSignature,
     GradNonScalar,
     GradIntegerInput,
     VmapInAxesArity,

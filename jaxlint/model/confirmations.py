@@ -33,6 +33,7 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX405": (("TypeError", "non-tuple sequence"), ("TypeError", "as an abstract array")),
     "JAX502": (("ValueError", "Non-hashable static arguments"),),
     "JAX512": (("TypeError", "as an abstract array"),),
+    "JAX513": (("ValueError", "Jitted function has"),),
     "JAX704": (("TypeError", "unexpected keyword argument"),),
     # jax.debug.print formats its string with str.format: braces from a formatted pytree fail there.
     "JAX307": (("KeyError", ""), ("IndexError", "Replacement index"), ("ValueError", "format")),

@@ -179,6 +179,7 @@ RANDOMNESS_OFF = merged_dicts("RANDOMNESS_OFF")
 # a `try` with one shows the error on purpose (a tutorial's `try: x[0] = 1 except Exception: print(...)`, the
 # TypeError of an in-place update; `caught_errors` counts no bare `except:`, which swallows whatever comes).
 TYPE_ERRORS = frozenset({"TypeError", "Exception", "BaseException"})
+VALUE_ERRORS = frozenset({"ValueError", "Exception", "BaseException"})
 # The errors jax raises while it traces a function, each with the classes a handler may name to catch it (jax
 # 0.10.2's class hierarchy): a trace started in a `try` whose handler catches it shows the error on purpose.
 _JAX_TYPE_ERROR = ("jax.errors.JAXTypeError", *TYPE_ERRORS)

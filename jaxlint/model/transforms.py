@@ -191,6 +191,9 @@ def _where(test) -> frozenset[str]:
 
 # jax.jit and its aliases: `static_argnames`, `donate_argnums`, and `self` traced when decorating a method.
 JITS = _where(lambda t: t.options is JIT_OPTIONS)
+# Since this release jax.jit raises `ValueError` when applied to a function whose signature lacks a position or a
+# name its static or donate options give (a warning before: `_validate_argnums` in jax/_src/api_util.py).
+JIT_CHECKS_ARGUMENT_SPECS_SINCE = (0, 4, 26)
 JIT_LIKE = _where(lambda t: t.family == JIT)
 STAGED = _where(lambda t: t.staged)
 CALLED_WITH_ARGUMENTS = _where(lambda t: t.called_with_arguments)  # `jax.vjp(f, x)`: `f(x)` runs
