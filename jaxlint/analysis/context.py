@@ -460,6 +460,11 @@ class Context:
         """The jit a def's outermost decorator applies, if it does."""
         return self._callees.decorated(function)
 
+    def made_alike(self, name: cst.Name) -> cst.Call | None:
+        """The first binding of a name bound here only to calls of one callable, spelled alike (`g = jax.jit(...)`
+        twice): whichever binding reaches a point, the name holds what that callable makes."""
+        return self._callees.bindings.made_alike(name, self.chain)
+
     def jit_made(self, call: cst.Call) -> JittedCallee | None:
         """The jitted callable `call` makes (`jax.jit(f, static_argnums=1)`, `partial(jax.jit, ...)(f)`), if any."""
         return self._callees.application(call, self.chain)

@@ -380,6 +380,8 @@ class TimingWithoutSync(CalleeRule):
             if staged is not None and (_computes_nothing(staged) or _gives_nothing(staged, self.names)):
                 return "harmless"
             return "jax"
+        if isinstance(func, cst.Name) and self._jitted_alike(func):
+            return "jax"
         if isinstance(func, cst.Name) and func.value in _HARMLESS and self.facts.binding(func) is None:
             return "harmless"
         if isinstance(func, cst.Name):
@@ -394,6 +396,12 @@ class TimingWithoutSync(CalleeRule):
         if isinstance(func, cst.Attribute) and _root_name(func.value) in jax_results:
             return "jax"  # `info[-1].mean()` of `y, info = lax.scan(...)`: an array's method dispatches as `jnp.mean`
         return "unknown"
+
+    def _jitted_alike(self, name: cst.Name) -> bool:
+        """A name bound more than once, each time to a jit of something (`g = jax.jit(...)` written twice): whichever
+        binding reaches the call, it calls a jitted function."""
+        made = self.facts.made_alike(name)
+        return made is not None and self.facts.jit_made(made) is not None
 
     def _parameter_runs(self, name: cst.Name) -> str | None:
         """What a call of a parameter of a module-level function runs, as `_kind` says: every def of the module it
