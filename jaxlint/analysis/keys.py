@@ -286,6 +286,16 @@ def key_ref(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def _keyed_arm(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The arm of `a if test else None` (or `None if test else a`) that is not `None`; any other expression itself."""
+    if type(expr) is not cst.IfExp:
+        return expr
+    for arm, other in ((expr.body, expr.orelse), (expr.orelse, expr.body)):
+        if type(other) is cst.Name and other.value == "None":
+            return arm
+    return expr
+
+
 def _literal(expr: cst.BaseExpression) -> int | str | None:
     """A dict key or an index spelled as a literal: `0`, `"init"` (an f-string or a name is unknown)."""
     if type(expr) is cst.Integer:
@@ -1249,7 +1259,9 @@ class KeyFlow(Domain):
         """`key_ref`, seeing through views of one key: `key[None][0]`, `key.reshape(1)[0]`, `key.reshape(())`,
         `jnp.squeeze(key)`, `lax.squeeze(key[None], (0,))` are `key` itself when `key` is known to hold one key
         (jax: drawing from any of them and from `key` raises KeyReuseError). Of an array of keys (a split, a
-        parameter) they may be other keys: unknown."""
+        parameter) they may be other keys: unknown. `key if train else None` is `key` where it holds a key (what
+        it is given consumes `key` on that path, as a draw under `if train:` does)."""
+        expr = _keyed_arm(expr)
         inner, viewed = expr, False
         while True:
             stripped = self._view_of(inner)
@@ -1637,6 +1649,7 @@ class KeyFlow(Domain):
 
     def _param_given(self, expr: cst.BaseExpression) -> str | None:
         """The key parameter of the function around this call that `expr` is (or names: `pair[0]`)."""
+        expr = _keyed_arm(expr)
         ref = key_ref(expr) if type(expr) is not cst.Name else expr.value
         if ref is None or (type(expr) is not cst.Name and ref not in self.state.aliases):
             return None
@@ -1680,6 +1693,7 @@ class KeyFlow(Domain):
 
     def _holds_key(self, expr: cst.BaseExpression) -> bool:
         """A key variable, or a key made right there (`f(jax.random.key(0))`, `f(jax.random.split(k)[0])`)."""
+        expr = _keyed_arm(expr)
         ref = key_ref(expr)
         if ref is not None and _is_item(ref) and self.state.is_key(ref):
             return True  # `f(keys["init"])`, `f(pair[0])`
