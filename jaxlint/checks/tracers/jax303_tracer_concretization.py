@@ -9,7 +9,7 @@ from jaxlint.analysis.values import Value
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.tracers._common import static_hint
 from jaxlint.model.axes import FUNCTION_AXES, METHOD_AXES, traced_axis_error
-from jaxlint.model.functions import JAX_LAX, JAX_NUMPY
+from jaxlint.model.functions import CATCH_ALL, JAX_LAX, JAX_NUMPY, TRACE_ERRORS
 
 
 class TracerConcretization(Rule):
@@ -60,6 +60,8 @@ class TracerConcretization(Rule):
         error: str = "ConcretizationTypeError",
         remedy: str = "keep it an array (`.astype(...)`)",
     ) -> None:
+        if error in TRACE_ERRORS and self.facts.shows(TRACE_ERRORS[error] - CATCH_ALL):
+            return  # `except jax.errors.ConcretizationTypeError:` around `int(m)`: a check meant for eager calls
         hint = static_hint(self, value, operand)  # now: it reads the function around this point
         self.report(
             node,
@@ -79,7 +81,9 @@ class TracerConcretization(Rule):
             # Under grad alone, `int()` sees the value but `float()` and `complex()` raise.
             grad_fails = builtin in ("float", "complex") and value.differentiated
             if value.staged or grad_fails:
-                self._report(node, f"`{code(func)}()`", positional[0], value)
+                # `operator.index` calls `__index__`, which raises jax's TracerIntegerConversionError instead.
+                error = "ConcretizationTypeError" if builtin else "TracerIntegerConversionError"
+                self._report(node, f"`{code(func)}()`", positional[0], value, error)
             return
         if type(func) is cst.Attribute and func.attr.value in self._METHODS and not node.args:
             value = self.facts.value_of(func.value)
