@@ -1514,7 +1514,13 @@ class ScopeRecorder:
                     passed = facts.passed.setdefault(node, {})
                     if param not in passed:
                         trace = value.tracer.transform
-                        via = AppliedTransform(trace.name, call.node, trace.staged, differentiates=trace.differentiates)
+                        via = AppliedTransform(
+                            trace.name,
+                            call.node,
+                            trace.staged,
+                            differentiates=trace.differentiates,
+                            in_jaxpr=trace.in_jaxpr,
+                        )
                         passed[param] = Tracer(
                             name,
                             param,

@@ -100,6 +100,9 @@ class AppliedTransform:
     # a trace that starts there and fails shows its error on purpose (`try: jax.jit(f)(x) except Exception as e:`).
     shown: frozenset[str] = frozenset()
     in_trace: bool = False  # applied while a trace runs (in a traced function): traced as part of that trace
+    # Applied or called while a trace that builds a jaxpr runs (`jax.grad(loss)(params)` inside jit): its trace is
+    # part of that jaxpr, whatever its own name, so every `jnp`/`lax` result in it is a tracer.
+    in_jaxpr: bool = False
 
     def where(self, line_of) -> str:
         """Where it is applied, for messages: `line 9`, or `train.py:12` in another module."""

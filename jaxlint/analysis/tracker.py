@@ -76,6 +76,7 @@ from jaxlint.analysis.structures import joined, kept_of_text, kept_text, sliced,
 from jaxlint.analysis.replaced_defs import replaced_defs
 from jaxlint.analysis.traced import (
     DEFAULT_TABLE,
+    NotLiteral,
     Signature,
     TracedCaller,
     TracedFunction,
@@ -86,6 +87,7 @@ from jaxlint.analysis.traced import (
     decorator_transform,
     has_own_rule,
     host_callback_target,
+    literal_ints,
     ref_kernel_target,
     takes_keywords,
     traced_function,
@@ -114,6 +116,7 @@ from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import (
     CONCRETE_CONTEXTS,
     CUSTOM_RULES,
+    GRADIENTS,
     LAX_CARRIES,
     LAX_SLICES,
     LIFTED_DEFAULT_METHOD,
@@ -523,8 +526,8 @@ class ValueTracker(Domain):
         scope = self.traced_scope
         if scope is None or not scope.staged:
             return False
-        names = {t.name for t in scope.transforms} | {e.via.name for e in scope.entries}
-        return bool(names & self.transforms.builds_jaxpr)
+        applied = (*scope.transforms, *(e.via for e in scope.entries))
+        return any(t.in_jaxpr or t.name in self.transforms.builds_jaxpr for t in applied)
 
     def _pytree_fields(self, cls: cst.ClassDef) -> dict | None:
         if id(cls) not in self._fields:
@@ -1271,7 +1274,9 @@ class ValueTracker(Domain):
             if self._cannot_bind(self._called_right_away.get(id(node)), target, transform):
                 continue
             if caller is not None:  # `jax.grad(f)(x)` inside jit is staged
-                transform = replace(transform, staged=transform.staged or caller.staged, in_trace=True)
+                transform = replace(
+                    transform, staged=transform.staged or caller.staged, in_trace=True, in_jaxpr=self.in_jaxpr_trace()
+                )
             if type(target) is cst.Attribute:
                 self._receiver(target)  # `jax.vmap(scaler.apply)`: the method, with `self` bound
             elif type(target) is cst.Name:
@@ -1359,6 +1364,7 @@ class ValueTracker(Domain):
                 node,
                 caller.staged,
                 differentiates=not trace or trace.differentiates,
+                in_jaxpr=self.in_jaxpr_trace(),
             )
             if mapped:
                 # The function gets one leaf of each tree: tracers, not pytrees.
@@ -1366,7 +1372,14 @@ class ValueTracker(Domain):
                 self.recorder.call(chain, node, node.args[0].value, list(node.args[1:]), leaves, caller.name, via)
             else:
                 outer = self._outer_instance(func, receiver)
-                self.recorder.call(chain, node, node.func, list(node.args), values, caller.name, via, receiver, outer)
+                callee, arguments = node.func, values
+                differentiated = self._differentiated_here(func)
+                if differentiated is not None:
+                    callee, arguments = (
+                        differentiated[0],
+                        [None if index in differentiated[1] else value for index, value in enumerate(values)],
+                    )
+                self.recorder.call(chain, node, callee, list(node.args), arguments, caller.name, via, receiver, outer)
                 self._hand_on(node)
                 self._library_run(chain, node, values, caller.name, via)
                 self._instance_called(chain, node, values, caller.name, via)
@@ -1491,6 +1504,21 @@ class ValueTracker(Domain):
                 self.recorder.wrapper_call(chain, call, target, func)
         elif type(func) is cst.Name:
             self.recorder.named_call(chain, call, func, func.value not in self._rebound_globals)
+
+    def _differentiated_here(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[int, ...]] | None:
+        """The function of `jax.grad(loss)(params, batch)` called in a traced scope, and the positions grad traces
+        itself (`argnums`): the caller's tracers at the other positions reach `loss` as they are (a jit's batch
+        beside the parameters it differentiates)."""
+        target = self._transformed_here(func)
+        if target is None:
+            return None
+        transform = applied_transforms(cast(cst.Call, func), self.names, self.transforms)[0][1]
+        if transform.name not in GRADIENTS:
+            return None
+        try:
+            return target, literal_ints(transform.keywords.get("argnums"), (0,))
+        except NotLiteral:
+            return None
 
     def _transformed_here(self, func: cst.BaseExpression) -> cst.BaseExpression | None:
         """The function of `jax.jit(f)(...)` or `jax.jit(lambda m, p: ...)(...)`, called where it is transformed

@@ -55,7 +55,7 @@ from jaxlint.model.dtypes import (
     METHOD_RESULT_KINDS,
     RESULT_KINDS,
 )
-from jaxlint.model.transforms import TREE_LEAF_LISTS
+from jaxlint.model.transforms import GRADIENTS, TREE_LEAF_LISTS
 from jaxlint.model.numpy_boundary import MATH_BY_OPERATORS
 
 
@@ -567,10 +567,25 @@ def _derived(operands: list[Value | None], *, dtype: str | None = None) -> Value
     traced = [operand for operand in operands if operand is not None and operand.kind is Kind.TRACED]
     if traced:
         origin = next((operand for operand in traced if not operand.staged_constant), traced[0])
-        return Value(Kind.TRACED, origin.tracer, container=False, dtype=dtype)
+        return Value(Kind.TRACED, _differentiated_too(origin.tracer, traced), container=False, dtype=dtype)
     if any(operand is not None and operand.is_array for operand in operands):
         return Value(Kind.ARRAY, dtype=dtype)
     return None
+
+
+def _differentiated_too(tracer: Tracer | None, traced: list[Value]) -> Tracer | None:
+    """The tracer of a result, differentiated by every gradient transform that differentiates one of its operands: a
+    jit's batch times the parameters `jax.grad` traces is differentiated by that grad (`batch["x"] @ params`)."""
+    if tracer is None:
+        return None
+    more = [
+        name
+        for operand in traced
+        if operand.tracer is not None and operand.tracer is not tracer and operand.tracer.transform.differentiates
+        for name in (operand.tracer.transform.name, *operand.tracer.differentiated_by)
+        if name in GRADIENTS and name != tracer.transform.name and name not in tracer.differentiated_by
+    ]
+    return replace(tracer, differentiated_by=(*tracer.differentiated_by, *dict.fromkeys(more))) if more else tracer
 
 
 def promoted(operands: Sequence[Value | None]) -> str | None:
