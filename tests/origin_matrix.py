@@ -414,6 +414,21 @@ ORIGINS = [
 ]
 
 ORIGINS += [
+    # `jax.grad(loss)(params, v)` inside jit: grad traces `params`; `v` reaches `loss` as the jit's tracer.
+    _o("grad_other_argument_in_jit", """
+        def loss(params, v):
+            {use}
+            return params * 2.0
+
+
+        @jax.jit
+        def step(params, v):
+            return jax.grad(loss)(params, v)
+
+
+        def run():
+            return step(jnp.float32(1.0), {init})
+        """),
     _o("jit_by_call", """
         def step_impl(v, batch):
             {use}
@@ -1485,7 +1500,8 @@ MISSES: dict[tuple[str, str], str] = {
         "argument", "closure", "helper_parameter", "helper_parameter_other_module", "jit_by_call",
         "jnp_constant_under_jit", "method_parameter", "partial_bound", "attribute_from_init", "helper_return",
         "lambda_return", "dict_item", "unpacked_tuple", "starred_unpack", "dict_items_loop", "dict_get", "scan_carry",
-        "fori_carry", "while_loop_carry", "inner_jit_return", "checkpointed_argument"}),
+        "fori_carry", "while_loop_carry", "inner_jit_return", "checkpointed_argument",
+        "grad_other_argument_in_jit"}),
               ("grad_int",)),
 }
 
