@@ -164,6 +164,18 @@ def x64_package_files(root: Path, files: list[Path], max_size: int) -> list[Path
     return list(found)
 
 
+def x64_in_imports(root: Path, source: str, packages: dict[Path, frozenset[str]]) -> bool:
+    """Whether code at the project `root` (a notebook's cells, which count only themselves otherwise) imports a
+    module or package that turns on x64: of its own project, or found above it (`from xlumina import optics` in
+    examples/, xlumina/ one folder up). Importing runs the module, and the flag holds for the whole kernel."""
+    own = top_level(root)
+    for name in imported_tops(source, own | importable_above(root)):
+        found = root if name in own else imported_package(root, name)
+        if found is not None and name in packages.get(found if name in own else found.parent, ()):
+            return True
+    return False
+
+
 def x64_used(root: Path, packages: dict[Path, frozenset[str]]) -> bool:
     """Whether another project of the run that turns on x64 imports a package of the project at `root` (absolute):
     x64 is one flag for the process, so the repository's tests or scripts that turn it on run that package's code
@@ -261,14 +273,24 @@ def _mentions_x64(path: Path, max_size: int) -> bool:
 def _imported_tops(path: str, among: frozenset[str]) -> set[str]:
     """The top-level names of `among` a module imports absolutely, anywhere in it (`pkg` of `from pkg.core import
     f`); a module whose text names none of them is not parsed."""
-    import ast
-
     try:
         data = Path(path).read_bytes() if Path(path).is_file() else b""  # (a FIFO would block)
+    except OSError:
+        return set()
+    return imported_tops(data, among)
+
+
+def imported_tops(source: bytes | str, among: frozenset[str]) -> set[str]:
+    """The top-level names of `among` that code imports absolutely, anywhere in it; code that names none of them
+    is not parsed."""
+    import ast
+
+    data = source.encode() if isinstance(source, str) else source
+    try:
         if not any(name.encode() in data for name in among):
             return set()
         tree = ast.parse(data)
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     found: set[str] = set()
     for node in ast.walk(tree):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterator, cast
 
 from jaxlint import project
-from jaxlint.analysis.interface import Interface, ModuleContext
+from jaxlint.analysis.interface import Imported, Interface, ModuleContext
 from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
@@ -314,7 +314,7 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
         for index in contexts
         if Path(files[index]).name == "conftest.py" and cast(FileResult, outcomes[index]).interface.x64
     }
-    projects = project.projects({index: files[index] for index in contexts})
+    projects = project.projects({index: files[index] for index in contexts if not is_notebook(files[index])})
 
     def interfaces_of(modules: dict[str, int]) -> dict[str, Interface]:
         return {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
@@ -322,6 +322,7 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
     # Every module of a project was checked (phase 1). Whether a module sets x64 is what its text says, the same
     # in every round; whether a project imports a package that does is found once for the modules that ask.
     x64 = project.x64_packages({root: interfaces_of(modules) for root, modules in projects.items()})
+    _notebooks_importing_x64(batch, outcomes, x64)
     imported_x64: dict[tuple[Path, tuple[str, ...]], bool] = {}
     used_x64: dict[Path, bool] = {}
     for _ in range(project.MAX_ROUNDS):
@@ -352,6 +353,29 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
                     todo[index] = None
         if not todo:
             return
+        _check_files(batch, todo, outcomes)
+
+
+def _notebooks_importing_x64(batch: _Batch, outcomes: list[FileResult | None], x64: dict[Path, frozenset[str]]) -> None:
+    """A notebook is no module of a project, but the modules it imports run in its kernel: one whose import turns
+    on x64 turns it on for the notebook (project.x64_in_imports). Its 64-bit requests are checked again with
+    that fact alone."""
+    todo: dict[int, None] = {}
+    for index, path in enumerate(batch.files):
+        outcome = outcomes[index]
+        if index in batch.contexts or not is_notebook(path) or outcome is None:
+            continue
+        if not any(d.code == "JAX701" for d in outcome.diagnostics):
+            continue
+        try:
+            data = batch.contents.get(index) or read_bytes(path, _size_limit(path, batch.settings))
+            source = Notebook.read(data).source
+        except (InputError, NotPython):
+            continue
+        if project.x64_in_imports(project.module_of(path)[0], source, x64):
+            batch.contexts[index] = ModuleContext("", frozenset(), Imported(x64=True))
+            todo[index] = None
+    if todo:
         _check_files(batch, todo, outcomes)
 
 

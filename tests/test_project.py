@@ -20,6 +20,7 @@ from jaxlint.checks import ALL_RULES
 from jaxlint.connected import connected
 from jaxlint.lint import LintOptions, lint_module
 from test_fixtures import expected_messages, known_misses
+from test_notebooks import notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "fixtures" / "project"
@@ -318,6 +319,31 @@ def test_a_folder_without_init_that_a_script_beside_it_imports_is_a_namespace_pa
         for named in (repository, f"{repository}/ot/data.py"):
             rows = [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, named)]
             assert rows == wanted, named
+
+
+@pytest.mark.slow
+def test_a_notebook_importing_a_module_that_turns_on_x64_runs_with_it(tmp_path: Path) -> None:
+    # XLuminA's examples (first look round 83): a notebook is no module of a project, but what it imports runs in
+    # its kernel, and optics.py turns x64 on when imported: from a package one folder up (examples/) or beside it.
+    # plain.ipynb imports only a package none of whose modules does (a package counts whole: importing one of its
+    # modules may import the others); in gated/, the switch is a literal False.
+    optics = 'import jax\n\nenable_float64 = True\nif enable_float64:\n    jax.config.update("jax_enable_x64", True)\n'
+    request = "import jax.numpy as jnp\n\nphase = jnp.zeros(3, dtype=jnp.float64)"
+    for repository in ("repo", "gated"):
+        write(tmp_path / repository / "setup.py", "from setuptools import setup\n\nsetup(name='optics')\n")
+        write(tmp_path / repository / "lumina" / "__init__.py", "")
+        write(tmp_path / repository / "viz" / "__init__.py", "")
+        write(tmp_path / repository / "viz" / "plots.py", "import matplotlib\n")
+        text = optics if repository == "repo" else optics.replace("= True", "= False", 1)
+        write(tmp_path / repository / "lumina" / "optics.py", text)
+        write(tmp_path / repository / "examples" / "fit.ipynb",
+              notebook(("code", "from lumina.optics import *"), ("code", request)))
+        write(tmp_path / repository / "beside.ipynb", notebook(("code", "import lumina.optics"), ("code", request)))
+        write(tmp_path / repository / "examples" / "plain.ipynb",
+              notebook(("code", "from viz import plots"), ("code", request)))
+    rows = {(f["filename"], f["code"]) for f in found(tmp_path, "repo", "gated")}
+    assert rows == {("repo/examples/plain.ipynb", "JAX701"), ("gated/examples/fit.ipynb", "JAX701"),
+                    ("gated/beside.ipynb", "JAX701"), ("gated/examples/plain.ipynb", "JAX701")}
 
 
 def test_a_module_is_checked_again_only_when_a_fact_its_analysis_read_changed(tmp_path: Path) -> None:

@@ -1259,7 +1259,9 @@ class ValueTracker(Domain):
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.enables_x64:
-            self.enables_x64 = x64_call(node, self.names)  # (`with enable_x64():` of `from jax import enable_x64`)
+            # (`with enable_x64():` of `from jax import enable_x64`; not in a branch Python never takes: `if
+            # enable_float64:` after `enable_float64 = False`)
+            self.enables_x64 = x64_call(node, self.names) and self.flow.runs(self)
         chain = tuple(self._chain)
         # A call in a branch no trace enters (`if linear:` where every traced call passes `linear=False`) runs only
         # eagerly: its callee gets no tracer from here.

@@ -34,7 +34,9 @@ class Float64WithoutX64(Rule):
         "the flag holds for the whole process (`tests/` without `__init__.py` importing the repository's package). "
         "The other way round, a package whose repository's tests or scripts turn the flag on in a project that "
         "imports it (`tests/conftest.py` beside `tests/test_model.py`, which imports the package from `src/`) runs "
-        "with it there. A file outside any project, and a notebook, count only themselves."
+        "with it there. A file outside any project counts only itself; a notebook, itself and what it imports: a module "
+        "of its folder or a package found above it that turns the flag on when imported (a package counts whole). "
+        "A switch Python never takes (`if enable_float64:` after `enable_float64 = False`) turns nothing on."
     )
     why_bad = (
         "Without `jax_enable_x64`, jax has no 64-bit arrays: it truncates the requested dtype to its 32-bit "
