@@ -397,11 +397,14 @@ class Context:
         whose structure no call shows may be one of its instances."""
         return self._tracker.item_setters
 
-    def trace_shown(self, errors: frozenset[str]) -> bool:
+    def trace_shown(self, errors: frozenset[str], value: Value | None = None) -> bool:
         """Whether every trace of the traced function around this point starts in a `try` whose handler catches one
         of `errors` (qualified) and does not raise again: `try: jax.jit(f)(x) except Exception as e: print(e)` shows
-        the error tracing `f` raises on purpose (a lesson's first attempt)."""
-        return self._tracker.trace_shown(errors)
+        the error tracing `f` raises on purpose (a lesson's first attempt). With the failing `value`, only the traces
+        that make the parameter it comes from a tracer count (not the lesson's fix, `jit(f, static_argnums=0)`)."""
+        tracer = value.tracer if value is not None else None
+        param = tracer.param if tracer is not None and not tracer.computed else None
+        return self._tracker.trace_shown(errors, param)
 
     def shows(self, errors: frozenset[str]) -> bool:
         """Whether this point is in the body of a `try` (of the function around) whose handler catches one of

@@ -2338,16 +2338,33 @@ class ValueTracker(Domain):
 
     visit_TryStar_body, leave_TryStar_body = visit_Try_body, leave_Try_body
 
-    def trace_shown(self, errors: frozenset[str]) -> bool:
+    def trace_shown(self, errors: frozenset[str], param: str | None = None) -> bool:
         """Whether every trace of the traced function around the current point starts in a `try` whose handler
-        catches one of `errors` (qualified) and does not raise again: its failure is shown on purpose."""
-        traced = self._scopes[-1].traced
-        return (
-            traced is not None
-            and not traced.entries
-            and bool(traced.transforms)
-            and all(transform.shown & errors for transform in traced.transforms)
-        )
+        catches one of `errors` (qualified) and does not raise again: its failure is shown on purpose. `param`: the
+        parameter the failing value comes from; a trace that keeps it static (the lesson's fix, `jit(f,
+        static_argnums=0)`) cannot fail there."""
+        scope = self._scopes[-1]
+        traced, function = scope.traced, scope.traced_node
+        if traced is None or traced.entries or not traced.transforms:
+            return False
+        failing = [
+            transform
+            for transform in traced.transforms
+            if param is None
+            or not isinstance(function, (cst.FunctionDef, cst.Lambda))
+            or param in self._traced_by(function, transform, param)
+        ]
+        return bool(failing) and all(transform.shown & errors for transform in failing)
+
+    def _traced_by(self, function: cst.FunctionDef | cst.Lambda, transform: AppliedTransform, unknown: str) -> set[str]:
+        """The parameters of `function` that one transform makes tracers (with `unknown` among them when only run
+        time knows: options that are not literals)."""
+        name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
+        try:
+            found = traced_function(name, function.params, [transform], {}, [], self.names, self.transforms)
+        except NotLiteral:
+            return {unknown}
+        return set(found.traced) if found is not None else set()
 
     def shows(self, errors: frozenset[str]) -> bool:
         """Whether the current point is in the body of a `try` of this function whose handlers catch one of

@@ -112,7 +112,7 @@ class Rule:
         """Report a finding at `node`; `because`: the value the finding is about, whose facts are its evidence."""
         if self.trace_error is not None:
             errors = TRACE_ERRORS[self.trace_error]
-            if self.facts.trace_shown(errors) or self.facts.shows(errors - CATCH_ALL):
+            if self.facts.trace_shown(errors, because) or self.facts.shows(errors - CATCH_ALL):
                 return
         self._reporter(self.code, node, message, fix, because)
 
