@@ -91,24 +91,21 @@ def _reads_back(statements: list[cst.CSTNode], end: int, start: str) -> bool:
     return bool(ends) and any(_subtracts(later, start, ends) for later in statements[end + 1 :])
 
 
-def _into_body(
-    region: list[cst.CSTNode], last: cst.CSTNode, start: str, names
-) -> tuple[list[cst.CSTNode], cst.CSTNode]:
+def _calls_before_read(last: cst.CSTNode, start: str) -> list[cst.Call]:
     """When the statement reading the clock back is a loop or a `with` (`for epoch ...:` whose last line prints
-    `time.time() - t0`), the interval runs on into its body, up to the statement there that reads it: its first
-    iteration times what comes before that statement too, where something may wait (an epoch's `float(loss)`)."""
+    `time.time() - t0`), the calls its body makes before the statement there that reads it: a wait among them (an
+    epoch's `jax.device_get(loss)`) ends what the interval timed before it, in the first iteration and every other.
+    Other statements read the clock back themselves: none."""
+    calls: list[cst.Call] = []
     while type(last) in (cst.For, cst.While, cst.With):
         body = cast("cst.For | cst.While | cst.With", last).body
         inner: list[cst.CSTNode] = list(body.body) if type(body) is cst.IndentedBlock else []
-        for end, statement in enumerate(inner):
-            if any(names.qualified(call.func) in _TIMERS for call in _all_calls(statement)) and _reads_back(
-                inner, end, start
-            ):
-                region, last = [*region, *inner[:end]], statement
-                break
-        else:
+        end = next((n for n in range(len(inner)) if _reads_back(inner, n, start)), None)
+        if end is None:
             break
-    return region, last
+        calls += [call for statement in inner[:end] for call in _all_calls(statement)]
+        last = inner[end]
+    return calls
 
 
 def _all_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
@@ -305,10 +302,9 @@ class TimingWithoutSync(CalleeRule):
                         break  # `if i == 0: t0 = time.perf_counter()`: which start the subtraction reads is not known
                     if not _reads_back(statements, end, start):
                         continue
-                    region, last = statements[index + 1 : end], statements[end]
-                    if self._running(region, frozenset()):  # (an interval timing nothing before the loop is left alone)
-                        region, last = _into_body(region, last, start, self.names)
-                    self._region(statements[index], region, last, start)
+                    region = statements[index + 1 : end]
+                    if not any(self._kind(call) == "sync" for call in _calls_before_read(statements[end], start)):
+                        self._region(statements[index], region, statements[end], start)
                     break
 
     def _each_iteration(self, loop: cst.For | cst.While) -> None:
