@@ -468,6 +468,11 @@ class Context:
         twice): whichever binding reaches a point, the name holds what that callable makes."""
         return self._callees.bindings.made_alike(name, self.chain)
 
+    def never_flattened(self, cls: cst.ClassDef) -> bool:
+        """Whether jax visibly takes instances of a class of this module as leaves it cannot trace (a plain class, a
+        flax linen or PyTorch Module): given to a transform, one raises `TypeError` before anything is traced."""
+        return self._tracker.never_flattened(cls)
+
     def jit_made(self, call: cst.Call) -> JittedCallee | None:
         """The jitted callable `call` makes (`jax.jit(f, static_argnums=1)`, `partial(jax.jit, ...)(f)`), if any."""
         return self._callees.application(call, self.chain)

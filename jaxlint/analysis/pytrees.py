@@ -21,6 +21,8 @@ from jaxlint.model.pytrees import (
     LISTED_REGISTRATION,
     METADATA_FIELD_CALLS,
     NAMEDTUPLE_BASES,
+    NOT_PYTREE_BASES,
+    ORDINARY_CLASS_DECORATORS,
     PYTREE_BASES,
     PYTREE_DECORATORS,
     STATIC_FIELD_CALLS,
@@ -124,6 +126,50 @@ def flattened_class(cls: cst.ClassDef, names: Names, module: cst.Module) -> bool
         ):
             return True
     return False
+
+
+def never_flattened(
+    cls: cst.ClassDef, names: Names, registered: frozenset[str], class_of, seen: frozenset[str] = frozenset()
+) -> bool:
+    """Whether jax visibly takes instances of `cls` as leaves it cannot trace, so that a transform given one raises
+    `TypeError` before tracing: an ordinary class (no metaclass, no decorator but those that give it back as it is,
+    no `tree_flatten`), not among the `registered` names (pytree_registrations), whose bases are `object`, classes
+    of the module (`class_of` resolves a base to one, or None) that are so too, or library classes the model knows
+    are no pytrees (a flax linen Module, a PyTorch Module)."""
+    name = cls.name.value
+    if name in registered or name in seen or cls.keywords:
+        return False
+    for decorator in cls.decorators:
+        if names.qualified(_decorator_function(decorator.decorator)) not in ORDINARY_CLASS_DECORATORS:
+            return False
+    body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
+    if any(type(statement) is cst.FunctionDef and statement.name.value in FLATTEN_METHODS for statement in body):
+        return False
+    for base in cls.bases:
+        if base.keyword is not None or base.star:
+            return False
+        if type(base.value) is cst.Name and base.value.value == "object":
+            continue
+        if names.qualified(base.value) in NOT_PYTREE_BASES:
+            continue
+        parent = class_of(base.value)
+        if type(parent) is not cst.ClassDef or not never_flattened(parent, names, registered, class_of, seen | {name}):
+            return False
+    return True
+
+
+def pytree_registrations(module: cst.Module, names: Names) -> frozenset[str]:
+    """The names of the classes a registration call anywhere in the module names first (`register_pytree_node(Point,
+    ...)`): they are pytrees, whatever they look like."""
+    found = set()
+    pending: list[cst.CSTNode] = [module]
+    while pending:
+        node = pending.pop()
+        if type(node) is cst.Call and node.args and type(node.args[0].value) is cst.Name:
+            if names.qualified(node.func) in PYTREE_REGISTRATIONS:
+                found.add(node.args[0].value.value)
+        pending.extend(node.children)
+    return frozenset(found)
 
 
 def _listed_fields(decorator: cst.BaseExpression, names: Names) -> tuple[set[str], set[str]] | None:

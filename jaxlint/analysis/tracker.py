@@ -62,7 +62,7 @@ from jaxlint.analysis.names import Names, dotted, import_bound_names
 from jaxlint.analysis.narrowing import not_an_array
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.none_flow import NoneFlow
-from jaxlint.analysis.pytrees import flattened_class, pytree_fields
+from jaxlint.analysis.pytrees import flattened_class, never_flattened, pytree_fields, pytree_registrations
 from jaxlint.analysis.scopes import (
     Returned,
     RoundFacts,
@@ -371,6 +371,7 @@ class ValueTracker(Domain):
         `jax_version`: the release the code must run on (how a jitted call's keywords are matched)."""
         self.context = context
         self._module = module
+        self._registrations: frozenset[str] | None = None  # pytree_registrations, found when first asked
         self.target_version = parse_jax_version(jax_version) if jax_version else None
         package = context.package if context is not None else None
         self.names = Names(module, package, module_aliases(module, package))
@@ -554,6 +555,23 @@ class ValueTracker(Domain):
         if first != [param] or not instance_method(function):
             return None
         return cls if self._pytree_fields(cls) is not None else None
+
+    def _opaque_self(self, function: cst.CSTNode, param: cst.Param) -> bool:
+        """`self` of a method of a class whose instances jax cannot flatten (pytrees.never_flattened: a plain class,
+        a flax linen Module): a transform given one raises before tracing, so none of its attributes is a tracer."""
+        cls = self._chain[-1] if self._chain else None
+        if type(cls) is not cst.ClassDef or type(function) is not cst.FunctionDef:
+            return False
+        first = [*function.params.posonly_params, *function.params.params][:1]
+        return first == [param] and instance_method(function) and self.never_flattened(cls)
+
+    def never_flattened(self, cls: cst.ClassDef) -> bool:
+        """Whether jax visibly takes instances of a class of this module as leaves it cannot trace."""
+        if self._registrations is None:
+            self._registrations = pytree_registrations(self._module, self.names)
+        return never_flattened(
+            cls, self.names, self._registrations, lambda base: self.callees.bindings.class_of(base, (self._module,))
+        )
 
     def _pytree_class(self, annotation: cst.BaseExpression | None) -> cst.ClassDef | None:
         """The pytree class of this module an annotation names (`state: State`), if it names one."""
@@ -1972,7 +1990,7 @@ class ValueTracker(Domain):
             scalar = type(annotation) is cst.Name and annotation.value in _SCALAR_ANNOTATIONS
             if node in self._known.kernels or name in self._known.refs.get(node, ()):
                 env[name] = REF  # a Pallas kernel's refs, or refs every call gives: read and written in place
-            elif function is not None and name in function.traced:
+            elif function is not None and name in function.traced and not self._opaque_self(node, param):
                 tracer = function.traced[name]
                 scalar = scalar or name in self._known.scalars.get(node, ())
                 given_array = name in self._known.arrays.get(node, ())

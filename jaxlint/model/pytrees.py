@@ -35,6 +35,10 @@ CLASS_VARIABLE_ANNOTATIONS = frozenset({"typing.ClassVar", "dataclasses.InitVar"
 FLATTEN_METHODS = frozenset({"tree_flatten", "tree_flatten_with_keys"})
 # The registration whose class has no leaves: jax passes its instances whole, as static values.
 STATIC_REGISTRATION = "jax.tree_util.register_static"
+# Library base classes whose instances jax takes as leaves it cannot trace (no pytree registration).
+NOT_PYTREE_BASES = merged_sets("NOT_PYTREE_BASES")
+# Class decorators that give the class back as it is: its instances are no pytrees for them.
+ORDINARY_CLASS_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
 # Calls that make a class a pytree (its instances then trace as arrays): the class is their first argument.
 PYTREE_REGISTRATIONS = frozenset(
     {

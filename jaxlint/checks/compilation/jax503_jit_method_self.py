@@ -5,14 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.checks.base import CalleeRule
-from jaxlint.model.pytrees import FLATTEN_METHODS, PYTREE_REGISTRATIONS
 from jaxlint.model.transforms import JITS
 
 
 # ---------------------------------------------------------------------- JAX503
-
-# Class decorators that leave the class an ordinary (non-pytree) class.
-_PLAIN_CLASS_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
 
 
 class JitMethodSelf(CalleeRule):
@@ -22,9 +18,10 @@ class JitMethodSelf(CalleeRule):
     what_it_does = (
         "Flags `@jax.jit` (also `@jax.jit(...)`, `@partial(jax.jit, ...)`, `pjit`) directly on a method whose "
         "first parameter is `self`, when `self` is not static (`static_argnums=0` or `static_argnames='self'`) "
-        "and the class is visibly not a pytree: a class of this module with no base classes but `object` or "
-        "other such classes, no decorator but `@dataclasses.dataclass`, no `tree_flatten` method and no "
-        "`jax.tree_util.register_*` call naming it."
+        "and the class is visibly not a pytree: a class of this module with no base classes but `object`, "
+        "other such classes, or a flax linen or PyTorch `Module` (jax takes their instances as leaves too), no "
+        "decorator but `@dataclasses.dataclass`, no `tree_flatten` method and no `jax.tree_util.register_*` call "
+        "naming it."
     )
     why_bad = (
         "`jax.jit` wraps the plain function, so `obj.method(x)` calls it with `obj` as its first argument, and "
@@ -66,18 +63,6 @@ class JitMethodSelf(CalleeRule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._candidates: list[tuple[cst.Decorator, cst.FunctionDef, cst.ClassDef, str]] = []  # reported at the end
-        self._registered: set[str] = set()
-        self._classes: dict[str, cst.ClassDef] = {}
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if len(self.facts.chain) == 1:
-            self._classes[node.name.value] = node
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) in PYTREE_REGISTRATIONS and node.args:
-            first = node.args[0].value
-            if isinstance(first, cst.Name):
-                self._registered.add(first.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         owner = self.facts.chain[-1]
@@ -98,7 +83,7 @@ class JitMethodSelf(CalleeRule):
 
     def leave_Module(self, node: cst.Module) -> None:
         for decorator, method, cls, transform in self._candidates:
-            if self._plain_class(cls, set()):
+            if self.facts.never_flattened(cls):
                 self.report(
                     decorator,
                     (
@@ -109,25 +94,3 @@ class JitMethodSelf(CalleeRule):
                         f"(`static_argnums=0`, which ignores later changes to its attributes)"
                     ),
                 )
-
-    def _plain_class(self, cls: cst.ClassDef, seen: set[str]) -> bool:
-        """Visibly an ordinary class whose instances are not pytrees."""
-        name = cls.name.value
-        if name in self._registered or name in seen or cls.keywords:
-            return False
-        seen.add(name)
-        for decorator in cls.decorators:
-            expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
-            if self.names.qualified(expr) not in _PLAIN_CLASS_DECORATORS:
-                return False
-        for statement in cls.body.body:
-            if isinstance(statement, cst.FunctionDef) and statement.name.value in FLATTEN_METHODS:
-                return False
-        for base in cls.bases:
-            value = base.value
-            if isinstance(value, cst.Name) and value.value == "object":
-                continue
-            parent = self._classes.get(value.value) if isinstance(value, cst.Name) else None
-            if parent is None or not self._plain_class(parent, seen):
-                return False
-        return True

@@ -19,6 +19,7 @@ from jaxlint.model.libraries import (
     optax,
     optimistix,
     pallas,
+    torch,
 )
 
 LIBRARIES: tuple[ModuleType, ...] = (
@@ -34,6 +35,7 @@ LIBRARIES: tuple[ModuleType, ...] = (
     pallas,
     dm_pix,
     gymnax,
+    torch,
 )
 
 

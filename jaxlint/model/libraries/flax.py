@@ -67,6 +67,8 @@ REF_FACTORIES = frozenset(
     f"flax.nnx.{name}" for name in ("Variable", "Param", "BatchStat", "Cache", "Intermediate", "VariableState")
 )
 PYTREE_BASES = frozenset({"flax.struct.PyTreeNode"})
+# A linen Module (bound or not) is no pytree: jax takes it as a leaf it cannot trace (checked with flax 0.12).
+NOT_PYTREE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
 PYTREE_DECORATORS = frozenset({"flax.struct.dataclass"})
 STATIC_FIELD_SPECS = {"flax.struct.field": ("pytree_node", False)}
 STATIC_FIELD_CALLS = frozenset({"flax.struct.static_field"})
