@@ -302,9 +302,8 @@ class TimingWithoutSync(CalleeRule):
                         break  # `if i == 0: t0 = time.perf_counter()`: which start the subtraction reads is not known
                     if not _reads_back(statements, end, start):
                         continue
-                    region = statements[index + 1 : end]
                     if not any(self._kind(call) == "sync" for call in _calls_before_read(statements[end], start)):
-                        self._region(statements[index], region, statements[end], start)
+                        self._region(statements[index], statements[index + 1 : end], statements[end], start)
                     break
 
     def _each_iteration(self, loop: cst.For | cst.While) -> None:
