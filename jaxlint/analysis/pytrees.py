@@ -32,6 +32,7 @@ from jaxlint.model.pytrees import (
     FLATTEN_METHODS,
 )
 from jaxlint.model.transforms import PARTIAL
+from jaxlint.traversal import children
 
 _SCALARS = frozenset({"bool", "int", "float", "complex"})
 
@@ -168,7 +169,7 @@ def pytree_registrations(module: cst.Module, names: Names) -> frozenset[str]:
         if type(node) is cst.Call and node.args and type(node.args[0].value) is cst.Name:
             if names.qualified(node.func) in PYTREE_REGISTRATIONS:
                 found.add(node.args[0].value.value)
-        pending.extend(node.children)
+        pending.extend(children(node))
     return frozenset(found)
 
 

@@ -14,6 +14,7 @@ from jaxlint.model.transforms import JIT_CHECKS_ARGUMENT_SPECS_SINCE, JITS
 
 _POSITIONS = ("static_argnums", "donate_argnums")
 _NAMES = ("static_argnames", "donate_argnames")
+_OPTIONS = frozenset(_POSITIONS + _NAMES)
 _METHOD_DECORATORS = ("staticmethod",)
 
 
@@ -60,6 +61,9 @@ class JitSpecNotInSignature(ExpectedErrors, CalleeRule):
     raises = VALUE_ERRORS  # caught around the jit, the error is shown on purpose
 
     def visit_Call(self, node: cst.Call) -> None:
+        given = node.args if type(node.func) is not cst.Call else (*node.args, *node.func.args)
+        if not any(arg.keyword is not None and arg.keyword.value in _OPTIONS for arg in given):
+            return  # (`partial(jax.jit, static_argnums=1)(f)` gives its options to the call it calls)
         callee = self.facts.jit_made(node)
         if callee is not None and callee.where is node and _undecorated(callee.function):
             self._check(callee)
