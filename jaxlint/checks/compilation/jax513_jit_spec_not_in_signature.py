@@ -57,7 +57,7 @@ class JitSpecNotInSignature(ExpectedErrors, CalleeRule):
         "that jaxlint cannot see; `partial` with keywords; options that are not literals; `jax.pmap` and other "
         "transforms; a target jax release (`target-jax-version`) older than 0.4.26."
     )
-    verify = "Not confirmed by `--verify` yet: the error is raised when jit is applied."
+    verify = "`--verify` runs the code that applies jit and expects the `ValueError` at this line."
     raises = VALUE_ERRORS  # caught around the jit, the error is shown on purpose
 
     def visit_Call(self, node: cst.Call) -> None:
