@@ -110,12 +110,15 @@ def x64_imported(root: Path, paths: list[str], packages: dict[Path, frozenset[st
     whole process, and importing pkg runs its modules. `packages`: x64_packages of the run."""
     if not any(tops for other, tops in packages.items() if other != root):
         return False  # no other project of the run turns it on
-    for path in paths:
-        for name in _imported_tops(path, importable_above(root)):
-            found = imported_package(root, name)
-            if found is not None and name in packages.get(found.parent, ()):
-                return True
-    return False
+    return any(_turns_on_x64(root, _imported_tops(path, importable_above(root)), packages) for path in paths)
+
+
+def _turns_on_x64(root: Path, names: set[str], packages: dict[Path, frozenset[str]]) -> bool:
+    """Whether one of these imported top-level names is a package found above the project at `root` (not in it) that
+    turns on x64. `packages`: x64_packages of the run."""
+    return any(
+        (found := imported_package(root, name)) is not None and name in packages.get(found.parent, ()) for name in names
+    )
 
 
 @lru_cache(maxsize=None)
@@ -168,12 +171,8 @@ def x64_in_imports(root: Path, source: str, packages: dict[Path, frozenset[str]]
     """Whether code at the project `root` (a notebook's cells, which count only themselves otherwise) imports a
     module or package that turns on x64: of its own project, or found above it (`from xlumina import optics` in
     examples/, xlumina/ one folder up). Importing runs the module, and the flag holds for the whole kernel."""
-    own = top_level(root)
-    for name in imported_tops(source, own | importable_above(root)):
-        found = root if name in own else imported_package(root, name)
-        if found is not None and name in packages.get(found if name in own else found.parent, ()):
-            return True
-    return False
+    names = imported_tops(source, top_level(root) | importable_above(root))
+    return bool(names & packages.get(root, frozenset())) or _turns_on_x64(root, names, packages)
 
 
 def x64_used(root: Path, packages: dict[Path, frozenset[str]]) -> bool:

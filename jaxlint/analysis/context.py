@@ -30,7 +30,6 @@ from jaxlint.analysis.traced import (
     TracedFunction,
     applied_transforms,
     decorator_transform,
-    traced_function,
 )
 from jaxlint.analysis.bindings import mentioned_names, method_of, rebound_names
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
@@ -429,9 +428,7 @@ class Context:
 
     def traced_params(self, function: cst.FunctionDef | cst.Lambda, transform: AppliedTransform) -> frozenset[str]:
         """The parameters of `function` that this one transform makes tracers (`argnums` for `jax.grad`)."""
-        name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
-        traced = traced_function(name, function.params, [transform], {}, [], self.names, self._tracker.transforms)
-        return frozenset(traced.traced) if traced is not None else frozenset()
+        return self._tracker.traced_params(function, transform)
 
     def is_transform(self, qualified: str | None) -> bool:
         """Whether `qualified` names a transform (`jax.jit`, `jax.vmap`... and the user's extra ones)."""

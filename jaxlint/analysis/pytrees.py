@@ -112,8 +112,7 @@ def flattened_class(cls: cst.ClassDef, names: Names, module: cst.Module) -> bool
             return True
     if any(names.qualified(base.value) in PYTREE_BASES for base in cls.bases):
         return True
-    body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
-    if any(type(statement) is cst.FunctionDef and statement.name.value in FLATTEN_METHODS for statement in body):
+    if _flattens_itself(cls):
         return True
     for statement in module.body:
         small = statement.body[0] if type(statement) is cst.SimpleStatementLine else None
@@ -143,8 +142,7 @@ def never_flattened(
     for decorator in cls.decorators:
         if names.qualified(_decorator_function(decorator.decorator)) not in ORDINARY_CLASS_DECORATORS:
             return False
-    body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
-    if any(type(statement) is cst.FunctionDef and statement.name.value in FLATTEN_METHODS for statement in body):
+    if _flattens_itself(cls):
         return False
     for base in cls.bases:
         if base.keyword is not None or base.star:
@@ -157,6 +155,12 @@ def never_flattened(
         if type(parent) is not cst.ClassDef or not never_flattened(parent, names, registered, class_of, seen | {name}):
             return False
     return True
+
+
+def _flattens_itself(cls: cst.ClassDef) -> bool:
+    """A class with a `tree_flatten` method: one registered wherever it is (`register_pytree_node_class`)."""
+    body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
+    return any(type(statement) is cst.FunctionDef and statement.name.value in FLATTEN_METHODS for statement in body)
 
 
 def pytree_registrations(module: cst.Module, names: Names) -> frozenset[str]:

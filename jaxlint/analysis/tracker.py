@@ -546,24 +546,24 @@ class ValueTracker(Domain):
             found = given if given is not None and self._pytree_fields(given) is not None else None
         return found
 
-    def _own_class(self, function: cst.CSTNode, param: cst.Param) -> cst.ClassDef | None:
-        """For `self` of a method of a pytree class of this module (its first parameter): that class."""
+    def _self_class(self, function: cst.CSTNode, param: cst.Param) -> cst.ClassDef | None:
+        """For `self` (the first parameter) of an instance method of a class of this module: that class."""
         cls = self._chain[-1] if self._chain else None
         if type(cls) is not cst.ClassDef or type(function) is not cst.FunctionDef:
             return None
         first = [*function.params.posonly_params, *function.params.params][:1]
-        if first != [param] or not instance_method(function):
-            return None
-        return cls if self._pytree_fields(cls) is not None else None
+        return cls if first == [param] and instance_method(function) else None
+
+    def _own_class(self, function: cst.CSTNode, param: cst.Param) -> cst.ClassDef | None:
+        """For `self` of a method of a pytree class of this module: that class."""
+        cls = self._self_class(function, param)
+        return cls if cls is not None and self._pytree_fields(cls) is not None else None
 
     def _opaque_self(self, function: cst.CSTNode, param: cst.Param) -> bool:
         """`self` of a method of a class whose instances jax cannot flatten (pytrees.never_flattened: a plain class,
         a flax linen Module): a transform given one raises before tracing, so none of its attributes is a tracer."""
-        cls = self._chain[-1] if self._chain else None
-        if type(cls) is not cst.ClassDef or type(function) is not cst.FunctionDef:
-            return False
-        first = [*function.params.posonly_params, *function.params.params][:1]
-        return first == [param] and instance_method(function) and self.never_flattened(cls)
+        cls = self._self_class(function, param)
+        return cls is not None and self.never_flattened(cls)
 
     def never_flattened(self, cls: cst.ClassDef) -> bool:
         """Whether jax visibly takes instances of a class of this module as leaves it cannot trace."""
@@ -1290,12 +1290,13 @@ class ValueTracker(Domain):
         if type(node.func) is cst.Call:
             self._called_right_away[id(node.func)] = node  # `jax.jacfwd(f)(y)`: the application's own call
         applied = applied_transforms(node, self.names, self.transforms) if runs else []
+        in_jaxpr = caller is not None and self.in_jaxpr_trace()  # (what a traced call does builds into its jaxpr)
         for target, transform in applied:
             if self._cannot_bind(self._called_right_away.get(id(node)), target, transform):
                 continue
             if caller is not None:  # `jax.grad(f)(x)` inside jit is staged
                 transform = replace(
-                    transform, staged=transform.staged or caller.staged, in_trace=True, in_jaxpr=self.in_jaxpr_trace()
+                    transform, staged=transform.staged or caller.staged, in_trace=True, in_jaxpr=in_jaxpr
                 )
             if type(target) is cst.Attribute:
                 self._receiver(target)  # `jax.vmap(scaler.apply)`: the method, with `self` bound
@@ -1384,7 +1385,7 @@ class ValueTracker(Domain):
                 node,
                 caller.staged,
                 differentiates=not trace or trace.differentiates,
-                in_jaxpr=self.in_jaxpr_trace(),
+                in_jaxpr=in_jaxpr,
             )
             if mapped:
                 # The function gets one leaf of each tree: tracers, not pytrees.
@@ -1529,20 +1530,22 @@ class ValueTracker(Domain):
         """The function of `jax.grad(loss)(params, batch)` called in a traced scope, and the positions grad traces
         itself (`argnums`): the caller's tracers at the other positions reach `loss` as they are (a jit's batch
         beside the parameters it differentiates)."""
-        target = self._transformed_here(func)
-        if target is None:
-            return None
-        transform = applied_transforms(cast(cst.Call, func), self.names, self.transforms)[0][1]
-        if transform.name not in GRADIENTS:
+        applied = self._applied_here(func)
+        if applied is None or applied[1].name not in GRADIENTS:
             return None
         try:
-            return target, literal_ints(transform.keywords.get("argnums"), (0,))
+            return applied[0], literal_ints(applied[1].keywords.get("argnums"), (0,))
         except NotLiteral:
             return None
 
     def _transformed_here(self, func: cst.BaseExpression) -> cst.BaseExpression | None:
         """The function of `jax.jit(f)(...)` or `jax.jit(lambda m, p: ...)(...)`, called where it is transformed
         with every parameter its own: the call's arguments are what the trace gets, as for a wrapper's name."""
+        applied = self._applied_here(func)
+        return applied[0] if applied is not None else None
+
+    def _applied_here(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, AppliedTransform] | None:
+        """`f` and the transform of `jax.jit(f)`: a call's function that transforms a function, binding nothing."""
         if type(func) is not cst.Call:
             return None
         applied = applied_transforms(func, self.names, self.transforms)
@@ -1551,7 +1554,7 @@ class ValueTracker(Domain):
         target, transform = applied[0]
         if transform.bound or transform.bound_names or not isinstance(target, (cst.Name, cst.Attribute, cst.Lambda)):
             return None
-        return target
+        return target, transform
 
     def _instance_called(
         self, chain: tuple[cst.CSTNode, ...], call: cst.Call, values: list[Value | None], caller: str, via
@@ -2370,19 +2373,23 @@ class ValueTracker(Domain):
             for transform in traced.transforms
             if param is None
             or not isinstance(function, (cst.FunctionDef, cst.Lambda))
-            or param in self._traced_by(function, transform, param)
+            or self._may_trace(function, transform, param)
         ]
         return bool(failing) and all(transform.shown & errors for transform in failing)
 
-    def _traced_by(self, function: cst.FunctionDef | cst.Lambda, transform: AppliedTransform, unknown: str) -> set[str]:
-        """The parameters of `function` that one transform makes tracers (with `unknown` among them when only run
-        time knows: options that are not literals)."""
-        name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
+    def _may_trace(self, function: cst.FunctionDef | cst.Lambda, transform: AppliedTransform, param: str) -> bool:
+        """Whether one transform may make `param` a tracer (options that are not literals: it may)."""
         try:
-            found = traced_function(name, function.params, [transform], {}, [], self.names, self.transforms)
+            return param in self.traced_params(function, transform)
         except NotLiteral:
-            return {unknown}
-        return set(found.traced) if found is not None else set()
+            return True
+
+    def traced_params(self, function: cst.FunctionDef | cst.Lambda, transform: AppliedTransform) -> frozenset[str]:
+        """The parameters of `function` that this one transform makes tracers (`argnums` for `jax.grad`); NotLiteral
+        when only run time knows."""
+        name = function.name.value if isinstance(function, cst.FunctionDef) else "<lambda>"
+        traced = traced_function(name, function.params, [transform], {}, [], self.names, self.transforms)
+        return frozenset(traced.traced) if traced is not None else frozenset()
 
     def shows(self, errors: frozenset[str]) -> bool:
         """Whether the current point is in the body of a `try` of this function whose handlers catch one of

@@ -5,16 +5,25 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.callees import JittedCallee
+from jaxlint.analysis.callees import JittedCallee, options_of
 from jaxlint.analysis.expected_errors import ExpectedErrors
 from jaxlint.analysis.traced import NotLiteral, literal_ints, literal_strs
 from jaxlint.checks.base import CalleeRule, code
 from jaxlint.model.functions import VALUE_ERRORS
+from jaxlint.model.transform_spec import Role
 from jaxlint.model.transforms import JIT_CHECKS_ARGUMENT_SPECS_SINCE, JITS
 
-_POSITIONS = ("static_argnums", "donate_argnums")
-_NAMES = ("static_argnames", "donate_argnames")
-_OPTIONS = frozenset(_POSITIONS + _NAMES)
+
+def _roles(transform: str) -> list[Role]:
+    """Where a jit takes its static and its donated arguments (model/transform_spec.py)."""
+    options = options_of(transform)
+    return [role for role in (options.static, options.donate) if role is not None]
+
+
+# The options that give positions or names: a call giving none of them makes no spec to check.
+_OPTIONS = frozenset(
+    option for transform in JITS for role in _roles(transform) for option in (role.argnums, role.argnames) if option
+)
 _METHOD_DECORATORS = ("staticmethod",)
 
 
@@ -83,8 +92,9 @@ class JitSpecNotInSignature(ExpectedErrors, CalleeRule):
         params = function.params
         name = function.name.value if isinstance(function, cst.FunctionDef) else "the lambda"
         count = len(signature.positional)
-        for option in _POSITIONS:
-            spec = callee.options.get(option)
+        roles = _roles(callee.transform)
+        for role in roles:
+            option, spec = role.argnums, callee.options.get(role.argnums)
             if spec is None or isinstance(params.star_arg, cst.Param):
                 continue
             try:
@@ -99,12 +109,12 @@ class JitSpecNotInSignature(ExpectedErrors, CalleeRule):
                         f"parameter{'' if count == 1 else 's'}{' after those bound' if callee.bound else ''}: jit "
                         f"raises `ValueError: Jitted function has {option}=..., but only accepts {count} positional "
                         f"arguments.` when it is applied; give a position below {count}, or name the parameter in "
-                        f"`{option.replace('nums', 'names')}`"
+                        f"`{role.argnames}`"
                     ),
                 )
         positional_only = {p.name.value for p in params.posonly_params}
-        for option in _NAMES:
-            spec = callee.options.get(option)
+        for role in roles:
+            spec = callee.options.get(role.argnames) if role.argnames is not None else None
             if spec is None:
                 continue
             try:
@@ -118,8 +128,8 @@ class JitSpecNotInSignature(ExpectedErrors, CalleeRule):
                 self.report(
                     spec,
                     (
-                        f"`{missing[0]}` in `{option}` {why}: jit raises `ValueError: Jitted function has invalid "
-                        f"argnames {{'{missing[0]}'}} in {option}.` when it is applied; name a parameter it takes "
+                        f"`{missing[0]}` in `{role.argnames}` {why}: jit raises `ValueError: Jitted function has "
+                        f"invalid argnames {{'{missing[0]}'}} in {role.argnames}.` when it is applied; name a parameter it takes "
                         f"by keyword"
                     ),
                 )
