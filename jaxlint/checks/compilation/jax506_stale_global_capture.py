@@ -4,7 +4,7 @@ it."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import AbstractSet, Callable, Iterator, cast
 
 import libcst as cst
@@ -107,14 +107,16 @@ class StaleGlobalCapture(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         self._module = node
         self._reads: list[_Read] = []
-        self._functions: list[cst.FunctionDef] = []
+        # Each def with the names it and the defs around it bind locally: a call of one of those is not of the global.
+        self._functions: list[tuple[cst.FunctionDef, frozenset[str]]] = []
         self._writers: dict[str, list[cst.FunctionDef]] = {}  # rebinds a global through `global`
         # Each staged function with the nodes of the caching transforms (`jax.jit`) applied to it.
         self._jitted: list[tuple[cst.FunctionDef | cst.Lambda, list[cst.CSTNode]]] = []
         self._cached: set[int] = set()  # those whose own name, when called, runs a cached trace (leave_Module)
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._functions.append(node)
+        around = [f for f in self.facts.chain if type(f) is cst.FunctionDef or type(f) is cst.Lambda]
+        self._functions.append((node, frozenset().union(*(_locals(f) for f in around))))
         self._record(node)
 
     def visit_Lambda_body(self, node: cst.Lambda) -> None:
@@ -214,7 +216,10 @@ class _Program:
     def __init__(self, rule: StaleGlobalCapture, module_items: list[_Item], candidates: set[str]) -> None:
         self.rule = rule
         self.module_items = module_items
-        self.functions = [(f, list(_items(f.body, (), rule._wraps))) for f in rule._functions]
+        self.functions = [
+            (f, [replace(item, calls=item.calls - local) for item in _items(f.body, (), rule._wraps)])
+            for f, local in rule._functions
+        ]
         values: dict[str, list[cst.BaseExpression]] = {name: [] for name in candidates}
         for name, statement in _assignments(rule._module.body, candidates):
             values[name].append(statement.value)
@@ -511,7 +516,9 @@ def _definition(item: _Item, wraps: Wraps) -> tuple[frozenset[str], frozenset[st
     names mentioned): a `def` or `class`, `step = jax.jit(_step)`, `step = partial(_step, ...)`,
     `step = _step`. Other calls give results (`state = lax.fori_loop(0, n, step_fn, state)`), not functions."""
     node = item.node
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+    if isinstance(node, cst.FunctionDef):  # (a name the def binds is its own local wherever it reads it)
+        return item.binds, mentioned_names(node) - _locals(node)
+    if isinstance(node, cst.ClassDef):
         return item.binds, mentioned_names(node)
     if not isinstance(node, cst.Assign):
         return None
