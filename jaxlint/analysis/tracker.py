@@ -1376,7 +1376,7 @@ class ValueTracker(Domain):
                 ):  # `loss_fn(...)` after `loss_fn = losses.make_loss(2.0)`
                     self._call_into_project(factory, node, values, caller, False, made=True)
         receiver = self._traced_receiver(func) if caller is not None else None
-        if not node.args and receiver is None:
+        if not node.args and receiver is None and caller is None:
             return
         if caller is not None:
             trace = caller.trace

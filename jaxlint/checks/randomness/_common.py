@@ -12,7 +12,7 @@ from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction, AppliedTransform
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.keys import FOLD_IN, KEY_CONSTRUCTORS
-from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS
+from jaxlint.model.transforms import LAX_BODIES, LOOP_BODIES, MAPS, PER_DEVICE
 from jaxlint.traversal import children
 
 
@@ -131,10 +131,12 @@ class TraceSite:
 
     @property
     def each(self) -> str:
-        """Who sees the same constant."""
-        return {"map": "every mapped example", "loop": "every iteration", "helper": "every run"}.get(
-            self.role, "every call"
-        )
+        """Who sees the same constant (a helper: who sees it in the caller's trace, a lax loop's or a map's)."""
+        role = self.role
+        if role == "helper" and self.transform is not None:
+            name = self.transform.name
+            role = "loop" if name in LOOP_BODIES else "map" if name in MAPS and name not in PER_DEVICE else role
+        return {"map": "every mapped example", "loop": "every iteration", "helper": "every run"}.get(role, "every call")
 
     @property
     def carrier(self) -> str:
@@ -201,8 +203,11 @@ class TraceTimeRule(Rule):
             subject = f"`{inner.name.value}` (inside `{scope.name}`)"
         transform = scope.trace
         if not scope.transforms and scope.entries:
-            caller = scope.entries[0].caller
-            return TraceSite(subject, name, f" as a helper called from `{caller}`", transform, "helper")
+            callers = list(dict.fromkeys(entry.caller for entry in scope.entries))
+            if len(callers) > 1:  # (which of them runs this point, the message does not know)
+                listed = ", ".join(f"`{caller}`" for caller in callers)
+                return TraceSite(subject, name, f" as a helper called from traced functions ({listed})", None, "helper")
+            return TraceSite(subject, name, f" as a helper called from `{callers[0]}`", transform, "helper")
         if transform is None:
             return TraceSite(subject, name, "", None, "call")
         if transform.name in LOOP_BODIES:

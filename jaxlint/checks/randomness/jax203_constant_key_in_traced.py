@@ -3,7 +3,7 @@ function."""
 
 from __future__ import annotations
 
-from typing import Callable, cast
+from typing import Callable, NamedTuple, cast
 
 import libcst as cst
 
@@ -37,7 +37,9 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         "the draws again for fresh numbers: in each iteration of a lax loop, for each example of a `vmap`, on "
         "every leaf of a `jax.tree.map`, at each call from a Python loop (of this module or another: "
         "`for batch in data: state = train_step(state, batch)`, through the helpers on the way), or in place of a "
-        "key the function is given (`def train(rng): rng = jax.random.key(0)`). Also a literal-seeded key drawn "
+        "key the function is given (`def train(rng): rng = jax.random.key(0)`). A helper a traced function calls "
+        "is part of that function's program whatever it is given (`noise(x.shape)`, `mask()`): its literal seed is "
+        "a constant of a program whose inputs change. Also a literal-seeded key drawn "
         "from in the forward pass of a layer, the `__call__` of a flax, haiku or equinox Module, traced or not: "
         "the layer runs at every step (`jax.random.bernoulli(jax.random.key(0), p, x.shape)`, "
         "`hk.dropout(jax.random.PRNGKey(42), rate, x)`)."
@@ -83,9 +85,9 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         "keys made from an argument (`jax.random.key(seed)` where `seed` is a parameter, traced or static), "
         "`jax.random.fold_in(jax.random.key(0), step)` with a data argument that is not a literal (also through a name "
         "read only as `fold_in(base, i)` with traced data, a loop index or a step), a literal "
-        "seed in a traced function that has no traced argument (`@jax.jit def init(): return "
-        "model.init(jax.random.key(0), x)` returns the same result on every call anyway: a deterministic "
-        "initialisation), and "
+        "seed in a traced function that has no traced argument, nor a traced caller that has one (`@jax.jit def "
+        "init(): return model.init(jax.random.key(0), x)` returns the same result on every call anyway: a "
+        "deterministic initialisation), and "
         "functions traced only by `grad` (their Python code runs on every call), by `jax.eval_shape` or "
         "`jax.make_jaxpr` (they are traced but never run), or passed to `jax.pure_callback`/"
         "`jax.debug.callback` (they run on the host at every call). A seed held in a module constant "
@@ -122,9 +124,13 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         self._unread: set[int] = set()
         self._replacing: dict[int, str] = {}  # key constructors bound over a parameter: its name
         # Literal keys, with the function or lambda around them and the def whose callers are followed.
-        self._waiting: list[tuple[cst.Call, str, TraceSite, cst.CSTNode, cst.FunctionDef | None]] = []
+        self._waiting: list[_Waiting] = []
         self._per_leaf: dict[int, cst.Call] = {}  # functions and lambdas a tree map runs on every leaf: its call
         self._drawn: set[int] = set()  # key constructors a call draws from as they are made (`bernoulli(key(0), p)`)
+        # Defs called from a traced scope, by the traced function calling them: a helper given no tracer is part of
+        # its caller's program, which varies from call to call when some traced function on the way has an input.
+        self._called_in_trace: dict[int, list[cst.FunctionDef]] = {}
+        self._fed: set[int] = set()  # defs called from a traced function that has a traced input
 
     def _mark_shape_only(self, node: cst.CSTNode) -> None:
         for part in shape_only(node, self.names):
@@ -215,8 +221,11 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         if scope is None:
             return
         kind, source = constant
-        if kind == "literal" and not scope.traced:
-            return  # no traced input: the whole function is a constant, a deterministic init
+        # No traced input: the function is a constant (a deterministic init), unless it is a helper of a traced
+        # function that has one: then its numbers are the same at every call of a program whose inputs change.
+        constant_program = kind == "literal" and not scope.traced
+        if constant_program and (scope.transforms or not scope.entries):
+            return
         text = call_text(node, 60)
         where = self.describe(scope)
         fix = _fix(where)
@@ -241,19 +250,14 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
                     f"given; split the key `{given}` instead"
                 ),
             )
-        elif _repeats_within_a_run(scope):
-            self.report(
-                node,
-                lambda line_of: (
-                    f"`{text}` makes the same key every time {where.subject} runs "
-                    f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {fix}"
-                ),
-            )
+        elif _repeats_within_a_run(scope) and not constant_program:
+            self.report(node, _within_run_message(text, where))
         else:
             owner = next((n for n in reversed(self.facts.chain) if isinstance(n, (cst.FunctionDef, cst.Lambda))), None)
             function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
             if owner is not None:
-                self._waiting.append((node, text, where, owner, function))
+                within_run = constant_program and _repeats_within_a_run(scope)
+                self._waiting.append(_Waiting(node, text, where, owner, function, constant_program, within_run))
 
     def _report_in_layer(self, node: cst.Call, cls: cst.ClassDef, fresh: str) -> None:
         """A fixed key drawn in a layer's forward pass: each call of the layer, traced or not, draws the same numbers."""
@@ -281,15 +285,58 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
             function = callee.function if callee is not None else None
         if type(function) is cst.FunctionDef:
             self.runs(call, function)
+            scope = self.facts.traced_scope
+            if scope is not None:
+                if scope.traced:
+                    self._fed.add(id(function))
+                elif type(self.facts.traced_node) is cst.FunctionDef:
+                    self._called_in_trace.setdefault(id(self.facts.traced_node), []).append(function)
+
+    def _fed_defs(self) -> set[int]:
+        """The defs a traced function with a traced input calls, directly or through helpers given none."""
+        fed = set(self._fed)
+        stack = list(fed)
+        while stack:
+            for callee in self._called_in_trace.get(stack.pop(), ()):
+                if id(callee) not in fed:
+                    fed.add(id(callee))
+                    stack.append(id(callee))
+        return fed
 
     def leave_Module(self, node: cst.Module) -> None:
-        for call, text, where, owner, function in self._waiting:
+        fed = self._fed_defs()
+        for call, text, where, owner, function, constant_program, within_run in self._waiting:
+            if constant_program and (function is None or id(function) not in fed):
+                continue
+            if within_run:
+                self.report(call, _within_run_message(text, where))
+                continue
             tree_map = self._per_leaf.get(id(owner))
             repeat = self.repeat(function) if tree_map is None and function is not None else None
             if tree_map is not None:
                 self.report(call, _per_leaf_message(text, where, tree_map, self.names.qualified(tree_map.func)))
             elif repeat is not None:
                 self.report(call, _repeated_message(text, where, repeat))
+
+
+class _Waiting(NamedTuple):
+    """A literal key whose finding waits for the module's end: for the loop that runs it, or (`constant_program`:
+    in a helper given no tracer) for a traced caller that has a traced input."""
+
+    call: cst.Call
+    text: str
+    where: TraceSite
+    owner: cst.CSTNode
+    function: cst.FunctionDef | None
+    constant_program: bool
+    within_run: bool  # drawn again in each iteration of a lax loop or each example of a map
+
+
+def _within_run_message(text: str, where: TraceSite):
+    return lambda line_of: (
+        f"`{text}` makes the same key every time {where.subject} runs "
+        f"(traced{where.how(line_of)}), so {where.each} draws the same numbers; {_fix(where)}"
+    )
 
 
 def _fix(where: TraceSite) -> str:
