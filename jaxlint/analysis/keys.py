@@ -377,13 +377,23 @@ class _Iteration:
 
     bound: set[str]
     exposed: dict[str, tuple[cst.BaseExpression, Use]] = field(default_factory=dict)
+    # For an exposed key read through another name of it (`nextkey` after `nextkey = key`): that name.
+    spelled: dict[str, str] = field(default_factory=dict)
     calls: set[int] = field(default_factory=set)  # the calls that consumed a key in it
     every: set[int] = field(default_factory=set)  # of those, the ones that run in every iteration (not `if i == 0:`)
 
-    def consume(self, expr: cst.BaseExpression, ref: str, use: Use) -> None:
+    def consume(self, expr: cst.BaseExpression, ref: str, use: Use, spelled: str) -> None:
         self.calls.add(id(use.node))
         if _base(ref) not in self.bound and ref not in self.bound and _holder(ref) not in self.bound:
             self.exposed.setdefault(ref, (expr, use))
+            if spelled != ref and spelled not in self.bound and _base(spelled) not in self.bound:
+                self.spelled.setdefault(ref, spelled)  # (read before the body binds it: what the last iteration left)
+
+    def read_next(self, ref: str) -> str | None:
+        """The name the next iteration reads `ref` through, when the body binds that name again: then it holds what
+        the body left in it, which is no longer `ref` (`nextkey = key`, then `key, nextkey = split(nextkey)`)."""
+        spelled = self.spelled.get(ref)
+        return spelled if spelled is not None and (spelled in self.bound or _base(spelled) in self.bound) else None
 
 
 @dataclass
@@ -1415,7 +1425,7 @@ class KeyFlow(Domain):
                 if id(node) not in self._unseen_results(function):
                     recorder.key_closed(function, resolved, owner, self._parameter_guards(function, node), use.folded)
             for iteration in self.state.iterations:
-                iteration.consume(expr, self.state.resolve(ref), use)
+                iteration.consume(expr, self.state.resolve(ref), use, key_ref(expr) or ref)
             if self.state.iterations and self._in_python_loop() and self._every_iteration():
                 self.state.iterations[-1].every.add(id(node))
             self.state.consume(ref, use)
@@ -2051,9 +2061,10 @@ class KeyFlow(Domain):
         iteration = self.state.iterations[-1]
         found = []
         for ref, (expr, use) in iteration.exposed.items():
-            if _base(ref) not in iteration.bound and ref not in iteration.bound:
+            spelled = iteration.read_next(ref)
+            if spelled is None and _base(ref) not in iteration.bound and ref not in iteration.bound:
                 continue
-            priors = (s.prior_use(ref) for s in states)
+            priors = (s.prior_use(ref if spelled is None else s.resolve(spelled)) for s in states)
             before = next(
                 (
                     p
@@ -2065,7 +2076,7 @@ class KeyFlow(Domain):
                 None,
             )
             if before is not None:
-                found.append((expr, ref, use.by, before))
+                found.append((expr, ref if spelled is None else spelled, use.by, before))
         if found:
             self._again[node] = found
 
