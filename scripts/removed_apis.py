@@ -21,7 +21,10 @@ module; equal to `removed_in` when no release warned). Names deprecated in the n
 still there are kept without `removed_in`. It also lists the public methods and attributes of each
 release's array class (DeviceArray, later jax.Array: its class bodies, `setattr` calls and the method
 tables of lax_numpy/array_methods; a property kept only to raise counts as gone) and writes a
-`jax.Array.<name>` row for each one the newest release lacks. The hand-written columns (replacement, rename_safe,
+`jax.Array.<name>` row for each one the newest release lacks, and a `keyword` row for each keyword a function
+users call (KEYWORD_MODULES) took in an older release and takes no more: the keywords are read from each release's
+def of the function, and a keyword counts as deprecated from the first release whose def warns under an `if`
+testing it (`if a_min is not None: warnings.warn(...)`). The hand-written columns (replacement, rename_safe,
 at_method, note, taken from jax's CHANGELOG) are read from the existing file and kept. Running it
 twice over the same cache writes the same file.
 """
@@ -51,6 +54,7 @@ OUTPUT = ROOT / "jaxlint" / "data" / "removed_apis.toml"
 CACHE = Path(os.environ.get("JAXLINT_APIS_CACHE", "~/.cache/jaxlint-apis")).expanduser()
 FIRST = (0, 2, 0)
 HAND_COLUMNS = ("replacement", "rename_safe", "at_method", "note")
+KEYWORD_HAND_COLUMNS = ("replacement", "rename_safe")
 WARNINGS = frozenset({"DeprecationWarning", "FutureWarning", "PendingDeprecationWarning"})
 
 Version = tuple[int, ...]
@@ -173,6 +177,24 @@ def _warns_unconditionally(definition: ast.FunctionDef | ast.AsyncFunctionDef | 
             for item in definition.body
         )
     return any(isinstance(statement, ast.Expr) and _warns(statement) for statement in definition.body)
+
+
+def _warned_keywords(definition: ast.FunctionDef | ast.AsyncFunctionDef, taken: frozenset[str]) -> set[str]:
+    """The parameters whose use the function warns about: an `if` testing one of them, with a warning in its body."""
+    warned = set()
+    for node in ast.walk(definition):
+        if isinstance(node, ast.If) and any(_calls_warn(statement) for statement in node.body):
+            warned |= {name.id for name in ast.walk(node.test) if isinstance(name, ast.Name) and name.id in taken}
+    return warned
+
+
+def _calls_warn(node: ast.AST) -> bool:
+    """Any call of a `warn` function (`warnings.warn`, `deprecations.warn`) under `node`."""
+    return any(
+        isinstance(call, ast.Call)
+        and (call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")) == "warn"
+        for call in ast.walk(node)
+    )
 
 
 def _strings(node: ast.AST) -> set[str] | None:
@@ -457,6 +479,7 @@ class Release:
         self._parsed: dict[str, Module | None] = {}
         self._stars: dict[str, set[str] | None] = {}
         self._names: dict[str, set[str] | None] = {}
+        self._trees: dict[str, ast.Module] = {}
         self.public_modules = {
             name for name in self.files if name.startswith("jax") and is_public(name) and self.module(name) is not None
         }
@@ -541,6 +564,28 @@ class Release:
             if found is not None:
                 return found
         return None
+
+    def keywords(self, module: str, item: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]] | None:
+        """The keywords public function `module.item` takes in this release, those of them it warns about
+        (`if a_min is not None: warnings.warn(...)`) and its positional-only parameters; None unless it is a plain
+        def that takes no `**kwargs`."""
+        found = self.origin(module, item)
+        if found is None:
+            return None
+        tree = self._trees.get(found[0].name)
+        if tree is None:
+            tree = self._trees[found[0].name] = ast.parse(self.files[found[0].name][1])
+        definitions = [
+            node
+            for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == found[1]
+        ]
+        if not definitions or definitions[-1].args.kwarg is not None:
+            return None
+        arguments = definitions[-1].args
+        taken = frozenset(a.arg for a in (*arguments.args, *arguments.kwonlyargs) if not a.arg.startswith("_"))
+        positional = frozenset(a.arg for a in arguments.posonlyargs)
+        return taken, frozenset(_warned_keywords(definitions[-1], taken)), positional
 
     # -- the public surface
 
@@ -676,6 +721,63 @@ def array_entries(history: list[Release]) -> list[dict]:
     return rows
 
 
+# The modules whose functions' keywords are compared: those users call. jax's internals (`jax.interpreters`,
+# `jax.extend`, pallas' and mosaic's kernels) change their signatures in every release.
+KEYWORD_MODULES = (
+    "jax.numpy",
+    "jax.nn",
+    "jax.random",
+    "jax.lax",
+    "jax.scipy",
+    "jax.tree",
+    "jax.image",
+    "jax.debug",
+    "jax.sharding",
+    "jax.dtypes",
+    "jax.export",
+    "jax.experimental.shard_map",
+    "jax.experimental.checkify",
+    "jax.experimental.ode",
+    "jax.example_libraries",
+)
+
+
+def keyword_entries(history: list[Release]) -> list[dict]:
+    """One row per keyword that a public function of the newest release took in an older one and takes no more
+    (`jax.numpy.clip(a_min=...)`): the call raises TypeError from `removed_in` on. A function that takes
+    `**kwargs`, or is not a plain def, in the newest release may take any keyword: it gets no row."""
+    newest = history[-1]
+    rows = []
+    for module in sorted(name for name in newest.public_modules if name.startswith(KEYWORD_MODULES) or name == "jax"):
+        for item in sorted(newest.public[module]):
+            now = newest.keywords(module, item)
+            if now is None:
+                continue
+            seen = [
+                release.keywords(module, item) if item in release.public.get(module, ()) else None
+                for release in history
+            ]
+            for keyword in sorted(set().union(*(found[0] for found in seen if found is not None)) - now[0]):
+                had = [i for i, found in enumerate(seen) if found is not None and keyword in found[0]]
+                index = had[-1]
+                first = index
+                while first > 0 and seen[first - 1] is not None and keyword in seen[first - 1][0]:
+                    first -= 1
+                warned = [history[i] for i in range(first, index + 1) if keyword in seen[i][1]]
+                removed = history[index + 1]
+                row = {
+                    "function": f"{module}.{item}",
+                    "keyword": keyword,
+                    "deprecated_in": show((warned[0] if warned else removed).version),
+                    "removed_in": show(removed.version),
+                    "last_in": show(history[index].version),
+                }
+                if keyword in now[2]:
+                    row["positional"] = True  # still taken, by position only (`jnp.clip(arr, /, ...)`)
+                rows.append(row)
+    return rows
+
+
 # ---------------------------------------------------------------------------- the data file
 
 
@@ -685,7 +787,7 @@ def _value(value) -> str:
     return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def write(rows: list[dict], history: list[Release], path: Path) -> None:
+def write(rows: list[dict], keyword_rows: list[dict], history: list[Release], path: Path) -> None:
     lines = [
         "# JAX APIs that were removed or deprecated, read by the JAX801/JAX802 rules (jaxlint/checks/api/).",
         "# Generated by scripts/removed_apis.py from the source of every jax release; do not edit by hand",
@@ -708,6 +810,13 @@ def write(rows: list[dict], history: list[Release], path: Path) -> None:
         "#   rename_safe   true when `replacement` is a drop-in rename, so --fix may rewrite it as a safe fix",
         "#   at_method     for jax.ops.index_*: `f(x, idx, v)` becomes `x.at[idx].<at_method>(v)`",
         "#   note          shown in the message: what differs",
+        "#",
+        "# `keyword` rows: a keyword a public function of the newest release took in an older one and takes no more",
+        "# (the call raises TypeError): function, keyword, deprecated_in, removed_in, last_in as above, and",
+        "#   positional    true when the newest release still takes it, by position only",
+        "# Hand-written:",
+        "#   replacement   the keyword to give instead, when there is one",
+        "#   rename_safe   true when giving `replacement` instead does the same, so --fix may rename it",
         "",
         f"newest = {_value(show(history[-1].version))}",
         "",
@@ -720,8 +829,35 @@ def write(rows: list[dict], history: list[Release], path: Path) -> None:
             if key in row
         )
         lines.append(f"  {{ {cells} }},")
+    lines += ["]", "", "keyword = ["]
+    for row in keyword_rows:
+        cells = ", ".join(
+            f"{key} = {_value(row[key])}"
+            for key in (
+                "function",
+                "keyword",
+                "deprecated_in",
+                "removed_in",
+                "last_in",
+                "positional",
+                *KEYWORD_HAND_COLUMNS,
+            )
+            if key in row
+        )
+        lines.append(f"  {{ {cells} }},")
     lines.append("]")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def keyword_hand_columns(path: Path) -> dict[tuple[str, str], dict]:
+    """The hand-written columns of the existing file's keyword rows, by (function, keyword)."""
+    if not path.exists():
+        return {}
+    with open(path, "rb") as handle:
+        rows = tomllib.load(handle).get("keyword", [])
+    return {
+        (row["function"], row["keyword"]): {key: row[key] for key in KEYWORD_HAND_COLUMNS if key in row} for row in rows
+    }
 
 
 def hand_columns(path: Path) -> dict[str, dict]:
@@ -752,7 +888,11 @@ def main() -> None:
     lost = sorted({api for api, columns in kept.items() if columns} - {row["api"] for row in rows})
     for api in lost:
         print(f"hand-written entry not found in the releases, dropped: {api}", file=sys.stderr)
-    write(rows, history, arguments.output)
+    kept_keywords = keyword_hand_columns(arguments.output)
+    keyword_rows = keyword_entries(history)
+    for row in keyword_rows:
+        row.update(kept_keywords.get((row["function"], row["keyword"]), {}))
+    write(rows, keyword_rows, history, arguments.output)
     print(f"{len(rows)} entries, jax {show(history[0].version)} to {show(history[-1].version)}", file=sys.stderr)
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from helpers import jaxlint
 
-from jaxlint.model.apis import TABLE_PATH, load_table, newest_version, parse_jax_version
+from jaxlint.model.apis import TABLE_PATH, load_keywords, load_table, newest_version, parse_jax_version
 from jaxlint.config import CommandLine, ConfigError, build_settings
 from jaxlint.lint import LintOptions, lint_source
 
@@ -49,6 +49,89 @@ def test_every_entry_is_well_formed() -> None:
     header = TABLE_PATH.read_text("utf-8").split("\n\n", 1)[0]
     assert "# Releases covered: jax 0.2.0 to 0.10.2 (" in header
     assert newest_version() == parse_jax_version("0.10.2")
+
+
+def test_every_keyword_row_is_well_formed() -> None:
+    """A keyword a function no longer takes: removed after the last release that took it; a safe rename names one
+    keyword."""
+    rows = tomllib.loads(TABLE_PATH.read_text("utf-8"))["keyword"]
+    table = load_keywords()
+    assert sum(len(gone) for gone in table.values()) == len(rows) > 50
+    for row in rows:
+        entry = table[row["function"]][row["keyword"]]
+        assert entry.removed_in is not None and entry.deprecated_in <= entry.removed_in, entry.api
+        assert parse_jax_version(row["last_in"]) < entry.removed_in, entry.api
+        assert not entry.rename_safe or (entry.replacement and entry.replacement.isidentifier()), entry.api
+
+
+KEYWORDS_TAKEN = """
+import importlib, inspect, json, sys
+import jax
+Parameter = inspect.Parameter
+answers = {}
+for function, keyword in json.loads(sys.stdin.read()):
+    module, _, name = function.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        outer, _, owner = module.rpartition(".")
+        found = getattr(getattr(importlib.import_module(outer), owner), name)
+    parameters = inspect.signature(found).parameters
+    answers[f"{function}({keyword}=)"] = any(p.kind is Parameter.VAR_KEYWORD for p in parameters.values()) or (
+        keyword in parameters and parameters[keyword].kind is not Parameter.POSITIONAL_ONLY)
+print(json.dumps(answers))
+"""
+
+
+def test_the_keyword_rows_agree_with_the_installed_jax() -> None:
+    """Every keyword the table says is gone is one the installed jax's function does not take by keyword."""
+    asked = [(function, keyword) for function, gone in load_keywords().items() for keyword in gone]
+    result = subprocess.run([sys.executable, "-W", "ignore", "-c", KEYWORDS_TAKEN], input=json.dumps(asked),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    answers = json.loads(result.stdout)
+    assert len(answers) == len(asked)
+    assert [api for api, taken in answers.items() if taken] == []
+
+
+KEYWORD_SOURCE = (
+    "import jax.numpy as jnp\n"
+    "from jax.numpy import reshape\n\n"
+    "def f(x, v):\n"
+    "    a = jnp.clip(x, a_min=0.0, a_max=1.0)\n"
+    "    b = reshape(x, newshape=(2, -1))\n"
+    "    c = jnp.percentile(x, 50, interpolation='linear')\n"
+    "    return a, b, c, jnp.absolute(x=v), jnp.clip(x, min=0.0)\n"
+)
+
+
+def test_removed_keywords_are_reported_where_given() -> None:
+    """The keyword, with the release that removed it and what to give instead; `jnp.clip(x, min=0.0)` is fine."""
+    assert messages(KEYWORD_SOURCE) == [
+        (5, 21, "JAX801", "`jnp.clip(a_min=...)` was removed in jax 0.10.0; use `min=`"),
+        (5, 32, "JAX801", "`jnp.clip(a_max=...)` was removed in jax 0.10.0; use `max=`"),
+        (6, 20, "JAX801", "`reshape(newshape=...)` was removed in jax 0.6.0; use `shape=`"),
+        (7, 31, "JAX801", "`jnp.percentile(interpolation=...)` was removed in jax 0.9.0; use `method=`"),
+        (8, 34, "JAX801", "`jnp.absolute(x=...)` was removed in jax 0.4.1 (pass it by position)"),
+    ]
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("0.9.0", [(5, 21, "JAX802"), (5, 32, "JAX802"), (6, 20, "JAX801"), (7, 31, "JAX801"), (8, 34, "JAX801")]),
+    ("0.5.0", [(5, 21, "JAX802"), (5, 32, "JAX802"), (6, 20, "JAX802"), (7, 31, "JAX802"), (8, 34, "JAX801")]),
+    ("0.4.26", [(8, 34, "JAX801")]),  # `a_min`, `newshape` and `interpolation` were fine then
+])
+def test_the_target_version_decides_a_keywords_code(version, expected) -> None:
+    assert findings(KEYWORD_SOURCE, version) == expected
+
+
+def test_a_renamed_keyword_is_fixed_in_place() -> None:
+    assert fixes(KEYWORD_SOURCE) == [
+        ("safe", [(5, 21, 5, 26, "min")]),
+        ("safe", [(5, 32, 5, 37, "max")]),
+        ("safe", [(6, 20, 6, 28, "shape")]),
+        ("safe", [(7, 31, 7, 44, "method")]),
+    ]
 
 
 def test_the_removals_users_meet_most_are_in_the_table() -> None:
@@ -324,6 +407,52 @@ def test_the_generator_reads_removals_and_deprecations_from_the_source() -> None
         {"api": "jax.tree_map", "deprecated_in": "0.4.0"},  # in a `_deprecations` table, with its object
         {"api": "jax.tree_multimap", "deprecated_in": "0.3.0", "removed_in": "0.4.0", "last_in": "0.3.1"},
     ]  # jax.tree_flatten never was public here; quantile warns only for one argument; stax.Dense goes with stax
+
+
+def _keyword_release(clip: str, where: str, ones: str, lower: str = "def lower(jaxpr, *, platform=None):\n    pass\n"):
+    return {
+        "jax/__init__.py": "",
+        "jax/numpy/__init__.py": "from jax._src.numpy import clip as clip, where as where, ones as ones\n",
+        "jax/_src/__init__.py": "",
+        "jax/_src/numpy.py": clip + where + ones,
+        "jax/interpreters/__init__.py": "",
+        "jax/interpreters/mlir.py": lower,
+    }
+
+
+WARNED_CLIP = (
+    "def clip(arr=None, /, min=None, max=None, a_min=None, a_max=None):\n"
+    "    if a_min is not None or a_max is not None:\n"
+    "        warnings.warn('use min and max', DeprecationWarning)\n"
+)
+OLD_WHERE = "def where(condition, x=None, y=None):\n    pass\n"
+OLD_ONES = "def ones(shape, dtype=None):\n    pass\n"
+
+
+def test_the_generator_reads_the_keywords_each_release_takes() -> None:
+    """A keyword a function users call took and takes no more: from the first release without it; deprecated from
+    the first whose def warns under an `if` testing it; still taken by position only, it says so. A function taking
+    `**kwargs` may take anything: no row; a keyword of jax's internals (`jax.interpreters`) changes too often to be
+    worth a row."""
+    generator = _generator()
+    history = [
+        generator.Release((0, 3, 0), _keyword_release("def clip(a, a_min=None, a_max=None):\n    pass\n", OLD_WHERE,
+                                                      OLD_ONES)),
+        generator.Release((0, 4, 0), _keyword_release(WARNED_CLIP, OLD_WHERE, OLD_ONES)),
+        generator.Release((0, 5, 0), _keyword_release(
+            "def clip(arr=None, /, min=None, max=None):\n    pass\n", "def where(condition, /, x=None, y=None):\n"
+            "    pass\n", "def ones(*args, **kwargs):\n    pass\n", "def lower(jaxpr):\n    pass\n")),
+    ]
+    assert generator.keyword_entries(history) == [
+        {"function": "jax.numpy.clip", "keyword": "a", "deprecated_in": "0.4.0", "removed_in": "0.4.0",
+         "last_in": "0.3.0"},
+        {"function": "jax.numpy.clip", "keyword": "a_max", "deprecated_in": "0.4.0", "removed_in": "0.5.0",
+         "last_in": "0.4.0"},
+        {"function": "jax.numpy.clip", "keyword": "a_min", "deprecated_in": "0.4.0", "removed_in": "0.5.0",
+         "last_in": "0.4.0"},
+        {"function": "jax.numpy.where", "keyword": "condition", "deprecated_in": "0.5.0", "removed_in": "0.5.0",
+         "last_in": "0.4.0", "positional": True},
+    ]
 
 
 OLD_ARRAY = {  # a DeviceArray of the jax 0.3 kind: a class, `setattr` calls and the method tables of lax_numpy

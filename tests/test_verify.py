@@ -253,7 +253,8 @@ SILENT = VERIFY / "silent"
 @pytest.mark.slow
 def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
     """Legacy-key reuse at module level (the import ran it), a pytree of tracers printed, a clock read
-    frozen at trace time, a removed API missing from the installed jax, a deprecated one warning, a jit
+    frozen at trace time, a removed API missing from the installed jax, a removed keyword raising TypeError where the
+    call runs, a deprecated API warning, a jit
     made in a loop retracing at every iteration."""
     code, found = verify_json("--verify", "silent")
     assert code == 1
@@ -264,6 +265,7 @@ def test_silent_bugs_are_confirmed_by_the_checkers_and_observers() -> None:
             "confirmed", "time.time() read while tracing: the value is frozen into the traced function"),
         ("removed_api.py", 6, "JAX801"): (
             "confirmed", f"the installed jax {installed_jax()} has no `jax.tree_map`"),
+        ("removed_keyword.py", 6, "JAX801"): ("confirmed", "importing the module raised TypeError here"),
         ("deprecated_api.py", 4, "JAX802"): ("confirmed", "DeprecationWarning here: jax.experimental.pjit.pjit "
                                                           "has been deprecated. Please use `jax.jit` instead."),
         ("jit_in_loop.py", 8, "JAX501"): (

@@ -54,10 +54,15 @@ class Api:
 
 
 @lru_cache(maxsize=None)
+def _read(path: Path) -> dict:
+    with open(path, "rb") as handle:
+        return tomllib.load(handle)
+
+
+@lru_cache(maxsize=None)
 def load_table(path: Path = TABLE_PATH) -> dict[str, Api]:
     """Qualified name -> entry."""
-    with open(path, "rb") as handle:
-        rows = tomllib.load(handle)["api"]
+    rows = _read(path)["api"]
     table = {}
     for row in rows:
         removed = row.get("removed_in")
@@ -70,6 +75,24 @@ def load_table(path: Path = TABLE_PATH) -> dict[str, Api]:
             at_method=row.get("at_method"),
             note=row.get("note"),
             import_only=bool(row.get("import_only", False)),
+        )
+    return table
+
+
+@lru_cache(maxsize=None)
+def load_keywords(path: Path = TABLE_PATH) -> dict[str, dict[str, Api]]:
+    """Qualified function -> keyword it no longer takes -> entry (its `api` is `function(keyword=)`)."""
+    rows = _read(path).get("keyword", [])
+    table: dict[str, dict[str, Api]] = {}
+    for row in rows:
+        table.setdefault(row["function"], {})[row["keyword"]] = Api(
+            api=f"{row['function']}({row['keyword']}=)",
+            deprecated_in=parse_jax_version(row["deprecated_in"]),
+            removed_in=parse_jax_version(row["removed_in"]),
+            replacement=row.get("replacement"),
+            rename_safe=bool(row.get("rename_safe", False)),
+            at_method=None,
+            note="pass it by position" if row.get("positional") else None,
         )
     return table
 

@@ -37,7 +37,7 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX704": (("TypeError", "unexpected keyword argument"),),
     # jax.debug.print formats its string with str.format: braces from a formatted pytree fail there.
     "JAX307": (("KeyError", ""), ("IndexError", "Replacement index"), ("ValueError", "format")),
-    "JAX801": (("AttributeError", "jax"), ("ImportError", "jax")),
+    "JAX801": (("AttributeError", "jax"), ("ImportError", "jax"), ("TypeError", "unexpected keyword argument")),
 }
 # Confirmed by what the observers saw (observe.py's event kinds) rather than by an exception.
 OBSERVED = {

@@ -127,7 +127,10 @@ def plan_file(
         if owner:
             plan.owners[finding.row] = owner
         if finding.code == "JAX801" and finding.row == finding.end_row and finding.row <= len(lines):
-            plan.probes.append((finding.row, lines[finding.row - 1][finding.col - 1 : finding.end_col - 1]))
+            line = lines[finding.row - 1]
+            after = line[finding.end_col - 1 :].lstrip()
+            if not (after.startswith("=") and not after.startswith("==")):  # (a removed keyword is no name to look up)
+                plan.probes.append((finding.row, line[finding.col - 1 : finding.end_col - 1]))
     return plan
 
 

@@ -13,7 +13,7 @@ from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.names import dotted
 from jaxlint.checks.base import FixPlan, Rule, source
 from jaxlint.diagnostics import SAFE
-from jaxlint.model.apis import ARRAY_ROWS, Api, OPS_INDEX, load_table, newest_version, parse_jax_version
+from jaxlint.model.apis import ARRAY_ROWS, Api, OPS_INDEX, load_keywords, load_table, newest_version, parse_jax_version
 from jaxlint.traversal import TOKENS, children
 
 
@@ -85,6 +85,7 @@ class ApiUses(Rule):
     def __init__(self, facts, reporter) -> None:
         super().__init__(facts, reporter)
         self._table = load_table()
+        self._gone_keywords = load_keywords()
         self._last_names = _last_names()
         self._in_import = 0
         self._guarded = 0
@@ -321,6 +322,7 @@ class ApiUses(Rule):
             self._getattr(node)
             return
         qualified = self.names.qualified(node.func)
+        self._keywords(node, qualified)
         entry = self._entry(qualified)
         if entry is None or not entry.at_method:
             return
@@ -335,6 +337,23 @@ class ApiUses(Rule):
             if used is not None:
                 self._calls.add(used)  # rewritten by this fix: not reported on its own
         self.report(node, self._message(source(node.func), entry, new), FixPlan(f"use `{new}`", ((node, new),)))
+
+    def _keywords(self, node: cst.Call, qualified: str | None) -> None:
+        """`jnp.clip(x, a_min=0)`: a keyword the function took in older releases and no longer takes."""
+        gone = self._gone_keywords.get(qualified) if qualified is not None else None
+        if not gone:
+            return
+        for arg in node.args:
+            entry = gone.get(arg.keyword.value) if arg.keyword is not None else None
+            if entry is None or entry.status(self._target()) != self.status:
+                continue
+            assert arg.keyword is not None
+            spelled = f"{source(node.func)}({arg.keyword.value}=...)"
+            instead = f"{entry.replacement}=" if entry.replacement else None
+            fix = None
+            if entry.rename_safe and entry.replacement:
+                fix = FixPlan(f"use `{instead}`", ((arg.keyword, entry.replacement),))
+            self.report(arg.keyword, self._message(spelled, entry, instead), fix)
 
     def _getattr(self, node: cst.Call) -> None:
         """`getattr(jax, "tree_map")`: the attribute named by a literal string. With a default

@@ -21,7 +21,10 @@ class RemovedApi(ApiUses):
         '`getattr(jax, "tree_map")` with a literal name. Removed methods and attributes of arrays '
         "(`x.device_buffer`, `x.device_buffers`, `x.to_py()`, `x.split(...)`, `x.layout`) are flagged where "
         "jaxlint knows `x` is a jax array: a `jnp.*` result, an argument of a traced function, a `jax.Array` "
-        "annotation. The target is `target-jax-version` in "
+        "annotation. A keyword a function took in older releases and no longer takes (`jnp.clip(x, a_min=0)`, "
+        "`jnp.reshape(x, newshape=s)`, `jnp.percentile(x, q, interpolation=...)`, `jnp.absolute(x=v)`; the `keyword` "
+        "rows of the same table, read from each release's def of the function) is flagged where it is given. "
+        "The target is `target-jax-version` in "
         "`[tool.jaxlint]` (or `--target-version`), else the lowest jax the project's dependencies allow "
         '(`jax>=0.4.20,<0.5`: 0.4.20) in `pyproject.toml` (`[project]` or poetry\'s `jax = "^0.3.10"`) '
         "and `requirements*.txt`, else the newest release jaxlint knows. The message names the "
@@ -74,9 +77,12 @@ class RemovedApi(ApiUses):
         "APIs whose replacement behaves differently (`jax.random.shuffle`, `jax.experimental.maps`, "
         "`host_callback`, `jax.device_put_sharded`…) get no fix: the message names the replacement. "
         "Of the array attributes only `x.layout` -> `x.format` is a rename; `x.device_buffer` -> "
-        "`x.addressable_data(0)`, `x.to_py()` -> `numpy.asarray(x)` and the others are named, not rewritten."
+        "`x.addressable_data(0)`, `x.to_py()` -> `numpy.asarray(x)` and the others are named, not rewritten. "
+        "A removed keyword is renamed where its replacement does the same (`a_min=` -> `min=`, `newshape=` -> "
+        "`shape=`, `interpolation=` -> `method=`); one jax now takes by position only is named, not moved."
     )
     verify = (
         "`--verify` confirms it when importing the module on the installed jax fails with the `AttributeError`/"
-        "`ImportError` at this line, or when the installed jax has no such name."
+        "`ImportError` at this line, or when the installed jax has no such name; a removed keyword, when a run of "
+        "the call raises `TypeError: ... got an unexpected keyword argument` at this line."
     )

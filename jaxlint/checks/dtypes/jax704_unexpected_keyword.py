@@ -43,7 +43,8 @@ class UnexpectedKeyword(ExpectedErrors, Rule):
         "a value jaxlint knows to be a JAX array (`x.max(dim=0)`, traced or not) never took. Which keywords each "
         "takes comes from a table (`jaxlint/data/jax_keywords.txt`) read from the signatures of jax 0.10.2, of "
         "NumPy's function of the same name, and of the defs of that name in older jax releases (0.4.1 to 0.7.2): a "
-        "keyword an older release took (`jnp.reshape(newshape=...)`) is not flagged."
+        "keyword an older release took (`jnp.reshape(newshape=...)`) is not flagged here: JAX801 reports it when the "
+        "target jax version no longer takes it."
     )
     why_bad = (
         "PyTorch names the axis `dim` (and `keepdim`, `shifts`); jax follows NumPy (`axis`, `keepdims`, "
