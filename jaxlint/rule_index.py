@@ -25,6 +25,7 @@ RULES = (
     ("JAX204", "stateful-rng-in-traced", True),
     ("JAX205", "legacy-prng-key", False),
     ("JAX206", "categorical-of-probabilities", True),
+    ("JAX207", "number-array-as-key", True),
     ("JAX301", "python-control-flow-on-tracer", True),
     ("JAX302", "python-logic-on-tracer", True),
     ("JAX303", "tracer-concretization", True),

@@ -290,6 +290,8 @@ def _unpacked(value: Value | None, count: int, starred: bool) -> list[Value | No
     if value.kind is Kind.TRACED:
         # Unpacking a tracer (or a pytree of them) gives tracers, or lists and tuples of them.
         return [replace(value, pytree_part=True) if value.container else value] * count
+    if value.kind is Kind.ARRAY and not value.container and not value.numpy:
+        return [value] * count  # a jax array's rows: jax arrays of its dtype
     return [None] * count
 
 

@@ -37,6 +37,7 @@ from jaxlint.checks.randomness.jax203_constant_key_in_traced import ConstantKeyI
 from jaxlint.checks.randomness.jax204_stateful_rng_in_traced import StatefulRngInTraced
 from jaxlint.checks.randomness.jax205_legacy_prng_key import LegacyPrngKey
 from jaxlint.checks.randomness.jax206_categorical_of_probabilities import CategoricalOfProbabilities
+from jaxlint.checks.randomness.jax207_number_array_as_key import NumberArrayAsKey
 from jaxlint.checks.shapes.jax401_traced_shape import TracedShape
 from jaxlint.checks.shapes.jax402_boolean_mask_index import BooleanMaskIndex
 from jaxlint.checks.shapes.jax403_data_dependent_size import DataDependentSize
@@ -73,6 +74,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     StatefulRngInTraced,
     LegacyPrngKey,
     CategoricalOfProbabilities,
+    NumberArrayAsKey,
     PythonControlFlowOnTracer,
     PythonLogicOnTracer,
     TracerConcretization,

@@ -7,6 +7,7 @@ EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX101": (("TypeError", "immutable"),),
     "JAX201": (("KeyReuseError", ""),),
     "JAX202": (("KeyReuseError", ""),),
+    "JAX207": (("TypeError", "invalid PRNG key data"),),
     "JAX301": (("TracerBoolConversionError", ""),),
     "JAX302": (("TracerBoolConversionError", ""),),
     "JAX303": (
