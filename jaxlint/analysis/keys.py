@@ -728,6 +728,7 @@ class KeyFlow(Domain):
         # with the key's made form
         self._remade: dict[str, str] = {}
         self._syntax = _syntax_of(module)
+        self._closed: dict[int, set[str]] = {}  # by module-level def: the names it draws, unbound (_closed_draws)
         self._module = module
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
         self._folded_hops: set[tuple[int, str]] = set()  # (a call's function, a closed key) drawn folded there
@@ -896,18 +897,21 @@ class KeyFlow(Domain):
         """The names a module-level function draws from without binding them, itself or through the module-level
         functions it calls by name (a jitted step whose dropout helper draws from the module's `rng`): the module's
         variables, whichever function reads them."""
-        closed = self._syntax.closed_draws
+        closed = self._closed
         if id(function) in closed:
             return closed[id(function)]
         closed[id(function)] = set()  # (a function that calls itself adds nothing on the way)
         own = set(parameter_names(function.params)) | rebound_names(function.body)
         drawn = _drawn_unchanged(function.body, self._tracker.names) - own
         defs = self._syntax.module_defs(self._module)
+        consumes = self._tracker.known.consumes
         for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value not in own:
                 callee = defs.get(node.func.value)
                 if callee is not None and callee is not function:
                     drawn |= self._closed_draws(callee)
+                    # `init_fn(rand_key, shape)` of an `init_fn` that draws from its `key`: the module's `rand_key`
+                    drawn |= _handed_to(node, callee, consumes.get(callee, frozenset())) - own
         closed[id(function)] = drawn
         return drawn
 
@@ -2541,7 +2545,6 @@ class _KeySyntax:
     """What the syntax of a module says about its draws, asked at every call in every round."""
 
     drawn: dict[int, tuple[cst.BaseExpression, str] | None] = field(default_factory=dict)  # by call: _drawer_key
-    closed_draws: dict[int, set[str]] = field(default_factory=dict)  # by module-level def: the names it draws, unbound
     drawn_unchanged: dict[int, set[str]] = field(default_factory=dict)  # by body: _drawn_unchanged
     _defs: dict[str, cst.FunctionDef] | None = None
 
@@ -2588,6 +2591,21 @@ def _carry_part(value: cst.BaseExpression, with_output: bool) -> cst.BaseExpress
     if type(value) is cst.Tuple and len(value.elements) == 2 and type(value.elements[0]) is cst.Element:
         return value.elements[0].value
     return None
+
+
+def _handed_to(call: cst.Call, callee: cst.FunctionDef, consumed: frozenset[str]) -> set[str]:
+    """The names `call` gives `callee` at the parameters it consumes (by position or keyword)."""
+    if not consumed:
+        return set()
+    positional = iter(Signature.of(callee.params).positional)
+    handed = set()
+    for arg in call.args:
+        if arg.star:
+            break
+        param = arg.keyword.value if arg.keyword is not None else next(positional, None)
+        if param in consumed and type(arg.value) is cst.Name:
+            handed.add(cast(cst.Name, arg.value).value)
+    return handed
 
 
 def _unpacked_carry(body: cst.BaseSuite, parameter: str) -> tuple[cst.Assign, list[str]] | None:
