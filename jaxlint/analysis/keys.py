@@ -2604,7 +2604,7 @@ def _handed_to(call: cst.Call, callee: cst.FunctionDef, consumed: frozenset[str]
             break
         param = arg.keyword.value if arg.keyword is not None else next(positional, None)
         if param in consumed and type(arg.value) is cst.Name:
-            handed.add(cast(cst.Name, arg.value).value)
+            handed.add(arg.value.value)
     return handed
 
 
