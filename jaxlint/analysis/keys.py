@@ -2164,6 +2164,7 @@ class KeyFlow(Domain):
         for name, none in self._tracker.nones.said(test, truth).items():
             if none:
                 state.holds_none(name)
+                self._none_returned(name)
         tested = literal_test(test) if truth else None
         if tested is not None and tested[2]:  # `name == "moons"`, `name in ("a", "b")` taken
             state.tested_equal(tested[0], tested[1])
@@ -2179,6 +2180,35 @@ class KeyFlow(Domain):
 
     def leave_branch(self, branch: cst.BaseSuite | cst.If | cst.Else | None, only_way_on: bool = False) -> None:
         self._once.pop()
+
+    def _none_returned(self, name: str) -> None:
+        """On this path `name` is None: when it holds what a call of a def returned, and that def returns None only
+        before it reads the parameter given a key (`if not ready: return None`, then the draw), the call did not
+        consume that key on this path (`unit = maybe_sobol(key)`, then `if unit is None: split(key)`)."""
+        found = self._tracker.callees.bindings.binding(cst.Name(name), tuple(self._tracker.chain))
+        call = found[0] if found is not None else None
+        if type(call) is not cst.Call:
+            return
+        function, bound = self._callee(call)
+        if type(function) is not cst.FunctionDef:
+            return
+        state = self.state
+        spent = [ref for ref, use in state.consumed.items() if use.node is call]
+        if not spent:
+            return
+        positional = iter(Signature.of(function.params).positional[bound:])
+        given: dict[str, str] = {}
+        for arg in call.args:
+            if arg.star:
+                return
+            param = arg.keyword.value if arg.keyword is not None else next(positional, None)
+            ref = key_ref(arg.value)
+            if param is not None and ref is not None:
+                given[state.resolve(ref)] = param
+        for ref in spent:
+            param = given.get(ref)
+            if param is not None and none_before_reading(function, param):
+                del state.consumed[ref]
 
     def loop_target(self, name: str) -> bool:
         """Whether the innermost loop binds `name` as its target at each iteration."""
@@ -2591,6 +2621,42 @@ def _carry_part(value: cst.BaseExpression, with_output: bool) -> cst.BaseExpress
     if type(value) is cst.Tuple and len(value.elements) == 2 and type(value.elements[0]) is cst.Element:
         return value.elements[0].value
     return None
+
+
+def none_before_reading(function: cst.FunctionDef, param: str) -> bool:
+    """Whether every way `function` returns None (`return`, `return None`) comes, in the order its statements run, before
+    any read of `param`: returns outside loops, each ahead of the first statement that mentions `param`, and a body
+    that cannot end without a `return` or `raise`."""
+    body = function.body.body if type(function.body) is cst.IndentedBlock else ()
+    if (
+        not body
+        or not isinstance(body[-1], cst.SimpleStatementLine)
+        or not any(type(small) in (cst.Return, cst.Raise) for small in body[-1].body)
+    ):
+        return False  # (falling off the end returns None after whatever came before)
+    seen_read = False
+    returned_none = False
+    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if kind is cst.Name and cast(cst.Name, node).value == param:
+            seen_read = True
+        elif _returns_none(node):
+            if seen_read:
+                return False
+            returned_none = True
+        elif kind in (cst.For, cst.While) and not seen_read:
+            loop = cast("cst.For | cst.While", node)
+            if any(_returns_none(inner) for inner, _ in in_order(loop.body, skip=(cst.FunctionDef, cst.Lambda))):
+                return False  # (a later iteration may return None after an earlier one read the key)
+    return returned_none
+
+
+def _returns_none(node: cst.CSTNode) -> bool:
+    """`return` or `return None`."""
+    if type(node) is not cst.Return:
+        return False
+    value = node.value
+    return value is None or (type(value) is cst.Name and value.value == "None")
 
 
 def _handed_to(call: cst.Call, callee: cst.FunctionDef, consumed: frozenset[str]) -> set[str]:
