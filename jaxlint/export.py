@@ -97,7 +97,9 @@ def module_interface(
     for name, statement, bound, self_param in _module_functions(module, tracker):
         positional = Signature.of(statement.params).positional[bound:]
         if facts.consumes.get(statement):
-            consumes[name] = Consumes(positional=positional, params=tuple(sorted(facts.consumes[statement])))
+            consumes[name] = Consumes(
+                positional=positional, params=tuple(sorted(facts.consumes[statement])), self_param=self_param
+            )
         summary = facts.returns.get(statement)
         literal = _returned_literal(statement, facts, tracker, filename, line)
         if summary is not None and summary.params and summary.closure is None:

@@ -38,6 +38,7 @@ class Consumes:
 
     positional: tuple[str, ...]  # its positional parameters, to match arguments given by position
     params: tuple[str, ...]
+    self_param: bool = False  # a method: a call through an instance fills the first of `positional` (`self`)
 
 
 @dataclass(frozen=True)

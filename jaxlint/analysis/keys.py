@@ -1676,10 +1676,14 @@ class KeyFlow(Domain):
         if context is None or not context.imported.consumes:
             return []
         func, args = self._called_target(call)
-        consumes = context.imported.consumes.get(self._tracker.names.qualified(func) or "")
+        qualified, through_instance = self._tracker.names.qualified(func), False
+        if qualified is None and type(func) is cst.Attribute:  # `data.get_batch(key=key)` of another module's class
+            qualified, through_instance = self._tracker.project_callee(func)
+            qualified = qualified if through_instance else None
+        consumes = context.imported.consumes.get(qualified or "")
         if consumes is None:
             return []
-        found, positional = [], iter(consumes.positional)
+        found, positional = [], iter(consumes.positional[1 if through_instance and consumes.self_param else 0 :])
         for arg in args:
             if arg.star:
                 break
