@@ -629,6 +629,11 @@ def _literal_key(index: Sequence[cst.SubscriptElement]) -> str | None:
     return key.value if isinstance(key, (cst.SimpleString, cst.Integer)) else None
 
 
+def _string_index(index: Sequence[cst.SubscriptElement]) -> bool:
+    """`x["name"]`: one string literal, the index of a dict, never of an array."""
+    return len(index) == 1 and isinstance(index[0].slice, cst.Index) and type(index[0].slice.value) in STRING_LITERALS
+
+
 _COMPUTING_BUILTINS = ARITHMETIC_BUILTINS | {"sum", "list", "tuple", "dict"}
 _COMPUTED = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison})
 STRING_LITERALS = frozenset({cst.SimpleString, cst.ConcatenatedString, cst.FormattedString})
@@ -686,6 +691,8 @@ class Evaluator:
                     return replace(base, tracer=base.tracer.item(key))
             if base is not None and base.numpy and self._static_index(subscript.slice):
                 return base  # a row or an element of a NumPy array, taken on the host: NumPy too
+            if base is not None and not base.container and _string_index(subscript.slice):
+                return None  # an array indexed by a string raises TypeError: there is no value
             return self._staging(base) if base is not None and base.is_array else None
         if kind is cst.Attribute:
             return self._staging(self._attribute(cast(cst.Attribute, expr)))
