@@ -258,7 +258,7 @@ def drawn_key(call: cst.Call, names: Names) -> tuple[cst.BaseExpression, str] | 
 def _keyword_key(call: cst.Call, drawer: str) -> cst.BaseExpression | None:
     """The key given to a call by the keyword with which things of the library `drawer` names take their key."""
     keyword = next((word for prefix, word in LIBRARY_KEY_DRAWERS.items() if drawer.startswith(prefix)), None)
-    if _randomness_off(call):
+    if randomness_off(call):
         return None  # `dropout(x, key=key, inference=True)` draws nothing
     return next((arg.value for arg in call.args if keyword and arg.keyword and arg.keyword.value == keyword), None)
 
@@ -1597,7 +1597,7 @@ class KeyFlow(Domain):
         if func.attr.value not in _KEY_METHODS:
             return []
         found = self._module_method(cast("cst.Name | cst.Call", func.value), func.attr.value)
-        if found is None or _randomness_off(call):
+        if found is None or randomness_off(call):
             return []
         (position, keyword), owner = found
         arg = argument(call, position, keyword) if position is not None else arguments(call).keywords.get(keyword)
@@ -2388,11 +2388,16 @@ _KEY_METHODS = frozenset(
 )
 
 
-def _randomness_off(call: cst.Call) -> bool:
-    """A keyword that turns a library call's randomness off (`deterministic=True`, `train=False`)."""
+def randomness_off(call: cst.Call) -> bool:
+    """A keyword that turns a library call's randomness off (`deterministic=True`, `train=False`), given to the call
+    or to the factory that made what it calls (`make_policy(params, deterministic=True)(obs, key)`)."""
+    calls = [call]
+    if type(call.func) is cst.Call:
+        calls.append(call.func)
     return any(
         arg.keyword and type(arg.value) is cst.Name and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value
-        for arg in call.args
+        for made in calls
+        for arg in made.args
     )
 
 

@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.calls import argument
-from jaxlint.analysis.keys import drawn_key, drawn_names, read_for_shapes, shape_only
+from jaxlint.analysis.keys import drawn_key, drawn_names, randomness_off, read_for_shapes, shape_only
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.analysis.traced import TracedFunction
@@ -17,7 +17,6 @@ from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import LoopRule
 from jaxlint.checks.randomness._common import TraceSite, TraceTimeRule, call_text
 from jaxlint.model.classes import LAYER_BASES
-from jaxlint.model.functions import RANDOMNESS_OFF
 from jaxlint.model.keys import FOLD_IN, KEY_CONSTRUCTORS
 from jaxlint.model.transforms import LOOP_BODIES, MAPS, PER_DEVICE, TREE_MAPS
 from jaxlint.traversal import TOKENS_BUT_NAMES, branches
@@ -206,7 +205,7 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         drawn = drawn_key(node, self.names)
         if drawn is not None:
             self._drawn.add(id(drawn[0]))
-        if _randomness_off(node):  # `model.apply(..., rngs={"dropout": key(0)}, train=False)`
+        if randomness_off(node):  # `model.apply(..., rngs={"dropout": key(0)}, train=False)`
             self._fallbacks.update(id(call) for call in _key_constructors(node, self.names))
         constant = self.constant_key(node)
         if constant is None or (constant[0] == "literal" and self.facts.in_test_file):
@@ -411,16 +410,6 @@ def _folds(call: cst.Call, name: str, names: Names, traced: Callable[[cst.BaseEx
         return False
     key, data = argument(call, 0, "key"), argument(call, 1, "data")
     return type(key) is cst.Name and key.value == name and data is not None and traced(data)
-
-
-def _randomness_off(call: cst.Call) -> bool:
-    """A call told by a literal keyword (`train=False`, `deterministic=True`) to draw nothing."""
-    return any(
-        arg.keyword is not None
-        and isinstance(arg.value, cst.Name)
-        and RANDOMNESS_OFF.get(arg.keyword.value) == arg.value.value
-        for arg in call.args
-    )
 
 
 def _none_test(test: cst.BaseExpression) -> bool | None:
