@@ -729,6 +729,7 @@ class KeyFlow(Domain):
         self._remade: dict[str, str] = {}
         self._syntax = _syntax_of(module)
         self._closed: dict[int, set[str]] = {}  # by module-level def: the names it draws, unbound (_closed_draws)
+        self._bound_calls: dict[str, cst.Call | None] = {}  # by name: the call it was last bound to in the walk
         self._module = module
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
         self._folded_hops: set[tuple[int, str]] = set()  # (a call's function, a closed key) drawn folded there
@@ -1837,6 +1838,8 @@ class KeyFlow(Domain):
             self.state.item_key(ref, self._single(value))
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if type(target) is cst.Name:
+            self._bound_calls[target.value] = value if type(value) is cst.Call else None
         ref = key_ref(target) if type(target) is not cst.Subscript else None
         if ref is not None and self._none_fallback(value) == ref and ref in self.state.params | self.state.others:
             return  # `rng = rng if rng is not None else key(0)`: the caller's key wherever the caller gave one
@@ -2189,9 +2192,8 @@ class KeyFlow(Domain):
         """On this path `name` is None: when it holds what a call of a def returned, and that def returns None only
         before it reads the parameter given a key (`if not ready: return None`, then the draw), the call did not
         consume that key on this path (`unit = maybe_sobol(key)`, then `if unit is None: split(key)`)."""
-        found = self._tracker.callees.bindings.binding(cst.Name(name), tuple(self._tracker.chain))
-        call = found[0] if found is not None else None
-        if type(call) is not cst.Call:
+        call = self._bound_calls.get(name)
+        if call is None:
             return
         function, bound = self._callee(call)
         if type(function) is not cst.FunctionDef:
