@@ -7,7 +7,7 @@ import libcst as cst
 
 from typing import cast
 
-from jaxlint.analysis.bindings import parameter_names, rebound_names
+from jaxlint.analysis.bindings import declared_outer, mentioned_names, parameter_names, rebound_names
 from jaxlint.analysis.loop_guards import constant
 from jaxlint.analysis.name_reads import NameReads
 from jaxlint.analysis.stable_fields import INITIALISERS, stable_fields
@@ -110,7 +110,9 @@ class StateMutationInTraced(Rule):
         "every call would store an equal value; "
         "containers of the function that defines a `lax.scan`/`fori_loop`/`while_loop`/`cond` body and runs it "
         "(each call makes a new body, which jax traces again, so the write happens on every call); "
-        "containers the function received as arguments; calls on objects that are not visibly a list, dict "
+        "containers the function received as arguments; a global written by a function that tests it (a lazy "
+        "initialisation, `if _cache is None: _cache = load()` or `if _loaded: return`, meant to run once: a traced "
+        "value stored there is JAX308's); calls on objects that are not visibly a list, dict "
         "or set (`opt.update(...)` of optax returns new state); `self` writes in methods only called from a "
         "trace (an object built inside it) and in `flax.nnx`/`equinox` transformed methods (those transforms "
         "carry module state); `self` writes in a jitted or pmapped method whose `self` is not static "
@@ -121,6 +123,10 @@ class StateMutationInTraced(Rule):
         "counting traces with a `nonlocal` counter is how retracing is tested."
     )
     verify = "Not confirmed by `--verify` yet."
+
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        self._once: dict[int, bool] = {}  # by function: whether it initialises its globals once (_initialises_once)
 
     def _report_write(self, node: cst.CSTNode, where: str) -> None:
         scope = self.facts.traced_scope
@@ -158,7 +164,8 @@ class StateMutationInTraced(Rule):
 
     def _check_write(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
         if isinstance(target, cst.Name) and self.facts.is_global(target.value):
-            self._report_write(node, f"the global `{target.value}`")
+            if not self._initialises_once():
+                self._report_write(node, f"the global `{target.value}`")
         elif isinstance(target, cst.Name) and self.facts.is_nonlocal(target.value):
             if self.facts.outlives_trace(target.value):
                 self._report_write(node, f"`{target.value}`, a variable of an enclosing function")
@@ -169,6 +176,20 @@ class StateMutationInTraced(Rule):
             if type(node) is cst.Assign and type(target) is cst.Attribute and self._same_every_call(attribute, node):
                 return
             self._report_write(node, f"`{code(target)}`")
+
+    def _initialises_once(self) -> bool:
+        """Whether the function around this point tests a global it writes (`if _cache is None: _cache = load()`,
+        `if _loaded: return`): a lazy initialisation, meant to run once, which is what running at the trace does."""
+        function = next((scope for scope in reversed(self.facts.chain) if type(scope) is cst.FunctionDef), None)
+        if function is None:
+            return False
+        if id(function) not in self._once:
+            written = declared_outer(function.body) & rebound_names(function.body)
+            self._once[id(function)] = bool(written) and any(
+                type(node) is cst.If and bool(written & mentioned_names(node.test))
+                for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+            )
+        return self._once[id(function)]
 
     def _same_every_call(self, attribute: str, node: cst.Assign) -> bool:
         """`self.loss_fn = lambda p: jax.grad(self.loss)(p)`, `self.buffer = make_buffer(self.config.size)`: a
