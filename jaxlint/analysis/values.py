@@ -691,8 +691,8 @@ class Evaluator:
                     return replace(base, tracer=base.tracer.item(key))
             if base is not None and base.numpy and self._static_index(subscript.slice):
                 return base  # a row or an element of a NumPy array, taken on the host: NumPy too
-            if base is not None and not base.container and _string_index(subscript.slice):
-                return None  # an array indexed by a string raises TypeError: there is no value
+            if base is not None and base.kind is Kind.ARRAY and not base.container and _string_index(subscript.slice):
+                return None  # a concrete array indexed by a string raises TypeError: there is no value
             return self._staging(base) if base is not None and base.is_array else None
         if kind is cst.Attribute:
             return self._staging(self._attribute(cast(cst.Attribute, expr)))
