@@ -63,7 +63,7 @@ from jaxlint.analysis.key_hops import (
     runs_when_called,
 )
 from jaxlint.analysis.library_runs import library_base
-from jaxlint.analysis.dead_branches import Guard, literal_test, parameter_guards
+from jaxlint.analysis.dead_branches import Guard, arguments_given, literal_test, parameter_guards
 from jaxlint.analysis.loop_guards import fixed_in, runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
@@ -2200,20 +2200,13 @@ class KeyFlow(Domain):
             return
         state = self.state
         spent = [ref for ref, use in state.consumed.items() if use.node is call]
-        if not spent:
+        given = arguments_given(function, bound, call) if spent else None
+        if not given:
             return
-        positional = iter(Signature.of(function.params).positional[bound:])
-        given: dict[str, str] = {}
-        for arg in call.args:
-            if arg.star:
-                return
-            param = arg.keyword.value if arg.keyword is not None else next(positional, None)
-            ref = key_ref(arg.value)
-            if param is not None and ref is not None:
-                given[state.resolve(ref)] = param
+        params = {state.resolve(ref): param for param, arg in given.items() if (ref := key_ref(arg)) is not None}
         for ref in spent:
-            param = given.get(ref)
-            if param is not None and none_before_reading(function, param):
+            param = params.get(ref)
+            if param is not None and _none_before_reading(function, param):
                 del state.consumed[ref]
 
     def loop_target(self, name: str) -> bool:
@@ -2634,7 +2627,7 @@ def _carry_part(value: cst.BaseExpression, with_output: bool) -> cst.BaseExpress
     return None
 
 
-def none_before_reading(function: cst.FunctionDef, param: str) -> bool:
+def _none_before_reading(function: cst.FunctionDef, param: str) -> bool:
     """Whether every way `function` returns None (`return`, `return None`) comes, in the order its statements run, before
     any read of `param`: returns outside loops, each ahead of the first statement that mentions `param`, and a body
     that cannot end without a `return` or `raise`."""
@@ -2672,17 +2665,8 @@ def _returns_none(node: cst.CSTNode) -> bool:
 
 def _handed_to(call: cst.Call, callee: cst.FunctionDef, consumed: frozenset[str]) -> set[str]:
     """The names `call` gives `callee` at the parameters it consumes (by position or keyword)."""
-    if not consumed:
-        return set()
-    positional = iter(Signature.of(callee.params).positional)
-    handed = set()
-    for arg in call.args:
-        if arg.star:
-            break
-        param = arg.keyword.value if arg.keyword is not None else next(positional, None)
-        if param in consumed and type(arg.value) is cst.Name:
-            handed.add(arg.value.value)
-    return handed
+    given = arguments_given(callee, 0, call) if consumed else None
+    return {arg.value for param, arg in (given or {}).items() if param in consumed and type(arg) is cst.Name}
 
 
 def _unpacked_carry(body: cst.BaseSuite, parameter: str) -> tuple[cst.Assign, list[str]] | None:
