@@ -797,9 +797,16 @@ class Callees:
         node, scope_chain, through_self = found
         if isinstance(node, cst.FunctionDef):
             return self.decorated(node, through_self, accept)
-        if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
-            return self._callee(node, scope_chain, depth + 1, accept)
-        return None
+        if not isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
+            return None
+        # A class attribute read through an instance (`score = jax.vmap(_score, ...)`, then `self.score(y)`): a vmapped
+        # function or a jit binds as a method, so the instance is its first positional argument; not under
+        # `staticmethod(...)`.
+        binds = through_self and bool(scope_chain) and type(scope_chain[-1]) is cst.ClassDef
+        if type(node) is cst.Call and _is_builtin(node.func, "staticmethod", self.names) and node.args:
+            node, binds = node.args[0].value, False
+        held = self._callee(node, scope_chain, depth + 1, accept)
+        return replace(held, offset=held.offset + 1) if held is not None and binds else held
 
     def _made(self, call: cst.Call, chain: Chain, depth: int, accept) -> JittedCallee | None:
         """`make_train_step(opt)` of a factory of this module that returns the same transformed callable on every
@@ -931,3 +938,8 @@ class Callees:
 
 
 VMAPS = frozenset({JAX_VMAP})
+
+
+def _is_builtin(func: cst.BaseExpression, name: str, names: Names) -> bool:
+    """`staticmethod(...)` and the like: the builtin, not a name the module imports or binds."""
+    return type(func) is cst.Name and func.value == name and names.qualified(func) is None
