@@ -803,7 +803,7 @@ class Callees:
         # function or a jit binds as a method, so the instance is its first positional argument; not under
         # `staticmethod(...)`.
         binds = through_self and bool(scope_chain) and type(scope_chain[-1]) is cst.ClassDef
-        if type(node) is cst.Call and _is_builtin(node.func, "staticmethod", self.names) and node.args:
+        if type(node) is cst.Call and self.names.builtin(node.func, _STATICMETHOD) and node.args:
             node, binds = node.args[0].value, False
         held = self._callee(node, scope_chain, depth + 1, accept)
         return replace(held, offset=held.offset + 1) if held is not None and binds else held
@@ -938,8 +938,4 @@ class Callees:
 
 
 VMAPS = frozenset({JAX_VMAP})
-
-
-def _is_builtin(func: cst.BaseExpression, name: str, names: Names) -> bool:
-    """`staticmethod(...)` and the like: the builtin, not a name the module imports or binds."""
-    return type(func) is cst.Name and func.value == name and names.qualified(func) is None
+_STATICMETHOD = frozenset({"staticmethod"})

@@ -7,7 +7,7 @@ import below a function still counts inside it, as at run time.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence, cast
+from typing import AbstractSet, Iterable, Iterator, Sequence, cast
 
 import libcst as cst
 
@@ -151,6 +151,12 @@ class Names:
     def leave_function(self) -> None:
         self._scopes.pop()
         self._answers, self._asked = {}, []
+
+    def builtin(self, func: cst.BaseExpression, among: AbstractSet[str]) -> str | None:
+        """The builtin of `among` that `func` names (`staticmethod`, `list`), not shadowed by an import; else None."""
+        if type(func) is cst.Name and func.value in among and self.qualified(func) is None:
+            return func.value
+        return None
 
     def qualified(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name `expr` refers to, or None when it is not an imported name."""

@@ -118,9 +118,7 @@ class Rule:
 
     def builtin(self, func: cst.BaseExpression, names: AbstractSet[str]) -> str | None:
         """The builtin of `names` a call's function names (not shadowed by an import), or None."""
-        if type(func) is cst.Name and func.value in names and self.names.qualified(func) is None:
-            return func.value
-        return None
+        return self.names.builtin(func, names)
 
     def spell(self, qualified: str) -> tuple[str, tuple[str, ...]] | None:
         """Code naming `qualified` here and the imports it needs: `jnp.minimum` through the file's own

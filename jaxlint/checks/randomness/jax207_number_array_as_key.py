@@ -66,6 +66,7 @@ class NumberArrayAsKey(Rule):
                 f"`{code(node.func)}` raises `TypeError: JAX encountered invalid PRNG key data`; make keys with "
                 f"`jax.random.split` (or `jax.random.key`)"
             ),
+            because=held,
         )
 
     def _made_by(self, key: cst.BaseExpression) -> cst.Call | None:
