@@ -180,21 +180,12 @@ def _warns_unconditionally(definition: ast.FunctionDef | ast.AsyncFunctionDef | 
 
 
 def _warned_keywords(definition: ast.FunctionDef | ast.AsyncFunctionDef, taken: frozenset[str]) -> set[str]:
-    """The parameters whose use the function warns about: an `if` testing one of them, with a warning in its body."""
+    """The parameters whose use the function warns about: an `if` testing one of them, with a deprecation warning in its body (_warns)."""
     warned = set()
     for node in ast.walk(definition):
-        if isinstance(node, ast.If) and any(_calls_warn(statement) for statement in node.body):
+        if isinstance(node, ast.If) and any(_warns(statement) for statement in node.body):
             warned |= {name.id for name in ast.walk(node.test) if isinstance(name, ast.Name) and name.id in taken}
     return warned
-
-
-def _calls_warn(node: ast.AST) -> bool:
-    """Any call of a `warn` function (`warnings.warn`, `deprecations.warn`) under `node`."""
-    return any(
-        isinstance(call, ast.Call)
-        and (call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")) == "warn"
-        for call in ast.walk(node)
-    )
 
 
 def _strings(node: ast.AST) -> set[str] | None:
