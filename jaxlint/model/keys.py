@@ -121,6 +121,9 @@ SUBCLASS_KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = merged_dict
 # The libraries' own subclasses of those bases: name prefix -> (the base, the class names under it that are not, or
 # whose methods draw nothing).
 LIBRARY_SUBCLASSES: dict[str, tuple[str, frozenset[str]]] = merged_dicts("LIBRARY_SUBCLASSES")
+# Their methods that make a model's parameters from a key (a linen Module's `init`): the same key and inputs again
+# give an exact copy, what a target network starts as.
+PARAMETER_INITIALISERS = merged_sets("PARAMETER_INITIALISERS")
 KEY_DRAWING_FIELDS: dict[str, dict[str, tuple[int | None, str]]] = merged_dicts("KEY_DRAWING_FIELDS")
 # Functions whose result holds probabilities (each slice sums to one), not log-probabilities.
 PROBABILITY_FUNCTIONS = frozenset({"jax.nn.softmax", "jax.scipy.special.softmax"}) | merged_sets(

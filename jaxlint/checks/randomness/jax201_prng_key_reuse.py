@@ -15,6 +15,7 @@ from jaxlint.checks.randomness._kept_keys import kept_by_object, replace_in_meth
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.randomness._common import is_int_literal
 from jaxlint.model.functions import JAX, SELECTING_SAMPLERS
+from jaxlint.model.keys import PARAMETER_INITIALISERS
 from jaxlint.traversal import in_order
 
 
@@ -101,7 +102,10 @@ class PrngKeyReuse(Rule):
         "select the same places of both, the idiom for shuffling inputs and labels together; one key given to "
         "the same function of the project for two different arrays with the same other arguments (`features(key, x, 64)`, `features(key, y, 64)`): "
         "one random map applied to both, as random-feature kernels need (two calls that differ in a size or a "
-        "shape, `init_layer(key, 3, 8)`, `init_layer(key, 8, 1)`, are still flagged); a first draw bound "
+        "shape, `init_layer(key, 3, 8)`, `init_layer(key, 8, 1)`, are still flagged); a model's parameters made again "
+        "with the same key and inputs for a target network (`params=q.init(key, obs)`, then "
+        "`target_params=q.init(key, obs)`, or a name with `target` in it): RL's target networks start as an exact "
+        "copy, on purpose (twin critics made so are still flagged); a first draw bound "
         "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
         "`if n == 1: return uniform(key)`), or before a statement holding the second that binds that name again "
         "without reading it (`p = normal(key)`, then `if clip: p = clip(normal(key), 0, 1)`): on that path the first is "
@@ -144,6 +148,8 @@ class PrngKeyReuse(Rule):
                 continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
             if prior is not None and self._same_transform_of_two_arrays(prior.node, node):
                 continue  # `features(key, x)`, `features(key, y)`: one random map applied to both
+            if prior is not None and self._target_copy(prior.node, node):
+                continue  # `params=q.init(key, obs)`, `target_params=q.init(key, obs)`: a copy, on purpose
             if prior is not None and self._dropped_before_return(prior.node, node):
                 continue  # `theta = uniform(key)`, then `if n == 1: return uniform(key)`: never combined
             if prior is not None and self._rebound_before_read(prior.node):
@@ -228,6 +234,21 @@ class PrngKeyReuse(Rule):
         return all(
             type(array) is cst.Name and self.facts.value_of(array).kind in (Kind.ARRAY, Kind.TRACED) for array in arrays
         )
+
+    def _target_copy(self, first: cst.CSTNode, second: cst.Call) -> bool:
+        """A model's parameters made again with the same key and inputs for a target network (`params=q.init(key,
+        obs)`, then `target_params=q.init(key, obs)`): RL's target networks start as an exact copy of the online one,
+        on purpose (CleanRL's DQN, DDPG, TD3, SAC). Two online networks made so (twin critics) are still flagged."""
+        func = second.func
+        if not (
+            type(func) is cst.Attribute
+            and func.attr.value in PARAMETER_INITIALISERS
+            and isinstance(first, cst.Call)
+            and code(first, 10_000) == code(second, 10_000)
+        ):
+            return False
+        order = self._scope_in_order()
+        return any(_for_target(ancestors) for node, ancestors in order if node is first or node is second)
 
     def _result_of(self, call: cst.CSTNode, name: cst.BaseExpression) -> bool:
         """Whether `name` is bound to what `call` gives (`name = call`)."""
@@ -351,6 +372,22 @@ class PrngKeyReuse(Rule):
             ):
                 return False  # a read the first draw may reach (the binding's own line reads first)
         return bool(drawn) and not unbound
+
+
+def _for_target(ancestors: tuple[cst.CSTNode, ...]) -> bool:
+    """Whether what a call gives (or an item or attribute of it) goes to a target network: a keyword argument or an
+    assigned name that says so (`target_params=`, `qf1_target = `)."""
+    for node in reversed(ancestors):
+        if type(node) is cst.Arg:
+            return node.keyword is not None and _TARGET in node.keyword.value.lower()
+        if type(node) is cst.Assign:
+            return any(_TARGET in code(target.target, 200).lower() for target in node.targets)
+        if type(node) not in (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Attribute):
+            return False
+    return False
+
+
+_TARGET = "target"
 
 
 def _assigned_name(line: cst.SimpleStatementLine) -> str | None:

@@ -89,6 +89,8 @@ DEVICE_TRANSFERS = frozenset({"flax.jax_utils.replicate"})
 SUBCLASS_KEY_METHODS = {
     "flax.linen.Module": {"init": (0, "rngs"), "init_with_output": (0, "rngs"), "apply": (None, "rngs")}
 }
+# Of those, the methods that make a model's parameters from a key: the same key and inputs again give a copy.
+PARAMETER_INITIALISERS = frozenset({"init", "init_with_output"})
 # The library's own subclasses of those bases, by the prefix of their names: a class of `flax.linen` (`nn.Dense`,
 # `nn.Conv`) is a linen Module whose `init` draws its parameters, but these: not Modules, or normalisation layers
 # whose parameters start as ones and zeros whatever the key (flax 0.12.8: two keys give equal parameters).
