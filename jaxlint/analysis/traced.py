@@ -37,6 +37,7 @@ from jaxlint.model.transforms import (
     JITS,
     LAX_BODIES,
     MODULE_FIRST_BODIES,
+    NONE_AXES,
     ONLY_TRACE,
     PARTIAL,
     RETRACED_EACH_CALL,
@@ -669,7 +670,8 @@ def _list_display(expr: cst.BaseExpression) -> bool:
 def _mapped(
     in_axes: cst.BaseExpression | None, signature: Signature, traced_axes: tuple[str, ...], names: Names
 ) -> set[str]:
-    """The parameters a literal `in_axes` maps: an integer, or one of `traced_axes` (`nnx.Carry`), not `None`."""
+    """The parameters a literal `in_axes` maps: an integer, or one of `traced_axes` (`nnx.Carry`); not `None`, nor a
+    name of it (`jnp.newaxis`, an alias `na = jnp.newaxis`). Another name may hold either: its parameter is neither."""
 
     def traced(axis: cst.BaseExpression) -> bool:
         return isinstance(axis, cst.Integer) or names.qualified(axis) in traced_axes
@@ -679,15 +681,16 @@ def _mapped(
     if isinstance(in_axes, (cst.Tuple, cst.List)):
         axes = [element.value for element in in_axes.elements]
         if len(axes) != len(signature.positional) or any(
-            not isinstance(axis, cst.Name) and not traced(axis) for axis in axes
+            not traced(axis) and not _none_axis(axis, names) and type(axis) is not cst.Name for axis in axes
         ):
             raise NotLiteral
-        return {
-            name
-            for name, axis in zip(signature.positional, axes)
-            if not (isinstance(axis, cst.Name) and axis.value == "None")
-        }
+        return {name for name, axis in zip(signature.positional, axes) if traced(axis)}
     raise NotLiteral
+
+
+def _none_axis(axis: cst.BaseExpression, names: Names) -> bool:
+    """`None`, or a name of it: `jnp.newaxis`, `np.newaxis`, or a module's alias of them."""
+    return type(axis) is cst.Name and axis.value == "None" or names.qualified(axis) in NONE_AXES
 
 
 def _rebuilds_self(transform: AppliedTransform, signature: Signature, names: Names, table: TransformTable) -> bool:

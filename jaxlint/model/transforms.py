@@ -183,6 +183,8 @@ TREE_LEAF_LISTS = {
     "jax.tree_util.tree_flatten_with_path": (True, True),
 }
 PARTIAL = frozenset({"functools.partial"})
+# Names of `None` a MAP transform's `in_axes` may spell an unmapped argument with (`jnp.newaxis is None`).
+NONE_AXES = frozenset({"jax.numpy.newaxis", "numpy.newaxis"})
 
 
 def _where(test) -> frozenset[str]:
