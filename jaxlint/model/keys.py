@@ -96,6 +96,8 @@ LIBRARY_KEY_DRAWERS: dict[str, str] = merged_dicts("KEY_DRAWERS")
 # Of the library layers made so, those whose instances draw from the key given to their call (`self.dropout(x,
 # key=key)`); a layer's call that only takes a key draws nothing.
 LAYERS_DRAWING_WHEN_CALLED = merged_sets("LAYERS_DRAWING_WHEN_CALLED")
+# Library fits (a sampler's `run`), as the key analysis names what consumes a key (`MCMC.run`).
+FIT_USES = frozenset(".".join(fit.rsplit(".", 2)[-2:]) for fit in merged_sets("FITS"))
 # Library classes whose instances' methods draw from a key they are given: method -> (position, keyword).
 LIBRARY_KEY_METHODS: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHODS")
 # The same, for every class whose qualified name starts with a prefix (a library's distributions).

@@ -15,7 +15,7 @@ from jaxlint.checks.randomness._kept_keys import kept_by_object, replace_in_meth
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.randomness._common import is_int_literal
 from jaxlint.model.functions import JAX, SELECTING_SAMPLERS
-from jaxlint.model.keys import PARAMETER_INITIALISERS
+from jaxlint.model.keys import FIT_USES, PARAMETER_INITIALISERS
 from jaxlint.traversal import in_order
 
 
@@ -105,7 +105,9 @@ class PrngKeyReuse(Rule):
         "shape, `init_layer(key, 3, 8)`, `init_layer(key, 8, 1)`, are still flagged); a model's parameters made again "
         "with the same key and inputs for a target network (`params=q.init(key, obs)`, then "
         "`target_params=q.init(key, obs)`, or a name with `target` in it): RL's target networks start as an exact "
-        "copy, on purpose (twin critics made so are still flagged); a first draw bound "
+        "copy, on purpose (twin critics made so are still flagged); two fits (numpyro's `MCMC.run`, `SVI.run`) from one "
+        "key, the models of a comparison fitted from one seed on purpose (a fit's key given to its predictive or "
+        "its data is still flagged); a first draw bound "
         "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
         "`if n == 1: return uniform(key)`), or before a statement holding the second that binds that name again "
         "without reading it (`p = normal(key)`, then `if clip: p = clip(normal(key), 0, 1)`): on that path the first is "
@@ -148,6 +150,8 @@ class PrngKeyReuse(Rule):
                 continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
             if prior is not None and self._same_transform_of_two_arrays(prior.node, node):
                 continue  # `features(key, x)`, `features(key, y)`: one random map applied to both
+            if prior is not None and by in FIT_USES and prior.by in FIT_USES:
+                continue  # `mcmc_a.run(key, x)`, `mcmc_b.run(key, x)`: the models of a comparison fitted from one seed
             if prior is not None and self._target_copy(prior.node, node):
                 continue  # `params=q.init(key, obs)`, `target_params=q.init(key, obs)`: a copy, on purpose
             if prior is not None and self._dropped_before_return(prior.node, node):

@@ -8,6 +8,7 @@ from jaxlint.analysis.calls import argument
 from jaxlint.checks.randomness._kept_keys import kept_by_object, replace_in_method
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.functions import PERMUTATION, SELECTING_SAMPLERS
+from jaxlint.model.keys import FIT_USES
 
 
 class KeyReuseInLoop(Rule):
@@ -61,7 +62,9 @@ class KeyReuseInLoop(Rule):
         "values nobody reads (`keys = split(key, n)` only fed to jitted or vmapped functions whose results "
         "are dropped or only waited for, as a timing loop does); a draw under a test that holds in one "
         "iteration only (`for n in [0, 1]: if n == 1: y = dropout(y, key)`, over a range or a literal list of "
-        "distinct values: the loop runs in Python while jax traces); test files."
+        "distinct values: the loop runs in Python while jax traces); a fit (numpyro's `MCMC.run`, `SVI.run`) of "
+        "something each iteration changes (`MCMC(NUTS(model)).run(key, x)` for each model of a comparison, or for "
+        "each dataset): the models of a comparison fitted from one seed, on purpose; test files."
     )
     verify = "`--verify` traces with typed keys under `jax.debug_key_reuse(True)` and expects `KeyReuseError`."
 
@@ -82,6 +85,8 @@ class KeyReuseInLoop(Rule):
         for expr, ref, by in keys.uses(node):
             if id(expr) in told:
                 continue
+            if by in FIT_USES and self._fits_another(node, expr):
+                continue  # `MCMC(NUTS(model)).run(key)` for each model of a comparison: one seed for every fit
             if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
                 if keys.made_each_iteration(ref):
                     self.report(expr, _made_each_iteration(f"`{ref}` is", by))
@@ -100,6 +105,17 @@ class KeyReuseInLoop(Rule):
         made = keys.same_key_made_here(node)
         if made is not None and not self._aligned_shuffle(node):
             self.report(made[0], _made_each_iteration(f"`{code(made[0])}` is the same key", made[1]))
+
+    def _fits_another(self, call: cst.Call, key: cst.BaseExpression) -> bool:
+        """Whether a fit in a loop fits something the iteration changes: its sampler made from the loop's target
+        (`mcmc = MCMC(NUTS(model))` in `for model in models`), or another argument read from it (`obs=data`)."""
+        varies = self.facts.keys.varies_per_iteration
+        owner = call.func.value if type(call.func) is cst.Attribute else None
+        if type(owner) is cst.Name and (found := self.facts.binding(owner)) is not None:
+            owner = found[0] if isinstance(found[0], cst.BaseExpression) else None
+        return (owner is not None and varies(owner)) or any(
+            arg.value is not key and varies(arg.value) for arg in call.args
+        )
 
     def _aligned_shuffle(self, call: cst.Call) -> bool:
         """`[permutation(key, a) for a in arrays]`: one key, a different array each iteration. Each array is

@@ -46,6 +46,10 @@ KEY_DRAWING_METHODS = {
         )
     },
 }
+# Fits: a whole inference from one key, whose result (the samples, the optimised guide) is one experiment's. Fits of
+# the models of a comparison from one seed are common random numbers, on purpose; what draws from the fit's key
+# besides (its data, its predictive) is not.
+FITS = frozenset({"numpyro.infer.MCMC.run", "numpyro.infer.SVI.run"})
 # Families of classes whose methods draw from the key given to them, by the prefix of the class's qualified name:
 # every distribution's `sample(key, sample_shape=())` (and `sample_with_intermediates`) draws from its key.
 KEY_DRAWING_METHOD_FAMILIES = {
