@@ -103,6 +103,8 @@ class KeyReuseInLoop(Rule):
                     f"iteration draws the same numbers: {advice}",
                 )
         made = keys.same_key_made_here(node)
+        if made is not None and made[1] in FIT_USES and self._fits_another(node, made[0]):
+            return
         if made is not None and not self._aligned_shuffle(node):
             self.report(made[0], _made_each_iteration(f"`{code(made[0])}` is the same key", made[1]))
 
