@@ -15,7 +15,7 @@ from jaxlint.checks.randomness._kept_keys import kept_by_object, replace_in_meth
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.randomness._common import is_int_literal
 from jaxlint.model.functions import JAX, SELECTING_SAMPLERS
-from jaxlint.model.keys import FIT_USES, PARAMETER_INITIALISERS
+from jaxlint.model.keys import FIT_USES, PARAMETER_INITIALISERS, SPLIT
 from jaxlint.traversal import in_order
 
 
@@ -105,7 +105,8 @@ class PrngKeyReuse(Rule):
         "shape, `init_layer(key, 3, 8)`, `init_layer(key, 8, 1)`, are still flagged); a model's parameters made again "
         "with the same key and inputs for a target network (`params=q.init(key, obs)`, then "
         "`target_params=q.init(key, obs)`, or a name with `target` in it): RL's target networks start as an exact "
-        "copy, on purpose (twin critics made so are still flagged); two fits (numpyro's `MCMC.run`, `SVI.run`) from one "
+        "copy, on purpose (twin critics made so are still flagged); one split written twice, each indexed at another "
+        "place (`split(seed)[0]`, then `split(seed)[1]`): the same keys, a different one for each draw; two fits (numpyro's `MCMC.run`, `SVI.run`) from one "
         "key, the models of a comparison fitted from one seed on purpose (a fit's key given to its predictive or "
         "its data is still flagged); a first draw bound "
         "to a name that nothing reads before a `return` holding the second (`theta = uniform(key)`, then "
@@ -152,6 +153,8 @@ class PrngKeyReuse(Rule):
                 continue  # `features(key, x)`, `features(key, y)`: one random map applied to both
             if prior is not None and by in FIT_USES and prior.by in FIT_USES:
                 continue  # `mcmc_a.run(key, x)`, `mcmc_b.run(key, x)`: the models of a comparison fitted from one seed
+            if prior is not None and self._other_half(prior.node, node):
+                continue  # `split(seed)[0]` and `split(seed)[1]`: one split written twice, a half for each
             if prior is not None and self._target_copy(prior.node, node):
                 continue  # `params=q.init(key, obs)`, `target_params=q.init(key, obs)`: a copy, on purpose
             if prior is not None and self._dropped_before_return(prior.node, node):
@@ -238,6 +241,23 @@ class PrngKeyReuse(Rule):
         return all(
             type(array) is cst.Name and self.facts.value_of(array).kind in (Kind.ARRAY, Kind.TRACED) for array in arrays
         )
+
+    def _other_half(self, first: cst.CSTNode, second: cst.Call) -> bool:
+        """Two equal splits of one key, each indexed at a different literal place (`split(seed)[0]`, then
+        `split(seed)[1]`): split is a pure function, so both give the same keys, and each draw takes another one."""
+        if not (
+            isinstance(first, cst.Call)
+            and self.names.qualified(second.func) == SPLIT
+            and code(first, 10_000) == code(second, 10_000)
+        ):
+            return False
+        places = {
+            id(node): _literal_index(ancestors[-1], node) if ancestors else None
+            for node, ancestors in self._scope_in_order()
+            if node is first or node is second
+        }
+        one, other = places.get(id(first)), places.get(id(second))
+        return one is not None and other is not None and one != other
 
     def _target_copy(self, first: cst.CSTNode, second: cst.Call) -> bool:
         """A model's parameters made again with the same key and inputs for a target network (`params=q.init(key,
@@ -376,6 +396,14 @@ class PrngKeyReuse(Rule):
             ):
                 return False  # a read the first draw may reach (the binding's own line reads first)
         return bool(drawn) and not unbound
+
+
+def _literal_index(parent: cst.CSTNode, value: cst.CSTNode) -> int | None:
+    """The place `value[i]` takes, when `parent` indexes `value` with a non-negative integer written there."""
+    if type(parent) is not cst.Subscript or parent.value is not value or len(parent.slice) != 1:
+        return None
+    index = parent.slice[0].slice
+    return int(index.value.value, 0) if type(index) is cst.Index and type(index.value) is cst.Integer else None
 
 
 def _for_target(ancestors: tuple[cst.CSTNode, ...]) -> bool:
