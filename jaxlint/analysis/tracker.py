@@ -88,6 +88,7 @@ from jaxlint.analysis.traced import (
     has_own_rule,
     host_callback_target,
     literal_ints,
+    ref_kernel_decorator,
     ref_kernel_target,
     takes_keywords,
     traced_function,
@@ -2060,6 +2061,8 @@ class ValueTracker(Domain):
         if outside_functions(tuple(self._chain)):
             decorators = [replace(t, outside_functions=True) for t in decorators]
         self._pending.append(self._traced(node, node.name.value, node.params, decorators))
+        if any(ref_kernel_decorator(decorator, self.names) for decorator in node.decorators):
+            self.recorder.kernel(tuple(self._chain), node.name)
         if self.context is not None and self.context.imported.handed:
             given = self._incoming(node, node.name.value, self.context.imported.handed)
             self._handed_params[node] = frozenset(param for _, param, _ in given if param is not None)

@@ -292,6 +292,8 @@ def _unpacked(value: Value | None, count: int, starred: bool) -> list[Value | No
         return [replace(value, pytree_part=True) if value.container else value] * count
     if value.kind is Kind.ARRAY and not value.container and not value.numpy:
         return [value] * count  # a jax array's rows: jax arrays of its dtype
+    if value.kind is Kind.REF:
+        return [value] * count  # a kernel's pytree of refs (`q_smem, o_smem = scratch`): refs
     return [None] * count
 
 
@@ -825,7 +827,10 @@ class Evaluator:
         kind = "tuple" if type(expr) is cst.Tuple else "list"
         if complete:
             return built(kind, tuple(items))
-        return holding(kind, _first_traced(items + starred))
+        # Items at places not known: of tracers only when every part is (`(self, *values)` of a pytree and what
+        # `getattr` gave may hold a static field).
+        parts = items + starred
+        return holding(kind, parts[0]) if parts and all(_traced(part) for part in parts) else None
 
     def _dict(self, expr: cst.Dict) -> Value | None:
         items: list[Value | None] = []
