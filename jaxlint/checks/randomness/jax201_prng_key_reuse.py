@@ -6,6 +6,7 @@ from typing import cast
 
 import libcst as cst
 
+from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.bindings import mentioned_names, parameter_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import Use
@@ -100,7 +101,8 @@ class PrngKeyReuse(Rule):
         "one split (`keys[0]`, `keys[1]`); one key given to `jax.random.permutation` or `jax.random.choice` for two "
         "different arrays with the same other arguments (`permutation(key, x)`, `permutation(key, y)`): they "
         "select the same places of both, the idiom for shuffling inputs and labels together; one key given to "
-        "the same function of the project for two different arrays with the same other arguments (`features(key, x, 64)`, `features(key, y, 64)`): "
+        "the same function of the project for other arrays with the same other arguments (`features(key, x, 64)`, `features(key, y, 64)`, or "
+        "`permute(key, s_ctx, s_test)`, `permute(key, f_ctx, f_test)`): "
         "one random map applied to both, as random-feature kernels need (two calls that differ in a size or a "
         "shape, `init_layer(key, 3, 8)`, `init_layer(key, 8, 1)`, are still flagged); a model's parameters made again "
         "with the same key and inputs for a target network (`params=q.init(key, obs)`, then "
@@ -219,28 +221,53 @@ class PrngKeyReuse(Rule):
     leave_While = leave_FunctionDef = leave_For
 
     def _same_transform_of_two_arrays(self, first: cst.CSTNode, second: cst.Call) -> bool:
-        """Two calls of one function of the project that differ only in one argument, an array in both
-        (`_gaussian_kernel(rng, x, rank)`, `_gaussian_kernel(rng, y, rank)`): the same random map applied to
-        two arrays, on purpose (random features must be shared for `k(x) @ k(y).T` to approximate a kernel).
-        Not for jax.random's samplers (`normal(key, shape_a)`, `normal(key, shape_b)` draw the same bits)."""
+        """Two calls of one function of the project that differ only in arrays they are given
+        (`_gaussian_kernel(rng, x, rank)`, `_gaussian_kernel(rng, y, rank)`; `permute(rng, s_ctx, s_test)`,
+        `permute(rng, f_ctx, f_test)`): the same random map applied to other arrays, on purpose (random features
+        must be shared for `k(x) @ k(y).T` to approximate a kernel; one permutation keeps locations and values
+        paired). Not for jax.random's samplers (`normal(key, shape_a)`, `normal(key, shape_b)` draw the same bits)."""
         qualified = self.names.qualified(second.func)
         if not isinstance(first, cst.Call) or qualified is not None and qualified.startswith(JAX):
             return False
         if code(first.func, 10_000) != code(second.func, 10_000) or _keywords(first) != _keywords(second):
             return False
+        annotated = self._array_parameters(second)
         differing = [
-            (a.value, b.value)
-            for a, b in zip(first.args, second.args)
+            (a.value, b.value, b.keyword.value if b.keyword else index in annotated)
+            for index, (a, b) in enumerate(zip(first.args, second.args))
             if code(a.value, 10_000) != code(b.value, 10_000)
         ]
-        if len(differing) != 1:
-            return False
-        arrays = differing[0]
-        if self._result_of(first, arrays[1]):
+        if not differing or any(self._result_of(first, given) for _, given, _ in differing):
             return False  # `y = jitter(x, key)` then `jitter(y, key)`: one map applied twice, the same noise again
+        # The second call's arrays as they are here, or given to a parameter annotated as one; the first's names may
+        # be bound again since (`s, _ = permute(key, s, t)`): not known to hold a Python value.
         return all(
-            type(array) is cst.Name and self.facts.value_of(array).kind in (Kind.ARRAY, Kind.TRACED) for array in arrays
+            self.facts.value_of(before).kind not in (Kind.STATIC, Kind.HOST)
+            and (
+                type(now) is cst.Name
+                and type(before) is cst.Name
+                and self.facts.value_of(now).kind in (Kind.ARRAY, Kind.TRACED)
+                or (param in annotated if isinstance(param, str) else param)
+            )
+            for before, now, param in differing
         )
+
+    def _array_parameters(self, call: cst.Call) -> set[int | str]:
+        """The positions and names of the parameters of the def a call runs that are annotated as arrays."""
+        function = self.facts.called_def(call)
+        if function is None:
+            return set()
+        params = [*function.params.posonly_params, *function.params.params]
+        if params and params[0].name.value == "self" and type(call.func) is cst.Attribute:
+            params = params[1:]
+        arrays = [
+            p for p in params if p.annotation is not None and is_array_annotation(p.annotation.annotation, self.names)
+        ]
+        return {params.index(p) for p in arrays} | {
+            p.name.value
+            for p in (*arrays, *function.params.kwonly_params)
+            if p.annotation is not None and is_array_annotation(p.annotation.annotation, self.names)
+        }
 
     def _other_half(self, first: cst.CSTNode, second: cst.Call) -> bool:
         """Two equal splits of one key, each indexed at a different literal place (`split(seed)[0]`, then
@@ -275,11 +302,11 @@ class PrngKeyReuse(Rule):
         return any(_for_target(ancestors) for node, ancestors in order if node is first or node is second)
 
     def _result_of(self, call: cst.CSTNode, name: cst.BaseExpression) -> bool:
-        """Whether `name` is bound to what `call` gives (`name = call`)."""
+        """Whether `name` is bound to what `call` gives, or to a part of it (`name = call`, `name, other = call`)."""
         return type(name) is cst.Name and any(
             type(node) is cst.Assign
             and node.value is call
-            and any(type(t.target) is cst.Name and t.target.value == name.value for t in node.targets)
+            and any(bound.value == name.value for t in node.targets for bound in _target_name_nodes(t.target))
             for node, _ in self._function_in_order() or ()
         )
 
