@@ -66,7 +66,7 @@ from jaxlint.analysis.library_runs import library_base
 from jaxlint.analysis.dead_branches import Guard, arguments_given, literal_test, parameter_guards
 from jaxlint.analysis.loop_guards import fixed_in, runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
-from jaxlint.analysis.names import Names
+from jaxlint.analysis.names import Names, dotted
 from jaxlint.analysis.notebook_cells import starts_cell
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.functions import JAX_RANDOM, PERMUTATION, RANDOMNESS_OFF, SELECTING_SAMPLERS
@@ -94,6 +94,7 @@ from jaxlint.model.keys import (
     SHAPE_OF,
     SINGLE_KEY_MAKERS,
     SPLIT,
+    STREAM_KEYWORDS,
     STREAM_SEEDERS,
     SUBCLASS_KEY_METHODS,
     VIEW_FUNCTIONS,
@@ -1593,19 +1594,31 @@ class KeyFlow(Domain):
         TrainState), each with what draws: the key, or each value of a dict of keys by stream. None when a keyword
         turns randomness off (`deterministic=True`)."""
         func = call.func
-        if type(func) is not cst.Attribute or type(func.value) not in (cst.Name, cst.Call):
+        if randomness_off(call):
             return []
-        if func.attr.value not in _KEY_METHODS:
-            return []
-        found = self._module_method(cast("cst.Name | cst.Call", func.value), func.attr.value)
-        if found is None or randomness_off(call):
-            return []
+        found = None
+        if type(func) is cst.Attribute and type(func.value) in (cst.Name, cst.Call) and func.attr.value in _KEY_METHODS:
+            found = self._module_method(cast("cst.Name | cst.Call", func.value), func.attr.value)
+        if found is None:
+            return self._streams_given(call)
         (position, keyword), owner = found
         arg = argument(call, position, keyword) if position is not None else arguments(call).keywords.get(keyword)
-        by = f"{owner}.{func.attr.value}"
+        by = f"{owner}.{cast(cst.Attribute, func).attr.value}"
         if type(arg) is cst.Dict:
             return [(element.value, by) for element in arg.elements if type(element) is cst.DictElement]
         return [(arg, by)] if arg is not None else []
+
+    def _streams_given(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
+        """The keys of a dict of keys by stream given to a function of no module of the project under a stream
+        keyword (`state.apply_fn(p, x, rngs={"dropout": key})`, whatever `state` is): flax's convention, under which
+        the callee draws each stream from keys `fold_in` derives from its key."""
+        streams = next(
+            (a.value for a in call.args if a.keyword is not None and a.keyword.value in STREAM_KEYWORDS), None
+        )
+        if type(streams) is not cst.Dict or self._callee(call, ahead=True)[0] is not None:
+            return []
+        by = dotted(call.func) or "<function>"
+        return [(element.value, by) for element in streams.elements if type(element) is cst.DictElement]
 
     def _stream_seeds(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
         """The keys a library object seeds its streams with (`nnx.Rngs(params=key, dropout=key)`), each drawn from

@@ -123,6 +123,8 @@ SUBCLASS_KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = merged_dict
 # The libraries' own subclasses of those bases: name prefix -> (the base, the class names under it that are not, or
 # whose methods draw nothing).
 LIBRARY_SUBCLASSES: dict[str, tuple[str, frozenset[str]]] = merged_dicts("LIBRARY_SUBCLASSES")
+# Keywords under which a library call takes a dict of keys by stream that it draws from (`rngs={"dropout": key}`).
+STREAM_KEYWORDS = merged_sets("STREAM_KEYWORDS")
 # Their methods that make a model's parameters from a key (a linen Module's `init`): the same key and inputs again
 # give an exact copy, what a target network starts as.
 PARAMETER_INITIALISERS = merged_sets("PARAMETER_INITIALISERS")

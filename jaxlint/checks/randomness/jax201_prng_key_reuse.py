@@ -64,7 +64,7 @@ class PrngKeyReuse(Rule):
         "variable it or the module-level functions it calls draw from (a jitted step whose dropout helper reads "
         "the module's `rng`: the same mask at every call); "
         "a flax Module's `init(key, x)` and `apply(variables, x, rngs={\"dropout\": key})` (a TrainState's "
-        "`apply_fn` too) draw from keys `fold_in` derives from the key: two of them with one key repeat the "
+        "`apply_fn` too, and any library function given a dict of keys as `rngs=`) draw from keys `fold_in` derives from the key: two of them with one key repeat the "
         "same parameters or dropout masks, while a `split` or a sampler after one is fine, as after `fold_in`; "
         "a key given to the branches of `lax.cond`/`lax.switch` is consumed once, since "
         "one branch runs; a key in a lax loop's initial carry (`fori_loop(0, n, body, (x, key))`, `scan(body, key, "

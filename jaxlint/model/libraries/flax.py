@@ -89,6 +89,9 @@ DEVICE_TRANSFERS = frozenset({"flax.jax_utils.replicate"})
 SUBCLASS_KEY_METHODS = {
     "flax.linen.Module": {"init": (0, "rngs"), "init_with_output": (0, "rngs"), "apply": (None, "rngs")}
 }
+# A dict of keys by stream given under this keyword (`apply(variables, x, rngs={"dropout": key})`, or a TrainState's
+# `apply_fn` whatever holds it) is drawn from, each stream through keys `fold_in` derives from its key.
+STREAM_KEYWORDS = frozenset({"rngs"})
 # Of those, the methods that make a model's parameters from a key: the same key and inputs again give a copy.
 PARAMETER_INITIALISERS = frozenset({"init", "init_with_output"})
 # The library's own subclasses of those bases, by the prefix of their names: a class of `flax.linen` (`nn.Dense`,
