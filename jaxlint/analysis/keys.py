@@ -1678,6 +1678,9 @@ class KeyFlow(Domain):
     def _param_given(self, expr: cst.BaseExpression) -> str | None:
         """The key parameter of the function around this call that `expr` is (or names: `pair[0]`)."""
         expr = _keyed_arm(expr)
+        if type(expr) is cst.Call:  # a view or copy of a parameter (`jnp.squeeze(key)`)
+            viewed = self._key_ref(expr)
+            expr = cst.Name(viewed) if viewed is not None and viewed.isidentifier() else expr
         ref = key_ref(expr) if type(expr) is not cst.Name else expr.value
         if ref is None or (type(expr) is not cst.Name and ref not in self.state.aliases):
             return None
@@ -1731,9 +1734,10 @@ class KeyFlow(Domain):
             return True  # `f(keys["init"])`, `f(pair[0])`
         if type(expr) is cst.Subscript:
             expr = expr.value
-        if type(expr) is cst.Call:
-            return makes_key(expr, self._tracker.names)
-        ref = key_ref(expr)
+        if type(expr) is cst.Call and makes_key(expr, self._tracker.names):
+            return True
+        # a key variable, or a view or copy of one (`jnp.squeeze(key)`, `jax.device_put_replicated(key, devices)`)
+        ref = key_ref(expr) if type(expr) is not cst.Call else self._key_ref(expr)
         return ref is not None and self.state.is_key(ref)
 
     # ------------------------------------------------------------------ bindings
@@ -1876,6 +1880,7 @@ class KeyFlow(Domain):
             if made is not None and ref not in _made_from(made) and not self._same_each_iteration(value, named=True):
                 # `k = fold_in(rng, step)`: the key fold_in makes of these values, the same key each time it is made
                 self.state.learn(made)
+                self.state.single.add(made)  # (`key(seed)`, `fold_in(k, i)`: one key, whose views are itself)
                 named = made
             if named is not None and _made_from(named) and self.state.prior_use(named) is not None:
                 self._remade[ref] = named  # made again after a draw from it

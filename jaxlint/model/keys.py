@@ -82,8 +82,11 @@ VIEW_FUNCTIONS = frozenset(
         "jax.lax.squeeze",
         "jax.lax.reshape",
         "jax.lax.expand_dims",
+        # the same array on another device, or a copy on each device: each draws from the key
+        "jax.device_put",
+        "jax.device_put_replicated",
     }
-)
+) | merged_sets("KEY_COPIES")
 # Transforms that call the function they wrap with the arguments the wrapper gets: a sampler wrapped in one
 # (`jax.jit(jax.random.bits)(key)`) draws from the key given to the wrapper.
 SAMPLER_WRAPPERS = frozenset({"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat"})

@@ -81,6 +81,7 @@ DATACLASS_MAKERS = frozenset({"flax.struct.dataclass"})
 # puts a pytree there: what they give is made of JAX arrays (model/donation.py).
 DEVICE_ITERATORS = frozenset({"flax.jax_utils.prefetch_to_device"})
 DEVICE_TRANSFERS = frozenset({"flax.jax_utils.replicate"})
+KEY_COPIES = DEVICE_TRANSFERS  # a key replicated: a copy of it on each device
 # A linen Module's methods that draw from the keys they are given, by (position, keyword; None: keyword only):
 # `init(rngs, x)` draws the parameters from `rngs` (a key, or a dict of keys by stream), `apply(variables, x,
 # rngs={"dropout": key})` the streams its `make_rng` calls read (dropout masks). Given the same keys twice they give
