@@ -47,7 +47,7 @@ class PrngKeyReuse(Rule):
         "split, and `self.<key>` in a method. A key is followed wherever it goes: into a dict with literal "
         'keys (`keys = {"init": rng}` then `keys["init"]`), a tuple or list and out by unpacking, another '
         "name, and views of one key (`key[None][0]`, `jnp.squeeze(key)`). A key made from values "
-        "(`k = fold_in(rng, step)`, `key(seed)`) is the same key when it is made again from the same unchanged "
+        "(`k = fold_in(rng, step)`, `key(seed)`, `PRNGKey(0)`) is the same key when it is made again from the same unchanged "
         "values, under any name; a property that splits the stored key at each read gives a new one each time. "
         "Flags a key consumed a second time, "
         "on some path, with no rebinding in between. Every `jax.random` sampler and `split` consume their key; "
