@@ -3,17 +3,21 @@ reverse-mode gradient."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from jaxlint.analysis.values import Kind
 
-from jaxlint.analysis.bindings import parameter_names
+from jaxlint.analysis.bindings import mentioned_names, parameter_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.names import dotted
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.checks.base import Rule, code
 from jaxlint.checks.transforms._common import reverse_mode
 from jaxlint.model import derivatives
+from jaxlint.model.transforms import REVERSE_MODE
+from jaxlint.traversal import in_order
 
 
 def _small_constant(expr: cst.BaseExpression) -> bool:
@@ -25,6 +29,19 @@ def _small_constant(expr: cst.BaseExpression) -> bool:
             return False
     text = code(expr, 80).lower()
     return any(word in text for word in ("eps", "tiny", "finfo"))
+
+
+def _true(expr: cst.BaseExpression | None) -> bool:
+    return type(expr) is cst.Name and expr.value == "True"
+
+
+def _bound_names(statement: cst.CSTNode) -> set[str]:
+    """The names an assignment binds (its targets' names; `a.x` and `a[i]` bind `a` again)."""
+    if type(statement) is cst.Assign:
+        targets = [t.target for t in statement.targets]
+    else:
+        targets = [cast("cst.AugAssign | cst.AnnAssign", statement).target]
+    return set().union(*(mentioned_names(target) for target in targets))
 
 
 class WhereNanGradient(Rule):
@@ -81,7 +98,9 @@ class WhereNanGradient(Rule):
         "(`jnp.where(r2 < lb**2, jnp.sqrt(r2), r2)`: the `sqrt` is taken at `r2 = 0`, and where it is not, `r2` is "
         "off 0); divisions by a reciprocal (`s = 1. / w.dot(l)`, `jnp.reciprocal(d)`), which is 0 "
         "only where what it inverts is infinite; code that is not "
-        "differentiated, or only in forward mode (`jacfwd`, `jvp`); integer powers (`x ** 2`, `x ** 3`, "
+        "differentiated, or only in forward mode (`jacfwd`, `jvp`); a `where` that only the auxiliary output of a "
+        "function differentiated with `has_aux=True` is computed from (`return loss, jnp.where(n > 0, s / n, 0.0)`): "
+        "jax differentiates the first output alone; integer powers (`x ** 2`, `x ** 3`, "
         "whose derivatives are finite); test files (`test_*.py`, `*_test.py`, `conftest.py`, files under "
         "`tests/`), which compute gradients to check them: a NaN there fails the test, or is what the test "
         "checks (a naive version written next to a stable one)."
@@ -110,6 +129,8 @@ class WhereNanGradient(Rule):
                     continue
                 if self.facts.value_of(operand).kind is Kind.STATIC:
                     continue  # a Python number, the same in every element and never differentiated: `x / sigma`
+                if self._aux_only(node, value):
+                    continue  # `return loss, jnp.where(n > 0, s / n, 0.0)` under `grad(..., has_aux=True)`
                 side = "false" if branch is branches[0] else "true"
                 if self._never_bad(operand, unbounded, condition, side == "true"):
                     continue  # `jnp.where(x > -0.69, jnp.log(-jnp.expm1(x)), ...)`: -expm1(x) >= 0.5 there
@@ -139,6 +160,47 @@ class WhereNanGradient(Rule):
                     because=value,
                 )
                 return  # one finding per `where`
+
+    def _aux_only(self, where: cst.Call, value) -> bool:
+        """Whether the `where` feeds only the auxiliary output of the function it is in, every reverse-mode
+        transform of which has `has_aux=True`: jax differentiates the first output alone, the aux is returned as
+        computed (`return total, role_loss`, with `role_loss` the `where`'s result and `total` computed without it)."""
+        scope = self.facts.traced_scope
+        function = next((n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)), None)
+        if scope is None or function is None:
+            return False
+        transforms = [
+            t for t in (*scope.transforms, value.tracer.transform) if t.name in REVERSE_MODE and t.differentiates
+        ]
+        if not transforms or not all(_true(t.keywords.get("has_aux")) for t in transforms):
+            return False
+        order = list(in_order(function.body))
+        outputs = [
+            n.value.elements[0].value
+            for n, ancestors in order
+            if type(n) is cst.Return and not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ancestors)
+            if type(n.value) is cst.Tuple and n.value.elements
+        ]
+        returns = sum(1 for n, _ in order if type(n) is cst.Return)
+        if not outputs or len(outputs) != returns:
+            return False  # a return not written as a tuple: which part is the output is not known
+        needed = set().union(*(mentioned_names(output) for output in outputs))
+        assigned = [(n, ancestors) for n, ancestors in order if type(n) in (cst.Assign, cst.AugAssign, cst.AnnAssign)]
+        changed = True
+        while changed:  # the names the differentiated output is computed from, through the body's assignments
+            changed = False
+            for statement, _ in assigned:
+                if _bound_names(statement) & needed and not mentioned_names(statement.value) <= needed:
+                    needed |= mentioned_names(statement.value)
+                    changed = True
+        around = next((ancestors for n, ancestors in order if n is where), None)
+        statement = next(
+            (a for a in reversed(around or ()) if type(a) in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return)),
+            None,
+        )
+        if type(statement) is cst.Return:
+            return not any(output is a or output is where for output in outputs for a in around or ())
+        return statement is not None and not _bound_names(statement) & needed
 
     def _never_bad(self, operand: cst.BaseExpression, unbounded, condition: cst.BaseExpression, holds: bool) -> bool:
         """Whether, where `condition` is `holds` (the side the branch is computed for nothing), the operand
