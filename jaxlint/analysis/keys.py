@@ -1618,7 +1618,7 @@ class KeyFlow(Domain):
         streams = next(
             (a.value for a in call.args if a.keyword is not None and a.keyword.value in STREAM_KEYWORDS), None
         )
-        if type(streams) is not cst.Dict or self._callee(call, ahead=True)[0] is not None:
+        if type(streams) is not cst.Dict or self._callee(call, ahead=True)[0] is not None or self._in_project(call):
             return []
         by = dotted(call.func) or "<function>"
         return [(element.value, by) for element in streams.elements if type(element) is cst.DictElement]
@@ -1689,6 +1689,14 @@ class KeyFlow(Domain):
             return None
         ref = self.state.resolve(ref)
         return ref if ref in self.state.params else None
+
+    def _in_project(self, call: cst.Call) -> bool:
+        """Whether a call runs a function of another module of the project (its own analysis tells what it draws)."""
+        context = self._tracker.context
+        if context is None:
+            return False
+        qualified = self._tracker.names.qualified(call.func) or self._tracker.project_callee(call.func)[0]
+        return qualified is not None and context.in_project(qualified)
 
     def _imported_consuming(self, call: cst.Call) -> list[cst.BaseExpression]:
         """The arguments of a call of another module's function that it draws from (its interface says)."""
