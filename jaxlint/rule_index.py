@@ -19,6 +19,7 @@ RULES = (
     ("JAX101", "in-place-update", True),
     ("JAX102", "discarded-functional-update", True),
     ("JAX103", "augmented-assign-not-in-place", True),
+    ("JAX104", "missing-at", True),
     ("JAX201", "prng-key-reuse", True),
     ("JAX202", "key-reuse-in-loop", True),
     ("JAX203", "constant-key-in-traced", True),

@@ -31,6 +31,7 @@ from jaxlint.checks.meta.jax013_verify_recompile import VerifyRecompile
 from jaxlint.checks.mutation.jax101_in_place_update import InPlaceUpdate
 from jaxlint.checks.mutation.jax102_discarded_functional_update import DiscardedFunctionalUpdate
 from jaxlint.checks.mutation.jax103_augmented_assign_not_in_place import AugmentedAssignNotInPlace
+from jaxlint.checks.mutation.jax104_missing_at import MissingAt
 from jaxlint.checks.randomness.jax201_prng_key_reuse import PrngKeyReuse
 from jaxlint.checks.randomness.jax202_key_reuse_in_loop import KeyReuseInLoop
 from jaxlint.checks.randomness.jax203_constant_key_in_traced import ConstantKeyInTraced
@@ -68,6 +69,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     InPlaceUpdate,
     DiscardedFunctionalUpdate,
     AugmentedAssignNotInPlace,
+    MissingAt,
     PrngKeyReuse,
     KeyReuseInLoop,
     ConstantKeyInTraced,

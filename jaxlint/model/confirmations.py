@@ -5,6 +5,7 @@ outputs are runs too (notebook_outputs.py)."""
 # code -> the (class name, message fragment) pairs that confirm it; "" matches any message.
 EXPECTED: dict[str, tuple[tuple[str, str], ...]] = {
     "JAX101": (("TypeError", "immutable"),),
+    "JAX104": (("AttributeError", "has no attribute"),),
     "JAX201": (("KeyReuseError", ""),),
     "JAX202": (("KeyReuseError", ""),),
     "JAX207": (("TypeError", "invalid PRNG key data"),),

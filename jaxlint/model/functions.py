@@ -92,6 +92,8 @@ CONTAINER_ALSO_METHODS = {"copy": "same", "sort": "none"}
 HOST_ARRAY_METHODS = frozenset("reshape astype transpose swapaxes squeeze ravel flatten copy".split())
 # `x.at[i].<method>(v)`: the functional updates of an array.
 FUNCTIONAL_UPDATE_METHODS = frozenset("set add subtract multiply mul divide power min max apply".split())
+# Of those, the ones a JAX array has not (`x.min()` and `x.max()` are its reductions; checked on jax 0.10.2).
+UPDATE_ONLY_METHODS = FUNCTIONAL_UPDATE_METHODS - {"min", "max"}
 
 # Namespaces whose functions give their result and keep nothing of their arguments: an array given to one leaves it
 # only through the result. Not their functions that take a function (`jnp.vectorize(f)`, `np.apply_along_axis(f, ...)`,
@@ -180,6 +182,7 @@ RANDOMNESS_OFF = merged_dicts("RANDOMNESS_OFF")
 # TypeError of an in-place update; `caught_errors` counts no bare `except:`, which swallows whatever comes).
 TYPE_ERRORS = frozenset({"TypeError", "Exception", "BaseException"})
 VALUE_ERRORS = frozenset({"ValueError", "Exception", "BaseException"})
+ATTRIBUTE_ERRORS = frozenset({"AttributeError", "Exception", "BaseException"})
 # The errors jax raises while it traces a function, each with the classes a handler may name to catch it (jax
 # 0.10.2's class hierarchy): a trace started in a `try` whose handler catches it shows the error on purpose.
 _JAX_TYPE_ERROR = ("jax.errors.JAXTypeError", *TYPE_ERRORS)
