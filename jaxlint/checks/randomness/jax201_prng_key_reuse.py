@@ -6,7 +6,6 @@ from typing import cast
 
 import libcst as cst
 
-from jaxlint.analysis.arrays import is_array_annotation
 from jaxlint.analysis.bindings import mentioned_names, parameter_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import Use
@@ -231,43 +230,22 @@ class PrngKeyReuse(Rule):
             return False
         if code(first.func, 10_000) != code(second.func, 10_000) or _keywords(first) != _keywords(second):
             return False
-        annotated = self._array_parameters(second)
         differing = [
-            (a.value, b.value, b.keyword.value if b.keyword else index in annotated)
-            for index, (a, b) in enumerate(zip(first.args, second.args))
+            (a.value, b.value)
+            for a, b in zip(first.args, second.args)
             if code(a.value, 10_000) != code(b.value, 10_000)
         ]
-        if not differing or any(self._result_of(first, given) for _, given, _ in differing):
+        if not differing or any(self._result_of(first, given) for _, given in differing):
             return False  # `y = jitter(x, key)` then `jitter(y, key)`: one map applied twice, the same noise again
-        # The second call's arrays as they are here, or given to a parameter annotated as one; the first's names may
-        # be bound again since (`s, _ = permute(key, s, t)`): not known to hold a Python value.
+        # The second call's arrays as they are here; the first's names may be bound again since (`s, _ = permute(key,
+        # s, t)`): not known to hold a Python value.
         return all(
-            self.facts.value_of(before).kind not in (Kind.STATIC, Kind.HOST)
-            and (
-                type(now) is cst.Name
-                and type(before) is cst.Name
-                and self.facts.value_of(now).kind in (Kind.ARRAY, Kind.TRACED)
-                or (param in annotated if isinstance(param, str) else param)
-            )
-            for before, now, param in differing
+            type(before) is cst.Name
+            and self.facts.value_of(before).kind not in (Kind.STATIC, Kind.HOST)
+            and type(now) is cst.Name
+            and self.facts.value_of(now).kind in (Kind.ARRAY, Kind.TRACED)
+            for before, now in differing
         )
-
-    def _array_parameters(self, call: cst.Call) -> set[int | str]:
-        """The positions and names of the parameters of the def a call runs that are annotated as arrays."""
-        function = self.facts.called_def(call)
-        if function is None:
-            return set()
-        params = [*function.params.posonly_params, *function.params.params]
-        if params and params[0].name.value == "self" and type(call.func) is cst.Attribute:
-            params = params[1:]
-        arrays = [
-            p for p in params if p.annotation is not None and is_array_annotation(p.annotation.annotation, self.names)
-        ]
-        return {params.index(p) for p in arrays} | {
-            p.name.value
-            for p in (*arrays, *function.params.kwonly_params)
-            if p.annotation is not None and is_array_annotation(p.annotation.annotation, self.names)
-        }
 
     def _other_half(self, first: cst.CSTNode, second: cst.Call) -> bool:
         """Two equal splits of one key, each indexed at a different literal place (`split(seed)[0]`, then
