@@ -307,11 +307,11 @@ def _literal(expr: cst.BaseExpression) -> int | str | None:
     return None
 
 
-def _made_key_ref(expr: cst.BaseExpression, names: Names, literal: bool = True) -> str | None:
+def _made_key_ref(expr: cst.BaseExpression, names: Names) -> str | None:
     """A key made right there from names and integers (`jax.random.key(step)`, `fold_in(key, i)`), as a ref
-    (`key(step)`): made again from the same unchanged names, it is the same key (`_made_from` tells the names).
-    `literal`: from integers alone too (`PRNGKey(0)`), which a notebook's or a script's top level writes again on
-    purpose for each computation it shows (a book's cells: the same fixed seed for each model compared)."""
+    (`key(step)`): made again from the same unchanged names, it is the same key (`_made_from` tells the names). Not
+    from integers alone (`PRNGKey(0)`): a fixed seed written again is as often on purpose as not (a benchmark's
+    inputs, a demo, a book's cells comparing models), and JAX203 and the loop rules see those."""
     if type(expr) is not cst.Call:
         return None
     maker = names.qualified(expr.func)
@@ -323,7 +323,7 @@ def _made_key_ref(expr: cst.BaseExpression, names: Names, literal: bool = True) 
         if arg.keyword is not None or arg.star or type(value) not in (cst.Name, cst.Integer):
             return None
         texts.append(cast("cst.Name | cst.Integer", value).value)
-    if not literal and not any(type(arg.value) is cst.Name for arg in expr.args):
+    if not any(type(arg.value) is cst.Name for arg in expr.args):
         return None
     return f"{maker.rsplit('.', 1)[-1]}({', '.join(texts)})"
 
@@ -1297,7 +1297,7 @@ class KeyFlow(Domain):
         ref = key_ref(expr)
         if ref is not None and _attribute(ref):
             return self._read_attribute(ref)
-        return ref or _made_key_ref(expr, self._tracker.names, literal=self._functions[-1] is not None)
+        return ref or _made_key_ref(expr, self._tracker.names)
 
     def _read_attribute(self, ref: str) -> str | None:
         """The key an attribute read (`self.rng_key`) gives: a property's getter runs at each read, and one that
