@@ -75,6 +75,7 @@ STATIC_X = ("@jax.jit\ndef relu", "@partial(jax.jit, static_argnames=('x',))\nde
 CASES = [
     Case("JAX101", ("use `x = x.at[0].set(1.0)`", "use `x = x.at[1].add(2.0)`"), FIXES, "assert x.tolist() == [1, 2, 0]"),
     Case("JAX102", ("assign it: `x = x.at[0].set(1.0)`",), FIXES, "assert x[0] == 1.0"),
+    Case("JAX104", ("update through `.at`: `x.at[0].set(...)`",), FIXES, "assert x.tolist() == [1.0, 0.0, 0.0, 0.0]"),
     Case("JAX301", ("use `jnp.where` or `lax.cond`",),
          (("    if x > 0:\n        return x\n    return 0.0\n", "    return jnp.where(x > 0, x, 0.0)\n"),),
          "assert relu(jnp.array([-1.0, 2.0])).tolist() == [0.0, 2.0]", "where"),

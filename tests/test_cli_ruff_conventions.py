@@ -94,7 +94,7 @@ def test_show_settings(tmp_path: Path) -> None:
     assert result.returncode == 0
     lines = result.stdout.splitlines()
     assert lines[0] == "Settings for src:"
-    assert {"enabled = JAX101, JAX102, JAX103", f"root = {tmp_path}", "per_file_ignores = tests/*: JAX101",
+    assert {"enabled = JAX101, JAX102, JAX103, JAX104", f"root = {tmp_path}", "per_file_ignores = tests/*: JAX101",
             f"config_file = {tmp_path / 'pyproject.toml'}", "target_jax_version = 0.4.30",
             "respect_gitignore = False", "exclude = .git, .venv, venv, build, dist, __pycache__, .tox, node_modules, "
             ".ipynb_checkpoints, gen"} <= set(lines)
