@@ -239,11 +239,10 @@ class PrngKeyReuse(Rule):
         ]
         if not differing or any(self._result_of(first, given) for _, given in differing):
             return False  # `y = jitter(x, key)` then `jitter(y, key)`: one map applied twice, the same noise again
-        # The second call's arrays as they are here; the first's names may be bound again since (`s, _ = permute(key,
-        # s, t)`): not known to hold a Python value.
+        # Arrays, as they are here; the first call's may be bound to what it gave since (`s, t = permute(key, s, t)`).
         return all(
             type(before) is cst.Name
-            and self.facts.value_of(before).kind not in (Kind.STATIC, Kind.HOST)
+            and (self._result_of(first, before) or self.facts.value_of(before).kind in (Kind.ARRAY, Kind.TRACED))
             and type(now) is cst.Name
             and self.facts.value_of(now).kind in (Kind.ARRAY, Kind.TRACED)
             for before, now in differing
