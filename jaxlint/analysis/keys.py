@@ -331,12 +331,7 @@ def _made_key_ref(expr: cst.BaseExpression, names: Names) -> str | None:
 def _told(ref: str, target: str) -> str:
     """How a finding names the key `ref` names: by the key's own name for another name of it (`keys["init"]` of
     `{"init": rng}`: `rng`), by the code's name for a key made from values (`k` of `k = fold_in(rng, step)`)."""
-    return target if target != ref and not _is_item(target) and not _made(target) else ref
-
-
-def _made(ref: str) -> bool:
-    """Whether `ref` names a key made from values (`_made_key_ref`: `key(0)`, `fold_in(rng, step)`)."""
-    return ref.endswith(")") and ref.partition("(")[0].isidentifier()
+    return target if target != ref and not _is_item(target) and not _made_from(target) else ref
 
 
 def _made_from(ref: str) -> frozenset[str]:
@@ -640,7 +635,7 @@ class KeyState:
         raises on anything else (values, not names). Attributes other than key-named ones stay unknown."""
         ref = self.resolve(ref)
         base = _base(ref)
-        if _made(ref):
+        if _made_from(ref):
             self.keys.setdefault(ref, len(self.loops))  # made here, from this iteration's values
             return
         if _is_item(ref) and base not in self.keys and (ref[len(base) + 1] in "'\"" or base == self.carry):
@@ -677,7 +672,7 @@ class KeyState:
     def reused_by_loop(self, ref: str) -> bool:
         """Bound outside the innermost loop and never rebound in its body: every iteration sees it. (A key made
         right there, `key(step)`, is made in the iteration: `_same_each_iteration` asks whether it is the same.)"""
-        if not self.loops or _made(ref):
+        if not self.loops or _made_from(ref):
             return False
         written = _base(ref)
         if _is_item(ref) and written not in self.keys and f"{written}[]" in self.loops[-1]:
@@ -1699,7 +1694,7 @@ class KeyFlow(Domain):
         context = self._tracker.context
         if context is None:
             return False
-        qualified = self._tracker.names.qualified(call.func) or self._tracker.project_callee(call.func)[0]
+        qualified = self._tracker.project_callee(call.func)[0]
         return qualified is not None and context.in_project(qualified)
 
     def _imported_consuming(self, call: cst.Call) -> list[cst.BaseExpression]:
@@ -1897,7 +1892,7 @@ class KeyFlow(Domain):
                 self.state.learn(made)
                 self.state.single.add(made)  # (`key(seed)`, `fold_in(k, i)`: one key, whose views are itself)
                 named = made
-            if named is not None and _made(named) and self.state.prior_use(named) is not None:
+            if named is not None and _made_from(named) and self.state.prior_use(named) is not None:
                 self._remade[ref] = named  # made again after a draw from it
             entries = self._entries(value)
             if named is not None and named != ref:

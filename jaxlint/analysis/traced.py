@@ -399,11 +399,14 @@ def ref_kernel_decorator(decorator: cst.Decorator, names: Names) -> bool:
     """Whether a decorator runs the def as a Pallas kernel given refs: `@pl.kernel(out_type=..., mesh=...)` (the
     body left out: the call gives a decorator), or `@functools.partial(pl.kernel, ...)`."""
     expr = decorator.decorator
-    if type(expr) is cst.Call and names.qualified(expr.func) in PARTIAL and expr.args:
-        return names.qualified(expr.args[0].value) in REF_KERNELS
-    if type(expr) is not cst.Call or names.qualified(expr.func) not in REF_KERNELS:
+    if type(expr) is not cst.Call:
         return False
-    positions, words = REF_KERNELS[names.qualified(expr.func) or ""]
+    made = names.qualified(expr.func)
+    if made in PARTIAL and expr.args:
+        return names.qualified(expr.args[0].value) in REF_KERNELS
+    if made not in REF_KERNELS:
+        return False
+    positions, words = REF_KERNELS[made]
     return all(argument(expr, position, word) is None for position, word in zip(positions, words))
 
 

@@ -14,7 +14,7 @@ from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.names import dotted
 from jaxlint.analysis.scopes import assigned_values
 from jaxlint.checks.base import Rule, code
-from jaxlint.checks.transforms._common import reverse_mode
+from jaxlint.checks.transforms._common import returns_aux, reverse_mode
 from jaxlint.model import derivatives
 from jaxlint.model.transforms import REVERSE_MODE
 from jaxlint.traversal import in_order
@@ -29,10 +29,6 @@ def _small_constant(expr: cst.BaseExpression) -> bool:
             return False
     text = code(expr, 80).lower()
     return any(word in text for word in ("eps", "tiny", "finfo"))
-
-
-def _true(expr: cst.BaseExpression | None) -> bool:
-    return type(expr) is cst.Name and expr.value == "True"
 
 
 def _bound_names(statement: cst.CSTNode) -> set[str]:
@@ -172,7 +168,7 @@ class WhereNanGradient(Rule):
         transforms = [
             t for t in (*scope.transforms, value.tracer.transform) if t.name in REVERSE_MODE and t.differentiates
         ]
-        if not transforms or not all(_true(t.keywords.get("has_aux")) for t in transforms):
+        if not transforms or not all(returns_aux(t) is True for t in transforms):
             return False
         order = list(in_order(function.body))
         outputs = [
@@ -185,7 +181,11 @@ class WhereNanGradient(Rule):
         if not outputs or len(outputs) != returns:
             return False  # a return not written as a tuple: which part is the output is not known
         needed = set().union(*(mentioned_names(output) for output in outputs))
-        assigned = [(n, ancestors) for n, ancestors in order if type(n) in (cst.Assign, cst.AugAssign, cst.AnnAssign)]
+        assigned = [
+            (n, ancestors)
+            for n, ancestors in order
+            if type(n) in (cst.Assign, cst.AugAssign) or type(n) is cst.AnnAssign and n.value is not None
+        ]
         changed = True
         while changed:  # the names the differentiated output is computed from, through the body's assignments
             changed = False
