@@ -1095,6 +1095,10 @@ class Evaluator:
             return _derived([self.value_of(receiver)]) or ARRAY
         if type(func) is cst.Attribute and func.attr.value in ARRAY_METHODS:
             base = self.value_of(func.value)
+            if base is not None and base.pytree is not None:
+                # An instance of a pytree class (a NamedTuple, a registered dataclass) is no array: `mask.take(...)`
+                # runs the class's own method, whose summary says what it gives.
+                return self._returned(call, arguments)
             if base is not None and base.numpy and func.attr.value in HOST_ARRAY_METHODS:
                 return NUMPY_ARRAY
             if base is not None and base.is_array and base.container and func.attr.value in CONTAINER_ALSO_METHODS:
