@@ -806,9 +806,11 @@ class KeyFlow(Domain):
         candidates = [sampled] if sampled else []
         # In a notebook's cells, a call of the notebook's own function is a run of an experiment (the same
         # simulation at two settings, side by side), each its own as each cell is; a script's is a draw.
+        given: set[int] = set()  # the arguments a function of the project draws from: keys, whatever their names
         if not (self._notebook and len(self._states) == 1):
-            for expr in (*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)):
+            for expr in self.given_to_consumers(call):
                 candidates.append((expr, f"{_callee_name(call)}()"))
+                given.add(id(expr))
             self._folded.update(map(id, self._tracker.known.folding.get(call, ())))
             for name in self._module_keys_drawn(call):
                 if self.state.is_key(name):
@@ -847,7 +849,7 @@ class KeyFlow(Domain):
             # So does a place of a lax loop body's carry that a sampler or a callee draws from (`perturb(carry["key"])`).
             if ref is not None and (
                 self.state.is_key(ref)
-                or (sampled is not None and expr is sampled[0] and self.state.learnable(ref))
+                or (((sampled is not None and expr is sampled[0]) or id(expr) in given) and self.state.learnable(ref))
                 or self._carry_item(ref)
             ):
                 target = self.state.resolve(ref)
@@ -1408,9 +1410,12 @@ class KeyFlow(Domain):
         ref = self._key_ref(sampled[0]) if sampled else None
         if ref is not None:
             self.state.learn(ref)
-        for operand, _ in (*self._branch_consuming(node), *self._carry_consuming(node)):
-            operand_ref = self._key_ref(operand)  # a branch or loop body draws from it: a key (jax raises otherwise)
-            if operand_ref is not None:
+        consuming = [operand for operand, _ in (*self._branch_consuming(node), *self._carry_consuming(node))]
+        if not (self._notebook and len(self._states) == 1):
+            consuming += self.given_to_consumers(node)
+        for operand in consuming:
+            operand_ref = self._key_ref(operand)  # a branch, loop body or callee draws from it: a key (jax raises else)
+            if operand_ref is not None and self.state.learnable(operand_ref):
                 self.state.learn(operand_ref)
         uses = self.uses(node)
         function = self._functions[-1]
@@ -1438,7 +1443,11 @@ class KeyFlow(Domain):
                 self.state.iterations[-1].every.add(id(node))
             self.state.consume(ref, use)
         keyed = [self._holds_key(arg.value) for arg in node.args]
-        if any(keyed) or any(self._carry_item(key_ref(arg.value)) for arg in node.args):
+        if (
+            any(keyed)
+            or any(self._carry_item(key_ref(arg.value)) for arg in node.args)
+            or self._gives_drawn_parameter(node)
+        ):
             params = [self._param_given(arg.value) if function is not None else None for arg in node.args]
             recorder.key_call(tuple(self._tracker.chain), node, function, params, keyed, self._runs(node))
         # A container given to a call, or whose method is called, may be changed there: what its
@@ -1696,6 +1705,23 @@ class KeyFlow(Domain):
             return False
         qualified = self._tracker.project_callee(call.func)[0]
         return qualified is not None and context.in_project(qualified)
+
+    def given_to_consumers(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """The arguments a call gives to parameters its callee, a function of the project, draws from (or folds): they
+        hold keys whatever their names (`draw(seed, z)` of a `draw` that calls `normal(seed)`), as jax raises on
+        anything else."""
+        return [*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)]
+
+    def _gives_drawn_parameter(self, call: cst.Call) -> bool:
+        """Whether a call gives an argument to a parameter its callee, a function of this module, draws from on some
+        path (so what it gives is a key, when that path is live for the call: RoundFacts.consuming says)."""
+        consumes = self._tracker.known.consumes
+        if not consumes or not call.args:
+            return False
+        callee, bound = self._callee(call)
+        drawn = consumes.get(callee) if isinstance(callee, cst.FunctionDef) else None
+        given = arguments_given(cast(cst.FunctionDef, callee), bound, call) if drawn else None
+        return any(param in cast(frozenset, drawn) for param in given or ())
 
     def _imported_consuming(self, call: cst.Call) -> list[cst.BaseExpression]:
         """The arguments of a call of another module's function that it draws from (its interface says)."""

@@ -1096,12 +1096,7 @@ class ScopeRecorder:
                     if is_key:
                         key_params.setdefault(callee, set()).add(target)
         facts.key_params = {node: frozenset(params) for node, params in key_params.items()}
-        passing_on = {(caller, param) for _, caller, _, _, _, param, _ in edges if param is not None}
-        edges = [
-            edge
-            for edge in edges
-            if (edge[2], edge[3]) in passing_on or not self._not_known_to_draw(edge[2], edge[6], edge[0], edge[3])
-        ]
+        edges = [edge for edge in edges if not self._not_known_to_draw(edge[2], edge[6], edge[0], edge[3])]
         drawn: dict[cst.CSTNode | None, set[str]] = {node: set(params) for node, params in self._key_drawn.items()}
         for consumed in (consumes, drawn):
             changed = True
