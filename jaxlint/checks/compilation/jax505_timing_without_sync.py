@@ -6,7 +6,7 @@ from typing import Iterator, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import parameter_names, rebound_names
+from jaxlint.analysis.bindings import mentioned_names, parameter_names, rebound_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.donations import reads
 from jaxlint.checks.base import CalleeRule, FixPlan
@@ -32,6 +32,9 @@ _TIMERS = frozenset(
 _SYNC_METHODS = frozenset({"block_until_ready", "item", "tolist", "__array__"})
 # Calls that neither wait nor hide a wait: what a timed loop around jax calls may also do.
 _HARMLESS = frozenset({"range", "len", "enumerate", "zip", "iter", "next", "reversed", "min", "max"})
+# Of those, the ones that compare their arguments: given an array, Python asks for its truth value, which waits for
+# the computation that makes it (and for every output of that jitted call: they are ready together).
+_COMPARING = frozenset({"min", "max"})
 _HARMLESS_METHODS = frozenset({"append", "extend", "keys", "values", "items"})
 
 
@@ -226,7 +229,8 @@ class TimingWithoutSync(CalleeRule):
         "`jax.device_put`, or a method of what that work gave, `info[-1].mean()`) and then by a second read of "
         "the clock subtracted from `t0`, when nothing in "
         "between waits for the results: no `.block_until_ready()`, `jax.block_until_ready(...)`, "
-        "`jax.device_get`, `.item()`, `.tolist()`, `float(...)`, `print(...)` or NumPy conversion. Only plain "
+        "`jax.device_get`, `.item()`, `.tolist()`, `float(...)`, `print(...)`, NumPy conversion, or Python's `min`/`max` "
+        "of a result (`max(best, loss)` compares, which waits). Only plain "
         "timed regions are judged, and `if`/`elif`/`else` on a Python flag that no result of the region decides "
         '(`if self.multi:`, `if mode == "a":`), whose branches are judged alike: any other call, `if`, `while`, '
         "comparison or f-string in between might wait, and the region is left alone."
@@ -366,8 +370,9 @@ class TimingWithoutSync(CalleeRule):
             if _may_sync(statement):
                 return None
             jax_calls = 0
+            results = self._results_inside(statement, jax_results)
             for call in _all_calls(statement):
-                kind = self._kind(call, jax_results)
+                kind = self._kind(call, results)
                 if kind in ("sync", "unknown"):
                     return None
                 jax_calls += kind == "jax"
@@ -376,6 +381,20 @@ class TimingWithoutSync(CalleeRule):
                 if type(statement) is cst.SimpleStatementLine:
                     jax_results |= rebound_names([statement])
         return running
+
+    def _results_inside(self, statement: cst.CSTNode, jax_results: frozenset[str]) -> frozenset[str]:
+        """`jax_results` with the names a loop or `with` binds inside, in order, to what jax work gave or to values
+        computed from those (`w, out = step(w, x)`, read by `best = max(best, out)` further down)."""
+        if type(statement) is cst.SimpleStatementLine:
+            return jax_results
+        results = set(jax_results)
+        for node in _walk(statement):
+            if type(node) is cst.SimpleStatementLine and (
+                mentioned_names(node) & results
+                or any(self._kind(call, frozenset(results)) == "jax" for call in _all_calls(node))
+            ):
+                results |= rebound_names([node])
+        return frozenset(results)
 
     def _kind(self, call: cst.Call, jax_results: frozenset[str] = frozenset()) -> str:
         """ "jax" (dispatches work), "sync" (waits), "harmless", or "unknown". `jax_results`: the names the timed
@@ -401,6 +420,8 @@ class TimingWithoutSync(CalleeRule):
         if isinstance(func, cst.Name) and self._jitted_alike(func):
             return "jax"
         if isinstance(func, cst.Name) and func.value in _HARMLESS and self.facts.binding(func) is None:
+            if func.value in _COMPARING and any(mentioned_names(arg.value) & jax_results for arg in call.args):
+                return "sync"  # `max(max_grad, batch_max_grad)` of what a jitted step gave: a comparison waits
             return "harmless"
         if isinstance(func, cst.Name):
             helper = self.facts.called_def(call)
