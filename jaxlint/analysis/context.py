@@ -465,6 +465,11 @@ class Context:
         twice): whichever binding reaches a point, the name holds what that callable makes."""
         return self._callees.bindings.made_alike(name, self.chain)
 
+    def is_pytree_class(self, cls: cst.ClassDef) -> bool:
+        """A class of this module that jax flattens as the model knows it (a NamedTuple, a registered or flax.struct
+        dataclass, an equinox Module)."""
+        return self._tracker.is_pytree_class(cls)
+
     def never_flattened(self, cls: cst.ClassDef) -> bool:
         """Whether jax visibly takes instances of a class of this module as leaves it cannot trace (a plain class, a
         flax linen or PyTorch Module): given to a transform, one raises `TypeError` before anything is traced."""

@@ -99,7 +99,7 @@ from jaxlint.model.keys import (
     SUBCLASS_KEY_METHODS,
     VIEW_FUNCTIONS,
 )
-from jaxlint.analysis.scopes import assigned_values, every_assigned_value
+from jaxlint.analysis.scopes import every_assigned_value, rebound_by_own_methods
 from jaxlint.analysis.stable_fields import stable_fields
 from jaxlint.analysis.traced import AppliedTransform, Signature, unwrap, wrapped_call
 from jaxlint.analysis.tree_leaves import has_many_leaves
@@ -2471,22 +2471,10 @@ def _annotated_parameter(
             if name in names_of(scope)[0]:
                 return None
             continue
-        if param.annotation is None or not _rebound_by_own_methods(scope, name):
+        if param.annotation is None or not rebound_by_own_methods(scope.body, name):
             return None
         return param.annotation.annotation
     return None
-
-
-def _rebound_by_own_methods(function: cst.FunctionDef, name: str) -> bool:
-    """Whether every binding of `name` in the function's body (not its nested functions) is `name =
-    name.method(...)`, which gives an object of the same class (`state = state.apply_gradients(grads=g)`)."""
-    return all(
-        type(value) is cst.Call
-        and type(value.func) is cst.Attribute
-        and type(value.func.value) is cst.Name
-        and value.func.value.value == name
-        for value in assigned_values(function.body, name)
-    )
 
 
 def _entries(hops: list[tuple[cst.BaseExpression, str | None]]) -> set[str]:

@@ -462,6 +462,23 @@ def assigned_values(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpre
     return every_assigned_value(body).get(name, [])
 
 
+def own_method_call(value: cst.BaseExpression | None, name: str, method: str | None = None) -> bool:
+    """Whether `value` is `name.method(...)` (any method when `method` is None)."""
+    return (
+        type(value) is cst.Call
+        and type(value.func) is cst.Attribute
+        and type(value.func.value) is cst.Name
+        and value.func.value.value == name
+        and (method is None or value.func.attr.value == method)
+    )
+
+
+def rebound_by_own_methods(body: cst.BaseSuite | list, name: str) -> bool:
+    """Whether every binding of `name` in a block (not its nested functions) is `name = name.method(...)`, which
+    gives an object of the same class (`state = state.apply_gradients(grads=g)`)."""
+    return all(own_method_call(value, name) for value in assigned_values(body, name))
+
+
 def every_assigned_value(body: cst.BaseSuite | list) -> dict[str, list[cst.BaseExpression | None]]:
     """`assigned_values` of every name the block binds, in one pass over it."""
     found: dict[str, list[cst.BaseExpression | None]] = {}

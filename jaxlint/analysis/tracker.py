@@ -531,6 +531,10 @@ class ValueTracker(Domain):
         applied = (*scope.transforms, *(e.via for e in scope.entries))
         return any(t.in_jaxpr or t.name in self.transforms.builds_jaxpr for t in applied)
 
+    def is_pytree_class(self, cls: cst.ClassDef) -> bool:
+        """A pytree class the model knows (a NamedTuple, a registered or flax.struct dataclass, an equinox Module)."""
+        return self._pytree_fields(cls) is not None
+
     def _pytree_fields(self, cls: cst.ClassDef) -> dict | None:
         if id(cls) not in self._fields:
             self._fields[id(cls)] = pytree_fields(cls, self.names, self._pytree_class)

@@ -7,13 +7,14 @@ from typing import cast
 import libcst as cst
 
 from jaxlint.analysis.arrays import functional_update_receiver
-from jaxlint.analysis.bindings import parameter_names
+from jaxlint.analysis.bindings import method_of, parameter_names
 from jaxlint.analysis.dead_updates import last_lost_update, self_update
+from jaxlint.analysis.scopes import assigned_values, own_method_call, rebound_by_own_methods
 from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.mutation._common import declaration_needed, rebinds_here
 from jaxlint.diagnostics import UNSAFE
-from jaxlint.model.apis import REMOVED_INDEX_OPS
+from jaxlint.model.apis import FUNCTIONAL_REPLACE_METHODS, REMOVED_INDEX_OPS
 
 
 class DiscardedFunctionalUpdate(Rule):
@@ -26,7 +27,12 @@ class DiscardedFunctionalUpdate(Rule):
         "`jax.ops.index_update(...)` family used the same way. In a traced function (jitted, or called under a "
         "transform), also `a = a.at[...].set(...)` whose result never leaves the function: nothing after it returns, "
         "stores, yields or passes on `a`, which is read only to make further updates of itself "
-        "(`for i in range(n): a = a.at[i].set(2 * a[i])` with no `return a`)."
+        "(`for i in range(n): a = a.at[i].set(2 * a[i])` with no `return a`). Also `obj.replace(...)` and "
+        "`obj._replace(...)` as a statement where the analysis knows `obj` is a pytree whose `replace` gives a new "
+        "object: an instance of a pytree class of the module (a NamedTuple, a flax.struct or registered dataclass) "
+        "that does not define `replace` itself, a pytree of tracers in a trace (flax's `TrainState`, chex's "
+        "dataclasses), a traced argument rebound only to what its own methods give (`state = "
+        "state.apply_gradients(grads=g)`), or a name the same scope binds to its own `name.replace(...)` elsewhere."
     )
     why_bad = (
         "A functional update returns a new array and leaves `x` unchanged. Written as a statement it "
@@ -45,12 +51,15 @@ class DiscardedFunctionalUpdate(Rule):
         "function, or in a loop around it) is inside another update of the same name, that name is not "
         "`global` or `nonlocal` nor mentioned by a nested function, and what the update computes from it reaches "
         "no call but array methods and `jax.numpy`, NumPy or `math` functions; not in functions no transform "
-        "traces, where the object may have an `at` of its own."
+        "traces, where the object may have an `at` of its own. `replace` of anything the analysis does not know to "
+        "be such a pytree (a string, a path, a DataFrame, `os.replace`, a class whose own `replace` changes it), "
+        "and `replace(..., inplace=True)`."
     )
     verify = "Not confirmed by `--verify`: the statement runs without error, which is the bug."
     fixable = True
     fix_safety = (
-        "Unsafe: for a plain name, `x.at[i].set(v)` becomes `x = x.at[i].set(v)`. The statement did "
+        "Unsafe: for a plain name, `x.at[i].set(v)` becomes `x = x.at[i].set(v)` (`s.replace(...)` becomes "
+        "`s = s.replace(...)`). The statement did "
         "nothing before, so assigning the result changes what the code computes (that is the point, but "
         "review it). No fix when `x` is a global or a closure variable of the function (assigning it would "
         "make it local: `UnboundLocalError`) or the statement is in a class body."
@@ -138,6 +147,9 @@ class DiscardedFunctionalUpdate(Rule):
                 _assign_back(node, receiver, assign) if self._rebinds(receiver) else None,
             )
             return
+        if type(call.func) is cst.Attribute and call.func.attr.value in FUNCTIONAL_REPLACE_METHODS:
+            self._discarded_replace(node, call, call.func)
+            return
         qualified = self.names.qualified(call.func)
         if qualified in REMOVED_INDEX_OPS:
             self.report(
@@ -147,6 +159,58 @@ class DiscardedFunctionalUpdate(Rule):
                     f"operand unchanged; assign it: `x = x.at[idx].{REMOVED_INDEX_OPS[qualified]}(v)`"
                 ),
             )
+
+    def _discarded_replace(self, statement: cst.Expr, call: cst.Call, func: cst.Attribute) -> None:
+        """`state.replace(rngs=...)` as a statement, where the analysis knows `state`'s `replace` gives a new object."""
+        receiver, method = func.value, func.attr.value
+        if any(arg.keyword is not None and arg.keyword.value == "inplace" for arg in call.args):
+            return  # pandas' `df.replace(..., inplace=True)`
+        why = self._functional_replace(receiver, method)
+        if why is None:
+            return
+        assign = f"{code(receiver)} = {code(call, 60)}"
+        declaration = declaration_needed(self, receiver.value) if isinstance(receiver, cst.Name) else ""
+        self.report(
+            call,
+            lambda line_of: (
+                f"the result of `{code(receiver)}.{method}(...)` is discarded: it returns a new object and leaves "
+                f"`{code(receiver)}` as it was ({why(line_of)}); assign it: `{assign}`{declaration}"
+            ),
+            _assign_back(statement, receiver, assign) if self._rebinds(receiver) else None,
+        )
+
+    def _functional_replace(self, receiver: cst.BaseExpression, method: str):
+        """Why `receiver.method(...)` gives a new object, as a function of `line_of`; None when not known: an instance
+        of a pytree class of the module that does not define the method itself, a pytree of tracers (in a trace only a
+        pytree has methods: flax.struct's, chex's, a NamedTuple's), a traced parameter rebound only to what its own
+        methods give (`state = state.apply_gradients(grads=g)`), or a name the same scope binds to its own
+        `name.method(...)` elsewhere."""
+        value = self.facts.value_of(receiver)
+        if self._is_ref(receiver):
+            return None
+        made = value.instance if type(value.instance) is cst.ClassDef else None
+        cls = value.pytree or (made if made is not None and self.facts.is_pytree_class(made) else None)
+        if cls is not None:
+            if method_of(cls, method) is not None:
+                return None  # its own `replace`, which may change the object
+            return lambda line_of: f"an instance of `{cls.name.value}`, a pytree class"
+        if value.kind is Kind.TRACED and value.tracer is not None and value.instance is None:
+            return lambda line_of: f"`{code(receiver)}` is a pytree of tracers here"
+        if type(receiver) is not cst.Name:
+            return None
+        name, scope, function = receiver.value, self.facts.chain[-1], self.facts.function
+        if type(scope) is cst.FunctionDef:
+            body: cst.BaseSuite | list = scope.body
+        elif type(scope) is cst.Module:
+            body = list(scope.body)
+        else:
+            return None
+        if function is not None and name in function.traced and rebound_by_own_methods(body, name):
+            return lambda line_of: f"`{name}` is a traced pytree, rebound only to what its own methods give"
+        rebinding = next((value for value in assigned_values(body, name) if own_method_call(value, name, method)), None)
+        if rebinding is None:
+            return None
+        return lambda line_of: f"line {line_of(rebinding)} binds `{name}` to what its `{method}` gives"
 
 
 def _assign_back(statement: cst.Expr, receiver: cst.BaseExpression, assign: str) -> FixPlan | None:
