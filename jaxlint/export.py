@@ -15,7 +15,7 @@ from jaxlint.analysis.loop_calls import looped_calls
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.narrowing import returned_test
 from jaxlint.analysis.bindings import is_property
-from jaxlint.analysis.scopes import RoundFacts, method_bound
+from jaxlint.analysis.scopes import RoundFacts, every_assigned_value, method_bound
 from jaxlint.analysis.stable_fields import stable_fields
 from jaxlint.analysis.traced import Signature, decorator_transform
 from jaxlint.analysis.tracker import ValueTracker
@@ -57,6 +57,7 @@ class Reads:
     handed: set[tuple[str, int | str, bool]] = field(default_factory=set)
     containers: set[str] = field(default_factory=set)
     reached: set[str] = field(default_factory=set)
+    jitted: set[str] = field(default_factory=set)
 
     def add(self, tracker: ValueTracker) -> None:
         """What one round's analysis read."""
@@ -67,6 +68,7 @@ class Reads:
         self.handed |= tracker.read_handed
         self.containers |= tracker.read_containers
         self.reached |= tracker.read_reached
+        self.jitted |= tracker.read_jitted
 
 
 def module_interface(
@@ -193,7 +195,30 @@ def module_interface(
         computed=_computed(module),
         read_reached=tuple(sorted(reads.reached)),
         item_setters=tracker.defines_item_setters,
+        jitted=_jitted(module, tracker),
+        read_jitted=tuple(sorted(reads.jitted)),
     )
+
+
+def _jitted(module: cst.Module, tracker: ValueTracker) -> tuple[str, ...]:
+    """Its module-level names that hold a jitted function: a def whose outermost decorator jits it, or a name bound
+    once, to a jit of something (`train_step = jax.jit(_train_step)`)."""
+    callees, found = tracker.callees, []
+    for statement in module.body:
+        if type(statement) is cst.FunctionDef and callees.decorated(statement) is not None:
+            found.append(statement.name.value)
+        elif type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                if (
+                    type(small) is cst.Assign
+                    and len(small.targets) == 1
+                    and type(small.targets[0].target) is cst.Name
+                    and type(small.value) is cst.Call
+                    and callees.application(small.value, (module,)) is not None
+                ):
+                    found.append(small.targets[0].target.value)
+    bound = {name: len(values) for name, values in every_assigned_value(list(module.body)).items()}
+    return tuple(sorted(name for name in dict.fromkeys(found) if bound.get(name, 0) <= 1))
 
 
 def _computed(module: cst.Module) -> dict[str, tuple[str, ...]]:

@@ -75,7 +75,7 @@ def lint_module(
 ) -> tuple[list[Diagnostic], Interface]:
     """`lint_source` for a module of a project: what the other modules tell it in `context`, and
     what it tells them (its interface) besides its findings."""
-    if not mentions_jax(source) and (context is None or not context.imported.traces):
+    if not mentions_jax(source) and (context is None or not context.imported.checked_without_jax):
         return [], Interface()
     diagnostics, interface = _parse_and_check(source, filename, options, context)
     if not diagnostics:

@@ -430,6 +430,11 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             module, _ = split(qualified)
             if module in modules and module != name and (found := computed_by(qualified)):
                 computed[qualified] = found  # a base class: the properties that compute, its own and its bases'
+        jitted = tuple(
+            qualified
+            for qualified in dict.fromkeys((*interface.uses, *interface.reexports.values()))
+            if (found := split(qualified))[0] in modules and found[0] != name and found[1] in modules[found[0]].jitted
+        )
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
         transformed = {function: tuple(found) for function, found in applied.get(name, {}).items()}
         # x64 told only to a module that may ask for a 64-bit dtype: the others need no second check for it.
@@ -446,6 +451,7 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             tuple(sorted(referenced.get(name, ()))),
             computed,
             item_setters=bool(item_setters - {name}),
+            jitted=jitted,
         )
     return facts
 
@@ -456,7 +462,8 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
     facts are always read; x64, what functions return (their literals apart), the methods subclasses define
     again, the loops elsewhere that call its functions, the containers eager calls give its parameters, the
     container attributes of other modules' instances and the names other modules reach only when its interface
-    says so; a function that returns nothing else known gives what an unknown call gives."""
+    says so; a function that returns nothing else known gives what an unknown call gives. Which functions of other
+    modules are jitted, only for those its analysis asked about."""
     returns = {}
     for qualified, exported in imported.returns.items():
         if qualified not in interface.read_literals:
@@ -483,6 +490,7 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         tuple(name for name in imported.reached if name in interface.read_reached),
         imported.computed,
         item_setters=imported.item_setters and interface.read_item_setters,
+        jitted=tuple(qualified for qualified in imported.jitted if qualified in interface.read_jitted),
     )
 
 
@@ -616,6 +624,7 @@ def reexports(source: str, context: ModuleContext) -> Interface:
     classes = tuple(statement.name for statement in tree.body if isinstance(statement, ast.ClassDef))
     return Interface(
         reexports=found,
+        read_jitted=tuple(sorted(set(found.values()))),  # a jitted one among them gets the module checked
         x64=x64,
         overrides={base: tuple(sorted(names)) for base, names in overrides.items()},
         classes=classes,

@@ -76,8 +76,9 @@ def check_bytes(
     except InputError as error:
         return _input_error(path, error, settings)
     digest = content_hash(data)
-    # A module without jax is still checked when traced functions of other modules call into it.
-    if not mentions_jax(source) and (context is None or not context.imported.traces):
+    # A module without jax is still checked when traced functions of other modules call into it, or it calls their
+    # jitted functions.
+    if not mentions_jax(source) and (context is None or not context.imported.checked_without_jax):
         interface = project.reexports(source, context) if context is not None and "import" in source else Interface()
         return FileResult([], skipped=True, digest=digest, interface=interface)
     try:

@@ -122,8 +122,7 @@ def test_the_path_is_part_of_the_key(tmp_path: Path) -> None:
 def test_extra_transforms_and_key_names_are_part_of_the_key(tmp_path: Path) -> None:
     write(tmp_path / "a.py", (
         "import jax\nimport mylib\n\n@mylib.compile\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n\n"
-        "def draw(k):\n    return jax.random.normal(k, ())\n\n"
-        "def g(seed):\n    return draw(seed) + draw(seed)\n"
+        "class Sampler:\n    def draw(self):\n        return jax.random.normal(self.seed, ()) + jax.random.normal(self.seed, ())\n"
     ))
     assert findings(jaxlint(tmp_path, "a.py").stdout) == set()
     write(tmp_path / "pyproject.toml", '[tool.jaxlint]\nextra-transforms = ["mylib.compile"]\n')

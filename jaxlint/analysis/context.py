@@ -475,6 +475,10 @@ class Context:
         flax linen or PyTorch Module): given to a transform, one raises `TypeError` before anything is traced."""
         return self._tracker.never_flattened(cls)
 
+    def jitted_elsewhere(self, call: cst.Call) -> str | None:
+        """The qualified name of the jitted function of another module of the project `call` calls, or None."""
+        return self._tracker.jitted_elsewhere(call)
+
     def jit_made(self, call: cst.Call) -> JittedCallee | None:
         """The jitted callable `call` makes (`jax.jit(f, static_argnums=1)`, `partial(jax.jit, ...)(f)`), if any."""
         return self._callees.application(call, self.chain)

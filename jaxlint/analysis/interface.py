@@ -154,6 +154,10 @@ class Interface:
     read_reached: tuple[str, ...] = ()
     # It defines a pytree class with `__setitem__`: `obj[i, :] = v` on an instance is a method call, in any module.
     item_setters: bool = False
+    # Its module-level names that hold a jitted function (a def under `@jax.jit`, `step = jax.jit(f)`): calling one
+    # from another module dispatches work that runs asynchronously.
+    jitted: tuple[str, ...] = ()
+    read_jitted: tuple[str, ...] = ()  # the names of other modules (qualified) its analysis asked that of
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -186,6 +190,8 @@ class Interface:
             read_reached=tuple(data["read_reached"]),
             item_setters=data["item_setters"],
             read_item_setters=data["read_item_setters"],
+            jitted=tuple(data["jitted"]),
+            read_jitted=tuple(data["read_jitted"]),
         )
 
 
@@ -254,6 +260,7 @@ class Imported:
     # By qualified class name: the properties that compute what they give (Interface.computed).
     computed: dict[str, tuple[str, ...]] = field(default_factory=dict)
     item_setters: bool = False  # another module of the project defines a pytree class with `__setitem__`
+    jitted: tuple[str, ...] = ()  # the names it uses of other modules that hold jitted functions, qualified
 
     def __bool__(self) -> bool:
         return bool(
@@ -269,12 +276,19 @@ class Imported:
             or self.computed
             or self.reached
             or self.item_setters
+            or self.jitted
         )
 
     @property
     def traces(self) -> bool:
-        """Whether other modules trace some of its functions: then it is checked even without jax in it."""
+        """Whether other modules trace some of its functions."""
         return bool(self.entries or self.applied)
+
+    @property
+    def checked_without_jax(self) -> bool:
+        """Whether it is checked even without jax in it: other modules trace some of its functions, or it calls
+        functions they jit (a timer around `train_step` imported from the model's module)."""
+        return self.traces or bool(self.jitted)
 
     def digest(self) -> str:
         """A stable text of these facts, for the result cache's key."""

@@ -405,6 +405,7 @@ class ValueTracker(Domain):
         # `Class.attr` for each `self.attr.m(...)` followed: a subclass elsewhere that binds `attr` changes it.
         self.read_attributes: set[str] = set()
         self.read_reached: set[str] = set()  # its names whose references in other modules were asked about
+        self.read_jitted: set[str] = set()  # the functions of other modules asked whether they are jitted
         self._heirs_found: dict[int, list[str]] | None = None
         self._plain: dict[int, bool] = {}  # plain_class, by the class's id (the module keeps it alive)
         self.recorder.scope_names(module, rebound_names(module.body))
@@ -940,6 +941,17 @@ class ValueTracker(Domain):
             and not applied[0][1].bound
             and not applied[0][1].bound_names
         )
+
+    def jitted_elsewhere(self, call: cst.Call) -> str | None:
+        """The qualified name of the jitted function of another module of the project a call calls (Imported.jitted),
+        or None."""
+        if self.context is None:
+            return None
+        qualified = self.names.qualified(call.func)
+        if qualified is None or not self.context.in_project(qualified):
+            return None
+        self.read_jitted.add(qualified)
+        return qualified if qualified in self.context.imported.jitted else None
 
     def _reached_elsewhere(self, name: str) -> bool:
         """Whether another module of the project imports, calls or subclasses this module's `name` (Imported.reached):

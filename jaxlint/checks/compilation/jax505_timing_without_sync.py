@@ -419,6 +419,8 @@ class TimingWithoutSync(CalleeRule):
             return "jax"
         if isinstance(func, cst.Name) and self._jitted_alike(func):
             return "jax"
+        if self.facts.jitted_elsewhere(call) is not None:
+            return "jax"  # `train_step(state, batch)` of `from .model import train_step`, jitted there
         if isinstance(func, cst.Name) and func.value in _HARMLESS and self.facts.binding(func) is None:
             if func.value in _COMPARING and any(mentioned_names(arg.value) & jax_results for arg in call.args):
                 return "sync"  # `max(max_grad, batch_max_grad)` of what a jitted step gave: a comparison waits
