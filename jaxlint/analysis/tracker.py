@@ -185,6 +185,22 @@ class _Scope:
     watched: dict[str, cst.FunctionDef] = field(default_factory=dict)
 
 
+def _string_keyed(body_statements) -> frozenset[str]:
+    """The names a body (nested functions included) subscripts with a string literal: `obs["visual_field"]`."""
+    found = set()
+    for statement in body_statements:
+        for node, _ in in_order(statement):
+            if (
+                type(node) is cst.Subscript
+                and type(node.value) is cst.Name
+                and len(node.slice) == 1
+                and type(node.slice[0].slice) is cst.Index
+                and isinstance(cast(cst.Index, node.slice[0].slice).value, (cst.SimpleString, cst.ConcatenatedString))
+            ):
+                found.add(node.value.value)
+    return frozenset(found)
+
+
 def _handed(params: cst.Parameters, nones: dict[str, Fixed]) -> frozenset[str]:
     """The parameters a traced function's callers give a value: those without a `None` default (a call leaves
     out none without one), and those its traced calls fix not `None`."""
@@ -2001,12 +2017,18 @@ class ValueTracker(Domain):
         own = set(parameter_names(params))
         watched = {name: owner for name, owner in self._scopes[-1].watched.items() if name not in own}
         watching = self._watched_from_other_modules(node) if function is None else None
+        keyed: frozenset[str] | None = None  # the names the body subscripts with a string (found when asked)
         for param in (*params.posonly_params, *params.params, *params.kwonly_params, *stars):
             name = param.name.value
             annotation = param.annotation.annotation if param.annotation is not None else None
             if param in stars:
                 annotation = None  # `*args: jax.Array` annotates each item: the parameter is a tuple (a dict)
             annotated = annotation is not None and arrays.is_array_annotation(annotation, self.names)
+            if annotated:
+                # `obs["visual_field"]`: no JAX array takes a string index, so the body treats it as a mapping,
+                # whatever the annotation says
+                keyed = _string_keyed(body_statements) if keyed is None else keyed
+                annotated = name not in keyed
             scalar = type(annotation) is cst.Name and annotation.value in _SCALAR_ANNOTATIONS
             if node in self._known.kernels or name in self._known.refs.get(node, ()):
                 env[name] = REF  # a Pallas kernel's refs, or refs every call gives: read and written in place
