@@ -195,7 +195,7 @@ def _string_keyed(body_statements) -> frozenset[str]:
                 and type(node.value) is cst.Name
                 and len(node.slice) == 1
                 and type(node.slice[0].slice) is cst.Index
-                and isinstance(cast(cst.Index, node.slice[0].slice).value, (cst.SimpleString, cst.ConcatenatedString))
+                and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
             ):
                 found.add(node.value.value)
     return frozenset(found)
