@@ -380,7 +380,8 @@ class PrngKeyReuse(Rule):
         if any(isinstance(n, _LOOPS) for n in order[start][1]):
             return False  # (in a loop, the next iteration may read what this one drew)
         drawn = {id(name): name.value for target in statement.targets for name in _target_name_nodes(target.target)}
-        stores: list[tuple[cst.CSTNode, ...]] = []  # later bindings: the nodes around their lines, and the line
+        # later bindings, by name: the nodes around their lines, and the line
+        stores: dict[str, list[tuple[cst.CSTNode, ...]]] = {}
         # A module's globals are what it exports: there each must be bound again in the draw's own block.
         around = order[start][1]
         unbound = set(drawn.values()) if self._function_in_order() is None else set()
@@ -391,14 +392,14 @@ class PrngKeyReuse(Rule):
                 continue  # a parameter of a lambda or def inside (`lambda x, _: ...`), or a read of one
             block = _binding_block(node, ancestors)
             if block is not None:
-                stores.append(block)
+                stores.setdefault(node.value, []).append(block)
                 if block[:-1] == around[: around.index(assign)]:
                     unbound.discard(node.value)
             elif not any(
                 len(block) < len(ancestors)
                 and all(a is b for a, b in zip(block, ancestors))
                 and ancestors[len(block)] is not line
-                for *block, line in stores
+                for *block, line in stores.get(node.value, ())
             ):
                 return False  # a read the first draw may reach (the binding's own line reads first)
         return bool(drawn) and not unbound
