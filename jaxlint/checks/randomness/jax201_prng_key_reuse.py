@@ -135,7 +135,10 @@ class PrngKeyReuse(Rule):
         self._reported: set[int] = set()  # the key arguments reported: a loop's next iteration tells no more
         self._orders: dict[int, list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]] = {}  # by the scope's id
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def leave_Call(self, node: cst.Call) -> None:
+        """Asked when the call is left: Python evaluates its arguments first (`lax.cond(uniform(key) < p, lambda _:
+        randint(key, ...), ...)` draws from `key` before the branch does), and the key analysis records the call's
+        own draws after the rules have seen it."""
         if self.facts.in_test_file:
             return
         keys = self.facts.keys
