@@ -63,6 +63,7 @@ from jaxlint.analysis.key_hops import (
     runs_when_called,
 )
 from jaxlint.analysis.library_runs import library_base
+from jaxlint.analysis.factories import product
 from jaxlint.analysis.dead_branches import Guard, arguments_given, literal_test, parameter_guards
 from jaxlint.analysis.loop_guards import fixed_in, runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
@@ -1253,11 +1254,21 @@ class KeyFlow(Domain):
         return found if isinstance(found, (cst.List, cst.Tuple)) else None
 
     def _branch_function(self, function: cst.BaseExpression) -> cst.Lambda | cst.FunctionDef | None:
-        """The lambda, or the def a name binds, a branch function is."""
+        """The lambda, or the def a name binds, a branch function is; or the def a factory of the module returns, when
+        the name binds a call of it (`step_fn = make_train_step(cfg)`, factories.py), nothing bound around it."""
         found: cst.CSTNode | None = function
+        bindings = self._tracker.callees.bindings
         if type(function) is cst.Name:
-            bound = self._tracker.callees.bindings.binding(function, tuple(self._tracker.chain), want_def=True)
+            bound = bindings.binding(function, tuple(self._tracker.chain), want_def=True)
             found = bound[0] if bound is not None and not bound[2] else None
+        if type(found) is cst.Call and type(found.func) is cst.Name:
+            factory = bindings.binding(found.func, tuple(self._tracker.chain), want_def=True)
+            made = (
+                product(factory[0], bindings, self._tracker.names, self._tracker.transforms)
+                if factory is not None and type(factory[0]) is cst.FunctionDef and not factory[2]
+                else None
+            )
+            found = made.function if made is not None and not made.bound and not made.bound_names else None
         return found if isinstance(found, (cst.Lambda, cst.FunctionDef)) else None
 
     def _consumed_parameters(self, function: cst.BaseExpression) -> set[int]:
