@@ -685,7 +685,7 @@ class ScopeRecorder:
         self.wrapped = WrappedCalls()  # the tracker tells it of wrappers, choices and what holds at calls
         self.handed_at: dict[int, frozenset[str]] = {}  # by id of a traced call: the caller's parameters it hands on
         self._guards: dict[cst.FunctionDef, dict[int, tuple[Guard, ...]]] = {}  # parameter_guards, by function
-        self._host: list[tuple[Chain, cst.BaseExpression]] = []
+        self._host: list[tuple[Chain, cst.BaseExpression | cst.FunctionDef]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
         # key parameters a function draws from or splits itself: the parameter tests around each such use
@@ -1019,6 +1019,19 @@ class ScopeRecorder:
             shapes[param] = joined(shapes[param], shape) if param in shapes else shape
 
     def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
+        """`target` runs on the host (`jax.pure_callback(solve_fun, ...)`). A name bound in several branches (`match
+        backend:` choosing among lambdas) may hold any of the functions those bindings give: each runs on the host."""
+        name = target.value if type(target) is cst.Name else None
+        reaching = (
+            self.reaching.reaching(name) if name is not None and name in self._bound.get(id(chain[-1]), ()) else None
+        )
+        if reaching and OTHER not in reaching and len(reaching) > 1:
+            for binding in reaching:
+                if type(binding) is Alias:
+                    self._host.append((binding.chain, binding.target))
+                elif type(binding) is cst.FunctionDef:
+                    self._host.append((chain, binding))
+            return
         self._host.append((chain, target))
 
     def kernel(self, chain: Chain, target: cst.BaseExpression) -> None:
