@@ -15,7 +15,7 @@ from jaxlint.analysis.loop_calls import looped_calls
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.narrowing import returned_test
 from jaxlint.analysis.bindings import is_property
-from jaxlint.analysis.scopes import RoundFacts, every_assigned_value, method_bound
+from jaxlint.analysis.scopes import Returned, RoundFacts, every_assigned_value, method_bound
 from jaxlint.analysis.stable_fields import stable_fields
 from jaxlint.analysis.traced import Signature, decorator_transform
 from jaxlint.analysis.tracker import ValueTracker
@@ -112,6 +112,7 @@ def module_interface(
                 container=summary.container,
                 literal=literal,
                 self_param=self_param,
+                items=_items(summary),
             )
         elif literal is not None:
             returns[name] = Exported(
@@ -197,6 +198,19 @@ def module_interface(
         item_setters=tracker.defines_item_setters,
         jitted=_jitted(module, tracker),
         read_jitted=tuple(sorted(reads.jitted)),
+    )
+
+
+def _items(summary: Returned) -> tuple[tuple[tuple[str, ...], str | None, bool] | None, ...] | None:
+    """Exported.items of a function's summary: each position's parameters, kind and container (None: a position
+    whose value depends on more than that, a closure's tracer or the trace's own)."""
+    if summary.items is None:
+        return None
+    return tuple(
+        None
+        if item is None or item.closure is not None or item.computed is not None or item.items is not None
+        else (item.params, item.value.kind.value if item.value is not None else None, item.container)
+        for item in summary.items
     )
 
 

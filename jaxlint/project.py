@@ -469,7 +469,7 @@ def read_facts(imported: Imported, interface: Interface) -> Imported:
         if qualified not in interface.read_literals:
             exported = replace(exported, literal=None)
         if qualified not in interface.read_returns:
-            exported = replace(exported, params=(), value=None, container=False, tests=None)
+            exported = replace(exported, params=(), value=None, container=False, tests=None, items=None)
         if exported.params or exported.value is not None or exported.literal is not None or exported.tests is not None:
             returns[qualified] = exported
     overridden = {}

@@ -10,7 +10,7 @@ analyses again the modules whose facts changed.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,10 @@ class Exported:
     # A function that only returns a type test of a parameter (`contains_tracer(x)`): the parameter's position in
     # `positional`, and True when no JAX array passes the test, False when every one does (narrowing.py).
     tests: tuple[int, bool] | None = None
+    # For a function whose every `return` gives a tuple of one length: what each position gives, as `params`, `value`
+    # and `container` do for the whole (None: not known), so that `shape, n, payload = prepare(b, v)` keeps the
+    # Python values of the shape apart from the tracer.
+    items: tuple[tuple[tuple[str, ...], str | None, bool] | None, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,7 @@ class Interface:
     @classmethod
     def from_json(cls, data: dict) -> "Interface":
         return cls(
-            returns={name: Exported(**_tuples(exported)) for name, exported in data["returns"].items()},
+            returns={name: _exported(exported) for name, exported in data["returns"].items()},
             calls=tuple(Outgoing(**_tuples(call)) for call in data["calls"]),
             uses=tuple(data["uses"]),
             reexports=dict(data["reexports"]),
@@ -193,6 +197,17 @@ class Interface:
             jitted=tuple(data["jitted"]),
             read_jitted=tuple(data["read_jitted"]),
         )
+
+
+def _exported(data: dict) -> Exported:
+    items = data.get("items")
+    exported = Exported(**_tuples({name: value for name, value in data.items() if name != "items"}))
+    if items is None:
+        return exported
+    return replace(
+        exported,
+        items=tuple(None if item is None else (tuple(item[0]), item[1], bool(item[2])) for item in items),
+    )
 
 
 def _tuples(fields: dict) -> dict:

@@ -769,10 +769,19 @@ class ValueTracker(Domain):
         exported = self.context.imported.returns.get(qualified or "")
         if exported is None:
             return None
+        name = dotted(call.func) or "<function>"
         value = None if exported.value is None else Value(Kind(exported.value))
-        returned = Returned(
-            dotted(call.func) or "<function>", exported.params, value=value, container=exported.container
+        items = (
+            tuple(
+                None
+                if item is None
+                else Returned(name, item[0], value=None if item[1] is None else Value(Kind(item[1])), container=item[2])
+                for item in exported.items
+            )
+            if exported.items is not None
+            else None
         )
+        returned = Returned(name, exported.params, value=value, container=exported.container, items=items)
         positional = exported.positional[1:] if through_instance and exported.self_param else exported.positional
         return returned.result(_by_parameter(call, arguments, positional))
 
