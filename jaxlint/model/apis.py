@@ -128,9 +128,6 @@ IMPORTED_WITH_JAX = frozenset(
 )
 ARRAY_ROWS = "jax.Array"  # the table's rows for methods and attributes of arrays: `jax.Array.device_buffer`
 OPS_INDEX = "jax.ops.index"  # `jax.ops.index[i, :]` was how an index for jax.ops.index_* was written
-# Methods of JAX's pytree dataclasses (flax.struct's, chex's, a flax `TrainState`) and of a NamedTuple that return a
-# new object with some fields changed and leave the object as it was.
-FUNCTIONAL_REPLACE_METHODS = frozenset({"replace", "_replace"})
 # The removed `jax.ops.index_*` functions -> the `x.at[i]` method that replaces them.
 REMOVED_INDEX_OPS = {
     "jax.ops.index_update": "set",

@@ -14,7 +14,8 @@ from jaxlint.analysis.values import Kind
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.mutation._common import declaration_needed, rebinds_here
 from jaxlint.diagnostics import UNSAFE
-from jaxlint.model.apis import FUNCTIONAL_REPLACE_METHODS, REMOVED_INDEX_OPS
+from jaxlint.model.apis import REMOVED_INDEX_OPS
+from jaxlint.model.keys import COPYING_METHODS
 
 
 class DiscardedFunctionalUpdate(Rule):
@@ -147,7 +148,7 @@ class DiscardedFunctionalUpdate(Rule):
                 _assign_back(node, receiver, assign) if self._rebinds(receiver) else None,
             )
             return
-        if type(call.func) is cst.Attribute and call.func.attr.value in FUNCTIONAL_REPLACE_METHODS:
+        if type(call.func) is cst.Attribute and call.func.attr.value in COPYING_METHODS:
             self._discarded_replace(node, call, call.func)
             return
         qualified = self.names.qualified(call.func)

@@ -9,6 +9,7 @@ from types import ModuleType
 from jaxlint.model.libraries import (
     chex,
     diffrax,
+    distrax,
     dm_pix,
     equinox,
     flax,
@@ -36,6 +37,7 @@ LIBRARIES: tuple[ModuleType, ...] = (
     dm_pix,
     gymnax,
     torch,
+    distrax,
 )
 
 
