@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Callable, cast
 
 import libcst as cst
 
@@ -180,7 +180,9 @@ class DiscardedFunctionalUpdate(Rule):
             _assign_back(statement, receiver, assign) if self._rebinds(receiver) else None,
         )
 
-    def _functional_replace(self, receiver: cst.BaseExpression, method: str):
+    def _functional_replace(
+        self, receiver: cst.BaseExpression, method: str
+    ) -> Callable[[Callable[[cst.CSTNode], int]], str] | None:
         """Why `receiver.method(...)` gives a new object, as a function of `line_of`; None when not known: an instance
         of a pytree class of the module that does not define the method itself, a pytree of tracers (in a trace only a
         pytree has methods: flax.struct's, chex's, a NamedTuple's), a traced parameter rebound only to what its own
@@ -208,7 +210,7 @@ class DiscardedFunctionalUpdate(Rule):
             return None
         if function is not None and name in function.traced and rebound_by_own_methods(body, name):
             return lambda line_of: f"`{name}` is a traced pytree, rebound only to what its own methods give"
-        rebinding = next((value for value in assigned_values(body, name) if own_method_call(value, name, method)), None)
+        rebinding = next((bound for bound in assigned_values(body, name) if own_method_call(bound, name, method)), None)
         if rebinding is None:
             return None
         return lambda line_of: f"line {line_of(rebinding)} binds `{name}` to what its `{method}` gives"
