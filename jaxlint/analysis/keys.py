@@ -809,7 +809,7 @@ class KeyFlow(Domain):
         # simulation at two settings, side by side), each its own as each cell is; a script's is a draw.
         given: set[int] = set()  # the arguments a function of the project draws from: keys, whatever their names
         if not (self._notebook and len(self._states) == 1):
-            for expr in self.given_to_consumers(call):
+            for expr in self._given_to_consumers(call):
                 candidates.append((expr, f"{_callee_name(call)}()"))
                 given.add(id(expr))
             self._folded.update(map(id, self._tracker.known.folding.get(call, ())))
@@ -1423,7 +1423,7 @@ class KeyFlow(Domain):
             self.state.learn(ref)
         consuming = [operand for operand, _ in (*self._branch_consuming(node), *self._carry_consuming(node))]
         if not (self._notebook and len(self._states) == 1):
-            consuming += self.given_to_consumers(node)
+            consuming += self._given_to_consumers(node)
         for operand in consuming:
             operand_ref = self._key_ref(operand)  # a branch, loop body or callee draws from it: a key (jax raises else)
             if operand_ref is not None and self.state.learnable(operand_ref):
@@ -1717,7 +1717,7 @@ class KeyFlow(Domain):
         qualified = self._tracker.project_callee(call.func)[0]
         return qualified is not None and context.in_project(qualified)
 
-    def given_to_consumers(self, call: cst.Call) -> list[cst.BaseExpression]:
+    def _given_to_consumers(self, call: cst.Call) -> list[cst.BaseExpression]:
         """The arguments a call gives to parameters its callee, a function of the project, draws from (or folds): they
         hold keys whatever their names (`draw(seed, z)` of a `draw` that calls `normal(seed)`), as jax raises on
         anything else."""
