@@ -2073,11 +2073,8 @@ class KeyFlow(Domain):
             self._functions.append(None)
         else:  # a comprehension: its targets are its own names
             state = self.state.copy()
-            clause: cst.CompFor | None = cast(cst.BaseComp, node).for_in
-            while clause is not None:
-                for name in target_names(clause.target):
-                    state.bind(name, False)
-                clause = clause.inner_for_in
+            for name in _comprehension_targets(cast(cst.BaseComp, node)):
+                state.bind(name, False)
             self._states.append(state)
             self._functions.append(self._functions[-1])
             self._comprehensions.append(cast(cst.BaseComp, node))
@@ -2100,8 +2097,9 @@ class KeyFlow(Domain):
         self._functions.pop()
         if type(node) in _COMPREHENSIONS:  # what it consumed of the keys around it stays consumed
             self._comprehensions.pop()
+            own = _comprehension_targets(cast(cst.BaseComp, node))  # its own names, whatever they shadow
             for ref, use in inner.consumed.items():
-                if _base(ref) in self.state.keys:
+                if _base(ref) in self.state.keys and _base(ref) not in own:
                     self.state.consume(ref, use)
 
     def enter_loop(self, node: cst.CSTNode, rebound: set[str]) -> None:
@@ -2714,6 +2712,16 @@ def _returns_none(node: cst.CSTNode) -> bool:
         return False
     value = node.value
     return value is None or (type(value) is cst.Name and value.value == "None")
+
+
+def _comprehension_targets(node: cst.BaseComp) -> set[str]:
+    """The names a comprehension's `for` clauses bind."""
+    found: set[str] = set()
+    clause: cst.CompFor | None = node.for_in
+    while clause is not None:
+        found.update(target_names(clause.target))
+        clause = clause.inner_for_in
+    return found
 
 
 def _handed_to(call: cst.Call, callee: cst.FunctionDef, consumed: frozenset[str]) -> set[str]:
