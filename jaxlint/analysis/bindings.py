@@ -213,3 +213,13 @@ def is_property(function: cst.FunctionDef) -> bool:
 
 def _dotted_tail(expr: cst.BaseExpression) -> str | None:
     return expr.value if isinstance(expr, cst.Name) else expr.attr.value if isinstance(expr, cst.Attribute) else None
+
+
+def comprehension_targets(node: cst.BaseComp) -> set[str]:
+    """The names a comprehension's `for` clauses bind: its own, whatever they shadow around it."""
+    names: set[str] = set()
+    clause: cst.CompFor | None = node.for_in
+    while clause is not None:
+        names.update(target_names(clause.target))
+        clause = clause.inner_for_in
+    return names

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import is_wildcard, rebound_names, statements, target_names
+from jaxlint.analysis.bindings import comprehension_targets, is_wildcard, rebound_names, statements, target_names
 
 State = Any  # what a domain knows at one point of one scope; opaque to the engine
 Paths = list  # one State per domain, None where no path reaches the point
@@ -149,15 +149,6 @@ def has_items(iterable: cst.BaseExpression) -> bool:
 def _runs_forever(node: cst.While) -> bool:
     """`while True:`: the loop ends only by `break`, `return` or `raise`."""
     return isinstance(node.test, cst.Name) and node.test.value == "True"
-
-
-def _comprehension_targets(node: cst.BaseComp) -> set[str]:
-    names: set[str] = set()
-    clause: cst.CompFor | None = node.for_in
-    while clause is not None:
-        names.update(target_names(clause.target))
-        clause = clause.inner_for_in
-    return names
 
 
 def _try_rebound(node: cst.Try | cst.TryStar) -> set[str]:
@@ -305,7 +296,7 @@ class Flow:
         self._enter_scope(node)
         self._outermost.add(node.for_in)
         self._frame.loops.append(_Loop(node, [], 0))
-        self._enter_loop(node, _comprehension_targets(node))
+        self._enter_loop(node, comprehension_targets(node))
 
     def _leave_comprehension(self, node: cst.BaseComp) -> None:
         self._exit_loop(node)
@@ -323,7 +314,7 @@ class Flow:
         if node in self._outermost:
             self._outermost.discard(node)
             loop = self._frame.loops[-1].node
-            self._enter_loop(loop, _comprehension_targets(cast(cst.BaseComp, loop)))  # its CompFor's comprehension
+            self._enter_loop(loop, comprehension_targets(cast(cst.BaseComp, loop)))  # its CompFor's comprehension
 
     def _enter_loop(self, node: cst.CSTNode, rebound: set[str]) -> None:
         for domain in self.domains:

@@ -38,6 +38,7 @@ from typing import Callable, cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import (
+    comprehension_targets,
     mentioned_names,
     method_of,
     parameter_names,
@@ -2073,7 +2074,7 @@ class KeyFlow(Domain):
             self._functions.append(None)
         else:  # a comprehension: its targets are its own names
             state = self.state.copy()
-            for name in _comprehension_targets(cast(cst.BaseComp, node)):
+            for name in comprehension_targets(cast(cst.BaseComp, node)):
                 state.bind(name, False)
             self._states.append(state)
             self._functions.append(self._functions[-1])
@@ -2097,7 +2098,7 @@ class KeyFlow(Domain):
         self._functions.pop()
         if type(node) in _COMPREHENSIONS:  # what it consumed of the keys around it stays consumed
             self._comprehensions.pop()
-            own = _comprehension_targets(cast(cst.BaseComp, node))  # its own names, whatever they shadow
+            own = comprehension_targets(cast(cst.BaseComp, node))  # its own names, whatever they shadow
             for ref, use in inner.consumed.items():
                 if _base(ref) in self.state.keys and _base(ref) not in own:
                     self.state.consume(ref, use)
@@ -2712,16 +2713,6 @@ def _returns_none(node: cst.CSTNode) -> bool:
         return False
     value = node.value
     return value is None or (type(value) is cst.Name and value.value == "None")
-
-
-def _comprehension_targets(node: cst.BaseComp) -> set[str]:
-    """The names a comprehension's `for` clauses bind."""
-    found: set[str] = set()
-    clause: cst.CompFor | None = node.for_in
-    while clause is not None:
-        found.update(target_names(clause.target))
-        clause = clause.inner_for_in
-    return found
 
 
 def _handed_to(call: cst.Call, callee: cst.FunctionDef, consumed: frozenset[str]) -> set[str]:
