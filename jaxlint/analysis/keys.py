@@ -354,6 +354,9 @@ def _named_like_key(name: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
+_CONSTANTS = frozenset({"None", "True", "False"})
+
+
 def _base(ref: str) -> str:
     return ref.split("[", 1)[0]
 
@@ -629,8 +632,9 @@ class KeyState:
             self.others.add(name)
 
     def learnable(self, ref: str) -> bool:
-        """Whether `learn` makes `ref` a key: anything but an attribute (a key-named one is a key already)."""
-        return not _base(self.resolve(ref)).startswith("self.")
+        """Whether `learn` makes `ref` a key: anything but an attribute (a key-named one is a key already) and a
+        constant (`None` given where a helper draws only from a key it is given)."""
+        return ref not in _CONSTANTS and not _base(self.resolve(ref)).startswith("self.")
 
     def learn(self, ref: str) -> None:
         """`ref` is the key argument of a `jax.random` function: it holds a key whatever its name, since jax
