@@ -68,20 +68,17 @@ KEYS = """\
 import jax
 
 
-def draw(k, shape):
-    return jax.random.normal(k, shape)
-
-
-def sample(noise_source, shape):
-    a = draw(noise_source, shape)
-    b = draw(noise_source, shape)
-    return a, b
+class Sampler:
+    def sample(self, shape):
+        a = jax.random.normal(self.noise_source, shape)
+        b = jax.random.normal(self.noise_source, shape)
+        return a, b
 """
 
 
 def test_key_names_decide_which_parameters_passed_on_hold_keys(tmp_path: Path) -> None:
-    """A parameter that a `jax.random` function draws from is a key whatever its name (`draw`'s `k`); one only
-    passed on to such a function is a key when named like one."""
+    """A name a `jax.random` function or a helper draws from is a key whatever it is called; an attribute of the
+    instance (`self.noise_source`) is a key when named like one."""
     (tmp_path / "sample.py").write_text(KEYS)
     (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nkey-names = ["*_source"]\n')
     out = io.StringIO()
@@ -93,4 +90,4 @@ def test_key_names_decide_which_parameters_passed_on_hold_keys(tmp_path: Path) -
         assert main(["sample.py", "--quiet", "--select", "JAX201"], out=io.StringIO()) == 0
     finally:
         os.chdir(cwd)
-    assert out.getvalue().startswith("sample.py:10:14: JAX201 `noise_source` was already consumed")
+    assert out.getvalue().startswith("sample.py:7:31: JAX201 `self.noise_source` was already consumed")

@@ -46,8 +46,13 @@ def test_methods_are_summarised_by_class_and_method_name() -> None:
     returns = interface_of(NETS / "layers.py", imported).returns
     # Through an instance `self` is filled; a classmethod's `cls` is filled by every call, so it is left out.
     assert returns["Normalizer.normalize"] == Exported(("self", "x"), ("x",), "array", False, None, True)
-    assert returns["Stats.moments"] == Exported(("x",), ("x",), None, True, None, False)
-    assert returns["Stats.zscore"] == Exported(("x",), ("x",), None, True, None, False)
+    # A tuple on every path: each place follows `x` too (its mean and its variance, arrays of it).
+    assert returns["Stats.moments"] == Exported(
+        ("x",), ("x",), None, True, None, False, items=((("x",), "array", False), (("x",), "array", False))
+    )
+    assert returns["Stats.zscore"] == Exported(
+        ("x",), ("x",), None, True, None, False, items=((("x",), "array", False), (("x",), "array", False))
+    )
     # `x.shape[0]` is a Python int: nothing a caller needs (an unknown call gives the same).
     assert "Stats.count" not in returns
 
