@@ -223,3 +223,9 @@ def comprehension_targets(node: cst.BaseComp) -> set[str]:
         names.update(target_names(clause.target))
         clause = clause.inner_for_in
     return names
+
+
+def string_indexed(subscript: cst.Subscript) -> bool:
+    """`d["x"]`: a subscript by one string literal, which a mapping takes and no JAX array does."""
+    index = subscript.slice[0].slice if len(subscript.slice) == 1 else None
+    return isinstance(index, cst.Index) and isinstance(index.value, (cst.SimpleString, cst.ConcatenatedString))

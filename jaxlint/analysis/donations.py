@@ -17,7 +17,7 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
-from jaxlint.analysis.bindings import pattern_names, target_names
+from jaxlint.analysis.bindings import pattern_names, string_indexed, target_names
 from jaxlint.analysis.callees import JittedCallee
 from jaxlint.analysis.flow import Domain
 from jaxlint.analysis.names import import_bound_names
@@ -169,10 +169,7 @@ def path_root(expr: cst.BaseExpression, mappings: Mappings = ()) -> cst.Name | N
 
 def _dict_key(subscript: cst.Subscript, mappings: Mappings) -> bool:
     """`d["x"]`, or `d[k]` of a `d` in `mappings`: an item of a dict (an array takes no string key)."""
-    index = subscript.slice[0].slice if len(subscript.slice) == 1 else None
-    if isinstance(index, cst.Index) and isinstance(index.value, (cst.SimpleString, cst.ConcatenatedString)):
-        return True
-    return _is_mapping(subscript.value, mappings)
+    return string_indexed(subscript) or _is_mapping(subscript.value, mappings)
 
 
 def _is_mapping(expr: cst.BaseExpression, mappings: Mappings) -> bool:

@@ -10,7 +10,7 @@ analyses again the modules whose facts changed.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,7 @@ class Interface:
     @classmethod
     def from_json(cls, data: dict) -> "Interface":
         return cls(
-            returns={name: _exported(exported) for name, exported in data["returns"].items()},
+            returns={name: Exported(**_tuples(exported)) for name, exported in data["returns"].items()},
             calls=tuple(Outgoing(**_tuples(call)) for call in data["calls"]),
             uses=tuple(data["uses"]),
             reexports=dict(data["reexports"]),
@@ -199,25 +199,14 @@ class Interface:
         )
 
 
-def _exported(data: dict) -> Exported:
-    items = data.get("items")
-    exported = Exported(**_tuples({name: value for name, value in data.items() if name != "items"}))
-    if items is None:
-        return exported
-    return replace(
-        exported,
-        items=tuple(None if item is None else (tuple(item[0]), item[1], bool(item[2])) for item in items),
-    )
-
-
 def _tuples(fields: dict) -> dict:
-    """A record's fields read back from JSON, its lists tuples again (`options`: a tuple of pairs)."""
-    return {
-        name: tuple(tuple(item) if isinstance(item, list) else item for item in value)
-        if isinstance(value, list)
-        else value
-        for name, value in fields.items()
-    }
+    """A record's fields read back from JSON, its lists tuples again at every depth (`options`: a tuple of pairs,
+    `Exported.items`: a tuple of triples whose first is a tuple)."""
+    return {name: _tupled(value) for name, value in fields.items()}
+
+
+def _tupled(value: object) -> object:
+    return tuple(_tupled(item) for item in value) if isinstance(value, list) else value
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from jaxlint.analysis.dead_branches import (
     settled,
 )
 from jaxlint.analysis.key_hops import Sites, dict_item, live, param_field
-from jaxlint.analysis.reaching import Alias, OTHER, ReachingBindings
+from jaxlint.analysis.reaching import Alias, Candidates, OTHER, ReachingBindings
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform, takes_keywords
 from jaxlint.analysis.structures import eager_value, joined, structure, traced_tree
 from jaxlint.analysis.values import Kind, Value, built, join
@@ -1018,13 +1018,16 @@ class ScopeRecorder:
             shapes = facts.structures.setdefault(node, {})
             shapes[param] = joined(shapes[param], shape) if param in shapes else shape
 
+    def _reaching_here(self, chain: Chain, target: cst.BaseExpression) -> Candidates | None:
+        """The bindings of a name of the scope where the walk is that may reach this point (reaching.py); None for
+        another expression or a name the scope does not bind (a name of a scope further out)."""
+        name = target.value if type(target) is cst.Name else None
+        return self.reaching.reaching(name) if name is not None and name in self._bound.get(id(chain[-1]), ()) else None
+
     def host_callback(self, chain: Chain, target: cst.BaseExpression) -> None:
         """`target` runs on the host (`jax.pure_callback(solve_fun, ...)`). A name bound in several branches (`match
         backend:` choosing among lambdas) may hold any of the functions those bindings give: each runs on the host."""
-        name = target.value if type(target) is cst.Name else None
-        reaching = (
-            self.reaching.reaching(name) if name is not None and name in self._bound.get(id(chain[-1]), ()) else None
-        )
+        reaching = self._reaching_here(chain, target)
         if reaching and OTHER not in reaching and len(reaching) > 1:
             for binding in reaching:
                 if type(binding) is Alias:
@@ -1188,7 +1191,7 @@ class ScopeRecorder:
         name = target.value if type(target) is cst.Name else None
         key = (id(chain[-1]), name or "")
         resolved: cst.BaseExpression | cst.FunctionDef = target
-        reaching = self.reaching.reaching(name) if name is not None and name in self._bound.get(key[0], ()) else None
+        reaching = self._reaching_here(chain, target)
         if reaching is not None and (not reaching or OTHER in reaching):
             return  # not bound yet, or maybe bound by something not followed
         if reaching is not None and len(reaching) == 1:

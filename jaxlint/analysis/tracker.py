@@ -24,6 +24,7 @@ import libcst as cst
 from jaxlint.analysis import arrays
 from jaxlint.model.apis import parse_jax_version
 from jaxlint.analysis.bindings import (
+    string_indexed,
     declared_outer,
     parameter_names,
     pattern_names,
@@ -190,13 +191,7 @@ def _string_keyed(body_statements) -> frozenset[str]:
     found = set()
     for statement in body_statements:
         for node, _ in in_order(statement):
-            if (
-                type(node) is cst.Subscript
-                and type(node.value) is cst.Name
-                and len(node.slice) == 1
-                and type(node.slice[0].slice) is cst.Index
-                and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
-            ):
+            if type(node) is cst.Subscript and type(node.value) is cst.Name and string_indexed(node):
                 found.add(node.value.value)
     return frozenset(found)
 

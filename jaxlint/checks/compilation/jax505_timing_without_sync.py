@@ -384,8 +384,11 @@ class TimingWithoutSync(CalleeRule):
 
     def _results_inside(self, statement: cst.CSTNode, jax_results: frozenset[str]) -> frozenset[str]:
         """`jax_results` with the names a loop or `with` binds inside, in order, to what jax work gave or to values
-        computed from those (`w, out = step(w, x)`, read by `best = max(best, out)` further down)."""
-        if type(statement) is cst.SimpleStatementLine:
+        computed from those (`w, out = step(w, x)`, read by `best = max(best, out)` further down); asked only where
+        a comparing builtin may read them."""
+        if type(statement) is cst.SimpleStatementLine or not any(
+            type(call.func) is cst.Name and call.func.value in _COMPARING for call in _all_calls(statement)
+        ):
             return jax_results
         results = set(jax_results)
         for node in _walk(statement):
