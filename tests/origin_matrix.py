@@ -1482,7 +1482,6 @@ _TRACER_USES = ("if", "and", "float", "range", "list_index", "np_asarray", "prin
 _CAUSES = {
     "grad-int-value": "the dtype kind of a value is known for an argument, a leaf of a tuple, list or dict the calls "
                       "give, and a carry, not for a field of a pytree class they build (`State(jnp.int32(3))`)",
-    "scan-result": "`v, _ = jax.lax.scan(...)` under jit: the results of a lax loop are not traced",
 }
 
 
@@ -1493,14 +1492,13 @@ def _misses(cause: str, origins: tuple[str, ...], uses: tuple[str, ...]) -> dict
 # Bug cells jaxlint does not flag today, (origin, use) -> cause (a key of _CAUSES). A cell flagged again must
 # leave this table.
 MISSES: dict[tuple[str, str], str] = {
-    **_misses("scan-result", ("scan_result",), ("inplace",)),
     # JAX602 misses an int value from the origins whose dtype is not carried through: pytree fields of classes,
     # values computed from several sources.
     **_misses("grad-int-value", tuple(origin.name for origin in ORIGINS if not origin.only and origin.name not in {
         "argument", "closure", "helper_parameter", "helper_parameter_other_module", "jit_by_call",
         "jnp_constant_under_jit", "method_parameter", "partial_bound", "attribute_from_init", "helper_return",
         "lambda_return", "dict_item", "unpacked_tuple", "starred_unpack", "dict_items_loop", "dict_get", "scan_carry",
-        "fori_carry", "while_loop_carry", "inner_jit_return", "checkpointed_argument",
+        "fori_carry", "while_loop_carry", "scan_result", "inner_jit_return", "checkpointed_argument",
         "grad_other_argument_in_jit"}),
               ("grad_int",)),
 }

@@ -21,7 +21,7 @@ from origin_matrix import EXTRA, FALSE_ALARMS, MISSES, Cell, cells
 
 DEFAULT_RULES = frozenset(rule.code for rule in ALL_RULES if rule.default_enabled)
 CELLS = cells()
-# The share of bug cells flagged today (536/555, 96.6%); the bar is 95%.
+# The share of bug cells flagged today (557/570, 97.7%); the bar is 95%.
 FLOOR = 0.95
 
 

@@ -24,8 +24,9 @@ from jaxlint.analysis.values import Contents, Kind, Value
 
 
 def structure(value: Value | None, kept: bool = False) -> Value | None:
-    """The pytree structure an argument holding `value` gives a traced parameter, when known throughout; `kept`:
-    given to a helper inside the trace, where a Python value or a NumPy array stays what it is."""
+    """The pytree structure an argument holding `value` gives a traced parameter: its containers, each item an array
+    or a pytree of arrays whose structure is not known where the value does not show it; `kept`: given to a helper
+    inside the trace, where a Python value or a NumPy array stays what it is, and an item not known is None."""
     if value is None:
         return None
     if value.kind is Kind.REF:
@@ -44,9 +45,24 @@ def structure(value: Value | None, kept: bool = False) -> Value | None:
     if not contents.items or (contents.kind == "dict" and not _literal_keys(contents)):
         return None
     items = tuple(structure(item, kept) for item in contents.items)
-    if any(item is None for item in items) and not kept:
-        return None
+    if not kept:
+        # jax flattens every item of the container: one the analysis knows nothing of is a pytree of arrays still
+        items = tuple(
+            _UNKNOWN_TREE if shape is None and _unknown(item) else shape for shape, item in zip(items, contents.items)
+        )
+        if any(item is None for item in items):
+            return None
     return Value(Kind.HOST, contents=Contents(contents.kind, None, items, contents.keys))
+
+
+def _unknown(value: Value | None) -> bool:
+    """A value the analysis knows nothing of, or a pytree of arrays of a structure it does not know (not an instance
+    of a class it sees, which may not be a pytree, nor a pytree class of the module, whose methods it knows)."""
+    if value is None:
+        return True
+    if value.instance is not None or value.pytree is not None:
+        return False
+    return value.kind is Kind.UNKNOWN or value.kind in (Kind.ARRAY, Kind.TRACED) and value.container
 
 
 def sliced(value: Value) -> Value:
@@ -130,7 +146,8 @@ def joined(a: Value | None, b: Value | None, kept: bool = False) -> Value | None
     if a.contents is None and b.contents is None:
         if a.kind in _KEPT or b.kind in _KEPT:  # kept leaves: of one kind, or unknown
             return Value(a.kind, numpy=a.numpy and b.numpy) if a.kind is b.kind else None
-        return Value(Kind.ARRAY)  # two arrays of different dtypes
+        # two arrays of different dtypes, or a pytree whose structure one of them does not show
+        return Value(Kind.ARRAY, dtype=a.dtype if a.dtype == b.dtype else None, container=a.container or b.container)
     if a.contents is None or b.contents is None:
         return None
     ours, theirs = a.contents, b.contents
@@ -142,17 +159,22 @@ def joined(a: Value | None, b: Value | None, kept: bool = False) -> Value | None
     return Value(Kind.HOST, contents=Contents(ours.kind, None, items, ours.keys))
 
 
-def traced_tree(shape: Value, tracer: Tracer) -> Value:
+def traced_tree(shape: Value, tracer: Tracer, part: bool = False) -> Value:
     """What a parameter traced as `tracer` holds when its calls give it the structure `shape`: the same
-    containers, a tracer at each leaf (named by its path: `pair[0]`, `batch["x"]`)."""
+    containers, a tracer at each leaf (named by its path: `pair[0]`, `batch["x"]`); `part`: an item of one of
+    them, which, where its structure is not known, is as often a Python list as an array."""
     contents = shape.contents
     if shape.kind is Kind.REF or contents is None and shape.kind in _KEPT:
         return shape  # a mutable box, or a leaf a helper gets as it is
     if contents is None or not contents.items:
-        return Value(Kind.TRACED, tracer, dtype=shape.dtype, container=shape.container)
+        return Value(
+            Kind.TRACED, tracer, dtype=shape.dtype, container=shape.container, pytree_part=part and shape.container
+        )
     keys = contents.keys if contents.kind == "dict" else range(len(contents.items))
     items = tuple(
-        None if item is None else traced_tree(item, tracer.item(f'"{key}"' if isinstance(key, str) else str(key)))
+        None
+        if item is None
+        else traced_tree(item, tracer.item(f'"{key}"' if isinstance(key, str) else str(key)), part=True)
         for key, item in zip(keys or (), contents.items)
     )
     if all(item is not None and item.kind in _KEPT for item in items):
@@ -160,6 +182,7 @@ def traced_tree(shape: Value, tracer: Tracer) -> Value:
     return Value(Kind.TRACED, tracer, container=True, contents=Contents(contents.kind, items[0], items, contents.keys))
 
 
+_UNKNOWN_TREE = Value(Kind.ARRAY, container=True)  # a pytree of arrays whose structure is not known
 _KEPT = frozenset({Kind.STATIC, Kind.HOST})  # the leaves of a helper's structures that stay what they are
 _LEAVES = frozenset({Kind.STATIC, Kind.TRACED})  # the values a helper's structures keep as leaves
 

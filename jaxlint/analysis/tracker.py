@@ -116,6 +116,7 @@ from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES, JAX, REF_FACTORIES
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import (
+    CARRY_WITH_OUTPUT,
     CONCRETE_CONTEXTS,
     CUSTOM_RULES,
     GRADIENTS,
@@ -427,7 +428,7 @@ class ValueTracker(Domain):
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
         self._evaluator = Evaluator(
-            self.names, self._lookup, table, self._returned, self._computed_tracer, self._pytree_fields
+            self.names, self._lookup, table, self._returned, self._computed_tracer, self._pytree_fields, self._carried
         )
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
         # By function: the dtype kind of the one array the traced calls of other modules all give a parameter
@@ -1642,6 +1643,24 @@ class ValueTracker(Domain):
         if wrapped is not None:
             target, where, skip = wrapped
             self.recorder.call(where, call, target, list(call.args[skip:]), values[skip:], caller, via)
+
+    def _carried(self, call: cst.Call, tracer: Tracer) -> Value | None:
+        """What a lax loop gives back under a trace: its carry, in the structure of the initial one with a tracer at
+        every leaf (`fori_loop` and `while_loop`), paired by `scan` with the stacked outputs, a pytree whose
+        structure is not known. None where the initial carry's structure is not known."""
+        loop = self.names.qualified(call.func)
+        if loop not in LAX_CARRIES:
+            return None
+        position, keyword, _ = LAX_CARRIES[loop]
+        init = argument(call, position, keyword)
+        shape = structure(self.value_of(init)) if init is not None else None
+        if shape is None:
+            return None
+        carry = traced_tree(shape, tracer)
+        if loop not in CARRY_WITH_OUTPUT:
+            return carry
+        stacked = Value(Kind.TRACED, tracer, container=True, pytree_part=True)
+        return Value(Kind.TRACED, tracer, container=True, contents=Contents("tuple", None, (carry, stacked), None))
 
     def _carries_list(self, call: cst.Call, loop: str) -> bool:
         """Whether a lax loop's initial carry is a Python list, or a name holding a list or tuple (not a

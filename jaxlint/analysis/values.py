@@ -652,6 +652,7 @@ class Evaluator:
         returned: Callable[[cst.Call, list[Value | None]], Value | None] = lambda call, args: None,
         staged: Callable[[], Tracer | None] = lambda: None,
         fields: Callable[[cst.ClassDef], dict | None] = lambda cls: None,
+        carried: Callable[[cst.Call, Tracer], Value | None] = lambda call, tracer: None,
     ) -> None:
         self.names = names
         self._lookup = lookup
@@ -660,6 +661,7 @@ class Evaluator:
         # The tracer an array computed at the current point is, when a transform traces it to a jaxpr; else None.
         self._staged = staged
         self._fields = fields  # the fields of a pytree class (analysis/pytrees.py), None when not one
+        self._carried = carried  # what a lax loop gives back under a trace, when its carry's structure is known
         # `Class.attr` (qualified) for each attribute read of an instance of another module's class, whatever it
         # held: only those attributes of Imported.containers can change what the analysis finds.
         self.read_containers: set[str] = set()
@@ -1083,9 +1085,12 @@ class Evaluator:
             # `carry, ys = lax.scan(...)`, `jnp.split(x, 2)`: arrays in a pytree, tracers under a trace.
             traced = next((a for a in arguments if a is not None and a.kind is Kind.TRACED and a.tracer), None)
             if traced is not None and qualified_call not in COLLECTIVES:  # computed from a tracer: tracers
-                return Value(Kind.TRACED, traced.tracer, container=True)
-            tracer = self._staged()
-            return Value(Kind.TRACED, tracer, container=True) if tracer is not None else None
+                tracer: Tracer | None = traced.tracer
+            else:
+                tracer = self._staged()
+            if tracer is None:
+                return None
+            return self._carried(call, tracer) or Value(Kind.TRACED, tracer, container=True)
         if arrays.produces_array(call, self.names):
             qualified = self.names.qualified(func)
             dtype = self._result_kind(call, qualified, arguments)
