@@ -19,7 +19,7 @@ from jaxlint.analysis.bindings import (
 )
 from jaxlint.analysis.loop_guards import first_iteration_only
 from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.traced import TracedFunction
+from jaxlint.analysis.traced import Signature, TracedFunction
 from jaxlint.checks.base import Rule
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, PARTIAL
 from jaxlint.traversal import children, in_order
@@ -96,7 +96,9 @@ class StaleGlobalCapture(Rule):
         "it == 0: network = init(...)`) before anything in it traces, or in the other branch of that test); "
         "names bound to "
         "functions, classes or modules (`def`, `class`, `import`); globals read by a function defined inside the "
-        "loop that rebinds them (each iteration makes a new function, traced anew); globals that start as "
+        "loop that rebinds them (each iteration makes a new function, traced anew); a loop whose call gives a static "
+        "argument computed from a name the innermost loop shared with the rebinding binds (`step(p, freqs=scales[i])`: "
+        "jax traces again for each new value, so which passes run a stale value is not known); globals that start as "
         "`None` and are set through `global` (lazy initialisation, set once); functions under `grad` alone or "
         "traced only by `eval_shape`/`make_jaxpr`, which read globals on every call; methods (jaxlint does "
         "not follow which object's method a call traces). Rebinds jaxlint cannot see (another module "
@@ -294,6 +296,8 @@ class _Program:
                         self._tests(function), items[b], items[t], b < t, shared, self.rule.names
                     ):
                         continue
+                    if shared and _static_varies(read, items[t], _bound_in(items, shared[-1])):
+                        continue
                     after = (
                         b > t and any(t2 > b for t2 in traces) and (any(b0 < t for b0 in binds) or function is not None)
                     )
@@ -413,6 +417,34 @@ def _first_pass_only(
         return True
     exclusive = {id(test) for test, truth in tests.get(id(trace.node), ()) if not truth}
     return any(id(test) in exclusive and first_iteration_only(test, loop, names) for test in guards for loop in loops)
+
+
+def _bound_in(items: list[_Item], loop: cst.CSTNode) -> frozenset[str]:
+    """The names a loop binds in each pass: its target and what its body assigns."""
+    return frozenset().union(*(item.binds for item in items if loop in item.loops))
+
+
+def _static_varies(read: _Read, trace: _Item, varying: frozenset[str]) -> bool:
+    """Whether the call of the staged function in `trace` gives a static argument computed from a name the loop
+    binds (`step(..., freqs=scales[i])`): jax traces again for each new value of it, and reads the global again,
+    so whether a pass runs a stale value is not known."""
+    function = read.function
+    static = read.scope.static
+    if not static or not isinstance(function, cst.FunctionDef):
+        return False
+    positional = Signature.of(function.params).positional
+    for call in _nodes(trace.node):
+        if type(call) is not cst.Call or not (type(call.func) is cst.Name and call.func.value == function.name.value):
+            continue
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                break
+            param = (
+                arg.keyword.value if arg.keyword is not None else positional[index] if index < len(positional) else None
+            )
+            if param in static and mentioned_names(arg.value) & varying:
+                return True
+    return False
 
 
 def _wraps_itself(item: _Item, wraps: Wraps) -> bool:
