@@ -4,7 +4,7 @@ The libraries are not installed in CI (they would add minutes to every run), so 
 that has them at the pinned versions:
 
     pip install flax==0.12.8 optax==0.2.8 equinox==0.13.8 dm-haiku==0.0.17 chex==0.1.92 numpyro==0.22.0 \
-        diffrax==0.7.2 optimistix==0.1.0 lineax==0.1.1
+        diffrax==0.7.2 optimistix==0.1.0 lineax==0.1.1 jax_dataclasses==1.6.3
     python benchmarks/libraries_runtime.py
 
 Each fixture's imports, functions and classes are run as written (its file name stays theirs, so the lines of a
@@ -378,6 +378,22 @@ def _chex_pallas():
     ]
 
 
+def _jax_dataclasses():
+    import jax.numpy as jnp
+
+    name = "jax_dataclasses_fields.py"
+
+    def robot(ns):
+        return ns["Robot"](joints=jnp.ones(3), limits=jnp.ones(3), num_joints=3)
+
+    return [
+        # The static field and annotation pass as Python values; the traced ones raise.
+        (name, "raises TracerBoolConversionError at line 25", False, lambda ns: ns["clamp"](robot(ns), jnp.ones(3))),
+        (name, "raises TracerBoolConversionError at line 35", False,
+         lambda ns: ns["solve"](robot(ns), -jnp.ones(3), steps=2)),
+    ]
+
+
 def _optax():
     import jax.numpy as jnp
 
@@ -396,7 +412,7 @@ def _optax():
 
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _flax_nnx_grad, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _equinox_vmap_module, _chex_pallas, _optax):
+    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _flax_nnx_grad, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _equinox_vmap_module, _chex_pallas, _jax_dataclasses, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print

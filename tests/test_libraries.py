@@ -14,7 +14,7 @@ from jaxlint.model.libraries import LIBRARIES
 
 MODEL = Path(__file__).resolve().parent.parent / "jaxlint" / "model"
 LIBRARY_PREFIXES = tuple(
-    f"{name}." for name in "equinox flax haiku optax numpyro diffrax optimistix lineax chex".split()
+    f"{name}." for name in "equinox flax haiku optax numpyro diffrax optimistix lineax chex jax_dataclasses".split()
 )
 
 
@@ -40,6 +40,7 @@ def test_generic_tables_hold_every_library_entry() -> None:
         "PYTREE_DECORATORS": pytrees.PYTREE_DECORATORS,
         "STATIC_FIELD_SPECS": pytrees.STATIC_FIELD_SPECS,
         "STATIC_FIELD_CALLS": pytrees.STATIC_FIELD_CALLS,
+        "STATIC_ANNOTATIONS": pytrees.STATIC_ANNOTATIONS,
         "PLAIN_CLASS_DECORATORS": classes.PLAIN_CLASS_DECORATORS,
         "METHOD_RUNNERS": classes.METHOD_RUNNERS,
         "FUNCTION_RUNNERS": classes.FUNCTION_RUNNERS,

@@ -26,6 +26,7 @@ from jaxlint.model.pytrees import (
     PYTREE_BASES,
     PYTREE_DECORATORS,
     STATIC_FIELD_CALLS,
+    STATIC_ANNOTATIONS,
     STATIC_FIELD_SPECS,
     PYTREE_REGISTRATIONS,
     STATIC_REGISTRATION,
@@ -86,6 +87,8 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
             if names.qualified(outer) in CLASS_VARIABLE_ANNOTATIONS:
                 continue
             static = name in listed[1] if listed is not None else not namedtuple and _static_default(small.value, names)
+            if names.qualified(outer) in STATIC_ANNOTATIONS and listed is None and not namedtuple:
+                static = True
             if static is None:
                 continue  # a default the model does not know may make it static, or not: an unknown field
             if listed is not None and not static and name not in listed[0]:

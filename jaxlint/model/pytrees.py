@@ -29,6 +29,8 @@ METADATA_FIELD_CALLS = frozenset({"dataclasses.field"})
 
 # Annotations of fields that are never pytree children of their own.
 CLASS_VARIABLE_ANNOTATIONS = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
+# Annotations that mark a field static (`n: jdc.Static[int]`).
+STATIC_ANNOTATIONS = merged_sets("STATIC_ANNOTATIONS")
 
 # The methods a class registered elsewhere (`register_pytree_node_class`, `register_pytree_node(cls, ...)`) flattens
 # and rebuilds its instances with.

@@ -15,6 +15,7 @@ from jaxlint.model.libraries import (
     flax,
     gymnax,
     haiku,
+    jax_dataclasses,
     lineax,
     numpyro,
     optax,
@@ -38,6 +39,7 @@ LIBRARIES: tuple[ModuleType, ...] = (
     gymnax,
     torch,
     distrax,
+    jax_dataclasses,
 )
 
 
