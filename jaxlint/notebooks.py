@@ -10,6 +10,7 @@ Cells are numbered as in the file, from 1, counting every cell (markdown too).
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import re
@@ -19,7 +20,7 @@ from difflib import SequenceMatcher
 from itertools import product
 from typing import Callable
 
-from jaxlint.cells import MARKER
+from jaxlint.cells import MARKER, TIMED_BY, TIMED_MARK
 from jaxlint.diagnostics import Diagnostic, Edit, Evidence
 from jaxlint.files import LINE_BREAK, NOTEBOOK_SUFFIX, InputError
 from jaxlint.fix import FixError
@@ -35,6 +36,21 @@ _MAGIC = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)?
 _TARGET_END_MAGIC = re.compile(r"^(\s*[)\]}][\s)\]}]*=\s*)[%!]")
 # `jnp.zeros?`, `jax.random.*key*??`, `?jit`
 _HELP = re.compile(r"^\s*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*$")
+# `%timeit -n 10 f(x)`, `%time f(x)`: the magic, its options, and the statement it times after them.
+_TIMING_MAGIC = re.compile(r"^(\s*)(%timeit|%time)((?:\s+-[a-z](?:\s*\d+)?)*)\s+(?=\S)")
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.FunctionDef,
+    ast.ClassDef,
+    ast.AsyncFunctionDef,
+    ast.Match,
+)
 # Cell magics whose body is Python run in this kernel; the others (`%%bash`, `%%html`, `%%writefile`) are not.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 
@@ -261,10 +277,41 @@ def python_lines(lines: list[str]) -> list[str] | None:
         if magic is None:
             python.append(line)
             continue
-        python.append(magic + "pass")
+        timed = timed_statement(line) if not line.rstrip().endswith("\\") else None
+        python.append(timed if timed is not None else magic + "pass")
         if not line.rstrip().endswith("\\"):
             magic = None
     return python
+
+
+def timed_statement(line: str) -> str | None:
+    """`%timeit f(x)` (or `%time`, options included) as the Python the magic runs, in place: `pass;` and spaces
+    where the magic was, so the statement keeps its columns, and a comment naming the magic (cells.TIMED_BY), for
+    the rules that judge what it times. None when the statement is not simple statements that Python parses."""
+    found = _TIMING_MAGIC.match(line)
+    if found is None:
+        return None
+    indent, magic, statement = found.group(1), found.group(2), line[found.end() :]
+    try:
+        parsed = ast.parse(statement)
+    except SyntaxError:
+        return None
+    if not parsed.body or any(isinstance(node, _COMPOUND) for node in parsed.body):
+        return None
+    padding = found.end() - len(indent) - len("pass;")
+    return f"{indent}pass;{' ' * padding}{statement.rstrip()}  {TIMED_BY.format(magic)}"
+
+
+def _untimed(original: str, fixed: str) -> str:
+    """A fixed line of a timed statement (`timed_statement`) back as the magic line it came from."""
+    found = _TIMING_MAGIC.match(original)
+    timed = timed_statement(original)
+    if found is None or timed is None:
+        raise FixError("a fix changed an IPython magic line")
+    start, marker = found.end(), "  " + TIMED_BY.format(found.group(2))
+    if not fixed.startswith(timed[:start]) or not fixed.endswith(marker):
+        raise FixError("a fix changed an IPython magic line")
+    return original[:start] + fixed[start : len(fixed) - len(marker)]
 
 
 def _inside_statement(lines: list[str]) -> bool:
@@ -285,9 +332,23 @@ def _restore_ipython(original: list[str], python: list[str], fixed: list[str], i
     restored = []
     matcher = SequenceMatcher(None, python, fixed, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        restored.extend(
-            original[i1:i2] if tag == "equal" else [indent + line if line.strip() else line for line in fixed[j1:j2]]
-        )
+        if tag == "equal":
+            restored.extend(original[i1:i2])
+            continue
+        timed = [i for i in range(i1, i2) if python[i] != original[i][len(indent) :] and TIMED_MARK in python[i]]
+        if timed and tag == "replace" and i2 - i1 == j2 - j1:  # a fix inside `%timeit f(x)`: the magic stays
+            restored.extend(
+                indent + _untimed(original[i][len(indent) :], line)
+                if i in timed
+                else indent + line
+                if line.strip()
+                else line
+                for i, line in zip(range(i1, i2), fixed[j1:j2])
+            )
+        elif timed:
+            raise FixError("a fix changed an IPython magic line")
+        else:
+            restored.extend(indent + line if line.strip() else line for line in fixed[j1:j2])
     return restored
 
 

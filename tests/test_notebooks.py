@@ -26,7 +26,8 @@ EXPECTED = {
     ],
     "magics.ipynb": [
         (6, 3, 1, "JAX101"),   # inside `%%timeit`, which runs Python; `%%bash`/`%%writefile` are skipped
-        (7, 7, 1, "JAX102"),   # after `% 2` (Python) and an indented `%time` (IPython); the noqa holds
+        (7, 5, 11, "JAX505"),  # an indented `%time` of jax work that nothing waits for
+        (7, 7, 1, "JAX102"),   # after `% 2` (Python) and the `%time` (IPython); the noqa holds
     ],
     "clean.ipynb": [],
     # A lesson's saved outputs show its failing cells (cells 3 and 5: the error's traceback marks the line) and a
@@ -39,7 +40,8 @@ EXPECTED = {
     # Each cell as IPython runs it, cleaned up first: never JAX001, every finding where it is in its cell.
     "ipython_cleanup.ipynb": [
         (3, 5, 12, "JAX301"),  # after two blank lines, a cell indented by four spaces (cell 2: by one)
-        (4, 4, 3, "JAX101"),   # an indented cell with `%time` and `!` lines
+        (4, 1, 9, "JAX505"),   # an indented cell with `%time` and `!` lines: `%time` of an unwaited `jnp.zeros`
+        (4, 4, 3, "JAX101"),
         (5, 6, 19, "JAX201"),  # after `jnp.zeros?`, `?jax.jit`, `jax.random.split??`
         (6, 5, 1, "JAX101"),   # after the autocall escapes `/print 1 2`, `,print a b`, `;print a b`
         (7, 5, 2, "JAX102"),   # a cell indented by a tab, with a string whose lines are not indented
@@ -299,7 +301,11 @@ def test_findings_sort_by_cell_before_row() -> None:
     (["!pip install jax", "files = !ls", "t = %timeit -o f()", "a, b = !echo 1 2"], ["pass"] * 4),
     (["jnp.zeros?", "?jax.jit", "jax.random.*key*??"], ["pass"] * 3),
     (["%pip install \\", "    jax optax", "x = 1"], ["pass", "pass", "x = 1"]),
-    (["for i in range(3):", "    %time f(i)"], ["for i in range(3):", "    pass"]),
+    # A timing magic of simple statements runs them: they stay, where they were, after a `pass` in the magic's place.
+    (["for i in range(3):", "    %time f(i)"], ["for i in range(3):", "    pass; f(i)  # %% %time of IPython"]),
+    (["%timeit -n 10 -r3 f(x)", "%time y = g(x)  # once"],
+     ["pass;             f(x)  # %% %timeit of IPython", "pass; y = g(x)  # once  # %% %time of IPython"]),
+    (["%timeit for i in range(3): f(i)", "%time", "%timeit f(x) \\", "    + 1", "%timeit f("], ["pass"] * 5),
     # Python, not IPython: a modulo on a continuation line, `!=`, `==`, a comment, a help-like string.
     (["y = (x", "     % 2)", "z = x != 1", "w = x == 2  # why?", 's = """', "!not a shell", '"""'],
      ["y = (x", "     % 2)", "z = x != 1", "w = x == 2  # why?", 's = """', "!not a shell", '"""']),
@@ -307,7 +313,7 @@ def test_findings_sort_by_cell_before_row() -> None:
     (["", "%%bash", "echo jax"], None),
     # IPython dedents a cell indented as a whole (by its first line that is not blank), then reads it.
     (["", "  x = 1", "  if x:", "      %time f()", "", "  y = \"\"\"", "z\"\"\""],
-     ["", "x = 1", "if x:", "    pass", "", "y = \"\"\"", "z\"\"\""]),
+     ["", "x = 1", "if x:", "    pass; f()  # %% %time of IPython", "", "y = \"\"\"", "z\"\"\""]),
     (["\t/print 1 2", "\t,f a", "\t;f a b"], ["pass"] * 3),
     (["f(1,", ",2)", "x = (1", "/2)"], ["f(1,", ",2)", "x = (1", "/2)"]),
     (["%%writefile helper.py", "import jax"], None),
@@ -465,3 +471,21 @@ def test_sarif_fix_edits_of_a_notebook_are_cell_relative_properties(run) -> None
     }
     assert '"startLine": 0' not in json.dumps(log) and '"row": 0' not in run("--output-format", "json",
                                                                           "nb.ipynb").out
+
+
+def test_timed_statements_are_checked_and_fixed_in_their_magic(run) -> None:
+    """`%timeit f(x)` runs `f(x)`: an unwaited jax call there times dispatch (JAX505), a fix inside it keeps the
+    magic and its options, and what it draws is thrown away (no key reuse); `%time` runs its statement once, for
+    good."""
+    write(Path("nb.ipynb"), notebook(
+        ("code", "import jax\nimport jax.numpy as jnp\nkey = jax.random.key(0)\nx = jnp.ones(3)"),
+        ("code", "%timeit -n 3 jnp.dot(x, x)\n%timeit jnp.dot(x, x).block_until_ready()"),
+        ("code", "%timeit jax.random.normal(key, (3,)).block_until_ready()\n"
+                 "%timeit jax.random.normal(key, (4,)).block_until_ready()"),
+        ("code", "%time a = jax.random.normal(key, (3,))\nb = jax.random.normal(key, (3,))"),
+        ("code", "%timeit -n 2 jax.tree_map(lambda v: v, x)")))
+    outcome = run("--output-format", "json", "nb.ipynb")
+    assert found(outcome) == [(2, 1, 14, "JAX505"), (4, 1, 7, "JAX505"), (4, 2, 23, "JAX201"), (5, 1, 14, "JAX801")]
+    run("--fix", "--select", "JAX801", "nb.ipynb")
+    cells = json.loads(Path("nb.ipynb").read_text())["cells"]
+    assert "".join(cells[4]["source"]) == "%timeit -n 2 jax.tree.map(lambda v: v, x)"

@@ -69,7 +69,7 @@ from jaxlint.analysis.dead_branches import Guard, arguments_given, literal_test,
 from jaxlint.analysis.loop_guards import fixed_in, runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names, dotted
-from jaxlint.analysis.notebook_cells import starts_cell
+from jaxlint.analysis.notebook_cells import starts_cell, timing_magic
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.functions import JAX_RANDOM, PERMUTATION, RANDOMNESS_OFF, SELECTING_SAMPLERS
 from jaxlint.model.keys import (
@@ -724,6 +724,7 @@ class KeyFlow(Domain):
         self._comprehensions: list[cst.BaseComp] = []  # those around this point, innermost last
         self._selects: list[tuple[cst.Call, set[int], list[KeyState]]] = []  # arms; the state before, after each
         self._notebook = False
+        self._timing = False  # in a statement `%timeit` times
         self._pure: set[str] = set()  # names bound to jitted or vmapped functions
         self._unread: set[int] = set()  # calls in loop bodies whose results nobody reads
         self._loop_targets: list[set[str]] = []  # of each loop around this point, innermost last
@@ -779,7 +780,16 @@ class KeyFlow(Domain):
             self.state.consumed.clear()
             self._notebook = True
 
-    visit_SimpleStatementLine = visit_If = visit_With = visit_Try = visit_TryStar = _cell_start
+    visit_If = visit_With = visit_Try = visit_TryStar = _cell_start
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._cell_start(node)
+        # `%timeit normal(key, (n,))`: IPython runs the statement apart, again and again, and throws its results
+        # away; what it draws is no key's use.
+        self._timing = timing_magic(node) == "%timeit"
+
+    def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._timing = False
 
     def visit_For(self, node: cst.For) -> None:
         self._cell_start(node)
@@ -1422,6 +1432,8 @@ class KeyFlow(Domain):
 
     def leave_Call(self, node: cst.Call) -> None:
         self._leave_select(node)
+        if self._timing:
+            return
         sampled = self._drawn_key(node)
         ref = self._key_ref(sampled[0]) if sampled else None
         if ref is not None:

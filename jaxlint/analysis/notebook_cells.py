@@ -1,11 +1,16 @@
-"""What a notebook's cells mean to the analysis: each starts at its marker comment (jaxlint/cells.py), and
-Jupyter displays the value of a cell's last expression."""
+"""What a notebook's cells mean to the analysis: each starts at its marker comment (jaxlint/cells.py), Jupyter
+displays the value of a cell's last expression, and a line magic may time a statement (`%timeit f(x)`)."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
-from jaxlint.cells import CELL_MARKER
+from jaxlint.cells import CELL_MARKER, TIMED_BY
+
+# The comment after a timed statement (notebooks.timed_statement), naming its magic.
+_TIMED = re.compile(re.escape(TIMED_BY).replace(re.escape("{}"), "(%timeit|%time)") + "$")
 
 
 def starts_cell(statement: cst.CSTNode) -> bool:
@@ -27,3 +32,13 @@ def displayed(module: cst.Module) -> frozenset[int]:
             if type(last) is cst.Expr and type(last.semicolon) is not cst.Semicolon:
                 shown.add(id(last))
     return frozenset(shown)
+
+
+def timing_magic(statement: cst.CSTNode) -> str | None:
+    """The IPython magic a notebook line times its statement with (`%timeit`, `%time`), from the comment jaxlint
+    wrote after it; the statement is the line's second (the first is the `pass` where the magic was)."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) < 2:
+        return None
+    comment = statement.trailing_whitespace.comment
+    found = _TIMED.search(comment.value) if comment is not None else None
+    return found.group(1) if found is not None and type(statement.body[0]) is cst.Pass else None

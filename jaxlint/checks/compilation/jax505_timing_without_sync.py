@@ -9,6 +9,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import mentioned_names, parameter_names, rebound_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.donations import reads
+from jaxlint.analysis.notebook_cells import timing_magic
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
 from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
@@ -233,7 +234,8 @@ class TimingWithoutSync(CalleeRule):
         "of a result (`max(best, loss)` compares, which waits). Only plain "
         "timed regions are judged, and `if`/`elif`/`else` on a Python flag that no result of the region decides "
         '(`if self.multi:`, `if mode == "a":`), whose branches are judged alike: any other call, `if`, `while`, '
-        "comparison or f-string in between might wait, and the region is left alone."
+        "comparison or f-string in between might wait, and the region is left alone. In a notebook, a statement timed by "
+        "`%timeit` or `%time` that runs jax work and does not wait for it (`%timeit jnp.dot(x, x)`)."
     )
     why_bad = (
         "jax dispatches work asynchronously: a jitted call returns as soon as the computation is queued. The "
@@ -296,6 +298,9 @@ class TimingWithoutSync(CalleeRule):
         for index, statement in enumerate(statements):
             if type(statement) is cst.For or type(statement) is cst.While:
                 self._each_iteration(statement)
+            magic = timing_magic(statement)
+            if magic is not None:
+                self._timed_by_magic(cast(cst.SimpleStatementLine, statement), magic)
             start = _timer_start(statement, self.names)
             if start is None:
                 continue
@@ -309,6 +314,19 @@ class TimingWithoutSync(CalleeRule):
                     if not any(self._kind(call) == "sync" for call in _calls_before_read(statements[end], start)):
                         self._region(statements[index], statements[index + 1 : end], statements[end], start)
                     break
+
+    def _timed_by_magic(self, line: cst.SimpleStatementLine, magic: str) -> None:
+        """A notebook's `%timeit f(x)` (notebooks.timed_statement): IPython reads the clock after the statement
+        returns, so it times jax work only when the statement waits for it."""
+        if not self._running([line], frozenset()):
+            return
+        timed = line.body[1]  # (the first is the `pass` where the magic was)
+        self.report(
+            timed,
+            f"`{magic}` times jax work that runs asynchronously, and nothing in the statement waits for its result: "
+            f"this measures dispatch, not the computation; time `jax.block_until_ready(...)` of the result (or "
+            f"its `.block_until_ready()`)",
+        )
 
     def _each_iteration(self, loop: cst.For | cst.While) -> None:
         """A loop whose body ends by starting the clock again (`t0 = time.time()`) and reads it back earlier in the
