@@ -790,6 +790,33 @@ class KeyFlow(Domain):
 
     def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self._timing = False
+        if self._loops and any(type(small) is cst.Continue for small in node.body):
+            loop = self._loops[-1][2]
+            if type(loop) is cst.For or type(loop) is cst.While:
+                self._fresh_next_pass(loop, node)
+
+    def _fresh_next_pass(self, loop: cst.For | cst.While, line: cst.SimpleStatementLine) -> None:
+        """At a `continue`, the rest of the body runs next in the next iteration (the engine keeps this path on:
+        Domain.sees_next_iteration), after the loop binds its target and the statements above the one holding the
+        `continue` bind theirs again: a name they bind before any read of it holds a new key there (`rng, sub =
+        split(rng)` at the top: `sub` is new, `rng` is not)."""
+        fresh = set(target_names(loop.target)) if type(loop) is cst.For else set()
+        read = mentioned_names(loop.test) if type(loop) is cst.While else set()
+        for statement in loop.body.body if type(loop.body) is cst.IndentedBlock else ():
+            if any(node is line for node, _ in in_order(statement)):
+                break
+            if type(statement) is not cst.SimpleStatementLine:
+                read |= mentioned_names(statement)  # (an `if` or a loop may bind on some paths only)
+                continue
+            for small in statement.body:
+                value = getattr(small, "value", None) if type(small) in (cst.Assign, cst.AnnAssign) else small
+                read |= mentioned_names(value) if value is not None else set()
+                fresh |= set(rebound_names([small])) - read
+        else:
+            return
+        for ref in list(self.state.consumed):
+            if ref in fresh or ref.split("[", 1)[0].split(".", 1)[0] in fresh:
+                del self.state.consumed[ref]
 
     def visit_For(self, node: cst.For) -> None:
         self._cell_start(node)
