@@ -28,6 +28,9 @@ _TIMERS = frozenset(
         "time.perf_counter_ns",
         "time.monotonic_ns",
         "timeit.default_timer",
+        # the process's CPU time: XLA's threads are the process's, and their work after the read is not counted yet
+        "time.process_time",
+        "time.process_time_ns",
     }
 )
 _SYNC_METHODS = frozenset({"block_until_ready", "item", "tolist", "__array__"})
@@ -223,8 +226,8 @@ class TimingWithoutSync(CalleeRule):
     name = "timing-without-sync"
     summary = "A timer read around jax calls with nothing waiting for their results"
     what_it_does = (
-        "Flags `t0 = time.perf_counter()` (also `time.time`, `time.monotonic`, their `_ns` forms, "
-        "`timeit.default_timer`; or a loop body that ends with it and reads it back earlier, timing each "
+        "Flags `t0 = time.perf_counter()` (also `time.time`, `time.monotonic`, `time.process_time`, their `_ns` "
+        "forms, `timeit.default_timer`; or a loop body that ends with it and reads it back earlier, timing each "
         "iteration) followed in the same block by device work (a call to a jitted callable or to a "
         "`jax.numpy`, `jax.lax`, `jax.random`, `jax.nn` or `jax.scipy` function, an eager `lax.scan` included, "
         "`jax.device_put`, or a method of what that work gave, `info[-1].mean()`) and then by a second read of "
