@@ -97,8 +97,9 @@ def load_keywords(path: Path = TABLE_PATH) -> dict[str, dict[str, Api]]:
     return table
 
 
+@lru_cache(maxsize=None)
 def newest_version() -> Version:
-    """The default target: the newest release the table knows about."""
+    """The default target: the newest release the table knows about (asked at every API name a module reads)."""
     return max(
         version
         for api in load_table().values()
