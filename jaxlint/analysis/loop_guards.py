@@ -3,7 +3,8 @@
 A Python `for` loop runs while jax traces, with Python values: over `range(...)`, or over a literal list or
 tuple of distinct constants, its target takes each value once, so a test `n == c` against a value the body
 never changes holds in one iteration at most (`for n in [0, 1]: if n == 1: y = dropout(y, key)` draws from
-`key` once per call); `i == 0` of a loop counting from 0 (`range(n)`, `enumerate(xs)`) holds in its first only.
+`key` once per call); over values the code does not show (`for task in args.tasks: if task == 0: ...`), that
+the test holds in two iterations is no fact either; `i == 0` of a loop counting from 0 (`range(n)`, `enumerate(xs)`) holds in its first only.
 """
 
 from __future__ import annotations
@@ -31,15 +32,13 @@ def constant(expr: cst.BaseExpression) -> tuple[bool, object]:
     return False, None
 
 
-def _distinct_values(loop: cst.For, names: Names) -> bool:
-    """Whether the loop's target takes distinct values: `range(...)`, or a literal list or tuple of distinct
-    constants (`[0, 1]`, `("a", "b")`)."""
+def _distinct_values(loop: cst.For) -> bool:
+    """Whether the loop's target takes no value twice, as far as the code shows: over `range(...)`, over a literal
+    list or tuple of distinct constants (`[0, 1]`, `("a", "b")`), or over values it does not show (`for task in
+    args.tasks:`, a dispatch on each task: that one comes twice is no fact); not over a display that repeats one."""
     iterated = loop.iter
-    if isinstance(iterated, cst.Call):
-        func = iterated.func
-        return type(func) is cst.Name and func.value == "range" and names.qualified(func) is None
     if not isinstance(iterated, (cst.List, cst.Tuple)):
-        return False
+        return True
     values: list[object] = []
     for element in iterated.elements:
         known, value = constant(element.value) if not isinstance(element, cst.StarredElement) else (False, None)
@@ -71,7 +70,7 @@ def runs_once(test: cst.BaseExpression, truth: bool, loop: cst.For, names: Names
     if not (operator is cst.Equal and truth or operator is cst.NotEqual and not truth):
         return False
     target = loop.target
-    if type(target) is not cst.Name or not _distinct_values(loop, names):
+    if type(target) is not cst.Name or not _distinct_values(loop):
         return False
     rebound = rebound_names(loop.body)
     if target.value in rebound:

@@ -62,7 +62,9 @@ class KeyReuseInLoop(Rule):
         "values nobody reads (`keys = split(key, n)` only fed to jitted or vmapped functions whose results "
         "are dropped or only waited for, as a timing loop does); a draw under a test that holds in one "
         "iteration only (`for n in [0, 1]: if n == 1: y = dropout(y, key)`, over a range or a literal list of "
-        "distinct values: the loop runs in Python while jax traces); a fit (numpyro's `MCMC.run`, `SVI.run`) of "
+        "distinct values: the loop runs in Python while jax traces), or under a test of the loop's target over values "
+        "the code does not show (`for task in args.tasks: if task == 0: fit(key)`: that a task comes twice is no "
+        "fact); a fit (numpyro's `MCMC.run`, `SVI.run`) of "
         "something each iteration changes (`MCMC(NUTS(model)).run(key, x)` for each model of a comparison, or for "
         "each dataset): the models of a comparison fitted from one seed, on purpose; test files."
     )
