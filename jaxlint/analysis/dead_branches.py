@@ -45,10 +45,11 @@ _LITERALS = (
 
 @dataclass(frozen=True)
 class Given:
-    """A string literal a traced call gives a parameter (`mode="implicit"`): not `None`, and Python decides
-    `mode == "explicit"` while jax traces, so the branch it does not take is never traced."""
+    """The string literals a parameter may hold at the traced calls (`mode="implicit"` at one, `"explicit"` at
+    another, or a name a test there fixes: `if task in ("rte", "qnli"):`): not `None`, and Python decides `mode ==
+    "other"` while jax traces, so a branch none of them takes is never traced."""
 
-    text: str
+    texts: frozenset[str]
 
 
 # A parameter's value at a traced call, as far as its tests go: `None` (True), not `None` (False), the literal
@@ -105,7 +106,7 @@ def none_at_call(
         elif type(fixed) is cst.Name and fixed.value == "True":
             found[name] = TRUE  # `skip_checks=True`, given or left at its default
         elif type(fixed) is cst.SimpleString and isinstance(text := fixed.evaluated_value, str):
-            found[name] = Given(text)  # `mode="implicit"`, given or left at its default
+            found[name] = Given(frozenset({text}))  # `mode="implicit"`, given or left at its default
         elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
             found[name] = known[held.value]  # `blocks=blocks` where `blocks is None` (or `== "a"`) was tested
         elif name in given and _never_none(given[name], values.get(id(given[name]))):
@@ -149,6 +150,8 @@ def agreed(answers: list[dict[str, Fixed]]) -> dict[str, Fixed]:
                 continue
             if answer[name] == fixed:
                 kept[name] = fixed
+            elif isinstance(fixed, Given) and isinstance(other := answer[name], Given):
+                kept[name] = Given(fixed.texts | other.texts)  # one of the strings the calls give
             elif GIVEN in (fixed, answer[name]) and True not in (fixed, answer[name]):
                 kept[name] = GIVEN
             elif fixed is not True and answer[name] is not True:
@@ -216,7 +219,10 @@ def _dead_by_text(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]
     _, values, positive = tested
     if not all(isinstance(value, str) for value in values):
         return False
-    holds = (fixed.text in values) is positive
+    inside = {text in values for text in fixed.texts}
+    if len(inside) != 1:
+        return False  # some of the strings pass the test and some do not
+    holds = inside.pop() is positive
     return holds is not truth
 
 
@@ -342,7 +348,7 @@ def narrowed_at(
     point: cst.CSTNode,
     guards_of: Callable[[cst.FunctionDef], dict[int, tuple[Guard, ...]]],
 ) -> dict[str, Fixed]:
-    """The names a string test around `point` fixes (`if method == "jax":`), as Given: in the function that holds
+    """The names a string test around `point` fixes (`if method == "jax":`, `if task in ("rte", "qnli"):`), as Given: in the function that holds
     `point`, and in each function around it for the def or lambda `point` sits in (a closure reads the name when it
     runs, so only a parameter its function never binds again keeps the value the test saw). A name a scope nearer
     `point` binds is that scope's own. `guards_of`: parameter_guards, kept by the caller."""
@@ -358,11 +364,12 @@ def narrowed_at(
         rebound = rebound_names(scope.body)
         for test, truth in guards_of(scope).get(id(point), ()):
             tested = literal_test(test)
-            if tested is None or tested[2] is not truth or len(tested[1]) != 1:
+            if tested is None or tested[2] is not truth:
                 continue
-            name, (text,) = tested[0], tested[1]
-            if isinstance(text, str) and name in own and name not in rebound and name not in shadowed:
-                found.setdefault(name, Given(text))
+            name, texts, _ = tested
+            strings = all(isinstance(text, str) for text in texts)
+            if strings and name in own and name not in rebound and name not in shadowed:
+                found.setdefault(name, Given(frozenset(texts)))
         shadowed |= own | rebound
         point = scope
     return found
@@ -406,7 +413,7 @@ def fixed_of(text: str) -> Fixed:
         return True
     if text in (FALSE, TRUE):
         return text
-    return Given(text[1:])
+    return Given(frozenset({text[1:]}))
 
 
 def fixed_default(param: cst.Param) -> Fixed | None:
