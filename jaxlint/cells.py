@@ -3,6 +3,7 @@ and maps findings back by it; the analysis reads a cell's start from it."""
 
 MARKER = "# %% notebook cell {}"  # never says `jax`: the prefilter reads the program
 CELL_MARKER = MARKER.split("{")[0]  # how the analysis sees a cell start: a comment before its first line
-# A line magic that times a statement (`%timeit f(x)`), written as the statement with this comment after it.
+# The line magics that time a statement (`%timeit f(x)`), each written as the statement with this comment after it.
+TIMING_MAGICS = ("%timeit", "%time")
 TIMED_BY = "# %% {} of IPython"
 TIMED_MARK = TIMED_BY.split("{")[0]

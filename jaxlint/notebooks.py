@@ -20,7 +20,7 @@ from difflib import SequenceMatcher
 from itertools import product
 from typing import Callable
 
-from jaxlint.cells import MARKER, TIMED_BY, TIMED_MARK
+from jaxlint.cells import MARKER, TIMED_BY, TIMED_MARK, TIMING_MAGICS
 from jaxlint.diagnostics import Diagnostic, Edit, Evidence
 from jaxlint.files import LINE_BREAK, NOTEBOOK_SUFFIX, InputError
 from jaxlint.fix import FixError
@@ -37,20 +37,7 @@ _TARGET_END_MAGIC = re.compile(r"^(\s*[)\]}][\s)\]}]*=\s*)[%!]")
 # `jnp.zeros?`, `jax.random.*key*??`, `?jit`
 _HELP = re.compile(r"^\s*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*$")
 # `%timeit -n 10 f(x)`, `%time f(x)`: the magic, its options, and the statement it times after them.
-_TIMING_MAGIC = re.compile(r"^(\s*)(%timeit|%time)((?:\s+-[a-z](?:\s*\d+)?)*)\s+(?=\S)")
-_COMPOUND = (
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    ast.FunctionDef,
-    ast.ClassDef,
-    ast.AsyncFunctionDef,
-    ast.Match,
-)
+_TIMING_MAGIC = re.compile(r"^(\s*)(" + "|".join(TIMING_MAGICS) + r")((?:\s+-[a-z](?:\s*\d+)?)*)\s+(?=\S)")
 # Cell magics whose body is Python run in this kernel; the others (`%%bash`, `%%html`, `%%writefile`) are not.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 
@@ -296,8 +283,8 @@ def timed_statement(line: str) -> str | None:
         parsed = ast.parse(statement)
     except SyntaxError:
         return None
-    if not parsed.body or any(isinstance(node, _COMPOUND) for node in parsed.body):
-        return None
+    if not parsed.body or any(hasattr(node, "body") for node in parsed.body):
+        return None  # a compound statement (`for i in xs: f(i)`): no `pass;` may go before it
     padding = found.end() - len(indent) - len("pass;")
     return f"{indent}pass;{' ' * padding}{statement.rstrip()}  {TIMED_BY.format(magic)}"
 
@@ -336,20 +323,17 @@ def _restore_ipython(original: list[str], python: list[str], fixed: list[str], i
             restored.extend(original[i1:i2])
             continue
         timed = [i for i in range(i1, i2) if python[i] != original[i][len(indent) :] and TIMED_MARK in python[i]]
-        if timed and tag == "replace" and i2 - i1 == j2 - j1:  # a fix inside `%timeit f(x)`: the magic stays
-            restored.extend(
-                indent + _untimed(original[i][len(indent) :], line)
-                if i in timed
-                else indent + line
-                if line.strip()
-                else line
-                for i, line in zip(range(i1, i2), fixed[j1:j2])
-            )
-        elif timed:
+        if timed and (tag != "replace" or i2 - i1 != j2 - j1):
             raise FixError("a fix changed an IPython magic line")
-        else:
-            restored.extend(indent + line if line.strip() else line for line in fixed[j1:j2])
+        for i, line in enumerate(fixed[j1:j2], i1):  # (line for line where a timed statement is: its magic stays)
+            restored.append(
+                indent + _untimed(original[i][len(indent) :], line) if i in timed else _indented(line, indent)
+            )
     return restored
+
+
+def _indented(line: str, indent: str) -> str:
+    return indent + line if line.strip() else line
 
 
 def _dump_like(data: bytes, original: dict, document: dict) -> bytes:

@@ -348,8 +348,8 @@ def narrowed_at(
     point: cst.CSTNode,
     guards_of: Callable[[cst.FunctionDef], dict[int, tuple[Guard, ...]]],
 ) -> dict[str, Fixed]:
-    """The names a string test around `point` fixes (`if method == "jax":`, `if task in ("rte", "qnli"):`), as Given: in the function that holds
-    `point`, and in each function around it for the def or lambda `point` sits in (a closure reads the name when it
+    """The names a string test around `point` fixes (`if method == "jax":`, `if task in ("rte", "qnli"):`), as
+    Given: in the function that holds `point`, and in each function around it for the def or lambda `point` sits in (a closure reads the name when it
     runs, so only a parameter its function never binds again keeps the value the test saw). A name a scope nearer
     `point` binds is that scope's own. `guards_of`: parameter_guards, kept by the caller."""
     found: dict[str, Fixed] = {}

@@ -814,9 +814,8 @@ class KeyFlow(Domain):
                 fresh |= set(rebound_names([small])) - read
         else:
             return
-        for ref in list(self.state.consumed):
-            if ref in fresh or ref.split("[", 1)[0].split(".", 1)[0] in fresh:
-                del self.state.consumed[ref]
+        for ref in [ref for ref in self.state.consumed if any(_within(ref, name) for name in fresh)]:
+            del self.state.consumed[ref]
 
     def visit_For(self, node: cst.For) -> None:
         self._cell_start(node)
@@ -2288,7 +2287,7 @@ class KeyFlow(Domain):
             and loop[0] is state
             and loop[1] == len(state.loops)
             and type(loop[2]) is cst.For
-            and runs_once(test, truth, loop[2], self._tracker.names)
+            and runs_once(test, truth, loop[2])
         )
         self._once.append((state, len(state.loops)) if once else None)
 

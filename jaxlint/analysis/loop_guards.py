@@ -4,7 +4,8 @@ A Python `for` loop runs while jax traces, with Python values: over `range(...)`
 tuple of distinct constants, its target takes each value once, so a test `n == c` against a value the body
 never changes holds in one iteration at most (`for n in [0, 1]: if n == 1: y = dropout(y, key)` draws from
 `key` once per call); over values the code does not show (`for task in args.tasks: if task == 0: ...`), that
-the test holds in two iterations is no fact either; `i == 0` of a loop counting from 0 (`range(n)`, `enumerate(xs)`) holds in its first only.
+the test holds in two iterations is no fact either; `i == 0` of a loop counting from 0 (`range(n)`,
+`enumerate(xs)`) holds in its first only.
 """
 
 from __future__ import annotations
@@ -55,14 +56,14 @@ def fixed_in(expr: cst.BaseExpression, rebound: set[str]) -> bool:
     return constant(expr)[0]
 
 
-def runs_once(test: cst.BaseExpression, truth: bool, loop: cst.For, names: Names) -> bool:
+def runs_once(test: cst.BaseExpression, truth: bool, loop: cst.For) -> bool:
     """Whether the branch taken when `test` is `truth` runs in one iteration of `loop` at most."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return runs_once(test.expression, not truth, loop, names)
+        return runs_once(test.expression, not truth, loop)
     if isinstance(test, cst.BooleanOperation):
         # `a and b` holds only where both do; `a or b` fails only where both do.
         if isinstance(test.operator, cst.And) is truth:
-            return runs_once(test.left, truth, loop, names) or runs_once(test.right, truth, loop, names)
+            return runs_once(test.left, truth, loop) or runs_once(test.right, truth, loop)
         return False
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False

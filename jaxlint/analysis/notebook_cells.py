@@ -7,10 +7,10 @@ import re
 
 import libcst as cst
 
-from jaxlint.cells import CELL_MARKER, TIMED_BY
+from jaxlint.cells import CELL_MARKER, TIMED_BY, TIMING_MAGICS
 
 # The comment after a timed statement (notebooks.timed_statement), naming its magic.
-_TIMED = re.compile(re.escape(TIMED_BY).replace(re.escape("{}"), "(%timeit|%time)") + "$")
+_TIMED = re.compile(re.escape(TIMED_BY).replace(re.escape("{}"), "(" + "|".join(TIMING_MAGICS) + ")") + "$")
 
 
 def starts_cell(statement: cst.CSTNode) -> bool:

@@ -86,9 +86,12 @@ def pytree_fields(cls: cst.ClassDef, names: Names, class_of) -> dict[str, Field]
             outer = annotation.value if isinstance(annotation, cst.Subscript) else annotation
             if names.qualified(outer) in CLASS_VARIABLE_ANNOTATIONS:
                 continue
-            static = name in listed[1] if listed is not None else not namedtuple and _static_default(small.value, names)
-            if names.qualified(outer) in STATIC_ANNOTATIONS and listed is None and not namedtuple:
-                static = True
+            static = (
+                name in listed[1]
+                if listed is not None
+                else not namedtuple
+                and (names.qualified(outer) in STATIC_ANNOTATIONS or _static_default(small.value, names))
+            )
             if static is None:
                 continue  # a default the model does not know may make it static, or not: an unknown field
             if listed is not None and not static and name not in listed[0]:

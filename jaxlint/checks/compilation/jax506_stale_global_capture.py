@@ -17,9 +17,10 @@ from jaxlint.analysis.bindings import (
     statements,
     target_names,
 )
+from jaxlint.analysis.dead_branches import arguments_given
 from jaxlint.analysis.loop_guards import first_iteration_only
 from jaxlint.analysis.names import scope_imports
-from jaxlint.analysis.traced import Signature, TracedFunction
+from jaxlint.analysis.traced import TracedFunction
 from jaxlint.checks.base import Rule
 from jaxlint.model.transforms import CACHED_BY_FUNCTION, PARTIAL
 from jaxlint.traversal import children, in_order
@@ -432,18 +433,12 @@ def _static_varies(read: _Read, trace: _Item, varying: frozenset[str]) -> bool:
     static = read.scope.static
     if not static or not isinstance(function, cst.FunctionDef):
         return False
-    positional = Signature.of(function.params).positional
     for call in _nodes(trace.node):
         if type(call) is not cst.Call or not (type(call.func) is cst.Name and call.func.value == function.name.value):
             continue
-        for index, arg in enumerate(call.args):
-            if arg.star:
-                break
-            param = (
-                arg.keyword.value if arg.keyword is not None else positional[index] if index < len(positional) else None
-            )
-            if param in static and mentioned_names(arg.value) & varying:
-                return True
+        given = arguments_given(function, 0, call) or {}
+        if any(param in static and mentioned_names(value) & varying for param, value in given.items()):
+            return True
     return False
 
 
