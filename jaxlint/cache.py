@@ -28,8 +28,9 @@ DEFAULT_DIR = ".jaxlint_cache"
 # wrappers are called with, the dict entries their functions draw keys from, and which names of theirs other
 # modules import, call or subclass (read_reached); 12, the line of a transform applied over several lines (it was 0);
 # 13, the attributes of `self` their methods draw kept keys from (`self.key` in Consumes.params); 14, the type tests
-# their functions return (Exported.tests).
-FORMAT = 18
+# their functions return (Exported.tests); 19, their factories that give a jitted function (`make_step()` in
+# Interface.jitted).
+FORMAT = 19
 
 
 def content_hash(data: bytes) -> str:

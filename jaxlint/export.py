@@ -216,11 +216,14 @@ def _items(summary: Returned) -> tuple[tuple[tuple[str, ...], str | None, bool] 
 
 def _jitted(module: cst.Module, tracker: ValueTracker) -> tuple[str, ...]:
     """Its module-level names that hold a jitted function: a def whose outermost decorator jits it, or a name bound
-    once, to a jit of something (`train_step = jax.jit(_train_step)`)."""
+    once, to a jit of something (`train_step = jax.jit(_train_step)`); and, with `()` after the name, the defs whose
+    calls give one (`make_step()`, a factory that returns a jitted callable on every path)."""
     callees, found = tracker.callees, []
     for statement in module.body:
         if type(statement) is cst.FunctionDef and callees.decorated(statement) is not None:
             found.append(statement.name.value)
+        elif type(statement) is cst.FunctionDef and callees.made_by(statement, (module,)) is not None:
+            found.append(f"{statement.name.value}()")
         elif type(statement) is cst.SimpleStatementLine:
             for small in statement.body:
                 if (
@@ -232,7 +235,7 @@ def _jitted(module: cst.Module, tracker: ValueTracker) -> tuple[str, ...]:
                 ):
                     found.append(small.targets[0].target.value)
     bound = {name: len(values) for name, values in every_assigned_value(list(module.body)).items()}
-    return tuple(sorted(name for name in dict.fromkeys(found) if bound.get(name, 0) <= 1))
+    return tuple(sorted(name for name in dict.fromkeys(found) if bound.get(name.removesuffix("()"), 0) <= 1))
 
 
 def _computed(module: cst.Module) -> dict[str, tuple[str, ...]]:

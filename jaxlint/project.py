@@ -431,9 +431,12 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
             if module in modules and module != name and (found := computed_by(qualified)):
                 computed[qualified] = found  # a base class: the properties that compute, its own and its bases'
         jitted = tuple(
-            qualified
+            qualified + made
             for qualified in dict.fromkeys((*interface.uses, *interface.reexports.values()))
-            if (found := split(qualified))[0] in modules and found[0] != name and found[1] in modules[found[0]].jitted
+            for made in ("", "()")  # the name holds a jitted function; calling it gives one
+            if (found := split(qualified))[0] in modules
+            and found[0] != name
+            and found[1] + made in modules[found[0]].jitted
         )
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
         transformed = {function: tuple(found) for function, found in applied.get(name, {}).items()}

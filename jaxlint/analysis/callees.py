@@ -731,6 +731,11 @@ class Callees:
         """The jitted callable a call calls, when the source shows one."""
         return self._answer(call, chain, "jit", self._takes_arguments)
 
+    def held(self, expr: cst.BaseExpression, chain: Chain) -> JittedCallee | None:
+        """The jitted callable an expression holds (a name bound to one, a jit of something, a factory's product, a
+        partial of one), given to a call rather than called."""
+        return self._callee(expr, chain, 0, self._takes_arguments)
+
     def mapped(self, call: cst.Call, chain: Chain) -> JittedCallee | None:
         """The `jax.vmap`ped callable a call calls (also inside a jit: `jax.jit(jax.vmap(f, ...))`)."""
         return self._answer(call, chain, "vmap", VMAPS.__contains__)
@@ -812,16 +817,30 @@ class Callees:
         """`make_train_step(opt)` of a factory of this module that returns the same transformed callable on every
         path (`@jax.jit def train_step` nested in it, or `return jax.jit(step, donate_argnums=0)`)."""
         factory = self._factory(call, chain)
-        if factory is None or product(factory[0], self.bindings, self.names, self.table) is None:
+        return None if factory is None else self.made_by(factory[0], factory[1], accept, depth)
+
+    def made_by(self, factory: cst.FunctionDef, chain: Chain, accept=None, depth: int = 0) -> JittedCallee | None:
+        """The transformed callable a factory (bound where `chain` ends) returns, the same on every path."""
+        if product(factory, self.bindings, self.names, self.table) is None:
             return None
-        expressions = callable_returns(factory[0]) or ()  # not None: a product is returned on every path
-        inside = (*factory[1], factory[0])
-        found = [self._callee(expr, inside, depth + 1, accept) for expr in expressions]
+        expressions = callable_returns(factory) or ()  # not None: a product is returned on every path
+        inside = (*chain, factory)
+        found = [self._callee(expr, inside, depth + 1, accept or self._takes_arguments) for expr in expressions]
         return found[0] if all(callee == found[0] for callee in found) else None
 
     def _factory(self, call: cst.Call, chain: Chain) -> tuple[cst.FunctionDef, Chain] | None:
-        """The def a call calls, with the chain of the scope that binds it."""
+        """The def a call calls, with the chain of the scope that binds it: a name bound to `partial(make, ...)` calls
+        `make` (the partial's arguments go before the call's)."""
         found = self.bindings.binding(call.func, chain, want_def=True)
+        if (
+            found is not None
+            and type(found[0]) is cst.Call
+            and self.names.qualified(found[0].func) == "functools.partial"
+        ):
+            spelled = found[0]
+            if not spelled.args or spelled.args[0].keyword is not None:
+                return None
+            found = self.bindings.binding(spelled.args[0].value, found[1], want_def=True)
         return (found[0], found[1]) if found is not None and isinstance(found[0], cst.FunctionDef) else None
 
     def _method(self, expr: cst.BaseExpression, chain: Chain) -> tuple[cst.CSTNode, Chain, bool] | None:

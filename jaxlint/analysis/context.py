@@ -448,6 +448,11 @@ class Context:
         """The jitted callable `call` calls, when the source shows one."""
         return self._callees.jitted(call, self.chain)
 
+    def holds_jit(self, expr: cst.BaseExpression, chain: tuple[cst.CSTNode, ...] | None = None) -> JittedCallee | None:
+        """The jitted callable of this module an expression holds, when the source shows one (`step`,
+        `make_step(opt)`); `chain`: the scope it is read in, when not this one."""
+        return self._callees.held(expr, self.chain if chain is None else chain)
+
     def mapped(self, call: cst.Call) -> JittedCallee | None:
         """The `jax.vmap`ped callable `call` calls, when the source shows one."""
         return self._callees.mapped(call, self.chain)
@@ -475,9 +480,10 @@ class Context:
         flax linen or PyTorch Module): given to a transform, one raises `TypeError` before anything is traced."""
         return self._tracker.never_flattened(cls)
 
-    def jitted_elsewhere(self, call: cst.Call) -> str | None:
-        """The qualified name of the jitted function of another module of the project `call` calls, or None."""
-        return self._tracker.jitted_elsewhere(call)
+    def jitted_elsewhere(self, expr: cst.BaseExpression, chain: tuple[cst.CSTNode, ...] | None = None) -> str | None:
+        """The qualified name of the jitted function of another module of the project an expression holds (a call's
+        `func`), or None; `chain`: the scope it is read in, when not this one."""
+        return self._tracker.jitted_elsewhere(expr, chain)
 
     def jit_made(self, call: cst.Call) -> JittedCallee | None:
         """The jitted callable `call` makes (`jax.jit(f, static_argnums=1)`, `partial(jax.jit, ...)(f)`), if any."""
@@ -494,12 +500,16 @@ class Context:
     # ------------------------------------------------------------------ bindings
 
     def binding(
-        self, expr: cst.BaseExpression, want_def: bool = False, want_class: bool = False
+        self,
+        expr: cst.BaseExpression,
+        want_def: bool = False,
+        want_class: bool = False,
+        chain: tuple[cst.CSTNode, ...] | None = None,
     ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], bool] | None:
-        """The one def or value (a class only when `want_class`) a name (or `self.attr`) is bound to here, the
-        chain of the scope binding it, and whether it is a method reached through `self`; None when bound more
-        than once, or unknown."""
-        return self._callees.bindings.binding(expr, self.chain, want_def, want_class)
+        """The one def or value (a class only when `want_class`) a name (or `self.attr`) is bound to here (or where
+        `chain` ends), the chain of the scope binding it, and whether it is a method reached through `self`; None
+        when bound more than once, or unknown."""
+        return self._callees.bindings.binding(expr, self.chain if chain is None else chain, want_def, want_class)
 
     def called_def(self, call: cst.Call) -> cst.FunctionDef | None:
         """The def of this module a call runs: a function, a method through `self` or an instance, a class's

@@ -963,16 +963,25 @@ class ValueTracker(Domain):
             and not applied[0][1].bound_names
         )
 
-    def jitted_elsewhere(self, call: cst.Call) -> str | None:
-        """The qualified name of the jitted function of another module of the project a call calls (Imported.jitted),
-        or None."""
+    def jitted_elsewhere(self, expr: cst.BaseExpression, chain: tuple[cst.CSTNode, ...] | None = None) -> str | None:
+        """The qualified name of the jitted function of another module of the project an expression holds
+        (Imported.jitted): a name of it (`train_step`), what its factory gives (`make_step(opt)`, named
+        `pkg.train.make_step()`), or a name bound here to either; None otherwise. `chain`: the scope it is read in,
+        when not the current one."""
         if self.context is None:
             return None
-        qualified = self.names.qualified(call.func)
+        if type(expr) is cst.Name:
+            found = self.callees.bindings.binding(expr, tuple(self._chain) if chain is None else chain)
+            if found is not None and type(found[0]) is cst.Call:
+                expr = found[0]
+        made = ""
+        if type(expr) is cst.Call:
+            expr, made = expr.func, "()"
+        qualified = self.names.qualified(expr)
         if qualified is None or not self.context.in_project(qualified):
             return None
-        self.read_jitted.add(qualified)
-        return qualified if qualified in self.context.imported.jitted else None
+        self.read_jitted.add(qualified + made)
+        return qualified + made if qualified + made in self.context.imported.jitted else None
 
     def _reached_elsewhere(self, name: str) -> bool:
         """Whether another module of the project imports, calls or subclasses this module's `name` (Imported.reached):

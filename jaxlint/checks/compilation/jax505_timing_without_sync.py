@@ -13,7 +13,7 @@ from jaxlint.analysis.notebook_cells import timing_magic
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
 from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
-from jaxlint.model.transforms import JITS, TREE_MAPS
+from jaxlint.model.transforms import TREE_MAPS, WRAPPER_ARGUMENTS
 from jaxlint.traversal import children, in_order
 
 
@@ -215,6 +215,10 @@ def _gives_nothing(function: cst.FunctionDef | cst.Lambda, names) -> bool:
     return True
 
 
+_Scopes = tuple[cst.CSTNode, ...]  # a module and the defs, lambdas and classes around a point (the analysis's chain)
+_SCOPE_TYPES = (cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
     for child in children(node):
@@ -234,7 +238,8 @@ class TimingWithoutSync(CalleeRule):
         "the clock subtracted from `t0`, when nothing in "
         "between waits for the results: no `.block_until_ready()`, `jax.block_until_ready(...)`, "
         "`jax.device_get`, `.item()`, `.tolist()`, `float(...)`, `print(...)`, NumPy conversion, or Python's `min`/`max` "
-        "of a result (`max(best, loss)` compares, which waits). Only plain "
+        "of a result (`max(best, loss)` compares, which waits). Making a jitted or other transformed function in "
+        "between (`fj = jax.jit(f)`) runs nothing and waits for nothing. Only plain "
         "timed regions are judged, and `if`/`elif`/`else` on a Python flag that no result of the region decides "
         '(`if self.multi:`, `if mode == "a":`), whose branches are judged alike: any other call, `if`, `while`, '
         "comparison or f-string in between might wait, and the region is left alone. In a notebook, a statement timed by "
@@ -288,7 +293,9 @@ class TimingWithoutSync(CalleeRule):
     def visit_Module(self, node: cst.Module) -> None:
         self._tests = self.facts.in_test_file  # tests time dispatch and tracing on purpose
         self._judging: set[int] = set()  # the helpers being judged (`_helper_kind`), against recursion
-        self._def_uses: dict[str, tuple[list[cst.FunctionDef], list[cst.Call]]] | None = None  # _uses_of_defs
+        self._def_uses: dict[str, tuple[list[cst.FunctionDef], list[tuple[cst.Call, _Scopes]]]] | None = (
+            None  # _uses_of_defs
+        )
         if not self._tests:
             self._block(node.body)
 
@@ -431,6 +438,8 @@ class TimingWithoutSync(CalleeRule):
             return "sync" if qualified.startswith("numpy.") else "harmless"
         if qualified is not None and qualified.startswith(DISPATCHING):
             return "jax"
+        if qualified in WRAPPER_ARGUMENTS:
+            return "harmless"  # `fj = jax.jit(f)` in the region: making the wrapper runs nothing and waits for nothing
         if qualified in TREE_MAPS and call.args and self._waits(call.args[0].value):
             return "sync"  # `jax.tree.map(lambda x: x.block_until_ready(), metrics)` waits on every leaf
         if qualified is not None and qualified.startswith(JAX):
@@ -443,7 +452,7 @@ class TimingWithoutSync(CalleeRule):
             return "jax"
         if isinstance(func, cst.Name) and self._jitted_alike(func):
             return "jax"
-        if self.facts.jitted_elsewhere(call) is not None:
+        if self.facts.jitted_elsewhere(func) is not None:
             return "jax"  # `train_step(state, batch)` of `from .model import train_step`, jitted there
         if isinstance(func, cst.Name) and func.value in _HARMLESS and self.facts.binding(func) is None:
             if func.value in _COMPARING and any(mentioned_names(arg.value) & jax_results for arg in call.args):
@@ -481,44 +490,41 @@ class TimingWithoutSync(CalleeRule):
             return None  # the wrapper's own parameter
         uses = self._uses_of_defs().get(outer.name.value, ([], []))
         decorated, calls = uses
-        given = [self._given(call, outer, name.value) for call in calls]
+        given = [self._given(call, scopes, outer, name.value) for call, scopes in calls]
         if not decorated and not given:
             return None
         kinds = {self._helper_kind(function) for function in decorated} | set(given)
         return "jax" if kinds == {"jax"} else "unknown"
 
-    def _uses_of_defs(self) -> dict[str, tuple[list[cst.FunctionDef], list[cst.Call]]]:
-        """By name: the defs a decorator of that name decorates and the calls of that name, in the whole module
-        (found once)."""
+    def _uses_of_defs(self) -> dict[str, tuple[list[cst.FunctionDef], list[tuple[cst.Call, _Scopes]]]]:
+        """By name: the defs a decorator of that name decorates and the calls of that name with the scopes they are
+        in, in the whole module (found once)."""
         if self._def_uses is None:
             self._def_uses = {}
-            for node, _ in in_order(self.facts.chain[0]):
+            for node, above in in_order(self.facts.chain[0]):
                 if type(node) is cst.FunctionDef:
                     for applied in node.decorators:
                         if type(applied.decorator) is cst.Name:
                             self._def_uses.setdefault(applied.decorator.value, ([], []))[0].append(node)
                 elif type(node) is cst.Call and type(node.func) is cst.Name:
-                    self._def_uses.setdefault(node.func.value, ([], []))[1].append(node)
+                    scopes = tuple(scope for scope in above if type(scope) in _SCOPE_TYPES)
+                    self._def_uses.setdefault(node.func.value, ([], []))[1].append((node, scopes))
         return self._def_uses
 
-    def _given(self, call: cst.Call, function: cst.FunctionDef, param: str) -> str:
-        """What the function `call` gives `function`'s parameter `param` runs: "jax" for a jitted function or a def
-        of the module that dispatches jax work (a name the module binds once), else "unknown"."""
+    def _given(self, call: cst.Call, scopes: _Scopes, function: cst.FunctionDef, param: str) -> str:
+        """What the function `call` (in `scopes`) gives `function`'s parameter `param` runs: "jax" for a jitted
+        function (of this module or another, a factory's product included) or a def of the module that dispatches
+        jax work, else "unknown"."""
         positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
         given = argument(call, positional.index(param) if param in positional else len(call.args), param)
-        if type(given) is not cst.Name:
+        if given is None:
             return "unknown"
-        found = self.facts.binding(given, want_def=True)
-        if found is None or len(found[1]) != 1:
-            return "unknown"  # (a module-level name: what a call in any scope of the module may give)
-        bound = found[0]
-        if type(bound) is cst.FunctionDef:
-            if self.facts.jit_decorated(bound) is not None:
-                return "jax"
-            return self._helper_kind(bound) if not bound.decorators else "unknown"
-        if type(bound) is cst.Call and self.names.qualified(bound.func) in JITS:
+        if self.facts.holds_jit(given, scopes) is not None or self.facts.jitted_elsewhere(given, scopes) is not None:
             return "jax"
-        return "unknown"
+        found = self.facts.binding(given, want_def=True, chain=scopes) if type(given) is cst.Name else None
+        if found is None or type(found[0]) is not cst.FunctionDef:
+            return "unknown"
+        return self._helper_kind(found[0]) if not found[0].decorators else "unknown"
 
     def _staged_def(self, call: cst.Call) -> cst.FunctionDef | None:
         """The def of this module a call runs when a decorator stages it (`@eqx.filter_jit`, `@nnx.jit`: any
