@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gc
 import inspect
@@ -184,12 +185,38 @@ def _check(
     if not reports:  # positions are a second full pass: the interface finds a call's line in the text instead
         return [], module_interface(module, source, filename, tracker, facts, reads)
     positions = _positions(module)
+    if tracker.flow.unreached:
+        running = {rule.code for rule in rule_classes if rule.about_running}
+        reports = _in_reached_code(reports, tracker.flow.unreached, running, positions)
     interface = module_interface(module, source, filename, tracker, facts, reads, positions)
     return _diagnostics(module, source, filename, reports, options.line_name, positions), interface
 
 
 # What a rule reported: its code, the node, the message, the fix, the value the finding is about.
 Report = tuple[str, cst.CSTNode, Message, "FixPlan | None", "Value | None"]
+
+
+def _in_reached_code(
+    reports: list[Report], unreached: list[cst.CSTNode], running: set[str], positions: dict[cst.CSTNode, CodeRange]
+) -> list[Report]:
+    """The reports but those of `running` codes (findings about what code does when it runs) in statements no path
+    reaches: that code never runs."""
+    spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    for node in sorted(unreached, key=lambda node: (positions[node].start.line, positions[node].start.column)):
+        where = positions[node]
+        start, end = (where.start.line, where.start.column), (where.end.line, where.end.column)
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))  # (nested statements: one span)
+        else:
+            spans.append((start, end))
+    starts = [span[0] for span in spans]
+
+    def reached(node: cst.CSTNode) -> bool:
+        at = (positions[node].start.line, positions[node].start.column)
+        index = bisect.bisect_right(starts, at) - 1
+        return index < 0 or at > spans[index][1]
+
+    return [report for report in reports if report[0] not in running or reached(report[1])]
 
 
 def _diagnostics(

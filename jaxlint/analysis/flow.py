@@ -165,12 +165,20 @@ class Flow:
     """Drives `domains` through the control flow of the module being traversed."""
 
     def __init__(
-        self, domains: Iterable[Domain], fixed_truth: Callable[[cst.BaseExpression], bool | None] | None = None
+        self,
+        domains: Iterable[Domain],
+        fixed_truth: Callable[[cst.BaseExpression], bool | None] | None = None,
+        never_returns: Callable[[cst.Call], bool] | None = None,
     ) -> None:
         self.domains = tuple(domains)
         # The truth Python fixes for an `if` test before anything runs (decided_tests.py): the branch the other way
         # is reached by no path.
         self._fixed_truth = fixed_truth
+        # Whether a call never returns (`sys.exit(1)`): the statements after it in its block are reached by no path.
+        self._never_returns = never_returns
+        # The statements no path reaches (after a `return`, `raise` or `exit()`, in a branch Python's own test
+        # rules out, in a def never made): nothing in them ever runs. (Nested ones too: each is asked once.)
+        self.unreached: list[cst.CSTNode] = []
         self._decided: list[bool | None] = []  # per open `if` statement: its test's fixed truth
         self._frames = [self._new_frame()]
         self._branches: list[list] = []  # per open if / conditional expression / match: the states in it
@@ -227,6 +235,15 @@ class Flow:
             joined.append(state)
         self._restore(joined)
 
+    def _note_statement(self, node: cst.CSTNode) -> None:
+        """Record a statement no path reaches, in the domains that follow paths as they run (not those that see a
+        `continue` reach the next iteration's code)."""
+        frame = self._frame
+        if frame.never_made or all(
+            dead for dead, domain in zip(frame.dead, self.domains) if not domain.sees_next_iteration
+        ):
+            self.unreached.append(node)
+
     def _end_path(self, keep: bool = False) -> None:
         """No path continues from here (but in the domains that follow a `continue` into the next iteration,
         when `keep`)."""
@@ -249,6 +266,9 @@ class Flow:
         for jump in node.body:
             if type(jump) in _JUMPS:
                 break
+            if type(jump) is cst.Expr and self._ends_program(jump.value):
+                self._end_path()  # `sys.exit(1)`, `exit()`: like a `raise` of SystemExit
+                return
         else:
             return
         frame = self._frame
@@ -258,6 +278,12 @@ class Flow:
         self._end_path(keep=isinstance(jump, cst.Continue))
 
     leave_SimpleStatementLine = leave_SimpleStatementSuite = _leave_line
+
+    def _ends_program(self, expr: cst.BaseExpression) -> bool:
+        return type(expr) is cst.Call and self._never_returns is not None and self._never_returns(expr)
+
+    # Every statement is asked whether a path reaches it (the compound ones whose visits do more call it there).
+    visit_SimpleStatementLine = visit_If = visit_For = visit_With = visit_FunctionDef = visit_ClassDef = _note_statement
 
     # ------------------------------------------------------------------ scopes
 
@@ -388,6 +414,7 @@ class Flow:
         self._merge([after_body, self._snapshot()])
 
     def visit_Match(self, node: cst.Match) -> None:
+        self._note_statement(node)
         self._branches.append([self._snapshot()])
 
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
@@ -461,6 +488,7 @@ class Flow:
         self._end_loop(node)
 
     def visit_While(self, node: cst.While) -> None:
+        self._note_statement(node)
         self._begin_loop(node, rebound_names(node.body))  # the test runs in every iteration
 
     def visit_While_body(self, node: cst.While) -> None:
@@ -475,6 +503,7 @@ class Flow:
     # ------------------------------------------------------------------ try
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> None:
+        self._note_statement(node)
         rebound = _try_rebound(node)
         for domain in self.domains:
             domain.unsure(rebound)

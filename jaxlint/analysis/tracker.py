@@ -113,7 +113,14 @@ from jaxlint.analysis.values import (
     unknown_contents,
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
-from jaxlint.model.functions import CONTAINER_READERS, CONTAINER_READING_MODULES, JAX, REF_FACTORIES
+from jaxlint.model.functions import (
+    CONTAINER_READERS,
+    CONTAINER_READING_MODULES,
+    JAX,
+    NO_RETURN,
+    NO_RETURN_BUILTINS,
+    REF_FACTORIES,
+)
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
 from jaxlint.model.transforms import (
     CARRY_WITH_OUTPUT,
@@ -462,7 +469,7 @@ class ValueTracker(Domain):
         self.nones = NoneFlow(self._definition)
         # (reaching after self, which binds a class as it enters its body)
         domains = (self, self.keys, self.donations, self.nones, self.recorder.reaching)
-        self.flow = Flow((domain for domain in domains if domain is not None), self._fixed_truth)
+        self.flow = Flow((domain for domain in domains if domain is not None), self._fixed_truth, self._never_returns)
 
     @staticmethod
     def _overridden(module: cst.Module, context: ModuleContext | None) -> set[tuple[int, str]]:
@@ -2319,6 +2326,14 @@ class ValueTracker(Domain):
         if id(test) not in self._truths:
             self._truths[id(test)] = fixed_truth(test, self.literal_of)
         return self._truths[id(test)]
+
+    def _never_returns(self, call: cst.Call) -> bool:
+        """A call that ends the program (`sys.exit(1)`, the builtin `exit()`): no statement after it runs."""
+        func = call.func
+        if self.names.qualified(func) in NO_RETURN:
+            return True
+        builtin = self.names.builtin(func, NO_RETURN_BUILTINS)
+        return builtin is not None and self.callees.bindings.binding(func, tuple(self._chain)) is None
 
     def literal_of(self, name: cst.Name) -> tuple[bool, object]:
         """The literal a name always holds where the current scope reads it: the one binding of the scope that owns

@@ -89,6 +89,11 @@ class Rule:
     needs_donations: ClassVar[bool] = False
     """Whether the rule asks `self.facts.donations`: the donated-buffer domain is followed only then."""
 
+    about_running: ClassVar[bool] = True
+    """Whether a finding says what the code does when it runs: none is reported in code no path reaches (after a
+    `return`, `raise` or `sys.exit()`, in a branch Python's own test rules out), as pyright reports nothing there.
+    A rule about what the text spells (a removed API) reports it there too."""
+
     trace_error: ClassVar[str | None] = None
     """The error (model/functions.py TRACE_ERRORS) a finding inside a traced function predicts while jax traces it:
     none is reported where every trace of that function starts in a `try` that catches it and shows it, nor in the

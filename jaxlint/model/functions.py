@@ -243,3 +243,8 @@ GROWING_FUNCTIONS = frozenset(
 LIST_TO_ARRAY = frozenset(
     f"{module}.{name}" for module in ("numpy", "jax.numpy") for name in "array asarray stack".split()
 )
+
+# Python calls that never return: the program ends there (or, for `exit`/`quit`, raises SystemExit), so the
+# statements after one in its block never run.
+NO_RETURN = frozenset({"sys.exit", "os._exit", "os.abort"})
+NO_RETURN_BUILTINS = frozenset({"exit", "quit"})
