@@ -68,6 +68,11 @@ class Keys:
         made again from the same values, it is that key again."""
         return self._flow.made_from_values(ref)
 
+    def key_default(self, ref: str) -> tuple[cst.FunctionDef, cst.Param] | None:
+        """For a key a call draws from as a parameter's default (`def augment(x, key=jax.random.key(0))` called
+        without `key`): that def and parameter. The default is made once, when the def runs."""
+        return self._flow.key_default(ref)
+
     def folded_apart(self, expr: cst.BaseExpression) -> bool:
         """Whether `uses` gave `expr` as a key of one stream of a call whose streams fold in where each is drawn (a
         flax Module's `init` and `apply`): the same key given to two of its streams gives different keys. (Not

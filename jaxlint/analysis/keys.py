@@ -754,6 +754,8 @@ class KeyFlow(Domain):
         self._entries_changed: dict[tuple[int, str], bool] = {}  # of each function and parameter: changes_entries
         self._fields_changed: dict[tuple[int, str], bool] = {}  # of each function and `param.attribute`: changes_fields
         self._loop_fields: dict[tuple[int, str], bool] = {}  # of each loop and attribute: _field_changed_in_loop
+        self._defaults: dict[int, dict[str, str]] = {}  # of each def: its key defaults' refs, by parameter
+        self._default_of: dict[str, tuple[cst.FunctionDef, cst.Param]] = {}  # of each key default's ref
 
     def _unseen_results(self, function: cst.CSTNode) -> set[int]:
         if type(function) is not cst.FunctionDef:
@@ -857,6 +859,10 @@ class KeyFlow(Domain):
             for name in self._module_keys_drawn(call):
                 if self.state.is_key(name):
                     found.append((call.func, name, f"{_callee_name(call)}()"))
+            for default in self._defaults_drawn(call):
+                for state in self._states:
+                    state.keys.setdefault(default, 0)  # made when the def ran: outside every loop of every scope
+                found.append((call.func, default, f"{_callee_name(call)}()"))
             hops = self._hop_consuming(call)
             drawn_hops = {id(expr) for expr, hop in hops if (id(expr), hop) not in self._folded_hops}
             self._folded.update(id(expr) for expr, _ in hops if id(expr) not in drawn_hops)
@@ -940,6 +946,49 @@ class KeyFlow(Domain):
                 self._bound_here[id(here)] = rebound_names(here.body) | set(parameter_names(here.params))
             return drawn - self._bound_here[id(here)]
         return drawn if here is None else set()
+
+    def _defaults_drawn(self, call: cst.Call) -> list[str]:
+        """The key defaults of the def of this module a call runs that the call leaves out and the def draws from: a
+        default is evaluated once, when the def runs, so every call that leaves it out draws from that one key
+        (`def augment(x, key=jax.random.key(0))`, `key=next_key()`; jax: the same numbers at every call)."""
+        drawn = self._tracker.known.consumes
+        if not drawn:
+            return []
+        function, bound = self._callee(call)
+        if type(function) is not cst.FunctionDef or not drawn.get(function):
+            return []
+        defaults = self._key_defaults(function)
+        given = arguments_given(function, bound, call) if defaults else None
+        if given is None or any(arg.star for arg in call.args):
+            return []
+        sites = self._tracker.known.drawn_sites.get(function, {})
+        return [
+            ref
+            for param, ref in defaults.items()
+            if param in drawn[function] and param not in given and live(sites.get(param, ()), function, bound, call)
+        ]
+
+    def _key_defaults(self, function: cst.FunctionDef) -> dict[str, str]:
+        """The parameters of a def whose default makes a key (`key=jax.random.key(0)`, a call giving one to a
+        parameter named like a key), each with the ref of that one key."""
+        if id(function) not in self._defaults:
+            found = {}
+            params = function.params
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                default = param.default.value if type(param.default) is cst.Subscript else param.default
+                name = param.name.value
+                if type(default) is cst.Call and (
+                    makes_key(default, self._tracker.names) or self.state.named_like_key(name)
+                ):
+                    ref = f"{function.name.value}:{name}:{len(self._default_of)}"  # (no name of the code's)
+                    self._default_of[ref] = (function, param)
+                    found[name] = ref
+            self._defaults[id(function)] = found
+        return self._defaults[id(function)]
+
+    def key_default(self, ref: str) -> tuple[cst.FunctionDef, cst.Param] | None:
+        """For the ref of a key default (`_key_defaults`): its def and parameter."""
+        return self._default_of.get(ref)
 
     def _closed_draws(self, function: cst.FunctionDef) -> set[str]:
         """The names a module-level function draws from without binding them, itself or through the module-level

@@ -104,6 +104,9 @@ class RoundFacts:
     # stable_fields.py), with the tests around them: each call of the method draws from the same key.
     fields: dict[cst.CSTNode, dict[str, Sites]] = field(default_factory=dict)
     key_params: dict[cst.CSTNode, frozenset[str]] = field(default_factory=dict)  # parameters some call gives a key
+    # The key parameters a function draws from itself, with the tests of its parameters around each draw: a call that
+    # leaves one at its default draws from that default where some draw is live for the call.
+    drawn_sites: dict[cst.CSTNode, dict[str, Sites]] = field(default_factory=dict)
     # Functions every `return` of which gives a key the function drew from, at a place of the tuple it returns (None:
     # the whole value): where it drew, and by what. A caller that draws from it again reuses it.
     spent_returns: dict[cst.CSTNode, dict[int | None, tuple[cst.CSTNode, str]]] = field(default_factory=dict)
@@ -166,6 +169,7 @@ _FLOW_FIELDS = (
     "items",
     "fields",
     "key_params",
+    "drawn_sites",
     "spent_returns",
 )
 # The facts about the parameters of a function, read when it is traced.
@@ -1163,6 +1167,9 @@ class ScopeRecorder:
             fields = {ref: tuple(sites) for ref, sites in refs.items() if node is not None and ref.startswith("self.")}
             if fields:
                 facts.fields[node] = fields
+            drawn_params = {ref: tuple(sites) for ref, sites in refs.items() if node is not None and ref.isidentifier()}
+            if drawn_params:
+                facts.drawn_sites[node] = drawn_params
         for call, _, callee, target, value, _, _ in edges:
             if target in consumes.get(callee, ()):
                 facts.consuming[call] = (*facts.consuming.get(call, ()), value)

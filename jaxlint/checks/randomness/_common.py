@@ -219,3 +219,14 @@ class TraceTimeRule(Rule):
         else:
             role = "call"
         return TraceSite(subject, name, f" by `{transform.name}`", transform, role)
+
+
+def one_default_key(function: cst.FunctionDef, param: cst.Param, line_of: Callable[[cst.CSTNode], int]) -> str:
+    """How a finding names a key default (keys.key_default): made once, when the def runs."""
+    default = param.default
+    assert default is not None  # (a key default has one)
+    shown = call_text(default) if type(default) is cst.Call else code(default, 40)
+    return (
+        f"the default of `{function.name.value}`'s `{param.name.value}` (`{shown}`) is one key, made once when the "
+        f"def ran (line {line_of(default)})"
+    )

@@ -6,6 +6,7 @@ import libcst as cst
 
 from jaxlint.analysis.calls import argument
 from jaxlint.checks.randomness._kept_keys import kept_by_object, replace_in_method
+from jaxlint.checks.randomness._common import one_default_key
 from jaxlint.checks.base import Rule, code
 from jaxlint.model.functions import PERMUTATION, SELECTING_SAMPLERS
 from jaxlint.model.keys import FIT_USES
@@ -24,7 +25,9 @@ class KeyReuseInLoop(Rule):
         "flagged when the tree is known to have two leaves or more (a display of two entries or more, or a "
         "value the analysis knows: the pytree every call gives a traced parameter). A method that draws from a key "
         "its object keeps (`self.key`, stored by `__init__` and assigned nowhere else in the class's module) "
-        "consumes that key at every call: `agent.act(obs)` in a loop draws the same noise at every step. A key "
+        "consumes that key at every call: `agent.act(obs)` in a loop draws the same noise at every step; so does "
+        "a function called without the key its parameter's default makes (`def add_noise(x, key=jax.random.key(0))`: "
+        "the default is made once, when the def runs). A key "
         "made in a Python loop's body from values the loop never changes (`jax.random.PRNGKey(42)` written "
         "there, `fold_in(base, step)` with `step` never advanced) is the same key in every iteration, as if "
         "made before the loop."
@@ -90,6 +93,16 @@ class KeyReuseInLoop(Rule):
             if by in FIT_USES and self._fits_another(node, expr):
                 continue  # `MCMC(NUTS(model)).run(key)` for each model of a comparison: one seed for every fit
             if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
+                if (default := keys.key_default(ref)) is not None:
+                    function, param = default
+                    self.report(
+                        expr,
+                        lambda line_of, by=by, function=function, param=param: (  # type: ignore[misc]
+                            f"{one_default_key(function, param, line_of)}, and `{by}` draws from it in every "
+                            f"iteration, so every iteration draws the same numbers: pass each call its own key"
+                        ),
+                    )
+                    continue
                 if keys.made_each_iteration(ref):
                     self.report(expr, _made_each_iteration(f"`{ref}` is", by))
                     continue
