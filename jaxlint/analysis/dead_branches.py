@@ -22,6 +22,7 @@ import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names, statements
 from jaxlint.analysis.loop_guards import constant
+from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.traversal import children, in_order
 
@@ -301,6 +302,17 @@ def guards_the_rest(function: cst.CSTNode | None, test: cst.BaseExpression) -> b
 
 
 Guard = tuple[cst.BaseExpression, bool]  # the test of an `if` around a point, and which branch the point is in
+
+
+_module_guards: ModuleMemo[dict[int, dict[int, tuple[Guard, ...]]]] = ModuleMemo(lambda module: {})
+
+
+def module_parameter_guards(module: cst.Module, function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
+    """`parameter_guards` of a def of `module`, found once for every round and analysis that asks."""
+    found = _module_guards(module)
+    if id(function) not in found:
+        found[id(function)] = parameter_guards(function)
+    return found[id(function)]
 
 
 def parameter_guards(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:

@@ -65,7 +65,7 @@ from jaxlint.analysis.key_hops import (
 )
 from jaxlint.analysis.library_runs import library_base
 from jaxlint.analysis.factories import product
-from jaxlint.analysis.dead_branches import Guard, arguments_given, literal_test, parameter_guards
+from jaxlint.analysis.dead_branches import Guard, arguments_given, literal_test, module_parameter_guards
 from jaxlint.analysis.loop_guards import fixed_in, runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names, dotted
@@ -747,10 +747,7 @@ class KeyFlow(Domain):
         self._folded: set[int] = set()  # the key arguments drawn from through keys fold_in derives (Use.folded)
         self._seeded: set[int] = set()  # of those, the seeds of a stream that folds in only a count (STREAM_SEEDERS)
         self._again: dict[cst.CSTNode, list[tuple[cst.BaseExpression, str, str, Use]]] = {}  # consumed_again
-        self._guards: dict[int, dict[int, tuple[Guard, ...]]] = {}  # of each function: parameter_guards
-        self._unseen: dict[int, set[int]] = {}  # of each function: unseen_results
         self._hops: dict[int, list[tuple[cst.BaseExpression, str | None]]] = {}  # of each call: _hop_consuming
-        self._scope_names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # of each function: bound, declared
         self._entries_changed: dict[tuple[int, str], bool] = {}  # of each function and parameter: changes_entries
         self._fields_changed: dict[tuple[int, str], bool] = {}  # of each function and `param.attribute`: changes_fields
         self._loop_fields: dict[tuple[int, str], bool] = {}  # of each loop and attribute: _field_changed_in_loop
@@ -760,16 +757,15 @@ class KeyFlow(Domain):
     def _unseen_results(self, function: cst.CSTNode) -> set[int]:
         if type(function) is not cst.FunctionDef:
             return set()
-        if id(function) not in self._unseen:
-            self._unseen[id(function)] = unseen_results(function, self._tracker.names)
-        return self._unseen[id(function)]
+        unseen = self._syntax.unseen
+        if id(function) not in unseen:
+            unseen[id(function)] = unseen_results(function, self._tracker.names)
+        return unseen[id(function)]
 
     def _parameter_guards(self, function: cst.CSTNode, node: cst.CSTNode) -> tuple[Guard, ...]:
         if type(function) is not cst.FunctionDef:
             return ()
-        if id(function) not in self._guards:
-            self._guards[id(function)] = parameter_guards(function)
-        return self._guards[id(function)].get(id(node), ())
+        return module_parameter_guards(self._module, function).get(id(node), ())
 
     @property
     def state(self) -> KeyState:
@@ -999,7 +995,7 @@ class KeyFlow(Domain):
             return closed[id(function)]
         closed[id(function)] = set()  # (a function that calls itself adds nothing on the way)
         own = set(parameter_names(function.params)) | rebound_names(function.body)
-        drawn = _drawn_unchanged(function.body, self._tracker.names) - own
+        drawn = self._unchanged_draws(function.body) - own
         defs = self._syntax.module_defs(self._module)
         consumes = self._tracker.known.consumes
         for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
@@ -1135,9 +1131,17 @@ class KeyFlow(Domain):
 
     def _names_of(self, function: cst.FunctionDef | cst.Lambda) -> tuple[frozenset[str], frozenset[str]]:
         """The names a function binds itself, and those it declares `global` or `nonlocal`."""
-        if id(function) not in self._scope_names:
-            self._scope_names[id(function)] = (local_names(function), declared(function))
-        return self._scope_names[id(function)]
+        found = self._syntax.scope_names
+        if id(function) not in found:
+            found[id(function)] = (local_names(function), declared(function))
+        return found[id(function)]
+
+    def _unchanged_draws(self, body: cst.BaseSuite) -> set[str]:
+        """_drawn_unchanged of a body of this module (found once for every round)."""
+        unchanged = self._syntax.drawn_unchanged
+        if id(body) not in unchanged:
+            unchanged[id(body)] = _drawn_unchanged(body, self._tracker.names)
+        return unchanged[id(body)]
 
     def _owner(self, name: str) -> cst.CSTNode | None:
         """The function whose variable `name` is where the walk is: the innermost def or lambda around this point
@@ -2377,10 +2381,7 @@ class KeyFlow(Domain):
             state.bind(name, False)
             state.add_parameter(name, name in given_keys)
         if body is not None and state.params:
-            unchanged = self._syntax.drawn_unchanged
-            if id(body) not in unchanged:
-                unchanged[id(body)] = _drawn_unchanged(body, self._tracker.names)
-            state.single |= state.params & unchanged[id(body)]
+            state.single |= state.params & self._unchanged_draws(body)
         function = self._tracker.function
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
@@ -2723,6 +2724,8 @@ class _KeySyntax:
 
     drawn: dict[int, tuple[cst.BaseExpression, str] | None] = field(default_factory=dict)  # by call: _drawer_key
     drawn_unchanged: dict[int, set[str]] = field(default_factory=dict)  # by body: _drawn_unchanged
+    unseen: dict[int, set[int]] = field(default_factory=dict)  # by def: unseen_results
+    scope_names: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)  # by def: _names_of
     _defs: dict[str, cst.FunctionDef] | None = None
 
     def module_defs(self, module: cst.Module) -> dict[str, cst.FunctionDef]:

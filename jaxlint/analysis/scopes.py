@@ -26,7 +26,7 @@ from jaxlint.analysis.dead_branches import (
     arguments_given,
     narrowed_at,
     none_at_call,
-    parameter_guards,
+    module_parameter_guards,
     settled,
 )
 from jaxlint.analysis.key_hops import Sites, dict_item, live, param_field
@@ -688,7 +688,6 @@ class ScopeRecorder:
         self._declared_global: set[str] = set()  # names some function declares `global`: it may rebind them
         self.wrapped = WrappedCalls()  # the tracker tells it of wrappers, choices and what holds at calls
         self.handed_at: dict[int, frozenset[str]] = {}  # by id of a traced call: the caller's parameters it hands on
-        self._guards: dict[cst.FunctionDef, dict[int, tuple[Guard, ...]]] = {}  # parameter_guards, by function
         self._host: list[tuple[Chain, cst.BaseExpression | cst.FunctionDef]] = []
         self._kernels: list[tuple[Chain, cst.BaseExpression]] = []
         self._carries: list[tuple[Chain, cst.BaseExpression, AppliedTransform, int, bool, Value | None]] = []
@@ -1407,9 +1406,7 @@ class ScopeRecorder:
         that makes it): a callee testing the same string takes the branch Python picks."""
 
         def guards_of(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
-            if function not in self._guards:
-                self._guards[function] = parameter_guards(function)
-            return self._guards[function]
+            return module_parameter_guards(cast(cst.Module, call.chain[0]), function)
 
         return narrowed_at(call.chain, call.node, guards_of)
 
