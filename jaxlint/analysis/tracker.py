@@ -119,6 +119,7 @@ from jaxlint.model.functions import (
     JAX,
     NO_RETURN,
     NO_RETURN_BUILTINS,
+    NUMERIC_PACKAGES,
     REF_FACTORIES,
 )
 from jaxlint.model.keys import DEFAULT_KEY_NAMES
@@ -435,7 +436,14 @@ class ValueTracker(Domain):
         self._chain: list[cst.CSTNode] = [module]
         self._scopes = [_Scope({}, None, None, set())]
         self._evaluator = Evaluator(
-            self.names, self._lookup, table, self._returned, self._computed_tracer, self._pytree_fields, self._carried
+            self.names,
+            self._lookup,
+            table,
+            self._returned,
+            self._computed_tracer,
+            self._pytree_fields,
+            self._carried,
+            self._foreign_object,
         )
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
         # By function: the dtype kind of the one array the traced calls of other modules all give a parameter
@@ -977,7 +985,7 @@ class ValueTracker(Domain):
         when not the current one."""
         if self.context is None:
             return None
-        if type(expr) is cst.Name:
+        if type(expr) is cst.Name or type(expr) is cst.Attribute:  # a name, or `self.solve` set once in `__init__`
             found = self.callees.bindings.binding(expr, tuple(self._chain) if chain is None else chain)
             if found is not None and type(found[0]) is cst.Call:
                 expr = found[0]
@@ -2326,6 +2334,13 @@ class ValueTracker(Domain):
         if id(test) not in self._truths:
             self._truths[id(test)] = fixed_truth(test, self.literal_of)
         return self._truths[id(test)]
+
+    def _foreign_object(self, qualified: str) -> bool:
+        """An object of another library than those whose objects are numbers or arrays (NUMERIC_PACKAGES), and not
+        of the project: an operator given one may give what its reflected method makes."""
+        if qualified.split(".", 1)[0] in NUMERIC_PACKAGES:
+            return False
+        return self.context is None or not self.context.in_project(qualified)
 
     def _never_returns(self, call: cst.Call) -> bool:
         """A call that ends the program (`sys.exit(1)`, the builtin `exit()`): no statement after it runs."""

@@ -653,6 +653,7 @@ class Evaluator:
         staged: Callable[[], Tracer | None] = lambda: None,
         fields: Callable[[cst.ClassDef], dict | None] = lambda cls: None,
         carried: Callable[[cst.Call, Tracer], Value | None] = lambda call, tracer: None,
+        foreign: Callable[[str], bool] = lambda qualified: False,
     ) -> None:
         self.names = names
         self._lookup = lookup
@@ -662,6 +663,8 @@ class Evaluator:
         self._staged = staged
         self._fields = fields  # the fields of a pytree class (analysis/pytrees.py), None when not one
         self._carried = carried  # what a lax loop gives back under a trace, when its carry's structure is known
+        # Whether a qualified name is an object of a library not known as numeric (NUMERIC_PACKAGES) nor the project's.
+        self._foreign_object = foreign
         # `Class.attr` (qualified) for each attribute read of an instance of another module's class, whatever it
         # held: only those attributes of Imported.containers can change what the analysis finds.
         self.read_containers: set[str] = set()
@@ -757,6 +760,10 @@ class Evaluator:
             if type(operation.left) in _STRINGS:
                 return None  # `"%d" % x` formats a string
             left, right = self.value_of(operation.left), self.value_of(operation.right)
+            if not any(side is not None and side.kind is Kind.TRACED for side in (left, right)) and (
+                (left is None and self._foreign(operation.left)) or (right is None and self._foreign(operation.right))
+            ):
+                return None  # `jnp.zeros(3) * u.kpc`: the unit's `__rmul__` makes an astropy Quantity
             if any(side is not None and side.contents is not None for side in (left, right)):
                 return _concatenated(left, right, operation.operator)
             if left is not None and right is not None and left.number and right.number:
@@ -776,6 +783,12 @@ class Evaluator:
                 return None
             return _derived([operand], dtype=operand.dtype)
         return self._comparison(cast(cst.Comparison, expr))
+
+    def _foreign(self, expr: cst.BaseExpression) -> bool:
+        """An object of a library jaxlint does not know as numeric (`astropy.units.kpc`, not `math.pi`): as an
+        operand it may decide what an operator gives."""
+        qualified = self.names.qualified(expr)
+        return qualified is not None and self._foreign_object(qualified)
 
     def iterated(self, expr: cst.BaseExpression) -> Value | None:
         """What one iteration over `expr` gives (`for target in expr`), or None when unknown."""

@@ -248,3 +248,9 @@ LIST_TO_ARRAY = frozenset(
 # statements after one in its block never run.
 NO_RETURN = frozenset({"sys.exit", "os._exit", "os.abort"})
 NO_RETURN_BUILTINS = frozenset({"exit", "quit"})
+
+# Top-level packages whose module-level objects an operator sees as numbers or arrays (`math.pi`, `np.inf`,
+# `scipy.constants.c`): a JAX array meets them in its own `__mul__`. Another library's object may take the
+# operation over through its reflected operator (`jnp.zeros(3) * astropy.units.kpc` is an astropy Quantity, a
+# NumPy array that takes item assignment).
+NUMERIC_PACKAGES = frozenset({"jax", "jaxlib", "numpy", "math", "cmath", "scipy", "builtins", "operator"})

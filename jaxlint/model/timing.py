@@ -4,7 +4,15 @@
 SYNCS = frozenset({"jax.block_until_ready", "jax.device_get", "jax.effects_barrier"})
 BLOCK_UNTIL_READY = "jax.block_until_ready"  # what a fix adds before reading the clock
 # Modules whose functions run work on the device, asynchronously (`jax.tree_util` and the like run on the host).
-DISPATCHING = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.device_put")
+DISPATCHING = (
+    "jax.numpy.",
+    "jax.lax.",
+    "jax.random.",
+    "jax.nn.",
+    "jax.scipy.",
+    "jax.device_put",
+    "jax.experimental.pallas.ops.",  # jax's own Pallas kernels (`attention.mha`), jitted
+)
 # jax modules whose functions run on the host only.
 HOST_ONLY = ("jax.tree_util.", "jax.tree.")
 # Calls whose effects a jitted function keeps though it returns nothing: its run is then still asynchronous.

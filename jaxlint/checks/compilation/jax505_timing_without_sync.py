@@ -13,7 +13,7 @@ from jaxlint.analysis.notebook_cells import timing_magic
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
 from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
-from jaxlint.model.transforms import TREE_MAPS, WRAPPER_ARGUMENTS
+from jaxlint.model.transforms import ONLY_TRACE, TREE_MAPS, WRAPPER_ARGUMENTS
 from jaxlint.traversal import children, in_order
 
 
@@ -234,6 +234,7 @@ class TimingWithoutSync(CalleeRule):
         "forms, `timeit.default_timer`; or a loop body that ends with it and reads it back earlier, timing each "
         "iteration) followed in the same block by device work (a call to a jitted callable or to a "
         "`jax.numpy`, `jax.lax`, `jax.random`, `jax.nn` or `jax.scipy` function, an eager `lax.scan` included, "
+        "a transform called at once (`jax.jacfwd(f)(x)`), one of jax's own Pallas kernels, "
         "`jax.device_put`, or a method of what that work gave, `info[-1].mean()`) and then by a second read of "
         "the clock subtracted from `t0`, when nothing in "
         "between waits for the results: no `.block_until_ready()`, `jax.block_until_ready(...)`, "
@@ -440,6 +441,10 @@ class TimingWithoutSync(CalleeRule):
             return "jax"
         if qualified in WRAPPER_ARGUMENTS:
             return "harmless"  # `fj = jax.jit(f)` in the region: making the wrapper runs nothing and waits for nothing
+        if type(func) is cst.Call and (made := self.names.qualified(func.func)) in WRAPPER_ARGUMENTS:
+            # `jax.jacfwd(f)(x)`: the transformed function runs at once on tracers, dispatching as it goes (a
+            # tracer cannot be read on the host there); `jax.make_jaxpr(f)(x)` only traces
+            return "harmless" if made in ONLY_TRACE else "jax"
         if qualified in TREE_MAPS and call.args and self._waits(call.args[0].value):
             return "sync"  # `jax.tree.map(lambda x: x.block_until_ready(), metrics)` waits on every leaf
         if qualified is not None and qualified.startswith(JAX):
