@@ -100,7 +100,10 @@ def module_interface(
         positional = Signature.of(statement.params).positional[bound:]
         if facts.consumes.get(statement):
             consumes[name] = Consumes(
-                positional=positional, params=tuple(sorted(facts.consumes[statement])), self_param=self_param
+                positional=positional,
+                params=tuple(sorted(facts.consumes[statement])),
+                self_param=self_param,
+                defaults=_drawn_defaults(statement, tracker, facts),
             )
         summary = facts.returns.get(statement)
         literal = _returned_literal(statement, facts, tracker, filename, line)
@@ -211,6 +214,17 @@ def _items(summary: Returned) -> tuple[tuple[tuple[str, ...], str | None, bool] 
         if item is None or item.closure is not None or item.computed is not None or item.items is not None
         else (item.params, item.value.kind.value if item.value is not None else None, item.container)
         for item in summary.items
+    )
+
+
+def _drawn_defaults(function: cst.FunctionDef, tracker: ValueTracker, facts: RoundFacts) -> tuple[str, ...]:
+    """The key parameters with a key default that the function draws from itself whatever it is given: a draw with no
+    test of its parameters around it (what another module's call gives is not followed here)."""
+    sites = facts.drawn_sites.get(function, {})
+    return tuple(
+        sorted(
+            param for param in tracker.keys.key_defaults(function) if any(not guards for guards in sites.get(param, ()))
+        )
     )
 
 

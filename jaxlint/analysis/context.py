@@ -20,7 +20,7 @@ from jaxlint.analysis.constructions import shows_fields
 from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.donations import Donation, Finding
 from jaxlint.analysis.interface import Looped
-from jaxlint.analysis.keys import Use
+from jaxlint.analysis.keys import KeyDefault, Use
 from jaxlint.analysis.library_runs import library_base
 from jaxlint.analysis.name_reads import NameReads
 from jaxlint.analysis.names import Names
@@ -68,7 +68,7 @@ class Keys:
         made again from the same values, it is that key again."""
         return self._flow.made_from_values(ref)
 
-    def key_default(self, ref: str) -> tuple[cst.FunctionDef, cst.Param] | None:
+    def key_default(self, ref: str) -> KeyDefault | None:
         """For a key a call draws from as a parameter's default (`def augment(x, key=jax.random.key(0))` called
         without `key`): that def and parameter. The default is made once, when the def runs."""
         return self._flow.key_default(ref)

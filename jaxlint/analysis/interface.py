@@ -43,6 +43,9 @@ class Consumes:
     positional: tuple[str, ...]  # its positional parameters, to match arguments given by position
     params: tuple[str, ...]
     self_param: bool = False  # a method: a call through an instance fills the first of `positional` (`self`)
+    # Of `params`, those whose default makes a key, drawn from on every path: the default is made once, when the def
+    # runs, so every call that leaves one out draws from that one key.
+    defaults: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -291,8 +294,9 @@ class Imported:
     @property
     def checked_without_jax(self) -> bool:
         """Whether it is checked even without jax in it: other modules trace some of its functions, or it calls
-        functions they jit (a timer around `train_step` imported from the model's module)."""
-        return self.traces or bool(self.jitted)
+        functions they jit (a timer around `train_step` imported from the model's module) or functions that draw
+        from a key default (`augment(x)` twice draws the same numbers)."""
+        return self.traces or bool(self.jitted) or any(consumes.defaults for consumes in self.consumes.values())
 
     def digest(self) -> str:
         """A stable text of these facts, for the result cache's key."""

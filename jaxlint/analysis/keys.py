@@ -378,6 +378,16 @@ def _attribute(ref: str) -> bool:
     return "." in ref and not _is_item(ref)
 
 
+@dataclass(frozen=True)
+class KeyDefault:
+    """A key default a call draws from: the function (its name here, qualified for another module's), the parameter
+    and the default's expression (None for another module's)."""
+
+    function: str
+    param: str
+    default: cst.BaseExpression | None
+
+
 @dataclass
 class _Iteration:
     """One run of a Python loop's body: the names bound since it began, and the first consumption of each key
@@ -753,6 +763,7 @@ class KeyFlow(Domain):
         self._loop_fields: dict[tuple[int, str], bool] = {}  # of each loop and attribute: _field_changed_in_loop
         self._defaults: dict[int, dict[str, str]] = {}  # of each def: its key defaults' refs, by parameter
         self._default_of: dict[str, tuple[cst.FunctionDef, cst.Param]] = {}  # of each key default's ref
+        self._imported_default_of: dict[str, tuple[str, str]] = {}  # of another module's: its function and parameter
 
     def _unseen_results(self, function: cst.CSTNode) -> set[int]:
         if type(function) is not cst.FunctionDef:
@@ -855,7 +866,7 @@ class KeyFlow(Domain):
             for name in self._module_keys_drawn(call):
                 if self.state.is_key(name):
                     found.append((call.func, name, f"{_callee_name(call)}()"))
-            for default in self._defaults_drawn(call):
+            for default in (*self._defaults_drawn(call), *self._imported_defaults(call)):
                 for state in self._states:
                     state.keys.setdefault(default, 0)  # made when the def ran: outside every loop of every scope
                 found.append((call.func, default, f"{_callee_name(call)}()"))
@@ -953,7 +964,7 @@ class KeyFlow(Domain):
         function, bound = self._callee(call)
         if type(function) is not cst.FunctionDef or not drawn.get(function):
             return []
-        defaults = self._key_defaults(function)
+        defaults = self.key_defaults(function)
         given = arguments_given(function, bound, call) if defaults else None
         if given is None or any(arg.star for arg in call.args):
             return []
@@ -964,7 +975,7 @@ class KeyFlow(Domain):
             if param in drawn[function] and param not in given and live(sites.get(param, ()), function, bound, call)
         ]
 
-    def _key_defaults(self, function: cst.FunctionDef) -> dict[str, str]:
+    def key_defaults(self, function: cst.FunctionDef) -> dict[str, str]:
         """The parameters of a def whose default makes a key (`key=jax.random.key(0)`, a call giving one to a
         parameter named like a key), each with the ref of that one key."""
         if id(function) not in self._defaults:
@@ -982,9 +993,38 @@ class KeyFlow(Domain):
             self._defaults[id(function)] = found
         return self._defaults[id(function)]
 
-    def key_default(self, ref: str) -> tuple[cst.FunctionDef, cst.Param] | None:
-        """For the ref of a key default (`_key_defaults`): its def and parameter."""
-        return self._default_of.get(ref)
+    def key_default(self, ref: str) -> KeyDefault | None:
+        """For the ref of a key default (`key_defaults`, `_imported_defaults`): whose default it is."""
+        local = self._default_of.get(ref)
+        if local is not None:
+            function, param = local
+            return KeyDefault(function.name.value, param.name.value, param.default)
+        imported = self._imported_default_of.get(ref)
+        return KeyDefault(*imported, None) if imported is not None else None
+
+    def _imported_defaults(self, call: cst.Call) -> list[str]:
+        """The key defaults of another module's function (Consumes.defaults) that a call leaves out: each call
+        leaving one out draws from the one key its def made."""
+        context = self._tracker.context
+        if context is None or not context.imported.consumes:
+            return []
+        func, args = self._called_target(call)
+        qualified, through_instance = self._tracker.names.qualified(func), False
+        if qualified is None and type(func) is cst.Attribute:
+            qualified, through_instance = self._tracker.project_callee(func)
+            qualified = qualified if through_instance else None
+        consumes = context.imported.consumes.get(qualified or "")
+        if consumes is None or not consumes.defaults or any(arg.star for arg in args):
+            return []
+        positional = iter(consumes.positional[1 if through_instance and consumes.self_param else 0 :])
+        given = {arg.keyword.value if arg.keyword is not None else next(positional, None) for arg in args}
+        found = []
+        for param in consumes.defaults:
+            if param not in given:
+                ref = f"{cast(str, qualified).replace('.', '/')}:{param}"  # (no name of the code's)
+                self._imported_default_of[ref] = (cast(str, qualified), param)
+                found.append(ref)
+        return found
 
     def _closed_draws(self, function: cst.FunctionDef) -> set[str]:
         """The names a module-level function draws from without binding them, itself or through the module-level

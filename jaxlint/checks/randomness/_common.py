@@ -8,6 +8,7 @@ from typing import Callable
 import libcst as cst
 
 from jaxlint.analysis.calls import argument, arguments
+from jaxlint.analysis.keys import KeyDefault
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.traced import TracedFunction, AppliedTransform
 from jaxlint.checks.base import Rule, code
@@ -221,12 +222,16 @@ class TraceTimeRule(Rule):
         return TraceSite(subject, name, f" by `{transform.name}`", transform, role)
 
 
-def one_default_key(function: cst.FunctionDef, param: cst.Param, line_of: Callable[[cst.CSTNode], int]) -> str:
+def one_default_key(default: KeyDefault, line_of: Callable[[cst.CSTNode], int]) -> str:
     """How a finding names a key default (keys.key_default): made once, when the def runs."""
-    default = param.default
-    assert default is not None  # (a key default has one)
-    shown = call_text(default) if type(default) is cst.Call else code(default, 40)
+    if default.default is None:  # another module's
+        return (
+            f"the default of `{default.function}`'s `{default.param}` is one key, made once when its def ran (in "
+            f"another module)"
+        )
+    made = default.default
+    shown = call_text(made) if type(made) is cst.Call else code(made, 40)
     return (
-        f"the default of `{function.name.value}`'s `{param.name.value}` (`{shown}`) is one key, made once when the "
-        f"def ran (line {line_of(default)})"
+        f"the default of `{default.function}`'s `{default.param}` (`{shown}`) is one key, made once when the def ran "
+        f"(line {line_of(made)})"
     )

@@ -61,10 +61,11 @@ class PrngKeyReuse(Rule):
         "nothing else in the class's module assigns: `agent.act(x)` twice draws the same bits, until the agent is "
         "handed to code of another module, which may store another key), a module-level function from a module "
         "variable it or the module-level functions it calls draw from (a jitted step whose dropout helper reads "
-        "the module's `rng`: the same mask at every call), a function of the same module from the key default "
-        "of a parameter a call leaves out (`def augment(x, key=jax.random.key(0))`: the default is made once, when "
-        "the def runs, so `augment(a)` and `augment(b)` draw the same numbers; not where the call's arguments rule "
-        "the draw out, `if train:` of a call leaving `train=False`); "
+        "the module's `rng`: the same mask at every call), a function from the key default of a parameter a call "
+        "leaves out (`def augment(x, key=jax.random.key(0))`: the default is made once, when the def runs, so "
+        "`augment(a)` and `augment(b)` draw the same numbers; not where the call's arguments rule the draw out, "
+        "`if train:` of a call leaving `train=False`, and for another module's function only a draw under no "
+        "test of its parameters); "
         "a flax Module's `init(key, x)` and `apply(variables, x, rngs={\"dropout\": key})` (a TrainState's "
         "`apply_fn` too, and any library function given a dict of keys as `rngs=`) draw from keys `fold_in` derives from the key: two of them with one key repeat the "
         "same parameters or dropout masks, while a `split` or a sampler after one is fine, as after `fold_in`; "
@@ -182,11 +183,10 @@ class PrngKeyReuse(Rule):
                 )
             elif prior is not None and (default := keys.key_default(ref)) is not None:
                 self._reported.add(id(expr))
-                function, param = default
                 self.report(
                     expr,
-                    lambda line_of, by=by, prior=prior, function=function, param=param: (  # type: ignore[misc]
-                        f"{one_default_key(function, param, line_of)}: `{prior.by}` drew from it at line "
+                    lambda line_of, by=by, prior=prior, default=default: (  # type: ignore[misc]
+                        f"{one_default_key(default, line_of)}: `{prior.by}` drew from it at line "
                         f"{line_of(prior.node)}, and `{by}` {_reuse(by, prior.by)}: pass each call its own key"
                     ),
                 )

@@ -94,11 +94,10 @@ class KeyReuseInLoop(Rule):
                 continue  # `MCMC(NUTS(model)).run(key)` for each model of a comparison: one seed for every fit
             if keys.prior_use(ref) is None and keys.reused_by_loop(ref) and not self._aligned_shuffle(node):
                 if (default := keys.key_default(ref)) is not None:
-                    function, param = default
                     self.report(
                         expr,
-                        lambda line_of, by=by, function=function, param=param: (  # type: ignore[misc]
-                            f"{one_default_key(function, param, line_of)}, and `{by}` draws from it in every "
+                        lambda line_of, by=by, default=default: (  # type: ignore[misc]
+                            f"{one_default_key(default, line_of)}, and `{by}` draws from it in every "
                             f"iteration, so every iteration draws the same numbers: pass each call its own key"
                         ),
                     )
