@@ -20,7 +20,7 @@ from difflib import SequenceMatcher
 from itertools import product
 from typing import Callable
 
-from jaxlint.cells import MARKER, TIMED_BY, TIMED_MARK, TIMING_MAGICS
+from jaxlint.cells import MARKER, TIMED_BY, TIMED_MARK, TIMING_CELL_MAGICS, TIMING_MAGICS
 from jaxlint.diagnostics import Diagnostic, Edit, Evidence
 from jaxlint.files import LINE_BREAK, NOTEBOOK_SUFFIX, InputError
 from jaxlint.fix import FixError
@@ -38,6 +38,8 @@ _TARGET_END_MAGIC = re.compile(r"^(\s*[)\]}][\s)\]}]*=\s*)[%!]")
 _HELP = re.compile(r"^\s*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*$")
 # `%timeit -n 10 f(x)`, `%time f(x)`: the magic, its options, and the statement it times after them.
 _TIMING_MAGIC = re.compile(r"^(\s*)(" + "|".join(TIMING_MAGICS) + r")((?:\s+-[a-z](?:\s*\d+)?)*)\s+(?=\S)")
+# `%%timeit -n 10` (options only: a setup statement after them runs untimed, and is left out with the line).
+_TIMING_CELL_MAGIC = re.compile(r"^(" + "|".join(TIMING_CELL_MAGICS) + r")(?:\s+-[a-z](?:\s*\d+)?)*(?:\s|$)")
 # Cell magics whose body is Python run in this kernel; the others (`%%bash`, `%%html`, `%%writefile`) are not.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 
@@ -255,6 +257,11 @@ def python_lines(lines: list[str]) -> list[str] | None:
         return None
     python: list[str] = []
     magic: str | None = None  # the indent of a magic line that ends in `\` and so goes on on the next line
+    timing = _TIMING_CELL_MAGIC.match(first)
+    if timing is not None and not first.endswith("\\"):  # `%%timeit -n 10`: the rest of the cell is what it times
+        start = next(n for n, line in enumerate(lines) if line.strip())
+        python = [*lines[:start], f"pass  {TIMED_BY.format(timing.group(1))}"]
+        lines = lines[start + 1 :]
     for line in lines:
         if magic is None and (_MAGIC.match(line) or _HELP.match(line)) and not _inside_statement(python):
             magic = line[: len(line) - len(line.lstrip())]

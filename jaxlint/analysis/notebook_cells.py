@@ -7,10 +7,12 @@ import re
 
 import libcst as cst
 
-from jaxlint.cells import CELL_MARKER, TIMED_BY, TIMING_MAGICS
+from jaxlint.cells import CELL_MARKER, TIMED_BY, TIMING_CELL_MAGICS, TIMING_MAGICS
 
-# The comment after a timed statement (notebooks.timed_statement), naming its magic.
+# The comment after a timed statement (notebooks.timed_statement), naming its magic; and after the `pass` where a
+# cell's timing magic was (`%%timeit`).
 _TIMED = re.compile(re.escape(TIMED_BY).replace(re.escape("{}"), "(" + "|".join(TIMING_MAGICS) + ")") + "$")
+_TIMED_CELL = re.compile(re.escape(TIMED_BY).replace(re.escape("{}"), "(" + "|".join(TIMING_CELL_MAGICS) + ")") + "$")
 
 
 def starts_cell(statement: cst.CSTNode) -> bool:
@@ -42,3 +44,17 @@ def timing_magic(statement: cst.CSTNode) -> str | None:
     comment = statement.trailing_whitespace.comment
     found = _TIMED.search(comment.value) if comment is not None else None
     return found.group(1) if found is not None and type(statement.body[0]) is cst.Pass else None
+
+
+def timing_cell_magic(statement: cst.CSTNode) -> str | None:
+    """The IPython cell magic (`%%timeit`, `%%time`) that times the rest of the cell whose first line this statement
+    stands for (the `pass` notebooks.python_lines wrote, with a comment naming the magic)."""
+    if (
+        type(statement) is not cst.SimpleStatementLine
+        or len(statement.body) != 1
+        or type(statement.body[0]) is not cst.Pass
+    ):
+        return None
+    comment = statement.trailing_whitespace.comment
+    found = _TIMED_CELL.search(comment.value) if comment is not None else None
+    return found.group(1) if found is not None else None

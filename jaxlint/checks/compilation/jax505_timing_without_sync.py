@@ -9,7 +9,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import mentioned_names, parameter_names, rebound_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.donations import reads
-from jaxlint.analysis.notebook_cells import timing_magic
+from jaxlint.analysis.notebook_cells import starts_cell, timing_cell_magic, timing_magic
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
 from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
@@ -244,7 +244,8 @@ class TimingWithoutSync(CalleeRule):
         "timed regions are judged, and `if`/`elif`/`else` on a Python flag that no result of the region decides "
         '(`if self.multi:`, `if mode == "a":`), whose branches are judged alike: any other call, `if`, `while`, '
         "comparison or f-string in between might wait, and the region is left alone. In a notebook, a statement timed by "
-        "`%timeit` or `%time` that runs jax work and does not wait for it (`%timeit jnp.dot(x, x)`)."
+        "`%timeit` or `%time` that runs jax work and does not wait for it (`%timeit jnp.dot(x, x)`), and a cell under "
+        "`%%timeit` or `%%time` whose code runs jax work that nothing in it waits for."
     )
     why_bad = (
         "jax dispatches work asynchronously: a jitted call returns as soon as the computation is queued. The "
@@ -312,6 +313,12 @@ class TimingWithoutSync(CalleeRule):
             magic = timing_magic(statement)
             if magic is not None:
                 self._timed_by_magic(cast(cst.SimpleStatementLine, statement), magic)
+            cell_magic = timing_cell_magic(statement)
+            if cell_magic is not None:
+                end = next(
+                    (n for n in range(index + 1, len(statements)) if starts_cell(statements[n])), len(statements)
+                )
+                self._timed_cell(statement, statements[index + 1 : end], cell_magic)
             start = _timer_start(statement, self.names)
             if start is None:
                 continue
@@ -338,6 +345,17 @@ class TimingWithoutSync(CalleeRule):
             f"this measures dispatch, not the computation; time `jax.block_until_ready(...)` of the result (or "
             f"its `.block_until_ready()`)",
         )
+
+    def _timed_cell(self, magic_line: cst.CSTNode, cell: list[cst.CSTNode], magic: str) -> None:
+        """A notebook cell under `%%timeit` (or `%%time`): IPython reads the clock after the cell's code returns, so
+        it times jax work only when that code waits for it."""
+        if cell and self._running(cell, frozenset()):
+            self.report(
+                magic_line,
+                f"`{magic}` times the cell's jax work, which runs asynchronously, and nothing in the cell waits for "
+                f"its result: this measures dispatch, not the computation; end the cell with "
+                f"`jax.block_until_ready(...)` of the result (or its `.block_until_ready()`)",
+            )
 
     def _each_iteration(self, loop: cst.For | cst.While) -> None:
         """A loop whose body ends by starting the clock again (`t0 = time.time()`) and reads it back earlier in the
