@@ -43,8 +43,8 @@ class Consumes:
     positional: tuple[str, ...]  # its positional parameters, to match arguments given by position
     params: tuple[str, ...]
     self_param: bool = False  # a method: a call through an instance fills the first of `positional` (`self`)
-    # Of `params`, those whose default makes a key, drawn from on every path: the default is made once, when the def
-    # runs, so every call that leaves one out draws from that one key.
+    # Of `params`, those whose default makes a key, drawn from under no test of its parameters: the default is made
+    # once, when the def runs, so every call that leaves one out draws from that one key.
     defaults: tuple[str, ...] = ()
 
 

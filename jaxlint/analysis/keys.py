@@ -50,6 +50,7 @@ from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.decided_tests import iterations_at_most_one
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
+from jaxlint.analysis.interface import Consumes
 from jaxlint.analysis.key_hops import (
     changes_entries,
     changes_fields,
@@ -1005,26 +1006,17 @@ class KeyFlow(Domain):
     def _imported_defaults(self, call: cst.Call) -> list[str]:
         """The key defaults of another module's function (Consumes.defaults) that a call leaves out: each call
         leaving one out draws from the one key its def made."""
-        context = self._tracker.context
-        if context is None or not context.imported.consumes:
+        found = self._imported_call(call)
+        if found is None or found[3]:
             return []
-        func, args = self._called_target(call)
-        qualified, through_instance = self._tracker.names.qualified(func), False
-        if qualified is None and type(func) is cst.Attribute:
-            qualified, through_instance = self._tracker.project_callee(func)
-            qualified = qualified if through_instance else None
-        consumes = context.imported.consumes.get(qualified or "")
-        if consumes is None or not consumes.defaults or any(arg.star for arg in args):
-            return []
-        positional = iter(consumes.positional[1 if through_instance and consumes.self_param else 0 :])
-        given = {arg.keyword.value if arg.keyword is not None else next(positional, None) for arg in args}
-        found = []
+        qualified, consumes, given, _ = found
+        refs = []
         for param in consumes.defaults:
             if param not in given:
-                ref = f"{cast(str, qualified).replace('.', '/')}:{param}"  # (no name of the code's)
-                self._imported_default_of[ref] = (cast(str, qualified), param)
-                found.append(ref)
-        return found
+                ref = f"{qualified.replace('.', '/')}:{param}"  # (no name of the code's)
+                self._imported_default_of[ref] = (qualified, param)
+                refs.append(ref)
+        return refs
 
     def _closed_draws(self, function: cst.FunctionDef) -> set[str]:
         """The names a module-level function draws from without binding them, itself or through the module-level
@@ -1872,9 +1864,19 @@ class KeyFlow(Domain):
 
     def _imported_consuming(self, call: cst.Call) -> list[cst.BaseExpression]:
         """The arguments of a call of another module's function that it draws from (its interface says)."""
+        found = self._imported_call(call)
+        if found is None:
+            return []
+        _, consumes, given, _ = found
+        return [value for param, value in given.items() if param in consumes.params]
+
+    def _imported_call(self, call: cst.Call) -> tuple[str, Consumes, dict[str, cst.BaseExpression], bool] | None:
+        """For a call of another module's function whose interface says what it draws from: its qualified name, that
+        summary (Consumes), the argument the call gives each parameter before any `*args`, and whether it has a
+        `*args` or `**kwargs`."""
         context = self._tracker.context
         if context is None or not context.imported.consumes:
-            return []
+            return None
         func, args = self._called_target(call)
         qualified, through_instance = self._tracker.names.qualified(func), False
         if qualified is None and type(func) is cst.Attribute:  # `data.get_batch(key=key)` of another module's class
@@ -1882,15 +1884,16 @@ class KeyFlow(Domain):
             qualified = qualified if through_instance else None
         consumes = context.imported.consumes.get(qualified or "")
         if consumes is None:
-            return []
-        found, positional = [], iter(consumes.positional[1 if through_instance and consumes.self_param else 0 :])
+            return None
+        given: dict[str, cst.BaseExpression] = {}
+        positional = iter(consumes.positional[1 if through_instance and consumes.self_param else 0 :])
         for arg in args:
             if arg.star:
-                break
+                return cast(str, qualified), consumes, given, True
             param = arg.keyword.value if arg.keyword is not None else next(positional, None)
-            if param in consumes.params:
-                found.append(arg.value)
-        return found
+            if param is not None:
+                given[param] = arg.value
+        return cast(str, qualified), consumes, given, False
 
     def _called_target(self, call: cst.Call) -> tuple[cst.BaseExpression, list[cst.Arg]]:
         """What a call runs, with the arguments it gets: through transforms or `partial` called at once, or through a

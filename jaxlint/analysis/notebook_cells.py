@@ -9,10 +9,15 @@ import libcst as cst
 
 from jaxlint.cells import CELL_MARKER, TIMED_BY, TIMING_CELL_MAGICS, TIMING_MAGICS
 
+
 # The comment after a timed statement (notebooks.timed_statement), naming its magic; and after the `pass` where a
 # cell's timing magic was (`%%timeit`).
-_TIMED = re.compile(re.escape(TIMED_BY).replace(re.escape("{}"), "(" + "|".join(TIMING_MAGICS) + ")") + "$")
-_TIMED_CELL = re.compile(re.escape(TIMED_BY).replace(re.escape("{}"), "(" + "|".join(TIMING_CELL_MAGICS) + ")") + "$")
+def _timed_by(magics: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(re.escape(TIMED_BY).replace(re.escape("{}"), "(" + "|".join(magics) + ")") + "$")
+
+
+_TIMED = _timed_by(TIMING_MAGICS)
+_TIMED_CELL = _timed_by(TIMING_CELL_MAGICS)
 
 
 def starts_cell(statement: cst.CSTNode) -> bool:

@@ -2335,10 +2335,12 @@ class ValueTracker(Domain):
             self._truths[id(test)] = fixed_truth(test, self.literal_of)
         return self._truths[id(test)]
 
-    def _foreign_object(self, qualified: str) -> bool:
-        """An object of another library than those whose objects are numbers or arrays (NUMERIC_PACKAGES), and not
-        of the project: an operator given one may give what its reflected method makes."""
-        if qualified.split(".", 1)[0] in NUMERIC_PACKAGES:
+    def _foreign_object(self, expr: cst.BaseExpression) -> bool:
+        """A name of an object of another library than those whose objects are numbers or arrays (NUMERIC_PACKAGES),
+        and not of the project (`u.kpc`, not `math.pi`): an operator given one may give what its reflected method
+        makes."""
+        qualified = self.names.qualified(expr)
+        if qualified is None or qualified.split(".", 1)[0] in NUMERIC_PACKAGES:
             return False
         return self.context is None or not self.context.in_project(qualified)
 

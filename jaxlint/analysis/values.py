@@ -653,7 +653,7 @@ class Evaluator:
         staged: Callable[[], Tracer | None] = lambda: None,
         fields: Callable[[cst.ClassDef], dict | None] = lambda cls: None,
         carried: Callable[[cst.Call, Tracer], Value | None] = lambda call, tracer: None,
-        foreign: Callable[[str], bool] = lambda qualified: False,
+        foreign: Callable[[cst.BaseExpression], bool] = lambda expr: False,
     ) -> None:
         self.names = names
         self._lookup = lookup
@@ -663,8 +663,9 @@ class Evaluator:
         self._staged = staged
         self._fields = fields  # the fields of a pytree class (analysis/pytrees.py), None when not one
         self._carried = carried  # what a lax loop gives back under a trace, when its carry's structure is known
-        # Whether a qualified name is an object of a library not known as numeric (NUMERIC_PACKAGES) nor the project's.
-        self._foreign_object = foreign
+        # Whether an expression names an object of a library not known to hold numbers or arrays (NUMERIC_PACKAGES) nor
+        # of the project: as an operand it may decide what an operator gives (`jnp.zeros(3) * u.kpc`).
+        self._foreign = foreign
         # `Class.attr` (qualified) for each attribute read of an instance of another module's class, whatever it
         # held: only those attributes of Imported.containers can change what the analysis finds.
         self.read_containers: set[str] = set()
@@ -783,12 +784,6 @@ class Evaluator:
                 return None
             return _derived([operand], dtype=operand.dtype)
         return self._comparison(cast(cst.Comparison, expr))
-
-    def _foreign(self, expr: cst.BaseExpression) -> bool:
-        """An object of a library jaxlint does not know as numeric (`astropy.units.kpc`, not `math.pi`): as an
-        operand it may decide what an operator gives."""
-        qualified = self.names.qualified(expr)
-        return qualified is not None and self._foreign_object(qualified)
 
     def iterated(self, expr: cst.BaseExpression) -> Value | None:
         """What one iteration over `expr` gives (`for target in expr`), or None when unknown."""
