@@ -14,6 +14,7 @@ follow, and is left alone.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping
 from typing import cast
@@ -46,16 +47,17 @@ _LITERALS = (
 
 @dataclass(frozen=True)
 class Given:
-    """The string literals a parameter may hold at the traced calls (`mode="implicit"` at one, `"explicit"` at
-    another, or a name a test there fixes: `if task in ("rte", "qnli"):`): not `None`, and Python decides `mode ==
-    "other"` while jax traces, so a branch none of them takes is never traced."""
+    """The string or number literals a parameter may hold at the traced calls (`mode="implicit"` at one,
+    `"explicit"` at another, `rate=0.0` left at its default, or a name a test there fixes: `if task in ("rte",
+    "qnli"):`): not `None`, and Python decides `mode == "other"`, `rate > 0` and `if rate:` while jax traces, so a
+    branch none of them takes is never traced."""
 
-    texts: frozenset[str]
+    values: frozenset[str | int | float]
 
 
 # A parameter's value at a traced call, as far as its tests go: `None` (True), not `None` (False), the literal
 # `False` (FALSE: not `None`, and false: `if verbose:` is never entered) or `True` (TRUE: not `None`, and true:
-# `if not skip_checks:` is never entered), a string literal (Given), or the value of one of the caller's own
+# `if not skip_checks:` is never entered), a string or number literal (Given), or the value of one of the caller's own
 # parameters (GIVEN: what its callers gave, `None` or not as they decide).
 FALSE = "False"
 TRUE = "True"
@@ -106,8 +108,8 @@ def none_at_call(
             found[name] = FALSE  # `verbose=False` left at its default, or given `False`
         elif type(fixed) is cst.Name and fixed.value == "True":
             found[name] = TRUE  # `skip_checks=True`, given or left at its default
-        elif type(fixed) is cst.SimpleString and isinstance(text := fixed.evaluated_value, str):
-            found[name] = Given(frozenset({text}))  # `mode="implicit"`, given or left at its default
+        elif (literal := _literal_value(fixed)) is not None:
+            found[name] = Given(frozenset({literal}))  # `mode="implicit"`, `rate=0.0`, given or left at its default
         elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
             found[name] = known[held.value]  # `blocks=blocks` where `blocks is None` (or `== "a"`) was tested
         elif name in given and _never_none(given[name], values.get(id(given[name]))):
@@ -115,6 +117,14 @@ def none_at_call(
         elif name in given and type(held := given[name]) is cst.Name and held.value in handed:
             found[name] = GIVEN  # `scatter_add(src, index, dim_size)` inside a jitted function given `dim_size`
     return found
+
+
+def _literal_value(expr: cst.BaseExpression | None) -> str | int | float | None:
+    """The value of a string or number literal (`"a"`, `0.0`, `-1`); None for anything else (`True` is TRUE)."""
+    if expr is None:
+        return None
+    known, value = constant(expr)
+    return value if known and isinstance(value, (str, int, float)) and type(value) is not bool else None
 
 
 def arguments_given(
@@ -152,7 +162,7 @@ def agreed(answers: list[dict[str, Fixed]]) -> dict[str, Fixed]:
             if answer[name] == fixed:
                 kept[name] = fixed
             elif isinstance(fixed, Given) and isinstance(other := answer[name], Given):
-                kept[name] = Given(fixed.texts | other.texts)  # one of the strings the calls give
+                kept[name] = Given(fixed.values | other.values)  # one of the literals the calls give
             elif GIVEN in (fixed, answer[name]) and True not in (fixed, answer[name]):
                 kept[name] = GIVEN
             elif fixed is not True and answer[name] is not True:
@@ -175,13 +185,19 @@ def dead_branch(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) 
             return dead_branch(test.left, truth, nones) or dead_branch(test.right, truth, nones)
         return False
     if type(test) is cst.Name:  # `if verbose:` with `verbose` `None` or `False` at every traced call
-        return nones.get(test.value) in (True, FALSE) if truth else nones.get(test.value) == TRUE
+        fixed = nones.get(test.value)
+        if isinstance(fixed, Given):  # `if rate:` with `rate=0.0` at every traced call
+            held = {bool(value) for value in fixed.values}
+            return len(held) == 1 and held.pop() is not truth
+        return fixed in (True, FALSE) if truth else fixed == TRUE
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     operator = type(test.comparisons[0].operator)
     left, right = test.left, test.comparisons[0].comparator
     if operator in (cst.Equal, cst.NotEqual, cst.In, cst.NotIn):
         return _dead_by_text(test, truth, nones)
+    if operator in _ORDER:
+        return _dead_by_order(test, truth, nones)
     if operator not in (cst.Is, cst.IsNot) or not is_none(right) or type(left) is not cst.Name:
         return False
     fixed = nones.get(left.value)
@@ -211,18 +227,44 @@ def filled_in(
     return bool(entered_when_none) and name in given and name not in nones
 
 
+_ORDER: dict[type, Callable[[int | float, int | float], bool]] = {
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+}
+
+
+def _dead_by_order(test: cst.Comparison, truth: bool, nones: dict[str, Fixed]) -> bool:
+    """`rate > 0` (either side) of a parameter given number literals at every traced call: Python's answer is
+    known when every one of them gives the same."""
+    compare = _ORDER[type(test.comparisons[0].operator)]
+    left, right = test.left, test.comparisons[0].comparator
+    flipped = type(left) is not cst.Name
+    name, other = (right, left) if flipped else (left, right)
+    bound = _literal_value(other)
+    fixed = nones.get(name.value) if type(name) is cst.Name else None
+    if not isinstance(bound, (int, float)) or not isinstance(fixed, Given):
+        return False
+    numbers = [value for value in fixed.values if not isinstance(value, str)]
+    if len(numbers) < len(fixed.values):
+        return False
+    holds = {compare(bound, value) if flipped else compare(value, bound) for value in numbers}
+    return len(holds) == 1 and holds.pop() is not truth
+
+
 def _dead_by_text(test: cst.BaseExpression, truth: bool, nones: dict[str, Fixed]) -> bool:
     """`mode == "explicit"`, `mode != "a"`, `mode in ("a", "b")` (either side for `==`/`!=`) of a parameter given
-    one string literal at every traced call: Python's answer is known."""
+    string or number literals at every traced call: Python's answer is known when every one of them gives the same."""
     tested = literal_test(test)
     if tested is None or not isinstance(fixed := nones.get(tested[0]), Given):
         return False
     _, values, positive = tested
-    if not all(isinstance(value, str) for value in values):
+    if not all(type(value) in (str, int, float) for value in values):
         return False
-    inside = {text in values for text in fixed.texts}
+    inside = {value in values for value in fixed.values}
     if len(inside) != 1:
-        return False  # some of the strings pass the test and some do not
+        return False  # some of the literals pass the test and some do not
     holds = inside.pop() is positive
     return holds is not truth
 
@@ -335,7 +377,7 @@ def parameter_guards(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
         if kind in (cst.For, cst.While):  # a later iteration's test sees what the body bound
             rebound |= rebound_names([node]) & params
         guard = cast(cst.If, node) if kind is cst.If else None
-        if guard is not None and not _names_in(guard.test) <= params - rebound:
+        if guard is not None and not tested_names(guard.test) <= params - rebound:
             guard = None
         for child in children(node):
             if guard is not None and child is not guard.test:
@@ -343,7 +385,7 @@ def parameter_guards(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
             else:
                 walk(child, guards, rebound)
             if isinstance(child, cst.BaseStatement):
-                if type(child) is cst.If and _leaves(child) and _names_in(child.test) <= params - rebound:
+                if type(child) is cst.If and _leaves(child) and tested_names(child.test) <= params - rebound:
                     guards = (*guards, (child.test, False))  # `if p is None: return ...`: the rest runs when false
                 rebound |= rebound_names([child]) & params
 
@@ -351,7 +393,8 @@ def parameter_guards(function: cst.FunctionDef) -> dict[int, tuple[Guard, ...]]:
     return found
 
 
-def _names_in(test: cst.BaseExpression) -> set[str]:
+def tested_names(test: cst.BaseExpression) -> set[str]:
+    """The names a test reads."""
     return {found.value for found, _ in in_order(test) if type(found) is cst.Name} - {"None", "True", "False"}
 
 
@@ -389,7 +432,7 @@ def narrowed_at(
 
 def fixed_arguments(call: cst.Call) -> tuple[tuple[tuple[int | str, str], ...], tuple[int | str, ...] | None]:
     """For another module: the arguments of `call` whose value decides a test (`None`, `True`, `False`, a string
-    literal), by position or keyword, as text; and every place the call gives an argument (None: a `*args` or
+    or number literal), by position or keyword, as text; and every place the call gives an argument (None: a `*args` or
     `**kwargs` hides some, so what a parameter left out holds is not known)."""
     fixed: list[tuple[int | str, str]] = []
     places: list[int | str] = []
@@ -414,9 +457,10 @@ def fixed_arguments(call: cst.Call) -> tuple[tuple[tuple[int | str, str], ...], 
 def _fixed_text(expr: cst.BaseExpression | None) -> str | None:
     if type(expr) is cst.Name and expr.value in ("None", "True", "False"):
         return expr.value
-    if type(expr) is cst.SimpleString and isinstance(text := expr.evaluated_value, str):
-        return "'" + text
-    return None
+    literal = _literal_value(expr)
+    if isinstance(literal, str):
+        return "'" + literal
+    return "#" + repr(literal) if literal is not None else None
 
 
 def fixed_of(text: str) -> Fixed:
@@ -425,6 +469,8 @@ def fixed_of(text: str) -> Fixed:
         return True
     if text in (FALSE, TRUE):
         return text
+    if text.startswith("#"):
+        return Given(frozenset({ast.literal_eval(text[1:])}))
     return Given(frozenset({text[1:]}))
 
 

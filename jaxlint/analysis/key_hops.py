@@ -24,17 +24,17 @@ from jaxlint.traversal import in_order
 Sites = tuple[tuple[Guard, ...], ...]
 
 
-def dict_item(ref: str) -> tuple[str, str] | None:
-    """`("rngs", "dropout")` for the ref `rngs['dropout']` (keys.key_ref's spelling); None for anything but a
-    string entry of a plain name (an index of a split array is not a dict entry)."""
+def name_item(ref: str) -> tuple[str, str | int] | None:
+    """`("rngs", "dropout")` for the ref `rngs['dropout']` and `("args", 1)` for `args[1]` (keys.key_ref's spelling:
+    an entry or a place of a plain name); None for anything else."""
     base, _, rest = ref.partition("[")
-    if not rest.endswith("]") or "[" in rest or "." in base or rest[:1] not in ("'", '"'):
+    if not rest.endswith("]") or "[" in rest or "." in base:
         return None
     item = ast.literal_eval(rest[:-1])
-    return (base, item) if isinstance(item, str) else None
+    return (base, item) if isinstance(item, (str, int)) else None
 
 
-def item_ref(name: str, item: str) -> str:
+def item_ref(name: str, item: str | int) -> str:
     return f"{name}[{item!r}]"
 
 
@@ -147,26 +147,43 @@ def field_arguments(
 
 
 def item_arguments(
-    call: cst.Call, positional: Sequence[str], items: dict[str, frozenset[str]]
+    call: cst.Call, positional: Sequence[str], items: dict[str, frozenset[str | int]]
 ) -> list[tuple[cst.BaseExpression, str | None]]:
-    """What a call gives the dict entries a function draws from (`items`: parameter -> entries): for a dict display
-    argument, the entry's value (`key` of `rngs={"dropout": key}`), with None; for a name, the name and the ref of
-    its entry (`rngs` and `rngs['dropout']`). `positional`: the function's positional parameters after any bound."""
+    """What a call gives the items a function draws from (`items`: parameter -> dict entries and places): for a
+    display argument, the item's value (`key` of `rngs={"dropout": key}`, of `(x, key)` for a function that unpacks
+    `x, key = args`), with None; for a name, the name and the ref of its item (`rngs` and `rngs['dropout']`).
+    `positional`: the function's positional parameters after any bound."""
     found: list[tuple[cst.BaseExpression, str | None]] = []
     for value, drawn in _given(call, positional, items):
-        if type(value) is cst.Dict:
-            for element in value.elements:
-                if type(element) is cst.DictElement and type(element.key) is cst.SimpleString:
-                    if element.key.evaluated_value in drawn:
-                        found.append((element.value, None))
-        elif type(value) is cst.Name:
-            found.extend((value, item_ref(value.value, item)) for item in sorted(drawn))
+        if type(value) is cst.Name:
+            found.extend((value, item_ref(value.value, item)) for item in sorted(drawn, key=repr))
+        else:
+            found.extend((item, None) for item in displayed_items(value, drawn))
+    return found
+
+
+def displayed_items(value: cst.BaseExpression, drawn: frozenset[str | int]) -> list[cst.BaseExpression]:
+    """The values a dict, tuple or list display holds at the literal entries or places `drawn`: `key` of
+    `{"dropout": key}` for "dropout", of `(x, key)` for 1 (none after a `*` unpacking, whose places are unknown)."""
+    found = []
+    if type(value) is cst.Dict:
+        for entry in value.elements:
+            if type(entry) is cst.DictElement and type(entry.key) in (cst.SimpleString, cst.Integer):
+                literal = ast.literal_eval(cast("cst.SimpleString | cst.Integer", entry.key).value)
+                if literal in drawn:
+                    found.append(entry.value)
+    elif type(value) is cst.Tuple or type(value) is cst.List:
+        for index, element in enumerate(value.elements):
+            if type(element) is cst.StarredElement:
+                break
+            if index in drawn:
+                found.append(element.value)
     return found
 
 
 def _given(
-    call: cst.Call, positional: Sequence[str], parts: dict[str, frozenset[str]]
-) -> list[tuple[cst.BaseExpression, frozenset[str]]]:
+    call: cst.Call, positional: Sequence[str], parts: dict[str, frozenset]
+) -> list[tuple[cst.BaseExpression, frozenset]]:
     """Each argument the call gives a parameter that has `parts` drawn from, with those parts (up to a `*args`)."""
     given = []
     names = iter(positional)

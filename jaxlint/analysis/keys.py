@@ -55,7 +55,8 @@ from jaxlint.analysis.key_hops import (
     changes_entries,
     changes_fields,
     declared,
-    dict_item,
+    displayed_items,
+    name_item,
     field_arguments,
     handed_names,
     item_arguments,
@@ -66,7 +67,13 @@ from jaxlint.analysis.key_hops import (
 )
 from jaxlint.analysis.library_runs import library_base
 from jaxlint.analysis.factories import product
-from jaxlint.analysis.dead_branches import Guard, arguments_given, literal_test, module_parameter_guards
+from jaxlint.analysis.dead_branches import (
+    Guard,
+    arguments_given,
+    literal_test,
+    module_parameter_guards,
+    tested_names,
+)
 from jaxlint.analysis.loop_guards import fixed_in, runs_once
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names, dotted
@@ -110,6 +117,7 @@ from jaxlint.model.transforms import (
     CARRY_WITH_OUTPUT,
     LAX_BODIES,
     LAX_CARRIES,
+    LAX_OPERANDS,
     LOOP_BODIES,
     LOOP_CONDITIONS,
     ONLY_TRACE,
@@ -753,6 +761,7 @@ class KeyFlow(Domain):
         self._bound_calls: dict[str, cst.Call | None] = {}  # by name: the call it was last bound to in the walk
         self._module = module
         self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
+        self._rebound: dict[int, set[str]] = {}  # of each function: the names its body binds
         self._folded_hops: set[tuple[int, str]] = set()  # (a call's function, a closed key) drawn folded there
         self._annotated: dict[tuple[int, str], cst.BaseExpression | None] = {}  # by scope and name: _module_method
         self._folded: set[int] = set()  # the key arguments drawn from through keys fold_in derives (Use.folded)
@@ -879,7 +888,7 @@ class KeyFlow(Domain):
                     candidates.append((expr, f"{_callee_name(call)}()"))
                 elif (
                     self.state.is_key(hop)
-                    or (dict_item(hop) and _base(hop) in self.state.params | self.state.others)
+                    or (name_item(hop) and _base(hop) in self.state.params | self.state.others)
                     or _attribute(hop)  # a kept attribute of the receiver (`agent.key`)
                 ):
                     target = self.state.resolve(hop)
@@ -1072,13 +1081,15 @@ class KeyFlow(Domain):
                 found.append((call.func, ref))
                 if (ref, owner) in folded:
                     self._folded_hops.add((id(call.func), ref))
-        drawn: dict[str, set[str]] = {}
+        drawn: dict[str, set[str | int]] = {}
         drawn_fields: dict[str, set[str]] = {}
         for ref, sites in items.items():
-            entry = dict_item(ref)
-            part = entry or param_field(ref)
-            if part is not None and live(sites, function, bound, call):
-                (drawn if entry else drawn_fields).setdefault(part[0], set()).add(part[1])
+            if not live(sites, function, bound, call):
+                continue
+            if (entry := name_item(ref)) is not None:
+                drawn.setdefault(entry[0], set()).add(entry[1])
+            elif (attribute := param_field(ref)) is not None:
+                drawn_fields.setdefault(attribute[0], set()).add(attribute[1])
         positional = Signature.of(function.params).positional[bound:]
         if drawn:
             found += item_arguments(call, positional, {name: frozenset(items) for name, items in drawn.items()})
@@ -1132,14 +1143,13 @@ class KeyFlow(Domain):
         consumes = context.imported.consumes.get(self._tracker.names.qualified(call.func) or "")
         if consumes is None:
             return []
-        drawn: dict[str, frozenset[str]] = {}
+        drawn: dict[str, frozenset[str | int]] = {}
         fields: dict[str, frozenset[str]] = {}
         for ref in consumes.params:
-            entry = dict_item(ref)
-            part = entry or param_field(ref)
-            if part is not None:
-                into = drawn if entry else fields
-                into[part[0]] = into.get(part[0], frozenset()) | {part[1]}
+            if (entry := name_item(ref)) is not None:
+                drawn[entry[0]] = drawn.get(entry[0], frozenset()) | {entry[1]}
+            elif (attribute := param_field(ref)) is not None:
+                fields[attribute[0]] = fields.get(attribute[0], frozenset()) | {attribute[1]}
         found = item_arguments(call, consumes.positional, drawn) if drawn else []
         return found + field_arguments(call, consumes.positional, fields) if fields else found
 
@@ -1199,9 +1209,9 @@ class KeyFlow(Domain):
         return owner if owner is not here else None
 
     def _drawn_entry(self, function: cst.CSTNode, ref: str) -> bool:
-        """Whether `ref` is a string entry of a parameter, as the caller gave it (`rngs['dropout']` of `rngs`, whose
-        entries the function never changes)."""
-        entry = dict_item(ref)
+        """Whether `ref` is an entry or a place of a parameter, as the caller gave it (`rngs['dropout']` of `rngs`,
+        `args[1]` of `args`, whose items the function never changes)."""
+        entry = name_item(ref)
         if entry is None or entry[0] not in self.state.params | self.state.others:
             return False
         at = (id(function), entry[0])
@@ -1224,29 +1234,99 @@ class KeyFlow(Domain):
 
     def _branch_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str]]:
         """The operands of `lax.cond(pred, true_fun, false_fun, *operands)` or `lax.switch(index, branches,
-        *operands)` that some branch draws from. Only one branch runs: an operand key drawn from in every
+        *operands)` that some branch draws from (or the items of a display given as one, `operand=(x, key)` for a
+        branch that unpacks `x, key = args`). Only one branch runs: an operand key drawn from in every
         branch is consumed once (jax's key-reuse checker accepts it), and consumed all the same (a draw
         from it after the `cond` raises KeyReuseError)."""
+        return [(operand, qualified) for operand, qualified, _ in self._branches_consuming(call)]
+
+    def _branches_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, frozenset[int]]]:
+        """`_branch_consuming`, with the positions of the branches that draw from each operand."""
         qualified = self._tracker.names.qualified(call.func)
-        if qualified not in BRANCHING or any(arg.keyword is not None or arg.star for arg in call.args):
+        if qualified not in BRANCHING or any(arg.star for arg in call.args):
             return []
-        values = [arg.value for arg in call.args]
+        values = [arg.value for arg in call.args if arg.keyword is None]
+        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        words = LAX_OPERANDS[qualified][1] if qualified in LAX_OPERANDS else ()
+        if len(keywords) > 1 or set(keywords) - set(words):
+            return []
         paired = PAIRED_BRANCHES.get(qualified, ())
-        if len(values) == 5 and paired and all(self._branch_function(values[at]) is not None for at, _ in paired):
-            return self._paired_consuming(values, paired, qualified)
+        if not keywords and len(values) == 5 and paired:
+            if all(self._branch_function(values[at]) is not None for at, _ in paired):
+                return [(*found, frozenset()) for found in self._paired_consuming(values, paired, qualified)]
         if qualified in CONDS:
-            if len(values) < 4:
+            if len(values) < 3:
                 return []
             branches, operands = values[1:3], values[3:]
         else:
-            shown = self._branch_list(values[1]) if len(values) >= 3 else None
+            shown = self._branch_list(values[1]) if len(values) >= 2 else None
             if shown is None:
                 return []
             branches, operands = [element.value for element in shown.elements], values[2:]
-        consumed: set[int] = set()
-        for branch in branches:
-            consumed |= self._consumed_parameters(branch)
-        return [(operand, qualified) for index, operand in enumerate(operands) if index in consumed]
+        if keywords:  # `cond(pred, f, g, operand=(x, key))`: the one operand
+            operands = [*operands, *keywords.values()]
+        found: dict[int, tuple[cst.BaseExpression, frozenset[int]]] = {}
+        for at, branch in enumerate(branches):
+            for index in self._consumed_parameters(branch):
+                if index < len(operands):
+                    operand = operands[index]
+                    found[id(operand)] = (operand, found.get(id(operand), (operand, frozenset()))[1] | {at})
+            for index, drawn in self._consumed_items(branch).items():
+                for item in displayed_items(operands[index], drawn) if index < len(operands) else ():
+                    found[id(item)] = (item, found.get(id(item), (item, frozenset()))[1] | {at})
+        return [(operand, cast(str, qualified), drawing) for operand, drawing in found.values()]
+
+    def _branch_guard(self, function: cst.CSTNode, call: cst.Call, expr: cst.BaseExpression) -> Guard | None:
+        """The test a key given to `lax.cond` is drawn under, when only one branch draws from it and its predicate
+        tests parameters the function never binds again (`cond(rate > 0.0, dropout, keep, (x, key))`): a call
+        whose literals decide it (`rate=0.0`) draws nothing, as `if rate > 0.0:` would (key_hops.live)."""
+        qualified = self._tracker.names.qualified(call.func)
+        if qualified not in CONDS or type(function) is not cst.FunctionDef or not call.args:
+            return None
+        drawing = next((at for operand, _, at in self._branches_consuming(call) if operand is expr), frozenset())
+        predicate = call.args[0].value
+        if len(drawing) != 1 or call.args[0].keyword is not None:
+            return None
+        if not tested_names(predicate) <= set(parameter_names(function.params)) - self._rebound_in(function):
+            return None
+        return predicate, 0 in drawing
+
+    def _passed_guards(
+        self, function: cst.CSTNode, call: cst.Call, expr: cst.BaseExpression
+    ) -> list[tuple[Guard, ...]]:
+        """The tests a callee of the module draws from the parameter given `expr` under, when each tests only
+        parameters the call hands the caller's own of the same name, never bound again
+        (`self._predict(params, x, key, rate)` of a `_predict` that draws under `rate > 0.0`): the caller draws
+        under the same tests, so a call of the caller with `rate=0.0` draws nothing. Empty when some draw is not
+        so guarded."""
+        callee, bound = self._callee(call)
+        if type(callee) is not cst.FunctionDef or type(function) is not cst.FunctionDef:
+            return []
+        given = arguments_given(callee, bound, call) or {}
+        param = next((name for name, value in given.items() if value is expr), None)
+        sites = self._tracker.known.drawn_sites.get(callee, {}).get(param or "", ())
+        own = set(parameter_names(function.params)) - self._rebound_in(function)
+        passed = [
+            name for name, value in given.items() if type(value) is cst.Name and value.value == name and name in own
+        ]
+        if not sites or not all(
+            guards and all(tested_names(test) <= set(passed) for test, _ in guards) for guards in sites
+        ):
+            return []
+        return list(sites)
+
+    def _site_guards(self, function: cst.CSTNode, call: cst.Call, expr: cst.BaseExpression) -> list[tuple[Guard, ...]]:
+        """The tests beyond the `if`s around it that a call's draw from `expr` happens under, one tuple per draw."""
+        branch = self._branch_guard(function, call, expr)
+        if branch is not None:
+            return [(branch,)]
+        return self._passed_guards(function, call, expr) or [()]
+
+    def _rebound_in(self, function: cst.FunctionDef) -> set[str]:
+        """The names a function's body binds (its parameters among them when it binds them again)."""
+        if id(function) not in self._rebound:
+            self._rebound[id(function)] = rebound_names(function.body)
+        return self._rebound[id(function)]
 
     def drawn_per_leaf(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str]]:
         """The keys that the function a tree map runs on each leaf (`jax.tree.map(lambda g: g + normal(rng, g.shape),
@@ -1398,19 +1478,46 @@ class KeyFlow(Domain):
         return found if isinstance(found, (cst.Lambda, cst.FunctionDef)) else None
 
     def _consumed_parameters(self, function: cst.BaseExpression) -> set[int]:
-        """The positions of the parameters a branch function (a lambda, or a def it names) draws from; a
-        `jax.random` function given as a branch (`lax.cond(p, jax.random.normal, jax.random.uniform, key)`)
+        """The positions of the parameters a branch function (a lambda, a def it names, a method of `self`) draws
+        from; a `jax.random` function given as a branch (`lax.cond(p, jax.random.normal, jax.random.uniform, key)`)
         draws from its first."""
         if is_sampler(self._tracker.names.qualified(function)):
             return {0}
-        found = self._branch_function(function)
+        found = self._branch_signature(function)
         if found is None:
             return set()
+        consumes = self._tracker.known.consumes.get(found[0], frozenset())
+        return {index for index, param in enumerate(found[1]) if param in consumes}
+
+    def _consumed_items(self, function: cst.BaseExpression) -> dict[int, frozenset[str | int]]:
+        """The entries and places of each positional parameter a branch function draws from, by position (`{0: {1}}`
+        for a branch `def dropout(args): x, key = args` that draws from `key`)."""
+        found = self._branch_signature(function)
+        drawn = self._tracker.known.items.get(found[0], {}) if found is not None else {}
+        if found is None or not drawn:
+            return {}
+        positions = {param: index for index, param in enumerate(found[1])}
+        items: dict[int, frozenset[str | int]] = {}
+        for ref in drawn:
+            entry = name_item(ref)
+            if entry is not None and entry[0] in positions:
+                at = positions[entry[0]]
+                items[at] = items.get(at, frozenset()) | {entry[1]}
+        return items
+
+    def _branch_signature(self, function: cst.BaseExpression) -> tuple[cst.CSTNode, list[str]] | None:
+        """The function a branch is (`_branch_function`, or the method `self.f` names), with the parameters its
+        operands fill, in order (none for a `*args` or positional-only signature: not followed)."""
+        found: cst.CSTNode | None = self._branch_function(function)
+        bound = 0
+        if found is None and type(function) is cst.Attribute:
+            found, bound = self._tracker.recorder.function_at(self._tracker.chain, function)
+        if not isinstance(found, (cst.FunctionDef, cst.Lambda)):
+            return None
         params = found.params
         if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.posonly_params:
-            return set()
-        consumes = self._tracker.known.consumes.get(found, frozenset())
-        return {index for index, param in enumerate(params.params) if param.name.value in consumes}
+            return None
+        return found, [param.name.value for param in params.params[bound:]]
 
     def _key_ref(self, expr: cst.BaseExpression) -> str | None:
         """`key_ref`, seeing through views of one key: `key[None][0]`, `key.reshape(1)[0]`, `key.reshape(())`,
@@ -1572,7 +1679,9 @@ class KeyFlow(Domain):
                 or self._drawn_field(function, resolved)
             ):
                 if id(node) not in self._unseen_results(function):  # (numbers nobody sees: no draw for callers)
-                    recorder.key_consumed(function, resolved, self._parameter_guards(function, node), use.folded)
+                    own = self._parameter_guards(function, node)
+                    for guards in self._site_guards(function, node, expr):
+                        recorder.key_consumed(function, resolved, (*own, *guards), use.folded)
             elif function is not None and (owner := self._closure_owner(resolved)) is not None:
                 if id(node) not in self._unseen_results(function):
                     recorder.key_closed(function, resolved, owner, self._parameter_guards(function, node), use.folded)
@@ -1999,12 +2108,15 @@ class KeyFlow(Domain):
         return place
 
     def _given_entry(self, name: str, place: str | None) -> str | None:
-        """`place` when it is a string entry of a parameter (`meta["key"]`) bound to a name like a key's (`in_key =
-        meta["key"]`): the key the caller put there, consumed when `name` is, as the caller's `meta["key"]`."""
+        """`place` when it is an entry or a place of a parameter (`meta["key"]`, `args[1]`) bound to a name like a
+        key's (`in_key = meta["key"]`, `x, key = args`): the key the caller put there, consumed when `name` is, as the
+        caller's `meta["key"]` (jax's key-reuse checker follows the value into and out of a tuple or a dict)."""
         state = self.state
-        entry = dict_item(place) if place is not None else None
+        entry = name_item(place) if place is not None else None
         if entry is None or entry[0] not in state.params | state.others or not state.named_like_key(name):
             return None
+        if entry[0] == state.carry:
+            return None  # a lax loop body's carry: `_carry_place` says what its places hold
         state.keys.setdefault(cast(str, place), len(state.loops))
         return place
 
@@ -2120,7 +2232,10 @@ class KeyFlow(Domain):
                 elif source is not None and f"{source}[{index}]" in self.state.aliases:
                     found = self.state.resolve(f"{source}[{index}]")
                 elif type(element.value) is cst.Name:
-                    found = self._carry_place(element.value.value, f"{source}[{index}]" if source else None)
+                    place = f"{source}[{index}]" if source else None
+                    found = self._carry_place(element.value.value, place) or self._given_entry(
+                        element.value.value, place
+                    )
                 else:
                     found = None
                 # `k1, k2 = k2, k1`: all are bound at once; a name this statement rebinds names nothing known
@@ -2624,7 +2739,7 @@ def _annotated_parameter(
 
 def _entries(hops: list[tuple[cst.BaseExpression, str | None]]) -> set[str]:
     """The names whose dict entries `hops` says a callee draws from (`meta` of `meta['key']`)."""
-    return {hop.partition("[")[0] for _, hop in hops if hop is not None and dict_item(hop)}
+    return {hop.partition("[")[0] for _, hop in hops if hop is not None and name_item(hop)}
 
 
 def _returned_carry(

@@ -29,7 +29,7 @@ from jaxlint.analysis.dead_branches import (
     module_parameter_guards,
     settled,
 )
-from jaxlint.analysis.key_hops import Sites, dict_item, live, param_field
+from jaxlint.analysis.key_hops import Sites, live, name_item, param_field
 from jaxlint.analysis.reaching import Alias, Candidates, OTHER, ReachingBindings
 from jaxlint.analysis.traced import TracedCaller, Signature, Tracer, AppliedTransform, takes_keywords
 from jaxlint.analysis.structures import eager_value, joined, structure, traced_tree
@@ -1159,7 +1159,7 @@ class ScopeRecorder:
             items = {
                 ref: tuple(sites)
                 for ref, sites in refs.items()
-                if node is not None and (dict_item(ref) or param_field(ref))
+                if node is not None and (name_item(ref) or param_field(ref))
             }
             if items:
                 facts.items[node] = items
