@@ -4,7 +4,7 @@ The libraries are not installed in CI (they would add minutes to every run), so 
 that has them at the pinned versions:
 
     pip install flax==0.12.8 optax==0.2.8 equinox==0.13.8 dm-haiku==0.0.17 chex==0.1.92 numpyro==0.22.0 \
-        diffrax==0.7.2 optimistix==0.1.0 lineax==0.1.1 jax_dataclasses==1.6.3
+        diffrax==0.7.2 optimistix==0.1.0 lineax==0.1.1 jax_dataclasses==1.6.3 blackjax==1.2.5
     python benchmarks/libraries_runtime.py
 
 Each fixture's imports, functions and classes are run as written (its file name stays theirs, so the lines of a
@@ -87,6 +87,21 @@ def _numpyro():
         # `MCMC.run` splits its key (numpyro/infer/hmc.py), and trips the key-reuse checker itself, so lines 61
         # and 67 are not checked here; `Predictive` given one key twice is.
         ("numpyro_models.py", "raises KeyReuseError at line 73", False, lambda ns: reusing(ns["prior_twice"])),
+    ]
+
+
+def _blackjax():
+    import jax
+    import jax.numpy as jnp
+
+    def reusing(function):  # jax's key-reuse checker, on a typed key
+        with jax.debug_key_reuse(True):
+            function(lambda x: -0.5 * jnp.sum(x**2), jnp.zeros(2), jax.random.key(0), 3)
+
+    return [
+        ("blackjax_kernels.py", "raises KeyReuseError at line 13", False, lambda ns: reusing(ns["sample"])),
+        ("blackjax_kernels.py", "raises KeyReuseError at line 21", False, lambda ns: reusing(ns["random_walk"])),
+        ("blackjax_kernels.py", "runs", False, lambda ns: reusing(ns["sample_split"])),
     ]
 
 
@@ -412,7 +427,7 @@ def _optax():
 
 def main() -> int:
     failed = 0
-    for cases in (_numpyro, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _flax_nnx_grad, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _equinox_vmap_module, _chex_pallas, _jax_dataclasses, _optax):
+    for cases in (_numpyro, _blackjax, _diffrax_optimistix_lineax, _flax, _flax_lifted, _flax_linen_cond_methods, _flax_nnx, _flax_nnx_control_flow, _flax_nnx_grad, _haiku, _haiku_control_flow, _haiku_cond_keys, _equinox, _equinox_module_fields, _equinox_vmap_module, _chex_pallas, _jax_dataclasses, _optax):
         for name, expected, expects_tracer_print, run in cases():
             outcome, printed_tracer = observe(name, run)
             ok = outcome == expected and printed_tracer == expects_tracer_print

@@ -14,7 +14,7 @@ from jaxlint.model.libraries import LIBRARIES
 
 MODEL = Path(__file__).resolve().parent.parent / "jaxlint" / "model"
 LIBRARY_PREFIXES = tuple(
-    f"{name}." for name in "equinox flax haiku optax numpyro diffrax optimistix lineax chex jax_dataclasses".split()
+    f"{name}." for name in "equinox flax haiku optax numpyro diffrax optimistix lineax chex jax_dataclasses blackjax".split()
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from jaxlint.model.libraries import (
+    blackjax,
     chex,
     diffrax,
     distrax,
@@ -38,6 +39,7 @@ LIBRARIES: tuple[ModuleType, ...] = (
     dm_pix,
     gymnax,
     torch,
+    blackjax,
     distrax,
     jax_dataclasses,
 )
