@@ -104,6 +104,11 @@ class Keys:
         (the draw's key argument, key reference, consumer); none in dead code."""
         return self._flow.drawn_per_leaf(call) if self._flow.reached() else []
 
+    def drawn_per_lane(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str, str]]:
+        """Of a call of a vmapped or pmapped function: the keys it draws from unmapped, each as (the key given or
+        the draw's key argument, key reference, consumer, transform); none in dead code."""
+        return self._flow.drawn_per_lane(call) if self._flow.reached() else []
+
     def spent_stores(self, node: cst.Assign) -> list[tuple[cst.BaseExpression, str, Use]]:
         """The attributes of `self` that an assignment gives back a key the call on its right consumed: (target,
         the key's ref, the call's use); none in dead code."""
@@ -452,6 +457,11 @@ class Context:
     def jitted(self, call: cst.Call) -> JittedCallee | None:
         """The jitted callable `call` calls, when the source shows one."""
         return self._callees.jitted(call, self.chain)
+
+    def compiled(self, call: cst.Call) -> JittedCallee | None:
+        """The jitted callable whose ahead-of-time `Compiled` `call` calls (`f.lower(x).compile()(x)`, or a name bound
+        to it), when the source shows one: it dispatches as the jitted callable does."""
+        return self._callees.compiled(call, self.chain)
 
     def holds_jit(self, expr: cst.BaseExpression, chain: tuple[cst.CSTNode, ...] | None = None) -> JittedCallee | None:
         """The jitted callable of this module an expression holds, when the source shows one (`step`,

@@ -91,6 +91,7 @@ from jaxlint.model.keys import (
     KEY_COMPUTING_MODULES,
     KEY_DRAWING_FIELDS,
     KEY_MAKERS,
+    LANE_MAPS,
     LAYERS_DRAWING_WHEN_CALLED,
     LIBRARY_KEY_DRAWERS,
     key_drawing_method,
@@ -111,7 +112,7 @@ from jaxlint.model.keys import (
 )
 from jaxlint.analysis.scopes import every_assigned_value, rebound_by_own_methods
 from jaxlint.analysis.stable_fields import stable_fields
-from jaxlint.analysis.traced import AppliedTransform, Signature, unwrap, wrapped_call
+from jaxlint.analysis.traced import AppliedTransform, Signature, none_axis, unwrap, wrapped_call
 from jaxlint.analysis.tree_leaves import has_many_leaves
 from jaxlint.model.transforms import (
     CARRY_WITH_OUTPUT,
@@ -1341,7 +1342,49 @@ class KeyFlow(Domain):
         if any(arg.keyword is not None or arg.star for arg in (mapped, tree)) or not self._is_tree_map(call.func):
             return []
         function = self._mapped_function(mapped.value)
-        if function is None or not _runs_through(function) or not has_many_leaves(tree.value, self._tracker.value_of):
+        if function is None or not has_many_leaves(tree.value, self._tracker.value_of):
+            return []
+        return self._outer_draws(function)
+
+    def drawn_per_lane(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, str, str]]:
+        """The keys that a function `jax.vmap` (or `pmap`) runs on every lane of a batch draws from unmapped: a key
+        given where `in_axes` is `None` (`jax.vmap(noisy, in_axes=(0, None))(xs, key)`, the key given), or one it
+        reads from outside (`jax.vmap(lambda x: x + normal(key, x.shape))(xs)`, the draw's key argument): (that
+        expression, the key, what draws, the transform). Every lane gets the same key, so every lane draws the same
+        numbers (the same dropout mask for every example), as every iteration of a Python loop over the rows would.
+        (The call consumes them once, as a call of the function would: `uses`.)"""
+        if not self.state.keys or any(arg.star or arg.keyword is not None for arg in call.args):
+            return []
+        mapper: cst.CSTNode | None = call.func
+        if type(call.func) is cst.Name:
+            binding = self._tracker.callees.bindings.binding(call.func, tuple(self._tracker.chain))
+            mapper = binding[0] if binding is not None and not binding[2] else None
+        transform = self._tracker.names.qualified(mapper.func) if type(mapper) is cst.Call else None
+        spec = LANE_MAPS.get(transform or "")
+        mapped = argument(cast(cst.Call, mapper), 0, "fun") if spec is not None else None
+        if spec is None or mapped is None:
+            return []
+        name = cast(str, transform)
+        found = []
+        function, bound = self._tracker.recorder.function_at(tuple(self._tracker.chain), mapped)
+        in_axes = argument(cast(cst.Call, mapper), *spec)
+        if isinstance(function, (cst.FunctionDef, cst.Lambda)) and isinstance(in_axes, (cst.Tuple, cst.List)):
+            positional = Signature.of(function.params).positional[bound:]
+            drawn = self._tracker.known.drawn_sites.get(function, {})
+            by = f"{_last_name(mapped) or 'the function'}()"
+            for axis, param, arg in zip(in_axes.elements, positional, call.args):
+                ref = self._key_ref(arg.value) if none_axis(axis.value, self._tracker.names) else None
+                sites = drawn.get(param)
+                if ref is not None and sites and self.state.is_key(ref) and live(sites, function, bound, call):
+                    found.append((arg.value, ref, by, name))
+        closing = self._mapped_function(mapped)
+        return found + [(*draw, name) for draw in (self._outer_draws(closing) if closing is not None else [])]
+
+    def _outer_draws(self, function: cst.Lambda | cst.FunctionDef) -> list[tuple[cst.BaseExpression, str, str]]:
+        """The keys of this scope that a function it maps draws from, in every run of it (its whole body runs, and
+        no test is around the draw), as (the draw's key argument, the key, what draws); not a `permutation` of what
+        it is mapped over (`_shuffles_leaf`)."""
+        if not _runs_through(function):
             return []
         own = set(parameter_names(function.params))
         if type(function) is cst.FunctionDef:
@@ -1349,7 +1392,7 @@ class KeyFlow(Domain):
         found: list[tuple[cst.BaseExpression, str, str]] = []
         for node, around in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             if type(node) is not cst.Call or any(type(outer) in _CONDITIONAL for outer in around):
-                continue  # (a draw some leaves may not reach)
+                continue  # (a draw some runs may not reach)
             drawn = self._drawn_key(node)
             if drawn is not None and self._shuffles_leaf(node, around, function):
                 continue
@@ -1961,14 +2004,14 @@ class KeyFlow(Domain):
         return [*self._tracker.known.consuming.get(call, ()), *self._imported_consuming(call)]
 
     def _gives_drawn_parameter(self, call: cst.Call) -> bool:
-        """Whether a call gives an argument to a parameter its callee, a function of this module, draws from on some
+        """Whether a call gives an argument to a parameter its callee, a def or lambda of this module, draws from on some
         path (so what it gives is a key, when that path is live for the call: RoundFacts.consuming says)."""
         consumes = self._tracker.known.consumes
         if not consumes or not call.args:
             return False
         callee, bound = self._callee(call)
-        drawn = consumes.get(callee) if isinstance(callee, cst.FunctionDef) else None
-        given = arguments_given(cast(cst.FunctionDef, callee), bound, call) if drawn else None
+        drawn = consumes.get(callee) if isinstance(callee, (cst.FunctionDef, cst.Lambda)) else None
+        given = arguments_given(cast("cst.FunctionDef | cst.Lambda", callee), bound, call) if drawn else None
         return any(param in cast(frozenset, drawn) for param in given or ())
 
     def _imported_consuming(self, call: cst.Call) -> list[cst.BaseExpression]:

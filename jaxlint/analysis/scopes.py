@@ -1119,7 +1119,7 @@ class ScopeRecorder:
         key_params: dict[cst.CSTNode, set[str]] = {}
         for chain, call, caller, params, keyed, runs in self._key_calls:
             callee, bound = self._resolve(chain, runs)
-            if not isinstance(callee, cst.FunctionDef):
+            if not isinstance(callee, (cst.FunctionDef, cst.Lambda)):
                 continue
             signature = Signature.of(callee.params)
             positional = iter(signature.positional[bound:])
@@ -1175,7 +1175,7 @@ class ScopeRecorder:
                 if target not in drawn.get(callee, ()):
                     facts.folding[call] = (*facts.folding.get(call, ()), value)
 
-    def _not_known_to_draw(self, callee: cst.FunctionDef, bound: int, call: cst.Call, param: str) -> bool:
+    def _not_known_to_draw(self, callee: cst.FunctionDef | cst.Lambda, bound: int, call: cst.Call, param: str) -> bool:
         """Whether `callee`, called by `call`, may leave its key parameter `param` unconsumed: each of its own draws
         or splits of it sits in a branch of a test of its parameters that the call's literals make dead code
         (`if shuffle:` of `get_data_loader(rng, data, shuffle=False)`), or that fills in a parameter the call gives

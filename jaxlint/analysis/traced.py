@@ -696,14 +696,14 @@ def _mapped(
     if isinstance(in_axes, (cst.Tuple, cst.List)):
         axes = [element.value for element in in_axes.elements]
         if len(axes) != len(signature.positional) or any(
-            not traced(axis) and not _none_axis(axis, names) and type(axis) is not cst.Name for axis in axes
+            not traced(axis) and not none_axis(axis, names) and type(axis) is not cst.Name for axis in axes
         ):
             raise NotLiteral
         return {name for name, axis in zip(signature.positional, axes) if traced(axis)}
     raise NotLiteral
 
 
-def _none_axis(axis: cst.BaseExpression, names: Names) -> bool:
+def none_axis(axis: cst.BaseExpression, names: Names) -> bool:
     """`None`, or a name of it: `jnp.newaxis`, `np.newaxis`, or a module's alias of them."""
     return type(axis) is cst.Name and axis.value == "None" or names.qualified(axis) in NONE_AXES
 

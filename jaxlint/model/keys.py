@@ -66,6 +66,12 @@ RAVELS = frozenset({"jax.flatten_util.ravel_pytree"})
 # Calls that run one of their branch functions: a key given to several is consumed once (the libraries' own too:
 # `hk.cond`, `nnx.switch`).
 BRANCHING = frozenset({"jax.lax.cond", "jax.lax.switch"}) | merged_sets("BRANCHING")
+# Transforms that run their function once per lane of a batch, with where their `in_axes` sits (position,
+# keyword): an argument whose entry is `None` is given to every lane as it is (jax.vmap, jax.pmap).
+LANE_MAPS: dict[str, tuple[int, str]] = {
+    "jax.vmap": (1, "in_axes"),
+    "jax.pmap": (2, "in_axes"),
+}
 # Of those, the ones whose operands follow two branch functions (the others: one list of branches).
 CONDS = frozenset({"jax.lax.cond"}) | merged_sets("CONDS")
 # Of those, the ones also taking each branch with its own operand, as five arguments: the positions of each branch

@@ -467,7 +467,7 @@ class TimingWithoutSync(CalleeRule):
             return "sync"  # `jax.tree.map(lambda x: x.block_until_ready(), metrics)` waits on every leaf
         if qualified is not None and qualified.startswith(JAX):
             return "harmless" if qualified.startswith(HOST_ONLY) else "unknown"
-        callee = self.facts.jitted(call)
+        callee = self.facts.jitted(call) or self.facts.compiled(call)
         staged = callee.function if callee is not None else self._staged_def(call)
         if callee is not None or staged is not None:
             if staged is not None and (_computes_nothing(staged) or _gives_nothing(staged, self.names)):

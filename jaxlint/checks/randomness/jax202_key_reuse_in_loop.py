@@ -23,7 +23,11 @@ class KeyReuseInLoop(Rule):
         "wherever it came from (a dict entry, a pytree field, a carry): jax raises on anything else. A tree map "
         "(`jax.tree.map(f, tree)`) is a loop over the leaves: a key `f` draws from as it is outside `f` is "
         "flagged when the tree is known to have two leaves or more (a display of two entries or more, or a "
-        "value the analysis knows: the pytree every call gives a traced parameter). A method that draws from a key "
+        "value the analysis knows: the pytree every call gives a traced parameter). So is `jax.vmap` (and "
+        "`jax.pmap`): a loop over the lanes of a batch. A key the call gives where `in_axes` is `None` "
+        "(`jax.vmap(add_noise, in_axes=(0, None))(xs, key)`), or one the mapped function reads from outside, is "
+        "the same key in every lane, and a draw from it gives every example the same noise or dropout mask. "
+        "A method that draws from a key "
         "its object keeps (`self.key`, stored by `__init__` and assigned nowhere else in the class's module) "
         "consumes that key at every call: `agent.act(obs)` in a loop draws the same noise at every step; so does "
         "a function called without the key its parameter's default makes (`def add_noise(x, key=jax.random.key(0))`: "
@@ -54,7 +58,8 @@ class KeyReuseInLoop(Rule):
     )
     not_flagged = (
         "Keys rebound inside the loop (`key, sub = split(key)`), `fold_in(key, i)` per step, loop variables "
-        "over a split (`for k in jax.random.split(key, n)`), keys carried through `lax.scan` as part of the "
+        "over a split (`for k in jax.random.split(key, n)`), keys a `vmap` maps (a split of one key per lane) or "
+        "that its function folds a mapped index into (`fold_in(key, i)`), keys carried through `lax.scan` as part of the "
         "carry or the scanned operands; a tree map over one array, over a tree whose leaves are not known (a "
         "parameter no call shows), or whose function takes its key as a leaf of a second tree of split keys; "
         "the first iterable of a comprehension (evaluated once); "
@@ -86,7 +91,11 @@ class KeyReuseInLoop(Rule):
             if id(expr) not in self._per_leaf and keys.prior_use(ref) is None:
                 self._per_leaf.add(id(expr))
                 self.report(expr, _per_leaf_message(ref, by, node, self.names.qualified(node.func) or code(node.func)))
-        told = {id(expr) for expr, _, _ in per_leaf}
+        per_lane = keys.drawn_per_lane(node)
+        for expr, ref, by, transform in per_lane:
+            if keys.prior_use(ref) is None:
+                self.report(expr, _per_lane_message(ref, by, transform))
+        told = {id(expr) for expr, *_ in (*per_leaf, *per_lane)}
         for expr, ref, by in keys.uses(node):
             if id(expr) in told:
                 continue
@@ -147,6 +156,13 @@ def _made_each_iteration(subject: str, by: str) -> str:
         f"{subject} made in every iteration from values the loop never changes, so `{by}` draws the same numbers in "
         "every iteration: derive the key from the loop's counter (`jax.random.fold_in(key, i)`) or split a key the "
         "loop carries"
+    )
+
+
+def _per_lane_message(ref: str, by: str, transform: str) -> str:
+    return (
+        f"`{ref}` is not mapped by `{transform}` and `{by}` draws from it in every lane, so every lane of the batch "
+        f"draws the same numbers: split it into one key per lane (`jax.random.split({ref}, n)`) and map over those"
     )
 
 
