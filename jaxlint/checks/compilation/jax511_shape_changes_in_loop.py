@@ -3,10 +3,14 @@ function in the loop."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from jaxlint.checks.base import LoopRule, code
-from jaxlint.analysis.bindings import mentioned_names, target_names
+from jaxlint.analysis.bindings import mentioned_names, parameter_names, statements, target_names
+from jaxlint.analysis.dead_branches import arguments_given
+from jaxlint.traversal import in_order
 from jaxlint.checks.compilation._common import compile_count_confirms
 from jaxlint.model.functions import GROWING_FUNCTIONS, LIST_TO_ARRAY
 
@@ -16,9 +20,13 @@ from jaxlint.model.functions import GROWING_FUNCTIONS, LIST_TO_ARRAY
 _SHRINKING_METHODS = frozenset({"clear", "pop", "remove"})  # list methods that take items away again
 
 
-def _grows(loop: cst.CSTNode, name: str, names) -> cst.CSTNode | None:
+def _grows(
+    loop: cst.CSTNode, name: str, names, grown_by: Callable[[cst.Call], dict[int | None, str]]
+) -> cst.CSTNode | None:
     """The statement of the loop's body that makes `name` longer every iteration: `name = jnp.concatenate([name,
-    ...])` (or `jnp.append(name, ...)`), or `name.append(...)` on a list; None when there is none, or when the
+    ...])` (or `jnp.append(name, ...)`), `name.append(...)` on a list, or `name` bound to what a call of a function
+    returns grown from the `name` it is given (`x, key = sample_next(x, key)` of a `sample_next` that returns
+    `jnp.concatenate([x, token], axis=1)` there: `grown_by` says); None when there is none, or when the
     body also binds `name` otherwise, or empties it (`chunk = data[i:i + n]` then padded by a concatenate: one
     length; `memory, step = adapt(jnp.array(memory), step)` where `adapt` returns a new list: the length starts
     again; `memory.clear()`, `memory.pop()`, `del memory[:]`)."""
@@ -35,6 +43,8 @@ def _grows(loop: cst.CSTNode, name: str, names) -> cst.CSTNode | None:
             growing = isinstance(value, cst.Call) and names.qualified(value.func) in GROWING_FUNCTIONS
             alone = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
             if alone and growing and first is not None and _holds_name(first, name):
+                found.append(node)
+            elif len(node.targets) == 1 and isinstance(value, cst.Call) and _grown_there(node.targets[0].target, value):
                 found.append(node)
             else:
                 reset = True
@@ -76,9 +86,81 @@ def _grows(loop: cst.CSTNode, name: str, names) -> cst.CSTNode | None:
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return False
 
+    def _grown_there(target: cst.BaseExpression, call: cst.Call) -> bool:
+        """Whether `name` is bound (alone, or as an item of a tuple) to what `call` returns grown from it."""
+        places = grown_by(call)
+        if isinstance(target, cst.Name):
+            place: int | None = None
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [element.value for element in target.elements]
+            if any(isinstance(element, cst.StarredElement) for element in target.elements):
+                return False
+            place = next((i for i, e in enumerate(elements) if isinstance(e, cst.Name) and e.value == name), None)
+            if place is None:
+                return False
+        else:
+            return False
+        given = places.get(place)
+        return given == name
+
     if isinstance(loop, (cst.For, cst.While)):
         loop.body.visit(_Growth())
     return found[0] if len(found) == 1 and not reset else None
+
+
+def grown_returns(function: cst.FunctionDef, names) -> dict[int | None, str]:
+    """The places of what a def returns that hold one of its parameters made longer, on its one `return` (its last
+    statement), by a growing call its body makes at its top level (`x = jnp.concatenate([x, token], axis=1)` then
+    `return x, key`: `{0: "x"}`; None for the whole value). The parameter keeps what the caller gave until then."""
+    body = list(statements(function.body))
+    params = set(parameter_names(function.params))
+    skip = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    if not body or type(body[-1]) is not cst.Return:
+        return {}
+    if sum(type(node) is cst.Return for node, _ in in_order(function.body, skip=skip)) != 1:
+        return {}
+    bindings: dict[str, int] = {}
+    for name in _bound_names(function.body):
+        bindings[name] = bindings.get(name, 0) + 1
+    grown: dict[str, str] = {}
+    for statement in body:
+        if type(statement) is not cst.Assign or len(statement.targets) != 1:
+            continue
+        target, value = statement.targets[0].target, statement.value
+        if type(target) is not cst.Name or bindings.get(target.value) != 1 or type(value) is not cst.Call:
+            continue
+        first = value.args[0].value if value.args else None
+        if names.qualified(value.func) not in GROWING_FUNCTIONS or first is None:
+            continue
+        held = [param for param in params if _holds_name(first, param)]
+        if len(held) == 1 and (held[0] == target.value or held[0] not in bindings):
+            grown[target.value] = held[0]
+    returned = body[-1].value
+    if isinstance(returned, cst.Name):
+        return {None: grown[returned.value]} if returned.value in grown else {}
+    if isinstance(returned, cst.Tuple):
+        return {
+            i: grown[e.value.value]
+            for i, e in enumerate(returned.elements)
+            if isinstance(e.value, cst.Name) and e.value.value in grown
+        }
+    return {}
+
+
+def _bound_names(body: cst.CSTNode) -> list[str]:
+    """Every binding of a name in a function's body (not its nested defs), one entry per binding."""
+    found: list[str] = []
+    for node, _ in in_order(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.For:
+            found.extend(target_names(node.target))
+        elif kind is cst.NamedExpr:
+            found.extend(target_names(node.target))
+        elif kind is cst.WithItem and node.asname is not None:
+            found.extend(target_names(node.asname.name))
+        elif kind is cst.CompFor:
+            found.extend(target_names(node.target))
+    return found
 
 
 def _holds_name(expr: cst.BaseExpression, name: str) -> bool:
@@ -95,7 +177,9 @@ class ShapeChangesInLoop(LoopRule):
     what_it_does = (
         "Flags an argument of a call of a jitted callable in a `for` or `while` loop (outside any trace) when the "
         "loop visibly gives it a new shape every iteration: a name the loop body rebinds to "
-        "`jnp.concatenate([name, ...])`, `jnp.append(name, ...)`, `jnp.vstack`/`jnp.hstack` (NumPy's too); "
+        "`jnp.concatenate([name, ...])`, `jnp.append(name, ...)`, `jnp.vstack`/`jnp.hstack` (NumPy's too), or to "
+        "what a def of the module returns grown so from the `name` it is given (`x, key = sample_next(x, key)` of a "
+        "jitted `sample_next` whose body ends `x = jnp.concatenate([x, token], axis=1); return x, key`); "
         "a list the loop body appends to, or `jnp.array(history)`/`jnp.stack(history)` of one; and `x[:i]` or `x[i:]` "
         "where `i` is the loop's target. It stays silent where the code does not show the shape change (a "
         "slice of fixed length `x[i:i + n]`, arrays from elsewhere)."
@@ -173,12 +257,12 @@ class ShapeChangesInLoop(LoopRule):
     def _changing(self, loop: cst.CSTNode, expr: cst.BaseExpression) -> str | None:
         """How `expr` visibly gets a new shape every iteration of `loop`, or None."""
         if isinstance(expr, cst.Name):
-            grown = _grows(loop, expr.value, self.names)
+            grown = _grows(loop, expr.value, self.names, self._grown_by)
             if grown is not None:
                 return f"grows in every iteration of this loop (`{code(grown, 60)}`)"
         if isinstance(expr, cst.Call) and self.names.qualified(expr.func) in LIST_TO_ARRAY and expr.args:
             listed = expr.args[0].value
-            grown = _grows(loop, listed.value, self.names) if isinstance(listed, cst.Name) else None
+            grown = _grows(loop, listed.value, self.names, self._grown_by) if isinstance(listed, cst.Name) else None
             if isinstance(grown, cst.Call):
                 return f"is made from `{code(listed)}`, which `{code(grown, 60)}` makes longer in every iteration"
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
@@ -188,6 +272,21 @@ class ShapeChangesInLoop(LoopRule):
                 if bound is not None and self._loop_target_alone(loop, bound):
                     return f"is sliced by the loop's target (`{code(bound)}`), so its length changes every iteration"
         return None
+
+    def _grown_by(self, call: cst.Call) -> dict[int | None, str]:
+        """What a call of a def of this module (jitted or not) gives back grown, by place of its return: the name
+        of the argument the call gives the parameter grown there (`grown_returns`)."""
+        jitted = self.facts.jitted(call)
+        function = jitted.function if jitted is not None else self.facts.called_def(call)
+        bound = jitted.bound + jitted.offset if jitted is not None else 0
+        if type(function) is not cst.FunctionDef or (jitted is None and type(call.func) is not cst.Name):
+            return {}
+        given = arguments_given(function, bound, call) or {}
+        return {
+            place: value.value
+            for place, param in grown_returns(function, self.names).items()
+            if isinstance(value := given.get(param), cst.Name)
+        }
 
     def _loop_target_alone(self, loop: cst.CSTNode, bound: cst.BaseExpression) -> bool:
         """`bound` is the target of a `for` loop over `range(...)` (`for i in range(n)`)."""
