@@ -55,6 +55,7 @@ RULES = (
     ("JAX511", "shape-changes-in-loop", True),
     ("JAX512", "non-array-jit-argument", True),
     ("JAX513", "jit-spec-not-in-signature", True),
+    ("JAX514", "stale-attribute-capture", True),
     ("JAX601", "grad-non-scalar", True),
     ("JAX602", "grad-integer-input", True),
     ("JAX603", "vmap-in-axes-arity", True),

@@ -17,6 +17,7 @@ from jaxlint.checks.compilation.jax510_static_arg_recreated import StaticArgRecr
 from jaxlint.checks.compilation.jax511_shape_changes_in_loop import ShapeChangesInLoop
 from jaxlint.checks.compilation.jax512_non_array_jit_argument import NonArrayJitArgument
 from jaxlint.checks.compilation.jax513_jit_spec_not_in_signature import JitSpecNotInSignature
+from jaxlint.checks.compilation.jax514_stale_attribute_capture import StaleAttributeCapture
 from jaxlint.checks.dtypes.jax701_float64_without_x64 import Float64WithoutX64
 from jaxlint.checks.dtypes.jax702_non_array_input import NonArrayInput
 from jaxlint.checks.dtypes.jax703_lax_mixed_dtypes import LaxMixedDtypes
@@ -105,6 +106,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     ShapeChangesInLoop,
     NonArrayJitArgument,
     JitSpecNotInSignature,
+    StaleAttributeCapture,
     GradNonScalar,
     GradIntegerInput,
     VmapInAxesArity,
