@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -68,9 +68,9 @@ class InPlaceUpdate(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            for subscript in _subscripts(target.target):
+            for subscript, value in _subscripts(target.target, node.value):
                 whole = len(node.targets) == 1 and subscript is target.target
-                self._check(subscript, "set", node.value, statement=node if whole else None)
+                self._check(subscript, "set", value, statement=node if whole else None)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Subscript):
@@ -81,7 +81,7 @@ class InPlaceUpdate(Rule):
         self,
         target: cst.Subscript,
         method: str | None,
-        value: cst.BaseExpression,
+        value: cst.BaseExpression | None,
         operator: cst.BaseAugOp | None = None,
         statement: cst.CSTNode | None = None,
     ) -> None:
@@ -102,15 +102,17 @@ class InPlaceUpdate(Rule):
         if sequence:
             index = f"[jnp.array({index[1:-1]})]"
         if method is not None:
-            fix = f"`{base} = {base}.at{index}.{method}({_argument_text(value)})`"
+            # (an item of a value unpacked into several targets that the statement does not write out: `...`)
+            fix = f"`{base} = {base}.at{index}.{method}({_argument_text(value) if value is not None else '...'})`"
         else:
-            assert operator is not None  # an augmented assignment: `x[i] += v`
+            assert operator is not None and value is not None  # an augmented assignment: `x[i] += v`
             op = code(operator).strip()[:-1]
             fix = f"`{base} = {base}.at{index}.set({base}{index} {op} {_operand_text(value)})`"
         plan = None
         if (
             statement is not None
             and method is not None
+            and value is not None
             and isinstance(target.value, cst.Name)
             and rebinds_here(self, target.value.value)
             and not sequence
@@ -236,9 +238,23 @@ def _array_index(elements, value_of) -> bool:
     return True
 
 
-def _subscripts(target: cst.BaseExpression):
+def _subscripts(
+    target: cst.BaseExpression, value: cst.BaseExpression | None
+) -> Iterator[tuple[cst.Subscript, cst.BaseExpression | None]]:
+    """The subscripts an assignment's target assigns, each with the value it gets: its item of a tuple or list display
+    unpacked into it (`u[i], v[i] = 0.0, 1.0`), or None when that is not written there (`a[i], b[i] = f()`)."""
     if type(target) is cst.Subscript:
-        yield target
+        yield target, value
     elif type(target) is cst.Tuple or type(target) is cst.List:
-        for element in target.elements:
-            yield from _subscripts(element.value)
+        items = _unpacked(value, len(target.elements))
+        for index, element in enumerate(target.elements):
+            yield from _subscripts(element.value, items[index] if items is not None else None)
+
+
+def _unpacked(value: cst.BaseExpression | None, count: int) -> list[cst.BaseExpression] | None:
+    """The items of a tuple or list display of `count` items, none starred."""
+    if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != count:
+        return None
+    if any(type(element) is cst.StarredElement for element in value.elements):
+        return None
+    return [element.value for element in value.elements]
