@@ -136,6 +136,7 @@ from jaxlint.model.transforms import (
     OTHER_RESULTS,
     PARTIAL,
     TREE_MAPS,
+    EAGER_BODIES,
     UNTRACED_CONTEXTS,
     WRAPPER_ARGUMENTS,
 )
@@ -1356,6 +1357,8 @@ class ValueTracker(Domain):
         for target, transform in applied:
             if self._cannot_bind(self._called_right_away.get(id(node)), target, transform):
                 continue
+            if caller is None and transform.name in EAGER_BODIES:
+                continue  # `lax.associative_scan(combine, xs)` outside a trace: `combine` gets the numbers
             if caller is not None:  # `jax.grad(f)(x)` inside jit is staged
                 transform = replace(
                     transform, staged=transform.staged or caller.staged, in_trace=True, in_jaxpr=in_jaxpr

@@ -115,6 +115,10 @@ LAX_BODIES: dict[str, Callables] = {
     "jax.lax.associative_scan": ((0,), ("fn",)),
     **merged_dicts("LAX_BODIES"),
 }
+# Of those, the ones jax writes in Python over `jnp` operations rather than as one primitive: called outside a
+# trace, they call their function on concrete values (`lax.associative_scan(combine, xs)` runs `combine` on slices
+# of `xs`, and a `print` there shows the numbers); inside one, on the trace's tracers.
+EAGER_BODIES = frozenset({"jax.lax.associative_scan"})
 # Of those, the ones that call their functions with a library object first, untraced (flax's `nn.cond(pred, f, g,
 # mdl, x)` calls `f(mdl, x)`).
 MODULE_FIRST_BODIES = merged_sets("MODULE_FIRST_BODIES")
