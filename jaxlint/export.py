@@ -84,8 +84,8 @@ def module_interface(
     their optional facts it read. A call's line is found in `positions` when the findings needed them,
     else in the text (positions are a second full pass)."""
     context = tracker.context
-    if context is None:
-        return Interface()
+    if context is None:  # (a notebook: whether it turns on x64 for the packages it imports, runner._link asks)
+        return Interface(x64=tracker.enables_x64)
     if positions is None:
 
         def line(node: cst.CSTNode, caller: str) -> int:

@@ -175,6 +175,21 @@ def x64_in_imports(root: Path, source: str, packages: dict[Path, frozenset[str]]
     return bool(names & packages.get(root, frozenset())) or _turns_on_x64(root, names, packages)
 
 
+def x64_notebook_uses(notebook: str, source: str) -> set[Path]:
+    """The project roots whose packages a notebook that turns on x64 imports (`examples/PCA.ipynb` setting
+    `jax_enable_x64` in its first cell, then `import spax` from the folder above): x64 is one flag for the kernel,
+    so the notebook runs those packages' code with it."""
+    root = module_of(notebook)[0]
+    found: set[Path] = set()
+    for name in imported_tops(source, top_level(root) | importable_above(root)):
+        package = imported_package(root, name)
+        if name in top_level(root):
+            found.add(root)
+        elif package is not None:
+            found.add(package.parent)
+    return found
+
+
 def x64_used(root: Path, packages: dict[Path, frozenset[str]]) -> bool:
     """Whether another project of the run that turns on x64 imports a package of the project at `root` (absolute):
     x64 is one flag for the process, so the repository's tests or scripts that turn it on run that package's code

@@ -324,6 +324,7 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
     # in every round; whether a project imports a package that does is found once for the modules that ask.
     x64 = project.x64_packages({root: interfaces_of(modules) for root, modules in projects.items()})
     _notebooks_importing_x64(batch, outcomes, x64)
+    used_by_notebooks = _used_by_x64_notebooks(batch, outcomes)
     imported_x64: dict[tuple[Path, tuple[str, ...]], bool] = {}
     used_x64: dict[Path, bool] = {}
     for _ in range(project.MAX_ROUNDS):
@@ -340,7 +341,7 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
                 project.x64_above(root, enabled)
                 or imported_x64.get((root, asking), False)
                 or bool(asking)
-                and used_x64.get(root, False)
+                and (used_x64.get(root, False) or root.absolute() in used_by_notebooks)
             )
             for name, imported in project.imported_facts(interfaces, from_above).items():
                 index = modules[name]
@@ -355,6 +356,21 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
         if not todo:
             return
         _check_files(batch, todo, outcomes)
+
+
+def _used_by_x64_notebooks(batch: _Batch, outcomes: list[FileResult | None]) -> set[Path]:
+    """The project roots whose packages a notebook of the run that turns on x64 imports (project.x64_notebook_uses)."""
+    found: set[Path] = set()
+    for index, path in enumerate(batch.files):
+        outcome = outcomes[index]
+        if not is_notebook(path) or outcome is None or not outcome.interface.x64:
+            continue
+        try:
+            data = batch.contents.get(index) or read_bytes(path, _size_limit(path, batch.settings))
+            found |= project.x64_notebook_uses(path, Notebook.read(data).source)
+        except (InputError, NotPython):
+            continue
+    return found
 
 
 def _notebooks_importing_x64(batch: _Batch, outcomes: list[FileResult | None], x64: dict[Path, frozenset[str]]) -> None:

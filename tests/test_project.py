@@ -266,6 +266,27 @@ def test_a_package_that_turns_on_x64_at_import_does_so_for_the_tests_that_import
 
 
 MODEL_ASKING_FLOAT64 = "import jax.numpy as jnp\n\n\ndef width(sigma):\n    return jnp.asarray(sigma, dtype=jnp.float64)\n"
+
+def _notebook(*cells: str) -> str:
+    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": cell}
+                                 for cell in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_a_notebook_that_turns_on_x64_does_so_for_the_packages_it_imports(tmp_path: Path) -> None:
+    # The kernel has one jax_enable_x64 flag: examples/pca.ipynb (first look round 139's SPax) turns it on in its
+    # first cell and imports spax from the folder above, so spax's float64 request is what the notebook runs. plain/
+    # is imported by a notebook that never turns it on, and other/'s notebook turns it on but imports nothing.
+    x64_cell = 'import jax\njax.config.update("jax_enable_x64", True)\n'
+    for package in ("spax", "plain", "other"):
+        write(tmp_path / package / package / "__init__.py", MODEL_ASKING_FLOAT64)
+    write(tmp_path / "spax" / "examples" / "pca.ipynb", _notebook(x64_cell, "import spax\nspax.width(1.0)\n"))
+    write(tmp_path / "plain" / "examples" / "use.ipynb", _notebook("import plain\nplain.width(1.0)\n"))
+    write(tmp_path / "other" / "examples" / "use.ipynb", _notebook(x64_cell, "print(1)\n"))
+    runs = {"spax": [], "plain": [("plain/plain/__init__.py", 5, "JAX701")],
+            "other": [("other/other/__init__.py", 5, "JAX701")]}
+    for named, wanted in runs.items():
+        assert [(f["filename"], f["location"]["row"], f["code"]) for f in found(tmp_path, named)] == wanted, named
+
 X64_CONFTEST_TEXT = 'import jax\n\njax.config.update("jax_enable_x64", True)\n'
 
 
