@@ -3,8 +3,8 @@ when it checks a jitted function in cell 3), and each finding is mapped back to 
 
 Each cell is cleaned up as IPython does before running it: a cell indented as a whole is dedented
 (its marker line records by how much, so columns are those of the cell), and IPython syntax that is
-not Python (`%magic`, `!shell`, `obj?`, `/f x`) is replaced line for line by `pass`, so rows stay
-those of the cell. A cell run by a non-Python cell magic (`%%bash`) is left out.
+not Python (`%magic`, `!shell`, `obj?`, `/f x`, `pip install x` run by automagic) is replaced line for line by
+`pass`, so rows stay those of the cell. A cell run by a non-Python cell magic (`%%bash`) is left out.
 Cells are numbered as in the file, from 1, counting every cell (markdown too).
 """
 
@@ -34,6 +34,9 @@ _MAGIC = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)?
 # The last line of an assignment target that spans lines, assigned a magic's value (`timings[lib][\n    name\n] =
 # %timeit -o f()`): IPython assigns what the magic gives to the whole target.
 _TARGET_END_MAGIC = re.compile(r"^(\s*[)\]}][\s)\]}]*=\s*)[%!]")
+# A line magic written without `%`, which IPython's automagic (on by default) runs as one: `pip install jax`,
+# `conda install -c conda-forge jax`, `cd data` (two names side by side: never Python).
+_AUTOMAGIC = re.compile(r"^\s*(?:(?:pip|conda|mamba)\s+-{0,2}|cd\s+)(?!(?:in|is|if|and|or|not|else)\b)[\w./~-]")
 # `jnp.zeros?`, `jax.random.*key*??`, `?jit`
 _HELP = re.compile(r"^\s*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*$")
 # `%timeit -n 10 f(x)`, `%time f(x)`: the magic, its options, and the statement it times after them.
@@ -263,7 +266,11 @@ def python_lines(lines: list[str]) -> list[str] | None:
         python = [*lines[:start], f"pass  {TIMED_BY.format(timing.group(1))}"]
         lines = lines[start + 1 :]
     for line in lines:
-        if magic is None and (_MAGIC.match(line) or _HELP.match(line)) and not _inside_statement(python):
+        if (
+            magic is None
+            and (_MAGIC.match(line) or _HELP.match(line) or _AUTOMAGIC.match(line))
+            and not _inside_statement(python)
+        ):
             magic = line[: len(line) - len(line.lstrip())]
         elif magic is None and (end := _TARGET_END_MAGIC.match(line)) and _inside_statement(python):
             python.append(end.group(1) + "None")  # (the target stays: its names are bound, as IPython binds them)

@@ -304,6 +304,9 @@ def test_findings_sort_by_cell_before_row() -> None:
     (["!pip install jax", "files = !ls", "t = %timeit -o f()", "a, b = !echo 1 2"], ["pass"] * 4),
     (["jnp.zeros?", "?jax.jit", "jax.random.*key*??"], ["pass"] * 3),
     (["%pip install \\", "    jax optax", "x = 1"], ["pass", "pass", "x = 1"]),
+    # Automagic (round 137's jax-raytracing): a line magic without `%`, never Python; `pip in x`, `cd = 1` are.
+    (["pip install jax", "conda install -c conda-forge jax", "cd /content/drive", "pip in x", "cd = 1"],
+     ["pass", "pass", "pass", "pip in x", "cd = 1"]),
     # A timing magic of simple statements runs them: they stay, where they were, after a `pass` in the magic's place.
     (["for i in range(3):", "    %time f(i)"], ["for i in range(3):", "    pass; f(i)  # %% %time of IPython"]),
     (["%timeit -n 10 -r3 f(x)", "%time y = g(x)  # once"],
