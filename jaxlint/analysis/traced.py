@@ -797,8 +797,14 @@ def traced_function(
             # fori_loop's body gets the loop index first: one integer tracer, not a pytree; a flag is one bool, and
             # so is what a call of the wrapper in another module gives a literal.
             scalar = transform.name == FORI_LOOP and seen[:1] == (param,) or param in signature.flags | literal
-            traced.setdefault(param, Tracer(name, param, transform, container=not scalar))
-            if transform.name in GRADIENTS and transform.differentiates and transform is not traced[param].transform:
+            current = traced.get(param)
+            if current is None or transform.staged and not current.transform.staged:
+                # A staging transform inside a gradient one (`jax.jacfwd(jax.jit(f))`): jit traces `f` with
+                # abstract values, whatever the gradient around it does; the gradient still differentiates it.
+                if current is not None and current.transform.name in GRADIENTS and current.transform.differentiates:
+                    gradients[param] = (*gradients.get(param, ()), current.transform.name)
+                traced[param] = Tracer(name, param, transform, container=not scalar)
+            elif transform.name in GRADIENTS and transform.differentiates and transform is not current.transform:
                 gradients[param] = (*gradients.get(param, ()), transform.name)
         static |= more_static
     for param, within in static_within.items():
