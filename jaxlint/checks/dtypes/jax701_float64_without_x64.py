@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import cast, Callable
 
 import libcst as cst
 
@@ -22,7 +22,8 @@ class Float64WithoutX64(Rule):
         'Flags a 64-bit dtype (`jnp.float64`, `np.float64`, `"float64"`, `int64`, `uint64`, `complex128`) given '
         "to a `jax.numpy`, `jax.lax`, `jax.random` or `jax.nn` function (`dtype=`, or the dtype position of "
         "`jnp.zeros`, `jnp.array`, `jnp.full`, `lax.convert_element_type`...), to `.astype(...)` of a value "
-        "known to be a JAX array, or called as `jnp.float64(x)`, in a project where no module turns on "
+        "known to be a JAX array, or called as `jnp.float64(x)` (directly, or through a module constant or a name "
+        "of the function bound once to such a dtype: `dtype = jnp.float64`), in a project where no module turns on "
         "`jax_enable_x64`. A project is the folder imports start from (see docs/projects.md): "
         '`jax.config.update("jax_enable_x64", True)` in any of its modules (a `conftest.py` included), '
         '`os.environ["JAX_ENABLE_X64"] = ...`, the `jax.enable_x64` context, or code that reads the flag '
@@ -79,6 +80,8 @@ class Float64WithoutX64(Rule):
         self._requests: list[tuple[cst.CSTNode, str, str]] = []
         # Requests through a module-level alias (`DTYPE = jnp.float64`), by its name: one cause, reported once.
         self._through_alias: dict[str, list[tuple[cst.CSTNode, str, str]]] = {}
+        # Of each name of a function bound once to a 64-bit dtype: that value, the name, and the requests through it.
+        self._through_local: dict[int, tuple[cst.CSTNode, str, list[tuple[cst.CSTNode, str, str]]]] = {}
         self._x64_branches = 0  # depth of branches that run only when an array is 64-bit (so x64 is on)
 
     def _guards(self, test: cst.BaseExpression, body: bool) -> bool:
@@ -129,6 +132,12 @@ class Float64WithoutX64(Rule):
         if self._x64_branches:
             return
         wide = None if dtype is None else is_wide_dtype(dtype, self.names)
+        held = self._held_dtype(dtype) if dtype is not None and wide is None else None
+        if held is not None:  # `dtype = jnp.float64` in the function: told once, at that binding
+            self._through_local.setdefault(id(held), (held, cast(cst.Name, dtype).value, []))[2].append(
+                (cast(cst.CSTNode, dtype), cast(str, is_wide_dtype(held, self.names)), where)
+            )
+            return
         if wide is None or dtype is None:
             return
         if isinstance(dtype, cst.Name) and dtype.value in self.names.aliases:
@@ -136,13 +145,24 @@ class Float64WithoutX64(Rule):
         else:
             self._requests.append((dtype, wide, where))
 
+    def _held_dtype(self, dtype: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The 64-bit dtype a name of a function holds, bound once there (`dtype = jnp.float64`, then
+        `jnp.zeros(n, dtype=dtype)`); None for anything else."""
+        if type(dtype) is not cst.Name or dtype.value in self.names.aliases:
+            return None
+        found = self.facts.binding(dtype)
+        value = found[0] if found is not None and len(found[1]) > 1 else None
+        return value if isinstance(value, cst.BaseExpression) and is_wide_dtype(value, self.names) else None
+
     def leave_Module(self, node: cst.Module) -> None:
-        if not (self._requests or self._through_alias) or self.facts.x64_enabled:
+        if not (self._requests or self._through_alias or self._through_local) or self.facts.x64_enabled:
             return  # (x64 asked only when needed: see project.read_facts)
         for found, wide, where in self._requests:
             self.report(found, f"{where} asks for `{wide}`, {_TRUNCATED.format(narrow=NARROWED[wide])}")
         for alias, requests in self._through_alias.items():
             self.report(module_assignments(node).get(alias) or requests[0][0], _alias_message(alias, requests))
+        for value, name, requests in self._through_local.values():
+            self.report(value, _alias_message(name, requests))
 
 
 _TRUNCATED = (
