@@ -103,7 +103,8 @@ class PrngKeyReuse(Rule):
         "a cell (each run is its own experiment: the same simulation at two settings); distinct items of "
         "one split (`keys[0]`, `keys[1]`); one key given to `jax.random.permutation` or `jax.random.choice` for two "
         "different arrays with the same other arguments (`permutation(key, x)`, `permutation(key, y)`): they "
-        "select the same places of both, the idiom for shuffling inputs and labels together; one key given to "
+        "select the same places of both, the idiom for shuffling inputs and labels together (two counts are "
+        "two populations, and flagged: `choice(key, len(pos), (m,))`, `choice(key, len(neg), (m,))`); one key given to "
         "the same function of the project for other arrays with the same other arguments (`features(key, x, 64)`, `features(key, y, 64)`, or "
         "`permute(key, s_ctx, s_test)`, `permute(key, f_ctx, f_test)`): "
         "one random map applied to both, as random-feature kernels need (two calls that differ in a size or a "
@@ -155,7 +156,7 @@ class PrngKeyReuse(Rule):
                 continue  # one of the two draws is never read: a warm-up run before a timed one
             if (
                 prior is not None
-                and _paired_selection(prior.node, node, self.names)
+                and _paired_selection(prior.node, node, self.names, self.facts.value_of)
                 and not self._selects_from_first(prior.node, node)
             ):
                 continue  # `permutation(key, x)`, `permutation(key, y)`: two arrays shuffled together
@@ -491,9 +492,11 @@ def _target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
 _LOOPS = (cst.For, cst.While, cst.BaseComp, cst.Lambda)
 
 
-def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names) -> bool:
+def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names, value_of) -> bool:
     """Two calls of one selecting sampler (`SELECTING_SAMPLERS`) that differ only in the array they
-    select from: the same places of two arrays, on purpose."""
+    select from: the same places of two arrays, on purpose (`permutation(key, len(x))` and `permutation(key, x)`
+    too: one order). Not two counts (`choice(key, len(pos), (m,))`, `choice(key, neg.shape[0], (m,))`: indices into
+    two populations, drawn from the same bits)."""
     qualified = names.qualified(second.func)
     if (
         qualified not in SELECTING_SAMPLERS
@@ -505,13 +508,26 @@ def _paired_selection(first: cst.CSTNode, second: cst.Call, names: Names) -> boo
     one, other = (argument(call, position, keyword) for call in (first, second))
     if (
         one is None
-        or is_int_literal(one)
         or other is None
+        or is_int_literal(one)
         or is_int_literal(other)
+        or _count(one, value_of)
+        and _count(other, value_of)
         or code(one, 10_000) == code(other, 10_000)
     ):
         return False
     return _other_arguments(first, one) == _other_arguments(second, other)
+
+
+def _count(expr: cst.BaseExpression, value_of) -> bool:
+    """A number of items rather than an array: a Python int the analysis knows, `len(x)`, `x.shape[i]`, `x.size`."""
+    if value_of(expr).number == "int":
+        return True
+    if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value == "len":
+        return True
+    if type(expr) is cst.Subscript and type(expr.value) is cst.Attribute and expr.value.attr.value == "shape":
+        return True
+    return type(expr) is cst.Attribute and expr.attr.value == "size"
 
 
 def _keywords(call: cst.Call) -> list[str | None]:
