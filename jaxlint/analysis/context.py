@@ -389,6 +389,11 @@ class Context:
         """The transforms applied to `function` by calls (`step = jax.jit(step)`), not decorators."""
         return tuple(self._tracker.known.applied.get(function, ()))
 
+    def called_from_trace(self, function: cst.CSTNode) -> bool:
+        """Whether a traced function of this module calls `function` (a method run from inside `jax.jit`): what it
+        does to its object then happens while jax traces."""
+        return bool(self._tracker.known.entries.get(function))
+
     def transformed_by(self, call: cst.Call) -> list[tuple[cst.BaseExpression, AppliedTransform]]:
         """The functions a call transforms (`jax.jit(f)`, `lax.scan(body, ...)`), each with its transform."""
         return applied_transforms(call, self.names, self._tracker.transforms)

@@ -67,7 +67,8 @@ class StaleAttributeCapture(Rule):
     )
     not_flagged = (
         "Attributes set only in `__init__`, or set elsewhere without reading their old value (a setup method that "
-        "fills them once); a method that itself updates the attribute it reads (JAX508 flags the write); classes "
+        "fills them once), or by a method a traced function calls (the update then stores a tracer: JAX308); a "
+        "method that itself updates the attribute it reads (JAX508 flags the write); classes "
         "with decorators or with bases jaxlint does not know (flax, equinox and other pytree classes are rebuilt "
         "from their fields); `self` traced as an argument (JAX503); transforms that trace at every call "
         "(`jax.vmap` outside jit, `grad` alone)."
@@ -154,8 +155,8 @@ class StaleAttributeCapture(Rule):
                 if type(method) is not cst.FunctionDef or method.name.value == "__init__":
                     continue
                 me = parameter_names(method.params)[:1]
-                if not me or method.decorators:
-                    continue
+                if not me or method.decorators or self.facts.called_from_trace(method):
+                    continue  # (an update made while jax traces is a leaked tracer: JAX308's finding)
                 for attribute, statement in _updated_attributes(method, me[0]):
                     found.setdefault(attribute, (method, statement))
             self._updates[id(cls)] = found
