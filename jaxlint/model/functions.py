@@ -181,6 +181,10 @@ RANDOMNESS_OFF = merged_dicts("RANDOMNESS_OFF")
 # a `try` with one shows the error on purpose (a tutorial's `try: x[0] = 1 except Exception: print(...)`, the
 # TypeError of an in-place update; `caught_errors` counts no bare `except:`, which swallows whatever comes).
 TYPE_ERRORS = frozenset({"TypeError", "Exception", "BaseException"})
+# Calls that give back the value they are given, placed elsewhere or in another array type: the same numbers.
+SAME_VALUE = frozenset(
+    {"jax.device_put", "jax.device_get", "jax.block_until_ready", "jax.numpy.asarray", "numpy.asarray"}
+)
 VALUE_ERRORS = frozenset({"ValueError", "Exception", "BaseException"})
 ATTRIBUTE_ERRORS = frozenset({"AttributeError", "Exception", "BaseException"})
 # The errors jax raises while it traces a function, each with the classes a handler may name to catch it (jax

@@ -3,13 +3,14 @@ updates: the compiled function keeps the value it read when traced."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import cast
 
 import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names
 from jaxlint.checks.base import Rule
+from jaxlint.model.functions import SAME_VALUE
 from jaxlint.model.transforms import CACHED_BY_FUNCTION
 from jaxlint.traversal import in_order
 
@@ -25,8 +26,9 @@ class StaleAttributeCapture(Rule):
     what_it_does = (
         "Flags, in a function jax stages and caches (`jax.jit`, `pmap`), a read of `self.<attr>` where `self` is "
         "the Python object, not an argument jax traces: a method jitted with `self` static "
-        "(`@partial(jax.jit, static_argnums=0)`), a function the class's method defines and jits (`self.unroll = "
-        "jax.jit(unroll)` reading `self.key`), or a method such a function calls. It flags the read when another "
+        "(`@partial(jax.jit, static_argnums=0)`), a function `__init__` defines and jits (`self.unroll = "
+        "jax.jit(unroll)` reading `self.key`), or a method such a function calls: a jit that lives as long as the "
+        "object. It flags the read when another "
         "method of the class updates that attribute from its old value (`self.params = self.params - lr * g`, "
         "`self.key, sub = jax.random.split(self.key)`, `self.step += 1`), and the class is a plain class of this "
         "module (no decorator, no bases but `object` or such classes): nothing rebuilds its instances."
@@ -67,7 +69,9 @@ class StaleAttributeCapture(Rule):
     )
     not_flagged = (
         "Attributes set only in `__init__`, or set elsewhere without reading their old value (a setup method that "
-        "fills them once), or by a method a traced function calls (the update then stores a tracer: JAX308); a "
+        "fills them once; `jax.device_put(self.w)`, the same numbers), or by a method a traced function calls (the "
+        "update then stores a tracer: JAX308); a function jitted anew at each call of a method (a nested "
+        "`@jax.jit def step` in `sample`: traced with the values of that call); a "
         "method that itself updates the attribute it reads (JAX508 flags the write); classes "
         "with decorators or with bases jaxlint does not know (flax, equinox and other pytree classes are rebuilt "
         "from their fields); `self` traced as an argument (JAX503); transforms that trace at every call "
@@ -85,6 +89,39 @@ class StaleAttributeCapture(Rule):
             elif kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
                 self._stores.update(id(part) for part in _parts(found.target) if type(part) is cst.Attribute)
         self._updates: dict[int, dict[str, tuple[cst.FunctionDef, cst.CSTNode]]] = {}  # of each class, by attribute
+        # Of each call that jits something, and each decorator: the def it runs in (None at module or class level).
+        self._jitted_in: dict[int, cst.FunctionDef | None] = {}
+        self._called_under: dict[int, cst.CSTNode] = {}  # of each call in a staged function: that function's jit
+        self._pending: list[tuple[cst.Attribute, cst.CSTNode, Callable[[Callable[[cst.CSTNode], int]], str]]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.names.qualified(node.func) in CACHED_BY_FUNCTION or type(node.func) is cst.Call:
+            around = [f for f in self.facts.chain if type(f) is cst.FunctionDef]
+            self._jitted_in[id(node)] = around[-1] if around else None
+        scope = self.facts.function
+        if scope is not None and scope.staged and scope.trace is not None:
+            self._called_under[id(node)] = scope.trace.node
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        around = [f for f in self.facts.chain if type(f) is cst.FunctionDef and f is not node]
+        for decorator in node.decorators:
+            self._jitted_in[id(decorator)] = around[-1] if around else None
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for read, jitted, message in self._pending:
+            for _ in range(8):  # a helper traced through a call (`self.rollout(x)` in the jitted `unroll`): its jit
+                if id(jitted) not in self._called_under:
+                    break
+                jitted = self._called_under[id(jitted)]
+            if id(jitted) in self._jitted_in and self._once_per_object(jitted):
+                self.report(read, message)
+
+    def _once_per_object(self, jitted: cst.CSTNode) -> bool:
+        """Whether a jit (a call, or a decorator) lives as long as the object: made at module or class level (a
+        method's decorator), or in `__init__`. One made in another method is made again at each call of it, and
+        traces the value then."""
+        function = self._jitted_in[id(jitted)]
+        return function is None or function.name.value == "__init__"
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         scope = self.facts.function
@@ -110,7 +147,7 @@ class StaleAttributeCapture(Rule):
                 f"keeps the value it read when traced, so later calls ignore the update; pass it as an argument"
             )
 
-        self.report(node, message)
+        self._pending.append((node, trace.node, message))
 
     def _method_around(self, name: str) -> tuple[cst.FunctionDef, cst.ClassDef] | None:
         """The method of a class of this module whose first parameter is `name`, around the point (itself or a def
@@ -157,7 +194,7 @@ class StaleAttributeCapture(Rule):
                 me = parameter_names(method.params)[:1]
                 if not me or method.decorators or self.facts.called_from_trace(method):
                     continue  # (an update made while jax traces is a leaked tracer: JAX308's finding)
-                for attribute, statement in _updated_attributes(method, me[0]):
+                for attribute, statement in _updated_attributes(method, me[0], self.names):
                     found.setdefault(attribute, (method, statement))
             self._updates[id(cls)] = found
         return self._updates[id(cls)]
@@ -168,16 +205,23 @@ class StaleAttributeCapture(Rule):
         if type(function) is not cst.FunctionDef:
             return False
         params = parameter_names(function.params)
-        return any(name == attribute for name, _ in _updated_attributes(function, params[0] if params else "self"))
+        me = params[0] if params else "self"
+        return any(name == attribute for name, _ in _updated_attributes(function, me, self.names))
 
 
-def _updated_attributes(method: cst.FunctionDef, me: str) -> Iterator[tuple[str, cst.CSTNode]]:
+def _same_value(value: cst.BaseExpression, names) -> bool:
+    """A call that gives back the value it is given, elsewhere or in another type (`jax.device_put(self.w)`,
+    `jnp.asarray(self.w)`): no new value."""
+    return type(value) is cst.Call and names.qualified(value.func) in SAME_VALUE
+
+
+def _updated_attributes(method: cst.FunctionDef, me: str, names) -> Iterator[tuple[str, cst.CSTNode]]:
     """`(attribute, statement)` for each statement of a method that gives `me.attribute` a value read from its old
-    one: `me.x = f(me.x)`, `me.key, sub = split(me.key)`, `me.n += 1`."""
+    one: `me.x = f(me.x)`, `me.key, sub = split(me.key)`, `me.n += 1` (not one of SAME_VALUE's)."""
     for node, _ in in_order(method.body, skip=_SKIP):
         if type(node) is cst.AugAssign and _own_attribute(node.target, me):
             yield cast(cst.Attribute, node.target).attr.value, node
-        elif type(node) is cst.Assign:
+        elif type(node) is cst.Assign and not _same_value(node.value, names):
             read = {
                 found.attr.value
                 for found, _ in in_order(node.value)
