@@ -9,6 +9,7 @@ from typing import cast
 import libcst as cst
 
 from jaxlint.analysis.bindings import parameter_names, rebound_names
+from jaxlint.analysis.traced import AppliedTransform, TracedFunction
 from jaxlint.checks.base import Rule
 from jaxlint.model.functions import SAME_VALUE
 from jaxlint.model.transforms import CACHED_BY_FUNCTION
@@ -27,8 +28,8 @@ class StaleAttributeCapture(Rule):
         "Flags, in a function jax stages and caches (`jax.jit`, `pmap`), a read of `self.<attr>` where `self` is "
         "the Python object, not an argument jax traces: a method jitted with `self` static "
         "(`@partial(jax.jit, static_argnums=0)`), a function `__init__` defines and jits (`self.unroll = "
-        "jax.jit(unroll)` reading `self.key`), or a method such a function calls: a jit that lives as long as the "
-        "object. It flags the read when another "
+        "jax.jit(unroll)` reading `self.key`), a method such a function calls, or a function nested in one (a loss "
+        "under `jax.grad` in a jitted update): a jit that lives as long as the object. It flags the read when another "
         "method of the class updates that attribute from its old value (`self.params = self.params - lr * g`, "
         "`self.key, sub = jax.random.split(self.key)`, `self.step += 1`), and the class is a plain class of this "
         "module (no decorator, no bases but `object` or such classes): nothing rebuilds its instances."
@@ -92,6 +93,7 @@ class StaleAttributeCapture(Rule):
         # Of each call that jits something, and each decorator: the def it runs in (None at module or class level).
         self._jitted_in: dict[int, cst.FunctionDef | None] = {}
         self._called_under: dict[int, cst.CSTNode] = {}  # of each call in a staged function: that function's jit
+        self._cached: dict[int, tuple[TracedFunction, AppliedTransform]] = {}  # _note_cached
         self._pending: list[tuple[cst.Attribute, cst.CSTNode, Callable[[Callable[[cst.CSTNode], int]], str]]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -123,15 +125,32 @@ class StaleAttributeCapture(Rule):
         function = self._jitted_in[id(jitted)]
         return function is None or function.name.value == "__init__"
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._note_cached(node)
+
+    def visit_Lambda_body(self, node: cst.Lambda) -> None:
+        self._note_cached(node)
+
+    def _note_cached(self, function: cst.FunctionDef | cst.Lambda) -> None:
+        """A function jax traces under a jit that caches its trace: its trace, for the functions it nests (a loss
+        function under `jax.grad` in a jitted method runs while the jit traces)."""
         scope = self.facts.function
-        if scope is None or not scope.staged or scope.retraced_each_call or id(node) in self._stores:
+        if scope is None or not scope.staged or scope.retraced_each_call:
             return
         trace = scope.trace
-        if trace is None or trace.name not in CACHED_BY_FUNCTION or type(node.value) is not cst.Name:
+        if trace is not None and trace.name in CACHED_BY_FUNCTION:
+            self._cached[id(function)] = (scope, trace)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if id(node) in self._stores or type(node.value) is not cst.Name:
             return
+        around = next((self._cached[id(f)] for f in reversed(self.facts.chain) if id(f) in self._cached), None)
+        if around is None:
+            return
+        scope, trace = around
         found = self._method_around(node.value.value)
-        if found is None or node.value.value in scope.traced:
+        own = self.facts.function
+        if found is None or node.value.value in scope.traced or own is not None and node.value.value in own.traced:
             return
         method, cls = found
         update = self._class_updates(cls).get(node.attr.value)
