@@ -81,14 +81,9 @@ class StaleAttributeCapture(Rule):
     verify = "Not confirmed by `--verify` yet."
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._classes: dict[str, cst.ClassDef] = {}
-        self._stores: set[int] = set()  # the attributes assigned to, which are no reads
-        for found, _ in in_order(node):
-            kind = type(found)
-            if kind is cst.ClassDef:
-                self._classes.setdefault(found.name.value, found)
-            elif kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
-                self._stores.update(id(part) for part in _parts(found.target) if type(part) is cst.Attribute)
+        self._module = node
+        self._classes: dict[str, cst.ClassDef] | None = None  # by name, found when a read asks (_plain)
+        self._stores: set[int] = set()  # the attributes the cached staged functions assign to, which are no reads
         self._updates: dict[int, dict[str, tuple[cst.FunctionDef, cst.CSTNode]]] = {}  # of each class, by attribute
         # Of each call that jits something, and each decorator: the def it runs in (None at module or class level).
         self._jitted_in: dict[int, cst.FunctionDef | None] = {}
@@ -140,6 +135,10 @@ class StaleAttributeCapture(Rule):
         trace = scope.trace
         if trace is not None and trace.name in CACHED_BY_FUNCTION:
             self._cached[id(function)] = (scope, trace)
+            for found, _ in in_order(function.body):
+                kind = type(found)
+                if kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
+                    self._stores.update(id(part) for part in _parts(found.target) if type(part) is cst.Attribute)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if id(node) in self._stores or type(node.value) is not cst.Name:
@@ -196,6 +195,9 @@ class StaleAttributeCapture(Rule):
                 return False
             if value.value == "object":
                 continue
+            if self._classes is None:
+                found = (node for node, _ in in_order(self._module) if type(node) is cst.ClassDef)
+                self._classes = {cls.name.value: cls for cls in reversed(list(found))}  # (the first of a name)
             parent = self._classes.get(value.value)
             if parent is None or not self._plain(parent, seen | {cls.name.value}):
                 return False
