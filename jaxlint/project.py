@@ -182,10 +182,9 @@ def x64_notebook_uses(notebook: str, source: str) -> set[Path]:
     root = module_of(notebook)[0]
     found: set[Path] = set()
     for name in imported_tops(source, top_level(root) | importable_above(root)):
-        package = imported_package(root, name)
         if name in top_level(root):
             found.add(root)
-        elif package is not None:
+        elif (package := imported_package(root, name)) is not None:
             found.add(package.parent)
     return found
 

@@ -365,12 +365,20 @@ def _used_by_x64_notebooks(batch: _Batch, outcomes: list[FileResult | None]) -> 
         outcome = outcomes[index]
         if not is_notebook(path) or outcome is None or not outcome.interface.x64:
             continue
-        try:
-            data = batch.contents.get(index) or read_bytes(path, _size_limit(path, batch.settings))
-            found |= project.x64_notebook_uses(path, Notebook.read(data).source)
-        except (InputError, NotPython):
-            continue
+        source = _notebook_source(batch, index)
+        if source is not None:
+            found |= project.x64_notebook_uses(path, source)
     return found
+
+
+def _notebook_source(batch: _Batch, index: int) -> str | None:
+    """The program a notebook of the run is checked as, read again; None when it no longer reads as one."""
+    path = batch.files[index]
+    try:
+        data = batch.contents.get(index) or read_bytes(path, _size_limit(path, batch.settings))
+        return Notebook.read(data).source
+    except (InputError, NotPython):
+        return None
 
 
 def _notebooks_importing_x64(batch: _Batch, outcomes: list[FileResult | None], x64: dict[Path, frozenset[str]]) -> None:
@@ -384,12 +392,8 @@ def _notebooks_importing_x64(batch: _Batch, outcomes: list[FileResult | None], x
             continue
         if not any(d.code == "JAX701" for d in outcome.diagnostics):
             continue
-        try:
-            data = batch.contents.get(index) or read_bytes(path, _size_limit(path, batch.settings))
-            source = Notebook.read(data).source
-        except (InputError, NotPython):
-            continue
-        if project.x64_in_imports(project.module_of(path)[0], source, x64):
+        source = _notebook_source(batch, index)
+        if source is not None and project.x64_in_imports(project.module_of(path)[0], source, x64):
             batch.contexts[index] = ModuleContext("", frozenset(), Imported(x64=True))
             todo[index] = None
     if todo:

@@ -761,8 +761,8 @@ class KeyFlow(Domain):
         self._closed: dict[int, set[str]] = {}  # by module-level def: the names it draws, unbound (_closed_draws)
         self._bound_calls: dict[str, cst.Call | None] = {}  # by name: the call it was last bound to in the walk
         self._module = module
-        self._bound_here: dict[int, set[str]] = {}  # of each function: the names its body or parameters bind
-        self._rebound: dict[int, set[str]] = {}  # of each function: the names its body binds
+        self._rebound: dict[int, set[str]] = {}  # of each function: the names its body binds (_rebound_in)
+        self._branch_draws: dict[int, list[tuple[cst.BaseExpression, str, frozenset[int]]]] = {}  # _branches_consuming
         self._folded_hops: set[tuple[int, str]] = set()  # (a call's function, a closed key) drawn folded there
         self._annotated: dict[tuple[int, str], cst.BaseExpression | None] = {}  # by scope and name: _module_method
         self._folded: set[int] = set()  # the key arguments drawn from through keys fold_in derives (Use.folded)
@@ -960,9 +960,7 @@ class KeyFlow(Domain):
         if not drawn:
             return drawn
         if type(here) is cst.FunctionDef:
-            if id(here) not in self._bound_here:  # (asked at every call of its body: found once)
-                self._bound_here[id(here)] = rebound_names(here.body) | set(parameter_names(here.params))
-            return drawn - self._bound_here[id(here)]
+            return drawn - self._rebound_in(here) - set(parameter_names(here.params))
         return drawn if here is None else set()
 
     def _defaults_drawn(self, call: cst.Call) -> list[str]:
@@ -1242,7 +1240,13 @@ class KeyFlow(Domain):
         return [(operand, qualified) for operand, qualified, _ in self._branches_consuming(call)]
 
     def _branches_consuming(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, frozenset[int]]]:
-        """`_branch_consuming`, with the positions of the branches that draw from each operand."""
+        """`_branch_consuming`, with the positions of the branches that draw from each operand (asked for the call
+        and for each key it consumes: found once)."""
+        if id(call) not in self._branch_draws:
+            self._branch_draws[id(call)] = self._find_branch_draws(call)
+        return self._branch_draws[id(call)]
+
+    def _find_branch_draws(self, call: cst.Call) -> list[tuple[cst.BaseExpression, str, frozenset[int]]]:
         qualified = self._tracker.names.qualified(call.func)
         if qualified not in BRANCHING or any(arg.star for arg in call.args):
             return []
@@ -1324,7 +1328,8 @@ class KeyFlow(Domain):
         return self._passed_guards(function, call, expr) or [()]
 
     def _rebound_in(self, function: cst.FunctionDef) -> set[str]:
-        """The names a function's body binds (its parameters among them when it binds them again)."""
+        """The names a function's body binds (its parameters among them when it binds them again). (Asked at every
+        call of its body: found once.)"""
         if id(function) not in self._rebound:
             self._rebound[id(function)] = rebound_names(function.body)
         return self._rebound[id(function)]

@@ -88,27 +88,27 @@ def _grows(
 
     def _grown_there(target: cst.BaseExpression, call: cst.Call) -> bool:
         """Whether `name` is bound (alone, or as an item of a tuple) to what `call` returns grown from it."""
-        places = grown_by(call)
-        if isinstance(target, cst.Name):
-            place: int | None = None
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            elements = [element.value for element in target.elements]
+        place: int | None = None
+        if isinstance(target, (cst.Tuple, cst.List)):
             if any(isinstance(element, cst.StarredElement) for element in target.elements):
                 return False
-            place = next((i for i, e in enumerate(elements) if isinstance(e, cst.Name) and e.value == name), None)
+            place = next((i for i, e in enumerate(target.elements) if _is_name(e.value, name)), None)
             if place is None:
                 return False
-        else:
+        elif not _is_name(target, name):
             return False
-        given = places.get(place)
-        return given == name
+        return grown_by(call).get(place) == name
 
     if isinstance(loop, (cst.For, cst.While)):
         loop.body.visit(_Growth())
     return found[0] if len(found) == 1 and not reset else None
 
 
-def grown_returns(function: cst.FunctionDef, names) -> dict[int | None, str]:
+def _is_name(expr: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _grown_returns(function: cst.FunctionDef, names) -> dict[int | None, str]:
     """The places of what a def returns that hold one of its parameters made longer, on its one `return` (its last
     statement), by a growing call its body makes at its top level (`x = jnp.concatenate([x, token], axis=1)` then
     `return x, key`: `{0: "x"}`; None for the whole value). The parameter keeps what the caller gave until then."""
@@ -231,6 +231,10 @@ class ShapeChangesInLoop(LoopRule):
     )
     follows_calls = False
 
+    def __init__(self, facts, reporter) -> None:
+        super().__init__(facts, reporter)
+        self._grown: dict[int, dict[int | None, str]] = {}  # of each def a loop calls: _grown_returns
+
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
         loop = self.loop
@@ -273,9 +277,15 @@ class ShapeChangesInLoop(LoopRule):
                     return f"is sliced by the loop's target (`{code(bound)}`), so its length changes every iteration"
         return None
 
+    def _grown_returns(self, function: cst.FunctionDef) -> dict[int | None, str]:
+        """`_grown_returns` of a def, found once for every loop that calls it."""
+        if id(function) not in self._grown:
+            self._grown[id(function)] = _grown_returns(function, self.names)
+        return self._grown[id(function)]
+
     def _grown_by(self, call: cst.Call) -> dict[int | None, str]:
         """What a call of a def of this module (jitted or not) gives back grown, by place of its return: the name
-        of the argument the call gives the parameter grown there (`grown_returns`)."""
+        of the argument the call gives the parameter grown there (`_grown_returns`)."""
         jitted = self.facts.jitted(call)
         function = jitted.function if jitted is not None else self.facts.called_def(call)
         bound = jitted.bound + jitted.offset if jitted is not None else 0
@@ -284,7 +294,7 @@ class ShapeChangesInLoop(LoopRule):
         given = arguments_given(function, bound, call) or {}
         return {
             place: value.value
-            for place, param in grown_returns(function, self.names).items()
+            for place, param in self._grown_returns(function).items()
             if isinstance(value := given.get(param), cst.Name)
         }
 

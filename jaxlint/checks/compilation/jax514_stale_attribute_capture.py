@@ -81,10 +81,9 @@ class StaleAttributeCapture(Rule):
     verify = "Not confirmed by `--verify` yet."
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._module = node
-        self._classes: dict[str, cst.ClassDef] | None = None  # by name, found when a read asks (_plain)
         self._stores: set[int] = set()  # the attributes the cached staged functions assign to, which are no reads
         self._updates: dict[int, dict[str, tuple[cst.FunctionDef, cst.CSTNode]]] = {}  # of each class, by attribute
+        self._own_updates: dict[int, frozenset[str]] = {}  # of each staged function: _updated_here
         # Of each call that jits something, and each decorator: the def it runs in (None at module or class level).
         self._jitted_in: dict[int, cst.FunctionDef | None] = {}
         self._called_under: dict[int, cst.CSTNode] = {}  # of each call in a staged function: that function's jit
@@ -195,11 +194,9 @@ class StaleAttributeCapture(Rule):
                 return False
             if value.value == "object":
                 continue
-            if self._classes is None:
-                found = (node for node, _ in in_order(self._module) if type(node) is cst.ClassDef)
-                self._classes = {cls.name.value: cls for cls in reversed(list(found))}  # (the first of a name)
-            parent = self._classes.get(value.value)
-            if parent is None or not self._plain(parent, seen | {cls.name.value}):
+            found = self.facts.binding(value, want_class=True)
+            parent = found[0] if found is not None else None
+            if type(parent) is not cst.ClassDef or not self._plain(parent, seen | {cls.name.value}):
                 return False
         return True
 
@@ -225,9 +222,13 @@ class StaleAttributeCapture(Rule):
         function = self.facts.chain[-1]
         if type(function) is not cst.FunctionDef:
             return False
-        params = parameter_names(function.params)
-        me = params[0] if params else "self"
-        return any(name == attribute for name, _ in _updated_attributes(function, me, self.names))
+        if id(function) not in self._own_updates:
+            params = parameter_names(function.params)
+            me = params[0] if params else "self"
+            self._own_updates[id(function)] = frozenset(
+                name for name, _ in _updated_attributes(function, me, self.names)
+            )
+        return attribute in self._own_updates[id(function)]
 
 
 def _same_value(value: cst.BaseExpression, names) -> bool:
