@@ -30,7 +30,7 @@ DEFAULT_DIR = ".jaxlint_cache"
 # 13, the attributes of `self` their methods draw kept keys from (`self.key` in Consumes.params); 14, the type tests
 # their functions return (Exported.tests); 19, their factories that give a jitted function (`make_step()` in
 # Interface.jitted); 20, the key defaults their functions draw from (Consumes.defaults).
-FORMAT = 22
+FORMAT = 23
 
 
 def content_hash(data: bytes) -> str:

@@ -10,7 +10,17 @@ import libcst as cst
 
 from jaxlint.analysis.callees import inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.dead_branches import fixed_arguments
-from jaxlint.analysis.interface import Applied, Consumes, Exported, Interface, Looped, ModuleContext, Outgoing
+from jaxlint.analysis.factories import product
+from jaxlint.analysis.interface import (
+    Applied,
+    Consumes,
+    Exported,
+    Interface,
+    Looped,
+    ModuleContext,
+    Outgoing,
+    made_name,
+)
 from jaxlint.analysis.loop_calls import looped_calls
 from jaxlint.analysis.names import scope_imports
 from jaxlint.analysis.narrowing import returned_test
@@ -105,6 +115,9 @@ def module_interface(
                 self_param=self_param,
                 defaults=_drawn_defaults(statement, tracker, facts),
             )
+        made = _made_consumes(statement, tracker, facts) if not bound and not self_param else None
+        if made is not None:
+            consumes[made_name(name)] = made
         summary = facts.returns.get(statement)
         literal = _returned_literal(statement, facts, tracker, filename, line)
         if summary is not None and summary.params and summary.closure is None:
@@ -230,14 +243,14 @@ def _drawn_defaults(function: cst.FunctionDef, tracker: ValueTracker, facts: Rou
 
 def _jitted(module: cst.Module, tracker: ValueTracker) -> tuple[str, ...]:
     """Its module-level names that hold a jitted function: a def whose outermost decorator jits it, or a name bound
-    once, to a jit of something (`train_step = jax.jit(_train_step)`); and, with `()` after the name, the defs whose
-    calls give one (`make_step()`, a factory that returns a jitted callable on every path)."""
+    once, to a jit of something (`train_step = jax.jit(_train_step)`); and, by `made_name`, the defs whose calls
+    give one (`make_step()`, a factory that returns a jitted callable on every path)."""
     callees, found = tracker.callees, []
     for statement in module.body:
         if type(statement) is cst.FunctionDef and callees.decorated(statement) is not None:
             found.append(statement.name.value)
         elif type(statement) is cst.FunctionDef and callees.made_by(statement, (module,)) is not None:
-            found.append(f"{statement.name.value}()")
+            found.append(made_name(statement.name.value))
         elif type(statement) is cst.SimpleStatementLine:
             for small in statement.body:
                 if (
@@ -323,6 +336,16 @@ def _overrides(module: cst.Module, tracker: ValueTracker, context: ModuleContext
             if qualified is not None and context.in_project(qualified):
                 found.setdefault(qualified, set()).update(scopes[id(statement)].names, scopes[id(statement)].attributes)
     return {base: tuple(sorted(names)) for base, names in found.items()}
+
+
+def _made_consumes(function: cst.FunctionDef, tracker: ValueTracker, facts: RoundFacts) -> Consumes | None:
+    """The key parameters that what a factory makes draws from (`make_kernel(0.1)(state, key)`, factories.py), when
+    the factory makes one function of its own and fills none of its parameters."""
+    made = product(function, tracker.callees.bindings, tracker.names, tracker.transforms)
+    if made is None or made.bound or made.bound_names or not facts.consumes.get(made.function):
+        return None
+    positional = Signature.of(made.function.params).positional
+    return Consumes(positional=positional, params=tuple(sorted(facts.consumes[made.function])))
 
 
 def _module_functions(module: cst.Module, tracker: ValueTracker):

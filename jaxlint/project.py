@@ -34,6 +34,7 @@ from jaxlint.analysis.interface import (
     Looped,
     ModuleContext,
     absolute_module,
+    made_name,
 )
 from jaxlint.cache import Cache
 from jaxlint.config import DEFAULT_MAX_FILE_SIZE
@@ -437,25 +438,29 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 returns[qualified] = modules[module].returns[function]
             if function in modules[module].consumes:
                 consumes[qualified] = modules[module].consumes[function]
+            if made_name(function) in modules[module].consumes:
+                consumes[made_name(qualified)] = modules[module].consumes[made_name(function)]
             if function in modules[module].containers:  # a class: what its instances hold
                 containers[qualified] = modules[module].containers[function]
         for qualified in interface.reexports.values():  # (a module without jax: its calls are not known yet)
             module, function = split(qualified)
-            drawn = modules[module].consumes.get(function) if module in modules and module != name else None
-            if drawn is not None and drawn.defaults:
-                consumes[qualified] = drawn  # a key default: a call of it draws from a key without naming jax
+            if module not in modules or module == name:
+                continue
+            for exported, named in ((function, qualified), (made_name(function), made_name(qualified))):
+                if exported in modules[module].consumes:  # its calls may give one key twice without naming jax
+                    consumes[named] = modules[module].consumes[exported]
         computed = {}
         for qualified in (*interface.uses, *interface.overrides):
             module, _ = split(qualified)
             if module in modules and module != name and (found := computed_by(qualified)):
                 computed[qualified] = found  # a base class: the properties that compute, its own and its bases'
         jitted = tuple(
-            qualified + made
+            named
             for qualified in dict.fromkeys((*interface.uses, *interface.reexports.values()))
-            for made in ("", "()")  # the name holds a jitted function; calling it gives one
-            if (found := split(qualified))[0] in modules
-            and found[0] != name
-            and found[1] + made in modules[found[0]].jitted
+            if (found := split(qualified))[0] in modules and found[0] != name
+            # the name holds a jitted function; calling it gives one
+            for named, exported in ((qualified, found[1]), (made_name(qualified), made_name(found[1])))
+            if exported in modules[found[0]].jitted
         )
         given = {function: tuple(found) for function, found in entries.get(name, {}).items()}
         transformed = {function: tuple(found) for function, found in applied.get(name, {}).items()}

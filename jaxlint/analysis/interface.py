@@ -35,6 +35,12 @@ class Exported:
     items: tuple[tuple[tuple[str, ...], str | None, bool] | None, ...] | None = None
 
 
+def made_name(factory: str) -> str:
+    """The name under which an interface keeps what the function a factory makes consumes (`make_kernel()` of
+    `make_kernel`): calling the factory's result (`make_kernel(0.1)(state, key)`) runs that function."""
+    return f"{factory}()"
+
+
 @dataclass(frozen=True)
 class Consumes:
     """The key parameters a module-level function draws from (itself or through its callees), and the string entries
@@ -295,8 +301,8 @@ class Imported:
     def checked_without_jax(self) -> bool:
         """Whether it is checked even without jax in it: other modules trace some of its functions, or it calls
         functions they jit (a timer around `train_step` imported from the model's module) or functions that draw
-        from a key default (`augment(x)` twice draws the same numbers)."""
-        return self.traces or bool(self.jitted) or any(consumes.defaults for consumes in self.consumes.values())
+        from a key (`sample(key)` twice, `augment(x)` twice of a key default: the same numbers)."""
+        return self.traces or bool(self.jitted) or bool(self.consumes)
 
     def digest(self) -> str:
         """A stable text of these facts, for the result cache's key."""

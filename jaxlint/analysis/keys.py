@@ -50,7 +50,7 @@ from jaxlint.analysis.calls import argument, arguments
 from jaxlint.analysis.decided_tests import iterations_at_most_one
 from jaxlint.analysis.factories import returned
 from jaxlint.analysis.flow import Domain
-from jaxlint.analysis.interface import Consumes
+from jaxlint.analysis.interface import Consumes, made_name
 from jaxlint.analysis.key_hops import (
     changes_entries,
     changes_fields,
@@ -1684,17 +1684,21 @@ class KeyFlow(Domain):
             for end in ends:
                 self.state.join(end)
 
-    def _runs(self, call: cst.Call) -> cst.BaseExpression:
+    def _runs(self, call: cst.Call) -> cst.BaseExpression | cst.FunctionDef:
         """The function a call runs on its arguments: the one inside transforms called at once (`jax.grad(loss)(params,
-        key)` runs `loss(params, key)`, and draws what it draws), else the called expression. A transform that only
-        traces (`jax.make_jaxpr`) draws nothing."""
+        key)` runs `loss(params, key)`, and draws what it draws), or the one a factory of the module makes
+        (`make_kernel(0.1)(state, key)`), else the called expression. A transform that only traces
+        (`jax.make_jaxpr`) draws nothing."""
         expr = call.func
         while type(expr) is cst.Call:
             if self._tracker.names.qualified(expr.func) in ONLY_TRACE:
                 return call.func
             expr = expr.args[0].value if expr.args else expr.func
         wrapped = wrapped_call(call, self._tracker.names, self._tracker.transforms) if expr is not call.func else None
-        return wrapped[0] if wrapped is not None else call.func
+        if wrapped is not None:
+            return wrapped[0]
+        made = self._branch_function(call.func) if type(call.func) is cst.Call else None
+        return made if made is not None else call.func
 
     def leave_Call(self, node: cst.Call) -> None:
         self._leave_select(node)
@@ -1883,7 +1887,10 @@ class KeyFlow(Domain):
         key = argument(call, *where) if where is not None else None
         if key is None and method == "__call__":  # a layer of `eqx.nn` called: `dropout(x, key=key)`
             key = _keyword_key(call, made)
-        return (key, f"{made.rsplit('.', 1)[-1]}.{method}") if key is not None else None
+        if key is None:
+            return None
+        short = made.rsplit(".", 1)[-1]
+        return key, f"{short}.{method}" if method != "__call__" else f"{short}(...)"
 
     def _library_object_returned(self, call: cst.Call) -> str | None:
         """The library class whose instance a call of a function of this module gives, when every `return` of it
@@ -2027,6 +2034,15 @@ class KeyFlow(Domain):
         _, consumes, given, _ = found
         return [value for param, value in given.items() if param in consumes.params]
 
+    def _imported_product(self, func: cst.BaseExpression) -> str | None:
+        """What a call of another module's factory makes, as interfaces name it (`made_name`): called at once
+        (`make_kernel(0.1)(state, key)`) or through the name bound to it (`kernel = make_kernel(0.1)`)."""
+        if type(func) is cst.Name:
+            found = self._tracker.callees.bindings.binding(func, tuple(self._tracker.chain))
+            func = found[0] if found is not None and not found[2] and type(found[0]) is cst.Call else func
+        qualified = self._tracker.names.qualified(func.func) if type(func) is cst.Call else None
+        return made_name(qualified) if qualified is not None else None
+
     def _imported_call(self, call: cst.Call) -> tuple[str, Consumes, dict[str, cst.BaseExpression], bool] | None:
         """For a call of another module's function whose interface says what it draws from: its qualified name, that
         summary (Consumes), the argument the call gives each parameter before any `*args`, and whether it has a
@@ -2039,6 +2055,8 @@ class KeyFlow(Domain):
         if qualified is None and type(func) is cst.Attribute:  # `data.get_batch(key=key)` of another module's class
             qualified, through_instance = self._tracker.project_callee(func)
             qualified = qualified if through_instance else None
+        if qualified is None:
+            qualified = self._imported_product(func)
         consumes = context.imported.consumes.get(qualified or "")
         if consumes is None:
             return None
@@ -3272,10 +3290,14 @@ def _attribute_refs(target: cst.BaseExpression):
 
 def _callee_name(call: cst.Call) -> str:
     """The called function's name as a message shows it: `train_step`, `model.apply`'s `apply`, and for a transform
-    called at once, the transform and its function (`value_and_grad(model_apply)`)."""
+    called at once, the transform and its function (`value_and_grad(model_apply)`), and for what a factory makes,
+    the factory (`make_kernel(...)`)."""
     func = call.func
+    if isinstance(func, cst.Call) and (outer := _last_name(func.func)) is not None:
+        inner = _last_name(func.args[0].value) if func.args else None
+        return f"{outer}({inner or '...'})"
     if isinstance(func, cst.Call) and func.args and (inner := _last_name(func.args[0].value)) is not None:
-        return f"{_last_name(func.func) or 'the transform'}({inner})"
+        return f"the transform({inner})"
     return _last_name(func) or "the function"
 
 

@@ -57,7 +57,14 @@ from jaxlint.analysis.flow import Domain, Flow
 from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.library_runs import function_run, module_run
 from jaxlint.analysis.loop_guards import constant
-from jaxlint.analysis.interface import Handed, Imported, IncomingContainer, IncomingTracer, ModuleContext
+from jaxlint.analysis.interface import (
+    Handed,
+    Imported,
+    IncomingContainer,
+    IncomingTracer,
+    ModuleContext,
+    made_name,
+)
 from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names, dotted, import_bound_names
 from jaxlint.analysis.narrowing import not_an_array
@@ -990,14 +997,13 @@ class ValueTracker(Domain):
             found = self.callees.bindings.binding(expr, tuple(self._chain) if chain is None else chain)
             if found is not None and type(found[0]) is cst.Call:
                 expr = found[0]
-        made = ""
-        if type(expr) is cst.Call:
-            expr, made = expr.func, "()"
-        qualified = self.names.qualified(expr)
+        made = type(expr) is cst.Call
+        qualified = self.names.qualified(expr.func if type(expr) is cst.Call else expr)
         if qualified is None or not self.context.in_project(qualified):
             return None
-        self.read_jitted.add(qualified + made)
-        return qualified + made if qualified + made in self.context.imported.jitted else None
+        named = made_name(qualified) if made else qualified
+        self.read_jitted.add(named)
+        return named if named in self.context.imported.jitted else None
 
     def _reached_elsewhere(self, name: str) -> bool:
         """Whether another module of the project imports, calls or subclasses this module's `name` (Imported.reached):

@@ -1,5 +1,6 @@
 """PRNG keys, as data: the names JAX code conventionally gives them, and the calls that make them."""
 
+from jaxlint.model.initializers import DRAWING_INITIALIZER_NAMES
 from jaxlint.model.libraries import merged_dicts, merged_sets
 
 # Parameter names (globs) that hold PRNG keys, unless the config's `key-names` says otherwise.
@@ -107,8 +108,13 @@ LIBRARY_KEY_DRAWERS: dict[str, str] = merged_dicts("KEY_DRAWERS")
 LAYERS_DRAWING_WHEN_CALLED = merged_sets("LAYERS_DRAWING_WHEN_CALLED")
 # Library fits (a sampler's `run`), as the key analysis names what consumes a key (`MCMC.run`).
 FIT_USES = frozenset(".".join(fit.rsplit(".", 2)[-2:]) for fit in merged_sets("FITS"))
-# Library classes whose instances' methods draw from a key they are given: method -> (position, keyword).
-LIBRARY_KEY_METHODS: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHODS")
+# `jax.nn.initializers` factories (model/initializers.py): what they make draws from the key it is called with.
+DRAWING_INITIALIZERS = frozenset(f"jax.nn.initializers.{name}" for name in DRAWING_INITIALIZER_NAMES)
+# Library classes whose instances' methods draw from a key they are given: method -> (position, keyword); what an
+# initializer factory makes is called.
+LIBRARY_KEY_METHODS: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHODS") | {
+    name: {"__call__": (0, "key")} for name in DRAWING_INITIALIZERS | merged_sets("DRAWING_INITIALIZERS")
+}
 # The same, for every class whose qualified name starts with a prefix (a library's distributions).
 LIBRARY_KEY_METHOD_FAMILIES: dict[str, dict[str, tuple[int, str]]] = merged_dicts("KEY_DRAWING_METHOD_FAMILIES")
 

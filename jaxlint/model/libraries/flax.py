@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from jaxlint.model.initializers import DRAWING_INITIALIZER_NAMES
 from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, LIFTED, MAP, Options, Runner, TransformSpec
 
 # linen's `jit` and `remat` take `static_argnums` counting the Module; `vmap` and `scan` take `in_axes` without it
@@ -93,6 +94,10 @@ SUBCLASS_KEY_METHODS = {
 # A dict of keys by stream given under this keyword (`apply(variables, x, rngs={"dropout": key})`, or a TrainState's
 # `apply_fn` whatever holds it) is drawn from, each stream through keys `fold_in` derives from its key.
 STREAM_KEYWORDS = frozenset({"rngs"})
+# flax re-exports jax's initializer factories (model/initializers.py).
+DRAWING_INITIALIZERS = frozenset(
+    f"flax.{api}.initializers.{name}" for api in ("linen", "nnx") for name in DRAWING_INITIALIZER_NAMES
+)
 # Of those, the methods that make a model's parameters from a key: the same key and inputs again give a copy.
 PARAMETER_INITIALISERS = frozenset({"init", "init_with_output"})
 # The library's own subclasses of those bases, by the prefix of their names: a class of `flax.linen` (`nn.Dense`,
