@@ -114,6 +114,7 @@ def module_interface(
                 params=tuple(sorted(facts.consumes[statement])),
                 self_param=self_param,
                 defaults=_drawn_defaults(statement, tracker, facts),
+                **_guarded_draws(statement, facts),
             )
         made = _made_consumes(statement, tracker, facts) if not bound and not self_param else None
         if made is not None:
@@ -336,6 +337,18 @@ def _overrides(module: cst.Module, tracker: ValueTracker, context: ModuleContext
             if qualified is not None and context.in_project(qualified):
                 found.setdefault(qualified, set()).update(scopes[id(statement)].names, scopes[id(statement)].attributes)
     return {base: tuple(sorted(names)) for base, names in found.items()}
+
+
+def _guarded_draws(function: cst.FunctionDef, facts: RoundFacts) -> dict:
+    """Consumes.guarded and Consumes.header of a function: the key parameters it draws from only under tests of
+    its parameters, with those tests as text (another module's call decides them, as key_hops.live does here)."""
+    text = cst.Module([]).code_for_node
+    guarded = tuple(
+        (param, tuple(tuple((text(test), truth) for test, truth in guards) for guards in sites))
+        for param, sites in sorted(facts.drawn_sites.get(function, {}).items())
+        if param in facts.consumes.get(function, ()) and sites and all(sites)
+    )
+    return {"guarded": guarded, "header": text(function.params)} if guarded else {}
 
 
 def _made_consumes(function: cst.FunctionDef, tracker: ValueTracker, facts: RoundFacts) -> Consumes | None:

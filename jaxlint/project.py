@@ -50,11 +50,14 @@ PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "set
 
 def module_of(path: str) -> tuple[Path, str]:
     """The folder imports start from, and the module's dotted name (`pkg.sub.train`). A folder without
-    `__init__.py` inside a package is a namespace package (PEP 420): `pkg/_src/ops.py` is `pkg._src.ops`."""
+    `__init__.py` inside a package is a namespace package (PEP 420): `pkg/_src/ops.py` is `pkg._src.ops`. A folder
+    whose name no import can spell (`my-project/`, with an `__init__.py` or not) is where imports start: its
+    modules are imported with it on the path."""
     file = Path(path).absolute()
     parts = [] if file.stem == "__init__" else [file.stem]
     folders = list(file.parents)
-    top = max((index for index, folder in enumerate(folders) if _is_file(folder / "__init__.py")), default=-1)
+    spelled = next((index for index, folder in enumerate(folders) if not folder.name.isidentifier()), len(folders))
+    top = max((index for index, folder in enumerate(folders[:spelled]) if _is_file(folder / "__init__.py")), default=-1)
     for folder in folders[: top + 1]:
         parts.insert(0, folder.name)
     return folders[top + 1], ".".join(parts)

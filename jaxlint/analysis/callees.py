@@ -510,6 +510,38 @@ class ModuleBindings:
             None,
         )
 
+    def values_held(self, expr: cst.BaseExpression, chain: Chain, names: Names) -> list[cst.CSTNode] | None:
+        """Every value a name (or `self.attr` in a method) may hold where `chain` ends: the values of all its
+        assignments in the scope that binds it (for `self.attr`, in the class's methods, when nothing else in the
+        module writes `.attr`); None when one of its bindings is anything else (a parameter, a def, an import)."""
+        found: list[cst.CSTNode] | None = None
+        if type(expr) is cst.Name:
+            bound = self._bindings_of(expr.value, chain)
+            found = bound[0] if bound is not None else None
+        elif type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
+            for level in range(len(chain) - 1, 0, -1):
+                method, cls = chain[level], chain[level - 1]
+                if isinstance(method, cst.FunctionDef) and isinstance(cls, cst.ClassDef):
+                    if _is_self_attribute(expr, method):
+                        found = self._attribute_values(cls, expr.attr.value, names)
+                    break
+        if not found or any(value is _OTHER or not isinstance(value, cst.BaseExpression) for value in found):
+            return None
+        return found
+
+    def _attribute_values(self, cls: cst.ClassDef, attr: str, names: Names) -> list[cst.CSTNode] | None:
+        if not self._attribute_known(cls, attr, names):
+            return None
+        assigned = self.scopes[id(cls)].attributes.get(attr, [])
+        by_methods = sum(len(scope.attributes.get(attr, ())) for scope in self.scopes.values())
+        if not assigned or self._written[attr] != by_methods:
+            return None  # (another class's `self.attr` is its own; `obj.attr = v` may be anyone's)
+        for owner in cast("tuple[cst.ClassDef, ...]", self.mro(cls, names)):
+            scope = self.scopes[id(owner)]
+            if attr in scope.names or "__setattr__" in scope.names:
+                return None
+        return assigned
+
     def field_unassigned(self, cls: cst.ClassDef, attr: str, names: Names) -> bool:
         """Whether `self.attr` of a class with no base and no `__init__` of its own holds what the call that made the
         instance gave (a dataclass's field: constructions.dataclass_field): nothing in the module assigns `.attr`,

@@ -293,6 +293,23 @@ def literal_test(test: cst.BaseExpression) -> tuple[str, frozenset, bool] | None
     return None
 
 
+def literal_facts(test: cst.BaseExpression, truth: bool) -> list[tuple[str, frozenset]]:
+    """What the branch of `test` taken when it is `truth` shows of names tested against literals, as (name, the
+    literals it is one of): `mode == "a"` taken, `mode != "a"` not taken, each such conjunct of an `and` taken
+    (`not deterministic and mode == "a"`: Python runs the branch only when every conjunct holds), and a name every
+    part of an `or` taken tests (`mode == "a" or mode == "b"`: one of both)."""
+    if type(test) is cst.BooleanOperation:
+        left, right = literal_facts(test.left, truth), literal_facts(test.right, truth)
+        if isinstance(test.operator, cst.And) is truth:  # `a and b` taken, `a or b` not taken: each part is so
+            return left + right
+        either = dict(right)  # `a or b` taken, `a and b` not taken: one part is so
+        return [(name, values | either[name]) for name, values in left if name in either]
+    if type(test) is cst.UnaryOperation and isinstance(test.operator, cst.Not):
+        return literal_facts(test.expression, not truth)
+    found = literal_test(test)
+    return [(found[0], found[1])] if found is not None and found[2] is truth else []
+
+
 def tests_before_rebinding(function: cst.FunctionDef, names: set[str]) -> dict[cst.BaseExpression, set[str]]:
     """The tests of the `if` statements (and their `elif`s) of `function`'s body that run before any statement
     rebinds some of `names`, with those names: there each still holds what the call gave (jaxns tests

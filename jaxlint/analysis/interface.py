@@ -52,6 +52,11 @@ class Consumes:
     # Of `params`, those whose default makes a key, drawn from under no test of its parameters: the default is made
     # once, when the def runs, so every call that leaves one out draws from that one key.
     defaults: tuple[str, ...] = ()
+    # Of `params`, those drawn from only under tests of its parameters (`if n_data is not None:`): for each, every
+    # place it is drawn at, as the tests around it (source text, and the branch taken); with `header`, the source
+    # of its parameters with their defaults, a call's arguments decide whether those branches run.
+    guarded: tuple[tuple[str, tuple[tuple[tuple[str, bool], ...], ...]], ...] = ()
+    header: str = ""
 
 
 @dataclass(frozen=True)

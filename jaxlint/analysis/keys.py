@@ -63,6 +63,7 @@ from jaxlint.analysis.key_hops import (
     live,
     local_names,
     param_field,
+    Sites,
     runs_when_called,
 )
 from jaxlint.analysis.library_runs import library_base
@@ -70,7 +71,7 @@ from jaxlint.analysis.factories import product
 from jaxlint.analysis.dead_branches import (
     Guard,
     arguments_given,
-    literal_test,
+    literal_facts,
     module_parameter_guards,
     tested_names,
 )
@@ -92,6 +93,7 @@ from jaxlint.model.keys import (
     KEY_DRAWING_FIELDS,
     KEY_MAKERS,
     LANE_MAPS,
+    SAME_CALL_WRAPPERS,
     LAYERS_DRAWING_WHEN_CALLED,
     LIBRARY_KEY_DRAWERS,
     key_drawing_method,
@@ -1015,9 +1017,9 @@ class KeyFlow(Domain):
         """The key defaults of another module's function (Consumes.defaults) that a call leaves out: each call
         leaving one out draws from the one key its def made."""
         found = self._imported_call(call)
-        if found is None or found[3]:
+        if found is None or found.starred:
             return []
-        qualified, consumes, given, _ = found
+        qualified, consumes, given = found.qualified, found.consumes, found.given
         refs = []
         for param in consumes.defaults:
             if param not in given:
@@ -1365,6 +1367,9 @@ class KeyFlow(Domain):
             binding = self._tracker.callees.bindings.binding(call.func, tuple(self._tracker.chain))
             mapper = binding[0] if binding is not None and not binding[2] else None
         transform = self._tracker.names.qualified(mapper.func) if type(mapper) is cst.Call else None
+        while transform in SAME_CALL_WRAPPERS and (inner := argument(cast(cst.Call, mapper), 0, "fun")) is not None:
+            mapper = inner  # `jax.jit(jax.vmap(f))`: the vmap is called with the jit's arguments
+            transform = self._tracker.names.qualified(mapper.func) if type(mapper) is cst.Call else None
         spec = LANE_MAPS.get(transform or "")
         mapped = argument(cast(cst.Call, mapper), 0, "fun") if spec is not None else None
         if spec is None or mapped is None:
@@ -1853,7 +1858,7 @@ class KeyFlow(Domain):
         return drawn[id(call)]
 
     def _drawer_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
-        drawn = drawn_key(call, self._tracker.names)
+        drawn = drawn_key(call, self._tracker.names) or self._held_sampler_key(call)
         if drawn is not None:
             return drawn
         func = call.func
@@ -1891,6 +1896,28 @@ class KeyFlow(Domain):
             return None
         short = made.rsplit(".", 1)[-1]
         return key, f"{short}.{method}" if method != "__call__" else f"{short}(...)"
+
+    def _held_sampler_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+        """The key a call draws from when what it calls holds a sampler whichever of its values it has (`noise =
+        jax.random.gumbel`, `self.noise = rnd.normal` or `rnd.gumbel` in `__init__`, `rnd.gumbel if g else
+        rnd.normal`): a function value is the function."""
+        func = call.func
+        if type(func) is not cst.Name and type(func) is not cst.Attribute:
+            return None
+        names = self._tracker.names
+        held = self._tracker.callees.bindings.values_held(func, tuple(self._tracker.chain), names)
+        pending, places = list(held or ()), set()
+        while pending:
+            value = pending.pop()
+            if type(value) is cst.IfExp:
+                pending += [value.body, value.orelse]
+                continue
+            qualified = names.qualified(cast(cst.BaseExpression, value))
+            if not (is_sampler(qualified) or qualified in LIBRARY_SAMPLERS):
+                return None
+            places.add(LIBRARY_SAMPLERS.get(cast(str, qualified), (0, "key")))
+        key = argument(call, *places.pop()) if len(places) == 1 else None
+        return (key, dotted(func) or "the sampler") if key is not None else None
 
     def _library_object_returned(self, call: cst.Call) -> str | None:
         """The library class whose instance a call of a function of this module gives, when every `return` of it
@@ -2031,8 +2058,8 @@ class KeyFlow(Domain):
         found = self._imported_call(call)
         if found is None:
             return []
-        _, consumes, given, _ = found
-        return [value for param, value in given.items() if param in consumes.params]
+        drawn = self._imported_live(found)
+        return [value for param, value in found.given.items() if param in drawn]
 
     def _imported_product(self, func: cst.BaseExpression) -> str | None:
         """What a call of another module's factory makes, as interfaces name it (`made_name`): called at once
@@ -2043,7 +2070,7 @@ class KeyFlow(Domain):
         qualified = self._tracker.names.qualified(func.func) if type(func) is cst.Call else None
         return made_name(qualified) if qualified is not None else None
 
-    def _imported_call(self, call: cst.Call) -> tuple[str, Consumes, dict[str, cst.BaseExpression], bool] | None:
+    def _imported_call(self, call: cst.Call) -> _ImportedCall | None:
         """For a call of another module's function whose interface says what it draws from: its qualified name, that
         summary (Consumes), the argument the call gives each parameter before any `*args`, and whether it has a
         `*args` or `**kwargs`."""
@@ -2060,15 +2087,37 @@ class KeyFlow(Domain):
         consumes = context.imported.consumes.get(qualified or "")
         if consumes is None:
             return None
-        given: dict[str, cst.BaseExpression] = {}
-        positional = iter(consumes.positional[1 if through_instance and consumes.self_param else 0 :])
+        bound = 1 if through_instance and consumes.self_param else 0
+        found = _ImportedCall(cast(str, qualified), consumes, {}, False, bound, cst.Call(func=func, args=args))
+        positional = iter(consumes.positional[bound:])
         for arg in args:
             if arg.star:
-                return cast(str, qualified), consumes, given, True
+                return replace(found, starred=True)
             param = arg.keyword.value if arg.keyword is not None else next(positional, None)
             if param is not None:
-                given[param] = arg.value
-        return cast(str, qualified), consumes, given, False
+                found.given[param] = arg.value
+        return found
+
+    def _imported_live(self, found: _ImportedCall) -> set[str]:
+        """The parameters a call of another module's function draws from: not one drawn from only in branches that
+        the call's arguments make dead (`process(data, rng_key=key)` of a `process` drawing under `if n_data is not
+        None:`, `n_data=None` by default), as key_hops.live decides for this module's functions."""
+        consumes = found.consumes
+        if not consumes.guarded:
+            return set(consumes.params)
+        if found.qualified not in self._syntax.imported_guards:
+            header = cst.parse_statement(f"def _f({consumes.header}): pass")
+            sites = {
+                param: tuple(tuple((cst.parse_expression(test), truth) for test, truth in guards) for guards in guarded)
+                for param, guarded in consumes.guarded
+            }
+            self._syntax.imported_guards[found.qualified] = (cast(cst.FunctionDef, header), sites)
+        header, sites = self._syntax.imported_guards[found.qualified]
+        return {
+            param
+            for param in consumes.params
+            if param not in sites or live(sites[param], header, found.bound, found.call)
+        }
 
     def _called_target(self, call: cst.Call) -> tuple[cst.BaseExpression, list[cst.Arg]]:
         """What a call runs, with the arguments it gets: through transforms or `partial` called at once, or through a
@@ -2555,9 +2604,8 @@ class KeyFlow(Domain):
             if none:
                 state.holds_none(name)
                 self._none_returned(name)
-        tested = literal_test(test) if truth else None
-        if tested is not None and tested[2]:  # `name == "moons"`, `name in ("a", "b")` taken
-            state.tested_equal(tested[0], tested[1])
+        for name, values in literal_facts(test, truth):  # `name == "moons"`, `name in ("a", "b")` taken
+            state.tested_equal(name, values)
         loop = self._loops[-1] if self._loops else None
         once = (
             loop is not None
@@ -2942,6 +2990,18 @@ def _named(expr: cst.BaseExpression, names: list[str], index: int) -> bool:
     return type(expr) is cst.Name and index < len(names) and names[index] != "" and expr.value == names[index]
 
 
+@dataclass(frozen=True)
+class _ImportedCall:
+    """A call of another module's function that draws from keys (KeyFlow._imported_call)."""
+
+    qualified: str
+    consumes: Consumes
+    given: dict[str, cst.BaseExpression]  # the argument given each parameter, up to a `*args` or `**kwargs`
+    starred: bool  # whether it has a `*args` or `**kwargs`
+    bound: int  # the leading parameters the call fills itself (`self` through an instance)
+    call: cst.Call  # the call as the function gets it (`f(x, key)` of `jax.jit(f)(x, key)`)
+
+
 @dataclass
 class _KeySyntax:
     """What the syntax of a module says about its draws, asked at every call in every round."""
@@ -2950,6 +3010,8 @@ class _KeySyntax:
     drawn_unchanged: dict[int, set[str]] = field(default_factory=dict)  # by body: _drawn_unchanged
     unseen: dict[int, set[int]] = field(default_factory=dict)  # by def: unseen_results
     scope_names: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)  # by def: _names_of
+    # by another module's function: its parameters and its guarded draws, read back from Consumes (_imported_live)
+    imported_guards: dict[str, tuple[cst.FunctionDef, dict[str, Sites]]] = field(default_factory=dict)
     _defs: dict[str, cst.FunctionDef] | None = None
 
     def module_defs(self, module: cst.Module) -> dict[str, cst.FunctionDef]:

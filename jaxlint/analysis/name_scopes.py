@@ -19,8 +19,7 @@ class NameScopes:
         self.names = Names(module, package, module_aliases(module, package))
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        rebound = rebound_names(node.body.body) if self.names.aliases else ()
-        self.names.enter_function(node.body.body, parameter_names(node.params), rebound)
+        self.names.enter_function(node.body.body, parameter_names(node.params), rebound_names(node.body.body))
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self.names.leave_function()

@@ -141,9 +141,11 @@ class Names:
         self._asked: list[cst.CSTNode] = []
 
     def enter_function(self, body: Iterable[cst.CSTNode], params: Iterable[str], rebound: Iterable[str] = ()) -> None:
-        """`rebound`: the names the function binds itself, which hide a module-level alias."""
+        """`rebound`: the names the function binds itself, which hide a module-level import or alias of the name in
+        all of its body and the functions nested in it (`def softmax` inside a method hides `from .utils import
+        softmax`); its own imports name what they import."""
         scope: dict[str, str | None] = {name: None for name in params}
-        scope.update((name, None) for name in rebound if name in self.aliases)
+        scope.update((name, None) for name in rebound)
         scope.update(resolved_imports(body, self._package))
         self._scopes.append(scope)
         self._answers, self._asked = {}, []

@@ -97,6 +97,9 @@ VIEW_FUNCTIONS = frozenset(
 # Transforms that call the function they wrap with the arguments the wrapper gets: a sampler wrapped in one
 # (`jax.jit(jax.random.bits)(key)`) draws from the key given to the wrapper.
 SAMPLER_WRAPPERS = frozenset({"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat"})
+# Of those, the ones that call it once with those arguments as they are (not a lane map): `jax.jit(jax.vmap(f))(xs)`
+# runs `jax.vmap(f)(xs)`.
+SAME_CALL_WRAPPERS = SAMPLER_WRAPPERS - LANE_MAPS.keys()
 EVAL_SHAPE = "jax.eval_shape"  # traces for shapes only: no key is drawn from
 KEY_COMPUTING_MODULES = ("jax.", "numpy.")  # functions that may consume or compute on a key given to them
 # Library functions drawing from a key given them, by (position, keyword), as `jax.random` samplers do.
