@@ -36,6 +36,11 @@ ARRAY_KEYWORDS = frozenset({"a", "ary", "m", "x", "arr", "val"})
 # the integer ones (`factorial`, `comb`, `gcd`, `isqrt`, `trunc`).
 MATH_BY_OPERATORS = frozenset({"math.prod", "math.sumprod"})
 
+# NumPy functions that use one argument only in arithmetic with its own operators (`np.fft.fftfreq(n, d)` computes
+# `results * (1.0 / (n * d))`): a tracer there gives a traced result, the others must be concrete (checked under
+# `jax.jit` with jax 0.10.2 and NumPy 2: a traced `d` works, a traced `n` raises). By (position, keyword).
+ARITHMETIC_ARGUMENTS = {"numpy.fft.fftfreq": (1, "d"), "numpy.fft.rfftfreq": (1, "d")}
+
 # SciPy's result containers: dict subclasses that keep what they are given, converting nothing (`OdeResult(t=ts,
 # y=ys)` of a solver written in JAX holds its tracers; checked under `jax.jit` with SciPy 1.16 and jax 0.10.2).
 STORES_AS_GIVEN = frozenset(

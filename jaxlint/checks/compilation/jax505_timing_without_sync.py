@@ -115,6 +115,34 @@ def _calls_before_read(last: cst.CSTNode, start: str) -> list[cst.Call]:
     return calls
 
 
+def _measured_into(last: cst.CSTNode, start: str) -> str | None:
+    """The name the clock read's statement binds the measured time to (`epoch_time = time.time() - t0`, or `+=`),
+    or None."""
+    if type(last) is not cst.SimpleStatementLine or len(last.body) != 1 or not _subtracts(last, start):
+        return None
+    small = last.body[0]
+    if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+        return small.targets[0].target.value
+    if type(small) is cst.AugAssign and type(small.target) is cst.Name:
+        return small.target.value
+    return None
+
+
+def _read_in(scope: cst.CSTNode, name: str) -> bool:
+    """Whether code of `scope` (nested functions included) reads `name`: it appears other than as the target of an
+    assignment to it (`x = ...`, `x += ...`)."""
+    targets = 0
+    mentions = 0
+    for node, _ in in_order(scope):
+        if type(node) is cst.Name and node.value == name:
+            mentions += 1
+        elif type(node) is cst.AssignTarget and type(node.target) is cst.Name and node.target.value == name:
+            targets += 1
+        elif type(node) is cst.AugAssign and type(node.target) is cst.Name and node.target.value == name:
+            targets += 1
+    return mentions > targets
+
+
 def _all_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
     if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
         return
@@ -281,7 +309,9 @@ class TimingWithoutSync(CalleeRule):
         "the host; a jitted function whose body computes nothing, such as `pass` or `return state`, is timed for "
         "its dispatch overhead on purpose, and one that returns nothing and has no effect leaves no work running "
         "once it returns, so the timer measures its tracing and compiling); timers that are not read back "
-        "with a subtraction from the start in the same block; code inside traced functions."
+        "with a subtraction from the start in the same block; a measured time bound to a name that nothing in the "
+        "function (or the module, at its top level) reads (`epoch_time = time.time() - t0` whose print is commented "
+        "out); code inside traced functions."
     )
     fixable = True
     fix_safety = (
@@ -377,6 +407,10 @@ class TimingWithoutSync(CalleeRule):
     ) -> None:
         if {name.value for name in reads(last)} & rebound_names(region):
             return  # `print(f"{loss} {time.time() - t0}")` may convert a result before reading the clock
+        measured = _measured_into(last, start)
+        scope = next((node for node in reversed(self.facts.chain) if type(node) is cst.FunctionDef), None)
+        if measured is not None and not _read_in(scope or self.facts.chain[0], measured):
+            return  # `epoch_time = time.time() - t0` that nothing reads: no number is wrong anywhere
         running = self._running(region, frozenset())
         if not running:
             return

@@ -15,6 +15,7 @@ from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.numpy_boundary import (
     ARRAY_KEYWORDS,
     LIST_THROUGH_NUMPY,
+    ARITHMETIC_ARGUMENTS,
     MATH_BY_OPERATORS,
     NUMPY_CONVERSION_ERRORS,
     RAISES_TYPE_ERROR,
@@ -113,6 +114,10 @@ class NumpyOnTracer(Rule):
                 continue
             if qualified.startswith("math.") and not (value.staged or value.differentiated):
                 continue
+            if (place := ARITHMETIC_ARGUMENTS.get(qualified)) is not None and (
+                arg.keyword.value == place[1] if arg.keyword is not None else index == place[0]
+            ):
+                continue  # `np.fft.fftfreq(n, d)` divides by a traced `d` with its operators: a traced result
             held_list = not literal and value.is_sequence  # a name holding a list or tuple of tracers
             if qualified in READS_SHAPE_OR_DTYPE:
                 if literal or held_list:
