@@ -124,7 +124,8 @@ class PrngKeyReuse(Rule):
         "draw bound to names that are all bound again before anything reads them (`eval_keys = split(key, 4)` "
         "before a loop that does `key, *eval_keys = split(key, 5)` and only then evaluates; at module level, "
         "bound again in the same block), or a helper's `jax.random` call whose results the helper never reads "
-        "(`key_a, key_b = split(key)` with neither used): its numbers are never seen; a helper that draws only "
+        "(`key_a, key_b = split(key)` with neither used): its numbers are never seen (the draw after it is then the "
+        "first that counts: two draws after an unread split are flagged); a helper that draws only "
         "to fill in a parameter the call gives a value (`if inds is None: inds = permutation(key, n)` of "
         "`permute(key, x, inds)`): whether it draws is that value's; the alternatives of `lax.select`/`select_n`/`jnp.where` (each "
         "element comes from one of them); two draws in a loop body one of which nobody reads (a warm-up "
@@ -139,6 +140,8 @@ class PrngKeyReuse(Rule):
         super().__init__(facts, reporter)
         self._reported: set[int] = set()  # the key arguments reported: a loop's next iteration tells no more
         self._orders: dict[int, list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]] = {}  # by the scope's id
+        # (key, a first draw nobody sees) -> the draw after it that counts in its place
+        self._stand_ins: dict[tuple[str, int], Use] = {}
 
     def leave_Call(self, node: cst.Call) -> None:
         """Asked when the call is left: Python evaluates its arguments first (`lax.cond(uniform(key) < p, lambda _:
@@ -150,10 +153,17 @@ class PrngKeyReuse(Rule):
         seen: dict[str, str] = {}
         for expr, ref, by in keys.uses(node):
             prior = keys.prior_use(ref, expr)
-            if prior is not None and (
-                keys.unread(node) or isinstance(prior.node, cst.Call) and keys.unread(prior.node)
-            ):
+            if prior is not None and (ref, id(prior.node)) in self._stand_ins:
+                prior = self._stand_ins[(ref, id(prior.node))]  # the first draw whose numbers are seen
+            if prior is not None and keys.unread(node):
                 continue  # one of the two draws is never read: a warm-up run before a timed one
+            if prior is not None and (
+                isinstance(prior.node, cst.Call) and keys.unread(prior.node) or self._rebound_before_read(prior.node)
+            ):
+                # the first draw's numbers are never seen (a warm-up run, `keys = split(key, n)` bound again before
+                # any read, `w_key, b_key = split(key)` never read): this one counts in its place for the draws after
+                self._stand_ins.setdefault((ref, id(prior.node)), Use(node, by))
+                continue
             if (
                 prior is not None
                 and _paired_selection(prior.node, node, self.names, self.facts.value_of)
@@ -170,8 +180,6 @@ class PrngKeyReuse(Rule):
                 continue  # `params=q.init(key, obs)`, `target_params=q.init(key, obs)`: a copy, on purpose
             if prior is not None and self._dropped_before_return(prior.node, node):
                 continue  # `theta = uniform(key)`, then `if n == 1: return uniform(key)`: never combined
-            if prior is not None and self._rebound_before_read(prior.node):
-                continue  # `keys = split(key, n)` that nothing reads before `key, *keys = split(key, n + 1)`
             if prior is not None and (made := keys.made_from_values(ref)) is not None:
                 self._reported.add(id(expr))
                 self.report(
