@@ -447,11 +447,9 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 containers[qualified] = modules[module].containers[function]
         for qualified in interface.reexports.values():  # (a module without jax: its calls are not known yet)
             module, function = split(qualified)
-            if module not in modules or module == name:
-                continue
-            for exported, named in ((function, qualified), (made_name(function), made_name(qualified))):
-                if exported in modules[module].consumes:  # its calls may give one key twice without naming jax
-                    consumes[named] = modules[module].consumes[exported]
+            drawn = modules[module].consumes.get(function) if module in modules and module != name else None
+            if drawn is not None and drawn.defaults:
+                consumes[qualified] = drawn  # a key default: a call of it draws from a key without naming jax
         computed = {}
         for qualified in (*interface.uses, *interface.overrides):
             module, _ = split(qualified)
@@ -620,6 +618,24 @@ def projects(files: dict[int, str]) -> dict[Path, dict[str, int]]:
     return found
 
 
+def _called(tree, imported: dict[str, str]) -> tuple[str, ...]:
+    """The project names a module without jax calls (`sample(key)`, `sampling.draw(key)`, `make_kernel(0.1)`), by
+    the imports that bind them: what they draw from decides whether the module is checked (Interface.uses)."""
+    import ast
+
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func, attributes = node.func, []
+        while isinstance(func, ast.Attribute):
+            attributes.append(func.attr)
+            func = func.value
+        if isinstance(func, ast.Name) and func.id in imported:
+            found.add(".".join([imported[func.id], *reversed(attributes)]))
+    return tuple(sorted(found))
+
+
 def reexports(source: str, context: ModuleContext) -> Interface:
     """The interface of a module that never mentions jax: the project names it imports, which its
     importers may reach through it (`from mypkg import report` where mypkg/__init__.py imports it), and
@@ -653,6 +669,7 @@ def reexports(source: str, context: ModuleContext) -> Interface:
                     overrides.setdefault(found[base.id], set()).update(_defined(statement))
     classes = tuple(statement.name for statement in tree.body if isinstance(statement, ast.ClassDef))
     return Interface(
+        uses=_called(tree, found),
         reexports=found,
         read_jitted=tuple(sorted(set(found.values()))),  # a jitted one among them gets the module checked
         x64=x64,

@@ -306,7 +306,8 @@ class Imported:
     def checked_without_jax(self) -> bool:
         """Whether it is checked even without jax in it: other modules trace some of its functions, or it calls
         functions they jit (a timer around `train_step` imported from the model's module) or functions that draw
-        from a key (`sample(key)` twice, `augment(x)` twice of a key default: the same numbers)."""
+        from a key (`sample(key)` twice, `augment(x)` twice of a key default: the same numbers); not a module that
+        only imports and re-exports them."""
         return self.traces or bool(self.jitted) or bool(self.consumes)
 
     def digest(self) -> str:
