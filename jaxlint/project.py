@@ -445,11 +445,6 @@ def imported_facts(modules: dict[str, Interface], x64_from_above: bool = False) 
                 consumes[made_name(qualified)] = modules[module].consumes[made_name(function)]
             if function in modules[module].containers:  # a class: what its instances hold
                 containers[qualified] = modules[module].containers[function]
-        for qualified in interface.reexports.values():  # (a module without jax: its calls are not known yet)
-            module, function = split(qualified)
-            drawn = modules[module].consumes.get(function) if module in modules and module != name else None
-            if drawn is not None and drawn.defaults:
-                consumes[qualified] = drawn  # a key default: a call of it draws from a key without naming jax
         computed = {}
         for qualified in (*interface.uses, *interface.overrides):
             module, _ = split(qualified)

@@ -9,6 +9,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import mentioned_names, parameter_names, rebound_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.donations import reads
+from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.notebook_cells import starts_cell, timing_cell_magic, timing_magic
 from jaxlint.checks.base import CalleeRule, FixPlan
 from jaxlint.model.functions import JAX
@@ -129,18 +130,16 @@ def _measured_into(last: cst.CSTNode, start: str) -> str | None:
 
 
 def _read_in(scope: cst.CSTNode, name: str) -> bool:
-    """Whether code of `scope` (nested functions included) reads `name`: it appears other than as the target of an
-    assignment to it (`x = ...`, `x += ...`)."""
-    targets = 0
-    mentions = 0
-    for node, _ in in_order(scope):
-        if type(node) is cst.Name and node.value == name:
-            mentions += 1
-        elif type(node) is cst.AssignTarget and type(node.target) is cst.Name and node.target.value == name:
-            targets += 1
-        elif type(node) is cst.AugAssign and type(node.target) is cst.Name and node.target.value == name:
-            targets += 1
-    return mentions > targets
+    """Whether code of `scope` (nested functions included) reads `name`: it is used (name_uses) other than as the
+    target of an assignment to it (`x = ...`, `x += ...`)."""
+    stores = sum(
+        1
+        for node, _ in in_order(scope)
+        if type(node) in (cst.AssignTarget, cst.AugAssign)
+        and type(node.target) is cst.Name
+        and node.target.value == name
+    )
+    return name_uses(scope, {name})[name] > stores
 
 
 def _all_calls(node: cst.CSTNode) -> Iterator[cst.Call]:

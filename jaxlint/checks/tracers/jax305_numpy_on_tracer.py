@@ -8,14 +8,15 @@ from typing import cast
 
 import libcst as cst
 
+from jaxlint.analysis.calls import argument
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import FixPlan, Rule, code
 from jaxlint.checks.tracers._common import only_traced, static_hint
 from jaxlint.diagnostics import SAFE, UNSAFE
 from jaxlint.model.numpy_boundary import (
+    ARITHMETIC_ARGUMENTS,
     ARRAY_KEYWORDS,
     LIST_THROUGH_NUMPY,
-    ARITHMETIC_ARGUMENTS,
     MATH_BY_OPERATORS,
     NUMPY_CONVERSION_ERRORS,
     RAISES_TYPE_ERROR,
@@ -114,9 +115,7 @@ class NumpyOnTracer(Rule):
                 continue
             if qualified.startswith("math.") and not (value.staged or value.differentiated):
                 continue
-            if (place := ARITHMETIC_ARGUMENTS.get(qualified)) is not None and (
-                arg.keyword.value == place[1] if arg.keyword is not None else index == place[0]
-            ):
+            if qualified in ARITHMETIC_ARGUMENTS and argument(node, *ARITHMETIC_ARGUMENTS[qualified]) is arg.value:
                 continue  # `np.fft.fftfreq(n, d)` divides by a traced `d` with its operators: a traced result
             held_list = not literal and value.is_sequence  # a name holding a list or tuple of tracers
             if qualified in READS_SHAPE_OR_DTYPE:
