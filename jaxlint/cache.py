@@ -29,8 +29,9 @@ DEFAULT_DIR = ".jaxlint_cache"
 # modules import, call or subclass (read_reached); 12, the line of a transform applied over several lines (it was 0);
 # 13, the attributes of `self` their methods draw kept keys from (`self.key` in Consumes.params); 14, the type tests
 # their functions return (Exported.tests); 19, their factories that give a jitted function (`make_step()` in
-# Interface.jitted); 20, the key defaults their functions draw from (Consumes.defaults).
-FORMAT = 23
+# Interface.jitted); 20, the key defaults their functions draw from (Consumes.defaults); 24, the arguments of a
+# transform called where it is applied (Applied.at_once).
+FORMAT = 24
 
 
 def content_hash(data: bytes) -> str:

@@ -175,8 +175,12 @@ def module_interface(
             literals=tuple(
                 sorted(facts.literal_arguments.get(applied.transform.node, ()), key=lambda p: (type(p) is str, p))
             ),
+            at_once=applied.called is not None,
+            fixed=fixed,
+            given=given,
         )
         for applied in tracker.applications
+        for fixed, given in (fixed_arguments(applied.called) if applied.called is not None else ((), None),)
     )
     return Interface(
         returns=returns,

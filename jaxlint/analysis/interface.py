@@ -101,6 +101,11 @@ class Applied:
     instance: bool = False  # a method applied through an instance (`jax.vmap(scaler.apply)`): `self` is bound
     # Applied to the function that calling the target makes (`jax.jit(losses.make_loss(2.0))`), not to it.
     made: bool = False
+    # Called where it is applied (`jax.grad(losses.loss)(x)`): that call's arguments are all the trace gets; what
+    # they fix of the parameters, and every place the call gives, as Outgoing.fixed and Outgoing.given.
+    at_once: bool = False
+    fixed: tuple[tuple[int | str, str], ...] = ()
+    given: tuple[int | str, ...] | None = None
     # The positions (after `bound`) and keywords that calls of the transform's own wrapper give a scalar literal
     # (`jax.jit(ops.f)(x, True)`): jit traces them like any argument it is not told is static.
     literals: tuple[int | str, ...] = ()

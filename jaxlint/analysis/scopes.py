@@ -591,8 +591,8 @@ def _none_at(
 ) -> dict[str, Fixed]:
     """Which parameters of `function` a recorded call leaves `None` or not (dead_branches.none_at_call; `known`:
     the caller's names known `None` or not there; `handed`: the caller's parameters its callers give)."""
-    if call.func is not call.node.func:
-        return {}  # `jax.tree.map(f, ...)`: f gets leaves
+    if call.func is not call.node.func and (type(call.node.func) is not cst.Call or call.bound != ((), ())):
+        return {}  # `jax.tree.map(f, ...)`: f gets leaves; `jax.grad(f)(x)`: f gets the call's arguments
     values: dict[int, Value | None] = {}
     positional = iter(call.positional)
     keywords = dict(call.keywords)
@@ -656,12 +656,15 @@ class ScopeRecorder:
         overridden: Set[tuple[int, str]] = frozenset(),
         method: Callable[[cst.ClassDef, str, cst.CSTNode | None], cst.CSTNode | None] = lambda c, n, own: own,
         set_once: Callable[[cst.ClassDef, str], bool] = lambda cls, attr: False,
+        keeps_arguments: Callable[[cst.FunctionDef], bool] = lambda function: not function.decorators,
     ) -> None:
         """`overridden`: (id of a class, name) for the methods a subclass in the module defines again;
         `method(cls, name, own)`: the def that `name` finds on an instance of `cls`, given the class's own def of
         that name (None: it has none; a base class's may be found); `set_once(cls, attr)`: whether one
-        assignment in the class's methods, and none elsewhere, sets the attribute."""
+        assignment in the class's methods, and none elsewhere, sets the attribute; `keeps_arguments(function)`:
+        whether a call of the decorated def gives the def the call's own arguments."""
         self._overridden = overridden
+        self._keeps_arguments = keeps_arguments
         self._method_of = method
         self._set_once = set_once
         self._attributes_set: dict[tuple[cst.ClassDef, cst.FunctionDef], dict[str, list[Value | None]]] = {}
@@ -681,6 +684,8 @@ class ScopeRecorder:
         self._bound: dict[int, set[str]] = {}
         self._applications: list[tuple[Chain, cst.BaseExpression | cst.FunctionDef, AppliedTransform]] = []
         self._application_sites: list[tuple[cst.FunctionDef, dict[str, bool]] | None] = []  # none_flow.here()
+        # `jax.grad(f)(x)`: the call made where the transform is applied, and the scope it is made in
+        self._application_calls: list[tuple[cst.Call | None, cst.CSTNode]] = []
         self._calls: list[_Call] = []
         # Calls through a transform's call (`jax.jit(f)`), the function or name called; None: the call's name's one
         # binding in the module, read after the walk.
@@ -1189,8 +1194,11 @@ class ScopeRecorder:
         target: cst.BaseExpression,
         transform: AppliedTransform,
         site: tuple[cst.FunctionDef, dict[str, bool]] | None = None,
+        called: cst.Call | None = None,
     ) -> None:
-        """`site`: the def around the application, and which of its names are `None` there (none_flow.py)."""
+        """`site`: the def around the application, and which of its names are `None` there (none_flow.py);
+        `called`: the call of the application made where it is applied (`jax.grad(f)(x)`), binding nothing."""
+        at_once = (called, chain[-1])
         # Code of the scope that binds the name sees the binding that reaches it (reaching.py): `f = jax.jit(f)` the
         # def before it, not a later `def f` that replaces it; a lambda bound above, not a def further down. Names of
         # scopes further out are read when the code runs (a function called later): resolved after the walk.
@@ -1219,6 +1227,7 @@ class ScopeRecorder:
             resolved = binding
         self._applications.append((chain, resolved, transform))
         self._application_sites.append(site)
+        self._application_calls.append(at_once)
         if self._news is not None:
             self._learned(chain, resolved, self._known.applied)
 
@@ -1358,9 +1367,12 @@ class ScopeRecorder:
         target = self._aliases[key].target
         return not (type(target) is cst.Name and target.value == key[1])
 
-    def _wrapper_answers(self, facts: RoundFacts) -> dict[cst.FunctionDef, list[dict[str, Fixed]]]:
-        """For each function that only wrappers the module calls transform (wrapped_calls.py), what each eager call
-        of them fixes of its parameters (the traced ones are among the recorder's traced calls)."""
+    def _wrapper_answers(
+        self, facts: RoundFacts, at_once: Counter[cst.CSTNode]
+    ) -> dict[cst.FunctionDef, list[dict[str, Fixed]]]:
+        """For each function that only wrappers the module calls transform (wrapped_calls.py), or transforms called
+        where they are applied (`at_once`), what each eager call of the wrappers fixes of its parameters (the traced
+        ones are among the recorder's traced calls)."""
         reads: Counter[tuple[Key | None, str]] = Counter()
         for chain, arms in self.wrapped.choices.values():
             for arm, _ in arms:
@@ -1393,8 +1405,8 @@ class ScopeRecorder:
             node, bound = self._resolve(chain, name)
             if (
                 type(node) is not cst.FunctionDef
-                or node.decorators
-                or wrappers[node] != len(facts.applied.get(node, ()))
+                or not self._keeps_arguments(node)
+                or wrappers[node] + at_once[node] != len(facts.applied.get(node, ()))
             ):
                 continue
             known = {**self.wrapped.at_call.get(id(call.node), {}), **told}
@@ -1441,7 +1453,10 @@ class ScopeRecorder:
     def facts(self) -> RoundFacts:
         facts = RoundFacts()
         sites: dict[cst.CSTNode, list[tuple[cst.FunctionDef, dict[str, bool]] | None]] = {}
-        for (chain, target, transform), site in zip(self._applications, self._application_sites):
+        traced_at_once: list[tuple[cst.FunctionDef, AppliedTransform, cst.Call, cst.CSTNode]] = []
+        for (chain, target, transform), site, (called, scope) in zip(
+            self._applications, self._application_sites, self._application_calls
+        ):
             node, bound = self._resolve(chain, target)
             names = transform.bound_names | self._bound_names(chain, target)
             if (
@@ -1460,6 +1475,8 @@ class ScopeRecorder:
             )
             facts.applied.setdefault(node, []).append(applied)
             sites.setdefault(node, []).append(site)
+            if called is not None and type(node) is cst.FunctionDef:
+                traced_at_once.append((node, applied, called, scope))
         self._key_summaries(facts)
         for chain, target in self._host:
             node, _ = self._resolve(chain, target)
@@ -1566,7 +1583,24 @@ class ScopeRecorder:
             refs = frozenset(param for param, shape in shapes.items() if shape is not None and shape.kind is Kind.REF)
             if refs:
                 facts.refs[node] = refs
-        for node, answers in self._wrapper_answers(facts).items():
+        # `jax.grad(f)(x)`: the trace of `f` gets that call's arguments, and the parameters it leaves out their
+        # defaults (`if plot:` of a `plot=False` the call does not give is Python's own test).
+        at_once: Counter[cst.CSTNode] = Counter()
+        for node, applied, called, scope in traced_at_once:
+            at_once[node] += 1
+            handed = self.handed_at.get(id(called), frozenset())
+            answer = none_at_call(node, applied.bound, called, {}, {}, handed)
+            answers = traced_calls.setdefault(node, [])
+            # (what a `partial` binds by keyword is not known here: `jax.grad(partial(loss, plot=p))(x)`)
+            answers.append(answer := {p: fixed for p, fixed in answer.items() if p not in applied.bound_names})
+            if GIVEN in answer.values():
+                args = arguments_given(node, applied.bound, called) or {}
+                on = {p: cast(cst.Name, args[p]).value for p, fixed in answer.items() if fixed == GIVEN}
+                handing.append(_Handing(node, len(answers) - 1, scope, on))
+        for node, count in at_once.items():
+            if count == len(facts.applied[node]):
+                facts.wrapped.add(node)
+        for node, answers in self._wrapper_answers(facts, at_once).items():
             traced_calls[node] = [*traced_calls.get(node, ()), *answers]
             facts.wrapped.add(node)
         for node, answers in traced_calls.items():

@@ -58,6 +58,7 @@ from jaxlint.analysis.keys import KeyFlow
 from jaxlint.analysis.library_runs import function_run, module_run
 from jaxlint.analysis.loop_guards import constant
 from jaxlint.analysis.interface import (
+    Applied,
     Handed,
     Imported,
     IncomingContainer,
@@ -121,6 +122,7 @@ from jaxlint.analysis.values import (
 )
 from jaxlint.analysis.x64 import x64_attribute, x64_call, x64_subscript
 from jaxlint.model.functions import (
+    ARGUMENT_KEEPING_DECORATORS,
     CONTAINER_READERS,
     CONTAINER_READING_MODULES,
     JAX,
@@ -178,6 +180,7 @@ class ProjectApplication:
     around: str  # the function it is applied in, "" at module level
     instance: bool  # a method applied through an instance (`self` bound)
     made: bool  # applied to the function that calling the target makes, not to it
+    called: cst.Call | None = None  # the call made where it is applied (`jax.grad(losses.loss)(x)`)
 
 
 @dataclass
@@ -240,16 +243,22 @@ def _parameter_at(place: int | str, offset: int, positional: Sequence[str]) -> s
     return positional[position] if position < len(positional) else None
 
 
-def _fixed_by(function: cst.FunctionDef, entry: IncomingTracer, offset: int) -> dict[str, Fixed]:
+def _fixed_by(
+    function: cst.FunctionDef,
+    fixed: tuple[tuple[int | str, str], ...],
+    given_places: tuple[int | str, ...] | None,
+    offset: int,
+) -> dict[str, Fixed]:
     """What a traced call of another module fixes of `function`'s parameters: each `None`, `True`, `False` or
-    string it gives, and, where it shows every argument, each such default it leaves (dead_branches.py)."""
+    string it gives (`fixed`), and, where it shows every argument (`given_places`), each such default it leaves
+    (dead_branches.py)."""
     positional = Signature.of(function.params).positional
     found: dict[str, Fixed] = {}
-    for place, text in entry.fixed:
+    for place, text in fixed:
         if (name := _parameter_at(place, offset, positional)) is not None:
             found[name] = fixed_of(text)
-    if entry.given is not None:
-        given = {_parameter_at(place, offset, positional) for place in entry.given} | set(positional[:offset])
+    if given_places is not None:
+        given = {_parameter_at(place, offset, positional) for place in given_places} | set(positional[:offset])
         params = function.params
         for left in (*params.posonly_params, *params.params, *params.kwonly_params):
             if left.name.value not in given and (default := fixed_default(left)) is not None:
@@ -428,7 +437,7 @@ class ValueTracker(Domain):
         self._bindings = module_bindings(module)
         self._in_project = context.in_project if context is not None else None
         self._overrides = self._overridden(module, context)
-        self.recorder = ScopeRecorder(self._overrides, self._method, self._set_once)
+        self.recorder = ScopeRecorder(self._overrides, self._method, self._set_once, self._keeps_arguments)
         self._fixed_receivers: dict[int, object] = {}  # _receiver's answers for `self.attr.m` and `Cls(...).m`, by id
         # `Class.attr` for each `self.attr.m(...)` followed: a subclass elsewhere that binds `attr` changes it.
         self.read_attributes: set[str] = set()
@@ -1085,6 +1094,14 @@ class ValueTracker(Domain):
         class itself: what subclasses set is not its)."""
         return len(self._bindings.scopes[id(cls)].attributes.get(attr, [])) == 1
 
+    def _keeps_arguments(self, function: cst.FunctionDef) -> bool:
+        """Every decorator of `function` calls it with the arguments it gets (`@jaxtyped(typechecker=...)`)."""
+        return all(
+            self.names.qualified(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)
+            in ARGUMENT_KEEPING_DECORATORS
+            for d in function.decorators
+        )
+
     def _plain_class(self, cls: cst.ClassDef) -> bool:
         if id(cls) not in self._plain:
             self._plain[id(cls)] = plain_class(cls, self.names)
@@ -1387,7 +1404,7 @@ class ValueTracker(Domain):
                 target = cst.Attribute(value=target, attr=cst.Name(LIFTED_DEFAULT_METHOD))  # `nn.remat(Block)`
             if self._scopes[-1].showing:
                 transform = replace(transform, shown=frozenset().union(*self._scopes[-1].showing))
-            self.recorder.apply(chain, target, transform, self.nones.here())
+            self.recorder.apply(chain, target, transform, self.nones.here(), self._trace_call(node))
             if transform.name in LAX_CARRIES:
                 position, keyword, index = LAX_CARRIES[transform.name]
                 init = argument(node, position, keyword)
@@ -1407,7 +1424,7 @@ class ValueTracker(Domain):
                 applied_to = self.names.qualified(target)
                 if applied_to is not None and self.context.in_project(applied_to):
                     self.uses.add(applied_to)  # `jax.grad(losses.loss_fn)`: what it returns matters
-                self._apply_into_project(self.context, chain, target, transform)
+                self._apply_into_project(self.context, chain, target, transform, self._trace_call(node))
         if runs and node.args:
             self._through_wrapper(chain, node)
         func = node.func
@@ -1615,6 +1632,14 @@ class ValueTracker(Domain):
         applied = self._applied_here(func)
         return applied[0] if applied is not None else None
 
+    def _trace_call(self, application: cst.Call) -> cst.Call | None:
+        """The call of `jax.grad(f)(x)` made where the transform is applied: its arguments (after what a `partial`
+        binds) are all that trace of `f` gets."""
+        called = self._called_right_away.get(id(application))
+        if called is None or len(applied_transforms(application, self.names, self.transforms)) != 1:
+            return None
+        return called
+
     def _applied_here(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, AppliedTransform] | None:
         """`f` and the transform of `jax.jit(f)`: a call's function that transforms a function, binding nothing."""
         if type(func) is not cst.Call:
@@ -1713,10 +1738,11 @@ class ValueTracker(Domain):
         chain: tuple[cst.CSTNode, ...],
         target: cst.BaseExpression,
         transform: AppliedTransform,
+        called: cst.Call | None = None,
     ) -> None:
         """Record a transform applied to another module's function, there (`lax.scan(ops.body, ...)`) or
         through a name bound to a partial of it (`loss = partial(losses.loss_fn, model=m)`): its module
-        traces it."""
+        traces it. `called`: the call made where it is applied, binding nothing (`jax.grad(losses.loss)(x)`)."""
         function, bound, bound_names = self.recorder.aliased(chain, target)
         made = isinstance(function, cst.Call)  # `jax.jit(losses.make_loss(2.0))`: to what the factory makes
         if isinstance(function, cst.Call):
@@ -1729,7 +1755,12 @@ class ValueTracker(Domain):
         around = next((n.name.value for n in reversed(chain) if isinstance(n, cst.FunctionDef)), "")
         self.applications.append(
             ProjectApplication(
-                target=qualified, transform=transform, around=around, instance=through_instance, made=made
+                target=qualified,
+                transform=transform,
+                around=around,
+                instance=through_instance,
+                made=made,
+                called=called if not (made or bound or bound_names) else None,
             )
         )
 
@@ -1867,9 +1898,15 @@ class ValueTracker(Domain):
         for entry, param, offset in self._incoming(node, name, imported):
             where = (entry.where, entry.caller)
             if where not in calls:  # (each parameter given a tracer has its entry; all tell the same call)
-                calls[where] = _fixed_by(node, entry, offset)
+                calls[where] = _fixed_by(node, entry.fixed, entry.given, offset)
             if param is not None:
                 calls[where][param] = False
+        applications = self._imported_applications(node, name)
+        # `jax.grad(losses.loss)(x)`, where no transform of this module leaves its calls unseen
+        local = node not in self._known.applied or node in self._known.wrapped
+        if applications and local and all(a.at_once for a, _ in applications):
+            for a, bound in applications:
+                calls[(a.where, "")] = _fixed_by(node, a.fixed, a.given, a.bound + bound)
         if not calls:
             return own
         answers = list(calls.values())
@@ -1965,20 +2002,6 @@ class ValueTracker(Domain):
                 for a in applied.get(factory, ())
                 if a.made
             ]
-        if not isinstance(node, cst.FunctionDef):
-            return []
-        if len(self._chain) == 1:
-            given = [(a, 0) for a in applied.get(name, ()) if not a.made and takes_keywords(node.params, a.bound_names)]
-        elif len(self._chain) == 2 and type(self._chain[1]) is cst.ClassDef and self._plain_class(self._chain[1]):
-            heirs = [self._chain[1].name.value, *self._heirs().get(id(node), ())]
-            given = [
-                (a, method_bound(node, a.instance))
-                for heir in heirs
-                for a in applied.get(f"{heir}.{name}", ())
-                if not a.made and takes_keywords(node.params, a.bound_names)
-            ]
-        else:
-            return []
         return [
             AppliedTransform(
                 a.transform,
@@ -1990,8 +2013,27 @@ class ValueTracker(Domain):
                 a.where,
                 literals=a.literals,
             )
-            for a, bound in given
+            for a, bound in self._imported_applications(node, name)
         ]
+
+    def _imported_applications(self, node: cst.CSTNode, name: str) -> list[tuple[Applied, int]]:
+        """The transforms other modules apply to this module-level function, or to this method of a module-level
+        plain class, each with the parameters Python fills before the trace's arguments (`self`)."""
+        if self.context is None or not isinstance(node, cst.FunctionDef):
+            return []
+        applied = self.context.imported.applied
+        around = self._chain[: self._chain.index(node)] if node in self._chain else self._chain
+        if len(around) == 1:
+            return [(a, 0) for a in applied.get(name, ()) if not a.made and takes_keywords(node.params, a.bound_names)]
+        if len(around) == 2 and type(around[1]) is cst.ClassDef and self._plain_class(around[1]):
+            heirs = [around[1].name.value, *self._heirs().get(id(node), ())]
+            return [
+                (a, method_bound(node, a.instance))
+                for heir in heirs
+                for a in applied.get(f"{heir}.{name}", ())
+                if not a.made and takes_keywords(node.params, a.bound_names)
+            ]
+        return []
 
     @cached_property
     def _made_for_other_modules(self) -> dict[cst.CSTNode, tuple[Product, str]]:
@@ -2278,10 +2320,17 @@ class ValueTracker(Domain):
     def join(self, a: Env, b: Env) -> Env:
         return _join_envs(a, b)
 
-    def _only_wrapped(self, node: cst.CSTNode | None, transforms) -> bool:
-        """Whether the transforms tracing `node` are those of the wrappers that the module calls (wrapped_calls.py),
-        none from another module."""
-        return node in self._known.wrapped and len(transforms) == len(self._known.applied.get(node, ()))
+    def _calls_seen(self, node: cst.CSTNode | None, transforms) -> bool:
+        """Whether every transform tracing `node` is one whose calls the analysis sees: this module's are those of
+        the wrappers it calls (wrapped_calls.py) or called where they are applied (`jax.grad(loss)(x)`), and other
+        modules' are called where they apply them (Applied.at_once); none is a decorator."""
+        if type(node) is not cst.FunctionDef:
+            return False
+        local = len(self._known.applied.get(node, ()))
+        if local and node not in self._known.wrapped:
+            return False
+        imported = self._imported_applications(node, node.name.value)
+        return len(transforms) == local + len(imported) and all(a.at_once for a, _ in imported)
 
     def enter_branch(self, test: cst.BaseExpression, truth: bool) -> None:
         """In a branch that an `isinstance` test keeps arrays out of, its subject is no array or tracer. In one
@@ -2391,7 +2440,7 @@ class ValueTracker(Domain):
         """A branch of a function traced only through the calls seen, whose test every traced call answers the
         other way: on a parameter's `None`-ness (dead_branches.py), or on a dtype whose kind it knows
         (dtype_tests.py: `if jnp.issubdtype(labels, jnp.integer):` when the calls give float arrays)."""
-        if scope.own is None or (scope.own.transforms and not self._only_wrapped(scope.node, scope.own.transforms)):
+        if scope.own is None or (scope.own.transforms and not self._calls_seen(scope.node, scope.own.transforms)):
             return False
         nones = {**scope.nones, **self._known.test_nones.get(test, {}), **self._test_nones.get(test, {})}
         if nones and dead_branch(test, truth, nones):

@@ -104,6 +104,10 @@ FUNCTION_TAKING = frozenset(
 )
 
 # Annotations that say a parameter is a JAX array (also inside jaxtyping's `Float[Array, "n"]`).
+# Decorators that call the function with the arguments they are given (runtime type checkers): a call of the
+# decorated function fills its parameters as a call of the def would.
+ARGUMENT_KEEPING_DECORATORS = frozenset({"jaxtyping.jaxtyped", "beartype.beartype", "typeguard.typechecked"})
+
 ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 
 # `isinstance` classes that no JAX array (concrete or a tracer) is an instance of, and those every one is.
