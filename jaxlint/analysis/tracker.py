@@ -66,6 +66,7 @@ from jaxlint.analysis.interface import (
     ModuleContext,
     made_name,
 )
+from jaxlint.analysis.jax_present import jax_present_values
 from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names, dotted, import_bound_names
 from jaxlint.analysis.narrowing import not_an_array
@@ -2343,6 +2344,7 @@ class ValueTracker(Domain):
             or self._dead_in_closure(scope, test, truth)
             or self._keeps_tracer_out(test, truth)
             or self._fixed_truth(test) is (not truth)
+            or self._truth_where_jax_runs(test) is (not truth)
         ):
             traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
             for name in traced:
@@ -2392,6 +2394,25 @@ class ValueTracker(Domain):
         if id(test) not in self._truths:
             self._truths[id(test)] = fixed_truth(test, self.literal_of)
         return self._truths[id(test)]
+
+    def _truth_where_jax_runs(self, test: cst.BaseExpression) -> bool | None:
+        """The truth a test has wherever jax imported (jax_present.py): `not HAS_JAX` is False there, so its branch
+        is a fallback no trace enters. None when no flag decides it."""
+        present = jax_present_values(self._module)
+        if not present:
+            return None
+
+        def literal_of(name: cst.Name) -> tuple[bool, object]:
+            held = self.callees.bindings.values_held(name, tuple(self._chain), self.names)
+            if (
+                held
+                and all(id(value) in present for value in held)
+                and name.value not in _rebound_elsewhere(self._module)
+            ):
+                return True, True
+            return self.literal_of(name)
+
+        return fixed_truth(test, literal_of)
 
     def _foreign_object(self, expr: cst.BaseExpression) -> bool:
         """A name of an object of another library than those whose objects are numbers or arrays (NUMERIC_PACKAGES),
