@@ -31,6 +31,7 @@ from jaxlint.model.transforms import (
     BUILDS_JAXPR,
     CUSTOM_RULES,
     EAGER_OUTSIDE_TRACE,
+    FUNCTION_KEYWORDS,
     GRADIENTS,
     HOST_CALLBACKS,
     JIT_LIKE,
@@ -286,6 +287,19 @@ class _Unknowable(Exception):
     """`*args` or `**kwargs` in a call: which parameters it fills is only known at run time."""
 
 
+def _function_given(
+    func: str | None, positional: list[cst.BaseExpression], keywords: dict[str, cst.BaseExpression]
+) -> tuple[cst.BaseExpression | None, list[cst.BaseExpression], dict[str, cst.BaseExpression]]:
+    """The function a transform's call is given, first by position or by its keyword (`eqx.filter_vmap(fun=f)`),
+    with the options given by position after it and by keyword."""
+    if positional:
+        return positional[0], positional[1:], keywords
+    word = FUNCTION_KEYWORDS.get(func or "")
+    if word is None or word not in keywords:
+        return None, [], keywords
+    return keywords[word], [], {option: value for option, value in keywords.items() if option != word}
+
+
 def _split_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression]]:
     given = arguments(call)
     if not given.complete:
@@ -327,7 +341,7 @@ def _configured(
             if inner in table.all:
                 options = _options(inner, positional[1:], keywords)
                 return AppliedTransform(inner, node, inner in table.staged, options)
-        if func in table.all and not positional:
+        if func in table.all and not positional and FUNCTION_KEYWORDS.get(func) not in keywords:
             return AppliedTransform(func, node, func in table.staged, keywords)
     except _Unknowable:
         pass
@@ -344,12 +358,13 @@ def applied_transforms(
         return _decorated_by_hand(call, names, table)
     try:
         positional, keywords = _split_args(call)
+        function, extra, keywords = _function_given(func, positional, keywords)
         if func in table.all:
-            options = _options(func, positional[1:], keywords)
+            options = _options(func, extra, keywords)
     except _Unknowable:
         return []
-    if func in table.all and positional:
-        target, bound, bound_names = unwrap(positional[0], names, table)
+    if func in table.all and function is not None:
+        target, bound, bound_names = unwrap(function, names, table)
         if target is None:
             return []
         return [(target, AppliedTransform(func, call, func in table.staged, options, bound, bound_names))]
@@ -464,12 +479,17 @@ def unwrap(
             positional, keywords = _split_args(expr)
         except _Unknowable:
             return None, 0, frozenset()
-        if not positional:
-            return None, 0, frozenset()
         if func in PARTIAL:
+            if not positional:
+                return None, 0, frozenset()
             bound += len(positional) - 1
             bound_names |= frozenset(keywords)
-        expr = positional[0]
+            expr = positional[0]
+            continue
+        function, _, _ = _function_given(func, positional, keywords)
+        if function is None:
+            return None, 0, frozenset()
+        expr = function
     if isinstance(expr, (cst.Name, cst.Attribute, cst.Lambda)):
         return expr, bound, bound_names
     return None, 0, frozenset()

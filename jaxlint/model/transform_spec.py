@@ -66,6 +66,8 @@ class TransformSpec:
     new_function_per_call: bool = False
     runs_function: bool = True  # False: only traces it, for shapes or a jaxpr (eval_shape, make_jaxpr)
     called_with_arguments: bool = False  # `jax.eval_shape(f, x, y)`: the arguments follow the function
+    # The keyword it also takes its function by (`jax.vmap(fun=f)`); None: by position only (`jax.jit`).
+    function_keyword: Optional[str] = "fun"
     # The option whose `None` entries leave an argument untraced (shard_map's `in_specs`: static; a vmap's
     # `in_axes`: unmapped, the array given).
     none_spec_static: Optional[str] = None

@@ -25,7 +25,14 @@ from jaxlint.model.transform_spec import (
     TransformSpec,
 )
 
-_JIT = TransformSpec(JIT, staged=True, options=JIT_OPTIONS, caches_by_function=True, new_function_per_call=True)
+_JIT = TransformSpec(
+    JIT,
+    staged=True,
+    options=JIT_OPTIONS,
+    caches_by_function=True,
+    new_function_per_call=True,
+    function_keyword=None,
+)
 _CHECKPOINT = TransformSpec(JIT, staged=True, new_function_per_call=True)
 _SHARD_MAP = TransformSpec(
     JIT,
@@ -34,6 +41,7 @@ _SHARD_MAP = TransformSpec(
     none_spec_static="in_specs",
     argument_prefix="in_specs",
     eager_outside_trace=True,
+    function_keyword=None,
 )
 _GRAD_ERROR = "grad requires real- or complex-valued inputs"
 
@@ -203,6 +211,7 @@ JIT_CHECKS_ARGUMENT_SPECS_SINCE = (0, 4, 26)
 JIT_LIKE = _where(lambda t: t.family == JIT)
 STAGED = _where(lambda t: t.staged)
 CALLED_WITH_ARGUMENTS = _where(lambda t: t.called_with_arguments)  # `jax.vjp(f, x)`: `f(x)` runs
+FUNCTION_KEYWORDS = {name: t.function_keyword for name, t in TRANSFORMS.items() if t.function_keyword is not None}
 GRADIENTS = _where(lambda t: t.gradient)
 MAPS = _where(lambda t: t.per_example)
 PER_DEVICE = _where(lambda t: t.per_device)

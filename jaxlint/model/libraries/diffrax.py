@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from jaxlint.model.transform_spec import POSITIONS, TransformSpec
 
-_VECTOR_FIELD = TransformSpec(POSITIONS, staged=True, traced_positions=(0, 1))
+_VECTOR_FIELD = TransformSpec(POSITIONS, staged=True, traced_positions=(0, 1), function_keyword="vector_field")
 
 TRANSFORMS = {
     "diffrax.ODETerm": _VECTOR_FIELD,
     "diffrax.ControlTerm": TransformSpec(
-        POSITIONS, staged=True, positional_options=("control",), traced_positions=(0, 1)
+        POSITIONS,
+        staged=True,
+        positional_options=("control",),
+        traced_positions=(0, 1),
+        function_keyword="vector_field",
     ),
 }

@@ -11,28 +11,42 @@ from jaxlint.model.transform_spec import FILTERED, JIT_OPTIONS, LIFTED, MAP, Opt
 
 # linen's `jit` and `remat` take `static_argnums` counting the Module; `vmap` and `scan` take `in_axes` without it
 # (and `scan`'s `nn.broadcast` leaves an argument untraced).
-_LIFTED_JIT = TransformSpec(LIFTED, staged=True, unclaimed_options=("static_argnums", "static_argnames"))
-_LIFTED_REMAT = TransformSpec(LIFTED, staged=True, unclaimed_options=("static_argnums", "concrete"))
+_LIFTED_JIT = TransformSpec(
+    LIFTED, staged=True, unclaimed_options=("static_argnums", "static_argnames"), function_keyword="target"
+)
+_LIFTED_REMAT = TransformSpec(
+    LIFTED, staged=True, unclaimed_options=("static_argnums", "concrete"), function_keyword="target"
+)
 
 TRANSFORMS = {
     "flax.linen.jit": _LIFTED_JIT,
     "flax.linen.remat": _LIFTED_REMAT,
     "flax.linen.checkpoint": _LIFTED_REMAT,
     "flax.linen.vmap": TransformSpec(
-        LIFTED, staged=True, per_example=True, concrete_constants=True, unclaimed_options=("in_axes",)
+        LIFTED,
+        staged=True,
+        per_example=True,
+        concrete_constants=True,
+        unclaimed_options=("in_axes",),
+        function_keyword="target",
     ),
-    "flax.linen.scan": TransformSpec(LIFTED, staged=True, unclaimed_options=("in_axes",)),
+    "flax.linen.scan": TransformSpec(LIFTED, staged=True, unclaimed_options=("in_axes",), function_keyword="target"),
     "flax.nnx.jit": TransformSpec(FILTERED, staged=True, options=Options(JIT_OPTIONS.static, None)),
     "flax.nnx.vmap": TransformSpec(
-        FILTERED, staged=True, per_example=True, concrete_constants=True, none_spec_static="in_axes"
+        FILTERED,
+        staged=True,
+        per_example=True,
+        concrete_constants=True,
+        none_spec_static="in_axes",
+        function_keyword="f",
     ),
-    "flax.nnx.remat": TransformSpec(FILTERED, staged=True),
-    "flax.nnx.pmap": TransformSpec(FILTERED, staged=True, per_example=True, per_device=True),
-    "flax.nnx.grad": TransformSpec(FILTERED, staged=False, gradient=True),
-    "flax.nnx.value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True),
+    "flax.nnx.remat": TransformSpec(FILTERED, staged=True, function_keyword="f"),
+    "flax.nnx.pmap": TransformSpec(FILTERED, staged=True, per_example=True, per_device=True, function_keyword="f"),
+    "flax.nnx.grad": TransformSpec(FILTERED, staged=False, gradient=True, function_keyword="f"),
+    "flax.nnx.value_and_grad": TransformSpec(FILTERED, staged=False, gradient=True, function_keyword="f"),
     # `nnx.scan` runs `jax.lax.scan` over the arguments whose `in_axes` is an integer or `nnx.Carry` (default
     # `(nnx.Carry, 0)`); one given `None` is broadcast: traced in flax 0.12.8's graph mode, not claimed here.
-    "flax.nnx.scan": TransformSpec(MAP, staged=True, traced_axes=("flax.nnx.Carry",)),
+    "flax.nnx.scan": TransformSpec(MAP, staged=True, traced_axes=("flax.nnx.Carry",), function_keyword="f"),
 }
 # linen's lifted control flow, like jax.lax's (model/transforms.py): the callables each takes, by position and
 # keyword. Their functions get the Module first (`true_fun(mdl, *operands)`), untraced.

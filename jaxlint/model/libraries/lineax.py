@@ -7,6 +7,10 @@ from jaxlint.model.transform_spec import POSITIONS, TransformSpec
 
 TRANSFORMS = {
     "lineax.FunctionLinearOperator": TransformSpec(
-        POSITIONS, staged=True, positional_options=("input_structure", "tags"), traced_positions=(0,)
+        POSITIONS,
+        staged=True,
+        positional_options=("input_structure", "tags"),
+        traced_positions=(0,),
+        function_keyword="fn",
     ),
 }

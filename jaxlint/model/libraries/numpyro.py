@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from jaxlint.model.transform_spec import CLOSURE, TransformSpec
 
-_SAMPLER = TransformSpec(CLOSURE, staged=True, positional_options=("kinetic_fn", "step_size"))
+_SAMPLER = TransformSpec(CLOSURE, staged=True, positional_options=("kinetic_fn", "step_size"), function_keyword="model")
 _KERNELS = ("NUTS", "HMC")
 _OTHER_KERNELS = ("SA", "BarkerMH")
 
 TRANSFORMS = {
     **{f"numpyro.infer.{kernel}": _SAMPLER for kernel in (*_KERNELS, *_OTHER_KERNELS)},
     **{f"numpyro.infer.hmc.{kernel}": _SAMPLER for kernel in _KERNELS},
-    "numpyro.infer.Predictive": TransformSpec(CLOSURE, staged=True, positional_options=("posterior_samples",)),
+    "numpyro.infer.Predictive": TransformSpec(
+        CLOSURE, staged=True, positional_options=("posterior_samples",), function_keyword="model"
+    ),
 }
 # Calls that give one array, but given an observation (position, keyword): then they give it back.
 ARRAY_FUNCTIONS = {"numpyro.sample": (2, "obs")}

@@ -6,7 +6,11 @@ from __future__ import annotations
 from jaxlint.model.transform_spec import POSITIONS, TransformSpec
 
 _SOLVE = TransformSpec(
-    POSITIONS, staged=True, positional_options=("solver", "y0", "args", "options"), traced_positions=(0,)
+    POSITIONS,
+    staged=True,
+    positional_options=("solver", "y0", "args", "options"),
+    traced_positions=(0,),
+    function_keyword="fn",
 )
 
 TRANSFORMS = {f"optimistix.{solve}": _SOLVE for solve in ("root_find", "minimise", "least_squares", "fixed_point")}
