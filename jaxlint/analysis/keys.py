@@ -628,7 +628,10 @@ class KeyState:
 
     def forget_fields(self, name: str, changed: Callable[[str], bool] = lambda attribute: True) -> None:
         """What `name.x` holds is unknown again for each attribute `x` that is `changed`: the object was handed to code
-        that may assign it."""
+        that may assign it. Another name of the key it held (`key = self.key`) keeps that key, with its past."""
+        for alias, target in list(self.aliases.items()):
+            if _attribute(target) and _holder(target) == name and changed(target.partition(".")[2]):
+                self._detach(alias, target)
         for known in [ref for ref in self.consumed if _attribute(ref) and _holder(ref) == name]:
             if changed(known.partition(".")[2]):
                 del self.consumed[known]
@@ -1768,12 +1771,13 @@ class KeyFlow(Domain):
         self._forget_handed_fields(node)
 
     def _forget_handed_fields(self, call: cst.Call) -> None:
-        """An object whose attribute held a key that was drawn from (`state.rng`, `agent.key`, `self.rng`), handed to
-        code (as an argument, or as the receiver of a method) that may assign that attribute: what it holds after the
-        call is not known."""
-        holders = {_holder(ref) for ref in self.state.consumed if _attribute(ref)}
+        """An object whose attribute held a key that was drawn from or named again (`state.rng`, `agent.key`,
+        `self.rng`), handed to code (as an argument, or as the receiver of a method) that may assign that attribute:
+        what it holds after the call is not known."""
+        state = self.state
+        holders = {_holder(ref) for ref in (*state.consumed, *state.aliases.values()) if _attribute(ref)}
         for name in handed_names(call) & holders:
-            self.state.forget_fields(name, lambda attribute: not self._keeps_field(call, name, attribute))
+            state.forget_fields(name, lambda attribute: not self._keeps_field(call, name, attribute))
 
     def _keeps_field(self, call: cst.Call, name: str, attribute: str, ahead: bool = False) -> bool:
         """Whether the code `call` runs, handed `name`, leaves `name.<attribute>` as it was: jax's own code and a few
@@ -2171,7 +2175,7 @@ class KeyFlow(Domain):
         """The key `value` names, when it is a name (or an entry) holding one: `k`, `keys["init"]`, `pair[0]`.
         `loose`: any name, a key or not yet known to be one (`pair = (k1, k2)`: `pair[0]` is whatever `k1` is)."""
         ref = self._key_ref(value) if value is not None else None  # (`batch = key[None]`: `key` itself)
-        if ref is None or ref.startswith("self."):
+        if ref is None:
             return None
         if not self.state.is_key(ref) and not (loose and (type(value) is cst.Name or ref in self.state.aliases)):
             return None
@@ -2223,14 +2227,16 @@ class KeyFlow(Domain):
         return place
 
     def _given_entry(self, name: str, place: str | None) -> str | None:
-        """`place` when it is an entry or a place of a parameter (`meta["key"]`, `args[1]`) bound to a name like a
-        key's (`in_key = meta["key"]`, `x, key = args`): the key the caller put there, consumed when `name` is, as the
-        caller's `meta["key"]` (jax's key-reuse checker follows the value into and out of a tuple or a dict)."""
+        """`place` when it is an entry, a place or an attribute of a parameter (`meta["key"]`, `args[1]`,
+        `sampler.key`) bound to a name like a key's (`in_key = meta["key"]`, `x, key = args`, `key = sampler.key`): the
+        key the caller put there, consumed when `name` is, as the caller's `meta["key"]` (jax's key-reuse checker
+        follows the value into and out of a tuple, a dict or an object's field)."""
         state = self.state
         entry = name_item(place) if place is not None else None
-        if entry is None or entry[0] not in state.params | state.others or not state.named_like_key(name):
+        holder = entry[0] if entry is not None else _holder(place) if place is not None and _attribute(place) else None
+        if holder is None or holder not in state.params | state.others or not state.named_like_key(name):
             return None
-        if entry[0] == state.carry:
+        if holder == state.carry:
             return None  # a lax loop body's carry: `_carry_place` says what its places hold
         state.keys.setdefault(cast(str, place), len(state.loops))
         return place
