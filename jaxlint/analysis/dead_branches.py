@@ -102,14 +102,8 @@ def none_at_call(
     for param in (*positional, *params.kwonly_params):
         name = param.name.value
         fixed = given.get(name, param.default)
-        if is_none(fixed):
-            found[name] = True
-        elif _is_false(fixed):
-            found[name] = FALSE  # `verbose=False` left at its default, or given `False`
-        elif type(fixed) is cst.Name and fixed.value == "True":
-            found[name] = TRUE  # `skip_checks=True`, given or left at its default
-        elif (literal := _literal_value(fixed)) is not None:
-            found[name] = Given(frozenset({literal}))  # `mode="implicit"`, `rate=0.0`, given or left at its default
+        if (literal := fixed_by_literal(fixed)) is not None:
+            found[name] = literal
         elif name in given and isinstance(held := given[name], cst.Name) and known and held.value in known:
             found[name] = known[held.value]  # `blocks=blocks` where `blocks is None` (or `== "a"`) was tested
         elif name in given and _never_none(given[name], values.get(id(given[name]))):
@@ -117,6 +111,19 @@ def none_at_call(
         elif name in given and type(held := given[name]) is cst.Name and held.value in handed:
             found[name] = GIVEN  # `scatter_add(src, index, dim_size)` inside a jitted function given `dim_size`
     return found
+
+
+def fixed_by_literal(expr: cst.BaseExpression | None) -> Fixed | None:
+    """What a literal given to a parameter (or its default) fixes: True for `None`, FALSE for `False` (`verbose=False`),
+    TRUE for `True`, the value of a string or number (`mode="implicit"`, `rate=0.0`); None for anything else."""
+    if is_none(expr):
+        return True
+    if _is_false(expr):
+        return FALSE
+    if type(expr) is cst.Name and expr.value == "True":
+        return TRUE
+    literal = _literal_value(expr)
+    return Given(frozenset({literal})) if literal is not None else None
 
 
 def _literal_value(expr: cst.BaseExpression | None) -> str | int | float | None:

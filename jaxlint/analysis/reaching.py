@@ -30,6 +30,7 @@ class Alias:
     bound: int
     bound_names: frozenset[str]
     wrapper: cst.Call | None = None
+    bound_values: tuple[tuple[str, cst.BaseExpression], ...] = ()  # of `bound_names`, what a partial gives each
 
 
 OTHER = object()  # a binding the analysis does not follow: another assignment, an import, a rebinding in a `try`

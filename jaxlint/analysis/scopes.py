@@ -24,6 +24,7 @@ from jaxlint.analysis.dead_branches import (
     Guard,
     agreed,
     arguments_given,
+    fixed_by_literal,
     narrowed_at,
     none_at_call,
     module_parameter_guards,
@@ -604,6 +605,15 @@ def _none_at(
     return none_at_call(function, bound, call.node, values, known or {}, handed)
 
 
+def _with_bound(
+    answer: dict[str, Fixed], names: frozenset[str], values: Mapping[str, cst.BaseExpression]
+) -> dict[str, Fixed]:
+    """What a call fixes of a function's parameters, when `partial` gives `names` first: the literal it gives one
+    (`partial(loss, plot=False)`: `plot` is False in the trace, whatever its default), unknown for anything else."""
+    fixed = {name: found for name, value in values.items() if (found := fixed_by_literal(value)) is not None}
+    return {**{p: f for p, f in answer.items() if p not in names}, **fixed}
+
+
 @dataclass(frozen=True)
 class _Handing:
     """A traced call handing on parameters of its caller (dead_branches.GIVEN): which answer of the callee it
@@ -763,12 +773,15 @@ class ScopeRecorder:
         given: _Given | None = None,
         other_result: bool = False,
         wrapper: cst.Call | None = None,
+        bound_values: tuple[tuple[str, cst.BaseExpression], ...] = (),
     ) -> None:
         """`name = jax.jit(target)`, `name = lambda ...` or `name = partial(target, cfg, k=v)`: calling
         `name` calls `target`, with the first `bound` parameters and `bound_names` already given (for a
         partial, `given`: the values it gives them; `other_result`: through a transform whose calls give something
-        other than what `target` returns, `jax.grad`; `wrapper`: the transform's call, `jax.jit(target)`)."""
-        alias = self._aliases[(id(chain[-1]), name)] = Alias(chain, target, bound, bound_names, wrapper)
+        other than what `target` returns, `jax.grad`; `wrapper`: the transform's call, `jax.jit(target)`;
+        `bound_values`: what a partial inside it gives by keyword, `jax.jit(partial(target, k=v))`)."""
+        alias = Alias(chain, target, bound, bound_names, wrapper, bound_values)
+        self._aliases[(id(chain[-1]), name)] = alias
         self._alias_defs[(id(chain[-1]), name)] = self._bound_now(target)
         if other_result:
             self._other_results.add((id(chain[-1]), name))
@@ -800,16 +813,20 @@ class ScopeRecorder:
                 return defined.target
         return target
 
-    def _bound_names(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
+    def _bound_keywords(
+        self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0
+    ) -> tuple[frozenset[str], dict[str, cst.BaseExpression]]:
         """The parameters an alias binds by keyword (`inner = partial(f, k=v)`: `k`), along a chain of
-        aliases (`mapped = jax.vmap(inner)`)."""
+        aliases (`mapped = jax.vmap(inner)`), with what a transform's partial gives them (`step =
+        jax.jit(partial(f, k=False))`), the outer alias's where two give one."""
         if isinstance(expr, cst.Name) and depth < 3:
             for scope in reversed(chain):
                 key = (id(scope), expr.value)
                 if key in self._aliases:
                     alias = self._aliases[key]
-                    return alias.bound_names | self._bound_names(alias.chain, alias.target, depth + 1)
-        return frozenset()
+                    names, values = self._bound_keywords(alias.chain, alias.target, depth + 1)
+                    return alias.bound_names | names, {**values, **dict(alias.bound_values)}
+        return frozenset(), {}
 
     def gives_other_result(self, chain: Chain, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether calling `expr` runs a function through a transform whose calls give something other than what
@@ -1410,7 +1427,9 @@ class ScopeRecorder:
             ):
                 continue
             known = {**self.wrapped.at_call.get(id(call.node), {}), **told}
-            found.setdefault(node, []).append(_none_at(node, bound, call, known))
+            found.setdefault(node, []).append(
+                _with_bound(_none_at(node, bound, call, known), *self._bound_keywords(chain, name))
+            )
         return found
 
     def _narrowed(self, call: _Call) -> dict[str, Fixed]:
@@ -1458,7 +1477,7 @@ class ScopeRecorder:
             self._applications, self._application_sites, self._application_calls
         ):
             node, bound = self._resolve(chain, target)
-            names = transform.bound_names | self._bound_names(chain, target)
+            names = transform.bound_names | self._bound_keywords(chain, target)[0]
             if (
                 node is None
                 or isinstance(node, (cst.FunctionDef, cst.Lambda))
@@ -1591,8 +1610,7 @@ class ScopeRecorder:
             handed = self.handed_at.get(id(called), frozenset())
             answer = none_at_call(node, applied.bound, called, {}, {}, handed)
             answers = traced_calls.setdefault(node, [])
-            # (what a `partial` binds by keyword is not known here: `jax.grad(partial(loss, plot=p))(x)`)
-            answers.append(answer := {p: fixed for p, fixed in answer.items() if p not in applied.bound_names})
+            answers.append(answer := _with_bound(answer, applied.bound_names, dict(applied.bound_values)))
             if GIVEN in answer.values():
                 args = arguments_given(node, applied.bound, called) or {}
                 on = {p: cast(cst.Name, args[p]).value for p, fixed in answer.items() if fixed == GIVEN}

@@ -105,6 +105,8 @@ class AppliedTransform:
     # Applied or called while a trace that builds a jaxpr runs (`jax.grad(loss)(params)` inside jit): its trace is
     # part of that jaxpr, whatever its own name, so every `jnp`/`lax` result in it is a tracer.
     in_jaxpr: bool = False
+    # Of `bound_names`, what `partial` gives each (`plot=False`): a Python value in every trace of the function.
+    bound_values: tuple[tuple[str, cst.BaseExpression], ...] = ()
 
     def where(self, line_of) -> str:
         """Where it is applied, for messages: `line 9`, or `train.py:12` in another module."""
@@ -367,7 +369,13 @@ def applied_transforms(
         target, bound, bound_names = unwrap(function, names, table)
         if target is None:
             return []
-        return [(target, AppliedTransform(func, call, func in table.staged, options, bound, bound_names))]
+        values = partial_keywords(function, names)
+        return [
+            (
+                target,
+                AppliedTransform(func, call, func in table.staged, options, bound, bound_names, bound_values=values),
+            )
+        ]
     if func in LAX_BODIES:
         indices, words = LAX_BODIES[func]
         bodies = [positional[i] for i in indices if i < len(positional)]
@@ -493,6 +501,23 @@ def unwrap(
     if isinstance(expr, (cst.Name, cst.Attribute, cst.Lambda)):
         return expr, bound, bound_names
     return None, 0, frozenset()
+
+
+def partial_keywords(expr: cst.BaseExpression, names: Names) -> tuple[tuple[str, cst.BaseExpression], ...]:
+    """What the `functools.partial` calls a transform is given bind by keyword (`jax.grad(partial(loss,
+    plot=False))`), the outer one's where two bind one name; none through anything else."""
+    found: dict[str, cst.BaseExpression] = {}
+    while isinstance(expr, cst.Call) and names.qualified(expr.func) in PARTIAL:
+        try:
+            positional, keywords = _split_args(expr)
+        except _Unknowable:
+            return ()
+        if not positional:
+            return ()
+        for name, value in keywords.items():
+            found.setdefault(name, value)
+        expr = positional[0]
+    return tuple(found.items())
 
 
 def takes_keywords(params: cst.Parameters, names: Iterable[str]) -> bool:

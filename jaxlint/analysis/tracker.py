@@ -1244,7 +1244,16 @@ class ValueTracker(Domain):
                 made, bound, names = self._made(function, chain, transform.bound)
                 names |= transform.bound_names  # `jax.jit(partial(f, n=3))`: `n` is the partial's, never traced
                 other = transform.name in OTHER_RESULTS
-                self.recorder.alias(chain, target.value, made, bound, names, other_result=other, wrapper=node.value)
+                self.recorder.alias(
+                    chain,
+                    target.value,
+                    made,
+                    bound,
+                    names,
+                    other_result=other,
+                    wrapper=node.value,
+                    bound_values=transform.bound_values,
+                )
                 self.recorder.wrapped.bound((id(chain[-1]), target.value), made is function)
             elif self._made_once(node.value, target, chain):
                 # `loss_fn = make_loss(2.0)`: calling or transforming `loss_fn` is the function the factory makes.
