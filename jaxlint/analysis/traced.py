@@ -366,14 +366,16 @@ def applied_transforms(
     except _Unknowable:
         return []
     if func in table.all and function is not None:
-        target, bound, bound_names = unwrap(function, names, table)
+        target, bound, given = bound_keywords(function, names, table)
         if target is None:
             return []
-        values = partial_keywords(function, names)
+        values = tuple(given.items())
         return [
             (
                 target,
-                AppliedTransform(func, call, func in table.staged, options, bound, bound_names, bound_values=values),
+                AppliedTransform(
+                    func, call, func in table.staged, options, bound, frozenset(given), bound_values=values
+                ),
             )
         ]
     if func in LAX_BODIES:
@@ -471,53 +473,45 @@ def _callable_given(call: cst.Call, names: Names, table: dict[str, Callables]) -
 def unwrap(
     expr: cst.BaseExpression, names: Names, table: TransformTable
 ) -> tuple[cst.BaseExpression | None, int, frozenset[str]]:
-    """The function inside nested transforms and `partial`, with what partial binds.
+    """The function inside nested transforms and `partial`, with what partial binds (bound_keywords, by name)."""
+    target, bound, keywords = bound_keywords(expr, names, table)
+    return target, bound, frozenset(keywords)
+
+
+def bound_keywords(
+    expr: cst.BaseExpression, names: Names, table: TransformTable
+) -> tuple[cst.BaseExpression | None, int, dict[str, cst.BaseExpression]]:
+    """The function inside nested transforms and `partial`, with how many positional parameters partial binds and
+    what it binds by keyword (the outer partial's value where two bind one name).
 
     An inner transform call is left to be found on its own; the outer one still applies to its function.
     A call of anything else (`make_loss(2.0)`, `losses.make_loss(2.0)`) is the function it returns, which
     a factory may show (factories.py).
     """
-    bound, bound_names = 0, frozenset[str]()
+    bound, bound_names = 0, dict[str, cst.BaseExpression]()
     while isinstance(expr, cst.Call):
         func = names.qualified(expr.func)
         if func not in table.all and func not in PARTIAL:
             made = isinstance(expr.func, (cst.Name, cst.Attribute))
-            return (expr, bound, bound_names) if made else (None, 0, frozenset())
+            return (expr, bound, bound_names) if made else (None, 0, {})
         try:
             positional, keywords = _split_args(expr)
         except _Unknowable:
-            return None, 0, frozenset()
+            return None, 0, {}
         if func in PARTIAL:
             if not positional:
-                return None, 0, frozenset()
+                return None, 0, {}
             bound += len(positional) - 1
-            bound_names |= frozenset(keywords)
+            bound_names = {**keywords, **bound_names}
             expr = positional[0]
             continue
         function, _, _ = _function_given(func, positional, keywords)
         if function is None:
-            return None, 0, frozenset()
+            return None, 0, {}
         expr = function
     if isinstance(expr, (cst.Name, cst.Attribute, cst.Lambda)):
         return expr, bound, bound_names
-    return None, 0, frozenset()
-
-
-def partial_keywords(expr: cst.BaseExpression, names: Names) -> tuple[tuple[str, cst.BaseExpression], ...]:
-    """What the `functools.partial` calls a transform is given bind by keyword (`jax.grad(partial(loss,
-    plot=False))`), the outer one's where two bind one name; none through anything else."""
-    found: dict[str, cst.BaseExpression] = {}
-    while isinstance(expr, cst.Call) and names.qualified(expr.func) in PARTIAL:
-        try:
-            positional, keywords = _split_args(expr)
-        except _Unknowable:
-            return ()
-        if not positional:
-            return ()
-        for name, value in keywords.items():
-            found.setdefault(name, value)
-        expr = positional[0]
-    return tuple(found.items())
+    return None, 0, {}
 
 
 def takes_keywords(params: cst.Parameters, names: Iterable[str]) -> bool:
