@@ -23,13 +23,22 @@ from libcst._nodes import op, whitespace
 
 Hook = Callable[[cst.CSTNode], None]
 
-# Nodes whose whole subtree is tokens: they hold only other nodes of this set, or none.
-TOKENS: frozenset[type] = frozenset(
+# Tokens that hold no name, literal or statement: whitespace, operators, brackets (`in_order` leaves them out).
+LAYOUT: frozenset[type] = frozenset(
     cls
     for module in (op, whitespace)
     for _, cls in inspect.getmembers(module, inspect.isclass)
     if issubclass(cls, cst.CSTNode) and not inspect.isabstract(cls) and cls.__module__ == module.__name__
 ) | {
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+}
+# Nodes whose whole subtree is tokens: they hold only other nodes of this set, or none.
+TOKENS: frozenset[type] = LAYOUT | {
     cst.Name,
     cst.Integer,
     cst.Float,
@@ -40,12 +49,6 @@ TOKENS: frozenset[type] = frozenset(
     cst.Break,
     cst.Continue,
     cst.ImportStar,
-    cst.LeftParen,
-    cst.RightParen,
-    cst.LeftSquareBracket,
-    cst.RightSquareBracket,
-    cst.LeftCurlyBrace,
-    cst.RightCurlyBrace,
 }
 
 
@@ -84,15 +87,16 @@ def _order(node: cst.CSTNode) -> tuple[str, ...]:
 
 
 def in_order(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...] = (), skip: tuple[type, ...] = ()):
-    """`node` and everything inside it in source order, each with the nodes around it; nothing inside a
-    node of a `skip` type (a nested function's body, say) but that node itself. (A stack, not recursion: a
+    """`node` and everything inside it in source order but layout tokens (whitespace, operators, brackets), each
+    with the nodes around it; nothing inside a node of a `skip` type (a nested function's body, say) but that
+    node itself. (A stack, not recursion: a
     generator per level makes every yield climb the whole depth.)"""
     stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(node, ancestors)]
     while stack:
         current, above = stack.pop()
         yield current, above
         if type(current) not in skip:
-            inner = children(current)
+            inner = branches(current, LAYOUT)
             if inner:
                 around = (*above, current)
                 stack.extend((child, around) for child in reversed(inner))

@@ -11,7 +11,7 @@ import pytest
 from jaxlint.analysis.scopes import RoundFacts
 from jaxlint.analysis.tracker import ValueTracker
 from jaxlint.checks import ALL_RULES
-from jaxlint.traversal import TOKENS, Traversal, children
+from jaxlint.traversal import LAYOUT, TOKENS, Traversal, children, in_order
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted([*ROOT.glob("fixtures/**/*.py"), *ROOT.glob("jaxlint/analysis/*.py")])
@@ -127,6 +127,34 @@ def test_children_are_libcsts_children_read_in_place() -> None:
 
     module.visit(Check())
     assert len(compared) > 10_000
+
+
+@pytest.mark.slow
+def test_in_order_is_libcsts_visit_order_without_layout() -> None:
+    """`in_order` gives what libcst visits, in its order, with each node's ancestors, but no layout token
+    (whitespace, operators, brackets) and nothing below one; names and literals stay."""
+    module = cst.parse_module(EDGE_CASES + "".join(p.read_text(encoding="utf-8") for p in SOURCES[:20]))
+    theirs: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = []
+    above: list[cst.CSTNode] = []
+
+    class Record(cst.CSTVisitor):
+        def on_visit(self, node):
+            if type(node) in LAYOUT:
+                return False
+            theirs.append((node, tuple(above)))
+            above.append(node)
+            return True
+
+        def on_leave(self, original_node):
+            if type(original_node) not in LAYOUT:  # (libcst leaves the nodes it did not enter too)
+                above.pop()
+
+    module.visit(Record())
+    ours = list(in_order(module))
+    assert len(ours) == len(theirs) > 10_000
+    assert all(a is b and len(x) == len(y) and all(p is q for p, q in zip(x, y))
+               for (a, x), (b, y) in zip(ours, theirs))
+    assert {cst.Name, cst.Integer, cst.SimpleString} <= {type(node) for node, _ in ours}
 
 
 @pytest.mark.slow
