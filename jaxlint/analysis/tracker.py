@@ -137,6 +137,8 @@ from jaxlint.model.transforms import (
     CARRY_WITH_OUTPUT,
     CONCRETE_CONTEXTS,
     CUSTOM_RULES,
+    DISABLE_JIT_FLAG,
+    EAGER_WHEN_JIT_DISABLED,
     GRADIENTS,
     LAX_CARRIES,
     LAX_SLICES,
@@ -2354,6 +2356,7 @@ class ValueTracker(Domain):
             or self._keeps_tracer_out(test, truth)
             or self._fixed_truth(test) is (not truth)
             or self._truth_where_jax_runs(test) is (not truth)
+            or self._truth_where_jit_traces(test) is (not truth)
         ):
             traced = {name: value for name, value in self.env.items() if value.kind is Kind.TRACED}
             for name in traced:
@@ -2422,6 +2425,21 @@ class ValueTracker(Domain):
             return self.literal_of(name)
 
         return fixed_truth(test, literal_of)
+
+    def _truth_where_jit_traces(self, test: cst.BaseExpression) -> bool | None:
+        """The truth of `jax.config.jax_disable_jit` (or its `not`) in a function only jit or lax bodies trace: with
+        the flag on they run it eagerly, so any trace there runs with the flag False (ssm-jax's NaN asserts under
+        `if jax.config.jax_disable_jit:`). None elsewhere: a `vmap` or `grad` traces with the flag on too."""
+        negated = False
+        while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            test, negated = test.expression, not negated
+        if type(test) is not cst.Attribute or self.names.qualified(test) != DISABLE_JIT_FLAG:
+            return None
+        scope = self.traced_scope
+        applied = (*scope.transforms, *(entry.via for entry in scope.entries)) if scope is not None else ()
+        if not applied or any(transform.name not in EAGER_WHEN_JIT_DISABLED for transform in applied):
+            return None
+        return negated
 
     def _foreign_object(self, expr: cst.BaseExpression) -> bool:
         """A name of an object of another library than those whose objects are numbers or arrays (NUMERIC_PACKAGES),

@@ -209,6 +209,10 @@ JITS = _where(lambda t: t.options is JIT_OPTIONS)
 # name its static or donate options give (a warning before: `_validate_argnums` in jax/_src/api_util.py).
 JIT_CHECKS_ARGUMENT_SPECS_SINCE = (0, 4, 26)
 JIT_LIKE = _where(lambda t: t.family == JIT)
+# With the flag `jax.config.jax_disable_jit` on, these call their function eagerly: where no other transform traces,
+# a trace runs only with the flag off, so the flag reads False there (a `vmap` or `grad` traces either way).
+DISABLE_JIT_FLAG = "jax.config.jax_disable_jit"
+EAGER_WHEN_JIT_DISABLED = JITS | {name for name in LAX_BODIES if name.startswith("jax.lax.")}
 STAGED = _where(lambda t: t.staged)
 CALLED_WITH_ARGUMENTS = _where(lambda t: t.called_with_arguments)  # `jax.vjp(f, x)`: `f(x)` runs
 FUNCTION_KEYWORDS = {name: t.function_keyword for name, t in TRANSFORMS.items() if t.function_keyword is not None}
