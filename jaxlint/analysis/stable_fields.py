@@ -41,6 +41,13 @@ class StableFields:
     any_getters: dict[str, str | None] = field(default_factory=dict)
     declared: frozenset[str] = frozenset()  # the annotated names of the module's class bodies (fields)
     open: frozenset[cst.ClassDef] = frozenset()  # the classes with a base from elsewhere
+    # Of each class: the attributes that hold a Python list or tuple in every instance, because every assignment
+    # of them anywhere in the module is a list or tuple display or comprehension, in an initialiser of the class's
+    # family (`self.tables = [a, b]`) or in a class body (`SIZES = (1, 2)`), and nothing else assigns them.
+    sequences: dict[cst.ClassDef, frozenset[str]] = field(default_factory=dict)
+
+    def holds_sequence(self, cls: cst.ClassDef, attribute: str) -> bool:
+        return attribute in self.sequences.get(cls, frozenset())
 
     def keeps(self, cls: cst.ClassDef, attribute: str) -> bool:
         return attribute in self.kept.get(cls, frozenset())
@@ -90,18 +97,25 @@ def _find(module: cst.Module) -> StableFields:
     on_self: set[int] = set()  # the stores of `self.x` in the methods of the module's classes
     built: dict[cst.ClassDef, set[str]] = {}  # by an initialiser, or declared as a field
     changed: dict[cst.ClassDef, set[str]] = {}  # by any other method
+    listed: dict[cst.ClassDef, set[str]] = {}  # by an initialiser, each time to a list or tuple display
+    unlisted: set[str] = set()  # by an initialiser at least once to something else
     for cls in classes:
-        built[cls], changed[cls] = _declared_fields(cls), set()
+        built[cls], changed[cls], listed[cls] = _declared_fields(cls), set(), set()
         for statement in cls.body.body:
             if type(statement) is not cst.FunctionDef:
                 continue
-            into = built[cls] if statement.name.value in INITIALISERS else changed[cls]
-            for node, _ in in_order(statement.body):
+            initialiser = statement.name.value in INITIALISERS
+            into = built[cls] if initialiser else changed[cls]
+            for node, above in in_order(statement.body):
                 if type(node) in _STORES:
                     for target in _targets(_stored(node)):
                         if type(target.value) is cst.Name and target.value.value == "self":
                             on_self.add(id(target))
                             into.add(target.attr.value)
+                            if initialiser and _assigns_sequence(node, above, target):
+                                listed[cls].add(target.attr.value)
+                            elif initialiser:
+                                unlisted.add(target.attr.value)
     elsewhere = {target.attr.value for target in stores if id(target) not in on_self}  # `agent.key = ...`
     kept = {}
     own_defs = {cls: {s.name.value for s in cls.body.body if type(s) is cst.FunctionDef} for cls in classes}
@@ -119,6 +133,16 @@ def _find(module: cst.Module) -> StableFields:
         if stable:
             kept[cls] = stable
     changed_later = elsewhere.union(*changed.values())
+    class_lists, class_others = _class_body_sequences(classes)
+    sequences = {}
+    for cls in classes:
+        family = family_of[cls]
+        assigned = set().union(*(built[member] | changed[member] for member in family)) | elsewhere
+        lists = set().union(*(listed[member] for member in family)) - unlisted - changed_later
+        lists |= set().union(*(class_lists[member] for member in family)) - assigned
+        lists -= set().union(*(class_others[member] | _declared_fields(member) for member in family))
+        if lists:
+            sequences[cls] = frozenset(lists - defined[cls])
     getters = {cls: _getters(family_of[cls]) for cls in classes}
     return StableFields(
         kept,
@@ -129,7 +153,41 @@ def _find(module: cst.Module) -> StableFields:
         any_getters=_getters(classes),
         declared=frozenset().union(*(_declared_fields(cls) for cls in classes)),
         open=frozenset(open_classes),
+        sequences=sequences,
     )
+
+
+_SEQUENCES = (cst.List, cst.Tuple, cst.ListComp)
+
+
+def _assigns_sequence(node: cst.CSTNode, above: tuple[cst.CSTNode, ...], target: cst.Attribute) -> bool:
+    """Whether a store gives `target` a list or tuple display or comprehension (`self.x = [a, b]`, of a plain or
+    annotated assignment with that one target)."""
+    statement = above[-1] if type(node) is cst.AssignTarget and above else node
+    if type(statement) is cst.Assign and len(statement.targets) == 1:
+        return statement.targets[0].target is target and type(statement.value) in _SEQUENCES
+    if type(statement) is cst.AnnAssign:
+        return statement.target is target and type(statement.value) in _SEQUENCES
+    return False
+
+
+def _class_body_sequences(classes: list[cst.ClassDef]) -> tuple[dict, dict]:
+    """Of each class: the names its body binds to a list or tuple display or comprehension (`SIZES = (1, 2)`), and
+    the names it binds to anything else."""
+    lists: dict[cst.ClassDef, set[str]] = {}
+    others: dict[cst.ClassDef, set[str]] = {}
+    for cls in classes:
+        lists[cls], others[cls] = set(), set()
+        for statement in cls.body.body:
+            if type(statement) is not cst.SimpleStatementLine:
+                continue
+            for small in statement.body:
+                if type(small) is cst.Assign:
+                    for target in small.targets:
+                        if type(target.target) is cst.Name:
+                            single = len(small.targets) == 1 and type(small.value) in _SEQUENCES
+                            (lists if single else others)[cls].add(target.target.value)
+    return lists, others
 
 
 def _getters(classes: list[cst.ClassDef]) -> dict[str, str | None]:

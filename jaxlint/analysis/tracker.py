@@ -34,6 +34,7 @@ from jaxlint.analysis.bindings import (
     item_setter_classes,
 )
 from jaxlint.analysis.calls import argument, branch_operands
+from jaxlint.analysis.stable_fields import stable_fields
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.constructions import Parameter, constructed_with, constructor_fields, dataclass_field
 from jaxlint.analysis.constructions import handed_on, never_passed
@@ -464,6 +465,7 @@ class ValueTracker(Domain):
             self._pytree_fields,
             self._carried,
             self._foreign_object,
+            self._listed_on_self,
         )
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
         # By function: the dtype kind of the one array the traced calls of other modules all give a parameter
@@ -2440,6 +2442,39 @@ class ValueTracker(Domain):
         if not applied or any(transform.name not in EAGER_WHEN_JIT_DISABLED for transform in applied):
             return None
         return negated
+
+    def _listed_on_self(self, attribute: str) -> bool:
+        """Whether `self.attribute` at this point is a Python list or tuple: `self` is the first parameter of the
+        method around (not rebound by a nested function's parameter), and every assignment of that attribute in the
+        module makes one (stable_fields.StableFields.sequences)."""
+        chain = self._chain
+        for at in range(len(chain) - 1, 0, -1):
+            node = chain[at]
+            if type(node) is cst.ClassDef:
+                return False
+            if type(node) is not cst.FunctionDef and type(node) is not cst.Lambda:
+                continue
+            params = node.params
+            named = [param.name.value for param in (*params.posonly_params, *params.params)]
+            owner = chain[at - 1]
+            if type(owner) is cst.ClassDef and type(node) is cst.FunctionDef:
+                if named[:1] != ["self"] or not self._self_static(node):
+                    return False
+                return stable_fields(cast(cst.Module, chain[0])).holds_sequence(owner, attribute)
+            if "self" in named or "self" in [param.name.value for param in params.kwonly_params]:
+                return False
+        return False
+
+    def _self_static(self, method: cst.FunctionDef) -> bool:
+        """Whether a method gets `self` as the instance itself: undecorated, or under one jit that keeps `self`
+        static (a jit tracing `self` raises before the body runs; other decorators may bind otherwise)."""
+        if not method.decorators:
+            return True
+        jitted = self.callees.decorated(method) if len(method.decorators) == 1 else None
+        if jitted is None:
+            return False
+        positions, names = jitted.static()
+        return positions is not None and names is not None and (0 in positions or "self" in names)
 
     def _foreign_object(self, expr: cst.BaseExpression) -> bool:
         """A name of an object of another library than those whose objects are numbers or arrays (NUMERIC_PACKAGES),

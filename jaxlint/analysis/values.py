@@ -654,6 +654,7 @@ class Evaluator:
         fields: Callable[[cst.ClassDef], dict | None] = lambda cls: None,
         carried: Callable[[cst.Call, Tracer], Value | None] = lambda call, tracer: None,
         foreign: Callable[[cst.BaseExpression], bool] = lambda expr: False,
+        listed_on_self: Callable[[str], bool] = lambda attribute: False,
     ) -> None:
         self.names = names
         self._lookup = lookup
@@ -666,6 +667,8 @@ class Evaluator:
         # Whether an expression names an object of a library not known to hold numbers or arrays (NUMERIC_PACKAGES) nor
         # of the project: as an operand it may decide what an operator gives (`jnp.zeros(3) * u.kpc`).
         self._foreign = foreign
+        # Whether `self.attribute` here holds a Python list or tuple in every instance of the method's class.
+        self._listed_on_self = listed_on_self
         # `Class.attr` (qualified) for each attribute read of an instance of another module's class, whatever it
         # held: only those attributes of Imported.containers can change what the analysis finds.
         self.read_containers: set[str] = set()
@@ -973,6 +976,9 @@ class Evaluator:
             self.read_containers.add(f"{base.instance}.{expr.attr.value}")
         if base is not None and base.attributes:
             return dict(base.attributes).get(expr.attr.value)  # `Wrapper(x).value`: what `__init__` set
+        receiver = base is None or (base.kind is Kind.STATIC and base.number is None)  # (a static `self` too)
+        if receiver and type(expr.value) is cst.Name and expr.value.value == "self":
+            return HOST if self._listed_on_self(expr.attr.value) else None
         if base is None or not base.is_array:
             return None
         if base.kind is Kind.TRACED and base.pytree is not None and base.tracer is not None:
