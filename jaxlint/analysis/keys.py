@@ -124,6 +124,7 @@ from jaxlint.model.transforms import (
     LOOP_BODIES,
     LOOP_CONDITIONS,
     ONLY_TRACE,
+    PARTIAL,
     TREE_MAPS,
 )
 from jaxlint.traversal import TOKENS, TOKENS_BUT_NAMES, branches, children, in_order, node_types
@@ -927,7 +928,9 @@ class KeyFlow(Domain):
                 # another name of a key (`keys["init"]` of `{"init": rng}`): told by the key's own name
                 told = _told(ref, target)
                 self._written[told] = ref
-                found.append((expr, told, by))
+                # A key a `partial` holds is drawn where the partial is called (`draw(shape)`).
+                held = sampled is not None and expr is sampled[0] and all(arg.value is not expr for arg in call.args)
+                found.append((call.func if held else expr, told, by))
         for init, ref, by in self._carry_items_consumed(call):
             target = self.state.resolve(ref)
             told = _told(ref, target)
@@ -1885,6 +1888,8 @@ class KeyFlow(Domain):
         if type(owner) is not cst.Call:
             return None
         made = self._tracker.names.qualified(owner.func) or ""
+        if made in PARTIAL and method == "__call__" and found is not None and not alike:
+            return self._partial_sampler_key(owner, call, found[1])
         wrapped = argument(owner, 0, "fun") if made in SAMPLER_WRAPPERS and method == "__call__" and not alike else None
         sampler = self._tracker.names.qualified(wrapped) if wrapped is not None else None
         if is_sampler(sampler):  # `jax.jit(jax.random.bits)(key)`, of `sampler = jax.jit(jax.random.bits)` too
@@ -1900,6 +1905,38 @@ class KeyFlow(Domain):
             return None
         short = made.rsplit(".", 1)[-1]
         return key, f"{short}.{method}" if method != "__call__" else f"{short}(...)"
+
+    def _partial_sampler_key(
+        self, made: cst.Call, call: cst.Call, where: tuple[cst.CSTNode, ...]
+    ) -> tuple[cst.BaseExpression, str] | None:
+        """The key a call of `partial(sampler, ...)` draws from (`draw = partial(jax.random.normal, key)`, then
+        `draw(shape)`): the one the partial binds, when the name that gives it is bound once where the partial is
+        made (so it names the key the partial holds), else the one the call gives."""
+        names = self._tracker.names
+        bound = arguments(made)
+        if bound.starred or bound.double_starred or not bound.positional:
+            return None
+        sampler = names.qualified(bound.positional[0])
+        if not (is_sampler(sampler) or sampler in LIBRARY_SAMPLERS):
+            return None
+        position, keyword = LIBRARY_SAMPLERS.get(cast(str, sampler), (0, "key"))
+        held = bound.keywords.get(keyword)
+        if held is None and position + 1 < len(bound.positional):
+            held = bound.positional[position + 1]
+        if held is None:
+            key = argument(call, position - (len(bound.positional) - 1), keyword)
+            return (key, f"partial({sampler})") if key is not None else None
+        if type(held) is not cst.Name or not self._bound_once(held, where):
+            return None  # the name may have named another key when the partial was made
+        return held, f"partial({sampler})"
+
+    def _bound_once(self, name: cst.Name, where: tuple[cst.CSTNode, ...]) -> bool:
+        """Whether a name names one value throughout the scope where `where` ends: a parameter its function never
+        binds again, or a name bound once."""
+        function = where[-1]
+        if type(function) is cst.FunctionDef and name.value in parameter_names(function.params):
+            return name.value not in self._rebound_in(function)
+        return self._tracker.callees.bindings.binding(name, where) is not None
 
     def _held_sampler_key(self, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
         """The key a call draws from when what it calls holds a sampler whichever of its values it has (`noise =
