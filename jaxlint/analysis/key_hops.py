@@ -28,8 +28,8 @@ def name_item(ref: str) -> tuple[str, str | int] | None:
     """`("rngs", "dropout")` for the ref `rngs['dropout']` and `("args", 1)` for `args[1]` (keys.key_ref's spelling:
     an entry or a place of a plain name); None for anything else."""
     base, _, rest = ref.partition("[")
-    if not rest.endswith("]") or "[" in rest or "." in base:
-        return None
+    if not rest.endswith("]") or "[" in rest or "." in base or ":" in rest and rest[0] not in "'\"":
+        return None  # (a slice, `keys[1:]`, is no entry)
     item = ast.literal_eval(rest[:-1])
     return (base, item) if isinstance(item, (str, int)) else None
 

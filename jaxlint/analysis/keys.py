@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import math
 from dataclasses import dataclass, field, replace
 from typing import Callable, cast
 
@@ -299,7 +300,38 @@ def key_ref(expr: cst.BaseExpression) -> str | None:
                 literal = _literal(index.value)
                 if literal is not None:
                     return f"{container.value}[{literal!r}]"
+            elif type(index) is cst.Slice and index.step is None:
+                bounds = [_bound(part) for part in (index.lower, index.upper)]
+                if "" not in bounds:  # (not a literal from the start)
+                    return f"{container.value}[{bounds[0] or ''}:{bounds[1] or ''}]"
     return None
+
+
+def _bound(part: cst.BaseExpression | None) -> str | None:
+    """A slice bound as a ref spells it: a non-negative integer literal, None when absent, "" for anything else
+    (counted from the end, or not known)."""
+    if part is None:
+        return None
+    literal = _literal(part)
+    return str(literal) if type(literal) is int else ""
+
+
+def _span(ref: str) -> tuple[int, float] | None:
+    """The items of a key array a ref covers: `keys[1]` one, `keys[1:]` all from the second on; None for an entry
+    (`rngs["dropout"]`) or the whole array."""
+    inside = ref[len(_base(ref)) + 1 : -1] if _is_item(ref) else ""
+    if ":" in inside:
+        lower, upper = inside.split(":")
+        return int(lower or 0), float(upper) if upper else math.inf
+    return (int(inside), int(inside) + 1) if inside.isdigit() else None
+
+
+def _overlap(ref: str, other: str) -> bool:
+    """Whether two items or slices of one key array share a key (`keys[:2]` and `keys[1]`)."""
+    span, other_span = _span(ref), _span(other)
+    if span is None or other_span is None:
+        return False
+    return span[0] < other_span[1] and other_span[0] < span[1]
 
 
 def _keyed_arm(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -692,13 +724,16 @@ class KeyState:
     # ------------------------------------------------------------------ queries
 
     def prior_use(self, ref: str) -> Use | None:
-        """An earlier consumption of `ref`, of the whole array it indexes, or of one of its items."""
+        """An earlier consumption of `ref`, of the whole array it indexes, or of an item or slice of it sharing a key."""
         ref = self.resolve(ref)
         if ref in self.consumed:
             return self.consumed[ref]
         base = _base(ref)
         if ref != base:
-            return self.consumed.get(base)
+            whole = self.consumed.get(base)
+            if whole is not None:
+                return whole
+            return next((use for r, use in self.consumed.items() if _base(r) == base and _overlap(r, ref)), None)
         return next((use for r, use in self.consumed.items() if _base(r) == base), None)
 
     def reused_by_loop(self, ref: str) -> bool:
