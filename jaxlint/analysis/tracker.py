@@ -118,6 +118,7 @@ from jaxlint.analysis.values import (
     join,
     leaf_of,
     pytree_after,
+    same_structure,
     stored,
     transformed_result,
     unknown_contents,
@@ -363,14 +364,16 @@ def _python_container(value: Value | None) -> bool:
 def _tree_mapped(
     summary: Returned, positional: tuple[str, ...], trees: list[Value | None], staged: Tracer | None
 ) -> Value | None:
-    """What `jax.tree.map(f, *trees)` gives: the first tree's structure holding what `f` returns for its leaves.
-    Known only as a pytree of tracers (`f` returns a tracer for a traced leaf); a tree of Python values (shapes)
-    or of unknown leaves is left unknown."""
+    """What `jax.tree.map(f, *trees)` gives: the first tree's structure holding what `f` returns for its leaves (a
+    list for a list the analysis saw built). Known only as a pytree of tracers (`f` returns a tracer for a traced
+    leaf); a tree of Python values (shapes) or of unknown leaves is left unknown."""
     leaves = [leaf_of(tree) if tree is not None and tree.kind is Kind.TRACED else None for tree in trees]
     leaf = summary.result(dict(zip(positional, leaves)), staged=staged)
     if leaf is None or leaf.kind is not Kind.TRACED or leaf.tracer is None:
         return None
-    return Value(Kind.TRACED, leaf.tracer, container=True)
+    if leaf.container or leaf.contents is not None:
+        return Value(Kind.TRACED, leaf.tracer, container=True)
+    return same_structure(trees[0] if trees else None, leaf) or Value(Kind.TRACED, leaf.tracer, container=True)
 
 
 @lru_cache(maxsize=1024)

@@ -55,7 +55,7 @@ from jaxlint.model.dtypes import (
     METHOD_RESULT_KINDS,
     RESULT_KINDS,
 )
-from jaxlint.model.transforms import GRADIENTS, TREE_LEAF_LISTS
+from jaxlint.model.transforms import GRADIENT_WITH_VALUE, GRADIENTS, TREE_LEAF_LISTS
 from jaxlint.model.numpy_boundary import MATH_BY_OPERATORS
 
 
@@ -610,6 +610,60 @@ def transformed_result(arguments: list[Value | None], called: str | None = None)
     return Value(Kind.TRACED, replace(tracer, returned_by=called) if tracer and called else tracer, container=True)
 
 
+def same_structure(tree: Value | None, leaf: Value | None) -> Value | None:
+    """A Python list, tuple or dict shaped as `tree` is, holding what `leaf` stands for at each of its leaves: what
+    `jax.grad` gives for a container argument, what `jax.tree.map` gives for a container. An item whose structure is
+    not known gives a pytree of such leaves, its structure not known. None unless `tree` is a container the analysis
+    saw built."""
+    if tree is None or leaf is None or tree.contents is None:
+        return None
+    contents = tree.contents
+    if contents.items is None:
+        element = _shaped(contents.element, leaf)
+        return holding(contents.kind, element) or Value(Kind.HOST, contents=Contents(contents.kind, None))
+    return built(contents.kind, tuple(_shaped(item, leaf) for item in contents.items), contents.keys)
+
+
+def _shaped(item: Value | None, leaf: Value) -> Value | None:
+    """What stands at `item`'s place in a tree shaped as the one holding it, each leaf `leaf` (same_structure)."""
+    if item is not None and item.contents is not None:
+        return same_structure(item, leaf)
+    if item is None or item.container or item.kind is Kind.UNKNOWN:
+        return replace(leaf, container=True) if leaf.kind is Kind.TRACED else None
+    return leaf
+
+
+def derivative(transform: cst.Call, names: Names, arguments: list[Value | None]) -> Value | None:
+    """What a function made by `jax.grad` or `jax.value_and_grad` (the call `transform`) gives for these arguments,
+    when the argument it differentiates is a Python container the analysis saw built: the gradient in its structure
+    (a list for a list), with the value and the aux where the options ask for them; else None."""
+    with_value = GRADIENT_WITH_VALUE.get(names.qualified(transform.func) or "")
+    traced = transformed_result(arguments)
+    if with_value is None or traced is None:
+        return None
+    if any(arg.star for arg in transform.args):
+        return None
+    positional = [arg.value for arg in transform.args if arg.keyword is None]
+    options = {arg.keyword.value: arg.value for arg in transform.args if arg.keyword is not None}
+    argnums = options.get("argnums", positional[1] if len(positional) > 1 else None)
+    if len(positional) > 2:
+        return None  # `has_aux` given by position: not known
+    if argnums is not None and type(argnums) is not cst.Integer:
+        return None  # several arguments, or not a literal: a tuple of gradients, or not known
+    at = int(argnums.value) if argnums is not None else 0
+    aux = options.get("has_aux")
+    if aux is not None and not (type(aux) is cst.Name and aux.value in ("True", "False")):
+        return None
+    has_aux = aux is not None and aux.value == "True"
+    gradient = same_structure(arguments[at] if at < len(arguments) else None, leaf_of(traced))
+    if gradient is None:
+        return None
+    value = built("tuple", (None, None)) if has_aux else leaf_of(traced)
+    if with_value:
+        return built("tuple", (value, gradient))
+    return built("tuple", (gradient, None)) if has_aux else gradient
+
+
 def _argument_itself(expr: cst.BaseExpression, value: Value) -> bool:
     """`expr` names the traced argument its value comes from (`batch`, not a result computed from it)."""
     tracer = value.tracer
@@ -727,7 +781,9 @@ class Evaluator:
             return self._dict(cast(cst.Dict, expr))
         if kind is cst.ListComp:
             listed = cast(cst.ListComp, expr)
-            return holding("list", self._comprehended(listed, listed.elt))
+            element = self._comprehended(listed, listed.elt)
+            # A list whatever its items: of tracers when one is, else a Python list of items known or not.
+            return holding("list", element) or Value(Kind.HOST, contents=Contents("list", None))
         if kind is cst.DictComp:
             mapped = cast(cst.DictComp, expr)
             return holding("dict", self._comprehended(mapped, mapped.value))
@@ -1085,7 +1141,7 @@ class Evaluator:
             return self._leaves(call, *listing)
         arguments = [self.value_of(arg.value) for arg in call.args]
         if type(func) is cst.Call and self.names.qualified(func.func) in self._table.all:
-            return transformed_result(arguments)
+            return derivative(func, self.names, arguments) or transformed_result(arguments)
         if arrays.produces_host_array(call, self.names):
             return NUMPY_ARRAY
         if self.names.qualified(func) in REF_FACTORIES:

@@ -235,6 +235,10 @@ RETRACED_EACH_CALL = _where(lambda t: t.retraced_each_call)
 # Calling what they make gives something other than the function's result: derivatives (`grad`, `jacrev`, the
 # `(value, grads)` pair of `value_and_grad`), or a jaxpr or shapes (`make_jaxpr`, `eval_shape`).
 OTHER_RESULTS = GRADIENTS | ONLY_TRACE
+# What calling a gradient transform's function gives, by whether the function's value comes with the gradient: the
+# gradient has the structure of the argument it is taken for (`argnums`, 0 by default), a list for a list; with
+# `has_aux=True` the function's result is a `(value, aux)` pair, and `grad` gives `(gradient, aux)`.
+GRADIENT_WITH_VALUE = {"jax.grad": False, "jax.value_and_grad": True}
 # Trace their function to a jaxpr (lax bodies too): every `jnp`/`lax` result inside is a tracer.
 BUILDS_JAXPR = _where(lambda t: t.staged and not t.concrete_constants) | frozenset(LAX_BODIES)
 # Custom differentiation rules: differentiating a call runs the function (or its forward rule) on the primal
