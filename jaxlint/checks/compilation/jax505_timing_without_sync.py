@@ -612,11 +612,18 @@ class TimingWithoutSync(CalleeRule):
 
     def _waits(self, function: cst.BaseExpression) -> bool:
         """A function given to a tree map that waits for its leaf: a sync or a NumPy function (`np.array` copies the
-        leaf to the host), or a lambda calling one."""
+        leaf to the host), or a lambda or a def of the module calling one (`lambda x: x.block_until_ready() if
+        hasattr(x, "block_until_ready") else x`: a leaf that is no array has nothing to wait for)."""
         if isinstance(function, cst.Lambda):
-            return isinstance(function.body, cst.Call) and self._kind(function.body) == "sync"
+            return any(self._kind(call) == "sync" for call in _all_calls(function.body))
         qualified = self.names.qualified(function)
-        return qualified in SYNCS or qualified is not None and qualified.startswith("numpy.")
+        if qualified in SYNCS or qualified is not None and qualified.startswith("numpy."):
+            return True
+        found = self.facts.binding(function, want_def=True) if isinstance(function, cst.Name) else None
+        helper = found[0] if found is not None else None
+        return isinstance(helper, cst.FunctionDef) and any(
+            self._kind(call) == "sync" for call in _all_calls(helper.body)
+        )
 
     def _fix(self, running: list[cst.CSTNode]) -> FixPlan | None:
         if len(running) != 1 or not isinstance(running[0], cst.SimpleStatementLine) or len(running[0].body) != 1:
