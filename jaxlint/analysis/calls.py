@@ -59,3 +59,16 @@ def branch_operands(call: cst.Call, qualified: str) -> list[cst.BaseExpression]:
     if given.starred or rest is None or (qualified in CONDS and len(given.positional) == 5):
         return []
     return given.positional[rest:]
+
+
+def rejected_places(params: cst.Parameters, places: tuple[int | str, ...], offset: int) -> bool:
+    """Whether Python rejects a call giving arguments at these places (positions counted from `offset`, the
+    parameters the call fills itself, and keywords) before the function's body runs: one by position lands on a
+    parameter also given by keyword ("got multiple values for argument"), or more come by position than the function
+    takes."""
+    positional = [param.name.value for param in (*params.posonly_params, *params.params)]
+    count = sum(1 for place in places if isinstance(place, int))
+    filled = positional[offset : offset + count]
+    if len(filled) < count:
+        return type(params.star_arg) is not cst.Param
+    return any(isinstance(place, str) and place in filled for place in places)

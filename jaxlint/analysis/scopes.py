@@ -16,7 +16,7 @@ from typing import Callable, Iterable, cast
 
 import libcst as cst
 
-from jaxlint.analysis.calls import arguments
+from jaxlint.analysis.calls import arguments, rejected_places
 from jaxlint.analysis.bindings import blocks, is_property, parameter_names, rebound_names, statements, target_names
 from jaxlint.analysis.dead_branches import (
     GIVEN,
@@ -459,6 +459,28 @@ _CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.ListComp, cst.DictComp)
 # Hot helpers (every call and statement asks them) test node types with `type(...)`: an isinstance against
 # a libcst class runs ABCMeta's check in Python (libcst's concrete node types have no subclasses).
 _COMPOUND = frozenset({cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar})
+
+
+def _rejected(function: cst.CSTNode, bound: int, call: _Call, bound_names: frozenset[str]) -> bool:
+    """Whether Python rejects a call before the function's body runs (calls.rejected_places), so that it gives its
+    parameters nothing; `bound_names`: what the `partial`s behind the name it calls give by keyword
+    (`partial(f, n=3)(x)` of `def f(n, x)` raises "got multiple values for argument 'n'")."""
+    if (
+        type(function) is not cst.FunctionDef
+        and type(function) is not cst.Lambda
+        or any(a.star for a in call.node.args)
+    ):
+        return False
+    before, named = call.bound
+    start = bound - len(before)
+    if start < 0:
+        return False
+    places: tuple[int | str, ...] = (
+        *range(len(before) + len(call.positional)),
+        *bound_names,
+        *(word for word, _ in (*named, *call.keywords)),
+    )
+    return rejected_places(function.params, places, start)
 
 
 def assigned_values(body: cst.BaseSuite | list, name: str) -> list[cst.BaseExpression | None]:
@@ -1379,6 +1401,24 @@ class ScopeRecorder:
                 return None, 0  # a parameter or variable of that name hides any function further out
         return None, 0
 
+    def _names_bound(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
+        """The parameters that the `partial`s behind a name give by keyword (`run = jax.vmap(partial(f, n=n))`, then
+        `run(x)`), through the aliases `_named` follows."""
+        if type(expr) is not cst.Name or depth >= 3:
+            return frozenset()
+        for level, scope in enumerate(reversed(chain)):
+            if type(scope) is cst.ClassDef and level > 0:
+                continue
+            key = (id(scope), expr.value)
+            if key in self._defs and not (key in self._aliased_last and self._rebinds(key)):
+                return frozenset()
+            if key in self._aliases:
+                alias = self._aliases[key]
+                return alias.bound_names | self._names_bound(alias.chain, self._alias_defs[key], depth + 1)
+            if expr.value in self._bound.get(id(scope), ()):
+                return frozenset()
+        return frozenset()
+
     def _rebinds(self, key: tuple[int, str]) -> bool:
         """Whether the alias of a name binds it to something else than the def it wraps (`f = jax.jit(f)` does not)."""
         target = self._aliases[key].target
@@ -1515,6 +1555,8 @@ class ScopeRecorder:
         for call in self._calls:
             node, bound = self._resolve(call.chain, call.func)
             if node is None or node in facts.host or self._redefined_around(call):
+                continue
+            if _rejected(node, bound, call, self._names_bound(call.chain, call.func)):
                 continue
             if call.via is not None and type(node) is cst.FunctionDef:
                 handed = self.handed_at.get(id(call.node), frozenset())

@@ -33,7 +33,7 @@ from jaxlint.analysis.bindings import (
     terminates,
     item_setter_classes,
 )
-from jaxlint.analysis.calls import argument, branch_operands
+from jaxlint.analysis.calls import argument, branch_operands, rejected_places
 from jaxlint.analysis.stable_fields import stable_fields
 from jaxlint.analysis.callees import Callees, inherited_methods, module_bindings, plain_class
 from jaxlint.analysis.constructions import Parameter, constructed_with, constructor_fields, dataclass_field
@@ -1951,6 +1951,9 @@ class ValueTracker(Domain):
                 if made is not None and entry.made is not made:
                     continue
                 offset = bound if bound is not None else method_bound(cast(cst.FunctionDef, node), entry.instance)
+                if isinstance(entry, IncomingTracer) and entry.given is not None:
+                    if rejected_places(node.params, entry.given, offset):
+                        continue  # Python rejects the call: it gives nothing
                 found.append((entry, _parameter_at(entry.param, offset, positional), offset))
         return found
 
