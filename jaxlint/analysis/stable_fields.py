@@ -41,13 +41,14 @@ class StableFields:
     any_getters: dict[str, str | None] = field(default_factory=dict)
     declared: frozenset[str] = frozenset()  # the annotated names of the module's class bodies (fields)
     open: frozenset[cst.ClassDef] = frozenset()  # the classes with a base from elsewhere
-    # Of each class: the attributes that hold a Python list or tuple in every instance, because every assignment
-    # of them anywhere in the module is a list or tuple display or comprehension, in an initialiser of the class's
-    # family (`self.tables = [a, b]`) or in a class body (`SIZES = (1, 2)`), and nothing else assigns them.
-    sequences: dict[cst.ClassDef, frozenset[str]] = field(default_factory=dict)
+    # Of each class: the attributes that hold a Python list, tuple or dict in every instance, by kind ("list",
+    # "tuple", "dict"), because every assignment of them anywhere in the module is a display or comprehension of
+    # that kind, in an initialiser of the class's family (`self.tables = [a, b]`, `self.cache = {}`) or in a class
+    # body (`SIZES = (1, 2)`), and nothing else assigns them (items set or appended later change no kind).
+    containers: dict[cst.ClassDef, dict[str, str]] = field(default_factory=dict)
 
-    def holds_sequence(self, cls: cst.ClassDef, attribute: str) -> bool:
-        return attribute in self.sequences.get(cls, frozenset())
+    def container_kind(self, cls: cst.ClassDef, attribute: str) -> str | None:
+        return self.containers.get(cls, {}).get(attribute)
 
     def keeps(self, cls: cst.ClassDef, attribute: str) -> bool:
         return attribute in self.kept.get(cls, frozenset())
@@ -97,10 +98,10 @@ def _find(module: cst.Module) -> StableFields:
     on_self: set[int] = set()  # the stores of `self.x` in the methods of the module's classes
     built: dict[cst.ClassDef, set[str]] = {}  # by an initialiser, or declared as a field
     changed: dict[cst.ClassDef, set[str]] = {}  # by any other method
-    listed: dict[cst.ClassDef, set[str]] = {}  # by an initialiser, each time to a list or tuple display
-    unlisted: set[str] = set()  # by an initialiser at least once to something else
+    listed: dict[cst.ClassDef, dict[str, str]] = {}  # by an initialiser, each time to a display of one kind
+    unlisted: set[str] = set()  # by an initialiser at least once to something else, or to displays of two kinds
     for cls in classes:
-        built[cls], changed[cls], listed[cls] = _declared_fields(cls), set(), set()
+        built[cls], changed[cls], listed[cls] = _declared_fields(cls), set(), {}
         for statement in cls.body.body:
             if type(statement) is not cst.FunctionDef:
                 continue
@@ -112,10 +113,10 @@ def _find(module: cst.Module) -> StableFields:
                         if type(target.value) is cst.Name and target.value.value == "self":
                             on_self.add(id(target))
                             into.add(target.attr.value)
-                            if initialiser and _assigns_sequence(node, above, target):
-                                listed[cls].add(target.attr.value)
-                            elif initialiser:
-                                unlisted.add(target.attr.value)
+                            if initialiser:
+                                _note_kind(
+                                    listed[cls], unlisted, target.attr.value, _kind_assigned(node, above, target)
+                                )
     elsewhere = {target.attr.value for target in stores if id(target) not in on_self}  # `agent.key = ...`
     kept = {}
     own_defs = {cls: {s.name.value for s in cls.body.body if type(s) is cst.FunctionDef} for cls in classes}
@@ -133,16 +134,22 @@ def _find(module: cst.Module) -> StableFields:
         if stable:
             kept[cls] = stable
     changed_later = elsewhere.union(*changed.values())
-    class_lists, class_others = _class_body_sequences(classes)
-    sequences = {}
+    class_kinds = _class_body_containers(classes, unlisted)
+    containers = {}
     for cls in classes:
         family = family_of[cls]
         assigned = set().union(*(built[member] | changed[member] for member in family)) | elsewhere
-        lists = set().union(*(listed[member] for member in family)) - unlisted - changed_later
-        lists |= set().union(*(class_lists[member] for member in family)) - assigned
-        lists -= set().union(*(class_others[member] | _declared_fields(member) for member in family))
-        if lists:
-            sequences[cls] = frozenset(lists - defined[cls])
+        declared = set().union(*(_declared_fields(member) for member in family))
+        kinds: dict[str, str] = {}
+        for member in family:
+            for attribute, held in listed[member].items():
+                _note_kind(kinds, unlisted, attribute, held)
+            for attribute, held in class_kinds[member].items():
+                _note_kind(kinds, unlisted, attribute, held if attribute not in assigned else None)
+        blocked = unlisted | changed_later | declared | defined[cls]
+        found = {attribute: held for attribute, held in kinds.items() if attribute not in blocked}
+        if found:
+            containers[cls] = found
     getters = {cls: _getters(family_of[cls]) for cls in classes}
     return StableFields(
         kept,
@@ -153,31 +160,40 @@ def _find(module: cst.Module) -> StableFields:
         any_getters=_getters(classes),
         declared=frozenset().union(*(_declared_fields(cls) for cls in classes)),
         open=frozenset(open_classes),
-        sequences=sequences,
+        containers=containers,
     )
 
 
-_SEQUENCES = (cst.List, cst.Tuple, cst.ListComp)
+# The displays and comprehensions that make a Python container, by its kind.
+_DISPLAYS = {cst.List: "list", cst.ListComp: "list", cst.Tuple: "tuple", cst.Dict: "dict", cst.DictComp: "dict"}
 
 
-def _assigns_sequence(node: cst.CSTNode, above: tuple[cst.CSTNode, ...], target: cst.Attribute) -> bool:
-    """Whether a store gives `target` a list or tuple display or comprehension (`self.x = [a, b]`, of a plain or
-    annotated assignment with that one target)."""
+def _note_kind(kinds: dict[str, str], mixed: set[str], attribute: str, kind: str | None) -> None:
+    """Adds one assignment of `attribute` to what the others gave it: a display of `kind`, or anything (None); an
+    attribute given anything, or displays of two kinds, goes to `mixed`."""
+    if kind is None or kinds.get(attribute, kind) != kind:
+        mixed.add(attribute)
+    else:
+        kinds[attribute] = kind
+
+
+def _kind_assigned(node: cst.CSTNode, above: tuple[cst.CSTNode, ...], target: cst.Attribute) -> str | None:
+    """The kind of container a store gives `target` when it is a display or comprehension (`self.x = [a, b]`, of a
+    plain or annotated assignment with that one target); else None."""
     statement = above[-1] if type(node) is cst.AssignTarget and above else node
-    if type(statement) is cst.Assign and len(statement.targets) == 1:
-        return statement.targets[0].target is target and type(statement.value) in _SEQUENCES
-    if type(statement) is cst.AnnAssign:
-        return statement.target is target and type(statement.value) in _SEQUENCES
-    return False
+    if type(statement) is cst.Assign and len(statement.targets) == 1 and statement.targets[0].target is target:
+        return _DISPLAYS.get(type(statement.value))
+    if type(statement) is cst.AnnAssign and statement.target is target and statement.value is not None:
+        return _DISPLAYS.get(type(statement.value))
+    return None
 
 
-def _class_body_sequences(classes: list[cst.ClassDef]) -> tuple[dict, dict]:
-    """Of each class: the names its body binds to a list or tuple display or comprehension (`SIZES = (1, 2)`), and
-    the names it binds to anything else."""
-    lists: dict[cst.ClassDef, set[str]] = {}
-    others: dict[cst.ClassDef, set[str]] = {}
+def _class_body_containers(classes: list[cst.ClassDef], mixed: set[str]) -> dict[cst.ClassDef, dict[str, str]]:
+    """Of each class: the names its body binds to a display or comprehension, by kind (`SIZES = (1, 2)`); a name it
+    binds to anything else goes to `mixed`."""
+    found: dict[cst.ClassDef, dict[str, str]] = {}
     for cls in classes:
-        lists[cls], others[cls] = set(), set()
+        kinds = found[cls] = {}
         for statement in cls.body.body:
             if type(statement) is not cst.SimpleStatementLine:
                 continue
@@ -185,9 +201,9 @@ def _class_body_sequences(classes: list[cst.ClassDef]) -> tuple[dict, dict]:
                 if type(small) is cst.Assign:
                     for target in small.targets:
                         if type(target.target) is cst.Name:
-                            single = len(small.targets) == 1 and type(small.value) in _SEQUENCES
-                            (lists if single else others)[cls].add(target.target.value)
-    return lists, others
+                            kind = _DISPLAYS.get(type(small.value)) if len(small.targets) == 1 else None
+                            _note_kind(kinds, mixed, target.target.value, kind)
+    return found
 
 
 def _getters(classes: list[cst.ClassDef]) -> dict[str, str | None]:

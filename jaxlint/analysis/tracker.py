@@ -468,7 +468,7 @@ class ValueTracker(Domain):
             self._pytree_fields,
             self._carried,
             self._foreign_object,
-            self._listed_on_self,
+            self._container_on_self,
         )
         self._fields: dict[int, dict | None] = {}  # pytree_fields, by the class's id (the module keeps it alive)
         # By function: the dtype kind of the one array the traced calls of other modules all give a parameter
@@ -2449,15 +2449,15 @@ class ValueTracker(Domain):
             return None
         return negated
 
-    def _listed_on_self(self, attribute: str) -> bool:
-        """Whether `self.attribute` at this point is a Python list or tuple: `self` is the first parameter of the
-        method around (not rebound by a nested function's parameter), and every assignment of that attribute in the
-        module makes one (stable_fields.StableFields.sequences)."""
+    def _container_on_self(self, attribute: str) -> str | None:
+        """The kind of Python container `self.attribute` at this point is ("list", "tuple", "dict"), if known: `self`
+        is the first parameter of the method around (not rebound by a nested function's parameter), and every
+        assignment of that attribute in the module makes one (stable_fields.StableFields.containers)."""
         chain = self._chain
         for at in range(len(chain) - 1, 0, -1):
             node = chain[at]
             if type(node) is cst.ClassDef:
-                return False
+                return None
             if type(node) is not cst.FunctionDef and type(node) is not cst.Lambda:
                 continue
             params = node.params
@@ -2465,11 +2465,11 @@ class ValueTracker(Domain):
             owner = chain[at - 1]
             if type(owner) is cst.ClassDef and type(node) is cst.FunctionDef:
                 if named[:1] != ["self"] or not self._self_static(node):
-                    return False
-                return stable_fields(cast(cst.Module, chain[0])).holds_sequence(owner, attribute)
+                    return None
+                return stable_fields(cast(cst.Module, chain[0])).container_kind(owner, attribute)
             if "self" in named or "self" in [param.name.value for param in params.kwonly_params]:
-                return False
-        return False
+                return None
+        return None
 
     def _self_static(self, method: cst.FunctionDef) -> bool:
         """Whether a method gets `self` as the instance itself: undecorated, or under one jit that keeps `self`

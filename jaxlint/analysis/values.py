@@ -708,7 +708,7 @@ class Evaluator:
         fields: Callable[[cst.ClassDef], dict | None] = lambda cls: None,
         carried: Callable[[cst.Call, Tracer], Value | None] = lambda call, tracer: None,
         foreign: Callable[[cst.BaseExpression], bool] = lambda expr: False,
-        listed_on_self: Callable[[str], bool] = lambda attribute: False,
+        container_on_self: Callable[[str], str | None] = lambda attribute: None,
     ) -> None:
         self.names = names
         self._lookup = lookup
@@ -721,8 +721,9 @@ class Evaluator:
         # Whether an expression names an object of a library not known to hold numbers or arrays (NUMERIC_PACKAGES) nor
         # of the project: as an operand it may decide what an operator gives (`jnp.zeros(3) * u.kpc`).
         self._foreign = foreign
-        # Whether `self.attribute` here holds a Python list or tuple in every instance of the method's class.
-        self._listed_on_self = listed_on_self
+        # The kind of Python container ("list", "tuple", "dict") `self.attribute` here holds in every instance of the
+        # method's class, if it holds one.
+        self._container_on_self = container_on_self
         # `Class.attr` (qualified) for each attribute read of an instance of another module's class, whatever it
         # held: only those attributes of Imported.containers can change what the analysis finds.
         self.read_containers: set[str] = set()
@@ -1034,7 +1035,12 @@ class Evaluator:
             return dict(base.attributes).get(expr.attr.value)  # `Wrapper(x).value`: what `__init__` set
         receiver = base is None or (base.kind is Kind.STATIC and base.number is None)  # (a static `self` too)
         if receiver and type(expr.value) is cst.Name and expr.value.value == "self":
-            return HOST if self._listed_on_self(expr.attr.value) else None
+            kind = self._container_on_self(expr.attr.value)
+            return (
+                None
+                if kind is None
+                else Value(Kind.UNKNOWN if kind == "dict" else Kind.HOST, contents=Contents(kind, None))
+            )
         if base is None or not base.is_array:
             return None
         if base.kind is Kind.TRACED and base.pytree is not None and base.tracer is not None:

@@ -21,8 +21,10 @@ class TracerLeak(Rule):
         "`outer[k] = x` on a container defined outside the traced "
         "function (`outer.update(...)` on a known dict), an attribute of an object defined outside it, of a "
         "class of the module or an item of one (`recorder.saved = x`, `setattr(recorder, 'saved', x)`, "
-        "`Recorder.last = x`, `sketch.table[k] = x`, `recorder.values.append(x)`), or `self.attr = x` in a method jax traces with `self` bound or static (`jax.jit(self.step)`, "
-        "`static_argnums=0`) or in a method a trace calls through an "
+        "`Recorder.last = x`, `sketch.table[k] = x`, `recorder.values.append(x)`), or `self.attr = x`, and "
+        "`self.cache[k] = x` or `self.history.append(x)` into a dict or list every assignment of the module "
+        "puts there (`self.cache = {}` in `__init__`), in a method jax traces with `self` bound or static "
+        "(`jax.jit(self.step)`, `static_argnums=0`) or in a method a trace calls through an "
         "instance made outside it (`wf.apply_phase(x)` of a module-level `wf`), alone or as a target of "
         "unpacking (`best_loss, best_params = loss, params`)."
     )
@@ -160,14 +162,12 @@ class TracerLeak(Rule):
                 self._report(node, f"`{target.value.value}`, defined outside the traced function", stored, value)
         elif (
             (owner := _owner(target)) is not None
-            and owner.value != "self"
-            and self.facts.outlives_trace(owner.value)
+            and self._outside(owner, isinstance(target, cst.Subscript))
             and self._python_storage(target, owner)
             and value.tracer is not None
             and value.tracer.transform.name.startswith(JAX)
         ):
-            where = f"`{code(target)}`, part of `{owner.value}` defined outside the traced function"
-            self._report(node, where, stored, value)
+            self._report(node, _part_of(target, owner), stored, value)
         elif (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)
@@ -184,6 +184,20 @@ class TracerLeak(Rule):
             outer = "" if self.facts.function.transforms else ", part of an instance defined outside the trace"
             self._report(node, f"`self.{target.attr.value}`{outer}", stored, value)
 
+    def _outside(self, owner: cst.Name, into_container: bool) -> bool:
+        """Whether the object `owner` names lives outside the trace here: a name bound outside it, or, for a write
+        into a container it holds (`self.cache[k] = x`, `self.history.append(x)`), `self` of a method jax traces
+        itself with `self` bound or static, or one a trace calls through an instance made outside it."""
+        if owner.value != "self":
+            return self.facts.outlives_trace(owner.value)
+        function = self.facts.function
+        return (
+            into_container
+            and function is not None
+            and not function.rebuilt_self
+            and bool(function.transforms or self.facts.self_outlives_trace())
+        )
+
     def _python_storage(self, target: cst.BaseExpression, owner: cst.Name) -> bool:
         """Whether the target is known to keep a Python reference: an attribute of an instance of a project class
         (`recorder.saved` of `recorder = Recorder()`), an item of a dict or list attribute (`sketch.table["k"]`
@@ -191,6 +205,8 @@ class TracerLeak(Rule):
         if isinstance(target, cst.Subscript):
             contents = self.facts.value_of(target.value).contents
             return contents is not None and contents.kind in ("dict", "list")
+        if owner.value == "self":  # `self.history.append(x)`: the container itself, of a kind the module shows
+            return self._known_container(target)
         if self.facts.value_of(owner).instance is not None:
             return True
         found = self.facts.binding(owner, want_class=True)  # `Recorder.shared = x` sets a class attribute
@@ -241,23 +257,23 @@ class TracerLeak(Rule):
             # holding a function (`ops.insert(local, state)` of a NamedTuple of functions), not list's
             return
         if isinstance(receiver, cst.Name):
-            outlives, where = self.facts.outlives_trace(receiver.value), f"`{receiver.value}`"
+            outlives = self.facts.outlives_trace(receiver.value)
+            where = f"`{receiver.value}`, defined outside the traced function"
         else:  # `recorder.values.append(x)`: a list attribute of an instance of the module's
             owner = _owner(receiver)
             outlives = (
                 owner is not None
-                and owner.value != "self"
-                and self.facts.outlives_trace(owner.value)
+                and self._outside(owner, True)
                 and self._python_storage(receiver, owner)
                 and self._known_container(receiver)
             )
-            where = f"`{code(receiver)}`, part of `{owner.value if owner else ''}`"
+            where = _part_of(receiver, owner, ",") if owner is not None else ""
         if not outlives:
             return
         for arg in (*node.args,):
             value = self.facts.escaping_value(arg.value)
             if value.is_known and (value.tracer is None or value.tracer.transform.name.startswith(JAX)):
-                self._report(node, f"{where}, defined outside the traced function", arg.value, value)
+                self._report(node, where, arg.value, value)
                 return
 
     def _stores(self, method: cst.Attribute) -> bool:
@@ -289,6 +305,13 @@ def _container_subclass(cls: cst.ClassDef) -> bool:
         if name in CONTAINER_BASES:
             return True
     return False
+
+
+def _part_of(target: cst.BaseExpression, owner: cst.Name, separator: str = "") -> str:
+    """Where a stored value goes, for a message: part of an object that outlives the trace."""
+    if owner.value == "self":
+        return f"`{code(target)}`, kept on `self` beyond the trace"
+    return f"`{code(target)}`, part of `{owner.value}`{separator} defined outside the traced function"
 
 
 def _owner(target: cst.BaseExpression) -> cst.Name | None:
