@@ -12,7 +12,7 @@ from jaxlint.analysis.donations import reads
 from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.notebook_cells import starts_cell, timing_cell_magic, timing_magic
 from jaxlint.checks.base import CalleeRule, FixPlan
-from jaxlint.model.functions import JAX
+from jaxlint.model.functions import ARRAY_METHODS, JAX
 from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
 from jaxlint.model.transforms import ONLY_TRACE, TREE_MAPS, WRAPPER_ARGUMENTS
 from jaxlint.traversal import children, in_order
@@ -140,6 +140,13 @@ def _read_in(scope: cst.CSTNode, name: str) -> bool:
         and node.target.value == name
     )
     return name_uses(scope, {name})[name] > stores
+
+
+def _made_by(expr: cst.BaseExpression) -> cst.Call | None:
+    """The call whose result `expr` is a part of, item by item (`f(x)[1]["loss"]`): that call, or None."""
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    return expr if isinstance(expr, cst.Call) else None
 
 
 def _all_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
@@ -490,6 +497,13 @@ class TimingWithoutSync(CalleeRule):
             return "sync" if qualified.startswith("numpy.") else "harmless"
         if qualified is not None and qualified.startswith(DISPATCHING):
             return "jax"
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in ARRAY_METHODS
+            and (source := _made_by(func.value)) is not None
+            and self._kind(source, jax_results) == "jax"
+        ):
+            return "jax"  # `f(x).squeeze(0)`, `f(x)[1].sum()` of a jitted `f`: an array method on what it gives
         if qualified in WRAPPER_ARGUMENTS:
             return "harmless"  # `fj = jax.jit(f)` in the region: making the wrapper runs nothing and waits for nothing
         if type(func) is cst.Call and (made := self.names.qualified(func.func)) in WRAPPER_ARGUMENTS:
