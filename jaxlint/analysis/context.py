@@ -21,6 +21,7 @@ from jaxlint.analysis.callees import VMAPS, Callees, JittedCallee
 from jaxlint.analysis.donations import Donation, Finding
 from jaxlint.analysis.interface import Looped
 from jaxlint.analysis.keys import KeyDefault, Use
+from jaxlint.analysis.forward_pass import forward_methods
 from jaxlint.analysis.library_runs import library_base
 from jaxlint.analysis.name_reads import NameReads
 from jaxlint.analysis.names import Names
@@ -553,14 +554,17 @@ class Context:
 
     def layer_forward(self) -> tuple[cst.ClassDef, str] | None:
         """When this point is in the `__call__` of a class deriving from a library layer (model/classes.py
-        LAYER_BASES: a flax, haiku or equinox Module), the class and the library base: a forward pass, which runs at
-        every step."""
+        LAYER_BASES: a flax, haiku or equinox Module), or in a method that `__call__` runs through `self`
+        (forward_pass.py), the class and the library base: a forward pass, which runs at every step."""
         chain = self.chain
         index = next((i for i in range(len(chain) - 1, 0, -1) if type(chain[i]) is cst.FunctionDef), None)
-        if index is None or cast(cst.FunctionDef, chain[index]).name.value != "__call__":
+        if index is None:
             return None
         cls = chain[index - 1]
         if type(cls) is not cst.ClassDef:
+            return None
+        method = cast(cst.FunctionDef, chain[index]).name.value
+        if method not in forward_methods(cast(cst.Module, chain[0])).get(cls, frozenset()):
             return None
         base = library_base(cls, self._module, self._callees.bindings, self.names, LAYER_BASES)
         return (cls, base) if base is not None else None

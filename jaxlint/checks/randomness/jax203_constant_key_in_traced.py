@@ -39,7 +39,8 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         "key the function is given (`def train(rng): rng = jax.random.key(0)`). A helper a traced function calls "
         "is part of that function's program whatever it is given (`noise(x.shape)`, `mask()`): its literal seed is "
         "a constant of a program whose inputs change. Also a literal-seeded key drawn "
-        "from in the forward pass of a layer, the `__call__` of a flax, haiku or equinox Module, traced or not: "
+        "from in the forward pass of a layer, the `__call__` of a flax, haiku or equinox Module and the methods "
+        "it runs through `self`, traced or not: "
         "the layer runs at every step (`jax.random.bernoulli(jax.random.key(0), p, x.shape)`, "
         "`hk.dropout(jax.random.PRNGKey(42), rate, x)`)."
     )
@@ -261,9 +262,11 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
     def _report_in_layer(self, node: cst.Call, cls: cst.ClassDef, fresh: str) -> None:
         """A fixed key drawn in a layer's forward pass: each call of the layer, traced or not, draws the same numbers."""
         text = call_text(node, 60)
+        method = next(n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)).name.value
+        through = f" (through `self.{method}`)" if method != "__call__" else ""
         self.report(
             node,
-            f"`{text}` makes the same key at every call of `{cls.name.value}.__call__`, a layer's forward pass, which "
+            f"`{text}` makes the same key at every call of `{cls.name.value}.__call__`{through}, a layer's forward pass, which "
             f"runs at every step: every step draws the same numbers (the same dropout mask); take a fresh key each call "
             f"({fresh})",
         )
