@@ -32,7 +32,7 @@ from jaxlint.analysis.traced import (
     applied_transforms,
     decorator_transform,
 )
-from jaxlint.analysis.bindings import mentioned_names, method_of, rebound_names
+from jaxlint.analysis.bindings import mentioned_names, method_of
 from jaxlint.analysis.values import UNKNOWN, Kind, Value
 
 
@@ -335,20 +335,9 @@ class Context:
         (`numpy.stack`)."""
         if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
             return None
-        function, name = self._tracker.chain[-1], func.value.value
-        if type(function) is not cst.FunctionDef or name not in self._tracker.known.defaulted.get(function, ()):
-            return None
-        params = function.params
-        default = next(
-            (
-                p.default
-                for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-                if p.name.value == name
-            ),
-            None,
-        )
+        default = self._tracker.default_in_trace(self._tracker.chain[-1], func.value.value)
         module = self.names.qualified(default) if default is not None else None
-        if module is None or name in rebound_names(function.body):
+        if module is None:
             return None
         return f"{module}.{func.attr.value}"
 

@@ -1582,7 +1582,9 @@ class ScopeRecorder:
                 start, before = bound, ()  # (aliases of aliases: the partial's values are not followed)
             params = dict(zip(signature.positional[start:], (*before, *call.positional)))
             params.update((k, v) for k, v in (*named, *call.keywords) if k in signature.all)
-            if call.via is not None and not any(arg.star for arg in call.node.args):
+            # A traced call, or an eager call of a function a transform wraps (`@jax.jit`, `step = jax.jit(f)`):
+            # either way the trace gets the defaults the call leaves out.
+            if (call.via is not None or node in facts.applied) and not any(arg.star for arg in call.node.args):
                 named_here = {arg.keyword.value for arg in call.node.args if arg.keyword is not None}
                 left = signature.defaults - params.keys() - named_here  # (`xnp=jnp`: a module, no value)
                 if left:
@@ -1649,6 +1651,12 @@ class ScopeRecorder:
         at_once: Counter[cst.CSTNode] = Counter()
         for node, applied, called, scope in traced_at_once:
             at_once[node] += 1
+            given_at_once = arguments_given(node, applied.bound, called)
+            if given_at_once is not None:  # `jax.jit(f)(x)`: the trace gets the defaults the call leaves out
+                signature = Signature.of(node.params)
+                left = signature.defaults - given_at_once.keys() - applied.bound_names
+                if left:
+                    facts.defaulted[node] = facts.defaulted.get(node, frozenset()) | left
             handed = self.handed_at.get(id(called), frozenset())
             answer = none_at_call(node, applied.bound, called, {}, {}, handed)
             answers = traced_calls.setdefault(node, [])

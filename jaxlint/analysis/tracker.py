@@ -390,6 +390,9 @@ def _by_rule(transform: AppliedTransform) -> AppliedTransform:
     return replace(transform, differentiates=False)
 
 
+# Displays that make a new mutable object each time they run (as a parameter's default: once, when the def runs).
+_MUTABLE_DISPLAYS = frozenset({cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp})
+
 # Builtins that set no attribute of an object they are not given.
 _BUILTINS_KEEPING_SELF = frozenset(
     {"len", "print", "isinstance", "int", "float", "bool", "str", "range", "min", "max", "abs", "sum", "tuple", "list"}
@@ -1583,7 +1586,26 @@ class ValueTracker(Domain):
         """Whether `name` lives outside the trace here: not local to any function that runs inside it."""
         if self.is_global(name):
             return True
-        return not any(name in self._locals_of(node) for node in self.trace_functions())
+        functions = self.trace_functions()
+        return any(self._shared_default(node, name) for node in functions) or not any(
+            name in self._locals_of(node) for node in functions
+        )
+
+    def _shared_default(self, function: cst.CSTNode, name: str) -> bool:
+        """Whether `name` is a parameter of `function` whose default is a list, dict or set display, which a traced
+        call leaves out and the body never rebinds: Python made that object once, when the `def` ran, and every
+        call leaving the parameter out gets it (`def f(x, acc=[])`), so it outlives every trace."""
+        return type(self.default_in_trace(function, name)) in _MUTABLE_DISPLAYS
+
+    def default_in_trace(self, function: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+        """The default of `function`'s parameter `name` when a traced call leaves it out and the body never rebinds
+        it: what the parameter holds in that call's trace."""
+        if type(function) is not cst.FunctionDef or name not in self._known.defaulted.get(function, ()):
+            return None
+        params = function.params
+        every = (*params.posonly_params, *params.params, *params.kwonly_params)
+        default = next((p.default for p in every if p.name.value == name), None)
+        return default if default is not None and name not in rebound_names(function.body) else None
 
     def stays_with_owner(self, target: str, reads: list[str]) -> bool:
         """Whether a value stored into `target` here, reading only `reads`, stays inside the trace it belongs to: the
