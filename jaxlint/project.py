@@ -76,10 +76,22 @@ def top_level(root: Path) -> frozenset[str]:
         return frozenset()
 
 
-def context(path: str, imported: Imported = Imported()) -> ModuleContext:
+def context(
+    path: str, imported: Imported = Imported(), linked: dict[Path, dict[str, int]] | None = None
+) -> ModuleContext:
+    """A module's context: its package, the names its project's code answers for (its root's, and those of the
+    packages of the run it imports from above: `linked`, by root), and what the other modules tell it."""
     root, name = module_of(path)
     package = name if Path(path).stem == "__init__" else name.rpartition(".")[0]
-    return ModuleContext(package, top_level(root), imported)
+    tops = {module.split(".", 1)[0] for module in (linked or {}).get(root, {})}
+    return ModuleContext(package, top_level(root) | tops, imported)
+
+
+def linked_packages(projects: dict[Path, dict[str, int]], files: dict[int, str]) -> dict[Path, dict[str, int]]:
+    """For each project of a run (by root) that imports packages of the run's other projects from the folders above
+    it, their modules (packages_imported)."""
+    found = {root: packages_imported(root, projects, files) for root in projects}
+    return {root: modules for root, modules in found.items() if modules}
 
 
 @lru_cache(maxsize=None)
@@ -151,6 +163,27 @@ def imported_package(root: Path, name: str) -> Path | None:
         if _is_file(base / f"{name}.py"):
             return base / f"{name}.py"
     return None
+
+
+def packages_imported(root: Path, projects: dict[Path, dict[str, int]], files: dict[int, str]) -> dict[str, int]:
+    """The modules of the other projects of a run (by root, then dotted name; `files`: the run's paths by index)
+    that a project (absolute root) imports as packages (folders with `__init__.py`) found in the folders above it
+    (imported_package), as its modules' import statements name them: every module of each such package."""
+    candidates: dict[str, Path] = {}
+    for name in importable_above(root):
+        package = imported_package(root, name)
+        if package is not None and package.suffix != ".py" and package.parent in projects:
+            candidates[name] = package.parent
+    if not candidates:
+        return {}
+    among = frozenset(candidates)
+    imported = set().union(*(_imported_tops(files[index], among) for index in projects[root].values()))
+    return {
+        module: index
+        for name in imported
+        for module, index in projects[candidates[name]].items()
+        if module.split(".", 1)[0] == name
+    }
 
 
 def x64_package_files(root: Path, files: list[Path], max_size: int) -> list[Path]:

@@ -217,7 +217,9 @@ def _in_projects(
     alone): the batch, with each module's context holding what the others tell it (jaxlint/project.py),
     and each file's outcome."""
     files = paths + project.siblings(paths, cache, settings.max_file_size)
-    contexts = {index: project.context(path) for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
+    modules = {index: path for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
+    linked = project.linked_packages(project.projects(modules), modules)
+    contexts = {index: project.context(path, linked=linked) for index, path in modules.items()}
     batch = _Batch(files, contexts, settings, cache, jobs, None, len(paths))
     outcomes = _check_files(batch, dict.fromkeys(range(len(files))))
     if contexts:
@@ -320,6 +322,11 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
     def interfaces_of(modules: dict[str, int]) -> dict[str, Interface]:
         return {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
 
+    # A project's modules with those of the packages of this run that it imports from the folders above it
+    # (`examples/train.py` importing the repository's own package): their facts reach one another as within one.
+    packages = project.linked_packages(projects, dict(enumerate(files)))
+    linked = {root: {**packages.get(root, {}), **modules} for root, modules in projects.items()}
+
     # Every module of a project was checked (phase 1). Whether a module sets x64 is what its text says, the same
     # in every round; whether a project imports a package that does is found once for the modules that ask.
     x64 = project.x64_packages({root: interfaces_of(modules) for root, modules in projects.items()})
@@ -343,7 +350,9 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
                 or bool(asking)
                 and (used_x64.get(root, False) or root.absolute() in used_by_notebooks)
             )
-            for name, imported in project.imported_facts(interfaces, from_above).items():
+            for name, imported in project.imported_facts(interfaces_of(linked[root]), from_above).items():
+                if name not in modules:
+                    continue  # a module of an imported package: its own project's round gives its facts
                 index = modules[name]
                 if imported == contexts[index].imported:
                     continue

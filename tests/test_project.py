@@ -93,6 +93,22 @@ def test_a_helper_outside_any_package_is_found_from_a_script_beside_it(tmp_path:
 
 
 @pytest.mark.slow
+def test_a_script_beside_the_package_gets_the_facts_of_the_package_it_imports(tmp_path: Path) -> None:
+    # deeponetx's examples/: a folder of scripts, no package, importing the repository's own package from above.
+    write(tmp_path / "pyproject.toml", '[project]\nname = "nets"\nversion = "0.1"\n')
+    write(tmp_path / "nets" / "__init__.py", "from . import layers\n")
+    write(tmp_path / "nets" / "layers.py", "import jax\n\n\ndef create(width, *, key):\n"
+                                           "    return jax.random.normal(key, (width,))\n")
+    write(tmp_path / "examples" / "train.py", "import jax\nimport nets\n\n\ndef get_data(key):\n"
+                                              "    return jax.random.split(key, 4)\n\n\n"
+                                              "key = jax.random.PRNGKey(0)\ndata = get_data(key)\n"
+                                              "net = nets.layers.create(4, key=key)\n")
+    [finding] = found(tmp_path, ".")
+    assert (finding["filename"], finding["code"], finding["location"]["row"]) == ("examples/train.py", "JAX201", 11)
+    assert "`key` was already consumed by `get_data()` at line 10; `create()`" in finding["message"]
+
+
+@pytest.mark.slow
 def test_each_module_alone_gets_the_findings_of_the_folder_run() -> None:
     whole = found(ROOT, "fixtures/project")
     for name in expected():
