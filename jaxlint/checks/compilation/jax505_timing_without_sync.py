@@ -11,10 +11,10 @@ from jaxlint.analysis.calls import argument
 from jaxlint.analysis.donations import reads
 from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.notebook_cells import starts_cell, timing_cell_magic, timing_magic
-from jaxlint.checks.base import CalleeRule, FixPlan
+from jaxlint.checks.base import CalleeRule, FixPlan, code
 from jaxlint.model.functions import ARRAY_METHODS, JAX
 from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
-from jaxlint.model.transforms import ONLY_TRACE, TREE_MAPS, WRAPPER_ARGUMENTS
+from jaxlint.model.transforms import ONLY_TRACE, PARTIAL, TREE_MAPS, WRAPPER_ARGUMENTS
 from jaxlint.traversal import children, in_order
 
 
@@ -140,6 +140,23 @@ def _read_in(scope: cst.CSTNode, name: str) -> bool:
         and node.target.value == name
     )
     return name_uses(scope, {name})[name] > stores
+
+
+# Functions that call a callable and read the clock when it returns (a string statement is not followed).
+_TIMEIT = frozenset({"timeit.timeit", "timeit.repeat"})
+
+
+def _called_by(stmt: cst.BaseExpression | None, names) -> cst.Call | None:
+    """The call `timeit` makes of a callable: a lambda's body when it takes no parameters and is one call, a
+    `partial`'s function with what it binds, a name called bare; None for anything else (a string of code)."""
+    if isinstance(stmt, cst.Lambda):
+        bare = not parameter_names(stmt.params)
+        return stmt.body if bare and isinstance(stmt.body, cst.Call) else None
+    if isinstance(stmt, cst.Call) and names.qualified(stmt.func) in PARTIAL and stmt.args and not stmt.args[0].keyword:
+        return cst.Call(func=stmt.args[0].value, args=stmt.args[1:])
+    if isinstance(stmt, (cst.Name, cst.Attribute)):
+        return cst.Call(func=stmt)
+    return None
 
 
 def _made_by(expr: cst.BaseExpression) -> cst.Call | None:
@@ -279,7 +296,9 @@ class TimingWithoutSync(CalleeRule):
         '(`if self.multi:`, `if mode == "a":`), whose branches are judged alike: any other call, `if`, `while`, '
         "comparison or f-string in between might wait, and the region is left alone. In a notebook, a statement timed by "
         "`%timeit` or `%time` that runs jax work and does not wait for it (`%timeit jnp.dot(x, x)`), and a cell under "
-        "`%%timeit` or `%%time` whose code runs jax work that nothing in it waits for."
+        "`%%timeit` or `%%time` whose code runs jax work that nothing in it waits for. And `timeit.timeit(f)` or "
+        "`timeit.repeat(f)` of a callable that runs jax work and does not wait for it: a lambda without parameters "
+        "(`lambda: step(x)`), a `partial` given what it needs (`partial(step, x)`), a name called bare."
     )
     why_bad = (
         "jax dispatches work asynchronously: a jitted call returns as soon as the computation is queued. The "
@@ -355,6 +374,9 @@ class TimingWithoutSync(CalleeRule):
                     (n for n in range(index + 1, len(statements)) if starts_cell(statements[n])), len(statements)
                 )
                 self._timed_cell(statement, statements[index + 1 : end], cell_magic)
+            for call in _all_calls(statement) if type(statement) is cst.SimpleStatementLine else ():
+                if self.names.qualified(call.func) in _TIMEIT:  # (a compound statement's body is a block of its own)
+                    self._timed_callable(call)
             start = _timer_start(statement, self.names)
             if start is None:
                 continue
@@ -368,6 +390,21 @@ class TimingWithoutSync(CalleeRule):
                     if not any(self._kind(call) == "sync" for call in _calls_before_read(statements[end], start)):
                         self._region(statements[index], statements[index + 1 : end], statements[end], start)
                     break
+
+    def _timed_callable(self, call: cst.Call) -> None:
+        """`timeit.timeit(f, number=n)`: it reads the clock when `f()` returns, so it times jax work only when the
+        callable waits for it (a lambda without parameters, a `partial` given all it needs, a name called bare)."""
+        timed = _called_by(argument(call, 0, "stmt"), self.names)
+        if timed is None:
+            return
+        line = cst.SimpleStatementLine(body=[cst.Expr(value=timed)])
+        if self._running([line], frozenset()):
+            self.report(
+                call,
+                f"`{code(call, 60)}` times jax work that runs asynchronously, and the timed callable does not wait "
+                f"for its result: this measures dispatch, not the computation; time a callable that returns "
+                f"`jax.block_until_ready(...)` of the result",
+            )
 
     def _timed_by_magic(self, line: cst.SimpleStatementLine, magic: str) -> None:
         """A notebook's `%timeit f(x)` (notebooks.timed_statement): IPython reads the clock after the statement
