@@ -17,3 +17,16 @@ DISPATCHING = (
 HOST_ONLY = ("jax.tree_util.", "jax.tree.")
 # Calls whose effects a jitted function keeps though it returns nothing: its run is then still asynchronous.
 EFFECTS = ("jax.debug.", "jax.pure_callback", "jax.experimental.io_callback", "jax.experimental.host_callback")
+# Progress bars: they wrap an iterable on the host and read nothing of what it yields (`for b in tqdm(batches)`).
+PROGRESS_BARS = frozenset(
+    {
+        "tqdm.tqdm",
+        "tqdm.trange",
+        "tqdm.auto.tqdm",
+        "tqdm.auto.trange",
+        "tqdm.notebook.tqdm",
+        "tqdm.notebook.trange",
+        "tqdm.std.tqdm",
+        "tqdm.std.trange",
+    }
+)

@@ -13,7 +13,7 @@ from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.notebook_cells import starts_cell, timing_cell_magic, timing_magic
 from jaxlint.checks.base import CalleeRule, FixPlan, code
 from jaxlint.model.functions import ARRAY_METHODS, JAX
-from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, SYNCS
+from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, PROGRESS_BARS, SYNCS
 from jaxlint.model.transforms import ONLY_TRACE, PARTIAL, TREE_MAPS, WRAPPER_ARGUMENTS
 from jaxlint.traversal import children, in_order
 
@@ -532,6 +532,8 @@ class TimingWithoutSync(CalleeRule):
             return "sync"
         if qualified is not None and (qualified.startswith("numpy.") or qualified in _TIMERS):
             return "sync" if qualified.startswith("numpy.") else "harmless"
+        if qualified in PROGRESS_BARS:
+            return "harmless"
         if qualified is not None and qualified.startswith(DISPATCHING):
             return "jax"
         if (
