@@ -220,7 +220,7 @@ def _in_projects(
     modules = {index: path for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
     linked = project.linked_packages(project.projects(modules), modules)
     contexts = {index: project.context(path, linked=linked) for index, path in modules.items()}
-    batch = _Batch(files, contexts, settings, cache, jobs, None, len(paths))
+    batch = _Batch(files, contexts, settings, cache, jobs, None, len(paths), linked=linked)
     outcomes = _check_files(batch, dict.fromkeys(range(len(files))))
     if contexts:
         _link(batch, outcomes)
@@ -267,6 +267,8 @@ class _Batch:
     fix_mode: FixMode | None
     named: int
     contents: dict[int, bytes] = field(default_factory=dict)  # by index: bytes to check instead of the file's
+    # By project root: the modules of the run's packages it imports from above (project.linked_packages).
+    linked: dict[Path, dict[str, int]] = field(default_factory=dict)
 
     def key(self, index: int) -> str:
         """File `index`'s cache key (cache.fingerprint)."""
@@ -324,8 +326,7 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
 
     # A project's modules with those of the packages of this run that it imports from the folders above it
     # (`examples/train.py` importing the repository's own package): their facts reach one another as within one.
-    packages = project.linked_packages(projects, dict(enumerate(files)))
-    linked = {root: {**packages.get(root, {}), **modules} for root, modules in projects.items()}
+    linked = {root: {**batch.linked.get(root, {}), **modules} for root, modules in projects.items()}
 
     # Every module of a project was checked (phase 1). Whether a module sets x64 is what its text says, the same
     # in every round; whether a project imports a package that does is found once for the modules that ask.

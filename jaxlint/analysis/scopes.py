@@ -1386,38 +1386,43 @@ class ScopeRecorder:
 
     def _named(self, chain: Chain, expr: cst.Name, depth: int) -> tuple[cst.CSTNode | None, int]:
         """The def, class or lambda a name is bound to where `chain` ends, and its bound parameters."""
+        found = self._binding_key(chain, expr.value, depth < 3)
+        if found is None:
+            return None, 0
+        key, is_def = found
+        if is_def:
+            return self._defs[key], 0
+        node, bound = self._resolve(self._aliases[key].chain, self._alias_defs[key], depth + 1)
+        return node, bound + self._aliases[key].bound
+
+    def _binding_key(self, chain: Chain, name: str, aliases: bool) -> tuple[tuple[int, str], bool] | None:
+        """(id of the scope, name) of the def (True) or, when `aliases`, the alias (False) a name is bound to where
+        `chain` ends; None when a parameter or another variable of that name hides any function further out, or
+        nothing binds it."""
         for level, scope in enumerate(reversed(chain)):
             # A class body's names are not visible from the functions inside it.
             if type(scope) is cst.ClassDef and level > 0:
                 continue
-            key = (id(scope), expr.value)
+            key = (id(scope), name)
             # After the walk, the last binding: a def, unless an assignment rebound its name to something else.
             if key in self._defs and not (key in self._aliased_last and self._rebinds(key)):
-                return self._defs[key], 0
-            if key in self._aliases and depth < 3:
-                node, bound = self._resolve(self._aliases[key].chain, self._alias_defs[key], depth + 1)
-                return node, bound + self._aliases[key].bound
-            if expr.value in self._bound.get(id(scope), ()):
-                return None, 0  # a parameter or variable of that name hides any function further out
-        return None, 0
+                return key, True
+            if key in self._aliases and aliases:
+                return key, False
+            if name in self._bound.get(id(scope), ()):
+                return None  # a parameter or variable of that name hides any function further out
+        return None
 
     def _names_bound(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef, depth: int = 0) -> frozenset[str]:
         """The parameters that the `partial`s behind a name give by keyword (`run = jax.vmap(partial(f, n=n))`, then
         `run(x)`), through the aliases `_named` follows."""
-        if type(expr) is not cst.Name or depth >= 3:
+        found = self._binding_key(chain, expr.value, depth < 3) if type(expr) is cst.Name else None
+        if found is None or found[1]:
             return frozenset()
-        for level, scope in enumerate(reversed(chain)):
-            if type(scope) is cst.ClassDef and level > 0:
-                continue
-            key = (id(scope), expr.value)
-            if key in self._defs and not (key in self._aliased_last and self._rebinds(key)):
-                return frozenset()
-            if key in self._aliases:
-                alias = self._aliases[key]
-                return alias.bound_names | self._names_bound(alias.chain, self._alias_defs[key], depth + 1)
-            if expr.value in self._bound.get(id(scope), ()):
-                return frozenset()
-        return frozenset()
+        key = found[0]
+        return self._aliases[key].bound_names | self._names_bound(
+            self._aliases[key].chain, self._alias_defs[key], depth + 1
+        )
 
     def _rebinds(self, key: tuple[int, str]) -> bool:
         """Whether the alias of a name binds it to something else than the def it wraps (`f = jax.jit(f)` does not)."""
