@@ -27,11 +27,29 @@ Sites = tuple[tuple[Guard, ...], ...]
 def name_item(ref: str) -> tuple[str, str | int] | None:
     """`("rngs", "dropout")` for the ref `rngs['dropout']` and `("args", 1)` for `args[1]` (keys.key_ref's spelling:
     an entry or a place of a plain name); None for anything else."""
+    found = container_item(ref)
+    return found if found is not None and "." not in found[0] else None
+
+
+def container_item(ref: str) -> tuple[str, str | int] | None:
+    """`name_item`, of a container `container_ref` spells: `("state.info", "rng")` for `state.info['rng']` too."""
     base, _, rest = ref.partition("[")
-    if not rest.endswith("]") or "[" in rest or "." in base or ":" in rest and rest[0] not in "'\"":
+    if not rest.endswith("]") or "[" in rest or ":" in rest and rest[0] not in "'\"":
         return None  # (a slice, `keys[1:]`, is no entry)
     item = ast.literal_eval(rest[:-1])
     return (base, item) if isinstance(item, (str, int)) else None
+
+
+def container_ref(expr: cst.BaseExpression) -> str | None:
+    """How a ref spells a container whose items it tracks: a name (`info`), or an attribute of a name (`state.info`,
+    brax's `state.info["rng"]`: jax follows a key into a dict wherever the dict sits); None for anything else."""
+    kind = type(expr)
+    if kind is cst.Name:
+        return cast(cst.Name, expr).value
+    if kind is cst.Attribute and type(cast(cst.Attribute, expr).value) is cst.Name:
+        attribute = cast(cst.Attribute, expr)
+        return f"{cast(cst.Name, attribute.value).value}.{attribute.attr.value}"
+    return None
 
 
 def item_ref(name: str, item: str | int) -> str:
@@ -151,12 +169,14 @@ def item_arguments(
 ) -> list[tuple[cst.BaseExpression, str | None]]:
     """What a call gives the items a function draws from (`items`: parameter -> dict entries and places): for a
     display argument, the item's value (`key` of `rngs={"dropout": key}`, of `(x, key)` for a function that unpacks
-    `x, key = args`), with None; for a name, the name and the ref of its item (`rngs` and `rngs['dropout']`).
+    `x, key = args`), with None; for a name or an attribute of one, it and the ref of its item (`rngs` and
+    `rngs['dropout']`, `state.info` and `state.info['rng']`).
     `positional`: the function's positional parameters after any bound."""
     found: list[tuple[cst.BaseExpression, str | None]] = []
     for value, drawn in _given(call, positional, items):
-        if type(value) is cst.Name:
-            found.extend((value, item_ref(value.value, item)) for item in sorted(drawn, key=repr))
+        container = container_ref(value)
+        if container is not None:
+            found.extend((value, item_ref(container, item)) for item in sorted(drawn, key=repr))
         else:
             found.extend((item, None) for item in displayed_items(value, drawn))
     return found

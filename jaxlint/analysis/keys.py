@@ -57,9 +57,11 @@ from jaxlint.analysis.key_hops import (
     changes_fields,
     declared,
     displayed_items,
+    container_item,
     name_item,
     field_arguments,
     handed_names,
+    container_ref,
     item_arguments,
     live,
     local_names,
@@ -293,17 +295,17 @@ def key_ref(expr: cst.BaseExpression) -> str | None:
         return None
     if kind is cst.Subscript:
         subscript = cast(cst.Subscript, expr)
-        container = subscript.value
-        if type(container) is cst.Name and len(subscript.slice) == 1:
+        container = container_ref(subscript.value)
+        if container is not None and len(subscript.slice) == 1:
             index = subscript.slice[0].slice
             if type(index) is cst.Index:
                 literal = _literal(index.value)
                 if literal is not None:
-                    return f"{container.value}[{literal!r}]"
+                    return f"{container}[{literal!r}]"
             elif type(index) is cst.Slice and index.step is None:
                 bounds = [_bound(part) for part in (index.lower, index.upper)]
                 if "" not in bounds:  # (not a literal from the start)
-                    return f"{container.value}[{bounds[0] or ''}:{bounds[1] or ''}]"
+                    return f"{container}[{bounds[0] or ''}:{bounds[1] or ''}]"
     return None
 
 
@@ -497,6 +499,9 @@ class KeyState:
     # fallback: `rng = jax.random.key(0)`): where the caller gave a value, they still hold it.
     nones: set[str] = field(default_factory=set)
     filled: set[str] = field(default_factory=set)
+    # Names bound to a container whose items refs track (`info = state.info`, `d = info`) -> that container: one
+    # dict under two names, so an entry stored or changed through either is the other's too.
+    shared: dict[str, str] = field(default_factory=dict)
 
     def named_like_key(self, name: str) -> bool:
         return _named_like_key(name.rsplit(".", 1)[-1], self.key_names)
@@ -519,6 +524,7 @@ class KeyState:
             dict(self.equal),
             set(self.nones),
             set(self.filled),
+            dict(self.shared),
         )
 
     def restore(self, other: "KeyState") -> None:
@@ -528,6 +534,7 @@ class KeyState:
         self.invariant = set(other.invariant)
         self.equal = dict(other.equal)
         self.nones, self.filled = set(other.nones), set(other.filled)
+        self.shared = dict(other.shared)
 
     def join(self, other: "KeyState") -> None:
         """After a branch: a key is a key if either path says so; consumed if consumed on either path.
@@ -558,6 +565,8 @@ class KeyState:
         self.others &= other.others
         self.invariant &= other.invariant
         self.equal = {name: value for name, value in self.equal.items() if other.equal.get(name, _NO_VALUE) == value}
+        for name, container in other.shared.items():  # (one dict under two names on either path: changes reach both)
+            self.shared.setdefault(name, container)
 
     def resolve(self, ref: str) -> str:
         """The key's own ref for another name of it (`keys['init']` -> `rng`)."""
@@ -575,6 +584,9 @@ class KeyState:
         self.forget_items(name)
         for ref in [r for r in self.consumed if _within(r, name)]:
             del self.consumed[ref]
+        for alias, container in list(self.shared.items()):
+            if alias == name or _within(container, name):
+                del self.shared[alias]
         self.forget_made(name)
         if name in self.nones:
             self.filled.add(name)
@@ -650,14 +662,25 @@ class KeyState:
             self.single.add(alias)
 
     def forget_items(self, name: str, ref: str | None = None) -> None:
-        """What `name[...]` (or just `ref`) holds is unknown again: the container was changed or rebound."""
+        """What `name[...]` (or just `ref`) holds is unknown again: the container was changed or rebound. A name's
+        containers are its own and those of its attributes (`state.info[...]` of `state`)."""
         for known in [*self.aliases, *self.keys, *self.single, *self.consumed]:
-            if known.startswith(f"{name}[") and (ref is None or known == ref):
+            if _is_item(known) and name in (_base(known), _holder(known)) and (ref is None or known == ref):
                 self.aliases.pop(known, None)
-                if name not in self.keys:  # (not an item of a split array: a container's)
+                if _base(known) not in self.keys:  # (not an item of a split array: a container's)
                     self.keys.pop(known, None)
                     self.consumed.pop(known, None)
                 self.single.discard(known)
+
+    def changed(self, container: str, ref: str | None = None) -> None:
+        """The container `container` (a name, `state.info`) was changed (an entry stored, a method called, handed to a
+        call): what its entries hold is unknown again (`ref`: only that entry), under every name of it (`shared`)."""
+        self.forget_items(container, ref)
+        for alias, other in self.shared.items():
+            if alias == container:
+                self.forget_items(other)
+            elif container in (other, other.split(".", 1)[0]):
+                self.forget_items(alias)
 
     def forget_fields(self, name: str, changed: Callable[[str], bool] = lambda attribute: True) -> None:
         """What `name.x` holds is unknown again for each attribute `x` that is `changed`: the object was handed to code
@@ -742,7 +765,7 @@ class KeyState:
         if not self.loops or _made_from(ref):
             return False
         written = _base(ref)
-        if _is_item(ref) and written not in self.keys and f"{written}[]" in self.loops[-1]:
+        if _is_item(ref) and written not in self.keys and {f"{written}[]", f"{_holder(ref)}[]"} & self.loops[-1]:
             return False  # `keys["init"] = ...`, `keys.update(...)` in the body: the container changes
         ref = self.resolve(ref)
         base = _base(ref)
@@ -1800,12 +1823,14 @@ class KeyFlow(Domain):
         # entries hold is unknown from here (`keys.update(...)`, `refresh(keys)`); not one whose entries the callee
         # draws from, which it never changes (`_drawn_entry`): `meta["key"]` is the same spent key after `run(meta)`.
         func = node.func
-        if type(func) is cst.Attribute and type(func.value) is cst.Name:
-            self.state.forget_items(func.value.value)
+        receiver = container_ref(func.value) if type(func) is cst.Attribute else None
+        if receiver is not None:
+            self.state.changed(receiver)
         drawn_from = self._entries_drawn(node)
         for arg in node.args:
-            if type(arg.value) is cst.Name and arg.value.value not in drawn_from:
-                self.state.forget_items(arg.value.value)
+            given = container_ref(arg.value)
+            if given is not None and given not in drawn_from:
+                self.state.changed(given)
         self._forget_handed_fields(node)
 
     def _forget_handed_fields(self, call: cst.Call) -> None:
@@ -2382,6 +2407,9 @@ class KeyFlow(Domain):
                 self.state.alias(ref, named)
                 return
             self.state.bind(ref, self._is_key_value(ref, value), self._single(value))
+            shared = container_ref(value) if type(target) is cst.Name and value is not None else None
+            if shared is not None and shared != ref:
+                self.state.shared[ref] = shared  # `info = state.info`: one dict, two names
             spent = self._spent_by_callee(value).get(None)
             if spent is not None:  # `key = draw(key)` of a function that returns the key it drew from
                 self.state.bind(ref, True, True)
@@ -2394,11 +2422,12 @@ class KeyFlow(Domain):
         elif isinstance(target, cst.Subscript):
             # `keys["init"] = new`: that entry holds something else from here
             entry = key_ref(target)
+            container = container_ref(target.value)
             if entry is not None and _base(entry) not in self.state.keys:
-                self.state.forget_items(_base(entry), entry)
+                self.state.changed(_base(entry), entry)
                 self._store(entry, value)
-            elif type(target.value) is cst.Name:
-                self.state.forget_items(target.value.value)
+            elif container is not None:
+                self.state.changed(container)
         elif isinstance(target, (cst.Tuple, cst.List)):
             # `k1, k2 = split(k)`: each part is a fresh key; otherwise parts named like keys are.
             split = isinstance(value, cst.Call) and makes_key(value, self._tracker.names)
@@ -2440,6 +2469,8 @@ class KeyFlow(Domain):
                 if name in kept:
                     self.state.keep(name)
                 elif name is not None:
+                    if _is_item(name):
+                        self.state.changed(_base(name), name)  # `state.info["rng"], k = split(...)`: a new entry
                     found = parts[index] if index < len(parts) else None
                     if found is not None and found != name:
                         self.state.bind(name, False)
@@ -2449,8 +2480,8 @@ class KeyFlow(Domain):
                     if index in spent_at and not starred:
                         self.state.bind(name, True, True)
                         self.state.consume(name, spent_at[index])
-                elif isinstance(inner, cst.Subscript) and type(inner.value) is cst.Name:
-                    self.state.forget_items(inner.value.value)
+                elif isinstance(inner, cst.Subscript) and (container := container_ref(inner.value)) is not None:
+                    self.state.changed(container)
                 elif isinstance(inner, (cst.Tuple, cst.List)):
                     self._bind(inner, None)  # `(state, key), aux = jax.lax.scan(...)`: its names get new values
 
@@ -2930,8 +2961,9 @@ def _annotated_parameter(
 
 
 def _entries(hops: list[tuple[cst.BaseExpression, str | None]]) -> set[str]:
-    """The names whose dict entries `hops` says a callee draws from (`meta` of `meta['key']`)."""
-    return {hop.partition("[")[0] for _, hop in hops if hop is not None and name_item(hop)}
+    """The containers whose dict entries `hops` says a callee draws from (`meta` of `meta['key']`, `state.info` of
+    `state.info['rng']`)."""
+    return {hop.partition("[")[0] for _, hop in hops if hop is not None and container_item(hop)}
 
 
 def _returned_carry(
@@ -3349,9 +3381,9 @@ def _rebound_keys(body: cst.BaseSuite) -> set[str]:
 
 
 def _changed_containers(body: cst.CSTNode, keeps: Callable[[cst.Call], set[str]] = lambda call: set()) -> set[str]:
-    """`name[]` for each name a block may change the entries of: `name[...] = ...`, `name.update(...)`,
-    `f(name)`, `del name[...]` (its entries are then no longer the ones before the loop's first iteration); not a
-    name given to a call that `keeps` its entries."""
+    """`name[]` for each container (a name, `state.info`: `container_ref`) a block may change the entries of:
+    `name[...] = ...`, `name.update(...)`, `f(name)`, `del name[...]` (its entries are then no longer the ones before
+    the loop's first iteration); not a name given to a call that `keeps` its entries."""
     found: set[str] = set()
     stack = [body]
     while stack:
@@ -3369,19 +3401,18 @@ def _changed_containers(body: cst.CSTNode, keeps: Callable[[cst.Call], set[str]]
                     targets.extend(element.value for element in cast("cst.Tuple | cst.List", target).elements)
                 elif type(target) is cst.StarredElement:
                     targets.append(target.value)
-                elif type(target) is cst.Subscript and type(target.value) is cst.Name:
-                    found.add(f"{target.value.value}[]")
+                elif type(target) is cst.Subscript and (container := container_ref(target.value)) is not None:
+                    found.add(f"{container}[]")
         elif kind is cst.Call:
             call = cast(cst.Call, node)
             func = call.func
-            if type(func) is cst.Attribute and type(func.value) is cst.Name:
-                found.add(f"{func.value.value}[]")
+            if type(func) is cst.Attribute and (receiver := container_ref(func.value)) is not None:
+                found.add(f"{receiver}[]")
             kept = keeps(call) if call.args else set()
-            found.update(
-                f"{arg.value.value}[]"
-                for arg in call.args
-                if type(arg.value) is cst.Name and arg.value.value not in kept
-            )
+            for arg in call.args:
+                given = container_ref(arg.value)
+                if given is not None and given not in kept:
+                    found.add(f"{given}[]")
         stack.extend(branches(node))  # (no token is looked at)
     return found
 
