@@ -23,13 +23,16 @@ for batch in range(3):
 """
 
 
-@pytest.mark.parametrize("name", ["tests/model.py", "pkg/test_model.py", "model_test.py", "conftest.py"])
+@pytest.mark.parametrize(
+    "name", ["tests/model.py", "pkg/test_model.py", "model_test.py", "conftest.py", "tests/test_demo.ipynb"]
+)
 def test_literal_seed_is_not_flagged_in_test_files(name: str) -> None:
     assert is_test_file(name)
     assert lint_source(SOURCE, name, LintOptions(frozenset({"JAX203"}))) == []
 
 
-@pytest.mark.parametrize("name", ["train.py", "pkg/testing_utils.py", "contest.py"])
+# (a notebook named `test_*` is a trial run, a training experiment: pytest collects no notebook)
+@pytest.mark.parametrize("name", ["train.py", "pkg/testing_utils.py", "contest.py", "LIGO/test_toy_text.ipynb"])
 def test_literal_seed_is_flagged_elsewhere(name: str) -> None:
     assert not is_test_file(name)
     assert [(d.row, d.col, d.code) for d in lint_source(SOURCE, name, LintOptions(frozenset({"JAX203"})))] == [

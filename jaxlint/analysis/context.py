@@ -37,11 +37,14 @@ from jaxlint.analysis.values import UNKNOWN, Kind, Value
 
 
 def is_test_file(filename: str) -> bool:
-    """`test_*.py`, `*_test.py`, `conftest.py`, or anything under a `tests`/`test` folder."""
+    """`test_*.py`, `*_test.py` (the files pytest collects), `conftest.py`, or anything under a `tests`/`test` folder.
+    Not a notebook named `test_*.ipynb` elsewhere: pytest collects no notebook, and "test" there names a trial run
+    (a training experiment)."""
     parts = filename.replace("\\", "/").split("/")
     name = parts[-1]
     return (
         name.startswith("test_")
+        and name.endswith(".py")
         or name.endswith("_test.py")
         or name == "conftest.py"
         or any(part in ("tests", "test") for part in parts[:-1])
