@@ -22,6 +22,12 @@ FUNCTION_RUNNERS = {
 }
 # Wrappers of those objects whose method takes one argument fewer: `without_apply_rng(f).apply(params, *args)`.
 RNG_DROPPING = {"haiku.without_apply_rng": "apply"}
+# Their `init(rng, *args)` draws the parameters' initial values from `rng`: haiku's PRNGSequence of it gives the first
+# `hk.next_rng_key()` as `split(rng)[1]`, so a split of `rng` after `init` gives a layer's initial weights again.
+KEY_DRAWING_METHODS = {
+    made: {"init": (0, "rng")}
+    for made in ("haiku.transform", "haiku.transform_with_state", "haiku.without_apply_rng", "haiku.without_state")
+}
 
 TRANSFORMS = {
     "haiku.vmap": TransformSpec(
