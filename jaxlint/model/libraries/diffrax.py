@@ -19,3 +19,9 @@ TRANSFORMS = {
         function_keyword="vector_field",
     ),
 }
+
+# A Brownian path made from a key and drawn from when evaluated, by (position, keyword): `VirtualBrownianTree`
+# splits its key at each evaluation (under jax_debug_key_reuse, a key drawn from before raises KeyReuseError there),
+# so the key is spent on that path. Not `UnsafeBrownianPath`: it draws from keys `fold_in` derives, which jax's
+# checker does not count as a use.
+SAMPLERS = {"diffrax.VirtualBrownianTree": (4, "key")}
