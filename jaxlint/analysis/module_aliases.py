@@ -41,22 +41,30 @@ def module_assignments(module: cst.Module) -> dict[str, cst.BaseExpression]:
     return found
 
 
+def bound_once(module: cst.Module) -> dict[str, cst.BaseExpression]:
+    """Name -> value of each module-level `name = value` that is the name's one binding: no other statement of the
+    module binds it, and no function declares it `global`. What every function of the module reads there."""
+    counts = Counter(name for statement in module.body for name in rebound_names([statement]))
+    declared = _declared_global(module.body)
+    return {
+        name: value for name, value in module_assignments(module).items() if counts[name] == 1 and name not in declared
+    }
+
+
 def module_aliases(module: cst.Module, package: str | None) -> dict[str, str]:
     """Name -> the qualified name it aliases, for the module-level aliases of imported names."""
     spelled: dict[str, str] = {}  # `name = a.b`, in the order of the module
-    for name, expr in module_assignments(module).items():
+    for name, expr in bound_once(module).items():
         value = dotted(expr)
         if value is not None:
             spelled[name] = value
     if not spelled:
         return {}
-    counts = Counter(name for statement in module.body for name in rebound_names([statement]))
-    declared = _declared_global(module.body)
     known = scope_imports(module.body, package)
     found: dict[str, str] = {}
     for name, value in spelled.items():
         head, _, rest = value.partition(".")
         base = found.get(head) or known.get(head)
-        if base is not None and counts[name] == 1 and name not in declared:
+        if base is not None:
             found[name] = f"{base}.{rest}" if rest else base
     return found

@@ -10,6 +10,8 @@ import libcst as cst
 from jaxlint.analysis.bindings import parameter_names
 from jaxlint.analysis.calls import argument
 from jaxlint.analysis.keys import drawn_key, drawn_names, randomness_off, read_for_shapes, shape_only
+from jaxlint.analysis.module_aliases import bound_once
+from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.names import Names
 from jaxlint.analysis.repetition import Repeat
 from jaxlint.analysis.traced import TracedFunction
@@ -42,7 +44,9 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         "from in the forward pass of a layer, the `__call__` of a flax, haiku or equinox Module and the methods "
         "it runs through `self`, traced or not: "
         "the layer runs at every step (`jax.random.bernoulli(jax.random.key(0), p, x.shape)`, "
-        "`hk.dropout(jax.random.PRNGKey(42), rate, x)`)."
+        "`hk.dropout(jax.random.PRNGKey(42), rate, x)`); and so a draw there from the module's own key "
+        "(`randkey = jax.random.key(seed)` at its top, the name's one binding, which no function rebinds through "
+        "`global`): made once, it is the same key at every step."
     )
     why_bad = (
         "A key built from a literal is the same key on every call, so the function draws the same "
@@ -81,7 +85,8 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         "(a simulation from a fixed seed is a reproducible experiment), from code the module does not show, or "
         "under `pmap` alone (every device runs the same program: replicas that agree, one initialisation on "
         "every device, are the norm). "
-        "Keys made outside traced functions (a literal seed at the top of a script is the usual idiom), "
+        "Keys made outside traced functions (a literal seed at the top of a script is the usual idiom), but "
+        "for a module's key drawn from in a layer's forward pass; "
         "keys made from an argument (`jax.random.key(seed)` where `seed` is a parameter, traced or static), "
         "`jax.random.fold_in(jax.random.key(0), step)` with a data argument that is not a literal (also through a name "
         "read only as `fold_in(base, i)` with traced data, a loop index or a step), a literal "
@@ -206,6 +211,8 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         drawn = drawn_key(node, self.names)
         if drawn is not None:
             self._drawn.add(id(drawn[0]))
+            if type(drawn[0]) is cst.Name:
+                self._module_key_in_layer(node, drawn[0])
         if randomness_off(node):  # `model.apply(..., rngs={"dropout": key(0)}, train=False)`
             self._fallbacks.update(id(call) for call in _key_constructors(node, self.names))
         constant = self.constant_key(node)
@@ -271,6 +278,35 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
             f"({fresh})",
         )
 
+    def _module_key_in_layer(self, call: cst.Call, key: cst.Name) -> None:
+        """A draw in a layer's forward pass from the module's key (`randkey = jax.random.key(seed)` at the top, its one
+        binding): a key made once, read at every step, so every step draws the same numbers."""
+        layer = self.facts.layer_forward()
+        if layer is None or self.facts.in_test_file:
+            return
+        found = self.facts.binding(key)
+        if (
+            found is None
+            or len(found[1]) != 1
+            or found[0] is not _module_constants(cast(cst.Module, self.facts.chain[0])).get(key.value)
+        ):
+            return  # (bound in a function, more than once, or by a function declaring it `global`)
+        made = found[0]
+        if type(made) is not cst.Call or self.names.qualified(made.func) not in KEY_CONSTRUCTORS:
+            return
+        cls, base = layer
+        text = call_text(call, 60)
+        method = next(n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)).name.value
+        through = f" (through `self.{method}`)" if method != "__call__" else ""
+        self.report(
+            key,
+            lambda line_of: (
+                f"`{text}` draws from `{key.value}`, the module's key made once at line {line_of(made)}, in "
+                f"`{cls.name.value}.__call__`{through}, a layer's forward pass, which runs at every step: every step "
+                f"draws the same numbers; take a fresh key each call ({LAYER_BASES[base]})"
+            ),
+        )
+
     def _follow(self, call: cst.Call) -> None:
         """Which def `call` runs, traced calls included: a helper's draws are part of the computation of the
         function that calls it, and run each time that does; a jitted function's, each time it is called. A tree
@@ -319,6 +355,9 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
                 self.report(call, _per_leaf_message(text, where, tree_map, self.names.qualified(tree_map.func)))
             elif repeat is not None:
                 self.report(call, _repeated_message(text, where, repeat))
+
+
+_module_constants = ModuleMemo(bound_once)
 
 
 class _Waiting(NamedTuple):
