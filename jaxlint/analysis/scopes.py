@@ -1373,10 +1373,16 @@ class ScopeRecorder:
         """A traced call of a name that a scope around the caller defines more than once: which def runs depends on
         when the caller does (`def solve` replaced by another `def solve` between two transforms), so what the call
         gives belongs to neither for sure."""
-        if type(call.func) is not cst.Name or call.via is None:
+        return call.via is not None and self._redefined_outside(call.chain, call.func)
+
+    def _redefined_outside(self, chain: Chain, expr: cst.BaseExpression | cst.FunctionDef) -> bool:
+        """Whether a name read where `chain` ends is a def that a scope around defines more than once: the function
+        reading it runs later, and reads whichever def is bound then (a notebook's `loss_fn` redefined for a later
+        trainer after the one cell that called `train`)."""
+        if type(expr) is not cst.Name:
             return False
-        name = call.func.value
-        for level, scope in enumerate(reversed(call.chain)):
+        name = expr.value
+        for level, scope in enumerate(reversed(chain)):
             if type(scope) is cst.ClassDef and level > 0:
                 continue  # a class body's names are not visible from its functions
             key = (id(scope), name)
@@ -1525,6 +1531,7 @@ class ScopeRecorder:
             names = transform.bound_names | self._bound_keywords(chain, target)[0]
             if (
                 node is None
+                or self._redefined_outside(chain, target)
                 or isinstance(node, (cst.FunctionDef, cst.Lambda))
                 and not takes_keywords(node.params, names)
             ):
