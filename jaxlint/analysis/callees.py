@@ -26,7 +26,7 @@ from jaxlint.model.apis import Version
 from jaxlint.analysis.bindings import parameter_names, target_names
 from jaxlint.analysis.calls import arguments
 from jaxlint.analysis.module_memo import ModuleMemo
-from jaxlint.analysis.factories import callable_returns, product
+from jaxlint.analysis.factories import callable_returns, product, returned_items
 from jaxlint.analysis.names import Names, dotted, import_bound_names
 from jaxlint.model.classes import PLAIN_CLASS_DECORATORS, TRANSPARENT_BASES
 from jaxlint.model.transform_spec import Options, Role
@@ -200,6 +200,8 @@ _NAME_BINDERS = frozenset(
 class _Scope:
     names: dict[str, list[cst.CSTNode]]  # a def, the value of `name = value`, or _OTHER
     attributes: dict[str, list[cst.CSTNode]]  # for a class: `self.attr = value` in its methods
+    # Names bound by unpacking a call's result (`step, params = make()`): the call and the position, each time.
+    unpacked: dict[str, list[tuple[cst.Call, int]]]
 
 
 class ModuleBindings:
@@ -238,7 +240,7 @@ class ModuleBindings:
         return found
 
     def _scan(self, owner: cst.CSTNode, body, cls: _Scope | None) -> None:
-        scope = _Scope({}, {})
+        scope = _Scope({}, {}, {})
         self.scopes[id(owner)] = scope
         if isinstance(owner, cst.FunctionDef):
             for name in parameter_names(owner.params):
@@ -287,6 +289,12 @@ class ModuleBindings:
                 else:
                     for name in target_names(node):
                         scope.names.setdefault(name, []).append(_OTHER)
+                    if single and type(small.value) is cst.Call and (type(node) is cst.Tuple or type(node) is cst.List):
+                        for index, element in enumerate(node.elements):
+                            if type(element) is cst.StarredElement:
+                                break
+                            if type(element.value) is cst.Name:
+                                scope.unpacked.setdefault(element.value.value, []).append((small.value, index))
         elif type(small) is cst.AugAssign or type(small) is cst.AnnAssign:
             node = small.target
             if _is_self_attribute(node, owner) and cls is not None:
@@ -366,6 +374,16 @@ class ModuleBindings:
             if bound:
                 return bound, chain[: level + 1]
         return None
+
+    def unpacked(self, name: cst.Name, chain: Chain) -> tuple[cst.Call, int, Chain] | None:
+        """The call whose result a name's one binding unpacks where `chain` ends (`step, params = make()`), the
+        position it takes, and the chain of the scope binding it."""
+        found = self._bindings_of(name.value, chain)
+        if found is None or len(found[0]) != 1 or found[0][0] is not _OTHER:
+            return None
+        scope = self.scopes.get(id(found[1][-1]))
+        items = scope.unpacked.get(name.value, []) if scope is not None else []
+        return (items[0][0], items[0][1], found[1]) if len(items) == 1 else None
 
     def made_alike(self, name: cst.Name, chain: Chain) -> cst.Call | None:
         """The first binding of a name bound only to calls of one callable, spelled alike (`svi = SVI(...)` for
@@ -830,7 +848,7 @@ class Callees:
             return self.application(expr, chain, accept) or self._made(expr, chain, depth, accept)
         found = self.bindings.binding(expr, chain) or self._method(expr, chain)
         if found is None:
-            return None
+            return self._unpacked(expr, chain, depth, accept) if type(expr) is cst.Name else None
         node, scope_chain, through_self = found
         if isinstance(node, cst.FunctionDef):
             return self.decorated(node, through_self, accept)
@@ -844,6 +862,18 @@ class Callees:
             node, binds = node.args[0].value, False
         held = self._callee(node, scope_chain, depth + 1, accept)
         return replace(held, offset=held.offset + 1) if held is not None and binds else held
+
+    def _unpacked(self, name: cst.Name, chain: Chain, depth: int, accept) -> JittedCallee | None:
+        """`step` of `step, params = make()` for a factory of this module whose every `return` gives the same transformed
+        callable at that position (`return jax.jit(encode), params`)."""
+        item = self.bindings.unpacked(name, chain)
+        factory = self._factory(item[0], item[2]) if item is not None else None
+        items = returned_items(factory[0], cast(tuple, item)[1], self.names) if factory is not None else None
+        if factory is None or items is None:
+            return None
+        inside = (*factory[1], factory[0])
+        found = [self._callee(expr, inside, depth + 1, accept) for expr in items]
+        return found[0] if all(callee == found[0] for callee in found) else None
 
     def _made(self, call: cst.Call, chain: Chain, depth: int, accept) -> JittedCallee | None:
         """`make_train_step(opt)` of a factory of this module that returns the same transformed callable on every

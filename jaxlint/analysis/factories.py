@@ -65,6 +65,24 @@ def callable_returns(factory: cst.FunctionDef) -> list[cst.BaseExpression] | Non
     return None if found is None else [expr for expr in found if not isinstance(expr, _NOT_CALLABLE)]
 
 
+def returned_items(factory: cst.FunctionDef, index: int, names: Names) -> list[cst.BaseExpression] | None:
+    """What position `index` of the tuple each `return` gives holds, as written (`jax.jit(f)` of `return jax.jit(f),
+    params`): what a caller unpacking the call's result (`step, params = make()`) binds there; None unless every
+    path returns a tuple or list display with that position before any `*`, or when a decorator may change what
+    calling the function gives."""
+    if not all(_keeps_result(decorator.decorator, names) for decorator in factory.decorators):
+        return None
+    found = []
+    for expr in returned(factory) or ():
+        if type(expr) is not cst.Tuple and type(expr) is not cst.List:
+            return None
+        elements = expr.elements
+        if len(elements) <= index or any(type(e) is cst.StarredElement for e in elements[: index + 1]):
+            return None
+        found.append(elements[index].value)
+    return found or None
+
+
 def product(factory: cst.FunctionDef, bindings, names: Names, table: TransformTable) -> Product | None:
     """The function `factory` returns on every path: a def or lambda of its own scope, returned by name,
     through a transform (`return jax.jit(step)`) or a `partial`; None when the paths may differ, or when a
