@@ -467,7 +467,9 @@ class ModuleBindings:
         MRO, that class's method by qualified name (`pkg.base.Base.norm`). None when not known, or when a class
         on the way assigns `self.name` in a method (an instance attribute hides a method)."""
         order = self.mro(cls, names, in_project)
-        if order is None or any(not isinstance(c, str) and name in self.scopes[id(c)].attributes for c in order):
+        if order is None:
+            return self._own_def(cls, name, names)
+        if any(not isinstance(c, str) and name in self.scopes[id(c)].attributes for c in order):
             return None
         for index, owner in enumerate(order):
             if isinstance(owner, str):
@@ -477,6 +479,15 @@ class ModuleBindings:
                 chosen = _single(bound, True)
                 return chosen if isinstance(chosen, cst.FunctionDef) else None
         return None
+
+    def _own_def(self, cls: cst.ClassDef, name: str, names: Names) -> cst.FunctionDef | None:
+        """`name` of a plain class whose bases are not known here (`class Env(PipelineEnv)`): Python looks in the class
+        itself first, so the def its body binds once is what `self.name` finds, unless its methods set `self.name`."""
+        scope = self.scopes.get(id(cls))
+        if scope is None or name in scope.attributes or id(cls) not in self._classes or not plain_class(cls, names):
+            return None
+        chosen = _single(scope.names.get(name, []), True)
+        return chosen if isinstance(chosen, cst.FunctionDef) else None
 
     def extends(
         self, cls: cst.ClassDef, names: Names, in_project: Callable[[str], bool]
