@@ -106,6 +106,41 @@ def changes_entries(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
     return False
 
 
+# Methods of a dict that read it and leave its entries as they are.
+_READING_METHODS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__"})
+_TARGETS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)
+
+
+def changes_field_entries(function: cst.FunctionDef | cst.Lambda, name: str, attribute: str) -> bool:
+    """Whether a function (its nested defs and lambdas included) may put other values in the entries of the dict
+    `name.<attribute>` holds, or another dict there: anything but reading `name.<attribute>[k]`, calling a reading
+    method of it (`.get(k)`) and reading other attributes of `name`. Storing (`name.attribute[k] = v`), a method that
+    may store (`.update`), handing `name` or `name.attribute` to code, or naming either again may."""
+    targets: set[int] = set()
+    for node, above in in_order(function.body):
+        if isinstance(node, _TARGETS):
+            target = node.target
+            targets.update(id(inner) for inner, _ in in_order(target))
+        if type(node) is not cst.Name or node.value != name or not above:
+            continue
+        parent = above[-1]
+        if type(parent) is cst.Attribute and parent.attr is node or type(parent) is cst.Arg and parent.keyword is node:
+            continue  # (an attribute's name, a keyword's: not the variable)
+        if type(parent) is cst.Param:
+            continue
+        if type(parent) is not cst.Attribute or id(parent) in targets:
+            return True  # `name` itself handed or named again, or one of its attributes assigned
+        if parent.attr.value != attribute:
+            continue
+        holder = above[-2] if len(above) > 1 else None
+        if type(holder) is cst.Subscript and holder.value is parent and id(holder) not in targets:
+            continue  # `name.attribute[k]` read
+        if type(holder) is cst.Attribute and holder.value is parent and holder.attr.value in _READING_METHODS:
+            continue  # `name.attribute.get(k)`
+        return True
+    return False
+
+
 def _entry_of(target: cst.BaseExpression, name: str) -> bool:
     """Whether an assignment's target is (or unpacks into) an entry of `name`."""
     kind = type(target)

@@ -57,6 +57,7 @@ from jaxlint.analysis.key_hops import (
     changes_fields,
     declared,
     displayed_items,
+    changes_field_entries,
     container_item,
     name_item,
     field_arguments,
@@ -88,6 +89,7 @@ from jaxlint.model.keys import (
     BRANCHING,
     CONDS,
     COPYING_METHODS,
+    PATH_REPLACING_METHODS,
     EVAL_SHAPE,
     FIELD_KEEPING_BUILTINS,
     FIELD_KEEPING_PACKAGES,
@@ -661,21 +663,55 @@ class KeyState:
         if target in self.single:
             self.single.add(alias)
 
-    def forget_items(self, name: str, ref: str | None = None) -> None:
+    def forget_items(self, name: str, ref: str | None = None, held: bool = True) -> None:
         """What `name[...]` (or just `ref`) holds is unknown again: the container was changed or rebound. A name's
-        containers are its own and those of its attributes (`state.info[...]` of `state`)."""
+        containers are its own and, when `held`, those of its attributes (`state.info[...]` of `state`)."""
         for known in [*self.aliases, *self.keys, *self.single, *self.consumed]:
-            if _is_item(known) and name in (_base(known), _holder(known)) and (ref is None or known == ref):
+            if (
+                _is_item(known)
+                and (_base(known) == name or held and _holder(known) == name)
+                and (ref is None or known == ref)
+            ):
                 self.aliases.pop(known, None)
                 if _base(known) not in self.keys:  # (not an item of a split array: a container's)
                     self.keys.pop(known, None)
                     self.consumed.pop(known, None)
                 self.single.discard(known)
 
-    def changed(self, container: str, ref: str | None = None) -> None:
+    def fields_kept(self, name: str, replaced: frozenset[str]) -> tuple[dict, dict, dict, set]:
+        """What is known of the refs under the attributes of `name` but `replaced` (`state.info['rng']` of `state`
+        for a copy `state.replace(obs=...)`), to give back to `name` bound to that copy (`keep_fields`)."""
+
+        def kept(ref: str) -> bool:
+            return ref.startswith(f"{name}.") and ref[len(name) + 1 :].split(".")[0].split("[")[0] not in replaced
+
+        return (
+            {ref: depth for ref, depth in self.keys.items() if kept(ref)},
+            {ref: use for ref, use in self.consumed.items() if kept(ref)},
+            {ref: target for ref, target in self.aliases.items() if kept(ref)},
+            {ref for ref in self.single if kept(ref)},
+        )
+
+    def keep_fields(self, kept: tuple[dict, dict, dict, set]) -> None:
+        keys, consumed, aliases, single = kept
+        self.keys.update(keys)
+        self.consumed.update(consumed)
+        self.aliases.update(aliases)
+        self.single |= single
+
+    def held_containers(self, name: str) -> set[str]:
+        """The dicts held in attributes of `name` whose entries are known (`state.info` of `state.info['rng']`)."""
+        return {
+            _base(known)
+            for known in [*self.aliases, *self.keys, *self.single, *self.consumed]
+            if _is_item(known) and _holder(known) == name and _base(known) != name
+        }
+
+    def changed(self, container: str, ref: str | None = None, held: bool = True) -> None:
         """The container `container` (a name, `state.info`) was changed (an entry stored, a method called, handed to a
-        call): what its entries hold is unknown again (`ref`: only that entry), under every name of it (`shared`)."""
-        self.forget_items(container, ref)
+        call): what its entries hold is unknown again (`ref`: only that entry), under every name of it (`shared`);
+        with `held`, so are the entries of the dicts its attributes hold."""
+        self.forget_items(container, ref, held)
         for alias, other in self.shared.items():
             if alias == container:
                 self.forget_items(other)
@@ -1824,14 +1860,37 @@ class KeyFlow(Domain):
         # draws from, which it never changes (`_drawn_entry`): `meta["key"]` is the same spent key after `run(meta)`.
         func = node.func
         receiver = container_ref(func.value) if type(func) is cst.Attribute else None
-        if receiver is not None:
-            self.state.changed(receiver)
+        if receiver is not None:  # (a copying method, `state.replace(...)`, leaves the dicts of its fields)
+            self.state.changed(receiver, held=not self._keeps_every_field(node, receiver))
         drawn_from = self._entries_drawn(node)
         for arg in node.args:
             given = container_ref(arg.value)
-            if given is not None and given not in drawn_from:
-                self.state.changed(given)
+            if given is None or given in drawn_from:
+                continue
+            self.state.changed(given, held=type(arg.value) is not cst.Name)
+            if type(arg.value) is cst.Name:
+                for container in self.state.held_containers(given):
+                    if not self._keeps_entries(node, arg, container.partition(".")[2]):
+                        self.state.changed(container)
         self._forget_handed_fields(node)
+
+    def _keeps_entries(self, call: cst.Call, arg: cst.Arg, attribute: str) -> bool:
+        """Whether the code `call` runs, handed the name `arg` gives, leaves the entries of the dict in its
+        `<attribute>` as they are: code that assigns no attribute of what it is given (`_keeps_every_field`), or a def of
+        this module that only reads that dict (key_hops.changes_field_entries), given it by position or keyword."""
+        name = cast(cst.Name, arg.value).value
+        if self._keeps_every_field(call, name):
+            return True
+        function, bound = self._callee(call)
+        if type(function) is not cst.FunctionDef or arg.star:
+            return False
+        if arg.keyword is not None:
+            param: str | None = arg.keyword.value
+        else:
+            index = [a for a in call.args if a.keyword is None].index(arg)
+            positional = Signature.of(function.params).positional[bound:]
+            param = positional[index] if index < len(positional) else None
+        return param is not None and not changes_field_entries(function, param, attribute)
 
     def _forget_handed_fields(self, call: cst.Call) -> None:
         """An object whose attribute held a key that was drawn from or named again (`state.rng`, `agent.key`,
@@ -2406,7 +2465,11 @@ class KeyFlow(Domain):
                 self.state.bind(ref, False)
                 self.state.alias(ref, named)
                 return
+            replaced = self._replaced_fields(ref, value)
+            copied = self.state.fields_kept(ref, replaced) if replaced is not None else None
             self.state.bind(ref, self._is_key_value(ref, value), self._single(value))
+            if copied is not None:
+                self.state.keep_fields(copied)  # `state = state.replace(obs=o)`: `state.info` is the same dict
             shared = container_ref(value) if type(target) is cst.Name and value is not None else None
             if shared is not None and shared != ref:
                 self.state.shared[ref] = shared  # `info = state.info`: one dict, two names
@@ -2484,6 +2547,25 @@ class KeyFlow(Domain):
                     self.state.changed(container)
                 elif isinstance(inner, (cst.Tuple, cst.List)):
                     self._bind(inner, None)  # `(state, key), aux = jax.lax.scan(...)`: its names get new values
+
+    def _replaced_fields(self, name: str, value: cst.BaseExpression | None) -> frozenset[str] | None:
+        """The fields a copy of `name` made by its copying method changes (`obs` of `state.replace(obs=o)`,
+        `pipeline_state` of `state.tree_replace({"pipeline_state.qd": v})`); None for any other value, or when which
+        fields change is not known."""
+        if type(value) is not cst.Call or type(value.func) is not cst.Attribute:
+            return None
+        owner, method = value.func.value, value.func.attr.value
+        if type(owner) is not cst.Name or owner.value != name or method not in COPYING_METHODS:
+            return None
+        if method in PATH_REPLACING_METHODS:
+            paths = value.args[0].value if len(value.args) == 1 and value.args[0].keyword is None else None
+            entries = self._entries(paths) if type(paths) is cst.Dict else None
+            if entries is None or not all(isinstance(path, str) for path, _ in entries):
+                return None
+            return frozenset(str(path).split(".")[0] for path, _ in entries)
+        if any(arg.keyword is None for arg in value.args):
+            return None  # (`**changes`: not known)
+        return frozenset(cast(cst.Name, arg.keyword).value for arg in value.args)
 
     def _none_fallback(self, value: cst.BaseExpression | None) -> str | None:
         """`rng` of `rng if rng is not None else jax.random.key(0)` (or `key(0) if rng is None else rng`): the name

@@ -166,5 +166,7 @@ FIELD_KEEPING_BUILTINS = frozenset(
     {"print", "len", "isinstance", "type", "id", "repr", "str", "hasattr", "getattr", "callable", "iter", "sorted"}
 )
 # Methods of pytree classes that give a changed copy and leave the object as it was: flax.struct's and chex's
-# `replace`, a NamedTuple's `_replace`.
-COPYING_METHODS = frozenset({"replace", "_replace"})
+# `replace`, a NamedTuple's `_replace` (the fields they are given by keyword change), brax's `tree_replace` (given a
+# dict of dotted paths: their first parts change). The copy holds the other fields' objects as they were.
+COPYING_METHODS = frozenset({"replace", "_replace", "tree_replace"})
+PATH_REPLACING_METHODS = frozenset({"tree_replace"})
