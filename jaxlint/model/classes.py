@@ -19,6 +19,10 @@ PLAIN_CLASS_DECORATORS = frozenset(
 # Class decorators that make a dataclass: a generated `__init__` takes its fields in order, by position or keyword.
 DATACLASS_MAKERS = frozenset({"dataclasses.dataclass"}) | merged_sets("DATACLASS_MAKERS")
 
+# Python classes whose instances keep any attribute set on them as a plain reference (`debug.last = x` of
+# `debug = types.SimpleNamespace()`): a tracer stored there outlives its trace.
+ATTRIBUTE_HOLDERS = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+
 # Base classes that give their subclasses no method a call could run instead of one of the class's own (the ABC
 # machinery only checks abstract methods when the class is called; `Generic` only adds subscription): methods
 # are looked up as if they were not there.

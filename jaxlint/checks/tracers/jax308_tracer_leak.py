@@ -7,6 +7,7 @@ import libcst as cst
 from jaxlint.analysis.bindings import mentioned_names, rebound_names
 from jaxlint.analysis.values import Kind, Value
 from jaxlint.checks.base import Rule, code
+from jaxlint.model.classes import ATTRIBUTE_HOLDERS
 from jaxlint.model.functions import CONTAINER_BASES, JAX
 from jaxlint.traversal import in_order
 
@@ -21,7 +22,8 @@ class TracerLeak(Rule):
         "`outer[k] = x` on a container defined outside the traced "
         "function (`outer.update(...)` on a known dict) or made by a parameter's default that a traced call leaves "
         "out (`def f(x, acc=[])`: made once, when the `def` runs), an attribute of an object defined outside it, of a "
-        "class of the module or an item of one (`recorder.saved = x`, `setattr(recorder, 'saved', x)`, "
+        "class of the module, a `types.SimpleNamespace` or an `argparse.Namespace`, or an item of one "
+        "(`recorder.saved = x`, `setattr(recorder, 'saved', x)`, "
         "`Recorder.last = x`, `sketch.table[k] = x`, `recorder.values.append(x)`), or `self.attr = x`, and "
         "`self.cache[k] = x` or `self.history.append(x)` into a dict or list every assignment of the module "
         "puts there (`self.cache = {}` in `__init__`), in a method jax traces with `self` bound or static "
@@ -211,6 +213,8 @@ class TracerLeak(Rule):
         if self.facts.value_of(owner).instance is not None:
             return True
         found = self.facts.binding(owner, want_class=True)  # `Recorder.shared = x` sets a class attribute
+        if found is not None and isinstance(found[0], cst.Call):  # `debug = types.SimpleNamespace()`
+            return self.names.qualified(found[0].func) in ATTRIBUTE_HOLDERS
         return found is not None and isinstance(found[0], cst.ClassDef)
 
     def _scratch(self, name: str) -> bool:
