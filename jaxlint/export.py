@@ -89,6 +89,7 @@ def module_interface(
     facts: RoundFacts,
     reads: Reads,
     positions: dict | None = None,
+    place: Callable[[int], str] = str,
 ) -> Interface:
     """What this module tells the other modules of its project (nothing outside a project), and which of
     their optional facts it read. A call's line is found in `positions` when the findings needed them,
@@ -145,7 +146,7 @@ def module_interface(
             caller=call.caller,
             transform=call.trace.name,
             staged=call.trace.staged,
-            where=f"{filename}:{line(call.node, call.caller)}",
+            where=f"{filename}:{place(line(call.node, call.caller))}",
             positional=call.positional,
             keywords=call.keywords,
             instance=call.instance,
@@ -164,7 +165,7 @@ def module_interface(
             target=applied.target,
             transform=applied.transform.name,
             staged=applied.transform.staged,
-            where=f"{filename}:{line(applied.transform.node, applied.around)}",
+            where=f"{filename}:{place(line(applied.transform.node, applied.around))}",
             options=tuple(
                 (option, _EMPTY.code_for_node(value)) for option, value in applied.transform.keywords.items()
             ),

@@ -58,6 +58,8 @@ class LintOptions:
     python_version: str | None = None  # the syntax to parse ("3.12"); default: the newest jaxlint knows
     # How messages that point at another line ("transformed by `jax.jit` at line 3") spell it.
     line_name: Callable[[int], str] = str
+    # How the messages of other files place a row of this one (`cell 5:3` of a notebook's program).
+    place_name: Callable[[int], str] = str
     line_noqa: bool = (
         True  # apply noqa comments (flake8 applies them itself; a file-wide `jaxlint: noqa` always applies)
     )
@@ -183,12 +185,12 @@ def _check(
         if settled:
             break
     if not reports:  # positions are a second full pass: the interface finds a call's line in the text instead
-        return [], module_interface(module, source, filename, tracker, facts, reads)
+        return [], module_interface(module, source, filename, tracker, facts, reads, place=options.place_name)
     positions = _positions(module)
     if tracker.flow.unreached:
         running = {rule.code for rule in rule_classes if rule.about_running}
         reports = _in_reached_code(reports, tracker.flow.unreached, running, positions)
-    interface = module_interface(module, source, filename, tracker, facts, reads, positions)
+    interface = module_interface(module, source, filename, tracker, facts, reads, positions, options.place_name)
     return _diagnostics(module, source, filename, reports, options.line_name, positions), interface
 
 

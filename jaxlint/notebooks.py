@@ -100,6 +100,17 @@ def line_name(program_text: str) -> Callable[[int], str]:
     return name
 
 
+def place_name(program_text: str) -> Callable[[int], str]:
+    """How another file's message places a row of the program: `cell 5:3`, as findings are placed."""
+    cells = _cells_in(program_text)
+
+    def name(row: int) -> str:
+        first, number, _ = _cell_of(cells, row)
+        return f"cell {number}:{row - first + 1}"
+
+    return name
+
+
 def locate(program_text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Program rows -> (cell, row within the cell), for each finding and its fix's edits; columns move
     right by the indentation IPython removed from the cell."""

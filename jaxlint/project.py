@@ -52,9 +52,10 @@ def module_of(path: str) -> tuple[Path, str]:
     """The folder imports start from, and the module's dotted name (`pkg.sub.train`). A folder without
     `__init__.py` inside a package is a namespace package (PEP 420): `pkg/_src/ops.py` is `pkg._src.ops`. A folder
     whose name no import can spell (`my-project/`, with an `__init__.py` or not) is where imports start: its
-    modules are imported with it on the path."""
+    modules are imported with it on the path. A notebook's name is one no import can spell (`examples.train-ipynb`):
+    nothing imports it, and it takes no module's place."""
     file = Path(path).absolute()
-    parts = [] if file.stem == "__init__" else [file.stem]
+    parts = [] if file.stem == "__init__" else [f"{file.stem}-ipynb" if file.suffix == ".ipynb" else file.stem]
     folders = list(file.parents)
     spelled = next((index for index, folder in enumerate(folders) if not folder.name.isidentifier()), len(folders))
     top = max((index for index, folder in enumerate(folders[:spelled]) if _is_file(folder / "__init__.py")), default=-1)
@@ -327,6 +328,13 @@ def _imported_tops(path: str, among: frozenset[str]) -> set[str]:
         data = Path(path).read_bytes() if Path(path).is_file() else b""  # (a FIFO would block)
     except OSError:
         return set()
+    if path.endswith(".ipynb"):  # a notebook's program: its code cells
+        from jaxlint.notebooks import Notebook, NotPython
+
+        try:
+            return imported_tops(Notebook.read(data).source, among)
+        except NotPython:
+            return set()
     return imported_tops(data, among)
 
 

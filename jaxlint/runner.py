@@ -30,7 +30,7 @@ from jaxlint.discovery import discover
 from jaxlint.files import LINES, InputError, check_size, decode, mentions_jax, read_bytes
 from jaxlint.fix import FixError, applicable, fix_source, write_atomically
 from jaxlint.notebook_outputs import unshown
-from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate
+from jaxlint.notebooks import Notebook, NotPython, is_notebook, line_name, locate, place_name
 from jaxlint.results import FileResult, RunResult
 
 # A notebook's size is mostly its outputs (images, tables): max-file-size applies to its code, and the
@@ -85,7 +85,13 @@ def check_bytes(
         from jaxlint.lint import lint_module  # libcst: only for files that are parsed
 
         def analyse(text: str) -> tuple[list[Diagnostic], Interface]:
-            options = lint_options(settings, path, line_name=line_name(text) if notebook else str, findings=findings)
+            options = lint_options(
+                settings,
+                path,
+                line_name=line_name(text) if notebook else str,
+                place_name=place_name(text) if notebook else str,
+                findings=findings,
+            )
             return lint_module(text, path, options, context)
 
         if fix_mode is not None:
@@ -217,7 +223,8 @@ def _in_projects(
     alone): the batch, with each module's context holding what the others tell it (jaxlint/project.py),
     and each file's outcome."""
     files = paths + project.siblings(paths, cache, settings.max_file_size)
-    modules = {index: path for index, path in enumerate(files) if path.endswith((".py", ".pyi"))}
+    # (a notebook runs in a kernel of its own, importing the project's modules: what they tell it reaches it)
+    modules = {index: path for index, path in enumerate(files) if path.endswith((".py", ".pyi", ".ipynb"))}
     linked = project.linked_packages(project.projects(modules), modules)
     contexts = {index: project.context(path, linked=linked) for index, path in modules.items()}
     batch = _Batch(files, contexts, settings, cache, jobs, None, len(paths), linked=linked)
@@ -319,10 +326,15 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
         for index in contexts
         if Path(files[index]).name == "conftest.py" and cast(FileResult, outcomes[index]).interface.x64
     }
-    projects = project.projects({index: files[index] for index in contexts if not is_notebook(files[index])})
+    projects = project.projects({index: files[index] for index in contexts})
 
     def interfaces_of(modules: dict[str, int]) -> dict[str, Interface]:
-        return {name: cast(FileResult, outcomes[index]).interface for name, index in modules.items()}
+        """(A notebook's x64 is its own and its imports' (_notebooks_importing_x64): it turns it on for no module.)"""
+        found = {}
+        for name, index in modules.items():
+            interface = cast(FileResult, outcomes[index]).interface
+            found[name] = replace(interface, x64=False, wide_dtypes=False) if is_notebook(files[index]) else interface
+        return found
 
     # A project's modules with those of the packages of this run that it imports from the folders above it
     # (`examples/train.py` importing the repository's own package): their facts reach one another as within one.
@@ -355,6 +367,8 @@ def _link(batch: _Batch, outcomes: list[FileResult | None]) -> None:
                 if name not in modules:
                     continue  # a module of an imported package: its own project's round gives its facts
                 index = modules[name]
+                if is_notebook(files[index]):
+                    imported = replace(imported, x64=contexts[index].imported.x64)
                 if imported == contexts[index].imported:
                     continue
                 before = contexts[index].imported
@@ -392,19 +406,20 @@ def _notebook_source(batch: _Batch, index: int) -> str | None:
 
 
 def _notebooks_importing_x64(batch: _Batch, outcomes: list[FileResult | None], x64: dict[Path, frozenset[str]]) -> None:
-    """A notebook is no module of a project, but the modules it imports run in its kernel: one whose import turns
-    on x64 turns it on for the notebook (project.x64_in_imports). Its 64-bit requests are checked again with
-    that fact alone."""
+    """A notebook's x64 is not its project's (it runs in a kernel of its own), but the modules it imports run in
+    that kernel: one whose import turns on x64 turns it on for the notebook (project.x64_in_imports). Its 64-bit
+    requests are checked again with that fact."""
     todo: dict[int, None] = {}
     for index, path in enumerate(batch.files):
         outcome = outcomes[index]
-        if index in batch.contexts or not is_notebook(path) or outcome is None:
+        if not is_notebook(path) or outcome is None:
             continue
         if not any(d.code == "JAX701" for d in outcome.diagnostics):
             continue
         source = _notebook_source(batch, index)
         if source is not None and project.x64_in_imports(project.module_of(path)[0], source, x64):
-            batch.contexts[index] = ModuleContext("", frozenset(), Imported(x64=True))
+            known = batch.contexts.get(index, ModuleContext("", frozenset(), Imported()))
+            batch.contexts[index] = replace(known, imported=replace(known.imported, x64=True))
             todo[index] = None
     if todo:
         _check_files(batch, todo, outcomes)

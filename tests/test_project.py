@@ -108,6 +108,23 @@ def test_a_script_beside_the_package_gets_the_facts_of_the_package_it_imports(tm
     assert "`key` was already consumed by `get_data()` at line 10; `create()`" in finding["message"]
 
 
+def test_a_notebook_beside_the_package_gets_the_facts_of_the_package_it_imports(tmp_path: Path) -> None:
+    # A notebook in examples/ runs in a kernel of its own, importing the repository's package from above: what the
+    # package's modules tell their importers reaches it (here, that `step` is jitted, so the clock read right after
+    # its call times only the dispatch; jax-clip's timing, first look round 173). Its x64 stays its own.
+    write(tmp_path / "pyproject.toml", '[project]\nname = "nets"\nversion = "0.1"\n')
+    write(tmp_path / "nets" / "__init__.py", "")
+    write(tmp_path / "nets" / "steps.py", "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef step(x):\n"
+                                          "    return jnp.tanh(x @ x)\n")
+    write(tmp_path / "examples" / "bench.ipynb",
+          notebook(("code", "import time\nimport jax.numpy as jnp\nfrom nets.steps import step"),
+                   ("code", "x = jnp.ones((500, 500))\nstart = time.perf_counter()\ny = step(x)\n"
+                            "print(time.perf_counter() - start)")))
+    [finding] = found(tmp_path, ".")
+    assert (finding["filename"], finding["code"], finding["location"]["row"]) == ("examples/bench.ipynb", "JAX505", 2)
+    assert finding["message"].startswith("`start` times jax work that runs asynchronously")
+
+
 @pytest.mark.slow
 def test_each_module_alone_gets_the_findings_of_the_folder_run() -> None:
     whole = found(ROOT, "fixtures/project")

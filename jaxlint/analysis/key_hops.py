@@ -106,6 +106,32 @@ def changes_entries(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
     return False
 
 
+def entries_changed_before(function: cst.FunctionDef | cst.Lambda, name: str, node: cst.CSTNode) -> bool:
+    """Whether the function may have put other values in the entries of its `name` (as `changes_entries` finds) by the
+    time it runs `node`: in a statement before the one holding `node` (a statement evaluates its value before it
+    stores: `info["rng"], k = split(info["rng"])` draws from the caller's key first), or anywhere in a loop around
+    `node` (the next iteration runs after it)."""
+    skip = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    statements = 0  # small statements and compound statements seen, in order
+    changes: list[tuple[int, tuple[cst.CSTNode, ...]]] = []
+    where: tuple[int, tuple[cst.CSTNode, ...]] | None = None
+    for current, above in in_order(function.body, skip=skip):
+        if isinstance(current, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            statements += 1
+        if current is node:
+            where = (statements, above)
+        kind = type(current)
+        if (kind is cst.Attribute and type(current.value) is cst.Name and current.value.value == name) or (
+            isinstance(current, _TARGETS) and _entry_of(current.target, name)
+        ):
+            changes.append((statements, above))
+    if where is None:
+        return True
+    at, around = where
+    loops = {id(statement) for statement in around if type(statement) in (cst.For, cst.While)}
+    return any(index < at or any(id(outer) in loops for outer in outer_nodes) for index, outer_nodes in changes)
+
+
 # Methods of a dict that read it and leave its entries as they are.
 _READING_METHODS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__"})
 _TARGETS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)

@@ -58,6 +58,7 @@ from jaxlint.analysis.key_hops import (
     declared,
     displayed_items,
     changes_field_entries,
+    entries_changed_before,
     container_item,
     name_item,
     field_arguments,
@@ -1309,16 +1310,19 @@ class KeyFlow(Domain):
         owner = self._owner(base)
         return owner if owner is not here else None
 
-    def _drawn_entry(self, function: cst.CSTNode, ref: str) -> bool:
+    def _drawn_entry(self, function: cst.CSTNode, ref: str, call: cst.Call) -> bool:
         """Whether `ref` is an entry or a place of a parameter, as the caller gave it (`rngs['dropout']` of `rngs`,
-        `args[1]` of `args`, whose items the function never changes)."""
+        `args[1]` of `args`), where `call` draws from it: the function never changes its items, or changes them only
+        after this draw (`info["rng"], k = split(info["rng"])`: the caller's key is drawn from first)."""
         entry = name_item(ref)
         if entry is None or entry[0] not in self.state.params | self.state.others:
             return False
         at = (id(function), entry[0])
         if at not in self._entries_changed:
             self._entries_changed[at] = changes_entries(cast("cst.FunctionDef | cst.Lambda", function), entry[0])
-        return not self._entries_changed[at]
+        if not self._entries_changed[at]:
+            return True
+        return not entries_changed_before(cast("cst.FunctionDef | cst.Lambda", function), entry[0], call)
 
     def _kept_field(self, function: cst.CSTNode, ref: str) -> bool:
         """Whether `ref` is an attribute of the method's `self` that the instance keeps from its construction
@@ -1831,7 +1835,7 @@ class KeyFlow(Domain):
             if function is not None and (
                 resolved in self.state.params
                 or _base(resolved) == self.state.carry
-                or self._drawn_entry(function, resolved)
+                or self._drawn_entry(function, resolved, node)
                 or self._kept_field(function, resolved)
                 or self._drawn_field(function, resolved)
             ):
@@ -1865,7 +1869,7 @@ class KeyFlow(Domain):
         drawn_from = self._entries_drawn(node)
         for arg in node.args:
             given = container_ref(arg.value)
-            if given is None or given in drawn_from:
+            if given is None or given in drawn_from and not self._changes_entries_given(node, arg):
                 continue
             self.state.changed(given, held=type(arg.value) is not cst.Name)
             if type(arg.value) is cst.Name:
@@ -1881,16 +1885,41 @@ class KeyFlow(Domain):
         name = cast(cst.Name, arg.value).value
         if self._keeps_every_field(call, name):
             return True
-        function, bound = self._callee(call)
-        if type(function) is not cst.FunctionDef or arg.star:
-            return False
+        function, param = self._parameter_given(call, arg)
+        return function is not None and param is not None and not changes_field_entries(function, param, attribute)
+
+    def _changes_entries_given(self, call: cst.Call, arg: cst.Arg, ahead: bool = False) -> bool:
+        """Whether the def `call` runs may put other values in the entries of the dict `arg` gives it (it draws from
+        one first, then stores a new key: `info["rng"], k = split(info["rng"])`); True when the def is not known.
+        `ahead`: asked for a call the walk has not reached (`_callee`)."""
+        function, param = self._parameter_given(call, arg, ahead)
+        return function is None or param is None or changes_entries(function, param)
+
+    def _entries_kept_ahead(self, call: cst.Call) -> set[str]:
+        """The containers given to a call of a loop body whose entries its callee draws from and never changes
+        (`_entries_drawn_ahead`, less those it stores a new key into)."""
+        drawn = self._entries_drawn_ahead(call)
+        return {
+            container
+            for container in drawn
+            if not any(
+                container_ref(arg.value) == container and self._changes_entries_given(call, arg, ahead=True)
+                for arg in call.args
+            )
+        }
+
+    def _parameter_given(
+        self, call: cst.Call, arg: cst.Arg, ahead: bool = False
+    ) -> tuple[cst.FunctionDef | None, str | None]:
+        """The def of this module `call` runs, and its parameter `arg` fills (by position or keyword)."""
+        function, bound = self._callee(call, ahead)
+        if type(function) is not cst.FunctionDef or arg.star or any(a.star for a in call.args):
+            return None, None
         if arg.keyword is not None:
-            param: str | None = arg.keyword.value
-        else:
-            index = [a for a in call.args if a.keyword is None].index(arg)
-            positional = Signature.of(function.params).positional[bound:]
-            param = positional[index] if index < len(positional) else None
-        return param is not None and not changes_field_entries(function, param, attribute)
+            return function, arg.keyword.value
+        index = [a for a in call.args if a.keyword is None].index(arg)
+        positional = Signature.of(function.params).positional[bound:]
+        return function, positional[index] if index < len(positional) else None
 
     def _forget_handed_fields(self, call: cst.Call) -> None:
         """An object whose attribute held a key that was drawn from or named again (`state.rng`, `agent.key`,
@@ -2666,7 +2695,7 @@ class KeyFlow(Domain):
         """Remembered: a key consumed in a loop body and not rebound there is consumed again by the next iteration."""
         if isinstance(node, (cst.For, cst.While)):
             rebound = (
-                rebound | set(_attribute_targets(node.body)) | _changed_containers(node.body, self._entries_drawn_ahead)
+                rebound | set(_attribute_targets(node.body)) | _changed_containers(node.body, self._entries_kept_ahead)
             )
         self.state.loops.append(rebound)
         self._loops.append((self.state, len(self.state.loops), node))
@@ -2849,9 +2878,7 @@ class KeyFlow(Domain):
         if function is not None and any(t.name in LOOP_BODIES for t in function.transforms):
             # A lax loop body runs once per iteration: keys from outside are reused unless split here.
             local = set(names) | (
-                _rebound_keys(body) | _changed_containers(body, self._entries_drawn_ahead)
-                if body is not None
-                else set()
+                _rebound_keys(body) | _changed_containers(body, self._entries_kept_ahead) if body is not None else set()
             )
             state.carried = frozenset().union(
                 *(carried_unchanged(node, t, self._loop_function) for t in function.transforms)
