@@ -91,24 +91,23 @@ class Notebook:
 
 def line_name(program_text: str) -> Callable[[int], str]:
     """How a message names a row of the program: `3 of cell 5`, as in "at line 3 of cell 5"."""
+    return _row_names(program_text, lambda cell, row: f"{row} of cell {cell}")
+
+
+def _row_names(program_text: str, spell: Callable[[int, int], str]) -> Callable[[int], str]:
+    """A row of the program, spelled from its cell's number and its row in that cell."""
     cells = _cells_in(program_text)
 
     def name(row: int) -> str:
         first, number, _ = _cell_of(cells, row)
-        return f"{row - first + 1} of cell {number}"
+        return spell(number, row - first + 1)
 
     return name
 
 
 def place_name(program_text: str) -> Callable[[int], str]:
     """How another file's message places a row of the program: `cell 5:3`, as findings are placed."""
-    cells = _cells_in(program_text)
-
-    def name(row: int) -> str:
-        first, number, _ = _cell_of(cells, row)
-        return f"cell {number}:{row - first + 1}"
-
-    return name
+    return _row_names(program_text, lambda cell, row: f"cell {cell}:{row}")
 
 
 def locate(program_text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
