@@ -71,6 +71,7 @@ from jaxlint.analysis.jax_present import jax_present_values
 from jaxlint.analysis.module_aliases import module_aliases
 from jaxlint.analysis.names import Names, dotted, import_bound_names
 from jaxlint.analysis.narrowing import not_an_array
+from jaxlint.analysis.custom_rules import Role, custom_rules
 from jaxlint.analysis.module_memo import ModuleMemo
 from jaxlint.analysis.none_flow import NoneFlow
 from jaxlint.analysis.pytrees import flattened_class, never_flattened, pytree_fields, pytree_registrations
@@ -2103,6 +2104,34 @@ class ValueTracker(Domain):
             and all(decorator_transform(d, self.names, self.transforms) is not None for d in node.decorators)
         )
 
+    @cached_property
+    def _custom_rules(self) -> dict[cst.FunctionDef, tuple[cst.FunctionDef, Role]]:
+        return custom_rules(self._module, self._module_names, self.transforms)
+
+    def _rule_tracers(self, node: cst.FunctionDef) -> dict[str, Tracer]:
+        """For a derivative rule of a custom_jvp or custom_vjp def of the module (custom_rules.py): its parameters that
+        hold tracers, where a staged trace around a call of that def makes the def's own arguments tracers (jax runs
+        the rule when it differentiates the call there). A forward rule gets the def's arguments, place by place; a
+        JVP rule its primals and tangents, a backward rule its residuals and cotangents (its last two parameters)."""
+        found = self._custom_rules.get(node)
+        if found is None:
+            return {}
+        function, role = found
+        decorators = [t for d in function.decorators if (t := decorator_transform(d, self.names, self.transforms))]
+        scope = self._traced(function, function.name.value, function.params, decorators)
+        given = [tracer for tracer in scope.traced.values() if tracer.transform.staged] if scope is not None else []
+        if not given:
+            return {}
+        own = Signature.of(node.params).positional
+        if role == "fwd":
+            theirs = Signature.of(function.params).positional
+            return {
+                mine: replace(scope.traced[their], function=node.name.value, param=mine)  # type: ignore[union-attr]
+                for mine, their in zip(own, theirs)
+                if their in scope.traced and scope.traced[their].transform.staged  # type: ignore[union-attr]
+            }
+        return {param: replace(given[0], function=node.name.value, param=param) for param in own[-2:]}
+
     def _traced(
         self, node: cst.FunctionDef | cst.Lambda, name: str, params: cst.Parameters, transforms
     ) -> TracedFunction | None:
@@ -2111,6 +2140,8 @@ class ValueTracker(Domain):
         if node in self._known.host or self._replaced_unread(node):
             return None
         passed = {**self._from_other_modules(node, name), **self._known.passed.get(node, {})}
+        if type(node) is cst.FunctionDef and not passed:
+            passed = self._rule_tracers(node)
         entries = self._known.entries.get(node, [])
         if has_own_rule(transforms):
             # custom_jvp/custom_vjp trace nothing themselves, and differentiating a call gives the function (or its

@@ -17,7 +17,9 @@ class TracerLeak(Rule):
     name = "tracer-leak"
     summary = "A traced value stored outside the traced function: a global, a closure list, `self`"
     what_it_does = (
-        "Flags a traced function (jitted, vmapped, or a lax body) that stores a traced value where it "
+        "Flags a traced function (jitted, vmapped, or a lax body; also a custom_jvp or custom_vjp function's "
+        "rules, `@f.defjvp` and `f.defvjp(fwd, bwd)`, where a staged trace around a call of `f` differentiates it) "
+        "that stores a traced value where it "
         "outlives the trace: assigning a `global` or `nonlocal` name, `outer.append/extend/insert/setdefault(x)`, "
         "`outer[k] = x` on a container defined outside the traced "
         "function (`outer.update(...)` on a known dict) or made by a parameter's default that a traced call leaves "
