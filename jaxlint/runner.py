@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterator, cast
 
 from jaxlint import project
-from jaxlint.analysis.interface import Imported, Interface, ModuleContext
+from jaxlint.analysis.interface import Interface, ModuleContext
 from jaxlint.cache import DEFAULT_DIR, Cache, content_hash, fingerprint
 from jaxlint.config import Settings
 from jaxlint.diagnostics import Diagnostic
@@ -418,7 +418,7 @@ def _notebooks_importing_x64(batch: _Batch, outcomes: list[FileResult | None], x
             continue
         source = _notebook_source(batch, index)
         if source is not None and project.x64_in_imports(project.module_of(path)[0], source, x64):
-            known = batch.contexts.get(index, ModuleContext("", frozenset(), Imported()))
+            known = batch.contexts[index]  # (every notebook of the run has one: _in_projects)
             batch.contexts[index] = replace(known, imported=replace(known.imported, x64=True))
             todo[index] = None
     if todo:

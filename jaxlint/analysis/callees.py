@@ -878,8 +878,11 @@ class Callees:
         """`step` of `step, params = make()` for a factory of this module whose every `return` gives the same transformed
         callable at that position (`return jax.jit(encode), params`)."""
         item = self.bindings.unpacked(name, chain)
-        factory = self._factory(item[0], item[2]) if item is not None else None
-        items = returned_items(factory[0], cast(tuple, item)[1], self.names) if factory is not None else None
+        if item is None:
+            return None
+        call, index, scope_chain = item
+        factory = self._factory(call, scope_chain)
+        items = returned_items(factory[0], index, self.names) if factory is not None else None
         if factory is None or items is None:
             return None
         inside = (*factory[1], factory[0])

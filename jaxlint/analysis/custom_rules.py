@@ -14,7 +14,7 @@ from jaxlint.model.transforms import CUSTOM_RULES
 
 # What a rule is given: `jvp` (primals, tangents), `fwd` the function's own arguments, `bwd` (residuals, cotangents).
 Role = Literal["jvp", "fwd", "bwd"]
-_REGISTRATIONS = {"defjvp": ("jvp",), "defvjp": ("fwd", "bwd")}
+_REGISTRATIONS: dict[str, tuple[Role, ...]] = {"defjvp": ("jvp",), "defvjp": ("fwd", "bwd")}
 
 
 def custom_rules(module: cst.Module, names: Names, table) -> dict[cst.FunctionDef, tuple[cst.FunctionDef, Role]]:
@@ -58,4 +58,4 @@ def _registered(
     if type(expr) is not cst.Attribute or type(expr.value) is not cst.Name or expr.attr.value not in _REGISTRATIONS:
         return None
     function = customs.get(expr.value.value)
-    return (function, _REGISTRATIONS[expr.attr.value]) if function is not None else None  # type: ignore[return-value]
+    return (function, _REGISTRATIONS[expr.attr.value]) if function is not None else None

@@ -93,17 +93,23 @@ def declared(function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
     return frozenset(declared_outer(function.body)) if type(function) is cst.FunctionDef else frozenset()
 
 
+# The statements that store into (or delete) their targets.
+_TARGETS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)
+
+
 def changes_entries(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
     """Whether a function may put other values in the entries of its `name`: `name[k] = v`, `del name[k]`, or a
     method of it called (`name.update(...)`, `name.pop(k)`). Then an entry it draws from may not be the caller's."""
-    for node, _ in in_order(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        kind = type(node)
-        if kind is cst.Attribute and type(node.value) is cst.Name and node.value.value == name:
-            return True
-        if kind is cst.AssignTarget or kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
-            if _entry_of(node.target, name):  # (each of these has a target)
-                return True
-    return False
+    skip = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    return any(_changes_entry(node, name) for node, _ in in_order(function.body, skip=skip))
+
+
+def _changes_entry(node: cst.CSTNode, name: str) -> bool:
+    """Whether `node` may change the entries of `name`: a method of it (`name.update`), or a store or `del` of an
+    entry (`name[k] = v`)."""
+    if type(node) is cst.Attribute:
+        return type(node.value) is cst.Name and node.value.value == name
+    return isinstance(node, _TARGETS) and _entry_of(node.target, name)
 
 
 def entries_changed_before(function: cst.FunctionDef | cst.Lambda, name: str, node: cst.CSTNode) -> bool:
@@ -120,10 +126,7 @@ def entries_changed_before(function: cst.FunctionDef | cst.Lambda, name: str, no
             statements += 1
         if current is node:
             where = (statements, above)
-        kind = type(current)
-        if (kind is cst.Attribute and type(current.value) is cst.Name and current.value.value == name) or (
-            isinstance(current, _TARGETS) and _entry_of(current.target, name)
-        ):
+        if _changes_entry(current, name):
             changes.append((statements, above))
     if where is None:
         return True
@@ -134,7 +137,6 @@ def entries_changed_before(function: cst.FunctionDef | cst.Lambda, name: str, no
 
 # Methods of a dict that read it and leave its entries as they are.
 _READING_METHODS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__"})
-_TARGETS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)
 
 
 def changes_field_entries(function: cst.FunctionDef | cst.Lambda, name: str, attribute: str) -> bool:

@@ -1913,13 +1913,10 @@ class KeyFlow(Domain):
     ) -> tuple[cst.FunctionDef | None, str | None]:
         """The def of this module `call` runs, and its parameter `arg` fills (by position or keyword)."""
         function, bound = self._callee(call, ahead)
-        if type(function) is not cst.FunctionDef or arg.star or any(a.star for a in call.args):
+        given = arguments_given(function, bound, call) if type(function) is cst.FunctionDef else None
+        if given is None:
             return None, None
-        if arg.keyword is not None:
-            return function, arg.keyword.value
-        index = [a for a in call.args if a.keyword is None].index(arg)
-        positional = Signature.of(function.params).positional[bound:]
-        return function, positional[index] if index < len(positional) else None
+        return cast(cst.FunctionDef, function), next((p for p, value in given.items() if value is arg.value), None)
 
     def _forget_handed_fields(self, call: cst.Call) -> None:
         """An object whose attribute held a key that was drawn from or named again (`state.rng`, `agent.key`,

@@ -2119,18 +2119,19 @@ class ValueTracker(Domain):
         function, role = found
         decorators = [t for d in function.decorators if (t := decorator_transform(d, self.names, self.transforms))]
         scope = self._traced(function, function.name.value, function.params, decorators)
-        given = [tracer for tracer in scope.traced.values() if tracer.transform.staged] if scope is not None else []
-        if not given:
+        staged = {p: tracer for p, tracer in scope.traced.items() if tracer.transform.staged} if scope else {}
+        if not staged:
             return {}
         own = Signature.of(node.params).positional
         if role == "fwd":
             theirs = Signature.of(function.params).positional
             return {
-                mine: replace(scope.traced[their], function=node.name.value, param=mine)  # type: ignore[union-attr]
+                mine: replace(staged[their], function=node.name.value, param=mine)
                 for mine, their in zip(own, theirs)
-                if their in scope.traced and scope.traced[their].transform.staged  # type: ignore[union-attr]
+                if their in staged
             }
-        return {param: replace(given[0], function=node.name.value, param=param) for param in own[-2:]}
+        given = next(iter(staged.values()))
+        return {param: replace(given, function=node.name.value, param=param) for param in own[-2:]}
 
     def _traced(
         self, node: cst.FunctionDef | cst.Lambda, name: str, params: cst.Parameters, transforms

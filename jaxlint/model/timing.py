@@ -30,3 +30,6 @@ PROGRESS_BARS = frozenset(
         "tqdm.std.trange",
     }
 )
+# Functions that call a callable and read the clock when it returns (`timeit.timeit(f)`; a string statement is not
+# followed).
+TIMING_CALLABLES = frozenset({"timeit.timeit", "timeit.repeat"})

@@ -13,7 +13,15 @@ from jaxlint.analysis.name_uses import name_uses
 from jaxlint.analysis.notebook_cells import starts_cell, timing_cell_magic, timing_magic
 from jaxlint.checks.base import CalleeRule, FixPlan, code
 from jaxlint.model.functions import ARRAY_METHODS, JAX
-from jaxlint.model.timing import BLOCK_UNTIL_READY, DISPATCHING, EFFECTS, HOST_ONLY, PROGRESS_BARS, SYNCS
+from jaxlint.model.timing import (
+    BLOCK_UNTIL_READY,
+    DISPATCHING,
+    EFFECTS,
+    HOST_ONLY,
+    PROGRESS_BARS,
+    SYNCS,
+    TIMING_CALLABLES,
+)
 from jaxlint.model.transforms import ONLY_TRACE, PARTIAL, TREE_MAPS, WRAPPER_ARGUMENTS
 from jaxlint.traversal import children, in_order
 
@@ -140,10 +148,6 @@ def _read_in(scope: cst.CSTNode, name: str) -> bool:
         and node.target.value == name
     )
     return name_uses(scope, {name})[name] > stores
-
-
-# Functions that call a callable and read the clock when it returns (a string statement is not followed).
-_TIMEIT = frozenset({"timeit.timeit", "timeit.repeat"})
 
 
 def _called_by(stmt: cst.BaseExpression | None, names) -> cst.Call | None:
@@ -375,7 +379,9 @@ class TimingWithoutSync(CalleeRule):
                 )
                 self._timed_cell(statement, statements[index + 1 : end], cell_magic)
             for call in _all_calls(statement) if type(statement) is cst.SimpleStatementLine else ():
-                if self.names.qualified(call.func) in _TIMEIT:  # (a compound statement's body is a block of its own)
+                if (
+                    self.names.qualified(call.func) in TIMING_CALLABLES
+                ):  # (a compound statement's body is a block of its own)
                     self._timed_callable(call)
             start = _timer_start(statement, self.names)
             if start is None:

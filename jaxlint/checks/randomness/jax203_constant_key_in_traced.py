@@ -269,14 +269,17 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
     def _report_in_layer(self, node: cst.Call, cls: cst.ClassDef, fresh: str) -> None:
         """A fixed key drawn in a layer's forward pass: each call of the layer, traced or not, draws the same numbers."""
         text = call_text(node, 60)
-        method = next(n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)).name.value
-        through = f" (through `self.{method}`)" if method != "__call__" else ""
         self.report(
             node,
-            f"`{text}` makes the same key at every call of `{cls.name.value}.__call__`{through}, a layer's forward pass, which "
+            f"`{text}` makes the same key at every call of `{cls.name.value}.__call__`{self._through()}, a layer's forward pass, which "
             f"runs at every step: every step draws the same numbers (the same dropout mask); take a fresh key each call "
             f"({fresh})",
         )
+
+    def _through(self) -> str:
+        """How a message names the method of a forward pass here, when it is not `__call__` itself."""
+        method = next(n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)).name.value
+        return f" (through `self.{method}`)" if method != "__call__" else ""
 
     def _module_key_in_layer(self, call: cst.Call, key: cst.Name) -> None:
         """A draw in a layer's forward pass from the module's key (`randkey = jax.random.key(seed)` at the top, its one
@@ -295,9 +298,7 @@ class ConstantKeyInTraced(TraceTimeRule, LoopRule):
         if type(made) is not cst.Call or self.names.qualified(made.func) not in KEY_CONSTRUCTORS:
             return
         cls, base = layer
-        text = call_text(call, 60)
-        method = next(n for n in reversed(self.facts.chain) if isinstance(n, cst.FunctionDef)).name.value
-        through = f" (through `self.{method}`)" if method != "__call__" else ""
+        text, through = call_text(call, 60), self._through()
         self.report(
             key,
             lambda line_of: (
